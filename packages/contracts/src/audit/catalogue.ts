@@ -1,0 +1,45 @@
+/**
+ * The audit event catalogue, shared by the server (which emits) and the console (which shows).
+ * Code format follows the reference system: T + area digits + number + severity letter
+ * (I info, W warning, E error). Features add their entries here as they start emitting them.
+ */
+export type AuditSeverity = 'info' | 'warning' | 'error';
+
+export interface AuditCatalogueEntry {
+  /** The event type, used for filtering (`include=`). Several codes may share one type. */
+  type: string;
+  /** A short human title for the Type column. */
+  desc: string;
+}
+
+export const auditCatalogue = {
+  T1000I: { type: 'user.login', desc: 'Local Login' },
+  T1000W: { type: 'user.login', desc: 'Local Login Failed' },
+  T1001I: { type: 'user.login', desc: 'SSO Login' },
+  T1001W: { type: 'user.login', desc: 'SSO Login Failed' },
+  T1002I: { type: 'user.create', desc: 'User Created' },
+  T1003I: { type: 'user.update', desc: 'User Updated' },
+  T1004I: { type: 'user.delete', desc: 'User Deleted' },
+  T1005I: { type: 'user.password_change', desc: 'User Password Updated' },
+  T2000I: { type: 'session.start', desc: 'Session Started' },
+  T2001I: { type: 'session.join', desc: 'User Joined' },
+  T2003I: { type: 'session.leave', desc: 'User Disconnected' },
+  T2004I: { type: 'session.end', desc: 'Session Ended' },
+  TDP01I: { type: 'windows.desktop.session.end', desc: 'Windows Desktop Session Ended' },
+  TPOS001I: { type: 'postern.start', desc: 'Postern Started' },
+} as const satisfies Record<string, AuditCatalogueEntry>;
+
+export type AuditCode = keyof typeof auditCatalogue;
+
+/** Event types whose events are session recordings' end markers (the recordings list). */
+export const sessionEndEventTypes = ['session.end', 'windows.desktop.session.end'] as const;
+
+export function auditSeverity(code: string): AuditSeverity {
+  if (code.endsWith('E')) return 'error';
+  if (code.endsWith('W')) return 'warning';
+  return 'info';
+}
+
+export function describeAuditCode(code: string): AuditCatalogueEntry | undefined {
+  return (auditCatalogue as Record<string, AuditCatalogueEntry>)[code];
+}

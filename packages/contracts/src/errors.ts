@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * The error catalogue: every error the API returns carries one of these stable codes, so clients
+ * and tests can branch on it without parsing prose. The HTTP status follows from the code.
+ */
+export const errorCatalogue = {
+  bad_parameter: 400,
+  access_denied: 403,
+  not_authenticated: 401,
+  not_found: 404,
+  already_exists: 409,
+  compare_failed: 412,
+  limit_exceeded: 429,
+  internal: 500,
+} as const;
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/**
+ * The error body. `error.message` is what the console shows (spec §8 reads error.message first,
+ * then message); `message` mirrors it for older clients of the reference shape.
+ */
+export const errorBodySchema = z.object({
+  error: z.object({ message: z.string(), code: z.string() }),
+  message: z.string(),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { error: { message, code }, message };
+}
+
+/** A plain success, as the reference shape has it. */
+export const okBody = Object.freeze({ message: 'ok' });
