@@ -1,0 +1,69 @@
+/** What callers hand to `emit`: the event type, its catalogue code, and any other fields. */
+export interface AuditEventInput {
+  event: string;
+  code: string;
+  user?: string;
+  /** When it happened; defaults to now. */
+  time?: Date;
+  /** Session id, indexed so a session's events can be found. */
+  sid?: string;
+  [field: string]: unknown;
+}
+
+/** A stored event: flat JSON, the common fields named. */
+export type AuditEvent = Record<string, unknown> & {
+  event: string;
+  code: string;
+  /** RFC 3339 with milliseconds, UTC. */
+  time: string;
+  uid: string;
+  user?: string;
+  cluster_name?: string;
+};
+
+export interface AuditSearchQuery {
+  /** Inclusive. */
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+  /** Only these event types; absent or empty means all. */
+  eventTypes?: string[];
+  /** 1..5000 */
+  limit: number;
+  /** Opaque key from a previous page's `startKey`. */
+  startKey?: string;
+  /** Default 'desc' (newest first). */
+  order?: 'asc' | 'desc';
+}
+
+export interface AuditSearchResult {
+  events: AuditEvent[];
+  /** Pass back to get the next page; '' when there is none. */
+  startKey: string;
+}
+
+/** Append-only: there is deliberately no way to change or remove an event. */
+export interface AuditStore {
+  /** Stores an event, assigning `uid`, `time` (now) and `cluster_name` when missing. */
+  emit(event: AuditEventInput): Promise<AuditEvent>;
+  /** Events with from <= time < to, by time then insertion order. */
+  search(q: AuditSearchQuery): Promise<AuditSearchResult>;
+  /** Like search, for session end events only (they carry what the recordings list shows). */
+  searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult>;
+  close(): Promise<void>;
+}
+
+/** Bad input to the audit store; the API turns `code` into a 400. */
+export class AuditBadParameterError extends Error {
+  readonly code = 'bad_parameter';
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidStartKeyError extends AuditBadParameterError {
+  constructor() {
+    super('invalid startKey: pass back the startKey of a previous search unchanged');
+  }
+}
