@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const posternBin = path.join(repoRoot, 'packages/server/bin/postern.js');
+
+export interface RunningPostern {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  /** Every JSON log line the server printed so far. */
+  logs: Record<string, unknown>[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts the built `postern start` on a free port (`--web-addr 127.0.0.1:0`) with a fresh data
+ * dir, and resolves once it logs the address it serves on.
+ */
+export async function startPostern(extraArgs: string[] = []): Promise<RunningPostern> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-'));
+  const child = spawn(
+    process.execPath,
+    [
+      posternBin,
+      'start',
+      '--data-dir',
+      dataDir,
+      '--web-addr',
+      '127.0.0.1:0',
+      '--ssh-addr',
+      '127.0.0.1:0',
+      '--cluster-name',
+      'e2e-cluster',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(
+      () => reject(new Error(`postern did not start in time: ${stderr}`)),
+      30_000,
+    );
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          entry = { nonJson: line };
+        }
+        logs.push(entry);
+        const webAddr = entry.webAddr;
+        if (typeof webAddr === 'string' && String(entry.msg).includes('serving the console')) {
+          clearTimeout(timer);
+          const scheme = extraArgs.includes('--insecure-no-tls') ? 'http' : 'https';
+          resolve(`${scheme}://localhost:${webAddr.split(':').pop()}`);
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`postern exited with ${code} before serving: ${stderr}`));
+    });
+  });
+
+  return {
+    url,
+    dataDir,
+    process: child,
+    logs,
+    stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      return new Promise((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      });
+    },
+  };
+}

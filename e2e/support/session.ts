@@ -1,0 +1,36 @@
+import path from 'node:path';
+import type { BrowserContext } from '@playwright/test';
+import { repoRoot } from './postern-process.js';
+
+/**
+ * Signs a browser in by writing a web session into the running server's own SQLite store, through
+ * the server's built modules. It stands in for the sign-in screen until that exists (issue 3).
+ */
+export async function signIn(context: BrowserContext, roles: string[], user = 'alice') {
+  const dist = path.join(repoRoot, 'packages/server/dist');
+  const { openBackend } = await import(path.join(dist, 'backend/index.js'));
+  const { WebSessionStore } = await import(
+    path.join(dist, 'modules/web-sessions/web-sessions.store.js')
+  );
+  const { WebSessionService } = await import(
+    path.join(dist, 'modules/web-sessions/web-sessions.service.js')
+  );
+  const dataDir = process.env.POSTERN_E2E_DATA_DIR!;
+  const backend = await openBackend({ type: 'sqlite', path: path.join(dataDir, 'postern.db') });
+  try {
+    const session = await new WebSessionService(new WebSessionStore(backend)).create(user, roles);
+    await context.addCookies([
+      {
+        name: '__Host-session',
+        value: session.id,
+        url: process.env.POSTERN_E2E_URL!,
+        httpOnly: true,
+        secure: true,
+        sameSite: 'Strict',
+      },
+    ]);
+    return session;
+  } finally {
+    await backend.close();
+  }
+}

@@ -1,0 +1,68 @@
+import cookie from '@fastify/cookie';
+import { apiPrefix } from '@postern/contracts';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Backend } from './backend/index.js';
+import type { Config } from './config/config.js';
+import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { installSecurityHeaders } from './plugins/security-headers.js';
+import { webConsole } from './plugins/web-console.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import type { AuditStore } from './modules/audit/index.js';
+import { captureRoutes } from './modules/capture/capture.routes.js';
+import { clientConfigFor } from './modules/client-config/client-config.service.js';
+import { ClustersService } from './modules/clusters/clusters.service.js';
+import { clustersRoutes } from './modules/clusters/clusters.routes.js';
+import { pingRoutes } from './modules/ping/ping.routes.js';
+import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
+import { WebSessionStore } from './modules/web-sessions/web-sessions.store.js';
+
+export interface AppDeps {
+  config: Config;
+  backend: Backend;
+  audit: AuditStore;
+  /** The console's build output; a missing one serves a "not built" page. */
+  webDistDir: string;
+  logger?: FastifyServerOptions['logger'];
+  https?: { cert: string; key: string };
+}
+
+export interface App {
+  server: FastifyInstance;
+  services: { sessions: WebSessionService; clusters: ClustersService };
+  /** Every guarded route with the access it declared, for the route-table tests. */
+  routes: DeclaredRoute[];
+}
+
+/** Builds the web server without listening, so tests drive it with `inject`. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const server = Fastify({
+    logger: deps.logger ?? false,
+    https: deps.https ?? null,
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: false,
+    // Generated ids keep each request's log lines together without echoing client input.
+    requestIdHeader: false,
+  }) as unknown as FastifyInstance;
+
+  const sessions = new WebSessionService(new WebSessionStore(deps.backend));
+  const clusters = new ClustersService(deps.config, deps.backend);
+
+  installErrorHandler(server);
+  await installSecurityHeaders(server);
+  await server.register(cookie);
+  const routes = installAccessGuard(server, sessions, [`${apiPrefix}/`]);
+
+  await server.register(pingRoutes, { config: deps.config });
+  await server.register(clustersRoutes, { clusters });
+  await server.register(auditRoutes, { audit: deps.audit, clusterName: deps.config.clusterName });
+  await server.register(captureRoutes);
+  await server.register(webConsole, {
+    distDir: deps.webDistDir,
+    sessions,
+    clientConfig: () => clientConfigFor(deps.config),
+  });
+
+  await server.ready();
+  return { server, services: { sessions, clusters }, routes };
+}

@@ -1,0 +1,109 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseHostPort } from './address.js';
+import { ConfigError, resolveConfig } from './config.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'postern-config-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function configFile(text: string): Promise<string> {
+  const file = path.join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
+  await writeFile(file, text);
+  return file;
+}
+
+describe('resolveConfig', () => {
+  it('has the documented defaults', () => {
+    const config = resolveConfig({});
+    expect(config.dataDir).toBe(path.resolve('postern-data'));
+    expect(config.webAddr).toEqual({ host: '0.0.0.0', port: 3080 });
+    expect(config.sshAddr).toEqual({ host: '0.0.0.0', port: 3023 });
+    expect(config.publicAddr).toEqual({ host: hostname(), port: 3080 });
+    expect(config.storage).toEqual({
+      type: 'sqlite',
+      path: path.resolve('postern-data/postern.db'),
+    });
+    expect(config.audit).toEqual({ type: 'sqlite', path: path.resolve('postern-data/audit.db') });
+    expect(config.insecureNoTls).toBe(false);
+  });
+
+  it('reads every key from the YAML file, and flags win over it', async () => {
+    const file = await configFile(`
+data_dir: ${dir}/data
+cluster_name: from-file
+web_addr: 127.0.0.1:4080
+ssh_addr: 127.0.0.1:4023
+public_addr: proxy.example.com:443
+tls: {cert_file: /etc/p/cert.pem, key_file: /etc/p/key.pem}
+storage: {type: postgres, url: "postgres://postgres@127.0.0.1:5432/test"}
+log: {level: debug}
+`);
+    const fromFile = resolveConfig({ config: file });
+    expect(fromFile).toMatchObject({
+      dataDir: `${dir}/data`,
+      clusterName: 'from-file',
+      webAddr: { host: '127.0.0.1', port: 4080 },
+      sshAddr: { host: '127.0.0.1', port: 4023 },
+      publicAddr: { host: 'proxy.example.com', port: 443 },
+      tls: { certFile: '/etc/p/cert.pem', keyFile: '/etc/p/key.pem' },
+      storage: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' },
+      audit: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' },
+      logLevel: 'debug',
+    });
+    const flagged = resolveConfig({
+      config: file,
+      clusterName: 'from-flag',
+      webAddr: '[::1]:5080',
+      dataDir: dir,
+    });
+    expect(flagged.clusterName).toBe('from-flag');
+    expect(flagged.webAddr).toEqual({ host: '::1', port: 5080 });
+    expect(flagged.dataDir).toBe(dir);
+  });
+
+  it('names the bad key in an invalid file', async () => {
+    const file = await configFile('web_addr: nonsense\nstorage: {type: etcd}\nunknown_key: 1\n');
+    expect(() => resolveConfig({ config: file })).toThrow(ConfigError);
+    try {
+      resolveConfig({ config: file });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/web_addr/);
+      expect((error as Error).message).toMatch(/storage/);
+      expect((error as Error).message).toMatch(/unknown_key/);
+    }
+  });
+
+  it('reports unreadable and non-YAML files clearly', async () => {
+    expect(() => resolveConfig({ config: path.join(dir, 'missing.yaml') })).toThrow(
+      /cannot read config file/,
+    );
+    const notYaml = await configFile('a: [b');
+    expect(() => resolveConfig({ config: notYaml })).toThrow(/not valid YAML/);
+  });
+
+  it('rejects a bad address flag and a bad cluster name', () => {
+    expect(() => resolveConfig({ webAddr: 'localhost' })).toThrow(/--web-addr must be HOST:PORT/);
+    expect(() => resolveConfig({ sshAddr: 'h:99999' })).toThrow(/--ssh-addr/);
+    expect(() => resolveConfig({ clusterName: 'a b/c' })).toThrow(/cluster name/);
+  });
+});
+
+describe('parseHostPort', () => {
+  it.each([
+    ['0.0.0.0:3080', { host: '0.0.0.0', port: 3080 }],
+    [':3080', { host: '', port: 3080 }],
+    ['[::]:3023', { host: '::', port: 3023 }],
+    ['proxy.example.com:443', { host: 'proxy.example.com', port: 443 }],
+  ])('parses %s', (text, expected) => {
+    expect(parseHostPort(text, 'x')).toEqual(expected);
+  });
+
+  it.each(['3080', 'host:', 'host:port', '::1:22', 'h:70000'])('rejects %s', (text) => {
+    expect(() => parseHostPort(text, 'x')).toThrow(ConfigError);
+  });
+});

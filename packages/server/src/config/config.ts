@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { parseHostPort, type HostPort } from './address.js';
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
+
+const hostPort = z.string().refine((value) => {
+  try {
+    parseHostPort(value, 'address');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be HOST:PORT');
+
+const storageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('sqlite'), path: z.string().optional() }).strict(),
+  z
+    .object({ type: z.literal('postgres'), url: z.string().min(1), schema: z.string().optional() })
+    .strict(),
+  z.object({ type: z.literal('memory') }).strict(),
+]);
+
+const auditStorageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('sqlite'), path: z.string().optional() }).strict(),
+  z
+    .object({ type: z.literal('postgres'), url: z.string().min(1), schema: z.string().optional() })
+    .strict(),
+]);
+
+/** The YAML config file. Every key is optional; flags override it. See docs/configuration.md. */
+export const fileConfigSchema = z
+  .object({
+    data_dir: z.string().optional(),
+    cluster_name: z.string().min(1).max(253).optional(),
+    web_addr: hostPort.optional(),
+    ssh_addr: hostPort.optional(),
+    public_addr: hostPort.optional(),
+    insecure_no_tls: z.boolean().optional(),
+    tls: z.object({ cert_file: z.string(), key_file: z.string() }).strict().optional(),
+    storage: storageSchema.optional(),
+    audit: auditStorageSchema.optional(),
+    log: z
+      .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type FileConfig = z.infer<typeof fileConfigSchema>;
+
+/** Flags of `postern start` (and of admin commands, which share --config and --data-dir). */
+export interface ConfigFlags {
+  config?: string;
+  dataDir?: string;
+  webAddr?: string;
+  sshAddr?: string;
+  publicAddr?: string;
+  clusterName?: string;
+  insecureNoTls?: boolean;
+}
+
+export type StorageConfig =
+  | { type: 'sqlite'; path: string }
+  | { type: 'postgres'; url: string; schema?: string }
+  | { type: 'memory' };
+export type AuditStorageConfig =
+  { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string };
+
+/** The resolved configuration every part of the server reads. */
+export interface Config {
+  dataDir: string;
+  clusterName: string;
+  webAddr: HostPort;
+  sshAddr: HostPort;
+  publicAddr: HostPort;
+  insecureNoTls: boolean;
+  tls?: { certFile: string; keyFile: string };
+  storage: StorageConfig;
+  audit: AuditStorageConfig;
+  logLevel: string;
+}
+
+export function readConfigFile(file: string): FileConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new ConfigError(`config file ${file} is not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = fileConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => {
+      const where = issue.path.join('.') || '(top level)';
+      return `${where}: ${issue.message}`;
+    });
+    throw new ConfigError(`config file ${file} is invalid:\n  ${issues.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/** Flags win over the file, the file over the defaults. */
+export function resolveConfig(flags: ConfigFlags): Config {
+  const file = flags.config ? readConfigFile(flags.config) : {};
+  const dataDir = path.resolve(flags.dataDir ?? file.data_dir ?? './postern-data');
+  const webAddr = parseHostPort(flags.webAddr ?? file.web_addr ?? '0.0.0.0:3080', '--web-addr');
+  const sshAddr = parseHostPort(flags.sshAddr ?? file.ssh_addr ?? '0.0.0.0:3023', '--ssh-addr');
+  const publicAddrText = flags.publicAddr ?? file.public_addr;
+  const publicAddr = publicAddrText
+    ? parseHostPort(publicAddrText, '--public-addr')
+    : { host: hostname(), port: webAddr.port };
+  const clusterName = flags.clusterName ?? file.cluster_name ?? hostname();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(clusterName)) {
+    throw new ConfigError(
+      `cluster name '${clusterName}' may hold only letters, digits, '.', '_' and '-'`,
+    );
+  }
+  const storage = resolveStorage(file.storage, dataDir);
+  return {
+    dataDir,
+    clusterName,
+    webAddr,
+    sshAddr,
+    publicAddr,
+    insecureNoTls: flags.insecureNoTls ?? file.insecure_no_tls ?? false,
+    tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,
+    storage,
+    audit: resolveAuditStorage(file.audit, storage, dataDir),
+    logLevel: file.log?.level ?? 'info',
+  };
+}
+
+function resolveStorage(storage: FileConfig['storage'], dataDir: string): StorageConfig {
+  if (!storage || storage.type === 'sqlite') {
+    return { type: 'sqlite', path: path.resolve(dataDir, storage?.path ?? 'postern.db') };
+  }
+  return storage;
+}
+
+/** The audit log lives beside the state unless configured apart; memory state audits to SQLite. */
+function resolveAuditStorage(
+  audit: FileConfig['audit'],
+  storage: StorageConfig,
+  dataDir: string,
+): AuditStorageConfig {
+  if (audit?.type === 'postgres') return audit;
+  if (!audit && storage.type === 'postgres') return storage;
+  return { type: 'sqlite', path: path.resolve(dataDir, audit?.path ?? 'audit.db') };
+}

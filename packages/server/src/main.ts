@@ -1,0 +1,67 @@
+import { Command, Option } from 'commander';
+import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
+import { startServer } from './start.js';
+import { serverVersion } from './version.js';
+
+/** The flags every command that touches storage shares, so admin commands find a running server's data. */
+function withStorageFlags(command: Command): Command {
+  return command
+    .option('-c, --config <file>', 'YAML config file (see docs/configuration.md)')
+    .option(
+      '-d, --data-dir <dir>',
+      'where state, audit log and TLS files live (default ./postern-data)',
+    );
+}
+
+export function buildCli(): Command {
+  const program = new Command('postern')
+    .description('Postern: an access proxy and web console for reaching infrastructure safely')
+    .version(serverVersion, '-v, --version')
+    .showHelpAfterError()
+    .enablePositionalOptions();
+
+  withStorageFlags(program.command('start'))
+    .description('run the proxy, auth service and console on this host')
+    .option(
+      '--web-addr <host:port>',
+      'HTTPS listen address for the console and API (default 0.0.0.0:3080)',
+    )
+    .option('--ssh-addr <host:port>', 'SSH listen address (default 0.0.0.0:3023)')
+    .option(
+      '--public-addr <host:port>',
+      'the address users reach this proxy at (default HOSTNAME:web port)',
+    )
+    .option('--cluster-name <name>', 'the cluster name (default the hostname)')
+    .addOption(
+      new Option('--insecure-no-tls', 'serve plain HTTP, for use behind a TLS-terminating proxy'),
+    )
+    .action(async (flags: ConfigFlags) => {
+      const config = resolveConfig(flags);
+      const server = await startServer(config);
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        process.once(signal, () => {
+          server.stop(signal).then(
+            () => process.exit(0),
+            (error: unknown) => {
+              console.error(error);
+              process.exit(1);
+            },
+          );
+        });
+      }
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`postern: ${(error as Error).message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

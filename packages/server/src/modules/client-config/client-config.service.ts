@@ -1,0 +1,14 @@
+import type { ClientConfigInput } from '@postern/contracts';
+import { formatHostPort } from '../../config/address.js';
+import type { Config } from '../../config/config.js';
+import { authPreferences } from '../ping/auth-preferences.js';
+
+/** The client configuration of spec §3, written into `/web/config.js`. */
+export function clientConfigFor(config: Config): ClientConfigInput {
+  return {
+    proxyCluster: config.clusterName,
+    tunnelPublicAddress: formatHostPort(config.publicAddr),
+    configDir: '$HOME/.postern',
+    auth: authPreferences(config),
+  };
+}

@@ -1,0 +1,73 @@
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installAccessGuard } from './access-guard.js';
+import { createTestApp, type TestApp } from '../testing/app-harness.testkit.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp();
+});
+afterAll(() => app.close());
+
+/** A concrete URL for a route pattern, filling each parameter with something plausible. */
+const concrete = (url: string) =>
+  url
+    .replace(':clusterId', 'test-cluster')
+    .replace(/:(\w+)/g, 'x')
+    .replace('*', 'x');
+
+const payloadFor = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : {});
+
+describe('every API route is guarded', () => {
+  it('declares access on every route (the walk below is not empty)', () => {
+    const urls = app.routes.map((route) => `${route.method} ${route.url}`);
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        'GET /v1/webapi/ping',
+        'GET /v1/webapi/sites',
+        'GET /v1/webapi/sites/:clusterId/events/search',
+        'GET /v1/webapi/sites/:clusterId/events/search/sessions',
+      ]),
+    );
+  });
+
+  it('refuses a route that declares no access at start-up', async () => {
+    const server = Fastify();
+    installAccessGuard(server, app.services.sessions, ['/v1/webapi/']);
+    server.get('/elsewhere', () => 'not guarded');
+    server.register(async (child) => {
+      child.get('/v1/webapi/undeclared', () => 'x');
+    });
+    await expect(server.ready()).rejects.toThrow(/GET \/v1\/webapi\/undeclared declares no access/);
+  });
+
+  it('answers 401 without a session on every protected route', async () => {
+    const protectedRoutes = app.routes.filter((route) => route.access !== 'public');
+    expect(protectedRoutes.length).toBeGreaterThan(2);
+    for (const route of protectedRoutes) {
+      const res = await app.server.inject({
+        method: route.method as 'GET',
+        url: concrete(route.url),
+        payload: payloadFor(route.method),
+      });
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(401);
+      expect(res.json().error.code).toBe('not_authenticated');
+    }
+  });
+
+  it('answers 403 on every ACL-guarded route for a user whose roles lack the verb', async () => {
+    const headers = await app.signIn([], 'nobody');
+    const aclRoutes = app.routes.filter((route) => typeof route.access === 'object');
+    expect(aclRoutes.length).toBeGreaterThan(1);
+    for (const route of aclRoutes) {
+      const res = await app.server.inject({
+        method: route.method as 'GET',
+        url: concrete(route.url),
+        headers,
+        payload: payloadFor(route.method),
+      });
+      expect(res.statusCode, `${route.method} ${route.url}`).toBe(403);
+      expect(res.json().error.code).toBe('access_denied');
+    }
+  });
+});

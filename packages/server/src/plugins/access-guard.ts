@@ -1,0 +1,83 @@
+import type { AclArea, AclVerb, UserAcl } from '@postern/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accessDenied, notAuthenticated } from '../errors.js';
+import { aclForRoles } from '../modules/access/provisional-acl.js';
+import type {
+  WebSession,
+  WebSessionService,
+} from '../modules/web-sessions/web-sessions.service.js';
+
+/**
+ * What a route needs: 'public' (anyone), 'authenticated' (any signed-in user), or an ACL area and
+ * verb. Every API route must declare it; a route without one fails at start-up (deny by default).
+ */
+export type RouteAccess = 'public' | 'authenticated' | { area: AclArea; verb: AclVerb };
+
+export interface Identity {
+  user: string;
+  roles: string[];
+  acl: UserAcl;
+  session: WebSession;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    identity: Identity | null;
+  }
+}
+
+export const sessionCookieName = '__Host-session';
+
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+/** Installs the guard and returns the live list of guarded routes (the route-table test walks it). */
+export function installAccessGuard(
+  app: FastifyInstance,
+  sessions: WebSessionService,
+  guardedPrefixes: string[],
+): DeclaredRoute[] {
+  const declared: DeclaredRoute[] = [];
+  app.decorateRequest('identity', null);
+
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    if (!guardedPrefixes.some((prefix) => url.startsWith(prefix))) return;
+    const access = route.config?.access;
+    if (!access) throw new Error(`route ${String(route.method)} ${url} declares no access`);
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') declared.push({ method, url, access });
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access === 'public') return;
+    request.identity = await identify(request, sessions);
+    if (!request.identity) throw notAuthenticated();
+    if (access === 'authenticated') return;
+    const granted = request.identity.acl[access.area] as unknown as Record<AclVerb, boolean>;
+    if (!granted[access.verb]) {
+      throw accessDenied(`access denied: ${access.verb} on ${access.area} is not allowed`);
+    }
+  });
+  return declared;
+}
+
+/** Cookie names the session; the bearer header proves the caller is our console, not a CSRF. */
+async function identify(
+  request: FastifyRequest,
+  sessions: WebSessionService,
+): Promise<Identity | null> {
+  const session = await sessions.fromCookie(request.cookies[sessionCookieName]);
+  if (!session) return null;
+  const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+  if (!sessions.bearerMatches(session, bearer)) return null;
+  return { user: session.user, roles: session.roles, acl: aclForRoles(session.roles), session };
+}

@@ -1,0 +1,64 @@
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from './app.js';
+import { openBackend } from './backend/index.js';
+import { formatHostPort } from './config/address.js';
+import type { Config } from './config/config.js';
+import { createLogger } from './logger.js';
+import { openAuditStore } from './modules/audit/index.js';
+import { loadOrCreateTls } from './tls/self-signed.js';
+import { serverVersion } from './version.js';
+
+/** Where the console build sits in this repository: packages/web/dist beside this package. */
+export const defaultWebDistDir = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** `postern start`: opens storage, serves the proxy and console, and stops cleanly on a signal. */
+export async function startServer(config: Config, webDistDir = defaultWebDistDir) {
+  const logger = createLogger(config.logLevel);
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const backend = await openBackend(config.storage);
+  const audit = await openAuditStore(config.audit, config.clusterName);
+  const https = config.insecureNoTls
+    ? undefined
+    : await loadOrCreateTls({
+        dataDir: config.dataDir,
+        configured: config.tls,
+        hostnames: [hostname(), config.publicAddr.host],
+      });
+  if (config.insecureNoTls) {
+    logger.warn('serving plain HTTP (--insecure-no-tls): put a TLS-terminating proxy in front');
+  } else if (https) {
+    logger.info({ source: https.source }, 'TLS certificate loaded');
+  }
+
+  const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
+  await app.server.listen({ host: config.webAddr.host, port: config.webAddr.port });
+  const address = app.server.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
+  const scheme = config.insecureNoTls ? 'http' : 'https';
+  logger.info(
+    {
+      version: serverVersion,
+      cluster: config.clusterName,
+      webAddr: formatHostPort({ host: config.webAddr.host, port }),
+      dataDir: config.dataDir,
+      storage: config.storage.type,
+    },
+    `Postern is serving the console at ${scheme}://localhost:${port}/web`,
+  );
+  await audit.emit({ event: 'postern.start', code: 'TPOS001I', version: serverVersion });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    stopping ??= (async () => {
+      logger.info({ signal }, 'shutting down');
+      await app.server.close();
+      await audit.close();
+      await backend.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { app, port, stop };
+}

@@ -1,0 +1,83 @@
+import { webcrypto } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import path from 'node:path';
+// @peculiar/x509 resolves its ASN.1 classes through tsyringe, which needs this polyfill first.
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  /** Where the material came from, for the startup log. */
+  source: 'configured' | 'generated' | 'data-dir';
+}
+
+const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+
+/**
+ * The certificate the web listener serves: the configured one, or a self-signed one kept in the
+ * data dir so browsers see the same certificate across restarts.
+ */
+export async function loadOrCreateTls(options: {
+  dataDir: string;
+  configured?: { certFile: string; keyFile: string };
+  hostnames: string[];
+}): Promise<TlsMaterial> {
+  if (options.configured) {
+    const [cert, key] = await Promise.all([
+      readFile(options.configured.certFile, 'utf8'),
+      readFile(options.configured.keyFile, 'utf8'),
+    ]);
+    return { cert, key, source: 'configured' };
+  }
+  const dir = path.join(options.dataDir, 'tls');
+  const certFile = path.join(dir, 'self-signed.crt');
+  const keyFile = path.join(dir, 'self-signed.key');
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+    return { cert, key, source: 'data-dir' };
+  }
+  const { cert, key } = await createSelfSigned(options.hostnames);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(keyFile, key, { mode: 0o600 });
+  await writeFile(certFile, cert, { mode: 0o644 });
+  return { cert, key, source: 'generated' };
+}
+
+export async function createSelfSigned(
+  hostnames: string[],
+): Promise<{ cert: string; key: string }> {
+  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+    'sign',
+    'verify',
+  ])) as webcrypto.CryptoKeyPair;
+  const names = [...new Set(['localhost', '127.0.0.1', '::1', ...hostnames])];
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(notBefore.getTime() + 365 * 24 * 3600 * 1000);
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: webcrypto
+      .getRandomValues(new Uint8Array(16))
+      .reduce((hex, byte) => hex + byte.toString(16).padStart(2, '0'), '01'),
+    name: `CN=${names.find((name) => !isIP(name) && name !== 'localhost') ?? 'localhost'}, O=Postern self-signed`,
+    notBefore,
+    notAfter,
+    keys,
+    signingAlgorithm: algorithm,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(
+        names.map((name) =>
+          isIP(name) ? { type: 'ip', value: name } : { type: 'dns', value: name },
+        ),
+      ),
+    ],
+  });
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+  const key = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
+  return { cert: certificate.toString('pem'), key };
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the tests need from Debian's packages when it is missing: Chromium for the
+# end-to-end tests and OpenSSH's server for the SSH tests. Browser downloads by test tools do
+# not work on our machines, so Chromium always comes from apt.
+set -euo pipefail
+
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing test dependencies: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
