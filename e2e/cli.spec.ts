@@ -28,7 +28,7 @@ test.describe('the postern binary', () => {
   test('--help lists every command and start lists its flags', () => {
     const help = postern('--help');
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/start\s+run the proxy/);
+    expect(help.stdout).toMatch(/start \[options\]\s+run the proxy/);
     const startHelp = postern('start', '--help');
     for (const flag of [
       '--config',

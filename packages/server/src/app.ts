@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import { apiPrefix } from '@postern/contracts';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Backend } from './backend/index.js';
 import type { Config } from './config/config.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
@@ -23,7 +23,8 @@ export interface AppDeps {
   audit: AuditStore;
   /** The console's build output; a missing one serves a "not built" page. */
   webDistDir: string;
-  logger?: FastifyServerOptions['logger'];
+  /** A pino logger; tests leave it out and get no logs. */
+  logger?: FastifyBaseLogger;
   https?: { cert: string; key: string };
 }
 
@@ -37,7 +38,7 @@ export interface App {
 /** Builds the web server without listening, so tests drive it with `inject`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const server = Fastify({
-    logger: deps.logger ?? false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     https: deps.https ?? null,
     bodyLimit: 1024 * 1024,
     disableRequestLogging: false,
