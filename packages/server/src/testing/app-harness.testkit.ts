@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp, type App } from '../app.js';
 import { openBackend } from '../backend/index.js';
-import { resolveConfig, type Config } from '../config/config.js';
+import {
+  resolveConfig,
+  type AuditStorageConfig,
+  type Config,
+  type StorageConfig,
+} from '../config/config.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { sessionCookieName } from '../plugins/access-guard.js';
 
@@ -22,8 +27,16 @@ export const testIndexHtml = `<!doctype html><html><head>
 <script src="/web/config.js"></script><script type="module" src="/web/assets/index-abc123.js"></script>
 </head><body><div id="app"></div></body></html>`;
 
-/** A real app on a memory backend and a SQLite audit log in a temp dir; nothing listens. */
-export async function createTestApp(): Promise<TestApp> {
+export interface TestAppOptions {
+  storage?: StorageConfig;
+  audit?: AuditStorageConfig;
+}
+
+/**
+ * A real app, by default on a memory backend and a SQLite audit log in a temp dir; nothing
+ * listens. Pass PostgreSQL storage to run several apps on one database, as several proxies do.
+ */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-app-'));
   const webDistDir = path.join(dir, 'web');
   await mkdir(path.join(webDistDir, 'assets'), { recursive: true });
@@ -39,7 +52,8 @@ export async function createTestApp(): Promise<TestApp> {
     clusterName: 'test-cluster',
     publicAddr: 'proxy.test:3080',
   });
-  config.storage = { type: 'memory' };
+  config.storage = options.storage ?? { type: 'memory' };
+  if (options.audit) config.audit = options.audit;
   const backend = await openBackend(config.storage);
   const audit = await openAuditStore(config.audit, config.clusterName);
   const app = await buildApp({ config, backend, audit, webDistDir });
