@@ -5,14 +5,24 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'postern-data/**', 'test-results/**', 'playwright-report/**', '.test-output/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'postern-data/**',
+      'test-results/**',
+      'playwright-report/**',
+      '.test-output/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
@@ -36,7 +46,10 @@ export default tseslint.config(
   {
     files: ['packages/contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@postern/server', '@postern/web', 'react', 'fastify'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@postern/server', '@postern/web', 'react', 'fastify'] },
+      ],
     },
   },
 );

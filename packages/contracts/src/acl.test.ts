@@ -6,12 +6,22 @@ describe('emptyAcl', () => {
     const acl = emptyAcl();
     expect(aclAreas).toHaveLength(25);
     for (const area of aclAreas) {
-      expect(acl[area]).toMatchObject({ list: false, read: false, edit: false, create: false, remove: false });
+      expect(acl[area]).toMatchObject({
+        list: false,
+        read: false,
+        edit: false,
+        create: false,
+        remove: false,
+      });
     }
     expect(acl.integrations.use).toBe(false);
   });
 
   it('defaults the desktop flags to true, as spec §3 says', () => {
-    expect(emptyAcl()).toMatchObject({ clipboardSharingEnabled: true, desktopSessionRecording: true, directorySharing: true });
+    expect(emptyAcl()).toMatchObject({
+      clipboardSharingEnabled: true,
+      desktopSessionRecording: true,
+      directorySharing: true,
+    });
   });
 });

@@ -43,7 +43,9 @@ export const accessSchema = z.object({
 });
 export type Access = z.infer<typeof accessSchema>;
 
-export type UserAcl = { [A in AclArea]: A extends 'integrations' ? Access & { use: boolean } : Access } & {
+export type UserAcl = {
+  [A in AclArea]: A extends 'integrations' ? Access & { use: boolean } : Access;
+} & {
   clipboardSharingEnabled: boolean;
   desktopSessionRecording: boolean;
   directorySharing: boolean;

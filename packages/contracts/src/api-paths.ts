@@ -9,6 +9,7 @@ const seg = (value: string) => encodeURIComponent(value);
 export const apiPaths = {
   ping: `${apiPrefix}/ping`,
   sites: `${apiPrefix}/sites`,
+  capture: `${apiPrefix}/capture`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,

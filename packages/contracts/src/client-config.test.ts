@@ -13,7 +13,10 @@ describe('clientConfigSchema', () => {
   });
 
   it('keeps what the server sends', () => {
-    const config = clientConfigSchema.parse({ proxyCluster: 'prod', auth: { second_factor: 'webauthn' } });
+    const config = clientConfigSchema.parse({
+      proxyCluster: 'prod',
+      auth: { second_factor: 'webauthn' },
+    });
     expect(config.proxyCluster).toBe('prod');
     expect(config.auth.second_factor).toBe('webauthn');
     expect(config.auth.localAuthEnabled).toBe(true);

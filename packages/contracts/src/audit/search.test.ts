@@ -7,29 +7,42 @@ describe('auditSearchQuerySchema', () => {
     const query = auditSearchQuerySchema.parse({});
     expect(query.to.getTime()).toBeGreaterThanOrEqual(before);
     expect(query.to.getTime() - query.from.getTime()).toBe(auditDefaultRangeMs);
-    expect(query).toMatchObject({ limit: 5000, order: 'desc', startKey: undefined, eventTypes: undefined });
+    expect(query).toMatchObject({
+      limit: 5000,
+      order: 'desc',
+      startKey: undefined,
+      eventTypes: undefined,
+    });
   });
 
   it('takes start and end as aliases of from and to, with from/to winning', () => {
-    const aliased = auditSearchQuerySchema.parse({ start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' });
+    const aliased = auditSearchQuerySchema.parse({
+      start: '2026-01-01T00:00:00Z',
+      end: '2026-01-02T00:00:00Z',
+    });
     expect(aliased.from.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(aliased.to.toISOString()).toBe('2026-01-02T00:00:00.000Z');
-    const both = auditSearchQuerySchema.parse({ from: '2026-01-01T05:00:00Z', start: '2026-01-01T00:00:00Z' });
+    const both = auditSearchQuerySchema.parse({
+      from: '2026-01-01T05:00:00Z',
+      start: '2026-01-01T00:00:00Z',
+    });
     expect(both.from.toISOString()).toBe('2026-01-01T05:00:00.000Z');
   });
 
   it('splits include into event types and drops blanks', () => {
-    expect(auditSearchQuerySchema.parse({ include: 'session.end, user.login,,' }).eventTypes).toEqual([
-      'session.end',
-      'user.login',
-    ]);
+    expect(
+      auditSearchQuerySchema.parse({ include: 'session.end, user.login,,' }).eventTypes,
+    ).toEqual(['session.end', 'user.login']);
     expect(auditSearchQuerySchema.parse({ include: ' , ' }).eventTypes).toBeUndefined();
   });
 
-  it.each([{ limit: '5001' }, { limit: '0' }, { limit: 'ten' }, { from: 'nope' }, { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }])(
-    'rejects %o',
-    (query) => {
-      expect(auditSearchQuerySchema.safeParse(query).success).toBe(false);
-    },
-  );
+  it.each([
+    { limit: '5001' },
+    { limit: '0' },
+    { limit: 'ten' },
+    { from: 'nope' },
+    { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+  ])('rejects %o', (query) => {
+    expect(auditSearchQuerySchema.safeParse(query).success).toBe(false);
+  });
 });

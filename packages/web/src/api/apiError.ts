@@ -1,0 +1,41 @@
+/**
+ * The error every failed API call throws (spec §8). `response` and `status` let callers branch
+ * on the HTTP outcome (the session checker treats 403 specially); `code` is the stable error code
+ * of our error body (`{error: {message, code}, message}`), when the server sent one.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly response: Response;
+  readonly status: number;
+  readonly code: string | undefined;
+
+  constructor(message: string, response: Response, code?: string) {
+    super(message || 'Unknown error');
+    this.response = response;
+    this.status = response.status;
+    this.code = code;
+  }
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Spec §8: `error.message`, else `message`, else the response's status text. */
+export function errorMessageOf(json: unknown, response: Response): string {
+  return (
+    nonEmptyString(field(field(json, 'error'), 'message')) ??
+    nonEmptyString(field(json, 'message')) ??
+    response.statusText
+  );
+}
+
+export function errorCodeOf(json: unknown): string | undefined {
+  return nonEmptyString(field(field(json, 'error'), 'code'));
+}

@@ -1,0 +1,88 @@
+import { ApiError, errorCodeOf, errorMessageOf } from './apiError';
+
+/**
+ * The console's only HTTP client (spec §7, §8). Every call is same-origin, uncached, sends the
+ * JSON headers, the CSRF token and the bearer token, and turns failures into the errors the spec
+ * names. Responses come back as `unknown`: callers decode them with a contracts schema.
+ */
+export interface ApiClientDeps {
+  fetch: typeof fetch;
+  csrfToken: () => string;
+  accessToken: () => string | undefined;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+export function createApiClient(deps: ApiClientDeps) {
+  function headers(json: boolean): Headers {
+    const result = new Headers({ Accept: 'application/json', 'X-CSRF-Token': deps.csrfToken() });
+    // Without an explicit Content-Type the browser writes the multipart boundary for FormData.
+    if (json) result.set('Content-Type', 'application/json; charset=utf-8');
+    const token = deps.accessToken();
+    if (token) result.set('Authorization', `Bearer ${token}`);
+    return result;
+  }
+
+  async function send(
+    method: string,
+    url: string,
+    body: BodyInit | undefined,
+    json: boolean,
+    options: RequestOptions = {},
+  ): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await deps.fetch(url, {
+        method,
+        body,
+        headers: headers(json),
+        mode: 'same-origin',
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: options.signal,
+      });
+    } catch (err) {
+      // A cancelled request is not a network failure: react-query relies on the AbortError.
+      if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      throw new Error('Network request failed');
+    }
+    return readResponse(response, url);
+  }
+
+  const jsonBody = (body: unknown) => (body === undefined ? undefined : JSON.stringify(body));
+
+  return {
+    get: (url: string, options?: RequestOptions) => send('GET', url, undefined, true, options),
+    post: (url: string, body?: unknown, options?: RequestOptions) =>
+      send('POST', url, jsonBody(body), true, options),
+    put: (url: string, body?: unknown, options?: RequestOptions) =>
+      send('PUT', url, jsonBody(body), true, options),
+    delete: (url: string, body?: unknown, options?: RequestOptions) =>
+      send('DELETE', url, jsonBody(body), true, options),
+    /** File uploads (spec §5): the body must be a FormData. */
+    postFormData: async (url: string, data: unknown, options?: RequestOptions) => {
+      if (!(data instanceof FormData)) throw new Error('data for body is not a type of FormData');
+      return send('POST', url, data, false, options);
+    },
+  };
+}
+
+async function readResponse(response: Response, url: string): Promise<unknown> {
+  if (response.ok) {
+    // No content has no JSON to parse; anything else must be JSON, and a parse failure
+    // surfaces with the parser's own message (spec §8).
+    if (response.status === 204) return undefined;
+    return response.json();
+  }
+  let json: unknown;
+  try {
+    json = await response.json();
+  } catch {
+    throw new ApiError(`${response.status} - ${response.url || url}`, response);
+  }
+  throw new ApiError(errorMessageOf(json, response), response, errorCodeOf(json));
+}

@@ -1,0 +1,189 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { FeatureFlag } from './featureFlags';
+import type { RouteName } from './routes';
+
+/**
+ * The feature registry (spec §2 feature table). Navigation and page routes are built from this
+ * list, so adding a page is one entry here plus its folder under src/features. Entries without a
+ * `page` are not in this build yet: they stay here as data, are left out of the navigation, and
+ * their paths fall through to 404.
+ */
+export type Category = 'Resources' | 'Management';
+export type Section = 'Access' | 'Activity' | 'Billing' | 'Clusters';
+
+export const categories: readonly Category[] = ['Resources', 'Management'];
+export const sections: readonly Section[] = ['Access', 'Activity', 'Billing', 'Clusters'];
+
+export type Placement =
+  | { nav: 'side'; category: 'Resources' }
+  | { nav: 'side'; category: 'Management'; section: Section }
+  /** The user menu in the top bar. */
+  | { nav: 'topMenu' }
+  /** Routed but never listed (Create New Lock). */
+  | { nav: 'none' };
+
+export interface Feature {
+  id: string;
+  title: string;
+  route: RouteName;
+  placement: Placement;
+  /** The ACL-derived flag that must be true; 'always' for items open to every signed-in user. */
+  flag: FeatureFlag | 'always';
+  /** Present when the page exists in this build. */
+  page?: LazyExoticComponent<ComponentType>;
+}
+
+const resources = { nav: 'side', category: 'Resources' } as const;
+const management = (section: Section) =>
+  ({ nav: 'side', category: 'Management', section }) as const;
+
+// React.lazy wants a default export; pages use named exports.
+const ClustersPage = lazy(() =>
+  import('../features/clusters/ClustersPage').then((m) => ({ default: m.ClustersPage })),
+);
+const SupportPage = lazy(() =>
+  import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
+);
+
+export const features: readonly Feature[] = [
+  { id: 'servers', title: 'Servers', route: 'clusterNodes', placement: resources, flag: 'nodes' },
+  {
+    id: 'applications',
+    title: 'Applications',
+    route: 'clusterApps',
+    placement: resources,
+    flag: 'applications',
+  },
+  {
+    id: 'kubernetes',
+    title: 'Kubernetes',
+    route: 'clusterKubernetes',
+    placement: resources,
+    flag: 'kubernetes',
+  },
+  {
+    id: 'databases',
+    title: 'Databases',
+    route: 'clusterDatabases',
+    placement: resources,
+    flag: 'databases',
+  },
+  {
+    id: 'desktops',
+    title: 'Desktops',
+    route: 'clusterDesktops',
+    placement: resources,
+    flag: 'desktops',
+  },
+  {
+    id: 'activeSessions',
+    title: 'Active Sessions',
+    route: 'clusterSessions',
+    placement: resources,
+    flag: 'activeSessions',
+  },
+  {
+    id: 'users',
+    title: 'Manage Users',
+    route: 'users',
+    placement: management('Access'),
+    flag: 'users',
+  },
+  {
+    id: 'roles',
+    title: 'Manage Roles',
+    route: 'roles',
+    placement: management('Access'),
+    flag: 'roles',
+  },
+  {
+    id: 'authConnectors',
+    title: 'Manage Auth Connectors',
+    route: 'sso',
+    placement: management('Access'),
+    flag: 'authConnector',
+  },
+  {
+    id: 'locks',
+    title: 'Manage Session & Identity Locks',
+    route: 'locks',
+    placement: management('Access'),
+    flag: 'locks',
+  },
+  {
+    id: 'newLock',
+    title: 'Create New Lock',
+    route: 'newLock',
+    placement: { nav: 'none' },
+    flag: 'newLocks',
+  },
+  {
+    id: 'discover',
+    title: 'Enroll New Resource',
+    route: 'discover',
+    placement: management('Access'),
+    flag: 'discover',
+  },
+  {
+    id: 'integrations',
+    title: 'Manage Integrations',
+    route: 'integrations',
+    placement: management('Access'),
+    flag: 'integrations',
+  },
+  {
+    id: 'integrationEnroll',
+    title: 'Enroll New Integration',
+    route: 'integrationEnroll',
+    placement: management('Access'),
+    flag: 'enrollIntegrations',
+  },
+  {
+    id: 'recordings',
+    title: 'Session Recordings',
+    route: 'clusterRecordings',
+    placement: management('Activity'),
+    flag: 'recordings',
+  },
+  {
+    id: 'audit',
+    title: 'Audit Log',
+    route: 'clusterAudit',
+    placement: management('Activity'),
+    flag: 'audit',
+  },
+  {
+    id: 'clusters',
+    title: 'Manage Clusters',
+    route: 'clusters',
+    placement: management('Clusters'),
+    flag: 'trustedClusters',
+    page: ClustersPage,
+  },
+  {
+    id: 'trust',
+    title: 'Trusted Clusters',
+    route: 'trust',
+    placement: management('Clusters'),
+    flag: 'trustedClusters',
+  },
+  {
+    id: 'account',
+    title: 'Account Settings',
+    route: 'account',
+    placement: { nav: 'topMenu' },
+    flag: 'always',
+  },
+  {
+    id: 'support',
+    title: 'Help & Support',
+    route: 'support',
+    placement: { nav: 'topMenu' },
+    flag: 'always',
+    page: SupportPage,
+  },
+];
+
+export const isImplemented = (
+  f: Feature,
+): f is Feature & { page: LazyExoticComponent<ComponentType> } => f.page !== undefined;

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { deriveFeatureFlags, featureFlagNames, type FeatureFlags } from './featureFlags';
+import { features, type Feature } from './features';
+import { buildNavigation, landingPath } from './navItems';
+import { provisionalAclUntilUserContext } from './provisionalAcl';
+
+const allFlags = deriveFeatureFlags(provisionalAclUntilUserContext(), {
+  assistEnabled: true,
+  isDashboard: true,
+  isUsageBasedBilling: false,
+});
+const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as FeatureFlags;
+const page = features.find((f) => f.page)?.page;
+
+describe('buildNavigation with this build’s registry', () => {
+  it('shows only implemented features: Manage Clusters and Help & Support', () => {
+    const nav = buildNavigation(features, allFlags, 'root');
+    expect(nav.sideNav.resources).toEqual([]);
+    expect(nav.sideNav.management).toEqual([
+      {
+        section: 'Clusters',
+        items: [{ id: 'clusters', title: 'Manage Clusters', to: '/web/clusters', exact: false }],
+      },
+    ]);
+    expect(nav.topNav).toEqual([
+      { id: 'Management', title: 'Management', to: '/web/clusters', exact: false },
+    ]);
+    expect(nav.topMenu).toEqual([
+      { id: 'support', title: 'Help & Support', to: '/web/support', exact: true },
+    ]);
+    expect(landingPath(nav)).toBe('/web/clusters');
+  });
+
+  it('hides flag-gated features without their flag, but keeps always-allowed menu items', () => {
+    const nav = buildNavigation(features, noFlags, 'root');
+    expect(nav.sideNav.management).toEqual([]);
+    expect(nav.topNav).toEqual([]);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(['Help & Support']);
+    expect(landingPath(nav)).toBe('/web/support');
+  });
+
+  it('lists every spec feature as data', () => {
+    const titles = features.map((f) => f.title);
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'Servers',
+        'Audit Log',
+        'Trusted Clusters',
+        'Create New Lock',
+        'Account Settings',
+      ]),
+    );
+    expect(features.find((f) => f.id === 'trust')?.flag).toBe('trustedClusters');
+    expect(features.find((f) => f.id === 'clusters')?.flag).toBe('trustedClusters');
+  });
+});
+
+describe('buildNavigation ordering (all features implemented)', () => {
+  const everything: Feature[] = features.map((f) => ({ ...f, page }));
+
+  it('puts Resources first, then Management by section, cluster links with the cluster id', () => {
+    const nav = buildNavigation(everything, allFlags, 'east');
+    expect(nav.sideNav.resources.map((i) => i.to)).toEqual([
+      '/web/cluster/east/nodes',
+      '/web/cluster/east/apps',
+      '/web/cluster/east/kubernetes',
+      '/web/cluster/east/databases',
+      '/web/cluster/east/desktops',
+      '/web/cluster/east/sessions',
+    ]);
+    expect(nav.sideNav.management.map((g) => g.section)).toEqual([
+      'Access',
+      'Activity',
+      'Clusters',
+    ]);
+    expect(nav.sideNav.management[0]?.items.map((i) => i.title)).not.toContain('Create New Lock');
+    expect(nav.topNav.map((i) => [i.title, i.to])).toEqual([
+      ['Resources', '/web/cluster/east/nodes'],
+      ['Management', '/web/users'],
+    ]);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+  });
+});

@@ -1,0 +1,77 @@
+import type { Feature, Section } from './features';
+import { categories, isImplemented, sections } from './features';
+import type { FeatureFlags } from './featureFlags';
+import { fillPattern, routeTable } from './routes';
+
+/** Navigation lists (spec §3 "Navigation lists: sideNav, topNav, topMenu"), built from features. */
+export interface NavItem {
+  id: string;
+  title: string;
+  to: string;
+  /** Non-exact items stay highlighted on their sub-paths. */
+  exact: boolean;
+}
+
+export interface AppNavigation {
+  sideNav: {
+    resources: NavItem[];
+    management: { section: Section; items: NavItem[] }[];
+  };
+  /** One entry per category that has items, linking to its first item. */
+  topNav: NavItem[];
+  topMenu: NavItem[];
+}
+
+export const isAllowed = (feature: Feature, flags: FeatureFlags) =>
+  feature.flag === 'always' || flags[feature.flag];
+
+function toItem(feature: Feature, clusterId: string): NavItem {
+  const route: { path: string; exact?: boolean } = routeTable[feature.route];
+  return {
+    id: feature.id,
+    title: feature.title,
+    // Cluster-scoped links take the cluster id; other patterns ignore it.
+    to: fillPattern(route.path, { clusterId }),
+    exact: route.exact !== false,
+  };
+}
+
+export function buildNavigation(
+  allFeatures: readonly Feature[],
+  flags: FeatureFlags,
+  clusterId: string,
+): AppNavigation {
+  const shown = allFeatures.filter((f) => isImplemented(f) && isAllowed(f, flags));
+  const items = (keep: (f: Feature) => boolean) =>
+    shown.filter(keep).map((f) => toItem(f, clusterId));
+
+  const resources = items(
+    (f) => f.placement.nav === 'side' && f.placement.category === 'Resources',
+  );
+  const management = sections
+    .map((section) => ({
+      section,
+      items: items(
+        (f) =>
+          f.placement.nav === 'side' && 'section' in f.placement && f.placement.section === section,
+      ),
+    }))
+    .filter((group) => group.items.length > 0);
+
+  const firstOf = { Resources: resources[0], Management: management[0]?.items[0] };
+  const topNav = categories.flatMap((category) => {
+    const first = firstOf[category];
+    return first ? [{ id: category, title: category, to: first.to, exact: false }] : [];
+  });
+
+  return {
+    sideNav: { resources, management },
+    topNav,
+    topMenu: items((f) => f.placement.nav === 'topMenu'),
+  };
+}
+
+/** Where `/web` lands: the first side-nav item, else the first top-menu item. */
+export function landingPath(nav: AppNavigation): string | undefined {
+  return (nav.sideNav.resources[0] ?? nav.sideNav.management[0]?.items[0] ?? nav.topMenu[0])?.to;
+}

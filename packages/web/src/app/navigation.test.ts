@@ -1,0 +1,71 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createNavigation, currentPageUri, loginUrl, safeRedirect } from './navigation';
+
+describe('createNavigation', () => {
+  it('goes to known routes and falls back to /web for unknown ones', () => {
+    const navigate = vi.fn();
+    const nav = createNavigation({ navigate });
+    nav.push('/web/clusters?sort=name');
+    nav.replace('/web/support');
+    nav.push('/web/nowhere');
+    nav.replace('https://evil.example/web/clusters');
+    expect(navigate.mock.calls).toEqual([
+      ['/web/clusters?sort=name', { replace: false }],
+      ['/web/support', { replace: true }],
+      ['/web', { replace: false }],
+      ['/web', { replace: true }],
+    ]);
+  });
+});
+
+describe('loginUrl', () => {
+  it('carries the current page and its search as redirect_uri', () => {
+    expect(loginUrl()).toBe('/web/login');
+    const uri = currentPageUri({ pathname: '/web/clusters', search: '?a=1&b=2' });
+    expect(uri).toBe('/web/clusters?a=1&b=2');
+    const url = loginUrl(uri);
+    expect(url).toBe('/web/login?redirect_uri=%2Fweb%2Fclusters%3Fa%3D1%26b%3D2');
+    expect(new URL(url, 'https://x').searchParams.get('redirect_uri')).toBe(uri);
+  });
+});
+
+describe('safeRedirect', () => {
+  it('keeps same-origin absolute paths', () => {
+    expect(safeRedirect('/web/clusters')).toBe('/web/clusters');
+    expect(safeRedirect('/web/cluster/one/nodes?q=a%20b#top')).toBe(
+      '/web/cluster/one/nodes?q=a%20b#top',
+    );
+    expect(safeRedirect('/web/a%20b')).toBe('/web/a%20b');
+  });
+
+  it.each([
+    ['protocol-relative', '//evil.example'],
+    ['protocol-relative with path', '//evil.example/web'],
+    ['backslash host', '/\\evil.example'],
+    ['backslash anywhere', '/web\\..\\evil'],
+    ['absolute URL', 'https://evil.example/web'],
+    ['scheme-relative https', 'https:evil.example'],
+    ['javascript', 'javascript:alert(1)'],
+    ['relative path', 'web/clusters'],
+    ['empty', ''],
+    ['tab inside', '/\t/evil.example'],
+    ['newline inside', '/web\n//evil'],
+    ['NUL', '/web\u0000'],
+    ['DEL', '/web\u007f'],
+    ['encoded slashes', '%2F%2Fevil.example'],
+    ['encoded second slash', '/%2Fevil.example'],
+    ['encoded backslash', '/%5Cevil.example'],
+    ['lowercase encoded backslash', '/%5cevil.example'],
+    ['double-encoded slashes', '%252F%252Fevil.example'],
+    ['encoded control char', '/web%0a//evil'],
+    ['malformed escape', '/web/%E0%A4%A'],
+  ])('rejects %s', (_label, raw) => {
+    expect(safeRedirect(raw)).toBe('/web');
+  });
+
+  it('rejects non-strings', () => {
+    expect(safeRedirect(undefined)).toBe('/web');
+    expect(safeRedirect(null)).toBe('/web');
+    expect(safeRedirect(42)).toBe('/web');
+  });
+});

@@ -1,0 +1,173 @@
+import { clientConfigSchema, emptyAcl } from '@postern/contracts';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { storeToken } from '../api/credentials';
+import { clusterFixtures } from '../features/clusters/fixtures';
+import { renderWithTheme } from '../test/render';
+import { App } from './App';
+import { deriveFeatureFlags, featureFlagNames, type FeatureFlags } from './featureFlags';
+import { FeatureFlagsContext } from './featureFlagsContext';
+import { FeatureGuard } from './FeatureGuard';
+import { features } from './features';
+import { appRoutes } from './router';
+import { DocumentTitle, documentTitle } from './routeTitle';
+
+const config = clientConfigSchema.parse({ proxyCluster: 'root.example.com' });
+
+function signIn() {
+  storeToken({
+    accessToken: 'tok',
+    expiresIn: 600,
+    created: Date.now(),
+    sessionExpires: '',
+    sessionInactiveTimeout: 0,
+  });
+}
+
+function renderApp(path: string) {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => new Response(JSON.stringify(clusterFixtures), { status: 200 })),
+  );
+  const router = createMemoryRouter(appRoutes(), { initialEntries: [path] });
+  render(<App router={router} config={config} />);
+  return router;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('public routes', () => {
+  it.each([
+    '/web/msg/error/login_failed',
+    '/web/msg/error/login',
+    '/web/msg/error/login/callback',
+    '/web/msg/error/login/auth',
+  ])('%s shows Login Unsuccessful with a way back to login', async (path) => {
+    renderApp(`${path}?details=${encodeURIComponent('<b>connector said no</b>')}`);
+    expect(await screen.findByText('Login Unsuccessful')).toBeTruthy();
+    expect(screen.getByText('<b>connector said no</b>')).toBeTruthy(); // text, never markup
+    const link = screen.getByRole('link', { name: 'Please attempt to log in again.' });
+    expect(link.getAttribute('href')).toBe('/web/login');
+    await waitFor(() => expect(document.title).toBe('Login Unsuccessful'));
+  });
+
+  it('login success tells the user to return to the terminal', async () => {
+    renderApp('/web/msg/info/login_success');
+    expect(await screen.findByText('Success')).toBeTruthy();
+    expect(screen.getByText(/close this tab and return to the terminal/)).toBeTruthy();
+  });
+
+  it('the login page is a placeholder card', async () => {
+    renderApp('/web/login');
+    expect(await screen.findByText('Sign in')).toBeTruthy();
+    expect(screen.getByText(/not available in this build yet/)).toBeTruthy();
+  });
+
+  it.each(['/web/invite/tok1', '/web/reset/tok1/continue', '/web/msg/whatever'])(
+    '%s is 404 without asking for a session',
+    async (path) => {
+      renderApp(path);
+      expect(await screen.findByText('404 Not Found')).toBeTruthy();
+      expect(screen.getByText('The requested path could not be found.')).toBeTruthy();
+    },
+  );
+});
+
+describe('private routes (signed in)', () => {
+  it('/web lands on Manage Clusters inside the main layout', async () => {
+    signIn();
+    const router = renderApp('/web');
+    expect(await screen.findByText('leaf-a')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/clusters');
+    expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Manage Clusters' }).getAttribute('href')).toBe(
+      '/web/clusters',
+    );
+    await waitFor(() => expect(document.title).toBe('Manage Clusters'));
+  });
+
+  it.each(['/web/nope', '/web/users', '/web/cluster/root/nodes'])(
+    '%s (unknown or not in this build) is 404 inside the main layout',
+    async (path) => {
+      signIn();
+      renderApp(path);
+      expect(await screen.findByText('The requested path could not be found.')).toBeTruthy();
+      expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
+    },
+  );
+
+  it('paths outside /web go to /web', async () => {
+    signIn();
+    const router = renderApp('/somewhere');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/web/clusters'));
+  });
+
+  it('the user menu lists Help & Support and switches the theme, stored for other tabs', async () => {
+    signIn();
+    const user = userEvent.setup();
+    renderApp('/web/clusters');
+    await user.click(await screen.findByRole('button', { name: 'Account' }));
+    // jsdom has no layout, so Floating UI reports the anchor as hidden and the dropdown gets
+    // `display: none`; the items are there all the same.
+    const item = (name: string) => screen.findByRole('menuitem', { name, hidden: true });
+    expect((await item('Help & Support')).getAttribute('href')).toBe('/web/support');
+    await user.click(await item('Switch to dark theme'));
+    await waitFor(() => expect(localStorage.getItem('grv_teleport_ui_theme')).toBe('dark'));
+    expect(document.documentElement.getAttribute('data-mantine-color-scheme')).toBe('dark');
+
+    // Another tab switches back: this one follows.
+    localStorage.setItem('grv_teleport_ui_theme', 'light');
+    act(() => {
+      window.dispatchEvent(
+        new StorageEvent('storage', { key: 'grv_teleport_ui_theme', newValue: 'light' }),
+      );
+    });
+    expect(document.documentElement.getAttribute('data-mantine-color-scheme')).toBe('light');
+  });
+});
+
+describe('feature guard and titles', () => {
+  const clusters = features.find((f) => f.id === 'clusters');
+  const withFlags = (flags: FeatureFlags) => (
+    <FeatureFlagsContext.Provider value={flags}>
+      {clusters && <FeatureGuard feature={clusters}>secret page</FeatureGuard>}
+    </FeatureFlagsContext.Provider>
+  );
+
+  it('shows Access Denied when the flag is off', () => {
+    const none = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as FeatureFlags;
+    renderWithTheme(withFlags(none));
+    expect(screen.getByText('Access Denied')).toBeTruthy();
+    expect(screen.queryByText('secret page')).toBeNull();
+  });
+
+  it('shows the page when the flag is on', () => {
+    const acl = emptyAcl();
+    acl.trustedClusters.list = true;
+    const flags = deriveFeatureFlags(acl, {
+      assistEnabled: false,
+      isDashboard: false,
+      isUsageBasedBilling: false,
+    });
+    renderWithTheme(withFlags(flags));
+    expect(screen.getByText('secret page')).toBeTruthy();
+  });
+
+  it("titles cluster pages '{clusterId} • {title}'", async () => {
+    expect(documentTitle('Servers')).toBe('Servers');
+    const router = createMemoryRouter(
+      [
+        {
+          path: '/web/cluster/:clusterId/nodes',
+          element: <DocumentTitle />,
+          handle: { title: 'Servers' },
+        },
+      ],
+      { initialEntries: ['/web/cluster/east/nodes'] },
+    );
+    render(<RouterProvider router={router} />);
+    await waitFor(() => expect(document.title).toBe('east • Servers'));
+  });
+});

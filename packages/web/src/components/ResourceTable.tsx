@@ -1,0 +1,102 @@
+import { Table, Text, UnstyledButton } from '@mantine/core';
+import { useMemo, useState, type ReactNode } from 'react';
+
+/**
+ * A table driven by column specs: pages describe columns, this component renders and sorts.
+ * Pure apart from its own sort state; it knows nothing about where the rows come from.
+ */
+export interface Column<Row> {
+  key: string;
+  header: ReactNode;
+  /** Defaults to the row's field named `key`. */
+  render?: (row: Row) => ReactNode;
+  sortable?: boolean;
+  /** What sorting compares; defaults to the row's field named `key`. */
+  sortValue?: (row: Row) => string | number;
+}
+
+export interface ResourceTableProps<Row> {
+  columns: Column<Row>[];
+  rows: Row[];
+  rowKey: (row: Row) => string;
+  emptyText?: ReactNode;
+  caption?: string;
+  initialSort?: { key: string; dir: SortDir };
+}
+
+type SortDir = 'asc' | 'desc';
+
+const fieldOf = (row: object, key: string): unknown => (row as Record<string, unknown>)[key];
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return text(a).localeCompare(text(b), undefined, { numeric: true });
+}
+
+export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>) {
+  const { columns, rows, rowKey, emptyText = 'Nothing to show.', caption, initialSort } = props;
+  const [sort, setSort] = useState(initialSort);
+
+  const sorted = useMemo(() => {
+    const column = sort && columns.find((c) => c.key === sort.key);
+    if (!sort || !column) return rows;
+    const value = (row: Row) =>
+      column.sortValue ? column.sortValue(row) : fieldOf(row, column.key);
+    const sign = sort.dir === 'asc' ? 1 : -1;
+    return [...rows].sort((a, b) => sign * compare(value(a), value(b)));
+  }, [rows, columns, sort]);
+
+  const toggle = (key: string) =>
+    setSort((s) => ({ key, dir: s?.key === key && s.dir === 'asc' ? 'desc' : 'asc' }));
+
+  const ariaSort = (key: string) =>
+    sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined;
+
+  return (
+    <Table striped highlightOnHover>
+      {caption && <Table.Caption>{caption}</Table.Caption>}
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((c) => (
+            <Table.Th key={c.key} aria-sort={ariaSort(c.key)}>
+              {c.sortable ? (
+                <UnstyledButton onClick={() => toggle(c.key)} fz="inherit" fw="inherit">
+                  {c.header}
+                  {sort?.key === c.key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                </UnstyledButton>
+              ) : (
+                c.header
+              )}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {sorted.length === 0 ? (
+          <Table.Tr>
+            <Table.Td colSpan={columns.length}>
+              <Text c="dimmed" ta="center">
+                {emptyText}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ) : (
+          sorted.map((row) => (
+            <Table.Tr key={rowKey(row)}>
+              {columns.map((c) => (
+                <Table.Td key={c.key}>
+                  {c.render ? c.render(row) : text(fieldOf(row, c.key))}
+                </Table.Td>
+              ))}
+            </Table.Tr>
+          ))
+        )}
+      </Table.Tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,73 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithTheme } from '../../test/render';
+import { ClustersView } from './ClustersView';
+import { clusterFixtures } from './fixtures';
+import { makeClusters } from './makeCluster';
+
+describe('makeClusters', () => {
+  it('maps wire fields to the console model, sorted by name', () => {
+    const [leaf, root] = makeClusters(clusterFixtures);
+    expect(root).toMatchObject({
+      clusterId: 'root.example.com',
+      connectedText: '2024-03-01 10:20:30',
+      url: '/web/cluster/root.example.com',
+      nodeCount: 3,
+      publicURL: 'root.example.com:3080',
+      proxyVersion: '0.1.0',
+    });
+    expect(leaf).toMatchObject({
+      clusterId: 'leaf-a',
+      connectedText: '',
+      lastConnected: undefined,
+    });
+  });
+});
+
+describe('ClustersView', () => {
+  it('lists clusters with name, status, nodes, version, public URL and last connected', () => {
+    renderWithTheme(
+      <ClustersView
+        attempt={{ status: 'success', data: makeClusters(clusterFixtures) }}
+        onRetry={vi.fn()}
+      />,
+    );
+    expect(
+      screen.getAllByRole('columnheader').map((h) => h.textContent?.replace(/[▲▼ ]+$/, '')),
+    ).toEqual(['Name', 'Status', 'Nodes', 'Version', 'Public URL', 'Last Connected']);
+    const root = screen.getByText('root.example.com').closest('tr');
+    expect(root).not.toBeNull();
+    const cells = within(root as HTMLElement)
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
+    expect(cells).toEqual([
+      'root.example.com',
+      'online',
+      '3',
+      '0.1.0',
+      'root.example.com:3080',
+      '2024-03-01 10:20:30',
+    ]);
+  });
+
+  it('shows a loader while loading', () => {
+    renderWithTheme(<ClustersView attempt={{ status: 'loading' }} onRetry={vi.fn()} />);
+    expect(screen.getByRole('status', { name: 'Loading' })).toBeTruthy();
+  });
+
+  it('shows the error message with a retry', async () => {
+    const onRetry = vi.fn();
+    renderWithTheme(
+      <ClustersView attempt={{ status: 'error', message: 'access denied' }} onRetry={onRetry} />,
+    );
+    expect(within(screen.getByRole('alert')).getByText('access denied')).toBeTruthy();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(onRetry).toHaveBeenCalledOnce();
+  });
+
+  it('says so when there are no clusters', () => {
+    renderWithTheme(<ClustersView attempt={{ status: 'success', data: [] }} onRetry={vi.fn()} />);
+    expect(screen.getByText('No clusters found.')).toBeTruthy();
+  });
+});
