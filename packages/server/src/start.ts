@@ -36,6 +36,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   await app.server.listen({ host: config.webAddr.host, port: config.webAddr.port });
   const address = app.server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
+  // With port 0 the OS picked the port; the default public address must name the real one.
+  if (config.publicAddr.port === 0) config.publicAddr.port = port;
   const scheme = config.insecureNoTls ? 'http' : 'https';
   logger.info(
     {

@@ -1,4 +1,4 @@
-import { apiPrefix, okBody } from '@postern/contracts';
+import { apiPaths, okBody } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../plugins/validate.js';
@@ -13,7 +13,7 @@ const captureSchema = z.object({
  * this server, written to the debug log; nothing is sent anywhere.
  */
 export async function captureRoutes(app: FastifyInstance) {
-  app.post(`${apiPrefix}/capture`, { config: { access: 'authenticated' } }, async (request) => {
+  app.post(apiPaths.capture, { config: { access: 'authenticated' } }, async (request) => {
     const event = parseInput(captureSchema, request.body);
     request.log.debug({ capture: event, user: request.identity?.user }, 'console usage event');
     return okBody;
