@@ -10,8 +10,28 @@ export const apiPaths = {
   ping: `${apiPrefix}/ping`,
   sites: `${apiPrefix}/sites`,
   capture: `${apiPrefix}/capture`,
+  // Identity (issue 3).
+  webSession: `${apiPrefix}/sessions/web`,
+  renewSession: `${apiPrefix}/sessions/web/renew`,
+  userStatus: `${apiPrefix}/user/status`,
+  mfaLoginBegin: `${apiPrefix}/mfa/login/begin`,
+  mfaLoginFinishSession: `${apiPrefix}/mfa/login/finishsession`,
+  mfaAuthenticateChallenge: `${apiPrefix}/mfa/authenticatechallenge`,
+  mfaAuthenticateChallengePassword: `${apiPrefix}/mfa/authenticatechallenge/password`,
+  mfaDevices: `${apiPrefix}/mfa/devices`,
+  userTokens: `${apiPrefix}/users/password/token`,
+  userToken: (tokenId: string) => `${apiPrefix}/users/password/token/${seg(tokenId)}`,
+  changePassword: `${apiPrefix}/users/password`,
+  privilegeToken: `${apiPrefix}/users/privilege/token`,
+  mfaTokenRegisterChallenge: (tokenId: string) =>
+    `${apiPrefix}/mfa/token/${seg(tokenId)}/registerchallenge`,
+  mfaTokenDevice: (tokenId: string, deviceName: string) =>
+    `${apiPrefix}/mfa/token/${seg(tokenId)}/devices/${seg(deviceName)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
+    userToken: `${apiPrefix}/users/password/token/:tokenId`,
+    mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,
+    mfaTokenDevice: `${apiPrefix}/mfa/token/:tokenId/devices/:deviceName`,
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,
     eventsSearchSessions: `${apiPrefix}/sites/:clusterId/events/search/sessions`,
   },

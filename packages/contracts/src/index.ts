@@ -6,3 +6,6 @@ export * from './client-config.js';
 export * from './clusters.js';
 export * from './errors.js';
 export * from './ping.js';
+export * from './identity/sessions.js';
+export * from './identity/users.js';
+export * from './identity/webauthn.js';
