@@ -9,3 +9,4 @@ export * from './ping.js';
 export * from './identity/sessions.js';
 export * from './identity/users.js';
 export * from './identity/webauthn.js';
+export * from './roles.js';

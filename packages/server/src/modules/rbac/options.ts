@@ -1,0 +1,90 @@
+import type { RecordSessionMode, RequestAccessStrategy } from '@postern/contracts';
+import { parseDuration } from './duration.js';
+import type { RoleOptions } from './role.schema.js';
+
+/** A user's options: the roles' options merged so that the most restrictive wins. */
+export interface EffectiveOptions {
+  /** The smallest max_session_ttl; a role without one counts as the 30 h default. */
+  maxSessionTtlMs: number;
+  /** The smallest non-zero client_idle_timeout; 0 means none. */
+  clientIdleTimeoutMs: number;
+  /** True if any role requires it. */
+  requireSessionMfa: boolean;
+  /** The strictest mode (strict > best_effort > off; unset is best_effort); desktops are
+   * recorded unless every role says `desktop: false`. */
+  recordSession: { default: RecordSessionMode; ssh: RecordSessionMode; desktop: boolean };
+  /** False if any role says false; otherwise true. */
+  desktopClipboard: boolean;
+  desktopDirectorySharing: boolean;
+  /** False if any role says false; otherwise true if any says true; otherwise the default
+   * (forward_agent false, port_forwarding true). `ssh_port_forwarding` counts for port_forwarding. */
+  forwardAgent: boolean;
+  portForwarding: boolean;
+  /** The strictest strategy (always > reason > optional) and the first prompt given. */
+  requestAccess: RequestAccessStrategy;
+  requestPrompt: string;
+}
+
+export const defaultMaxSessionTtlMs = 30 * 3_600_000;
+
+const recordOrder: readonly RecordSessionMode[] = ['off', 'best_effort', 'strict'];
+const requestOrder: readonly RequestAccessStrategy[] = ['optional', 'reason', 'always'];
+const strictest = <T>(order: readonly T[], values: readonly T[], fallback: T): T =>
+  values.reduce((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), fallback);
+
+/** false if any says false, true if any says true, else the default. */
+function restrictive(said: ReadonlyArray<boolean | undefined>, fallback: boolean): boolean {
+  if (said.includes(false)) return false;
+  return said.includes(true) ? true : fallback;
+}
+
+function portForwardingSaid(options: RoleOptions): Array<boolean | undefined> {
+  const ssh = options.ssh_port_forwarding;
+  return [options.port_forwarding, ssh?.local?.enabled, ssh?.remote?.enabled];
+}
+
+export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
+  const ttl = all.map((o) =>
+    o.max_session_ttl === undefined
+      ? defaultMaxSessionTtlMs
+      : parseDuration(o.max_session_ttl) || defaultMaxSessionTtlMs,
+  );
+  const idle = all
+    .map((o) =>
+      o.client_idle_timeout === undefined ? 0 : (parseDuration(o.client_idle_timeout) ?? 0),
+    )
+    .filter((ms) => ms > 0);
+  const modes = all.map((o) => o.record_session?.default ?? 'best_effort');
+  const sshModes = all.map(
+    (o) => o.record_session?.ssh ?? o.record_session?.default ?? 'best_effort',
+  );
+  return {
+    maxSessionTtlMs: ttl.length > 0 ? Math.min(...ttl) : defaultMaxSessionTtlMs,
+    clientIdleTimeoutMs: idle.length > 0 ? Math.min(...idle) : 0,
+    requireSessionMfa: all.some((o) => o.require_session_mfa === true),
+    recordSession: {
+      default: strictest(recordOrder, modes, modes[0] ?? 'best_effort'),
+      ssh: strictest(recordOrder, sshModes, sshModes[0] ?? 'best_effort'),
+      desktop: all.length === 0 || all.some((o) => o.record_session?.desktop !== false),
+    },
+    desktopClipboard: restrictive(
+      all.map((o) => o.desktop_clipboard),
+      true,
+    ),
+    desktopDirectorySharing: restrictive(
+      all.map((o) => o.desktop_directory_sharing),
+      true,
+    ),
+    forwardAgent: restrictive(
+      all.map((o) => o.forward_agent),
+      false,
+    ),
+    portForwarding: restrictive(all.flatMap(portForwardingSaid), true),
+    requestAccess: strictest(
+      requestOrder,
+      all.flatMap((o) => (o.request_access ? [o.request_access] : [])),
+      'optional',
+    ),
+    requestPrompt: all.find((o) => o.request_prompt)?.request_prompt ?? '',
+  };
+}

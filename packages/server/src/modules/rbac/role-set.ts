@@ -1,0 +1,135 @@
+import type { JoinSessionPolicy } from '@postern/contracts';
+import {
+  concretePrincipals,
+  resourceAllowed,
+  ruleAllows,
+  wildcardPrincipals,
+  type Principals,
+} from './access-checker.js';
+import { expandRole, type AccessKind, type ExpandedRole } from './expand.js';
+import { matchesAny, type ResourceLabels } from './labels.js';
+import { mergeOptions, type EffectiveOptions } from './options.js';
+import type { Role } from './role.schema.js';
+import type { TraitMap, UserTraits } from './templates.js';
+import type { WhereUser } from './where.js';
+
+/** Whose roles these are: the name and traits that templates and `where` clauses read. */
+export interface RoleSetUser extends UserTraits {
+  name: string;
+}
+
+/** Anything with labels: a node, an app, a database, a Kubernetes cluster or a desktop. */
+export interface Labelled {
+  labels?: ResourceLabels;
+}
+
+/**
+ * A user's roles, with their trait templates expanded, answering every access question the
+ * server asks. Build one per request (or cache per user and role revision); it is immutable.
+ */
+export class RoleSet {
+  readonly roles: readonly ExpandedRole[];
+  readonly roleNames: readonly string[];
+  readonly user: WhereUser;
+  #options: EffectiveOptions | undefined;
+
+  constructor(roles: readonly Role[], user: RoleSetUser) {
+    this.roles = roles.map((role) => expandRole(role, user));
+    this.roleNames = roles.map((role) => role.metadata.name);
+    const traits: Record<string, readonly string[] | undefined> = { ...user.traits };
+    for (const [name, values] of Object.entries(user.externalTraits ?? ({} as TraitMap))) {
+      traits[name] = values;
+    }
+    this.user = { metadata: { name: user.name }, spec: { roles: this.roleNames, traits } };
+  }
+
+  static from(roles: readonly Role[], user: RoleSetUser): RoleSet {
+    return new RoleSet(roles, user);
+  }
+
+  /**
+   * Whether the verb is allowed on the kind (`*` rules match every kind and verb). Pass the
+   * resource (e.g. `{participants: [...]}` for a session) when a rule may carry a `where` clause:
+   * without it such allow rules do not match and such deny rules do.
+   */
+  checkRule(kind: string, verb: string, resource?: unknown): boolean {
+    return ruleAllows(this.roles, kind, verb, { user: this.user, resource }, 'check');
+  }
+
+  /** Whether the verb might be allowed on some resource of the kind (the ACL's question). */
+  guessRule(kind: string, verb: string): boolean {
+    return ruleAllows(this.roles, kind, verb, { user: this.user }, 'guess');
+  }
+
+  /** Whether the labels give access to the resource at all (listing, connecting). */
+  canAccess(kind: AccessKind, resource: Labelled): boolean {
+    return resourceAllowed(this.roles, kind, resource.labels ?? {});
+  }
+
+  /** The logins allowed on a node, sorted. */
+  loginsFor(node: Labelled): string[] {
+    return concretePrincipals(this.roles, 'node', 'logins', node.labels ?? {});
+  }
+
+  desktopLoginsFor(desktop: Labelled): string[] {
+    return concretePrincipals(
+      this.roles,
+      'desktop',
+      'windows_desktop_logins',
+      desktop.labels ?? {},
+    );
+  }
+
+  kubeGroupsFor(cluster: Labelled): string[] {
+    return concretePrincipals(this.roles, 'kube', 'kubernetes_groups', cluster.labels ?? {});
+  }
+
+  kubeUsersFor(cluster: Labelled): string[] {
+    return concretePrincipals(this.roles, 'kube', 'kubernetes_users', cluster.labels ?? {});
+  }
+
+  dbNamesFor(db: Labelled): Principals {
+    return wildcardPrincipals(this.roles, 'db', 'db_names', db.labels ?? {});
+  }
+
+  dbUsersFor(db: Labelled): Principals {
+    return wildcardPrincipals(this.roles, 'db', 'db_users', db.labels ?? {});
+  }
+
+  options(): EffectiveOptions {
+    this.#options ??= mergeOptions(this.roles.map((r) => r.role.spec.options));
+    return this.#options;
+  }
+
+  /** Of the given role names, those this user may request (allow.request.roles minus deny). */
+  requestableRoles(allRoleNames: readonly string[]): string[] {
+    return this.#requestable(allRoleNames, (c) => c.requestRoles);
+  }
+
+  /** Of the given role names, those this user may search as (resource access requests). */
+  searchAsRoles(allRoleNames: readonly string[]): string[] {
+    return this.#requestable(allRoleNames, (c) => c.searchAsRoles);
+  }
+
+  suggestedReviewers(): string[] {
+    return [...new Set(this.roles.flatMap((r) => r.allow.suggestedReviewers))].sort();
+  }
+
+  /** Allow policies for joining other users' sessions. */
+  joinSessionPolicies(): JoinSessionPolicy[] {
+    return this.roles.flatMap((r) => r.allow.joinSessions);
+  }
+
+  #requestable(
+    names: readonly string[],
+    pick: (c: ExpandedRole['allow']) => readonly string[],
+  ): string[] {
+    return names
+      .filter(
+        (name) =>
+          this.roles.some((r) => matchesAny(pick(r.allow), name)) &&
+          !this.roles.some((r) => matchesAny(pick(r.deny), name)),
+      )
+      .sort();
+  }
+}

@@ -1,0 +1,195 @@
+import {
+  participantModes,
+  recordSessionModes,
+  requestAccessStrategies,
+  ruleVerbs,
+  sessionKinds,
+  type LabelSelector,
+} from '@postern/contracts';
+import { z } from 'zod';
+import { durationHint, parseDuration } from './duration.js';
+import { labelValueProblem } from './labels.js';
+import { templateProblem } from './templates.js';
+import { parseWhere } from './where.js';
+
+/**
+ * The fields of a role's options, allow and deny, as the reference system writes them. Reference
+ * fields for features Postern does not have (cloud identities, host users, …) are kept but not
+ * enforced; restrictions Postern does not enforce yet are accepted only at their "no restriction"
+ * value. role.schema.ts assembles the resource and lists the fields Postern refuses.
+ */
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+const templated = nonEmpty.superRefine((value, ctx) => {
+  const problem = templateProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const pattern = nonEmpty.superRefine((value, ctx) => {
+  const problem = labelValueProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const templatedList = z.array(templated);
+export const kept = z.unknown().optional();
+const bool = z.boolean();
+const duration = z.preprocess(
+  (value) => (value === 0 ? '0' : value),
+  z.string({ error: durationHint }).refine((v) => parseDuration(v) !== undefined, durationHint),
+);
+const keptAt = <T extends string | number | boolean>(value: T) =>
+  z
+    .literal(value, { error: `not enforced by Postern: only ${JSON.stringify(value)} is accepted` })
+    .optional();
+/** YAML `allow:` with nothing after it is null; read it as empty. */
+export const orEmpty = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === null || value === undefined ? {} : value), schema);
+
+const labelSelector = z.record(z.string(), z.unknown()).transform((map, ctx) => {
+  for (const [key, value] of Object.entries(map)) {
+    const values = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'expected a string or a list of strings',
+      });
+      continue;
+    }
+    if (key === '' || (key === '*' && (values.length !== 1 || values[0] !== '*'))) {
+      const message = key === '' ? 'empty label key' : "the '*' key only takes the value '*'";
+      ctx.addIssue({ code: 'custom', path: [key], message });
+    }
+    values.forEach((v: string, n) => {
+      const problem = v === '' ? 'must not be empty' : (templateProblem(v) ?? labelValueProblem(v));
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: Array.isArray(value) ? [key, n] : [key],
+          message: problem,
+        });
+    });
+  }
+  return map as LabelSelector;
+});
+
+const resourceKind = z
+  .string()
+  .regex(/^(\*|[a-z][a-z0-9_]*)$/, 'expected a resource kind such as user, role or session, or *');
+const whereClause = z.string().superRefine((text, ctx) => {
+  try {
+    parseWhere(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `invalid where clause: ${(error as Error).message}` });
+  }
+});
+export const ruleShape = {
+  resources: z.array(resourceKind).min(1, 'name at least one resource kind'),
+  verbs: z.array(z.enum(ruleVerbs)).min(1, 'name at least one verb'),
+  where: whereClause.optional(),
+};
+export const joinSessionShape = {
+  name: nonEmpty,
+  roles: z.array(pattern),
+  kinds: z.array(z.enum(sessionKinds)),
+  modes: z.array(z.enum(participantModes)),
+};
+export const kubeResourceShape = {
+  kind: nonEmpty,
+  namespace: z.string().optional(),
+  name: nonEmpty,
+  verbs: z.array(nonEmpty).optional(),
+};
+export const requestShape = {
+  roles: z.array(pattern).optional(),
+  search_as_roles: z.array(pattern).optional(),
+  suggested_reviewers: z.array(templated).optional(),
+  thresholds: kept,
+  claims_to_roles: kept,
+  annotations: kept,
+  max_duration: duration.optional(),
+  kubernetes_resources: kept,
+  reason: kept,
+};
+export const reviewShape = {
+  roles: z.array(pattern).optional(),
+  preview_as_roles: kept,
+  claims_to_roles: kept,
+};
+
+export const conditionsShape = {
+  logins: templatedList.optional(),
+  node_labels: labelSelector.optional(),
+  app_labels: labelSelector.optional(),
+  db_labels: labelSelector.optional(),
+  db_names: templatedList.optional(),
+  db_users: templatedList.optional(),
+  kubernetes_labels: labelSelector.optional(),
+  kubernetes_groups: templatedList.optional(),
+  kubernetes_users: templatedList.optional(),
+  kubernetes_resources: z.array(z.strictObject(kubeResourceShape)).optional(),
+  windows_desktop_labels: labelSelector.optional(),
+  windows_desktop_logins: templatedList.optional(),
+  rules: z.array(z.strictObject(ruleShape)).optional(),
+  join_sessions: z.array(z.strictObject(joinSessionShape)).optional(),
+  request: z.strictObject(requestShape).optional(),
+  review_requests: z.strictObject(reviewShape).optional(),
+  // Kept, not enforced: features Postern does not have, so there is nothing to grant or deny.
+  aws_role_arns: kept,
+  azure_identities: kept,
+  gcp_service_accounts: kept,
+  db_roles: kept,
+  db_service_labels: kept,
+  host_groups: kept,
+  host_sudoers: kept,
+  desktop_groups: kept,
+  group_labels: kept,
+  impersonate: kept,
+  github_permissions: kept,
+  account_assignments: kept,
+  spiffe: kept,
+};
+
+const modeSchema = z.enum(recordSessionModes);
+export const recordSessionShape = {
+  default: modeSchema.optional(),
+  ssh: modeSchema.optional(),
+  desktop: bool.optional(),
+};
+const enabled = z.strictObject({ enabled: bool.optional() }).optional();
+export const optionsShape = {
+  max_session_ttl: duration.optional(),
+  client_idle_timeout: duration.optional(),
+  require_session_mfa: z
+    .boolean({ error: 'expected true or false (hardware-key modes are not supported)' })
+    .optional(),
+  record_session: z.strictObject(recordSessionShape).optional(),
+  desktop_clipboard: bool.optional(),
+  desktop_directory_sharing: bool.optional(),
+  forward_agent: bool.optional(),
+  port_forwarding: bool.optional(),
+  ssh_port_forwarding: z.strictObject({ local: enabled, remote: enabled }).optional(),
+  request_access: z.enum(requestAccessStrategies).optional(),
+  request_prompt: z.string().optional(),
+  // Kept, not enforced: they only switch on features Postern does not have.
+  cert_format: kept,
+  enhanced_recording: kept,
+  permit_x11_forwarding: kept,
+  create_host_user: kept,
+  create_host_user_mode: kept,
+  create_host_user_default_shell: kept,
+  create_desktop_user: kept,
+  create_db_user: kept,
+  create_db_user_mode: kept,
+  idp: kept,
+  mfa_verification_interval: kept,
+  // Restrictions Postern does not enforce yet: accepted only at their "no restriction" value.
+  ssh_file_copy: keptAt(true),
+  disconnect_expired_cert: keptAt(false),
+  pin_source_ip: keptAt(false),
+  max_connections: keptAt(0),
+  max_sessions: keptAt(0),
+  max_kubernetes_connections: keptAt(0),
+  lock: keptAt('best_effort'),
+  device_trust_mode: z
+    .enum(['off', 'optional'], { error: "not enforced by Postern: only 'off' or 'optional'" })
+    .optional(),
+};
