@@ -3,7 +3,10 @@ import { authConfigSchema } from './client-config.js';
 
 /** `GET /v1/webapi/ping`: what a client needs to know before it signs in. */
 export const pingResponseSchema = z.object({
-  auth: authConfigSchema,
+  auth: authConfigSchema.extend({
+    /** The WebAuthn relying-party id, for clients that are not browsers (optional). */
+    webauthn: z.object({ rp_id: z.string() }).optional(),
+  }),
   proxy: z.object({
     ssh: z.object({
       listen_addr: z.string(),

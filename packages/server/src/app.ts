@@ -2,20 +2,26 @@ import cookie from '@fastify/cookie';
 import { apiPrefix } from '@postern/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Backend } from './backend/index.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/config.js';
+import { buildIdentity, type IdentityServices } from './identity.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
+import { installCsrfCheck } from './plugins/csrf.js';
 import { installErrorHandler } from './plugins/error-handler.js';
+import { installRateLimit, perMinute } from './plugins/rate-limit.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
 import { webConsole } from './plugins/web-console.js';
+import { accountRoutes } from './modules/account/account.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
 import type { AuditStore } from './modules/audit/index.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
 import { clientConfigFor } from './modules/client-config/client-config.service.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
-import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
-import { WebSessionStore } from './modules/web-sessions/web-sessions.store.js';
+import { userTokensRoutes } from './modules/user-tokens/user-tokens.routes.js';
+import type { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
 
 export interface AppDeps {
   config: Config;
@@ -26,11 +32,13 @@ export interface AppDeps {
   /** A pino logger; tests leave it out and get no logs. */
   logger?: FastifyBaseLogger;
   https?: { cert: string; key: string };
+  /** Time for sessions, tokens and TOTP; tests move it forward instead of waiting. */
+  now?: Clock;
 }
 
 export interface App {
   server: FastifyInstance;
-  services: { sessions: WebSessionService; clusters: ClustersService };
+  services: { sessions: WebSessionService; clusters: ClustersService } & IdentityServices;
   /** Every guarded route with the access it declared, for the route-table tests. */
   routes: DeclaredRoute[];
 }
@@ -46,15 +54,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   }) as unknown as FastifyInstance;
 
-  const sessions = new WebSessionService(new WebSessionStore(deps.backend));
+  const identity = buildIdentity({ ...deps, now: deps.now ?? systemClock });
+  const { sessions } = identity;
   const clusters = new ClustersService(deps.config, deps.backend);
+  // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
+  void identity.passwords.dummyHash();
 
   installErrorHandler(server);
   await installSecurityHeaders(server);
   await server.register(cookie);
+  await installRateLimit(server);
   const routes = installAccessGuard(server, sessions, [`${apiPrefix}/`]);
+  installCsrfCheck(server);
 
+  const loginRateLimit = perMinute(deps.config.auth.loginRateLimit);
   await server.register(pingRoutes, { config: deps.config });
+  await server.register(authRoutes, { ...identity, audit: deps.audit, loginRateLimit });
+  await server.register(userTokensRoutes, { ...identity, loginRateLimit });
+  await server.register(accountRoutes, { ...identity, loginRateLimit });
   await server.register(clustersRoutes, { clusters });
   await server.register(auditRoutes, { audit: deps.audit, clusterName: deps.config.clusterName });
   await server.register(captureRoutes);
@@ -65,5 +82,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await server.ready();
-  return { server, services: { sessions, clusters }, routes };
+  return { server, services: { ...identity, clusters }, routes };
 }

@@ -5,8 +5,10 @@ import { buildApp } from './app.js';
 import { openBackend } from './backend/index.js';
 import { formatHostPort } from './config/address.js';
 import type { Config } from './config/config.js';
+import { publicBaseUrl } from './config/public-url.js';
 import { createLogger } from './logger.js';
 import { openAuditStore } from './modules/audit/index.js';
+import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
 
@@ -32,6 +34,10 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     logger.info({ source: https.source }, 'TLS certificate loaded');
   }
 
+  if (config.auth.secondFactor === 'off') {
+    logger.warn('auth.second_factor is off: a password alone signs users in');
+  }
+
   const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
   await app.server.listen({ host: config.webAddr.host, port: config.webAddr.port });
   const address = app.server.server.address();
@@ -50,6 +56,14 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     `Postern is serving the console at ${scheme}://localhost:${port}/web`,
   );
   await audit.emit({ event: 'postern.start', code: 'TPOS001I', version: serverVersion });
+  await recordPublicUrl(backend, publicBaseUrl(config));
+  const invite = await bootstrapFirstAdmin(backend, app.services, publicBaseUrl(config));
+  if (invite) {
+    console.log(
+      `\nNo users yet. Open this one-time link to set up the first admin (valid until ${invite.expiry}):\n\n  ${invite.url}\n`,
+    );
+    logger.info({ inviteUrl: invite.url, expires: invite.expiry }, 'first admin invite created');
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {

@@ -21,12 +21,21 @@ export const auditCatalogue = {
   T1003I: { type: 'user.update', desc: 'User Updated' },
   T1004I: { type: 'user.delete', desc: 'User Deleted' },
   T1005I: { type: 'user.password_change', desc: 'User Password Updated' },
+  T1006I: { type: 'mfa.add', desc: 'MFA Device Added' },
+  T1007I: { type: 'mfa.delete', desc: 'MFA Device Deleted' },
   T2000I: { type: 'session.start', desc: 'Session Started' },
   T2001I: { type: 'session.join', desc: 'User Joined' },
   T2003I: { type: 'session.leave', desc: 'User Disconnected' },
   T2004I: { type: 'session.end', desc: 'Session Ended' },
+  T6000I: { type: 'reset_password_token.create', desc: 'Invite or Reset Token Created' },
+  T6002I: { type: 'privilege_token.create', desc: 'Privilege Token Created' },
   TDP01I: { type: 'windows.desktop.session.end', desc: 'Windows Desktop Session Ended' },
   TPOS001I: { type: 'postern.start', desc: 'Postern Started' },
+  // Codes the reference has no equivalent for live in our own TPOS range.
+  TPOS010I: { type: 'user.logout', desc: 'User Logged Out' },
+  TPOS011I: { type: 'user_token.use', desc: 'Invite or Reset Token Used' },
+  TPOS012W: { type: 'user.locked', desc: 'Account Locked' },
+  TPOS013I: { type: 'user.unlocked', desc: 'Account Unlocked' },
 } as const satisfies Record<string, AuditCatalogueEntry>;
 
 export type AuditCode = keyof typeof auditCatalogue;

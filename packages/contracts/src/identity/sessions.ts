@@ -37,7 +37,11 @@ export type SessionResponse = z.infer<typeof sessionResponseSchema>;
 /** `POST /v1/webapi/mfa/login/begin`: with a password (second step follows) or passwordless. */
 export const mfaLoginBeginRequestSchema = z.union([
   z.object({ passwordless: z.literal(true) }),
-  z.object({ passwordless: z.literal(false).optional(), user: userNameSchema, pass: base64PasswordSchema }),
+  z.object({
+    passwordless: z.literal(false).optional(),
+    user: userNameSchema,
+    pass: base64PasswordSchema,
+  }),
 ]);
 export type MfaLoginBeginRequest = z.input<typeof mfaLoginBeginRequestSchema>;
 

@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { base64PasswordSchema, userNameSchema } from './sessions.js';
-import { publicKeyOptionsSchema, webauthnAssertionSchema, webauthnCreationSchema } from './webauthn.js';
+import { base64PasswordSchema, sessionResponseSchema, userNameSchema } from './sessions.js';
+import {
+  publicKeyOptionsSchema,
+  webauthnAssertionSchema,
+  webauthnCreationSchema,
+} from './webauthn.js';
 
 export const minPasswordLength = 12;
 
@@ -53,6 +57,16 @@ export const completeUserTokenRequestSchema = z.object({
   deviceName: z.string().min(1).max(64).optional(),
 });
 export type CompleteUserTokenRequest = z.input<typeof completeUserTokenRequestSchema>;
+
+/**
+ * The answer to `PUT users/password/token`: the reference's fields (no recovery codes here), plus
+ * the new session, which the cookie also carries; the console navigates in full page anyway.
+ */
+export const completeUserTokenResponseSchema = sessionResponseSchema.extend({
+  recovery: z.null(),
+  privateKeyPolicyEnabled: z.boolean(),
+});
+export type CompleteUserTokenResponse = z.infer<typeof completeUserTokenResponseSchema>;
 
 export const deviceUsageSchema = z.enum(['mfa', 'passwordless']);
 export type DeviceUsage = z.infer<typeof deviceUsageSchema>;

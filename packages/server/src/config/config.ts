@@ -4,9 +4,11 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseHostPort, type HostPort } from './address.js';
+import { authFileSchema, resolveAuth, type AuthSettings } from './auth-config.js';
 import { ConfigError } from './config-error.js';
 
 export { ConfigError };
+export type { AuthSettings };
 
 const hostPort = z.string().refine((value) => {
   try {
@@ -48,6 +50,7 @@ export const fileConfigSchema = z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) })
       .strict()
       .optional(),
+    auth: authFileSchema.optional(),
   })
   .strict();
 export type FileConfig = z.infer<typeof fileConfigSchema>;
@@ -82,6 +85,7 @@ export interface Config {
   storage: StorageConfig;
   audit: AuditStorageConfig;
   logLevel: string;
+  auth: AuthSettings;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -136,6 +140,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     storage,
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     logLevel: file.log?.level ?? 'info',
+    auth: resolveAuth(file.auth, publicAddr.host),
   };
 }
 

@@ -23,6 +23,13 @@ export interface Identity {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** A public route that still wants to know the caller when there is a valid session. */
+    optionalIdentity?: boolean;
+    /**
+     * A request the console makes on a timer (status poll, renewal): it is not user activity,
+     * so it does not hold off auth.idle_timeout, unless the console reports its last activity.
+     */
+    passive?: boolean;
   }
   interface FastifyRequest {
     identity: Identity | null;
@@ -30,6 +37,8 @@ declare module 'fastify' {
 }
 
 export const sessionCookieName = '__Host-session';
+/** Milliseconds since the epoch of the user's last activity, as the console recorded it. */
+export const lastActiveHeaderName = 'x-postern-last-active';
 
 export interface DeclaredRoute {
   method: string;
@@ -57,10 +66,15 @@ export function installAccessGuard(
   });
 
   app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config.access;
-    if (!access || access === 'public') return;
+    const { access, optionalIdentity, passive } = request.routeOptions.config;
+    if (!access) return;
+    if (access === 'public') {
+      if (optionalIdentity) request.identity = await identify(request, sessions);
+      return;
+    }
     request.identity = await identify(request, sessions);
     if (!request.identity) throw notAuthenticated();
+    await sessions.noteActivity(request.identity.session, activityTime(request, passive));
     if (access === 'authenticated') return;
     const granted = request.identity.acl[access.area] as unknown as Record<AclVerb, boolean>;
     if (!granted[access.verb]) {
@@ -80,4 +94,11 @@ async function identify(
   const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
   if (!sessions.bearerMatches(session, bearer)) return null;
   return { user: session.user, roles: session.roles, acl: aclForRoles(session.roles), session };
+}
+
+/** Now for ordinary requests; for passive ones, the console's reported last activity, if any. */
+function activityTime(request: FastifyRequest, passive: boolean | undefined): number | undefined {
+  if (!passive) return undefined;
+  const reported = Number(request.headers[lastActiveHeaderName]);
+  return Number.isFinite(reported) && reported > 0 ? reported : 0;
 }

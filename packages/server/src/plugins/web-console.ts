@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSessionService } from '../modules/web-sessions/web-sessions.service.js';
 import { consoleNotBuiltPage, renderIndex } from '../web/index-page.js';
 import { sessionCookieName } from './access-guard.js';
+import { csrfCookieName } from './csrf.js';
 
 export interface WebConsoleOptions {
   /** The console's build output (packages/web/dist). */
@@ -15,7 +16,6 @@ export interface WebConsoleOptions {
   clientConfig: () => ClientConfigInput;
 }
 
-const csrfCookieName = '__Host-grv_csrf';
 const immutable = 'public, max-age=31536000, immutable';
 const secureCookie = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const;
 
@@ -57,6 +57,8 @@ export async function webConsole(app: FastifyInstance, options: WebConsoleOption
     reply.setCookie(csrfCookieName, csrfToken, secureCookie);
     const session = await options.sessions.fromCookie(request.cookies[sessionCookieName]);
     const bearer = session ? await options.sessions.responseFor(session) : undefined;
+    // Loading a page is activity: it keeps an idle timeout from ending the session.
+    if (session) await options.sessions.noteActivity(session);
     return reply.send(renderIndex(template, { csrfToken, bearer }));
   };
   app.get(webPaths.root, { config: { access: 'public' } }, serveIndex);

@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from '../app.js';
-import { openBackend } from '../backend/index.js';
+import { openBackend, type Backend } from '../backend/index.js';
+import { authFileSchema, resolveAuth, type AuthFileConfig } from '../config/auth-config.js';
 import {
   resolveConfig,
   type AuditStorageConfig,
@@ -11,13 +14,26 @@ import {
 } from '../config/config.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { sessionCookieName } from '../plugins/access-guard.js';
+import { csrfCookieName } from '../plugins/csrf.js';
 
 export interface TestApp extends App {
   config: Config;
+  backend: Backend;
   audit: AuditStore;
-  /** Headers of a signed-in browser whose user holds `roles`. */
+  /** The app's clock: real time plus an offset that tests move forward. */
+  clock: TestClock;
+  /** The origin a browser on the public address sends (https://proxy.test:3080). */
+  origin: string;
+  /** The double-submit CSRF pair a page load gives a browser: cookie and header. */
+  csrf: { token: string; cookie: string; headers: Record<string, string> };
+  /** Headers of a signed-in browser whose user holds `roles` (a session made directly). */
   signIn(roles: string[], user?: string): Promise<Record<string, string>>;
   close(): Promise<void>;
+}
+
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
 }
 
 /** A console build stand-in: the same placeholders and layout the real build has. */
@@ -30,6 +46,12 @@ export const testIndexHtml = `<!doctype html><html><head>
 export interface TestAppOptions {
   storage?: StorageConfig;
   audit?: AuditStorageConfig;
+  /**
+   * The `auth:` section, as a config file writes it. Tests get a generous login rate limit
+   * unless they set one, since every injected request comes from the same address.
+   */
+  auth?: AuthFileConfig;
+  logger?: FastifyBaseLogger;
 }
 
 /**
@@ -54,14 +76,41 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   config.storage = options.storage ?? { type: 'memory' };
   if (options.audit) config.audit = options.audit;
+  const auth = authFileSchema.parse({ login_rate_limit: 100_000, ...options.auth });
+  config.auth = resolveAuth(auth, config.publicAddr.host);
+
+  let offset = 0;
+  const clock: TestClock = {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
   const backend = await openBackend(config.storage);
   const audit = await openAuditStore(config.audit, config.clusterName);
-  const app = await buildApp({ config, backend, audit, webDistDir });
+  const app = await buildApp({
+    config,
+    backend,
+    audit,
+    webDistDir,
+    now: clock.now,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const csrfToken = randomBytes(32).toString('hex');
+  const origin = 'https://proxy.test:3080';
 
   return {
     ...app,
     config,
+    backend,
     audit,
+    clock,
+    origin,
+    csrf: {
+      token: csrfToken,
+      cookie: `${csrfCookieName}=${csrfToken}`,
+      headers: { cookie: `${csrfCookieName}=${csrfToken}`, 'x-csrf-token': csrfToken, origin },
+    },
     async signIn(roles, user = 'alice') {
       const session = await app.services.sessions.create(user, roles);
       return {

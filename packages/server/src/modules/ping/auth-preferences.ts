@@ -2,9 +2,22 @@ import { authConfigSchema, type AuthConfig } from '@postern/contracts';
 import type { Config } from '../../config/config.js';
 
 /**
- * The auth settings the console and clients see. Issue 3 makes them configurable (`auth.*`);
- * until then the defaults stand: local sign-in with a required second factor.
+ * The auth settings the console and clients see (spec §3 auth config), from `auth.*`. The
+ * preferred local MFA tells the login screen which second factor to offer first.
  */
-export function authPreferences(_config: Config): AuthConfig {
-  return authConfigSchema.parse({ second_factor: 'on', localAuthEnabled: true });
+export function authPreferences(config: Config): AuthConfig {
+  const { secondFactor, allowPasswordless, localConnectorName, motd } = config.auth;
+  const preferredLocalMfa =
+    secondFactor === 'otp' ? 'otp' : secondFactor === 'off' ? '' : 'webauthn';
+  return authConfigSchema.parse({
+    localAuthEnabled: true,
+    allowPasswordless,
+    localConnectorName,
+    providers: [],
+    second_factor: secondFactor,
+    authType: 'local',
+    preferredLocalMfa,
+    privateKeyPolicy: 'none',
+    motd,
+  });
 }

@@ -10,7 +10,7 @@ export async function pingRoutes(app: FastifyInstance, { config }: { config: Con
   app.get(apiPaths.ping, { config: { access: 'public' } }, async (): Promise<PingResponse> => {
     const sshPublic = { host: config.publicAddr.host, port: config.sshAddr.port };
     return {
-      auth: authPreferences(config),
+      auth: { ...authPreferences(config), webauthn: { rp_id: config.auth.rpId } },
       proxy: {
         ssh: {
           listen_addr: formatHostPort(config.sshAddr),

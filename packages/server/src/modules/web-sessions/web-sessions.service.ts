@@ -1,52 +1,80 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { SessionResponse } from '@postern/contracts';
+import { systemClock, type Clock } from '../../clock.js';
 import type { WebSessionRecord, WebSessionStore } from './web-sessions.store.js';
 
-/** Bearer tokens live ten minutes; the console renews them well before (spec §9: at 180 s). */
+export type { SessionResponse };
+
+/** Defaults of auth.bearer_ttl and auth.session_ttl; the console renews at 180 s left (spec §9). */
 export const bearerTtlMs = 10 * 60 * 1000;
 export const defaultSessionTtlMs = 12 * 3600 * 1000;
+/** Activity is written at most this often, so a busy console does not write on every request. */
+export const activityWriteIntervalMs = 15_000;
+/** After a renewal the old session answers this long, for requests already in flight. */
+export const renewGraceMs = 30_000;
 
-/** The JSON the login call returns and the index's bearer meta tag carries (base64). */
-export interface SessionResponse {
-  type: 'bearer';
-  token: string;
-  expires_in: number;
-  sessionExpires: string;
-  sessionInactiveTimeout: number;
+export interface WebSessionOptions {
+  sessionTtlMs?: number;
+  bearerTtlMs?: number;
+  /** 0: sessions never end for inactivity. */
+  idleTimeoutMs?: number;
+  now?: Clock;
 }
 
 export interface WebSession extends WebSessionRecord {
   id: string;
 }
 
+/** 256 random bits, hex: session ids and bearer tokens. */
 const newSecret = () => randomBytes(32).toString('hex');
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export class WebSessionService {
+  private readonly sessionTtlMs: number;
+  private readonly bearerTtlMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly now: Clock;
+
   constructor(
     private readonly store: WebSessionStore,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: WebSessionOptions = {},
+  ) {
+    this.sessionTtlMs = options.sessionTtlMs ?? defaultSessionTtlMs;
+    this.bearerTtlMs = options.bearerTtlMs ?? bearerTtlMs;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
+    this.now = options.now ?? systemClock;
+  }
 
-  /** Starts a session. Until sign-in exists (issue 3) only tests and the harness call this. */
-  async create(user: string, roles: string[], ttlMs = defaultSessionTtlMs): Promise<WebSession> {
+  /** Starts a session for a user who has just proven who they are (or for a test). */
+  async create(user: string, roles: string[], ttlMs = this.sessionTtlMs): Promise<WebSession> {
     const now = this.now();
+    const expires = now + ttlMs;
     const session: WebSession = {
       id: newSecret(),
       user,
       roles: [...roles].sort(),
       bearerToken: newSecret(),
-      bearerExpires: new Date(now + bearerTtlMs).toISOString(),
-      expires: new Date(now + ttlMs).toISOString(),
-      created: new Date(now).toISOString(),
+      bearerExpires: iso(Math.min(now + this.bearerTtlMs, expires)),
+      expires: iso(expires),
+      created: iso(now),
+      lastActive: iso(now),
     };
     await this.store.put(session.id, session);
     return session;
   }
 
-  /** The live session behind a cookie value, or null when unknown or expired. */
+  /**
+   * The live session behind a cookie value, or null when unknown, expired, or idle longer than
+   * auth.idle_timeout; an idle session is deleted, so it cannot come back.
+   */
   async fromCookie(sessionId: string | undefined): Promise<WebSession | null> {
     if (!sessionId || !/^[0-9a-f]{64}$/.test(sessionId)) return null;
     const record = await this.store.get(sessionId);
     if (!record || Date.parse(record.expires) <= this.now()) return null;
+    if (this.isIdle(record)) {
+      await this.store.delete(sessionId);
+      return null;
+    }
     return { ...record, id: sessionId };
   }
 
@@ -58,29 +86,86 @@ export class WebSessionService {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
-  /** The bearer for the index page: the current one, or a fresh one when it has run out. */
+  /**
+   * Records activity at `at` (default now). Written only when it moves lastActive on by the
+   * write interval, and only over the revision read, so it never resurrects a renewed session.
+   */
+  async noteActivity(session: WebSession, at = this.now()): Promise<void> {
+    if (this.idleTimeoutMs === 0) return;
+    const last = Date.parse(session.lastActive ?? session.created);
+    const moment = Math.min(at, this.now());
+    if (moment - last < activityWriteIntervalMs) return;
+    const current = await this.store.getWithRevision(session.id);
+    if (!current) return;
+    const record = { ...current.record, lastActive: iso(moment) };
+    await this.store.replace(session.id, record, current.revision);
+  }
+
+  /**
+   * The bearer for the index page: the current one, or a fresh one when it has run low. Writes
+   * name the revision read, so a session ended meanwhile (logout, renewal) is not brought back.
+   */
   async responseFor(session: WebSession): Promise<SessionResponse> {
-    let current = session;
-    if (Date.parse(session.bearerExpires) - this.now() < 60_000) {
-      current = {
-        ...session,
-        bearerToken: newSecret(),
-        bearerExpires: new Date(
-          Math.min(this.now() + bearerTtlMs, Date.parse(session.expires)),
-        ).toISOString(),
-      };
-      await this.store.put(session.id, current);
-    }
+    const threshold = Math.min(60_000, this.bearerTtlMs / 2);
+    if (Date.parse(session.bearerExpires) - this.now() >= threshold) return this.response(session);
+    const current = await this.store.getWithRevision(session.id);
+    if (!current) return this.response(session);
+    const next = {
+      ...current.record,
+      bearerToken: newSecret(),
+      bearerExpires: this.bearerExpiry(current.record),
+    };
+    const written = await this.store.replace(session.id, next, current.revision);
+    return this.response(written ? { ...next, id: session.id } : session);
+  }
+
+  /**
+   * Renewal issues a new session (id, cookie and bearer) with the same end: renewing never
+   * extends auth.session_ttl. The old one answers for a short grace, for requests already in
+   * flight, then is gone. It cannot be renewed again: the old record is marked over the
+   * revision read, so of two renewals racing only one wins and a session never forks.
+   */
+  async renew(session: WebSession): Promise<WebSession | null> {
+    const current = await this.store.getWithRevision(session.id);
+    if (!current || current.record.replacedAt) return null;
+    const now = this.now();
+    const graceEnd = Math.min(Date.parse(current.record.expires), now + renewGraceMs);
+    const retired = { ...current.record, replacedAt: iso(now), expires: iso(graceEnd) };
+    if (!(await this.store.replace(session.id, retired, current.revision))) return null;
+    const renewed: WebSession = {
+      ...current.record,
+      id: newSecret(),
+      bearerToken: newSecret(),
+      bearerExpires: this.bearerExpiry(current.record),
+    };
+    await this.store.put(renewed.id, renewed);
+    return renewed;
+  }
+
+  response(session: WebSession): SessionResponse {
     return {
       type: 'bearer',
-      token: current.bearerToken,
-      expires_in: Math.floor((Date.parse(current.bearerExpires) - this.now()) / 1000),
-      sessionExpires: current.expires,
-      sessionInactiveTimeout: 0,
+      token: session.bearerToken,
+      expires_in: Math.max(0, Math.round((Date.parse(session.bearerExpires) - this.now()) / 1000)),
+      sessionExpires: session.expires,
+      sessionInactiveTimeout: this.idleTimeoutMs,
     };
   }
 
   async end(sessionId: string): Promise<void> {
     await this.store.delete(sessionId);
+  }
+
+  endAllOf(user: string): Promise<number> {
+    return this.store.deleteAllOf(user);
+  }
+
+  private bearerExpiry(session: WebSessionRecord): string {
+    return iso(Math.min(this.now() + this.bearerTtlMs, Date.parse(session.expires)));
+  }
+
+  private isIdle(record: WebSessionRecord): boolean {
+    if (this.idleTimeoutMs === 0) return false;
+    return this.now() - Date.parse(record.lastActive ?? record.created) > this.idleTimeoutMs;
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Backend } from '../../backend/index.js';
+import { BackendError, type Backend } from '../../backend/index.js';
 
 /**
  * A signed-in browser. The cookie holds the session id; the store keys the record by the id's
@@ -12,6 +12,10 @@ export interface WebSessionRecord {
   bearerExpires: string;
   expires: string;
   created: string;
+  /** Last request that counted as activity (absent in sessions older than issue 3: `created`). */
+  lastActive?: string;
+  /** Set once the session was renewed: it lives on briefly for requests in flight, but not renews. */
+  replacedAt?: string;
 }
 
 const prefix = '/web_sessions/';
@@ -24,19 +28,54 @@ export class WebSessionStore {
   constructor(private readonly backend: Backend) {}
 
   async get(sessionId: string): Promise<WebSessionRecord | null> {
+    return (await this.getWithRevision(sessionId))?.record ?? null;
+  }
+
+  async getWithRevision(
+    sessionId: string,
+  ): Promise<{ record: WebSessionRecord; revision: string } | null> {
     const item = await this.backend.get(prefix + hashSessionId(sessionId));
-    return item ? (JSON.parse(item.value) as WebSessionRecord) : null;
+    return item
+      ? { record: JSON.parse(item.value) as WebSessionRecord, revision: item.revision }
+      : null;
   }
 
   async put(sessionId: string, record: WebSessionRecord): Promise<void> {
-    await this.backend.upsert({
-      key: prefix + hashSessionId(sessionId),
-      value: JSON.stringify(record),
-      expires: new Date(record.expires),
-    });
+    await this.backend.upsert(this.item(sessionId, record));
+  }
+
+  /** Writes only over the revision that was read: false when the session changed or went away. */
+  async replace(sessionId: string, record: WebSessionRecord, revision: string): Promise<boolean> {
+    try {
+      await this.backend.update(this.item(sessionId, record), revision);
+      return true;
+    } catch (error) {
+      if (error instanceof BackendError) return false;
+      throw error;
+    }
   }
 
   async delete(sessionId: string): Promise<void> {
     await this.backend.delete(prefix + hashSessionId(sessionId)).catch(() => undefined);
+  }
+
+  /** Ends every session of a user (after a password reset). Keys are hashes, so this scans. */
+  async deleteAllOf(user: string): Promise<number> {
+    const { items } = await this.backend.list({ prefix });
+    let ended = 0;
+    for (const item of items) {
+      if ((JSON.parse(item.value) as WebSessionRecord).user !== user) continue;
+      await this.backend.delete(item.key).catch(() => undefined);
+      ended++;
+    }
+    return ended;
+  }
+
+  private item(sessionId: string, record: WebSessionRecord) {
+    return {
+      key: prefix + hashSessionId(sessionId),
+      value: JSON.stringify(record),
+      expires: new Date(record.expires),
+    };
   }
 }

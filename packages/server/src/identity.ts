@@ -1,0 +1,97 @@
+import type { Backend } from './backend/index.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import { AccountService } from './modules/account/account.service.js';
+import { DevicesService } from './modules/account/devices.service.js';
+import type { AuditStore } from './modules/audit/index.js';
+import { LoginService } from './modules/auth/login.service.js';
+import { ChallengeStore } from './modules/mfa/challenges.store.js';
+import { SecondFactorService } from './modules/mfa/second-factor.service.js';
+import { WebauthnService } from './modules/mfa/webauthn.service.js';
+import { CompleteTokenService } from './modules/user-tokens/complete-token.service.js';
+import { UserTokensService } from './modules/user-tokens/user-tokens.service.js';
+import { UserTokensStore } from './modules/user-tokens/user-tokens.store.js';
+import { LockoutService } from './modules/users/lockout.service.js';
+import { PasswordHasher } from './modules/users/passwords.js';
+import { UsersService } from './modules/users/users.service.js';
+import { UsersStore } from './modules/users/users.store.js';
+import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
+import { WebSessionStore } from './modules/web-sessions/web-sessions.store.js';
+
+export interface IdentityDeps {
+  config: Config;
+  backend: Backend;
+  audit: AuditStore;
+  now?: Clock;
+}
+
+/**
+ * Every service of local identity, wired once: the app serves them and the admin CLI uses the
+ * same ones against the same storage, so both follow the same rules and emit the same events.
+ */
+export function buildIdentity({ config, backend, audit, now = systemClock }: IdentityDeps) {
+  const settings = config.auth;
+  const usersStore = new UsersStore(backend);
+  const users = new UsersService(usersStore, audit, now);
+  const passwords = new PasswordHasher();
+  const lockout = new LockoutService(backend, usersStore, settings.lockout, audit, now);
+  const sessions = new WebSessionService(new WebSessionStore(backend), {
+    sessionTtlMs: settings.sessionTtlMs,
+    bearerTtlMs: settings.bearerTtlMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    now,
+  });
+  const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
+  const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
+  const tokenStore = new UserTokensStore(backend, now);
+  const tokens = new UserTokensService({
+    store: tokenStore,
+    users: usersStore,
+    webauthn,
+    audit,
+    config,
+    now,
+  });
+  const login = new LoginService({
+    users: usersStore,
+    passwords,
+    lockout,
+    secondFactor,
+    webauthn,
+    sessions,
+    audit,
+    settings,
+  });
+  const completion = new CompleteTokenService({
+    store: tokenStore,
+    users: usersStore,
+    passwords,
+    webauthn,
+    login,
+    sessions,
+    audit,
+    settings,
+    now,
+  });
+  const account = new AccountService({
+    users: usersStore,
+    passwords,
+    login,
+    lockout,
+    secondFactor,
+    tokens,
+    audit,
+    settings,
+  });
+  const devices = new DevicesService({
+    users: usersStore,
+    tokens: tokenStore,
+    webauthn,
+    audit,
+    settings,
+    now,
+  });
+  return { users, passwords, lockout, sessions, tokens, login, completion, account, devices };
+}
+
+export type IdentityServices = ReturnType<typeof buildIdentity>;

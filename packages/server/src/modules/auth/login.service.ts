@@ -1,0 +1,173 @@
+import type { MfaChallenge, WebauthnAssertion } from '@postern/contracts';
+import type { AuthSettings } from '../../config/auth-config.js';
+import { accessDenied, badParameter } from '../../errors.js';
+import type { AuditStore } from '../audit/index.js';
+import { emitAudit, remoteAddr } from '../audit/emit.js';
+import { SecondFactorRejected, type SecondFactorService } from '../mfa/second-factor.service.js';
+import type { WebauthnService } from '../mfa/webauthn.service.js';
+import { lockedError, type LockoutService } from '../users/lockout.service.js';
+import { decodePassword, type PasswordHasher } from '../users/passwords.js';
+import type { UserCredentials, UserResource, UsersStore } from '../users/users.store.js';
+import type { WebSession, WebSessionService } from '../web-sessions/web-sessions.service.js';
+import type { RequestContext } from './session-cookie.js';
+
+export type LoginMethod = 'password' | 'password+otp' | 'password+webauthn' | 'passwordless';
+
+/** Every failed sign-in says only this (a lock says more), so nothing tells names apart. */
+export const invalidCredentials = () => accessDenied('invalid credentials');
+
+export interface LoginDeps {
+  users: UsersStore;
+  passwords: PasswordHasher;
+  lockout: LockoutService;
+  secondFactor: SecondFactorService;
+  webauthn: WebauthnService;
+  sessions: WebSessionService;
+  audit: AuditStore;
+  settings: AuthSettings;
+}
+
+/** Local sign-in: password and TOTP, password and WebAuthn, or a passkey alone. */
+export class LoginService {
+  constructor(private readonly deps: LoginDeps) {}
+
+  /** `POST sessions/web`: password plus an authenticator code (password alone when not required). */
+  async passwordLogin(
+    body: { user: string; pass: string; second_factor_token: string },
+    ctx: RequestContext,
+  ): Promise<WebSession> {
+    if (this.deps.settings.secondFactor === 'webauthn') {
+      throw accessDenied('this cluster accepts only hardware keys and passkeys as a second factor');
+    }
+    const password = decodePassword(body.pass, 'pass');
+    const method: LoginMethod =
+      this.deps.settings.secondFactor === 'off' ? 'password' : 'password+otp';
+    const { user, credentials } = await this.checkPassword(body.user, password, ctx, method);
+    if (!this.deps.secondFactor.required(credentials)) return this.signIn(user, 'password', ctx);
+    try {
+      await this.deps.secondFactor.verifyTotp(body.user, body.second_factor_token);
+    } catch (error) {
+      if (error instanceof SecondFactorRejected) {
+        return this.fail(body.user, true, method, ctx, error.message);
+      }
+      throw error;
+    }
+    return this.signIn(user, 'password+otp', ctx);
+  }
+
+  /** `POST mfa/login/begin`: checks the password and asks for the user's second factor. */
+  async begin(
+    body: { passwordless: true } | { user: string; pass: string },
+    ctx: RequestContext,
+  ): Promise<MfaChallenge> {
+    if ('passwordless' in body && body.passwordless) {
+      if (!this.deps.settings.allowPasswordless) {
+        throw badParameter('passwordless sign-in is disabled on this cluster');
+      }
+      const publicKey = await this.deps.webauthn.authenticationOptions({
+        user: '',
+        purpose: 'passwordless',
+        devices: [],
+      });
+      return { webauthn_challenge: { publicKey }, totp_challenge: false };
+    }
+    const { user, pass } = body as { user: string; pass: string };
+    const password = decodePassword(pass, 'pass');
+    const { credentials } = await this.checkPassword(user, password, ctx, 'password+webauthn');
+    if (!this.deps.secondFactor.required(credentials)) return { totp_challenge: false };
+    return this.deps.secondFactor.challengeFor(user, credentials, 'login');
+  }
+
+  /** `POST mfa/login/finishsession`: a key's answer to begin's challenge; no user for a passkey. */
+  async finish(
+    body: { user: string; webauthnAssertionResponse: WebauthnAssertion },
+    ctx: RequestContext,
+  ): Promise<WebSession> {
+    const expected = body.user || null;
+    const method: LoginMethod = expected ? 'password+webauthn' : 'passwordless';
+    if (!expected && !this.deps.settings.allowPasswordless) {
+      throw badParameter('passwordless sign-in is disabled on this cluster');
+    }
+    let name: string;
+    try {
+      ({ user: name } = await this.deps.secondFactor.verifyAssertion(
+        body.webauthnAssertionResponse,
+        { user: expected, purposes: [expected ? 'login' : 'passwordless'] },
+        ctx.origin,
+      ));
+    } catch (error) {
+      if (!(error instanceof SecondFactorRejected)) throw error;
+      const known = expected ? Boolean(await this.deps.users.get(expected)) : false;
+      return this.fail(expected ?? '', known, method, ctx, error.message);
+    }
+    const found = await this.deps.users.get(name);
+    if (!found) return this.fail(name, false, method, ctx, 'no such user');
+    await this.assertNotLocked(found.user, method, ctx);
+    return this.signIn(found.user, method, ctx);
+  }
+
+  /**
+   * Checks a user's password, counting a failure toward the lockout. An unknown name costs the
+   * same argon2 work as a wrong password and gets the same answer.
+   */
+  async checkPassword(
+    name: string,
+    password: string,
+    ctx: RequestContext,
+    method: LoginMethod,
+  ): Promise<{ user: UserResource; credentials: UserCredentials }> {
+    const found = await this.deps.users.get(name);
+    if (found) await this.assertNotLocked(found.user, method, ctx);
+    const credentials = found ? await this.deps.users.credentials(name) : { devices: [] };
+    const matches = await this.deps.passwords.verify(credentials.passwordHash, password);
+    if (!found || !matches) return this.fail(name, Boolean(found), method, ctx, 'invalid password');
+    return { user: found.user, credentials };
+  }
+
+  /** Records a failed attempt (audit, lockout count) and refuses it. */
+  async fail(
+    name: string,
+    known: boolean,
+    method: LoginMethod,
+    ctx: RequestContext,
+    reason: string,
+  ): Promise<never> {
+    const lockedUntil = known ? await this.deps.lockout.recordFailure(name, ctx.addr) : undefined;
+    await emitAudit(this.deps.audit, 'T1000W', {
+      ...(name ? { user: name } : {}),
+      method,
+      success: false,
+      error: reason,
+      ...remoteAddr(ctx.addr),
+    });
+    throw lockedUntil ? lockedError(lockedUntil) : invalidCredentials();
+  }
+
+  /** The end of every successful sign-in: the count starts again, an event, a new session. */
+  async signIn(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<WebSession> {
+    const name = user.metadata.name;
+    await this.deps.lockout.clearFailures(name);
+    await emitAudit(this.deps.audit, 'T1000I', {
+      user: name,
+      method,
+      success: true,
+      ...remoteAddr(ctx.addr),
+    });
+    return this.deps.sessions.create(name, user.spec.roles);
+  }
+
+  private async assertNotLocked(user: UserResource, method: LoginMethod, ctx: RequestContext) {
+    try {
+      this.deps.lockout.assertNotLocked(user);
+    } catch (error) {
+      await emitAudit(this.deps.audit, 'T1000W', {
+        user: user.metadata.name,
+        method,
+        success: false,
+        error: 'account locked',
+        ...remoteAddr(ctx.addr),
+      });
+      throw error;
+    }
+  }
+}

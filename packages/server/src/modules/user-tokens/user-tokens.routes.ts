@@ -1,0 +1,77 @@
+import {
+  apiPaths,
+  completeUserTokenRequestSchema,
+  createUserTokenRequestSchema,
+  registerChallengeRequestSchema,
+  type AclVerb,
+  type CompleteUserTokenResponse,
+  type RegisterChallenge,
+  type UserToken,
+  type UserTokenDetails,
+} from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import { accessDenied, notAuthenticated } from '../../errors.js';
+import { parseInput } from '../../plugins/validate.js';
+import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
+import type { WebSessionService } from '../web-sessions/web-sessions.service.js';
+import type { CompleteTokenService } from './complete-token.service.js';
+import type { UserTokensService } from './user-tokens.service.js';
+
+export interface UserTokensRoutesOptions {
+  tokens: UserTokensService;
+  completion: CompleteTokenService;
+  sessions: WebSessionService;
+  loginRateLimit: { max: number; timeWindow: number };
+}
+
+type TokenParams = { Params: { tokenId: string } };
+
+/** Invite and reset links (reference §1.12) and the token-scoped registration challenge. */
+export async function userTokensRoutes(app: FastifyInstance, options: UserTokensRoutesOptions) {
+  const { tokens, completion, sessions, loginRateLimit } = options;
+
+  // Access depends on the kind of link (an invite creates an account, a reset edits one), so the
+  // route asks for a session and the handler checks the verb.
+  app.post(
+    apiPaths.userTokens,
+    { config: { access: 'authenticated' } },
+    async (request): Promise<UserToken> => {
+      const identity = request.identity;
+      if (!identity) throw notAuthenticated();
+      const body = parseInput(createUserTokenRequestSchema, request.body);
+      const verb: AclVerb = body.type === 'invite' ? 'create' : 'edit';
+      if (!identity.acl.users[verb]) {
+        throw accessDenied(`access denied: ${verb} on users is not allowed`);
+      }
+      return tokens.create(body.name, body.type, body.ttl, identity.user, request.ip);
+    },
+  );
+
+  app.get<TokenParams>(
+    apiPaths.patterns.userToken,
+    { config: { access: 'public', rateLimit: loginRateLimit } },
+    async (request): Promise<UserTokenDetails> => tokens.details(request.params.tokenId),
+  );
+
+  app.put(
+    apiPaths.userTokens,
+    { config: { access: 'public', csrf: true, rateLimit: loginRateLimit } },
+    async (request, reply): Promise<CompleteUserTokenResponse> => {
+      const body = parseInput(completeUserTokenRequestSchema, request.body);
+      const session = await completion.complete(body, requestContext(request));
+      setSessionCookie(reply, session);
+      return { ...sessions.response(session), recovery: null, privateKeyPolicyEnabled: false };
+    },
+  );
+
+  app.post<TokenParams>(
+    apiPaths.patterns.mfaTokenRegisterChallenge,
+    {
+      config: { access: 'public', optionalIdentity: true, csrf: true, rateLimit: loginRateLimit },
+    },
+    async (request): Promise<RegisterChallenge> => {
+      const body = parseInput(registerChallengeRequestSchema, request.body);
+      return tokens.registerChallenge(request.params.tokenId, body, request.identity?.user ?? null);
+    },
+  );
+}

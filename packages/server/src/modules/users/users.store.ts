@@ -1,0 +1,150 @@
+import type { DeviceUsage } from '@postern/contracts';
+import {
+  AlreadyExistsError,
+  CompareFailedError,
+  NotFoundError,
+  type Backend,
+} from '../../backend/index.js';
+import { ApiError } from '../../errors.js';
+
+/** A user as a resource: what listing users shows. Secrets live apart, in UserCredentials. */
+export interface UserResource {
+  kind: 'user';
+  version: 'v2';
+  metadata: { name: string };
+  spec: {
+    roles: string[];
+    traits: { logins: string[]; [trait: string]: string[] };
+    authType: 'local';
+    createdAt: string;
+  };
+  status: { lockedUntil?: string; lockReason?: string };
+}
+
+export interface MfaDeviceRecord {
+  id: string;
+  name: string;
+  type: 'totp' | 'webauthn';
+  usage: DeviceUsage;
+  addedAt: string;
+  lastUsed: string;
+  /** The last accepted time step: a code of this step or an earlier one is refused (single use). */
+  totp?: { secret: string; lastUsedStep: number };
+  webauthn?: {
+    credentialId: string;
+    /** COSE public key, base64url. */
+    publicKey: string;
+    counter: number;
+    transports: string[];
+    userHandle: string;
+  };
+}
+
+/** Secrets of one user, under their own key so that listing users never reads a hash. */
+export interface UserCredentials {
+  passwordHash?: string;
+  devices: MfaDeviceRecord[];
+  /** The WebAuthn user handle (base64url), fixed for the user's life so passkeys find them. */
+  webauthnUserId?: string;
+}
+
+const usersPrefix = '/users/';
+const credentialsPrefix = '/user_credentials/';
+const handlesPrefix = '/webauthn_user_handles/';
+
+export class UsersStore {
+  constructor(private readonly backend: Backend) {}
+
+  async get(name: string): Promise<{ user: UserResource; revision: string } | null> {
+    const item = await this.backend.get(usersPrefix + name);
+    return item ? { user: JSON.parse(item.value) as UserResource, revision: item.revision } : null;
+  }
+
+  async list(): Promise<UserResource[]> {
+    const { items } = await this.backend.list({ prefix: usersPrefix });
+    return items.map((item) => JSON.parse(item.value) as UserResource);
+  }
+
+  async any(): Promise<boolean> {
+    const { items } = await this.backend.list({ prefix: usersPrefix, limit: 1 });
+    return items.length > 0;
+  }
+
+  async create(user: UserResource): Promise<void> {
+    try {
+      await this.backend.create({
+        key: usersPrefix + user.metadata.name,
+        value: JSON.stringify(user),
+      });
+    } catch (error) {
+      if (error instanceof AlreadyExistsError) {
+        throw new ApiError('already_exists', `user ${user.metadata.name} already exists`);
+      }
+      throw error;
+    }
+  }
+
+  /** Read-modify-write with the revision, retried when another writer got there first. */
+  async mutate(name: string, change: (user: UserResource) => UserResource): Promise<UserResource> {
+    return retryOnConflict(async () => {
+      const current = await this.get(name);
+      if (!current) throw new ApiError('not_found', `user ${name} not found`);
+      const next = change(structuredClone(current.user));
+      await this.backend.update(
+        { key: usersPrefix + name, value: JSON.stringify(next) },
+        current.revision,
+      );
+      return next;
+    });
+  }
+
+  async credentials(name: string): Promise<UserCredentials> {
+    const item = await this.backend.get(credentialsPrefix + name);
+    return item ? (JSON.parse(item.value) as UserCredentials) : { devices: [] };
+  }
+
+  /**
+   * Changes a user's credentials atomically: `change` sees the stored value and may throw to
+   * refuse. Checks that must not race (a TOTP step used once) belong inside `change`.
+   */
+  async mutateCredentials<T>(
+    name: string,
+    change: (credentials: UserCredentials) => { credentials: UserCredentials; result: T },
+  ): Promise<T> {
+    return retryOnConflict(async () => {
+      const key = credentialsPrefix + name;
+      const item = await this.backend.get(key);
+      const current = item ? (JSON.parse(item.value) as UserCredentials) : { devices: [] };
+      const { credentials, result } = change(structuredClone(current));
+      const value = JSON.stringify(credentials);
+      if (item) await this.backend.update({ key, value }, item.revision);
+      else await this.backend.create({ key, value });
+      return result;
+    });
+  }
+
+  async userForWebauthnHandle(handle: string): Promise<string | null> {
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(handle)) return null;
+    const item = await this.backend.get(handlesPrefix + handle);
+    return item ? (JSON.parse(item.value) as { user: string }).user : null;
+  }
+
+  async putWebauthnHandle(handle: string, user: string): Promise<void> {
+    await this.backend.upsert({ key: handlesPrefix + handle, value: JSON.stringify({ user }) });
+  }
+}
+
+/** Conditional writes lose to a concurrent writer now and then; a fresh read and retry settles it. */
+async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const lostRace =
+        error instanceof CompareFailedError ||
+        error instanceof NotFoundError ||
+        error instanceof AlreadyExistsError;
+      if (!lostRace || tries >= 5) throw error;
+    }
+  }
+}
