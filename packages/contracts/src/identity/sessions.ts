@@ -54,3 +54,10 @@ export type MfaLoginFinishRequest = z.input<typeof mfaLoginFinishRequestSchema>;
 
 /** `POST /v1/webapi/sessions/web/renew`: empty for now; access requests add fields later. */
 export const renewSessionRequestSchema = z.object({}).passthrough();
+
+/**
+ * Sent by the console's timer calls (status poll, renewal), which are not user activity: the
+ * user's last activity as the console recorded it (ms since the epoch), so the server's idle
+ * timeout follows key presses and pointer moves rather than background polling.
+ */
+export const lastActiveHeader = 'X-Postern-Last-Active';

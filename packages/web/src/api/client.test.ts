@@ -49,10 +49,13 @@ describe('API client requests', () => {
     await api.post('/a', { x: 1 });
     await api.put('/b', { y: 2 });
     await api.delete('/c');
+    await api.post('/d');
     expect(fetchStub.mock.calls.map(([, init]) => [init?.method, init?.body])).toEqual([
       ['POST', '{"x":1}'],
       ['PUT', '{"y":2}'],
-      ['DELETE', undefined],
+      // A JSON Content-Type with an empty body is refused by JSON body parsers.
+      ['DELETE', '{}'],
+      ['POST', '{}'],
     ]);
   });
 
@@ -155,6 +158,62 @@ describe('API client errors (spec §8)', () => {
     const abort = new DOMException('The operation was aborted.', 'AbortError');
     const err = await failure(() => Promise.reject(abort));
     expect(err).toBe(abort);
+  });
+
+  it('sends a call once more with the newer token onUnauthorized hands back', async () => {
+    const fetchStub = vi
+      .fn<typeof fetch>()
+      .mockResolvedValueOnce(json({ message: 'bad bearer token' }, { status: 401 }))
+      .mockResolvedValueOnce(json({ ok: true }))
+      .mockResolvedValueOnce(json({ message: 'bad bearer token' }, { status: 401 }))
+      .mockResolvedValueOnce(json({ message: 'bad bearer token' }, { status: 401 }));
+    const onUnauthorized = vi.fn(async () => 'bearer-2');
+    const api = createApiClient({
+      fetch: fetchStub,
+      csrfToken: () => '',
+      accessToken: () => 'bearer-1',
+      onUnauthorized,
+    });
+    await expect(api.post('/x', { a: 1 })).resolves.toEqual({ ok: true });
+    expect(requestOf(fetchStub, 1).headers.get('Authorization')).toBe('Bearer bearer-2');
+    expect(requestOf(fetchStub, 1).init.body).toBe('{"a":1}');
+    // Only once: a second 401 with the newer token is final.
+    await expect(api.get('/y')).rejects.toMatchObject({ status: 401 });
+    expect(fetchStub).toHaveBeenCalledTimes(4);
+    // The session's own calls never ask.
+    onUnauthorized.mockClear();
+    fetchStub.mockResolvedValueOnce(json({ message: 'gone' }, { status: 401 }));
+    await expect(api.get('/status', { skipSessionCheck: true })).rejects.toMatchObject({
+      status: 401,
+    });
+    expect(onUnauthorized).not.toHaveBeenCalled();
+  });
+
+  it('reports a 401 to an authenticated call to onUnauthorized, and still throws', async () => {
+    const onUnauthorized = vi.fn();
+    const respond = vi
+      .fn<() => Response>()
+      .mockReturnValueOnce(json({ message: 'you are not signed in' }, { status: 401 }))
+      .mockReturnValueOnce(json({ message: 'access denied' }, { status: 403 }));
+    let token: string | undefined = 'bearer-1';
+    const api = createApiClient({
+      fetch: vi.fn<typeof fetch>(async () => respond()),
+      csrfToken: () => '',
+      accessToken: () => token,
+      onUnauthorized,
+    });
+    await expect(api.get('/x')).rejects.toMatchObject({ status: 401 });
+    expect(onUnauthorized).toHaveBeenCalledWith(
+      expect.objectContaining({ status: 401 }),
+      'bearer-1',
+    );
+    await expect(api.get('/x')).rejects.toMatchObject({ status: 403 });
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    // Without a bearer (the public pages: login, invite) a 401 is just an answer.
+    token = undefined;
+    respond.mockReturnValueOnce(json({ message: 'invalid credentials' }, { status: 401 }));
+    await expect(api.post('/login', {})).rejects.toMatchObject({ message: 'invalid credentials' });
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
   });
 
   it('returns undefined for 204 No Content', async () => {

@@ -9,20 +9,37 @@ export interface ApiClientDeps {
   fetch: typeof fetch;
   csrfToken: () => string;
   accessToken: () => string | undefined;
+  /**
+   * Told about every 401 answer to a call that carried a bearer token: the one place where an
+   * expired or revoked session is noticed, whichever page made the call (reference pain #50431).
+   * It may answer with a newer token (the session was just renewed, here or in another tab, so
+   * the cookie already names the new session): the call is then sent once more with it.
+   */
+  onUnauthorized?: (
+    error: ApiError,
+    usedToken: string,
+  ) => Promise<string | undefined> | string | undefined;
 }
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** The session's own calls (renew, status, logout): a 401 is theirs to handle. */
+  skipSessionCheck?: boolean;
+  /** Headers beyond the standard ones, e.g. the session calls' last-activity report. */
+  headers?: Record<string, string>;
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
 
 export function createApiClient(deps: ApiClientDeps) {
-  function headers(json: boolean): Headers {
-    const result = new Headers({ Accept: 'application/json', 'X-CSRF-Token': deps.csrfToken() });
+  function headers(json: boolean, token: string | undefined, extra = {}): Headers {
+    const result = new Headers({
+      ...extra,
+      Accept: 'application/json',
+      'X-CSRF-Token': deps.csrfToken(),
+    });
     // Without an explicit Content-Type the browser writes the multipart boundary for FormData.
     if (json) result.set('Content-Type', 'application/json; charset=utf-8');
-    const token = deps.accessToken();
     if (token) result.set('Authorization', `Bearer ${token}`);
     return result;
   }
@@ -33,13 +50,15 @@ export function createApiClient(deps: ApiClientDeps) {
     body: BodyInit | undefined,
     json: boolean,
     options: RequestOptions = {},
+    retryToken?: string,
   ): Promise<unknown> {
+    const token = retryToken ?? deps.accessToken();
     let response: Response;
     try {
       response = await deps.fetch(url, {
         method,
         body,
-        headers: headers(json),
+        headers: headers(json, token, options.headers),
         mode: 'same-origin',
         credentials: 'same-origin',
         cache: 'no-store',
@@ -50,10 +69,23 @@ export function createApiClient(deps: ApiClientDeps) {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
       throw new Error('Network request failed');
     }
-    return readResponse(response, url);
+    try {
+      return await readResponse(response, url);
+    } catch (err) {
+      const unauthorized = token && err instanceof ApiError && err.status === 401;
+      if (!unauthorized || options.skipSessionCheck || !deps.onUnauthorized) throw err;
+      const fresh = await deps.onUnauthorized(err, token);
+      // A 401 comes from the access check, before the route runs: sending again is safe.
+      if (retryToken === undefined && fresh && fresh !== token) {
+        return send(method, url, body, json, options, fresh);
+      }
+      throw err;
+    }
   }
 
-  const jsonBody = (body: unknown) => (body === undefined ? undefined : JSON.stringify(body));
+  // Every call says its body is JSON (spec §7), so a mutation without one sends an empty object:
+  // a JSON Content-Type with an empty body is a 400 for most servers (ours included).
+  const jsonBody = (body: unknown) => JSON.stringify(body ?? {});
 
   return {
     get: (url: string, options?: RequestOptions) => send('GET', url, undefined, true, options),

@@ -1,13 +1,28 @@
-import { createApiClient } from './client';
+import { createApiClient, type ApiClientDeps } from './client';
 import { createCsrfReader, readStoredToken } from './credentials';
 
 export { ApiError } from './apiError';
 export type { ApiClient, RequestOptions } from './client';
 export { decode } from './decode';
 
+type UnauthorizedHandler = NonNullable<ApiClientDeps['onUnauthorized']>;
+let unauthorizedHandler: UnauthorizedHandler | undefined;
+
+/**
+ * Who hears about a 401 to an authenticated call: the running session (src/app/session) while
+ * the user is signed in, nobody otherwise. Returns a function that removes the handler.
+ */
+export function setUnauthorizedHandler(handler: UnauthorizedHandler): () => void {
+  unauthorizedHandler = handler;
+  return () => {
+    if (unauthorizedHandler === handler) unauthorizedHandler = undefined;
+  };
+}
+
 /** The client the console uses. Reads `fetch` at call time so tests can stub the global. */
 export const api = createApiClient({
   fetch: (input, init) => window.fetch(input, init),
   csrfToken: createCsrfReader(),
   accessToken: () => readStoredToken()?.accessToken,
+  onUnauthorized: (error, usedToken) => unauthorizedHandler?.(error, usedToken),
 });

@@ -41,6 +41,15 @@ const management = (section: Section) =>
 const ClustersPage = lazy(() =>
   import('../features/clusters/ClustersPage').then((m) => ({ default: m.ClustersPage })),
 );
+const AccountPage = lazy(() =>
+  import('../features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
+);
+const AccountPasswordPage = lazy(() =>
+  import('../features/account/AccountPage').then((m) => ({ default: m.AccountPasswordPage })),
+);
+const AccountTwoFactorPage = lazy(() =>
+  import('../features/account/AccountPage').then((m) => ({ default: m.AccountTwoFactorPage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
@@ -173,6 +182,24 @@ export const features: readonly Feature[] = [
     route: 'account',
     placement: { nav: 'topMenu' },
     flag: 'always',
+    page: AccountPage,
+  },
+  // The two parts of Account Settings have their own paths (spec §2), reached from its page.
+  {
+    id: 'accountPassword',
+    title: 'Account Settings',
+    route: 'accountPassword',
+    placement: { nav: 'none' },
+    flag: 'always',
+    page: AccountPasswordPage,
+  },
+  {
+    id: 'accountTwoFactor',
+    title: 'Account Settings',
+    route: 'accountMfaDevices',
+    placement: { nav: 'none' },
+    flag: 'always',
+    page: AccountTwoFactorPage,
   },
   {
     id: 'support',

@@ -13,7 +13,7 @@ const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as F
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Manage Clusters and Help & Support', () => {
+  it('shows only implemented features: Manage Clusters, Account Settings and Help & Support', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([]);
     expect(nav.sideNav.management).toEqual([
@@ -26,6 +26,7 @@ describe('buildNavigation with this build’s registry', () => {
       { id: 'Management', title: 'Management', to: '/web/clusters', exact: false },
     ]);
     expect(nav.topMenu).toEqual([
+      { id: 'account', title: 'Account Settings', to: '/web/account', exact: true },
       { id: 'support', title: 'Help & Support', to: '/web/support', exact: true },
     ]);
     expect(landingPath(nav)).toBe('/web/clusters');
@@ -35,8 +36,8 @@ describe('buildNavigation with this build’s registry', () => {
     const nav = buildNavigation(features, noFlags, 'root');
     expect(nav.sideNav.management).toEqual([]);
     expect(nav.topNav).toEqual([]);
-    expect(nav.topMenu.map((i) => i.title)).toEqual(['Help & Support']);
-    expect(landingPath(nav)).toBe('/web/support');
+    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+    expect(landingPath(nav)).toBe('/web/account');
   });
 
   it('lists every spec feature as data', () => {

@@ -1,5 +1,5 @@
 import { clientConfigSchema, emptyAcl } from '@postern/contracts';
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -26,10 +26,13 @@ function signIn() {
   });
 }
 
-function renderApp(path: string) {
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+function renderApp(path: string, respond: (url: string) => Response = () => json(clusterFixtures)) {
   vi.stubGlobal(
     'fetch',
-    vi.fn(async () => new Response(JSON.stringify(clusterFixtures), { status: 200 })),
+    vi.fn(async (url: string) => respond(url)),
   );
   const router = createMemoryRouter(appRoutes(), { initialEntries: [path] });
   render(<App router={router} config={config} />);
@@ -59,20 +62,46 @@ describe('public routes', () => {
     expect(screen.getByText(/close this tab and return to the terminal/)).toBeTruthy();
   });
 
-  it('the login page is a placeholder card', async () => {
+  it('the login page asks for username and password, without a session', async () => {
     renderApp('/web/login');
-    expect(await screen.findByText('Sign in')).toBeTruthy();
-    expect(screen.getByText(/not available in this build yet/)).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Sign in to Postern' })).toBeTruthy();
+    expect(screen.getByLabelText('Username')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Sign in' })).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('Sign in'));
   });
 
-  it.each(['/web/invite/tok1', '/web/reset/tok1/continue', '/web/msg/whatever'])(
-    '%s is 404 without asking for a session',
-    async (path) => {
-      renderApp(path);
-      expect(await screen.findByText('404 Not Found')).toBeTruthy();
-      expect(screen.getByText('The requested path could not be found.')).toBeTruthy();
-    },
-  );
+  it.each([
+    ['/web/invite/tok1', 'Invite', 'Welcome to Postern'],
+    ['/web/reset/tok1', 'Password Reset', 'Reset your password'],
+  ])('%s shows the %s screen without a session', async (path, title, heading) => {
+    const token = {
+      tokenId: 'tok1',
+      user: 'alice',
+      expiry: '2030-01-01T00:00:00Z',
+      type: 'invite',
+      qrCode: 'data:image/svg+xml;base64,PHN2Zy8+',
+      totpSecret: 'JBSWY3DPEHPK3PXP',
+    };
+    renderApp(path, (url) =>
+      url === '/v1/webapi/users/password/token/tok1' ? json(token) : json({}, 404),
+    );
+    expect(await screen.findByRole('heading', { name: heading })).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe(title));
+  });
+
+  it('/continue without the first step starts again at the first step', async () => {
+    const router = renderApp('/web/reset/tok1/continue', () =>
+      json({ error: { message: 'bad or expired token', code: 'not_found' } }, 404),
+    );
+    expect(await screen.findByText('This link is invalid or has expired.')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/reset/tok1');
+  });
+
+  it('/web/msg/whatever is 404 without asking for a session', async () => {
+    renderApp('/web/msg/whatever');
+    expect(await screen.findByText('404 Not Found')).toBeTruthy();
+    expect(screen.getByText('The requested path could not be found.')).toBeTruthy();
+  });
 });
 
 describe('private routes (signed in)', () => {
@@ -98,6 +127,23 @@ describe('private routes (signed in)', () => {
     },
   );
 
+  it.each([
+    ['/web/account', ['Change password', 'Two-factor devices']],
+    ['/web/account/password', ['Change password']],
+    ['/web/account/twofactor', ['Two-factor devices']],
+  ])('%s shows Account Settings', async (path, sections) => {
+    signIn();
+    renderApp(path, (url) =>
+      url === '/v1/webapi/mfa/devices' ? json([]) : json({ message: 'ok' }),
+    );
+    expect(await screen.findByRole('heading', { name: 'Account Settings', level: 2 })).toBeTruthy();
+    const headings = within(screen.getByRole('main'))
+      .getAllByRole('heading', { level: 3 })
+      .map((h) => h.textContent);
+    expect(headings).toEqual(sections);
+    await waitFor(() => expect(document.title).toBe('Account Settings'));
+  });
+
   it('paths outside /web go to /web', async () => {
     signIn();
     const router = renderApp('/somewhere');
@@ -113,6 +159,8 @@ describe('private routes (signed in)', () => {
     // `display: none`; the items are there all the same.
     const item = (name: string) => screen.findByRole('menuitem', { name, hidden: true });
     expect((await item('Help & Support')).getAttribute('href')).toBe('/web/support');
+    expect((await item('Account Settings')).getAttribute('href')).toBe('/web/account');
+    expect(await item('Logout')).toBeTruthy();
     await user.click(await item('Switch to dark theme'));
     await waitFor(() => expect(localStorage.getItem('grv_teleport_ui_theme')).toBe('dark'));
     expect(document.documentElement.getAttribute('data-mantine-color-scheme')).toBe('dark');

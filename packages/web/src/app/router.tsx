@@ -17,6 +17,9 @@ const MainLayout = lazy(() => import('./layouts/MainLayout'));
 const LoginPage = lazy(() =>
   import('../features/login/LoginPage').then((m) => ({ default: m.LoginPage })),
 );
+const UserTokenPage = lazy(() =>
+  import('../features/invite/UserTokenPage').then((m) => ({ default: m.UserTokenPage })),
+);
 
 const rootPrefix = `${routeTable.root.path}/`;
 /** Child routes of /web are relative: `/web/clusters/*` → `clusters/*`. */
@@ -29,13 +32,26 @@ const loginErrorRoutes: RouteName[] = [
   'loginErrorCallback',
   'loginErrorUnauthorized',
 ];
-// Public routes whose screens are not in this build: 404 without asking for a session.
-const pendingPublicRoutes: RouteName[] = [
-  'userInvite',
-  'userInviteContinue',
-  'userReset',
-  'userResetContinue',
-];
+/**
+ * Invite and reset (spec §2: one screen, two titles). The screen is the parent route, so it keeps
+ * its state (the new password) when the user moves on to `/continue`, which is its child.
+ */
+function userTokenRoute(
+  kind: 'invite' | 'reset',
+  start: RouteName,
+  next: RouteName,
+  title: string,
+): RouteObject {
+  return {
+    path: relative(start),
+    element: <UserTokenPage kind={kind} />,
+    handle: handle(title),
+    children: [
+      { index: true },
+      { path: routeTable[next].path.slice(routeTable[start].path.length + 1) },
+    ],
+  };
+}
 
 function featureRoute(feature: Feature & { page: NonNullable<Feature['page']> }): RouteObject {
   const Page = feature.page;
@@ -75,7 +91,8 @@ export function appRoutes(registry: readonly Feature[] = features): RouteObject[
               element: <LoginFailed />,
               handle: handle('Login Unsuccessful'),
             })),
-            ...pendingPublicRoutes.map((name) => ({ ...notFound, path: relative(name) })),
+            userTokenRoute('invite', 'userInvite', 'userInviteContinue', 'Invite'),
+            userTokenRoute('reset', 'userReset', 'userResetContinue', 'Password Reset'),
             { ...notFound, path: 'msg/*' },
           ],
         },

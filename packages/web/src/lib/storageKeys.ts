@@ -1,6 +1,6 @@
 /**
  * Every localStorage key the console uses, in one place (spec §9: keys prefixed `grv_teleport_`).
- * Clearing storage on logout must keep the theme and assist popup keys (spec §4).
+ * Clearing storage on logout must keep the theme and assist keys (spec §4).
  */
 export const storageKeys = {
   token: 'grv_teleport_token',
@@ -14,8 +14,9 @@ export const storageKeys = {
   enableTelemetry: 'enable-telemetry',
 } as const;
 
-/** Keys that survive a logout's storage clean-up (spec §4). */
+/** Keys that survive a logout's storage clean-up (spec §4): the theme and the assist settings. */
 export const keysKeptOnLogout: readonly string[] = [
   storageKeys.uiTheme,
   storageKeys.showAssistPopup,
+  storageKeys.assistViewMode,
 ];

@@ -1,21 +1,53 @@
-import { render, screen } from '@testing-library/react';
+import { act, render, screen } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
+import { readStoredToken, storeToken } from '../../api/credentials';
 import { TestTheme } from '../../test/render';
-import { SessionGate, useSessionToken } from './SessionGate';
+import { SessionGate, useSession, useSessionToken } from './SessionGate';
+import type { SessionController } from './sessionController';
 
 function Private() {
-  return <p>private page for {useSessionToken().accessToken}</p>;
+  const session = useSession();
+  return (
+    <>
+      <p>private page for {useSessionToken()?.accessToken}</p>
+      <button onClick={() => void session.logout()}>Logout</button>
+    </>
+  );
 }
 
-function renderGate(path: string, redirect: (url: string) => void) {
+function fakeController() {
+  let token = readStoredToken();
+  const listeners = new Set<() => void>();
+  const controller = {
+    start: vi.fn(),
+    stop: vi.fn(),
+    logout: vi.fn(async () => {
+      token = null;
+      listeners.forEach((l) => l());
+    }),
+    token: () => token,
+    subscribe: (l: () => void) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    check: vi.fn(),
+    checkIdle: vi.fn(),
+  } satisfies SessionController;
+  return controller;
+}
+
+function renderGate(
+  path: string,
+  redirect: (url: string) => void,
+  controller: SessionController = fakeController(),
+) {
   const router = createMemoryRouter(
     [
       {
         path: '*',
         element: (
-          <SessionGate redirect={redirect}>
+          <SessionGate redirect={redirect} createController={() => controller}>
             <Private />
           </SessionGate>
         ),
@@ -43,6 +75,25 @@ describe('SessionGate', () => {
     renderGate('/web/clusters', redirect);
     expect(screen.getByText('private page for abc')).toBeTruthy();
     expect(redirect).not.toHaveBeenCalled();
+  });
+
+  it('runs the session lifecycle while mounted, and hides the page once logged out', async () => {
+    storeToken({
+      accessToken: 'abc',
+      expiresIn: 600,
+      created: Date.now(),
+      sessionExpires: '',
+      sessionInactiveTimeout: 0,
+    });
+    const controller = fakeController();
+    const view = renderGate('/web/clusters', vi.fn(), controller);
+    expect(controller.start).toHaveBeenCalled();
+    await act(async () => screen.getByRole('button', { name: 'Logout' }).click());
+    expect(controller.logout).toHaveBeenCalled();
+    expect(screen.queryByText(/private page/)).toBeNull();
+    expect(screen.getByRole('status', { name: 'Signing out' })).toBeTruthy();
+    view.unmount();
+    expect(controller.stop).toHaveBeenCalled();
   });
 
   it('sends the browser to login with the current path and search as redirect_uri', () => {

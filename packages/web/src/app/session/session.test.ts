@@ -79,6 +79,32 @@ describe('startSession', () => {
     expect(later?.accessToken).toBe('tok-1');
   });
 
+  it('keeps a token another tab stored after this page was requested (it is newer)', () => {
+    const newer = {
+      accessToken: 'tok-renewed-elsewhere',
+      expiresIn: 600,
+      created: now + 500,
+      sessionExpires: '',
+      sessionInactiveTimeout: 0,
+    };
+    localStorage.setItem('grv_teleport_token', JSON.stringify(newer));
+    const doc = pageWithBearer(base64Json(loginResponse));
+    const token = startSession({ ...env(doc, now + 1000), pageStart: now });
+    expect(token?.accessToken).toBe('tok-renewed-elsewhere');
+    expect(readStoredToken()).toEqual(newer);
+    expect(doc.querySelector('meta[name="grv_bearer_token"]')).toBeNull();
+  });
+
+  it('replaces a token stored before this page was requested', () => {
+    const older = { accessToken: 'tok-old', expiresIn: 600, created: now - 1 };
+    localStorage.setItem(
+      'grv_teleport_token',
+      JSON.stringify({ ...older, sessionExpires: '', sessionInactiveTimeout: 0 }),
+    );
+    const doc = pageWithBearer(base64Json(loginResponse));
+    expect(startSession({ ...env(doc), pageStart: now })?.accessToken).toBe('tok-1');
+  });
+
   it('clears an expired token and reports no session', () => {
     startSession(env(pageWithBearer(base64Json(loginResponse))));
     expect(startSession(env(pageWithBearer(''), now + 600_000))).toBeNull();

@@ -1,14 +1,26 @@
-import { Text } from '@mantine/core';
-import { MessageCard } from '../../components/MessageCard';
+import { useSearchParams } from 'react-router';
+import { useClientConfig } from '../../app/clientConfig';
+import { safeRedirect } from '../../app/navigation';
+import { LoginView } from './LoginView';
+import { useLogin } from './useLogin';
 
 /**
- * Placeholder until web sign-in lands. It stays tiny on purpose: this chunk sets the login
- * route's bundle budget (bench/bundle-size.mjs).
+ * `/web/login`. This chunk (with its static imports) is what bench/bundle-size.mjs holds to the
+ * login route's budget: keep heavy dependencies out of it.
  */
 export function LoginPage() {
+  const { auth } = useClientConfig();
+  const [search] = useSearchParams();
+  // Only a same-origin path survives; anything else signs in to the default page.
+  const target = safeRedirect(search.get('redirect_uri'));
+  const { attempt, login, loginWithPasskey, loginWithProvider } = useLogin(target);
   return (
-    <MessageCard title="Sign in">
-      <Text ta="center">Sign-in is not available in this build yet.</Text>
-    </MessageCard>
+    <LoginView
+      auth={auth}
+      attempt={attempt}
+      onLogin={(values) => void login(values)}
+      onPasskey={() => void loginWithPasskey()}
+      onProvider={loginWithProvider}
+    />
   );
 }
