@@ -59,8 +59,9 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   await recordPublicUrl(backend, publicBaseUrl(config));
   const invite = await bootstrapFirstAdmin(backend, app.services, publicBaseUrl(config));
   if (invite) {
-    console.log(
-      `\nNo users yet. Open this one-time link to set up the first admin (valid until ${invite.expiry}):\n\n  ${invite.url}\n`,
+    // For the person at the terminal; stderr keeps stdout pure JSON for log shippers.
+    process.stderr.write(
+      `\nNo users yet. Open this one-time link to set up the first admin (valid until ${invite.expiry}):\n\n  ${invite.url}\n\n`,
     );
     logger.info({ inviteUrl: invite.url, expires: invite.expiry }, 'first admin invite created');
   }
