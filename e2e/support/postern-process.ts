@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,16 @@ export interface RunningPostern {
  * Starts the built `postern start` on a free port (`--web-addr 127.0.0.1:0`) with a fresh data
  * dir, and resolves once it logs the address it serves on.
  */
-export async function startPostern(extraArgs: string[] = []): Promise<RunningPostern> {
+export async function startPostern(
+  extraArgs: string[] = [],
+  options: { configYaml?: string } = {},
+): Promise<RunningPostern> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-'));
+  if (options.configYaml) {
+    const configFile = path.join(dataDir, 'postern.yaml');
+    await writeFile(configFile, options.configYaml);
+    extraArgs = ['--config', configFile, ...extraArgs];
+  }
   const child = spawn(
     process.execPath,
     [
