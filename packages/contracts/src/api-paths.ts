@@ -27,6 +27,15 @@ export const apiPaths = {
     `${apiPrefix}/mfa/token/${seg(tokenId)}/registerchallenge`,
   mfaTokenDevice: (tokenId: string, deviceName: string) =>
     `${apiPrefix}/mfa/token/${seg(tokenId)}/devices/${seg(deviceName)}`,
+  // Access control (issue 4).
+  roles: `${apiPrefix}/roles`,
+  role: (name: string) => `${apiPrefix}/roles/${seg(name)}`,
+  users: `${apiPrefix}/users`,
+  user: (name: string) => `${apiPrefix}/users/${seg(name)}`,
+  context: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/context`,
+  locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
+  lock: (clusterId: string, uuid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
@@ -34,6 +43,12 @@ export const apiPaths = {
     mfaTokenDevice: `${apiPrefix}/mfa/token/:tokenId/devices/:deviceName`,
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,
     eventsSearchSessions: `${apiPrefix}/sites/:clusterId/events/search/sessions`,
+    role: `${apiPrefix}/roles/:name`,
+    /** Beside `users/password/...`: static segments win, so the two never clash. */
+    user: `${apiPrefix}/users/:username`,
+    context: `${apiPrefix}/sites/:clusterId/context`,
+    locks: `${apiPrefix}/sites/:clusterId/locks`,
+    lock: `${apiPrefix}/sites/:clusterId/locks/:uuid`,
   },
   eventsSearch: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/events/search`,
   eventsSearchSessions: (clusterId: string) =>

@@ -10,7 +10,9 @@ export const errorCatalogue = {
   not_authenticated: 401,
   not_found: 404,
   already_exists: 409,
-  compare_failed: 412,
+  /** The resource changed since the caller read it (its revision moved): reload and reapply.
+   * A conflict like already_exists, told apart by the code. */
+  compare_failed: 409,
   limit_exceeded: 429,
   internal: 500,
 } as const;

@@ -44,4 +44,60 @@ describe('two proxies on one PostgreSQL', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().events).toEqual([expect.objectContaining({ user: 'pat', code: 'T1000I' })]);
   });
+
+  it('enforce a lock created through the other within a second (watch)', async () => {
+    const kim = await first.signIn(['access'], 'kim');
+    const sites = () => first.server.inject({ url: '/v1/webapi/sites', headers: kim });
+    expect((await sites()).statusCode).toBe(200);
+    const admin = await second.signIn(['editor'], 'root');
+    const created = await second.server.inject({
+      method: 'PUT',
+      url: '/v1/webapi/sites/test-cluster/locks',
+      headers: admin,
+      payload: { targets: { user: 'kim' }, message: 'incident 42' },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const res = await eventually(sites, (r) => r.statusCode === 403);
+    expect(res.json().error.message).toBe('locked: incident 42');
+  });
+
+  it('apply a role created through the other to sessions on this one', async () => {
+    const pat = await first.signIn(['lock-viewer'], 'pat');
+    const locks = () =>
+      first.server.inject({ url: '/v1/webapi/sites/test-cluster/locks', headers: pat });
+    expect((await locks()).statusCode).toBe(403);
+    const content = `kind: role
+version: v7
+metadata: {name: lock-viewer}
+spec:
+  allow:
+    rules: [{resources: [lock], verbs: [list, read]}]
+`;
+    const admin = await second.signIn(['editor'], 'root');
+    const res = await second.server.inject({
+      method: 'POST',
+      url: '/v1/webapi/roles',
+      headers: admin,
+      payload: { content },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    await eventually(locks, (r) => r.statusCode === 200);
+  });
+
+  it('seeded the preset roles once between them', async () => {
+    const { items } = await first.backend.list({ prefix: '/roles/' });
+    expect(items.map((item) => item.key)).toEqual(
+      expect.arrayContaining(['/roles/access', '/roles/auditor', '/roles/editor']),
+    );
+  });
 });
+
+/** Polls for up to a second: watch delivers across instances, not instantly. */
+async function eventually<T>(attempt: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 1000;
+  for (;;) {
+    const value = await attempt();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import { apiPrefix } from '@postern/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { buildAccessControl, type AccessControlServices } from './access-control.js';
 import type { Backend } from './backend/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/config.js';
@@ -11,6 +12,7 @@ import { installErrorHandler } from './plugins/error-handler.js';
 import { installRateLimit, perMinute } from './plugins/rate-limit.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
 import { webConsole } from './plugins/web-console.js';
+import { AccessResolver } from './modules/access/access-resolver.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -19,8 +21,14 @@ import { captureRoutes } from './modules/capture/capture.routes.js';
 import { clientConfigFor } from './modules/client-config/client-config.service.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
+import { UserContextService } from './modules/context/context.service.js';
+import { contextRoutes } from './modules/context/context.routes.js';
+import { LockWatcher } from './modules/locks/lock-watcher.js';
+import { locksRoutes } from './modules/locks/locks.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
+import { rolesRoutes } from './modules/roles/roles.routes.js';
 import { userTokensRoutes } from './modules/user-tokens/user-tokens.routes.js';
+import { usersAdminRoutes } from './modules/users/users-admin.routes.js';
 import type { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
 
 export interface AppDeps {
@@ -38,7 +46,15 @@ export interface AppDeps {
 
 export interface App {
   server: FastifyInstance;
-  services: { sessions: WebSessionService; clusters: ClustersService } & IdentityServices;
+  services: {
+    sessions: WebSessionService;
+    clusters: ClustersService;
+    /** Watched roles and users: what the guard computes each caller's access from. */
+    access: AccessResolver;
+    /** Watched locks: `lockFor`/`isLocked`, and a 'lock' event when one comes into force. */
+    lockWatcher: LockWatcher;
+  } & IdentityServices &
+    AccessControlServices;
   /** Every guarded route with the access it declared, for the route-table tests. */
   routes: DeclaredRoute[];
 }
@@ -54,33 +70,64 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   }) as unknown as FastifyInstance;
 
-  const identity = buildIdentity({ ...deps, now: deps.now ?? systemClock });
+  const now = deps.now ?? systemClock;
+  const watchError = (what: string) => (error: unknown) =>
+    server.log.warn({ err: error }, `watching ${what} failed; listing again`);
+  const lockWatcher = new LockWatcher(deps.backend, now, watchError('locks'));
+  const identity = buildIdentity({ ...deps, now, locks: lockWatcher });
+  const accessControl = buildAccessControl({ ...deps, now, identity });
   const { sessions } = identity;
   const clusters = new ClustersService(deps.config, deps.backend);
   // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
   void identity.passwords.dummyHash();
 
+  // Presets first, so the watched roles start with them; then every cache loads before serving.
+  await accessControl.roles.seedPresets();
+  const access = new AccessResolver(deps.backend, watchError('roles and users'));
+  await Promise.all([access.start(), lockWatcher.start()]);
+  server.addHook('onClose', async () => {
+    await Promise.all([access.close(), lockWatcher.close()]);
+  });
+
   installErrorHandler(server);
   await installSecurityHeaders(server);
   await server.register(cookie);
   await installRateLimit(server);
-  const routes = installAccessGuard(server, sessions, [`${apiPrefix}/`]);
+  const routes = installAccessGuard(server, { sessions, access, locks: lockWatcher }, [
+    `${apiPrefix}/`,
+  ]);
   installCsrfCheck(server);
 
   const loginRateLimit = perMinute(deps.config.auth.loginRateLimit);
   await server.register(pingRoutes, { config: deps.config });
   await server.register(authRoutes, { ...identity, audit: deps.audit, loginRateLimit });
-  await server.register(userTokensRoutes, { ...identity, loginRateLimit });
+  const { usersAdmin } = accessControl;
+  await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
   await server.register(accountRoutes, { ...identity, loginRateLimit });
   await server.register(clustersRoutes, { clusters });
-  await server.register(auditRoutes, { audit: deps.audit, clusterName: deps.config.clusterName });
+  const clusterName = deps.config.clusterName;
+  await server.register(auditRoutes, { audit: deps.audit, clusterName });
+  const context = new UserContextService({ clusters, roleNames: () => access.roleNames() });
+  await server.register(contextRoutes, { context, clusterName });
+  await server.register(rolesRoutes, accessControl);
+  await server.register(usersAdminRoutes, accessControl);
+  await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
   await server.register(captureRoutes);
   await server.register(webConsole, {
     distDir: deps.webDistDir,
     sessions,
     clientConfig: () => clientConfigFor(deps.config),
+    locked: (session) =>
+      lockWatcher.isLocked({
+        user: session.user,
+        roles: access.resolve(session.user, session.roles).roles,
+      }),
   });
 
   await server.ready();
-  return { server, services: { ...identity, clusters }, routes };
+  return {
+    server,
+    services: { ...identity, ...accessControl, clusters, access, lockWatcher },
+    routes,
+  };
 }

@@ -5,6 +5,7 @@ import { AccountService } from './modules/account/account.service.js';
 import { DevicesService } from './modules/account/devices.service.js';
 import type { AuditStore } from './modules/audit/index.js';
 import { LoginService } from './modules/auth/login.service.js';
+import type { LockView } from './modules/locks/lock-watcher.js';
 import { ChallengeStore } from './modules/mfa/challenges.store.js';
 import { SecondFactorService } from './modules/mfa/second-factor.service.js';
 import { WebauthnService } from './modules/mfa/webauthn.service.js';
@@ -12,6 +13,7 @@ import { CompleteTokenService } from './modules/user-tokens/complete-token.servi
 import { UserTokensService } from './modules/user-tokens/user-tokens.service.js';
 import { UserTokensStore } from './modules/user-tokens/user-tokens.store.js';
 import { LockoutService } from './modules/users/lockout.service.js';
+import { RolesStore } from './modules/roles/roles.store.js';
 import { PasswordHasher } from './modules/users/passwords.js';
 import { UsersService } from './modules/users/users.service.js';
 import { UsersStore } from './modules/users/users.store.js';
@@ -22,6 +24,8 @@ export interface IdentityDeps {
   config: Config;
   backend: Backend;
   audit: AuditStore;
+  /** The locks in force: sign-in refuses a locked user. */
+  locks: LockView;
   now?: Clock;
 }
 
@@ -29,10 +33,9 @@ export interface IdentityDeps {
  * Every service of local identity, wired once: the app serves them and the admin CLI uses the
  * same ones against the same storage, so both follow the same rules and emit the same events.
  */
-export function buildIdentity({ config, backend, audit, now = systemClock }: IdentityDeps) {
+export function buildIdentity({ config, backend, audit, locks, now = systemClock }: IdentityDeps) {
   const settings = config.auth;
   const usersStore = new UsersStore(backend);
-  const users = new UsersService(usersStore, audit, now);
   const passwords = new PasswordHasher();
   const lockout = new LockoutService(backend, usersStore, settings.lockout, audit, now);
   const sessions = new WebSessionService(new WebSessionStore(backend), {
@@ -41,9 +44,20 @@ export function buildIdentity({ config, backend, audit, now = systemClock }: Ide
     idleTimeoutMs: settings.idleTimeoutMs,
     now,
   });
+  const tokenStore = new UserTokensStore(backend, now);
+  const users = new UsersService({
+    store: usersStore,
+    roles: new RolesStore(backend),
+    audit,
+    now,
+    removal: {
+      endSessions: (name) => sessions.endAllOf(name),
+      deleteLinks: (name) => tokenStore.deleteLinksOf(name),
+      clearFailures: (name) => lockout.clearFailures(name),
+    },
+  });
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
   const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
-  const tokenStore = new UserTokensStore(backend, now);
   const tokens = new UserTokensService({
     store: tokenStore,
     users: usersStore,
@@ -61,6 +75,7 @@ export function buildIdentity({ config, backend, audit, now = systemClock }: Ide
     sessions,
     audit,
     settings,
+    locks,
   });
   const completion = new CompleteTokenService({
     store: tokenStore,

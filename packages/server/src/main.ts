@@ -1,20 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
-import { openAdminContext, type AdminContext } from './cli/admin-context.js';
-import { usersAdd, usersList, usersReset, usersUnlock } from './cli/users.commands.js';
+import { withStorageFlags } from './cli/program.js';
+import { addLocksCommands, addResourceCommands, addUsersCommands } from './cli/register.js';
 import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
 import { ApiError } from './errors.js';
 import { startServer } from './start.js';
 import { serverVersion } from './version.js';
-
-/** The flags every command that touches storage shares, so admin commands find a running server's data. */
-function withStorageFlags(command: Command): Command {
-  return command
-    .option('-c, --config <file>', 'YAML config file (see docs/configuration.md)')
-    .option(
-      '-d, --data-dir <dir>',
-      'where state, audit log and TLS files live (default ./postern-data)',
-    );
-}
 
 export function buildCli(): Command {
   const program = new Command('postern')
@@ -57,49 +47,9 @@ export function buildCli(): Command {
     });
 
   addUsersCommands(program);
+  addResourceCommands(program);
+  addLocksCommands(program);
   return program;
-}
-
-/** Runs an admin command against the storage the flags name, closing it afterwards. */
-async function withAdmin(flags: ConfigFlags, run: (ctx: AdminContext) => Promise<unknown>) {
-  const ctx = await openAdminContext(flags);
-  try {
-    await run(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
-
-function addUsersCommands(program: Command): void {
-  const users = program.command('users').description('manage local users');
-  const print = (line: string) => console.log(line);
-  type UserFlags = ConfigFlags & { roles: string; logins?: string; ttl?: string };
-
-  withStorageFlags(users.command('add <name>'))
-    .description('create a user and print a one-time invite link')
-    .requiredOption('--roles <roles>', 'comma-separated role names, for example editor,access')
-    .option('--logins <logins>', 'comma-separated OS logins the user may use')
-    .option('--ttl <duration>', 'how long the link works (default 1h, at most 48h)')
-    .action((name: string, flags: UserFlags) =>
-      withAdmin(flags, (ctx) => usersAdd(ctx, name, flags, print)),
-    );
-
-  withStorageFlags(users.command('reset <name>'))
-    .description('print a one-time link that sets a new password and second factor')
-    .option('--ttl <duration>', 'how long the link works (default 1h, at most 48h)')
-    .action((name: string, flags: UserFlags) =>
-      withAdmin(flags, (ctx) => usersReset(ctx, name, flags, print)),
-    );
-
-  withStorageFlags(users.command('unlock <name>'))
-    .description('end a lock after too many failed sign-ins')
-    .action((name: string, flags: ConfigFlags) =>
-      withAdmin(flags, (ctx) => usersUnlock(ctx, name, print)),
-    );
-
-  withStorageFlags(users.command('ls'))
-    .description('list users with their roles and lock state')
-    .action((flags: ConfigFlags) => withAdmin(flags, (ctx) => usersList(ctx, print)));
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -29,6 +29,11 @@ export const auditCatalogue = {
   T2004I: { type: 'session.end', desc: 'Session Ended' },
   T6000I: { type: 'reset_password_token.create', desc: 'Invite or Reset Token Created' },
   T6002I: { type: 'privilege_token.create', desc: 'Privilege Token Created' },
+  T9000I: { type: 'role.created', desc: 'User Role Created' },
+  T9001I: { type: 'role.deleted', desc: 'User Role Deleted' },
+  T9002I: { type: 'role.updated', desc: 'User Role Updated' },
+  TLK00I: { type: 'lock.created', desc: 'Lock Created' },
+  TLK01I: { type: 'lock.deleted', desc: 'Lock Deleted' },
   TDP01I: { type: 'windows.desktop.session.end', desc: 'Windows Desktop Session Ended' },
   TPOS001I: { type: 'postern.start', desc: 'Postern Started' },
   // Codes the reference has no equivalent for live in our own TPOS range.

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { buildAccessControl, type AccessControlServices } from '../access-control.js';
 import { openBackend, type Backend } from '../backend/index.js';
+import { systemClock } from '../clock.js';
 import { ConfigError, resolveConfig, type Config, type ConfigFlags } from '../config/config.js';
 import { publicBaseUrl } from '../config/public-url.js';
 import { buildIdentity, type IdentityServices } from '../identity.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { recordedPublicUrl } from '../modules/bootstrap/first-admin.js';
+import { LockWatcher } from '../modules/locks/lock-watcher.js';
 
 /** What an admin command works with: the same storage and services a running server uses. */
 export interface AdminContext {
@@ -12,6 +15,7 @@ export interface AdminContext {
   backend: Backend;
   audit: AuditStore;
   identity: IdentityServices;
+  access: AccessControlServices;
   /** Base of the links printed: the address the server announced, else the configured one. */
   baseUrl: string;
   close(): Promise<void>;
@@ -30,13 +34,19 @@ export async function openAdminContext(flags: ConfigFlags): Promise<AdminContext
   }
   const backend = await openBackend(config.storage);
   const audit = await openAuditStore(config.audit, config.clusterName);
-  const identity = buildIdentity({ config, backend, audit });
+  // Commands never sign anyone in, so the lock watcher is never started (it refuses if asked).
+  const locks = new LockWatcher(backend, systemClock);
+  const identity = buildIdentity({ config, backend, audit, locks });
+  const access = buildAccessControl({ backend, audit, now: systemClock, identity });
+  // A command run before the first start still finds the preset roles (create if missing).
+  await access.roles.seedPresets();
   const baseUrl = (await recordedPublicUrl(backend)) ?? publicBaseUrl(config);
   return {
     config,
     backend,
     audit,
     identity,
+    access,
     baseUrl,
     async close() {
       await audit.close();

@@ -3,19 +3,20 @@ import { userNameSchema } from '@postern/contracts';
 import { ConfigError } from '../config/config.js';
 import { userTokenUrl } from '../modules/user-tokens/user-tokens.service.js';
 import type { AdminContext } from './admin-context.js';
+import { printTable, type Print } from './table.js';
 
-export type Print = (line: string) => void;
+export type { Print };
 
 /** Who audit events name for commands run on the host: the OS account, marked as the CLI. */
 export const cliActor = () => `cli:${safeUserName()}`;
 
-const list = (text: string | undefined) =>
+export const list = (text: string | undefined) =>
   (text ?? '')
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
 
-function checkName(name: string): string {
+export function checkName(name: string): string {
   const parsed = userNameSchema.safeParse(name);
   if (!parsed.success)
     throw new ConfigError(`user name '${name}' ${parsed.error.issues[0]?.message}`);
@@ -79,11 +80,38 @@ export async function usersList(ctx: AdminContext, print: Print): Promise<void> 
     user.spec.roles.join(','),
     ctx.identity.users.isLocked(user) ? `until ${user.status.lockedUntil}` : 'no',
   ]);
-  const table = [['NAME', 'ROLES', 'LOCKED'], ...rows];
-  const widths = [0, 1].map((column) => Math.max(...table.map((row) => row[column]!.length)));
-  for (const row of table) {
-    print(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}`.trimEnd());
+  printTable(['NAME', 'ROLES', 'LOCKED'], rows, print);
+}
+
+/** `postern users update NAME --set-roles a,b [--set-logins x,y]`: replaces roles or logins. */
+export async function usersUpdate(
+  ctx: AdminContext,
+  name: string,
+  options: { setRoles?: string; setLogins?: string },
+  print: Print,
+): Promise<void> {
+  if (options.setRoles === undefined && options.setLogins === undefined) {
+    throw new ConfigError('nothing to change: pass --set-roles and/or --set-logins');
   }
+  const roles = options.setRoles === undefined ? undefined : list(options.setRoles);
+  if (roles?.length === 0) {
+    throw new ConfigError('--set-roles needs at least one role, for example --set-roles access');
+  }
+  await ctx.identity.users.update(
+    {
+      name: checkName(name),
+      ...(roles ? { roles } : {}),
+      ...(options.setLogins === undefined ? {} : { traits: { logins: list(options.setLogins) } }),
+    },
+    cliActor(),
+  );
+  print(`User ${name} has been updated.`);
+}
+
+/** `postern users rm NAME`: deletes the user, their secrets, sessions and links. */
+export async function usersRemove(ctx: AdminContext, name: string, print: Print): Promise<void> {
+  await ctx.identity.users.remove(checkName(name), cliActor());
+  print(`User ${name} has been deleted.`);
 }
 
 function safeUserName(): string {

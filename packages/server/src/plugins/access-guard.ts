@@ -1,7 +1,11 @@
 import type { AclArea, AclVerb, UserAcl } from '@postern/contracts';
+import { lastActiveHeader } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, notAuthenticated } from '../errors.js';
-import { aclForRoles } from '../modules/access/provisional-acl.js';
+import type { AccessResolver } from '../modules/access/access-resolver.js';
+import type { Actor } from '../modules/access/actor.js';
+import { lockMessage, type LockView } from '../modules/locks/lock-watcher.js';
+import type { RoleSet } from '../modules/rbac/index.js';
 import type {
   WebSession,
   WebSessionService,
@@ -16,6 +20,10 @@ export type RouteAccess = 'public' | 'authenticated' | { area: AclArea; verb: Ac
 export interface Identity {
   user: string;
   roles: string[];
+  /** Internal trait names (`logins`, `db_users`…), from the user's record. */
+  traits: Record<string, string[]>;
+  authType: 'local' | 'sso';
+  roleSet: RoleSet;
   acl: UserAcl;
   session: WebSession;
 }
@@ -30,6 +38,8 @@ declare module 'fastify' {
      * so it does not hold off auth.idle_timeout, unless the console reports its last activity.
      */
     passive?: boolean;
+    /** Answers a locked user too: signing out must stay possible while a lock is in force. */
+    allowLocked?: boolean;
   }
   interface FastifyRequest {
     identity: Identity | null;
@@ -38,7 +48,7 @@ declare module 'fastify' {
 
 export const sessionCookieName = '__Host-session';
 /** Milliseconds since the epoch of the user's last activity, as the console recorded it. */
-export const lastActiveHeaderName = 'x-postern-last-active';
+export const lastActiveHeaderName = lastActiveHeader.toLowerCase();
 
 export interface DeclaredRoute {
   method: string;
@@ -46,12 +56,21 @@ export interface DeclaredRoute {
   access: RouteAccess;
 }
 
+export interface GuardDeps {
+  sessions: WebSessionService;
+  /** Roles and traits to RoleSet and ACL, from the watched roles and users. */
+  access: Pick<AccessResolver, 'resolve'>;
+  /** The locks in force, from the watched locks. */
+  locks: LockView;
+}
+
 /** Installs the guard and returns the live list of guarded routes (the route-table test walks it). */
 export function installAccessGuard(
   app: FastifyInstance,
-  sessions: WebSessionService,
+  deps: GuardDeps,
   guardedPrefixes: string[],
 ): DeclaredRoute[] {
+  const { sessions } = deps;
   const declared: DeclaredRoute[] = [];
   app.decorateRequest('identity', null);
 
@@ -66,14 +85,18 @@ export function installAccessGuard(
   });
 
   app.addHook('onRequest', async (request) => {
-    const { access, optionalIdentity, passive } = request.routeOptions.config;
+    const { access, optionalIdentity, passive, allowLocked } = request.routeOptions.config;
     if (!access) return;
     if (access === 'public') {
-      if (optionalIdentity) request.identity = await identify(request, sessions);
+      if (optionalIdentity) request.identity = await identify(request, deps);
       return;
     }
-    request.identity = await identify(request, sessions);
+    request.identity = await identify(request, deps);
     if (!request.identity) throw notAuthenticated();
+    // A lock on the user or one of their roles stops every call, on every proxy (watched).
+    const { user, roles } = request.identity;
+    const lock = allowLocked ? undefined : deps.locks.lockFor({ user, roles });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     await sessions.noteActivity(request.identity.session, activityTime(request, passive));
     if (access === 'authenticated') return;
     const granted = request.identity.acl[access.area] as unknown as Record<AclVerb, boolean>;
@@ -85,15 +108,23 @@ export function installAccessGuard(
 }
 
 /** Cookie names the session; the bearer header proves the caller is our console, not a CSRF. */
-async function identify(
-  request: FastifyRequest,
-  sessions: WebSessionService,
-): Promise<Identity | null> {
+async function identify(request: FastifyRequest, deps: GuardDeps): Promise<Identity | null> {
+  const { sessions } = deps;
   const session = await sessions.fromCookie(request.cookies[sessionCookieName]);
   if (!session) return null;
   const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
   if (!sessions.bearerMatches(session, bearer)) return null;
-  return { user: session.user, roles: session.roles, acl: aclForRoles(session.roles), session };
+  const { roles, traits, authType, roleSet, acl } = deps.access.resolve(
+    session.user,
+    session.roles,
+  );
+  return { user: session.user, roles, traits, authType, roleSet, acl, session };
+}
+
+/** The signed-in caller as services see them (routes that declare access have one). */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.identity) throw notAuthenticated();
+  return { name: request.identity.user, roleSet: request.identity.roleSet };
 }
 
 /** Now for ordinary requests; for passive ones, the console's reported last activity, if any. */

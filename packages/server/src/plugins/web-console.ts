@@ -4,7 +4,10 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { clientConfigGlobal, webPaths, type ClientConfigInput } from '@postern/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WebSessionService } from '../modules/web-sessions/web-sessions.service.js';
+import type {
+  WebSession,
+  WebSessionService,
+} from '../modules/web-sessions/web-sessions.service.js';
 import { consoleNotBuiltPage, renderIndex } from '../web/index-page.js';
 import { sessionCookieName } from './access-guard.js';
 import { csrfCookieName } from './csrf.js';
@@ -14,6 +17,8 @@ export interface WebConsoleOptions {
   distDir: string;
   sessions: WebSessionService;
   clientConfig: () => ClientConfigInput;
+  /** True while a lock is in force on the session's user: the page then hands out no bearer. */
+  locked?: (session: WebSession) => boolean;
 }
 
 const immutable = 'public, max-age=31536000, immutable';
@@ -55,7 +60,9 @@ export async function webConsole(app: FastifyInstance, options: WebConsoleOption
     if (!template) return reply.status(503).send(consoleNotBuiltPage);
     const csrfToken = csrfTokenFor(request);
     reply.setCookie(csrfCookieName, csrfToken, secureCookie);
-    const session = await options.sessions.fromCookie(request.cookies[sessionCookieName]);
+    const found = await options.sessions.fromCookie(request.cookies[sessionCookieName]);
+    // A locked user's page loads signed out, so the console shows sign-in (which says why).
+    const session = found && !options.locked?.(found) ? found : null;
     const bearer = session ? await options.sessions.responseFor(session) : undefined;
     // Loading a page is activity: it keeps an idle timeout from ending the session.
     if (session) await options.sessions.noteActivity(session);

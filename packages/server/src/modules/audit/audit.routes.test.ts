@@ -121,12 +121,30 @@ describe('GET events/search/sessions', () => {
     expect(body.events.every((event) => event.event === 'session.end')).toBe(true);
   });
 
-  it('needs recordedSessions list, which an access-only user lacks', async () => {
-    const headers = await app.signIn(['access'], 'ann');
+  it('needs recordedSessions list, which an editor lacks', async () => {
+    const headers = await app.signIn(['editor'], 'eddie');
     const res = await app.server.inject({
       url: `/v1/webapi/sites/test-cluster/events/search/sessions?${range}`,
       headers,
     });
     expect(res.statusCode).toBe(403);
+  });
+
+  it('shows an access-only user just the sessions they took part in', async () => {
+    await app.audit.emit({
+      event: 'session.end',
+      code: 'T2004I',
+      user: 'ann',
+      participants: ['ann', 'bob'],
+      time: at(50),
+      sid: 'ann-1',
+    });
+    const headers = await app.signIn(['access'], 'ann');
+    const res = await app.server.inject({
+      url: `/v1/webapi/sites/test-cluster/events/search/sessions?${range}`,
+      headers,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().events.map((event: { sid: string }) => event.sid)).toEqual(['ann-1']);
   });
 });

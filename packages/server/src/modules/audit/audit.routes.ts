@@ -1,7 +1,9 @@
 import { apiPaths, auditSearchQuerySchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
+import { actorOf } from '../../plugins/access-guard.js';
 import { parseInput } from '../../plugins/validate.js';
+import { visible } from '../access/actor.js';
 import type { AuditStore } from './index.js';
 
 interface AuditRoutesOptions {
@@ -22,7 +24,8 @@ export async function auditRoutes(
     async (request) => {
       resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(auditSearchQuerySchema, request.query);
-      return audit.search(query);
+      const page = await audit.search(query);
+      return { ...page, events: visible(actorOf(request), 'event', page.events) };
     },
   );
 
@@ -32,7 +35,11 @@ export async function auditRoutes(
     async (request) => {
       resolveClusterId(request.params.clusterId, clusterName);
       const { eventTypes: _ignored, ...query } = parseInput(auditSearchQuerySchema, request.query);
-      return audit.searchSessionEvents(query);
+      const page = await audit.searchSessionEvents(query);
+      // Each recording is checked itself: the preset access role sees only sessions it took part
+      // in (`contains(session.participants, user.metadata.name)`). A page may come back short;
+      // its startKey still leads on.
+      return { ...page, events: visible(actorOf(request), 'session', page.events) };
     },
   );
 }

@@ -66,9 +66,10 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     },
   );
 
+  // A locked user may still sign out.
   app.delete(
     apiPaths.webSession,
-    { config: { access: 'authenticated' } },
+    { config: { access: 'authenticated', allowLocked: true } },
     async (request, reply) => {
       const { user, session } = identityOf(request);
       await sessions.end(session.id);

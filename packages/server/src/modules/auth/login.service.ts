@@ -4,6 +4,7 @@ import { accessDenied, badParameter } from '../../errors.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit, remoteAddr } from '../audit/emit.js';
 import { SecondFactorRejected, type SecondFactorService } from '../mfa/second-factor.service.js';
+import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { WebauthnService } from '../mfa/webauthn.service.js';
 import { lockedError, type LockoutService } from '../users/lockout.service.js';
 import { decodePassword, type PasswordHasher } from '../users/passwords.js';
@@ -25,6 +26,7 @@ export interface LoginDeps {
   sessions: WebSessionService;
   audit: AuditStore;
   settings: AuthSettings;
+  locks: LockView;
 }
 
 /** Local sign-in: password and TOTP, password and WebAuthn, or a passkey alone. */
@@ -143,9 +145,25 @@ export class LoginService {
     throw lockedUntil ? lockedError(lockedUntil) : invalidCredentials();
   }
 
-  /** The end of every successful sign-in: the count starts again, an event, a new session. */
+  /**
+   * The end of every successful sign-in: the count starts again, an event, a new session. A lock
+   * on the user or a role of theirs is checked here, once they proved who they are, so the lock's
+   * message is never shown to someone who merely typed the name.
+   */
   async signIn(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<WebSession> {
     const name = user.metadata.name;
+    const lock = this.deps.locks.lockFor({ user: name, roles: user.spec.roles });
+    if (lock) {
+      const message = `your account is locked: ${lockMessage(lock)}`;
+      await emitAudit(this.deps.audit, 'T1000W', {
+        user: name,
+        method,
+        success: false,
+        error: message,
+        ...remoteAddr(ctx.addr),
+      });
+      throw accessDenied(message);
+    }
     await this.deps.lockout.clearFailures(name);
     await emitAudit(this.deps.audit, 'T1000I', {
       user: name,

@@ -11,8 +11,10 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, notAuthenticated } from '../../errors.js';
+import { actorOf } from '../../plugins/access-guard.js';
 import { parseInput } from '../../plugins/validate.js';
 import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
+import type { UsersAdminService } from '../users/users-admin.service.js';
 import type { WebSessionService } from '../web-sessions/web-sessions.service.js';
 import type { CompleteTokenService } from './complete-token.service.js';
 import type { UserTokensService } from './user-tokens.service.js';
@@ -21,6 +23,7 @@ export interface UserTokensRoutesOptions {
   tokens: UserTokensService;
   completion: CompleteTokenService;
   sessions: WebSessionService;
+  usersAdmin: Pick<UsersAdminService, 'assertMayIssueLink'>;
   loginRateLimit: { max: number; timeWindow: number };
 }
 
@@ -28,7 +31,7 @@ type TokenParams = { Params: { tokenId: string } };
 
 /** Invite and reset links (reference §1.12) and the token-scoped registration challenge. */
 export async function userTokensRoutes(app: FastifyInstance, options: UserTokensRoutesOptions) {
-  const { tokens, completion, sessions, loginRateLimit } = options;
+  const { tokens, completion, sessions, usersAdmin, loginRateLimit } = options;
 
   // Access depends on the kind of link (an invite creates an account, a reset edits one), so the
   // route asks for a session and the handler checks the verb.
@@ -43,6 +46,7 @@ export async function userTokensRoutes(app: FastifyInstance, options: UserTokens
       if (!identity.acl.users[verb]) {
         throw accessDenied(`access denied: ${verb} on users is not allowed`);
       }
+      await usersAdmin.assertMayIssueLink(body.name, actorOf(request));
       return tokens.create(body.name, body.type, body.ttl, identity.user, request.ip);
     },
   );

@@ -48,7 +48,7 @@ export interface UserCredentials {
   webauthnUserId?: string;
 }
 
-const usersPrefix = '/users/';
+export const usersPrefix = '/users/';
 const credentialsPrefix = '/user_credentials/';
 const handlesPrefix = '/webauthn_user_handles/';
 
@@ -98,6 +98,23 @@ export class UsersStore {
     });
   }
 
+  /**
+   * Removes the user and their secrets (password hash, devices, passkey handle). Returns false
+   * when there was no such user. Other records of theirs (sessions, links) belong to other stores.
+   */
+  async delete(name: string): Promise<boolean> {
+    const { webauthnUserId } = await this.credentials(name);
+    if (webauthnUserId) await this.backend.delete(handlesPrefix + webauthnUserId).catch(ignore);
+    await this.backend.delete(credentialsPrefix + name).catch(ignore);
+    try {
+      await this.backend.delete(usersPrefix + name);
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
+  }
+
   async credentials(name: string): Promise<UserCredentials> {
     const item = await this.backend.get(credentialsPrefix + name);
     return item ? (JSON.parse(item.value) as UserCredentials) : { devices: [] };
@@ -133,6 +150,8 @@ export class UsersStore {
     await this.backend.upsert({ key: handlesPrefix + handle, value: JSON.stringify({ user }) });
   }
 }
+
+const ignore = () => undefined;
 
 /** Conditional writes lose to a concurrent writer now and then; a fresh read and retry settles it. */
 async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { accessSchema, aclAreas, type UserAcl } from './acl.js';
+import { clusterJsonSchema } from './clusters.js';
+import { requestAccessStrategies } from './roles.js';
+
+/** Every area of spec §3 with its five flags (integrations also `use`), and the desktop flags. */
+export const userAclSchema = z.object({
+  ...Object.fromEntries(
+    aclAreas.map((area) => [
+      area,
+      area === 'integrations' ? accessSchema.extend({ use: z.boolean() }) : accessSchema,
+    ]),
+  ),
+  clipboardSharingEnabled: z.boolean(),
+  desktopSessionRecording: z.boolean(),
+  directorySharing: z.boolean(),
+}) as unknown as z.ZodType<UserAcl>;
+
+/**
+ * `GET /v1/webapi/sites/{clusterId}/context` (reference §1.4): who the user is and what the
+ * console may offer them. The server still checks every call; the ACL only says what MIGHT be
+ * allowed (a rule with a `where` clause counts as possible).
+ */
+export const userContextSchema = z.object({
+  userName: z.string(),
+  /** 'sso' for users of an identity provider; 'local' otherwise. */
+  authType: z.enum(['local', 'sso']),
+  userAcl: userAclSchema,
+  /** The same shape as one element of `GET /sites`. */
+  cluster: clusterJsonSchema,
+  /** From the roles' options.request_access and request_prompt (strictest wins). */
+  accessStrategy: z.object({ type: z.enum(requestAccessStrategies), prompt: z.string() }),
+  accessCapabilities: z.object({
+    requestableRoles: z.array(z.string()),
+    suggestedReviewers: z.array(z.string()),
+  }),
+  /** Set when the session carries roles of an approved access request; '' otherwise. */
+  accessRequestId: z.string(),
+});
+export type UserContext = z.infer<typeof userContextSchema>;

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
+ * force the target cannot sign in, renew or call the API (issue 5 also ends live sessions).
+ */
+export const lockTargetKinds = [
+  'user',
+  'role',
+  'login',
+  'node',
+  'mfa_device',
+  'windows_desktop',
+  'access_request',
+] as const;
+export type LockTargetKind = (typeof lockTargetKinds)[number];
+
+const targetName = z.string().trim().min(1, 'must not be empty').max(256);
+
+/** `{<kind>: <name>}` with exactly one kind, as the reference's body has it. */
+export const lockTargetsSchema = z
+  .strictObject(
+    Object.fromEntries(lockTargetKinds.map((kind) => [kind, targetName.optional()])) as Record<
+      LockTargetKind,
+      z.ZodOptional<typeof targetName>
+    >,
+  )
+  .refine((targets) => Object.values(targets).filter(Boolean).length === 1, {
+    message: `name exactly one target: ${lockTargetKinds.join(', ')}`,
+  });
+export type LockTargets = z.infer<typeof lockTargetsSchema>;
+
+/**
+ * `PUT /sites/{clusterId}/locks`: creates a lock; the server names it with a UUID. `ttl` is a
+ * duration ('30m', '5h', '1h30m') from now, `expires` an RFC 3339 time; give at most one. With
+ * neither (or an empty ttl) the lock stays until deleted.
+ */
+export const createLockRequestSchema = z
+  .object({
+    targets: lockTargetsSchema,
+    message: z.string().max(1024, 'at most 1024 characters').default(''),
+    ttl: z.string().max(32).optional(),
+    expires: z.iso.datetime({ offset: true, error: 'expected an RFC 3339 time' }).optional(),
+  })
+  .refine((body) => !(body.ttl && body.expires), {
+    message: 'give ttl or expires, not both',
+    path: ['expires'],
+  });
+export type CreateLockRequest = z.input<typeof createLockRequestSchema>;
+
+export const lockTargetSchema = z.object({ kind: z.enum(lockTargetKinds), name: z.string() });
+export type LockTarget = z.infer<typeof lockTargetSchema>;
+
+/** One lock as `GET /sites/{clusterId}/locks` lists it and `PUT` returns it. */
+export const lockJsonSchema = z.object({
+  /** The lock's UUID. */
+  name: z.string(),
+  message: z.string(),
+  /** RFC 3339; '' when the lock never expires. */
+  expires: z.string(),
+  createdAt: z.string(),
+  /** Who created it: a user name, or `cli:<os user>` for the admin command. */
+  createdBy: z.string(),
+  /** Always one target today; a list so that combined targets can come later. */
+  targets: z.array(lockTargetSchema),
+});
+export type LockJson = z.infer<typeof lockJsonSchema>;

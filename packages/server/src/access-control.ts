@@ -1,0 +1,30 @@
+import type { Backend } from './backend/index.js';
+import type { Clock } from './clock.js';
+import type { IdentityServices } from './identity.js';
+import type { AuditStore } from './modules/audit/index.js';
+import { LocksService } from './modules/locks/locks.service.js';
+import { LocksStore } from './modules/locks/locks.store.js';
+import { RolesService } from './modules/roles/roles.service.js';
+import { RolesStore } from './modules/roles/roles.store.js';
+import { UsersAdminService } from './modules/users/users-admin.service.js';
+
+export interface AccessControlDeps {
+  backend: Backend;
+  audit: AuditStore;
+  now: Clock;
+  identity: IdentityServices;
+}
+
+/**
+ * The services of access control (issue 4): roles, locks and user administration. Like
+ * buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
+ * What lives in memory (the watched roles, users and locks) is the app's: see app.ts.
+ */
+export function buildAccessControl({ backend, audit, now, identity }: AccessControlDeps) {
+  const roles = new RolesService(new RolesStore(backend), identity.users.store, audit);
+  const locks = new LocksService(new LocksStore(backend), audit, now);
+  const usersAdmin = new UsersAdminService(identity.users);
+  return { roles, locks, usersAdmin };
+}
+
+export type AccessControlServices = ReturnType<typeof buildAccessControl>;

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryBackend } from './memory.js';
+import { WatchFailedError, type Backend, type Watcher } from './types.js';
+import { WatchedCache } from './watched-cache.js';
+
+const backends: Backend[] = [];
+afterEach(async () => {
+  for (const backend of backends.splice(0)) await backend.close();
+});
+
+const parse = (item: { value: string }) => JSON.parse(item.value) as { v: number };
+
+/** A memory backend whose next watcher can be made to fail, as a trimmed event log would. */
+function failingBackend() {
+  const backend = new MemoryBackend();
+  backends.push(backend);
+  let fail: (() => void) | null = null;
+  const watch = backend.watch.bind(backend);
+  backend.watch = (prefixes: string[]): Watcher => {
+    const inner = watch(prefixes);
+    let failed: (error: Error) => void = () => {};
+    const failure = new Promise<never>((_, reject) => (failed = reject));
+    failure.catch(() => {});
+    fail = () => failed(new WatchFailedError('fell behind'));
+    const iterator = inner.events[Symbol.asyncIterator]();
+    return {
+      ready: inner.ready,
+      close: () => inner.close(),
+      events: {
+        [Symbol.asyncIterator]: () => ({
+          next: () => Promise.race([iterator.next(), failure]),
+          return: async () => {
+            inner.close();
+            return { value: undefined, done: true };
+          },
+        }),
+      },
+    };
+  };
+  return { backend, failWatcher: () => fail?.() };
+}
+
+describe('WatchedCache', () => {
+  it('loads the prefix, then follows puts and deletes', async () => {
+    const { backend } = failingBackend();
+    await backend.create({ key: '/things/a', value: '{"v":1}' });
+    const cache = new WatchedCache(backend, { prefix: '/things/', parse });
+    await cache.start();
+    expect(cache.get('a')).toEqual({ v: 1 });
+    await backend.upsert({ key: '/things/b', value: '{"v":2}' });
+    await backend.delete('/things/a');
+    await vi.waitFor(() => expect(cache.names()).toEqual(['b']));
+    await cache.close();
+  });
+
+  it('lists again and watches again when the watch fails, catching up on what it missed', async () => {
+    const { backend, failWatcher } = failingBackend();
+    await backend.create({ key: '/things/a', value: '{"v":1}' });
+    const errors: unknown[] = [];
+    const cache = new WatchedCache(backend, {
+      prefix: '/things/',
+      parse,
+      retryMs: 5,
+      onError: (error) => errors.push(error),
+    });
+    const deleted: string[] = [];
+    cache.on('delete', (name: string) => deleted.push(name));
+    await cache.start();
+    failWatcher();
+    await backend.delete('/things/a');
+    await backend.create({ key: '/things/c', value: '{"v":3}' });
+    await vi.waitFor(() => expect(cache.names()).toEqual(['c']));
+    expect(errors[0]).toBeInstanceOf(WatchFailedError);
+    expect(deleted).toEqual(['a']);
+    // Watching again: later changes still arrive.
+    await backend.upsert({ key: '/things/c', value: '{"v":4}' });
+    await vi.waitFor(() => expect(cache.get('c')).toEqual({ v: 4 }));
+    await cache.close();
+  });
+
+  it('skips a value it cannot parse, reporting it', async () => {
+    const { backend } = failingBackend();
+    await backend.create({ key: '/things/bad', value: 'not json' });
+    const errors: unknown[] = [];
+    const cache = new WatchedCache(backend, {
+      prefix: '/things/',
+      parse,
+      onError: (error) => errors.push(error),
+    });
+    await cache.start();
+    expect(cache.names()).toEqual([]);
+    expect(errors).toHaveLength(1);
+    await cache.close();
+  });
+});

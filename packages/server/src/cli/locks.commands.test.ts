@@ -1,0 +1,63 @@
+import { describe, expect, it, vi } from 'vitest';
+import { buildCli } from '../main.js';
+import { cliDataDir } from './cli-harness.testkit.js';
+import { locksAdd } from './locks.commands.js';
+import { removeResource } from './resources.commands.js';
+
+const { state, run, failure } = cliDataDir();
+
+describe('postern locks', () => {
+  it('locks add locks a target at once on the running server; bad targets are refused', async () => {
+    let uuid = '';
+    const lines = await run(async (ctx, print) => {
+      uuid = await locksAdd(ctx, { user: 'mallory', message: 'stolen laptop', ttl: '1h' }, print);
+    });
+    expect(lines[0]).toMatch(/^Created lock [0-9a-f-]{36} on user mallory, until \S+\.$/);
+    await vi.waitFor(() => expect(state.serverLocks.isLocked({ user: 'mallory' })).toBe(true), {
+      timeout: 1000,
+    });
+    expect(await failure((ctx, print) => locksAdd(ctx, { user: 'a', role: 'b' }, print))).toMatch(
+      /exactly one target/,
+    );
+    expect(await failure((ctx, print) => locksAdd(ctx, { user: 'a', ttl: 'soon' }, print))).toMatch(
+      /^ttl:/,
+    );
+    await run((ctx, print) => removeResource(ctx, `lock/${uuid}`, print));
+    await vi.waitFor(() => expect(state.serverLocks.isLocked({ user: 'mallory' })).toBe(false), {
+      timeout: 1000,
+    });
+  });
+
+  it('wires the commands into the binary', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await buildCli().parseAsync([
+        'node',
+        'postern',
+        'locks',
+        'add',
+        '--mfa-device',
+        'key-1',
+        '--data-dir',
+        state.dir,
+      ]);
+      expect(String(log.mock.calls[0]?.[0])).toMatch(/on mfa_device key-1, until it is deleted/);
+      await buildCli().parseAsync([
+        'node',
+        'postern',
+        'get',
+        'locks',
+        '--format',
+        'json',
+        '--data-dir',
+        state.dir,
+      ]);
+      const listed = JSON.parse(String(log.mock.calls[1]?.[0]));
+      expect(listed.map((lock: { spec: { target: object } }) => lock.spec.target)).toContainEqual({
+        mfa_device: 'key-1',
+      });
+    } finally {
+      log.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import type { ConfigFlags } from '../config/config.js';
+import { openAdminContext, type AdminContext } from './admin-context.js';
+
+/** The flags every command that touches storage shares, so admin commands find a running server's data. */
+export function withStorageFlags(command: Command): Command {
+  return command
+    .option('-c, --config <file>', 'YAML config file (see docs/configuration.md)')
+    .option(
+      '-d, --data-dir <dir>',
+      'where state, audit log and TLS files live (default ./postern-data)',
+    );
+}
+
+/** Runs an admin command against the storage the flags name, closing it afterwards. */
+export async function withAdmin(flags: ConfigFlags, run: (ctx: AdminContext) => Promise<unknown>) {
+  const ctx = await openAdminContext(flags);
+  try {
+    await run(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export const print = (line: string) => console.log(line);

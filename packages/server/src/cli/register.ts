@@ -1,0 +1,104 @@
+import { Option, type Command } from 'commander';
+import type { ConfigFlags } from '../config/config.js';
+import { locksAdd, targetFlags, type LocksAddOptions } from './locks.commands.js';
+import { print, withAdmin, withStorageFlags } from './program.js';
+import { createFromFile, getResources, removeResource, type Format } from './resources.commands.js';
+import {
+  usersAdd,
+  usersList,
+  usersRemove,
+  usersReset,
+  usersUnlock,
+  usersUpdate,
+} from './users.commands.js';
+
+/** `postern users add|reset|unlock|ls|update|rm`. */
+export function addUsersCommands(program: Command): void {
+  const users = program.command('users').description('manage local users');
+  type UserFlags = ConfigFlags & { roles: string; logins?: string; ttl?: string };
+
+  withStorageFlags(users.command('add <name>'))
+    .description('create a user and print a one-time invite link')
+    .requiredOption('--roles <roles>', 'comma-separated role names, for example editor,access')
+    .option('--logins <logins>', 'comma-separated OS logins the user may use')
+    .option('--ttl <duration>', 'how long the link works (default 1h, at most 48h)')
+    .action((name: string, flags: UserFlags) =>
+      withAdmin(flags, (ctx) => usersAdd(ctx, name, flags, print)),
+    );
+
+  withStorageFlags(users.command('reset <name>'))
+    .description('print a one-time link that sets a new password and second factor')
+    .option('--ttl <duration>', 'how long the link works (default 1h, at most 48h)')
+    .action((name: string, flags: UserFlags) =>
+      withAdmin(flags, (ctx) => usersReset(ctx, name, flags, print)),
+    );
+
+  withStorageFlags(users.command('unlock <name>'))
+    .description('end a lock after too many failed sign-ins')
+    .action((name: string, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => usersUnlock(ctx, name, print)),
+    );
+
+  withStorageFlags(users.command('ls'))
+    .description('list users with their roles and lock state')
+    .action((flags: ConfigFlags) => withAdmin(flags, (ctx) => usersList(ctx, print)));
+
+  type UpdateFlags = ConfigFlags & { setRoles?: string; setLogins?: string };
+  withStorageFlags(users.command('update <name>'))
+    .description("replace a user's roles or logins")
+    .option('--set-roles <roles>', 'comma-separated role names')
+    .option('--set-logins <logins>', 'comma-separated OS logins (empty to clear)')
+    .action((name: string, flags: UpdateFlags) =>
+      withAdmin(flags, (ctx) => usersUpdate(ctx, name, flags, print)),
+    );
+
+  withStorageFlags(users.command('rm <name>'))
+    .description('delete a user, with their credentials, sessions and links')
+    .action((name: string, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => usersRemove(ctx, name, print)),
+    );
+}
+
+/** `postern get`, `postern create -f`, `postern rm`. */
+export function addResourceCommands(program: Command): void {
+  type GetFlags = ConfigFlags & { format?: Format };
+  withStorageFlags(program.command('get <kind> [name]'))
+    .description('show roles (YAML), users or locks (tables); kind: roles, users or locks')
+    .addOption(
+      new Option('--format <format>', 'yaml, json or text').choices(['yaml', 'json', 'text']),
+    )
+    .action((kind: string, name: string | undefined, flags: GetFlags) =>
+      withAdmin(flags, (ctx) => getResources(ctx, kind, name, flags, print)),
+    );
+
+  type CreateFlags = ConfigFlags & { file: string; force?: boolean };
+  withStorageFlags(program.command('create'))
+    .description('create roles, users and locks from a YAML file (documents split by ---)')
+    .requiredOption('-f, --file <file>', 'the YAML file')
+    .option('--force', 'overwrite existing roles and users')
+    .action((flags: CreateFlags) =>
+      withAdmin(flags, (ctx) => createFromFile(ctx, flags.file, flags, print)),
+    );
+
+  withStorageFlags(program.command('rm <ref>'))
+    .description('delete a resource: role/NAME, user/NAME or lock/UUID')
+    .action((ref: string, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => removeResource(ctx, ref, print)),
+    );
+}
+
+/** `postern locks add`. */
+export function addLocksCommands(program: Command): void {
+  const locks = program.command('locks').description('manage session and identity locks');
+  const add = withStorageFlags(locks.command('add'))
+    .description('lock a user, role, login, node, MFA device, desktop or access request')
+    .option('--message <text>', 'what the locked user is told')
+    .option('--ttl <duration>', 'lift the lock after this long, for example 1h')
+    .option('--expires <time>', 'lift the lock at this RFC 3339 time');
+  for (const flag of Object.values(targetFlags)) {
+    add.option(`--${flag} <name>`, `lock this ${flag.replace(/-/g, ' ')}`);
+  }
+  add.action((flags: ConfigFlags & LocksAddOptions) =>
+    withAdmin(flags, (ctx) => locksAdd(ctx, flags, print)),
+  );
+}

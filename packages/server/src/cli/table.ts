@@ -1,0 +1,17 @@
+export type Print = (line: string) => void;
+
+/** Columns padded to their widest cell, two spaces apart, no trailing blanks. */
+export function printTable(header: string[], rows: string[][], print: Print): void {
+  const table = [header, ...rows];
+  const widths = header.map((_, column) =>
+    Math.max(...table.map((row) => (row[column] ?? '').length)),
+  );
+  for (const row of table) {
+    print(
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+}

@@ -1,0 +1,36 @@
+import type { UserContext } from '@postern/contracts';
+import type { Identity } from '../../plugins/access-guard.js';
+import type { ClustersService } from '../clusters/clusters.service.js';
+
+export interface UserContextDeps {
+  clusters: ClustersService;
+  /** Every role name, for the roles the user may request. */
+  roleNames: () => string[];
+}
+
+/**
+ * The console's bootstrap call (reference §1.4): who the user is, what their roles MIGHT allow
+ * (the console derives its feature flags from it), the cluster, and how access requests work.
+ */
+export class UserContextService {
+  constructor(private readonly deps: UserContextDeps) {}
+
+  async contextFor(identity: Identity): Promise<UserContext> {
+    const [cluster] = await this.deps.clusters.list();
+    if (!cluster) throw new Error('no local cluster');
+    const options = identity.roleSet.options();
+    return {
+      userName: identity.user,
+      authType: identity.authType,
+      userAcl: identity.acl,
+      cluster,
+      accessStrategy: { type: options.requestAccess, prompt: options.requestPrompt },
+      accessCapabilities: {
+        requestableRoles: identity.roleSet.requestableRoles(this.deps.roleNames()),
+        suggestedReviewers: identity.roleSet.suggestedReviewers(),
+      },
+      // Access requests (a later issue) set this when the session carries assumed roles.
+      accessRequestId: '',
+    };
+  }
+}

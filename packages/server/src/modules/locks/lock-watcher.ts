@@ -1,0 +1,98 @@
+import { EventEmitter } from 'node:events';
+import type { Backend } from '../../backend/index.js';
+import { WatchedCache } from '../../backend/watched-cache.js';
+import type { Clock } from '../../clock.js';
+import { lockFromItem, locksPrefix, type LockResource } from './locks.store.js';
+
+/** What may be locked about one attempt: who, with which roles, to which login, node, device… */
+export interface LockSubject {
+  user?: string;
+  roles?: readonly string[];
+  login?: string;
+  node?: string;
+  mfaDevice?: string;
+  windowsDesktop?: string;
+  accessRequest?: string;
+}
+
+/** Something that tells whether a lock is in force on a subject (login and the guard ask). */
+export interface LockView {
+  lockFor(subject: LockSubject): LockResource | undefined;
+}
+
+/**
+ * The locks in force, in memory, fed by a watch on `/locks/`: a lock written by any proxy (or by
+ * `postern locks add`) is enforced by every proxy on the same storage within the watch's latency,
+ * and checks cost no storage round trip. Expiry is judged by the clock on every check.
+ *
+ * Emits 'lock' when a lock comes into force (created, or seen at start), so that issue 5 can end
+ * the live sessions it covers.
+ */
+export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implements LockView {
+  private readonly cache: WatchedCache<LockResource>;
+  private started = false;
+
+  constructor(
+    backend: Backend,
+    private readonly now: Clock,
+    onError?: (error: unknown) => void,
+  ) {
+    super();
+    this.cache = new WatchedCache(backend, { prefix: locksPrefix, parse: lockFromItem, onError });
+    this.cache.on('put', (_name: string, lock: LockResource) => {
+      if (this.inForce(lock)) this.emit('lock', lock);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.cache.start();
+    this.started = true;
+  }
+
+  close(): Promise<void> {
+    return this.cache.close();
+  }
+
+  /** Every lock in force now. */
+  locks(): LockResource[] {
+    this.assertStarted();
+    return this.cache.values().filter((lock) => this.inForce(lock));
+  }
+
+  /** The first lock in force that covers any part of the subject, or undefined. */
+  lockFor(subject: LockSubject): LockResource | undefined {
+    return this.locks().find((lock) => covers(lock, subject));
+  }
+
+  isLocked(subject: LockSubject): boolean {
+    return this.lockFor(subject) !== undefined;
+  }
+
+  private inForce(lock: LockResource): boolean {
+    return !lock.spec.expires || Date.parse(lock.spec.expires) > this.now();
+  }
+
+  // Fail closed: a watcher that never loaded would report "no locks" for everyone.
+  private assertStarted(): void {
+    if (!this.started) throw new Error('lock watcher not started');
+  }
+}
+
+function covers(lock: LockResource, subject: LockSubject): boolean {
+  const { target } = lock.spec;
+  const is = (value: string | undefined, wanted: string | undefined) =>
+    value !== undefined && value === wanted;
+  return (
+    is(target.user, subject.user) ||
+    (target.role !== undefined && (subject.roles ?? []).includes(target.role)) ||
+    is(target.login, subject.login) ||
+    is(target.node, subject.node) ||
+    is(target.mfa_device, subject.mfaDevice) ||
+    is(target.windows_desktop, subject.windowsDesktop) ||
+    is(target.access_request, subject.accessRequest)
+  );
+}
+
+/** The words a locked caller sees: the lock's message, or a plain reason when it has none. */
+export const lockMessage = (lock: LockResource) =>
+  lock.spec.message.trim() || 'an administrator locked access';

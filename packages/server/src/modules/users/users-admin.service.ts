@@ -1,0 +1,81 @@
+import type { UserJson, UserUpsertRequest } from '@postern/contracts';
+import { accessDenied, badParameter, notFound } from '../../errors.js';
+import { assertMay, may, visible, type Actor } from '../access/actor.js';
+import { canGrantRoles } from '../rbac/index.js';
+import { toUserJson, traitsToInternal } from './traits.js';
+import type { UsersService } from './users.service.js';
+
+/**
+ * Manage Users through the API: who may list, read, create, update and delete which user. The
+ * route checked that the verb MIGHT be allowed on users; here each user is checked itself (rules
+ * with `where` clauses), and roles are granted only by someone who could create them.
+ */
+export class UsersAdminService {
+  constructor(private readonly users: UsersService) {}
+
+  /** Every user the actor may read, by name. Pagination, when it comes, goes after the filter. */
+  async list(actor: Actor): Promise<UserJson[]> {
+    return visible(actor, 'user', await this.users.list()).map(toUserJson);
+  }
+
+  async get(name: string, actor: Actor): Promise<UserJson> {
+    const user = await this.users.get(name);
+    // A user the actor may not read is reported like a missing one.
+    if (!may(actor, 'user', 'read', user)) throw notFound(`user ${name} not found`);
+    return toUserJson(user);
+  }
+
+  async create(body: UserUpsertRequest, actor: Actor): Promise<UserJson> {
+    const draft = { kind: 'user', metadata: { name: body.name }, spec: { roles: body.roles } };
+    assertMay(actor, 'user', 'create', draft, body.name);
+    assertGrantable(actor, body.roles);
+    const traits = traitsToInternal(body.traits ?? {});
+    return toUserJson(await this.users.create({ ...body, traits }, actor.name));
+  }
+
+  async update(body: UserUpsertRequest, actor: Actor): Promise<UserJson> {
+    const current = await this.users.get(body.name);
+    assertMay(actor, 'user', 'update', current, body.name);
+    // Keeping or removing a role grants nothing; only the roles added are checked.
+    assertGrantable(
+      actor,
+      body.roles.filter((role) => !current.spec.roles.includes(role)),
+    );
+    const change = {
+      name: body.name,
+      roles: body.roles,
+      traits: traitsToInternal(body.traits ?? {}),
+    };
+    return toUserJson(await this.users.update(change, actor.name));
+  }
+
+  /**
+   * Whoever uses an invite or reset link becomes that user, so issuing one hands out the user's
+   * roles: the actor must be able to grant every one of them (a user manager cannot take over an
+   * editor's account by resetting it).
+   */
+  async assertMayIssueLink(name: string, actor: Actor): Promise<void> {
+    const found = await this.users.store.get(name);
+    if (found) assertGrantable(actor, found.user.spec.roles);
+  }
+
+  async remove(name: string, actor: Actor): Promise<void> {
+    if (actor.roleSet && name === actor.name) {
+      throw badParameter('you cannot delete your own user: ask another administrator');
+    }
+    const current = await this.users.get(name);
+    assertMay(actor, 'user', 'delete', current, name);
+    await this.users.remove(name, actor.name);
+  }
+}
+
+/** "A user cannot grant anyone a role they could not create themselves" (issue 4). */
+function assertGrantable(actor: Actor, roles: readonly string[]): void {
+  if (!actor.roleSet || roles.length === 0) return;
+  const { refused } = canGrantRoles(actor.roleSet, roles);
+  if (refused.length > 0) {
+    throw accessDenied(
+      `you cannot grant roles you could not create yourself: ${refused.join(', ')}`,
+    );
+  }
+}
