@@ -25,7 +25,8 @@ test.describe('the web session lifecycle', () => {
   }) => {
     test.setTimeout(120_000);
     await addVirtualAuthenticator(context, page, { residentKey: true });
-    await signUpWithPasskey(page, server);
+    // An editor may see Manage Clusters, the page this test loads after the wait.
+    await signUpWithPasskey(page, server, 'editor');
     const first = await storedToken(page);
 
     // The server's bearer lives 25 s (identityConfig); wait out more than two of them.
