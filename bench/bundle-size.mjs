@@ -104,6 +104,14 @@ if (!entryKey) throw new Error('manifest has no entry chunk');
 if (!manifest[loginPageSource]) throw new Error(`manifest has no chunk for ${loginPageSource}`);
 
 const loginKeys = staticClosure(manifest, loginPageSource, staticClosure(manifest, entryKey));
+
+// The role editor (CodeMirror) is the heaviest page code; it must stay a lazy chunk of its own.
+const editorSource = 'src/features/roles/YamlEditor.tsx';
+const editorChunk = manifest[editorSource];
+if (editorChunk && loginKeys.has(editorSource)) {
+  console.error(`${editorSource} (CodeMirror) is loaded by the login route; it must stay lazy`);
+  process.exit(1);
+}
 const loginRows = [...loginKeys]
   .map((k) => manifest[k].file)
   .filter((f) => f.endsWith('.js'))
@@ -134,5 +142,9 @@ console.log(
   `  all JS chunks           ${fmt(allJs.gz)} KB  (login route = ${((100 * login.gz) / allJs.gz).toFixed(0)}%)`,
 );
 console.log(`  login route CSS (info) ${fmt(loginCss)} KB`);
+if (editorChunk) {
+  const editor = measure(path.join(distDir, editorChunk.file));
+  console.log(`  role editor, lazy (info)${fmt(editor.gz)} KB  (CodeMirror, Manage Roles only)`);
+}
 console.log(`  target                  ${fmt(targetKB * 1024)} KB  ${verdict}`);
 process.exit(verdict === 'PASS' ? 0 : 1);

@@ -13,6 +13,8 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Above the 5 s that findBy* may wait for a lazy page's first transform.
+    testTimeout: 15_000,
     // Dates render in the browser's zone; tests pin it so expectations are stable.
     env: { TZ: 'UTC' },
   },

@@ -39,3 +39,7 @@ export function errorMessageOf(json: unknown, response: Response): string {
 export function errorCodeOf(json: unknown): string | undefined {
   return nonEmptyString(field(field(json, 'error'), 'code'));
 }
+
+/** A lock on the user or one of their roles: the server answers 403 `locked: <message>`. */
+export const isLockedError = (err: unknown): err is ApiError =>
+  err instanceof ApiError && err.status === 403 && err.message.startsWith('locked:');

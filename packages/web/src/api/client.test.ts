@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from './apiError';
+import { ApiError, isLockedError } from './apiError';
 import { createApiClient } from './client';
 import { createCsrfReader, readStoredToken, storeToken } from './credentials';
 
@@ -214,6 +214,36 @@ describe('API client errors (spec §8)', () => {
     respond.mockReturnValueOnce(json({ message: 'invalid credentials' }, { status: 401 }));
     await expect(api.post('/login', {})).rejects.toMatchObject({ message: 'invalid credentials' });
     expect(onUnauthorized).toHaveBeenCalledTimes(1);
+  });
+
+  it('tells onError about every error it finally throws, with the call options', async () => {
+    const onError = vi.fn();
+    const respond = vi
+      .fn<() => Response>()
+      .mockReturnValueOnce(json({ message: 'locked: under review' }, { status: 403 }))
+      .mockReturnValueOnce(json({ ok: true }));
+    const api = createApiClient({
+      fetch: vi.fn<typeof fetch>(async () => respond()),
+      csrfToken: () => '',
+      accessToken: () => 'bearer-1',
+      onError,
+    });
+    await expect(api.get('/x', { skipSessionCheck: true })).rejects.toMatchObject({ status: 403 });
+    expect(onError).toHaveBeenCalledWith(
+      expect.objectContaining({ status: 403, message: 'locked: under review' }),
+      { skipSessionCheck: true },
+    );
+    await api.get('/y');
+    expect(onError).toHaveBeenCalledOnce();
+  });
+
+  it('isLockedError knows a lock by its 403 and the locked: prefix', () => {
+    const error = (status: number, message: string) =>
+      new ApiError(message, new Response(null, { status }));
+    expect(isLockedError(error(403, 'locked: under review'))).toBe(true);
+    expect(isLockedError(error(403, 'access denied'))).toBe(false);
+    expect(isLockedError(error(400, 'locked: no'))).toBe(false);
+    expect(isLockedError(new Error('locked: plain error'))).toBe(false);
   });
 
   it('returns undefined for 204 No Content', async () => {

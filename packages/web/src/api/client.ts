@@ -19,6 +19,11 @@ export interface ApiClientDeps {
     error: ApiError,
     usedToken: string,
   ) => Promise<string | undefined> | string | undefined;
+  /**
+   * Told about every error answer the client finally throws (after any retry), so one place can
+   * react to answers that matter whichever page got them (a lock: `403 locked: …`).
+   */
+  onError?: (error: ApiError, options: RequestOptions) => void;
 }
 
 export interface RequestOptions {
@@ -72,13 +77,15 @@ export function createApiClient(deps: ApiClientDeps) {
     try {
       return await readResponse(response, url);
     } catch (err) {
-      const unauthorized = token && err instanceof ApiError && err.status === 401;
-      if (!unauthorized || options.skipSessionCheck || !deps.onUnauthorized) throw err;
-      const fresh = await deps.onUnauthorized(err, token);
-      // A 401 comes from the access check, before the route runs: sending again is safe.
-      if (retryToken === undefined && fresh && fresh !== token) {
-        return send(method, url, body, json, options, fresh);
+      if (!(err instanceof ApiError)) throw err;
+      if (token && err.status === 401 && !options.skipSessionCheck && deps.onUnauthorized) {
+        const fresh = await deps.onUnauthorized(err, token);
+        // A 401 comes from the access check, before the route runs: sending again is safe.
+        if (retryToken === undefined && fresh && fresh !== token) {
+          return send(method, url, body, json, options, fresh);
+        }
       }
+      deps.onError?.(err, options);
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import { createApiClient, type ApiClientDeps } from './client';
 import { createCsrfReader, readStoredToken } from './credentials';
 
-export { ApiError } from './apiError';
+export { ApiError, isLockedError } from './apiError';
 export type { ApiClient, RequestOptions } from './client';
 export { decode } from './decode';
 
@@ -19,10 +19,27 @@ export function setUnauthorizedHandler(handler: UnauthorizedHandler): () => void
   };
 }
 
+type ErrorListener = NonNullable<ApiClientDeps['onError']>;
+const errorListeners = new Set<ErrorListener>();
+
+/**
+ * Hears every error answer of the console's client, whichever page made the call. Returns a
+ * function that removes the listener.
+ */
+export function subscribeApiErrors(listener: ErrorListener): () => void {
+  errorListeners.add(listener);
+  return () => {
+    errorListeners.delete(listener);
+  };
+}
+
 /** The client the console uses. Reads `fetch` at call time so tests can stub the global. */
 export const api = createApiClient({
   fetch: (input, init) => window.fetch(input, init),
   csrfToken: createCsrfReader(),
   accessToken: () => readStoredToken()?.accessToken,
   onUnauthorized: (error, usedToken) => unauthorizedHandler?.(error, usedToken),
+  onError: (error, options) => {
+    for (const listener of errorListeners) listener(error, options);
+  },
 });

@@ -1,12 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Outlet } from 'react-router';
 import { ApiError } from '../api';
-import { useClientConfig } from './clientConfig';
-import { deriveFeatureFlags } from './featureFlags';
-import { FeatureFlagsContext } from './featureFlagsContext';
-import { provisionalAclUntilUserContext } from './provisionalAcl';
+import { NotificationsProvider } from '../components/Notifications';
+import { LockedNotice } from './LockedNotice';
 import { SessionGate } from './session/SessionGate';
+import { UserContextGate } from './UserContextGate';
 
 /** Client errors (4xx) will not change on a retry; server and network errors might. */
 const retry = (failures: number, error: unknown) =>
@@ -14,23 +13,22 @@ const retry = (failures: number, error: unknown) =>
 
 /**
  * Everything private routes share, in its own lazy chunk so the public pages (login) do not
- * download it: the session gate, the data cache and the feature flags.
+ * download it: the session gate, the data cache, notifications, and the user context with the
+ * feature flags derived from it.
  */
 export default function PrivateShell() {
-  const config = useClientConfig();
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: false } } }),
-  );
-  const flags = useMemo(
-    () => deriveFeatureFlags(provisionalAclUntilUserContext(), config),
-    [config],
   );
   return (
     <SessionGate>
       <QueryClientProvider client={queryClient}>
-        <FeatureFlagsContext.Provider value={flags}>
-          <Outlet />
-        </FeatureFlagsContext.Provider>
+        <NotificationsProvider>
+          <LockedNotice />
+          <UserContextGate>
+            <Outlet />
+          </UserContextGate>
+        </NotificationsProvider>
       </QueryClientProvider>
     </SessionGate>
   );

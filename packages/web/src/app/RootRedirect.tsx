@@ -1,7 +1,6 @@
 import { useMemo } from 'react';
 import { Navigate } from 'react-router';
 import { useClientConfig } from './clientConfig';
-import { NotFound } from './fallbacks/NotFound';
 import { features } from './features';
 import { useFeatureFlags } from './featureFlagsContext';
 import { buildNavigation, landingPath } from './navItems';
@@ -14,5 +13,5 @@ export function RootRedirect() {
     () => landingPath(buildNavigation(features, flags, proxyCluster)),
     [flags, proxyCluster],
   );
-  return target ? <Navigate to={target} replace /> : <NotFound />;
+  return <Navigate to={target} replace />;
 }

@@ -1,24 +1,13 @@
-import { emptyAcl, type AclArea, type UserAcl } from '@postern/contracts';
+import { aclAreas, emptyAcl, userContextSchema, type UserAcl } from '@postern/contracts';
 import { describe, expect, it } from 'vitest';
+import { aclWith, presetAcls, userContextFixture } from '../test/userContexts';
 import { deriveFeatureFlags, featureFlagNames, type FlagSettings } from './featureFlags';
-import { provisionalAclUntilUserContext } from './provisionalAcl';
 
 const settings: FlagSettings = {
   assistEnabled: false,
   isDashboard: false,
   isUsageBasedBilling: false,
 };
-
-/** An ACL granting exactly the listed verbs. */
-function aclWith(
-  grants: Partial<Record<AclArea, ReadonlyArray<'list' | 'read' | 'edit' | 'create' | 'remove'>>>,
-): UserAcl {
-  const acl = emptyAcl();
-  for (const [area, verbs] of Object.entries(grants) as [AclArea, string[]][]) {
-    for (const verb of verbs) Object.assign(acl[area], { [verb]: true });
-  }
-  return acl;
-}
 
 const trueFlags = (acl: UserAcl, s: FlagSettings = settings) =>
   Object.entries(deriveFeatureFlags(acl, s))
@@ -101,10 +90,7 @@ describe('deriveFeatureFlags', () => {
   });
 
   it('locks some features under usage-based billing', () => {
-    const flags = trueFlags(provisionalAclUntilUserContext(), {
-      ...settings,
-      isUsageBasedBilling: true,
-    });
+    const flags = trueFlags(everything(), { ...settings, isUsageBasedBilling: true });
     for (const locked of [
       'authConnector',
       'activeSessions',
@@ -115,16 +101,55 @@ describe('deriveFeatureFlags', () => {
     ]) {
       expect(flags).not.toContain(locked);
     }
-    expect(flags).toContain('users');
+    expect(flags).toEqual(expect.arrayContaining(['users', 'roles', 'locks', 'newLocks']));
+    // Without usage-based billing the same ACL opens them.
+    expect(trueFlags(everything())).toEqual(
+      expect.arrayContaining(['authConnector', 'activeSessions', 'deviceTrust', 'premiumSupport']),
+    );
+  });
+
+  it('with every verb on every area, every flag but the setting-bound ones is on', () => {
+    const off = featureFlagNames.filter((f) => !deriveFeatureFlags(everything(), settings)[f]);
+    expect(off.sort()).toEqual(['assist', 'downloadCenter']);
   });
 });
 
-describe('provisionalAclUntilUserContext', () => {
-  it('allows every verb on every area, so every flag but the setting-bound ones is on', () => {
-    const acl = provisionalAclUntilUserContext();
-    expect(acl.integrations.use).toBe(true);
-    expect(acl.clipboardSharingEnabled).toBe(true);
-    const off = featureFlagNames.filter((f) => !deriveFeatureFlags(acl, settings)[f]);
-    expect(off.sort()).toEqual(['assist', 'downloadCenter']);
+/** An ACL allowing every verb on every area. */
+function everything(): UserAcl {
+  const acl = emptyAcl();
+  for (const area of aclAreas) {
+    Object.assign(acl[area], { list: true, read: true, edit: true, create: true, remove: true });
+  }
+  acl.integrations.use = true;
+  return acl;
+}
+
+describe('feature flags from the user context of each preset role', () => {
+  const admin = ['users', 'roles', 'locks', 'newLocks'];
+  const flagsOf = (acl: UserAcl) => {
+    // The fixture is what the server sends: it must pass the contract the console decodes with.
+    const context = userContextSchema.parse(userContextFixture(acl));
+    return trueFlags(context.userAcl);
+  };
+
+  it('editor sees users, roles and locks, and may create locks', () => {
+    const flags = flagsOf(presetAcls.editor);
+    expect(flags).toEqual(expect.arrayContaining(admin));
+    expect(flags).not.toContain('audit');
+    expect(flags).not.toContain('nodes');
+  });
+
+  it('auditor sees none of them: audit, recordings and active sessions only', () => {
+    const flags = flagsOf(presetAcls.auditor);
+    for (const flag of admin) expect(flags).not.toContain(flag);
+    expect(flags).toEqual(['activeSessions', 'audit', 'premiumSupport', 'recordings']);
+  });
+
+  it('access sees none of them: infrastructure and its own sessions', () => {
+    const flags = flagsOf(presetAcls.access);
+    for (const flag of admin) expect(flags).not.toContain(flag);
+    expect(flags).toEqual(
+      expect.arrayContaining(['nodes', 'applications', 'databases', 'kubernetes', 'desktops']),
+    );
   });
 });

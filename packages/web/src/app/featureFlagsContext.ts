@@ -1,7 +1,7 @@
 import { createContext, useContext } from 'react';
 import type { FeatureFlags } from './featureFlags';
 
-/** Provided by the private shell once the session (and, later, the user context) is known. */
+/** Provided by the user-context gate: the flags derived from the signed-in user's ACL. */
 export const FeatureFlagsContext = createContext<FeatureFlags | null>(null);
 
 export function useFeatureFlags(): FeatureFlags {

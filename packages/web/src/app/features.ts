@@ -41,6 +41,18 @@ const management = (section: Section) =>
 const ClustersPage = lazy(() =>
   import('../features/clusters/ClustersPage').then((m) => ({ default: m.ClustersPage })),
 );
+const UsersPage = lazy(() =>
+  import('../features/users/UsersPage').then((m) => ({ default: m.UsersPage })),
+);
+const RolesPage = lazy(() =>
+  import('../features/roles/RolesPage').then((m) => ({ default: m.RolesPage })),
+);
+const LocksPage = lazy(() =>
+  import('../features/locks/LocksPage').then((m) => ({ default: m.LocksPage })),
+);
+const NewLockPage = lazy(() =>
+  import('../features/locks/NewLockPage').then((m) => ({ default: m.NewLockPage })),
+);
 const AccountPage = lazy(() =>
   import('../features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
 );
@@ -97,6 +109,7 @@ export const features: readonly Feature[] = [
     route: 'users',
     placement: management('Access'),
     flag: 'users',
+    page: UsersPage,
   },
   {
     id: 'roles',
@@ -104,6 +117,7 @@ export const features: readonly Feature[] = [
     route: 'roles',
     placement: management('Access'),
     flag: 'roles',
+    page: RolesPage,
   },
   {
     id: 'authConnectors',
@@ -118,6 +132,7 @@ export const features: readonly Feature[] = [
     route: 'locks',
     placement: management('Access'),
     flag: 'locks',
+    page: LocksPage,
   },
   {
     id: 'newLock',
@@ -125,6 +140,7 @@ export const features: readonly Feature[] = [
     route: 'newLock',
     placement: { nav: 'none' },
     flag: 'newLocks',
+    page: NewLockPage,
   },
   {
     id: 'discover',

@@ -2,34 +2,66 @@ import { describe, expect, it } from 'vitest';
 import { deriveFeatureFlags, featureFlagNames, type FeatureFlags } from './featureFlags';
 import { features, type Feature } from './features';
 import { buildNavigation, landingPath } from './navItems';
-import { provisionalAclUntilUserContext } from './provisionalAcl';
+import { aclWith, presetAcls } from '../test/userContexts';
+import { aclAreas } from '@postern/contracts';
 
-const allFlags = deriveFeatureFlags(provisionalAclUntilUserContext(), {
-  assistEnabled: true,
-  isDashboard: true,
-  isUsageBasedBilling: false,
-});
+const settings = { assistEnabled: true, isDashboard: true, isUsageBasedBilling: false };
+const allFlags = deriveFeatureFlags(
+  aclWith(Object.fromEntries(aclAreas.map((area) => [area, 'all' as const]))),
+  settings,
+);
 const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as FeatureFlags;
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Manage Clusters, Account Settings and Help & Support', () => {
+  it('shows only implemented features: Users, Roles, Locks, Clusters, Account and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([]);
     expect(nav.sideNav.management).toEqual([
+      {
+        section: 'Access',
+        items: [
+          { id: 'users', title: 'Manage Users', to: '/web/users', exact: true },
+          { id: 'roles', title: 'Manage Roles', to: '/web/roles', exact: true },
+          {
+            id: 'locks',
+            title: 'Manage Session & Identity Locks',
+            to: '/web/locks',
+            exact: true,
+          },
+        ],
+      },
       {
         section: 'Clusters',
         items: [{ id: 'clusters', title: 'Manage Clusters', to: '/web/clusters', exact: false }],
       },
     ]);
     expect(nav.topNav).toEqual([
-      { id: 'Management', title: 'Management', to: '/web/clusters', exact: false },
+      { id: 'Management', title: 'Management', to: '/web/users', exact: false },
     ]);
     expect(nav.topMenu).toEqual([
       { id: 'account', title: 'Account Settings', to: '/web/account', exact: true },
       { id: 'support', title: 'Help & Support', to: '/web/support', exact: true },
     ]);
-    expect(landingPath(nav)).toBe('/web/clusters');
+    expect(landingPath(nav)).toBe('/web/users');
+  });
+
+  it.each([
+    [
+      'editor',
+      ['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks', 'Manage Clusters'],
+      '/web/users',
+    ],
+    ['auditor', [], '/web/support'],
+    ['access', [], '/web/support'],
+  ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {
+    const nav = buildNavigation(features, deriveFeatureFlags(presetAcls[preset], settings), 'root');
+    const shown = [...nav.sideNav.resources, ...nav.sideNav.management.flatMap((g) => g.items)].map(
+      (i) => i.title,
+    );
+    expect(shown).toEqual(titles);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+    expect(landingPath(nav)).toBe(landing);
   });
 
   it('hides flag-gated features without their flag, but keeps always-allowed menu items', () => {
@@ -37,7 +69,7 @@ describe('buildNavigation with this build’s registry', () => {
     expect(nav.sideNav.management).toEqual([]);
     expect(nav.topNav).toEqual([]);
     expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
-    expect(landingPath(nav)).toBe('/web/account');
+    expect(landingPath(nav)).toBe('/web/support');
   });
 
   it('lists every spec feature as data', () => {

@@ -71,7 +71,8 @@ export function buildNavigation(
   };
 }
 
-/** Where `/web` lands: the first side-nav item, else the first top-menu item. */
-export function landingPath(nav: AppNavigation): string | undefined {
-  return (nav.sideNav.resources[0] ?? nav.sideNav.management[0]?.items[0] ?? nav.topMenu[0])?.to;
+/** Where `/web` lands: the first side-nav item, else Help & Support (open to everyone). */
+export function landingPath(nav: AppNavigation): string {
+  const first = nav.sideNav.resources[0] ?? nav.sideNav.management[0]?.items[0];
+  return first?.to ?? routeTable.support.path;
 }

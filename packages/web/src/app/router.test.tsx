@@ -1,10 +1,14 @@
-import { clientConfigSchema, emptyAcl } from '@postern/contracts';
+import { clientConfigSchema, emptyAcl, type UserContext } from '@postern/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeToken } from '../api/credentials';
 import { clusterFixtures } from '../features/clusters/fixtures';
+import { lockFixtures } from '../features/locks/fixtures';
+import { roleFixtures } from '../features/roles/fixtures';
+import { userFixtures } from '../features/users/fixtures';
+import { aclWith, presetAcls, userContextFixture } from '../test/userContexts';
 import { renderWithTheme } from '../test/render';
 import { App } from './App';
 import { deriveFeatureFlags, featureFlagNames, type FeatureFlags } from './featureFlags';
@@ -29,11 +33,27 @@ function signIn() {
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
-function renderApp(path: string, respond: (url: string) => Response = () => json(clusterFixtures)) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => respond(url)),
-  );
+const contextUrl = '/v1/webapi/sites/root.example.com/context';
+
+/** What the private pages load, by URL. */
+function serverData(url: string): Response {
+  if (url === '/v1/webapi/sites') return json(clusterFixtures);
+  if (url === '/v1/webapi/users') return json(userFixtures);
+  if (url === '/v1/webapi/roles') return json(roleFixtures);
+  if (url === '/v1/webapi/sites/root.example.com/locks') return json(lockFixtures);
+  return json({ error: { message: 'not found', code: 'not_found' } }, 404);
+}
+
+function renderApp(
+  path: string,
+  respond: (url: string) => Response = serverData,
+  context: UserContext | (() => Response) = userContextFixture(presetAcls.editor),
+) {
+  const fetchStub = vi.fn(async (url: string) => {
+    if (url === contextUrl) return typeof context === 'function' ? context() : json(context);
+    return respond(url);
+  });
+  vi.stubGlobal('fetch', fetchStub);
   const router = createMemoryRouter(appRoutes(), { initialEntries: [path] });
   render(<App router={router} config={config} />);
   return router;
@@ -105,19 +125,71 @@ describe('public routes', () => {
 });
 
 describe('private routes (signed in)', () => {
-  it('/web lands on Manage Clusters inside the main layout', async () => {
+  it('/web lands on the first permitted nav item: Manage Users for an editor', async () => {
     signIn();
     const router = renderApp('/web');
-    expect(await screen.findByText('leaf-a')).toBeTruthy();
-    expect(router.state.location.pathname).toBe('/web/clusters');
-    expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
-    expect(screen.getByRole('link', { name: 'Manage Clusters' }).getAttribute('href')).toBe(
-      '/web/clusters',
-    );
-    await waitFor(() => expect(document.title).toBe('Manage Clusters'));
+    expect(await screen.findByRole('heading', { name: 'Manage Users', level: 2 })).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/users');
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    const access = within(nav).getByRole('group', { name: 'Access' });
+    expect(
+      within(access)
+        .getAllByRole('link')
+        .map((l) => l.textContent),
+    ).toEqual(['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks']);
+    expect(within(nav).getByRole('link', { name: 'Manage Clusters' })).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('Manage Users'));
   });
 
-  it.each(['/web/nope', '/web/users', '/web/cluster/root/nodes'])(
+  it('/web lands on Manage Clusters for a user who may only list clusters', async () => {
+    signIn();
+    const router = renderApp(
+      '/web',
+      serverData,
+      userContextFixture(aclWith({ trustedClusters: ['list'] })),
+    );
+    expect(await screen.findByText('leaf-a')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/clusters');
+  });
+
+  it('/web lands on Help & Support when no nav item is permitted (access preset)', async () => {
+    signIn();
+    const router = renderApp('/web', (url) => json({ url }), userContextFixture(presetAcls.access));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/web/support'));
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).queryAllByRole('link')).toEqual([]);
+  });
+
+  it.each(['/web/users', '/web/roles', '/web/locks', '/web/locks/new', '/web/clusters'])(
+    '%s shows Access Denied inside the main layout for an auditor',
+    async (path) => {
+      signIn();
+      renderApp(path, serverData, userContextFixture(presetAcls.auditor));
+      expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
+      expect(screen.getByText('You do not have permission to view this page.')).toBeTruthy();
+      expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
+    },
+  );
+
+  it.each([
+    ['/web/users', 'Manage Users'],
+    ['/web/roles', 'Manage Roles'],
+    ['/web/locks', 'Manage Session & Identity Locks'],
+    ['/web/locks/new', 'Create New Lock'],
+  ])('%s shows %s to an editor', async (path, heading) => {
+    signIn();
+    renderApp(path);
+    expect(await screen.findByRole('heading', { name: heading, level: 2 })).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe(heading));
+  });
+
+  it('Account Settings and Help & Support stay open to a user with no permissions', async () => {
+    signIn();
+    renderApp('/web/support', (url) => json({ url }), userContextFixture(emptyAcl()));
+    expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
+  });
+
+  it.each(['/web/nope', '/web/cluster/root/nodes', '/web/sso'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();
@@ -126,6 +198,49 @@ describe('private routes (signed in)', () => {
       expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
     },
   );
+
+  it('loads the user context once for the proxy cluster, with a loader meanwhile', async () => {
+    signIn();
+    let answer: (r: Response) => void = () => undefined;
+    const pending = new Promise<Response>((resolve) => (answer = resolve));
+    const fetchStub = vi.fn(async (url: string) =>
+      url === contextUrl ? pending : serverData(url),
+    );
+    vi.stubGlobal('fetch', fetchStub);
+    const router = createMemoryRouter(appRoutes(), { initialEntries: ['/web/roles'] });
+    render(<App router={router} config={config} />);
+    expect(await screen.findByRole('status', { name: 'Loading your permissions' })).toBeTruthy();
+    answer(json(userContextFixture()));
+    expect(await screen.findByRole('heading', { name: 'Manage Roles', level: 2 })).toBeTruthy();
+    await act(() => router.navigate('/web/users'));
+    expect(await screen.findByRole('heading', { name: 'Manage Users', level: 2 })).toBeTruthy();
+    expect(fetchStub.mock.calls.filter(([url]) => url === contextUrl)).toHaveLength(1);
+  });
+
+  it('shows Internal Error with a retry when the user context fails to load', async () => {
+    signIn();
+    const context = vi
+      .fn<() => Response>()
+      .mockReturnValueOnce(
+        json({ error: { message: 'the cluster is not known', code: 'not_found' } }, 404),
+      )
+      .mockReturnValue(json(userContextFixture()));
+    renderApp('/web/users', serverData, context);
+    expect(await screen.findByRole('heading', { name: 'Internal Error' })).toBeTruthy();
+    expect(screen.getByText('the cluster is not known')).toBeTruthy();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('heading', { name: 'Manage Users', level: 2 })).toBeTruthy();
+  });
+
+  it("shows a 403 'locked:' answer of any call in a notification", async () => {
+    signIn();
+    const locked = { error: { message: 'locked: under review', code: 'access_denied' } };
+    renderApp('/web/users', (url) =>
+      url === '/v1/webapi/users' ? json(locked, 403) : serverData(url),
+    );
+    const notice = await screen.findByRole('alert', { name: /Access locked/ });
+    expect(within(notice).getByText('locked: under review')).toBeTruthy();
+  });
 
   it.each([
     ['/web/account', ['Change password', 'Two-factor devices']],
@@ -147,7 +262,7 @@ describe('private routes (signed in)', () => {
   it('paths outside /web go to /web', async () => {
     signIn();
     const router = renderApp('/somewhere');
-    await waitFor(() => expect(router.state.location.pathname).toBe('/web/clusters'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/web/users'));
   });
 
   it('the user menu lists Help & Support and switches the theme, stored for other tabs', async () => {

@@ -1,5 +1,9 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// Lazy pages are transformed on their first import, which can take over a second when several
+// test files start at once; findBy* and waitFor wait long enough for that.
+configure({ asyncUtilTimeout: 5000 });
 
 // Testing Library cleans up automatically only with global test hooks; these tests import them.
 afterEach(() => {
@@ -27,3 +31,8 @@ class InertResizeObserver {
 }
 window.ResizeObserver ??= InertResizeObserver;
 Element.prototype.scrollIntoView ??= () => undefined;
+
+// CodeMirror measures text ranges (scrolling a line into view); jsdom has no layout for them.
+const noRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
+Range.prototype.getClientRects ??= noRects;
+Range.prototype.getBoundingClientRect ??= () => new DOMRect();

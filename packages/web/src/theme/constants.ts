@@ -12,7 +12,8 @@ export const layout = {
   popoverMargin: 16,
 } as const;
 
-export const zIndex = { modal: 1200 } as const;
+/** Modals at the spec's 1200; what opens from inside one (dropdowns) and notifications above. */
+export const zIndex = { modal: 1200, popover: 1300, notification: 1400 } as const;
 
 export const motion = {
   slideAnimationMs: 500,

@@ -43,5 +43,11 @@ export const appTheme = createTheme({
     },
   },
   // Plain defaults instead of `Modal.extend`, so the theme does not pull Modal into every chunk.
-  components: { Modal: { defaultProps: { zIndex: zIndex.modal } } },
+  // Dropdowns (select, tags, autocomplete) and popovers open above modals and drawers.
+  components: {
+    Modal: { defaultProps: { zIndex: zIndex.modal } },
+    Drawer: { defaultProps: { zIndex: zIndex.modal } },
+    Combobox: { defaultProps: { zIndex: zIndex.popover } },
+    Popover: { defaultProps: { zIndex: zIndex.popover } },
+  },
 });

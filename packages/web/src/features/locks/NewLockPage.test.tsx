@@ -1,0 +1,115 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errorResponse, jsonResponse } from '../../test/authConfig';
+import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { roleFixtures } from '../roles/fixtures';
+import { userFixtures } from '../users/fixtures';
+import { lockFixtures } from './fixtures';
+import { NewLockPage } from './NewLockPage';
+
+const locksUrl = '/v1/webapi/sites/localhost/locks';
+
+function setup(
+  respond: (method: string, url: string) => Response | undefined = () => undefined,
+  acl = aclWith({ lock: 'all', users: ['list'], roles: ['list'] }),
+) {
+  const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? 'GET';
+    const answer = respond(method, url);
+    if (answer) return answer;
+    if (url === '/v1/webapi/users') return jsonResponse(userFixtures);
+    if (url === '/v1/webapi/roles') return jsonResponse(roleFixtures);
+    if (url === locksUrl && method === 'PUT') return jsonResponse(lockFixtures[0]);
+    return jsonResponse({ message: 'ok' });
+  });
+  vi.stubGlobal('fetch', fetchStub);
+  const { router } = renderPage(<NewLockPage />, {
+    path: '/web/locks/new',
+    routes: [{ path: '/web/locks', element: <p>the locks list</p> }],
+    context: userContextFixture(acl),
+  });
+  const puts = () =>
+    fetchStub.mock.calls
+      .filter(([, init]) => init?.method === 'PUT')
+      .map(([url, init]) => [url, JSON.parse(String(init?.body))]);
+  return { fetchStub, router, puts, user: userEvent.setup() };
+}
+
+/** The suggestions of an input: the options of its datalist. */
+function optionsOf(input: HTMLElement): string[] {
+  const list = document.getElementById(input.getAttribute('list') ?? '');
+  return [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('NewLockPage', () => {
+  it('creates a lock with PUT on the proxy cluster and goes back to the list', async () => {
+    const { router, puts, user } = setup();
+    expect(await screen.findByRole('heading', { name: 'Create New Lock' })).toBeTruthy();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'role');
+    await user.type(screen.getByRole('combobox', { name: 'Target name' }), 'dev');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'audit freeze');
+    const ttl = screen.getByRole('combobox', { name: 'TTL' });
+    await user.clear(ttl);
+    await user.type(ttl, '8h');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/web/locks'));
+    expect(puts()).toEqual([
+      [locksUrl, { targets: { role: 'dev' }, message: 'audit freeze', ttl: '8h' }],
+    ]);
+  });
+
+  it('checks the form before sending', async () => {
+    const { puts, user } = setup();
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    const ttl = screen.getByRole('combobox', { name: 'TTL' });
+    await user.clear(ttl);
+    await user.type(ttl, 'a while');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    expect(await screen.findByText('Enter the name of the target to lock')).toBeTruthy();
+    expect(screen.getByText("Use a duration such as 30m, 8h or 1h30m, or 'never'")).toBeTruthy();
+    expect(puts()).toEqual([]);
+  });
+
+  it('offers user names as suggestions, and the TTL choices', async () => {
+    const { user } = setup();
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    const name = screen.getByRole('combobox', { name: 'Target name' });
+    await waitFor(() => expect(optionsOf(name)).toEqual(['alice', 'bob']));
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'role');
+    await waitFor(() => expect(optionsOf(name)).toEqual(['access', 'dev', 'editor']));
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'node');
+    expect(optionsOf(name)).toEqual([]);
+    const ttl = screen.getByRole('combobox', { name: 'TTL' });
+    expect(optionsOf(ttl)).toEqual(['1h', '8h', '24h', 'never']);
+  });
+
+  it('asks for no names it may not list, and takes free text', async () => {
+    const { fetchStub, puts, user } = setup(undefined, aclWith({ lock: 'all' }));
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.type(screen.getByRole('combobox', { name: 'Target name' }), 'mallory');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(puts()).toHaveLength(1));
+    expect(puts()[0]?.[1]).toEqual({ targets: { user: 'mallory' }, message: '' });
+    const asked = fetchStub.mock.calls.map(([url]) => url);
+    expect(asked).not.toContain('/v1/webapi/users');
+    expect(asked).not.toContain('/v1/webapi/roles');
+  });
+
+  it('shows the server’s refusal and stays on the form', async () => {
+    const { router, user } = setup((method) =>
+      method === 'PUT'
+        ? errorResponse(400, 'expires: the time has passed already', 'bad_parameter')
+        : undefined,
+    );
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.type(screen.getByRole('combobox', { name: 'Target name' }), 'alice');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('expires: the time has passed already')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/locks/new');
+  });
+});

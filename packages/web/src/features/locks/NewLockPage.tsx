@@ -1,0 +1,25 @@
+import { routePath } from '../../app/routes';
+import { useAppNavigation } from '../../app/useAppNavigation';
+import { useUserAcl } from '../../app/userContext';
+import { useRoleNames } from '../roles/useRoles';
+import { useUserNames } from '../users/useUsers';
+import { NewLockView } from './NewLockView';
+import { useLockActions } from './useLocks';
+
+export function NewLockPage() {
+  const acl = useUserAcl();
+  // Suggestions only where the user may list them; the name is free text either way.
+  const users = useUserNames(acl.users.list);
+  const roles = useRoleNames(acl.roles.list);
+  const actions = useLockActions();
+  const navigation = useAppNavigation();
+  return (
+    <NewLockView
+      suggestions={{ user: users.data, role: roles.data }}
+      onSubmit={async (request) => {
+        await actions.create(request);
+        navigation.push(routePath('locks'));
+      }}
+    />
+  );
+}

@@ -1,0 +1,146 @@
+import { lockTargetKinds, type CreateLockRequest, type LockTargetKind } from '@postern/contracts';
+import {
+  Alert,
+  Button,
+  Group,
+  NativeSelect,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { routePath } from '../../app/routes';
+import { lockTargetLabels } from './makeLock';
+import {
+  emptyNewLockForm,
+  ttlSuggestions,
+  validateNewLock,
+  type NewLockErrors,
+  type NewLockForm,
+} from './newLockForm';
+
+export interface NewLockViewProps {
+  /** Names to offer per target kind (users and roles the user may list); free text always works. */
+  suggestions: Partial<Record<LockTargetKind, string[]>>;
+  /** Creates the lock; rejects with the server's error, which the form shows. */
+  onSubmit: (request: CreateLockRequest) => Promise<void>;
+  now?: () => Date;
+}
+
+const kindOptions = lockTargetKinds.map((kind) => ({ value: kind, label: lockTargetLabels[kind] }));
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Create New Lock: what to lock, why, and for how long. */
+export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: NewLockViewProps) {
+  const [form, setForm] = useState<NewLockForm>(emptyNewLockForm);
+  const [errors, setErrors] = useState<NewLockErrors>({});
+  const [serverError, setServerError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  // Suggestions are the browser's own (a datalist): free text stays possible, and no dropdown of
+  // ours covers the form.
+  const id = useId();
+  const nameListId = `${id}-names`;
+  const ttlListId = `${id}-ttls`;
+  const set = <K extends keyof NewLockForm>(key: K, value: NewLockForm[K]) =>
+    setForm((f) => ({ ...f, [key]: value }));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = validateNewLock(form, now());
+    setErrors(checked.errors);
+    if (!checked.request) return;
+    setBusy(true);
+    setServerError(undefined);
+    try {
+      await onSubmit(checked.request);
+    } catch (err) {
+      setServerError(messageOf(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack gap="md" maw={560}>
+      <Title order={2}>Create New Lock</Title>
+      <Text size="sm" c="dimmed">
+        While a lock is in force its target cannot sign in, renew a session or call the API.
+      </Text>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Stack gap="sm">
+          <NativeSelect
+            label="Target kind"
+            data={kindOptions}
+            value={form.kind}
+            onChange={(e) => set('kind', e.currentTarget.value as LockTargetKind)}
+            error={errors.kind}
+          />
+          <TextInput
+            label="Target name"
+            placeholder={form.kind === 'user' ? 'alice' : undefined}
+            value={form.name}
+            onChange={(e) => set('name', e.currentTarget.value)}
+            error={errors.name}
+            required
+            // Labels stay exactly their text (no asterisk); the form says what is missing.
+            withAsterisk={false}
+            autoComplete="off"
+            list={nameListId}
+          />
+          <datalist id={nameListId}>
+            {(suggestions[form.kind] ?? []).map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
+          <Textarea
+            label="Message"
+            description="Shown to the locked user"
+            value={form.message}
+            onChange={(e) => set('message', e.currentTarget.value)}
+            error={errors.message}
+            rows={3}
+          />
+          <TextInput
+            label="TTL"
+            description="How long the lock lasts: 1h, 8h, 24h, any duration such as 1h30m, or never"
+            value={form.ttl}
+            onChange={(e) => set('ttl', e.currentTarget.value)}
+            error={errors.ttl}
+            autoComplete="off"
+            list={ttlListId}
+          />
+          <datalist id={ttlListId}>
+            {ttlSuggestions.map((ttl) => (
+              <option key={ttl} value={ttl} />
+            ))}
+          </datalist>
+          <TextInput
+            type="datetime-local"
+            label="Expires at"
+            description="Instead of a TTL (leave the TTL at never): the lock ends at this time"
+            value={form.expiresAt}
+            onChange={(e) => set('expiresAt', e.currentTarget.value)}
+            error={errors.expiresAt}
+          />
+          {serverError && (
+            <Alert color="red" role="alert" title="Could not create the lock">
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {serverError}
+              </Text>
+            </Alert>
+          )}
+          <Group justify="flex-end" mt="sm">
+            <Button variant="default" component={Link} to={routePath('locks')}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy}>
+              Create Lock
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}

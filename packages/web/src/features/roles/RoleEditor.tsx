@@ -1,0 +1,186 @@
+import { Alert, Anchor, Button, Drawer, Group, List, Stack, Text } from '@mantine/core';
+import { lazy, Suspense, useRef, useState } from 'react';
+import { PageLoader } from '../../components/PageLoader';
+import { issueText, saveProblemOf, type SaveProblem } from './roleErrors';
+import { newRoleTemplate } from './roleTemplate';
+import type { YamlEditorHandle } from './YamlEditor';
+
+// CodeMirror loads with the editor, not with the Roles list.
+const YamlEditor = lazy(() => import('./YamlEditor'));
+
+export type RoleEditorTarget = { mode: 'create' } | { mode: 'edit'; name: string; content: string };
+
+export interface RoleEditorProps {
+  /** The drawer is open while there is a target. */
+  target: RoleEditorTarget | null;
+  onClose: () => void;
+  /** Saves; rejects with the server's ApiError. */
+  onSave: (target: RoleEditorTarget, content: string) => Promise<void>;
+  /** The role's YAML as stored now. */
+  onReload: (name: string) => Promise<string>;
+}
+
+export const roleEditorTitle = (target: RoleEditorTarget) =>
+  target.mode === 'create' ? 'Create role' : `Edit role ${target.name}`;
+
+/** Create or edit a role's YAML in a full-width drawer. */
+export function RoleEditor({ target, onClose, onSave, onReload }: RoleEditorProps) {
+  return (
+    <Drawer
+      opened={target !== null}
+      onClose={onClose}
+      position="right"
+      size="100%"
+      title={target ? roleEditorTitle(target) : ''}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': 'Close the editor' }}
+      // The editor takes the height the messages and buttons leave.
+      styles={{
+        content: { display: 'flex', flexDirection: 'column' },
+        body: { flex: 1, minHeight: 0, display: 'flex', flexDirection: 'column' },
+      }}
+    >
+      {target && (
+        <RoleEditorBody
+          key={target.mode === 'edit' ? `edit:${target.name}` : 'create'}
+          target={target}
+          onClose={onClose}
+          onSave={onSave}
+          onReload={onReload}
+        />
+      )}
+    </Drawer>
+  );
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function RoleEditorBody({
+  target,
+  onClose,
+  onSave,
+  onReload,
+}: Omit<RoleEditorProps, 'target'> & { target: RoleEditorTarget }) {
+  const initial = target.mode === 'edit' ? target.content : newRoleTemplate;
+  // The editor owns the text; a reload mounts it again with the stored YAML.
+  const [loaded, setLoaded] = useState({ text: initial, version: 0 });
+  const text = useRef(initial);
+  const editor = useRef<YamlEditorHandle>(null);
+  const [problem, setProblem] = useState<SaveProblem>();
+  const [busy, setBusy] = useState(false);
+  const [reloading, setReloading] = useState(false);
+  const [reloadError, setReloadError] = useState<string>();
+
+  const save = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await onSave(target, text.current);
+    } catch (err) {
+      setProblem(saveProblemOf(err, target.mode));
+      setBusy(false);
+      return;
+    }
+    onClose();
+  };
+
+  const reload = async () => {
+    if (target.mode !== 'edit') return;
+    setReloading(true);
+    setReloadError(undefined);
+    try {
+      const latest = await onReload(target.name);
+      text.current = latest;
+      setLoaded((l) => ({ text: latest, version: l.version + 1 }));
+      setProblem(undefined);
+    } catch (err) {
+      setReloadError(messageOf(err));
+    } finally {
+      setReloading(false);
+    }
+  };
+
+  const issues = problem?.kind === 'issues' ? problem.issues : noIssues;
+
+  return (
+    <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
+      <div style={{ flex: 1, minHeight: 200 }}>
+        <Suspense fallback={<PageLoader label="Loading the editor" />}>
+          <YamlEditor
+            key={loaded.version}
+            ref={editor}
+            initialValue={loaded.text}
+            onChange={(value) => {
+              text.current = value;
+            }}
+            issues={issues}
+            label="Role YAML"
+          />
+        </Suspense>
+      </div>
+      {problem?.kind === 'issues' && (
+        <Alert color="red" role="alert" title="The role has errors">
+          {problem.other && (
+            <Text size="sm" style={{ whiteSpace: 'pre-line' }}>
+              {problem.other}
+            </Text>
+          )}
+          <List size="sm" spacing={4} aria-label="Role errors">
+            {problem.issues.map((issue, i) => (
+              <List.Item key={i}>
+                <Anchor
+                  component="button"
+                  size="sm"
+                  onClick={() => editor.current?.goToLine(issue.line)}
+                >
+                  line {issue.line}
+                </Anchor>
+                : {issueText(issue)}
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+      {problem?.kind === 'conflict' && (
+        <Alert color="orange" role="alert" title="This role was changed by someone else">
+          <Stack gap="xs">
+            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+              {problem.message}
+            </Text>
+            <Text size="sm">
+              Your text is still here. Reload replaces it with the saved version: copy what you want
+              to keep first.
+            </Text>
+            {reloadError && (
+              <Text size="sm" c="red">
+                Could not reload: {reloadError}
+              </Text>
+            )}
+            <Group>
+              <Button size="xs" color="orange" loading={reloading} onClick={() => void reload()}>
+                Reload
+              </Button>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
+      {problem?.kind === 'error' && (
+        <Alert color="red" role="alert" title="Could not save the role">
+          <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
+            {problem.message}
+          </Text>
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose} disabled={busy}>
+          Cancel
+        </Button>
+        <Button loading={busy} onClick={() => void save()}>
+          Save
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+const noIssues: [] = [];
