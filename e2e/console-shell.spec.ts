@@ -70,8 +70,10 @@ test.describe('the console shell', () => {
     context,
   }) => {
     await signIn(context, ['editor']);
+    // An editor lands on the first page the nav offers them.
     await page.goto('/web');
-    await expect(page).toHaveURL(/\/web\/clusters$/);
+    await expect(page).toHaveURL(/\/web\/users$/);
+    await page.goto('/web/clusters');
     const row = page.getByRole('row', { name: /e2e-cluster/ });
     await expect(row).toContainText('online');
     // The default public address names the port the server really listens on.

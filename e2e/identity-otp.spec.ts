@@ -41,7 +41,7 @@ test.describe('sign-in with password and authenticator app', () => {
     await page.goto('/web/login');
     await signInWithTotp(page, 'admin', strongPassword, await nextStepCode(secret));
     await expectSignedIn(page);
-    await expect(page).toHaveURL(/\/web\/clusters$/);
+    await expect(page).toHaveURL(/\/web\/users$/);
   });
 
   test('a reset replaces the password and the authenticator', async ({ page, server }) => {

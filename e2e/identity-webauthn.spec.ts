@@ -122,7 +122,7 @@ test.describe('sign-in with hardware keys and passkeys (Chromium virtual authent
       await expectSignedIn(page);
       const landed = new URL(page.url());
       expect(landed.origin, attack).toBe(origin);
-      expect(landed.pathname, attack).toMatch(/^\/web(\/clusters)?$/);
+      expect(landed.pathname, attack).toMatch(/^\/web(\/(clusters|users|support))?$/);
     }
   });
 });
