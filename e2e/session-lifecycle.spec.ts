@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { rm } from 'node:fs/promises';
 import { startPostern } from './support/postern-process.js';
 import {
@@ -10,7 +11,7 @@ import {
 } from './support/identity.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
-const storedToken = (page: import('@playwright/test').Page) =>
+const storedToken = (page: Page) =>
   page.evaluate(
     () =>
       JSON.parse(localStorage.getItem('grv_teleport_token') ?? 'null')?.accessToken as

@@ -86,6 +86,8 @@ export async function expectSignedIn(page: Page) {
 /** A fresh server per worker, with the identity configuration. */
 export const test = base.extend<object, { server: RunningPostern }>({
   server: [
+    // Playwright reads fixture dependencies from this destructuring, so it must stay an object.
+    // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
       await use(server);
