@@ -65,7 +65,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     https: deps.https ?? null,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: false,
     // Generated ids keep each request's log lines together without echoing client input.
     requestIdHeader: false,
   }) as unknown as FastifyInstance;
