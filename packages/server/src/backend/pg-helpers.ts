@@ -59,3 +59,18 @@ export async function migrate(pool: pg.Pool, schema: string, ddl: string): Promi
     await client.query(ddl);
   });
 }
+
+/**
+ * A pool whose schema and tables exist. Every PostgreSQL store opens this way; a failed
+ * migration closes the pool, so a bad URL or permission does not leave connections behind.
+ */
+export async function openMigratedPool(url: string, schema: string, ddl: string): Promise<pg.Pool> {
+  const pool = createPool(url);
+  try {
+    await migrate(pool, schema, ddl);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return pool;
+}

@@ -10,9 +10,8 @@ import {
 } from './keys.js';
 import {
   ADVISORY_LOCK_NAMESPACE,
-  createPool,
   inTransaction,
-  migrate,
+  openMigratedPool,
   quoteSchema,
 } from './pg-helpers.js';
 import type { Backend, Item, ListOptions, ListResult, PutItem, Watcher } from './types.js';
@@ -88,13 +87,7 @@ export class PostgresBackend implements Backend {
   static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
     const schema = options.schema ?? 'public';
     const quoted = quoteSchema(schema);
-    const pool = createPool(options.url);
-    try {
-      await migrate(pool, schema, ddl(quoted));
-    } catch (error) {
-      await pool.end();
-      throw error;
-    }
+    const pool = await openMigratedPool(options.url, schema, ddl(quoted));
     return new PostgresBackend(pool, schema, options);
   }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createPool, migrate, quoteSchema } from '../../backend/pg-helpers.js';
+import { openMigratedPool, quoteSchema } from '../../backend/pg-helpers.js';
 import type { CheckedQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
@@ -74,13 +74,7 @@ export class PostgresAuditStore implements AuditStore {
   ): Promise<PostgresAuditStore> {
     const schema = options.schema ?? 'public';
     const quoted = quoteSchema(schema);
-    const pool = createPool(options.url);
-    try {
-      await migrate(pool, schema, ddl(quoted));
-    } catch (error) {
-      await pool.end();
-      throw error;
-    }
+    const pool = await openMigratedPool(options.url, schema, ddl(quoted));
     return new PostgresAuditStore(pool, quoted, clusterName);
   }
 
