@@ -36,8 +36,17 @@ export const apiPaths = {
   locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
   lock: (clusterId: string, uuid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
+  // Servers and the web terminal (issue 5).
+  nodes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/nodes`,
+  activeSessions: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sessions`,
+  /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
+  terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
+  joinToken: `${apiPrefix}/token`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
+    nodes: `${apiPrefix}/sites/:clusterId/nodes`,
+    activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
+    terminalConnect: `${apiPrefix}/sites/:clusterId/connect/ws`,
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
     mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,
     mfaTokenDevice: `${apiPrefix}/mfa/token/:tokenId/devices/:deviceName`,
@@ -53,6 +62,25 @@ export const apiPaths = {
   eventsSearch: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/events/search`,
   eventsSearchSessions: (clusterId: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/events/search/sessions`,
+} as const;
+
+/**
+ * Install scripts (spec §7: no /v1 prefix) and the agents' own endpoints. Agents are not web
+ * users: they prove a join token or their host certificate, never a web session.
+ */
+export const scriptPaths = {
+  installNode: (token: string) => `/scripts/${seg(token)}/install-node.sh`,
+  patterns: { installNode: '/scripts/:token/install-node.sh' },
+} as const;
+
+export const agentPaths = {
+  /** POST: a join token and a host public key buy a host certificate and a node identity. */
+  join: '/v1/agent/join',
+  /** WebSocket: an agent's control channel (the reverse tunnel). */
+  tunnel: '/v1/agent/tunnel',
+  /** WebSocket: one proxied connection, opened by the agent when the proxy asks for it. */
+  dial: (connectionId: string) => `/v1/agent/tunnel/dial/${seg(connectionId)}`,
+  patterns: { dial: '/v1/agent/tunnel/dial/:connectionId' },
 } as const;
 
 /** Paths outside the API: the console and its configuration script. */

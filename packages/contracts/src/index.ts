@@ -13,3 +13,8 @@ export * from './identity/webauthn.js';
 export * from './locks.js';
 export * from './roles.js';
 export * from './users-admin.js';
+export * from './join-tokens.js';
+export * from './nodes.js';
+export * from './sessions.js';
+export * from './terminal/envelope.js';
+export * from './terminal/request.js';

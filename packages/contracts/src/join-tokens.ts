@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** What a join token lets an agent become (reference §1.11). Issue 5 acts on Node. */
+export const joinTokenRoles = ['Node', 'App', 'Db', 'Kube', 'WindowsDesktop'] as const;
+export type JoinTokenRole = (typeof joinTokenRoles)[number];
+
+export const joinMethods = ['token', 'ec2', 'iam'] as const;
+
+/** Spec §9: the label that lets Discover recognise the agent that joined with a token. */
+export const internalResourceIdLabel = 'teleport.internal/resource-id';
+
+const labelValues = z.union([z.string(), z.array(z.string())]);
+
+/** `POST /v1/webapi/token`. */
+export const createJoinTokenRequestSchema = z.object({
+  roles: z.array(z.enum(joinTokenRoles)).min(1, 'name at least one role').max(5),
+  join_method: z.enum(joinMethods).default('token'),
+  allow: z
+    .array(z.object({ aws_account: z.string().max(64), aws_arn: z.string().max(256).optional() }))
+    .max(32)
+    .default([]),
+  suggested_agent_matcher_labels: z.record(z.string().max(256), labelValues).default({}),
+});
+export type CreateJoinTokenRequest = z.input<typeof createJoinTokenRequestSchema>;
+
+export const joinTokenJsonSchema = z.object({
+  /** The secret itself: shown once, to put in the agent's `--token`. */
+  id: z.string(),
+  /** RFC 3339. */
+  expiry: z.string(),
+  roles: z.array(z.enum(joinTokenRoles)),
+  suggestedLabels: z.array(z.object({ name: z.string(), value: z.string() })),
+  /** The `teleport.internal/resource-id` value the joining agent will carry. */
+  internalResourceId: z.string(),
+});
+export type JoinTokenJson = z.infer<typeof joinTokenJsonSchema>;

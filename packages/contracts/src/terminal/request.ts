@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { participantModes } from '../roles.js';
+
+/** Terminal sizes outside (0, 4096) are refused (reference §2.1). */
+export const terminalSizeSchema = z.object({
+  w: z.number().int().min(1, 'width must be above 0').max(4095, 'width must be below 4096'),
+  h: z.number().int().min(1, 'height must be above 0').max(4095, 'height must be below 4096'),
+});
+export type TerminalSize = z.infer<typeof terminalSizeSchema>;
+
+/**
+ * The `params` query of the terminal socket (`TerminalRequest`): a new session names a server and
+ * login; a join names `sid` (and optionally the mode).
+ */
+export const terminalRequestSchema = z
+  .object({
+    server_id: z.string().max(256).default(''),
+    login: z.string().max(256).default(''),
+    term: terminalSizeSchema,
+    sid: z.string().max(64).default(''),
+    mode: z.enum(participantModes).optional(),
+  })
+  .refine((r) => r.sid || (r.server_id && r.login), {
+    message: 'name server_id and login for a new session, or sid to join one',
+  });
+export type TerminalRequest = z.input<typeof terminalRequestSchema>;
+
+/** The first (text) frame on the socket: the bearer travels in-band, never in the URL. */
+export const terminalAuthFrameSchema = z.object({ token: z.string().min(1).max(4096) });
+
+/** The server's answer to the auth frame. */
+export interface CreateSessionResponse {
+  type: 'create_session_response';
+  status: 'ok' | 'error';
+  message?: string;
+}
+
+/** `w` payload from the client. */
+export const resizePayloadSchema = z.object({
+  event: z.literal('resize'),
+  width: z.number().int(),
+  height: z.number().int(),
+  size: z.string().max(16).optional(),
+});
+
+/**
+ * Flow-control thresholds (docs/protocol.md): the proxy stops reading from the SSH channel while
+ * more than `pauseAbove` output bytes are unacknowledged and reads again below `resumeBelow`.
+ */
+export const terminalFlowControl = { pauseAbove: 512 * 1024, resumeBelow: 128 * 1024 } as const;
