@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { Backend } from '../backend/index.js';
+import {
+  CertAuthorityStore,
+  type CertAuthorityResource,
+  type CertAuthorityType,
+} from './ca.store.js';
+import { signCertificate } from './certificates.js';
+import { formatPublicKey, generateEd25519Key, parsePublicKey } from './keys.js';
+
+/**
+ * A non-critical certificate extension carrying the user's Postern roles. OpenSSH ignores
+ * extensions it does not know; our node service reads it to apply role locks.
+ */
+export const POSTERN_ROLES_EXTENSION = 'postern-roles@postern.dev';
+
+/** Certificates start a minute in the past so a node whose clock runs a little behind accepts them. */
+const CLOCK_SKEW_MS = 60_000;
+
+export interface IssueUserCertificateOptions {
+  /** The Postern user name: the certificate's key id. */
+  user: string;
+  roles: string[];
+  /** OS logins: the certificate's principals. */
+  logins: string[];
+  /** OpenSSH line of the user's (usually throwaway) Ed25519 key. */
+  publicKey: string;
+  ttlMs: number;
+  permitPortForwarding?: boolean;
+  permitAgentForwarding?: boolean;
+  now?: Date;
+}
+
+export interface IssueHostCertificateOptions {
+  publicKey: string;
+  /** Names clients reach the host by (hostnames, addresses). */
+  principals: string[];
+  ttlMs: number;
+  hostId: string;
+  now?: Date;
+}
+
+/**
+ * The cluster's two SSH certificate authorities: the user CA signs the short-lived certificates
+ * Postern logs in to nodes with (nodes trust it through `TrustedUserCAKeys`), the host CA signs
+ * node host keys (clients trust it through a `@cert-authority` known_hosts line).
+ */
+export class ClusterCa {
+  private constructor(
+    readonly clusterName: string,
+    private readonly userCa: CertAuthorityResource,
+    private readonly hostCa: CertAuthorityResource,
+  ) {}
+
+  /** Reads both CAs, creating whichever is missing (first start); safe to race across processes. */
+  static async loadOrCreate(backend: Backend, clusterName: string): Promise<ClusterCa> {
+    const store = new CertAuthorityStore(backend);
+    const load = async (type: CertAuthorityType) =>
+      (await store.get(type)) ?? (await store.createOrGet(newCertAuthority(type, clusterName)));
+    const userCa = await load('user');
+    const hostCa = await load('host');
+    return new ClusterCa(clusterName, userCa, hostCa);
+  }
+
+  get userCaPublicKey(): string {
+    return this.userCa.spec.publicKey;
+  }
+
+  get hostCaPublicKey(): string {
+    return this.hostCa.spec.publicKey;
+  }
+
+  issueUserCertificate(opts: IssueUserCertificateOptions): string {
+    const now = opts.now ?? new Date();
+    const extensions: Record<string, string> = {
+      'permit-pty': '',
+      [POSTERN_ROLES_EXTENSION]: opts.roles.join(','),
+    };
+    if (opts.permitPortForwarding) extensions['permit-port-forwarding'] = '';
+    if (opts.permitAgentForwarding) extensions['permit-agent-forwarding'] = '';
+    return signCertificate(this.userCa.spec.privateKeyPem, {
+      type: 'user',
+      publicKey: opts.publicKey,
+      keyId: opts.user,
+      principals: opts.logins,
+      validAfter: new Date(now.getTime() - CLOCK_SKEW_MS),
+      validBefore: new Date(now.getTime() + opts.ttlMs),
+      extensions,
+      serial: randomSerial(),
+    });
+  }
+
+  issueHostCertificate(opts: IssueHostCertificateOptions): string {
+    const now = opts.now ?? new Date();
+    return signCertificate(this.hostCa.spec.privateKeyPem, {
+      type: 'host',
+      publicKey: opts.publicKey,
+      keyId: opts.hostId,
+      principals: opts.principals,
+      validAfter: new Date(now.getTime() - CLOCK_SKEW_MS),
+      validBefore: new Date(now.getTime() + opts.ttlMs),
+      serial: randomSerial(),
+    });
+  }
+
+  /** One line for the file sshd's `TrustedUserCAKeys` names. */
+  trustedUserCaKeysLine(): string {
+    return withComment(this.userCaPublicKey, `postern-user-ca@${this.clusterName}`);
+  }
+
+  /** A known_hosts line that trusts every host certificate from the host CA. */
+  knownHostsLine(): string {
+    return `@cert-authority * ${withComment(this.hostCaPublicKey, 'postern-host-ca')}`;
+  }
+}
+
+function newCertAuthority(type: CertAuthorityType, clusterName: string): CertAuthorityResource {
+  const { privateKeyPem, publicKey } = generateEd25519Key();
+  return {
+    kind: 'cert_authority',
+    version: 'v2',
+    metadata: { name: type },
+    spec: { type, clusterName, publicKey, privateKeyPem },
+  };
+}
+
+function withComment(line: string, comment: string): string {
+  const { type, blob } = parsePublicKey(line);
+  return formatPublicKey(type, blob, comment.replace(/\s+/g, '_'));
+}
+
+/** Random serials let an audit trail tell certificates apart (OpenSSH logs the serial). */
+const randomSerial = () => randomBytes(8).readBigUInt64BE();
