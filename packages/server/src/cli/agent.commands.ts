@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../config/config-error.js';
+import { runAgent, type AgentOptions } from '../agent/agent.js';
+import type { AgentLog } from '../agent/tunnel-client.js';
+import { createLogger } from '../logger.js';
+import { labelNamePattern } from '../modules/nodes/node-records.js';
+
+export interface AgentFlags {
+  proxy: string;
+  token?: string;
+  labels?: string;
+  dataDir: string;
+  insecure?: boolean;
+}
+
+/** `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--data-dir DIR] [--insecure]`. */
+export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {}): void {
+  program
+    .command('agent')
+    .description(
+      "serve this host's SSH through a reverse tunnel to a Postern proxy (no inbound port)",
+    )
+    .requiredOption(
+      '--proxy <host:port>',
+      "the proxy's web address, for example proxy.example.com:3080",
+    )
+    .option('--token <token>', 'a Node join token; needed only the first time')
+    .option('--labels <k=v,...>', 'static labels for this host, for example env=prod,team=db')
+    .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
+    .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
+    .action(async (flags: AgentFlags) => {
+      const log = deps.log ?? createLogger('info');
+      let agent;
+      try {
+        agent = await runAgent(agentOptionsFromFlags(flags, log));
+      } catch (error) {
+        // Bad input goes to main (one line, exit 2); anything else is one line and exit 1.
+        if (error instanceof ConfigError) throw error;
+        console.error(`postern agent: ${(error as Error).message}`);
+        process.exitCode = 1;
+        return;
+      }
+      const signal = await nextStopSignal();
+      log.info({ signal }, 'agent stopping');
+      // A second signal means "now": sessions are not worth waiting for any more.
+      const exitNow = () => process.exit(130);
+      process.once('SIGINT', exitNow).once('SIGTERM', exitNow);
+      try {
+        await agent.stop();
+      } finally {
+        process.off('SIGINT', exitNow).off('SIGTERM', exitNow);
+      }
+      log.info({}, 'agent stopped');
+    });
+}
+
+export function agentOptionsFromFlags(flags: AgentFlags, log: AgentLog): AgentOptions {
+  return {
+    proxy: flags.proxy,
+    token: flags.token,
+    labels: parseLabels(flags.labels ?? ''),
+    dataDir: flags.dataDir,
+    insecure: flags.insecure === true,
+    log,
+  };
+}
+
+/** `env=prod,team=db` → {env: 'prod', team: 'db'}; names follow the rules of every node label. */
+export function parseLabels(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const pair of text.split(',').map((each) => each.trim())) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = equals > 0 ? pair.slice(0, equals).trim() : '';
+    if (!labelNamePattern.test(name)) {
+      throw new ConfigError(
+        `--labels: expected name=value pairs separated by commas, got '${pair}'`,
+      );
+    }
+    if (Object.hasOwn(labels, name)) throw new ConfigError(`--labels: ${name} is given twice`);
+    labels[name] = pair.slice(equals + 1).trim();
+  }
+  return labels;
+}
+
+function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  });
+}

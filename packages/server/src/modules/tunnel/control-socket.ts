@@ -1,0 +1,222 @@
+import { randomBytes, verify, type KeyObject } from 'node:crypto';
+import type { RawData, WebSocket } from 'ws';
+import type { Clock } from '../../clock.js';
+import {
+  parseCertificate,
+  verifyCertificate,
+  type ParsedCertificate,
+} from '../../ssh/certificates.js';
+import { ed25519PublicKeyObject } from '../../ssh/keys.js';
+import { nodeHeartbeatSchema, type NodeHeartbeat } from '../nodes/node-records.js';
+import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
+import {
+  GOING_AWAY,
+  helloSchema,
+  parseTextFrame,
+  POLICY_VIOLATION,
+  proofMessage,
+  proofSchema,
+} from './tunnel-protocol.js';
+import type { ControlChannel, TunnelRegistry } from './tunnel-registry.js';
+
+export interface ControlSocketOptions {
+  registry: TunnelRegistry;
+  /** The host CA keys an agent's certificate may be signed by (read per connection: rotation). */
+  hostCaPublicKeys: () => string[];
+  /** Sent to the agent once it is in, so its node service follows a user CA rotation. */
+  userCaPublicKeys?: () => string[];
+  onHeartbeat: (heartbeat: NodeHeartbeat) => Promise<unknown>;
+  /**
+   * Signs a fresh host certificate for a connected agent once half of its current one's life is
+   * gone, so an agent that runs for months never falls off. Without it agents must join again.
+   */
+  renewHostCertificate?: (request: HostCertificateRequest) => string;
+  now: Clock;
+  pingIntervalMs: number;
+  authTimeoutMs: number;
+  log: TunnelLog;
+}
+
+export interface TunnelLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** A heartbeat sooner than this after the previous one is dropped: an agent cannot flood storage. */
+const minHeartbeatSpacingMs = 1000;
+
+/**
+ * One agent's control socket: it proves its node id (a host certificate from the cluster host CA
+ * naming the node, and a signature over our fresh challenge with the certified key), then it is
+ * registered for dials and its heartbeats go to the inventory under the id it proved.
+ */
+export function serveControlSocket(socket: WebSocket, options: ControlSocketOptions): void {
+  let stage: 'hello' | 'proof' | 'ready' | 'closed' = 'hello';
+  let claimed: { nodeId: string; key: KeyObject; cert: ParsedCertificate } | undefined;
+  const challenge = randomBytes(32);
+  let channel: ControlChannel | undefined;
+  let stopCertificateWatch = () => {};
+  let pingTimer: NodeJS.Timeout | undefined;
+  let lastHeartbeatAt = 0;
+  let heartbeatInFlight = false;
+
+  const send = (message: object) => socket.send(JSON.stringify(message));
+  const refuse = (message: string) => {
+    if (stage === 'closed') return;
+    stage = 'closed';
+    options.log.warn({ nodeId: claimed?.nodeId, reason: message }, 'agent tunnel refused');
+    send({ type: 'error', message });
+    socket.close(POLICY_VIOLATION, closeReason(message));
+  };
+  const authTimer = setTimeout(() => refuse('authentication timed out'), options.authTimeoutMs);
+
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    const frame = parseTextFrame(data, isBinary);
+    if (stage === 'hello') onHello(frame);
+    else if (stage === 'proof') onProof(frame);
+    else if (stage === 'ready') onAgentMessage(frame);
+  });
+  socket.on('close', () => {
+    stage = 'closed';
+    clearTimeout(authTimer);
+    stopCertificateWatch();
+    clearInterval(pingTimer);
+    if (channel) {
+      options.registry.unregister(channel);
+      options.log.info({ nodeId: channel.nodeId }, 'agent tunnel closed');
+    }
+  });
+  socket.on('error', () => socket.terminate());
+
+  function onHello(frame: unknown): void {
+    const hello = helloSchema.safeParse(frame);
+    if (!hello.success) return refuse('expected {nodeId, hostCertificate} first');
+    const { nodeId, hostCertificate } = hello.data;
+    let key: KeyObject;
+    let cert: ParsedCertificate;
+    try {
+      cert = parseCertificate(hostCertificate);
+      const verdict = verifyCertificate(cert, {
+        caPublicKeys: options.hostCaPublicKeys(),
+        type: 'host',
+        principal: nodeId,
+        now: new Date(options.now()),
+      });
+      if (!verdict.ok) return refuse(`host certificate refused: ${verdict.reason}`);
+      key = ed25519PublicKeyObject(cert.publicKeyBlob);
+    } catch (error) {
+      return refuse(`host certificate refused: ${(error as Error).message}`);
+    }
+    claimed = { nodeId, key, cert };
+    stage = 'proof';
+    send({ challenge: challenge.toString('base64') });
+  }
+
+  function onProof(frame: unknown): void {
+    const proof = proofSchema.safeParse(frame);
+    if (!proof.success || !claimed) return refuse('expected {signature}');
+    const signature = Buffer.from(proof.data.signature, 'base64');
+    if (!signatureValid(claimed.key, proofMessage(claimed.nodeId, challenge), signature)) {
+      return refuse('the signature does not match the host certificate');
+    }
+    clearTimeout(authTimer);
+    stage = 'ready';
+    const nodeId = claimed.nodeId;
+    channel = {
+      nodeId,
+      requestDial: (id) => send({ type: 'dial', id }),
+      close: (code, reason) => socket.close(code, closeReason(reason)),
+    };
+    options.registry.register(channel);
+    send({
+      type: 'ready',
+      pingIntervalMs: options.pingIntervalMs,
+      ...(options.userCaPublicKeys ? { userCaKeys: options.userCaPublicKeys() } : {}),
+    });
+    options.log.info({ nodeId }, 'agent tunnel connected');
+    keepAlive();
+    stopCertificateWatch = watchHostCertificate(claimed.cert, {
+      nodeId,
+      now: options.now,
+      renew: options.renewHostCertificate,
+      onRenewed: (hostCertificate) => {
+        send({ type: 'certificate', hostCertificate });
+        options.log.info({ nodeId }, 'renewed the host certificate of an agent');
+      },
+      onRenewFailed: (error) =>
+        options.log.warn(
+          { nodeId, err: error },
+          'renewing the host certificate of an agent failed',
+        ),
+      onExpired: () => socket.close(GOING_AWAY, 'host certificate expired'),
+    });
+  }
+
+  function onAgentMessage(frame: unknown): void {
+    const message = frame as Partial<Record<string, unknown>> | undefined;
+    if (message?.type !== 'heartbeat' || !channel) return;
+    const now = options.now();
+    if (heartbeatInFlight || now - lastHeartbeatAt < minHeartbeatSpacingMs) return;
+    const { nodeId } = channel;
+    // Only what the node may say about itself: who it is and how it is reached are ours to set.
+    const heartbeat = nodeHeartbeatSchema.safeParse({
+      hostname: message.hostname,
+      os: message.os,
+      labels: message.labels,
+      cmdLabels: message.cmdLabels,
+      hostPublicKey: message.hostPublicKey,
+      id: nodeId,
+      addr: '',
+      subKind: 'postern',
+      tunnel: true,
+    });
+    if (!heartbeat.success) {
+      const issue = heartbeat.error.issues[0];
+      const why = `heartbeat refused: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
+      options.log.warn({ nodeId }, why);
+      return send({ type: 'error', message: why });
+    }
+    lastHeartbeatAt = now;
+    heartbeatInFlight = true;
+    options
+      .onHeartbeat(heartbeat.data)
+      .catch((error: unknown) => {
+        options.log.warn({ nodeId, err: error }, 'recording an agent heartbeat failed');
+        if (stage === 'ready') send({ type: 'error', message: 'heartbeat not recorded' });
+      })
+      .finally(() => {
+        heartbeatInFlight = false;
+      });
+  }
+
+  /** A ping per interval; a socket that has not answered the previous one is dead (a lost NAT entry, a crashed host). */
+  function keepAlive(): void {
+    let answered = true;
+    socket.on('pong', () => {
+      answered = true;
+    });
+    pingTimer = setInterval(() => {
+      if (!answered) {
+        options.log.warn({ nodeId: channel?.nodeId }, 'agent missed a ping; dropping its tunnel');
+        return socket.terminate();
+      }
+      answered = false;
+      socket.ping();
+    }, options.pingIntervalMs);
+  }
+}
+
+function signatureValid(key: KeyObject, message: Buffer, signature: Buffer): boolean {
+  try {
+    return verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Close reasons are limited to 123 bytes of UTF-8. */
+export function closeReason(message: string): string {
+  let reason = message;
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
+}

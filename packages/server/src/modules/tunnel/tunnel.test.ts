@@ -1,0 +1,280 @@
+import { randomUUID, sign, type KeyObject } from 'node:crypto';
+import { agentPaths } from '@postern/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { MemoryBackend } from '../../backend/memory.js';
+import {
+  eventually,
+  startTunnelProxy,
+  type TunnelProxy,
+} from '../../agent/tunnel-proxy.testkit.js';
+import { ClusterCa } from '../../ssh/ca.service.js';
+import { parseCertificate } from '../../ssh/certificates.js';
+import { ed25519PrivateKeyObject, generateEd25519Key } from '../../ssh/keys.js';
+import { proofMessage } from './tunnel-protocol.js';
+
+interface RawAgent {
+  socket: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+/** A hand-driven agent, so each step of the handshake can be got wrong on purpose. */
+function rawAgent(
+  proxy: TunnelProxy,
+  hello: { nodeId: string; hostCertificate: string },
+  signWith: KeyObject,
+  options: { autoPong?: boolean } = {},
+): RawAgent {
+  const socket = new WebSocket(`${proxy.url.replace('http', 'ws')}${agentPaths.tunnel}`, options);
+  const messages: Array<Record<string, unknown>> = [];
+  socket.on('open', () => socket.send(JSON.stringify(hello)));
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as Record<string, unknown>;
+    messages.push(message);
+    if (typeof message.challenge === 'string') {
+      const proof = proofMessage(hello.nodeId, Buffer.from(message.challenge, 'base64'));
+      socket.send(JSON.stringify({ signature: sign(null, proof, signWith).toString('base64') }));
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  return { socket, messages, closed };
+}
+
+function hostIdentity(ca: ClusterCa, principals?: string[]) {
+  const key = generateEd25519Key();
+  const nodeId = randomUUID();
+  const hostCertificate = ca.issueHostCertificate({
+    publicKey: key.publicKey,
+    principals: principals ?? [nodeId],
+    hostId: nodeId,
+    ttlMs: 3600_000,
+  });
+  return { nodeId, hostCertificate, privateKey: ed25519PrivateKeyObject(key.privateKeyPem) };
+}
+
+const isReady = (agent: RawAgent) => agent.messages.some((message) => message.type === 'ready');
+
+describe('agent tunnel, proxy side', () => {
+  let proxy: TunnelProxy;
+  beforeAll(async () => {
+    proxy = await startTunnelProxy({ dialTimeoutMs: 300, pingIntervalMs: 200 });
+  });
+  afterAll(() => proxy.close());
+
+  it('lets in an agent with a host certificate of the cluster and a signed challenge', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    expect(proxy.registry.connected(node.nodeId)).toBe(true);
+    agent.socket.close();
+    await eventually(() => !proxy.registry.connected(node.nodeId), 3000, 'unregistered');
+  });
+
+  it('refuses a certificate from another CA', async () => {
+    const otherCa = await ClusterCa.loadOrCreate(new MemoryBackend(), 'other-cluster');
+    const node = hostIdentity(otherCa);
+    const { closed, messages } = rawAgent(proxy, node, node.privateKey);
+    expect(await closed).toEqual({
+      code: 1008,
+      reason: expect.stringMatching(/not signed by a trusted CA/) as unknown,
+    });
+    expect(messages).not.toContainEqual(expect.objectContaining({ type: 'ready' }));
+    expect(proxy.registry.connected(node.nodeId)).toBe(false);
+  });
+
+  it('refuses a certificate issued to another node', async () => {
+    const node = hostIdentity(proxy.ca, [randomUUID()]);
+    const { closed } = rawAgent(proxy, node, node.privateKey);
+    expect((await closed).reason).toMatch(/does not list principal/);
+    expect(proxy.registry.connected(node.nodeId)).toBe(false);
+  });
+
+  it('refuses a user certificate', async () => {
+    const key = generateEd25519Key();
+    const nodeId = randomUUID();
+    const hostCertificate = proxy.ca.issueUserCertificate({
+      user: nodeId,
+      roles: [],
+      logins: [nodeId],
+      publicKey: key.publicKey,
+      ttlMs: 60_000,
+    });
+    const { closed } = rawAgent(
+      proxy,
+      { nodeId, hostCertificate },
+      ed25519PrivateKeyObject(key.privateKeyPem),
+    );
+    expect((await closed).reason).toMatch(/not signed by a trusted CA|expected a host certificate/);
+  });
+
+  it('refuses a signature made with another key than the certified one', async () => {
+    const node = hostIdentity(proxy.ca);
+    const impostor = ed25519PrivateKeyObject(generateEd25519Key().privateKeyPem);
+    const { closed, messages } = rawAgent(proxy, node, impostor);
+    expect(await closed).toEqual({
+      code: 1008,
+      reason: 'the signature does not match the host certificate',
+    });
+    expect(messages[0]).toHaveProperty('challenge');
+    expect(proxy.registry.connected(node.nodeId)).toBe(false);
+  });
+
+  it('records heartbeats under the proven id, whatever id the agent writes in them', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    const forged = randomUUID();
+    agent.socket.send(
+      JSON.stringify({
+        type: 'heartbeat',
+        id: forged,
+        tunnel: false,
+        addr: '10.0.0.1:22',
+        hostname: 'db-1',
+        os: 'Linux 6.1',
+        labels: { env: 'prod' },
+        cmdLabels: {},
+        hostPublicKey: '',
+      }),
+    );
+    await eventually(
+      () => proxy.heartbeats.some((h) => h.hostname === 'db-1'),
+      3000,
+      'the heartbeat',
+    );
+    expect(proxy.heartbeats.find((h) => h.hostname === 'db-1')).toMatchObject({
+      id: node.nodeId,
+      tunnel: true,
+      addr: '',
+    });
+    expect(proxy.heartbeats.some((h) => h.id === forged)).toBe(false);
+    agent.socket.close();
+  });
+
+  it('tells the agent when a heartbeat is malformed', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    agent.socket.send(
+      JSON.stringify({ type: 'heartbeat', hostname: '-bad-', os: '', labels: {}, cmdLabels: {} }),
+    );
+    await eventually(() => agent.messages.some((m) => m.type === 'error'), 3000, 'the error');
+    expect(proxy.registry.connected(node.nodeId)).toBe(true);
+    agent.socket.close();
+  });
+
+  it('refuses a data socket whose id names no pending dial', async () => {
+    const socket = new WebSocket(
+      `${proxy.url.replace('http', 'ws')}${agentPaths.dial('0'.repeat(32))}`,
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ id: '0'.repeat(32) })));
+    const code = await new Promise((resolve) => socket.on('close', resolve));
+    expect(code).toBe(1008);
+  });
+
+  it('times out a dial the agent never answers, and refuses the late data socket', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    await expect(proxy.registry.dial(node.nodeId)).rejects.toThrow(
+      /did not open the tunnel connection/,
+    );
+    const dial = agent.messages.find((m) => m.type === 'dial') as { id: string };
+    const late = new WebSocket(`${proxy.url.replace('http', 'ws')}${agentPaths.dial(dial.id)}`);
+    late.on('open', () => late.send(JSON.stringify({ id: dial.id })));
+    expect(await new Promise((resolve) => late.on('close', resolve))).toBe(1008);
+    agent.socket.close();
+  });
+
+  it('says a node with no tunnel is not connected', async () => {
+    const nodeId = randomUUID();
+    await expect(proxy.registry.dial(nodeId)).rejects.toThrow(
+      `node ${nodeId} is not connected to this proxy`,
+    );
+  });
+
+  it('replaces the older channel when an agent reconnects', async () => {
+    const node = hostIdentity(proxy.ca);
+    const first = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(first), 3000, 'ready');
+    const second = rawAgent(proxy, node, node.privateKey);
+    expect((await first.closed).code).toBe(1001);
+    await eventually(() => isReady(second), 3000, 'ready');
+    expect(proxy.registry.connected(node.nodeId)).toBe(true);
+    // The registry's channel is the second one: a dial goes there.
+    void proxy.registry.dial(node.nodeId).catch(() => {});
+    await eventually(() => second.messages.some((m) => m.type === 'dial'), 3000, 'the dial');
+    second.socket.close();
+  });
+
+  it('drops an agent that stops answering pings', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey, { autoPong: false });
+    await eventually(() => isReady(agent), 3000, 'ready');
+    expect((await agent.closed).code).toBe(1006);
+    await eventually(() => !proxy.registry.connected(node.nodeId), 3000, 'unregistered');
+  });
+});
+
+describe('host certificate lifetime, proxy side', () => {
+  it('drops an agent when its certificate ends, if it cannot renew it', async () => {
+    const proxy = await startTunnelProxy();
+    try {
+      const key = generateEd25519Key();
+      const nodeId = randomUUID();
+      const hostCertificate = proxy.ca.issueHostCertificate({
+        publicKey: key.publicKey,
+        principals: [nodeId],
+        hostId: nodeId,
+        ttlMs: 1000,
+      });
+      const agent = rawAgent(
+        proxy,
+        { nodeId, hostCertificate },
+        ed25519PrivateKeyObject(key.privateKeyPem),
+      );
+      await eventually(() => isReady(agent), 3000, 'ready');
+      expect(await agent.closed).toEqual({ code: 1001, reason: 'host certificate expired' });
+      await eventually(() => !proxy.registry.connected(nodeId), 3000, 'unregistered');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('sends a fresh certificate to an agent whose certificate is past half its life', async () => {
+    const proxy = await startTunnelProxy({
+      renewHostCertificate: (request) =>
+        proxy.ca.issueHostCertificate({ ...request, hostId: request.nodeId, ttlMs: 3600_000 }),
+    });
+    try {
+      const key = generateEd25519Key();
+      const nodeId = randomUUID();
+      const hostCertificate = proxy.ca.issueHostCertificate({
+        publicKey: key.publicKey,
+        principals: [nodeId],
+        hostId: nodeId,
+        ttlMs: 10 * 60_000,
+        now: new Date(Date.now() - 8 * 60_000),
+      });
+      const agent = rawAgent(
+        proxy,
+        { nodeId, hostCertificate },
+        ed25519PrivateKeyObject(key.privateKeyPem),
+      );
+      await eventually(() => agent.messages.some((m) => m.type === 'certificate'), 3000, 'renewal');
+      const renewed = agent.messages.find((m) => m.type === 'certificate') as {
+        hostCertificate: string;
+      };
+      const cert = parseCertificate(renewed.hostCertificate);
+      expect(cert.type).toBe('host');
+      expect(cert.principals).toEqual([nodeId]);
+      expect(cert.validBefore.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+      agent.socket.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+});
