@@ -14,6 +14,8 @@ export const errorCatalogue = {
    * A conflict like already_exists, told apart by the code. */
   compare_failed: 409,
   limit_exceeded: 429,
+  /** The proxy could not reach the server (offline, refused, host key changed). */
+  connection_problem: 502,
   internal: 500,
 } as const;
 export type ErrorCode = keyof typeof errorCatalogue;

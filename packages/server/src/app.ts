@@ -30,6 +30,12 @@ import { rolesRoutes } from './modules/roles/roles.routes.js';
 import { userTokensRoutes } from './modules/user-tokens/user-tokens.routes.js';
 import { usersAdminRoutes } from './modules/users/users-admin.routes.js';
 import type { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
+import {
+  buildServerAccess,
+  registerServerAccessRoutes,
+  type ServerAccessServices,
+} from './server-access.js';
+import type { ClusterCa } from './ssh/ca.service.js';
 
 export interface AppDeps {
   config: Config;
@@ -42,6 +48,10 @@ export interface AppDeps {
   https?: { cert: string; key: string };
   /** Time for sessions, tokens and TOTP; tests move it forward instead of waiting. */
   now?: Clock;
+  /** The cluster's SSH CAs; loaded (or created on a fresh cluster) from the backend when absent. */
+  ca?: ClusterCa;
+  /** Terminal and agent-tunnel keepalive pings (default 20 s); tests shorten it. */
+  pingIntervalMs?: number;
 }
 
 export interface App {
@@ -54,7 +64,8 @@ export interface App {
     /** Watched locks: `lockFor`/`isLocked`, and a 'lock' event when one comes into force. */
     lockWatcher: LockWatcher;
   } & IdentityServices &
-    AccessControlServices;
+    AccessControlServices &
+    Omit<ServerAccessServices, 'start' | 'close'>;
   /** Every guarded route with the access it declared, for the route-table tests. */
   routes: DeclaredRoute[];
 }
@@ -84,7 +95,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await accessControl.roles.seedPresets();
   const access = new AccessResolver(deps.backend, watchError('roles and users'));
   await Promise.all([access.start(), lockWatcher.start()]);
+  const serverAccess = await buildServerAccess({
+    ...deps,
+    now,
+    locks: lockWatcher,
+    onError: watchError,
+  });
+  await serverAccess.start();
   server.addHook('onClose', async () => {
+    await serverAccess.close();
     await Promise.all([access.close(), lockWatcher.close()]);
   });
 
@@ -111,6 +130,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(rolesRoutes, accessControl);
   await server.register(usersAdminRoutes, accessControl);
   await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
+  await registerServerAccessRoutes(server, serverAccess, {
+    config: deps.config,
+    guard: { sessions, access },
+    rateLimit: loginRateLimit,
+    now,
+    pingIntervalMs: deps.pingIntervalMs,
+  });
   await server.register(captureRoutes);
   await server.register(webConsole, {
     distDir: deps.webDistDir,
@@ -126,7 +152,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.ready();
   return {
     server,
-    services: { ...identity, ...accessControl, clusters, access, lockWatcher },
+    services: {
+      ...identity,
+      ...accessControl,
+      clusters,
+      access,
+      lockWatcher,
+      ...serverAccess,
+    },
     routes,
   };
 }

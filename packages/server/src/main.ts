@@ -1,6 +1,14 @@
 import { Command, CommanderError, Option } from 'commander';
+import { addAgentCommand } from './cli/agent.commands.js';
 import { withStorageFlags } from './cli/program.js';
-import { addLocksCommands, addResourceCommands, addUsersCommands } from './cli/register.js';
+import {
+  addCaCommands,
+  addLocksCommands,
+  addNodesCommands,
+  addResourceCommands,
+  addTokensCommands,
+  addUsersCommands,
+} from './cli/register.js';
 import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
 import { ApiError } from './errors.js';
 import { startServer } from './start.js';
@@ -49,6 +57,10 @@ export function buildCli(): Command {
   addUsersCommands(program);
   addResourceCommands(program);
   addLocksCommands(program);
+  addCaCommands(program);
+  addTokensCommands(program);
+  addNodesCommands(program);
+  addAgentCommand(program);
   return program;
 }
 

@@ -9,6 +9,7 @@ import { publicBaseUrl } from './config/public-url.js';
 import { createLogger } from './logger.js';
 import { openAuditStore } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
+import { startLocalNode } from './local-node.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
 
@@ -56,6 +57,19 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     `Postern is serving the console at ${scheme}://localhost:${port}/web`,
   );
   await audit.emit({ event: 'postern.start', code: 'TPOS001I', version: serverVersion });
+  const localNode = config.sshService.enabled
+    ? await startLocalNode({
+        config: config.sshService,
+        dataDir: config.dataDir,
+        ca: app.services.ca,
+        inventory: app.services.inventory,
+        locks: app.services.lockWatcher,
+        log: (message, fields) => logger.info(fields ?? {}, message),
+      })
+    : undefined;
+  if (localNode) {
+    logger.info({ nodeId: localNode.id, port: localNode.port }, 'serving this host as a server');
+  }
   await recordPublicUrl(backend, publicBaseUrl(config));
   const invite = await bootstrapFirstAdmin(backend, app.services, publicBaseUrl(config));
   if (invite) {
@@ -70,6 +84,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const stop = (signal: string) => {
     stopping ??= (async () => {
       logger.info({ signal }, 'shutting down');
+      await localNode?.stop();
       await app.server.close();
       await audit.close();
       await backend.close();

@@ -34,6 +34,26 @@ const auditStorageSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
+/** The built-in node service: the host `postern start` runs on appears as a server. */
+const sshServiceSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    listen_addr: hostPort.optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    commands: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            command: z.array(z.string()).min(1),
+            period: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
 /** The YAML config file. Every key is optional; flags override it. See docs/configuration.md. */
 export const fileConfigSchema = z
   .object({
@@ -51,6 +71,7 @@ export const fileConfigSchema = z
       .strict()
       .optional(),
     auth: authFileSchema.optional(),
+    ssh_service: sshServiceSchema.optional(),
   })
   .strict();
 export type FileConfig = z.infer<typeof fileConfigSchema>;
@@ -86,6 +107,15 @@ export interface Config {
   audit: AuditStorageConfig;
   logLevel: string;
   auth: AuthSettings;
+  sshService: SshServiceConfig;
+}
+
+export interface SshServiceConfig {
+  enabled: boolean;
+  /** Loopback by default: only this proxy dials it. Other proxies need a reachable address. */
+  listenAddr: HostPort;
+  labels: Record<string, string>;
+  commands: Array<{ name: string; command: string[]; period: string }>;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -141,6 +171,15 @@ export function resolveConfig(flags: ConfigFlags): Config {
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     logLevel: file.log?.level ?? 'info',
     auth: resolveAuth(file.auth, publicAddr.host),
+    sshService: {
+      enabled: file.ssh_service?.enabled ?? true,
+      listenAddr: parseHostPort(
+        file.ssh_service?.listen_addr ?? '127.0.0.1:3022',
+        'ssh_service.listen_addr',
+      ),
+      labels: file.ssh_service?.labels ?? {},
+      commands: (file.ssh_service?.commands ?? []).map((c) => ({ ...c, period: c.period ?? '1h' })),
+    },
   };
 }
 

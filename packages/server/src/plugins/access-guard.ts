@@ -108,12 +108,22 @@ export function installAccessGuard(
 }
 
 /** Cookie names the session; the bearer header proves the caller is our console, not a CSRF. */
-async function identify(request: FastifyRequest, deps: GuardDeps): Promise<Identity | null> {
-  const { sessions } = deps;
-  const session = await sessions.fromCookie(request.cookies[sessionCookieName]);
-  if (!session) return null;
+function identify(request: FastifyRequest, deps: GuardDeps): Promise<Identity | null> {
   const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-  if (!sessions.bearerMatches(session, bearer)) return null;
+  return identifyByCredentials(deps, request.cookies[sessionCookieName], bearer);
+}
+
+/**
+ * The caller named by a session cookie and proven by its bearer, or null. WebSockets use it with
+ * the bearer from their first frame (browsers cannot set headers on them).
+ */
+export async function identifyByCredentials(
+  deps: Pick<GuardDeps, 'sessions' | 'access'>,
+  cookie: string | undefined,
+  bearer: string | undefined,
+): Promise<Identity | null> {
+  const session = await deps.sessions.fromCookie(cookie);
+  if (!session || !deps.sessions.bearerMatches(session, bearer)) return null;
   const { roles, traits, authType, roleSet, acl } = deps.access.resolve(
     session.user,
     session.roles,

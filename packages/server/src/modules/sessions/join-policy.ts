@@ -1,0 +1,33 @@
+import { participantModes, type ParticipantMode, type SessionKind } from '@postern/contracts';
+import type { RoleSet } from '../rbac/index.js';
+import { matchesAny } from '../rbac/labels.js';
+
+export interface JoinableSession {
+  kind: SessionKind;
+  owner: string;
+  ownerRoles: readonly string[];
+}
+
+/**
+ * The modes in which a viewer may join a session (reference §2.5). The owner may always come
+ * back as a peer; anyone else needs a `join_sessions` policy whose `roles` match one of the
+ * owner's roles and whose `kinds` include the session's kind.
+ */
+export function participantModesFor(
+  viewer: { user: string; roleSet: RoleSet },
+  session: JoinableSession,
+): ParticipantMode[] {
+  const modes = new Set<ParticipantMode>();
+  if (viewer.user === session.owner) modes.add('peer');
+  for (const policy of viewer.roleSet.joinSessionPolicies()) {
+    const kindMatches = policy.kinds.some((k) => k === session.kind || (k as string) === '*');
+    const roleMatches = session.ownerRoles.some((role) => matchesAny(policy.roles, role));
+    if (kindMatches && roleMatches) for (const mode of policy.modes) modes.add(mode);
+  }
+  return participantModes.filter((mode) => modes.has(mode));
+}
+
+/** The mode a join gets when it names none: the owner comes back as a peer, others observe. */
+export function defaultJoinMode(user: string, owner: string): ParticipantMode {
+  return user === owner ? 'peer' : 'observer';
+}

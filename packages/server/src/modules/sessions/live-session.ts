@@ -1,0 +1,317 @@
+import { randomUUID } from 'node:crypto';
+import {
+  terminalFlowControl,
+  type ActiveSessionJson,
+  type ParticipantMode,
+} from '@postern/contracts';
+import type { Client, ClientChannel } from 'ssh2';
+import { emitAudit } from '../audit/emit.js';
+import type { AuditStore } from '../audit/index.js';
+import type { Party } from './party.js';
+import type { ScreenMirror } from './screen-mirror.js';
+import { toActiveSessionJson } from './session-json.js';
+import type { SessionTracker } from './session-tracker.store.js';
+import { Utf8Boundary } from './utf8-boundary.js';
+
+export interface LiveSessionInit {
+  owner: { user: string; roles: string[] };
+  login: string;
+  node: { id: string; hostname: string; addr: string };
+  clusterName: string;
+  proxyId: string;
+  traceId: string;
+  size: { w: number; h: number };
+  /** '' for an interactive shell. */
+  command: string;
+  /** Epoch ms: max_session_ttl and the certificate end the session here. */
+  expiresAt: number;
+  /** client_idle_timeout in ms; 0 for none. */
+  idleTimeoutMs: number;
+  client: Client;
+  channel: ClientChannel;
+}
+
+export interface LiveSessionDeps {
+  audit: AuditStore;
+  mirror: ScreenMirror;
+  now: () => number;
+  /** Membership or size changed: publish the tracker. */
+  onChange: (session: LiveSession) => void;
+  onEnd: (session: LiveSession) => void;
+}
+
+interface Member {
+  party: Party;
+  /** Output bytes sent and not yet acknowledged. */
+  unacked: number;
+  /** Output held while the joiner's first screen is being prepared. */
+  pending?: Uint8Array[];
+  lastActive: number;
+}
+
+/** A slow observer may hold the session paused this long before it is dropped. */
+const stalledPartyLimitMs = 10_000;
+
+/**
+ * One live terminal session: the SSH channel to the node and every party watching or typing.
+ * Output fans out to all parties; flow control pauses the channel while any party has too much
+ * unacknowledged output, so a flood (`yes`) never fills memory and Ctrl-C is answered quickly.
+ */
+export class LiveSession {
+  readonly id = randomUUID();
+  readonly created: number;
+  private readonly members = new Map<string, Member>();
+  private readonly utf8 = new Utf8Boundary();
+  private size: { w: number; h: number };
+  private lastInput: number;
+  private pausedSince: number | undefined;
+  private ended = false;
+  endReason = '';
+
+  constructor(
+    readonly init: LiveSessionInit,
+    private readonly deps: LiveSessionDeps,
+  ) {
+    this.created = deps.now();
+    this.lastInput = this.created;
+    this.size = init.size;
+    deps.mirror.open(this.id, init.size.w, init.size.h);
+    const { channel } = init;
+    channel.on('data', (chunk: Buffer) => this.onOutput(chunk));
+    channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
+    channel.on('exit', (code: number | null, signal?: string) => {
+      this.exitReason = signal ? `exited on signal ${signal}` : `exited with code ${code ?? 0}`;
+    });
+    channel.on('close', () => this.terminate(this.exitReason));
+    init.client.on('close', () => this.terminate('connection to the server closed'));
+  }
+
+  private exitReason = 'session closed';
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  parties(): Party[] {
+    return [...this.members.values()].map((m) => m.party);
+  }
+
+  /** Adds a party. Joiners first get the current screen, then the live stream, in order. */
+  async join(party: Party): Promise<void> {
+    if (this.ended) return party.end(this.endReason);
+    const first = this.members.size === 0;
+    const member: Member = { party, unacked: 0, lastActive: this.deps.now() };
+    if (!first) member.pending = [];
+    this.members.set(party.id, member);
+    if (!first) {
+      const screen = await this.deps.mirror.snapshot(this.id);
+      if (this.ended || !this.members.has(party.id)) return;
+      party.event({ event: 'resize', size: `${this.size.w}:${this.size.h}` });
+      const pending = member.pending ?? [];
+      member.pending = undefined;
+      if (screen) this.send(member, Buffer.from(screen, 'utf8'));
+      for (const chunk of pending) this.send(member, chunk);
+      this.broadcastEvent({ event: 'session.join', user: party.user, mode: party.mode });
+      void emitAudit(this.deps.audit, 'T2001I', {
+        ...this.auditFields(),
+        user: party.user,
+        mode: party.mode,
+      });
+    }
+    this.publish();
+  }
+
+  leave(partyId: string, reason = 'left'): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    this.members.delete(partyId);
+    member.party.end(reason);
+    this.broadcastEvent({ event: 'session.leave', user: member.party.user, reason });
+    void emitAudit(this.deps.audit, 'T2003I', {
+      ...this.auditFields(),
+      user: member.party.user,
+      reason,
+    });
+    const typists = [...this.members.values()].filter((m) => m.party.mode === 'peer');
+    if (typists.length === 0) return this.terminate('all participants left');
+    this.maybeResume();
+    this.publish();
+  }
+
+  input(partyId: string, data: string): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    member.lastActive = this.deps.now();
+    if (member.party.mode === 'moderator' && data === 't') {
+      return this.terminate(`terminated by moderator ${member.party.user}`);
+    }
+    if (member.party.mode !== 'peer') return; // observers and moderators cannot type
+    this.lastInput = member.lastActive;
+    this.init.channel.write(data);
+  }
+
+  resize(partyId: string, w: number, h: number): void {
+    const member = this.members.get(partyId);
+    if (!member || member.party.mode !== 'peer' || this.ended) return;
+    if (w === this.size.w && h === this.size.h) return;
+    this.size = { w, h };
+    this.init.channel.setWindow(h, w, 0, 0);
+    this.deps.mirror.resize(this.id, w, h);
+    const size = `${w}:${h}`;
+    for (const other of this.members.values()) {
+      if (other !== member) other.party.event({ event: 'resize', size });
+    }
+    void emitAudit(this.deps.audit, 'T2002I', {
+      ...this.auditFields(),
+      user: member.party.user,
+      size,
+    });
+    this.publish();
+  }
+
+  /** The party's terminal processed `bytes` more output. */
+  ack(partyId: string, bytes: number): void {
+    const member = this.members.get(partyId);
+    if (!member) return;
+    member.unacked = Math.max(0, member.unacked - bytes);
+    this.maybeResume();
+  }
+
+  /** Ends the session for everyone, once. */
+  terminate(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.endReason = reason;
+    const rest = this.utf8.flush();
+    if (rest.length) for (const m of this.members.values()) m.party.output(rest);
+    const participants = [...new Set([this.init.owner.user, ...this.parties().map((p) => p.user)])];
+    for (const member of this.members.values()) member.party.end(reason);
+    this.members.clear();
+    this.init.channel.close();
+    this.init.client.end();
+    this.deps.mirror.close(this.id);
+    void emitAudit(this.deps.audit, 'T2004I', {
+      ...this.auditFields(),
+      user: this.init.owner.user,
+      reason,
+      participants,
+      interactive: this.init.command === '',
+      session_start: new Date(this.created).toISOString(),
+      session_stop: new Date(this.deps.now()).toISOString(),
+    });
+    this.deps.onEnd(this);
+  }
+
+  /** Called about once a second: time limits, and observers too slow to keep up. */
+  checkLimits(now: number): void {
+    if (this.ended) return;
+    if (now >= this.init.expiresAt) return this.terminate('session expired (max_session_ttl)');
+    const idle = this.init.idleTimeoutMs;
+    if (idle > 0 && now - this.lastInput >= idle) {
+      return this.terminate(`idle for longer than client_idle_timeout`);
+    }
+    if (this.pausedSince !== undefined && now - this.pausedSince > stalledPartyLimitMs) {
+      for (const [id, member] of this.members) {
+        const stalled = member.unacked > terminalFlowControl.resumeBelow;
+        if (stalled && member.party.user !== this.init.owner.user)
+          this.leave(id, 'too slow to keep up');
+      }
+    }
+  }
+
+  toJson(participantModes: ParticipantMode[] = []): ActiveSessionJson {
+    return toActiveSessionJson(this.toTracker(), participantModes);
+  }
+
+  toTracker(): SessionTracker {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const { init } = this;
+    return {
+      kind: 'ssh',
+      id: this.id,
+      login: init.login,
+      created: iso(this.created),
+      lastActive: iso(this.lastInput),
+      serverId: init.node.id,
+      serverHostname: init.node.hostname,
+      serverAddr: init.node.addr,
+      clusterName: init.clusterName,
+      owner: init.owner.user,
+      ownerRoles: init.owner.roles,
+      terminal: this.size,
+      parties: [...this.members.values()].map((m) => ({
+        id: m.party.id,
+        user: m.party.user,
+        mode: m.party.mode,
+        lastActive: iso(m.lastActive),
+      })),
+      moderated: false,
+      command: init.command,
+      proxyId: init.proxyId,
+      expires: iso(init.expiresAt),
+      traceId: init.traceId,
+    };
+  }
+
+  auditFields() {
+    const { init } = this;
+    return {
+      sid: this.id,
+      login: init.login,
+      server_id: init.node.id,
+      server_hostname: init.node.hostname,
+      server_addr: init.node.addr,
+      proto: 'ssh',
+      namespace: 'default',
+      ...(init.traceId ? { trace_id: init.traceId } : {}),
+    };
+  }
+
+  private onOutput(chunk: Buffer): void {
+    const data = this.utf8.push(chunk);
+    if (data.length === 0) return;
+    this.deps.mirror.write(this.id, data);
+    for (const member of this.members.values()) {
+      if (member.pending) member.pending.push(Buffer.from(data));
+      else this.send(member, data);
+    }
+    this.maybePause();
+  }
+
+  private send(member: Member, data: Uint8Array): void {
+    member.unacked += data.length;
+    member.party.output(data);
+  }
+
+  private maybePause(): void {
+    if (this.pausedSince !== undefined) return;
+    const behind = [...this.members.values()].some(
+      (m) => m.unacked + pendingBytes(m) > terminalFlowControl.pauseAbove,
+    );
+    if (!behind) return;
+    this.init.channel.pause();
+    this.pausedSince = this.deps.now();
+  }
+
+  private maybeResume(): void {
+    if (this.pausedSince === undefined) return;
+    const caughtUp = [...this.members.values()].every(
+      (m) => m.unacked + pendingBytes(m) < terminalFlowControl.resumeBelow,
+    );
+    if (!caughtUp) return;
+    this.pausedSince = undefined;
+    this.init.channel.resume();
+  }
+
+  private broadcastEvent(event: Record<string, unknown>): void {
+    for (const member of this.members.values()) member.party.event(event);
+  }
+
+  private publish(): void {
+    const json = this.toJson();
+    for (const member of this.members.values()) member.party.sessionData(json);
+    this.deps.onChange(this);
+  }
+}
+
+const pendingBytes = (m: Member) => (m.pending ?? []).reduce((n, c) => n + c.length, 0);

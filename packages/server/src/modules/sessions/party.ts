@@ -1,0 +1,20 @@
+import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
+
+/**
+ * One participant's connection to a live session: a browser tab today, an SSH client in issue 7.
+ * The session calls these; the party turns them into frames on its own transport.
+ */
+export interface Party {
+  readonly id: string;
+  readonly user: string;
+  readonly roles: readonly string[];
+  readonly mode: ParticipantMode;
+  /** Terminal output, cut on character boundaries. */
+  output(chunk: Uint8Array): void;
+  /** A session event for the terminal (join, leave, resize), reference frame `a`. */
+  event(event: Record<string, unknown>): void;
+  /** The session's public shape, reference frame `s`. */
+  sessionData(session: ActiveSessionJson): void;
+  /** The session ended (or this party was removed from it); the party closes its transport. */
+  end(reason: string): void;
+}

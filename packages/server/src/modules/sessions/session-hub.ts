@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Backend } from '../../backend/index.js';
+import { WatchedCache } from '../../backend/watched-cache.js';
+import type { Clock } from '../../clock.js';
+import { emitAudit } from '../audit/emit.js';
+import type { AuditStore } from '../audit/index.js';
+import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
+import { LiveSession, type LiveSessionInit } from './live-session.js';
+import { ScreenMirror } from './screen-mirror.js';
+import {
+  activeSessionsPrefix,
+  SessionTrackerStore,
+  trackerFromItem,
+  type SessionTracker,
+} from './session-tracker.store.js';
+
+export interface SessionHubDeps {
+  backend: Backend;
+  audit: AuditStore;
+  locks: LockWatcher;
+  now: Clock;
+  onError?: (error: unknown) => void;
+  /** How often limits and locks are checked; locks also act at once through the watch. */
+  checkIntervalMs?: number;
+  /** Trackers live this long unless refreshed, so a dead proxy's sessions disappear. */
+  trackerTtlMs?: number;
+}
+
+/**
+ * Every live session this proxy holds, and (through the backend) every session of the cluster.
+ * It enforces what must hold while a session runs: locks end it (on the lock's watch event, and
+ * on a periodic check), as do max_session_ttl and client_idle_timeout.
+ */
+export class SessionHub {
+  /** Names this process in trackers, so a join can tell whether the session is here. */
+  readonly proxyId = randomUUID();
+  private readonly live = new Map<string, LiveSession>();
+  private readonly trackers: WatchedCache<SessionTracker>;
+  private readonly store: SessionTrackerStore;
+  private readonly mirror = new ScreenMirror();
+  private timer: NodeJS.Timeout | undefined;
+  private lastRefresh = 0;
+  private readonly onLock = () => this.enforce();
+
+  constructor(private readonly deps: SessionHubDeps) {
+    this.store = new SessionTrackerStore(deps.backend);
+    this.trackers = new WatchedCache(deps.backend, {
+      prefix: activeSessionsPrefix,
+      parse: trackerFromItem,
+      onError: deps.onError,
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.trackers.start();
+    this.deps.locks.on('lock', this.onLock);
+    this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /** Registers a session whose SSH channel is open; its owner joins next. */
+  create(init: LiveSessionInit): LiveSession {
+    const session = new LiveSession(init, {
+      audit: this.deps.audit,
+      mirror: this.mirror,
+      now: this.deps.now,
+      onChange: (s) => this.publish(s),
+      onEnd: (s) => {
+        this.live.delete(s.id);
+        void this.store.remove(s.id).catch(this.deps.onError);
+      },
+    });
+    this.live.set(session.id, session);
+    void emitAudit(this.deps.audit, 'T2000I', {
+      ...session.auditFields(),
+      user: init.owner.user,
+      size: `${init.size.w}:${init.size.h}`,
+      interactive: init.command === '',
+      ...(init.command ? { command: init.command } : {}),
+    });
+    return session;
+  }
+
+  /** A session held by this proxy. */
+  get(sid: string): LiveSession | undefined {
+    return this.live.get(sid);
+  }
+
+  /** Every live session of the cluster, from the watched trackers. */
+  list(): SessionTracker[] {
+    return this.trackers.values();
+  }
+
+  tracker(sid: string): SessionTracker | undefined {
+    return this.trackers.get(sid);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.deps.locks.off('lock', this.onLock);
+    for (const session of [...this.live.values()]) session.terminate('the proxy is shutting down');
+    await this.trackers.close();
+    await this.mirror.stop();
+  }
+
+  private tick(): void {
+    const now = this.deps.now();
+    for (const session of [...this.live.values()]) session.checkLimits(now);
+    this.enforce();
+    if (now - this.lastRefresh >= this.ttl() / 4) {
+      this.lastRefresh = now;
+      for (const session of this.live.values()) this.publish(session);
+    }
+  }
+
+  /** Ends sessions (and removes parties) that a lock now covers. */
+  private enforce(): void {
+    for (const session of [...this.live.values()]) {
+      const { owner, login, node } = session.init;
+      const lock =
+        this.deps.locks.lockFor({ user: owner.user, roles: owner.roles, login, node: node.id }) ??
+        this.deps.locks.lockFor({ node: node.hostname });
+      if (lock) {
+        session.terminate(`locked: ${lockMessage(lock)}`);
+        continue;
+      }
+      for (const party of session.parties()) {
+        const partyLock = this.deps.locks.lockFor({ user: party.user, roles: party.roles });
+        if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
+      }
+    }
+  }
+
+  private publish(session: LiveSession): void {
+    if (session.isEnded) return;
+    void this.store.put(session.toTracker(), this.ttl(), this.deps.now()).catch(this.deps.onError);
+  }
+
+  private ttl(): number {
+    return this.deps.trackerTtlMs ?? 60_000;
+  }
+}

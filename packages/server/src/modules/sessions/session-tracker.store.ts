@@ -1,0 +1,59 @@
+import type { ParticipantMode, SessionKind } from '@postern/contracts';
+import type { Backend, Item } from '../../backend/index.js';
+
+export const activeSessionsPrefix = '/active_sessions/';
+
+export interface TrackedParty {
+  id: string;
+  user: string;
+  mode: ParticipantMode;
+  /** RFC 3339. */
+  lastActive: string;
+}
+
+/**
+ * A live session as every proxy sees it. The proxy that holds the session writes it with a short
+ * TTL and refreshes it, so a proxy that dies leaves no ghost sessions behind for long.
+ */
+export interface SessionTracker {
+  kind: SessionKind;
+  id: string;
+  login: string;
+  /** RFC 3339. */
+  created: string;
+  lastActive: string;
+  serverId: string;
+  serverHostname: string;
+  serverAddr: string;
+  clusterName: string;
+  owner: string;
+  /** The owner's roles: join_sessions policies are written against them. */
+  ownerRoles: string[];
+  terminal: { w: number; h: number };
+  parties: TrackedParty[];
+  moderated: boolean;
+  command: string;
+  /** Which proxy process holds the session (joins must reach it). */
+  proxyId: string;
+  /** RFC 3339: when the session must end at the latest (max_session_ttl, web session expiry). */
+  expires: string;
+  traceId: string;
+}
+
+export const trackerFromItem = (item: Item) => JSON.parse(item.value) as SessionTracker;
+
+export class SessionTrackerStore {
+  constructor(private readonly backend: Backend) {}
+
+  async put(tracker: SessionTracker, ttlMs: number, now: number): Promise<void> {
+    await this.backend.upsert({
+      key: activeSessionsPrefix + tracker.id,
+      value: JSON.stringify(tracker),
+      expires: new Date(now + ttlMs),
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.backend.delete(activeSessionsPrefix + id).catch(() => undefined);
+  }
+}

@@ -1,0 +1,157 @@
+import type { ParticipantMode, TerminalSize } from '@postern/contracts';
+import type { ClientChannel } from 'ssh2';
+import { accessDenied, ApiError, notFound } from '../../errors.js';
+import type { Identity } from '../../plugins/access-guard.js';
+import { openShell } from '../../ssh/client.js';
+import { emitAudit } from '../audit/emit.js';
+import type { AuditStore } from '../audit/index.js';
+import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
+import { defaultJoinMode, participantModesFor } from '../sessions/join-policy.js';
+import type { RoleSet } from '../rbac/index.js';
+import type { LiveSession } from '../sessions/live-session.js';
+import type { SessionHub } from '../sessions/session-hub.js';
+import type { DialableNode, NodeDialer } from './node-dialer.js';
+
+/** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
+export interface NodeDirectory {
+  /** Undefined when missing or hidden from this user (RBAC), so names cannot be probed. */
+  resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
+}
+
+export interface TerminalServiceDeps {
+  hub: SessionHub;
+  nodes: NodeDirectory;
+  dialer: NodeDialer;
+  locks: LockWatcher;
+  audit: AuditStore;
+  clusterName: string;
+  now: () => number;
+}
+
+export interface StartRequest {
+  serverId: string;
+  login: string;
+  size: TerminalSize;
+  traceId: string;
+  remoteAddr: string;
+}
+
+/**
+ * The rules of opening a terminal: who may reach which server as which login (RBAC labels,
+ * logins and deny, locks), for how long (max_session_ttl, the web session), and joining.
+ * Every refusal is audited as a rejected session.
+ */
+export class TerminalService {
+  constructor(private readonly deps: TerminalServiceDeps) {}
+
+  async start(identity: Identity, request: StartRequest): Promise<LiveSession> {
+    const node = this.deps.nodes.resolve(request.serverId, identity.roleSet);
+    const reject = (error: ApiError) => this.rejected(identity, request, node, error);
+    // A server the user may not see is reported as missing, so names cannot be probed.
+    if (!node || !identity.roleSet.canAccess('node', node)) {
+      throw await reject(notFound(`server "${request.serverId}" is not found`));
+    }
+    if (!identity.roleSet.loginsFor(node).includes(request.login)) {
+      throw await reject(
+        accessDenied(`access denied: login "${request.login}" is not allowed on ${node.hostname}`),
+      );
+    }
+    const locks = this.deps.locks;
+    const lock =
+      locks.lockFor({
+        user: identity.user,
+        roles: identity.roles,
+        login: request.login,
+        node: node.id,
+      }) ?? locks.lockFor({ node: node.hostname });
+    if (lock) throw await reject(accessDenied(`locked: ${lockMessage(lock)}`));
+    if (!node.online)
+      throw await reject(new ApiError('connection_problem', `${node.hostname} is offline`));
+
+    const now = this.deps.now();
+    const options = identity.roleSet.options();
+    const sessionLeft = Date.parse(identity.session.expires) - now;
+    const ttlMs = Math.max(1000, Math.min(options.maxSessionTtlMs, sessionLeft));
+    let channel: ClientChannel;
+    const client = await this.deps.dialer
+      .connect(node, request.login, {
+        user: identity.user,
+        roles: identity.roles,
+        ttlMs,
+        permitPortForwarding: options.portForwarding,
+        permitAgentForwarding: options.forwardAgent,
+      })
+      .catch(async (error: unknown) => {
+        throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
+      });
+    try {
+      channel = await openShell(client, {
+        cols: request.size.w,
+        rows: request.size.h,
+        term: 'xterm-256color',
+      });
+    } catch (error) {
+      client.end();
+      throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
+    }
+    return this.deps.hub.create({
+      owner: { user: identity.user, roles: identity.roles },
+      login: request.login,
+      node: { id: node.id, hostname: node.hostname, addr: node.addr },
+      clusterName: this.deps.clusterName,
+      proxyId: this.deps.hub.proxyId,
+      traceId: request.traceId,
+      size: request.size,
+      command: '',
+      expiresAt: now + ttlMs,
+      idleTimeoutMs: options.clientIdleTimeoutMs,
+      client,
+      channel,
+    });
+  }
+
+  /** The live session to join and the mode granted, or an error the joiner can read. */
+  joinable(identity: Identity, sid: string, mode?: ParticipantMode) {
+    const tracker = this.deps.hub.tracker(sid);
+    const session = this.deps.hub.get(sid);
+    const viewer = { user: identity.user, roleSet: identity.roleSet };
+    const modes = tracker ? participantModesFor(viewer, tracker) : [];
+    if (!tracker || modes.length === 0) throw notFound(`session ${sid} is not found`);
+    const granted = mode ?? defaultJoinMode(identity.user, tracker.owner);
+    if (!modes.includes(granted)) {
+      throw accessDenied(`access denied: you may join this session as ${modes.join(' or ')}`);
+    }
+    if (!session) {
+      throw new ApiError(
+        'connection_problem',
+        'this session is held by another proxy; joining across proxies is not supported yet',
+      );
+    }
+    const lock = this.deps.locks.lockFor({ user: identity.user, roles: identity.roles });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
+    return { session, mode: granted };
+  }
+
+  private async rejected(
+    identity: Identity,
+    request: StartRequest,
+    node: DialableNode | undefined,
+    error: ApiError,
+  ): Promise<ApiError> {
+    await emitAudit(this.deps.audit, 'T1006W', {
+      user: identity.user,
+      login: request.login,
+      server_id: node?.id ?? request.serverId,
+      ...(node ? { server_hostname: node.hostname } : {}),
+      reason: error.message,
+      'addr.remote': request.remoteAddr,
+      ...(request.traceId ? { trace_id: request.traceId } : {}),
+    });
+    return error;
+  }
+}
+
+function dialFailure(node: DialableNode, error: unknown): string {
+  const reason = error instanceof Error ? error.message : 'unknown error';
+  return `failed to connect to ${node.hostname}: ${reason}`;
+}

@@ -1,0 +1,135 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import type { Backend } from './backend/index.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import type { GuardDeps } from './plugins/access-guard.js';
+import type { AuditStore } from './modules/audit/index.js';
+import {
+  AgentJoinService,
+  hostCertificateTtlMs,
+} from './modules/join-tokens/agent-join.service.js';
+import { joinTokensRoutes } from './modules/join-tokens/join-tokens.routes.js';
+import { JoinTokensService } from './modules/join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from './modules/join-tokens/join-tokens.store.js';
+import type { LockWatcher } from './modules/locks/lock-watcher.js';
+import { InventoryService } from './modules/nodes/inventory.service.js';
+import { nodesRoutes } from './modules/nodes/nodes.routes.js';
+import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
+import { SessionHub } from './modules/sessions/session-hub.js';
+import { inventoryDirectory } from './modules/terminal/inventory-directory.js';
+import { NodeDialer } from './modules/terminal/node-dialer.js';
+import { terminalRoutes } from './modules/terminal/terminal.routes.js';
+import { TerminalService } from './modules/terminal/terminal.service.js';
+import { TunnelRegistry, tunnelRoutes } from './modules/tunnel/index.js';
+import { ClusterCa } from './ssh/ca.service.js';
+
+export interface ServerAccessDeps {
+  config: Config;
+  backend: Backend;
+  audit: AuditStore;
+  now: Clock;
+  locks: LockWatcher;
+  ca?: ClusterCa;
+  onError: (what: string) => (error: unknown) => void;
+  /** Terminal and tunnel keepalive pings; tests shorten it. */
+  pingIntervalMs?: number;
+}
+
+/**
+ * The services of reaching servers (issue 5): the cluster CAs, the inventory, join tokens, agent
+ * tunnels, the session hub and the terminal. Watched state (inventory, live sessions) is started
+ * here and stopped by `close`.
+ */
+export async function buildServerAccess(deps: ServerAccessDeps) {
+  const { backend, audit, now, config } = deps;
+  const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
+  const inventory = new InventoryService(backend, audit, { now, onError: deps.onError('nodes') });
+  const joinTokens = new JoinTokensService(new JoinTokensStore(backend), audit, now);
+  const clusterName = config.clusterName;
+  const agentJoin = new AgentJoinService({ tokens: joinTokens, inventory, ca, audit, clusterName });
+  const tunnels = new TunnelRegistry();
+  const hub = new SessionHub({
+    backend,
+    audit,
+    locks: deps.locks,
+    now,
+    onError: deps.onError('live sessions'),
+  });
+  const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
+  const terminals = new TerminalService({
+    hub,
+    nodes: inventoryDirectory(inventory),
+    dialer,
+    locks: deps.locks,
+    audit,
+    clusterName,
+    now,
+  });
+  return {
+    ca,
+    inventory,
+    joinTokens,
+    agentJoin,
+    tunnels,
+    hub,
+    terminals,
+    start: () => Promise.all([inventory.start(), hub.start()]),
+    close: async () => {
+      tunnels.close();
+      await hub.close();
+      await inventory.close();
+    },
+  };
+}
+
+export type ServerAccessServices = Awaited<ReturnType<typeof buildServerAccess>>;
+
+/** Registers the routes of servers, tokens, agents, live sessions and the terminal. */
+export async function registerServerAccessRoutes(
+  server: FastifyInstance,
+  services: ServerAccessServices,
+  options: {
+    config: Config;
+    guard: Pick<GuardDeps, 'sessions' | 'access'>;
+    rateLimit: { max: number; timeWindow: number };
+    now: Clock;
+    pingIntervalMs?: number;
+  },
+) {
+  const { config, now } = options;
+  const { ca, inventory, joinTokens, agentJoin, tunnels, hub, terminals } = services;
+  const clusterName = config.clusterName;
+  const pingIntervalMs = options.pingIntervalMs ?? 20_000;
+  // Frames are small (keystrokes, acks); a large one before authentication is an attack.
+  await server.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  await server.register(nodesRoutes, { inventory, clusterName });
+  await server.register(joinTokensRoutes, {
+    joinTokens,
+    agentJoin,
+    config,
+    rateLimit: options.rateLimit,
+  });
+  await server.register(tunnelRoutes, {
+    registry: tunnels,
+    hostCaPublicKeys: () => [ca.hostCaPublicKey],
+    userCaPublicKeys: () => [ca.userCaPublicKey],
+    onHeartbeat: (heartbeat) => inventory.heartbeat(heartbeat),
+    renewHostCertificate: ({ nodeId, publicKey, principals }) =>
+      ca.issueHostCertificate({
+        publicKey,
+        principals,
+        hostId: nodeId,
+        ttlMs: hostCertificateTtlMs,
+      }),
+    now,
+    pingIntervalMs,
+  });
+  await server.register(activeSessionsRoutes, { hub, clusterName });
+  await server.register(terminalRoutes, {
+    terminals,
+    guard: options.guard,
+    clusterName,
+    pingIntervalMs,
+  });
+}

@@ -1,0 +1,116 @@
+import {
+  apiPaths,
+  decodeEnvelope,
+  encodeEnvelope,
+  terminalMessageTypes as T,
+  type TerminalEnvelope,
+  type TerminalMessageType,
+  type TerminalRequest,
+} from '@postern/contracts';
+import WebSocket from 'ws';
+
+export interface TerminalClient {
+  /** The create_session_response the server sent after the auth frame. */
+  response: { status: string; message?: string };
+  frames: TerminalEnvelope[];
+  /** All `r` output so far, as text. */
+  output(): string;
+  send(type: TerminalMessageType, payload?: string): void;
+  type(text: string): void;
+  /** Acknowledge every output byte received so far (as the browser does once rendered). */
+  ackAll(): void;
+  waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): void;
+  socket: WebSocket;
+}
+
+export interface OpenTerminalOptions {
+  baseUrl: string;
+  /** Headers of a signed-in browser (cookie + authorization) as the app harness gives them. */
+  headers: Record<string, string>;
+  params: TerminalRequest;
+  origin?: string;
+  /** Acknowledge output automatically as it arrives (default true). */
+  autoAck?: boolean;
+  /** Override the bearer sent in the first frame. */
+  token?: string;
+}
+
+/**
+ * A headless terminal client for tests: it speaks the browser's protocol (docs/protocol.md) over
+ * a real WebSocket, with the cookie of the upgrade and the bearer in the first frame.
+ */
+export async function openTerminal(options: OpenTerminalOptions): Promise<TerminalClient> {
+  const url = new URL(
+    apiPaths.terminalConnect('-current-'),
+    options.baseUrl.replace(/^http/, 'ws'),
+  );
+  url.searchParams.set('params', JSON.stringify(options.params));
+  url.searchParams.set('traceparent', `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`);
+  const socket = new WebSocket(url, {
+    headers: {
+      cookie: options.headers.cookie ?? '',
+      ...(options.origin ? { origin: options.origin } : {}),
+    },
+  });
+  const frames: TerminalEnvelope[] = [];
+  let text = '';
+  let received = 0;
+  let acked = 0;
+  const autoAck = options.autoAck ?? true;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  const response = await new Promise<{ status: string; message?: string }>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    socket.on('open', () => {
+      const bearer = options.token ?? options.headers.authorization?.replace(/^Bearer /, '') ?? '';
+      socket.send(JSON.stringify({ token: bearer }));
+    });
+    socket.on('message', (data: Buffer, isBinary) => {
+      if (!isBinary) return resolve(JSON.parse(data.toString()) as { status: string });
+      const frame = decodeEnvelope(new Uint8Array(data));
+      frames.push(frame);
+      if (frame.type === T.raw) {
+        const bytes = Buffer.byteLength(frame.payload, 'utf8');
+        received += bytes;
+        text += frame.payload;
+        if (autoAck) client.ackAll();
+      }
+    });
+  });
+  const client: TerminalClient = {
+    response,
+    frames,
+    socket,
+    closed,
+    output: () => text,
+    send: (type, payload = '') => socket.send(encodeEnvelope(type, payload)),
+    type: (keys) => client.send(T.raw, keys),
+    ackAll() {
+      if (received > acked && socket.readyState === socket.OPEN) {
+        socket.send(encodeEnvelope(T.outputAck, String(received - acked)));
+        acked = received;
+      }
+    },
+    async waitFor(predicate, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate()) {
+        if (Date.now() > deadline) {
+          throw new Error(`timed out waiting for ${what}; output so far:\n${text.slice(-2000)}`);
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    waitForOutput(pattern, timeoutMs) {
+      const test = (s: string) =>
+        typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s);
+      return client.waitFor(() => test(text), `output ${String(pattern)}`, timeoutMs);
+    },
+    close: () => socket.close(1000),
+  };
+  return client;
+}
