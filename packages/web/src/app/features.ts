@@ -62,12 +62,43 @@ const AccountPasswordPage = lazy(() =>
 const AccountTwoFactorPage = lazy(() =>
   import('../features/account/AccountPage').then((m) => ({ default: m.AccountTwoFactorPage })),
 );
+const NodesPage = lazy(() =>
+  import('../features/nodes/NodesPage').then((m) => ({ default: m.NodesPage })),
+);
+const SessionsPage = lazy(() =>
+  import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
+);
+// One lazy component for every console route, so moving between them keeps the page (and its
+// terminal tabs) mounted.
+const ConsolePage = lazy(() =>
+  import('../features/console/ConsolePage').then((m) => ({ default: m.ConsolePage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
 
+/**
+ * The terminal console (full page, spec §2). Its routes are open to every signed-in user because
+ * it serves two flags at once: the page itself shows Access Denied without `nodes` or
+ * `activeSessions`, and its Servers tab needs `nodes`. One flag per route would unmount the page,
+ * and close every terminal, when its URL moves from a joined session to the Servers tab.
+ */
+const consoleRoutes: readonly RouteName[] = [
+  'console',
+  'consoleNodes',
+  'consoleConnect',
+  'consoleSession',
+];
+
 export const features: readonly Feature[] = [
-  { id: 'servers', title: 'Servers', route: 'clusterNodes', placement: resources, flag: 'nodes' },
+  {
+    id: 'servers',
+    title: 'Servers',
+    route: 'clusterNodes',
+    placement: resources,
+    flag: 'nodes',
+    page: NodesPage,
+  },
   {
     id: 'applications',
     title: 'Applications',
@@ -102,6 +133,7 @@ export const features: readonly Feature[] = [
     route: 'clusterSessions',
     placement: resources,
     flag: 'activeSessions',
+    page: SessionsPage,
   },
   {
     id: 'users',
@@ -225,6 +257,14 @@ export const features: readonly Feature[] = [
     flag: 'always',
     page: SupportPage,
   },
+  ...consoleRoutes.map((route): Feature => ({
+    id: route,
+    title: 'Console',
+    route,
+    placement: { nav: 'none' },
+    flag: 'always',
+    page: ConsolePage,
+  })),
 ];
 
 export const isImplemented = (

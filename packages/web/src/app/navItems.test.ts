@@ -14,9 +14,17 @@ const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as F
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Users, Roles, Locks, Clusters, Account and Help', () => {
+  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Clusters, Account and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
-    expect(nav.sideNav.resources).toEqual([]);
+    expect(nav.sideNav.resources).toEqual([
+      { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
+      {
+        id: 'activeSessions',
+        title: 'Active Sessions',
+        to: '/web/cluster/root/sessions',
+        exact: true,
+      },
+    ]);
     expect(nav.sideNav.management).toEqual([
       {
         section: 'Access',
@@ -37,13 +45,14 @@ describe('buildNavigation with this build’s registry', () => {
       },
     ]);
     expect(nav.topNav).toEqual([
+      { id: 'Resources', title: 'Resources', to: '/web/cluster/root/nodes', exact: false },
       { id: 'Management', title: 'Management', to: '/web/users', exact: false },
     ]);
     expect(nav.topMenu).toEqual([
       { id: 'account', title: 'Account Settings', to: '/web/account', exact: true },
       { id: 'support', title: 'Help & Support', to: '/web/support', exact: true },
     ]);
-    expect(landingPath(nav)).toBe('/web/users');
+    expect(landingPath(nav)).toBe('/web/cluster/root/nodes');
   });
 
   it.each([
@@ -52,8 +61,8 @@ describe('buildNavigation with this build’s registry', () => {
       ['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks', 'Manage Clusters'],
       '/web/users',
     ],
-    ['auditor', [], '/web/support'],
-    ['access', [], '/web/support'],
+    ['auditor', ['Active Sessions'], '/web/cluster/root/sessions'],
+    ['access', ['Servers', 'Active Sessions'], '/web/cluster/root/nodes'],
   ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {
     const nav = buildNavigation(features, deriveFeatureFlags(presetAcls[preset], settings), 'root');
     const shown = [...nav.sideNav.resources, ...nav.sideNav.management.flatMap((g) => g.items)].map(

@@ -1,8 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { useState } from 'react';
+import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../test/render';
-import { ResourceTable, type Column } from './ResourceTable';
+import { nextSort, ResourceTable, type Column, type TableSort } from './ResourceTable';
 
 interface Row {
   name: string;
@@ -57,5 +58,58 @@ describe('ResourceTable', () => {
       />,
     );
     expect(screen.getByText('No rows here.')).toBeTruthy();
+  });
+});
+
+describe('ResourceTable with server-side (controlled) sort', () => {
+  it('reports header clicks and keeps the rows in the order given', async () => {
+    const user = userEvent.setup();
+    const onSortChange = vi.fn();
+    renderWithTheme(
+      <ResourceTable
+        columns={columns}
+        rows={rows}
+        rowKey={(r) => r.name}
+        sort={{ key: 'name', dir: 'asc' }}
+        onSortChange={onSortChange}
+      />,
+    );
+    expect(firstCells()).toEqual(['beta', 'alpha', 'gamma']);
+    expect(screen.getAllByRole('columnheader')[0]?.getAttribute('aria-sort')).toBe('ascending');
+    await user.click(screen.getByRole('button', { name: /Name/ }));
+    expect(onSortChange).toHaveBeenLastCalledWith({ key: 'name', dir: 'desc' });
+    await user.click(screen.getByRole('button', { name: /Count/ }));
+    expect(onSortChange).toHaveBeenLastCalledWith({ key: 'count', dir: 'asc' });
+    expect(firstCells()).toEqual(['beta', 'alpha', 'gamma']);
+  });
+
+  it('follows the sort it is given', async () => {
+    function Controlled() {
+      const [sort, setSort] = useState<TableSort | undefined>();
+      return (
+        <ResourceTable
+          columns={columns}
+          rows={rows}
+          rowKey={(r) => r.name}
+          sort={sort}
+          onSortChange={setSort}
+        />
+      );
+    }
+    const user = userEvent.setup();
+    renderWithTheme(<Controlled />);
+    const header = () => screen.getAllByRole('columnheader')[1];
+    expect(header()?.getAttribute('aria-sort')).toBeNull();
+    await user.click(screen.getByRole('button', { name: /Count/ }));
+    expect(header()?.getAttribute('aria-sort')).toBe('ascending');
+    await user.click(screen.getByRole('button', { name: /Count/ }));
+    expect(header()?.getAttribute('aria-sort')).toBe('descending');
+  });
+
+  it('nextSort: ascending first, then toggling', () => {
+    expect(nextSort(undefined, 'a')).toEqual({ key: 'a', dir: 'asc' });
+    expect(nextSort({ key: 'a', dir: 'asc' }, 'a')).toEqual({ key: 'a', dir: 'desc' });
+    expect(nextSort({ key: 'a', dir: 'desc' }, 'a')).toEqual({ key: 'a', dir: 'asc' });
+    expect(nextSort({ key: 'a', dir: 'desc' }, 'b')).toEqual({ key: 'b', dir: 'asc' });
   });
 });

@@ -4,6 +4,9 @@ import { useMemo, useState, type ReactNode } from 'react';
 /**
  * A table driven by column specs: pages describe columns, this component renders and sorts.
  * Pure apart from its own sort state; it knows nothing about where the rows come from.
+ *
+ * Sorting is local by default. A server-sorted list passes `sort` and `onSortChange` instead: the
+ * rows are then shown in the order given, and a header click only reports the new sort.
  */
 export interface Column<Row> {
   key: string;
@@ -21,10 +24,25 @@ export interface ResourceTableProps<Row> {
   rowKey: (row: Row) => string;
   emptyText?: ReactNode;
   caption?: string;
-  initialSort?: { key: string; dir: SortDir };
+  initialSort?: TableSort;
+  /** Controlled (server-side) sort: the current sort, or undefined for the server's order. */
+  sort?: TableSort;
+  /** Makes sorting controlled: called with the sort a header click asks for. */
+  onSortChange?: (sort: TableSort) => void;
+  /** Tighter rows and smaller text, for lists inside other screens. */
+  compact?: boolean;
 }
 
-type SortDir = 'asc' | 'desc';
+export type SortDir = 'asc' | 'desc';
+export interface TableSort {
+  key: string;
+  dir: SortDir;
+}
+
+/** Clicking a header: ascending first, then toggling. */
+export function nextSort(current: TableSort | undefined, key: string): TableSort {
+  return { key, dir: current?.key === key && current.dir === 'asc' ? 'desc' : 'asc' };
+}
 
 const fieldOf = (row: object, key: string): unknown => (row as Record<string, unknown>)[key];
 
@@ -40,25 +58,34 @@ function compare(a: unknown, b: unknown): number {
 
 export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>) {
   const { columns, rows, rowKey, emptyText = 'Nothing to show.', caption, initialSort } = props;
-  const [sort, setSort] = useState(initialSort);
+  const { onSortChange, compact = false } = props;
+  const [localSort, setLocalSort] = useState(initialSort);
+  const controlled = onSortChange !== undefined;
+  const sort = controlled ? props.sort : localSort;
 
   const sorted = useMemo(() => {
     const column = sort && columns.find((c) => c.key === sort.key);
-    if (!sort || !column) return rows;
+    if (controlled || !sort || !column) return rows;
     const value = (row: Row) =>
       column.sortValue ? column.sortValue(row) : fieldOf(row, column.key);
     const sign = sort.dir === 'asc' ? 1 : -1;
     return [...rows].sort((a, b) => sign * compare(value(a), value(b)));
-  }, [rows, columns, sort]);
+  }, [rows, columns, sort, controlled]);
 
-  const toggle = (key: string) =>
-    setSort((s) => ({ key, dir: s?.key === key && s.dir === 'asc' ? 'desc' : 'asc' }));
+  const toggle = (key: string) => {
+    if (onSortChange) onSortChange(nextSort(sort, key));
+    else setLocalSort((s) => nextSort(s, key));
+  };
 
   const ariaSort = (key: string) =>
     sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined;
 
   return (
-    <Table striped highlightOnHover>
+    <Table
+      striped
+      highlightOnHover
+      {...(compact ? { verticalSpacing: 4, horizontalSpacing: 'xs', fz: 'sm' } : {})}
+    >
       {caption && <Table.Caption>{caption}</Table.Caption>}
       <Table.Thead>
         <Table.Tr>

@@ -1,0 +1,272 @@
+import {
+  clientConfigSchema,
+  emptyAcl,
+  terminalMessageTypes as T,
+  type UserAcl,
+} from '@postern/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { storeToken } from '../../api/credentials';
+import { appRoutes } from '../../app/router';
+import { jsonResponse, renderRoutes } from '../../test/authConfig';
+import { presetAcls, userContextFixture } from '../../test/userContexts';
+import { nodeFixtures, nodePage } from '../nodes/fixtures';
+import { sessionFixtures } from '../sessions/fixtures';
+import type { FakeEngine } from './fakeEngine';
+import { fontSizeStorageKey } from './fontSize';
+import type * as TerminalEngineModule from './terminalEngine';
+import { FakeSocket } from './tty/fakeSocket';
+import { isTraceparent } from './tty/traceparent';
+
+// xterm does not render in jsdom: the console gets a fake terminal instead.
+const fake = vi.hoisted(() => ({ engines: [] as FakeEngine[] }));
+vi.mock('./terminalEngine', async (importOriginal) => {
+  const actual = await importOriginal<typeof TerminalEngineModule>();
+  const { FakeEngine: Engine } = await import('./fakeEngine');
+  return {
+    ...actual,
+    loadXtermEngine: async (options: ConstructorParameters<typeof Engine>[0]) => {
+      const engine = new Engine(options);
+      fake.engines.push(engine);
+      return engine;
+    },
+  };
+});
+
+let sockets: FakeSocket[] = [];
+class BrowserSocket extends FakeSocket {
+  constructor(url: string) {
+    super(url);
+    sockets.push(this);
+  }
+}
+
+beforeEach(() => {
+  sockets = [];
+  fake.engines.length = 0;
+  vi.stubGlobal('WebSocket', BrowserSocket);
+});
+afterEach(() => vi.unstubAllGlobals());
+
+const db1 = nodeFixtures[0]!;
+const web1 = nodeFixtures[1]!;
+
+function renderConsole(path: string, acl: UserAcl = presetAcls.access, scrollbackLines = 1000) {
+  storeToken({
+    accessToken: 'bearer-tok',
+    expiresIn: 600,
+    created: Date.now(),
+    sessionExpires: '',
+    sessionInactiveTimeout: 0,
+  });
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (url === '/v1/webapi/sites/root/context') return jsonResponse(userContextFixture(acl));
+      if (url.startsWith('/v1/webapi/sites/root/nodes?')) return jsonResponse(nodePage());
+      return jsonResponse({ error: { message: 'not found', code: 'not_found' } }, 404);
+    }),
+  );
+  const config = clientConfigSchema.parse({ proxyCluster: 'root', ui: { scrollbackLines } });
+  return renderRoutes(appRoutes(), path, config).router;
+}
+
+async function nextSocket(count: number): Promise<FakeSocket> {
+  await waitFor(() => expect(sockets).toHaveLength(count));
+  return sockets[count - 1]!;
+}
+
+const tabNames = () => screen.getAllByRole('tab').map((t) => t.textContent);
+
+describe('the console', () => {
+  it('a connect URL opens a terminal tab; the URL follows tabs; switching keeps sessions', async () => {
+    const user = userEvent.setup();
+    const router = renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    expect(await screen.findByRole('tab', { name: `root@${db1.id}`, selected: true })).toBeTruthy();
+    const socket = await nextSocket(1);
+
+    const url = new URL(socket.url);
+    expect(url.pathname).toBe('/v1/webapi/sites/root/connect/ws');
+    expect(JSON.parse(url.searchParams.get('params') ?? '')).toEqual({
+      server_id: db1.id,
+      login: 'root',
+      term: { w: 80, h: 24 },
+    });
+    expect(isTraceparent(url.searchParams.get('traceparent') ?? '')).toBe(true);
+    expect(socket.url).not.toContain('bearer-tok');
+
+    socket.open();
+    expect(socket.sent).toEqual([JSON.stringify({ token: 'bearer-tok' })]);
+    expect(screen.getByText('Connecting…')).toBeTruthy();
+    socket.accept();
+    await waitFor(() => expect(screen.queryByText('Connecting…')).toBeNull());
+
+    const engine = fake.engines[0]!;
+    expect(engine.mountedIn?.getAttribute('aria-label')).toBe('Terminal');
+    engine.type('ls\r');
+    expect(socket.payloads(T.raw)).toEqual(['ls\r']);
+    engine.fitTo({ cols: 100, rows: 30 });
+    expect(socket.payloads(T.resize)).toHaveLength(1);
+    socket.receive(T.raw, 'hello wörld\r\n');
+    await waitFor(() => expect(engine.plain()).toContain('hello wörld'));
+    await waitFor(() => expect(socket.payloads(T.outputAck)).toEqual(['14']));
+
+    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+    expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
+    expect(router.state.location.pathname).toBe(`/web/cluster/root/console/node/${db1.id}/root`);
+
+    // The Servers tab: the URL follows, the terminal lives on.
+    await user.click(screen.getByRole('tab', { name: 'Servers' }));
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe('/web/cluster/root/console/nodes'),
+    );
+    expect(engine.disposed).toBe(false);
+    expect(socket.closedWith).toBeUndefined();
+
+    // Connecting from the Servers tab opens a terminal tab here, not a browser tab.
+    await user.click(await screen.findByRole('button', { name: 'Connect to web-1' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'deploy' }));
+    expect(await screen.findByRole('tab', { name: 'deploy@web-1', selected: true })).toBeTruthy();
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe(
+        `/web/cluster/root/console/node/${web1.id}/deploy`,
+      ),
+    );
+    expect(tabNames()).toEqual(['Servers', 'root@db-1', 'deploy@web-1']);
+    await nextSocket(2);
+
+    await user.click(screen.getByRole('tab', { name: 'root@db-1' }));
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe(`/web/cluster/root/console/node/${db1.id}/root`),
+    );
+
+    // Closing a tab closes its socket with 1000.
+    await user.click(screen.getByRole('button', { name: 'Close root@db-1' }));
+    expect(socket.closedWith?.code).toBe(1000);
+    expect(engine.disposed).toBe(true);
+    expect(tabNames()).toEqual(['Servers', 'deploy@web-1']);
+    expect(screen.getByRole('tab', { name: 'Servers' }).getAttribute('aria-selected')).toBe('true');
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe('/web/cluster/root/console/nodes'),
+    );
+    expect(sockets[1]!.closedWith).toBeUndefined();
+  });
+
+  it('an observer sees the parties and notices, types nothing, and sees the session end', async () => {
+    const sid = sessionFixtures[0]!.id;
+    renderConsole(`/web/cluster/root/console/session/${sid}?mode=observer`);
+    const socket = await nextSocket(1);
+    expect(JSON.parse(new URL(socket.url).searchParams.get('params') ?? '')).toEqual({
+      server_id: '',
+      login: '',
+      term: { w: 80, h: 24 },
+      sid,
+      mode: 'observer',
+    });
+    socket.accept();
+    await waitFor(() => expect(socket.envelopes().map((e) => e.type)).toEqual([T.readyToJoin]));
+    expect(await screen.findByText('Observing (read-only)')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Paste' })).toBeNull();
+
+    const engine = fake.engines[0]!;
+    expect(engine.options.readOnly).toBe(true);
+    engine.type('whoami\r');
+    engine.fitTo({ cols: 120, rows: 50 });
+    expect(socket.envelopes().map((e) => e.type)).toEqual([T.readyToJoin]);
+
+    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+    expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
+    expect(screen.getByLabelText('Participants').textContent).toBe(
+      'In session: alice (peer), bob (observer)',
+    );
+    socket.receive(
+      T.audit,
+      JSON.stringify({ event: 'session.join', user: 'carol', mode: 'observer' }),
+    );
+    socket.receive(T.audit, JSON.stringify({ event: 'resize', size: '132:43', user: 'alice' }));
+    await waitFor(() => expect(engine.plain()).toContain('[carol joined as observer]'));
+    expect(engine.text).toContain('\x1b[2m[carol joined as observer]');
+    expect(engine.currentSize).toEqual({ cols: 132, rows: 43 });
+
+    socket.receive(T.sessionEnd);
+    const status = await screen.findByText('disconnected: session ended');
+    expect(status.closest('[role="toolbar"]')).toBeTruthy();
+    expect(screen.getByRole('tab', { name: 'root@db-1' }).getAttribute('title')).toBe(
+      'root@db-1 (disconnected)',
+    );
+    await waitFor(() => expect(engine.text).toContain('\x1b[31mdisconnected: session ended'));
+    expect(socket.closedWith?.code).toBe(1000);
+  });
+
+  it('font size, find, copy and paste', async () => {
+    const user = userEvent.setup();
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`, presetAcls.access, 5000);
+    const socket = await nextSocket(1);
+    socket.accept();
+    const engine = fake.engines[0]!;
+    expect(engine.options).toEqual({ fontSize: 14, scrollback: 5000, readOnly: false });
+
+    await user.click(screen.getByRole('button', { name: 'Increase font size' }));
+    await user.click(screen.getByRole('button', { name: 'Increase font size' }));
+    await waitFor(() => expect(engine.fontSize).toBe(16));
+    expect(localStorage.getItem(fontSizeStorageKey)).toBe('16');
+    await user.click(screen.getByRole('button', { name: 'Decrease font size' }));
+    await waitFor(() => expect(engine.fontSize).toBe(15));
+
+    socket.receive(T.raw, 'needle in the haystack\r\n');
+    await waitFor(() => expect(engine.plain()).toContain('needle'));
+    engine.press('find');
+    const find = await screen.findByRole('textbox', { name: 'Find' });
+    await user.type(find, 'nothing here{Enter}');
+    expect(await screen.findByText('No matches')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Close find' }));
+    expect(screen.queryByRole('search', { name: 'Find in terminal' })).toBeNull();
+
+    engine.selection = 'selected text';
+    engine.press('copy');
+    await waitFor(async () => expect(await navigator.clipboard.readText()).toBe('selected text'));
+    await navigator.clipboard.writeText('echo pasted');
+    engine.press('paste');
+    await waitFor(() => expect(socket.payloads(T.raw)).toEqual(['echo pasted']));
+  });
+
+  it('right-click opens the terminal menu instead of the browser’s', async () => {
+    const user = userEvent.setup();
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    (await nextSocket(1)).accept();
+    await user.pointer({
+      keys: '[MouseRight]',
+      target: screen.getByRole('region', { name: 'Terminal' }),
+    });
+    const menu = await screen.findByRole('menu');
+    const items = await within(menu).findAllByRole('menuitem');
+    expect(items.map((i) => i.textContent)).toEqual([
+      'Copy',
+      'Paste',
+      'Find…',
+      'Larger text',
+      'Smaller text',
+    ]);
+  });
+
+  it('/console lands on the Servers tab at console/nodes', async () => {
+    const router = renderConsole('/web/cluster/root/console');
+    expect(await screen.findByRole('tab', { name: 'Servers', selected: true })).toBeTruthy();
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe('/web/cluster/root/console/nodes'),
+    );
+    expect(await screen.findByText('db-1')).toBeTruthy();
+    expect(sockets).toHaveLength(0);
+  });
+
+  it('needs the nodes or the activeSessions flag', async () => {
+    renderConsole('/web/cluster/root/console/nodes', emptyAcl());
+    expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
+  });
+
+  it('the Servers tab says so without the nodes flag (a join-only user)', async () => {
+    renderConsole('/web/cluster/root/console/nodes', presetAcls.auditor);
+    expect(await screen.findByText('You are not allowed to list servers.')).toBeTruthy();
+  });
+});

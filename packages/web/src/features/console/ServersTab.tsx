@@ -1,0 +1,64 @@
+import { Box, Text } from '@mantine/core';
+import { useState } from 'react';
+import { useFeatureFlags } from '../../app/featureFlagsContext';
+import { attemptOf } from '../../lib/attempt';
+import { noFilters, type NodeFilters } from '../nodes/makeNode';
+import { nodesPageSize } from '../nodes/nodesApi';
+import { proxyAddressOf } from '../nodes/NodesPage';
+import { NodesView } from '../nodes/NodesView';
+import { useNodes } from '../nodes/useNodes';
+import { useConsole } from './ConsoleContext';
+
+/** The console's Servers tab: the server list, where a login opens a terminal tab right here. */
+export function ServersTab() {
+  const { nodes: canListNodes } = useFeatureFlags();
+  if (!canListNodes) {
+    return (
+      <Box p="md">
+        <Text c="dimmed">You are not allowed to list servers.</Text>
+      </Box>
+    );
+  }
+  return <ServerList />;
+}
+
+function ServerList() {
+  const { clusterId, dispatch } = useConsole();
+  // Here the URL follows the tabs, so the list's filters stay in the tab.
+  const [filters, setFilters] = useState<NodeFilters>(noFilters);
+  const { query, paging } = useNodes(clusterId, filters);
+  return (
+    <Box p="md">
+      <NodesView
+        compact
+        attempt={attemptOf(query)}
+        onRetry={() => void query.refetch()}
+        filters={filters}
+        onFiltersChange={setFilters}
+        paging={{
+          pageIndex: paging.pageIndex,
+          canPrev: paging.canPrev,
+          onPrev: paging.prev,
+          onNext: paging.next,
+        }}
+        pageSize={nodesPageSize}
+        busy={query.isPlaceholderData}
+        connect={(node, login) => ({
+          label: login,
+          onSelect: () =>
+            dispatch({
+              type: 'open',
+              target: {
+                kind: 'connect',
+                clusterId,
+                serverId: node.id,
+                login,
+                hostname: node.hostname,
+              },
+            }),
+        })}
+        proxy={proxyAddressOf(window.location)}
+      />
+    </Box>
+  );
+}

@@ -1,0 +1,415 @@
+import {
+  activeSessionJsonSchema,
+  decodeEnvelopeBytes,
+  encodeEnvelope,
+  terminalMessageTypes as T,
+  type ActiveSessionJson,
+  type CreateSessionResponse,
+} from '@postern/contracts';
+import { Emitter } from './emitter';
+
+/**
+ * The terminal socket's client side (docs/protocol.md): the in-band authentication, the envelope
+ * framing, UTF-8 decoding of output, and the output acknowledgements that let the proxy apply
+ * backpressure. Framework-free and DOM-free: the console drives it from React and xterm, the
+ * benchmark's headless client from Node 20 with a WebSocket implementation passed in.
+ */
+
+/** Makes a method-typed (bivariant) handler, so DOM and `ws` sockets both fit `WebSocketLike`. */
+type Handler<E> = { bivariance(event: E): void }['bivariance'];
+
+export interface SocketMessage {
+  data: unknown;
+}
+export interface SocketCloseEvent {
+  code: number;
+  reason: string;
+}
+
+/** The part of the WebSocket API the client uses: the browser's and the `ws` package's both fit. */
+export interface WebSocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  send(data: string | ArrayBuffer | Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  onopen: Handler<unknown> | null;
+  onmessage: Handler<SocketMessage> | null;
+  onclose: Handler<SocketCloseEvent> | null;
+  onerror: Handler<unknown> | null;
+}
+
+export type WebSocketConstructorLike = new (url: string) => WebSocketLike;
+
+export interface TtyClientOptions {
+  /** The full socket URL (see terminalUrl.ts): params and traceparent, never the token. */
+  url: string;
+  /** The bearer token, sent in the first frame. */
+  token: string;
+  /** The WebSocket implementation: the global one by default; Node 20 passes `ws`'s. */
+  WebSocket?: WebSocketConstructorLike;
+  /** Or a factory, e.g. to give a Node socket a Cookie header. Wins over `WebSocket`. */
+  createSocket?: (url: string) => WebSocketLike;
+  /** Observers: keystrokes and resizes are never sent. */
+  readOnly?: boolean;
+  /** The size the URL's `params.term` announced, so an unchanged size is not sent again. */
+  initialSize?: TerminalSize;
+  /** Acknowledge at least every this many processed output bytes (default 64 KiB). */
+  ackEvery?: number;
+}
+
+export interface TerminalSize {
+  w: number;
+  h: number;
+}
+
+export type TtyState = 'idle' | 'connecting' | 'authenticating' | 'open' | 'closed';
+
+export interface TtyCloseInfo {
+  code: number;
+  /** Why the session is over, for "disconnected: <reason>". */
+  reason: string;
+}
+
+export interface TtyEvents {
+  state: [state: TtyState];
+  /** Authenticated: binary frames flow from now on. */
+  open: [];
+  /** Decoded output and the number of payload bytes it came from (for `processed`). */
+  output: [text: string, bytes: number];
+  /** `s`: the session as the server knows it (sid, hostname, parties). */
+  session: [session: ActiveSessionJson];
+  /** `a`: every audit event, as sent. */
+  audit: [event: Record<string, unknown>];
+  /** A line for the user about the session, e.g. `[alice joined as observer]`. */
+  notice: [text: string];
+  /** Another party resized the session's terminal. */
+  resize: [size: TerminalSize];
+  /** `e`: an error the server reported; the session may go on. */
+  error: [message: string];
+  /** `c`: the server ended the session. */
+  end: [reason: string];
+  /** The socket is closed; emitted once. */
+  close: [info: TtyCloseInfo];
+}
+
+/** Acks go out at least this often (bytes processed by the terminal). */
+export const defaultAckEvery = 64 * 1024;
+export const normalClosure = 1000;
+
+const encoder = new TextEncoder();
+
+export class TtyClient extends Emitter<TtyEvents> {
+  private socket: WebSocketLike | undefined;
+  private stateValue: TtyState = 'idle';
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly ackEvery: number;
+  private lastSize: string | undefined;
+  private pendingSize: TerminalSize | undefined;
+  private endReason: string | undefined;
+  private closeRequested = false;
+  private received = 0;
+  private acknowledged = 0;
+  private processedSinceAck = 0;
+
+  constructor(private readonly options: TtyClientOptions) {
+    super();
+    this.ackEvery = options.ackEvery ?? defaultAckEvery;
+    if (options.initialSize) this.lastSize = sizeText(options.initialSize);
+  }
+
+  get state(): TtyState {
+    return this.stateValue;
+  }
+
+  get readOnly(): boolean {
+    return this.options.readOnly === true;
+  }
+
+  /** Output bytes received, and those acknowledged to the server so far. */
+  get counters(): { received: number; acknowledged: number; pendingAck: number } {
+    return {
+      received: this.received,
+      acknowledged: this.acknowledged,
+      pendingAck: this.processedSinceAck,
+    };
+  }
+
+  /** Opens the socket. Nothing is sent before it opens; the first frame is the token. */
+  connect(): void {
+    if (this.stateValue !== 'idle') throw new Error('the terminal client connects only once');
+    const socket = this.createSocket();
+    this.socket = socket;
+    socket.binaryType = 'arraybuffer';
+    socket.onopen = () => {
+      if (this.stateValue !== 'connecting') return;
+      this.setState('authenticating');
+      socket.send(JSON.stringify({ token: this.options.token }));
+    };
+    socket.onmessage = (event) => this.receive(event.data);
+    socket.onerror = () => {
+      // The close event follows with the details; an error alone changes nothing.
+    };
+    socket.onclose = (event) => this.closed(event.code, event.reason);
+    this.setState('connecting');
+  }
+
+  /** Keystrokes or pasted text (`r`). Dropped for observers and before the session is open. */
+  send(data: string): void {
+    if (this.readOnly || data === '') return;
+    this.sendFrame(T.raw, data);
+  }
+
+  /** The local terminal's size changed (`w`). Observers follow the session's size instead. */
+  resize(size: TerminalSize): void {
+    if (this.readOnly || !validSize(size)) return;
+    if (this.stateValue !== 'open') {
+      this.pendingSize = size;
+      return;
+    }
+    this.sendResize(size);
+  }
+
+  /** A joiner says its terminal is ready for the session's replay and stream (`j`). */
+  readyToJoin(): void {
+    this.sendFrame(T.readyToJoin, '');
+  }
+
+  /**
+   * The terminal has processed `bytes` of the output it was given (xterm's write callback).
+   * Acks go out once `ackEvery` bytes are processed; call `flushAck` at the end of a batch.
+   */
+  processed(bytes: number): void {
+    const unprocessed = this.received - this.acknowledged - this.processedSinceAck;
+    this.processedSinceAck += Math.max(0, Math.min(bytes, unprocessed));
+    if (this.processedSinceAck >= this.ackEvery) this.flushAck();
+  }
+
+  /** Acknowledges whatever was processed since the last ack (`o`, decimal byte count). */
+  flushAck(): void {
+    if (this.processedSinceAck === 0 || this.stateValue !== 'open') return;
+    const count = this.processedSinceAck;
+    this.processedSinceAck = 0;
+    this.acknowledged += count;
+    this.sendFrame(T.outputAck, String(count));
+  }
+
+  /** Closes the socket with 1000 (the user closed the tab); the server ends this party's part. */
+  close(reason = 'closed'): void {
+    if (this.stateValue === 'closed' || this.closeRequested) return;
+    this.closeRequested = true;
+    this.endReason ??= reason;
+    if (this.socket) this.socket.close(normalClosure, reason);
+    else this.closed(normalClosure, reason);
+  }
+
+  private createSocket(): WebSocketLike {
+    if (this.options.createSocket) return this.options.createSocket(this.options.url);
+    const Ctor =
+      this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructorLike }).WebSocket;
+    if (!Ctor) throw new Error('no WebSocket implementation: pass one in the options');
+    return new Ctor(this.options.url);
+  }
+
+  private setState(state: TtyState): void {
+    if (this.stateValue === state) return;
+    this.stateValue = state;
+    this.emit('state', state);
+  }
+
+  private receive(data: unknown): void {
+    if (this.stateValue === 'closed') return;
+    if (typeof data === 'string') {
+      this.receiveText(data);
+      return;
+    }
+    const bytes = toBytes(data);
+    if (!bytes) return;
+    if (this.stateValue !== 'open') {
+      this.fail('the server sent terminal data before the session was authorised');
+      return;
+    }
+    let frame: ReturnType<typeof decodeEnvelopeBytes>;
+    try {
+      frame = decodeEnvelopeBytes(bytes);
+    } catch (err) {
+      this.emit('error', err instanceof Error ? err.message : String(err));
+      return;
+    }
+    this.dispatch(frame.type, frame.body);
+  }
+
+  /** Text frames carry only the answer to the auth frame. */
+  private receiveText(text: string): void {
+    if (this.stateValue !== 'authenticating') return;
+    let answer: Partial<CreateSessionResponse>;
+    try {
+      answer = JSON.parse(text) as Partial<CreateSessionResponse>;
+    } catch {
+      this.fail('unexpected answer from the server');
+      return;
+    }
+    if (answer.type !== 'create_session_response') return;
+    if (answer.status !== 'ok') {
+      this.fail(answer.message || 'the server refused the session');
+      return;
+    }
+    this.setState('open');
+    this.emit('open');
+    const size = this.pendingSize;
+    this.pendingSize = undefined;
+    if (size) this.sendResize(size);
+  }
+
+  private dispatch(type: string, body: Uint8Array): void {
+    switch (type) {
+      case T.raw: {
+        this.received += body.length;
+        // Streaming: a character split across two frames is completed by the next one.
+        this.emit('output', this.decoder.decode(body, { stream: true }), body.length);
+        return;
+      }
+      case T.sessionData: {
+        const parsed = activeSessionJsonSchema.safeParse(
+          (parseJson(body) as { session?: unknown } | undefined)?.session,
+        );
+        if (parsed.success) this.emit('session', parsed.data);
+        return;
+      }
+      case T.audit: {
+        const event = parseJson(body);
+        if (event && typeof event === 'object') this.audit(event as Record<string, unknown>);
+        return;
+      }
+      case T.error:
+        this.emit('error', text(body));
+        return;
+      case T.sessionEnd: {
+        const reason = endReason(body);
+        this.endReason ??= reason;
+        this.emit('end', reason);
+        this.close(reason);
+        return;
+      }
+      case T.mfaChallenge:
+        this.emit(
+          'error',
+          'this session needs a per-session MFA check, which is not supported yet',
+        );
+        return;
+      default:
+        // Latency, session status and later types: nothing to do yet.
+        return;
+    }
+  }
+
+  private audit(event: Record<string, unknown>): void {
+    this.emit('audit', event);
+    const user = typeof event.user === 'string' && event.user ? event.user : 'someone';
+    switch (event.event) {
+      case 'session.join': {
+        const mode = typeof event.mode === 'string' && event.mode ? ` as ${event.mode}` : '';
+        this.emit('notice', `[${user} joined${mode}]`);
+        return;
+      }
+      case 'session.leave':
+        this.emit('notice', `[${user} left]`);
+        return;
+      case 'resize': {
+        const size = typeof event.size === 'string' ? parseSize(event.size) : undefined;
+        // Our own resize comes back as an audit event too: only another party's size counts.
+        if (size && event.size !== this.lastSize) this.emit('resize', size);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private sendResize(size: TerminalSize): void {
+    const text = sizeText(size);
+    if (text === this.lastSize) return;
+    this.lastSize = text;
+    this.sendFrame(
+      T.resize,
+      JSON.stringify({ event: 'resize', width: size.w, height: size.h, size: text }),
+    );
+  }
+
+  private sendFrame(type: (typeof T)[keyof typeof T], payload: string): void {
+    if (this.stateValue !== 'open' || !this.socket) return;
+    this.socket.send(encodeEnvelope(type, encoder.encode(payload)));
+  }
+
+  private fail(reason: string): void {
+    this.endReason ??= reason;
+    this.emit('error', reason);
+    this.close(reason);
+  }
+
+  private closed(code: number, reason: string): void {
+    if (this.stateValue === 'closed') return;
+    const wasOpen = this.stateValue === 'open';
+    this.setState('closed');
+    const rest = this.decoder.decode();
+    if (rest) this.emit('output', rest, 0);
+    const why =
+      this.endReason ??
+      (reason ||
+        (wasOpen
+          ? `connection closed (code ${code})`
+          : `could not connect to the server (code ${code})`));
+    if (this.socket) {
+      this.socket.onopen = this.socket.onmessage = this.socket.onclose = null;
+    }
+    this.emit('close', { code, reason: why });
+  }
+}
+
+/** Binary frame data as bytes. Checked by tag, not instanceof: Node's `ws` may hand over an
+ * ArrayBuffer of another realm (a test DOM, a worker). */
+function toBytes(data: unknown): Uint8Array | undefined {
+  if (Object.prototype.toString.call(data) === '[object ArrayBuffer]') {
+    return new Uint8Array(data as ArrayBuffer);
+  }
+  if (ArrayBuffer.isView(data))
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
+}
+
+const textDecoder = new TextDecoder('utf-8');
+const text = (body: Uint8Array) => textDecoder.decode(body);
+
+function parseJson(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(text(body));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `c` payload: JSON `{"reason": "..."}`, or plain text; empty means 'session ended'. */
+function endReason(body: Uint8Array): string {
+  const json = parseJson(body) as { reason?: unknown } | undefined;
+  if (json && typeof json === 'object' && typeof json.reason === 'string' && json.reason.trim()) {
+    return json.reason.trim();
+  }
+  const plain = text(body).trim();
+  return plain && !plain.startsWith('{') ? plain : 'session ended';
+}
+
+export function sizeText(size: TerminalSize): string {
+  return `${size.w}:${size.h}`;
+}
+
+/** "W:H" → size, or undefined when it is not two positive integers below 4096. */
+export function parseSize(value: string): TerminalSize | undefined {
+  const match = /^(\d{1,4}):(\d{1,4})$/.exec(value.trim());
+  if (!match) return undefined;
+  const size = { w: Number(match[1]), h: Number(match[2]) };
+  return validSize(size) ? size : undefined;
+}
+
+function validSize(size: TerminalSize): boolean {
+  const ok = (n: number) => Number.isInteger(n) && n > 0 && n < 4096;
+  return ok(size.w) && ok(size.h);
+}

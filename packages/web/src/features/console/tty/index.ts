@@ -1,0 +1,27 @@
+/**
+ * The terminal protocol client, free of React and the DOM: the console uses it with xterm, the
+ * benchmark's headless client with Node's `ws` (docs/protocol.md).
+ */
+export { Emitter } from './emitter';
+export {
+  frameScheduler,
+  OutputBatcher,
+  type Acknowledger,
+  type OutputSink,
+  type Scheduler,
+} from './OutputBatcher';
+export { createTraceparent, isTraceparent } from './traceparent';
+export { socketScheme, terminalUrl, type SocketOrigin, type TerminalParams } from './terminalUrl';
+export {
+  defaultAckEvery,
+  normalClosure,
+  parseSize,
+  sizeText,
+  TtyClient,
+  type TerminalSize,
+  type TtyClientOptions,
+  type TtyCloseInfo,
+  type TtyEvents,
+  type TtyState,
+  type WebSocketLike,
+} from './TtyClient';

@@ -1,0 +1,46 @@
+import { useParams } from 'react-router';
+import { useClientConfig } from '../../app/clientConfig';
+import { routePath } from '../../app/routes';
+import { attemptOf } from '../../lib/attempt';
+import type { ProxyAddress } from './NodesView';
+import { NodesView } from './NodesView';
+import { nodesPageSize } from './nodesApi';
+import { useNodes, useUrlNodeFilters } from './useNodes';
+
+/** This proxy's address as the enrolment commands need it. */
+export function proxyAddressOf(
+  location: Pick<Location, 'protocol' | 'host' | 'hostname' | 'port' | 'origin'>,
+): ProxyAddress {
+  const port = location.port || (location.protocol === 'https:' ? '443' : '80');
+  return { addr: `${location.hostname}:${port}`, origin: location.origin };
+}
+
+/** `/web/cluster/:clusterId/nodes`: connecting opens the console in a new browser tab. */
+export function NodesPage() {
+  const { proxyCluster } = useClientConfig();
+  const clusterId = useParams().clusterId ?? proxyCluster;
+  const [filters, setFilters] = useUrlNodeFilters();
+  const { query, paging } = useNodes(clusterId, filters);
+  return (
+    <NodesView
+      attempt={attemptOf(query)}
+      onRetry={() => void query.refetch()}
+      filters={filters}
+      onFiltersChange={setFilters}
+      paging={{
+        pageIndex: paging.pageIndex,
+        canPrev: paging.canPrev,
+        onPrev: paging.prev,
+        onNext: paging.next,
+      }}
+      pageSize={nodesPageSize}
+      busy={query.isPlaceholderData}
+      connect={(node, login) => ({
+        label: login,
+        href: routePath('consoleConnect', { clusterId, serverId: node.id, login }),
+        newTab: true,
+      })}
+      proxy={proxyAddressOf(window.location)}
+    />
+  );
+}

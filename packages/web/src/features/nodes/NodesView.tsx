@@ -1,0 +1,229 @@
+import { Badge, Card, Code, Group, List, Stack, Text, Title, VisuallyHidden } from '@mantine/core';
+import type { NodeSortField } from '@postern/contracts';
+import { AttemptView } from '../../components/AttemptView';
+import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
+import { pageRange } from '../../components/cursorPaging';
+import { FilterChips, LabelChips } from '../../components/LabelChips';
+import { Pager } from '../../components/Pager';
+import { ResourceTable, type Column, type TableSort } from '../../components/ResourceTable';
+import { SearchInput } from '../../components/SearchInput';
+import type { Attempt } from '../../lib/attempt';
+import {
+  addLabel,
+  queryLabels,
+  removeLabel,
+  type NodeFilters,
+  type NodePage,
+  type ServerNode,
+} from './makeNode';
+
+export interface NodesPaging {
+  pageIndex: number;
+  canPrev: boolean;
+  onPrev: () => void;
+  /** Called with the start key the server returned for the next page. */
+  onNext: (startKey: string) => void;
+}
+
+/** Where this proxy is, for the enrolment commands of the empty state. */
+export interface ProxyAddress {
+  /** host:port for `postern agent --proxy`. */
+  addr: string;
+  /** scheme://host[:port] for the install script. */
+  origin: string;
+}
+
+interface Props {
+  attempt: Attempt<NodePage>;
+  onRetry: () => void;
+  filters: NodeFilters;
+  onFiltersChange: (filters: NodeFilters) => void;
+  paging: NodesPaging;
+  pageSize: number;
+  /** What choosing a login does: open a new browser tab, or a tab in the console. */
+  connect: (node: ServerNode, login: string) => Choice;
+  proxy: ProxyAddress;
+  /** Inside the console: no page heading, tighter rows. */
+  compact?: boolean;
+  /** A new page is on its way (the old one is still shown). */
+  busy?: boolean;
+}
+
+export const noLoginsReason = 'no logins allowed for this server';
+
+/** Servers: search, label filters and sort on the server, paged 15 at a time. */
+export function NodesView(props: Props) {
+  const { attempt, onRetry, filters, onFiltersChange, paging, pageSize, connect } = props;
+  const { proxy, compact = false, busy = false } = props;
+  const labels = filters.query ? queryLabels(filters.query) : [];
+  const filtered = filters.search !== '' || filters.query !== '';
+
+  const tableSort: TableSort | undefined = filters.sort
+    ? { key: filters.sort.field, dir: filters.sort.dir }
+    : undefined;
+  const onSortChange = (sort: TableSort) =>
+    onFiltersChange({ ...filters, sort: { field: sort.key as NodeSortField, dir: sort.dir } });
+
+  const columns: Column<ServerNode>[] = [
+    {
+      key: 'hostname',
+      header: 'Hostname',
+      sortable: true,
+      render: (n) => (
+        <Text size="sm" fw={600}>
+          {n.hostname}
+        </Text>
+      ),
+    },
+    {
+      key: 'addr',
+      header: 'Address',
+      sortable: true,
+      render: (n) => (
+        <Group gap={6} wrap="nowrap">
+          {n.tunnel ? (
+            <Badge variant="outline" color="gray" tt="none">
+              Tunnel
+            </Badge>
+          ) : (
+            <Text size="sm" ff="monospace">
+              {n.addr}
+            </Text>
+          )}
+          {n.subKind === 'openssh' && (
+            <Badge variant="light" color="gray" tt="none">
+              OpenSSH
+            </Badge>
+          )}
+        </Group>
+      ),
+    },
+    {
+      key: 'labels',
+      header: 'Labels',
+      render: (n) => (
+        <LabelChips
+          labels={n.labels}
+          onSelect={(label) =>
+            onFiltersChange({ ...filters, query: addLabel(filters.query, label) })
+          }
+        />
+      ),
+    },
+    {
+      key: 'status',
+      header: 'Status',
+      sortable: true,
+      render: (n) => (
+        <Badge color={n.status === 'online' ? 'green' : 'red'} variant="light" tt="none">
+          {n.status}
+        </Badge>
+      ),
+    },
+    {
+      key: 'connect',
+      header: <VisuallyHidden>Actions</VisuallyHidden>,
+      render: (n) => (
+        <ChoiceMenu
+          label="Connect"
+          ariaLabel={`Connect to ${n.hostname}`}
+          heading="Log in as"
+          choices={n.sshLogins.map((login) => connect(n, login))}
+          disabledReason={noLoginsReason}
+        />
+      ),
+    },
+  ];
+
+  return (
+    <Stack gap="md">
+      {!compact && <Title order={2}>Servers</Title>}
+      <AttemptView attempt={attempt} onRetry={onRetry}>
+        {(page) =>
+          page.totalCount === 0 && !filtered ? (
+            <AddServerHelp proxy={proxy} />
+          ) : (
+            <Stack gap="sm">
+              <Group justify="space-between" align="flex-end">
+                <SearchInput
+                  label="Search servers"
+                  placeholder="Search by hostname, address or label"
+                  value={filters.search}
+                  onSearch={(search) => onFiltersChange({ ...filters, search })}
+                />
+              </Group>
+              <FilterChips
+                labels={labels}
+                onRemove={(label) =>
+                  onFiltersChange({ ...filters, query: removeLabel(filters.query, label) })
+                }
+                onClear={() => onFiltersChange({ ...filters, query: '' })}
+              />
+              <ResourceTable
+                columns={columns}
+                rows={page.nodes}
+                rowKey={(n) => n.id}
+                sort={tableSort}
+                onSortChange={onSortChange}
+                compact={compact}
+                emptyText="No servers match your search."
+              />
+              <Pager
+                {...pageRange(paging.pageIndex, pageSize, page.nodes.length, page.totalCount)}
+                itemsLabel="servers"
+                canPrev={paging.canPrev}
+                canNext={page.startKey !== ''}
+                onPrev={paging.onPrev}
+                onNext={() => paging.onNext(page.startKey)}
+                busy={busy}
+              />
+            </Stack>
+          )
+        }
+      </AttemptView>
+    </Stack>
+  );
+}
+
+/** The empty state: the three ways a server joins the cluster. */
+export function AddServerHelp({ proxy }: { proxy: ProxyAddress }) {
+  return (
+    <Card withBorder padding="lg" aria-labelledby="add-server-title" component="section">
+      <Stack gap="sm">
+        <Title order={3} id="add-server-title">
+          No servers yet
+        </Title>
+        <Text size="sm">A server appears here in one of three ways:</Text>
+        <List type="ordered" spacing="sm" size="sm">
+          <List.Item>
+            <Text size="sm" span fw={600}>
+              The Postern host itself.
+            </Text>{' '}
+            <Code>postern start</Code> runs a node service for the host it runs on, so that host is
+            listed as soon as the service is up.
+          </List.Item>
+          <List.Item>
+            <Text size="sm" span fw={600}>
+              Another host, with the Postern agent.
+            </Text>{' '}
+            Create a join token, then run the agent on the host; it keeps a reverse tunnel to this
+            proxy:
+            <Code block mt={6}>
+              {`postern tokens add --type node\npostern agent --proxy ${proxy.addr} --token <token>`}
+            </Code>
+          </List.Item>
+          <List.Item>
+            <Text size="sm" span fw={600}>
+              An OpenSSH host, without an agent.
+            </Text>{' '}
+            Register it with the CLI, or run the install script on it (it makes sshd trust the
+            cluster&apos;s user CA and registers the host):
+            <Code block mt={6}>
+              {`postern nodes add --name <name> --addr <host>:22\ncurl ${proxy.origin}/scripts/<token>/install-node.sh | sudo bash`}
+            </Code>
+          </List.Item>
+        </List>
+      </Stack>
+    </Card>
+  );
+}

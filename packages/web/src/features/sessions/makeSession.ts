@@ -1,0 +1,78 @@
+import type { ActiveSessionJson, ParticipantMode, SessionKind } from '@postern/contracts';
+import { formatDateTime, parseTimestamp } from '../../lib/format';
+
+/** The console's model of a live session (spec §3 Active session; reference §1.7). */
+export interface ActiveSession {
+  kind: SessionKind;
+  sid: string;
+  namespace: string;
+  login: string;
+  created: Date | undefined;
+  createdText: string;
+  /** How long it has run, e.g. '1h 5m'. */
+  durationText: string;
+  serverId: string;
+  /** The thing connected to: the hostname for ssh. */
+  resourceName: string;
+  clusterId: string;
+  parties: { user: string; mode: ParticipantMode }[];
+  /** The distinct users among the parties, in the order they appear. */
+  users: string[];
+  /** The server address without its port. */
+  addr: string;
+  /** The join modes this viewer may use. */
+  participantModes: ParticipantMode[];
+  moderated: boolean;
+  owner: string;
+  command: string;
+}
+
+export function makeSession(json: ActiveSessionJson, now: number = Date.now()): ActiveSession {
+  const created = parseTimestamp(json.created);
+  return {
+    kind: json.kind,
+    sid: json.id,
+    namespace: json.namespace,
+    login: json.login,
+    created,
+    createdText: created ? formatDateTime(created) : '',
+    durationText: created ? formatDuration(now - created.getTime()) : '',
+    serverId: json.server_id,
+    // Only ssh sessions exist so far; other kinds name their resource in fields still to come.
+    resourceName: json.server_hostname,
+    clusterId: json.cluster_name,
+    parties: json.parties.map((p) => ({ user: p.user, mode: p.mode })),
+    users: [...new Set(json.parties.map((p) => p.user))],
+    addr: stripPort(json.server_addr),
+    participantModes: json.participantModes,
+    moderated: json.moderated,
+    owner: json.owner,
+    command: json.command,
+  };
+}
+
+/** Newest first. */
+export function makeSessions(list: ActiveSessionJson[], now: number = Date.now()): ActiveSession[] {
+  return list
+    .map((json) => makeSession(json, now))
+    .sort((a, b) => (b.created?.getTime() ?? 0) - (a.created?.getTime() ?? 0));
+}
+
+/** '10.0.0.1:22' → '10.0.0.1', '[::1]:22' → '::1'; an address without a port stays as it is. */
+export function stripPort(addr: string): string {
+  const bracketed = /^\[(.*)\](?::\d+)?$/.exec(addr);
+  if (bracketed) return bracketed[1]!;
+  const colons = addr.split(':').length - 1;
+  return colons === 1 ? addr.slice(0, addr.lastIndexOf(':')) : addr;
+}
+
+/** '45s', '12m', '1h 5m', '2d 3h'. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
