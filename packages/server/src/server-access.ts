@@ -44,7 +44,11 @@ export interface ServerAccessDeps {
 export async function buildServerAccess(deps: ServerAccessDeps) {
   const { backend, audit, now, config } = deps;
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
-  const inventory = new InventoryService(backend, audit, { now, onError: deps.onError('nodes') });
+  const inventory = new InventoryService(backend, audit, {
+    now,
+    onError: deps.onError('nodes'),
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+  });
   const joinTokens = new JoinTokensService(new JoinTokensStore(backend), audit, now);
   const clusterName = config.clusterName;
   const agentJoin = new AgentJoinService({ tokens: joinTokens, inventory, ca, audit, clusterName });
@@ -124,6 +128,7 @@ export async function registerServerAccessRoutes(
       }),
     now,
     pingIntervalMs,
+    heartbeatMs: inventory.heartbeatIntervalMs,
   });
   await server.register(activeSessionsRoutes, { hub, clusterName });
   await server.register(terminalRoutes, {

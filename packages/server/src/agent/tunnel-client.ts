@@ -152,7 +152,7 @@ export class TunnelClient {
           'tunnel to the proxy is up',
         );
         sendHeartbeat();
-        heartbeatTimer = setInterval(sendHeartbeat, options.heartbeatMs);
+        heartbeatTimer = setInterval(sendHeartbeat, msg.heartbeatMs ?? options.heartbeatMs);
       } else if (stage === 'in' && msg.type === 'dial') {
         this.openDataSocket(msg.id);
       } else if (stage === 'in' && msg.type === 'certificate') {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { parseHostPort, type HostPort } from './address.js';
 import { authFileSchema, resolveAuth, type AuthSettings } from './auth-config.js';
 import { ConfigError } from './config-error.js';
+import { parseDuration } from './duration.js';
 
 export { ConfigError };
 export type { AuthSettings };
@@ -72,6 +73,7 @@ export const fileConfigSchema = z
       .optional(),
     auth: authFileSchema.optional(),
     ssh_service: sshServiceSchema.optional(),
+    heartbeat_interval: z.union([z.string(), z.number()]).optional(),
   })
   .strict();
 export type FileConfig = z.infer<typeof fileConfigSchema>;
@@ -108,6 +110,8 @@ export interface Config {
   logLevel: string;
   auth: AuthSettings;
   sshService: SshServiceConfig;
+  /** How often node services and agents report; three missed and a server shows offline. */
+  heartbeatIntervalMs: number;
 }
 
 export interface SshServiceConfig {
@@ -171,6 +175,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     logLevel: file.log?.level ?? 'info',
     auth: resolveAuth(file.auth, publicAddr.host),
+    heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
     sshService: {
       enabled: file.ssh_service?.enabled ?? true,
       listenAddr: parseHostPort(

@@ -33,6 +33,7 @@ export interface ControlSocketOptions {
   renewHostCertificate?: (request: HostCertificateRequest) => string;
   now: Clock;
   pingIntervalMs: number;
+  heartbeatMs?: number;
   authTimeoutMs: number;
   log: TunnelLog;
 }
@@ -131,6 +132,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     send({
       type: 'ready',
       pingIntervalMs: options.pingIntervalMs,
+      ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.userCaPublicKeys ? { userCaKeys: options.userCaPublicKeys() } : {}),
     });
     options.log.info({ nodeId }, 'agent tunnel connected');

@@ -60,6 +60,8 @@ export const proxyMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('ready'),
     pingIntervalMs: z.number().int().positive().optional(),
+    /** How often to heartbeat: the proxy owns the offline timeout, so it sets the pace. */
+    heartbeatMs: z.number().int().min(100).optional(),
     userCaKeys: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal('dial'), id: z.string().regex(/^[0-9a-f]{32}$/) }),

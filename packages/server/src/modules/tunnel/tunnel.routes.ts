@@ -21,6 +21,8 @@ export interface TunnelRoutesOptions {
   renewHostCertificate?: (request: HostCertificateRequest) => string;
   now?: Clock;
   pingIntervalMs?: number;
+  /** Told to agents on connect: the inventory's heartbeat interval. */
+  heartbeatMs?: number;
   authTimeoutMs?: number;
 }
 
@@ -41,6 +43,7 @@ export async function tunnelRoutes(app: FastifyInstance, options: TunnelRoutesOp
       renewHostCertificate: options.renewHostCertificate,
       now: options.now ?? systemClock,
       pingIntervalMs: options.pingIntervalMs ?? proxyPingIntervalMs,
+      heartbeatMs: options.heartbeatMs,
       authTimeoutMs: timeoutMs,
       log: request.log.child({ remoteAddr: request.ip }),
     }),
