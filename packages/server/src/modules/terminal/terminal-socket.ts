@@ -28,6 +28,8 @@ export interface TerminalSocketOptions {
 }
 
 const decoder = new TextDecoder();
+/** Input a client may send before its session is up (a paste while dialling). */
+const earlyInputLimit = 256 * 1024;
 
 /**
  * One terminal WebSocket (docs/protocol.md): the first frame must be the bearer, then envelope
@@ -38,6 +40,9 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
   let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
   let session: LiveSession | undefined;
   let party: WebSocketParty | undefined;
+  // Keystrokes typed while the node is being dialled are kept and replayed, not lost.
+  const early: Uint8Array[] = [];
+  let earlyBytes = 0;
   const fail = (message: string, code = 1008) => {
     if (stage === 'auth')
       answer(socket, { type: 'create_session_response', status: 'error', message });
@@ -62,7 +67,15 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
       });
       return;
     }
-    if (stage !== 'live' || !session || !party || !isBinary) return;
+    if (!isBinary) return;
+    if (stage === 'starting') {
+      const frame = toBytes(data);
+      earlyBytes += frame.length;
+      if (earlyBytes > earlyInputLimit) return fail('too much input before the session started');
+      early.push(frame);
+      return;
+    }
+    if (stage !== 'live' || !session || !party) return;
     onFrame(session, party, toBytes(data));
   });
 
@@ -109,6 +122,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
     }
     stage = 'live';
     await session.join(party);
+    for (const frame of early.splice(0)) onFrame(session, party, frame);
   }
 }
 

@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalNode } from '../../local-node.js';
 import { hostActor } from '../access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { fingerprint, generateEd25519Key } from '../../ssh/keys.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
 
@@ -114,6 +119,24 @@ describe('terminal over a real OpenSSH sshd', () => {
     const node = app.services.inventory.get(nodeId)!;
     expect(node.spec.hostKeySource).toBe('pinned');
     expect(node.spec.hostPublicKey.split(' ')[1]).toBe(sshd.hostPublicKey.split(' ')[1]);
+  });
+
+  it('refuses a host whose key changed, with a clear message and an audit event', async () => {
+    const moved = await app.services.inventory.addOpenSsh(
+      { name: 'moved-host', addr: `localhost:${sshd.port}`, labels: { env: 'test' } },
+      admin,
+    );
+    await app.services.inventory.pinHostKey(moved.metadata.name, generateEd25519Key().publicKey);
+    const client = await open(alice, { server_id: 'moved-host', login: 'root' });
+    await client.closed;
+    const error = client.frames.find((f) => f.type === T.error)?.payload ?? '';
+    expect(error).toMatch(
+      /the host key of moved-host has changed: it presented SHA256:\S+, but SHA256:\S+ is on record; refusing to connect/,
+    );
+    const mismatch = (await auditCodes()).find(
+      (e) => e.code === 'TPOS023E' && e.name === moved.metadata.name,
+    );
+    expect(mismatch?.presented_fingerprint).toBe(fingerprint(sshd.hostPublicKey));
   });
 
   it('refuses a bad bearer and a foreign origin', async () => {
@@ -240,5 +263,43 @@ describe('active sessions route', () => {
       headers: none,
     });
     expect(denied.statusCode).toBe(403);
+  });
+});
+
+describe('terminal to the built-in node service', () => {
+  it('reaches the host itself, and a lock on the node ends the session', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-node-'));
+    const local = await startLocalNode({
+      config: {
+        enabled: true,
+        listenAddr: { host: '127.0.0.1', port: 0 },
+        labels: {},
+        commands: [],
+      },
+      dataDir,
+      ca: app.services.ca,
+      inventory: app.services.inventory,
+      locks: app.services.lockWatcher,
+      log: () => undefined,
+    });
+    try {
+      const client = await open(alice, { server_id: local.id, login: 'root' });
+      expect(client.response.status).toBe('ok');
+      client.type('echo "node=$((20+22))"; tty\r');
+      await client.waitForOutput(/node=42\s+\/dev\/pts\/\d+/);
+      await app.services.locks.create(
+        { targets: { node: local.id }, message: 'maintenance' },
+        admin,
+      );
+      await client.closed;
+      const end = client.frames.find((f) => f.type === T.sessionEnd)?.payload ?? '{}';
+      expect(JSON.parse(end)).toEqual({ reason: 'locked: maintenance' });
+    } finally {
+      for (const lock of await app.services.locks.list(admin)) {
+        await app.services.locks.remove(lock.metadata.name, admin);
+      }
+      await local.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
