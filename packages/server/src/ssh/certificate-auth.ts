@@ -1,5 +1,5 @@
 import { sign, type KeyObject } from 'node:crypto';
-import { utils, type AuthHandlerMiddleware, type Client, type ParsedKey } from 'ssh2';
+import ssh2, { type AuthHandlerMiddleware, type Client, type ParsedKey } from 'ssh2';
 import {
   ED25519,
   ed25519PrivateKeyObject,
@@ -47,7 +47,7 @@ export function certificateAuthHandler(
   }
   // A genuine ssh2 key (of the certified public key) underneath, so ssh2's own checks on the
   // object we return (`parseKey`, `isPrivateKey`) pass; only our authPK ever uses it.
-  const innerKey = utils.parseKey(formatPublicKey(ED25519, cert.publicKeyBlob));
+  const innerKey = ssh2.utils.parseKey(formatPublicKey(ED25519, cert.publicKeyBlob));
   if (innerKey instanceof Error) throw innerKey;
   const offeredKey: ParsedKey = Object.create(innerKey, { isPrivateKey: { value: () => true } });
   let offered = false;

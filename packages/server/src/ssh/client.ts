@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { Client, type ClientChannel } from 'ssh2';
+import ssh2, { type Client, type ClientChannel } from 'ssh2';
 import { certificateAuthHandler, type CertificateKey } from './certificate-auth.js';
 import { fingerprint } from './keys.js';
 
@@ -29,7 +29,8 @@ export interface PtyOptions {
  * Resolves once authenticated; rejects with a one-line, readable Error otherwise.
  */
 export function connectToNode(opts: ConnectToNodeOptions): Promise<Client> {
-  const client = new Client();
+  // ssh2 is CommonJS: Node's ESM loader sees only its default export.
+  const client = new ssh2.Client();
   const target = opts.sock ? 'the node' : `${opts.host ?? 'localhost'}:${opts.port ?? 22}`;
   let refusedHostKey: string | undefined;
   // A server may say why it refuses a login in a userauth banner (our node service does).

@@ -1,6 +1,6 @@
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Server, type AuthContext, type Connection } from 'ssh2';
+import ssh2, { type AuthContext, type Connection, type Server } from 'ssh2';
 import { ed25519PrivateKeyObject, publicKeyFromPrivatePem } from '../keys.js';
 import { toOpenSshPrivateKey } from '../openssh-key-format.js';
 import { protocolOf, sendRawPayload } from '../ssh2-internals.js';
@@ -52,7 +52,7 @@ export class NodeService {
       lockedMessage: opts.lockedMessage,
       now: opts.now ?? (() => new Date()),
     };
-    this.server = new Server({ hostKeys: [hostKey], ident: 'Postern' }, (connection) =>
+    this.server = new ssh2.Server({ hostKeys: [hostKey], ident: 'Postern' }, (connection) =>
       this.serveConnection(connection),
     );
     this.server.on('error', (error: Error) =>
