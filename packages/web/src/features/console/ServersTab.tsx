@@ -1,9 +1,7 @@
 import { Box, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useFeatureFlags } from '../../app/featureFlagsContext';
-import { attemptOf } from '../../lib/attempt';
 import { noFilters, type NodeFilters } from '../nodes/makeNode';
-import { nodesPageSize } from '../nodes/nodesApi';
 import { proxyAddressOf } from '../nodes/NodesPage';
 import { NodesView } from '../nodes/NodesView';
 import { useNodes } from '../nodes/useNodes';
@@ -26,23 +24,14 @@ function ServerList() {
   const { clusterId, dispatch } = useConsole();
   // Here the URL follows the tabs, so the list's filters stay in the tab.
   const [filters, setFilters] = useState<NodeFilters>(noFilters);
-  const { query, paging } = useNodes(clusterId, filters);
+  const { listProps } = useNodes(clusterId, filters);
   return (
     <Box p="md">
       <NodesView
         compact
-        attempt={attemptOf(query)}
-        onRetry={() => void query.refetch()}
+        {...listProps}
         filters={filters}
         onFiltersChange={setFilters}
-        paging={{
-          pageIndex: paging.pageIndex,
-          canPrev: paging.canPrev,
-          onPrev: paging.prev,
-          onNext: paging.next,
-        }}
-        pageSize={nodesPageSize}
-        busy={query.isPlaceholderData}
         connect={(node, login) => ({
           label: login,
           onSelect: () =>

@@ -1,10 +1,8 @@
 import { useParams } from 'react-router';
 import { useClientConfig } from '../../app/clientConfig';
 import { routePath } from '../../app/routes';
-import { attemptOf } from '../../lib/attempt';
 import type { ProxyAddress } from './NodesView';
 import { NodesView } from './NodesView';
-import { nodesPageSize } from './nodesApi';
 import { useNodes, useUrlNodeFilters } from './useNodes';
 
 /** This proxy's address as the enrolment commands need it. */
@@ -20,21 +18,12 @@ export function NodesPage() {
   const { proxyCluster } = useClientConfig();
   const clusterId = useParams().clusterId ?? proxyCluster;
   const [filters, setFilters] = useUrlNodeFilters();
-  const { query, paging } = useNodes(clusterId, filters);
+  const { listProps } = useNodes(clusterId, filters);
   return (
     <NodesView
-      attempt={attemptOf(query)}
-      onRetry={() => void query.refetch()}
+      {...listProps}
       filters={filters}
       onFiltersChange={setFilters}
-      paging={{
-        pageIndex: paging.pageIndex,
-        canPrev: paging.canPrev,
-        onPrev: paging.prev,
-        onNext: paging.next,
-      }}
-      pageSize={nodesPageSize}
-      busy={query.isPlaceholderData}
       connect={(node, login) => ({
         label: login,
         href: routePath('consoleConnect', { clusterId, serverId: node.id, login }),

@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import { useCursorPaging } from '../../components/cursorPaging';
+import { attemptOf } from '../../lib/attempt';
 import { filtersKey, parseSort, sortParam, type NodeFilters } from './makeNode';
 import { fetchNodes, nodesPageSize, type NodeListRequest } from './nodesApi';
 
@@ -20,7 +21,20 @@ export function useNodes(clusterId: string, filters: NodeFilters) {
     queryFn: ({ signal }) => fetchNodes(clusterId, request, signal),
     placeholderData: keepPreviousData,
   });
-  return { query, paging };
+  // What every list of servers (the Servers page, the console's Servers tab) hands its view.
+  const listProps = {
+    attempt: attemptOf(query),
+    onRetry: () => void query.refetch(),
+    paging: {
+      pageIndex: paging.pageIndex,
+      canPrev: paging.canPrev,
+      onPrev: paging.prev,
+      onNext: paging.next,
+    },
+    pageSize: nodesPageSize,
+    busy: query.isPlaceholderData,
+  };
+  return { query, paging, listProps };
 }
 
 /** The list's filters kept in the page's URL (`?search=&query=&sort=`), so views can be shared. */
