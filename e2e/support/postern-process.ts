@@ -3,6 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The server's own YAML library (a dependency of packages/server), so the file is read as it will.
+import { parseDocument } from 'yaml';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const posternBin = path.join(repoRoot, 'packages/server/bin/postern.js');
@@ -17,6 +19,19 @@ export interface RunningPostern {
 }
 
 /**
+ * The config file a test server runs with: the caller's YAML, plus a free port for the built-in
+ * node service unless the caller chose one. Its default, 127.0.0.1:3022, would make servers
+ * running in parallel fail to start.
+ */
+export function withFreeNodePort(configYaml = ''): string {
+  const doc = parseDocument(configYaml);
+  if (!doc.hasIn(['ssh_service', 'listen_addr'])) {
+    doc.setIn(['ssh_service', 'listen_addr'], '127.0.0.1:0');
+  }
+  return doc.toString();
+}
+
+/**
  * Starts the built `postern start` on a free port (`--web-addr 127.0.0.1:0`) with a fresh data
  * dir, and resolves once it logs the address it serves on.
  */
@@ -25,11 +40,9 @@ export async function startPostern(
   options: { configYaml?: string } = {},
 ): Promise<RunningPostern> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-'));
-  if (options.configYaml) {
-    const configFile = path.join(dataDir, 'postern.yaml');
-    await writeFile(configFile, options.configYaml);
-    extraArgs = ['--config', configFile, ...extraArgs];
-  }
+  const configFile = path.join(dataDir, 'postern.yaml');
+  await writeFile(configFile, withFreeNodePort(options.configYaml));
+  extraArgs = ['--config', configFile, ...extraArgs];
   const child = spawn(
     process.execPath,
     [
