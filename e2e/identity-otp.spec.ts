@@ -41,7 +41,8 @@ test.describe('sign-in with password and authenticator app', () => {
     await page.goto('/web/login');
     await signInWithTotp(page, 'admin', strongPassword, await nextStepCode(secret));
     await expectSignedIn(page);
-    await expect(page).toHaveURL(/\/web\/users$/);
+    // The admin holds `access` too, so the nav's first page, Servers, is where they land.
+    await expect(page).toHaveURL(/\/web\/cluster\/e2e-cluster\/nodes$/);
   });
 
   test('a reset replaces the password and the authenticator', async ({ page, server }) => {
