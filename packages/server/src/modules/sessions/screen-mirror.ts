@@ -32,7 +32,8 @@ parentPort.on('message', (m) => {
   }
   if (!entry) return;
   if (m.op === 'write') entry.terminal.write(m.data);
-  else if (m.op === 'resize') entry.terminal.resize(m.cols, m.rows);
+  // xterm parses writes later but resizes at once: resize only after what came before is parsed.
+  else if (m.op === 'resize') entry.terminal.write('', () => entry.terminal.resize(m.cols, m.rows));
   else if (m.op === 'close') { entry.terminal.dispose(); terminals.delete(m.id); }
 });
 `;
