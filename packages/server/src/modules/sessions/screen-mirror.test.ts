@@ -6,8 +6,8 @@ afterEach(async () => {
   await Promise.all(mirrors.splice(0).map((m) => m.stop()));
 });
 
-function mirror() {
-  const m = new ScreenMirror();
+function mirror(options?: ConstructorParameters<typeof ScreenMirror>[0]) {
+  const m = new ScreenMirror(options);
   mirrors.push(m);
   return m;
 }
@@ -15,6 +15,21 @@ function mirror() {
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
 describe('ScreenMirror', () => {
+  it('snapshots exactly what was written before it, batched or not yet handed over', async () => {
+    const m = mirror({ flushDelayMs: 10 });
+    m.open('s1', 40, 5);
+    m.open('s2', 40, 5);
+    m.write('s1', bytes('first\r\n'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // handed over in a batch
+    m.write('s1', bytes('second\r\n'));
+    m.write('s2', bytes('other session'));
+    const screen = await m.snapshot('s1'); // 'second' is still pending here
+    expect(screen).toContain('first');
+    expect(screen).toContain('second');
+    expect(screen).not.toContain('other');
+    expect(await m.snapshot('s2')).toContain('other session');
+  });
+
   it('applies a resize after the output written before it, and before what follows', async () => {
     const m = mirror();
     m.open('s', 20, 5);
@@ -23,5 +38,25 @@ describe('ScreenMirror', () => {
     m.resize('s', 40, 5);
     m.write('s', bytes('\x1b[999CY'));
     expect(await m.snapshot('s')).toBe('\x1b[19CX\x1b[19CY');
+  });
+
+  it('keeps a flood bounded: the latest output survives, the worker neither lags nor dies', async () => {
+    const m = mirror({ maxPendingBytes: 64 * 1024 });
+    m.open('s', 80, 24);
+    // 64 MB at once: more than xterm's own 50 MB write queue, which used to throw in the worker
+    // and lose the screen of every session.
+    const line = (n: number) => `line ${String(n).padStart(8, '0')} ${'y'.repeat(60)}\r\n`;
+    let n = 0;
+    const started = Date.now();
+    while (n < 800_000) {
+      let chunk = '';
+      for (let i = 0; i < 800; i++) chunk += line(n++);
+      m.write('s', bytes(chunk));
+    }
+    const screen = await m.snapshot('s');
+    expect(screen).toContain(`line ${String(n - 1).padStart(8, '0')}`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    m.write('s', bytes('\x1b[2J\x1b[Hafter the flood'));
+    expect(await m.snapshot('s')).toContain('after the flood');
   });
 });

@@ -7,14 +7,35 @@ import { Worker } from 'node:worker_threads';
  * it runs in ONE worker thread shared by every session: the proxy's event loop never waits for
  * it, and a session costs a small terminal buffer rather than a thread.
  *
- * Messages to the worker are handled in order, so a snapshot reflects exactly the output written
- * before it was asked for; the caller buffers what arrives meanwhile.
+ * Output is not posted chunk by chunk: it is copied into per-session blocks and handed over
+ * (transferred, not cloned) in one batch at most every `flushDelayMs`, and only once the worker
+ * has parsed the previous batch. The headless terminal parses slower than SSH delivers a flood
+ * (`cat` of a big file), so between two batches a session keeps only its last
+ * `maxPendingBytes`: far more than a screen and its scrollback, which is all a snapshot shows.
+ * Without that bound the worker's queue grew with the whole flood (gigabytes of RSS), and
+ * xterm threw once 50 MB were queued, which killed the mirror of every session.
+ *
+ * Messages to the worker are handled in order, and a snapshot first hands over what is pending,
+ * so it reflects exactly the output written before it was asked for; the caller buffers what
+ * arrives meanwhile.
  */
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Terminal } = require(workerData.headless);
 const { SerializeAddon } = require(workerData.serialize);
 const terminals = new Map();
+function write(batch, done) {
+  let left = batch.length + 1;
+  const settle = () => { if (--left === 0) done(); };
+  for (const { id, chunks } of batch) {
+    const entry = terminals.get(id);
+    if (!entry) { settle(); continue; }
+    for (const chunk of chunks) entry.terminal.write(chunk);
+    // write('') calls back once every earlier write has been parsed.
+    entry.terminal.write('', settle);
+  }
+  settle();
+}
 parentPort.on('message', (m) => {
   if (m.op === 'open') {
     const terminal = new Terminal({ cols: m.cols, rows: m.rows, scrollback: m.scrollback, allowProposedApi: true });
@@ -23,48 +44,118 @@ parentPort.on('message', (m) => {
     terminals.set(m.id, { terminal, serializer });
     return;
   }
+  if (m.op === 'write') return write(m.batch, () => parentPort.postMessage({ flushed: m.seq }));
   const entry = terminals.get(m.id);
   if (m.op === 'snapshot') {
     if (!entry) return parentPort.postMessage({ req: m.req, screen: '' });
-    // write('') runs after every earlier write has been parsed.
     entry.terminal.write('', () => parentPort.postMessage({ req: m.req, screen: entry.serializer.serialize() }));
     return;
   }
   if (!entry) return;
-  if (m.op === 'write') entry.terminal.write(m.data);
   // xterm parses writes later but resizes at once: resize only after what came before is parsed.
-  else if (m.op === 'resize') entry.terminal.write('', () => entry.terminal.resize(m.cols, m.rows));
+  if (m.op === 'resize') entry.terminal.write('', () => entry.terminal.resize(m.cols, m.rows));
   else if (m.op === 'close') { entry.terminal.dispose(); terminals.delete(m.id); }
 });
 `;
 
-type Reply = { req: number; screen: string };
+type Reply = { req: number; screen: string } | { flushed: number };
+
+export interface ScreenMirrorOptions {
+  scrollback?: number;
+  /** Output kept per session between two batches; older output is dropped unparsed. */
+  maxPendingBytes?: number;
+  /** The shortest time between two batches handed to the worker. */
+  flushDelayMs?: number;
+}
+
+/** Output of one session waiting for the next batch, in blocks this mirror owns. */
+class Pending {
+  blocks: Uint8Array[] = [];
+  /** Bytes used in the last block. */
+  used = 0;
+  bytes = 0;
+
+  append(data: Uint8Array, limit: number): void {
+    let last = this.blocks.at(-1);
+    let offset = 0;
+    while (offset < data.length) {
+      if (!last || this.used === last.length) {
+        // Unpooled memory, so each block's ArrayBuffer can be transferred to the worker whole.
+        last = new Uint8Array(Math.max(this.bytes === 0 ? 4096 : 65536, data.length - offset));
+        this.blocks.push(last);
+        this.used = 0;
+      }
+      const n = Math.min(last.length - this.used, data.length - offset);
+      last.set(data.subarray(offset, offset + n), this.used);
+      this.used += n;
+      offset += n;
+      this.bytes += n;
+    }
+    // Drop whole blocks from the front while what stays is still over the limit.
+    while (this.blocks.length > 1 && this.bytes - this.blocks[0]!.length >= limit) {
+      this.bytes -= this.blocks.shift()!.length;
+    }
+  }
+
+  /** The pending bytes as views over their blocks; empties this. */
+  take(): Uint8Array[] {
+    const chunks = this.blocks.map((block, i) =>
+      i === this.blocks.length - 1 ? block.subarray(0, this.used) : block,
+    );
+    this.blocks = [];
+    this.used = 0;
+    this.bytes = 0;
+    return chunks;
+  }
+}
 
 export class ScreenMirror {
   private worker: Worker | undefined;
   private nextReq = 1;
+  private nextSeq = 1;
   private readonly pending = new Map<number, (screen: string) => void>();
+  private readonly output = new Map<string, Pending>();
+  private readonly scrollback: number;
+  private readonly maxPendingBytes: number;
+  private readonly flushDelayMs: number;
+  /** Batches handed to the worker and not parsed yet. */
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly scrollback = 200) {}
+  constructor(options: ScreenMirrorOptions = {}) {
+    this.scrollback = options.scrollback ?? 200;
+    this.maxPendingBytes = options.maxPendingBytes ?? 256 * 1024;
+    this.flushDelayMs = options.flushDelayMs ?? 50;
+  }
 
   open(id: string, cols: number, rows: number): void {
     this.post({ op: 'open', id, cols, rows, scrollback: this.scrollback });
   }
 
   write(id: string, data: Uint8Array): void {
-    this.post({ op: 'write', id, data });
+    if (data.length === 0) return;
+    let pending = this.output.get(id);
+    if (!pending) {
+      pending = new Pending();
+      this.output.set(id, pending);
+    }
+    pending.append(data, this.maxPendingBytes);
+    this.schedule();
   }
 
   resize(id: string, cols: number, rows: number): void {
+    this.flush([id]);
     this.post({ op: 'resize', id, cols, rows });
   }
 
   close(id: string): void {
+    this.output.delete(id);
     this.post({ op: 'close', id });
   }
 
   /** The screen as escape sequences that redraw it (and its modes) on a fresh terminal. */
   snapshot(id: string): Promise<string> {
+    this.flush([id]);
     const req = this.nextReq++;
     return new Promise((resolve) => {
       this.pending.set(req, resolve);
@@ -75,13 +166,43 @@ export class ScreenMirror {
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.output.clear();
+    this.inFlight = 0;
     for (const resolve of this.pending.values()) resolve('');
     this.pending.clear();
     if (worker) await worker.terminate();
   }
 
-  private post(message: object): void {
-    this.ensureWorker().postMessage(message);
+  private schedule(): void {
+    if (this.timer || this.inFlight > 0 || this.output.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.flushDelayMs);
+    this.timer.unref();
+  }
+
+  /** Hands the pending output of `ids` (default: every session) to the worker in one batch. */
+  private flush(ids: Iterable<string> = this.output.keys()): void {
+    const batch: { id: string; chunks: Uint8Array[] }[] = [];
+    const transfer: ArrayBuffer[] = [];
+    for (const id of [...ids]) {
+      const pending = this.output.get(id);
+      if (!pending) continue;
+      this.output.delete(id);
+      const chunks = pending.take();
+      for (const chunk of chunks) transfer.push(chunk.buffer as ArrayBuffer);
+      batch.push({ id, chunks });
+    }
+    if (batch.length === 0) return;
+    this.inFlight++;
+    this.post({ op: 'write', seq: this.nextSeq++, batch }, transfer);
+  }
+
+  private post(message: object, transfer: ArrayBuffer[] = []): void {
+    this.ensureWorker().postMessage(message, transfer);
   }
 
   private ensureWorker(): Worker {
@@ -95,6 +216,11 @@ export class ScreenMirror {
       },
     });
     worker.on('message', (reply: Reply) => {
+      if ('flushed' in reply) {
+        this.inFlight = Math.max(0, this.inFlight - 1);
+        this.schedule();
+        return;
+      }
       this.pending.get(reply.req)?.(reply.screen);
       this.pending.delete(reply.req);
     });
@@ -102,6 +228,7 @@ export class ScreenMirror {
       // A crashed mirror must not take sessions down: joiners then get only new output.
       for (const resolve of this.pending.values()) resolve('');
       this.pending.clear();
+      this.inFlight = 0;
       this.worker = undefined;
     });
     // Do not keep the process alive just for the mirror.
