@@ -1,0 +1,71 @@
+import { decodeEnvelopeBytes, terminalMessageTypes as T } from '@postern/contracts';
+import type { WebSocket } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { maxOutputFrameBytes, WebSocketParty } from './websocket-party.js';
+
+function fakeSocket() {
+  const frames: { type: string; body: Buffer }[] = [];
+  const socket = {
+    OPEN: 1,
+    readyState: 1,
+    closedWith: undefined as number | undefined,
+    send(frame: Uint8Array) {
+      // Copy, as the real socket may still hold the bytes when the party moves on.
+      const { type, body } = decodeEnvelopeBytes(new Uint8Array(frame));
+      frames.push({ type, body: Buffer.from(body) });
+    },
+    close(code: number) {
+      this.closedWith = code;
+      this.readyState = 3;
+    },
+  };
+  return {
+    socket,
+    frames,
+    party: new WebSocketParty(socket as unknown as WebSocket, 'alice', [], 'peer'),
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const bytesOf = (size: number, seed: number) =>
+  Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + seed) % 251));
+
+describe('WebSocketParty', () => {
+  it('sends the output of one I/O callback as one r frame, once that callback is done', async () => {
+    const { party, frames } = fakeSocket();
+    party.output(Buffer.from('hello '));
+    party.output(Buffer.from('world'));
+    expect(frames).toEqual([]);
+    await tick();
+    expect(frames).toEqual([{ type: T.raw, body: Buffer.from('hello world') }]);
+  });
+
+  it('cuts a flood into frames of at most 32 KiB, in order, whatever the length varint', async () => {
+    const { party, frames } = fakeSocket();
+    const chunks = [100, 1000, 20_000, 40_000, 5].map((size, i) => bytesOf(size, i));
+    for (const chunk of chunks) party.output(chunk);
+    await tick();
+    expect(frames.every((f) => f.type === T.raw && f.body.length <= maxOutputFrameBytes)).toBe(
+      true,
+    );
+    expect(Buffer.concat(frames.map((f) => f.body))).toEqual(Buffer.concat(chunks));
+    expect(frames.map((f) => f.body.length)).toEqual([32 * 1024, 61_105 - 32 * 1024]);
+  });
+
+  it('keeps the output before an event, an error or the end ahead of it', async () => {
+    const { party, frames, socket } = fakeSocket();
+    party.output(Buffer.from('before'));
+    party.event({ event: 'resize', size: '80:24' });
+    party.output(Buffer.from('after'));
+    party.end('exited with code 0');
+    party.output(Buffer.from('too late'));
+    await tick();
+    expect(frames.map((f) => [f.type, f.body.toString()])).toEqual([
+      [T.raw, 'before'],
+      [T.audit, '{"event":"resize","size":"80:24"}'],
+      [T.raw, 'after'],
+      [T.sessionEnd, '{"reason":"exited with code 0"}'],
+    ]);
+    expect(socket.closedWith).toBe(1000);
+  });
+});
