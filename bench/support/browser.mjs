@@ -1,0 +1,331 @@
+// Figure (f): terminal output rendered by the real console in Debian's Chromium, and, as the
+// baseline, the same number of bytes written straight into another xterm.js (the same build, the
+// same DOM renderer, the same font) in the same page, with no network and no proxy.
+// Functions passed to page.evaluate run in the page, with its globals:
+/* global window, document, location, MutationObserver, getComputedStyle */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { repoRoot } from './postern.mjs';
+
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** What is echoed after the output of a round; unique per round, so no earlier one matches. */
+const marker = (round) => `BENCH-R${round}-DONE`;
+
+/**
+ * Watches the rows xterm renders into (`root` holds one `.xterm-rows`) and records when `marker`
+ * first shows on screen in `window[key]`; records Enter's keydown in `window.__benchStart`.
+ */
+function installWatch({ key, marker, rootSelector }) {
+  window[key] = undefined;
+  const rows = document.querySelector(`${rootSelector} .xterm-rows`);
+  if (!rows) throw new Error(`no xterm rows under ${rootSelector}`);
+  const observer = new MutationObserver(() => {
+    if (rows.textContent.includes(marker)) {
+      window[key] = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(rows, { childList: true, subtree: true, characterData: true });
+  window.__benchStart = undefined;
+  const onKey = (event) => {
+    if (event.key !== 'Enter') return;
+    window.__benchStart = performance.now();
+    document.removeEventListener('keydown', onKey, true);
+  };
+  document.addEventListener('keydown', onKey, true);
+}
+
+const screenText = (page) => page.locator('.xterm-rows').first().innerText();
+
+async function waitForScreen(page, pattern, what, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = await screenText(page);
+    const match = pattern.exec(text);
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Profiles the page's main thread around `run` when `file` is set (Chrome DevTools format). */
+async function profiled(page, file, run) {
+  if (!file) return run();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = await cdp.send('Profiler.stop');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify(profile));
+    await cdp.detach();
+  }
+}
+
+/**
+ * Opens the console's terminal on `nodeId` as root, cats `file` (`bytes` of terminal output once
+ * the PTY turned its newlines into CRLF) and times it until the marker after it is on screen;
+ * then the direct-xterm baseline; `rounds` times, taking turns.
+ */
+export async function renderedOutput(env, { file, bytes, rounds = 2, profileDir, log = () => {} }) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: chromiumArgs,
+    headless: true,
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addCookies([
+      {
+        name: '__Host-session',
+        value: env.session.id,
+        // Chromium refuses a Secure cookie set by an http:// url; by domain and path it takes
+        // it, and sends it to http://localhost, a secure context.
+        domain: new URL(env.postern.url).hostname,
+        path: '/',
+        httpOnly: true,
+        secure: true,
+        sameSite: 'Strict',
+      },
+    ]);
+    const page = await context.newPage();
+    const { url, clusterName } = env.postern;
+    await page.goto(`${url}/web/cluster/${clusterName}/console/node/${env.nodeId}/root`);
+    await page.locator('.xterm-rows').first().waitFor({ timeout: 30_000 });
+    await waitForScreen(page, /[#$] \s*$/m, 'the first prompt in the console');
+    await page.locator('.xterm-helper-textarea').first().focus();
+
+    // The terminal's size, to give the baseline terminal the same one.
+    await page.keyboard.type("stty size; echo SIZE-''OK");
+    await page.keyboard.press('Enter');
+    const [, rows, cols] = await waitForScreen(page, /^(\d+) (\d+)\s*\n\s*SIZE-OK/m, 'stty size');
+    await prepareDirect(page, { bytes });
+
+    const consoleMs = [];
+    const directMs = [];
+    const socketMs = [];
+    const profile = (name) => profileDir && path.join(profileDir, `${name}.cpuprofile`);
+    for (let round = 1; round <= rounds; round++) {
+      log(`  round ${round}: cat in the console`);
+      await page.keyboard.type('clear');
+      await page.keyboard.press('Enter');
+      await page.evaluate(installWatch, {
+        key: '__benchDone',
+        marker: marker(round),
+        rootSelector: '.xterm',
+      });
+      // The marker is split in the command, so only the echo's output shows it whole.
+      await page.keyboard.type(`cat '${file}'; echo BENCH-R${round}-''DONE`);
+      await profiled(page, profile(`page-console-${round}`), async () => {
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => window.__benchDone !== undefined, null, {
+          timeout: 300_000,
+          polling: 100,
+        });
+      });
+      consoleMs.push(await page.evaluate(() => window.__benchDone - window.__benchStart));
+
+      log(`  round ${round}: the same bytes straight into xterm.js in the same page`);
+      directMs.push(
+        await profiled(page, profile(`page-direct-${round}`), () =>
+          directXterm(page, { cols: Number(cols), rows: Number(rows), round }),
+        ),
+      );
+
+      log(`  round ${round}: the same cat over a bare WebSocket in the page, no terminal`);
+      socketMs.push(
+        await page.evaluate(socketOnly, {
+          bearer: env.session.bearer,
+          params: {
+            server_id: env.nodeId,
+            login: 'root',
+            term: { w: Number(cols), h: Number(rows) },
+          },
+          command: `cat '${file}'; echo BENCH-R${round}-''SOCKET\r`,
+          marker: `BENCH-R${round}-SOCKET`,
+        }),
+      );
+    }
+    const rate = (ms) => bytes / (1024 * 1024) / (ms / 1000);
+    const summary = (ms) => ({ mibps: rate(Math.min(...ms)), runs: ms.map(rate) });
+    return {
+      proxy: summary(consoleMs),
+      direct: summary(directMs),
+      socket: summary(socketMs),
+      size: `${cols}x${rows}`,
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * Runs in the page: the terminal protocol over a bare WebSocket, acknowledging output on receipt
+ * and rendering nothing (docs/protocol.md §5), to tell the transport's share of (f) from the
+ * terminal's. Resolves with the ms from sending `command` until `marker` arrives.
+ */
+function socketOnly({ bearer, params, command, marker }) {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const frame = (type, text) => {
+    const body = encoder.encode(text);
+    const out = new Uint8Array(10 + body.length);
+    out.set([0x0a, 0x01, 0x31, 0x12, 0x01, type.charCodeAt(0), 0x1a]);
+    let at = 7;
+    let n = body.length;
+    for (; n >= 0x80; n >>>= 7) out[at++] = (n & 0x7f) | 0x80;
+    out[at++] = n;
+    out.set(body, at);
+    return out.subarray(0, at + body.length);
+  };
+  const query = `params=${encodeURIComponent(JSON.stringify(params))}`;
+  const socket = new WebSocket(
+    `ws://${location.host}/v1/webapi/sites/-current-/connect/ws?${query}`,
+  );
+  socket.binaryType = 'arraybuffer';
+  let recent = '';
+  let start;
+  return new Promise((resolve, reject) => {
+    socket.onopen = () => socket.send(JSON.stringify({ token: bearer }));
+    socket.onclose = (event) => reject(new Error(`socket closed: ${event.code} ${event.reason}`));
+    socket.onmessage = (event) => {
+      if (typeof event.data === 'string') return;
+      const bytes = new Uint8Array(event.data);
+      if (bytes[5] !== 0x72) return; // not 'r'
+      let at = 7;
+      while (bytes[at++] >= 0x80);
+      const body = bytes.subarray(at);
+      socket.send(frame('o', String(body.length)));
+      recent = (recent + decoder.decode(body, { stream: true })).slice(-256);
+      if (start === undefined && /[#$] $/.test(recent)) {
+        start = performance.now();
+        socket.send(frame('r', command));
+      } else if (start !== undefined && recent.includes(marker)) {
+        const ms = performance.now() - start;
+        socket.onclose = null;
+        socket.close(1000);
+        resolve(ms);
+      }
+    };
+  });
+}
+
+/**
+ * Loads xterm.js's own build into the page (by CDP evaluation, which the console's CSP does not
+ * govern) and makes `bytes` of base64 lines in the page, decoded from bytes by TextDecoder as the
+ * console's client decodes output (flat strings: xterm reads concatenated ones much slower).
+ */
+async function prepareDirect(page, { bytes }) {
+  const require = createRequire(path.join(repoRoot, 'packages/web/package.json'));
+  await page.evaluate(await readFile(require.resolve('@xterm/xterm/lib/xterm.js'), 'utf8'));
+  await page.evaluate(
+    ({ bytes }) => {
+      const alphabet = new TextEncoder().encode(
+        'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
+      );
+      const perChunk = 840; // lines of 76 characters and CRLF: just under 64 KiB
+      const random = new Uint8Array(76 * perChunk);
+      const decoder = new TextDecoder();
+      const chunks = [];
+      let made = 0;
+      while (made < bytes) {
+        const lines = Math.min(perChunk, Math.ceil((bytes - made) / 78));
+        const buffer = new Uint8Array(lines * 78);
+        crypto.getRandomValues(random);
+        for (let line = 0; line < lines; line++) {
+          for (let i = 0; i < 76; i++) buffer[line * 78 + i] = alphabet[random[line * 76 + i] & 63];
+          buffer[line * 78 + 76] = 13;
+          buffer[line * 78 + 77] = 10;
+        }
+        chunks.push(decoder.decode(buffer));
+        made += buffer.length;
+      }
+      chunks.push(''); // the round's marker goes here
+      globalThis.__directChunks = chunks;
+    },
+    { bytes },
+  );
+}
+
+/**
+ * Opens a terminal with the console's font over the console's own and writes the prepared
+ * chunks (64 KiB each, as the console's batcher writes), keeping at most 1 MiB queued in xterm
+ * (its write callback is the flow control). Returns the ms from the first write until the marker
+ * after the data is on screen; the terminal is then removed.
+ */
+async function directXterm(page, { cols, rows, round }) {
+  await page.evaluate(
+    ({ cols, rows }) => {
+      const style = getComputedStyle(document.querySelector('.xterm-rows'));
+      const box = document.querySelector('.xterm').getBoundingClientRect();
+      const holder = document.createElement('div');
+      holder.id = 'bench-direct';
+      Object.assign(holder.style, {
+        position: 'fixed',
+        left: `${box.left}px`,
+        top: `${box.top}px`,
+        width: `${box.width}px`,
+        height: `${box.height}px`,
+        zIndex: '10000',
+        background: '#1b1b22',
+      });
+      document.body.appendChild(holder);
+      const term = new globalThis.Terminal({
+        cols,
+        rows,
+        fontSize: parseFloat(style.fontSize),
+        fontFamily: style.fontFamily,
+        scrollback: globalThis.GRV_CONFIG?.ui?.scrollbackLines ?? 1000,
+        theme: { background: '#1b1b22', foreground: '#e6e6ef', cursor: '#bfacff' },
+      });
+      term.open(holder);
+      globalThis.__directTerm = term;
+    },
+    { cols, rows },
+  );
+  await page.evaluate(installWatch, {
+    key: '__directDone',
+    marker: marker(round),
+    rootSelector: '#bench-direct',
+  });
+  await page.evaluate((end) => {
+    const term = globalThis.__directTerm;
+    const chunks = globalThis.__directChunks;
+    chunks[chunks.length - 1] = `${end}\r\n`;
+    const inFlightLimit = 16; // 16 × 64 KiB = 1 MiB queued in xterm at most
+    let next = 0;
+    let inFlight = 0;
+    globalThis.__directStart = performance.now();
+    const pump = () => {
+      while (inFlight < inFlightLimit && next < chunks.length) {
+        inFlight++;
+        term.write(chunks[next++], () => {
+          inFlight--;
+          pump();
+        });
+      }
+    };
+    pump();
+  }, marker(round));
+  await page.waitForFunction(() => window.__directDone !== undefined, null, {
+    timeout: 300_000,
+    polling: 100,
+  });
+  return page.evaluate(() => {
+    globalThis.__directTerm.dispose();
+    document.getElementById('bench-direct').remove();
+    return window.__directDone - globalThis.__directStart;
+  });
+}
