@@ -19,6 +19,11 @@ export const terminalRequestSchema = z
     term: terminalSizeSchema,
     sid: z.string().max(64).default(''),
     mode: z.enum(participantModes).optional(),
+    /**
+     * Postern's addition (docs/protocol.md): run this command in a PTY instead of a login shell;
+     * the session ends when it exits, and an `exec` event records its exit status.
+     */
+    command: z.string().max(8192).default(''),
   })
   .refine((r) => r.sid || (r.server_id && r.login), {
     message: 'name server_id and login for a new session, or sid to join one',

@@ -80,6 +80,7 @@ export class LiveSession {
     channel.on('data', (chunk: Buffer) => this.onOutput(chunk));
     channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
     channel.on('exit', (code: number | null, signal?: string) => {
+      this.exitStatus = { code: code ?? (signal ? -1 : 0), signal: signal ?? '' };
       this.exitReason = signal ? `exited on signal ${signal}` : `exited with code ${code ?? 0}`;
     });
     channel.on('close', () => this.terminate(this.exitReason));
@@ -87,6 +88,7 @@ export class LiveSession {
   }
 
   private exitReason = 'session closed';
+  private exitStatus: { code: number; signal: string } | undefined;
 
   get isEnded(): boolean {
     return this.ended;
@@ -190,6 +192,7 @@ export class LiveSession {
     this.init.channel.close();
     this.init.client.end();
     this.deps.mirror.close(this.id);
+    if (this.init.command) this.auditExec();
     void emitAudit(this.deps.audit, 'T2004I', {
       ...this.auditFields(),
       user: this.init.owner.user,
@@ -200,6 +203,19 @@ export class LiveSession {
       session_stop: new Date(this.deps.now()).toISOString(),
     });
     this.deps.onEnd(this);
+  }
+
+  /** A command session's outcome: T3002I when it exited 0, T3002E otherwise (reference codes). */
+  private auditExec(): void {
+    const status = this.exitStatus;
+    const ok = status !== undefined && status.code === 0 && !status.signal;
+    void emitAudit(this.deps.audit, ok ? 'T3002I' : 'T3002E', {
+      ...this.auditFields(),
+      user: this.init.owner.user,
+      command: this.init.command,
+      exitCode: String(status?.code ?? ''),
+      ...(ok ? {} : { exitError: status ? this.exitReason : this.endReason }),
+    });
   }
 
   /** Called about once a second: time limits, and observers too slow to keep up. */

@@ -100,7 +100,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
       return fail(`bad terminal parameters: ${request.error.issues[0]?.message ?? 'invalid'}`);
     }
     answer(socket, { type: 'create_session_response', status: 'ok' });
-    const { sid, mode, server_id, login, term } = request.data;
+    const { sid, mode, server_id, login, term, command } = request.data;
     if (sid) {
       const joined = options.terminals.joinable(identity, sid, mode);
       session = joined.session;
@@ -110,6 +110,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
         serverId: server_id,
         login,
         size: term,
+        command,
         traceId: options.traceId,
         remoteAddr: options.remoteAddr,
       });

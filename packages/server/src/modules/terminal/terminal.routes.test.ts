@@ -115,6 +115,35 @@ describe('terminal over a real OpenSSH sshd', () => {
     expect(ended).toMatchObject({ reason: 'exited with code 0', interactive: true });
   });
 
+  it('runs a command instead of a shell and audits its exit status', async () => {
+    const failing = await open(alice, {
+      server_id: nodeId,
+      login: 'root',
+      command: 'echo exec-$((1+1)); exit 3',
+    });
+    await failing.closed;
+    expect(failing.output()).toContain('exec-2');
+    const succeeding = await open(alice, { server_id: nodeId, login: 'root', command: 'true' });
+    await succeeding.closed;
+    let execs: Awaited<ReturnType<typeof auditCodes>> = [];
+    const poll = setInterval(() => {
+      void auditCodes().then((events) => (execs = events.filter((e) => e.event === 'exec')));
+    }, 50);
+    await failing
+      .waitFor(() => execs.length >= 2, 'two exec events')
+      .finally(() => clearInterval(poll));
+    expect(execs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: 'T3002E',
+          command: 'echo exec-$((1+1)); exit 3',
+          exitCode: '3',
+        }),
+        expect.objectContaining({ code: 'T3002I', command: 'true', exitCode: '0' }),
+      ]),
+    );
+  });
+
   it('pins the host key on first use', async () => {
     const node = app.services.inventory.get(nodeId)!;
     expect(node.spec.hostKeySource).toBe('pinned');

@@ -2,7 +2,7 @@ import type { ParticipantMode, TerminalSize } from '@postern/contracts';
 import type { ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
-import { openShell } from '../../ssh/client.js';
+import { openExec, openShell } from '../../ssh/client.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
@@ -32,6 +32,8 @@ export interface StartRequest {
   serverId: string;
   login: string;
   size: TerminalSize;
+  /** '' for a login shell. */
+  command: string;
   traceId: string;
   remoteAddr: string;
 }
@@ -85,11 +87,10 @@ export class TerminalService {
         throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
       });
     try {
-      channel = await openShell(client, {
-        cols: request.size.w,
-        rows: request.size.h,
-        term: 'xterm-256color',
-      });
+      const pty = { cols: request.size.w, rows: request.size.h, term: 'xterm-256color' };
+      channel = request.command
+        ? await openExec(client, request.command, { pty })
+        : await openShell(client, pty);
     } catch (error) {
       client.end();
       throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
@@ -102,7 +103,7 @@ export class TerminalService {
       proxyId: this.deps.hub.proxyId,
       traceId: request.traceId,
       size: request.size,
-      command: '',
+      command: request.command,
       expiresAt: now + ttlMs,
       idleTimeoutMs: options.clientIdleTimeoutMs,
       client,
