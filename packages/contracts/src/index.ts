@@ -1,6 +1,7 @@
 export * from './acl.js';
 export * from './api-paths.js';
 export * from './audit/catalogue.js';
+export * from './audit/format.js';
 export * from './audit/search.js';
 export * from './client-config.js';
 export * from './clusters.js';

@@ -1,0 +1,235 @@
+import type { AuditEntryDraft } from '../entry.js';
+
+/** Changes to cluster resources, joins, access requests and automation. */
+export const resourceEvents = {
+  T5000I: {
+    type: 'access_request.create',
+    desc: 'Access Request Created',
+    message: 'Access request [{id}] has been created and is {state}',
+  },
+  T5001I: {
+    type: 'access_request.update',
+    desc: 'Access Request Updated',
+    message: 'Access request [{id}] has been updated to {state}',
+  },
+  T5002I: {
+    type: 'access_request.review',
+    desc: 'Access Request Reviewed',
+    message: 'User [{reviewer}] reviewed access request [{id}]',
+  },
+  T5003I: {
+    type: 'access_request.delete',
+    desc: 'Access Request Deleted',
+    message: 'Access request [{id}] has been deleted',
+  },
+  T5004I: {
+    type: 'access_request.search',
+    desc: 'Resource Access Search',
+    message: 'User [{user}] searched for resource kind [{resource_type}]',
+  },
+  T7000I: {
+    type: 'trusted_cluster.create',
+    desc: 'Trusted Cluster Created',
+    message: 'User [{user}] has created a trusted relationship with cluster [{name}]',
+  },
+  T7001I: {
+    type: 'trusted_cluster.delete',
+    desc: 'Trusted Cluster Deleted',
+    message: 'User [{user}] has deleted the trusted relationship with cluster [{name}]',
+  },
+  T7002I: {
+    type: 'trusted_cluster_token.create',
+    desc: 'Trusted Cluster Token Created',
+    message: 'User [{user}] has created a trusted cluster token',
+  },
+  T9000I: {
+    type: 'role.created',
+    desc: 'User Role Created',
+    message: 'User [{user}] created a role [{name}]',
+  },
+  T9001I: {
+    type: 'role.deleted',
+    desc: 'User Role Deleted',
+    message: 'User [{user}] deleted a role [{name}]',
+  },
+  T9002I: {
+    type: 'role.updated',
+    desc: 'User Role Updated',
+    message: 'User [{user}] updated a role [{name}]',
+  },
+  TLK00I: {
+    type: 'lock.created',
+    desc: 'Lock Created',
+    message: 'Lock [{name}] was created by [{user}]',
+  },
+  TLK01I: {
+    type: 'lock.deleted',
+    desc: 'Lock Deleted',
+    message: 'Lock [{name}] was deleted by [{user}]',
+  },
+  T3010I: {
+    type: 'kube.create',
+    desc: 'Kubernetes Created',
+    message: 'User [{user}] created Kubernetes cluster [{name}]',
+  },
+  T3011I: {
+    type: 'kube.update',
+    desc: 'Kubernetes Updated',
+    message: 'User [{user}] updated Kubernetes cluster [{name}]',
+  },
+  T3012I: {
+    type: 'kube.delete',
+    desc: 'Kubernetes Deleted',
+    message: 'User [{user}] deleted Kubernetes cluster [{name}]',
+  },
+  TDB03I: {
+    type: 'db.create',
+    desc: 'Database Created',
+    message: 'User [{user}] registered database [{name}]',
+  },
+  TDB04I: {
+    type: 'db.update',
+    desc: 'Database Updated',
+    message: 'User [{user}] updated database [{name}]',
+  },
+  TDB05I: {
+    type: 'db.delete',
+    desc: 'Database Deleted',
+    message: 'User [{user}] deleted database [{name}]',
+  },
+  TAP03I: {
+    type: 'app.create',
+    desc: 'Application Created',
+    message: 'User [{user}] registered application [{name}]',
+  },
+  TAP04I: {
+    type: 'app.update',
+    desc: 'Application Updated',
+    message: 'User [{user}] updated application [{name}]',
+  },
+  TAP05I: {
+    type: 'app.delete',
+    desc: 'Application Deleted',
+    message: 'User [{user}] deleted application [{name}]',
+  },
+  TLR00I: {
+    type: 'login_rule.create',
+    desc: 'Login Rule Created',
+    message: 'User [{user}] created a login rule [{name}]',
+  },
+  TLR01I: {
+    type: 'login_rule.delete',
+    desc: 'Login Rule Deleted',
+    message: 'User [{user}] deleted a login rule [{name}]',
+  },
+  TSI000I: {
+    type: 'saml.idp.service.provider.create',
+    desc: 'SAML IdP Service Provider Created',
+    message: 'User [{user}] added service provider [{name}]',
+  },
+  TSI001I: {
+    type: 'saml.idp.service.provider.update',
+    desc: 'SAML IdP Service Provider Updated',
+    message: 'User [{user}] updated service provider [{name}]',
+  },
+  TSI002I: {
+    type: 'saml.idp.service.provider.delete',
+    desc: 'SAML IdP Service Provider Deleted',
+    message: 'User [{user}] deleted service provider [{name}]',
+  },
+  TSI003I: {
+    type: 'saml.idp.service.provider.delete_all',
+    desc: 'All SAML IdP Service Providers Deleted',
+    message: 'User [{user}] deleted all service providers',
+  },
+  TUW01I: {
+    type: 'upgradewindowstart.update',
+    desc: 'Upgrade Window Start Updated',
+    message: 'User [{user}] updated the upgrade window start time to [{upgrade_window_start}]',
+  },
+  TDS00I: {
+    type: 'ssm.run',
+    desc: 'SSM Command Executed',
+    message:
+      'SSM command [{command_id}] on instance [{instance_id}] exited with status {exit_code}',
+  },
+  TDS00W: {
+    type: 'ssm.run',
+    desc: 'SSM Command Failed',
+    message:
+      'SSM command [{command_id}] on instance [{instance_id}] failed with status {exit_code}',
+  },
+  TJ001I: {
+    type: 'bot.join',
+    desc: 'Bot Joined',
+    message: 'Bot [{bot_name}] joined the cluster using the [{method}] join method',
+  },
+  TJ001E: {
+    type: 'bot.join',
+    desc: 'Bot Join Failed',
+    message: 'Bot [{bot_name}] failed to join the cluster using the [{method}] join method',
+  },
+  TJ002I: {
+    type: 'instance.join',
+    desc: 'Instance Joined',
+    message:
+      'Instance [{hostname}] joined the cluster with the [{role}] role using the [{method}] join method',
+  },
+  TJ002E: {
+    type: 'instance.join',
+    desc: 'Instance Join Failed',
+    message:
+      'Instance [{hostname}] failed to join the cluster using the [{method}] join method: {reason}',
+  },
+  TJT00I: {
+    type: 'join_token.create',
+    desc: 'Join Token Created',
+    message: 'User [{user}] created a join token with roles [{roles}]',
+  },
+  TJT02I: {
+    type: 'join_token.delete',
+    desc: 'Join Token Deleted',
+    message: 'User [{user}] deleted a join token',
+  },
+  TOK001I: {
+    type: 'okta.groups.update',
+    desc: 'Okta Groups Updated',
+    message: '[{added}] added, [{updated}] updated, [{deleted}] deleted Okta user groups',
+  },
+  TOK002I: {
+    type: 'okta.applications.update',
+    desc: 'Okta Applications Updated',
+    message: '[{added}] added, [{updated}] updated, [{deleted}] deleted Okta applications',
+  },
+  TOK003E: {
+    type: 'okta.sync.failure',
+    desc: 'Okta Sync Failed',
+    message: 'Okta synchronization failed',
+  },
+  TPOS001I: {
+    type: 'postern.start',
+    desc: 'Postern Started',
+    message: 'Postern {version} started',
+  },
+  TPOS020I: {
+    type: 'node.create',
+    desc: 'Server Registered',
+    message: 'Server [{hostname}] ({addr}) was registered',
+  },
+  TPOS021I: {
+    type: 'node.delete',
+    desc: 'Server Removed',
+    message: 'User [{user}] removed server [{hostname}] ({addr})',
+  },
+  TPOS022I: {
+    type: 'node.host_key_pinned',
+    desc: 'Server Host Key Pinned',
+    message: 'Host key {fingerprint} of server [{hostname}] was pinned',
+  },
+  TPOS023E: {
+    type: 'node.host_key_mismatch',
+    desc: 'Server Host Key Mismatch',
+    message:
+      'Server [{hostname}] presented host key {presented_fingerprint}, expected {expected_fingerprint}',
+  },
+} as const satisfies Record<string, AuditEntryDraft>;
