@@ -36,8 +36,14 @@ describe('auditSearchQuerySchema', () => {
     expect(auditSearchQuerySchema.parse({ include: ' , ' }).eventTypes).toBeUndefined();
   });
 
+  it('clamps limits above 5000 to 5000', () => {
+    expect(auditSearchQuerySchema.parse({ limit: '5001' }).limit).toBe(5000);
+    expect(auditSearchQuerySchema.parse({ limit: '1000000' }).limit).toBe(5000);
+    expect(auditSearchQuerySchema.parse({ limit: '20' }).limit).toBe(20);
+  });
+
   it.each([
-    { limit: '5001' },
+    { order: 'sideways' },
     { limit: '0' },
     { limit: 'ten' },
     { from: 'nope' },

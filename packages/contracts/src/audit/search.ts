@@ -20,7 +20,13 @@ export const auditSearchQuerySchema = z
     to: rfc3339.optional(),
     start: rfc3339.optional(),
     end: rfc3339.optional(),
-    limit: z.coerce.number().int().min(1).max(auditFetchLimit).default(auditFetchLimit),
+    // Larger limits are clamped, not refused: a client asking for more simply pages (issue 6).
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(auditFetchLimit)
+      .transform((limit) => Math.min(limit, auditFetchLimit)),
     include: z.string().optional(),
     startKey: z.string().max(512).optional(),
     order: z.enum(['asc', 'desc']).default('desc'),

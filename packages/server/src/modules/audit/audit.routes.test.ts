@@ -99,9 +99,21 @@ describe('GET events/search', () => {
     expect(res.json().error.message).toMatch(/elsewhere/);
   });
 
+  it('clamps a limit above 5000 instead of refusing it', async () => {
+    const res = await search(`${range}&limit=999999`);
+    expect(res.statusCode).toBe(200);
+    expect(auditSearchResponseSchema.parse(res.json()).events.length).toBeLessThanOrEqual(5000);
+  });
+
+  // A startKey that decodes but was not written by us: wrong id, or a field swapped in.
+  const forged = (cursor: object) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
   it.each([
-    ['limit=5001', /limit/],
     ['limit=0', /limit/],
+    ['order=data', /order/],
+    [`startKey=${forged({ t: 1, id: '1 OR 1=1' })}`, /startKey/],
+    [`startKey=${forged({ t: 'now', id: '5' })}`, /startKey/],
+    [`startKey=${forged({ t: 1, id: '0' })}`, /startKey/],
     ['from=yesterday', /from/],
     [`from=${at(10).toISOString()}&to=${at(5).toISOString()}`, /from/],
     ['startKey=not-a-key', /startKey|start key/i],
