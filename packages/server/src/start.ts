@@ -7,7 +7,7 @@ import { formatHostPort } from './config/address.js';
 import type { Config } from './config/config.js';
 import { publicBaseUrl } from './config/public-url.js';
 import { createLogger } from './logger.js';
-import { openAuditStore } from './modules/audit/index.js';
+import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
@@ -22,6 +22,12 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const backend = await openBackend(config.storage);
   const audit = await openAuditStore(config.audit, config.clusterName);
+  const stopRetention = startAuditRetention(
+    audit,
+    config.auditRetentionMs,
+    (removed) => logger.info({ removed }, 'audit retention removed old events'),
+    (error) => logger.error({ err: error }, 'audit retention failed'),
+  );
   const https = config.insecureNoTls
     ? undefined
     : await loadOrCreateTls({
@@ -86,6 +92,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       logger.info({ signal }, 'shutting down');
       await localNode?.stop();
       await app.server.close();
+      stopRetention();
       await audit.close();
       await backend.close();
       logger.info('stopped');

@@ -32,6 +32,26 @@ describe('resolveConfig', () => {
     expect(config.insecureNoTls).toBe(false);
   });
 
+  it('reads audit.retention in days or as a duration, and keeps events forever by default', async () => {
+    expect(resolveConfig({}).auditRetentionMs).toBe(0);
+    const days = await configFile('audit: {type: sqlite, retention: 365d}');
+    expect(resolveConfig({ config: days })).toMatchObject({
+      auditRetentionMs: 365 * 86_400_000,
+      audit: { type: 'sqlite', path: expect.stringMatching(/audit\.db$/) },
+    });
+    const pg = await configFile(
+      'audit: {type: postgres, url: "postgres://postgres@127.0.0.1:5432/test", retention: 12h}',
+    );
+    const config = resolveConfig({ config: pg });
+    expect(config.auditRetentionMs).toBe(12 * 3_600_000);
+    expect(config.audit).toEqual({
+      type: 'postgres',
+      url: 'postgres://postgres@127.0.0.1:5432/test',
+    });
+    const bad = await configFile('audit: {type: sqlite, retention: forever}');
+    expect(() => resolveConfig({ config: bad })).toThrow(/audit\.retention/);
+  });
+
   it('reads every key from the YAML file, and flags win over it', async () => {
     const file = await configFile(`
 data_dir: ${dir}/data

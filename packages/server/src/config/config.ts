@@ -28,10 +28,20 @@ const storageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('memory') }).strict(),
 ]);
 
+/** How long audit events are kept, e.g. '365d'; '0' (the default) keeps them forever. */
+const auditRetention = z.union([z.string(), z.number()]).optional();
+
 const auditStorageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('sqlite'), path: z.string().optional() }).strict(),
   z
-    .object({ type: z.literal('postgres'), url: z.string().min(1), schema: z.string().optional() })
+    .object({ type: z.literal('sqlite'), path: z.string().optional(), retention: auditRetention })
+    .strict(),
+  z
+    .object({
+      type: z.literal('postgres'),
+      url: z.string().min(1),
+      schema: z.string().optional(),
+      retention: auditRetention,
+    })
     .strict(),
 ]);
 
@@ -107,6 +117,8 @@ export interface Config {
   tls?: { certFile: string; keyFile: string };
   storage: StorageConfig;
   audit: AuditStorageConfig;
+  /** Audit events older than this are removed; 0 keeps them forever. */
+  auditRetentionMs: number;
   logLevel: string;
   auth: AuthSettings;
   sshService: SshServiceConfig;
@@ -173,6 +185,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,
     storage,
     audit: resolveAuditStorage(file.audit, storage, dataDir),
+    auditRetentionMs: parseRetention(file.audit?.retention ?? 0),
     logLevel: file.log?.level ?? 'info',
     auth: resolveAuth(file.auth, publicAddr.host),
     heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
@@ -195,13 +208,22 @@ function resolveStorage(storage: FileConfig['storage'], dataDir: string): Storag
   return storage;
 }
 
+/** Retention is counted in days ('365d'); other durations ('12h') work too, and 0 turns it off. */
+function parseRetention(value: string | number): number {
+  const days = typeof value === 'string' ? /^(\d+)d$/.exec(value.trim()) : null;
+  return days ? Number(days[1]) * 86_400_000 : parseDuration(value, 'audit.retention');
+}
+
 /** The audit log lives beside the state unless configured apart; memory state audits to SQLite. */
 function resolveAuditStorage(
   audit: FileConfig['audit'],
   storage: StorageConfig,
   dataDir: string,
 ): AuditStorageConfig {
-  if (audit?.type === 'postgres') return audit;
+  if (audit?.type === 'postgres') {
+    const { retention: _retention, ...store } = audit;
+    return store;
+  }
   if (!audit && storage.type === 'postgres') return storage;
   return { type: 'sqlite', path: path.resolve(dataDir, audit?.path ?? 'audit.db') };
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditEventInput, AuditSearchQuery, AuditStore } from './audit.types.js';
 import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
+import { applyAuditRetention } from './retention.js';
 
 /** What the query planner does with one search. */
 export interface SearchPlan {
@@ -263,6 +264,24 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
             message: expect.stringMatching(/startKey/),
           });
         }
+      });
+    });
+
+    describe('retention', () => {
+      it('removes only events older than the cutoff, oldest first, a batch at a time', async () => {
+        await emitAll([...Array(25).keys()].map((n) => ({ event: 'e', code: 'C', time: at(n) })));
+        expect(await store.removeOlderThan(at(20), 7)).toBe(7);
+        expect(await store.removeOlderThan(at(20), 7)).toBe(7);
+        const left = await store.search({ ...everything, limit: 100, order: 'asc' });
+        expect(times(left.events)).toEqual([...Array(11).keys()].map((n) => n + 14));
+      });
+
+      it('applyAuditRetention loops over batches until nothing older is left', async () => {
+        await emitAll([...Array(30).keys()].map((n) => ({ event: 'e', code: 'C', time: at(n) })));
+        const removed = await applyAuditRetention(store, 10, base + 35, 4);
+        expect(removed).toBe(25);
+        const left = await store.search({ ...everything, limit: 100, order: 'asc' });
+        expect(times(left.events)).toEqual([25, 26, 27, 28, 29]);
       });
     });
 

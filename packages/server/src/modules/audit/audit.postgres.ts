@@ -118,6 +118,15 @@ export class PostgresAuditStore implements AuditStore {
     return this.search({ ...q, eventTypes: SESSION_END_EVENTS });
   }
 
+  async removeOlderThan(cutoff: Date, batchSize: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM ${this.table} WHERE id IN
+        (SELECT id FROM ${this.table} WHERE time < $1 ORDER BY time, id LIMIT $2)`,
+      [cutoff, batchSize],
+    );
+    return rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

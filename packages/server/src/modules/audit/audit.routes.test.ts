@@ -125,6 +125,24 @@ describe('GET events/search', () => {
   });
 });
 
+describe('append-only', () => {
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+    'offers no %s on the events paths',
+    async (method) => {
+      for (const path of ['events', 'events/search', 'events/search/sessions']) {
+        const res = await app.server.inject({
+          method,
+          url: `/v1/webapi/sites/test-cluster/${path}`,
+          headers: auditor,
+          payload: {},
+        });
+        expect(res.statusCode, `${method} ${path}`).toBe(404);
+      }
+      expect((await search(range)).json().events).toHaveLength(61);
+    },
+  );
+});
+
 describe('GET events/search/sessions', () => {
   it('returns only session end events', async () => {
     const res = await search(range, 'events/search/sessions');

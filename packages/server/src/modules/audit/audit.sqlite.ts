@@ -111,6 +111,16 @@ export class SqliteAuditStore implements AuditStore {
     return this.search({ ...q, eventTypes: SESSION_END_EVENTS });
   }
 
+  async removeOlderThan(cutoff: Date, batchSize: number): Promise<number> {
+    // The inner SELECT walks the (time_ms, id) index from the oldest row, so each batch is cheap.
+    return this.db
+      .prepare(
+        `DELETE FROM audit_events WHERE id IN
+          (SELECT id FROM audit_events WHERE time_ms < ? ORDER BY time_ms, id LIMIT ?)`,
+      )
+      .run(cutoff.getTime(), batchSize).changes;
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -42,7 +42,10 @@ export interface AuditSearchResult {
   startKey: string;
 }
 
-/** Append-only: there is deliberately no way to change or remove an event. */
+/**
+ * Append-only: there is deliberately no way to change an event, and no route removes one. The
+ * only removal is retention (`removeOlderThan`), run by the server itself on a timer.
+ */
 export interface AuditStore {
   /** Stores an event, assigning `uid`, `time` (now) and `cluster_name` when missing. */
   emit(event: AuditEventInput): Promise<AuditEvent>;
@@ -50,6 +53,11 @@ export interface AuditStore {
   search(q: AuditSearchQuery): Promise<AuditSearchResult>;
   /** Like search, for session end events only (they carry what the recordings list shows). */
   searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult>;
+  /**
+   * Retention: removes up to `batchSize` of the oldest events with time < `cutoff`, in one
+   * transaction, and says how many went. Small batches keep writers from waiting on a lock.
+   */
+  removeOlderThan(cutoff: Date, batchSize: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,7 @@ export { SESSION_END_EVENTS, MAX_SEARCH_LIMIT } from './audit.common.js';
 export { PostgresAuditStore } from './audit.postgres.js';
 export type { PostgresAuditStoreOptions } from './audit.postgres.js';
 export { SqliteAuditStore } from './audit.sqlite.js';
+export { applyAuditRetention, startAuditRetention } from './retention.js';
 export { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 export type {
   AuditEvent,
