@@ -29,6 +29,8 @@ export const auditSearchQuerySchema = z
       .transform((limit) => Math.min(limit, auditFetchLimit)),
     include: z.string().optional(),
     startKey: z.string().max(512).optional(),
+    /** Free text matched case-insensitively against the whole event JSON, on the server. */
+    search: z.string().max(200).optional(),
     order: z.enum(['asc', 'desc']).default('desc'),
   })
   .transform((query, ctx) => {
@@ -48,6 +50,7 @@ export const auditSearchQuerySchema = z
       order: query.order,
       startKey: query.startKey || undefined,
       eventTypes: eventTypes?.length ? eventTypes : undefined,
+      search: query.search?.trim() || undefined,
     };
   });
 export type AuditSearchQuery = z.output<typeof auditSearchQuerySchema>;

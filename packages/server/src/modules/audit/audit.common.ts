@@ -6,6 +6,13 @@ import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 
 export const MAX_SEARCH_LIMIT = 5000;
 const MAX_EVENT_TYPES = 200;
+const MAX_SEARCH_TEXT = 200;
+
+/** The user's text as a literal LIKE pattern: % and _ match themselves, not anything. */
+function searchPattern(text: string | undefined): string | undefined {
+  const trimmed = text?.trim();
+  return trimmed ? `%${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+}
 
 /** What searchSessionEvents returns: the end of a terminal or desktop session. */
 export const SESSION_END_EVENTS = ['session.end', 'windows.desktop.session.end'];
@@ -82,11 +89,17 @@ export interface CheckedQuery {
   limit: number;
   order: 'asc' | 'desc';
   after: Cursor | undefined;
+  /** A LIKE pattern (`%text%`, wildcards escaped with `\`), or undefined for no text filter. */
+  searchPattern: string | undefined;
 }
 
 export function checkQuery(q: AuditSearchQuery): CheckedQuery {
   if (q === null || typeof q !== 'object')
     throw new AuditBadParameterError('search query must be an object');
+  if (q.search !== undefined && (typeof q.search !== 'string' || q.search.length > MAX_SEARCH_TEXT))
+    throw new AuditBadParameterError(
+      `search must be text of at most ${MAX_SEARCH_TEXT} characters`,
+    );
   if (!isValidDate(q.from)) throw new AuditBadParameterError('from must be a valid date');
   if (!isValidDate(q.to)) throw new AuditBadParameterError('to must be a valid date');
   if (q.from.getTime() > q.to.getTime())
@@ -114,6 +127,7 @@ export function checkQuery(q: AuditSearchQuery): CheckedQuery {
     limit: q.limit,
     order,
     after: q.startKey ? decodeStartKey(q.startKey) : undefined,
+    searchPattern: searchPattern(q.search),
   };
 }
 

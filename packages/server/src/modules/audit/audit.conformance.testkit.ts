@@ -267,6 +267,34 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
       });
     });
 
+    describe('text search', () => {
+      it('matches the event JSON ignoring case, with % and _ taken literally, across pages', async () => {
+        await emitAll([
+          { event: 'exec', code: 'T3002I', user: 'Alice', time: at(1), command: 'rm -rf /tmp/x' },
+          { event: 'exec', code: 'T3002I', user: 'bob', time: at(2), command: 'ls' },
+          { event: 'exec', code: 'T3002I', user: 'carol', time: at(3), note: '100% sure' },
+          { event: 'user.login', code: 'T1000I', user: 'ALICE', time: at(4) },
+          { event: 'exec', code: 'T3002I', user: 'dave', time: at(5), note: '100 percent' },
+        ]);
+        const found = async (search: string, more: Partial<AuditSearchQuery> = {}) =>
+          times((await store.search({ ...everything, limit: 10, search, ...more })).events);
+        expect(await found('alice')).toEqual([4, 1]);
+        expect(await found('RM -RF')).toEqual([1]);
+        expect(await found('100%')).toEqual([3]);
+        expect(await found('c_mmand')).toEqual([]);
+        expect(await found('alice', { eventTypes: ['exec'] })).toEqual([1]);
+        const first = await store.search({ ...everything, limit: 1, search: 'alice' });
+        const rest = await store.search({
+          ...everything,
+          limit: 1,
+          search: 'alice',
+          startKey: first.startKey,
+        });
+        expect([...times(first.events), ...times(rest.events)]).toEqual([4, 1]);
+        expect(rest.startKey).toBe('');
+      });
+    });
+
     describe('retention', () => {
       it('removes only events older than the cutoff, oldest first, a batch at a time', async () => {
         await emitAll([...Array(25).keys()].map((n) => ({ event: 'e', code: 'C', time: at(n) })));

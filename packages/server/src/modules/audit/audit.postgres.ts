@@ -56,6 +56,7 @@ export function postgresSearchSql(
   );
   where.push(upper === 'cursor' ? `(time, id) < ${cursor()}` : `time < ${next(new Date(q.toMs))}`);
   if (q.eventTypes) where.push(`event_type IN (${q.eventTypes.map(next).join(', ')})`);
+  if (q.searchPattern) where.push(`data::text ILIKE ${next(q.searchPattern)} ESCAPE '\\'`);
   const dir = q.order === 'asc' ? 'ASC' : 'DESC';
   // Milliseconds since the epoch, exactly: extract() returns numeric, not a float.
   const sql = `SELECT id, (extract(epoch FROM time) * 1000)::bigint AS time_ms, data FROM ${table}

@@ -125,6 +125,13 @@ describe('GET events/search', () => {
   });
 });
 
+describe('GET events/search?search=', () => {
+  it('filters on the server by text in the event, ignoring case', async () => {
+    const body = auditSearchResponseSchema.parse((await search(`${range}&search=MALLORY`)).json());
+    expect(body.events.map((event) => event.user)).toEqual(['mallory']);
+  });
+});
+
 describe('append-only', () => {
   it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
     'offers no %s on the events paths',

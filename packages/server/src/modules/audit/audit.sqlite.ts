@@ -55,6 +55,9 @@ export function sqliteSearchSql(q: CheckedQuery): {
   else add('time_ms < ?', q.toMs);
   if (q.eventTypes)
     add(`event_type IN (${q.eventTypes.map(() => '?').join(', ')})`, ...q.eventTypes);
+  // SQLite's LIKE ignores ASCII case. The scan reads the index in order and checks each row's
+  // JSON, so a rare text costs a longer walk, but pages stay keyset-bounded.
+  if (q.searchPattern) add(`data LIKE ? ESCAPE '\\'`, q.searchPattern);
   const dir = q.order === 'asc' ? 'ASC' : 'DESC';
   params.push(q.limit + 1);
   const sql = `SELECT id, time_ms, data FROM audit_events WHERE ${where.join(' AND ')}

@@ -30,6 +30,8 @@ export interface AuditSearchQuery {
   eventTypes?: string[];
   /** 1..5000 */
   limit: number;
+  /** Only events whose JSON contains this text, ignoring (ASCII) case. */
+  search?: string;
   /** Opaque key from a previous page's `startKey`. */
   startKey?: string;
   /** Default 'desc' (newest first). */
