@@ -53,6 +53,9 @@ const LocksPage = lazy(() =>
 const NewLockPage = lazy(() =>
   import('../features/locks/NewLockPage').then((m) => ({ default: m.NewLockPage })),
 );
+const AuditPage = lazy(() =>
+  import('../features/audit/AuditPage').then((m) => ({ default: m.AuditPage })),
+);
 const AccountPage = lazy(() =>
   import('../features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
 );
@@ -208,6 +211,7 @@ export const features: readonly Feature[] = [
     route: 'clusterAudit',
     placement: management('Activity'),
     flag: 'audit',
+    page: AuditPage,
   },
   {
     id: 'clusters',

@@ -14,7 +14,7 @@ const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as F
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Clusters, Account and Help', () => {
+  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Audit Log, Clusters, Account and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -40,6 +40,10 @@ describe('buildNavigation with this build’s registry', () => {
         ],
       },
       {
+        section: 'Activity',
+        items: [{ id: 'audit', title: 'Audit Log', to: '/web/cluster/root/audit', exact: true }],
+      },
+      {
         section: 'Clusters',
         items: [{ id: 'clusters', title: 'Manage Clusters', to: '/web/clusters', exact: false }],
       },
@@ -61,7 +65,7 @@ describe('buildNavigation with this build’s registry', () => {
       ['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks', 'Manage Clusters'],
       '/web/users',
     ],
-    ['auditor', ['Active Sessions'], '/web/cluster/root/sessions'],
+    ['auditor', ['Active Sessions', 'Audit Log'], '/web/cluster/root/sessions'],
     ['access', ['Servers', 'Active Sessions'], '/web/cluster/root/nodes'],
   ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {
     const nav = buildNavigation(features, deriveFeatureFlags(presetAcls[preset], settings), 'root');

@@ -1,0 +1,68 @@
+import { auditEventTypes } from '@postern/contracts';
+import { useMemo, useState } from 'react';
+import { useParams } from 'react-router';
+import { useClientConfig } from '../../app/clientConfig';
+import { useNotify } from '../../components/Notifications';
+import { attemptOf } from '../../lib/attempt';
+import { fetchAuditPage } from './auditApi';
+import { rangeOf, toLocalInput, type AuditFilter } from './auditRange';
+import { AuditView } from './AuditView';
+import { downloadBlob, exportRange, type ExportFormat } from './exportAudit';
+import { useAuditLog } from './useAuditLog';
+
+function initialFilter(now: Date): AuditFilter {
+  return {
+    preset: '7d',
+    customFrom: toLocalInput(new Date(now.getTime() - 24 * 3600 * 1000)),
+    customTo: toLocalInput(now),
+    types: [],
+    search: '',
+  };
+}
+
+/** `/web/cluster/:clusterId/audit` */
+export function AuditPage() {
+  const { proxyCluster } = useClientConfig();
+  const clusterId = useParams().clusterId ?? proxyCluster;
+  const notify = useNotify();
+  const [filter, setFilter] = useState(() => initialFilter(new Date()));
+  const [exporting, setExporting] = useState(false);
+  // A preset's end is "now" when the filter was chosen, so a search stays one fixed range.
+  const search = useMemo(() => {
+    const range = rangeOf(filter, new Date());
+    return range && { ...range, types: filter.types, search: filter.search };
+  }, [filter]);
+  const { query, events, hasMore, loadMore } = useAuditLog(clusterId, search);
+
+  const exportEvents = async (format: ExportFormat) => {
+    if (!search) return;
+    setExporting(true);
+    try {
+      const blob = await exportRange(
+        (startKey) => fetchAuditPage(clusterId, { ...search, startKey }),
+        format,
+      );
+      const day = (date: Date) => date.toISOString().slice(0, 10);
+      downloadBlob(blob, `audit-${day(search.from)}-${day(search.to)}.${format}`);
+    } catch (error) {
+      notify({ title: 'Export failed', message: (error as Error).message, color: 'red' });
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <AuditView
+      filter={filter}
+      onFilterChange={setFilter}
+      eventTypes={auditEventTypes}
+      attempt={search ? attemptOf({ ...query, data: events }) : undefined}
+      onRetry={() => void query.refetch()}
+      hasMore={hasMore}
+      loadingMore={query.isFetchingNextPage}
+      onLoadMore={() => void loadMore()}
+      onExport={(format) => void exportEvents(format)}
+      exporting={exporting}
+    />
+  );
+}

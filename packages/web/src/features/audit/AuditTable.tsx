@@ -1,0 +1,134 @@
+import { Anchor, Button, Code, Group, Modal, Text, ThemeIcon } from '@mantine/core';
+import type { AuditEventJson, AuditSeverity, FormattedAuditEvent } from '@postern/contracts';
+import { formatAuditEvent } from '@postern/contracts';
+import { useEffect, useMemo, useState } from 'react';
+import { Pager } from '../../components/Pager';
+import { ResourceTable, type Column } from '../../components/ResourceTable';
+import { formatDateTime, parseTimestamp } from '../../lib/format';
+
+/** Rows shown per page; the server sends 5000 at a time (spec §9). */
+export const auditPageSize = 50;
+
+interface Props {
+  events: AuditEventJson[];
+  /** The server has more events in the range after the loaded ones. */
+  hasMore: boolean;
+  loadingMore: boolean;
+  onLoadMore: () => void;
+}
+
+interface Row extends FormattedAuditEvent {
+  key: string;
+  raw: AuditEventJson;
+}
+
+const severityStyle: Record<AuditSeverity, { color: string; glyph: string; label: string }> = {
+  info: { color: 'blue', glyph: 'i', label: 'Info' },
+  warning: { color: 'yellow', glyph: '!', label: 'Warning' },
+  error: { color: 'red', glyph: '×', label: 'Error' },
+};
+
+function timeText(time: string): string {
+  const date = parseTimestamp(time);
+  return date ? formatDateTime(date) : time;
+}
+
+export function SeverityIcon({ severity }: { severity: AuditSeverity }) {
+  const { color, glyph, label } = severityStyle[severity];
+  return (
+    <ThemeIcon color={color} variant="light" radius="xl" size="sm" role="img" aria-label={label}>
+      <Text fz="xs" fw={600} aria-hidden>
+        {glyph}
+      </Text>
+    </ThemeIcon>
+  );
+}
+
+/**
+ * The loaded events, 50 to a page. Next past the loaded events asks the server for its next
+ * 5000, so paging goes on for as long as the range has events.
+ */
+export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) {
+  const [pageIndex, setPageIndex] = useState(0);
+  const [details, setDetails] = useState<Row | undefined>();
+  const rows = useMemo(
+    () =>
+      events.map((raw, index) => ({
+        ...formatAuditEvent(raw),
+        key: raw.uid ?? `${raw.time}-${index}`,
+        raw,
+      })),
+    [events],
+  );
+  const first = pageIndex * auditPageSize;
+  const shown = rows.slice(first, first + auditPageSize);
+  const lastLoadedPage = first + auditPageSize >= rows.length;
+  // A page the loaded events do not fill asks the server for its next 5000. Server pages can
+  // come back short (events the user may not see are dropped), so this is not only at page ends.
+  const needsMore = shown.length < auditPageSize && hasMore && !loadingMore;
+  useEffect(() => {
+    if (needsMore) onLoadMore();
+  }, [needsMore, onLoadMore]);
+
+  const columns: Column<Row>[] = [
+    { key: 'severity', header: 'Level', render: (r) => <SeverityIcon severity={r.severity} /> },
+    {
+      key: 'codeDesc',
+      header: 'Type',
+      render: (r) => (
+        <Anchor component="button" type="button" fz="sm" onClick={() => setDetails(r)}>
+          {r.codeDesc}
+        </Anchor>
+      ),
+    },
+    { key: 'message', header: 'Description' },
+    { key: 'user', header: 'User' },
+    { key: 'time', header: 'Created', render: (r) => timeText(r.time) },
+  ];
+
+  return (
+    <>
+      <ResourceTable
+        columns={columns}
+        rows={shown}
+        rowKey={(r) => r.key}
+        emptyText={loadingMore ? 'Loading more events…' : 'No events in this range'}
+      />
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed">
+          {rows.length} events loaded{hasMore ? ', more in this range' : ''}
+        </Text>
+        <Pager
+          from={shown.length ? first + 1 : 0}
+          to={first + shown.length}
+          total={rows.length}
+          canPrev={pageIndex > 0}
+          canNext={!lastLoadedPage || hasMore}
+          onPrev={() => setPageIndex(pageIndex - 1)}
+          onNext={() => setPageIndex(pageIndex + 1)}
+          itemsLabel="events"
+          busy={loadingMore}
+        />
+      </Group>
+      <Modal
+        opened={details !== undefined}
+        onClose={() => setDetails(undefined)}
+        title={details ? `${details.codeDesc} (${details.code})` : ''}
+        size="xl"
+      >
+        {details && (
+          <>
+            <Code block aria-label="Event JSON">
+              {JSON.stringify(details.raw, null, 2)}
+            </Code>
+            <Group justify="flex-end" mt="md">
+              <Button variant="default" onClick={() => setDetails(undefined)}>
+                Close
+              </Button>
+            </Group>
+          </>
+        )}
+      </Modal>
+    </>
+  );
+}
