@@ -20,6 +20,13 @@ function initialFilter(now: Date): AuditFilter {
   };
 }
 
+/** Only the fields the attempt reads: react-query re-renders for the fields a page touches. */
+const queryState = (query: { isPending: boolean; isError: boolean; error: unknown }) => ({
+  isPending: query.isPending,
+  isError: query.isError,
+  error: query.error,
+});
+
 /** `/web/cluster/:clusterId/audit` */
 export function AuditPage() {
   const { proxyCluster } = useClientConfig();
@@ -56,11 +63,11 @@ export function AuditPage() {
       filter={filter}
       onFilterChange={setFilter}
       eventTypes={auditEventTypes}
-      attempt={search ? attemptOf({ ...query, data: events }) : undefined}
+      attempt={search ? attemptOf({ ...queryState(query), data: events }) : undefined}
       onRetry={() => void query.refetch()}
       hasMore={hasMore}
       loadingMore={query.isFetchingNextPage}
-      onLoadMore={() => void loadMore()}
+      onLoadMore={loadMore}
       onExport={(format) => void exportEvents(format)}
       exporting={exporting}
     />

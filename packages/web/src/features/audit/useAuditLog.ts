@@ -1,4 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { useCallback } from 'react';
 import { fetchAuditPage } from './auditApi';
 
 export interface AuditSearch {
@@ -37,5 +38,10 @@ export function useAuditLog(clusterId: string, search: AuditSearch | undefined) 
     staleTime: Infinity,
   });
   const events = query.data?.pages.flatMap((page) => page.events);
-  return { query, events, hasMore: query.hasNextPage, loadMore: () => query.fetchNextPage() };
+  const { fetchNextPage } = query;
+  // Stable, and never restarts a page already on its way.
+  const loadMore = useCallback(() => {
+    void fetchNextPage({ cancelRefetch: false });
+  }, [fetchNextPage]);
+  return { query, events, hasMore: query.hasNextPage, loadMore };
 }
