@@ -92,7 +92,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       logger.info({ signal }, 'shutting down');
       await localNode?.stop();
       await app.server.close();
-      stopRetention();
+      await stopRetention();
       await audit.close();
       await backend.close();
       logger.info('stopped');

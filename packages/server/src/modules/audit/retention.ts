@@ -23,16 +23,16 @@ export async function applyAuditRetention(
 }
 
 /**
- * Applies retention now and then hourly. Returns a stop function; with retention 0 (keep
- * forever) it does nothing.
+ * Applies retention now and then hourly. Returns a stop function that also waits for a run in
+ * progress, so the store is not closed under it; with retention 0 (keep forever) it does nothing.
  */
 export function startAuditRetention(
   audit: AuditStore,
   retentionMs: number,
   onRemoved: (removed: number) => void,
   onError: (error: unknown) => void,
-): () => void {
-  if (retentionMs <= 0) return () => {};
+): () => Promise<void> {
+  if (retentionMs <= 0) return async () => {};
   let running: Promise<void> | undefined;
   const run = () => {
     running ??= applyAuditRetention(audit, retentionMs)
@@ -42,5 +42,8 @@ export function startAuditRetention(
   run();
   const timer = setInterval(run, RETENTION_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
