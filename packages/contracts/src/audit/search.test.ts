@@ -36,6 +36,12 @@ describe('auditSearchQuerySchema', () => {
     expect(auditSearchQuerySchema.parse({ include: ' , ' }).eventTypes).toBeUndefined();
   });
 
+  it('takes a trimmed text search, drops a blank one and refuses a long one', () => {
+    expect(auditSearchQuerySchema.parse({ search: '  alice ' }).search).toBe('alice');
+    expect(auditSearchQuerySchema.parse({ search: '   ' }).search).toBeUndefined();
+    expect(auditSearchQuerySchema.safeParse({ search: 'x'.repeat(201) }).success).toBe(false);
+  });
+
   it('clamps limits above 5000 to 5000', () => {
     expect(auditSearchQuerySchema.parse({ limit: '5001' }).limit).toBe(5000);
     expect(auditSearchQuerySchema.parse({ limit: '1000000' }).limit).toBe(5000);
