@@ -47,6 +47,11 @@ export const sessionEvents = {
     desc: 'Session Recording Accessed',
     message: 'User [{user}] accessed a session recording [{sid}]',
   },
+  TPOS030E: {
+    type: 'session.recording.failed',
+    desc: 'Session Recording Failed',
+    message: 'Recording of session [{sid}] failed: {reason}',
+  },
   T3001I: {
     type: 'subsystem',
     desc: 'Subsystem Requested',

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { durationText, recordingRow } from './recordings.js';
+
+const sshEnd = {
+  event: 'session.end',
+  time: '2026-01-02T03:04:10.000Z',
+  sid: 's1',
+  participants: ['alice', 'bob'],
+  interactive: true,
+  session_recording: 'on' as const,
+  session_start: '2026-01-02T03:04:05.000Z',
+  session_stop: '2026-01-02T03:06:05.000Z',
+  server_hostname: 'web-1',
+};
+
+describe('recordingRow', () => {
+  it('an interactive recorded SSH session is played', () => {
+    expect(recordingRow(sshEnd)).toEqual({
+      duration: 120_000,
+      durationText: '2 minutes',
+      sid: 's1',
+      createdDate: new Date('2026-01-02T03:04:10.000Z'),
+      users: 'alice, bob',
+      hostname: 'web-1',
+      description: 'play',
+      recordingType: 'ssh',
+      playable: true,
+    });
+  });
+
+  it('a command session is non-interactive and not playable', () => {
+    const row = recordingRow({ ...sshEnd, interactive: false });
+    expect(row).toMatchObject({ description: 'non-interactive', playable: false });
+  });
+
+  it('recording off wins over interactive', () => {
+    const row = recordingRow({ ...sshEnd, session_recording: 'off' });
+    expect(row).toMatchObject({ description: 'recording disabled', playable: false });
+  });
+
+  it('desktop sessions are playable when recorded', () => {
+    const desktop = {
+      event: 'windows.desktop.session.end',
+      time: sshEnd.time,
+      session_id: 'd1',
+      user: 'carol',
+      desktop_name: 'win-1',
+      session_start: sshEnd.session_start,
+      session_stop: sshEnd.session_start,
+    };
+    expect(recordingRow({ ...desktop, recorded: true })).toMatchObject({
+      sid: 'd1',
+      users: 'carol',
+      hostname: 'win-1',
+      recordingType: 'desktop',
+      description: 'play',
+      playable: true,
+      durationText: '0 seconds',
+    });
+    expect(recordingRow(desktop)).toMatchObject({
+      description: 'recording disabled',
+      playable: false,
+    });
+  });
+
+  it('a missing hostname reads N/A', () => {
+    expect(recordingRow({ ...sshEnd, server_hostname: undefined }).hostname).toBe('N/A');
+  });
+});
+
+describe('durationText', () => {
+  it.each([
+    [0, '0 seconds'],
+    [1_000, '1 second'],
+    [59_000, '59 seconds'],
+    [90_000, '2 minutes'],
+    [3_600_000, '1 hour'],
+    [3 * 86_400_000, '3 days'],
+  ])('%i ms reads %s', (ms, text) => expect(durationText(ms)).toBe(text));
+});

@@ -1,0 +1,89 @@
+/**
+ * The Session Recordings list (spec §3 recording row, §4 description and playable), computed from
+ * the session end events of `events/search/sessions`, so the server and the console agree.
+ */
+export type RecordingType = 'ssh' | 'k8s' | 'desktop';
+
+export interface RecordingRow {
+  /** Milliseconds from session start to stop. */
+  duration: number;
+  durationText: string;
+  sid: string;
+  createdDate: Date;
+  users: string;
+  hostname: string;
+  description: 'play' | 'non-interactive' | 'recording disabled';
+  recordingType: RecordingType;
+  playable: boolean;
+}
+
+/** The end event fields the row reads; events from other versions may lack any of them. */
+export interface SessionEndEvent {
+  event?: string;
+  time?: string;
+  sid?: string;
+  user?: string;
+  participants?: string[];
+  interactive?: boolean;
+  session_recording?: 'on' | 'off';
+  session_start?: string;
+  session_stop?: string;
+  server_hostname?: string;
+  proto?: string;
+  kubernetes_cluster?: string;
+  /** Desktop sessions: */
+  session_id?: string;
+  desktop_name?: string;
+  recorded?: boolean;
+}
+
+export function recordingRow(event: SessionEndEvent): RecordingRow {
+  const start = Date.parse(event.session_start ?? event.time ?? '');
+  const stop = Date.parse(event.session_stop ?? event.time ?? '');
+  const duration = Number.isNaN(start) || Number.isNaN(stop) ? 0 : Math.max(0, stop - start);
+  const common = {
+    duration,
+    durationText: durationText(duration),
+    createdDate: new Date(event.time ?? event.session_start ?? 0),
+  };
+  if (event.event === 'windows.desktop.session.end') {
+    const recorded = event.recorded === true;
+    return {
+      ...common,
+      sid: event.session_id ?? event.sid ?? '',
+      users: event.user ?? '',
+      hostname: event.desktop_name ?? 'N/A',
+      description: recorded ? 'play' : 'recording disabled',
+      recordingType: 'desktop',
+      playable: recorded,
+    };
+  }
+  const off = event.session_recording === 'off';
+  const interactive = event.interactive === true;
+  const kube = event.proto === 'kube';
+  return {
+    ...common,
+    sid: event.sid ?? '',
+    users: (event.participants ?? (event.user ? [event.user] : [])).join(', '),
+    hostname: (kube ? event.kubernetes_cluster : event.server_hostname) || 'N/A',
+    description: off ? 'recording disabled' : interactive ? 'play' : 'non-interactive',
+    recordingType: kube ? 'k8s' : 'ssh',
+    playable: !off && interactive,
+  };
+}
+
+const units: [name: string, ms: number][] = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+/** '0 seconds', '45 seconds', '2 minutes', '1 hour': the largest unit the duration reaches, rounded. */
+export function durationText(ms: number): string {
+  for (const [name, size] of units) {
+    if (ms >= size) return plural(Math.round(ms / size), name);
+  }
+  return plural(Math.round(ms / 1000), 'second');
+}
+
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
