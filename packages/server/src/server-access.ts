@@ -16,6 +16,7 @@ import type { LockWatcher } from './modules/locks/lock-watcher.js';
 import { InventoryService } from './modules/nodes/inventory.service.js';
 import { nodesRoutes } from './modules/nodes/nodes.routes.js';
 import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
+import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { inventoryDirectory } from './modules/terminal/inventory-directory.js';
 import { NodeDialer } from './modules/terminal/node-dialer.js';
@@ -59,6 +60,10 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     locks: deps.locks,
     now,
     onError: deps.onError('live sessions'),
+    recordings: {
+      store: new DirRecordingStore(config.recordings.dir),
+      onFailure: config.recordings.onFailure,
+    },
   });
   const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
   const terminals = new TerminalService({

@@ -84,6 +84,13 @@ export const fileConfigSchema = z
     auth: authFileSchema.optional(),
     ssh_service: sshServiceSchema.optional(),
     heartbeat_interval: z.union([z.string(), z.number()]).optional(),
+    recordings: z
+      .object({
+        dir: z.string().optional(),
+        on_failure: z.enum(['fail_closed', 'fail_open']).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type FileConfig = z.infer<typeof fileConfigSchema>;
@@ -120,6 +127,8 @@ export interface Config {
   /** Audit events older than this are removed; 0 keeps them forever. */
   auditRetentionMs: number;
   logLevel: string;
+  /** Session recordings: where, and whether a storage failure ends the session. */
+  recordings: { dir: string; onFailure: 'fail_closed' | 'fail_open' };
   auth: AuthSettings;
   sshService: SshServiceConfig;
   /** How often node services and agents report; three missed and a server shows offline. */
@@ -187,6 +196,10 @@ export function resolveConfig(flags: ConfigFlags): Config {
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     auditRetentionMs: parseRetention(file.audit?.retention ?? 0),
     logLevel: file.log?.level ?? 'info',
+    recordings: {
+      dir: path.resolve(dataDir, file.recordings?.dir ?? 'recordings'),
+      onFailure: file.recordings?.on_failure ?? 'fail_closed',
+    },
     auth: resolveAuth(file.auth, publicAddr.host),
     heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
     sshService: {

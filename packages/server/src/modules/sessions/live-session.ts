@@ -3,10 +3,13 @@ import {
   terminalFlowControl,
   type ActiveSessionJson,
   type ParticipantMode,
+  type RecordSessionMode,
 } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
+import type { RecordingStore } from '../recordings/recording-store.js';
+import { SessionRecorder } from '../recordings/session-recorder.js';
 import type { Party } from './party.js';
 import type { ScreenMirror } from './screen-mirror.js';
 import { toActiveSessionJson } from './session-json.js';
@@ -29,6 +32,14 @@ export interface LiveSessionInit {
   idleTimeoutMs: number;
   client: Client;
   channel: ClientChannel;
+  /** The role option record_session for SSH; best_effort when not given. */
+  recordSession?: RecordSessionMode;
+}
+
+export interface RecordingPolicy {
+  store: RecordingStore;
+  /** What a storage failure does unless record_session is strict (which always ends). */
+  onFailure: 'fail_closed' | 'fail_open';
 }
 
 export interface LiveSessionDeps {
@@ -38,6 +49,8 @@ export interface LiveSessionDeps {
   /** Membership or size changed: publish the tracker. */
   onChange: (session: LiveSession) => void;
   onEnd: (session: LiveSession) => void;
+  /** Absent: sessions are not recorded (tests of other behaviour). */
+  recordings?: RecordingPolicy;
 }
 
 interface Member {
@@ -51,6 +64,8 @@ interface Member {
 
 /** A slow observer may hold the session paused this long before it is dropped. */
 const stalledPartyLimitMs = 10_000;
+/** A recording stores the screen this often (while output happens) so players can seek. */
+export const keyframeEveryMs = 5_000;
 
 /**
  * One live terminal session: the SSH channel to the node and every party watching or typing.
@@ -67,6 +82,12 @@ export class LiveSession {
   private pausedSince: number | undefined;
   private ended = false;
   endReason = '';
+  private readonly recorder: SessionRecorder | undefined;
+  private recordingError = '';
+  private lastKeyframe: number;
+  private outputSinceKeyframe = false;
+  /** Settles once the recording is sealed (or has failed). */
+  recordingDone: Promise<void> = Promise.resolve();
 
   constructor(
     readonly init: LiveSessionInit,
@@ -76,6 +97,9 @@ export class LiveSession {
     this.lastInput = this.created;
     this.size = init.size;
     deps.mirror.open(this.id, init.size.w, init.size.h);
+    this.lastKeyframe = this.created;
+    const mode = init.recordSession ?? 'best_effort';
+    if (deps.recordings && mode !== 'off') this.recorder = this.record(deps.recordings, mode);
     const { channel } = init;
     channel.on('data', (chunk: Buffer) => this.onOutput(chunk));
     channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
@@ -159,6 +183,7 @@ export class LiveSession {
     this.size = { w, h };
     this.init.channel.setWindow(h, w, 0, 0);
     this.deps.mirror.resize(this.id, w, h);
+    this.recorder?.resize(w, h);
     const size = `${w}:${h}`;
     for (const other of this.members.values()) {
       if (other !== member) other.party.event({ event: 'resize', size });
@@ -186,6 +211,8 @@ export class LiveSession {
     this.endReason = reason;
     const rest = this.utf8.flush();
     if (rest.length) for (const m of this.members.values()) m.party.output(rest);
+    if (rest.length) this.recorder?.output(rest);
+    if (this.recorder) this.recordingDone = this.recorder.close();
     const participants = [...new Set([this.init.owner.user, ...this.parties().map((p) => p.user)])];
     for (const member of this.members.values()) member.party.end(reason);
     this.members.clear();
@@ -201,6 +228,8 @@ export class LiveSession {
       interactive: this.init.command === '',
       session_start: new Date(this.created).toISOString(),
       session_stop: new Date(this.deps.now()).toISOString(),
+      session_recording: this.recorder ? 'on' : 'off',
+      ...(this.recordingError ? { session_recording_error: this.recordingError } : {}),
     });
     this.deps.onEnd(this);
   }
@@ -221,6 +250,10 @@ export class LiveSession {
   /** Called about once a second: time limits, and observers too slow to keep up. */
   checkLimits(now: number): void {
     if (this.ended) return;
+    if (this.recorder && this.outputSinceKeyframe && now - this.lastKeyframe >= keyframeEveryMs) {
+      this.keyframe(this.recorder, now);
+    }
+    this.maybeResume(); // the recording may have caught up
     if (now >= this.init.expiresAt) return this.terminate('session expired (max_session_ttl)');
     const idle = this.init.idleTimeoutMs;
     if (idle > 0 && now - this.lastInput >= idle) {
@@ -287,11 +320,60 @@ export class LiveSession {
     const data = this.utf8.push(chunk);
     if (data.length === 0) return;
     this.deps.mirror.write(this.id, data);
+    this.recorder?.output(data);
+    this.outputSinceKeyframe = true;
     for (const member of this.members.values()) {
       if (member.pending) member.pending.push(Buffer.from(data));
       else this.send(member, data);
     }
     this.maybePause();
+  }
+
+  private record(policy: RecordingPolicy, mode: RecordSessionMode): SessionRecorder | undefined {
+    const { init } = this;
+    // Failures arrive later (the file opens asynchronously), never inside the constructor.
+    const onFailure = (reason: string) => setImmediate(() => this.recordingFailed(reason, mode));
+    try {
+      return new SessionRecorder(
+        policy.store.create(this.id),
+        {
+          width: init.size.w,
+          height: init.size.h,
+          start: this.created,
+          term: 'xterm-256color',
+          title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
+        },
+        { now: this.deps.now, onFailure },
+      );
+    } catch (error) {
+      onFailure(error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+
+  private recordingFailed(reason: string, mode: RecordSessionMode): void {
+    if (this.ended || this.recordingError) return;
+    this.recordingError = reason;
+    if (mode === 'strict' || this.deps.recordings?.onFailure !== 'fail_open') {
+      return this.terminate(`session recording failed: ${reason}; the session was ended`);
+    }
+    void emitAudit(this.deps.audit, 'TPOS030E', {
+      ...this.auditFields(),
+      user: this.init.owner.user,
+      reason,
+    });
+  }
+
+  /** Stores the screen as of now, so a player can start here rather than at the beginning. */
+  private keyframe(recorder: SessionRecorder, now: number): void {
+    this.lastKeyframe = now;
+    this.outputSinceKeyframe = false;
+    const at = recorder.position();
+    const size = { ...this.size };
+    // The mirror's snapshot reflects exactly the output written before this call.
+    void this.deps.mirror.snapshot(this.id).then((screen) => {
+      if (screen) recorder.keyframe(at, size, screen);
+    });
   }
 
   private send(member: Member, data: Uint8Array): void {
@@ -301,9 +383,11 @@ export class LiveSession {
 
   private maybePause(): void {
     if (this.pausedSince !== undefined) return;
-    const behind = [...this.members.values()].some(
-      (m) => m.unacked + pendingBytes(m) > terminalFlowControl.pauseAbove,
-    );
+    const behind =
+      this.recorder?.behind === true ||
+      [...this.members.values()].some(
+        (m) => m.unacked + pendingBytes(m) > terminalFlowControl.pauseAbove,
+      );
     if (!behind) return;
     this.init.channel.pause();
     this.pausedSince = this.deps.now();
@@ -311,9 +395,11 @@ export class LiveSession {
 
   private maybeResume(): void {
     if (this.pausedSince === undefined) return;
-    const caughtUp = [...this.members.values()].every(
-      (m) => m.unacked + pendingBytes(m) < terminalFlowControl.resumeBelow,
-    );
+    const caughtUp =
+      this.recorder?.behind !== true &&
+      [...this.members.values()].every(
+        (m) => m.unacked + pendingBytes(m) < terminalFlowControl.resumeBelow,
+      );
     if (!caughtUp) return;
     this.pausedSince = undefined;
     this.init.channel.resume();

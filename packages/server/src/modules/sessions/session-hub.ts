@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
-import { LiveSession, type LiveSessionInit } from './live-session.js';
+import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
 import {
   activeSessionsPrefix,
@@ -24,6 +24,8 @@ export interface SessionHubDeps {
   checkIntervalMs?: number;
   /** Trackers live this long unless refreshed, so a dead proxy's sessions disappear. */
   trackerTtlMs?: number;
+  /** Where sessions are recorded; absent, nothing is recorded. */
+  recordings?: RecordingPolicy;
 }
 
 /**
@@ -52,6 +54,8 @@ export class SessionHub {
   }
 
   async start(): Promise<void> {
+    // Recordings a crash left open are sealed before new ones start.
+    await this.deps.recordings?.store.init();
     await this.trackers.start();
     this.deps.locks.on('lock', this.onLock);
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
@@ -64,6 +68,7 @@ export class SessionHub {
       audit: this.deps.audit,
       mirror: this.mirror,
       now: this.deps.now,
+      recordings: this.deps.recordings,
       onChange: (s) => this.publish(s),
       onEnd: (s) => {
         this.live.delete(s.id);
@@ -98,7 +103,9 @@ export class SessionHub {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.deps.locks.off('lock', this.onLock);
-    for (const session of [...this.live.values()]) session.terminate('the proxy is shutting down');
+    const sessions = [...this.live.values()];
+    for (const session of sessions) session.terminate('the proxy is shutting down');
+    await Promise.all(sessions.map((s) => s.recordingDone));
     await this.trackers.close();
     await this.mirror.stop();
   }

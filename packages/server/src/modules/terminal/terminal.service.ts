@@ -106,6 +106,7 @@ export class TerminalService {
       command: request.command,
       expiresAt: now + ttlMs,
       idleTimeoutMs: options.clientIdleTimeoutMs,
+      recordSession: options.recordSession.ssh,
       client,
       channel,
     });

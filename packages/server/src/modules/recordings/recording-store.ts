@@ -1,0 +1,127 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { sealCast } from './seal.js';
+
+/** `<sid>.index.json`: written when a recording ends (or is sealed after a crash). See docs/recordings.md. */
+export interface RecordingIndex {
+  version: 1;
+  sid: string;
+  /** False only while the recording is being written; the index does not exist then. */
+  sealed: true;
+  /** The proxy stopped before the session ended: the cast ends early and has no end marker. */
+  incomplete: boolean;
+  durationMs: number;
+  /** Size of the uncompressed cast. */
+  castBytes: number;
+  /** Time (s), offset in the uncompressed cast, and byte range in `<sid>.keyframes.jsonl`. */
+  keyframes: { t: number; offset: number; at: number; length: number }[];
+}
+
+export interface RecordingWriter {
+  /** Receives the gzip-compressed cast. */
+  cast: Writable;
+  /** Receives keyframe JSON lines. */
+  keyframes: Writable;
+  /** Called once both streams finished. */
+  seal(index: RecordingIndex): Promise<void>;
+}
+
+/**
+ * Where recordings live. The directory store is the only one so far; an S3 store (for several
+ * proxies sharing recordings) implements the same calls later.
+ */
+export interface RecordingStore {
+  /** Creates the storage and seals what a crash left open; call once at start. */
+  init(): Promise<{ sealed: string[] }>;
+  /** Starts a recording. Open failures surface as 'error' on the streams. */
+  create(sid: string): RecordingWriter;
+  /** The gzip cast of a sealed or live recording, or undefined. */
+  openCast(sid: string): Promise<Readable | undefined>;
+}
+
+const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
+
+/** `<data_dir>/recordings/<sid>.cast.gz`, `<sid>.keyframes.jsonl` and `<sid>.index.json`. */
+export class DirRecordingStore implements RecordingStore {
+  constructor(readonly dir: string) {}
+
+  async init(): Promise<{ sealed: string[] }> {
+    await mkdir(this.dir, { recursive: true });
+    const sealed: string[] = [];
+    for (const name of await readdir(this.dir)) {
+      const sid = name.endsWith('.cast.gz') ? name.slice(0, -'.cast.gz'.length) : '';
+      if (!sidPattern.test(sid)) continue;
+      if (await exists(this.file(sid, 'index.json'))) continue;
+      await this.sealAfterCrash(sid);
+      sealed.push(sid);
+    }
+    return { sealed };
+  }
+
+  create(sid: string): RecordingWriter {
+    if (!sidPattern.test(sid)) throw new Error(`invalid session id ${sid}`);
+    return {
+      cast: createWriteStream(this.file(sid, 'cast.gz'), { flags: 'wx' }),
+      keyframes: createWriteStream(this.file(sid, 'keyframes.jsonl'), { flags: 'wx' }),
+      seal: (index) => this.writeIndex(sid, { ...index, sid }),
+    };
+  }
+
+  async openCast(sid: string): Promise<Readable | undefined> {
+    if (!sidPattern.test(sid)) return undefined;
+    const file = this.file(sid, 'cast.gz');
+    if (!(await exists(file))) return undefined;
+    return createReadStream(file);
+  }
+
+  file(sid: string, suffix: 'cast.gz' | 'keyframes.jsonl' | 'index.json'): string {
+    return path.join(this.dir, `${sid}.${suffix}`);
+  }
+
+  /** Keeps the readable part of the cast and the keyframes it covers, and marks it incomplete. */
+  private async sealAfterCrash(sid: string): Promise<void> {
+    const castFile = this.file(sid, 'cast.gz');
+    const sealed = sealCast(await readFile(castFile));
+    await writeFile(`${castFile}.tmp`, sealed.gzip);
+    await rename(`${castFile}.tmp`, castFile);
+    const keyframes: RecordingIndex['keyframes'] = [];
+    const text = await readFile(this.file(sid, 'keyframes.jsonl')).catch(() => Buffer.alloc(0));
+    let at = 0;
+    for (let end = text.indexOf(10); end >= 0; end = text.indexOf(10, at)) {
+      try {
+        const line = JSON.parse(text.subarray(at, end).toString('utf8')) as {
+          t: number;
+          offset: number;
+        };
+        if (line.offset > sealed.castBytes) break;
+        keyframes.push({ t: line.t, offset: line.offset, at, length: end - at + 1 });
+      } catch {
+        break;
+      }
+      at = end + 1;
+    }
+    await this.writeIndex(sid, {
+      version: 1,
+      sid,
+      sealed: true,
+      incomplete: true,
+      durationMs: Math.round(sealed.lastTime * 1000),
+      castBytes: sealed.castBytes,
+      keyframes,
+    });
+  }
+
+  private async writeIndex(sid: string, index: RecordingIndex): Promise<void> {
+    const file = this.file(sid, 'index.json');
+    await writeFile(`${file}.tmp`, JSON.stringify(index));
+    await rename(`${file}.tmp`, file);
+  }
+}
+
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );

@@ -1,0 +1,250 @@
+import { EventEmitter, once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { constants, createGzip, gunzipSync } from 'node:zlib';
+import type { ActiveSessionJson, RecordSessionMode } from '@postern/contracts';
+import type { Client, ClientChannel } from 'ssh2';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditStore } from '../audit/index.js';
+import { LiveSession, type RecordingPolicy } from '../sessions/live-session.js';
+import type { Party } from '../sessions/party.js';
+import { ScreenMirror } from '../sessions/screen-mirror.js';
+import { DirRecordingStore, type RecordingIndex } from './recording-store.js';
+
+/** The node's side of the session, driven by the test. */
+class FakeChannel extends EventEmitter {
+  stderr = new EventEmitter();
+  write = () => true;
+  pause = () => this;
+  resume = () => this;
+  setWindow = () => undefined;
+  close = () => undefined;
+}
+
+/** A typist who only counts what it is sent. */
+class Typist implements Party {
+  readonly id = 'owner';
+  readonly user = 'alice';
+  readonly mode = 'peer' as const;
+  readonly roles = ['access'];
+  output = () => undefined;
+  event = () => undefined;
+  sessionData = (_: ActiveSessionJson) => undefined;
+  end = () => undefined;
+}
+
+let dir: string;
+const audited: AuditEvent[] = [];
+const audit = {
+  emit: async (e: Record<string, unknown>) => void audited.push(e as AuditEvent),
+} as unknown as AuditStore;
+const mirrors: ScreenMirror[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'postern-rec-'));
+});
+afterEach(async () => {
+  audited.length = 0;
+  await Promise.all(mirrors.splice(0).map((m) => m.stop()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function startSession(policy: RecordingPolicy | undefined, recordSession?: RecordSessionMode) {
+  const clock = { now: 1_700_000_000_000 };
+  const channel = new FakeChannel();
+  const mirror = new ScreenMirror();
+  mirrors.push(mirror);
+  const session = new LiveSession(
+    {
+      owner: { user: 'alice', roles: ['access'] },
+      login: 'root',
+      node: { id: 'n1', hostname: 'web-1', addr: '10.0.0.1:22' },
+      clusterName: 'c',
+      proxyId: 'p',
+      traceId: '',
+      size: { w: 80, h: 24 },
+      command: '',
+      expiresAt: clock.now + 3_600_000,
+      idleTimeoutMs: 0,
+      client: Object.assign(new EventEmitter(), { end: () => undefined }) as unknown as Client,
+      channel: channel as unknown as ClientChannel,
+      recordSession,
+    },
+    {
+      audit,
+      mirror,
+      now: () => clock.now,
+      onChange: () => undefined,
+      onEnd: () => undefined,
+      recordings: policy,
+    },
+  );
+  return { session, channel, clock, mirror };
+}
+
+const parseCast = (gz: Buffer) =>
+  gunzipSync(gz)
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
+
+async function until(check: () => boolean, what: string) {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('session recording', () => {
+  it('writes an asciicast v2 gzip with output, resizes and a seekable keyframe', async () => {
+    const store = new DirRecordingStore(dir);
+    await store.init();
+    const { session, channel, clock, mirror } = startSession({ store, onFailure: 'fail_closed' });
+    await session.join(new Typist());
+    channel.emit('data', Buffer.from('hello from before\r\n'));
+    clock.now += 1_500;
+    session.resize('owner', 100, 30);
+    channel.emit('data', Buffer.from('é split: '));
+    channel.emit('data', Buffer.from([0xe2, 0x82]));
+    channel.emit('data', Buffer.from([0xac, 0x0a]));
+    clock.now += 5_000;
+    session.checkLimits(clock.now);
+    await mirror.snapshot(session.id); // answered after the keyframe's snapshot
+    clock.now += 500;
+    channel.emit('data', Buffer.from('after the keyframe\r\n'));
+    channel.emit('close');
+    await session.recordingDone;
+
+    const events = parseCast(await readFile(store.file(session.id, 'cast.gz')));
+    expect(events[0]).toEqual({
+      version: 2,
+      width: 80,
+      height: 24,
+      timestamp: 1_700_000_000,
+      env: { TERM: 'xterm-256color' },
+      title: 'root@web-1',
+    });
+    expect(events.slice(1)).toEqual([
+      [0, 'o', 'hello from before\r\n'],
+      [1.5, 'r', '100x30'],
+      [1.5, 'o', 'é split: '],
+      [1.5, 'o', '€\n'],
+      [7, 'o', 'after the keyframe\r\n'],
+    ]);
+
+    const index = JSON.parse(
+      await readFile(store.file(session.id, 'index.json'), 'utf8'),
+    ) as RecordingIndex;
+    expect(index).toMatchObject({ sid: session.id, sealed: true, incomplete: false });
+    expect(index.durationMs).toBe(7_000);
+    expect(index.keyframes).toHaveLength(1);
+    const [key] = index.keyframes;
+    const keyframes = await readFile(store.file(session.id, 'keyframes.jsonl'));
+    const frame = JSON.parse(keyframes.subarray(key!.at, key!.at + key!.length).toString()) as {
+      screen: string;
+      cols: number;
+      offset: number;
+    };
+    expect(frame).toMatchObject({ t: 6.5, cols: 100, rows: 30, offset: key!.offset });
+    expect(frame.screen).toContain('hello from before');
+    expect(frame.screen).not.toContain('after the keyframe');
+    // The offset is where the events after the keyframe start in the uncompressed cast.
+    const cast = gunzipSync(await readFile(store.file(session.id, 'cast.gz')));
+    expect(cast.subarray(key!.offset).toString()).toBe('[7,"o","after the keyframe\\r\\n"]\n');
+    expect(index.castBytes).toBe(cast.length);
+
+    const end = audited.find((e) => e.code === 'T2004I');
+    expect(end).toMatchObject({ session_recording: 'on', server_hostname: 'web-1' });
+  });
+
+  it('fail closed ends the session with a readable message', async () => {
+    await writeFile(path.join(dir, 'file'), '');
+    const store = new DirRecordingStore(path.join(dir, 'file', 'recordings'));
+    const { session } = startSession({ store, onFailure: 'fail_closed' });
+    await session.join(new Typist());
+    await until(() => session.isEnded, 'the session to end');
+    expect(session.endReason).toMatch(
+      /^session recording failed: ENOTDIR.*; the session was ended$/,
+    );
+    expect(audited.find((e) => e.code === 'T2004I')).toMatchObject({
+      reason: session.endReason,
+      session_recording_error: expect.stringMatching(/ENOTDIR/),
+    });
+  });
+
+  it('fail open keeps the session and emits a recording failure event', async () => {
+    await writeFile(path.join(dir, 'file'), '');
+    const store = new DirRecordingStore(path.join(dir, 'file', 'recordings'));
+    const { session, channel } = startSession({ store, onFailure: 'fail_open' });
+    await session.join(new Typist());
+    await until(() => audited.some((e) => e.code === 'TPOS030E'), 'the failure event');
+    expect(session.isEnded).toBe(false);
+    expect(audited.find((e) => e.code === 'TPOS030E')).toMatchObject({
+      event: 'session.recording.failed',
+      sid: session.id,
+      user: 'alice',
+      reason: expect.stringMatching(/ENOTDIR/),
+    });
+    channel.emit('data', Buffer.from('still running'));
+    expect(session.isEnded).toBe(false);
+    session.terminate('done');
+  });
+
+  it('record_session strict ends the session even with fail open', async () => {
+    await writeFile(path.join(dir, 'file'), '');
+    const store = new DirRecordingStore(path.join(dir, 'file', 'recordings'));
+    const { session } = startSession({ store, onFailure: 'fail_open' }, 'strict');
+    await session.join(new Typist());
+    await until(() => session.isEnded, 'the session to end');
+    expect(session.endReason).toMatch(/^session recording failed/);
+  });
+
+  it('record_session off writes nothing and says so in the end event', async () => {
+    const store = new DirRecordingStore(dir);
+    const { session, channel } = startSession({ store, onFailure: 'fail_closed' }, 'off');
+    await session.join(new Typist());
+    channel.emit('data', Buffer.from('unrecorded'));
+    channel.emit('close');
+    await session.recordingDone;
+    expect(await readdir(dir)).toEqual([]);
+    expect(audited.find((e) => e.code === 'T2004I')).toMatchObject({ session_recording: 'off' });
+  });
+
+  it('seals a recording a crash cut short and marks it incomplete', async () => {
+    const sid = '0b7e2a6c-1111-4222-8333-944455556666';
+    const header = '{"version":2,"width":80,"height":24,"timestamp":1,"env":{},"title":"t"}\n';
+    const first = `${header}[0.5,"o","kept"]\n`;
+    const second = '[2.5,"o","lost in the cut, with a long enough line to be cut"]\n';
+    // What the recorder leaves on disk: sync-flushed gzip, cut in the middle of a later write.
+    const gzip = createGzip();
+    const chunks: Buffer[] = [];
+    gzip.on('data', (c: Buffer) => chunks.push(c));
+    gzip.write(first);
+    await new Promise<void>((r) => gzip.flush(constants.Z_SYNC_FLUSH, () => r()));
+    const cut = Buffer.concat(chunks).length;
+    gzip.end(second);
+    await once(gzip, 'end');
+    const whole = Buffer.concat(chunks);
+    await writeFile(path.join(dir, `${sid}.cast.gz`), whole.subarray(0, cut + 10));
+    const kept = `${JSON.stringify({ t: 0.5, offset: first.length, screen: 'kept' })}\n`;
+    const beyond = `${JSON.stringify({ t: 2.5, offset: first.length + second.length })}\n`;
+    await writeFile(path.join(dir, `${sid}.keyframes.jsonl`), `${kept}${beyond}{"t":3,`);
+
+    const store = new DirRecordingStore(dir);
+    expect(await store.init()).toEqual({ sealed: [sid] });
+    const cast = gunzipSync(await readFile(store.file(sid, 'cast.gz'))).toString();
+    expect(cast).toBe(first);
+    const index = JSON.parse(await readFile(store.file(sid, 'index.json'), 'utf8')) as unknown;
+    expect(index).toEqual({
+      version: 1,
+      sid,
+      sealed: true,
+      incomplete: true,
+      durationMs: 500,
+      castBytes: first.length,
+      keyframes: [{ t: 0.5, offset: first.length, at: 0, length: Buffer.byteLength(kept) }],
+    });
+    // A second start finds nothing left to seal.
+    expect(await store.init()).toEqual({ sealed: [] });
+  });
+});
