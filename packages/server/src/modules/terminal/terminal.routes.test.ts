@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../../local-node.js';
@@ -113,6 +114,45 @@ describe('terminal over a real OpenSSH sshd', () => {
     );
     const ended = (await auditCodes()).find((e) => e.code === 'T2004I' && e.sid === sid);
     expect(ended).toMatchObject({ reason: 'exited with code 0', interactive: true });
+  });
+
+  it('records the session at the proxy as an asciicast v2 gzip', async () => {
+    const client = await shell();
+    const sid = sessionId(client);
+    client.type('echo "rec=$((6*7))"\r');
+    await client.waitForOutput('rec=42');
+    client.type('exit\r');
+    await client.closed;
+    const dir = app.config.recordings.dir;
+    const index = path.join(dir, `${sid}.index.json`);
+    let sealed = false;
+    await client.waitFor(() => {
+      void access(index).then(
+        () => (sealed = true),
+        () => undefined,
+      );
+      return sealed;
+    }, 'the recording to be sealed');
+    const lines = gunzipSync(await readFile(path.join(dir, `${sid}.cast.gz`)))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    expect(lines[0]).toMatchObject({ version: 2, width: 100, height: 30, title: 'root@sshd-host' });
+    const output = lines.slice(1) as [number, string, string][];
+    expect(output.every(([t, kind]) => typeof t === 'number' && kind === 'o')).toBe(true);
+    expect(output.map(([, , text]) => text).join('')).toContain('rec=42');
+    await client.waitFor(
+      () => app.services.hub.get(sid) === undefined,
+      'the session to leave the hub',
+    );
+    const ended = (await auditCodes()).find((e) => e.code === 'T2004I' && e.sid === sid);
+    expect(ended).toMatchObject({
+      session_recording: 'on',
+      interactive: true,
+      participants: ['alice'],
+      server_hostname: 'sshd-host',
+    });
   });
 
   it('runs a command instead of a shell and audits its exit status', async () => {
