@@ -39,6 +39,9 @@ export const apiPaths = {
   // Servers and the web terminal (issue 5).
   nodes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/nodes`,
   activeSessions: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sessions`,
+  /** A sealed recording's `.cast.gz` (docs/recordings.md). */
+  sessionRecording: (clusterId: string, sid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording`,
   /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
   terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
   joinToken: `${apiPrefix}/token`,
@@ -46,6 +49,7 @@ export const apiPaths = {
   patterns: {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
+    sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     terminalConnect: `${apiPrefix}/sites/:clusterId/connect/ws`,
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
     mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,

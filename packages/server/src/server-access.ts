@@ -17,6 +17,7 @@ import { InventoryService } from './modules/nodes/inventory.service.js';
 import { nodesRoutes } from './modules/nodes/nodes.routes.js';
 import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
+import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { inventoryDirectory } from './modules/terminal/inventory-directory.js';
 import { NodeDialer } from './modules/terminal/node-dialer.js';
@@ -54,6 +55,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
   const clusterName = config.clusterName;
   const agentJoin = new AgentJoinService({ tokens: joinTokens, inventory, ca, audit, clusterName });
   const tunnels = new TunnelRegistry();
+  const recordings = new DirRecordingStore(config.recordings.dir);
   const hub = new SessionHub({
     backend,
     audit,
@@ -61,7 +63,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     now,
     onError: deps.onError('live sessions'),
     recordings: {
-      store: new DirRecordingStore(config.recordings.dir),
+      store: recordings,
       onFailure: config.recordings.onFailure,
     },
   });
@@ -83,6 +85,8 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     tunnels,
     hub,
     terminals,
+    recordings,
+    audit,
     start: () => Promise.all([inventory.start(), hub.start()]),
     close: async () => {
       tunnels.close();
@@ -107,7 +111,8 @@ export async function registerServerAccessRoutes(
   },
 ) {
   const { config, now } = options;
-  const { ca, inventory, joinTokens, agentJoin, tunnels, hub, terminals } = services;
+  const { ca, inventory, joinTokens, agentJoin, tunnels, hub, terminals, recordings, audit } =
+    services;
   const clusterName = config.clusterName;
   const pingIntervalMs = options.pingIntervalMs ?? 20_000;
   // Frames are small (keystrokes, acks); a large one before authentication is an attack.
@@ -136,6 +141,7 @@ export async function registerServerAccessRoutes(
     heartbeatMs: inventory.heartbeatIntervalMs,
   });
   await server.register(activeSessionsRoutes, { hub, clusterName });
+  await server.register(recordingsRoutes, { store: recordings, audit, clusterName });
   await server.register(terminalRoutes, {
     terminals,
     guard: options.guard,

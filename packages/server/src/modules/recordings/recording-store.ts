@@ -13,6 +13,8 @@ export interface RecordingIndex {
   /** The proxy stopped before the session ended: the cast ends early and has no end marker. */
   incomplete: boolean;
   durationMs: number;
+  /** Who took part; [] after a crash (then only roles without a participants rule may read it). */
+  participants: string[];
   /** Size of the uncompressed cast. */
   castBytes: number;
   /** Time (s), offset in the uncompressed cast, and byte range in `<sid>.keyframes.jsonl`. */
@@ -37,7 +39,9 @@ export interface RecordingStore {
   init(): Promise<{ sealed: string[] }>;
   /** Starts a recording. Open failures surface as 'error' on the streams. */
   create(sid: string): RecordingWriter;
-  /** The gzip cast of a sealed or live recording, or undefined. */
+  /** The index of a sealed recording, or undefined (unknown, or still being written). */
+  readIndex(sid: string): Promise<RecordingIndex | undefined>;
+  /** The gzip cast, or undefined. */
   openCast(sid: string): Promise<Readable | undefined>;
 }
 
@@ -76,6 +80,12 @@ export class DirRecordingStore implements RecordingStore {
     return createReadStream(file);
   }
 
+  async readIndex(sid: string): Promise<RecordingIndex | undefined> {
+    if (!sidPattern.test(sid)) return undefined;
+    const text = await readFile(this.file(sid, 'index.json'), 'utf8').catch(() => undefined);
+    return text === undefined ? undefined : (JSON.parse(text) as RecordingIndex);
+  }
+
   file(sid: string, suffix: 'cast.gz' | 'keyframes.jsonl' | 'index.json'): string {
     return path.join(this.dir, `${sid}.${suffix}`);
   }
@@ -108,6 +118,7 @@ export class DirRecordingStore implements RecordingStore {
       sealed: true,
       incomplete: true,
       durationMs: Math.round(sealed.lastTime * 1000),
+      participants: [],
       castBytes: sealed.castBytes,
       keyframes,
     });

@@ -137,6 +137,7 @@ describe('session recording', () => {
     ) as RecordingIndex;
     expect(index).toMatchObject({ sid: session.id, sealed: true, incomplete: false });
     expect(index.durationMs).toBe(7_000);
+    expect(index.participants).toEqual(['alice']);
     expect(index.keyframes).toHaveLength(1);
     const [key] = index.keyframes;
     const keyframes = await readFile(store.file(session.id, 'keyframes.jsonl'));
@@ -241,6 +242,7 @@ describe('session recording', () => {
       sealed: true,
       incomplete: true,
       durationMs: 500,
+      participants: [],
       castBytes: first.length,
       keyframes: [{ t: 0.5, offset: first.length, at: 0, length: Buffer.byteLength(kept) }],
     });

@@ -109,12 +109,12 @@ export class SessionRecorder {
   }
 
   /** Writes what is held, completes both files and seals the index. Never rejects. */
-  close(): Promise<void> {
-    this.closing ??= this.finish().catch((error: Error) => this.fail(error.message));
+  close(participants: string[]): Promise<void> {
+    this.closing ??= this.finish(participants).catch((error: Error) => this.fail(error.message));
     return this.closing;
   }
 
-  private async finish(): Promise<void> {
+  private async finish(participants: string[]): Promise<void> {
     this.flush();
     if (this.failed) return;
     const durationMs = Math.max(0, this.options.now() - this.header.start);
@@ -128,6 +128,7 @@ export class SessionRecorder {
       sealed: true,
       incomplete: false,
       durationMs,
+      participants,
       castBytes: this.castBytes,
       keyframes: this.keyframes,
     });

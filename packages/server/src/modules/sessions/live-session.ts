@@ -76,6 +76,8 @@ export class LiveSession {
   readonly id = randomUUID();
   readonly created: number;
   private readonly members = new Map<string, Member>();
+  /** Everyone who joined, including those who left: the end event's and recording's participants. */
+  private readonly everyone = new Set<string>();
   private readonly utf8 = new Utf8Boundary();
   private size: { w: number; h: number };
   private lastInput: number;
@@ -127,6 +129,7 @@ export class LiveSession {
     if (this.ended) return party.end(this.endReason);
     const first = this.members.size === 0;
     const member: Member = { party, unacked: 0, lastActive: this.deps.now() };
+    this.everyone.add(party.user);
     if (!first) member.pending = [];
     this.members.set(party.id, member);
     if (!first) {
@@ -212,8 +215,8 @@ export class LiveSession {
     const rest = this.utf8.flush();
     if (rest.length) for (const m of this.members.values()) m.party.output(rest);
     if (rest.length) this.recorder?.output(rest);
-    if (this.recorder) this.recordingDone = this.recorder.close();
-    const participants = [...new Set([this.init.owner.user, ...this.parties().map((p) => p.user)])];
+    const participants = [...new Set([this.init.owner.user, ...this.everyone])];
+    if (this.recorder) this.recordingDone = this.recorder.close(participants);
     for (const member of this.members.values()) member.party.end(reason);
     this.members.clear();
     this.init.channel.close();
