@@ -1,8 +1,9 @@
-import { EventEmitter, once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { constants, createGzip, gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ActiveSessionJson, RecordSessionMode } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { LiveSession, type RecordingPolicy } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
 import { ScreenMirror } from '../sessions/screen-mirror.js';
 import { DirRecordingStore, type RecordingIndex } from './recording-store.js';
+import { SessionRecorder } from './session-recorder.js';
 
 /** The node's side of the session, driven by the test. */
 class FakeChannel extends EventEmitter {
@@ -211,22 +213,46 @@ describe('session recording', () => {
     expect(audited.find((e) => e.code === 'T2004I')).toMatchObject({ session_recording: 'off' });
   });
 
+  it('keeps the cast intact across members compressed in parallel, text or noise', async () => {
+    const store = new DirRecordingStore(dir);
+    await store.init();
+    const clock = { now: 0 };
+    const failures: string[] = [];
+    const sid = '7c1e2a6c-1111-4222-8333-944455556666';
+    const recorder = new SessionRecorder(
+      store.create(sid),
+      { width: 80, height: 24, start: 0, term: 'xterm', title: 't' },
+      { now: () => clock.now, onFailure: (reason) => failures.push(reason), flushBytes: 64 * 1024 },
+    );
+    const noise = randomBytes(2 * 1024 * 1024).toString('base64');
+    const text = 'drwxr-xr-x 2 root root 4096 Jan  1 00:00 bin\r\n'.repeat(200_000);
+    const sent = [noise, text, noise];
+    for (const part of sent) {
+      for (let i = 0; i < part.length; i += 32 * 1024) {
+        clock.now += 1;
+        recorder.output(Buffer.from(part.slice(i, i + 32 * 1024)));
+        // Let zlib work as it would between SSH packets, so the ratio can be measured.
+        if (i % (256 * 1024) === 0) await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    await recorder.close(['alice']);
+    expect(failures).toEqual([]);
+    const events = parseCast(await readFile(store.file(sid, 'cast.gz'))).slice(1) as string[][];
+    expect(events.map((e) => e[2]).join('')).toBe(sent.join(''));
+    // Still compressed: the text part shrinks far more than the noise grows the file.
+    const size = (await readFile(store.file(sid, 'cast.gz'))).length;
+    expect(size).toBeLessThan(sent.join('').length * 0.5);
+  });
+
   it('seals a recording a crash cut short and marks it incomplete', async () => {
     const sid = '0b7e2a6c-1111-4222-8333-944455556666';
     const header = '{"version":2,"width":80,"height":24,"timestamp":1,"env":{},"title":"t"}\n';
     const first = `${header}[0.5,"o","kept"]\n`;
     const second = '[2.5,"o","lost in the cut, with a long enough line to be cut"]\n';
-    // What the recorder leaves on disk: sync-flushed gzip, cut in the middle of a later write.
-    const gzip = createGzip();
-    const chunks: Buffer[] = [];
-    gzip.on('data', (c: Buffer) => chunks.push(c));
-    gzip.write(first);
-    await new Promise<void>((r) => gzip.flush(constants.Z_SYNC_FLUSH, () => r()));
-    const cut = Buffer.concat(chunks).length;
-    gzip.end(second);
-    await once(gzip, 'end');
-    const whole = Buffer.concat(chunks);
-    await writeFile(path.join(dir, `${sid}.cast.gz`), whole.subarray(0, cut + 10));
+    // What the recorder leaves on disk: whole gzip members, the last one cut by the crash.
+    const members = Buffer.concat([gzipSync(first), gzipSync(second)]);
+    const cut = gzipSync(first).length + 20;
+    await writeFile(path.join(dir, `${sid}.cast.gz`), members.subarray(0, cut));
     const kept = `${JSON.stringify({ t: 0.5, offset: first.length, screen: 'kept' })}\n`;
     const beyond = `${JSON.stringify({ t: 2.5, offset: first.length + second.length })}\n`;
     await writeFile(path.join(dir, `${sid}.keyframes.jsonl`), `${kept}${beyond}{"t":3,`);

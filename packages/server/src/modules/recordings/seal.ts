@@ -1,9 +1,9 @@
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 
 /**
- * Recovers a cast a crash cut short: decompresses what is readable (a truncated gzip stream
- * yields everything before the cut with a sync flush), keeps the whole JSON lines, and
- * recompresses them as a complete gzip file. The last event's time is the recording's duration.
+ * Recovers a cast a crash cut short: decompresses what is readable (every whole gzip member, and
+ * with a sync flush what decodes of the cut one), keeps the whole JSON lines, and recompresses
+ * them as one gzip member. The last event's time is the recording's duration.
  */
 export function sealCast(gzip: Buffer): { gzip: Buffer; castBytes: number; lastTime: number } {
   let text: Buffer;

@@ -1,6 +1,9 @@
 import { once } from 'node:events';
-import { constants, createGzip, type Gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { RecordingIndex, RecordingWriter } from './recording-store.js';
+
+const gzipAsync = promisify(gzip);
 
 export interface CastHeader {
   width: number;
@@ -19,21 +22,21 @@ export interface SessionRecorderOptions {
   flushDelayMs?: number;
   /** Held output beyond this is compressed at once. */
   flushBytes?: number;
-  /** How often the gzip stream is sync-flushed, so a crash loses at most this much. */
-  syncEveryMs?: number;
+  /** The backlog emptied: a session paused because of `behind` may resume. */
+  onDrain?: () => void;
 }
 
-/** Compressed output not yet on disk beyond which the session should pause its channel. */
+/** Output handed to compression and not yet written beyond which the session should pause. */
 const maxBacklogBytes = 8 * 1024 * 1024;
 
 /**
  * Writes one session as asciicast v2, gzip-compressed, plus its keyframes (docs/recordings.md).
- * The session's hot path only copies output into a list: lines are built, compressed (zlib on
- * libuv's thread pool) and written on a timer or once enough is held, so a flood costs the
- * event loop one JSON.stringify per chunk and no synchronous I/O.
+ * The session's hot path only copies output into a list. On a timer, or once enough is held, the
+ * held events become cast lines that are compressed as one gzip member on libuv's thread pool
+ * (gunzip reads concatenated members as one file); members are written in order. A member is
+ * complete on disk once written, so a crash loses only what was held or being compressed.
  */
 export class SessionRecorder {
-  private readonly gzip: Gzip;
   private held: { t: number; kind: 'o' | 'r'; data: Buffer | string }[] = [];
   private heldBytes = 0;
   /** Bytes of the uncompressed cast so far, held lines included. */
@@ -41,41 +44,40 @@ export class SessionRecorder {
   private keyframeBytes = 0;
   private readonly keyframes: RecordingIndex['keyframes'] = [];
   private timer: NodeJS.Timeout | undefined;
-  private lastSync: number;
   private failed = false;
   private closing: Promise<void> | undefined;
+  /** Members being compressed or written, in cast order. */
+  private written: Promise<void> = Promise.resolve();
+  private backlog = 0;
+  /** Output stopped compressing: members are stored, and every 16th probes level 1 again. */
+  private storing = false;
+  private members = 0;
 
   constructor(
     private readonly writer: RecordingWriter,
     private readonly header: CastHeader,
     private readonly options: SessionRecorderOptions,
   ) {
-    // Level 1: terminal output still shrinks about tenfold, at several times level 6's speed.
-    this.gzip = createGzip({ level: 1 });
-    this.gzip.pipe(writer.cast);
-    for (const stream of [this.gzip, writer.cast, writer.keyframes]) {
+    for (const stream of [writer.cast, writer.keyframes]) {
       stream.on('error', (error: Error) => this.fail(error.message));
     }
-    this.lastSync = options.now();
-    const line = `${JSON.stringify({
-      version: 2,
-      width: header.width,
-      height: header.height,
-      timestamp: Math.floor(header.start / 1000),
-      env: { TERM: header.term },
-      title: header.title,
-    })}\n`;
-    this.castBytes = Buffer.byteLength(line);
-    this.gzip.write(line);
+    this.write(
+      Buffer.from(
+        `${JSON.stringify({
+          version: 2,
+          width: header.width,
+          height: header.height,
+          timestamp: Math.floor(header.start / 1000),
+          env: { TERM: header.term },
+          title: header.title,
+        })}\n`,
+      ),
+    );
   }
 
-  get isFailed(): boolean {
-    return this.failed;
-  }
-
-  /** True while the disk is behind by more than the session should keep in memory. */
+  /** True while compression or the disk is behind by more than a session should hold. */
   get behind(): boolean {
-    return this.gzip.writableLength + this.writer.cast.writableLength > maxBacklogBytes;
+    return this.backlog + this.writer.cast.writableLength > maxBacklogBytes;
   }
 
   /** Output the session sent its parties; `data` must end on a UTF-8 boundary. */
@@ -116,9 +118,10 @@ export class SessionRecorder {
 
   private async finish(participants: string[]): Promise<void> {
     this.flush();
-    if (this.failed) return;
     const durationMs = Math.max(0, this.options.now() - this.header.start);
-    this.gzip.end();
+    await this.written;
+    if (this.failed) return;
+    this.writer.cast.end();
     this.writer.keyframes.end();
     await Promise.all([once(this.writer.cast, 'close'), once(this.writer.keyframes, 'close')]);
     if (this.failed) return;
@@ -147,7 +150,7 @@ export class SessionRecorder {
     this.timer.unref();
   }
 
-  /** Turns held events into cast lines and hands them to gzip in one write. */
+  /** Turns held events into cast lines and hands them to compression as one member. */
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -159,15 +162,30 @@ export class SessionRecorder {
     }
     this.held = [];
     this.heldBytes = 0;
-    const chunk = Buffer.from(text, 'utf8');
+    this.write(Buffer.from(text, 'utf8'));
+  }
+
+  /**
+   * Level 1 compresses terminal text about eightfold at over 200 MiB/s, but crawls (about
+   * 40 MiB/s) on output that does not compress (base64, binary noise), which would take the CPU
+   * a `cat` of such a file needs. Members of such output are stored (level 0, several hundred
+   * MiB/s); every 16th is compressed to see whether the output compresses again.
+   */
+  private write(chunk: Buffer): void {
     this.castBytes += chunk.length;
-    this.gzip.write(chunk);
-    const now = this.options.now();
-    if (now - this.lastSync >= (this.options.syncEveryMs ?? 2000)) {
-      this.lastSync = now;
-      // A sync flush makes everything so far decompressible from the file after a crash.
-      this.gzip.flush(constants.Z_SYNC_FLUSH);
-    }
+    this.backlog += chunk.length;
+    const probe = !this.storing || ++this.members % 16 === 0;
+    const level = probe ? 1 : 0;
+    // Compression starts now, in parallel with earlier members; writing waits for their turn.
+    const compressed = gzipAsync(chunk, { level, chunkSize: 256 * 1024 });
+    this.written = this.written.then(async () => {
+      const member = await compressed.catch((error: Error) => this.fail(error.message));
+      if (!member || this.failed) return;
+      if (probe && chunk.length >= 64 * 1024) this.storing = member.length > chunk.length / 2;
+      this.writer.cast.write(member);
+      this.backlog -= chunk.length;
+      if (this.backlog === 0) this.options.onDrain?.();
+    });
   }
 
   private fail(reason: string): void {
@@ -175,8 +193,7 @@ export class SessionRecorder {
     this.failed = true;
     clearTimeout(this.timer);
     this.held = [];
-    this.gzip.unpipe();
-    for (const stream of [this.gzip, this.writer.cast, this.writer.keyframes]) stream.destroy();
+    for (const stream of [this.writer.cast, this.writer.keyframes]) stream.destroy();
     this.options.onFailure(reason);
   }
 }

@@ -346,7 +346,7 @@ export class LiveSession {
           term: 'xterm-256color',
           title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
         },
-        { now: this.deps.now, onFailure },
+        { now: this.deps.now, onFailure, onDrain: () => this.maybeResume() },
       );
     } catch (error) {
       onFailure(error instanceof Error ? error.message : String(error));
