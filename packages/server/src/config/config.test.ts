@@ -30,6 +30,22 @@ describe('resolveConfig', () => {
     });
     expect(config.audit).toEqual({ type: 'sqlite', path: path.resolve('postern-data/audit.db') });
     expect(config.insecureNoTls).toBe(false);
+    expect(config.recordings).toEqual({
+      dir: path.resolve('postern-data/recordings'),
+      onFailure: 'fail_closed',
+    });
+  });
+
+  it('reads the recordings keys, the dir relative to data_dir', async () => {
+    const file = await configFile(
+      `data_dir: ${dir}/data\nrecordings: {dir: casts, on_failure: fail_open}\n`,
+    );
+    expect(resolveConfig({ config: file }).recordings).toEqual({
+      dir: `${dir}/data/casts`,
+      onFailure: 'fail_open',
+    });
+    const bad = await configFile('recordings: {on_failure: ignore}\n');
+    expect(() => resolveConfig({ config: bad })).toThrow(/recordings/);
   });
 
   it('reads audit.retention in days or as a duration, and keeps events forever by default', async () => {
