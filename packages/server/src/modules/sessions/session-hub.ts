@@ -54,8 +54,12 @@ export class SessionHub {
   }
 
   async start(): Promise<void> {
-    // Recordings a crash left open are sealed before new ones start.
-    await this.deps.recordings?.store.init();
+    // Recordings a crash left open are sealed before new ones start. Storage that cannot start
+    // stops the server unless recordings fail open; then each session reports its own failure.
+    await this.deps.recordings?.store.init().catch((error: unknown) => {
+      if (this.deps.recordings?.onFailure !== 'fail_open') throw error;
+      this.deps.onError?.(error);
+    });
     await this.trackers.start();
     this.deps.locks.on('lock', this.onLock);
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
