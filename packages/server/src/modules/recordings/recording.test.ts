@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ActiveSessionJson, RecordSessionMode } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
@@ -11,7 +12,7 @@ import type { AuditEvent, AuditStore } from '../audit/index.js';
 import { LiveSession, type RecordingPolicy } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
 import { ScreenMirror } from '../sessions/screen-mirror.js';
-import { DirRecordingStore, type RecordingIndex } from './recording-store.js';
+import { DirRecordingStore, type RecordingIndex, type RecordingStore } from './recording-store.js';
 import { SessionRecorder } from './session-recorder.js';
 
 /** The node's side of the session, driven by the test. */
@@ -190,6 +191,33 @@ describe('session recording', () => {
     });
     channel.emit('data', Buffer.from('still running'));
     expect(session.isEnded).toBe(false);
+    session.terminate('done');
+  });
+
+  it('pauses the channel while the disk is far behind, and a failure open resumes it', async () => {
+    // A disk that never finishes a write, until it fails.
+    const cast = new Writable({ write: () => undefined });
+    const store: RecordingStore = {
+      init: async () => ({ sealed: [] }),
+      create: () => ({ cast, keyframes: new PassThrough(), seal: async () => undefined }),
+      readIndex: async () => undefined,
+      openCast: async () => undefined,
+    };
+    const { session, channel } = startSession({ store, onFailure: 'fail_open' });
+    let paused = false;
+    channel.pause = () => ((paused = true), channel);
+    channel.resume = () => ((paused = false), channel);
+    await session.join(new Typist());
+    // The typist keeps up (acks at once), so only the recording can hold the channel back.
+    for (let i = 0; i < 40; i++) {
+      channel.emit('data', Buffer.alloc(256 * 1024, 'x'));
+      session.ack('owner', 256 * 1024);
+    }
+    await until(() => paused, 'the channel to pause');
+    cast.destroy(new Error('disk gone'));
+    await until(() => !paused, 'the channel to resume');
+    expect(session.isEnded).toBe(false);
+    expect(audited.find((e) => e.code === 'TPOS030E')).toMatchObject({ reason: 'disk gone' });
     session.terminate('done');
   });
 

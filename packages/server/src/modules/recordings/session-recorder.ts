@@ -77,6 +77,8 @@ export class SessionRecorder {
 
   /** True while compression or the disk is behind by more than a session should hold. */
   get behind(): boolean {
+    // A failed recording holds nothing back: a session failing open must not stay paused.
+    if (this.failed) return false;
     return this.backlog + this.writer.cast.writableLength > maxBacklogBytes;
   }
 
@@ -195,5 +197,6 @@ export class SessionRecorder {
     this.held = [];
     for (const stream of [this.writer.cast, this.writer.keyframes]) stream.destroy();
     this.options.onFailure(reason);
+    this.options.onDrain?.();
   }
 }
