@@ -229,20 +229,21 @@ describe('host certificate lifetime, proxy side', () => {
         publicKey: key.publicKey,
         principals: [nodeId],
         hostId: nodeId,
-        ttlMs: 1000,
+        // Long enough to get in on a loaded machine, short enough to watch it end.
+        ttlMs: 4000,
       });
       const agent = rawAgent(
         proxy,
         { nodeId, hostCertificate },
         ed25519PrivateKeyObject(key.privateKeyPem),
       );
-      await eventually(() => isReady(agent), 3000, 'ready');
+      await eventually(() => isReady(agent), 3500, 'ready');
       expect(await agent.closed).toEqual({ code: 1001, reason: 'host certificate expired' });
       await eventually(() => !proxy.registry.connected(nodeId), 3000, 'unregistered');
     } finally {
       await proxy.close();
     }
-  });
+  }, 15_000);
 
   it('sends a fresh certificate to an agent whose certificate is past half its life', async () => {
     const proxy = await startTunnelProxy({
