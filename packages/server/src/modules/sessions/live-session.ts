@@ -8,11 +8,10 @@ import {
 import type { Client, ClientChannel } from 'ssh2';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
-import type { RecordingStore } from '../recordings/recording-store.js';
-import { SessionRecorder } from '../recordings/session-recorder.js';
 import type { Party } from './party.js';
 import type { ScreenMirror } from './screen-mirror.js';
 import { toActiveSessionJson } from './session-json.js';
+import { SessionRecording, type RecordingPolicy } from './session-recording.js';
 import type { SessionTracker } from './session-tracker.store.js';
 import { Utf8Boundary } from './utf8-boundary.js';
 
@@ -36,11 +35,7 @@ export interface LiveSessionInit {
   recordSession?: RecordSessionMode;
 }
 
-export interface RecordingPolicy {
-  store: RecordingStore;
-  /** What a storage failure does unless record_session is strict (which always ends). */
-  onFailure: 'fail_closed' | 'fail_open';
-}
+export type { RecordingPolicy } from './session-recording.js';
 
 export interface LiveSessionDeps {
   audit: AuditStore;
@@ -64,8 +59,6 @@ interface Member {
 
 /** A slow observer may hold the session paused this long before it is dropped. */
 const stalledPartyLimitMs = 10_000;
-/** A recording stores the screen this often (while output happens) so players can seek. */
-export const keyframeEveryMs = 5_000;
 
 /**
  * One live terminal session: the SSH channel to the node and every party watching or typing.
@@ -84,12 +77,8 @@ export class LiveSession {
   private pausedSince: number | undefined;
   private ended = false;
   endReason = '';
-  private readonly recorder: SessionRecorder | undefined;
   private recordingError = '';
-  private lastKeyframe: number;
-  private outputSinceKeyframe = false;
-  /** Settles once the recording is sealed (or has failed). */
-  recordingDone: Promise<void> = Promise.resolve();
+  private readonly recording: SessionRecording | undefined;
 
   constructor(
     readonly init: LiveSessionInit,
@@ -99,9 +88,21 @@ export class LiveSession {
     this.lastInput = this.created;
     this.size = init.size;
     deps.mirror.open(this.id, init.size.w, init.size.h);
-    this.lastKeyframe = this.created;
     const mode = init.recordSession ?? 'best_effort';
-    if (deps.recordings && mode !== 'off') this.recorder = this.record(deps.recordings, mode);
+    if (deps.recordings && mode !== 'off') {
+      this.recording = SessionRecording.start({
+        sid: this.id,
+        policy: deps.recordings,
+        mode,
+        size: init.size,
+        start: this.created,
+        title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
+        now: deps.now,
+        mirror: deps.mirror,
+        onFailure: (reason, endSession) => this.recordingFailed(reason, endSession),
+        onDrain: () => this.maybeResume(),
+      });
+    }
     const { channel } = init;
     channel.on('data', (chunk: Buffer) => this.onOutput(chunk));
     channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
@@ -115,6 +116,11 @@ export class LiveSession {
 
   private exitReason = 'session closed';
   private exitStatus: { code: number; signal: string } | undefined;
+
+  /** Settles once the recording is sealed (or has failed). */
+  get recordingDone(): Promise<void> {
+    return this.recording?.done ?? Promise.resolve();
+  }
 
   get isEnded(): boolean {
     return this.ended;
@@ -186,7 +192,7 @@ export class LiveSession {
     this.size = { w, h };
     this.init.channel.setWindow(h, w, 0, 0);
     this.deps.mirror.resize(this.id, w, h);
-    this.recorder?.resize(w, h);
+    this.recording?.resize(w, h);
     const size = `${w}:${h}`;
     for (const other of this.members.values()) {
       if (other !== member) other.party.event({ event: 'resize', size });
@@ -214,9 +220,9 @@ export class LiveSession {
     this.endReason = reason;
     const rest = this.utf8.flush();
     if (rest.length) for (const m of this.members.values()) m.party.output(rest);
-    if (rest.length) this.recorder?.output(rest);
+    if (rest.length) this.recording?.output(rest);
     const participants = [...new Set([this.init.owner.user, ...this.everyone])];
-    if (this.recorder) this.recordingDone = this.recorder.close(participants);
+    void this.recording?.close(participants);
     for (const member of this.members.values()) member.party.end(reason);
     this.members.clear();
     this.init.channel.close();
@@ -231,7 +237,7 @@ export class LiveSession {
       interactive: this.init.command === '',
       session_start: new Date(this.created).toISOString(),
       session_stop: new Date(this.deps.now()).toISOString(),
-      session_recording: this.recorder ? 'on' : 'off',
+      session_recording: this.recording ? 'on' : 'off',
       ...(this.recordingError ? { session_recording_error: this.recordingError } : {}),
     });
     this.deps.onEnd(this);
@@ -253,9 +259,7 @@ export class LiveSession {
   /** Called about once a second: time limits, and observers too slow to keep up. */
   checkLimits(now: number): void {
     if (this.ended) return;
-    if (this.recorder && this.outputSinceKeyframe && now - this.lastKeyframe >= keyframeEveryMs) {
-      this.keyframe(this.recorder, now);
-    }
+    this.recording?.tick(now, this.size);
     this.maybeResume(); // the recording may have caught up
     if (now >= this.init.expiresAt) return this.terminate('session expired (max_session_ttl)');
     const idle = this.init.idleTimeoutMs;
@@ -323,8 +327,7 @@ export class LiveSession {
     const data = this.utf8.push(chunk);
     if (data.length === 0) return;
     this.deps.mirror.write(this.id, data);
-    this.recorder?.output(data);
-    this.outputSinceKeyframe = true;
+    this.recording?.output(data);
     for (const member of this.members.values()) {
       if (member.pending) member.pending.push(Buffer.from(data));
       else this.send(member, data);
@@ -332,50 +335,16 @@ export class LiveSession {
     this.maybePause();
   }
 
-  private record(policy: RecordingPolicy, mode: RecordSessionMode): SessionRecorder | undefined {
-    const { init } = this;
-    // Failures arrive later (the file opens asynchronously), never inside the constructor.
-    const onFailure = (reason: string) => setImmediate(() => this.recordingFailed(reason, mode));
-    try {
-      return new SessionRecorder(
-        policy.store.create(this.id),
-        {
-          width: init.size.w,
-          height: init.size.h,
-          start: this.created,
-          term: 'xterm-256color',
-          title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
-        },
-        { now: this.deps.now, onFailure, onDrain: () => this.maybeResume() },
-      );
-    } catch (error) {
-      onFailure(error instanceof Error ? error.message : String(error));
-      return undefined;
-    }
-  }
-
-  private recordingFailed(reason: string, mode: RecordSessionMode): void {
+  private recordingFailed(reason: string, endSession: boolean): void {
     if (this.ended || this.recordingError) return;
     this.recordingError = reason;
-    if (mode === 'strict' || this.deps.recordings?.onFailure !== 'fail_open') {
+    if (endSession) {
       return this.terminate(`session recording failed: ${reason}; the session was ended`);
     }
     void emitAudit(this.deps.audit, 'TPOS030E', {
       ...this.auditFields(),
       user: this.init.owner.user,
       reason,
-    });
-  }
-
-  /** Stores the screen as of now, so a player can start here rather than at the beginning. */
-  private keyframe(recorder: SessionRecorder, now: number): void {
-    this.lastKeyframe = now;
-    this.outputSinceKeyframe = false;
-    const at = recorder.position();
-    const size = { ...this.size };
-    // The mirror's snapshot reflects exactly the output written before this call.
-    void this.deps.mirror.snapshot(this.id).then((screen) => {
-      if (screen) recorder.keyframe(at, size, screen);
     });
   }
 
@@ -387,7 +356,7 @@ export class LiveSession {
   private maybePause(): void {
     if (this.pausedSince !== undefined) return;
     const behind =
-      this.recorder?.behind === true ||
+      this.recording?.behind === true ||
       [...this.members.values()].some(
         (m) => m.unacked + pendingBytes(m) > terminalFlowControl.pauseAbove,
       );
@@ -399,7 +368,7 @@ export class LiveSession {
   private maybeResume(): void {
     if (this.pausedSince === undefined) return;
     const caughtUp =
-      this.recorder?.behind !== true &&
+      this.recording?.behind !== true &&
       [...this.members.values()].every(
         (m) => m.unacked + pendingBytes(m) < terminalFlowControl.resumeBelow,
       );

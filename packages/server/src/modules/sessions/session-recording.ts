@@ -1,0 +1,111 @@
+import type { RecordSessionMode } from '@postern/contracts';
+import type { RecordingStore } from '../recordings/recording-store.js';
+import { SessionRecorder } from '../recordings/session-recorder.js';
+import type { ScreenMirror } from './screen-mirror.js';
+
+export interface RecordingPolicy {
+  store: RecordingStore;
+  /** What a storage failure does unless record_session is strict (which always ends). */
+  onFailure: 'fail_closed' | 'fail_open';
+}
+
+/** A keyframe at most this often, and only after output: a player seeks from the nearest one. */
+export const keyframeEveryMs = 5_000;
+
+export interface SessionRecordingOptions {
+  sid: string;
+  policy: RecordingPolicy;
+  mode: RecordSessionMode;
+  size: { w: number; h: number };
+  start: number;
+  title: string;
+  now: () => number;
+  mirror: ScreenMirror;
+  /** The recording failed; `endSession` says whether the policy ends the session for it. */
+  onFailure: (reason: string, endSession: boolean) => void;
+  /** The recording caught up with its backlog: the session may resume a paused channel. */
+  onDrain: () => void;
+}
+
+/**
+ * One live session's recording: the recorder (asciicast + keyframes, see docs/recordings.md),
+ * when to take keyframes from the screen mirror, and what a failure means under the policy.
+ * LiveSession feeds it output and sizes and asks it whether the disk is behind.
+ */
+export class SessionRecording {
+  error = '';
+  /** Settles once the recording is sealed (or has failed). */
+  done: Promise<void> = Promise.resolve();
+  private lastKeyframe: number;
+  private outputSinceKeyframe = false;
+
+  private constructor(
+    private readonly recorder: SessionRecorder,
+    private readonly options: SessionRecordingOptions,
+  ) {
+    this.lastKeyframe = options.start;
+  }
+
+  /** Starts recording, or undefined when it cannot (the failure is reported asynchronously). */
+  static start(options: SessionRecordingOptions): SessionRecording | undefined {
+    let recording: SessionRecording | undefined;
+    const endSession = options.mode === 'strict' || options.policy.onFailure !== 'fail_open';
+    // Failures arrive later (the file opens asynchronously), never inside a constructor.
+    const onFailure = (reason: string) =>
+      setImmediate(() => {
+        if (recording?.error) return;
+        if (recording) recording.error = reason;
+        options.onFailure(reason, endSession);
+      });
+    try {
+      const recorder = new SessionRecorder(
+        options.policy.store.create(options.sid),
+        {
+          width: options.size.w,
+          height: options.size.h,
+          start: options.start,
+          term: 'xterm-256color',
+          title: options.title,
+        },
+        { now: options.now, onFailure, onDrain: options.onDrain },
+      );
+      recording = new SessionRecording(recorder, options);
+      return recording;
+    } catch (error) {
+      onFailure(error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  }
+
+  /** The disk is far behind: the session pauses its channel like for a slow party. */
+  get behind(): boolean {
+    return this.recorder.behind;
+  }
+
+  output(data: Uint8Array): void {
+    this.recorder.output(data);
+    this.outputSinceKeyframe = true;
+  }
+
+  resize(w: number, h: number): void {
+    this.recorder.resize(w, h);
+  }
+
+  /** Called about once a second: stores the screen when a keyframe is due. */
+  tick(now: number, size: { w: number; h: number }): void {
+    if (!this.outputSinceKeyframe || now - this.lastKeyframe < keyframeEveryMs) return;
+    this.lastKeyframe = now;
+    this.outputSinceKeyframe = false;
+    const at = this.recorder.position();
+    const frozen = { ...size };
+    // The mirror's snapshot reflects exactly the output written before this call.
+    void this.options.mirror.snapshot(this.options.sid).then((screen) => {
+      if (screen) this.recorder.keyframe(at, frozen, screen);
+    });
+  }
+
+  close(participants: string[]): Promise<void> {
+    this.done = this.recorder.close(participants);
+    return this.done;
+  }
+}
