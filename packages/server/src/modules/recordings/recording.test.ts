@@ -1,29 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ActiveSessionJson, RecordSessionMode } from '@postern/contracts';
-import type { Client, ClientChannel } from 'ssh2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditStore } from '../audit/index.js';
 import { LiveSession, type RecordingPolicy } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
+import { FakeChannel, testSessionInit } from '../sessions/live-session.testkit.js';
 import { ScreenMirror } from '../sessions/screen-mirror.js';
 import { DirRecordingStore, type RecordingIndex, type RecordingStore } from './recording-store.js';
 import { SessionRecorder } from './session-recorder.js';
-
-/** The node's side of the session, driven by the test. */
-class FakeChannel extends EventEmitter {
-  stderr = new EventEmitter();
-  write = () => true;
-  pause = () => this;
-  resume = () => this;
-  setWindow = () => undefined;
-  close = () => undefined;
-}
 
 /** A typist who only counts what it is sent. */
 class Typist implements Party {
@@ -58,31 +47,14 @@ function startSession(policy: RecordingPolicy | undefined, recordSession?: Recor
   const channel = new FakeChannel();
   const mirror = new ScreenMirror();
   mirrors.push(mirror);
-  const session = new LiveSession(
-    {
-      owner: { user: 'alice', roles: ['access'] },
-      login: 'root',
-      node: { id: 'n1', hostname: 'web-1', addr: '10.0.0.1:22' },
-      clusterName: 'c',
-      proxyId: 'p',
-      traceId: '',
-      size: { w: 80, h: 24 },
-      command: '',
-      expiresAt: clock.now + 3_600_000,
-      idleTimeoutMs: 0,
-      client: Object.assign(new EventEmitter(), { end: () => undefined }) as unknown as Client,
-      channel: channel as unknown as ClientChannel,
-      recordSession,
-    },
-    {
-      audit,
-      mirror,
-      now: () => clock.now,
-      onChange: () => undefined,
-      onEnd: () => undefined,
-      recordings: policy,
-    },
-  );
+  const session = new LiveSession(testSessionInit(channel, clock.now, { recordSession }), {
+    audit,
+    mirror,
+    now: () => clock.now,
+    onChange: () => undefined,
+    onEnd: () => undefined,
+    recordings: policy,
+  });
   return { session, channel, clock, mirror };
 }
 

@@ -1,38 +1,10 @@
-import { EventEmitter } from 'node:events';
 import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
-import type { Client, ClientChannel } from 'ssh2';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditStore } from '../audit/index.js';
 import { LiveSession, type LiveSessionInit } from './live-session.js';
 import type { Party } from './party.js';
+import { FakeChannel, testSessionInit } from './live-session.testkit.js';
 import { ScreenMirror } from './screen-mirror.js';
-
-/** A fake SSH channel: the session's view of the node, driven by the test. */
-class FakeChannel extends EventEmitter {
-  stderr = new EventEmitter();
-  written: string[] = [];
-  paused = false;
-  window: [number, number] | undefined;
-  closed = false;
-  write(data: string) {
-    this.written.push(data);
-    return true;
-  }
-  pause() {
-    this.paused = true;
-    return this;
-  }
-  resume() {
-    this.paused = false;
-    return this;
-  }
-  setWindow(rows: number, cols: number) {
-    this.window = [cols, rows];
-  }
-  close() {
-    this.closed = true;
-  }
-}
 
 class RecordingParty implements Party {
   output: Party['output'];
@@ -78,34 +50,16 @@ afterEach(async () => {
 
 function makeSession(overrides: Partial<LiveSessionInit> = {}, clock = { now: 1_000 }) {
   const channel = new FakeChannel();
-  const client = Object.assign(new EventEmitter(), { end: () => undefined });
   const mirror = new ScreenMirror();
   mirrors.push(mirror);
   const ended: LiveSession[] = [];
-  const session = new LiveSession(
-    {
-      owner: { user: 'alice', roles: ['access'] },
-      login: 'root',
-      node: { id: 'n1', hostname: 'web-1', addr: '10.0.0.1:22' },
-      clusterName: 'c',
-      proxyId: 'p',
-      traceId: '',
-      size: { w: 80, h: 24 },
-      command: '',
-      expiresAt: clock.now + 3_600_000,
-      idleTimeoutMs: 0,
-      client: client as unknown as Client,
-      channel: channel as unknown as ClientChannel,
-      ...overrides,
-    },
-    {
-      audit,
-      mirror,
-      now: () => clock.now,
-      onChange: () => undefined,
-      onEnd: (s) => void ended.push(s),
-    },
-  );
+  const session = new LiveSession(testSessionInit(channel, clock.now, overrides), {
+    audit,
+    mirror,
+    now: () => clock.now,
+    onChange: () => undefined,
+    onEnd: (s) => void ended.push(s),
+  });
   return { session, channel, ended, clock };
 }
 
