@@ -42,6 +42,12 @@ export const apiPaths = {
   /** A sealed recording's `.cast.gz` (docs/recordings.md). */
   sessionRecording: (clusterId: string, sid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording`,
+  /** What the player needs first: duration, size, keyframe times (docs/recordings.md). */
+  sessionRecordingInfo: (clusterId: string, sid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording/info`,
+  /** One chunk of cast events: `?at=<seconds>` seeks, `?offset=<n>` continues. */
+  sessionRecordingEvents: (clusterId: string, sid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording/events`,
   /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
   terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
   joinToken: `${apiPrefix}/token`,
@@ -50,6 +56,8 @@ export const apiPaths = {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
+    sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,
+    sessionRecordingEvents: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/events`,
     terminalConnect: `${apiPrefix}/sites/:clusterId/connect/ws`,
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
     mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,

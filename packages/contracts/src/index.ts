@@ -17,6 +17,7 @@ export * from './users-admin.js';
 export * from './join-tokens.js';
 export * from './nodes.js';
 export * from './recordings.js';
+export * from './recording-playback.js';
 export * from './sessions.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
