@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { sealCast } from './seal.js';
@@ -19,6 +19,19 @@ export interface RecordingIndex {
   castBytes: number;
   /** Time (s), offset in the uncompressed cast, and byte range in `<sid>.keyframes.jsonl`. */
   keyframes: { t: number; offset: number; at: number; length: number }[];
+  /**
+   * Where gzip members start that a reader may begin decompressing at: a time no later than the
+   * member's first event, its offset in the uncompressed cast and its byte position in `<sid>.cast.gz`.
+   * Every keyframe's offset is one, and there is one at least every MiB of cast. Indexes written
+   * before seek points existed lack it; readers then start at the beginning.
+   */
+  seekPoints?: SeekPoint[];
+}
+
+export interface SeekPoint {
+  t: number;
+  offset: number;
+  gz: number;
 }
 
 export interface RecordingWriter {
@@ -41,8 +54,10 @@ export interface RecordingStore {
   create(sid: string): RecordingWriter;
   /** The index of a sealed recording, or undefined (unknown, or still being written). */
   readIndex(sid: string): Promise<RecordingIndex | undefined>;
-  /** The gzip cast, or undefined. */
-  openCast(sid: string): Promise<Readable | undefined>;
+  /** The gzip cast from byte `gz` (a seek point), or undefined. */
+  openCast(sid: string, gz?: number): Promise<Readable | undefined>;
+  /** One line of `<sid>.keyframes.jsonl`, by the index's `at` and `length`. */
+  readKeyframe(sid: string, at: number, length: number): Promise<Buffer | undefined>;
 }
 
 const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
@@ -73,11 +88,24 @@ export class DirRecordingStore implements RecordingStore {
     };
   }
 
-  async openCast(sid: string): Promise<Readable | undefined> {
+  async openCast(sid: string, gz = 0): Promise<Readable | undefined> {
     if (!sidPattern.test(sid)) return undefined;
     const file = this.file(sid, 'cast.gz');
     if (!(await exists(file))) return undefined;
-    return createReadStream(file);
+    return createReadStream(file, { start: gz });
+  }
+
+  async readKeyframe(sid: string, at: number, length: number): Promise<Buffer | undefined> {
+    if (!sidPattern.test(sid)) return undefined;
+    const handle = await open(this.file(sid, 'keyframes.jsonl')).catch(() => undefined);
+    if (!handle) return undefined;
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, at);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
 
   async readIndex(sid: string): Promise<RecordingIndex | undefined> {
@@ -92,26 +120,15 @@ export class DirRecordingStore implements RecordingStore {
 
   /** Keeps the readable part of the cast and the keyframes it covers, and marks it incomplete. */
   private async sealAfterCrash(sid: string): Promise<void> {
+    const text = await readFile(this.file(sid, 'keyframes.jsonl')).catch(() => Buffer.alloc(0));
+    const candidates = readKeyframeLines(text);
     const castFile = this.file(sid, 'cast.gz');
-    const sealed = sealCast(await readFile(castFile));
+    const sealed = sealCast(
+      await readFile(castFile),
+      candidates.map((k) => k.offset),
+    );
     await writeFile(`${castFile}.tmp`, sealed.gzip);
     await rename(`${castFile}.tmp`, castFile);
-    const keyframes: RecordingIndex['keyframes'] = [];
-    const text = await readFile(this.file(sid, 'keyframes.jsonl')).catch(() => Buffer.alloc(0));
-    let at = 0;
-    for (let end = text.indexOf(10); end >= 0; end = text.indexOf(10, at)) {
-      try {
-        const line = JSON.parse(text.subarray(at, end).toString('utf8')) as {
-          t: number;
-          offset: number;
-        };
-        if (line.offset > sealed.castBytes) break;
-        keyframes.push({ t: line.t, offset: line.offset, at, length: end - at + 1 });
-      } catch {
-        break;
-      }
-      at = end + 1;
-    }
     await this.writeIndex(sid, {
       version: 1,
       sid,
@@ -120,7 +137,8 @@ export class DirRecordingStore implements RecordingStore {
       durationMs: Math.round(sealed.lastTime * 1000),
       participants: [],
       castBytes: sealed.castBytes,
-      keyframes,
+      keyframes: candidates.filter((k) => k.offset <= sealed.castBytes),
+      seekPoints: sealed.seekPoints,
     });
   }
 
@@ -129,6 +147,25 @@ export class DirRecordingStore implements RecordingStore {
     await writeFile(`${file}.tmp`, JSON.stringify(index));
     await rename(`${file}.tmp`, file);
   }
+}
+
+/** The whole, parseable keyframe lines of a file a crash may have cut, with their positions. */
+function readKeyframeLines(text: Buffer): RecordingIndex['keyframes'] {
+  const keyframes: RecordingIndex['keyframes'] = [];
+  let at = 0;
+  for (let end = text.indexOf(10); end >= 0; end = text.indexOf(10, at)) {
+    try {
+      const { t, offset } = JSON.parse(text.subarray(at, end).toString('utf8')) as {
+        t: number;
+        offset: number;
+      };
+      keyframes.push({ t, offset, at, length: end - at + 1 });
+    } catch {
+      break;
+    }
+    at = end + 1;
+  }
+  return keyframes;
 }
 
 const exists = (file: string) =>

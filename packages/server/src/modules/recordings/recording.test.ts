@@ -174,6 +174,7 @@ describe('session recording', () => {
       create: () => ({ cast, keyframes: new PassThrough(), seal: async () => undefined }),
       readIndex: async () => undefined,
       openCast: async () => undefined,
+      readKeyframe: async () => undefined,
     };
     const { session, channel } = startSession({ store, onFailure: 'fail_open' });
     let paused = false;
@@ -248,30 +249,39 @@ describe('session recording', () => {
     const sid = '0b7e2a6c-1111-4222-8333-944455556666';
     const header = '{"version":2,"width":80,"height":24,"timestamp":1,"env":{},"title":"t"}\n';
     const first = `${header}[0.5,"o","kept"]\n`;
-    const second = '[2.5,"o","lost in the cut, with a long enough line to be cut"]\n';
+    const second = '[1.5,"o","kept too"]\n';
+    const third = '[2.5,"o","lost in the cut, with a long enough line to be cut"]\n';
     // What the recorder leaves on disk: whole gzip members, the last one cut by the crash.
-    const members = Buffer.concat([gzipSync(first), gzipSync(second)]);
-    const cut = gzipSync(first).length + 20;
+    const members = Buffer.concat([gzipSync(first), gzipSync(second), gzipSync(third)]);
+    const cut = gzipSync(first).length + gzipSync(second).length + 20;
     await writeFile(path.join(dir, `${sid}.cast.gz`), members.subarray(0, cut));
     const kept = `${JSON.stringify({ t: 0.5, offset: first.length, screen: 'kept' })}\n`;
-    const beyond = `${JSON.stringify({ t: 2.5, offset: first.length + second.length })}\n`;
+    const beyond = `${JSON.stringify({ t: 2.5, offset: first.length + second.length + third.length })}\n`;
     await writeFile(path.join(dir, `${sid}.keyframes.jsonl`), `${kept}${beyond}{"t":3,`);
 
     const store = new DirRecordingStore(dir);
     expect(await store.init()).toEqual({ sealed: [sid] });
-    const cast = gunzipSync(await readFile(store.file(sid, 'cast.gz'))).toString();
-    expect(cast).toBe(first);
-    const index = JSON.parse(await readFile(store.file(sid, 'index.json'), 'utf8')) as unknown;
+    const gz = await readFile(store.file(sid, 'cast.gz'));
+    expect(gunzipSync(gz).toString()).toBe(first + second);
+    const index = JSON.parse(
+      await readFile(store.file(sid, 'index.json'), 'utf8'),
+    ) as RecordingIndex;
     expect(index).toEqual({
       version: 1,
       sid,
       sealed: true,
       incomplete: true,
-      durationMs: 500,
+      durationMs: 1500,
       participants: [],
-      castBytes: first.length,
+      castBytes: first.length + second.length,
       keyframes: [{ t: 0.5, offset: first.length, at: 0, length: Buffer.byteLength(kept) }],
+      seekPoints: [
+        { t: 0, offset: 0, gz: 0 },
+        { t: 0.5, offset: first.length, gz: expect.any(Number) },
+      ],
     });
+    // The keyframe starts a member of its own, so a player still seeks from it.
+    expect(gunzipSync(gz.subarray(index.seekPoints![1]!.gz)).toString()).toBe(second);
     // A second start finds nothing left to seal.
     expect(await store.init()).toEqual({ sealed: [] });
   });

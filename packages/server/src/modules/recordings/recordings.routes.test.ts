@@ -53,6 +53,17 @@ describe('GET sessions/:sid/recording', () => {
     ]);
   });
 
+  it('sends the plain asciicast when asked for format=cast', async () => {
+    const headers = await app.signIn(['auditor'], 'audrey');
+    const res = await app.server.inject({ url: `${url()}?format=cast`, headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-asciicast');
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="${sid}.cast"`);
+    expect(res.body).toBe(cast);
+    const bad = await app.server.inject({ url: `${url()}?format=mp4`, headers });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it('hides a recording from an access user who was not in it, and unknown ids', async () => {
     const bob = await app.signIn(['access'], 'bob');
     expect((await app.server.inject({ url: url(), headers: bob })).statusCode).toBe(404);
@@ -63,5 +74,65 @@ describe('GET sessions/:sid/recording', () => {
     expect(unknown.statusCode).toBe(404);
     const traversal = await app.server.inject({ url: url('..%2Fx'), headers: auditor });
     expect(traversal.statusCode).toBe(404);
+  });
+});
+
+describe('the player calls: recording/info and recording/events', () => {
+  const info = (id = sid) => `${url(id)}/info`;
+  const events = (query: string, id = sid) => `${url(id)}/events?${query}`;
+
+  it('answer 401 without a session and 403 without recordedSessions read', async () => {
+    for (const path of [info(), events('at=0')]) {
+      expect((await app.server.inject({ url: path })).statusCode).toBe(401);
+      const headers = await app.signIn(['editor'], 'eddie');
+      expect((await app.server.inject({ url: path, headers })).statusCode).toBe(403);
+    }
+  });
+
+  it('describe the recording and audit the opening, once per player', async () => {
+    const headers = await app.signIn(['auditor'], 'aubrey');
+    const res = await app.server.inject({ url: info(), headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      sid,
+      durationMs: 100,
+      incomplete: false,
+      cols: 80,
+      rows: 24,
+      title: 't',
+      castBytes: cast.length,
+      keyframeTimes: [],
+    });
+    await app.server.inject({ url: events('at=0'), headers });
+    await app.server.inject({ url: events('offset=0'), headers });
+    const mine = (await accessEvents()).filter((e) => e.user === 'aubrey');
+    expect(mine).toEqual([expect.objectContaining({ sid, format: 'player' })]);
+  });
+
+  it('return chunks of events by time or by offset', async () => {
+    const headers = await app.signIn(['auditor'], 'audrey');
+    const byTime = await app.server.inject({ url: events('at=0.05'), headers });
+    expect(byTime.json()).toEqual({ events: [[0.1, 'o', 'hi']], next: null });
+    const start = await app.server.inject({ url: events('offset=0&bytes=1'), headers });
+    expect(start.json()).toEqual({ events: [[0.1, 'o', 'hi']], next: null });
+    const past = await app.server.inject({ url: events(`offset=${cast.length}`), headers });
+    expect(past.json()).toEqual({ events: [], next: null });
+  });
+
+  it('refuse a query with neither or both of at and offset, or a bad number', async () => {
+    const headers = await app.signIn(['auditor'], 'audrey');
+    for (const query of ['', 'at=1&offset=0', 'offset=-1', 'at=soon', 'bytes=0&at=1']) {
+      const res = await app.server.inject({ url: events(query), headers });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().message).toBeTruthy();
+    }
+  });
+
+  it('hide recordings the user may not read', async () => {
+    const bob = await app.signIn(['access'], 'bob');
+    expect((await app.server.inject({ url: info(), headers: bob })).statusCode).toBe(404);
+    expect((await app.server.inject({ url: events('at=0'), headers: bob })).statusCode).toBe(404);
+    const alice = await app.signIn(['access'], 'alice');
+    expect((await app.server.inject({ url: info(), headers: alice })).statusCode).toBe(200);
   });
 });

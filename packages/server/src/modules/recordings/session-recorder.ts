@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { RecordingIndex, RecordingWriter } from './recording-store.js';
+import type { RecordingIndex, RecordingWriter, SeekPoint } from './recording-store.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -29,6 +29,9 @@ export interface SessionRecorderOptions {
 /** Output handed to compression and not yet written beyond which the session should pause. */
 const maxBacklogBytes = 8 * 1024 * 1024;
 
+/** A reader starting at the nearest seek point decompresses at most about this much to skip. */
+const seekPointEveryBytes = 1024 * 1024;
+
 /**
  * Writes one session as asciicast v2, gzip-compressed, plus its keyframes (docs/recordings.md).
  * The session's hot path only copies output into a list. On a timer, or once enough is held, the
@@ -52,6 +55,12 @@ export class SessionRecorder {
   /** Output stopped compressing: members are stored, and every 16th probes level 1 again. */
   private storing = false;
   private members = 0;
+  /** Bytes of `<sid>.cast.gz` written, in member order. */
+  private gzBytes = 0;
+  private readonly seekPoints: SeekPoint[] = [];
+  private lastSeekOffset = -Infinity;
+  /** A keyframe was taken: the next member must start a seek point at its offset. */
+  private seekPointWanted = false;
 
   constructor(
     private readonly writer: RecordingWriter,
@@ -72,6 +81,7 @@ export class SessionRecorder {
           title: header.title,
         })}\n`,
       ),
+      0,
     );
   }
 
@@ -99,6 +109,7 @@ export class SessionRecorder {
    */
   position(): { t: number; offset: number } {
     this.flush();
+    this.seekPointWanted = true;
     return { t: this.elapsed(), offset: this.castBytes };
   }
 
@@ -136,6 +147,7 @@ export class SessionRecorder {
       participants,
       castBytes: this.castBytes,
       keyframes: this.keyframes,
+      seekPoints: this.seekPoints,
     });
   }
 
@@ -158,13 +170,14 @@ export class SessionRecorder {
     this.timer = undefined;
     if (this.held.length === 0 || this.failed) return;
     let text = '';
+    const first = this.held[0]!.t;
     for (const { t, kind, data } of this.held) {
       const value = typeof data === 'string' ? data : data.toString('utf8');
       text += `${JSON.stringify([Math.round(t * 1e6) / 1e6, kind, value])}\n`;
     }
     this.held = [];
     this.heldBytes = 0;
-    this.write(Buffer.from(text, 'utf8'));
+    this.write(Buffer.from(text, 'utf8'), first);
   }
 
   /**
@@ -172,8 +185,15 @@ export class SessionRecorder {
    * 40 MiB/s) on output that does not compress (base64, binary noise), which would take the CPU
    * a `cat` of such a file needs. Members of such output are stored (level 0, several hundred
    * MiB/s); every 16th is compressed to see whether the output compresses again.
+   * `t` is the time of the member's first event.
    */
-  private write(chunk: Buffer): void {
+  private write(chunk: Buffer, t: number): void {
+    const offset = this.castBytes;
+    const seekPoint = this.seekPointWanted || offset - this.lastSeekOffset >= seekPointEveryBytes;
+    if (seekPoint) {
+      this.seekPointWanted = false;
+      this.lastSeekOffset = offset;
+    }
     this.castBytes += chunk.length;
     this.backlog += chunk.length;
     const probe = !this.storing || ++this.members % 16 === 0;
@@ -184,6 +204,8 @@ export class SessionRecorder {
       const member = await compressed.catch((error: Error) => this.fail(error.message));
       if (!member || this.failed) return;
       if (probe && chunk.length >= 64 * 1024) this.storing = member.length > chunk.length / 2;
+      if (seekPoint) this.seekPoints.push({ t, offset, gz: this.gzBytes });
+      this.gzBytes += member.length;
       this.writer.cast.write(member);
       this.backlog -= chunk.length;
       if (this.backlog === 0) this.options.onDrain?.();

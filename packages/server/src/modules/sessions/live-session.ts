@@ -259,7 +259,7 @@ export class LiveSession {
   /** Called about once a second: time limits, and observers too slow to keep up. */
   checkLimits(now: number): void {
     if (this.ended) return;
-    this.recording?.tick(now, this.size);
+    this.recording?.tick(now);
     this.maybeResume(); // the recording may have caught up
     if (now >= this.init.expiresAt) return this.terminate('session expired (max_session_ttl)');
     const idle = this.init.idleTimeoutMs;

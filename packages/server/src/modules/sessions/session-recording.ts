@@ -11,6 +11,11 @@ export interface RecordingPolicy {
 
 /** A keyframe at most this often, and only after output: a player seeks from the nearest one. */
 export const keyframeEveryMs = 5_000;
+/**
+ * And after this much output, so a seek into a flood replays at most this much past its
+ * keyframe (xterm.js parses it in well under 100 ms).
+ */
+export const keyframeEveryBytes = 4 * 1024 * 1024;
 
 export interface SessionRecordingOptions {
   sid: string;
@@ -37,13 +42,15 @@ export class SessionRecording {
   /** Settles once the recording is sealed (or has failed). */
   done: Promise<void> = Promise.resolve();
   private lastKeyframe: number;
-  private outputSinceKeyframe = false;
+  private outputSinceKeyframe = 0;
+  private size: { w: number; h: number };
 
   private constructor(
     private readonly recorder: SessionRecorder,
     private readonly options: SessionRecordingOptions,
   ) {
     this.lastKeyframe = options.start;
+    this.size = { ...options.size };
   }
 
   /** Starts recording, or undefined when it cannot (the failure is reported asynchronously). */
@@ -84,20 +91,26 @@ export class SessionRecording {
 
   output(data: Uint8Array): void {
     this.recorder.output(data);
-    this.outputSinceKeyframe = true;
+    this.outputSinceKeyframe += data.length;
+    if (this.outputSinceKeyframe >= keyframeEveryBytes) this.keyframe(this.options.now());
   }
 
   resize(w: number, h: number): void {
     this.recorder.resize(w, h);
+    this.size = { w, h };
   }
 
   /** Called about once a second: stores the screen when a keyframe is due. */
-  tick(now: number, size: { w: number; h: number }): void {
-    if (!this.outputSinceKeyframe || now - this.lastKeyframe < keyframeEveryMs) return;
+  tick(now: number): void {
+    if (this.outputSinceKeyframe === 0 || now - this.lastKeyframe < keyframeEveryMs) return;
+    this.keyframe(now);
+  }
+
+  private keyframe(now: number): void {
     this.lastKeyframe = now;
-    this.outputSinceKeyframe = false;
+    this.outputSinceKeyframe = 0;
     const at = this.recorder.position();
-    const frozen = { ...size };
+    const frozen = { ...this.size };
     // The mirror's snapshot reflects exactly the output written before this call.
     void this.options.mirror.snapshot(this.options.sid).then((screen) => {
       if (screen) this.recorder.keyframe(at, frozen, screen);
