@@ -1,29 +1,13 @@
-import { verify } from 'node:crypto';
 import type { PublicKeyAuthContext } from 'ssh2';
-import { POSTERN_ROLES_EXTENSION } from '../ca.service.js';
 import {
-  ED25519_CERT,
-  parseCertificate,
-  verifyCertificate,
-  verifyCertificateSignature,
-} from '../certificates.js';
-import { ED25519, ed25519PublicKeyObject } from '../keys.js';
-import { SshReader } from '../wire.js';
+  judgeUserCertificate,
+  type CertificatePolicy,
+  type CertifiedIdentity,
+} from '../user-certificate-login.js';
 import { resolveLoginAccount, type LoginAccount } from './os-user.js';
 
-/** Who a certificate says the client is. */
-export interface CertifiedIdentity {
-  user: string;
-  roles: string[];
-  login: string;
-  serial: bigint;
-}
-
-export interface AuthPolicy {
-  userCaPublicKeys: () => string[];
-  lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
-  now: () => Date;
-}
+export type { CertifiedIdentity } from '../user-certificate-login.js';
+export type AuthPolicy = CertificatePolicy;
 
 export type AuthVerdict =
   | { ok: true; identity: CertifiedIdentity; account: LoginAccount }
@@ -31,79 +15,16 @@ export type AuthVerdict =
   | { ok: false; reason: string; tellClient: boolean };
 
 /**
- * Judges one "publickey" request. Only a user certificate from a cluster user CA gets in: CA
- * signature, type, the requested login among its principals, its validity window, no lock, an OS
- * account for the login, and (on the signed request) the client's signature over the session.
- * The unsigned "publickey -- check" query runs the same checks minus the last, so clients are only
- * told "go ahead, sign" for a certificate that would work.
+ * Judges one "publickey" request on a node: a genuine Postern user certificate for the login
+ * (see user-certificate-login.ts), and an OS account for that login on this host.
  */
 export async function judgePublicKey(
   ctx: PublicKeyAuthContext,
   policy: AuthPolicy,
 ): Promise<AuthVerdict> {
-  const refuse = (reason: string, tellClient = false): AuthVerdict => ({
-    ok: false,
-    reason,
-    tellClient,
-  });
-  if (ctx.key.algo !== ED25519_CERT) return refuse(`not a certificate (${ctx.key.algo})`);
-  let cert;
-  try {
-    cert = parseCertificate(ctx.key.data);
-  } catch (error) {
-    return refuse((error as Error).message);
-  }
-  const caPublicKeys = policy.userCaPublicKeys();
-  const genuine = verifyCertificateSignature(cert, caPublicKeys);
-  if (!genuine.ok) return refuse(genuine.reason);
-  const verdict = verifyCertificate(cert, {
-    caPublicKeys,
-    type: 'user',
-    principal: ctx.username,
-    now: policy.now(),
-  });
-  if (!verdict.ok) return refuse(verdict.reason, true);
-  // We enforce no critical option (force-command, source-address…), and a critical option that
-  // is not enforced must refuse the login: that is what "critical" means.
-  const critical = Object.keys(cert.criticalOptions);
-  if (critical.length > 0)
-    return refuse(`unsupported critical options: ${critical.join(', ')}`, true);
-
-  const identity: CertifiedIdentity = {
-    user: cert.keyId,
-    roles: (cert.extensions[POSTERN_ROLES_EXTENSION] ?? '').split(',').filter(Boolean),
-    login: ctx.username,
-    serial: cert.serial,
-  };
-  const lockMessage = policy.lockedMessage?.(identity);
-  if (lockMessage !== undefined) return refuse(`locked: ${lockMessage}`, true);
+  const verdict = judgeUserCertificate(ctx, policy);
+  if (!verdict.ok) return verdict;
   const resolved = await resolveLoginAccount(ctx.username);
-  if (!resolved.ok) return refuse(resolved.reason, true);
-
-  if (ctx.signature && ctx.blob) {
-    if (!validSessionSignature(ctx.signature, ctx.blob, cert.publicKeyBlob)) {
-      return refuse('signature over the session does not match the certified key');
-    }
-  }
-  return { ok: true, identity, account: resolved.account };
-}
-
-/**
- * ssh2 strips the signature's algorithm label only when it equals the request's algorithm; for a
- * certificate the label is `ssh-ed25519` while the algorithm is the certificate's, so the label
- * is still there and we read it ourselves (a bare 64-byte signature is accepted too).
- */
-function validSessionSignature(signature: Buffer, signedData: Buffer, keyBlob: Buffer): boolean {
-  let raw = signature;
-  if (signature.length !== 64) {
-    try {
-      const reader = new SshReader(signature, 'signature');
-      if (reader.text() !== ED25519) return false;
-      raw = reader.string();
-      reader.end();
-    } catch {
-      return false;
-    }
-  }
-  return verify(null, signedData, ed25519PublicKeyObject(keyBlob), raw);
+  if (!resolved.ok) return { ok: false, reason: resolved.reason, tellClient: true };
+  return { ok: true, identity: verdict.identity, account: resolved.account };
 }

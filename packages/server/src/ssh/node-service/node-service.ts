@@ -3,8 +3,7 @@ import type { Duplex } from 'node:stream';
 import ssh2, { type AuthContext, type Connection, type Server } from 'ssh2';
 import { ed25519PrivateKeyObject, publicKeyFromPrivatePem } from '../keys.js';
 import { toOpenSshPrivateKey } from '../openssh-key-format.js';
-import { protocolOf, sendRawPayload } from '../ssh2-internals.js';
-import { SshWriter } from '../wire.js';
+import { sendAuthBanner } from '../user-certificate-login.js';
 import { judgePublicKey, type AuthPolicy, type CertifiedIdentity } from './authenticate.js';
 import type { LoginAccount } from './os-user.js';
 import type { SessionProcess } from './processes.js';
@@ -25,7 +24,6 @@ export interface NodeServiceOptions {
 const MAX_AUTH_ATTEMPTS = 6;
 /** OpenSSH's LoginGraceTime is 120 s; our clients are programs, so less is plenty. */
 const LOGIN_GRACE_MS = 30_000;
-const USERAUTH_BANNER = 53;
 const CLOSE_GRACE_MS = 5_000;
 
 /**
@@ -138,7 +136,7 @@ export class NodeService {
         .then(
           (verdict) => {
             if (!verdict.ok) {
-              if (verdict.tellClient) sendBanner(ctx, `Postern: ${verdict.reason}`);
+              if (verdict.tellClient) sendAuthBanner(ctx, `Postern: ${verdict.reason}`);
               return refuse(ctx, verdict.reason);
             }
             if (ctx.signature) session = this.loggedIn(verdict.identity, verdict.account);
@@ -159,23 +157,5 @@ export class NodeService {
       });
     });
     connection.on('close', () => clearTimeout(grace));
-  }
-}
-
-/**
- * A userauth banner (RFC 4252 §5.4) is the only way to tell a client why it was refused before
- * login; OpenSSH prints it, and our client puts it in its error. Sent only for certificates that
- * are genuine, so strangers learn nothing.
- */
-function sendBanner(ctx: AuthContext, message: string): void {
-  try {
-    const payload = new SshWriter()
-      .byte(USERAUTH_BANNER)
-      .string(`${message}\r\n`)
-      .string('')
-      .toBuffer();
-    sendRawPayload(protocolOf(ctx), payload);
-  } catch {
-    // The connection is gone or ssh2 changed: the refusal itself still goes out.
   }
 }

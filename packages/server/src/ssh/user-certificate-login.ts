@@ -1,0 +1,129 @@
+import { verify } from 'node:crypto';
+import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
+import { POSTERN_ROLES_EXTENSION } from './ca.service.js';
+import {
+  ED25519_CERT,
+  parseCertificate,
+  verifyCertificate,
+  verifyCertificateSignature,
+} from './certificates.js';
+import { ED25519, ed25519PublicKeyObject } from './keys.js';
+import { protocolOf, sendRawPayload } from './ssh2-internals.js';
+import { SshReader, SshWriter } from './wire.js';
+
+/** Who a certificate says the client is. */
+export interface CertifiedIdentity {
+  user: string;
+  roles: string[];
+  login: string;
+  serial: bigint;
+  /** When the certificate stops being valid: sessions on it end then at the latest. */
+  validBefore: Date;
+}
+
+export interface CertificatePolicy {
+  userCaPublicKeys: () => string[];
+  lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
+  now: () => Date;
+}
+
+export type CertificateVerdict =
+  | { ok: true; identity: CertifiedIdentity }
+  /** `tellClient` is set once the certificate is proven genuine: only then may reasons leak. */
+  | { ok: false; reason: string; tellClient: boolean };
+
+/**
+ * Judges one "publickey" request for a Postern user certificate: CA signature, type, the
+ * requested login among its principals, its validity window, no unenforced critical option, no
+ * lock, and (on the signed request) the client's signature over the session. The unsigned
+ * "publickey -- check" query runs the same checks minus the last, so clients are only told "go
+ * ahead, sign" for a certificate that would work. Used by the node service and the SSH proxy.
+ */
+export function judgeUserCertificate(
+  ctx: PublicKeyAuthContext,
+  policy: CertificatePolicy,
+): CertificateVerdict {
+  const refuse = (reason: string, tellClient = false): CertificateVerdict => ({
+    ok: false,
+    reason,
+    tellClient,
+  });
+  if (ctx.key.algo !== ED25519_CERT) return refuse(`not a certificate (${ctx.key.algo})`);
+  let cert;
+  try {
+    cert = parseCertificate(ctx.key.data);
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+  const caPublicKeys = policy.userCaPublicKeys();
+  const genuine = verifyCertificateSignature(cert, caPublicKeys);
+  if (!genuine.ok) return refuse(genuine.reason);
+  const verdict = verifyCertificate(cert, {
+    caPublicKeys,
+    type: 'user',
+    principal: ctx.username,
+    now: policy.now(),
+  });
+  if (!verdict.ok) return refuse(verdict.reason, true);
+  // We enforce no critical option (force-command, source-address…), and a critical option that
+  // is not enforced must refuse the login: that is what "critical" means.
+  const critical = Object.keys(cert.criticalOptions);
+  if (critical.length > 0)
+    return refuse(`unsupported critical options: ${critical.join(', ')}`, true);
+
+  const identity: CertifiedIdentity = {
+    user: cert.keyId,
+    roles: (cert.extensions[POSTERN_ROLES_EXTENSION] ?? '').split(',').filter(Boolean),
+    login: ctx.username,
+    serial: cert.serial,
+    validBefore: cert.validBefore,
+  };
+  const lockMessage = policy.lockedMessage?.(identity);
+  if (lockMessage !== undefined) return refuse(`locked: ${lockMessage}`, true);
+  if (ctx.signature && ctx.blob) {
+    if (!validSessionSignature(ctx.signature, ctx.blob, cert.publicKeyBlob)) {
+      return refuse('signature over the session does not match the certified key');
+    }
+  }
+  return { ok: true, identity };
+}
+
+/**
+ * ssh2 strips the signature's algorithm label only when it equals the request's algorithm; for a
+ * certificate the label is `ssh-ed25519` while the algorithm is the certificate's, so the label
+ * is still there and we read it ourselves (a bare 64-byte signature is accepted too).
+ */
+function validSessionSignature(signature: Buffer, signedData: Buffer, keyBlob: Buffer): boolean {
+  let raw = signature;
+  if (signature.length !== 64) {
+    try {
+      const reader = new SshReader(signature, 'signature');
+      if (reader.text() !== ED25519) return false;
+      raw = reader.string();
+      reader.end();
+    } catch {
+      return false;
+    }
+  }
+  return verify(null, signedData, ed25519PublicKeyObject(keyBlob), raw);
+}
+
+const USERAUTH_BANNER = 53;
+
+/**
+ * A userauth banner (RFC 4252 §5.4) is the only way to tell a client why it was refused before
+ * login; OpenSSH prints it, and our client puts it in its error. Send it only for certificates
+ * that are genuine, so strangers learn nothing.
+ */
+export function sendAuthBanner(ctx: AuthContext, message: string): void {
+  try {
+    const payload = new SshWriter()
+      .byte(USERAUTH_BANNER)
+      .string(`${message}\r\n`)
+      .string('')
+      .toBuffer();
+    sendRawPayload(protocolOf(ctx), payload);
+  } catch {
+    // The connection is gone or ssh2 changed: the refusal itself still goes out.
+  }
+}
