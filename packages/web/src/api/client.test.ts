@@ -44,6 +44,19 @@ describe('API client requests', () => {
     expect(headers.get('Authorization')).toBe('Bearer bearer-1');
   });
 
+  it('reads a file as a Blob with the bearer header, and its JSON error as an ApiError', async () => {
+    const { api, fetchStub } = clientWith(() => new Response('{"version": 2}\n'));
+    const blob = await api.getBlob('/rec?format=cast');
+    expect(await blob.text()).toBe('{"version": 2}\n');
+    expect(requestOf(fetchStub).headers.get('Authorization')).toBe('Bearer bearer-1');
+
+    const denied = clientWith(() => json({ message: 'access denied' }, { status: 403 }));
+    await expect(denied.api.getBlob('/rec')).rejects.toMatchObject({
+      status: 403,
+      message: 'access denied',
+    });
+  });
+
   it('serialises JSON bodies for post, put and delete', async () => {
     const { api, fetchStub } = clientWith(() => json({}));
     await api.post('/a', { x: 1 });

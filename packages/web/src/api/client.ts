@@ -37,10 +37,15 @@ export interface RequestOptions {
 export type ApiClient = ReturnType<typeof createApiClient>;
 
 export function createApiClient(deps: ApiClientDeps) {
-  function headers(json: boolean, token: string | undefined, extra = {}): Headers {
+  function headers(
+    json: boolean,
+    token: string | undefined,
+    extra = {},
+    accept = 'application/json',
+  ): Headers {
     const result = new Headers({
       ...extra,
-      Accept: 'application/json',
+      Accept: accept,
       'X-CSRF-Token': deps.csrfToken(),
     });
     // Without an explicit Content-Type the browser writes the multipart boundary for FormData.
@@ -56,6 +61,7 @@ export function createApiClient(deps: ApiClientDeps) {
     json: boolean,
     options: RequestOptions = {},
     retryToken?: string,
+    read: BodyReader = readJson,
   ): Promise<unknown> {
     const token = retryToken ?? deps.accessToken();
     let response: Response;
@@ -63,7 +69,7 @@ export function createApiClient(deps: ApiClientDeps) {
       response = await deps.fetch(url, {
         method,
         body,
-        headers: headers(json, token, options.headers),
+        headers: headers(json, token, options.headers, read.accept),
         mode: 'same-origin',
         credentials: 'same-origin',
         cache: 'no-store',
@@ -75,14 +81,14 @@ export function createApiClient(deps: ApiClientDeps) {
       throw new Error('Network request failed');
     }
     try {
-      return await readResponse(response, url);
+      return await readResponse(response, url, read);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (token && err.status === 401 && !options.skipSessionCheck && deps.onUnauthorized) {
         const fresh = await deps.onUnauthorized(err, token);
         // A 401 comes from the access check, before the route runs: sending again is safe.
         if (retryToken === undefined && fresh && fresh !== token) {
-          return send(method, url, body, json, options, fresh);
+          return send(method, url, body, json, options, fresh, read);
         }
       }
       deps.onError?.(err, options);
@@ -96,6 +102,9 @@ export function createApiClient(deps: ApiClientDeps) {
 
   return {
     get: (url: string, options?: RequestOptions) => send('GET', url, undefined, true, options),
+    /** A file (a recording's `.cast`): the body as a Blob, with the same headers and errors. */
+    getBlob: async (url: string, options?: RequestOptions) =>
+      (await send('GET', url, undefined, true, options, undefined, readBlob)) as Blob,
     post: (url: string, body?: unknown, options?: RequestOptions) =>
       send('POST', url, jsonBody(body), true, options),
     put: (url: string, body?: unknown, options?: RequestOptions) =>
@@ -110,13 +119,25 @@ export function createApiClient(deps: ApiClientDeps) {
   };
 }
 
-async function readResponse(response: Response, url: string): Promise<unknown> {
-  if (response.ok) {
-    // No content has no JSON to parse; anything else must be JSON, and a parse failure
-    // surfaces with the parser's own message (spec §8).
-    if (response.status === 204) return undefined;
-    return response.json();
-  }
+interface BodyReader {
+  accept: string;
+  (response: Response): Promise<unknown>;
+}
+
+// No content has no JSON to parse; anything else must be JSON, and a parse failure surfaces
+// with the parser's own message (spec §8).
+const readJson: BodyReader = Object.assign(
+  (response: Response) => (response.status === 204 ? Promise.resolve(undefined) : response.json()),
+  { accept: 'application/json' },
+);
+
+// Errors still come as JSON; the Accept names the file too, so the server may send it.
+const readBlob: BodyReader = Object.assign((response: Response) => response.blob(), {
+  accept: 'application/octet-stream, application/json',
+});
+
+async function readResponse(response: Response, url: string, read: BodyReader): Promise<unknown> {
+  if (response.ok) return read(response);
   let json: unknown;
   try {
     json = await response.json();
