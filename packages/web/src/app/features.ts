@@ -76,6 +76,9 @@ const SessionsPage = lazy(() =>
 const ConsolePage = lazy(() =>
   import('../features/console/ConsolePage').then((m) => ({ default: m.ConsolePage })),
 );
+const PlayerPage = lazy(() =>
+  import('../features/player/PlayerPage').then((m) => ({ default: m.PlayerPage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
@@ -260,6 +263,15 @@ export const features: readonly Feature[] = [
     placement: { nav: 'topMenu' },
     flag: 'always',
     page: SupportPage,
+  },
+  // The session player, opened from a recording in the list.
+  {
+    id: 'player',
+    title: 'Session Player',
+    route: 'player',
+    placement: { nav: 'none' },
+    flag: 'recordings',
+    page: PlayerPage,
   },
   ...consoleRoutes.map((route): Feature => ({
     id: route,

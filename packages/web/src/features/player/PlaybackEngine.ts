@@ -124,6 +124,11 @@ export class PlaybackEngine {
     void this.load(target).catch((err: unknown) => this.fail(err));
   }
 
+  /** Forward or back from where the playback is (the keyboard's ±5 s). */
+  seekBy(deltaMs: number): void {
+    this.seek(this.positionMs + deltaMs);
+  }
+
   dispose(): void {
     this.disposed = true;
     this.generation++;

@@ -1,0 +1,81 @@
+import { Alert, Anchor, Box, Button, Group, Text, Title } from '@mantine/core';
+import type { Ref } from 'react';
+import { Link } from 'react-router';
+import { PlayerControlsBar } from './PlayerControlsBar';
+import type { PlaybackState } from './playbackTypes';
+import type { PlaybackControls } from './usePlayback';
+import { usePlayerKeys } from './usePlayerKeys';
+
+interface Props {
+  title: string;
+  sid: string;
+  /** The recordings list. */
+  backHref: string;
+  /** The proxy stopped before the session ended. */
+  incomplete: boolean;
+  state: PlaybackState;
+  controls: PlaybackControls;
+  /** Where the terminal is drawn (it keeps the recording's size; the area scrolls). */
+  terminalRef: Ref<HTMLDivElement>;
+  onDownload: () => void;
+  downloading: boolean;
+}
+
+/** The full-page player: header, the recorded terminal, the controls. */
+export function PlayerView(props: Props) {
+  const { state, controls } = props;
+  usePlayerKeys(controls);
+
+  return (
+    <Box style={{ display: 'flex', flexDirection: 'column', height: '100dvh' }}>
+      <Group justify="space-between" wrap="nowrap" px="md" py="xs" style={borderBottom}>
+        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
+          <Anchor component={Link} to={props.backHref} size="sm">
+            ← Recordings
+          </Anchor>
+          <Title order={1} size="h4" style={{ overflowWrap: 'anywhere' }}>
+            {props.title || 'Session recording'}
+          </Title>
+          <Text size="xs" c="dimmed" ff="monospace">
+            {props.sid}
+          </Text>
+        </Group>
+        <Button size="xs" variant="light" loading={props.downloading} onClick={props.onDownload}>
+          Download .cast
+        </Button>
+      </Group>
+      {props.incomplete && (
+        <Alert color="yellow" py="xs" radius={0}>
+          This recording is incomplete: the proxy stopped before the session ended.
+        </Alert>
+      )}
+      {state.status === 'error' && (
+        <Alert color="red" py="xs" radius={0} role="alert" title="Playback stopped">
+          <Group justify="space-between" wrap="nowrap">
+            <Text size="sm">{state.error}</Text>
+            <Button size="xs" variant="light" color="red" onClick={controls.play}>
+              Retry
+            </Button>
+          </Group>
+        </Alert>
+      )}
+      <Box style={terminalArea}>
+        {/* Centred when smaller than the area, scrolled when larger. */}
+        <Box ref={props.terminalRef} style={{ margin: 'auto' }} data-testid="player-terminal" />
+      </Box>
+      <Box style={{ borderTop: borderBottom.borderBottom }}>
+        <PlayerControlsBar state={state} controls={controls} />
+      </Box>
+    </Box>
+  );
+}
+
+const borderBottom = { borderBottom: '1px solid var(--mantine-color-default-border)' };
+const terminalArea = {
+  flex: 1,
+  minHeight: 0,
+  overflow: 'auto',
+  display: 'flex',
+  padding: 8,
+  background: '#1b1b22',
+};

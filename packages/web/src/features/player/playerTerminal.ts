@@ -1,0 +1,31 @@
+import '@xterm/xterm/css/xterm.css';
+import { Terminal } from '@xterm/xterm';
+import type { PlaybackTerminal } from './playbackTypes';
+
+export interface PlayerTerminal extends PlaybackTerminal {
+  dispose(): void;
+}
+
+/**
+ * A read-only xterm at the recording's own size: never fitted to its container (the page
+ * scrolls or centres it instead), since the recorded output was laid out for that size.
+ */
+export function openPlayerTerminal(container: HTMLElement): PlayerTerminal {
+  const term = new Terminal({
+    fontSize: 14,
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+    disableStdin: true,
+    cursorBlink: false,
+    scrollback: 1000,
+    theme: { background: '#1b1b22', foreground: '#e6e6ef', cursor: '#bfacff' },
+  });
+  term.open(container);
+  return {
+    // Reset and resize go through the write queue: xterm parses writes later, so doing them
+    // at once would apply them before output written just before them.
+    reset: () => term.write('\x1bc'),
+    resize: (cols, rows) => term.write('', () => term.resize(cols, rows)),
+    write: (data) => term.write(data),
+    dispose: () => term.dispose(),
+  };
+}
