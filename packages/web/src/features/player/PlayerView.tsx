@@ -45,7 +45,7 @@ export function PlayerView(props: Props) {
         </Button>
       </Group>
       {props.incomplete && (
-        <Alert color="yellow" py="xs" radius={0}>
+        <Alert color="yellow" py="xs" radius={0} role="note">
           This recording is incomplete: the proxy stopped before the session ended.
         </Alert>
       )}

@@ -1,0 +1,146 @@
+import { fireEvent, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createRef } from 'react';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithTheme } from '../../test/render';
+import { formatPlaybackTime } from './formatPlaybackTime';
+import type { PlaybackState } from './playbackTypes';
+import type { PlaybackControls } from './usePlayback';
+import { PlayerView } from './PlayerView';
+
+const playingAt12s: PlaybackState = {
+  status: 'playing',
+  timeMs: 12_400,
+  durationMs: 60_000,
+  speed: 1,
+  skipIdle: true,
+};
+
+function fakeControls(): PlaybackControls {
+  return {
+    play: vi.fn(),
+    pause: vi.fn(),
+    toggle: vi.fn(),
+    seek: vi.fn(),
+    seekBy: vi.fn(),
+    setSpeed: vi.fn(),
+    setSkipIdle: vi.fn(),
+  };
+}
+
+function renderView(state: Partial<PlaybackState> = {}, extra: { incomplete?: boolean } = {}) {
+  const controls = fakeControls();
+  const onDownload = vi.fn();
+  const view = (next: Partial<PlaybackState>) => (
+    <MemoryRouter>
+      <PlayerView
+        title="alice@db-1"
+        sid="sid-1"
+        backHref="/web/cluster/one/recordings"
+        incomplete={extra.incomplete ?? false}
+        state={{ ...playingAt12s, ...next }}
+        controls={controls}
+        terminalRef={createRef()}
+        onDownload={onDownload}
+        downloading={false}
+      />
+    </MemoryRouter>
+  );
+  const rendered = renderWithTheme(view(state));
+  return {
+    controls,
+    onDownload,
+    rerender: (next: Partial<PlaybackState>) => rendered.rerender(view(next)),
+  };
+}
+
+const slider = () => screen.getByRole('slider', { name: 'Playback position' });
+const timeText = () => screen.getByTestId('player-time').textContent;
+
+describe('formatPlaybackTime', () => {
+  it('shows mm:ss, and h:mm:ss from an hour on', () => {
+    expect(formatPlaybackTime(0)).toBe('00:00');
+    expect(formatPlaybackTime(65_999)).toBe('01:05');
+    expect(formatPlaybackTime(3_599_000)).toBe('59:59');
+    expect(formatPlaybackTime(3_725_000)).toBe('1:02:05');
+  });
+});
+
+describe('PlayerView', () => {
+  it('shows the title, the way back, the time and the playing state', () => {
+    const { controls } = renderView();
+    expect(screen.getByRole('heading', { name: 'alice@db-1' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: '← Recordings' }).getAttribute('href')).toBe(
+      '/web/cluster/one/recordings',
+    );
+    expect(timeText()).toBe('00:12 / 01:00');
+    expect((slider() as HTMLInputElement).value).toBe('12400');
+    fireEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    expect(controls.pause).toHaveBeenCalled();
+  });
+
+  it('offers Play when paused or ended', () => {
+    const { controls, rerender } = renderView({ status: 'paused' });
+    fireEvent.click(screen.getByRole('button', { name: 'Play' }));
+    rerender({ status: 'ended', timeMs: 60_000 });
+    fireEvent.click(screen.getByRole('button', { name: 'Play' }));
+    expect(controls.play).toHaveBeenCalledTimes(2);
+    expect(timeText()).toBe('01:00 / 01:00');
+  });
+
+  it('keeps the dragged position while dragging and seeks when let go', () => {
+    const { controls, rerender } = renderView();
+    fireEvent.input(slider(), { target: { value: '30000' } });
+    // The playback moves on underneath: the thumb and the time stay where the user holds them.
+    rerender({ timeMs: 13_400 });
+    expect((slider() as HTMLInputElement).value).toBe('30000');
+    expect(timeText()).toBe('00:30 / 01:00');
+    expect(controls.seek).not.toHaveBeenCalled();
+
+    fireEvent.change(slider(), { target: { value: '30000' } });
+    expect(controls.seek).toHaveBeenCalledWith(30_000);
+    rerender({ timeMs: 30_000 });
+    expect(timeText()).toBe('00:30 / 01:00');
+  });
+
+  it('changes the speed, skip idle, and downloads the cast', async () => {
+    const user = userEvent.setup();
+    const { controls, onDownload } = renderView();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Playback speed' }), '4×');
+    expect(controls.setSpeed).toHaveBeenCalledWith(4);
+    const skipIdle = screen.getByRole('checkbox', { name: 'Skip idle' });
+    expect((skipIdle as HTMLInputElement).checked).toBe(true);
+    await user.click(skipIdle);
+    expect(controls.setSkipIdle).toHaveBeenCalledWith(false);
+    await user.click(screen.getByRole('button', { name: 'Download .cast' }));
+    expect(onDownload).toHaveBeenCalled();
+  });
+
+  it('plays, pauses and seeks 5 s from the keyboard', async () => {
+    const user = userEvent.setup();
+    const { controls } = renderView();
+    await user.keyboard(' ');
+    expect(controls.toggle).toHaveBeenCalledTimes(1);
+    await user.keyboard('{ArrowRight}{ArrowLeft}{ArrowLeft}');
+    expect(vi.mocked(controls.seekBy).mock.calls).toEqual([[5000], [-5000], [-5000]]);
+    // Space on a focused button presses the button; the player does not toggle a second time.
+    screen.getByRole('button', { name: 'Pause' }).focus();
+    await user.keyboard(' ');
+    expect(controls.toggle).toHaveBeenCalledTimes(1);
+    expect(controls.pause).toHaveBeenCalledTimes(1);
+  });
+
+  it('notes an incomplete recording and shows a failed playback with a retry', () => {
+    const { controls } = renderView(
+      { status: 'error', error: '503 - unavailable' },
+      { incomplete: true },
+    );
+    expect(screen.getByText(/This recording is incomplete/)).toBeTruthy();
+    expect(screen.getByRole('alert', { name: 'Playback stopped' }).textContent).toContain(
+      '503 - unavailable',
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(controls.play).toHaveBeenCalled();
+  });
+});
