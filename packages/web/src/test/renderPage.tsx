@@ -14,6 +14,8 @@ import { userContextFixture } from './userContexts';
 
 interface Options {
   path?: string;
+  /** Where the router starts, when `path` is a pattern with parameters. */
+  url?: string;
   /** Other routes beside the page's own (where a page navigates to). */
   routes?: RouteObject[];
   context?: UserContext;
@@ -27,6 +29,7 @@ interface Options {
 export function renderPage(page: ReactElement, options: Options = {}) {
   const {
     path = '/',
+    url = path,
     routes = [],
     context = userContextFixture(),
     config = configWithAuth(),
@@ -34,7 +37,7 @@ export function renderPage(page: ReactElement, options: Options = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const flags = deriveFeatureFlags(context.userAcl, config);
   const router = createMemoryRouter([{ path, element: page }, ...routes], {
-    initialEntries: [path],
+    initialEntries: [url],
   });
   const view = render(
     <TestTheme>
