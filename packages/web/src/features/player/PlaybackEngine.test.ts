@@ -176,6 +176,15 @@ describe('PlaybackEngine', () => {
     ]);
   });
 
+  it('goes on from where it was after frames stopped (a hidden tab), not from the wall clock', async () => {
+    const engine = await playing(60_000, everySecond(0, 59));
+    await clock.advance(2016);
+    // No frames for 30 s, then one.
+    clock.jump(30_000);
+    await clock.advance(16);
+    expect(engine.getState().timeMs).toBeLessThan(4000);
+  });
+
   it('ends at the duration and plays again from the start', async () => {
     const engine = await playing(2000, everySecond(0, 1));
     await clock.advance(3000);

@@ -16,6 +16,11 @@ export const idleCapMs = 1000;
 export const prefetchAheadMs = 10_000;
 /** …or less than this much data, so a burst of output never runs dry mid-frame. */
 export const prefetchAheadBytes = 64 * 1024;
+/**
+ * The most one frame may move the clock. Frames stop in a hidden tab; when it is shown again the
+ * playback goes on from where it was instead of jumping ahead by the time it was hidden.
+ */
+export const maxFrameMs = 1000;
 
 /** "COLSxROWS" of a resize event, or undefined when malformed. */
 export function parseSize(data: string): { cols: number; rows: number } | undefined {
@@ -210,7 +215,7 @@ export class PlaybackEngine {
     this.cancelFrame = undefined;
     if (this.state.status !== 'playing') return;
     const now = this.deps.clock.now();
-    const elapsedMs = (now - this.lastFrameAt) * this.state.speed;
+    const elapsedMs = Math.min(now - this.lastFrameAt, maxFrameMs) * this.state.speed;
     this.lastFrameAt = now;
     // Out of events with more on the way: the clock waits for them.
     const starved = this.buffer.isEmpty && this.next !== null;
