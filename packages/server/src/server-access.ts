@@ -68,9 +68,10 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     },
   });
   const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
+  const nodeDirectory = inventoryDirectory(inventory);
   const terminals = new TerminalService({
     hub,
-    nodes: inventoryDirectory(inventory),
+    nodes: nodeDirectory,
     dialer,
     locks: deps.locks,
     audit,
@@ -84,6 +85,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     agentJoin,
     tunnels,
     hub,
+    nodeDirectory,
     terminals,
     recordings,
     audit,

@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
+import { startSshProxy } from './modules/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
 
@@ -47,6 +48,18 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
 
   const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
   await app.server.listen({ host: config.webAddr.host, port: config.webAddr.port });
+  // Before the "serving" line, so ping and that line report the SSH listener's real port.
+  const sshProxy = await startSshProxy({
+    config,
+    ca: app.services.ca,
+    nodes: app.services.nodeDirectory,
+    terminals: app.services.terminals,
+    access: app.services.access,
+    locks: app.services.lockWatcher,
+    audit,
+    now: Date.now,
+    log: (message, fields) => logger.info(fields ?? {}, message),
+  });
   const address = app.server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
   // With port 0 the OS picked the port; the default public address must name the real one.
@@ -57,6 +70,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       version: serverVersion,
       cluster: config.clusterName,
       webAddr: formatHostPort({ host: config.webAddr.host, port }),
+      sshAddr: formatHostPort(config.sshAddr),
       dataDir: config.dataDir,
       storage: config.storage.type,
     },
@@ -91,6 +105,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     stopping ??= (async () => {
       logger.info({ signal }, 'shutting down');
       await localNode?.stop();
+      await sshProxy.stop();
       await app.server.close();
       await stopRetention();
       await audit.close();

@@ -23,6 +23,11 @@ export interface CertifiedIdentity {
 
 export interface CertificatePolicy {
   userCaPublicKeys: () => string[];
+  /**
+   * What the SSH user name must match: a principal (a login on a node, the default), or the
+   * certificate's key id (the Postern user, when the SSH proxy is the jump host).
+   */
+  userNameIs?: 'login' | 'user';
   lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
   now: () => Date;
 }
@@ -58,13 +63,17 @@ export function judgeUserCertificate(
   const caPublicKeys = policy.userCaPublicKeys();
   const genuine = verifyCertificateSignature(cert, caPublicKeys);
   if (!genuine.ok) return refuse(genuine.reason);
+  const asUser = policy.userNameIs === 'user';
   const verdict = verifyCertificate(cert, {
     caPublicKeys,
     type: 'user',
-    principal: ctx.username,
+    ...(asUser ? {} : { principal: ctx.username }),
     now: policy.now(),
   });
   if (!verdict.ok) return refuse(verdict.reason, true);
+  if (asUser && cert.keyId !== ctx.username) {
+    return refuse(`certificate is for user ${cert.keyId}, not ${ctx.username}`, true);
+  }
   // We enforce no critical option (force-command, source-address…), and a critical option that
   // is not enforced must refuse the login: that is what "critical" means.
   const critical = Object.keys(cert.criticalOptions);

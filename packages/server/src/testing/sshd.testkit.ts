@@ -63,6 +63,8 @@ export async function startSshd(opts: StartSshdOptions): Promise<RunningSshd> {
       'UsePAM no',
       'PrintMotd no',
       'LogLevel VERBOSE',
+      // sftp, and scp since OpenSSH 9, run over this subsystem.
+      'Subsystem sftp internal-sftp',
     ];
     if (opts.hostCertificate) {
       await writeFile(file('host_key-cert.pub'), `${opts.hostCertificate(hostPublicKey).trim()}\n`);

@@ -117,6 +117,11 @@ export class LiveSession {
   private exitReason = 'session closed';
   private exitStatus: { code: number; signal: string } | undefined;
 
+  /** How the program on the server ended, once it has (an SSH client relays it). */
+  get exit(): { code: number; signal: string } | undefined {
+    return this.exitStatus;
+  }
+
   /** Settles once the recording is sealed (or has failed). */
   get recordingDone(): Promise<void> {
     return this.recording?.done ?? Promise.resolve();
@@ -173,11 +178,12 @@ export class LiveSession {
     this.publish();
   }
 
-  input(partyId: string, data: string): void {
+  /** Keystrokes: text from the browser, bytes from an SSH client. */
+  input(partyId: string, data: string | Uint8Array): void {
     const member = this.members.get(partyId);
     if (!member || this.ended) return;
     member.lastActive = this.deps.now();
-    if (member.party.mode === 'moderator' && data === 't') {
+    if (member.party.mode === 'moderator' && isTerminateKey(data)) {
       return this.terminate(`terminated by moderator ${member.party.user}`);
     }
     if (member.party.mode !== 'peer') return; // observers and moderators cannot type
@@ -389,3 +395,7 @@ export class LiveSession {
 }
 
 const pendingBytes = (m: Member) => (m.pending ?? []).reduce((n, c) => n + c.length, 0);
+
+/** A moderator ends a session with `t` (reference §2.3), typed in a browser or an SSH client. */
+const isTerminateKey = (data: string | Uint8Array) =>
+  typeof data === 'string' ? data === 't' : data.length === 1 && data[0] === 0x74;

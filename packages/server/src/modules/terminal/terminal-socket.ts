@@ -12,7 +12,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import type { LiveSession } from '../sessions/live-session.js';
-import type { TerminalService } from './terminal.service.js';
+import { requesterOf, type TerminalService } from './terminal.service.js';
 import { WebSocketParty } from './websocket-party.js';
 
 export interface TerminalSocketOptions {
@@ -106,7 +106,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
       session = joined.session;
       party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
     } else {
-      session = await options.terminals.start(identity, {
+      session = await options.terminals.start(requesterOf(identity), {
         serverId: server_id,
         login,
         size: term,

@@ -1,5 +1,5 @@
 import type { ParticipantMode, TerminalSize } from '@postern/contracts';
-import type { ClientChannel } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import { openExec, openShell } from '../../ssh/client.js';
@@ -28,14 +28,42 @@ export interface TerminalServiceDeps {
   now: () => number;
 }
 
-export interface StartRequest {
+/** Who asks for a server: a web session's user, or an SSH client's certificate (issue 7). */
+export interface Requester {
+  user: string;
+  roles: string[];
+  roleSet: RoleSet;
+  /** When the caller's credential ends (web session or certificate): sessions end then too. */
+  expiresAt: number;
+}
+
+/** A web session's user as a requester. */
+export const requesterOf = (identity: Identity): Requester => ({
+  user: identity.user,
+  roles: identity.roles,
+  roleSet: identity.roleSet,
+  expiresAt: Date.parse(identity.session.expires),
+});
+
+export interface ReachRequest {
   serverId: string;
   login: string;
+  traceId: string;
+  remoteAddr: string;
+}
+
+export interface StartRequest extends ReachRequest {
   size: TerminalSize;
   /** '' for a login shell. */
   command: string;
-  traceId: string;
-  remoteAddr: string;
+}
+
+/** A server the requester may reach as the login, and on what terms. */
+export interface Reach {
+  node: DialableNode;
+  login: string;
+  ttlMs: number;
+  options: ReturnType<RoleSet['options']>;
 }
 
 /**
@@ -46,14 +74,18 @@ export interface StartRequest {
 export class TerminalService {
   constructor(private readonly deps: TerminalServiceDeps) {}
 
-  async start(identity: Identity, request: StartRequest): Promise<LiveSession> {
-    const node = this.deps.nodes.resolve(request.serverId, identity.roleSet);
-    const reject = (error: ApiError) => this.rejected(identity, request, node, error);
+  /**
+   * Whether the requester may reach the server as the login now, and for how long. A refusal is
+   * audited (T1006W) and thrown as the error to show.
+   */
+  async authorize(requester: Requester, request: ReachRequest): Promise<Reach> {
+    const node = this.deps.nodes.resolve(request.serverId, requester.roleSet);
+    const reject = (error: ApiError) => this.rejected(requester, request, node, error);
     // A server the user may not see is reported as missing, so names cannot be probed.
-    if (!node || !identity.roleSet.canAccess('node', node)) {
+    if (!node || !requester.roleSet.canAccess('node', node)) {
       throw await reject(notFound(`server "${request.serverId}" is not found`));
     }
-    if (!identity.roleSet.loginsFor(node).includes(request.login)) {
+    if (!requester.roleSet.loginsFor(node).includes(request.login)) {
       throw await reject(
         accessDenied(`access denied: login "${request.login}" is not allowed on ${node.hostname}`),
       );
@@ -61,31 +93,42 @@ export class TerminalService {
     const locks = this.deps.locks;
     const lock =
       locks.lockFor({
-        user: identity.user,
-        roles: identity.roles,
+        user: requester.user,
+        roles: requester.roles,
         login: request.login,
         node: node.id,
       }) ?? locks.lockFor({ node: node.hostname });
     if (lock) throw await reject(accessDenied(`locked: ${lockMessage(lock)}`));
     if (!node.online)
       throw await reject(new ApiError('connection_problem', `${node.hostname} is offline`));
+    const options = requester.roleSet.options();
+    const left = requester.expiresAt - this.deps.now();
+    const ttlMs = Math.max(1000, Math.min(options.maxSessionTtlMs, left));
+    return { node, login: request.login, ttlMs, options };
+  }
 
-    const now = this.deps.now();
-    const options = identity.roleSet.options();
-    const sessionLeft = Date.parse(identity.session.expires) - now;
-    const ttlMs = Math.max(1000, Math.min(options.maxSessionTtlMs, sessionLeft));
-    let channel: ClientChannel;
-    const client = await this.deps.dialer
-      .connect(node, request.login, {
-        user: identity.user,
-        roles: identity.roles,
-        ttlMs,
-        permitPortForwarding: options.portForwarding,
-        permitAgentForwarding: options.forwardAgent,
+  /** An SSH connection to the server as the login, with a certificate for this reach only. */
+  async dial(requester: Requester, reach: Reach, request: ReachRequest): Promise<Client> {
+    return this.deps.dialer
+      .connect(reach.node, reach.login, {
+        user: requester.user,
+        roles: requester.roles,
+        ttlMs: reach.ttlMs,
+        permitPortForwarding: reach.options.portForwarding,
+        permitAgentForwarding: reach.options.forwardAgent,
       })
       .catch(async (error: unknown) => {
-        throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
+        const failure = new ApiError('connection_problem', dialFailure(reach.node, error));
+        throw await this.rejected(requester, request, reach.node, failure);
       });
+  }
+
+  /** A terminal session in the hub: recorded, listed in Active Sessions, joinable. */
+  async start(requester: Requester, request: StartRequest): Promise<LiveSession> {
+    const reach = await this.authorize(requester, request);
+    const client = await this.dial(requester, reach, request);
+    const { node, ttlMs, options } = reach;
+    let channel: ClientChannel;
     try {
       const pty = { cols: request.size.w, rows: request.size.h, term: 'xterm-256color' };
       channel = request.command
@@ -93,10 +136,11 @@ export class TerminalService {
         : await openShell(client, pty);
     } catch (error) {
       client.end();
-      throw await reject(new ApiError('connection_problem', dialFailure(node, error)));
+      const failure = new ApiError('connection_problem', dialFailure(node, error));
+      throw await this.rejected(requester, request, node, failure);
     }
     return this.deps.hub.create({
-      owner: { user: identity.user, roles: identity.roles },
+      owner: { user: requester.user, roles: requester.roles },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
       clusterName: this.deps.clusterName,
@@ -104,7 +148,7 @@ export class TerminalService {
       traceId: request.traceId,
       size: request.size,
       command: request.command,
-      expiresAt: now + ttlMs,
+      expiresAt: this.deps.now() + ttlMs,
       idleTimeoutMs: options.clientIdleTimeoutMs,
       recordSession: options.recordSession.ssh,
       client,
@@ -135,8 +179,8 @@ export class TerminalService {
   }
 
   private async rejected(
-    identity: Identity,
-    request: StartRequest,
+    identity: Pick<Requester, 'user'>,
+    request: ReachRequest,
     node: DialableNode | undefined,
     error: ApiError,
   ): Promise<ApiError> {

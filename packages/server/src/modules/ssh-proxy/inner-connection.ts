@@ -1,0 +1,144 @@
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import ssh2, { type AuthContext, type Connection } from 'ssh2';
+import { ApiError } from '../../errors.js';
+import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
+import {
+  judgeUserCertificate,
+  sendAuthBanner,
+  type CertificatePolicy,
+} from '../../ssh/user-certificate-login.js';
+import type { DialableNode } from '../terminal/node-dialer.js';
+import type { Requester } from '../terminal/terminal.service.js';
+import { PortForwarder } from './port-forward.js';
+import { serveProxiedSession, type InnerLogin } from './session-channel.js';
+import type { SshProxyDeps } from './ssh-proxy.js';
+
+/** OpenSSH's default MaxAuthTries. */
+const maxAuthAttempts = 6;
+const loginGraceMs = 30_000;
+/** How often a connection checks for a lock or an expired certificate. */
+const recheckMs = 1_000;
+
+export interface InnerTarget {
+  node: DialableNode;
+  /** The name the client asked for (`ssh … root@<name>`): the host certificate must list it. */
+  name: string;
+}
+
+/**
+ * The SSH connection a client runs to a node inside the proxy's jump channel. The proxy ends it
+ * itself, presenting a host certificate for the node from the cluster host CA (so one
+ * `@cert-authority` line trusts every node), logs the client in with the same user certificate
+ * as the jump, checks the login against the user's roles, and serves its channels: sessions
+ * (session-channel.ts) and port forwards (port-forward.ts). Everything it does on the node goes
+ * through the TerminalService, the same rules as the browser's.
+ */
+export function serveInnerConnection(
+  stream: Duplex,
+  target: InnerTarget,
+  jump: { user: string; remoteAddr: string },
+  deps: SshProxyDeps,
+): void {
+  const certificate = deps.ca.issueHostCertificate({
+    publicKey: deps.hostKey.publicKey,
+    principals: [...new Set([target.name, target.node.hostname, target.node.id])],
+    ttlMs: 3600_000,
+    hostId: target.node.id,
+  });
+  const keys = new CertifiedHostKeys(deps.hostKey.privateKeyPem, certificate);
+  const server = new ssh2.Server(
+    { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
+    (connection) => serve(connection, target, jump, deps),
+  );
+  server.on('connection', (connection) => keys.attach(connection));
+  server.injectSocket(stream as Socket);
+}
+
+function serve(
+  connection: Connection,
+  target: InnerTarget,
+  jump: { user: string; remoteAddr: string },
+  deps: SshProxyDeps,
+): void {
+  connection.on('error', (error: Error) =>
+    deps.log('ssh proxy inner connection error', { error: error.message }),
+  );
+  const grace = setTimeout(() => connection.end(), loginGraceMs);
+  let failures = 0;
+  let login: InnerLogin | undefined;
+  const policy: CertificatePolicy = {
+    userCaPublicKeys: () => [deps.ca.userCaPublicKey],
+    now: () => new Date(deps.now()),
+  };
+  const refuse = (ctx: AuthContext, reason: string, tell: boolean) => {
+    if (tell) sendAuthBanner(ctx, `Postern: ${reason}`);
+    ctx.reject(['publickey']);
+    if (++failures >= maxAuthAttempts) connection.end();
+  };
+
+  connection.on('authentication', (ctx) => {
+    if (ctx.method === 'none') return ctx.reject(['publickey']);
+    if (ctx.method !== 'publickey')
+      return refuse(ctx, `method ${ctx.method} is not allowed`, false);
+    const verdict = judgeUserCertificate(ctx, policy);
+    if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
+    const { identity } = verdict;
+    if (identity.user !== jump.user) {
+      return refuse(ctx, `this connection belongs to ${jump.user}, not ${identity.user}`, true);
+    }
+    // Without a signature this answers the "check" query: the client may now sign.
+    if (!ctx.signature) return ctx.accept();
+    const requester: Requester = {
+      ...deps.requesterFor(identity.user, identity.roles),
+      expiresAt: identity.validBefore.getTime(),
+    };
+    const request = {
+      serverId: target.node.id,
+      login: ctx.username,
+      traceId: '',
+      remoteAddr: jump.remoteAddr,
+    };
+    deps.terminals.authorize(requester, request).then(
+      (reach) => {
+        login = {
+          requester,
+          reach,
+          remoteAddr: jump.remoteAddr,
+          terminals: deps.terminals,
+          audit: deps.audit,
+          now: deps.now,
+          log: deps.log,
+        };
+        ctx.accept();
+      },
+      (error: unknown) =>
+        refuse(ctx, error instanceof ApiError ? error.message : 'internal error', true),
+    );
+  });
+
+  connection.on('ready', () => {
+    clearTimeout(grace);
+    if (!login) return connection.end();
+    const current = login;
+    const forwarder = new PortForwarder(current);
+    connection.on('session', (accept) => serveProxiedSession(accept(), current));
+    connection.on('tcpip', (accept, reject, info) => void forwarder.forward(info, accept, reject));
+    // A lock or the end of the certificate ends the connection (live sessions end themselves).
+    const watch = setInterval(() => {
+      const { requester, reach } = current;
+      const locked = deps.locks.lockFor({
+        user: requester.user,
+        roles: requester.roles,
+        login: reach.login,
+        node: reach.node.id,
+      });
+      if (locked || deps.now() >= requester.expiresAt) connection.end();
+    }, recheckMs);
+    connection.on('close', () => {
+      clearInterval(watch);
+      forwarder.close();
+    });
+  });
+  connection.on('close', () => clearTimeout(grace));
+}

@@ -1,0 +1,137 @@
+import type { ServerChannel, Session } from 'ssh2';
+import { ApiError } from '../../errors.js';
+import type { AuditStore } from '../audit/index.js';
+import type { LiveSession } from '../sessions/live-session.js';
+import type { Reach, Requester, TerminalService } from '../terminal/terminal.service.js';
+import { relayCommand } from './command-relay.js';
+import { ProxiedChannel } from './proxied-channel.js';
+import { relaySftp } from './sftp-relay.js';
+import { SshChannelParty } from './ssh-channel-party.js';
+
+/** What one logged-in inner connection knows: who, which server as which login, and how. */
+export interface InnerLogin {
+  requester: Requester;
+  reach: Reach;
+  remoteAddr: string;
+  terminals: TerminalService;
+  audit: AuditStore;
+  now: () => number;
+  log: (message: string, fields?: object) => void;
+}
+
+/** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
+const acceptedEnv = /^(LANG|LC_[A-Z_]+)$/;
+const maxTerminalSize = 10_000;
+
+/**
+ * One "session" channel of a client reaching a node through the proxy. With a terminal (pty-req)
+ * the shell or command becomes a live session in the hub, the same as the browser's: recorded,
+ * listed in Active Sessions and joinable from the console. Without one, a command is relayed
+ * byte for byte (command-relay.ts) and the sftp subsystem goes through the SFTP auditor.
+ */
+export function serveProxiedSession(session: Session, login: InnerLogin): void {
+  const env: Record<string, string> = {};
+  let terminal: { term: string; cols: number; rows: number } | undefined;
+  let live: { session: LiveSession; party: SshChannelParty } | undefined;
+  let started = false;
+
+  session.on('pty', (accept, reject, info) => {
+    if (started) return reject?.();
+    terminal = {
+      term: info.term || 'xterm',
+      cols: clamp(info.cols, 80),
+      rows: clamp(info.rows, 24),
+    };
+    accept?.();
+  });
+  session.on('window-change', (accept, _reject, info) => {
+    if (terminal)
+      terminal = {
+        ...terminal,
+        cols: clamp(info.cols, terminal.cols),
+        rows: clamp(info.rows, terminal.rows),
+      };
+    if (live && terminal) live.session.resize(live.party.id, terminal.cols, terminal.rows);
+    accept?.();
+  });
+  session.on('env', (accept, reject, info) => {
+    if (started || !acceptedEnv.test(info.key) || info.val.length > 1024) return reject?.();
+    env[info.key] = info.val;
+    accept?.();
+  });
+
+  const begin = (channel: ServerChannel, run: () => Promise<void>) => {
+    started = true;
+    run().catch((error: unknown) => {
+      const message = error instanceof ApiError ? error.message : 'internal error';
+      if (!(error instanceof ApiError))
+        login.log('ssh proxy session failed', { error: String(error) });
+      channel.stderr.write(`Postern: ${message}\r\n`);
+      channel.exit(1);
+      channel.end();
+    });
+  };
+
+  const interactive = async (
+    channel: ServerChannel,
+    command: string,
+    size: { cols: number; rows: number },
+  ) => {
+    const { requester, reach } = login;
+    const liveSession = await login.terminals.start(requester, {
+      serverId: reach.node.id,
+      login: reach.login,
+      size: { w: size.cols, h: size.rows },
+      command,
+      traceId: '',
+      remoteAddr: login.remoteAddr,
+    });
+    const party: SshChannelParty = new SshChannelParty(
+      channel,
+      requester.user,
+      requester.roles,
+      'peer',
+      (bytes) => liveSession.ack(party.id, bytes),
+      () => liveSession.exit,
+    );
+    live = { session: liveSession, party };
+    channel.on('data', (data: Buffer) => liveSession.input(party.id, data));
+    channel.on('close', () => liveSession.leave(party.id, 'disconnected'));
+    await liveSession.join(party);
+  };
+
+  const relayed = async (channel: ServerChannel, kind: 'command' | 'sftp', command?: string) => {
+    const request = {
+      serverId: login.reach.node.id,
+      login: login.reach.login,
+      traceId: '',
+      remoteAddr: login.remoteAddr,
+    };
+    const client = await login.terminals.dial(login.requester, login.reach, request);
+    const proxied = new ProxiedChannel(login.requester, login.reach, login.remoteAddr, login.now);
+    if (kind === 'sftp') return relaySftp(channel, client, proxied, login.audit);
+    return relayCommand(channel, client, { command, env }, proxied, login.audit);
+  };
+
+  session.on('shell', (accept, reject) => {
+    if (started) return reject?.();
+    const channel = accept();
+    if (terminal) begin(channel, () => interactive(channel, '', terminal!));
+    else begin(channel, () => relayed(channel, 'command'));
+  });
+  session.on('exec', (accept, reject, info) => {
+    if (started) return reject?.();
+    const channel = accept();
+    if (terminal) begin(channel, () => interactive(channel, info.command, terminal!));
+    else begin(channel, () => relayed(channel, 'command', info.command));
+  });
+  session.on('subsystem', (accept, reject, info) => {
+    if (started || info.name !== 'sftp') return reject?.();
+    const channel = accept();
+    begin(channel, () => relayed(channel, 'sftp'));
+  });
+}
+
+function clamp(value: number, fallback: number): number {
+  return Number.isInteger(value) && value > 0 ? Math.min(value, maxTerminalSize) : fallback;
+}
