@@ -335,6 +335,64 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
         ]);
         expect(startKey).toBe('');
       });
+
+      // The Session Recordings page searches on the server; its rows show the host (or the
+      // Kubernetes cluster, or the desktop), the participants and the session id.
+      it('finds by the text a recording row shows, among session end events only', async () => {
+        await emitAll([
+          {
+            event: 'session.end',
+            code: 'T2004I',
+            time: at(1),
+            sid: 'sid-ssh-1',
+            participants: ['alice', 'bob'],
+            server_hostname: 'web-01',
+          },
+          {
+            event: 'session.end',
+            code: 'T2004I',
+            time: at(2),
+            sid: 'sid-kube-2',
+            participants: ['carol'],
+            proto: 'kube',
+            kubernetes_cluster: 'Prod-Kube',
+          },
+          {
+            event: 'windows.desktop.session.end',
+            code: 'TDP01I',
+            time: at(3),
+            session_id: 'sid-desk-3',
+            user: 'dave',
+            desktop_name: 'win-desk',
+          },
+          // Same host and user, but not an end event: never a recording.
+          {
+            event: 'session.start',
+            code: 'T2000I',
+            time: at(4),
+            user: 'bob',
+            server_hostname: 'web-01',
+          },
+        ]);
+        const found = async (search: string) =>
+          times((await store.searchSessionEvents({ ...everything, limit: 10, search })).events);
+        expect(await found('WEB-01')).toEqual([1]);
+        expect(await found('bob')).toEqual([1]);
+        expect(await found('sid-kube')).toEqual([2]);
+        expect(await found('prod-kube')).toEqual([2]);
+        expect(await found('win-desk')).toEqual([3]);
+        expect(await found('sid-desk-3')).toEqual([3]);
+        expect(await found('nobody')).toEqual([]);
+        const first = await store.searchSessionEvents({ ...everything, limit: 1, search: 'sid-' });
+        expect(times(first.events)).toEqual([3]);
+        const rest = await store.searchSessionEvents({
+          ...everything,
+          limit: 10,
+          search: 'sid-',
+          startKey: first.startKey,
+        });
+        expect(times(rest.events)).toEqual([2, 1]);
+      });
     });
 
     describe('query plans', () => {

@@ -158,6 +158,12 @@ describe('GET events/search/sessions', () => {
     expect(body.events.every((event) => event.event === 'session.end')).toBe(true);
   });
 
+  it('passes search= to the server, matching the session id', async () => {
+    const res = await search(`${range}&search=S29`, 'events/search/sessions');
+    const body = auditSearchResponseSchema.parse(res.json());
+    expect(body.events.map((event) => [event.event, event.sid])).toEqual([['session.end', 's29']]);
+  });
+
   it('needs recordedSessions list, which an editor lacks', async () => {
     const headers = await app.signIn(['editor'], 'eddie');
     const res = await app.server.inject({
