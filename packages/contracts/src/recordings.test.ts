@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationText, recordingRow } from './recordings.js';
+import { durationText, recordingRow, sessionEventsResponseSchema } from './recordings.js';
 
 const sshEnd = {
   event: 'session.end',
@@ -77,4 +77,23 @@ describe('durationText', () => {
     [3_600_000, '1 hour'],
     [3 * 86_400_000, '3 days'],
   ])('%i ms reads %s', (ms, text) => expect(durationText(ms)).toBe(text));
+});
+
+describe('sessionEventsResponseSchema', () => {
+  it('keeps the fields a row reads and drops only those of an unexpected type', () => {
+    const odd = { ...sshEnd, participants: 'alice', interactive: 'yes', extra: 1 };
+    const { events, startKey } = sessionEventsResponseSchema.parse({
+      events: [sshEnd, odd],
+      startKey: 'k',
+    });
+    expect(startKey).toBe('k');
+    expect(recordingRow(events[0]!)).toEqual(recordingRow(sshEnd));
+    expect(events[1]).toMatchObject({ sid: 's1', server_hostname: 'web-1', extra: 1 });
+    expect(events[1]!.participants).toBeUndefined();
+    expect(recordingRow(events[1]!)).toMatchObject({ users: '', playable: false });
+  });
+
+  it('refuses a response that is not a page of events', () => {
+    expect(sessionEventsResponseSchema.safeParse({ events: {} }).success).toBe(false);
+  });
 });

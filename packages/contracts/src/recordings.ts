@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The Session Recordings list (spec §3 recording row, §4 description and playable), computed from
  * the session end events of `events/search/sessions`, so the server and the console agree.
@@ -87,3 +89,36 @@ export function durationText(ms: number): string {
 }
 
 const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/**
+ * A field that is dropped when it has an unexpected type: an event written by another version
+ * still makes a row (with that cell blank) instead of failing the whole page.
+ */
+const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+/** One event of `events/search/sessions`, narrowed to what `recordingRow` reads. */
+export const sessionEndEventSchema = z
+  .object({
+    event: lenient(z.string()),
+    time: lenient(z.string()),
+    sid: lenient(z.string()),
+    user: lenient(z.string()),
+    participants: lenient(z.array(z.string())),
+    interactive: lenient(z.boolean()),
+    session_recording: lenient(z.enum(['on', 'off'])),
+    session_start: lenient(z.string()),
+    session_stop: lenient(z.string()),
+    server_hostname: lenient(z.string()),
+    proto: lenient(z.string()),
+    kubernetes_cluster: lenient(z.string()),
+    session_id: lenient(z.string()),
+    desktop_name: lenient(z.string()),
+    recorded: lenient(z.boolean()),
+  })
+  .catchall(z.unknown()) satisfies z.ZodType<SessionEndEvent>;
+
+export const sessionEventsResponseSchema = z.object({
+  events: z.array(sessionEndEventSchema),
+  startKey: z.string(),
+});
+export type SessionEventsResponse = z.infer<typeof sessionEventsResponseSchema>;
