@@ -5,19 +5,14 @@ import { useClientConfig } from '../../app/clientConfig';
 import { useNotify } from '../../components/Notifications';
 import { attemptOf } from '../../lib/attempt';
 import { fetchAuditPage } from './auditApi';
-import { rangeOf, toLocalInput, type AuditFilter } from './auditRange';
+import { initialTimeRange, rangeOf } from '../../components/timeRange';
+import type { AuditFilter } from './auditRange';
 import { AuditView } from './AuditView';
 import { downloadBlob, exportRange, type ExportFormat } from './exportAudit';
 import { useAuditLog } from './useAuditLog';
 
 function initialFilter(now: Date): AuditFilter {
-  return {
-    preset: '7d',
-    customFrom: toLocalInput(new Date(now.getTime() - 24 * 3600 * 1000)),
-    customTo: toLocalInput(now),
-    types: [],
-    search: '',
-  };
+  return { ...initialTimeRange('7d', now), types: [], search: '' };
 }
 
 /** Only the fields the attempt reads: react-query re-renders for the fields a page touches. */

@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import { rangeOf, toLocalInput, type AuditFilter } from './auditRange';
 import { csvCell, exportRange, toCsv, toJsonLines } from './exportAudit';
 import { auditEventFixtures } from './fixtures';
 
@@ -46,33 +45,5 @@ describe('export', () => {
     expect(csv.match(/^time,/gm)).toHaveLength(1);
     const jsonl = await readBlob(await exportRange(fetchPage, 'jsonl'));
     expect(jsonl.trimEnd().split('\n')).toHaveLength(3);
-  });
-});
-
-describe('rangeOf', () => {
-  const now = new Date(2026, 10, 20, 15, 30);
-  const filter: AuditFilter = {
-    preset: 'today',
-    customFrom: '',
-    customTo: '',
-    types: [],
-    search: '',
-  };
-
-  it('starts Today at local midnight and the others 7 or 30 days back', () => {
-    expect(rangeOf(filter, now)).toEqual({ from: new Date(2026, 10, 20), to: now });
-    expect(rangeOf({ ...filter, preset: '30d' }, now)!.from).toEqual(new Date(2026, 9, 21, 15, 30));
-  });
-
-  it('takes a custom range only when it is complete and in order', () => {
-    const custom = { ...filter, preset: 'custom' as const };
-    const from = toLocalInput(new Date(2026, 0, 1, 8, 5));
-    expect(from).toBe('2026-01-01T08:05');
-    expect(rangeOf({ ...custom, customFrom: from, customTo: '2026-01-02T00:00' }, now)).toEqual({
-      from: new Date(2026, 0, 1, 8, 5),
-      to: new Date(2026, 0, 2),
-    });
-    expect(rangeOf({ ...custom, customFrom: from, customTo: '' }, now)).toBeUndefined();
-    expect(rangeOf({ ...custom, customFrom: from, customTo: from }, now)).toBeUndefined();
   });
 });
