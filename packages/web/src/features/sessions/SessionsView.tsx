@@ -1,8 +1,9 @@
-import { Badge, Group, Stack, Text, ThemeIcon, Title } from '@mantine/core';
-import type { ParticipantMode, SessionKind } from '@postern/contracts';
+import { Badge, Group, Stack, Text, Title } from '@mantine/core';
+import type { ParticipantMode } from '@postern/contracts';
 import { AttemptView } from '../../components/AttemptView';
 import { ChoiceMenu } from '../../components/ChoiceMenu';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
+import { SessionKindIcon } from '../../components/SessionKindIcon';
 import type { Attempt } from '../../lib/attempt';
 import type { ActiveSession } from './makeSession';
 
@@ -13,37 +14,11 @@ interface Props {
   joinHref?: (session: ActiveSession, mode: ParticipantMode) => string;
 }
 
-export const kindLabels: Record<SessionKind, string> = {
-  ssh: 'SSH',
-  k8s: 'Kubernetes',
-  db: 'Database',
-  app: 'Application',
-  desktop: 'Desktop',
-};
-
-const kindGlyphs: Record<SessionKind, string> = {
-  ssh: '>_',
-  k8s: 'K8s',
-  db: 'DB',
-  app: 'App',
-  desktop: 'RDP',
-};
-
 export const modeLabels: Record<ParticipantMode, string> = {
   observer: 'As an observer (read-only)',
   moderator: 'As a moderator',
   peer: 'As a peer (full input)',
 };
-
-export function SessionKindIcon({ kind }: { kind: SessionKind }) {
-  return (
-    <ThemeIcon variant="light" size="lg" role="img" aria-label={`${kindLabels[kind]} session`}>
-      <Text ff="monospace" fz="xs" fw={600} aria-hidden>
-        {kindGlyphs[kind]}
-      </Text>
-    </ThemeIcon>
-  );
-}
 
 /** Active Sessions: what is live now, who is in it, and a way to join when allowed. */
 export function SessionsView({ attempt, onRetry, joinHref }: Props) {
