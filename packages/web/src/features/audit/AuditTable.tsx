@@ -1,7 +1,8 @@
 import { Anchor, Button, Code, Group, Modal, Text, ThemeIcon } from '@mantine/core';
 import type { AuditEventJson, AuditSeverity, FormattedAuditEvent } from '@postern/contracts';
 import { formatAuditEvent } from '@postern/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useLoadedPaging } from '../../components/loadedPaging';
 import { Pager } from '../../components/Pager';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
 import { formatDateTime, parseTimestamp } from '../../lib/format';
@@ -44,12 +45,8 @@ export function SeverityIcon({ severity }: { severity: AuditSeverity }) {
   );
 }
 
-/**
- * The loaded events, 50 to a page. Next past the loaded events asks the server for its next
- * 5000, so paging goes on for as long as the range has events.
- */
+/** The loaded events, 50 to a page; paging past them asks the server for its next 5000. */
 export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) {
-  const [pageIndex, setPageIndex] = useState(0);
   const [details, setDetails] = useState<Row | undefined>();
   const rows = useMemo(
     () =>
@@ -60,15 +57,12 @@ export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) 
       })),
     [events],
   );
-  const first = pageIndex * auditPageSize;
-  const shown = rows.slice(first, first + auditPageSize);
-  const lastLoadedPage = first + auditPageSize >= rows.length;
-  // A page the loaded events do not fill asks the server for its next 5000. Server pages can
-  // come back short (events the user may not see are dropped), so this is not only at page ends.
-  const needsMore = shown.length < auditPageSize && hasMore && !loadingMore;
-  useEffect(() => {
-    if (needsMore) onLoadMore();
-  }, [needsMore, onLoadMore]);
+  const { shown, pager } = useLoadedPaging(rows, {
+    pageSize: auditPageSize,
+    hasMore,
+    loadingMore,
+    onLoadMore,
+  });
 
   const columns: Column<Row>[] = [
     { key: 'severity', header: 'Level', render: (r) => <SeverityIcon severity={r.severity} /> },
@@ -98,17 +92,7 @@ export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) 
         <Text size="sm" c="dimmed">
           {rows.length} events loaded{hasMore ? ', more in this range' : ''}
         </Text>
-        <Pager
-          from={shown.length ? first + 1 : 0}
-          to={first + shown.length}
-          total={rows.length}
-          canPrev={pageIndex > 0}
-          canNext={!lastLoadedPage || hasMore}
-          onPrev={() => setPageIndex(pageIndex - 1)}
-          onNext={() => setPageIndex(pageIndex + 1)}
-          itemsLabel="events"
-          busy={loadingMore}
-        />
+        <Pager {...pager} itemsLabel="events" />
       </Group>
       <Modal
         opened={details !== undefined}
