@@ -56,6 +56,9 @@ const NewLockPage = lazy(() =>
 const AuditPage = lazy(() =>
   import('../features/audit/AuditPage').then((m) => ({ default: m.AuditPage })),
 );
+const RecordingsPage = lazy(() =>
+  import('../features/recordings/RecordingsPage').then((m) => ({ default: m.RecordingsPage })),
+);
 const AccountPage = lazy(() =>
   import('../features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
 );
@@ -207,6 +210,7 @@ export const features: readonly Feature[] = [
     route: 'clusterRecordings',
     placement: management('Activity'),
     flag: 'recordings',
+    page: RecordingsPage,
   },
   {
     id: 'audit',

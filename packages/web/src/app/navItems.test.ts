@@ -14,7 +14,7 @@ const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as F
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Audit Log, Clusters, Account and Help', () => {
+  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Session Recordings, Audit Log, Clusters, Account and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -41,7 +41,15 @@ describe('buildNavigation with this build’s registry', () => {
       },
       {
         section: 'Activity',
-        items: [{ id: 'audit', title: 'Audit Log', to: '/web/cluster/root/audit', exact: true }],
+        items: [
+          {
+            id: 'recordings',
+            title: 'Session Recordings',
+            to: '/web/cluster/root/recordings',
+            exact: true,
+          },
+          { id: 'audit', title: 'Audit Log', to: '/web/cluster/root/audit', exact: true },
+        ],
       },
       {
         section: 'Clusters',
@@ -65,8 +73,13 @@ describe('buildNavigation with this build’s registry', () => {
       ['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks', 'Manage Clusters'],
       '/web/users',
     ],
-    ['auditor', ['Active Sessions', 'Audit Log'], '/web/cluster/root/sessions'],
-    ['access', ['Servers', 'Active Sessions'], '/web/cluster/root/nodes'],
+    [
+      'auditor',
+      ['Active Sessions', 'Session Recordings', 'Audit Log'],
+      '/web/cluster/root/sessions',
+    ],
+    // Recordings too: the server lists them only the sessions they took part in.
+    ['access', ['Servers', 'Active Sessions', 'Session Recordings'], '/web/cluster/root/nodes'],
   ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {
     const nav = buildNavigation(features, deriveFeatureFlags(presetAcls[preset], settings), 'root');
     const shown = [...nav.sideNav.resources, ...nav.sideNav.management.flatMap((g) => g.items)].map(
