@@ -48,6 +48,13 @@ describe('ResourceTable', () => {
     expect(firstCells()).toEqual(['alpha', 'beta', 'gamma']);
   });
 
+  it('names the table for screen readers without a visible caption', () => {
+    renderWithTheme(
+      <ResourceTable columns={columns} rows={rows} rowKey={(r) => r.name} label="Things" />,
+    );
+    expect(screen.getByRole('table', { name: 'Things' })).toBeTruthy();
+  });
+
   it('shows the empty text when there are no rows', () => {
     renderWithTheme(
       <ResourceTable

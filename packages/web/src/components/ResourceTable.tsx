@@ -24,6 +24,8 @@ export interface ResourceTableProps<Row> {
   rowKey: (row: Row) => string;
   emptyText?: ReactNode;
   caption?: string;
+  /** The table's accessible name, when a visible caption would repeat the page title. */
+  label?: string;
   initialSort?: TableSort;
   /** Controlled (server-side) sort: the current sort, or undefined for the server's order. */
   sort?: TableSort;
@@ -58,7 +60,7 @@ function compare(a: unknown, b: unknown): number {
 
 export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>) {
   const { columns, rows, rowKey, emptyText = 'Nothing to show.', caption, initialSort } = props;
-  const { onSortChange, compact = false } = props;
+  const { onSortChange, compact = false, label } = props;
   const [localSort, setLocalSort] = useState(initialSort);
   const controlled = onSortChange !== undefined;
   const sort = controlled ? props.sort : localSort;
@@ -82,6 +84,7 @@ export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>
 
   return (
     <Table
+      aria-label={label}
       striped
       highlightOnHover
       {...(compact ? { verticalSpacing: 4, horizontalSpacing: 'xs', fz: 'sm' } : {})}

@@ -42,7 +42,7 @@ export function RecordingsTable({ rows, hasMore, loadingMore, onLoadMore, playHr
   return (
     <>
       <ResourceTable
-        caption="Session Recordings"
+        label="Session Recordings"
         columns={columns}
         rows={shown}
         // A session ends once, so its id names its row; events from old versions may lack one.
