@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import type { ComponentProps } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
+import { formatDateTime } from '../../lib/format';
 import { TestTheme } from '../../test/render';
 import { sessionEndFixtures } from './fixtures';
 import type { RecordingsFilter } from './RecordingsFilters';
@@ -51,6 +52,8 @@ describe('RecordingsView', () => {
     expect(within(ssh!).getByText('alice, bob')).toBeTruthy();
     expect(within(ssh!).getByText('web-0')).toBeTruthy();
     expect(within(ssh!).getByText('1 minute')).toBeTruthy();
+    const created = formatDateTime(new Date('2026-11-20T10:00:00Z'));
+    expect(within(ssh!).getByText(created)).toBeTruthy();
     expect(within(kube!).getByRole('img', { name: 'Kubernetes session' })).toBeTruthy();
     expect(within(kube!).getByText('kube-1')).toBeTruthy();
     expect(within(desktop!).getByRole('img', { name: 'Desktop session' })).toBeTruthy();
