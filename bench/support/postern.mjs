@@ -165,6 +165,70 @@ export async function createWebSession(postern, user, roles) {
   }
 }
 
+/**
+ * What `postern login` leaves for the stock OpenSSH client, made from the running server's CA
+ * through its built modules: a key, its user certificate, known_hosts with the host CA, and an
+ * ssh_config whose `proxy` host is the SSH listener and every other host jumps through it.
+ */
+export async function createSshLogin(postern, { user, roles, logins, sshPort, dir }) {
+  const load = (file) => import(pathToFileURL(path.join(serverDist, file)).href);
+  const { openBackend } = await load('backend/index.js');
+  const { ClusterCa } = await load('ssh/ca.service.js');
+  const { generateEd25519Key, ed25519PrivateKeyObject } = await load('ssh/keys.js');
+  const { toOpenSshPrivateKey } = await load('ssh/openssh-key-format.js');
+  const backend = await openBackend({
+    type: 'sqlite',
+    path: path.join(postern.dataDir, 'postern.db'),
+  });
+  try {
+    const ca = await ClusterCa.loadOrCreate(backend, postern.clusterName);
+    await mkdir(dir, { recursive: true });
+    const key = generateEd25519Key();
+    const keyFile = path.join(dir, 'id_ed25519');
+    await writeFile(keyFile, toOpenSshPrivateKey(ed25519PrivateKeyObject(key.privateKeyPem)), {
+      mode: 0o600,
+    });
+    const certificate = ca.issueUserCertificate({
+      user,
+      roles,
+      logins,
+      publicKey: key.publicKey,
+      ttlMs: 3600_000,
+    });
+    await writeFile(
+      `${keyFile}-cert.pub`,
+      `${certificate}
+`,
+    );
+    await writeFile(path.join(dir, 'known_hosts'), `${ca.knownHostsLine()}\n`);
+    const configFile = path.join(dir, 'ssh_config');
+    await writeFile(
+      configFile,
+      [
+        'Host proxy',
+        '  HostName 127.0.0.1',
+        `  Port ${sshPort}`,
+        `  User ${user}`,
+        'Host * !proxy',
+        '  ProxyJump proxy',
+        'Host *',
+        `  IdentityFile ${keyFile}`,
+        `  CertificateFile ${keyFile}-cert.pub`,
+        '  IdentitiesOnly yes',
+        `  UserKnownHostsFile ${path.join(dir, 'known_hosts')}`,
+        '  GlobalKnownHostsFile /dev/null',
+        '  StrictHostKeyChecking yes',
+        '  BatchMode yes',
+        '  LogLevel ERROR',
+        '',
+      ].join('\n'),
+    );
+    return { configFile };
+  } finally {
+    await backend.close();
+  }
+}
+
 /** Resident memory of a process in bytes (VmRSS). */
 export async function rssBytes(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

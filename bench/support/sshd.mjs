@@ -47,6 +47,8 @@ export async function startSshd({ dir, trustedUserCaKeys }) {
     'MaxStartups 100:30:200',
     'MaxSessions 1000',
     'LogLevel ERROR',
+    // scp (since OpenSSH 9) and sftp run over this subsystem.
+    'Subsystem sftp internal-sftp',
     '',
   ];
   await writeFile(file('sshd_config'), config.join('\n'));

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// scp through the SSH proxy (issue 7): the stock `scp` copies a file to and from a real sshd,
+// once through Postern's SSH listener (`-J`, the proxy ends the inner connection and relays the
+// SFTP session with its auditor) and once straight to the same sshd with a plain key, in the same
+// run. Run after `npm run build`. Target: through the proxy at least 0.7× direct.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import {
+  addOpenSshNode,
+  assertBuilt,
+  createRole,
+  createSshLogin,
+  startPostern,
+} from './support/postern.mjs';
+import { fmt, MiB, median, printTable, verdict } from './support/report.mjs';
+import { startSshd } from './support/sshd.mjs';
+
+const usage = `Usage: npm run build && npm run bench:scp [-- --mib 200] [--runs 3]
+
+  --mib   size of the file copied, in MiB (default 200)
+  --runs  copies each way per path; the median is reported (default 3)`;
+
+const { values: args } = parseArgs({
+  options: {
+    mib: { type: 'string', default: '200' },
+    runs: { type: 'string', default: '3' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const bytes = Number(args.mib) * MiB;
+const runs = Number(args.runs);
+if (!(bytes > 0) || !(runs >= 1)) {
+  console.error(usage);
+  process.exit(2);
+}
+assertBuilt();
+
+const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-scp-'));
+let postern;
+let sshd;
+try {
+  postern = await startPostern({ dataDir: path.join(dir, 'postern') });
+  const sshAddr = postern.logs.find((entry) => typeof entry.sshAddr === 'string')?.sshAddr;
+  if (!sshAddr) throw new Error('postern did not log its SSH listener address');
+  const ca = await postern.cli(['ca', 'export', '--type', 'user']);
+  sshd = await startSshd({ dir: path.join(dir, 'sshd'), trustedUserCaKeys: ca });
+  await addOpenSshNode(postern, 'bench-sshd', sshd.addr);
+  await createRole(postern, 'bench-scp', ["node_labels: {'*': '*'}", 'logins: [root]']);
+  const login = await createSshLogin(postern, {
+    user: 'bench',
+    roles: ['bench-scp'],
+    logins: ['root'],
+    sshPort: Number(sshAddr.split(':').pop()),
+    dir: path.join(dir, 'client'),
+  });
+
+  const source = path.join(dir, 'source.bin');
+  await writeRandomFile(source, bytes);
+  const remote = path.join(dir, 'remote.bin');
+  const back = path.join(dir, 'back.bin');
+  const direct = [
+    '-i',
+    sshd.clientKey,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    '-P',
+    String(sshd.port),
+  ];
+  const paths = {
+    proxy: { args: ['-F', login.configFile], host: 'root@bench-sshd' },
+    direct: { args: direct, host: 'root@127.0.0.1' },
+  };
+  // One warm-up copy each way per path: host key pinning, page cache.
+  const results = { proxy: { up: [], down: [] }, direct: { up: [], down: [] } };
+  for (let run = 0; run <= runs; run++) {
+    for (const [name, { args: scpArgs, host }] of Object.entries(paths)) {
+      const up = await timed(() => scp([...scpArgs, source, `${host}:${remote}`]));
+      const down = await timed(() => scp([...scpArgs, `${host}:${remote}`, back]));
+      if ((await stat(back)).size !== bytes) throw new Error(`${name}: the copy came back short`);
+      if (run > 0) {
+        results[name].up.push(up);
+        results[name].down.push(down);
+      }
+    }
+  }
+  const rate = (ms) => bytes / MiB / (ms / 1000);
+  const rows = ['up', 'down'].map((way) => {
+    const proxy = rate(median(results.proxy[way]));
+    const baseline = rate(median(results.direct[way]));
+    return {
+      figure: `scp ${fmt(bytes / MiB, 0)} MiB ${way === 'up' ? 'upload' : 'download'}`,
+      value: `${fmt(proxy)} MiB/s`,
+      baseline: `${fmt(baseline)} MiB/s`,
+      compare: `${fmt(proxy / baseline, 2)}×`,
+      target: '≥ 0.7×',
+      verdict: verdict(proxy / baseline >= 0.7),
+    };
+  });
+  printTable(rows);
+  console.log('baseline: scp straight to the same sshd with a plain key; median of', runs, 'runs');
+} finally {
+  await postern?.stop();
+  await sshd?.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+function scp(scpArgs) {
+  return new Promise((resolve, reject) =>
+    execFile('scp', ['-q', ...scpArgs], { timeout: 600_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`scp failed: ${stderr || error.message}`)) : resolve(),
+    ),
+  );
+}
+
+async function timed(action) {
+  const started = performance.now();
+  await action();
+  return performance.now() - started;
+}
+
+/** Random bytes, so no layer can compress its way to a better figure. */
+async function writeRandomFile(file, size) {
+  const handle = await open(file, 'w');
+  try {
+    for (let written = 0; written < size; written += MiB) {
+      await handle.write(randomBytes(Math.min(MiB, size - written)));
+    }
+  } finally {
+    await handle.close();
+  }
+}
