@@ -16,6 +16,11 @@ export interface ConnectToNodeOptions {
    */
   verifyHostKey: (keyBlob: Buffer) => boolean | Promise<boolean>;
   readyTimeoutMs?: number;
+  /**
+   * Agent forwarding (`ssh -A` through the proxy): sessions on this connection ask the node to
+   * forward the agent, and the node's agent channels are served by this agent.
+   */
+  agent?: ssh2.BaseAgent;
 }
 
 export interface PtyOptions {
@@ -58,6 +63,7 @@ export function connectToNode(opts: ConnectToNodeOptions): Promise<Client> {
     try {
       client.connect({
         ...(opts.sock ? { sock: opts.sock } : { host: opts.host, port: opts.port ?? 22 }),
+        ...(opts.agent ? { agent: opts.agent, agentForward: true } : {}),
         username: opts.login,
         readyTimeout: opts.readyTimeoutMs ?? 20_000,
         authHandler: certificateAuthHandler(client, opts.login, opts.key),

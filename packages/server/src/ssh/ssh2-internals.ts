@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
 
 /**
  * The few ssh2 1.17 internals Postern relies on, in one place. ssh2 has no API to send a
@@ -37,4 +38,34 @@ export function sendRawPayload(protocol: Ssh2Protocol, payload: Buffer): void {
   const packet = writer.alloc(payload.length);
   payload.copy(packet, writer.allocStart);
   sendPacket(protocol, writer.finalize(packet));
+}
+
+const { MAX_WINDOW, PACKET_SIZE } = require('ssh2/lib/Channel.js') as {
+  MAX_WINDOW: number;
+  PACKET_SIZE: number;
+};
+
+interface Ssh2ServerConnection {
+  _chanMgr: { add(opened: unknown): number };
+  _protocol: { openssh_authAgent(channel: number, window: number, packetSize: number): void };
+}
+
+/**
+ * Opens an `auth-agent@openssh.com` channel to the client of a server-side connection: how a
+ * server reaches the agent of a client that asked for agent forwarding (`ssh -A`). ssh2 has the
+ * message (Protocol.openssh_authAgent) but no server-side call; this is its openChannel for it.
+ */
+export function openAgentChannel(connection: object): Promise<Duplex> {
+  const conn = connection as Ssh2ServerConnection;
+  if (typeof conn._chanMgr?.add !== 'function') {
+    throw new Error('ssh2 internals changed (is ssh2 still 1.17?): cannot open an agent channel');
+  }
+  return new Promise((resolve, reject) => {
+    const opened = (error: Error | undefined, stream: Duplex) =>
+      error ? reject(error) : resolve(stream);
+    opened.type = 'auth-agent@openssh.com';
+    const id = conn._chanMgr.add(opened);
+    if (id === -1) return reject(new Error('no free SSH channels'));
+    conn._protocol.openssh_authAgent(id, MAX_WINDOW, PACKET_SIZE);
+  });
 }

@@ -10,7 +10,12 @@ export interface OpenSshClientSetup {
   /** ssh_config for the stock client: `proxy` is the SSH proxy, every other host goes through it. */
   configFile: string;
   dir: string;
-  run(program: 'ssh' | 'scp' | 'sftp', args: string[], input?: string): Promise<ClientResult>;
+  run(
+    program: 'ssh' | 'scp' | 'sftp',
+    args: string[],
+    input?: string,
+    env?: Record<string, string>,
+  ): Promise<ClientResult>;
   spawn(program: 'ssh' | 'scp' | 'sftp', args: string[]): ChildProcessWithoutNullStreams;
   remove(): Promise<void>;
 }
@@ -76,12 +81,12 @@ export async function openSshClient(opts: {
   return {
     configFile,
     dir,
-    run: (program, args, input) =>
+    run: (program, args, input, env) =>
       new Promise((resolve) => {
         const child = execFile(
           program,
           argsFor(args),
-          { timeout: 30_000, encoding: 'utf8' },
+          { timeout: 30_000, encoding: 'utf8', env: { ...process.env, ...env } },
           (error, stdout, stderr) =>
             resolve({
               code: error ? Number((error as { code?: number }).code ?? 1) : 0,

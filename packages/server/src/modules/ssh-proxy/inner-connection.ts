@@ -102,6 +102,7 @@ function serve(
     deps.terminals.authorize(requester, request).then(
       (reach) => {
         login = {
+          connection,
           requester,
           reach,
           remoteAddr: jump.remoteAddr,

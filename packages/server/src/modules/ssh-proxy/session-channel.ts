@@ -4,6 +4,7 @@ import type { AuditStore } from '../audit/index.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { Reach, Requester, TerminalService } from '../terminal/terminal.service.js';
 import { relayCommand } from './command-relay.js';
+import { ForwardedAgent } from './forwarded-agent.js';
 import { ProxiedChannel } from './proxied-channel.js';
 import { relaySftp } from './sftp-relay.js';
 import { SshChannelParty } from './ssh-channel-party.js';
@@ -17,6 +18,8 @@ export interface InnerLogin {
   audit: AuditStore;
   now: () => number;
   log: (message: string, fields?: object) => void;
+  /** The client's inner connection: a forwarded agent is reached through it. */
+  connection: object;
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -34,6 +37,8 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
   let terminal: { term: string; cols: number; rows: number } | undefined;
   let live: { session: LiveSession; party: SshChannelParty } | undefined;
   let started = false;
+  // `ssh -A`: the node gets the client's agent, when the roles allow forward_agent.
+  let agent: ForwardedAgent | undefined;
 
   session.on('pty', (accept, reject, info) => {
     if (started) return reject?.();
@@ -52,6 +57,11 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
         rows: clamp(info.rows, terminal.rows),
       };
     if (live && terminal) live.session.resize(live.party.id, terminal.cols, terminal.rows);
+    accept?.();
+  });
+  session.on('auth-agent', (accept, reject) => {
+    if (started || !login.reach.options.forwardAgent) return reject?.();
+    agent = new ForwardedAgent(login.connection);
     accept?.();
   });
   session.on('env', (accept, reject, info) => {
@@ -78,14 +88,18 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
     size: { cols: number; rows: number },
   ) => {
     const { requester, reach } = login;
-    const liveSession = await login.terminals.start(requester, {
-      serverId: reach.node.id,
-      login: reach.login,
-      size: { w: size.cols, h: size.rows },
-      command,
-      traceId: '',
-      remoteAddr: login.remoteAddr,
-    });
+    const liveSession = await login.terminals.start(
+      requester,
+      {
+        serverId: reach.node.id,
+        login: reach.login,
+        size: { w: size.cols, h: size.rows },
+        command,
+        traceId: '',
+        remoteAddr: login.remoteAddr,
+      },
+      agent,
+    );
     const party: SshChannelParty = new SshChannelParty(
       channel,
       requester.user,
@@ -107,7 +121,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
       traceId: '',
       remoteAddr: login.remoteAddr,
     };
-    const client = await login.terminals.dial(login.requester, login.reach, request);
+    const client = await login.terminals.dial(login.requester, login.reach, request, agent);
     const proxied = new ProxiedChannel(login.requester, login.reach, login.remoteAddr, login.now);
     if (kind === 'sftp') return relaySftp(channel, client, proxied, login.audit);
     return relayCommand(channel, client, { command, env }, proxied, login.audit);

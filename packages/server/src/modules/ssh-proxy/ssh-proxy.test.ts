@@ -1,3 +1,4 @@
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
@@ -49,6 +50,15 @@ beforeAll(async () => {
       version: 'v7',
       metadata: { name: 'root-access' },
       spec: { allow: { node_labels: { env: 'test' }, logins: ['root'] } },
+    }),
+    admin,
+  );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'agent-forwarding' },
+      spec: { options: { forward_agent: true }, allow: {} },
     }),
     admin,
   );
@@ -181,6 +191,31 @@ describe('ssh through the proxy', () => {
   });
 });
 
+describe('agent forwarding through the proxy', () => {
+  it('gives the node the client agent only when a role allows forward_agent', async () => {
+    const agent = await startSshAgent(dir);
+    const carol = await openSshClient({
+      ca: app.services.ca,
+      user: 'carol',
+      roles: ['root-access', 'agent-forwarding'],
+      logins: ['root'],
+      proxyPort: proxy.port,
+    });
+    try {
+      const env = { SSH_AUTH_SOCK: agent.socket };
+      const allowed = await carol.run('ssh', ['-A', 'root@sshd-host', 'ssh-add -l'], '', env);
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(allowed.stdout).toContain(agent.fingerprint);
+      const refused = await alice.run('ssh', ['-A', 'root@sshd-host', 'ssh-add -l'], '', env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/Could not open a connection to your authentication agent/);
+    } finally {
+      await carol.remove();
+      agent.stop();
+    }
+  });
+});
+
 describe('sftp and scp through the proxy', () => {
   // The built-in node joins these once the node service serves the sftp subsystem.
   it.each(nodes().slice(0, 1))(
@@ -257,6 +292,31 @@ describe('sftp and scp through the proxy', () => {
     }
   });
 });
+
+/** A real ssh-agent holding one fresh key. */
+async function startSshAgent(parent: string) {
+  const socket = path.join(parent, `agent-${Date.now()}.sock`);
+  const child = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+  await untilAsync(
+    () =>
+      stat(socket).then(
+        () => true,
+        () => false,
+      ),
+    'ssh-agent',
+  );
+  const key = path.join(parent, `agent-key-${Date.now()}`);
+  const run = (file: string, args: string[]) =>
+    new Promise<string>((resolve, reject) =>
+      execFile(file, args, { env: { ...process.env, SSH_AUTH_SOCK: socket } }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  await run('ssh-add', ['-q', key]);
+  const fingerprint = (await run('ssh-keygen', ['-l', '-f', `${key}.pub`])).split(' ')[1]!;
+  return { socket, fingerprint, stop: () => child.kill() };
+}
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

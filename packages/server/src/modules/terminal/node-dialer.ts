@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import type { ClusterCa } from '../../ssh/ca.service.js';
-import { connectToNode } from '../../ssh/client.js';
+import { connectToNode, type ConnectToNodeOptions } from '../../ssh/client.js';
 import { fingerprint, generateEd25519Key, parsePublicKey } from '../../ssh/keys.js';
 
 /** What the proxy needs to know to reach a server. */
@@ -54,7 +54,12 @@ export class NodeDialer {
     },
   ) {}
 
-  async connect(node: DialableNode, login: string, who: DialIdentity): Promise<Client> {
+  async connect(
+    node: DialableNode,
+    login: string,
+    who: DialIdentity,
+    agent?: ConnectToNodeOptions['agent'],
+  ): Promise<Client> {
     const key = generateEd25519Key();
     const certificate = this.deps.ca.issueUserCertificate({
       user: who.user,
@@ -75,6 +80,7 @@ export class NodeDialer {
       key: { privateKeyPem: key.privateKeyPem, certificate },
       verifyHostKey,
       readyTimeoutMs: this.deps.connectTimeoutMs ?? 15_000,
+      ...(agent ? { agent } : {}),
     };
     try {
       if (node.tunnel) {

@@ -2,7 +2,7 @@ import type { ParticipantMode, TerminalSize } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
-import { openExec, openShell } from '../../ssh/client.js';
+import { openExec, openShell, type ConnectToNodeOptions } from '../../ssh/client.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
@@ -11,6 +11,9 @@ import type { RoleSet } from '../rbac/index.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
+
+/** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
+export type ForwardedAgent = NonNullable<ConnectToNodeOptions['agent']>;
 
 /** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
 export interface NodeDirectory {
@@ -107,16 +110,31 @@ export class TerminalService {
     return { node, login: request.login, ttlMs, options };
   }
 
-  /** An SSH connection to the server as the login, with a certificate for this reach only. */
-  async dial(requester: Requester, reach: Reach, request: ReachRequest): Promise<Client> {
+  /**
+   * An SSH connection to the server as the login, with a certificate for this reach only. An
+   * `agent` (an SSH client's forwarded agent) is offered to the node only when the roles allow
+   * forward_agent.
+   */
+  async dial(
+    requester: Requester,
+    reach: Reach,
+    request: ReachRequest,
+    agent?: ForwardedAgent,
+  ): Promise<Client> {
+    const forwarded = reach.options.forwardAgent ? agent : undefined;
     return this.deps.dialer
-      .connect(reach.node, reach.login, {
-        user: requester.user,
-        roles: requester.roles,
-        ttlMs: reach.ttlMs,
-        permitPortForwarding: reach.options.portForwarding,
-        permitAgentForwarding: reach.options.forwardAgent,
-      })
+      .connect(
+        reach.node,
+        reach.login,
+        {
+          user: requester.user,
+          roles: requester.roles,
+          ttlMs: reach.ttlMs,
+          permitPortForwarding: reach.options.portForwarding,
+          permitAgentForwarding: reach.options.forwardAgent,
+        },
+        forwarded,
+      )
       .catch(async (error: unknown) => {
         const failure = new ApiError('connection_problem', dialFailure(reach.node, error));
         throw await this.rejected(requester, request, reach.node, failure);
@@ -124,9 +142,13 @@ export class TerminalService {
   }
 
   /** A terminal session in the hub: recorded, listed in Active Sessions, joinable. */
-  async start(requester: Requester, request: StartRequest): Promise<LiveSession> {
+  async start(
+    requester: Requester,
+    request: StartRequest,
+    agent?: ForwardedAgent,
+  ): Promise<LiveSession> {
     const reach = await this.authorize(requester, request);
-    const client = await this.dial(requester, reach, request);
+    const client = await this.dial(requester, reach, request, agent);
     const { node, ttlMs, options } = reach;
     let channel: ClientChannel;
     try {
