@@ -48,7 +48,11 @@ parentPort.on('message', (m) => {
   const entry = terminals.get(m.id);
   if (m.op === 'snapshot') {
     if (!entry) return parentPort.postMessage({ req: m.req, screen: '' });
-    entry.terminal.write('', () => parentPort.postMessage({ req: m.req, screen: entry.serializer.serialize() }));
+    // The session may close while the snapshot waits for the parser: a disposed terminal has no screen.
+    entry.terminal.write('', () => parentPort.postMessage({
+      req: m.req,
+      screen: terminals.get(m.id) === entry ? entry.serializer.serialize() : '',
+    }));
     return;
   }
   if (!entry) return;
