@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../../local-node.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
+import { openTerminal } from '../../testing/terminal-client.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { hostActor } from '../access/actor.js';
 import { startSshProxy } from './start-ssh-proxy.js';
@@ -149,6 +150,33 @@ describe('ssh through the proxy', () => {
     expect(index).toMatchObject({ sealed: true, participants: ['alice'] });
     const end = (await events()).find((e) => e.code === 'T2004I' && e.sid === sid);
     expect(end).toMatchObject({ interactive: true, session_recording: 'on', user: 'alice' });
+  });
+
+  it('lets a browser join a session an ssh client started, and sees what it types', async () => {
+    await app.server.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.server.address() as AddressInfo;
+    const child = alice.spawn('ssh', ['-tt', 'root@sshd-host']);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await until(() => /[#$] $/m.test(output), 'a prompt');
+    child.stdin.write('echo before-$((6*7))\r');
+    await until(() => output.includes('before-42'), 'the first output');
+    const [tracker] = app.services.hub.list().filter((t) => t.owner === 'alice');
+    // Alice in the browser (her own session: she may join it as a peer).
+    const headers = await app.signIn(['root-access'], 'alice');
+    const browser = await openTerminal({
+      baseUrl: `http://127.0.0.1:${address.port}`,
+      headers,
+      params: { sid: tracker!.id, mode: 'peer', term: { w: 80, h: 24 } } as never,
+    });
+    await browser.waitForOutput('before-42');
+    browser.type('echo from-browser-$((7*7))\r');
+    await until(() => output.includes('from-browser-49'), 'the browser input in the ssh client');
+    child.stdin.write('echo after-$((8*8))\r');
+    await browser.waitForOutput('after-64');
+    child.stdin.write('exit\r');
+    await new Promise((resolve) => child.on('exit', resolve));
+    await browser.closed;
   });
 
   it('refuses a login the roles do not allow, with the reason', async () => {
