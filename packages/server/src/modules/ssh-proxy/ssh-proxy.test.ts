@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../../local-node.js';
@@ -119,6 +119,13 @@ describe('ssh through the proxy', () => {
       expect(exec).toMatchObject({ user: 'alice', login: 'root', exitCode: '3' });
     },
   );
+
+  it('finds a server by host:port too, and by its hostname', async () => {
+    const byAddr = await alice.run('ssh', ['-p', String(sshd.port), 'root@127.0.0.1', 'echo addr']);
+    expect(byAddr).toMatchObject({ code: 0, stdout: 'addr\n' });
+    const byHostname = await alice.run('ssh', [`root@${hostname()}`, 'echo hostname']);
+    expect(byHostname).toMatchObject({ code: 0, stdout: 'hostname\n' });
+  });
 
   it('passes binary output through untouched', async () => {
     const result = await alice.run('ssh', [
