@@ -57,6 +57,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     access: app.services.access,
     locks: app.services.lockWatcher,
     audit,
+    recordings: app.services.recordings,
     now: Date.now,
     log: (message, fields) => logger.info(fields ?? {}, message),
   });

@@ -1,23 +1,27 @@
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
+import type { RecordingPolicy } from '../sessions/session-recording.js';
+import { CommandRecording } from './command-recording.js';
 import type { ProxiedChannel } from './proxied-channel.js';
 
 /**
  * A command (or a shell) without a terminal, `ssh node cmd` or `scp -O`: bytes pass through
  * untouched in both directions with the SSH windows as backpressure, stdout and stderr stay
  * apart, end of input is passed on, and the exit status comes back, so pipes and scripts work
- * exactly as against the node itself. Not a live session (nothing to watch or join) and not
- * recorded; audited as a non-interactive session and its exec event.
+ * exactly as against the node itself. Not a live session (nothing to watch or join); its output
+ * is recorded (command-recording.ts) and it is audited as a non-interactive session and its
+ * exec event.
  */
 export async function relayCommand(
   channel: ServerChannel,
   client: Client,
   request: { command?: string; env: Record<string, string> },
   proxied: ProxiedChannel,
-  audit: AuditStore,
+  deps: { audit: AuditStore; recordings?: RecordingPolicy },
 ): Promise<void> {
   const { command, env } = request;
+  const { audit } = deps;
   let remote: ClientChannel;
   try {
     remote = await new Promise<ClientChannel>((resolve, reject) => {
@@ -38,9 +42,27 @@ export async function relayCommand(
     interactive: false,
     ...(command !== undefined ? { command } : {}),
   });
+  const recording = CommandRecording.start(
+    proxied,
+    command ?? '(shell without a terminal)',
+    deps.recordings,
+    proxied.reach.options.recordSession.ssh,
+    (reason, endCommand) => {
+      void emitAudit(audit, 'TPOS030E', { ...proxied.fields(), reason });
+      if (!endCommand) return;
+      channel.stderr.write(
+        `Postern: session recording failed: ${reason}; the command was ended\r\n`,
+      );
+      remote.close();
+    },
+  );
   channel.pipe(remote);
   remote.pipe(channel, { end: false });
   remote.stderr.pipe(channel.stderr, { end: false });
+  if (recording) {
+    remote.on('data', (chunk: Buffer) => recording.stdoutData(chunk));
+    remote.stderr.on('data', (chunk: Buffer) => recording.stderrData(chunk));
+  }
   let exit: { code?: number; signal?: string } = {};
   remote.on('exit', (code: number | null, signal?: string) => {
     exit = signal ? { signal } : { code: code ?? 0 };
@@ -62,7 +84,11 @@ export async function relayCommand(
         ...(ok ? {} : { exitError: reason }),
       });
     }
-    void emitAudit(audit, 'T2004I', proxied.endFields(reason));
+    void (async () => {
+      await recording?.close();
+      const recorded = recording !== undefined && !recording.error;
+      await emitAudit(audit, 'T2004I', proxied.endFields(reason, recorded, recording?.error));
+    })();
   });
   // The client went away first: stop the program (SIGHUP, as sshd does) and hang up.
   channel.on('close', () => {

@@ -110,6 +110,7 @@ function serve(
           audit: deps.audit,
           now: deps.now,
           log: deps.log,
+          recordings: deps.recordings,
         };
         ctx.accept();
       },

@@ -10,7 +10,7 @@ export class ProxiedChannel {
     readonly requester: Requester,
     readonly reach: Reach,
     readonly remoteAddr: string,
-    private readonly now: () => number,
+    readonly now: () => number,
   ) {
     this.started = now();
   }
@@ -31,8 +31,8 @@ export class ProxiedChannel {
     };
   }
 
-  /** session.start / session.end fields of a non-interactive session (not recorded). */
-  endFields(reason: string) {
+  /** session.end fields of a non-interactive session. */
+  endFields(reason: string, recorded: boolean, recordingError = '') {
     return {
       ...this.fields(),
       reason,
@@ -40,7 +40,8 @@ export class ProxiedChannel {
       interactive: false,
       session_start: new Date(this.started).toISOString(),
       session_stop: new Date(this.now()).toISOString(),
-      session_recording: 'off',
+      session_recording: recorded ? 'on' : 'off',
+      ...(recordingError ? { session_recording_error: recordingError } : {}),
     };
   }
 }

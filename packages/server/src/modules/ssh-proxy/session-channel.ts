@@ -2,6 +2,7 @@ import type { ServerChannel, Session } from 'ssh2';
 import { ApiError } from '../../errors.js';
 import type { AuditStore } from '../audit/index.js';
 import type { LiveSession } from '../sessions/live-session.js';
+import type { RecordingPolicy } from '../sessions/session-recording.js';
 import type { Reach, Requester, TerminalService } from '../terminal/terminal.service.js';
 import { relayCommand } from './command-relay.js';
 import { ForwardedAgent } from './forwarded-agent.js';
@@ -20,6 +21,8 @@ export interface InnerLogin {
   log: (message: string, fields?: object) => void;
   /** The client's inner connection: a forwarded agent is reached through it. */
   connection: object;
+  /** Where commands without a terminal are recorded (terminal sessions: the session hub). */
+  recordings?: RecordingPolicy;
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -124,7 +127,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
     const client = await login.terminals.dial(login.requester, login.reach, request, agent);
     const proxied = new ProxiedChannel(login.requester, login.reach, login.remoteAddr, login.now);
     if (kind === 'sftp') return relaySftp(channel, client, proxied, login.audit);
-    return relayCommand(channel, client, { command, env }, proxied, login.audit);
+    return relayCommand(channel, client, { command, env }, proxied, login);
   };
 
   session.on('shell', (accept, reject) => {

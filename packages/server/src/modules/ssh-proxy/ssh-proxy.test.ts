@@ -5,6 +5,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../../local-node.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -72,6 +73,7 @@ beforeAll(async () => {
     access: app.services.access,
     locks: app.services.lockWatcher,
     audit: app.audit,
+    recordings: app.services.recordings,
     now: Date.now,
     log: () => undefined,
   });
@@ -117,6 +119,20 @@ describe('ssh through the proxy', () => {
         (e) => e.code === 'T3002E' && e.command?.toString().includes('got $line'),
       );
       expect(exec).toMatchObject({ user: 'alice', login: 'root', exitCode: '3' });
+      // Recorded too: stdout and stderr as the cast's output, listed as non-interactive.
+      const sid = String(exec!.sid);
+      await untilAsync(
+        async () => (await events()).some((e) => e.code === 'T2004I' && e.sid === sid),
+        'the end event',
+      );
+      const end = (await events()).find((e) => e.code === 'T2004I' && e.sid === sid);
+      expect(end).toMatchObject({ interactive: false, session_recording: 'on' });
+      const cast = gunzipSync(
+        Buffer.concat(await (await app.services.recordings.openCast(sid))!.toArray()),
+      );
+      expect(cast.toString()).toMatch(
+        /"got hello\\n"[\s\S]*"oops\\n"|"oops\\n"[\s\S]*"got hello\\n"/,
+      );
     },
   );
 

@@ -6,6 +6,7 @@ import { judgeUserCertificate, sendAuthBanner } from '../../ssh/user-certificate
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
+import type { RecordingPolicy } from '../sessions/session-recording.js';
 import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
 
@@ -24,6 +25,8 @@ export interface SshProxyDeps {
   ) => { user: string; roles: string[]; roleSet: RoleSet };
   locks: LockView;
   audit: AuditStore;
+  /** Where commands without a terminal are recorded; terminal sessions use the hub's. */
+  recordings?: RecordingPolicy;
   now: () => number;
   log: (message: string, fields?: object) => void;
 }

@@ -7,6 +7,7 @@ import { generateEd25519Key, publicKeyFromPrivatePem } from '../../ssh/keys.js';
 import type { AccessResolver } from '../access/access-resolver.js';
 import type { AuditStore } from '../audit/index.js';
 import type { LockView } from '../locks/lock-watcher.js';
+import type { RecordingStore } from '../recordings/recording-store.js';
 import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
 import { SshProxy } from './ssh-proxy.js';
 
@@ -18,6 +19,7 @@ export interface StartSshProxyDeps {
   access: Pick<AccessResolver, 'resolve'>;
   locks: LockView;
   audit: AuditStore;
+  recordings: RecordingStore;
   now: () => number;
   log: (message: string, fields?: object) => void;
 }
@@ -50,6 +52,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     },
     locks: deps.locks,
     audit: deps.audit,
+    recordings: { store: deps.recordings, onFailure: config.recordings.onFailure },
     now: deps.now,
     log: deps.log,
   });
