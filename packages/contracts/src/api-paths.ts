@@ -51,6 +51,18 @@ export const apiPaths = {
   /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
   terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
   joinToken: `${apiPrefix}/token`,
+  // Command-line sign-in (issue 7, docs/cli-login.md).
+  /** POST: password and second factor buy a user certificate. */
+  sshCerts: `${apiPrefix}/ssh/certs`,
+  /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
+  sshNodes: `${apiPrefix}/ssh/nodes`,
+  /** POST: a CLI asks a signed-in browser to approve its key. */
+  headlessLogin: `${apiPrefix}/headless/login`,
+  headless: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}`,
+  /** POST: the WebAuthn challenge that approving this one request answers. */
+  headlessChallenge: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/challenge`,
+  /** GET: the CLI's poll; the certificate once approved. */
+  headlessWait: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/wait`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
@@ -70,6 +82,9 @@ export const apiPaths = {
     context: `${apiPrefix}/sites/:clusterId/context`,
     locks: `${apiPrefix}/sites/:clusterId/locks`,
     lock: `${apiPrefix}/sites/:clusterId/locks/:uuid`,
+    headless: `${apiPrefix}/headless/:requestId`,
+    headlessChallenge: `${apiPrefix}/headless/:requestId/challenge`,
+    headlessWait: `${apiPrefix}/headless/:requestId/wait`,
   },
   eventsSearch: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/events/search`,
   eventsSearchSessions: (clusterId: string) =>

@@ -21,3 +21,4 @@ export * from './recording-playback.js';
 export * from './sessions.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
+export * from './ssh/login.js';

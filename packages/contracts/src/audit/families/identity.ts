@@ -198,4 +198,19 @@ export const identityEvents = {
     desc: 'Account Unlocked',
     message: 'User [{name}] was unlocked by [{user}]',
   },
+  TPOS014I: {
+    type: 'headless.create',
+    desc: 'Headless Login Requested',
+    message: 'A headless login for [{user}] was requested from {client_ip_address}',
+  },
+  TPOS015I: {
+    type: 'headless.approve',
+    desc: 'Headless Login Approved',
+    message: 'User [{user}] approved a headless login from {client_ip_address}',
+  },
+  TPOS015W: {
+    type: 'headless.deny',
+    desc: 'Headless Login Denied',
+    message: 'User [{user}] denied a headless login from {client_ip_address}',
+  },
 } as const satisfies Record<string, AuditEntryDraft>;

@@ -145,12 +145,19 @@ export class LoginService {
     throw lockedUntil ? lockedError(lockedUntil) : invalidCredentials();
   }
 
+  /** The end of every successful sign-in to the console: `succeed`, then a new session. */
+  async signIn(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<WebSession> {
+    await this.succeed(user, method, ctx);
+    return this.deps.sessions.create(user.metadata.name, user.spec.roles);
+  }
+
   /**
-   * The end of every successful sign-in: the count starts again, an event, a new session. A lock
+   * What every successful sign-in does before it hands out a credential (a web session, or a
+   * certificate for the CLI): refuse a lock, restart the failure count, record the login. A lock
    * on the user or a role of theirs is checked here, once they proved who they are, so the lock's
    * message is never shown to someone who merely typed the name.
    */
-  async signIn(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<WebSession> {
+  async succeed(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<void> {
     const name = user.metadata.name;
     const lock = this.deps.locks.lockFor({ user: name, roles: user.spec.roles });
     if (lock) {
@@ -171,7 +178,6 @@ export class LoginService {
       success: true,
       ...remoteAddr(ctx.addr),
     });
-    return this.deps.sessions.create(name, user.spec.roles);
   }
 
   private async assertNotLocked(user: UserResource, method: LoginMethod, ctx: RequestContext) {

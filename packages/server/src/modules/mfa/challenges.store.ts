@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 
 /** What a WebAuthn challenge was issued for; an answer is accepted only for the same purpose. */
 export type ChallengePurpose =
-  'login' | 'passwordless' | 'register' | 'privilege' | 'password-change';
+  'login' | 'passwordless' | 'register' | 'privilege' | 'password-change' | 'headless';
 
 export interface ChallengeRecord {
   /** The user it was issued to; '' for a passwordless login, where the answer names the user. */
@@ -14,6 +14,8 @@ export interface ChallengeRecord {
   /** Registrations: the device usage asked for, and the token (hashed) that allowed it. */
   usage?: DeviceUsage;
   tokenHash?: string;
+  /** What one answer is bound to beyond the purpose: the headless request it approves. */
+  subject?: string;
   expires: string;
 }
 

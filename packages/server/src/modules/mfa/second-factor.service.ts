@@ -46,6 +46,7 @@ export class SecondFactorService {
     user: string,
     credentials: UserCredentials,
     purpose: ChallengePurpose,
+    subject?: string,
   ): Promise<MfaChallenge> {
     const devices = this.usable(credentials.devices);
     const keys = devices.filter((device) => device.type === 'webauthn');
@@ -57,6 +58,7 @@ export class SecondFactorService {
                 user,
                 purpose,
                 devices: keys,
+                ...(subject === undefined ? {} : { subject }),
               }),
             },
           }
@@ -111,7 +113,7 @@ export class SecondFactorService {
    */
   async verifyAssertion(
     assertion: WebauthnAssertion,
-    expected: { user: string | null; purposes: ChallengePurpose[] },
+    expected: { user: string | null; purposes: ChallengePurpose[]; subject?: string },
     origin: string | undefined,
   ): Promise<{ user: string; device: MfaDeviceRecord }> {
     if (!webauthnAllowed(this.settings.secondFactor)) {
@@ -122,6 +124,7 @@ export class SecondFactorService {
       .takeChallenge(response.response.clientDataJSON)
       .catch(rethrowRejected);
     if (!expected.purposes.includes(record.purpose)) throw notIssued();
+    if (record.subject !== expected.subject) throw notIssued();
     const passwordless = record.purpose === 'passwordless';
     const handle = response.response.userHandle ?? '';
     const user = passwordless ? await this.users.userForWebauthnHandle(handle) : record.user;

@@ -122,6 +122,7 @@ export class WebauthnService {
     user: string;
     purpose: ChallengePurpose;
     devices: MfaDeviceRecord[];
+    subject?: string;
   }): Promise<PublicKeyOptionsJson> {
     const passwordless = args.purpose === 'passwordless';
     const userVerification = passwordless ? 'required' : 'discouraged';
@@ -135,6 +136,7 @@ export class WebauthnService {
       user: args.user,
       purpose: args.purpose,
       userVerification,
+      ...(args.subject === undefined ? {} : { subject: args.subject }),
     });
     return { ...options };
   }

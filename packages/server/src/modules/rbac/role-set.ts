@@ -66,6 +66,24 @@ export class RoleSet {
     return resourceAllowed(this.roles, kind, resource.labels ?? {});
   }
 
+  /**
+   * Every login some node could allow, sorted: the principals of a user certificate, which is not
+   * tied to one node. Logins denied without node labels (denied everywhere) are left out; the
+   * rest is narrowed per node by whoever accepts the certificate (`loginsFor`).
+   */
+  certificateLogins(): string[] {
+    const allowed = new Set<string>();
+    const denied = new Set<string>();
+    for (const { allow, deny } of this.roles) {
+      // A role that selects no node grants its logins nowhere.
+      if (!allow.selectors.node.empty)
+        for (const login of allow.principals.logins) allowed.add(login);
+      if (deny.selectors.node.empty) for (const login of deny.principals.logins) denied.add(login);
+    }
+    if (denied.has('*')) return [];
+    return [...allowed].filter((login) => login !== '*' && !denied.has(login)).sort();
+  }
+
   /** The logins allowed on a node, sorted. */
   loginsFor(node: Labelled): string[] {
     return concretePrincipals(this.roles, 'node', 'logins', node.labels ?? {});
