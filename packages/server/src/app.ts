@@ -36,6 +36,7 @@ import {
   type ServerAccessServices,
 } from './server-access.js';
 import type { ClusterCa } from './ssh/ca.service.js';
+import { registerSshLoginRoutes } from './ssh-login.js';
 
 export interface AppDeps {
   config: Config;
@@ -137,6 +138,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     now,
     pingIntervalMs: deps.pingIntervalMs,
   });
+  await registerSshLoginRoutes(
+    server,
+    { ...deps, now, identity, access, locks: lockWatcher, ...serverAccess },
+    loginRateLimit,
+  );
   await server.register(captureRoutes);
   await server.register(webConsole, {
     distDir: deps.webDistDir,

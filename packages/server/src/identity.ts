@@ -106,7 +106,19 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     settings,
     now,
   });
-  return { users, passwords, lockout, sessions, tokens, login, completion, account, devices };
+  return {
+    users,
+    usersStore,
+    passwords,
+    lockout,
+    sessions,
+    tokens,
+    login,
+    secondFactor,
+    completion,
+    account,
+    devices,
+  };
 }
 
 export type IdentityServices = ReturnType<typeof buildIdentity>;

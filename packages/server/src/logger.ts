@@ -2,10 +2,11 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * Path segments that are credentials: invite and reset links (`/web/invite/<id>`,
- * `users/password/token/<id>`) and privilege tokens (`mfa/token/<id>/…`). Request logs show
+ * `users/password/token/<id>`), privilege tokens (`mfa/token/<id>/…`) and headless login ids
+ * (`/headless/<id>`, which a CLI polls for its certificate). Request logs show
  * the path with the id replaced.
  */
-const tokenInPath = /(\/(?:invite|reset|password\/token|mfa\/token)\/)[^/?#]+/g;
+const tokenInPath = /(\/(?:invite|reset|password\/token|mfa\/token|headless)\/)(?!login\b)[^/?#]+/g;
 
 export function redactUrl(url: string): string {
   return url.replace(tokenInPath, '$1[redacted]');

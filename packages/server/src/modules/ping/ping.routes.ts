@@ -2,19 +2,19 @@ import { apiPaths, type PingResponse } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { formatHostPort } from '../../config/address.js';
 import type { Config } from '../../config/config.js';
+import { sshProxyPublicAddr } from '../../config/public-url.js';
 import { serverVersion } from '../../version.js';
 import { authPreferences } from './auth-preferences.js';
 
 /** `GET /v1/webapi/ping`: public, so clients learn how to sign in before they have a session. */
 export async function pingRoutes(app: FastifyInstance, { config }: { config: Config }) {
   app.get(apiPaths.ping, { config: { access: 'public' } }, async (): Promise<PingResponse> => {
-    const sshPublic = { host: config.publicAddr.host, port: config.sshAddr.port };
     return {
       auth: { ...authPreferences(config), webauthn: { rp_id: config.auth.rpId } },
       proxy: {
         ssh: {
           listen_addr: formatHostPort(config.sshAddr),
-          public_addr: formatHostPort(sshPublic),
+          public_addr: sshProxyPublicAddr(config),
           tunnel_public_addr: formatHostPort(config.publicAddr),
         },
         tls_routing_enabled: false,
