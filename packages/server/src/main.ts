@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { addAgentCommand } from './cli/agent.commands.js';
+import { addLoginCommands } from './cli/login/login.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
   addCaCommands,
@@ -61,6 +62,7 @@ export function buildCli(): Command {
   addTokensCommands(program);
   addNodesCommands(program);
   addAgentCommand(program);
+  addLoginCommands(program);
   return program;
 }
 

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { print } from '../program.js';
+import { login, type CliDeps, type LoginFlags } from './login-flow.js';
+import { ProxyUnreachableError } from './proxy-client.js';
+import { logout, ls, ssh, status, systemSsh, type SshRunner } from './session-commands.js';
+
+export interface LoginCommandDeps extends Partial<CliDeps> {
+  runSsh?: SshRunner;
+}
+
+/**
+ * `postern login | ls | ssh | status | logout`: a user's commands (docs/cli-login.md), unlike
+ * the admin commands they talk to a proxy over HTTPS and never open storage.
+ */
+export function addLoginCommands(program: Command, overrides: LoginCommandDeps = {}): void {
+  const deps: CliDeps = {
+    env: overrides.env ?? process.env,
+    io: overrides.io ?? { input: process.stdin, output: process.stderr },
+    print: overrides.print ?? print,
+    ...(overrides.pollIntervalMs ? { pollIntervalMs: overrides.pollIntervalMs } : {}),
+  };
+  const runSsh = overrides.runSsh ?? systemSsh;
+
+  program
+    .command('login')
+    .description('sign in to a proxy and get an SSH certificate for ssh through it')
+    .requiredOption('--proxy <host:port>', "the proxy's web address, e.g. proxy.example.com:3080")
+    .option('--user <name>', 'the Postern user (default: your OS user name)')
+    .option(
+      '--ttl <duration>',
+      "how long the certificate lives (at most the roles' max_session_ttl)",
+    )
+    .option('--headless', 'approve the login in a browser elsewhere instead of typing a password')
+    .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
+    .option('--no-ssh-config', 'do not add an Include line to ~/.ssh/config')
+    .action((flags: LoginFlags) => oneLine(() => login(flags, deps)));
+
+  program
+    .command('status')
+    .description('show the current login: user, cluster, roles, logins, expiry')
+    .action(() => oneLine(() => status(deps.env, deps.print)));
+
+  program
+    .command('ls')
+    .description('list the nodes you may reach')
+    .action(() => oneLine(() => ls(deps.env, deps.print)));
+
+  program
+    .command('ssh <target> [command...]')
+    .description('ssh to [login@]node through the proxy, with the login from postern login')
+    .passThroughOptions()
+    .action((target: string, command: string[]) =>
+      oneLine(async () => {
+        process.exitCode = await ssh(deps.env, target, command, runSsh);
+      }),
+    );
+
+  program
+    .command('logout')
+    .description("remove the current login's key, certificate and profile")
+    .action(() => oneLine(() => logout(deps.env, deps.print)));
+}
+
+/**
+ * Refusals (bad flags, wrong password, expired login) go to main: one line, exit code 2. A proxy
+ * that cannot be reached is one line and exit code 1; neither prints a stack.
+ */
+async function oneLine(run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (!(error instanceof ProxyUnreachableError)) throw error;
+    console.error(`postern: ${error.message}`);
+    process.exitCode = 1;
+  }
+}

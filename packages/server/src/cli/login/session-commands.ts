@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../config/config-error.js';
+import { formatDuration } from '../../config/duration.js';
+import { POSTERN_ROLES_EXTENSION } from '../../ssh/ca.service.js';
+import { parseCertificate } from '../../ssh/certificates.js';
+import { printTable, type Print } from '../table.js';
+import { listNodes } from './nodes.js';
+import { PosternHome, type Profile } from './postern-home.js';
+import { ProxyClient } from './proxy-client.js';
+
+/** Runs the system ssh with these arguments, its stdio ours; resolves with its exit code. */
+export type SshRunner = (args: string[]) => Promise<number>;
+
+export const systemSsh: SshRunner = (args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn('ssh', args, { stdio: 'inherit' });
+    child.on('error', (error) => reject(new ConfigError(`cannot run ssh: ${error.message}`)));
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+
+/** The current login, refused once its certificate has expired. */
+export async function currentLogin(env: NodeJS.ProcessEnv, now = Date.now()): Promise<Profile> {
+  const profile = await new PosternHome(env).readProfile();
+  if (Date.parse(profile.expires) <= now) {
+    throw new ConfigError(`your login expired at ${profile.expires}: run postern login again`);
+  }
+  return profile;
+}
+
+/** `postern status`: who, where, which logins, until when (read from the certificate itself). */
+export async function status(env: NodeJS.ProcessEnv, print: Print, now = Date.now()) {
+  const profile = await new PosternHome(env).readProfile();
+  const cert = parseCertificate((await readFile(profile.cert_path, 'utf8')).trim());
+  const left = cert.validBefore.getTime() - now;
+  const validity =
+    left > 0
+      ? `${cert.validBefore.toISOString()} (${formatDuration(Math.floor(left / 1000) * 1000)} left)`
+      : `${cert.validBefore.toISOString()} (EXPIRED: run postern login again)`;
+  const roles = cert.extensions[POSTERN_ROLES_EXTENSION] ?? '';
+  printTable(
+    ['', ''],
+    [
+      ['Proxy:', profile.proxy],
+      ['User:', cert.keyId],
+      ['Cluster:', profile.cluster],
+      ['Roles:', roles.split(',').filter(Boolean).join(', ') || '-'],
+      ['Logins:', cert.principals.join(', ') || '-'],
+      ['Valid until:', validity],
+      ['SSH proxy:', profile.ssh_proxy_addr],
+    ],
+    (line) => {
+      if (line.trim()) print(line);
+    },
+  );
+}
+
+/** `postern ls`: the nodes the user may reach, from the proxy. */
+export async function ls(env: NodeJS.ProcessEnv, print: Print) {
+  const profile = await currentLogin(env);
+  const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
+  const nodes = await listNodes(client, profile);
+  const rows = nodes.map((node) => [
+    node.hostname,
+    node.addr || (node.tunnel ? '⟵ tunnel' : ''),
+    node.sshLogins.join(','),
+    node.tags.map((tag) => `${tag.name}=${tag.value}`).join(','),
+  ]);
+  printTable(['Node', 'Address', 'Logins', 'Labels'], rows, print);
+}
+
+/** `postern ssh [login@]node [command…]`: the system ssh with the generated config. */
+export async function ssh(
+  env: NodeJS.ProcessEnv,
+  target: string,
+  command: string[],
+  run: SshRunner,
+): Promise<number> {
+  await currentLogin(env);
+  return run(['-F', new PosternHome(env).sshConfig, target, ...command]);
+}
+
+/** `postern logout`: the key, certificate and profile go; known_hosts and ssh_config stay. */
+export async function logout(env: NodeJS.ProcessEnv, print: Print) {
+  const home = new PosternHome(env);
+  const profile = await home.readProfile();
+  await home.removeLogin(profile);
+  print(
+    `Logged out ${profile.user} from ${profile.cluster}: removed the key, certificate and profile.`,
+  );
+}
