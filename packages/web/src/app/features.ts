@@ -82,6 +82,9 @@ const ConsolePage = lazy(() =>
 const PlayerPage = lazy(() =>
   import('../features/player/PlayerPage').then((m) => ({ default: m.PlayerPage })),
 );
+const HeadlessPage = lazy(() =>
+  import('../features/headless/HeadlessPage').then((m) => ({ default: m.HeadlessPage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
@@ -276,6 +279,15 @@ export const features: readonly Feature[] = [
     placement: { nav: 'none' },
     flag: 'recordings',
     page: PlayerPage,
+  },
+  // A CLI's headless login asks the signed-in user to approve it here (docs/cli-login.md).
+  {
+    id: 'headless',
+    title: 'Headless Login',
+    route: 'headlessSso',
+    placement: { nav: 'none' },
+    flag: 'always',
+    page: HeadlessPage,
   },
   ...consoleRoutes.map((route): Feature => ({
     id: route,

@@ -13,6 +13,7 @@ import { TestTheme } from './render';
 import { userContextFixture } from './userContexts';
 
 interface Options {
+  /** The route pattern the page is mounted at. */
   path?: string;
   /** Where the router starts, when `path` is a pattern with parameters. */
   url?: string;
