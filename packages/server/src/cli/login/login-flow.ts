@@ -119,6 +119,11 @@ async function passwordLogin(
   request: CertRequest,
   io: PromptIo,
 ): Promise<SshCertsResponse> {
+  if (ping.auth.second_factor === 'webauthn') {
+    throw new LoginRefusedError(
+      'this cluster accepts only hardware keys and passkeys: use postern login --headless',
+    );
+  }
   const prompter = new Prompter(io);
   try {
     const password = await prompter.secret(`Password for ${request.user}: `);
@@ -135,7 +140,10 @@ async function passwordLogin(
     );
   } catch (error) {
     if (error instanceof LoginRefusedError && error.message === 'invalid credentials') {
-      throw new LoginRefusedError('login failed: wrong user name, password or authenticator code');
+      throw new LoginRefusedError(
+        'login failed: wrong user name, password or authenticator code' +
+          ' (with only a hardware key or passkey, use --headless)',
+      );
     }
     throw error;
   } finally {

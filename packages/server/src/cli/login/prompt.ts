@@ -23,7 +23,8 @@ export class Prompter {
       this.io.input.isTTY && this.io.input.setRawMode
         ? await this.readRaw()
         : await this.nextLine();
-    if (this.io.input.isTTY) this.io.output.write('\n');
+    // Nothing echoed the answer (raw mode, or a pipe), so the next output needs its own line.
+    this.io.output.write('\n');
     return answer;
   }
 

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../../config/config-error.js';
-import { formatDuration } from '../../config/duration.js';
 import { POSTERN_ROLES_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { printTable, type Print } from '../table.js';
@@ -35,7 +34,7 @@ export async function status(env: NodeJS.ProcessEnv, print: Print, now = Date.no
   const left = cert.validBefore.getTime() - now;
   const validity =
     left > 0
-      ? `${cert.validBefore.toISOString()} (${formatDuration(Math.floor(left / 1000) * 1000)} left)`
+      ? `${cert.validBefore.toISOString()} (${timeLeft(left)} left)`
       : `${cert.validBefore.toISOString()} (EXPIRED: run postern login again)`;
   const roles = cert.extensions[POSTERN_ROLES_EXTENSION] ?? '';
   printTable(
@@ -88,4 +87,12 @@ export async function logout(env: NodeJS.ProcessEnv, print: Print) {
   print(
     `Logged out ${profile.user} from ${profile.cluster}: removed the key, certificate and profile.`,
   );
+}
+
+/** Hours and minutes, as people read a remaining time: `1h59m`, `12m`, `under a minute`. */
+export function timeLeft(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return 'under a minute';
+  const hours = Math.floor(minutes / 60);
+  return hours > 0 ? `${hours}h${minutes % 60}m` : `${minutes}m`;
 }

@@ -127,8 +127,12 @@ export class HeadlessService {
       return { state: 'pending' };
     }
     if (!(await this.deps.store.take(stored))) throw missing();
+    // Removed since approving it: nothing to issue.
+    const found = await this.deps.users.get(request.user);
+    if (!found) throw accessDenied('this user no longer exists');
     const certificate = await this.deps.issuer.issue({
       user: request.user,
+      roles: found.user.spec.roles,
       publicKey: request.publicKey,
       requestedTtlMs: request.requestedTtlMs,
       addr: ctx.addr,

@@ -176,6 +176,20 @@ describe('headless login', () => {
     expect((await answer(id, bob, { action: 'denied' })).statusCode).toBe(403);
   });
 
+  it('issues nothing for a user removed after approving', async () => {
+    const carl = await inviteUser(app, 'carl', { roles: ['ops'], device: 'webauthn' });
+    const id = await createRequest('carl');
+    const approved = await answer(id, carl, {
+      action: 'accept',
+      webauthnAssertionResponse: await assertionFor(id, carl),
+    });
+    expect(approved.statusCode).toBe(200);
+    await app.services.users.remove('carl', 'test');
+    const polled = await wait(id);
+    expect(polled.statusCode).toBe(403);
+    expect(polled.json().error.message).toBe('this user no longer exists');
+  });
+
   it('refuses a bad key with 400', async () => {
     const res = await app.server.inject({
       method: 'POST',

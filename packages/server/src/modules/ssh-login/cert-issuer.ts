@@ -45,13 +45,18 @@ export function certifiableKey(line: string): string {
 export class CertIssuer {
   constructor(private readonly deps: CertIssuerDeps) {}
 
+  /**
+   * `roles` is the user record's, read by the caller: the watched cache the resolver reads may
+   * not have seen a user created a moment ago, and would then find no roles at all.
+   */
   async issue(args: {
     user: string;
+    roles: string[];
     publicKey: string;
     requestedTtlMs: number | undefined;
     addr: string | undefined;
   }): Promise<SshCertsResponse> {
-    const { roles, roleSet } = this.deps.access.resolve(args.user, []);
+    const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles);
     const lock = this.deps.locks.lockFor({ user: args.user, roles });
     if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     const options = roleSet.options();

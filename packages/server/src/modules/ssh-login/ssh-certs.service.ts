@@ -48,6 +48,7 @@ export class SshCertsService {
     await login.succeed(user, method, ctx);
     return this.deps.issuer.issue({
       user: user.metadata.name,
+      roles: user.spec.roles,
       publicKey,
       requestedTtlMs: body.ttl,
       addr: ctx.addr,
