@@ -86,6 +86,8 @@ describe('HeadlessPage', () => {
           state = 'denied';
           return jsonResponse({ message: 'ok' });
         }
+        // Once answered the CLI may collect it at any moment: the page must not need it again.
+        if (state !== 'pending') return errorResponse(404, 'not found');
         return jsonResponse(request({ state, expires: '2999-01-01T00:00:00Z' }));
       }),
     );
@@ -97,6 +99,7 @@ describe('HeadlessPage', () => {
     await user.click(await screen.findByRole('button', { name: 'Reject' }));
     expect((await screen.findByRole('status')).textContent).toMatch(/rejected/);
     expect(calls).toContain('PUT /v1/webapi/headless/abc {"action":"denied"}');
+    expect(calls.filter((call) => call.startsWith('GET'))).toHaveLength(1);
   });
 
   it('shows "not found" for an unknown or foreign request', async () => {
