@@ -47,7 +47,7 @@ export async function registerSshLoginRoutes(
     access: deps.access,
     locks: deps.locks,
     audit,
-    sshProxyAddr: sshProxyPublicAddr(config),
+    sshProxyAddr: () => sshProxyPublicAddr(config),
     now,
   });
   const certs = new SshCertsService({

@@ -13,8 +13,11 @@ export interface CertIssuerDeps {
   access: Pick<AccessResolver, 'resolve'>;
   locks: LockView;
   audit: AuditStore;
-  /** `host:port` of the SSH proxy listener, as ping reports it. */
-  sshProxyAddr: string;
+  /**
+   * `host:port` of the SSH proxy listener, as ping reports it; read at each issue, since with
+   * `--ssh-addr …:0` the port is known only once the listener is up.
+   */
+  sshProxyAddr: () => string;
   now: Clock;
 }
 
@@ -87,7 +90,7 @@ export class CertIssuer {
       ttl_ms: ttlMs,
       host_signers: [this.deps.ca.knownHostsLine()],
       cluster_name: this.deps.ca.clusterName,
-      ssh_proxy_addr: this.deps.sshProxyAddr,
+      ssh_proxy_addr: this.deps.sshProxyAddr(),
     };
   }
 }
