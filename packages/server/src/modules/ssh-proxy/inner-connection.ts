@@ -1,22 +1,16 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import ssh2, { type AuthContext, type Connection } from 'ssh2';
+import ssh2, { type Connection } from 'ssh2';
 import { ApiError } from '../../errors.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
-import {
-  judgeUserCertificate,
-  sendAuthBanner,
-  type CertificatePolicy,
-} from '../../ssh/user-certificate-login.js';
+import { judgeUserCertificate, type CertificatePolicy } from '../../ssh/user-certificate-login.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
+import { loginAttempts } from './login-attempts.js';
 import { PortForwarder } from './port-forward.js';
 import { serveProxiedSession, type InnerLogin } from './session-channel.js';
 import type { SshProxyDeps } from './ssh-proxy.js';
 
-/** OpenSSH's default MaxAuthTries. */
-const maxAuthAttempts = 6;
-const loginGraceMs = 30_000;
 /** How often a connection checks for a lock or an expired certificate. */
 const recheckMs = 1_000;
 
@@ -64,17 +58,11 @@ function serve(
   connection.on('error', (error: Error) =>
     deps.log('ssh proxy inner connection error', { error: error.message }),
   );
-  const grace = setTimeout(() => connection.end(), loginGraceMs);
-  let failures = 0;
+  const { refuse } = loginAttempts(connection, deps.log);
   let login: InnerLogin | undefined;
   const policy: CertificatePolicy = {
     userCaPublicKeys: () => [deps.ca.userCaPublicKey],
     now: () => new Date(deps.now()),
-  };
-  const refuse = (ctx: AuthContext, reason: string, tell: boolean) => {
-    if (tell) sendAuthBanner(ctx, `Postern: ${reason}`);
-    ctx.reject(['publickey']);
-    if (++failures >= maxAuthAttempts) connection.end();
   };
 
   connection.on('authentication', (ctx) => {
@@ -120,7 +108,6 @@ function serve(
   });
 
   connection.on('ready', () => {
-    clearTimeout(grace);
     if (!login) return connection.end();
     const current = login;
     const forwarder = new PortForwarder(current);
@@ -142,5 +129,4 @@ function serve(
       forwarder.close();
     });
   });
-  connection.on('close', () => clearTimeout(grace));
 }

@@ -10,16 +10,16 @@ import { addLoginCommands } from '../../cli/login/login.commands.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, type TestUser } from '../../testing/identity.testkit.js';
 import { createOpsRole } from '../../testing/ssh-login.testkit.js';
+import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { totpCode } from '../../testing/totp.testkit.js';
 import { hostActor } from '../access/actor.js';
-import { startSshProxy } from './start-ssh-proxy.js';
 
 // The README's path for a new user: `postern login` with a password and a code, then the stock
 // ssh, scp and sftp, through the Include line in ~/.ssh/config, with nothing else set up.
 let app: TestApp;
 let sshd: Awaited<ReturnType<typeof startSshd>>;
-let proxy: Awaited<ReturnType<typeof startSshProxy>>;
+let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
 let alice: TestUser;
 let home: string;
 let webUrl: string;
@@ -27,7 +27,6 @@ let webUrl: string;
 beforeAll(async () => {
   app = await createTestApp();
   app.config.publicAddr = { host: '127.0.0.1', port: 0 };
-  app.config.sshAddr = { host: '127.0.0.1', port: 0 };
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.server.address();
   webUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -36,18 +35,7 @@ beforeAll(async () => {
     { name: 'web-1', addr: `127.0.0.1:${sshd.port}`, labels: {} },
     hostActor('test'),
   );
-  proxy = await startSshProxy({
-    config: app.config,
-    ca: app.services.ca,
-    nodes: app.services.nodeDirectory,
-    terminals: app.services.terminals,
-    access: app.services.access,
-    locks: app.services.lockWatcher,
-    audit: app.audit,
-    recordings: app.services.recordings,
-    now: Date.now,
-    log: () => undefined,
-  });
+  proxy = await startTestSshProxy(app);
   await createOpsRole(app);
   alice = await inviteUser(app, 'alice', { roles: ['ops'] });
   home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));

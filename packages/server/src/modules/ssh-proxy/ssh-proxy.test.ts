@@ -11,16 +11,16 @@ import { startLocalNode } from '../../local-node.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
 import { openTerminal } from '../../testing/terminal-client.testkit.js';
+import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { hostActor } from '../access/actor.js';
-import { startSshProxy } from './start-ssh-proxy.js';
 
 // The stock OpenSSH client (ssh, scp, sftp) through the SSH proxy to a real sshd and to the
 // built-in node service: the same rules, sessions, recordings and audit as the browser.
 let app: TestApp;
 let sshd: Awaited<ReturnType<typeof startSshd>>;
 let local: Awaited<ReturnType<typeof startLocalNode>>;
-let proxy: Awaited<ReturnType<typeof startSshProxy>>;
+let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
 let alice: OpenSshClientSetup;
 let dir: string;
 const admin = hostActor('test');
@@ -64,19 +64,7 @@ beforeAll(async () => {
     }),
     admin,
   );
-  app.config.sshAddr = { host: '127.0.0.1', port: 0 };
-  proxy = await startSshProxy({
-    config: app.config,
-    ca: app.services.ca,
-    nodes: app.services.nodeDirectory,
-    terminals: app.services.terminals,
-    access: app.services.access,
-    locks: app.services.lockWatcher,
-    audit: app.audit,
-    recordings: app.services.recordings,
-    now: Date.now,
-    log: () => undefined,
-  });
+  proxy = await startTestSshProxy(app);
   alice = await openSshClient({
     ca: app.services.ca,
     user: 'alice',

@@ -1,14 +1,15 @@
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
+import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { ClusterCa } from '../../ssh/ca.service.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
-import { judgeUserCertificate, sendAuthBanner } from '../../ssh/user-certificate-login.js';
+import { judgeUserCertificate } from '../../ssh/user-certificate-login.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
 import type { RecordingPolicy } from '../sessions/session-recording.js';
 import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
+import { loginAttempts } from './login-attempts.js';
 
 export interface SshProxyDeps {
   ca: ClusterCa;
@@ -31,8 +32,6 @@ export interface SshProxyDeps {
   log: (message: string, fields?: object) => void;
 }
 
-const maxAuthAttempts = 6;
-const loginGraceMs = 30_000;
 const closeGraceMs = 5_000;
 /** The proxy's host certificate is renewed when less than this is left of it. */
 const hostCertificateTtlMs = 24 * 3600_000;
@@ -111,15 +110,8 @@ export class SshProxy {
     connection.on('error', (error: Error) =>
       deps.log('ssh proxy connection error', { error: error.message }),
     );
-    const grace = setTimeout(() => connection.end(), loginGraceMs);
-    let failures = 0;
+    const { refuse } = loginAttempts(connection, deps.log);
     let user: { name: string; roles: string[] } | undefined;
-    const refuse = (ctx: AuthContext, reason: string, tell: boolean) => {
-      deps.log('ssh proxy login refused', { user: ctx.username, reason });
-      if (tell) sendAuthBanner(ctx, `Postern: ${reason}`);
-      ctx.reject(['publickey']);
-      if (++failures >= maxAuthAttempts) connection.end();
-    };
 
     connection.on('authentication', (ctx) => {
       if (ctx.method === 'none') return ctx.reject(['publickey']);
@@ -140,7 +132,6 @@ export class SshProxy {
     });
 
     connection.on('ready', () => {
-      clearTimeout(grace);
       if (!user) return connection.end();
       const jump = { user: user.name, remoteAddr };
       const { roleSet } = deps.requesterFor(user.name, user.roles);
@@ -157,7 +148,6 @@ export class SshProxy {
       });
       connection.on('session', (accept) => explainJumpHost(accept()));
     });
-    connection.on('close', () => clearTimeout(grace));
   }
 
   /** `node` is a node name, a hostname or host:port (port 22 is what ssh sends by default). */

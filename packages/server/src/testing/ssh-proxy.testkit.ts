@@ -1,0 +1,19 @@
+import { startSshProxy } from '../modules/ssh-proxy/start-ssh-proxy.js';
+import type { TestApp } from './app-harness.testkit.js';
+
+/** The SSH proxy over a test app's services, on a free loopback port (app.config follows it). */
+export function startTestSshProxy(app: TestApp) {
+  app.config.sshAddr = { host: '127.0.0.1', port: 0 };
+  return startSshProxy({
+    config: app.config,
+    ca: app.services.ca,
+    nodes: app.services.nodeDirectory,
+    terminals: app.services.terminals,
+    access: app.services.access,
+    locks: app.services.lockWatcher,
+    audit: app.audit,
+    recordings: app.services.recordings,
+    now: Date.now,
+    log: () => undefined,
+  });
+}
