@@ -18,6 +18,7 @@ export * from './join-tokens.js';
 export * from './nodes.js';
 export * from './recordings.js';
 export * from './recording-playback.js';
+export * from './connectors.js';
 export * from './sessions.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
