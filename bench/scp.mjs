@@ -23,12 +23,14 @@ import { startSshd } from './support/sshd.mjs';
 const usage = `Usage: npm run build && npm run bench:scp [-- --mib 200] [--runs 3]
 
   --mib   size of the file copied, in MiB (default 200)
-  --runs  copies each way per path; the median is reported (default 3)`;
+  --runs  copies each way per path; the median is reported (default 3)
+  --cipher  an SSH cipher for every hop (scp -c), e.g. aes128-gcm@openssh.com`;
 
 const { values: args } = parseArgs({
   options: {
     mib: { type: 'string', default: '200' },
     runs: { type: 'string', default: '3' },
+    cipher: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -122,9 +124,15 @@ try {
 }
 
 function scp(scpArgs) {
+  // -o reaches the jump's ssh too (ProxyJump passes -F but not -c).
+  const cipher = args.cipher ? ['-o', `Ciphers=${args.cipher}`] : [];
   return new Promise((resolve, reject) =>
-    execFile('scp', ['-q', ...scpArgs], { timeout: 600_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`scp failed: ${stderr || error.message}`)) : resolve(),
+    execFile(
+      'scp',
+      ['-q', ...cipher, ...scpArgs],
+      { timeout: 600_000 },
+      (error, _stdout, stderr) =>
+        error ? reject(new Error(`scp failed: ${stderr || error.message}`)) : resolve(),
     ),
   );
 }
