@@ -36,6 +36,7 @@ export async function startLocalNode(deps: LocalNodeDeps) {
       return lock ? lockMessage(lock) : undefined;
     },
     log: deps.log,
+    ...(deps.config.sftpServer ? { sftpServer: deps.config.sftpServer } : {}),
   });
   const { host } = deps.config.listenAddr;
   const { port } = await service.listen(host, deps.config.listenAddr.port);

@@ -9,6 +9,9 @@ import { ConfigError } from './config-error.js';
 import { parseDuration } from './duration.js';
 
 export { ConfigError };
+
+/** 1 GiB: a large log or a database dump passes; a runaway upload does not fill the node. */
+export const defaultFileTransferMaxBytes = 1024 ** 3;
 export type { AuthSettings };
 
 const hostPort = z.string().refine((value) => {
@@ -51,6 +54,8 @@ const sshServiceSchema = z
     enabled: z.boolean().optional(),
     listen_addr: hostPort.optional(),
     labels: z.record(z.string(), z.string()).optional(),
+    /** OpenSSH's sftp-server binary for the sftp subsystem; found in the usual places if unset. */
+    sftp_server: z.string().min(1).optional(),
     commands: z
       .array(
         z
@@ -89,6 +94,10 @@ export const fileConfigSchema = z
         dir: z.string().optional(),
         on_failure: z.enum(['fail_closed', 'fail_open']).optional(),
       })
+      .strict()
+      .optional(),
+    file_transfer: z
+      .object({ max_bytes: z.number().int().positive().optional() })
       .strict()
       .optional(),
   })
@@ -133,6 +142,8 @@ export interface Config {
   sshService: SshServiceConfig;
   /** How often node services and agents report; three missed and a server shows offline. */
   heartbeatIntervalMs: number;
+  /** Web terminal uploads and downloads: the largest file accepted either way. */
+  fileTransfer: { maxBytes: number };
 }
 
 export interface SshServiceConfig {
@@ -141,6 +152,8 @@ export interface SshServiceConfig {
   listenAddr: HostPort;
   labels: Record<string, string>;
   commands: Array<{ name: string; command: string[]; period: string }>;
+  /** Undefined: the first sftp-server found in the usual places. */
+  sftpServer?: string;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -210,7 +223,9 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ),
       labels: file.ssh_service?.labels ?? {},
       commands: (file.ssh_service?.commands ?? []).map((c) => ({ ...c, period: c.period ?? '1h' })),
+      ...(file.ssh_service?.sftp_server ? { sftpServer: file.ssh_service.sftp_server } : {}),
     },
+    fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
   };
 }
 

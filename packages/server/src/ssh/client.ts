@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import ssh2, { type Client, type ClientChannel } from 'ssh2';
+import ssh2, { type Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { certificateAuthHandler, type CertificateKey } from './certificate-auth.js';
 import { fingerprint } from './keys.js';
 
@@ -112,6 +112,13 @@ export function openExec(
       ...(opts.env ? { env: opts.env } : {}),
     };
     client.exec(command, options, (error, channel) => (error ? reject(error) : resolve(channel)));
+  });
+}
+
+/** The node's `sftp` subsystem (OpenSSH's, or the node service's, which runs the same binary). */
+export function openSftp(client: Client): Promise<SFTPWrapper> {
+  return new Promise((resolve, reject) => {
+    client.sftp((error, sftp) => (error ? reject(error) : resolve(sftp)));
   });
 }
 

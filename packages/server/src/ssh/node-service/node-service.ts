@@ -8,6 +8,7 @@ import { judgePublicKey, type AuthPolicy, type CertifiedIdentity } from './authe
 import type { LoginAccount } from './os-user.js';
 import type { SessionProcess } from './processes.js';
 import { serveSession, type SessionContext } from './session.js';
+import { findSftpServer } from './sftp-server.js';
 
 export interface NodeServiceOptions {
   /** The node's Ed25519 host key, PKCS#8 PEM or OpenSSH format. */
@@ -18,6 +19,8 @@ export interface NodeServiceOptions {
   lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
   now?: () => Date;
   log?: (msg: string, fields?: object) => void;
+  /** OpenSSH's sftp-server for the `sftp` subsystem; by default the first one installed. */
+  sftpServer?: string;
 }
 
 /** OpenSSH's default MaxAuthTries. */
@@ -39,12 +42,19 @@ export class NodeService {
   private readonly connections = new Set<Connection>();
   private readonly processes = new Set<SessionProcess>();
   private listening = false;
+  private readonly sftpServer: string | undefined;
 
   constructor(opts: NodeServiceOptions) {
     // ssh2 reads Ed25519 private keys only in OpenSSH's format.
     const hostKey = toOpenSshPrivateKey(ed25519PrivateKeyObject(opts.hostKeyPem));
     this.hostPublicKey = publicKeyFromPrivatePem(opts.hostKeyPem);
     this.log = opts.log ?? (() => {});
+    this.sftpServer = findSftpServer(opts.sftpServer);
+    if (!this.sftpServer) {
+      this.log('no sftp-server found: the sftp subsystem (file transfer) is refused', {
+        configured: opts.sftpServer ?? null,
+      });
+    }
     this.policy = {
       userCaPublicKeys: opts.userCaPublicKeys,
       lockedMessage: opts.lockedMessage,
@@ -105,6 +115,7 @@ export class NodeService {
       account,
       lockedMessage: () => this.policy.lockedMessage?.(identity),
       log: this.log,
+      sftpServer: this.sftpServer,
       track: (running) => {
         this.processes.add(running);
         return () => this.processes.delete(running);

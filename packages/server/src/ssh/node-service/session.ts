@@ -11,6 +11,8 @@ export interface SessionContext {
   log: (msg: string, fields?: object) => void;
   /** Registers a started process so that closing the service can hang it up. */
   track: (process: SessionProcess) => () => void;
+  /** OpenSSH's sftp-server binary, run for the `sftp` subsystem; undefined refuses it. */
+  sftpServer: string | undefined;
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -65,24 +67,26 @@ export function serveSession(session: Session, ctx: SessionContext): void {
     else reject?.();
   });
 
-  const start = (channel: ServerChannel, command: string | undefined) => {
+  /** False (and the channel ended with the reason) when a lock forbids starting anything. */
+  const allowed = (channel: ServerChannel): boolean => {
     const locked = ctx.lockedMessage();
-    if (locked !== undefined) {
-      ctx.log('ssh session refused: locked', {
-        user: ctx.identity.user,
-        login: ctx.identity.login,
-      });
-      channel.stderr.write(`locked: ${locked}\r\n`);
-      channel.exit(1);
-      channel.end();
-      return;
-    }
+    if (locked === undefined) return true;
+    ctx.log('ssh session refused: locked', {
+      user: ctx.identity.user,
+      login: ctx.identity.login,
+    });
+    channel.stderr.write(`locked: ${locked}\r\n`);
+    channel.exit(1);
+    channel.end();
+    return false;
+  };
+
+  const run = (channel: ServerChannel, file: string, args: string[], what: string) => {
     const { account } = ctx;
     const term = terminal?.term ?? env.TERM;
     const spec = {
-      file: account.shell,
-      // A shell is a login shell (reads the profile); a command runs with `-c`, as sshd does it.
-      args: command === undefined ? ['-l'] : ['-c', command],
+      file,
+      args,
       account,
       env: sessionEnvironment(account, env, term),
       cwd: workingDirectory(account),
@@ -94,11 +98,19 @@ export function serveSession(session: Session, ctx: SessionContext): void {
       untrack();
       started.hangUp();
     });
-    ctx.log(command === undefined ? 'ssh shell started' : 'ssh exec started', {
-      user: ctx.identity.user,
-      login: account.login,
-      pty: Boolean(terminal),
-    });
+    ctx.log(what, { user: ctx.identity.user, login: account.login, pty: Boolean(terminal) });
+  };
+
+  const start = (channel: ServerChannel, command: string | undefined) => {
+    if (!allowed(channel)) return;
+    // A shell is a login shell (reads the profile); a command runs with `-c`, as sshd does it.
+    const args = command === undefined ? ['-l'] : ['-c', command];
+    run(
+      channel,
+      ctx.account.shell,
+      args,
+      command === undefined ? 'ssh shell started' : 'ssh exec started',
+    );
   };
 
   session.on('shell', (accept, reject) => {
@@ -109,6 +121,23 @@ export function serveSession(session: Session, ctx: SessionContext): void {
   session.on('exec', (accept, reject, info) => {
     if (running) return reject?.();
     start(accept(), info.command);
+  });
+
+  // SFTP is OpenSSH's sftp-server run as the login's OS user, its stdin and stdout the channel
+  // (as sshd's `Subsystem sftp`): the OS decides what the user may read and write. No PTY, even
+  // if one was asked for: the protocol is binary.
+  session.on('subsystem', (accept, reject, info) => {
+    const refuse = (reason: string) => {
+      ctx.log('ssh subsystem refused', { user: ctx.identity.user, name: info.name, reason });
+      reject?.();
+    };
+    if (running) return refuse('the session already runs a program');
+    if (info.name !== 'sftp') return refuse('unknown subsystem');
+    if (!ctx.sftpServer) return refuse('no sftp-server is installed on this host');
+    const channel = accept();
+    if (!allowed(channel)) return;
+    terminal = undefined;
+    run(channel, ctx.sftpServer, [], 'ssh subsystem sftp started');
   });
 }
 
