@@ -20,6 +20,7 @@ import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { inventoryDirectory } from './modules/terminal/inventory-directory.js';
+import { NodeAccess } from './modules/terminal/node-access.js';
 import { NodeDialer } from './modules/terminal/node-dialer.js';
 import { terminalRoutes } from './modules/terminal/terminal.routes.js';
 import { TerminalService } from './modules/terminal/terminal.service.js';
@@ -69,10 +70,15 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
   });
   const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
   const nodeDirectory = inventoryDirectory(inventory);
-  const terminals = new TerminalService({
-    hub,
+  const nodeAccess = new NodeAccess({
     nodes: nodeDirectory,
     dialer,
+    locks: deps.locks,
+    now,
+  });
+  const terminals = new TerminalService({
+    hub,
+    access: nodeAccess,
     locks: deps.locks,
     audit,
     clusterName,

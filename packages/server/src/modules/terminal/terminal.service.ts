@@ -2,51 +2,33 @@ import type { ParticipantMode, TerminalSize } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
-import { openExec, openShell, type ConnectToNodeOptions } from '../../ssh/client.js';
+import { openExec, openShell } from '../../ssh/client.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
-import { defaultJoinMode, participantModesFor } from '../sessions/join-policy.js';
 import type { RoleSet } from '../rbac/index.js';
+import { defaultJoinMode, participantModesFor } from '../sessions/join-policy.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { SessionHub } from '../sessions/session-hub.js';
-import type { DialableNode, NodeDialer } from './node-dialer.js';
+import {
+  dialFailure,
+  type ForwardedAgent,
+  type NodeAccess,
+  type Requester,
+} from './node-access.js';
+import type { DialableNode } from './node-dialer.js';
 
-/** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
-export type ForwardedAgent = NonNullable<ConnectToNodeOptions['agent']>;
-
-/** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
-export interface NodeDirectory {
-  /** Undefined when missing or hidden from this user (RBAC), so names cannot be probed. */
-  resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
-}
+export type { ForwardedAgent, NodeDirectory, Requester } from './node-access.js';
+export { requesterOf } from './node-access.js';
 
 export interface TerminalServiceDeps {
   hub: SessionHub;
-  nodes: NodeDirectory;
-  dialer: NodeDialer;
+  access: NodeAccess;
   locks: LockWatcher;
   audit: AuditStore;
   clusterName: string;
   now: () => number;
 }
-
-/** Who asks for a server: a web session's user, or an SSH client's certificate (issue 7). */
-export interface Requester {
-  user: string;
-  roles: string[];
-  roleSet: RoleSet;
-  /** When the caller's credential ends (web session or certificate): sessions end then too. */
-  expiresAt: number;
-}
-
-/** A web session's user as a requester. */
-export const requesterOf = (identity: Identity): Requester => ({
-  user: identity.user,
-  roles: identity.roles,
-  roleSet: identity.roleSet,
-  expiresAt: Date.parse(identity.session.expires),
-});
 
 export interface ReachRequest {
   serverId: string;
@@ -70,8 +52,8 @@ export interface Reach {
 }
 
 /**
- * The rules of opening a terminal: who may reach which server as which login (RBAC labels,
- * logins and deny, locks), for how long (max_session_ttl, the web session), and joining.
+ * The rules of opening a terminal: who may reach which server as which login (NodeAccess), for
+ * how long, and joining; for the browser and for SSH clients through the SSH proxy alike.
  * Every refusal is audited as a rejected session.
  */
 export class TerminalService {
@@ -82,63 +64,30 @@ export class TerminalService {
    * audited (T1006W) and thrown as the error to show.
    */
   async authorize(requester: Requester, request: ReachRequest): Promise<Reach> {
-    const node = this.deps.nodes.resolve(request.serverId, requester.roleSet);
-    const reject = (error: ApiError) => this.rejected(requester, request, node, error);
-    // A server the user may not see is reported as missing, so names cannot be probed.
-    if (!node || !requester.roleSet.canAccess('node', node)) {
-      throw await reject(notFound(`server "${request.serverId}" is not found`));
-    }
-    if (!requester.roleSet.loginsFor(node).includes(request.login)) {
-      throw await reject(
-        accessDenied(`access denied: login "${request.login}" is not allowed on ${node.hostname}`),
-      );
-    }
-    const locks = this.deps.locks;
-    const lock =
-      locks.lockFor({
-        user: requester.user,
-        roles: requester.roles,
-        login: request.login,
-        node: node.id,
-      }) ?? locks.lockFor({ node: node.hostname });
-    if (lock) throw await reject(accessDenied(`locked: ${lockMessage(lock)}`));
-    if (!node.online)
-      throw await reject(new ApiError('connection_problem', `${node.hostname} is offline`));
-    const options = requester.roleSet.options();
-    const left = requester.expiresAt - this.deps.now();
-    const ttlMs = Math.max(1000, Math.min(options.maxSessionTtlMs, left));
-    return { node, login: request.login, ttlMs, options };
+    const verdict = this.deps.access.check(requester, request.serverId, request.login);
+    if (!verdict.ok) throw await this.rejected(requester, request, verdict.node, verdict.error);
+    return {
+      node: verdict.node,
+      login: request.login,
+      ttlMs: this.deps.access.ttlMs(requester),
+      options: requester.roleSet.options(),
+    };
   }
 
-  /**
-   * An SSH connection to the server as the login, with a certificate for this reach only. An
-   * `agent` (an SSH client's forwarded agent) is offered to the node only when the roles allow
-   * forward_agent.
-   */
+  /** An SSH connection to the server as the login, with a certificate for this reach only. */
   async dial(
     requester: Requester,
     reach: Reach,
     request: ReachRequest,
     agent?: ForwardedAgent,
   ): Promise<Client> {
-    const forwarded = reach.options.forwardAgent ? agent : undefined;
-    return this.deps.dialer
-      .connect(
-        reach.node,
-        reach.login,
-        {
-          user: requester.user,
-          roles: requester.roles,
-          ttlMs: reach.ttlMs,
-          permitPortForwarding: reach.options.portForwarding,
-          permitAgentForwarding: reach.options.forwardAgent,
-        },
-        forwarded,
-      )
-      .catch(async (error: unknown) => {
-        const failure = new ApiError('connection_problem', dialFailure(reach.node, error));
-        throw await this.rejected(requester, request, reach.node, failure);
-      });
+    try {
+      return (await this.deps.access.connect(requester, reach.node, reach.login, agent)).client;
+    } catch (error) {
+      const failure =
+        error instanceof ApiError ? error : new ApiError('connection_problem', String(error));
+      throw await this.rejected(requester, request, reach.node, failure);
+    }
   }
 
   /** A terminal session in the hub: recorded, listed in Active Sessions, joinable. */
@@ -217,9 +166,4 @@ export class TerminalService {
     });
     return error;
   }
-}
-
-function dialFailure(node: DialableNode, error: unknown): string {
-  const reason = error instanceof Error ? error.message : 'unknown error';
-  return `failed to connect to ${node.hostname}: ${reason}`;
 }

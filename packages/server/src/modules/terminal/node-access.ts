@@ -1,0 +1,119 @@
+import type { Client } from 'ssh2';
+import { accessDenied, ApiError, notFound } from '../../errors.js';
+import type { Identity } from '../../plugins/access-guard.js';
+import type { ConnectToNodeOptions } from '../../ssh/client.js';
+import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
+import type { RoleSet } from '../rbac/index.js';
+import type { DialableNode, NodeDialer } from './node-dialer.js';
+
+/** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
+export interface NodeDirectory {
+  /** Undefined when missing or hidden from this user (RBAC), so names cannot be probed. */
+  resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
+}
+
+/** Who asks for a server: a web session's user, or an SSH client's certificate (issue 7). */
+export interface Requester {
+  user: string;
+  roles: string[];
+  roleSet: RoleSet;
+  /** When the caller's credential ends (web session or certificate): connections end then too. */
+  expiresAt: number;
+}
+
+/** A web session's user as a requester. */
+export const requesterOf = (identity: Identity): Requester => ({
+  user: identity.user,
+  roles: identity.roles,
+  roleSet: identity.roleSet,
+  expiresAt: Date.parse(identity.session.expires),
+});
+
+/** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
+export type ForwardedAgent = NonNullable<ConnectToNodeOptions['agent']>;
+
+export interface NodeAccessDeps {
+  nodes: NodeDirectory;
+  dialer: NodeDialer;
+  locks: LockWatcher;
+  now: () => number;
+}
+
+/** The verdict on using a login on a server; `node` is set whenever the server was found. */
+export type LoginVerdict =
+  { ok: true; node: DialableNode } | { ok: false; node: DialableNode | undefined; error: ApiError };
+
+/**
+ * Who may reach which server as which login (RBAC labels, logins and deny, locks), and the
+ * connection made for them: one place, so the terminal, file transfer and the SSH proxy never
+ * disagree.
+ */
+export class NodeAccess {
+  constructor(private readonly deps: NodeAccessDeps) {}
+
+  check(requester: Requester, serverId: string, login: string): LoginVerdict {
+    const node = this.deps.nodes.resolve(serverId, requester.roleSet);
+    // A server the user may not see is reported as missing, so names cannot be probed.
+    if (!node || !requester.roleSet.canAccess('node', node)) {
+      return { ok: false, node, error: notFound(`server "${serverId}" is not found`) };
+    }
+    const refuse = (error: ApiError): LoginVerdict => ({ ok: false, node, error });
+    if (!requester.roleSet.loginsFor(node).includes(login)) {
+      return refuse(
+        accessDenied(`access denied: login "${login}" is not allowed on ${node.hostname}`),
+      );
+    }
+    const locks = this.deps.locks;
+    const lock =
+      locks.lockFor({ user: requester.user, roles: requester.roles, login, node: node.id }) ??
+      locks.lockFor({ node: node.hostname });
+    if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));
+    if (!node.online)
+      return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
+    return { ok: true, node };
+  }
+
+  /** How long a connection made now may live: `max_session_ttl`, and no longer than the caller. */
+  ttlMs(requester: Requester): number {
+    const left = requester.expiresAt - this.deps.now();
+    return Math.max(1000, Math.min(requester.roleSet.options().maxSessionTtlMs, left));
+  }
+
+  /**
+   * Dials a checked node with a fresh certificate for this login that lives `ttlMs`. An `agent`
+   * (an SSH client's forwarded agent) is offered to the node only when the roles allow
+   * forward_agent. Failures are `connection_problem` errors that say what went wrong.
+   */
+  async connect(
+    requester: Requester,
+    node: DialableNode,
+    login: string,
+    agent?: ForwardedAgent,
+  ): Promise<{ client: Client; expiresAt: number }> {
+    const options = requester.roleSet.options();
+    const ttlMs = this.ttlMs(requester);
+    const expiresAt = this.deps.now() + ttlMs;
+    const client = await this.deps.dialer
+      .connect(
+        node,
+        login,
+        {
+          user: requester.user,
+          roles: requester.roles,
+          ttlMs,
+          permitPortForwarding: options.portForwarding,
+          permitAgentForwarding: options.forwardAgent,
+        },
+        options.forwardAgent ? agent : undefined,
+      )
+      .catch((error: unknown) => {
+        throw new ApiError('connection_problem', dialFailure(node, error));
+      });
+    return { client, expiresAt };
+  }
+}
+
+export function dialFailure(node: DialableNode, error: unknown): string {
+  const reason = error instanceof Error ? error.message : 'unknown error';
+  return `failed to connect to ${node.hostname}: ${reason}`;
+}
