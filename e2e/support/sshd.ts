@@ -51,6 +51,8 @@ export async function startSshd(userCaLine: string): Promise<RunningSshd> {
       'UsePAM no',
       'StrictModes no',
       `PidFile ${path.join(dir, 'sshd.pid')}`,
+      // File transfer: sshd's own SFTP server, as distributions configure it.
+      'Subsystem sftp internal-sftp',
       '',
     ].join('\n'),
   );

@@ -50,6 +50,9 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording/events`,
   /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
   terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
+  /** GET downloads `?location`, POST uploads a multipart body to it (docs/file-transfer.md). */
+  fileTransfer: (clusterId: string, serverId: string, login: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/nodes/${seg(serverId)}/${seg(login)}/scp`,
   joinToken: `${apiPrefix}/token`,
   // Command-line sign-in (issue 7, docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
@@ -71,6 +74,7 @@ export const apiPaths = {
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,
     sessionRecordingEvents: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/events`,
     terminalConnect: `${apiPrefix}/sites/:clusterId/connect/ws`,
+    fileTransfer: `${apiPrefix}/sites/:clusterId/nodes/:serverId/:login/scp`,
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
     mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,
     mfaTokenDevice: `${apiPrefix}/mfa/token/:tokenId/devices/:deviceName`,

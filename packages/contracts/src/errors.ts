@@ -13,6 +13,8 @@ export const errorCatalogue = {
   /** The resource changed since the caller read it (its revision moved): reload and reapply.
    * A conflict like already_exists, told apart by the code. */
   compare_failed: 409,
+  /** A body or a file over a configured size limit. */
+  too_large: 413,
   limit_exceeded: 429,
   /** The proxy could not reach the server (offline, refused, host key changed). */
   connection_problem: 502,

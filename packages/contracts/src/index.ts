@@ -7,6 +7,7 @@ export * from './client-config.js';
 export * from './clusters.js';
 export * from './context.js';
 export * from './errors.js';
+export * from './file-transfer.js';
 export * from './ping.js';
 export * from './identity/sessions.js';
 export * from './identity/users.js';

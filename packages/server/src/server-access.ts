@@ -20,6 +20,8 @@ import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { inventoryDirectory } from './modules/terminal/inventory-directory.js';
+import { fileTransferRoutes } from './modules/file-transfer/file-transfer.routes.js';
+import { FileTransferService } from './modules/file-transfer/file-transfer.service.js';
 import { NodeAccess } from './modules/terminal/node-access.js';
 import { NodeDialer } from './modules/terminal/node-dialer.js';
 import { terminalRoutes } from './modules/terminal/terminal.routes.js';
@@ -84,6 +86,12 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     clusterName,
     now,
   });
+  const fileTransfers = new FileTransferService({
+    access: nodeAccess,
+    audit,
+    maxBytes: config.fileTransfer.maxBytes,
+    log: (error, message) => deps.onError(`file transfer: ${message}`)(error),
+  });
   return {
     ca,
     inventory,
@@ -93,6 +101,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     hub,
     nodeDirectory,
     terminals,
+    fileTransfers,
     recordings,
     audit,
     start: () => Promise.all([inventory.start(), hub.start()]),
@@ -121,6 +130,7 @@ export async function registerServerAccessRoutes(
   const { config, now } = options;
   const { ca, inventory, joinTokens, agentJoin, tunnels, hub, terminals, recordings, audit } =
     services;
+  const { fileTransfers } = services;
   const clusterName = config.clusterName;
   const pingIntervalMs = options.pingIntervalMs ?? 20_000;
   // Frames are small (keystrokes, acks); a large one before authentication is an attack.
@@ -150,6 +160,11 @@ export async function registerServerAccessRoutes(
   });
   await server.register(activeSessionsRoutes, { hub, clusterName });
   await server.register(recordingsRoutes, { store: recordings, audit, clusterName });
+  await server.register(fileTransferRoutes, {
+    transfers: fileTransfers,
+    clusterName,
+    maxBytes: config.fileTransfer.maxBytes,
+  });
   await server.register(terminalRoutes, {
     terminals,
     guard: options.guard,

@@ -9,7 +9,7 @@ const codeForStatus: Record<number, ErrorCode> = {
   404: 'not_found',
   409: 'already_exists',
   412: 'compare_failed',
-  413: 'bad_parameter',
+  413: 'too_large',
   415: 'bad_parameter',
   429: 'limit_exceeded',
 };

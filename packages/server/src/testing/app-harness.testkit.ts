@@ -52,6 +52,8 @@ export interface TestAppOptions {
    */
   auth?: AuthFileConfig;
   logger?: FastifyBaseLogger;
+  /** file_transfer.max_bytes; tests of the limit keep it small. */
+  fileTransferMaxBytes?: number;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   config.storage = options.storage ?? { type: 'memory' };
   if (options.audit) config.audit = options.audit;
+  if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
   const auth = authFileSchema.parse({ login_rate_limit: 100_000, ...options.auth });
   config.auth = resolveAuth(auth, config.publicAddr.host);
 

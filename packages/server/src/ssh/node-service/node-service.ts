@@ -124,6 +124,10 @@ export class NodeService {
   }
 
   private serveConnection(connection: Connection): void {
+    // As sshd does: keystrokes, echoes and SFTP replies are small writes that Nagle's algorithm
+    // would hold back for the peer's delayed ACK (~40 ms each).
+    // (ssh2 has the method; its type definitions miss it.)
+    (connection as unknown as { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     this.connections.add(connection);
     connection.on('close', () => this.connections.delete(connection));
     connection.on('error', (error: Error) =>

@@ -1,0 +1,264 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { remoteFilenameSchema, type AuditCode } from '@postern/contracts';
+import type { Client } from 'ssh2';
+import { ApiError, badParameter } from '../../errors.js';
+import type { Identity } from '../../plugins/access-guard.js';
+import { emitAudit } from '../audit/emit.js';
+import type { AuditStore } from '../audit/index.js';
+import type { NodeAccess } from '../terminal/node-access.js';
+import type { DialableNode } from '../terminal/node-dialer.js';
+import { remoteError, RemoteFiles } from './remote-files.js';
+
+export interface FileTransferDeps {
+  access: NodeAccess;
+  audit: AuditStore;
+  /** file_transfer.max_bytes: the largest file moved either way. */
+  maxBytes: number;
+  log: (error: unknown, message: string) => void;
+}
+
+/** One transfer's who and where, from the route. */
+export interface TransferRequest {
+  identity: Identity;
+  serverId: string;
+  login: string;
+  location: string;
+  filename?: string;
+  remoteAddr: string;
+}
+
+export interface Download {
+  /** The file's bytes; the transfer is audited when it ends, completed or not. */
+  stream: Readable;
+  size: number;
+  /** The name the browser saves it under. */
+  filename: string;
+}
+
+/** The file part of a multipart upload, as the route hands it over. */
+export interface UploadPart {
+  stream: Readable;
+  /** The name the browser sent with the part. */
+  filename: string;
+}
+
+/** Room for the multipart framing around the file (boundaries, part headers). */
+const multipartSlack = 64 * 1024;
+
+export const tooLarge = (maxBytes: number) =>
+  new ApiError('too_large', `the file is larger than the limit of ${maxBytes} bytes`);
+
+/**
+ * Moves one file between the browser and a node over SFTP, on a connection made exactly as the
+ * terminal makes one (NodeAccess: RBAC, locks, a fresh certificate, host key pinning). Nothing is
+ * buffered whole: bytes stream through with backpressure. An upload goes to a temporary name
+ * beside the target and is renamed over it only when complete, so a failed or refused upload
+ * never leaves a half-written file. Every transfer, and every refusal, is audited.
+ */
+export class FileTransferService {
+  constructor(private readonly deps: FileTransferDeps) {}
+
+  async download(request: TransferRequest): Promise<Download> {
+    const audit = this.auditor(request, 'download');
+    let files: RemoteFiles | undefined;
+    let client: Client | undefined;
+    let remotePath = request.location;
+    try {
+      ({ client, files } = await this.connect(request, this.checked(request, audit)));
+      remotePath = files.resolve(request.location);
+      audit.path = remotePath;
+      const stats = await files.stat(remotePath);
+      if (!stats) throw remoteError({ code: 2 }, remotePath);
+      if (!stats.isFile()) throw badParameter(`${remotePath} is not a regular file`);
+      if (stats.size > this.deps.maxBytes) throw tooLarge(this.deps.maxBytes);
+      const counter = byteCounter(Infinity);
+      const source = files.sftp.createReadStream(remotePath);
+      const opened = files;
+      const connection = client;
+      pipeline(source, counter)
+        .then(
+          () => audit.succeeded(counter.bytes),
+          (error: unknown) =>
+            audit.failed(describe(error, 'the download was cancelled'), counter.bytes),
+        )
+        .finally(() => {
+          opened.end();
+          connection.end();
+        });
+      return {
+        stream: counter,
+        size: stats.size,
+        filename: request.filename ?? path.posix.basename(remotePath),
+      };
+    } catch (error) {
+      files?.end();
+      client?.end();
+      throw await audit.refused(error, remotePath);
+    }
+  }
+
+  /**
+   * `declaredBytes` is the request's content-length, when sent: a body far over the limit is
+   * refused before the node is dialled or a byte is read.
+   */
+  async upload(
+    request: TransferRequest,
+    declaredBytes: number | undefined,
+    nextPart: () => Promise<UploadPart | undefined>,
+  ) {
+    const audit = this.auditor(request, 'upload');
+    let files: RemoteFiles | undefined;
+    let client: Client | undefined;
+    let temporary: string | undefined;
+    let remotePath = request.location;
+    try {
+      const verdict = this.checked(request, audit);
+      if (declaredBytes !== undefined && declaredBytes > this.deps.maxBytes + multipartSlack) {
+        throw tooLarge(this.deps.maxBytes);
+      }
+      ({ client, files } = await this.connect(request, verdict));
+      const part = await nextPart();
+      if (!part) throw badParameter('the form holds no file');
+      const target = await this.uploadTarget(files, request, part.filename);
+      remotePath = target.path;
+      audit.path = remotePath;
+      // A short fixed name: the target's own name may already be as long as names may be.
+      const suffix = randomBytes(6).toString('hex');
+      temporary = path.posix.join(
+        path.posix.dirname(target.path),
+        `.postern-upload-${suffix}.part`,
+      );
+      const counter = byteCounter(this.deps.maxBytes);
+      // 'wx': never write through something that appeared under the temporary name.
+      const sink = files.sftp.createWriteStream(temporary, { flags: 'wx' });
+      await pipeline(part.stream, counter, sink);
+      await closed(sink);
+      // An overwrite keeps the file's permissions, as `cp` onto an existing file does.
+      if (target.existingMode !== undefined) await files.chmod(temporary, target.existingMode);
+      await files.replace(temporary, target.path);
+      temporary = undefined;
+      await audit.succeeded(counter.bytes);
+      return { path: target.path, bytes: counter.bytes };
+    } catch (error) {
+      if (temporary && files) {
+        await files
+          .remove(temporary)
+          .catch((cleanup: unknown) =>
+            this.deps.log(cleanup, `could not remove the partial upload ${temporary}`),
+          );
+      }
+      throw await audit.refused(error, remotePath);
+    } finally {
+      files?.end();
+      client?.end();
+    }
+  }
+
+  /** Where an upload lands: location itself, or location/filename when it is a directory. */
+  private async uploadTarget(files: RemoteFiles, request: TransferRequest, partName: string) {
+    const location = files.resolve(request.location);
+    const stats = await files.stat(location);
+    let target = location;
+    if (stats?.isDirectory()) {
+      const name = remoteFilenameSchema.safeParse(request.filename ?? partName);
+      if (!name.success) throw badParameter(`filename: ${name.error.issues[0]?.message}`);
+      target = path.posix.join(location, name.data);
+    }
+    const existing = target === location ? stats : await files.stat(target);
+    if (existing && !existing.isFile()) throw badParameter(`${target} is not a regular file`);
+    return { path: target, existingMode: existing?.mode };
+  }
+
+  /** The node, when the login may be used on it now (the terminal's rules); else throws. */
+  private checked(request: TransferRequest, audit: Auditor): DialableNode {
+    const verdict = this.deps.access.check(request.identity, request.serverId, request.login);
+    if (verdict.node) audit.node = verdict.node;
+    if (!verdict.ok) throw verdict.error;
+    return verdict.node;
+  }
+
+  private async connect(request: TransferRequest, node: DialableNode) {
+    const { client } = await this.deps.access.connect(request.identity, node, request.login);
+    try {
+      return { client, files: await RemoteFiles.open(client) };
+    } catch (error) {
+      client.end();
+      throw new ApiError(
+        'connection_problem',
+        `${node.hostname} offers no SFTP: ${describe(error, 'unknown error')}`,
+      );
+    }
+  }
+
+  private auditor(request: TransferRequest, action: 'upload' | 'download'): Auditor {
+    const codes: Record<typeof action, [AuditCode, AuditCode]> = {
+      download: ['T3004I', 'T3004E'],
+      upload: ['T3005I', 'T3005E'],
+    };
+    const [ok, failed] = codes[action];
+    const emit = (code: AuditCode, extra: object) =>
+      emitAudit(this.deps.audit, code, {
+        user: request.identity.user,
+        login: request.login,
+        server_id: auditor.node?.id ?? request.serverId,
+        ...(auditor.node ? { server_hostname: auditor.node.hostname } : {}),
+        path: auditor.path,
+        action,
+        'addr.remote': request.remoteAddr,
+        ...extra,
+      }).catch((error: unknown) => this.deps.log(error, 'could not audit a file transfer'));
+    const auditor: Auditor = {
+      node: undefined,
+      path: request.location,
+      succeeded: (bytes) => emit(ok, { bytes }).then(() => undefined),
+      failed: async (message, bytes) => {
+        // `exitError` is what the catalogue's message shows; `error` is the field readers query.
+        await emit(failed, { bytes, error: message, exitError: message });
+      },
+      refused: async (error, remotePath) => {
+        const apiError = error instanceof ApiError ? error : remoteError(error, remotePath);
+        await auditor.failed(apiError.message, 0);
+        return apiError;
+      },
+    };
+    return auditor;
+  }
+}
+
+interface Auditor {
+  node: DialableNode | undefined;
+  path: string;
+  succeeded(bytes: number): Promise<void>;
+  failed(message: string, bytes: number): Promise<void>;
+  refused(error: unknown, remotePath: string): Promise<ApiError>;
+}
+
+/** Passes bytes through, counting them; more than `limit` fails the stream. */
+function byteCounter(limit: number) {
+  const counter = Object.assign(
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        counter.bytes += chunk.length;
+        if (counter.bytes > limit) return done(tooLarge(limit));
+        done(null, chunk);
+      },
+    }),
+    { bytes: 0 },
+  );
+  return counter;
+}
+
+/** Resolves once an SFTP write stream has closed its handle (after its last write was acked). */
+function closed(stream: NodeJS.WritableStream & { closed?: boolean }): Promise<void> {
+  if (stream.closed) return Promise.resolve();
+  return new Promise((resolve) => stream.once('close', () => resolve()));
+}
+
+function describe(error: unknown, fallback: string): string {
+  if (error instanceof ApiError) return error.message;
+  if ((error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return fallback;
+  return error instanceof Error ? error.message : fallback;
+}
