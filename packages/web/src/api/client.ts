@@ -36,6 +36,14 @@ export interface RequestOptions {
 
 export type ApiClient = ReturnType<typeof createApiClient>;
 
+/** What proves a call comes from the signed-in console (spec §7): the CSRF token and the bearer. */
+export function credentialHeaders(csrfToken: string, token: string | undefined) {
+  return {
+    'X-CSRF-Token': csrfToken,
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+  };
+}
+
 export function createApiClient(deps: ApiClientDeps) {
   function headers(
     json: boolean,
@@ -46,11 +54,10 @@ export function createApiClient(deps: ApiClientDeps) {
     const result = new Headers({
       ...extra,
       Accept: accept,
-      'X-CSRF-Token': deps.csrfToken(),
+      ...credentialHeaders(deps.csrfToken(), token),
     });
     // Without an explicit Content-Type the browser writes the multipart boundary for FormData.
     if (json) result.set('Content-Type', 'application/json; charset=utf-8');
-    if (token) result.set('Authorization', `Bearer ${token}`);
     return result;
   }
 

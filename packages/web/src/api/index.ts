@@ -1,7 +1,7 @@
-import { createApiClient, type ApiClientDeps } from './client';
+import { createApiClient, credentialHeaders, type ApiClientDeps } from './client';
 import { createCsrfReader, readStoredToken } from './credentials';
 
-export { ApiError, isLockedError } from './apiError';
+export { ApiError, errorMessageOf, isLockedError } from './apiError';
 export type { ApiClient, RequestOptions } from './client';
 export { decode } from './decode';
 
@@ -33,10 +33,19 @@ export function subscribeApiErrors(listener: ErrorListener): () => void {
   };
 }
 
+const csrfToken = createCsrfReader();
+
+/**
+ * The credentials `api` sends, for the few requests it cannot make itself: file transfers, which
+ * need upload progress (XMLHttpRequest) or a streamed body.
+ */
+export const apiCredentials = (): Record<string, string> =>
+  credentialHeaders(csrfToken(), readStoredToken()?.accessToken);
+
 /** The client the console uses. Reads `fetch` at call time so tests can stub the global. */
 export const api = createApiClient({
   fetch: (input, init) => window.fetch(input, init),
-  csrfToken: createCsrfReader(),
+  csrfToken,
   accessToken: () => readStoredToken()?.accessToken,
   onUnauthorized: (error, usedToken) => unauthorizedHandler?.(error, usedToken),
   onError: (error, options) => {

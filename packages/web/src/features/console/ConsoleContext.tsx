@@ -2,6 +2,7 @@ import { createContext, useContext, type Dispatch } from 'react';
 import type { SocketOrigin, Scheduler, WebSocketLike } from './tty';
 import type { ConsoleAction, ConsoleState } from './consoleStore';
 import type { TerminalEngineLoader } from './terminalEngine';
+import type { TransferDeps } from './transfers/useFileTransfers';
 
 /** The outside world a terminal tab talks to; tests replace it with fakes. */
 export interface ConsoleDeps {
@@ -14,6 +15,8 @@ export interface ConsoleDeps {
   /** When batched output is written (an animation frame in the browser). */
   schedule: Scheduler;
   clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
+  /** How file transfers reach the server; the browser's fetch and XMLHttpRequest when left out. */
+  transfers?: TransferDeps;
 }
 
 export interface ConsoleContextValue {

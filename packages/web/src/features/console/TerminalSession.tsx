@@ -1,5 +1,5 @@
 import { ActionIcon, Badge, Box, Button, Group, Menu, Text, Tooltip } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { fontSizeLimits } from './fontSize';
 import { useConsole } from './ConsoleContext';
@@ -7,6 +7,9 @@ import { isReadOnly, type TerminalTab } from './consoleStore';
 import type { ShortcutAction, TerminalEngine } from './terminalEngine';
 import { FindBar } from './FindBar';
 import { startTerminalSession } from './startTerminalSession';
+import { DownloadDialog, UploadDialog } from './transfers/TransferDialogs';
+import { TransferPanel } from './transfers/TransferPanel';
+import { useFileTransfers } from './transfers/useFileTransfers';
 
 /** One terminal tab: toolbar, find bar, the terminal, its context menu. */
 export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boolean }) {
@@ -17,6 +20,14 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
   const [findOpen, setFindOpen] = useState(false);
   const [menuAt, setMenuAt] = useState<{ x: number; y: number } | null>(null);
   const readOnly = isReadOnly(tab);
+  const [transferDialog, setTransferDialog] = useState<'upload' | 'download' | null>(null);
+  const endpoint = useMemo(
+    () => ({ clusterId: tab.clusterId, serverId: tab.serverId, login: tab.login }),
+    [tab.clusterId, tab.serverId, tab.login],
+  );
+  const transfers = useFileTransfers(endpoint, deps.transfers);
+  // Files move as the tab's own login; someone who joined a session has no login of their own there.
+  const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
 
   // What the session starts with; later changes of these must not reconnect it.
   const startWith = useRef({ tab, fontSize, scrollback: ui.scrollbackLines, readOnly, deps });
@@ -127,6 +138,24 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
           )}
         </Group>
         <Group gap={4} wrap="nowrap">
+          {canTransfer && (
+            <>
+              <Button
+                variant="subtle"
+                size="compact-xs"
+                onClick={() => setTransferDialog('upload')}
+              >
+                Upload files
+              </Button>
+              <Button
+                variant="subtle"
+                size="compact-xs"
+                onClick={() => setTransferDialog('download')}
+              >
+                Download file
+              </Button>
+            </>
+          )}
           <ActionIcon
             variant="subtle"
             aria-label="Decrease font size"
@@ -165,6 +194,21 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
           )}
         </Group>
       </Group>
+      <TransferPanel
+        transfers={transfers.transfers}
+        onCancel={transfers.cancel}
+        onDismiss={transfers.dismiss}
+      />
+      <UploadDialog
+        opened={transferDialog === 'upload'}
+        onClose={() => setTransferDialog(null)}
+        onUpload={transfers.upload}
+      />
+      <DownloadDialog
+        opened={transferDialog === 'download'}
+        onClose={() => setTransferDialog(null)}
+        onDownload={transfers.download}
+      />
       {findOpen && engine && (
         <FindBar
           engine={engine}

@@ -1,0 +1,63 @@
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { baseName, useFileTransfers, type TransferDeps } from './useFileTransfers';
+
+const endpoint = { clusterId: 'root', serverId: 'node-1', login: 'root' };
+
+function fakeDeps(fetch: TransferDeps['fetch']): TransferDeps {
+  return { headers: () => ({ Authorization: 'Bearer t' }), fetch, save: vi.fn() };
+}
+
+describe('useFileTransfers', () => {
+  it('downloads a file, shows it done and hands it to the browser', async () => {
+    const deps = fakeDeps(
+      vi.fn(async () => new Response('hello', { headers: { 'content-length': '5' } })),
+    );
+    const { result } = renderHook(() => useFileTransfers(endpoint, deps));
+    act(() => result.current.download('/etc/hostname'));
+    expect(result.current.transfers[0]).toMatchObject({ name: 'hostname', status: 'running' });
+    await waitFor(() => expect(result.current.transfers[0]?.status).toBe('done'));
+    expect(deps.save).toHaveBeenCalledWith(expect.anything(), 'hostname');
+    expect(deps.fetch).toHaveBeenCalledWith(
+      '/v1/webapi/sites/root/nodes/node-1/root/scp?location=%2Fetc%2Fhostname&filename=hostname',
+      expect.anything(),
+    );
+  });
+
+  it('marks a cancelled download cancelled, and a refused one failed with the reason', async () => {
+    const hanging = vi.fn(
+      (_url: RequestInfo | URL, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () =>
+            reject(new DOMException('aborted', 'AbortError')),
+          ),
+        ),
+    );
+    const { result } = renderHook(() => useFileTransfers(endpoint, fakeDeps(hanging)));
+    act(() => result.current.download('big.iso'));
+    const id = result.current.transfers[0]!.id;
+    act(() => result.current.cancel(id));
+    await waitFor(() => expect(result.current.transfers[0]?.status).toBe('cancelled'));
+
+    const refusing = vi.fn(
+      async () =>
+        new Response('{"error":{"message":"access denied","code":"access_denied"}}', {
+          status: 403,
+        }),
+    );
+    const second = renderHook(() => useFileTransfers(endpoint, fakeDeps(refusing)));
+    act(() => second.result.current.download('secret'));
+    await waitFor(() =>
+      expect(second.result.current.transfers[0]).toMatchObject({
+        status: 'failed',
+        error: 'access denied',
+      }),
+    );
+  });
+
+  it('names a download after the last path segment', () => {
+    expect(baseName('/var/log/syslog')).toBe('syslog');
+    expect(baseName('dir/')).toBe('dir');
+    expect(baseName('/')).toBe('download');
+  });
+});

@@ -1,0 +1,120 @@
+import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { apiCredentials } from '../../../api';
+import {
+  downloadFile,
+  isAbortError,
+  saveBlob,
+  transferUrl,
+  uploadFile,
+  type TransferEndpoint,
+} from './transferClient';
+import { initialTransfers, transfersReducer } from './transferStore';
+
+/** The outside world of transfers; tests replace it. */
+export interface TransferDeps {
+  headers: () => Record<string, string>;
+  fetch: typeof fetch;
+  createRequest?: () => XMLHttpRequest;
+  save: (blob: Blob, name: string) => void;
+}
+
+const browserDeps: TransferDeps = {
+  headers: apiCredentials,
+  fetch: (input, init) => window.fetch(input, init),
+  save: saveBlob,
+};
+
+/** The last path segment: what a downloaded file is saved as. */
+export const baseName = (remotePath: string) =>
+  remotePath.replace(/\/+$/, '').split('/').pop() || 'download';
+
+/**
+ * The transfers of one terminal tab and the actions that start and stop them. Transfers run on
+ * while the tab lives; closing the tab cancels them.
+ */
+export function useFileTransfers(endpoint: TransferEndpoint, deps: TransferDeps = browserDeps) {
+  const [state, dispatch] = useReducer(transfersReducer, initialTransfers);
+  const controllers = useRef(new Map<string, AbortController>());
+  const seq = useRef(0);
+
+  useEffect(() => {
+    const running = controllers.current;
+    return () => {
+      for (const controller of running.values()) controller.abort();
+    };
+  }, []);
+
+  const run = useCallback(
+    (
+      start: { direction: 'upload' | 'download'; name: string; remotePath: string },
+      work: (
+        id: string,
+        signal: AbortSignal,
+        onProgress: (loaded: number, total?: number) => void,
+      ) => Promise<void>,
+    ) => {
+      const id = `transfer-${++seq.current}`;
+      const controller = new AbortController();
+      controllers.current.set(id, controller);
+      dispatch({ type: 'start', id, ...start });
+      const onProgress = (loaded: number, total?: number) =>
+        dispatch({ type: 'progress', id, loaded, ...(total !== undefined ? { total } : {}) });
+      void work(id, controller.signal, onProgress)
+        .then(
+          () => dispatch({ type: 'done', id }),
+          (err: unknown) =>
+            dispatch(
+              isAbortError(err)
+                ? { type: 'cancelled', id }
+                : { type: 'failed', id, error: err instanceof Error ? err.message : String(err) },
+            ),
+        )
+        .finally(() => controllers.current.delete(id));
+    },
+    [],
+  );
+
+  const upload = useCallback(
+    (files: File[], directory: string) => {
+      for (const file of files) {
+        run(
+          { direction: 'upload', name: file.name, remotePath: directory },
+          (_id, signal, onProgress) =>
+            uploadFile({
+              url: transferUrl(endpoint, { location: directory, filename: file.name }),
+              file,
+              headers: deps.headers(),
+              onProgress,
+              signal,
+              ...(deps.createRequest ? { createRequest: deps.createRequest } : {}),
+            }),
+        );
+      }
+    },
+    [endpoint, deps, run],
+  );
+
+  const download = useCallback(
+    (remotePath: string) => {
+      const name = baseName(remotePath);
+      run({ direction: 'download', name, remotePath }, async (_id, signal, onProgress) => {
+        const blob = await downloadFile({
+          url: transferUrl(endpoint, { location: remotePath, filename: name }),
+          headers: deps.headers(),
+          onProgress,
+          signal,
+          fetch: deps.fetch,
+        });
+        deps.save(blob, name);
+      });
+    },
+    [endpoint, deps, run],
+  );
+
+  const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);
+  const dismiss = useCallback((id: string) => dispatch({ type: 'dismiss', id }), []);
+
+  return { transfers: state.transfers, upload, download, cancel, dismiss };
+}
+
+export type FileTransfers = ReturnType<typeof useFileTransfers>;
