@@ -6,7 +6,13 @@ import { repoRoot } from './postern-process.js';
  * Signs a browser in by writing a web session into the running server's own SQLite store, through
  * the server's built modules. It stands in for the sign-in screen until that exists (issue 3).
  */
-export async function signIn(context: BrowserContext, roles: string[], user = 'alice') {
+export async function signIn(
+  context: BrowserContext,
+  roles: string[],
+  user = 'alice',
+  /** A server of the spec's own; the shared one by default. */
+  server = { url: process.env.POSTERN_E2E_URL!, dataDir: process.env.POSTERN_E2E_DATA_DIR! },
+) {
   const dist = path.join(repoRoot, 'packages/server/dist');
   const { openBackend } = await import(path.join(dist, 'backend/index.js'));
   const { WebSessionStore } = await import(
@@ -15,15 +21,17 @@ export async function signIn(context: BrowserContext, roles: string[], user = 'a
   const { WebSessionService } = await import(
     path.join(dist, 'modules/web-sessions/web-sessions.service.js')
   );
-  const dataDir = process.env.POSTERN_E2E_DATA_DIR!;
-  const backend = await openBackend({ type: 'sqlite', path: path.join(dataDir, 'postern.db') });
+  const backend = await openBackend({
+    type: 'sqlite',
+    path: path.join(server.dataDir, 'postern.db'),
+  });
   try {
     const session = await new WebSessionService(new WebSessionStore(backend)).create(user, roles);
     await context.addCookies([
       {
         name: '__Host-session',
         value: session.id,
-        url: process.env.POSTERN_E2E_URL!,
+        url: server.url,
         httpOnly: true,
         secure: true,
         sameSite: 'Strict',
