@@ -22,6 +22,7 @@ let dir: string;
 let sshdNode: string;
 let alice: Record<string, string>;
 let olga: Record<string, string>;
+let baseUrl: string;
 
 const role = (name: string, allow: object) =>
   app.services.roles.create(
@@ -31,6 +32,9 @@ const role = (name: string, allow: object) =>
 
 beforeAll(async () => {
   app = await createTestApp({ fileTransferMaxBytes: maxBytes });
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.server.address();
+  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   const node = await app.services.inventory.addOpenSsh(
     { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },
@@ -93,6 +97,14 @@ const upload = (
 
 const download = (server: string, query: Record<string, string>, headers = alice) =>
   app.server.inject({ url: url(server, query), headers });
+
+async function waitFor(check: () => Promise<boolean>, ms = 10_000) {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const events = async () =>
   (await app.audit.search({ from: new Date(0), to: new Date(Date.now() + 60_000), limit: 1000 }))
@@ -199,6 +211,35 @@ describe.each([
     await rm(big);
   });
 
+  it('leaves nothing behind when the browser goes away mid-upload', async () => {
+    const before = await readdir(dir);
+    const body = form('abandoned.bin', randomBytes(4 * MiB));
+    const { request } = await import('node:http');
+    const req = request(`${baseUrl}${url(server(), { location: dir })}`, {
+      method: 'POST',
+      headers: { ...alice, ...body.headers, 'content-length': String(body.payload.length) },
+    });
+    req.on('error', () => undefined);
+    req.write(body.payload.subarray(0, 2 * MiB));
+    // Once the node has bytes of it, the browser tab closes.
+    await waitFor(async () => (await readdir(dir)).some((f) => f.startsWith('.postern-upload-')));
+    req.destroy();
+    await waitFor(async () =>
+      (await events()).some(
+        (e) => e.code === 'T3005E' && e.path === path.join(dir, 'abandoned.bin'),
+      ),
+    );
+    await waitFor(async () => (await readdir(dir)).length === before.length);
+    expect(await readdir(dir)).toEqual(before);
+  });
+
+  it('sends exactly the size it announced, even for files that say 0 and read more', async () => {
+    const res = await download(server(), { location: '/proc/version' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-length']).toBe('0');
+    expect(res.body).toBe('');
+  });
+
   it('answers 404 for a missing file and 400 for a directory', async () => {
     const missing = await download(server(), { location: path.join(dir, 'nope') });
     expect(missing.statusCode).toBe(404);
@@ -286,6 +327,20 @@ describe('file transfer refusals', () => {
       },
     );
     expect(upDir.statusCode).toBe(400);
+  });
+
+  it('answers 400 for a malformed multipart body', async () => {
+    const res = await app.server.inject({
+      method: 'POST',
+      url: url(sshdNode, { location: dir }),
+      headers: { ...alice, 'content-type': 'multipart/form-data; boundary=xyz' },
+      payload:
+        '--xyz\r\ncontent-disposition: form-data; name="file"; filename="a"\r\n\r\nunterminated',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toBe(
+      'the upload did not complete: Unexpected end of multipart data',
+    );
   });
 
   it('refuses a body that is not form data with the spec message', async () => {

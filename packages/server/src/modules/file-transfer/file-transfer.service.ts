@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { remoteFilenameSchema, type AuditCode } from '@postern/contracts';
 import type { Client } from 'ssh2';
@@ -75,7 +75,12 @@ export class FileTransferService {
       if (!stats.isFile()) throw badParameter(`${remotePath} is not a regular file`);
       if (stats.size > this.deps.maxBytes) throw tooLarge(this.deps.maxBytes);
       const counter = byteCounter(Infinity);
-      const source = files.sftp.createReadStream(remotePath);
+      // Exactly the size announced in content-length: files like those in /proc say 0 and then
+      // read more, which would break the response.
+      const source =
+        stats.size > 0
+          ? files.sftp.createReadStream(remotePath, { start: 0, end: stats.size - 1 })
+          : Readable.from([]);
       const opened = files;
       const connection = client;
       pipeline(source, counter)
@@ -122,6 +127,10 @@ export class FileTransferService {
       ({ client, files } = await this.connect(request, verdict));
       const part = await nextPart();
       if (!part) throw badParameter('the form holds no file');
+      // A body cut short or malformed is the caller's fault (400), not the node's. It may fail
+      // while the target is looked up, before the pipeline below listens.
+      let bodyFailed: unknown;
+      part.stream.once('error', (error) => (bodyFailed = error));
       const target = await this.uploadTarget(files, request, part.filename);
       remotePath = target.path;
       audit.path = remotePath;
@@ -134,7 +143,12 @@ export class FileTransferService {
       const counter = byteCounter(this.deps.maxBytes);
       // 'wx': never write through something that appeared under the temporary name.
       const sink = files.sftp.createWriteStream(temporary, { flags: 'wx' });
-      await pipeline(part.stream, counter, sink);
+      await pipeline(part.stream, counter, sink).catch((error: unknown) => {
+        if (error !== bodyFailed && error !== part.stream.errored) throw error;
+        throw badParameter(
+          `the upload did not complete: ${describe(error, 'the body ended early')}`,
+        );
+      });
       await closed(sink);
       // An overwrite keeps the file's permissions, as `cp` onto an existing file does.
       if (target.existingMode !== undefined) await files.chmod(temporary, target.existingMode);
@@ -219,7 +233,7 @@ export class FileTransferService {
         await emit(failed, { bytes, error: message, exitError: message });
       },
       refused: async (error, remotePath) => {
-        const apiError = error instanceof ApiError ? error : remoteError(error, remotePath);
+        const apiError = asApiError(error, remotePath);
         await auditor.failed(apiError.message, 0);
         return apiError;
       },
@@ -234,6 +248,17 @@ interface Auditor {
   succeeded(bytes: number): Promise<void>;
   failed(message: string, bytes: number): Promise<void>;
   refused(error: unknown, remotePath: string): Promise<ApiError>;
+}
+
+/** What the caller reads: our own errors, the multipart parser's 4xx, or what the node said. */
+function asApiError(error: unknown, remotePath: string): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = error instanceof Error ? error.message : 'bad request';
+    return new ApiError(status === 413 ? 'too_large' : 'bad_parameter', message);
+  }
+  return remoteError(error, remotePath);
 }
 
 /** Passes bytes through, counting them; more than `limit` fails the stream. */
