@@ -45,6 +45,13 @@ export interface UploadPart {
   filename: string;
 }
 
+/**
+ * A download reads one request at a time, so over a long round trip the read size sets the pace:
+ * ask for 256 KiB (OpenSSH's sftp-server allows that much, limits@openssh.com; ssh2 splits a
+ * read beyond what the server allows).
+ */
+const transferChunkBytes = 256 * 1024;
+
 /** Room for the multipart framing around the file (boundaries, part headers). */
 const multipartSlack = 64 * 1024;
 
@@ -79,7 +86,11 @@ export class FileTransferService {
       // read more, which would break the response.
       const source =
         stats.size > 0
-          ? files.sftp.createReadStream(remotePath, { start: 0, end: stats.size - 1 })
+          ? files.sftp.createReadStream(remotePath, {
+              start: 0,
+              end: stats.size - 1,
+              highWaterMark: transferChunkBytes,
+            })
           : Readable.from([]);
       const opened = files;
       const connection = client;
@@ -142,7 +153,12 @@ export class FileTransferService {
       );
       const counter = byteCounter(this.deps.maxBytes);
       // 'wx': never write through something that appeared under the temporary name.
-      const sink = files.sftp.createWriteStream(temporary, { flags: 'wx' });
+      // Chunks that queue while a write is in flight go out together as parallel SFTP writes
+      // (ssh2's _writev), so throughput is not one round trip per chunk.
+      const sink = files.sftp.createWriteStream(temporary, {
+        flags: 'wx',
+        highWaterMark: transferChunkBytes * 4,
+      });
       await pipeline(part.stream, counter, sink).catch((error: unknown) => {
         if (error !== bodyFailed && error !== part.stream.errored) throw error;
         throw badParameter(
