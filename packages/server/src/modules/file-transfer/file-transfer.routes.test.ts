@@ -367,6 +367,32 @@ describe('file transfer refusals', () => {
   });
 });
 
+describe('a download the browser abandons', () => {
+  it('is audited as cancelled, with the bytes sent so far', async () => {
+    const big = path.join(dir, 'abandoned-download.bin');
+    await writeFile(big, randomBytes(maxBytes - 1));
+    const { get } = await import('node:http');
+    await new Promise<void>((resolve, reject) => {
+      const req = get(
+        `${baseUrl}${url(sshdNode, { location: big })}`,
+        { headers: alice },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
+      req.on('error', reject);
+    });
+    await waitFor(async () => (await events()).some((e) => e.code === 'T3004E' && e.path === big));
+    const event = (await events()).find((e) => e.code === 'T3004E' && e.path === big);
+    expect(event).toMatchObject({ error: 'the download was cancelled', action: 'download' });
+    expect(event?.bytes).toBeLessThan(maxBytes - 1);
+    await rm(big);
+  });
+});
+
 describe('attachment', () => {
   it('gives an ASCII fallback and the exact UTF-8 name', () => {
     expect(attachment('résumé "final".pdf')).toBe(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { remoteFilenameSchema, type AuditCode } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { ApiError, badParameter } from '../../errors.js';
@@ -94,7 +94,11 @@ export class FileTransferService {
           : Readable.from([]);
       const opened = files;
       const connection = client;
-      pipeline(source, counter)
+      // The outcome is the response's: complete once the reader took the last byte, cancelled
+      // if the browser went away first (Fastify then destroys the stream, and the pipeline the
+      // SFTP read).
+      pipeline(source, counter).catch(() => undefined);
+      finished(counter)
         .then(
           () => audit.succeeded(counter.bytes),
           (error: unknown) =>
