@@ -21,6 +21,8 @@ spec:
   deny: {}
 `;
 
+const maxBytes = 8 * 1024 * 1024;
+
 /** Files this spec leaves in root's home directory, removed at the end. */
 const uploaded: string[] = [];
 
@@ -31,7 +33,7 @@ test.describe.serial('file transfer in the web terminal', () => {
   let sshd: RunningSshd;
 
   test.beforeAll(async () => {
-    server = await startPostern();
+    server = await startPostern([], { configYaml: `file_transfer: {max_bytes: ${maxBytes}}` });
     const roleFile = path.join(server.dataDir, 'file-movers.yaml');
     await writeFile(roleFile, role);
     postern(server, 'create', '-f', roleFile);
@@ -72,6 +74,34 @@ test.describe.serial('file transfer in the web terminal', () => {
       expect(downloaded.equals(data)).toBe(true);
     });
   }
+
+  test('shows the limit when a file is too large, and leaves nothing on the server', async ({
+    browser,
+  }) => {
+    const page = await signedIn(browser, server);
+    await page.goto(`/web/cluster/${cluster}/console/node/openssh-host/root`);
+    await expectConnected(page);
+    // Far over (refused from content-length) and just over (cut off while it streams).
+    for (const [name, size] of [
+      ['far-too-big.bin', 2 * maxBytes],
+      ['just-too-big.bin', maxBytes + 1],
+    ] as const) {
+      await page.getByRole('button', { name: 'Upload files' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Upload files' });
+      await dialog.getByLabel('Files').setInputFiles({
+        name,
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.alloc(size),
+      });
+      await dialog.getByRole('button', { name: 'Upload' }).click();
+      const row = page.getByRole('listitem', { name: `Upload ${name}` });
+      await expect(row.getByRole('alert')).toHaveText(
+        `the file is larger than the limit of ${maxBytes} bytes`,
+      );
+    }
+    await runInTerminal(page, 'ls -a ~ | grep -c -e too-big -e postern-upload; echo listed');
+    await expectOnScreen(page, '0\nlisted');
+  });
 
   test('shows the reason when a download is refused', async ({ browser }) => {
     const page = await signedIn(browser, server);

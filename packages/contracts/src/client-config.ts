@@ -43,7 +43,17 @@ export const clientConfigSchema = z.object({
   baseUrl: z.string().default(''),
   proxyCluster: z.string().default('localhost'),
   canJoinSessions: z.boolean().default(true),
-  ui: z.object({ scrollbackLines: z.number().int().positive().default(1000) }).prefault({}),
+  ui: z
+    .object({
+      scrollbackLines: z.number().int().positive().default(1000),
+      /** `file_transfer.max_bytes`: the console refuses a larger upload before sending it. */
+      fileTransferMaxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 ** 3),
+    })
+    .prefault({}),
   loc: z
     .object({
       dateTimeFormat: z.string().default('YYYY-MM-DD HH:mm:ss'),

@@ -10,6 +10,10 @@ import { z } from 'zod';
 /** The answer to a POST whose body is not multipart/form-data (spec §5). */
 export const formDataRequiredMessage = 'data for body is not a type of FormData';
 
+/** Said by the server (413) and by the console, which checks before sending. */
+export const fileTooLargeMessage = (maxBytes: number) =>
+  `the file is larger than the limit of ${maxBytes} bytes`;
+
 /** Longest remote path accepted: PATH_MAX on Linux. */
 export const maxRemotePathLength = 4096;
 

@@ -9,6 +9,7 @@ export function clientConfigFor(config: Config): ClientConfigInput {
     proxyCluster: config.clusterName,
     tunnelPublicAddress: formatHostPort(config.publicAddr),
     configDir: '$HOME/.postern',
+    ui: { fileTransferMaxBytes: config.fileTransfer.maxBytes },
     auth: authPreferences(config),
   };
 }

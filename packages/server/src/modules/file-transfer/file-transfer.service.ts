@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { remoteFilenameSchema, type AuditCode } from '@postern/contracts';
+import { fileTooLargeMessage, remoteFilenameSchema, type AuditCode } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { ApiError, badParameter } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
@@ -56,7 +56,7 @@ const transferChunkBytes = 256 * 1024;
 const multipartSlack = 64 * 1024;
 
 export const tooLarge = (maxBytes: number) =>
-  new ApiError('too_large', `the file is larger than the limit of ${maxBytes} bytes`);
+  new ApiError('too_large', fileTooLargeMessage(maxBytes));
 
 /**
  * Moves one file between the browser and a node over SFTP, on a connection made exactly as the

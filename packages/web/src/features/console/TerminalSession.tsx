@@ -25,7 +25,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
     () => ({ clusterId: tab.clusterId, serverId: tab.serverId, login: tab.login }),
     [tab.clusterId, tab.serverId, tab.login],
   );
-  const transfers = useFileTransfers(endpoint, deps.transfers);
+  const transfers = useFileTransfers(endpoint, ui.fileTransferMaxBytes, deps.transfers);
   // Files move as the tab's own login; someone who joined a session has no login of their own there.
   const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
 

@@ -13,7 +13,7 @@ describe('useFileTransfers', () => {
     const deps = fakeDeps(
       vi.fn(async () => new Response('hello', { headers: { 'content-length': '5' } })),
     );
-    const { result } = renderHook(() => useFileTransfers(endpoint, deps));
+    const { result } = renderHook(() => useFileTransfers(endpoint, 100, deps));
     act(() => result.current.download('/etc/hostname'));
     expect(result.current.transfers[0]).toMatchObject({ name: 'hostname', status: 'running' });
     await waitFor(() => expect(result.current.transfers[0]?.status).toBe('done'));
@@ -33,7 +33,7 @@ describe('useFileTransfers', () => {
           ),
         ),
     );
-    const { result } = renderHook(() => useFileTransfers(endpoint, fakeDeps(hanging)));
+    const { result } = renderHook(() => useFileTransfers(endpoint, 100, fakeDeps(hanging)));
     act(() => result.current.download('big.iso'));
     const id = result.current.transfers[0]!.id;
     act(() => result.current.cancel(id));
@@ -45,7 +45,7 @@ describe('useFileTransfers', () => {
           status: 403,
         }),
     );
-    const second = renderHook(() => useFileTransfers(endpoint, fakeDeps(refusing)));
+    const second = renderHook(() => useFileTransfers(endpoint, 100, fakeDeps(refusing)));
     act(() => second.result.current.download('secret'));
     await waitFor(() =>
       expect(second.result.current.transfers[0]).toMatchObject({
@@ -53,6 +53,21 @@ describe('useFileTransfers', () => {
         error: 'access denied',
       }),
     );
+  });
+
+  it('fails an upload over the limit at once, without sending it', async () => {
+    const createRequest = vi.fn();
+    const deps = { ...fakeDeps(vi.fn()), createRequest };
+    const { result } = renderHook(() => useFileTransfers(endpoint, 4, deps));
+    act(() => result.current.upload([new File(['12345'], 'five.txt')], '~'));
+    await waitFor(() =>
+      expect(result.current.transfers[0]).toMatchObject({
+        name: 'five.txt',
+        status: 'failed',
+        error: 'the file is larger than the limit of 4 bytes',
+      }),
+    );
+    expect(createRequest).not.toHaveBeenCalled();
   });
 
   it('names a download after the last path segment', () => {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { fileTooLargeMessage } from '@postern/contracts';
 import { apiCredentials } from '../../../api';
 import {
   downloadFile,
@@ -32,7 +33,12 @@ export const baseName = (remotePath: string) =>
  * The transfers of one terminal tab and the actions that start and stop them. Transfers run on
  * while the tab lives; closing the tab cancels them.
  */
-export function useFileTransfers(endpoint: TransferEndpoint, deps: TransferDeps = browserDeps) {
+export function useFileTransfers(
+  endpoint: TransferEndpoint,
+  /** `file_transfer.max_bytes`: a larger file fails at once instead of after sending it. */
+  maxBytes: number,
+  deps: TransferDeps = browserDeps,
+) {
   const [state, dispatch] = useReducer(transfersReducer, initialTransfers);
   const controllers = useRef(new Map<string, AbortController>());
   const seq = useRef(0);
@@ -77,21 +83,26 @@ export function useFileTransfers(endpoint: TransferEndpoint, deps: TransferDeps 
   const upload = useCallback(
     (files: File[], directory: string) => {
       for (const file of files) {
-        run(
-          { direction: 'upload', name: file.name, remotePath: directory },
-          (_id, signal, onProgress) =>
-            uploadFile({
-              url: transferUrl(endpoint, { location: directory, filename: file.name }),
-              file,
-              headers: deps.headers(),
-              onProgress,
-              signal,
-              ...(deps.createRequest ? { createRequest: deps.createRequest } : {}),
-            }),
+        const start = { direction: 'upload', name: file.name, remotePath: directory } as const;
+        // The server refuses it too, but a browser whose upload is cut short by the refusal
+        // sees only a network error.
+        if (file.size > maxBytes) {
+          run(start, () => Promise.reject(new Error(fileTooLargeMessage(maxBytes))));
+          continue;
+        }
+        run(start, (_id, signal, onProgress) =>
+          uploadFile({
+            url: transferUrl(endpoint, { location: directory, filename: file.name }),
+            file,
+            headers: deps.headers(),
+            onProgress,
+            signal,
+            ...(deps.createRequest ? { createRequest: deps.createRequest } : {}),
+          }),
         );
       }
     },
-    [endpoint, deps, run],
+    [endpoint, maxBytes, deps, run],
   );
 
   const download = useCallback(
