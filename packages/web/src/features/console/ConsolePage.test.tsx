@@ -199,6 +199,56 @@ describe('the console', () => {
     expect(socket.closedWith?.code).toBe(1000);
   });
 
+  it('a terminal tab downloads a file with the console credentials and lists the transfer', async () => {
+    const user = userEvent.setup();
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    const fetchMock = vi.mocked(fetch);
+    fetchMock.mockImplementationOnce(
+      async () => new Response('log lines', { headers: { 'content-length': '9' } }),
+    );
+    const createObjectURL = vi.fn(() => 'blob:download');
+    // jsdom has no object URLs.
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
+    // jsdom cannot follow a link; the saved name is on the link the console clicks.
+    const saved: string[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      saved.push(this.download);
+    });
+
+    await user.click(await screen.findByRole('button', { name: 'Download file' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Download file' });
+    await user.type(within(dialog).getByRole('textbox', { name: /File path/ }), '/var/log/app.log');
+    await user.click(within(dialog).getByRole('button', { name: 'Download' }));
+
+    const row = await screen.findByRole('listitem', { name: 'Download app.log' });
+    await waitFor(() => expect(within(row).getByRole('status').textContent).toBe('Done'));
+    const [url, init] = fetchMock.mock.calls.at(-1) as [string, RequestInit];
+    expect(url).toBe(
+      `/v1/webapi/sites/root/nodes/${db1.id}/root/scp?location=%2Fvar%2Flog%2Fapp.log&filename=app.log`,
+    );
+    expect(init.headers).toMatchObject({ Authorization: 'Bearer bearer-tok' });
+    expect(createObjectURL).toHaveBeenCalled();
+    expect(saved).toEqual(['app.log']);
+    click.mockRestore();
+    Reflect.deleteProperty(URL, 'createObjectURL');
+    Reflect.deleteProperty(URL, 'revokeObjectURL');
+  });
+
+  it('a joined session offers no file transfer: the joiner has no login of their own there', async () => {
+    const sid = sessionFixtures[0]!.id;
+    renderConsole(`/web/cluster/root/console/session/${sid}?mode=observer`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+    expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Upload files' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Download file' })).toBeNull();
+  });
+
   it('font size, find, copy and paste', async () => {
     const user = userEvent.setup();
     renderConsole(`/web/cluster/root/console/node/${db1.id}/root`, presetAcls.access, 5000);
