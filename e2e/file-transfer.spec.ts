@@ -21,7 +21,7 @@ spec:
   deny: {}
 `;
 
-const maxBytes = 8 * 1024 * 1024;
+const maxBytes = 4 * 1024 * 1024;
 
 /** Files this spec leaves in root's home directory, removed at the end. */
 const uploaded: string[] = [];
