@@ -48,6 +48,19 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ config: bad })).toThrow(/recordings/);
   });
 
+  it('reads file_transfer.max_bytes (1 GiB by default) and ssh_service.sftp_server', async () => {
+    expect(resolveConfig({}).fileTransfer).toEqual({ maxBytes: 1024 ** 3 });
+    expect(resolveConfig({}).sshService.sftpServer).toBeUndefined();
+    const file = await configFile(
+      'file_transfer: {max_bytes: 1048576}\nssh_service: {sftp_server: /opt/sftp-server}\n',
+    );
+    const config = resolveConfig({ config: file });
+    expect(config.fileTransfer).toEqual({ maxBytes: 1048576 });
+    expect(config.sshService.sftpServer).toBe('/opt/sftp-server');
+    const bad = await configFile('file_transfer: {max_bytes: -1}\n');
+    expect(() => resolveConfig({ config: bad })).toThrow(/file_transfer\.max_bytes/);
+  });
+
   it('reads audit.retention in days or as a duration, and keeps events forever by default', async () => {
     expect(resolveConfig({}).auditRetentionMs).toBe(0);
     const days = await configFile('audit: {type: sqlite, retention: 365d}');
