@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import { fileTooLargeMessage, remoteFilenameSchema, type AuditCode } from '@postern/contracts';
+import { remoteFilenameSchema } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { ApiError, badParameter } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
-import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { NodeAccess } from '../terminal/node-access.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import { remoteError, RemoteFiles } from './remote-files.js';
+import { TransferAudit } from './transfer-audit.js';
+import { byteCounter, closed, describe, tooLarge } from './transfer-streams.js';
 
 export interface FileTransferDeps {
   access: NodeAccess;
@@ -55,9 +56,6 @@ const transferChunkBytes = 256 * 1024;
 /** Room for the multipart framing around the file (boundaries, part headers). */
 const multipartSlack = 64 * 1024;
 
-export const tooLarge = (maxBytes: number) =>
-  new ApiError('too_large', fileTooLargeMessage(maxBytes));
-
 /**
  * Moves one file between the browser and a node over SFTP, on a connection made exactly as the
  * terminal makes one (NodeAccess: RBAC, locks, a fresh certificate, host key pinning). Nothing is
@@ -69,7 +67,7 @@ export class FileTransferService {
   constructor(private readonly deps: FileTransferDeps) {}
 
   async download(request: TransferRequest): Promise<Download> {
-    const audit = this.auditor(request, 'download');
+    const audit = this.audit(request, 'download');
     let files: RemoteFiles | undefined;
     let client: Client | undefined;
     let remotePath = request.location;
@@ -129,7 +127,7 @@ export class FileTransferService {
     declaredBytes: number | undefined,
     nextPart: () => Promise<UploadPart | undefined>,
   ) {
-    const audit = this.auditor(request, 'upload');
+    const audit = this.audit(request, 'upload');
     let files: RemoteFiles | undefined;
     let client: Client | undefined;
     let temporary: string | undefined;
@@ -207,7 +205,7 @@ export class FileTransferService {
   }
 
   /** The node, when the login may be used on it now (the terminal's rules); else throws. */
-  private checked(request: TransferRequest, audit: Auditor): DialableNode {
+  private checked(request: TransferRequest, audit: TransferAudit): DialableNode {
     const verdict = this.deps.access.check(request.identity, request.serverId, request.login);
     if (verdict.node) audit.node = verdict.node;
     if (!verdict.ok) throw verdict.error;
@@ -227,83 +225,16 @@ export class FileTransferService {
     }
   }
 
-  private auditor(request: TransferRequest, action: 'upload' | 'download'): Auditor {
-    const codes: Record<typeof action, [AuditCode, AuditCode]> = {
-      download: ['T3004I', 'T3004E'],
-      upload: ['T3005I', 'T3005E'],
-    };
-    const [ok, failed] = codes[action];
-    const emit = (code: AuditCode, extra: object) =>
-      emitAudit(this.deps.audit, code, {
-        user: request.identity.user,
-        login: request.login,
-        server_id: auditor.node?.id ?? request.serverId,
-        ...(auditor.node ? { server_hostname: auditor.node.hostname } : {}),
-        path: auditor.path,
-        action,
-        'addr.remote': request.remoteAddr,
-        ...extra,
-      }).catch((error: unknown) => this.deps.log(error, 'could not audit a file transfer'));
-    const auditor: Auditor = {
-      node: undefined,
-      path: request.location,
-      succeeded: (bytes) => emit(ok, { bytes }).then(() => undefined),
-      failed: async (message, bytes) => {
-        // `exitError` is what the catalogue's message shows; `error` is the field readers query.
-        await emit(failed, { bytes, error: message, exitError: message });
-      },
-      refused: async (error, remotePath) => {
-        const apiError = asApiError(error, remotePath);
-        await auditor.failed(apiError.message, 0);
-        return apiError;
-      },
-    };
-    return auditor;
+  private audit(request: TransferRequest, action: 'upload' | 'download'): TransferAudit {
+    return new TransferAudit({
+      audit: this.deps.audit,
+      action,
+      user: request.identity.user,
+      login: request.login,
+      serverId: request.serverId,
+      remoteAddr: request.remoteAddr,
+      location: request.location,
+      log: this.deps.log,
+    });
   }
-}
-
-interface Auditor {
-  node: DialableNode | undefined;
-  path: string;
-  succeeded(bytes: number): Promise<void>;
-  failed(message: string, bytes: number): Promise<void>;
-  refused(error: unknown, remotePath: string): Promise<ApiError>;
-}
-
-/** What the caller reads: our own errors, the multipart parser's 4xx, or what the node said. */
-function asApiError(error: unknown, remotePath: string): ApiError {
-  if (error instanceof ApiError) return error;
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const message = error instanceof Error ? error.message : 'bad request';
-    return new ApiError(status === 413 ? 'too_large' : 'bad_parameter', message);
-  }
-  return remoteError(error, remotePath);
-}
-
-/** Passes bytes through, counting them; more than `limit` fails the stream. */
-function byteCounter(limit: number) {
-  const counter = Object.assign(
-    new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        counter.bytes += chunk.length;
-        if (counter.bytes > limit) return done(tooLarge(limit));
-        done(null, chunk);
-      },
-    }),
-    { bytes: 0 },
-  );
-  return counter;
-}
-
-/** Resolves once an SFTP write stream has closed its handle (after its last write was acked). */
-function closed(stream: NodeJS.WritableStream & { closed?: boolean }): Promise<void> {
-  if (stream.closed) return Promise.resolve();
-  return new Promise((resolve) => stream.once('close', () => resolve()));
-}
-
-function describe(error: unknown, fallback: string): string {
-  if (error instanceof ApiError) return error.message;
-  if ((error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return fallback;
-  return error instanceof Error ? error.message : fallback;
 }
