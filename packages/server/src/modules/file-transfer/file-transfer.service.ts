@@ -7,7 +7,7 @@ import type { Client } from 'ssh2';
 import { ApiError, badParameter } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import type { AuditStore } from '../audit/index.js';
-import type { NodeAccess } from '../terminal/node-access.js';
+import { requesterOf, type NodeAccess } from '../terminal/node-access.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import { remoteError, RemoteFiles } from './remote-files.js';
 import { TransferAudit } from './transfer-audit.js';
@@ -206,14 +206,22 @@ export class FileTransferService {
 
   /** The node, when the login may be used on it now (the terminal's rules); else throws. */
   private checked(request: TransferRequest, audit: TransferAudit): DialableNode {
-    const verdict = this.deps.access.check(request.identity, request.serverId, request.login);
+    const verdict = this.deps.access.check(
+      requesterOf(request.identity),
+      request.serverId,
+      request.login,
+    );
     if (verdict.node) audit.node = verdict.node;
     if (!verdict.ok) throw verdict.error;
     return verdict.node;
   }
 
   private async connect(request: TransferRequest, node: DialableNode) {
-    const { client } = await this.deps.access.connect(request.identity, node, request.login);
+    const { client } = await this.deps.access.connect(
+      requesterOf(request.identity),
+      node,
+      request.login,
+    );
     try {
       return { client, files: await RemoteFiles.open(client) };
     } catch (error) {

@@ -321,7 +321,7 @@ describe('sftp and scp through the proxy', () => {
       expect(up.code, up.stderr).toBe(0);
       const down = await alice.run('scp', [
         ...flags,
-        `root@sshd-host:${work}/b`,
+        `root@${local.id}:${work}/b`,
         path.join(work, 'c'),
       ]);
       expect(down.code, down.stderr).toBe(0);
