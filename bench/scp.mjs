@@ -5,7 +5,7 @@
 // run. Run after `npm run build`. Target: through the proxy at least 0.7× direct.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -85,12 +85,18 @@ try {
     '-P',
     String(sshd.port),
   ];
+  const jumpConfig = await openSshJumpConfig(dir, sshd);
   const paths = {
     proxy: { args: ['-F', login.configFile], host: 'root@bench-sshd' },
     direct: { args: direct, host: 'root@127.0.0.1' },
+    jump: { args: ['-F', jumpConfig], host: 'root@target' },
   };
   // One warm-up copy each way per path: host key pinning, page cache.
-  const results = { proxy: { up: [], down: [] }, direct: { up: [], down: [] } };
+  const results = {
+    proxy: { up: [], down: [] },
+    direct: { up: [], down: [] },
+    jump: { up: [], down: [] },
+  };
   for (let run = 0; run <= runs; run++) {
     for (const [name, { args: scpArgs, host }] of Object.entries(paths)) {
       const up = await timed(() => scp([...scpArgs, source, `${host}:${remote}`]));
@@ -115,12 +121,45 @@ try {
       verdict: verdict(proxy / baseline >= 0.7),
     };
   });
+  // What a jump costs by itself: the stock client's nested SSH through OpenSSH's own sshd as the
+  // jump host, to the same sshd. Postern ends the inner connection too (to record and audit it).
+  for (const way of ['up', 'down']) {
+    const jump = rate(median(results.jump[way]));
+    const baseline = rate(median(results.direct[way]));
+    rows.push({
+      figure: `  (OpenSSH as jump host, ${way === 'up' ? 'upload' : 'download'})`,
+      value: `${fmt(jump)} MiB/s`,
+      baseline: `${fmt(baseline)} MiB/s`,
+      compare: `${fmt(jump / baseline, 2)}×`,
+      target: '',
+      verdict: '',
+    });
+  }
   printTable(rows);
   console.log('baseline: scp straight to the same sshd with a plain key; median of', runs, 'runs');
 } finally {
   await postern?.stop();
   await sshd?.stop();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** ssh_config for `scp -J` through the same sshd as its own jump host, with the plain key. */
+async function openSshJumpConfig(dir, sshd) {
+  const file = path.join(dir, 'jump_config');
+  const common = [
+    '  HostName 127.0.0.1',
+    `  Port ${sshd.port}`,
+    '  User root',
+    `  IdentityFile ${sshd.clientKey}`,
+    '  IdentitiesOnly yes',
+    '  BatchMode yes',
+    '  StrictHostKeyChecking no',
+    '  UserKnownHostsFile /dev/null',
+    '  LogLevel ERROR',
+  ];
+  const config = ['Host jump', ...common, 'Host target', ...common, '  ProxyJump jump', ''];
+  await writeFile(file, config.join('\n'));
+  return file;
 }
 
 function scp(scpArgs) {
