@@ -56,6 +56,8 @@ export function connectToNode(opts: ConnectToNodeOptions): Promise<Client> {
     };
     client.once('ready', () => {
       cleanup();
+      // Keystrokes and SFTP answers are small packets: Nagle's delay would stall them.
+      client.setNoDelay(true);
       resolve(client);
     });
     client.on('error', fail).on('close', closedEarly);

@@ -79,6 +79,8 @@ export class SshProxy {
   /** One ssh2 server per connection: its host keys sign that connection's key exchange. */
   private accept(socket: Socket): void {
     socket.on('error', () => socket.destroy());
+    // SFTP and keystrokes are small request/answer packets: Nagle's delay would stall them.
+    socket.setNoDelay(true);
     const keys = new CertifiedHostKeys(this.deps.hostKey.privateKeyPem, this.hostCertificate());
     const remoteAddr = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
     const server = new ssh2.Server(
