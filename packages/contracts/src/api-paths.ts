@@ -2,6 +2,8 @@
  * Every web API path, in one place, used by the server to register routes and by the console to
  * call them. Builders encode parameters so a name can never break out of its path segment.
  */
+import type { ConnectorKind } from './connectors.js';
+
 export const apiPrefix = '/v1/webapi';
 
 const seg = (value: string) => encodeURIComponent(value);
@@ -66,6 +68,12 @@ export const apiPaths = {
   headlessChallenge: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/challenge`,
   /** GET: the CLI's poll; the certificate once approved. */
   headlessWait: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/wait`,
+  // Single sign-on (issue 8): auth connectors of kind oidc, saml and github (spec §7).
+  /** GET lists the kind's connectors; POST creates one from `{content}`. */
+  connectors: (kind: ConnectorKind) => `${apiPrefix}/${kind}`,
+  /** PUT saves `{content}` over the named connector; DELETE removes it. */
+  connector: (kind: ConnectorKind, name: string) =>
+    `${apiPrefix}/${kind}/${seg(name)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
@@ -81,6 +89,7 @@ export const apiPaths = {
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,
     eventsSearchSessions: `${apiPrefix}/sites/:clusterId/events/search/sessions`,
     role: `${apiPrefix}/roles/:name`,
+    connector: (kind: ConnectorKind) => `${apiPrefix}/${kind}/:name`,
     /** Beside `users/password/...`: static segments win, so the two never clash. */
     user: `${apiPrefix}/users/:username`,
     context: `${apiPrefix}/sites/:clusterId/context`,
