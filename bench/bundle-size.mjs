@@ -105,8 +105,8 @@ if (!manifest[loginPageSource]) throw new Error(`manifest has no chunk for ${log
 
 const loginKeys = staticClosure(manifest, loginPageSource, staticClosure(manifest, entryKey));
 
-// The role editor (CodeMirror) is the heaviest page code; it must stay a lazy chunk of its own.
-const editorSource = 'src/features/roles/YamlEditor.tsx';
+// The YAML editor (CodeMirror) is the heaviest page code; it must stay a lazy chunk of its own.
+const editorSource = 'src/components/yaml/YamlEditor.tsx';
 const editorChunk = manifest[editorSource];
 if (editorChunk && loginKeys.has(editorSource)) {
   console.error(`${editorSource} (CodeMirror) is loaded by the login route; it must stay lazy`);

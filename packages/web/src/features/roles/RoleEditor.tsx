@@ -1,12 +1,13 @@
-import { Alert, Anchor, Button, Drawer, Group, List, Stack, Text } from '@mantine/core';
+import { Alert, Button, Drawer, Group, Stack, Text } from '@mantine/core';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { PageLoader } from '../../components/PageLoader';
-import { issueText, saveProblemOf, type SaveProblem } from './roleErrors';
+import { saveProblemOf, type SaveProblem } from '../../components/yaml/saveProblem';
+import { YamlIssuesAlert } from '../../components/yaml/YamlIssuesAlert';
 import { newRoleTemplate } from './roleTemplate';
-import type { YamlEditorHandle } from './YamlEditor';
+import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
 
 // CodeMirror loads with the editor, not with the Roles list.
-const YamlEditor = lazy(() => import('./YamlEditor'));
+const YamlEditor = lazy(() => import('../../components/yaml/YamlEditor'));
 
 export type RoleEditorTarget = { mode: 'create' } | { mode: 'edit'; name: string; content: string };
 
@@ -119,27 +120,13 @@ function RoleEditorBody({
         </Suspense>
       </div>
       {problem?.kind === 'issues' && (
-        <Alert color="red" role="alert" title="The role has errors">
-          {problem.other && (
-            <Text size="sm" style={{ whiteSpace: 'pre-line' }}>
-              {problem.other}
-            </Text>
-          )}
-          <List size="sm" spacing={4} aria-label="Role errors">
-            {problem.issues.map((issue, i) => (
-              <List.Item key={i}>
-                <Anchor
-                  component="button"
-                  size="sm"
-                  onClick={() => editor.current?.goToLine(issue.line)}
-                >
-                  line {issue.line}
-                </Anchor>
-                : {issueText(issue)}
-              </List.Item>
-            ))}
-          </List>
-        </Alert>
+        <YamlIssuesAlert
+          title="The role has errors"
+          listLabel="Role errors"
+          issues={problem.issues}
+          other={problem.other}
+          onGoToLine={(line) => editor.current?.goToLine(line)}
+        />
       )}
       {problem?.kind === 'conflict' && (
         <Alert color="orange" role="alert" title="This role was changed by someone else">

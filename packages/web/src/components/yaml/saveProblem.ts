@@ -5,7 +5,7 @@ import { ApiError } from '../../api';
 export type SaveProblem =
   /** 400 with `line N: path: message` lines: shown in a list and at their lines. */
   | { kind: 'issues'; issues: RoleValidationIssue[]; other: string }
-  /** 409 on PUT: someone saved the role meanwhile; the user may reload the stored YAML. */
+  /** 409 on PUT: someone saved the resource meanwhile; the user may reload the stored YAML. */
   | { kind: 'conflict'; message: string }
   | { kind: 'error'; message: string };
 

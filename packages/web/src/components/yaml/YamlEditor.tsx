@@ -17,7 +17,7 @@ import {
   lineNumbers,
 } from '@codemirror/view';
 import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
-import { issueMarksExtension, setIssues } from './roleIssueMarks';
+import { issueMarksExtension, setIssues } from './issueMarks';
 
 export interface YamlEditorHandle {
   /** Moves the cursor to a 1-based line, scrolls it into view and focuses the editor. */
@@ -46,7 +46,7 @@ const editorTheme = EditorView.theme({
 
 /**
  * CodeMirror 6 with YAML highlighting, line numbers and the issue marks. Lives in its own lazy
- * chunk: only the Roles editor loads it.
+ * chunk: only the YAML editors (Roles, Auth Connectors) load it.
  */
 export default function YamlEditor({
   initialValue,

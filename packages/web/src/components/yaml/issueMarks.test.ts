@@ -2,8 +2,8 @@ import { roleIssuesFromMessage } from '@postern/contracts';
 import { EditorState } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api';
-import { issueMarksExtension, issuesByLine, markedLines, setIssues } from './roleIssueMarks';
-import { saveProblemOf } from './roleErrors';
+import { issueMarksExtension, issuesByLine, markedLines, setIssues } from './issueMarks';
+import { saveProblemOf } from './saveProblem';
 
 /** A 400 from `POST /roles`, as the server words it (one issue per line). */
 const serverMessage = [

@@ -1,5 +1,5 @@
 import type { RoleValidationIssue } from '@postern/contracts';
-import { issueText } from './roleErrors';
+import { issueText } from './saveProblem';
 import {
   RangeSet,
   StateEffect,
@@ -11,7 +11,7 @@ import {
 import { Decoration, EditorView, gutter, GutterMarker, type DecorationSet } from '@codemirror/view';
 
 /**
- * Server validation issues shown at their lines in the role editor: the line gets a tinted
+ * Server validation issues shown at their lines in a YAML editor: the line gets a tinted
  * background (`cm-issue-line`, its messages in `title`) and the gutter a marker
  * (`cm-issue-marker`). Marks follow the text as the user edits, and are replaced on each save.
  */
