@@ -72,8 +72,7 @@ export const apiPaths = {
   /** GET lists the kind's connectors; POST creates one from `{content}`. */
   connectors: (kind: ConnectorKind) => `${apiPrefix}/${kind}`,
   /** PUT saves `{content}` over the named connector; DELETE removes it. */
-  connector: (kind: ConnectorKind, name: string) =>
-    `${apiPrefix}/${kind}/${seg(name)}`,
+  connector: (kind: ConnectorKind, name: string) => `${apiPrefix}/${kind}/${seg(name)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,

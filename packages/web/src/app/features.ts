@@ -47,6 +47,9 @@ const UsersPage = lazy(() =>
 const RolesPage = lazy(() =>
   import('../features/roles/RolesPage').then((m) => ({ default: m.RolesPage })),
 );
+const ConnectorsPage = lazy(() =>
+  import('../features/connectors/ConnectorsPage').then((m) => ({ default: m.ConnectorsPage })),
+);
 const LocksPage = lazy(() =>
   import('../features/locks/LocksPage').then((m) => ({ default: m.LocksPage })),
 );
@@ -169,6 +172,7 @@ export const features: readonly Feature[] = [
     route: 'sso',
     placement: management('Access'),
     flag: 'authConnector',
+    page: ConnectorsPage,
   },
   {
     id: 'locks',

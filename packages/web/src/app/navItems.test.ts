@@ -14,7 +14,7 @@ const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as F
 const page = features.find((f) => f.page)?.page;
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Locks, Session Recordings, Audit Log, Clusters, Account and Help', () => {
+  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -31,6 +31,7 @@ describe('buildNavigation with this build’s registry', () => {
         items: [
           { id: 'users', title: 'Manage Users', to: '/web/users', exact: true },
           { id: 'roles', title: 'Manage Roles', to: '/web/roles', exact: true },
+          { id: 'authConnectors', title: 'Manage Auth Connectors', to: '/web/sso', exact: false },
           {
             id: 'locks',
             title: 'Manage Session & Identity Locks',
@@ -70,7 +71,13 @@ describe('buildNavigation with this build’s registry', () => {
   it.each([
     [
       'editor',
-      ['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks', 'Manage Clusters'],
+      [
+        'Manage Users',
+        'Manage Roles',
+        'Manage Auth Connectors',
+        'Manage Session & Identity Locks',
+        'Manage Clusters',
+      ],
       '/web/users',
     ],
     [

@@ -136,7 +136,12 @@ describe('private routes (signed in)', () => {
       within(access)
         .getAllByRole('link')
         .map((l) => l.textContent),
-    ).toEqual(['Manage Users', 'Manage Roles', 'Manage Session & Identity Locks']);
+    ).toEqual([
+      'Manage Users',
+      'Manage Roles',
+      'Manage Auth Connectors',
+      'Manage Session & Identity Locks',
+    ]);
     expect(within(nav).getByRole('link', { name: 'Manage Clusters' })).toBeTruthy();
     await waitFor(() => expect(document.title).toBe('Manage Users'));
   });
@@ -160,20 +165,25 @@ describe('private routes (signed in)', () => {
     expect(within(nav).queryAllByRole('link')).toEqual([]);
   });
 
-  it.each(['/web/users', '/web/roles', '/web/locks', '/web/locks/new', '/web/clusters'])(
-    '%s shows Access Denied inside the main layout for an auditor',
-    async (path) => {
-      signIn();
-      renderApp(path, serverData, userContextFixture(presetAcls.auditor));
-      expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
-      expect(screen.getByText('You do not have permission to view this page.')).toBeTruthy();
-      expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
-    },
-  );
+  it.each([
+    '/web/users',
+    '/web/roles',
+    '/web/sso',
+    '/web/locks',
+    '/web/locks/new',
+    '/web/clusters',
+  ])('%s shows Access Denied inside the main layout for an auditor', async (path) => {
+    signIn();
+    renderApp(path, serverData, userContextFixture(presetAcls.auditor));
+    expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
+    expect(screen.getByText('You do not have permission to view this page.')).toBeTruthy();
+    expect(screen.getByRole('navigation', { name: 'Main navigation' })).toBeTruthy();
+  });
 
   it.each([
     ['/web/users', 'Manage Users'],
     ['/web/roles', 'Manage Roles'],
+    ['/web/sso', 'Manage Auth Connectors'],
     ['/web/locks', 'Manage Session & Identity Locks'],
     ['/web/locks/new', 'Create New Lock'],
   ])('%s shows %s to an editor', async (path, heading) => {
@@ -189,7 +199,7 @@ describe('private routes (signed in)', () => {
     expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
   });
 
-  it.each(['/web/nope', '/web/cluster/root/apps', '/web/sso'])(
+  it.each(['/web/nope', '/web/cluster/root/apps', '/web/integrations'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();

@@ -1,0 +1,145 @@
+import { Alert, Button, Drawer, Group, Stack, Text } from '@mantine/core';
+import { secretPlaceholder, type ConnectorKind } from '@postern/contracts';
+import { lazy, Suspense, useRef, useState } from 'react';
+import { connectorKindLabels } from '../../components/ConnectorKindIcon';
+import { PageLoader } from '../../components/PageLoader';
+import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
+import { YamlIssuesAlert } from '../../components/yaml/YamlIssuesAlert';
+import { saveProblemOf, type SaveProblem } from '../../components/yaml/saveProblem';
+import { ConnectorGuide } from './ConnectorGuide';
+import { connectorNameIn, hidesSecrets } from './connectorYaml';
+import { connectorTemplate } from './templates';
+
+// CodeMirror loads with the editor, not with the list of connectors.
+const YamlEditor = lazy(() => import('../../components/yaml/YamlEditor'));
+
+export type ConnectorEditorTarget =
+  | { mode: 'create'; kind: ConnectorKind }
+  | { mode: 'edit'; kind: ConnectorKind; name: string; content: string };
+
+export interface ConnectorEditorProps {
+  /** The drawer is open while there is a target. */
+  target: ConnectorEditorTarget | null;
+  /** This proxy's origin, for the template's URLs and the guide. */
+  origin: string;
+  onClose: () => void;
+  /** Saves; rejects with the server's ApiError. */
+  onSave: (target: ConnectorEditorTarget, content: string) => Promise<void>;
+}
+
+export const connectorEditorTitle = (target: ConnectorEditorTarget) =>
+  target.mode === 'create'
+    ? `New ${connectorKindLabels[target.kind]} connector`
+    : `Edit ${connectorKindLabels[target.kind]} connector ${target.name}`;
+
+/** Create or edit a connector's YAML in a full-width drawer, with the provider guide. */
+export function ConnectorEditor({ target, origin, onClose, onSave }: ConnectorEditorProps) {
+  return (
+    <Drawer
+      opened={target !== null}
+      onClose={onClose}
+      position="right"
+      size="100%"
+      title={target ? connectorEditorTitle(target) : ''}
+      closeOnEscape={false}
+      closeButtonProps={{ 'aria-label': 'Close the editor' }}
+      // The editor takes the height the guide, messages and buttons leave.
+      styles={{
+        content: { display: 'flex', flexDirection: 'column' },
+        body: { flex: 1, minHeight: 0, display: 'flex', flexDirection: 'column' },
+      }}
+    >
+      {target && (
+        <EditorBody
+          key={target.mode === 'edit' ? `edit:${target.kind}:${target.name}` : `new:${target.kind}`}
+          target={target}
+          origin={origin}
+          onClose={onClose}
+          onSave={onSave}
+        />
+      )}
+    </Drawer>
+  );
+}
+
+function EditorBody({
+  target,
+  origin,
+  onClose,
+  onSave,
+}: Omit<ConnectorEditorProps, 'target'> & { target: ConnectorEditorTarget }) {
+  const [initial] = useState(() =>
+    target.mode === 'edit' ? target.content : connectorTemplate[target.kind](origin),
+  );
+  const text = useRef(initial);
+  // The guide's SAML URLs follow the name as it is typed.
+  const [name, setName] = useState(() => connectorNameIn(initial));
+  const editor = useRef<YamlEditorHandle>(null);
+  const [problem, setProblem] = useState<SaveProblem>();
+  const [busy, setBusy] = useState(false);
+
+  const save = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await onSave(target, text.current);
+    } catch (err) {
+      setProblem(saveProblemOf(err, target.mode));
+      setBusy(false);
+      return;
+    }
+    onClose();
+  };
+
+  return (
+    <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
+      <ConnectorGuide kind={target.kind} name={name} origin={origin} />
+      {hidesSecrets(initial) && (
+        <Text size="sm" c="dimmed">
+          Secrets show as <code>{secretPlaceholder}</code>: the server never sends them back. Keep
+          the placeholder to keep the stored secret, or replace it to change the secret.
+        </Text>
+      )}
+      <div style={{ flex: 1, minHeight: 200 }}>
+        <Suspense fallback={<PageLoader label="Loading the editor" />}>
+          <YamlEditor
+            ref={editor}
+            initialValue={initial}
+            onChange={(value) => {
+              text.current = value;
+              setName(connectorNameIn(value));
+            }}
+            issues={problem?.kind === 'issues' ? problem.issues : noIssues}
+            label="Connector YAML"
+          />
+        </Suspense>
+      </div>
+      {problem?.kind === 'issues' && (
+        <YamlIssuesAlert
+          title="The connector has errors"
+          listLabel="Connector errors"
+          issues={problem.issues}
+          other={problem.other}
+          onGoToLine={(line) => editor.current?.goToLine(line)}
+        />
+      )}
+      {(problem?.kind === 'error' || problem?.kind === 'conflict') && (
+        <Alert color="red" role="alert" title="Could not save the connector">
+          <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
+            {problem.message}
+          </Text>
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose} disabled={busy}>
+          Cancel
+        </Button>
+        <Button loading={busy} onClick={() => void save()}>
+          Save
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+const noIssues: [] = [];
