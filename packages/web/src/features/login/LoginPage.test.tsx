@@ -163,21 +163,54 @@ describe('LoginPage (hook + view, stubbed fetch)', () => {
     expect(await screen.findByText('error obtaining credential, please try again')).toBeTruthy();
   });
 
-  it('SSO goes to the provider with the redirect filled in', async () => {
+  it.each([
+    [
+      'a template',
+      {
+        name: 'okta',
+        type: 'oidc' as const,
+        url: '/v1/webapi/oidc/login/web?connector_id=:providerName&redirect_url=:redirect',
+      },
+      'Sign in with okta',
+      '/v1/webapi/oidc/login/web?connector_id=okta&redirect_url=%2Fweb%2Fclusters%3Fq%3D1',
+    ],
+    [
+      'a URL ending ready for the redirect',
+      {
+        name: 'corp',
+        displayName: 'Corporate SAML',
+        type: 'saml' as const,
+        url: '/v1/webapi/saml/login/web?connector_id=corp&redirect_url=',
+      },
+      'Sign in with Corporate SAML',
+      '/v1/webapi/saml/login/web?connector_id=corp&redirect_url=%2Fweb%2Fclusters%3Fq%3D1',
+    ],
+  ])(
+    'SSO through %s goes to the provider with the same-origin path',
+    async (_, provider, label, url) => {
+      stubFetch(() => jsonResponse({}));
+      const user = renderLogin('/web/login?redirect_uri=%2Fweb%2Fclusters%3Fq%3D1', {
+        providers: [provider],
+      });
+      await user.click(screen.getByRole('button', { name: label }));
+      expect(assign).toHaveBeenCalledWith(url);
+    },
+  );
+
+  it('SSO never carries a redirect to another origin', async () => {
     stubFetch(() => jsonResponse({}));
-    const user = renderLogin('/web/login?redirect_uri=%2Fweb%2Fclusters', {
+    const user = renderLogin('/web/login?redirect_uri=https%3A%2F%2Fevil.example%2Fx', {
       providers: [
         {
-          name: 'okta',
-          type: 'oidc',
-          url: '/v1/webapi/oidc/login/web?connector_id=:providerName&redirect_url=:redirect',
+          name: 'gh',
+          type: 'github',
+          url: '/v1/webapi/github/login/web?connector_id=gh&redirect_url=',
         },
       ],
     });
-    await user.click(screen.getByRole('button', { name: 'Sign in with okta' }));
+    await user.click(screen.getByRole('button', { name: 'Sign in with gh' }));
     expect(assign).toHaveBeenCalledWith(
-      '/v1/webapi/oidc/login/web?connector_id=okta&redirect_url=' +
-        encodeURIComponent('https://proxy.example.com/web/clusters'),
+      '/v1/webapi/github/login/web?connector_id=gh&redirect_url=' + encodeURIComponent('/web'),
     );
   });
 });

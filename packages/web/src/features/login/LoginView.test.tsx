@@ -27,10 +27,17 @@ function renderView(auth: Partial<AuthConfig>, props: Partial<LoginViewProps> = 
 }
 
 // The password field's own 'Toggle password visibility' button is not a sign-in method.
+/** A button's text without what screen readers skip (the provider kind icons). */
+const spokenText = (el: HTMLElement) => {
+  const copy = el.cloneNode(true) as HTMLElement;
+  copy.querySelectorAll('[aria-hidden="true"]').forEach((hidden) => hidden.remove());
+  return copy.textContent;
+};
+
 const buttonNames = () =>
   screen
     .getAllByRole('button')
-    .map((b) => b.getAttribute('aria-label') ?? b.textContent)
+    .map((b) => b.getAttribute('aria-label') ?? spokenText(b))
     .filter((name) => name !== 'Toggle password visibility');
 
 describe('LoginView', () => {
@@ -130,5 +137,12 @@ describe('LoginView', () => {
     expect(buttonNames()).toEqual(['Sign in with GitHub']);
     expect(screen.queryByText('Other sign-in options')).toBeNull();
     expect(screen.queryByLabelText('Username')).toBeNull();
+  });
+
+  it('SSO primary with local sign-in on shows the providers, then the password form', () => {
+    renderView({ authType: 'oidc', providers: [github] });
+    expect(buttonNames()).toEqual(['Sign in with GitHub', 'Sign in']);
+    expect(screen.getByText('Other sign-in options')).toBeTruthy();
+    expect(screen.getByLabelText('Username')).toBeTruthy();
   });
 });

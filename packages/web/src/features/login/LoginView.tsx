@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import type { AuthConfig, AuthProvider } from '@postern/contracts';
 import { useState, type FormEvent } from 'react';
+import { ConnectorKindIcon } from '../../components/ConnectorKindIcon';
 import { CodeInput, MfaMethodRadio } from '../../components/secondFactorForms';
 import { defaultMfaMethod, mfaMethodsFor, type MfaMethod } from '../../lib/secondFactor';
 import { layout, space } from '../../theme/constants';
@@ -166,6 +167,8 @@ function SsoButtons({ auth, attempt, onProvider, primary }: SectionProps) {
           onClick={() => onProvider(provider)}
           disabled={attempt.status === 'processing'}
           variant={primary ? 'filled' : 'default'}
+          // The label says which provider; the icon only repeats its kind for the eye.
+          leftSection={<ConnectorKindIcon kind={provider.type} size="sm" decorative />}
         >
           {providerLabel(provider)}
         </Button>

@@ -52,11 +52,25 @@ describe('sign-in methods', () => {
 });
 
 describe('provider links', () => {
-  it('fill :providerName and :redirect, encoded, with an absolute same-origin redirect', () => {
-    expect(providerLoginUrl(github, '/web/clusters?a=1', 'https://proxy.example.com')).toBe(
+  it('fill :providerName and :redirect in a template, each encoded', () => {
+    expect(providerLoginUrl(github, '/web/clusters?a=1')).toBe(
       '/v1/webapi/github/login/web?connector_id=github&redirect_url=' +
-        encodeURIComponent('https://proxy.example.com/web/clusters?a=1'),
+        encodeURIComponent('/web/clusters?a=1'),
     );
+  });
+
+  it('append the encoded redirect to a URL that ends ready for it', () => {
+    const okta = {
+      name: 'okta',
+      type: 'saml' as const,
+      url: '/v1/webapi/saml/login/web?connector_id=okta&redirect_url=',
+    };
+    expect(providerLoginUrl(okta, '/web/users?q=a&b')).toBe(
+      '/v1/webapi/saml/login/web?connector_id=okta&redirect_url=%2Fweb%2Fusers%3Fq%3Da%26b',
+    );
+  });
+
+  it('name the button by display name, else by name', () => {
     expect(providerLabel(github)).toBe('Sign in with GitHub');
     expect(providerLabel({ ...github, displayName: undefined })).toBe('Sign in with github');
   });

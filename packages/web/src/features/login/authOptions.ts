@@ -29,15 +29,19 @@ export function signInMethods(auth: AuthConfig): {
 }
 
 /**
- * A provider's sign-in URL: its template with `:providerName` and `:redirect` filled, each
- * encoded. The redirect is the absolute URL of an already same-origin path.
+ * A provider's sign-in URL. The server gives either a template with `:providerName` and
+ * `:redirect` (webapi notes §GRV_CONFIG) or a URL that ends ready for the redirect
+ * (`…&redirect_url=`); both get the same-origin path the user was going to, encoded. A path, not
+ * an absolute URL: the server only follows redirects on its own origin (contracts `ssoPaths`).
  */
-export function providerLoginUrl(provider: AuthProvider, redirectPath: string, origin: string) {
+export function providerLoginUrl(provider: AuthProvider, redirectPath: string) {
+  const redirect = encodeURIComponent(redirectPath);
+  if (!provider.url.includes(':redirect')) return `${provider.url}${redirect}`;
   return provider.url
     .split(':providerName')
     .join(encodeURIComponent(provider.name))
     .split(':redirect')
-    .join(encodeURIComponent(`${origin}${redirectPath}`));
+    .join(redirect);
 }
 
 export const providerLabel = (provider: AuthProvider) =>

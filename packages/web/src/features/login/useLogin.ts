@@ -60,7 +60,7 @@ export function useLogin(target: string) {
       setAttempt({ status: 'processing' });
       // The round trip through the provider comes back signed in: count it as activity.
       writeLastActive(localStorage, Date.now());
-      pageLocation.assign(providerLoginUrl(provider, target, pageLocation.origin()));
+      pageLocation.assign(providerLoginUrl(provider, target));
     },
     [target],
   );
