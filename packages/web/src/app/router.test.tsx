@@ -63,23 +63,46 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('public routes', () => {
   it.each([
-    '/web/msg/error/login_failed',
-    '/web/msg/error/login',
-    '/web/msg/error/login/callback',
-    '/web/msg/error/login/auth',
-  ])('%s shows Login Unsuccessful with a way back to login', async (path) => {
-    renderApp(`${path}?details=${encodeURIComponent('<b>connector said no</b>')}`);
+    ['/web/msg/error/login_failed', 'Sign-in could not be completed.'],
+    ['/web/msg/error/login', 'Sign-in could not be completed.'],
+    [
+      '/web/msg/error/login/callback',
+      'The identity provider sent an answer this proxy could not accept.',
+    ],
+    [
+      '/web/msg/error/login/auth',
+      'You signed in at the identity provider, but you may not use this cluster.',
+    ],
+  ])('%s shows Login Unsuccessful, why, the reason and a way back', async (path, lead) => {
+    renderApp(`${path}?reason=${encodeURIComponent('<b>no role matches your groups</b>')}`);
     expect(await screen.findByText('Login Unsuccessful')).toBeTruthy();
-    expect(screen.getByText('<b>connector said no</b>')).toBeTruthy(); // text, never markup
+    expect(screen.getByText(lead)).toBeTruthy();
+    // The reason is text, never markup.
+    expect(screen.getByText('<b>no role matches your groups</b>')).toBeTruthy();
+    expect(document.querySelector('b')).toBeNull();
     const link = screen.getByRole('link', { name: 'Please attempt to log in again.' });
     expect(link.getAttribute('href')).toBe('/web/login');
     await waitFor(() => expect(document.title).toBe('Login Unsuccessful'));
   });
 
-  it('login success tells the user to return to the terminal', async () => {
+  it('the legacy details parameter still reads', async () => {
+    renderApp('/web/msg/error/login_failed?details=connector%20said%20no');
+    expect(await screen.findByText('connector said no')).toBeTruthy();
+  });
+
+  it('a login error without a reason still explains and links back', async () => {
+    renderApp('/web/msg/error/login/callback');
+    expect(
+      await screen.findByText('The identity provider sent an answer this proxy could not accept.'),
+    ).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Please attempt to log in again.' })).toBeTruthy();
+  });
+
+  it('login success is titled Success and tells the user to return to the terminal', async () => {
     renderApp('/web/msg/info/login_success');
-    expect(await screen.findByText('Success')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Success' })).toBeTruthy();
     expect(screen.getByText(/close this tab and return to the terminal/)).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('Success'));
   });
 
   it('the login page asks for username and password, without a session', async () => {

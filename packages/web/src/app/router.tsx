@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
-import { LoginFailed } from './fallbacks/LoginFailed';
+import { LoginFailed, type LoginFailure } from './fallbacks/LoginFailed';
 import { LoginSuccess } from './fallbacks/LoginSuccess';
 import { NotFound } from './fallbacks/NotFound';
 import { FeatureGuard } from './FeatureGuard';
@@ -26,11 +26,12 @@ const rootPrefix = `${routeTable.root.path}/`;
 const relative = (name: RouteName) => routerPattern(name).slice(rootPrefix.length);
 const handle = (title: string): RouteHandle => ({ title });
 
-const loginErrorRoutes: RouteName[] = [
-  'loginErrorLegacy',
-  'loginError',
-  'loginErrorCallback',
-  'loginErrorUnauthorized',
+/** Each login error route and what its page says went wrong. */
+const loginErrorRoutes: [RouteName, LoginFailure][] = [
+  ['loginErrorLegacy', 'login'],
+  ['loginError', 'login'],
+  ['loginErrorCallback', 'callback'],
+  ['loginErrorUnauthorized', 'unauthorized'],
 ];
 /**
  * Invite and reset (spec §2: one screen, two titles). The screen is the parent route, so it keeps
@@ -86,9 +87,9 @@ export function appRoutes(registry: readonly Feature[] = features): RouteObject[
               element: <LoginSuccess />,
               handle: handle('Success'),
             },
-            ...loginErrorRoutes.map((name) => ({
+            ...loginErrorRoutes.map(([name, failure]) => ({
               path: relative(name),
-              element: <LoginFailed />,
+              element: <LoginFailed failure={failure} />,
               handle: handle('Login Unsuccessful'),
             })),
             userTokenRoute('invite', 'userInvite', 'userInviteContinue', 'Invite'),
