@@ -165,7 +165,27 @@ describe('ConnectorsPage', () => {
     const { user } = setup(undefined, undefined, { oidc: [], saml: [], github: [] });
     expect(await screen.findByText('No auth connectors yet')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Add a GitHub connector' }));
-    await screen.findByRole('dialog', { name: 'New GitHub connector' });
-    expect((await editor()).state.doc.toString()).toContain('teams_to_roles:');
+    const drawer = await screen.findByRole('dialog', { name: 'New GitHub connector' });
+    const callback = `${pageLocation.origin()}/v1/webapi/github/callback`;
+    expect(within(drawer).getByRole('region', { name: 'Setup guide' }).textContent).toContain(
+      callback,
+    );
+    const text = (await editor()).state.doc.toString();
+    expect(text).toContain('teams_to_roles:');
+    expect(text).toContain(`redirect_url: ${callback}`);
+  });
+
+  it('shows a failed list with the server message and a retry', async () => {
+    let samlFails = true;
+    const { user } = setup((method, url) =>
+      method === 'GET' && url === '/v1/webapi/saml' && samlFails
+        ? errorResponse(500, 'saml connectors could not be read')
+        : undefined,
+    );
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('saml connectors could not be read')).toBeTruthy();
+    samlFails = false;
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await card('SAML connector okta')).toBeTruthy();
   });
 });
