@@ -35,6 +35,12 @@ export const connectorContentRequestSchema = z.object({
     .max(256 * 1024),
 });
 
+/** The connector calls: `GET`/`POST` on the kind, `PUT`/`DELETE` on a connector by name. */
+export const connectorPaths = {
+  list: (kind: ConnectorKind) => `/v1/webapi/${kind}`,
+  item: (kind: ConnectorKind, name: string) => `/v1/webapi/${kind}/${encodeURIComponent(name)}`,
+} as const;
+
 /**
  * Where each flow lives (the server's handler routes, spec §2). `redirect_url` must be a path on
  * this proxy (same origin); the console passes where the user was going.

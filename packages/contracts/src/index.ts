@@ -24,3 +24,4 @@ export * from './sessions.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
 export * from './ssh/login.js';
+export * from './connector-specs.js';

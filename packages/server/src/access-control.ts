@@ -2,6 +2,8 @@ import type { Backend } from './backend/index.js';
 import type { Clock } from './clock.js';
 import type { IdentityServices } from './identity.js';
 import type { AuditStore } from './modules/audit/index.js';
+import { ConnectorsService } from './modules/connectors/connectors.service.js';
+import { ConnectorsStore } from './modules/connectors/connectors.store.js';
 import { LocksService } from './modules/locks/locks.service.js';
 import { LocksStore } from './modules/locks/locks.store.js';
 import { RolesService } from './modules/roles/roles.service.js';
@@ -16,7 +18,8 @@ export interface AccessControlDeps {
 }
 
 /**
- * The services of access control (issue 4): roles, locks and user administration. Like
+ * The services of access control (issue 4): roles, locks, user administration, and the auth
+ * connectors (issue 8). Like
  * buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
  * What lives in memory (the watched roles, users and locks) is the app's: see app.ts.
  */
@@ -24,7 +27,8 @@ export function buildAccessControl({ backend, audit, now, identity }: AccessCont
   const roles = new RolesService(new RolesStore(backend), identity.users.store, audit);
   const locks = new LocksService(new LocksStore(backend), audit, now);
   const usersAdmin = new UsersAdminService(identity.users);
-  return { roles, locks, usersAdmin };
+  const connectors = new ConnectorsService(new ConnectorsStore(backend), audit);
+  return { roles, locks, usersAdmin, connectors };
 }
 
 export type AccessControlServices = ReturnType<typeof buildAccessControl>;

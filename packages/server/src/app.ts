@@ -19,6 +19,9 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import type { AuditStore } from './modules/audit/index.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
 import { clientConfigFor } from './modules/client-config/client-config.service.js';
+import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
+import { authProviders } from './modules/connectors/connectors.service.js';
+import { watchConnectors } from './modules/connectors/connectors.watch.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { UserContextService } from './modules/context/context.service.js';
@@ -95,7 +98,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Presets first, so the watched roles start with them; then every cache loads before serving.
   await accessControl.roles.seedPresets();
   const access = new AccessResolver(deps.backend, watchError('roles and users'));
-  await Promise.all([access.start(), lockWatcher.start()]);
+  // The login page's providers come from memory: ping and config.js are public and hot.
+  const connectorCache = watchConnectors(deps.backend, watchError('connectors'));
+  const providers = () => authProviders(connectorCache.values());
+  await Promise.all([access.start(), lockWatcher.start(), connectorCache.start()]);
   const serverAccess = await buildServerAccess({
     ...deps,
     now,
@@ -105,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await serverAccess.start();
   server.addHook('onClose', async () => {
     await serverAccess.close();
-    await Promise.all([access.close(), lockWatcher.close()]);
+    await Promise.all([access.close(), lockWatcher.close(), connectorCache.close()]);
   });
 
   installErrorHandler(server);
@@ -118,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installCsrfCheck(server);
 
   const loginRateLimit = perMinute(deps.config.auth.loginRateLimit);
-  await server.register(pingRoutes, { config: deps.config });
+  await server.register(pingRoutes, { config: deps.config, providers });
   await server.register(authRoutes, { ...identity, audit: deps.audit, loginRateLimit });
   const { usersAdmin } = accessControl;
   await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
@@ -130,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(contextRoutes, { context, clusterName });
   await server.register(rolesRoutes, accessControl);
   await server.register(usersAdminRoutes, accessControl);
+  await server.register(connectorsRoutes, accessControl);
   await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
   await registerServerAccessRoutes(server, serverAccess, {
     config: deps.config,
@@ -147,7 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(webConsole, {
     distDir: deps.webDistDir,
     sessions,
-    clientConfig: () => clientConfigFor(deps.config),
+    clientConfig: () => clientConfigFor(deps.config, providers()),
     locked: (session) =>
       lockWatcher.isLocked({
         user: session.user,

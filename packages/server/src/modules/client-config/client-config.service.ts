@@ -1,15 +1,15 @@
-import type { ClientConfigInput } from '@postern/contracts';
+import type { AuthProvider, ClientConfigInput } from '@postern/contracts';
 import { formatHostPort } from '../../config/address.js';
 import type { Config } from '../../config/config.js';
 import { authPreferences } from '../ping/auth-preferences.js';
 
 /** The client configuration of spec §3, written into `/web/config.js`. */
-export function clientConfigFor(config: Config): ClientConfigInput {
+export function clientConfigFor(config: Config, providers: AuthProvider[] = []): ClientConfigInput {
   return {
     proxyCluster: config.clusterName,
     tunnelPublicAddress: formatHostPort(config.publicAddr),
     configDir: '$HOME/.postern',
     ui: { fileTransferMaxBytes: config.fileTransfer.maxBytes },
-    auth: authPreferences(config),
+    auth: authPreferences(config, providers),
   };
 }

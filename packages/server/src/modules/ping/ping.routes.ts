@@ -1,4 +1,4 @@
-import { apiPaths, type PingResponse } from '@postern/contracts';
+import { apiPaths, type AuthProvider, type PingResponse } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { formatHostPort } from '../../config/address.js';
 import type { Config } from '../../config/config.js';
@@ -7,10 +7,13 @@ import { serverVersion } from '../../version.js';
 import { authPreferences } from './auth-preferences.js';
 
 /** `GET /v1/webapi/ping`: public, so clients learn how to sign in before they have a session. */
-export async function pingRoutes(app: FastifyInstance, { config }: { config: Config }) {
+export async function pingRoutes(
+  app: FastifyInstance,
+  { config, providers }: { config: Config; providers: () => AuthProvider[] },
+) {
   app.get(apiPaths.ping, { config: { access: 'public' } }, async (): Promise<PingResponse> => {
     return {
-      auth: { ...authPreferences(config), webauthn: { rp_id: config.auth.rpId } },
+      auth: { ...authPreferences(config, providers()), webauthn: { rp_id: config.auth.rpId } },
       proxy: {
         ssh: {
           listen_addr: formatHostPort(config.sshAddr),

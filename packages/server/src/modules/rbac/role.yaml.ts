@@ -115,7 +115,7 @@ function show(value: unknown): string {
   return String(value);
 }
 
-function describe(issue: z.core.$ZodIssue, value: unknown): string {
+export function describe(issue: z.core.$ZodIssue, value: unknown): string {
   const zodDefault = issue.message.startsWith('Invalid');
   if (issue.path.length === 1 && issue.path[0] === 'version' && value !== undefined) {
     return `unsupported role version ${show(value)}: Postern reads v5, v6 and v7`;
@@ -133,7 +133,7 @@ function describe(issue: z.core.$ZodIssue, value: unknown): string {
   return issue.message;
 }
 
-function valueAt(root: unknown, path: Path): unknown {
+export function valueAt(root: unknown, path: Path): unknown {
   let current = root;
   for (const seg of path) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -143,7 +143,7 @@ function valueAt(root: unknown, path: Path): unknown {
 }
 
 /** The line of the field (its key), of the list item, or else of the nearest enclosing field. */
-function lineOf(doc: Document, path: Path, lineAt: (offset: number) => number): number {
+export function lineOf(doc: Document, path: Path, lineAt: (offset: number) => number): number {
   for (let n = path.length; n > 0; n--) {
     const parent = n === 1 ? doc.contents : doc.getIn(path.slice(0, n - 1), true);
     const seg = path[n - 1];

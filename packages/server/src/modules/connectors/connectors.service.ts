@@ -1,0 +1,143 @@
+import {
+  connectorItemId,
+  secretPlaceholder,
+  ssoPaths,
+  type AuditCode,
+  type AuthProvider,
+  type Connector,
+  type ConnectorItem,
+  type ConnectorKind,
+} from '@postern/contracts';
+import { assertMay, visible, type Actor } from '../access/actor.js';
+import type { AuditStore } from '../audit/index.js';
+import { emitAudit } from '../audit/emit.js';
+import { RoleValidationError } from '../rbac/role.yaml.js';
+import { connectorToYaml, mapSecrets, parseConnectorYaml, secretsOf } from './connector.yaml.js';
+import { connectorNotFound, type ConnectorsStore } from './connectors.store.js';
+
+/** The catalogue has "created" and "deleted" per kind; a save over an existing one is "created". */
+const auditCodes: Record<ConnectorKind, { created: AuditCode; deleted: AuditCode }> = {
+  github: { created: 'T8000I', deleted: 'T8001I' },
+  oidc: { created: 'T8100I', deleted: 'T8101I' },
+  saml: { created: 'T8200I', deleted: 'T8201I' },
+};
+
+/**
+ * Auth connectors as YAML resources (spec §7 `github/{name?}`, same shape for oidc and saml).
+ * Secrets are kept in storage and shown as the placeholder; saving the placeholder back keeps
+ * the stored secret, so editing a connector never needs its secret typed again.
+ */
+export class ConnectorsService {
+  constructor(
+    private readonly store: ConnectorsStore,
+    private readonly audit: AuditStore,
+  ) {}
+
+  async list(kind: ConnectorKind, actor: Actor): Promise<Connector[]> {
+    return visible(actor, kind, await this.store.list(kind));
+  }
+
+  /** The connector with its secrets, for the sign-in flows only. */
+  async forLogin(kind: ConnectorKind, name: string): Promise<Connector | null> {
+    return this.store.get(kind, name);
+  }
+
+  async create(kind: ConnectorKind, content: string, actor: Actor): Promise<Connector> {
+    const connector = parseConnectorYaml(kind, content);
+    assertMay(actor, kind, 'create', connector, connector.metadata.name);
+    for (const [path, value] of secretsOf(connector)) {
+      if (value === secretPlaceholder) throw secretMissing(content, path);
+    }
+    await this.store.create(connector);
+    await this.emit(kind, 'created', connector.metadata.name, actor);
+    return connector;
+  }
+
+  /** `PUT /{kind}/{name}`: replaces the connector; a placeholder keeps the stored secret. */
+  async update(
+    kind: ConnectorKind,
+    name: string,
+    content: string,
+    actor: Actor,
+  ): Promise<Connector> {
+    const parsed = parseConnectorYaml(kind, content);
+    if (parsed.metadata.name !== name) {
+      throw new RoleValidationError([
+        {
+          path: 'metadata.name',
+          line: lineOfField(content, 'name'),
+          message: `is '${parsed.metadata.name}' but the connector being saved is '${name}': a connector cannot be renamed`,
+        },
+      ]);
+    }
+    const current = await this.store.get(kind, name);
+    if (!current) throw connectorNotFound(kind, name);
+    assertMay(actor, kind, 'update', current, name);
+    const stored = secretsOf(current);
+    const connector = mapSecrets(parsed, (path, value) => {
+      if (value !== secretPlaceholder) return value;
+      const kept = stored.get(path);
+      if (kept === undefined) throw secretMissing(content, path);
+      return kept;
+    });
+    await this.store.update(connector);
+    await this.emit(kind, 'created', name, actor);
+    return connector;
+  }
+
+  async remove(kind: ConnectorKind, name: string, actor: Actor): Promise<void> {
+    const current = await this.store.get(kind, name);
+    if (!current) throw connectorNotFound(kind, name);
+    assertMay(actor, kind, 'delete', current, name);
+    await this.store.delete(kind, name);
+    await this.emit(kind, 'deleted', name, actor);
+  }
+
+  private async emit(kind: ConnectorKind, what: 'created' | 'deleted', name: string, actor: Actor) {
+    await emitAudit(this.audit, auditCodes[kind][what], { user: actor.name, name });
+  }
+}
+
+/** The Auth Connectors screen's item: YAML with secrets as the placeholder. */
+export function connectorItem(connector: Connector): ConnectorItem {
+  const name = connector.metadata.name;
+  return {
+    id: connectorItemId(connector.kind, name),
+    kind: connector.kind,
+    name,
+    ...(connector.spec.display ? { displayName: connector.spec.display } : {}),
+    content: connectorToYaml(connector),
+  };
+}
+
+/** The login page's buttons (`auth.providers`): one per connector, sorted by kind then name. */
+export function authProviders(connectors: readonly Connector[]): AuthProvider[] {
+  return [...connectors]
+    .sort((a, b) =>
+      a.kind === b.kind
+        ? a.metadata.name.localeCompare(b.metadata.name)
+        : a.kind.localeCompare(b.kind),
+    )
+    .map((connector) => ({
+      name: connector.metadata.name,
+      displayName: connector.spec.display ?? connector.metadata.name,
+      type: connector.kind,
+      url: `${ssoPaths.loginWeb(connector.kind)}?connector_id=${encodeURIComponent(connector.metadata.name)}&redirect_url=`,
+    }));
+}
+
+function secretMissing(content: string, path: string): RoleValidationError {
+  const field = path.split('.').pop() ?? '';
+  return new RoleValidationError([
+    {
+      path,
+      line: lineOfField(content, field),
+      message: `is the placeholder, but no ${field} is stored: write the secret itself`,
+    },
+  ]);
+}
+
+function lineOfField(content: string, field: string): number {
+  const at = content.split('\n').findIndex((line) => new RegExp(`^\\s*${field}\\s*:`).test(line));
+  return at >= 0 ? at + 1 : 1;
+}
