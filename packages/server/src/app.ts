@@ -40,6 +40,8 @@ import {
 } from './server-access.js';
 import type { ClusterCa } from './ssh/ca.service.js';
 import { registerSshLoginRoutes } from './ssh-login.js';
+import { buildSso } from './sso.js';
+import { ssoRoutes } from './modules/sso/sso.routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -137,6 +139,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(rolesRoutes, accessControl);
   await server.register(usersAdminRoutes, accessControl);
   await server.register(connectorsRoutes, accessControl);
+  const sso = buildSso({
+    ...deps,
+    now,
+    connectors: accessControl.connectors,
+    users: identity.users.store,
+    sessions,
+    locks: lockWatcher,
+  });
+  await server.register(ssoRoutes, { ...sso, rateLimit: loginRateLimit });
   await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
   await registerServerAccessRoutes(server, serverAccess, {
     config: deps.config,

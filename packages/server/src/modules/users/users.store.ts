@@ -15,7 +15,12 @@ export interface UserResource {
   spec: {
     roles: string[];
     traits: { logins: string[]; [trait: string]: string[] };
-    authType: 'local';
+    /** `sso`: made by a sign-in through a connector; such a user has no password or devices. */
+    authType: 'local' | 'sso';
+    /** SSO users: the connector they last signed in through. */
+    connector?: { kind: string; name: string };
+    /** SSO users: when the record goes (their web session's end); the backend removes it then. */
+    expires?: string;
     createdAt: string;
   };
   status: { lockedUntil?: string; lockReason?: string };
@@ -99,6 +104,21 @@ export class UsersStore {
   }
 
   /**
+   * Creates or refreshes an SSO user, expiring with their session. A local user of the same name
+   * is never overwritten: that would hand their account to whoever controls the provider.
+   */
+  async putSsoUser(user: UserResource, expires: Date): Promise<void> {
+    const name = user.metadata.name;
+    await retryOnConflict(async () => {
+      const current = await this.get(name);
+      if (current && current.user.spec.authType !== 'sso') throw new LocalUserExistsError(name);
+      const item = { key: usersPrefix + name, value: JSON.stringify(user), expires };
+      if (current) await this.backend.update(item, current.revision);
+      else await this.backend.create(item);
+    });
+  }
+
+  /**
    * Removes the user and their secrets (password hash, devices, passkey handle). Returns false
    * when there was no such user. Other records of theirs (sessions, links) belong to other stores.
    */
@@ -152,6 +172,13 @@ export class UsersStore {
 }
 
 const ignore = () => undefined;
+
+export class LocalUserExistsError extends Error {
+  constructor(readonly user: string) {
+    super(`a local user named ${user} exists`);
+    this.name = 'LocalUserExistsError';
+  }
+}
 
 /** Conditional writes lose to a concurrent writer now and then; a fresh read and retry settles it. */
 async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {

@@ -1,0 +1,120 @@
+import type { ConnectorKind } from '@postern/contracts';
+import type { AuditStore } from '../audit/index.js';
+import { emitAudit, remoteAddr } from '../audit/emit.js';
+import type { RequestContext } from '../auth/session-cookie.js';
+import { lockMessage, type LockView } from '../locks/lock-watcher.js';
+import { LocalUserExistsError, type UsersStore } from '../users/users.store.js';
+import type { WebSession, WebSessionService } from '../web-sessions/web-sessions.service.js';
+
+/** Who a provider says signed in, after the connector's mapping. */
+export interface SsoIdentity {
+  kind: ConnectorKind;
+  connector: string;
+  username: string;
+  roles: string[];
+  traits: { logins: string[]; [trait: string]: string[] };
+}
+
+/** Where a failed sign-in lands (spec §2): before the provider, or back from it. */
+export type SsoErrorStage = 'login' | 'callback';
+
+/**
+ * A sign-in refused for a reason the person may read. Anything else that goes wrong is reported
+ * to them without detail, so no internals (endpoints, provider errors, stack) leak.
+ */
+export class SsoLoginError extends Error {
+  constructor(
+    message: string,
+    readonly stage: SsoErrorStage = 'callback',
+  ) {
+    super(message);
+    this.name = 'SsoLoginError';
+  }
+}
+
+/** A user name as a key segment and a login: letters, digits and `@._+-` (emails fit). */
+const validUsername = /^[A-Za-z0-9@._+-]{1,255}$/;
+
+export interface SsoLoginDeps {
+  users: UsersStore;
+  sessions: WebSessionService;
+  audit: AuditStore;
+  locks: LockView;
+}
+
+/**
+ * The end every SSO flow shares: refuse what must be refused, write the SSO user (roles and
+ * traits from this sign-in, expiring with the session), start the web session, and audit.
+ */
+export class SsoLoginService {
+  constructor(private readonly deps: SsoLoginDeps) {}
+
+  async signIn(identity: SsoIdentity, ctx: RequestContext): Promise<WebSession> {
+    const { username, roles, kind, connector } = identity;
+    if (!validUsername.test(username)) {
+      throw new SsoLoginError(
+        `the provider's user name is not usable here: ${JSON.stringify(username.slice(0, 64))}`,
+      );
+    }
+    if (roles.length === 0) {
+      throw new SsoLoginError(
+        `user ${username} is not mapped to any role by the ${kind} connector ${connector}: ask an administrator to map your groups to roles`,
+      );
+    }
+    const lock = this.deps.locks.lockFor({ user: username, roles });
+    if (lock) throw new SsoLoginError(`your account is locked: ${lockMessage(lock)}`);
+    const session = await this.deps.sessions.create(username, roles);
+    try {
+      await this.deps.users.putSsoUser(
+        {
+          kind: 'user',
+          version: 'v2',
+          metadata: { name: username },
+          spec: {
+            roles,
+            traits: identity.traits,
+            authType: 'sso',
+            connector: { kind, name: connector },
+            expires: session.expires,
+            createdAt: new Date().toISOString(),
+          },
+          status: {},
+        },
+        new Date(session.expires),
+      );
+    } catch (error) {
+      await this.deps.sessions.end(session.id);
+      if (error instanceof LocalUserExistsError) {
+        throw new SsoLoginError(
+          `a local user named ${username} exists, so ${username} cannot sign in through ${connector}`,
+        );
+      }
+      throw error;
+    }
+    await emitAudit(this.deps.audit, 'T1001I', {
+      user: username,
+      method: kind,
+      connector,
+      roles,
+      success: true,
+      ...remoteAddr(ctx.addr),
+    });
+    return session;
+  }
+
+  /** Records a failed SSO sign-in; `reason` is what the person was told. */
+  async failed(
+    kind: ConnectorKind,
+    connector: string | undefined,
+    reason: string,
+    ctx: RequestContext,
+  ): Promise<void> {
+    await emitAudit(this.deps.audit, 'T1001W', {
+      method: kind,
+      ...(connector ? { connector } : {}),
+      success: false,
+      error: reason,
+      ...remoteAddr(ctx.addr),
+    });
+  }
+}

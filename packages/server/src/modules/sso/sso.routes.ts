@@ -1,0 +1,100 @@
+import { ssoErrorRoutes, ssoPaths, type ConnectorKind } from '@postern/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
+import type { WebSession } from '../web-sessions/web-sessions.service.js';
+import type { CallbackQuery, OidcFlowService } from './oidc-flow.service.js';
+import { stateTtlMs } from './sso-state.store.js';
+import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
+
+/**
+ * Binds a sign-in to the browser that started it. SameSite=Lax, unlike the session cookie: the
+ * provider's redirect back is a cross-site navigation, which Lax cookies (and not Strict) follow.
+ */
+export const ssoStateCookieName = '__Host-postern_sso_state';
+const stateCookie = { httpOnly: true, secure: true, sameSite: 'lax', path: '/' } as const;
+
+export interface SsoRoutesOptions {
+  oidc: OidcFlowService;
+  login: SsoLoginService;
+  rateLimit: { max: number; timeWindow: number };
+}
+
+type LoginQuery = { Querystring: { connector_id?: string; redirect_url?: string } };
+
+/** The SSO handler routes (spec §2 `/v1/webapi/oidc/*`): browser navigations, never XHR. */
+export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions) {
+  const { oidc, login } = options;
+  const route = { config: { access: 'public', rateLimit: options.rateLimit } } as const;
+
+  app.get<LoginQuery>(ssoPaths.loginWeb('oidc'), route, async (request, reply) => {
+    const connector = text(request.query.connector_id);
+    try {
+      const { location, state } = await oidc.begin(connector, text(request.query.redirect_url));
+      reply.setCookie(ssoStateCookieName, state, { ...stateCookie, maxAge: stateTtlMs / 1000 });
+      return reply.header('cache-control', 'no-store').redirect(location, 302);
+    } catch (error) {
+      return failure(request, reply, error, 'oidc', connector, 'login');
+    }
+  });
+
+  app.get<{ Querystring: CallbackQuery }>(
+    ssoPaths.callback('oidc'),
+    route,
+    async (request, reply) => {
+      const state = request.cookies[ssoStateCookieName];
+      reply.clearCookie(ssoStateCookieName, stateCookie);
+      try {
+        const query = {
+          code: text(request.query.code),
+          state: text(request.query.state),
+          error: text(request.query.error),
+          error_description: text(request.query.error_description),
+        };
+        const { session, redirect } = await oidc.complete(query, state, requestContext(request));
+        return signedIn(reply, session, redirect);
+      } catch (error) {
+        return failure(request, reply, error, 'oidc', undefined, 'callback');
+      }
+    },
+  );
+
+  /** Audits the failure and sends the browser to the message page with a readable reason. */
+  async function failure(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: unknown,
+    kind: ConnectorKind,
+    connector: string | undefined,
+    stage: SsoErrorStage,
+  ) {
+    const known = error instanceof SsoLoginError;
+    if (!known) request.log.warn({ err: error }, `${kind} sign-in failed`);
+    const reason = known ? error.message : `the sign-in with the identity provider failed`;
+    await login.failed(kind, connector || undefined, reason, requestContext(request));
+    const page = known ? ssoErrorRoutes[error.stage] : ssoErrorRoutes[stage];
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(`${page}?details=${encodeURIComponent(reason)}`, 302);
+  }
+}
+
+/**
+ * Sets the session cookie and moves on with a page of our own rather than a 302: the browser
+ * came from the provider's site, and a SameSite=Strict cookie is not sent along a redirect chain
+ * that started cross-site. A navigation started by our page is same-site, so the console loads
+ * signed in, with the bearer filled into its index like after a password sign-in.
+ */
+function signedIn(reply: FastifyReply, session: WebSession, redirect: string) {
+  setSessionCookie(reply, session);
+  const href = escapeHtml(redirect);
+  return reply
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(
+      `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;URL='${href}'"><title>Signing in</title></head><body><p><a href="${href}">Continue</a></p></body></html>`,
+    );
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

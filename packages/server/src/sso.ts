@@ -1,0 +1,40 @@
+import type { Backend } from './backend/index.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import { publicBaseUrl } from './config/public-url.js';
+import type { AuditStore } from './modules/audit/index.js';
+import type { ConnectorsService } from './modules/connectors/connectors.service.js';
+import type { LockView } from './modules/locks/lock-watcher.js';
+import { OidcClient } from './modules/sso/oidc.client.js';
+import { OidcFlowService } from './modules/sso/oidc-flow.service.js';
+import { SsoLoginService } from './modules/sso/sso-login.service.js';
+import { SsoStateStore } from './modules/sso/sso-state.store.js';
+import type { UsersStore } from './modules/users/users.store.js';
+import type { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
+
+export interface SsoDeps {
+  config: Config;
+  backend: Backend;
+  audit: AuditStore;
+  now: Clock;
+  connectors: ConnectorsService;
+  users: UsersStore;
+  sessions: WebSessionService;
+  locks: LockView;
+}
+
+/** The single sign-on flows of issue 8, over the connectors and the web sessions. */
+export function buildSso(deps: SsoDeps) {
+  const login = new SsoLoginService(deps);
+  const states = new SsoStateStore(deps.backend, deps.now);
+  const oidc = new OidcFlowService({
+    connectors: deps.connectors,
+    states,
+    client: new OidcClient(deps.now),
+    login,
+    publicBase: publicBaseUrl(deps.config),
+  });
+  return { login, states, oidc };
+}
+
+export type SsoServices = ReturnType<typeof buildSso>;
