@@ -5,6 +5,8 @@ import { publicBaseUrl } from './config/public-url.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { ConnectorsService } from './modules/connectors/connectors.service.js';
 import type { LockView } from './modules/locks/lock-watcher.js';
+import { GithubClient } from './modules/sso/github.client.js';
+import { GithubFlowService } from './modules/sso/github-flow.service.js';
 import { OidcClient } from './modules/sso/oidc.client.js';
 import { OidcFlowService } from './modules/sso/oidc-flow.service.js';
 import { SsoLoginService } from './modules/sso/sso-login.service.js';
@@ -27,14 +29,17 @@ export interface SsoDeps {
 export function buildSso(deps: SsoDeps) {
   const login = new SsoLoginService(deps);
   const states = new SsoStateStore(deps.backend, deps.now);
-  const oidc = new OidcFlowService({
+  const common = {
     connectors: deps.connectors,
     states,
-    client: new OidcClient(deps.now),
     login,
     publicBase: publicBaseUrl(deps.config),
-  });
-  return { login, states, oidc };
+  };
+  const flows = {
+    oidc: new OidcFlowService({ ...common, client: new OidcClient(deps.now) }),
+    github: new GithubFlowService({ ...common, client: new GithubClient() }),
+  };
+  return { login, states, flows };
 }
 
 export type SsoServices = ReturnType<typeof buildSso>;

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { ssoPaths, type OidcConnector } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
@@ -6,6 +5,7 @@ import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import { claimValues, globMatch, mapRoles, traitsFromClaims } from './mapping.js';
 import type { OidcClient, OidcClientSettings } from './oidc.client.js';
 import { safeRedirect } from './redirect.js';
+import { pkcePair, randomToken, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
 import type { SsoStateStore } from './sso-state.store.js';
 import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
 
@@ -18,21 +18,12 @@ export interface OidcFlowDeps {
   publicBase: string;
 }
 
-export interface CallbackQuery {
-  code?: string;
-  state?: string;
-  error?: string;
-  error_description?: string;
-}
-
-const b64url = (bytes: Buffer) => bytes.toString('base64url');
-
 /**
  * OpenID Connect sign-in (issue 8): `begin` sends the browser to the provider with a state,
  * a nonce and a PKCE challenge; `complete` takes it back, checks all three, maps the ID token's
  * claims and hands over to the shared SSO sign-in.
  */
-export class OidcFlowService {
+export class OidcFlowService implements SsoFlow {
   constructor(private readonly deps: OidcFlowDeps) {}
 
   /** Returns the provider's URL and the state id the browser must carry back in a cookie. */
@@ -40,8 +31,8 @@ export class OidcFlowService {
     const connector = await this.connector(connectorName, 'login');
     const settings = this.settings(connector);
     const doc = await this.deps.client.discover(settings.issuerUrl);
-    const codeVerifier = b64url(randomBytes(32));
-    const nonce = b64url(randomBytes(32));
+    const { verifier: codeVerifier, challenge: codeChallenge } = pkcePair();
+    const nonce = randomToken();
     const state = await this.deps.states.create({
       kind: 'oidc',
       connector: connector.metadata.name,
@@ -49,7 +40,6 @@ export class OidcFlowService {
       nonce,
       codeVerifier,
     });
-    const codeChallenge = b64url(createHash('sha256').update(codeVerifier).digest());
     const location = this.deps.client.authorizationUrl(doc, settings, {
       state,
       nonce,
@@ -59,31 +49,20 @@ export class OidcFlowService {
     return { location, state };
   }
 
-  /**
-   * The provider's answer. The state must match the cookie set by `begin` (so nobody can make
-   * a browser finish a sign-in it did not start) and exist unused on the server (single use).
-   */
+  /** The provider's answer: the state checks, the code for a verified ID token, the mapping. */
   async complete(
     query: CallbackQuery,
     stateCookie: string | undefined,
     ctx: RequestContext,
   ): Promise<{ session: WebSession; redirect: string }> {
-    if (!query.state || !stateCookie || query.state !== stateCookie) {
-      throw new SsoLoginError('the sign-in response does not match this browser: start again');
-    }
-    const state = await this.deps.states.consume(query.state);
-    if (!state || state.kind !== 'oidc' || !state.nonce || !state.codeVerifier) {
+    const state = await takeState(this.deps.states, 'oidc', query, stateCookie);
+    if (!state.nonce)
       throw new SsoLoginError('the sign-in expired or was already used: start again');
-    }
-    if (query.error) {
-      throw new SsoLoginError(`the identity provider refused the sign-in: ${describeError(query)}`);
-    }
-    if (!query.code) throw new SsoLoginError('the identity provider sent no authorization code');
     const connector = await this.connector(state.connector, 'callback');
     const settings = this.settings(connector);
     const doc = await this.deps.client.discover(settings.issuerUrl);
     const claims = await this.deps.client.exchange(doc, settings, {
-      code: query.code,
+      code: state.code,
       codeVerifier: state.codeVerifier,
       nonce: state.nonce,
     });
@@ -123,11 +102,4 @@ export class OidcFlowService {
       redirectUri: connector.spec.redirect_url ?? this.deps.publicBase + ssoPaths.callback('oidc'),
     };
   }
-}
-
-/** The provider's error code (and description), cut short: it is shown to the person. */
-function describeError(query: CallbackQuery): string {
-  const text = query.error_description ? `${query.error}: ${query.error_description}` : query.error;
-  // eslint-disable-next-line no-control-regex
-  return (text ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200);
 }

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
+import { assertSafeUrl, ProviderError } from './provider-http.js';
 import { SsoLoginError } from './sso-login.service.js';
 
 /** The fields of an OpenID provider's discovery document this client uses. */
@@ -29,11 +30,6 @@ export interface OidcClientSettings {
   redirectUri: string;
 }
 
-/** The provider's failure, kept for the log; the person is told only that the exchange failed. */
-export class OidcProviderError extends Error {
-  override name = 'OidcProviderError';
-}
-
 /**
  * The relying party's side of OpenID Connect's authorization code flow with PKCE, over fetch.
  * Signatures and JWT checks are jose's; this holds only the protocol's rules. Providers must be
@@ -51,7 +47,7 @@ export class OidcClient {
     const url = `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
     const doc = discoverySchema.parse(await getJson(url));
     if (doc.issuer.replace(/\/$/, '') !== issuerUrl.replace(/\/$/, '')) {
-      throw new OidcProviderError(`discovery names issuer ${doc.issuer}, not ${issuerUrl}`);
+      throw new ProviderError(`discovery names issuer ${doc.issuer}, not ${issuerUrl}`);
     }
     [doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri].forEach(assertSafeUrl);
     this.discoveries.set(issuerUrl, { doc, at: this.now() });
@@ -112,7 +108,7 @@ export class OidcClient {
       signal: AbortSignal.timeout(requestTimeoutMs),
     });
     if (!response.ok) {
-      throw new OidcProviderError(
+      throw new ProviderError(
         `token endpoint answered ${response.status}: ${await snippet(response)}`,
       );
     }
@@ -141,23 +137,14 @@ export class OidcClient {
         currentDate: new Date(this.now()),
       }));
     } catch (error) {
-      throw new OidcProviderError(`ID token refused: ${(error as Error).message}`);
+      throw new ProviderError(`ID token refused: ${(error as Error).message}`);
     }
     if (payload.nonce !== nonce)
       throw new SsoLoginError('the sign-in response does not match the request (nonce)');
     if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== settings.clientId) {
-      throw new OidcProviderError('ID token for several audiences without this client as azp');
+      throw new ProviderError('ID token for several audiences without this client as azp');
     }
     return payload;
-  }
-}
-
-/** https, or http to a loopback address: nothing else carries codes and secrets. */
-export function assertSafeUrl(value: string): void {
-  const url = new URL(value);
-  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new OidcProviderError(`${value} is not https`);
   }
 }
 
@@ -168,7 +155,7 @@ async function getJson(url: string): Promise<unknown> {
     redirect: 'error',
     signal: AbortSignal.timeout(requestTimeoutMs),
   });
-  if (!response.ok) throw new OidcProviderError(`${url} answered ${response.status}`);
+  if (!response.ok) throw new ProviderError(`${url} answered ${response.status}`);
   return response.json();
 }
 

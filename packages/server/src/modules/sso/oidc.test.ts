@@ -171,10 +171,10 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     }
   });
 
-  it('refuses a person mapped to no role, with a clear reason on the callback error page', async () => {
+  it('refuses a person mapped to no role, with a clear reason on the error page', async () => {
     const callback = await signInAtProvider('mallory', 'mallory-pw');
     const page = await browser.go(callback, (url) => url.includes('/web/msg/'));
-    expect(new URL(page.url).pathname, page.body).toBe(ssoErrorRoutes.callback);
+    expect(new URL(page.url).pathname, page.body).toBe(ssoErrorRoutes.unauthorized);
     expect(failureReason(page.url)).toContain('not mapped to any role');
     expect(browser.cookie(proxyHost, sessionCookieName)).toBeUndefined();
     expect(await app.services.users.store.get('mallory@elsewhere.test')).toBeNull();

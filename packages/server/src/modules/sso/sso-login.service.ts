@@ -15,8 +15,11 @@ export interface SsoIdentity {
   traits: { logins: string[]; [trait: string]: string[] };
 }
 
-/** Where a failed sign-in lands (spec §2): before the provider, or back from it. */
-export type SsoErrorStage = 'login' | 'callback';
+/**
+ * Where a failed sign-in lands (spec §2): `login` before the provider, `callback` when its answer
+ * is refused, `unauthorized` when the person is known but may not in (no role, locked).
+ */
+export type SsoErrorStage = 'login' | 'callback' | 'unauthorized';
 
 /**
  * A sign-in refused for a reason the person may read. Anything else that goes wrong is reported
@@ -59,10 +62,13 @@ export class SsoLoginService {
     if (roles.length === 0) {
       throw new SsoLoginError(
         `user ${username} is not mapped to any role by the ${kind} connector ${connector}: ask an administrator to map your groups to roles`,
+        'unauthorized',
       );
     }
     const lock = this.deps.locks.lockFor({ user: username, roles });
-    if (lock) throw new SsoLoginError(`your account is locked: ${lockMessage(lock)}`);
+    if (lock) {
+      throw new SsoLoginError(`your account is locked: ${lockMessage(lock)}`, 'unauthorized');
+    }
     const session = await this.deps.sessions.create(username, roles);
     try {
       await this.deps.users.putSsoUser(
@@ -87,6 +93,7 @@ export class SsoLoginService {
       if (error instanceof LocalUserExistsError) {
         throw new SsoLoginError(
           `a local user named ${username} exists, so ${username} cannot sign in through ${connector}`,
+          'unauthorized',
         );
       }
       throw error;

@@ -2,7 +2,7 @@ import { ssoErrorRoutes, ssoPaths, type ConnectorKind } from '@postern/contracts
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
 import type { WebSession } from '../web-sessions/web-sessions.service.js';
-import type { CallbackQuery, OidcFlowService } from './oidc-flow.service.js';
+import type { CallbackQuery, SsoFlow } from './sso-flow.js';
 import { stateTtlMs } from './sso-state.store.js';
 import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
 
@@ -14,49 +14,54 @@ export const ssoStateCookieName = '__Host-postern_sso_state';
 const stateCookie = { httpOnly: true, secure: true, sameSite: 'lax', path: '/' } as const;
 
 export interface SsoRoutesOptions {
-  oidc: OidcFlowService;
+  /** The redirect flows by connector kind; SAML (a POSTed assertion) is not one of them. */
+  flows: { oidc: SsoFlow; github: SsoFlow };
   login: SsoLoginService;
   rateLimit: { max: number; timeWindow: number };
 }
 
 type LoginQuery = { Querystring: { connector_id?: string; redirect_url?: string } };
 
-/** The SSO handler routes (spec §2 `/v1/webapi/oidc/*`): browser navigations, never XHR. */
+/** The SSO handler routes (spec §2 `/v1/webapi/{oidc,github}/*`): browser navigations. */
 export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions) {
-  const { oidc, login } = options;
+  const { login } = options;
   const route = { config: { access: 'public', rateLimit: options.rateLimit } } as const;
 
-  app.get<LoginQuery>(ssoPaths.loginWeb('oidc'), route, async (request, reply) => {
-    const connector = text(request.query.connector_id);
-    try {
-      const { location, state } = await oidc.begin(connector, text(request.query.redirect_url));
-      reply.setCookie(ssoStateCookieName, state, { ...stateCookie, maxAge: stateTtlMs / 1000 });
-      return reply.header('cache-control', 'no-store').redirect(location, 302);
-    } catch (error) {
-      return failure(request, reply, error, 'oidc', connector, 'login');
-    }
-  });
+  for (const kind of ['oidc', 'github'] as const) {
+    const flow = options.flows[kind];
 
-  app.get<{ Querystring: CallbackQuery }>(
-    ssoPaths.callback('oidc'),
-    route,
-    async (request, reply) => {
-      const state = request.cookies[ssoStateCookieName];
-      reply.clearCookie(ssoStateCookieName, stateCookie);
+    app.get<LoginQuery>(ssoPaths.loginWeb(kind), route, async (request, reply) => {
+      const connector = text(request.query.connector_id);
       try {
-        const query = {
-          code: text(request.query.code),
-          state: text(request.query.state),
-          error: text(request.query.error),
-          error_description: text(request.query.error_description),
-        };
-        const { session, redirect } = await oidc.complete(query, state, requestContext(request));
-        return signedIn(reply, session, redirect);
+        const { location, state } = await flow.begin(connector, text(request.query.redirect_url));
+        reply.setCookie(ssoStateCookieName, state, { ...stateCookie, maxAge: stateTtlMs / 1000 });
+        return reply.header('cache-control', 'no-store').redirect(location, 302);
       } catch (error) {
-        return failure(request, reply, error, 'oidc', undefined, 'callback');
+        return failure(request, reply, error, kind, connector, 'login');
       }
-    },
-  );
+    });
+
+    app.get<{ Querystring: CallbackQuery }>(
+      ssoPaths.callback(kind),
+      route,
+      async (request, reply) => {
+        const state = request.cookies[ssoStateCookieName];
+        reply.clearCookie(ssoStateCookieName, stateCookie);
+        try {
+          const query = {
+            code: text(request.query.code),
+            state: text(request.query.state),
+            error: text(request.query.error),
+            error_description: text(request.query.error_description),
+          };
+          const { session, redirect } = await flow.complete(query, state, requestContext(request));
+          return signedIn(reply, session, redirect);
+        } catch (error) {
+          return failure(request, reply, error, kind, undefined, 'callback');
+        }
+      },
+    );
+  }
 
   /** Audits the failure and sends the browser to the message page with a readable reason. */
   async function failure(

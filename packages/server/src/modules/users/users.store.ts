@@ -95,8 +95,10 @@ export class UsersStore {
       const current = await this.get(name);
       if (!current) throw new ApiError('not_found', `user ${name} not found`);
       const next = change(structuredClone(current.user));
+      // An SSO user keeps expiring with their session, whatever an administrator changes.
+      const expires = next.spec.expires ? new Date(next.spec.expires) : undefined;
       await this.backend.update(
-        { key: usersPrefix + name, value: JSON.stringify(next) },
+        { key: usersPrefix + name, value: JSON.stringify(next), ...(expires ? { expires } : {}) },
         current.revision,
       );
       return next;

@@ -1,0 +1,100 @@
+import { ssoPaths, type GithubConnector } from '@postern/contracts';
+import type { RequestContext } from '../auth/session-cookie.js';
+import type { ConnectorsService } from '../connectors/connectors.service.js';
+import type { WebSession } from '../web-sessions/web-sessions.service.js';
+import type { GithubClient, GithubEndpoints } from './github.client.js';
+import { globMatch, mapRoles } from './mapping.js';
+import { safeRedirect } from './redirect.js';
+import { pkcePair, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
+import type { SsoStateStore } from './sso-state.store.js';
+import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
+
+export interface GithubFlowDeps {
+  connectors: ConnectorsService;
+  states: SsoStateStore;
+  client: GithubClient;
+  login: SsoLoginService;
+  publicBase: string;
+}
+
+/**
+ * GitHub sign-in (issue 8): OAuth's web flow with a state and PKCE, then the person's login and
+ * teams from the API; `teams_to_roles` maps teams to roles. The GitHub login is the user name
+ * and their first login trait; `github_teams` lists `org/team` for role templates.
+ */
+export class GithubFlowService implements SsoFlow {
+  constructor(private readonly deps: GithubFlowDeps) {}
+
+  async begin(connectorName: string, redirectUrl: string | undefined) {
+    const connector = await this.connector(connectorName, 'login');
+    const { verifier, challenge } = pkcePair();
+    const state = await this.deps.states.create({
+      kind: 'github',
+      connector: connector.metadata.name,
+      redirect: safeRedirect(redirectUrl, this.deps.publicBase),
+      codeVerifier: verifier,
+    });
+    const location = this.deps.client.authorizationUrl(endpointsOf(connector), {
+      clientId: connector.spec.client_id,
+      redirectUri: this.redirectUri(connector),
+      state,
+      codeChallenge: challenge,
+    });
+    return { location, state };
+  }
+
+  async complete(
+    query: CallbackQuery,
+    stateCookie: string | undefined,
+    ctx: RequestContext,
+  ): Promise<{ session: WebSession; redirect: string }> {
+    const state = await takeState(this.deps.states, 'github', query, stateCookie);
+    const connector = await this.connector(state.connector, 'callback');
+    const endpoints = endpointsOf(connector);
+    const token = await this.deps.client.exchange(endpoints, {
+      clientId: connector.spec.client_id,
+      clientSecret: connector.spec.client_secret,
+      code: state.code,
+      redirectUri: this.redirectUri(connector),
+      codeVerifier: state.codeVerifier,
+    });
+    const [login, teams] = await Promise.all([
+      this.deps.client.user(endpoints, token),
+      this.deps.client.teams(endpoints, token),
+    ]);
+    const roles = mapRoles(connector.spec.teams_to_roles, (rule) =>
+      teams.some(
+        (t) => globMatch(rule.organization, t.organization) && globMatch(rule.team, t.team),
+      ),
+    );
+    const traits = {
+      logins: [login],
+      github_teams: teams.map((t) => `${t.organization}/${t.team}`),
+    };
+    const session = await this.deps.login.signIn(
+      { kind: 'github', connector: connector.metadata.name, username: login, roles, traits },
+      ctx,
+    );
+    return { session, redirect: state.redirect };
+  }
+
+  private async connector(name: string, stage: 'login' | 'callback'): Promise<GithubConnector> {
+    const connector = name ? await this.deps.connectors.forLogin('github', name) : null;
+    if (!connector || connector.kind !== 'github') {
+      throw new SsoLoginError(
+        `there is no GitHub connector named ${JSON.stringify(name.slice(0, 64))}`,
+        stage,
+      );
+    }
+    return connector;
+  }
+
+  private redirectUri(connector: GithubConnector): string {
+    return connector.spec.redirect_url ?? this.deps.publicBase + ssoPaths.callback('github');
+  }
+}
+
+const endpointsOf = (connector: GithubConnector): GithubEndpoints => ({
+  endpointUrl: connector.spec.endpoint_url,
+  apiEndpointUrl: connector.spec.api_endpoint_url,
+});

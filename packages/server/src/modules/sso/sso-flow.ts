@@ -1,0 +1,67 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ConnectorKind } from '@postern/contracts';
+import type { RequestContext } from '../auth/session-cookie.js';
+import type { WebSession } from '../web-sessions/web-sessions.service.js';
+import type { SsoState, SsoStateStore } from './sso-state.store.js';
+import { SsoLoginError } from './sso-login.service.js';
+
+/** What a provider sends back to the callback. */
+export interface CallbackQuery {
+  code?: string;
+  state?: string;
+  error?: string;
+  error_description?: string;
+}
+
+/** A redirect-based sign-in: to the provider and back (OIDC, GitHub). */
+export interface SsoFlow {
+  /** The provider's URL, and the state id the browser must carry back in a cookie. */
+  begin(
+    connectorName: string,
+    redirectUrl: string | undefined,
+  ): Promise<{ location: string; state: string }>;
+  complete(
+    query: CallbackQuery,
+    stateCookie: string | undefined,
+    ctx: RequestContext,
+  ): Promise<{ session: WebSession; redirect: string }>;
+}
+
+export const randomToken = () => randomBytes(32).toString('base64url');
+
+/** PKCE (RFC 7636): a verifier kept on the server and its S256 challenge for the provider. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomToken();
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/**
+ * The sign-in state the provider's answer names. It must match the cookie set when the sign-in
+ * started (so nobody can make a browser finish a sign-in it did not start: login CSRF) and
+ * exist unused on the server (single use, short-lived: no replay). A provider's error is
+ * reported only after that, so a forged error cannot be shown in someone else's browser.
+ */
+export async function takeState(
+  states: SsoStateStore,
+  kind: ConnectorKind,
+  query: CallbackQuery,
+  stateCookie: string | undefined,
+): Promise<SsoState & { code: string; codeVerifier: string }> {
+  if (!query.state || !stateCookie || query.state !== stateCookie) {
+    throw new SsoLoginError('the sign-in response does not match this browser: start again');
+  }
+  const state = await states.consume(query.state);
+  if (!state || state.kind !== kind || !state.codeVerifier) {
+    throw new SsoLoginError('the sign-in expired or was already used: start again');
+  }
+  if (query.error) {
+    const text = query.error_description
+      ? `${query.error}: ${query.error_description}`
+      : query.error;
+    // eslint-disable-next-line no-control-regex
+    const shown = text.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200);
+    throw new SsoLoginError(`the identity provider refused the sign-in: ${shown}`);
+  }
+  if (!query.code) throw new SsoLoginError('the identity provider sent no authorization code');
+  return { ...state, codeVerifier: state.codeVerifier, code: query.code };
+}
