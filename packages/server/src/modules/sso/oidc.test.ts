@@ -29,6 +29,7 @@ beforeAll(async () => {
         },
       },
       mallory: { password: 'mallory-pw', claims: { email: 'mallory@elsewhere.test', groups: [] } },
+      carol: { password: 'carol-pw', claims: { email: 'carol@example.com', groups: [] } },
     },
   });
   await app.services.connectors.create(
@@ -181,6 +182,17 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     expect(await auditOf('T1001W')).toContainEqual(
       expect.objectContaining({ method: 'oidc', error: expect.stringContaining('not mapped') }),
     );
+  });
+
+  it('never takes over a local user of the same name', async () => {
+    await app.services.users.create({ name: 'carol@example.com', roles: ['editor'] }, 'root');
+    const callback = await signInAtProvider('carol', 'carol-pw');
+    const page = await browser.go(callback, (url) => url.includes('/web/msg/'));
+    expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.unauthorized);
+    expect(failureReason(page.url)).toContain('a local user named carol@example.com exists');
+    const local = await app.services.users.store.get('carol@example.com');
+    expect(local?.user.spec).toMatchObject({ authType: 'local', roles: ['editor'] });
+    expect(browser.cookie(proxyHost, sessionCookieName)).toBeUndefined();
   });
 
   it('refuses a tampered state, and a state the browser did not start', async () => {
