@@ -58,7 +58,7 @@ spec:
   - claim: preferred_username
     trait: logins
   - claim: groups
-    trait: kubeGroups
+    trait: kubernetes_groups
 `,
     hostActor('root'),
   );
@@ -124,7 +124,7 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     expect(user?.user.spec).toMatchObject({
       authType: 'sso',
       roles: ['access', 'auditor'],
-      traits: { logins: ['alice'], kubeGroups: ['developers', 'staff'] },
+      traits: { logins: ['alice'], kubernetes_groups: ['developers', 'staff'] },
       connector: { kind: 'oidc', name: 'idp' },
       expires: session?.expires,
     });
@@ -238,6 +238,15 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     const page = await browser.go(loginUrl('/web', 'nope'), (url) => url.includes('/web/msg/'));
     expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.login);
     expect(failureReason(page.url)).toBe('there is no OIDC connector named "nope"');
+  });
+
+  it('answers a SAML button with a clear message until the SAML flow exists', async () => {
+    const page = await browser.go(
+      '/v1/webapi/saml/login/web?connector_id=adfs&redirect_url=',
+      (url) => url.includes('/web/msg/'),
+    );
+    expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.login);
+    expect(failureReason(page.url)).toBe('SAML sign-in is not available on this proxy yet');
   });
 
   it('reports a provider error without its internals', async () => {

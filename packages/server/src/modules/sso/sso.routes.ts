@@ -63,6 +63,16 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
     );
   }
 
+  // SAML connectors can be stored and shown on the login page before their flow exists (issue 8
+  // leaves it to a later change): their button lands on a clear message rather than a 404.
+  app.get<LoginQuery>(ssoPaths.loginWeb('saml'), route, async (request, reply) => {
+    const unavailable = new SsoLoginError(
+      'SAML sign-in is not available on this proxy yet',
+      'login',
+    );
+    return failure(request, reply, unavailable, 'saml', text(request.query.connector_id), 'login');
+  });
+
   /** Audits the failure and sends the browser to the message page with a readable reason. */
   async function failure(
     request: FastifyRequest,
