@@ -5,7 +5,7 @@ import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import type { GithubClient, GithubEndpoints } from './github.client.js';
 import { globMatch, mapRoles } from './mapping.js';
 import { safeRedirect } from './redirect.js';
-import { pkcePair, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
+import { forConnector, pkcePair, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
 import type { SsoStateStore } from './sso-state.store.js';
 import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
 
@@ -49,6 +49,13 @@ export class GithubFlowService implements SsoFlow {
     ctx: RequestContext,
   ): Promise<{ session: WebSession; redirect: string }> {
     const state = await takeState(this.deps.states, 'github', query, stateCookie);
+    return forConnector(state.connector, () => this.finish(state, ctx));
+  }
+
+  private async finish(
+    state: Awaited<ReturnType<typeof takeState>>,
+    ctx: RequestContext,
+  ): Promise<{ session: WebSession; redirect: string }> {
     const connector = await this.connector(state.connector, 'callback');
     const endpoints = endpointsOf(connector);
     const token = await this.deps.client.exchange(endpoints, {

@@ -5,7 +5,14 @@ import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import { claimValues, globMatch, mapRoles, traitsFromClaims } from './mapping.js';
 import type { OidcClient, OidcClientSettings } from './oidc.client.js';
 import { safeRedirect } from './redirect.js';
-import { pkcePair, randomToken, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
+import {
+  forConnector,
+  pkcePair,
+  randomToken,
+  takeState,
+  type CallbackQuery,
+  type SsoFlow,
+} from './sso-flow.js';
 import type { SsoStateStore } from './sso-state.store.js';
 import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
 
@@ -56,6 +63,13 @@ export class OidcFlowService implements SsoFlow {
     ctx: RequestContext,
   ): Promise<{ session: WebSession; redirect: string }> {
     const state = await takeState(this.deps.states, 'oidc', query, stateCookie);
+    return forConnector(state.connector, () => this.finish(state, ctx));
+  }
+
+  private async finish(
+    state: Awaited<ReturnType<typeof takeState>>,
+    ctx: RequestContext,
+  ): Promise<{ session: WebSession; redirect: string }> {
     if (!state.nonce)
       throw new SsoLoginError('the sign-in expired or was already used: start again');
     const connector = await this.connector(state.connector, 'callback');

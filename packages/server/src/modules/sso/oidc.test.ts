@@ -180,7 +180,12 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     expect(browser.cookie(proxyHost, sessionCookieName)).toBeUndefined();
     expect(await app.services.users.store.get('mallory@elsewhere.test')).toBeNull();
     expect(await auditOf('T1001W')).toContainEqual(
-      expect.objectContaining({ method: 'oidc', error: expect.stringContaining('not mapped') }),
+      expect.objectContaining({
+        method: 'oidc',
+        connector: 'idp',
+        success: false,
+        error: expect.stringContaining('not mapped'),
+      }),
     );
   });
 
@@ -255,5 +260,11 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     const page = await browser.go(callback.toString(), (url) => url.includes('/web/msg/'));
     expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.callback);
     expect(failureReason(page.url)).toBe('the sign-in with the identity provider failed');
+    expect(await auditOf('T1001W')).toContainEqual(
+      expect.objectContaining({
+        connector: 'idp',
+        error: 'the sign-in with the identity provider failed',
+      }),
+    );
   });
 });

@@ -65,3 +65,23 @@ export async function takeState(
   if (!query.code) throw new SsoLoginError('the identity provider sent no authorization code');
   return { ...state, codeVerifier: state.codeVerifier, code: query.code };
 }
+
+/** A sign-in that failed once its connector was known: the route audits it under that name. */
+export class ConnectorFailure extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly connector: string,
+  ) {
+    super(`sign-in through ${connector} failed`);
+    this.name = 'ConnectorFailure';
+  }
+}
+
+/** Runs the rest of a sign-in, tagging any failure with the connector's name. */
+export async function forConnector<T>(connector: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new ConnectorFailure(error, connector);
+  }
+}

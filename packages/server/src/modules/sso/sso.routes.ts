@@ -2,7 +2,7 @@ import { ssoErrorRoutes, ssoPaths, type ConnectorKind } from '@postern/contracts
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
 import type { WebSession } from '../web-sessions/web-sessions.service.js';
-import type { CallbackQuery, SsoFlow } from './sso-flow.js';
+import { ConnectorFailure, type CallbackQuery, type SsoFlow } from './sso-flow.js';
 import { stateTtlMs } from './sso-state.store.js';
 import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
 
@@ -82,11 +82,14 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
     connector: string | undefined,
     stage: SsoErrorStage,
   ) {
-    const known = error instanceof SsoLoginError;
-    if (!known) request.log.warn({ err: error }, `${kind} sign-in failed`);
-    const reason = known ? error.message : `the sign-in with the identity provider failed`;
-    await login.failed(kind, connector || undefined, reason, requestContext(request));
-    const page = known ? ssoErrorRoutes[error.stage] : ssoErrorRoutes[stage];
+    const tagged = error instanceof ConnectorFailure;
+    const cause = tagged ? error.failure : error;
+    const name = tagged ? error.connector : connector;
+    const known = cause instanceof SsoLoginError;
+    if (!known) request.log.warn({ err: cause }, `${kind} sign-in failed`);
+    const reason = known ? cause.message : `the sign-in with the identity provider failed`;
+    await login.failed(kind, name?.slice(0, 64) || undefined, reason, requestContext(request));
+    const page = known ? ssoErrorRoutes[cause.stage] : ssoErrorRoutes[stage];
     return reply
       .header('cache-control', 'no-store')
       .redirect(`${page}?details=${encodeURIComponent(reason)}`, 302);
