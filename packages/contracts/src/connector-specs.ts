@@ -18,8 +18,12 @@ const roles = z.array(z.string().min(1)).min(1, 'must name at least one role');
 const metadata = z.strictObject({ name, description: z.string().optional() });
 const url = z.url({ protocol: /^https?$/ });
 
+/** Trait names as role templates read them (`{{internal.logins}}`, `{{external.groups}}`). */
+const traitName = z
+  .string()
+  .regex(/^[A-Za-z_][\w.-]{0,63}$/, 'must be a trait name: letters, digits, _ . -');
 const claimsToTraits = z
-  .array(z.strictObject({ claim: z.string().min(1), trait: z.string().min(1) }))
+  .array(z.strictObject({ claim: z.string().min(1), trait: traitName }))
   .default([]);
 
 export const oidcConnectorSpecSchema = z.strictObject({

@@ -114,7 +114,10 @@ export class UsersStore {
     await retryOnConflict(async () => {
       const current = await this.get(name);
       if (current && current.user.spec.authType !== 'sso') throw new LocalUserExistsError(name);
-      const item = { key: usersPrefix + name, value: JSON.stringify(user), expires };
+      // The first sign-in is when the user appeared; later ones refresh everything else.
+      const createdAt = current?.user.spec.createdAt ?? user.spec.createdAt;
+      const next = { ...user, spec: { ...user.spec, createdAt } };
+      const item = { key: usersPrefix + name, value: JSON.stringify(next), expires };
       if (current) await this.backend.update(item, current.revision);
       else await this.backend.create(item);
     });
