@@ -45,15 +45,23 @@ export const oidcConnectorSpecSchema = z.strictObject({
 
 export const samlConnectorSpecSchema = z.strictObject({
   display: z.string().optional(),
-  /** The IdP's metadata document (XML), or its URL. */
+  /**
+   * The IdP: its metadata document (XML), or its URL, or its single sign-on URL (`sso`) and
+   * signing certificate (`cert`, PEM) given directly; `sso` and `cert` win over the metadata.
+   */
   entity_descriptor: z.string().optional(),
   entity_descriptor_url: url.optional(),
+  sso: url.optional(),
+  cert: z.string().optional(),
   /** This proxy's SP entity id; defaults to its metadata URL. */
   service_provider_issuer: z.string().optional(),
   acs: url.optional(),
   attributes_to_roles: z
     .array(z.strictObject({ name: z.string().min(1), value: z.string().min(1), roles }))
     .min(1, 'map at least one attribute to roles'),
+  attributes_to_traits: z
+    .array(z.strictObject({ name: z.string().min(1), trait: traitName }))
+    .default([]),
   /** The SP's signing key pair (PEM); the key is a secret. */
   signing_key_pair: z
     .strictObject({ private_key: z.string().min(1), cert: z.string().min(1) })

@@ -9,6 +9,8 @@ import { GithubClient } from './modules/sso/github.client.js';
 import { GithubFlowService } from './modules/sso/github-flow.service.js';
 import { OidcClient } from './modules/sso/oidc.client.js';
 import { OidcFlowService } from './modules/sso/oidc-flow.service.js';
+import { SamlFlowService } from './modules/sso/saml-flow.service.js';
+import { SamlRequestStore } from './modules/sso/saml-requests.store.js';
 import { SsoLoginService } from './modules/sso/sso-login.service.js';
 import { SsoStateStore } from './modules/sso/sso-state.store.js';
 import type { UsersStore } from './modules/users/users.store.js';
@@ -39,7 +41,8 @@ export function buildSso(deps: SsoDeps) {
     oidc: new OidcFlowService({ ...common, client: new OidcClient(deps.now) }),
     github: new GithubFlowService({ ...common, client: new GithubClient() }),
   };
-  return { login, states, flows };
+  const saml = new SamlFlowService({ ...common, requests: new SamlRequestStore(deps.backend) });
+  return { login, states, flows, saml };
 }
 
 export type SsoServices = ReturnType<typeof buildSso>;

@@ -5,7 +5,7 @@ import { TestBrowser } from '../../testing/browser.testkit.js';
 import { startGithubFake, type GithubFake } from '../../testing/github-fake.testkit.js';
 import { sessionCookieName } from '../../plugins/access-guard.js';
 import { hostActor } from '../access/actor.js';
-import { ssoStateCookieName } from './sso.routes.js';
+import { ssoStateCookieName } from './sso-http.js';
 
 let app: TestApp;
 let github: GithubFake;

@@ -8,7 +8,7 @@ import {
 } from '../../testing/oidc-provider.testkit.js';
 import { sessionCookieName } from '../../plugins/access-guard.js';
 import { hostActor } from '../access/actor.js';
-import { ssoStateCookieName } from './sso.routes.js';
+import { ssoStateCookieName } from './sso-http.js';
 
 let app: TestApp;
 let idp: TestOidcProvider;
@@ -243,15 +243,6 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     const page = await browser.go(loginUrl('/web', 'nope'), (url) => url.includes('/web/msg/'));
     expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.login);
     expect(failureReason(page.url)).toBe('there is no OIDC connector named "nope"');
-  });
-
-  it('answers a SAML button with a clear message until the SAML flow exists', async () => {
-    const page = await browser.go(
-      '/v1/webapi/saml/login/web?connector_id=adfs&redirect_url=',
-      (url) => url.includes('/web/msg/'),
-    );
-    expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.login);
-    expect(failureReason(page.url)).toBe('SAML sign-in is not available on this proxy yet');
   });
 
   it('reports a provider error without its internals', async () => {

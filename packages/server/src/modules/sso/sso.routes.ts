@@ -1,21 +1,17 @@
 import { ssoErrorRoutes, ssoPaths, type ConnectorKind } from '@postern/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
-import type { WebSession } from '../web-sessions/web-sessions.service.js';
+import { requestContext } from '../auth/session-cookie.js';
+import { registerSaml } from './saml.routes.js';
+import type { SamlFlowService } from './saml-flow.service.js';
+import { signedIn, ssoStateCookieName, stateCookie, text } from './sso-http.js';
 import { ConnectorFailure, type CallbackQuery, type SsoFlow } from './sso-flow.js';
 import { stateTtlMs } from './sso-state.store.js';
 import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
 
-/**
- * Binds a sign-in to the browser that started it. SameSite=Lax, unlike the session cookie: the
- * provider's redirect back is a cross-site navigation, which Lax cookies (and not Strict) follow.
- */
-export const ssoStateCookieName = '__Host-postern_sso_state';
-const stateCookie = { httpOnly: true, secure: true, sameSite: 'lax', path: '/' } as const;
-
 export interface SsoRoutesOptions {
   /** The redirect flows by connector kind; SAML (a POSTed assertion) is not one of them. */
   flows: { oidc: SsoFlow; github: SsoFlow };
+  saml: SamlFlowService;
   login: SsoLoginService;
   rateLimit: { max: number; timeWindow: number };
 }
@@ -63,15 +59,7 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
     );
   }
 
-  // SAML connectors can be stored and shown on the login page before their flow exists (issue 8
-  // leaves it to a later change): their button lands on a clear message rather than a 404.
-  app.get<LoginQuery>(ssoPaths.loginWeb('saml'), route, async (request, reply) => {
-    const unavailable = new SsoLoginError(
-      'SAML sign-in is not available on this proxy yet',
-      'login',
-    );
-    return failure(request, reply, unavailable, 'saml', text(request.query.connector_id), 'login');
-  });
+  registerSaml(app, options.saml, route, failure);
 
   /** Audits the failure and sends the browser to the message page with a readable reason. */
   async function failure(
@@ -95,24 +83,3 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
       .redirect(`${page}?details=${encodeURIComponent(reason)}`, 302);
   }
 }
-
-/**
- * Sets the session cookie and moves on with a page of our own rather than a 302: the browser
- * came from the provider's site, and a SameSite=Strict cookie is not sent along a redirect chain
- * that started cross-site. A navigation started by our page is same-site, so the console loads
- * signed in, with the bearer filled into its index like after a password sign-in.
- */
-function signedIn(reply: FastifyReply, session: WebSession, redirect: string) {
-  setSessionCookie(reply, session);
-  const href = escapeHtml(redirect);
-  return reply
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(
-      `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;URL='${href}'"><title>Signing in</title></head><body><p><a href="${href}">Continue</a></p></body></html>`,
-    );
-}
-
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,0 +1,134 @@
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { ssoPaths, type SamlConnector } from '@postern/contracts';
+import type { RequestContext } from '../auth/session-cookie.js';
+import type { ConnectorsService } from '../connectors/connectors.service.js';
+import type { WebSession } from '../web-sessions/web-sessions.service.js';
+import { claimValues, globMatch, mapRoles, traitsFromClaims, type Claims } from './mapping.js';
+import { ProviderError } from './provider-http.js';
+import { safeRedirect } from './redirect.js';
+import { samlIdpOf } from './saml-idp.js';
+import type { SamlRequestStore } from './saml-requests.store.js';
+import { forConnector } from './sso-flow.js';
+import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
+import { stateTtlMs, type SsoStateStore } from './sso-state.store.js';
+
+export interface SamlFlowDeps {
+  connectors: ConnectorsService;
+  states: SsoStateStore;
+  requests: SamlRequestStore;
+  login: SsoLoginService;
+  publicBase: string;
+}
+
+/**
+ * SAML 2.0 web sign-on as a service provider (issue 8), with node-saml: an AuthnRequest by the
+ * HTTP-Redirect binding (RelayState = our state), the IdP's Response by HTTP-POST to the ACS.
+ * node-saml checks the assertion's signature against the IdP's certificates, the audience, the
+ * recipient, the times and InResponseTo (one of our requests, answered once); the state is
+ * single-use and bound to the browser by its cookie, like the other flows.
+ */
+export class SamlFlowService {
+  constructor(private readonly deps: SamlFlowDeps) {}
+
+  async begin(connectorName: string, redirectUrl: string | undefined) {
+    const connector = await this.connector(connectorName, 'login');
+    const state = await this.deps.states.create({
+      kind: 'saml',
+      connector: connector.metadata.name,
+      redirect: safeRedirect(redirectUrl, this.deps.publicBase),
+    });
+    const location = await (await this.saml(connector)).getAuthorizeUrlAsync(state, undefined, {});
+    return { location, state };
+  }
+
+  /** The ACS: the POSTed `SAMLResponse` and `RelayState` for the connector in the path. */
+  async complete(
+    connectorName: string,
+    body: { SAMLResponse?: string; RelayState?: string },
+    stateCookie: string | undefined,
+    ctx: RequestContext,
+  ): Promise<{ session: WebSession; redirect: string }> {
+    if (!body.RelayState || !stateCookie || body.RelayState !== stateCookie) {
+      throw new SsoLoginError('the sign-in response does not match this browser: start again');
+    }
+    const state = await this.deps.states.consume(body.RelayState);
+    if (!state || state.kind !== 'saml' || state.connector !== connectorName) {
+      throw new SsoLoginError('the sign-in expired or was already used: start again');
+    }
+    if (!body.SAMLResponse) throw new SsoLoginError('the identity provider sent no response');
+    const response = body.SAMLResponse;
+    return forConnector(state.connector, async () => {
+      const connector = await this.connector(state.connector, 'callback');
+      const saml = await this.saml(connector);
+      let attributes: Claims;
+      let username: string;
+      try {
+        const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: response });
+        if (!profile) throw new ProviderError('no profile in the response');
+        username = profile.nameID;
+        attributes = (profile.attributes ?? {}) as Claims;
+      } catch (error) {
+        throw new ProviderError(`SAML response refused: ${(error as Error).message}`);
+      }
+      const roles = mapRoles(connector.spec.attributes_to_roles, (rule) =>
+        claimValues(attributes, rule.name).some((value) => globMatch(rule.value, value)),
+      );
+      const traitRules = connector.spec.attributes_to_traits.map((r) => ({
+        claim: r.name,
+        trait: r.trait,
+      }));
+      const traits = traitsFromClaims(traitRules, attributes);
+      const session = await this.deps.login.signIn(
+        { kind: 'saml', connector: connector.metadata.name, username, roles, traits },
+        ctx,
+      );
+      return { session, redirect: state.redirect };
+    });
+  }
+
+  /** This proxy's SP metadata for the connector, to give to the IdP. */
+  async metadata(connectorName: string): Promise<string> {
+    const connector = await this.connector(connectorName, 'login');
+    const cert = connector.spec.signing_key_pair?.cert ?? null;
+    const saml = new SAML({ ...this.spOptions(connector), idpCert: 'unused-for-metadata' });
+    return saml.generateServiceProviderMetadata(null, cert);
+  }
+
+  private async saml(connector: SamlConnector): Promise<SAML> {
+    const idp = await samlIdpOf(connector);
+    return new SAML({ ...this.spOptions(connector), entryPoint: idp.sso, idpCert: idp.certs });
+  }
+
+  private spOptions(connector: SamlConnector) {
+    const name = connector.metadata.name;
+    const entityId =
+      connector.spec.service_provider_issuer ?? this.deps.publicBase + ssoPaths.samlMetadata(name);
+    const key = connector.spec.signing_key_pair?.private_key;
+    return {
+      callbackUrl: connector.spec.acs ?? this.deps.publicBase + ssoPaths.samlAcs(name),
+      issuer: entityId,
+      audience: entityId,
+      wantAssertionsSigned: true,
+      // Many IdPs sign only the assertion; the assertion's signature is what is required.
+      wantAuthnResponseSigned: false,
+      validateInResponseTo: ValidateInResponseTo.always,
+      requestIdExpirationPeriodMs: stateTtlMs,
+      cacheProvider: this.deps.requests,
+      acceptedClockSkewMs: 60_000,
+      identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
+      disableRequestedAuthnContext: true,
+      ...(key ? { privateKey: key, signatureAlgorithm: 'sha256' as const } : {}),
+    };
+  }
+
+  private async connector(name: string, stage: 'login' | 'callback'): Promise<SamlConnector> {
+    const connector = name ? await this.deps.connectors.forLogin('saml', name) : null;
+    if (!connector || connector.kind !== 'saml') {
+      throw new SsoLoginError(
+        `there is no SAML connector named ${JSON.stringify(name.slice(0, 64))}`,
+        stage,
+      );
+    }
+    return connector;
+  }
+}
