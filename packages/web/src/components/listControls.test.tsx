@@ -110,7 +110,8 @@ describe('SearchInput', () => {
               onSearch(v);
               setValue(v);
             }}
-            delayMs={50}
+            // Long enough that no gap between typed keys reaches it on a busy machine.
+            delayMs={400}
           />
           <button onClick={() => setValue('')}>reset</button>
         </>
