@@ -35,7 +35,8 @@ export function buildSso(deps: SsoDeps) {
     connectors: deps.connectors,
     states,
     login,
-    publicBase: publicBaseUrl(deps.config),
+    // Read at each use: with `--web-addr :0` the port is known only once the server listens.
+    publicBase: () => publicBaseUrl(deps.config),
   };
   const flows = {
     oidc: new OidcFlowService({ ...common, client: new OidcClient(deps.now) }),

@@ -14,7 +14,7 @@ export interface GithubFlowDeps {
   states: SsoStateStore;
   client: GithubClient;
   login: SsoLoginService;
-  publicBase: string;
+  publicBase: () => string;
 }
 
 /**
@@ -31,7 +31,7 @@ export class GithubFlowService implements SsoFlow {
     const state = await this.deps.states.create({
       kind: 'github',
       connector: connector.metadata.name,
-      redirect: safeRedirect(redirectUrl, this.deps.publicBase),
+      redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
       codeVerifier: verifier,
     });
     const location = this.deps.client.authorizationUrl(endpointsOf(connector), {
@@ -97,7 +97,7 @@ export class GithubFlowService implements SsoFlow {
   }
 
   private redirectUri(connector: GithubConnector): string {
-    return connector.spec.redirect_url ?? this.deps.publicBase + ssoPaths.callback('github');
+    return connector.spec.redirect_url ?? this.deps.publicBase() + ssoPaths.callback('github');
   }
 }
 

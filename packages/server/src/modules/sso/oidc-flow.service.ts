@@ -22,7 +22,7 @@ export interface OidcFlowDeps {
   client: OidcClient;
   login: SsoLoginService;
   /** `https://public_addr`: the default callback and the only origin a redirect may name. */
-  publicBase: string;
+  publicBase: () => string;
 }
 
 /**
@@ -43,7 +43,7 @@ export class OidcFlowService implements SsoFlow {
     const state = await this.deps.states.create({
       kind: 'oidc',
       connector: connector.metadata.name,
-      redirect: safeRedirect(redirectUrl, this.deps.publicBase),
+      redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
       nonce,
       codeVerifier,
     });
@@ -113,7 +113,8 @@ export class OidcFlowService implements SsoFlow {
       issuerUrl: connector.spec.issuer_url,
       clientId: connector.spec.client_id,
       clientSecret: connector.spec.client_secret,
-      redirectUri: connector.spec.redirect_url ?? this.deps.publicBase + ssoPaths.callback('oidc'),
+      redirectUri:
+        connector.spec.redirect_url ?? this.deps.publicBase() + ssoPaths.callback('oidc'),
     };
   }
 }

@@ -17,7 +17,7 @@ export interface SamlFlowDeps {
   states: SsoStateStore;
   requests: SamlRequestStore;
   login: SsoLoginService;
-  publicBase: string;
+  publicBase: () => string;
 }
 
 /**
@@ -35,7 +35,7 @@ export class SamlFlowService {
     const state = await this.deps.states.create({
       kind: 'saml',
       connector: connector.metadata.name,
-      redirect: safeRedirect(redirectUrl, this.deps.publicBase),
+      redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
     });
     const location = await (await this.saml(connector)).getAuthorizeUrlAsync(state, undefined, {});
     return { location, state };
@@ -102,10 +102,11 @@ export class SamlFlowService {
   private spOptions(connector: SamlConnector) {
     const name = connector.metadata.name;
     const entityId =
-      connector.spec.service_provider_issuer ?? this.deps.publicBase + ssoPaths.samlMetadata(name);
+      connector.spec.service_provider_issuer ??
+      this.deps.publicBase() + ssoPaths.samlMetadata(name);
     const key = connector.spec.signing_key_pair?.private_key;
     return {
-      callbackUrl: connector.spec.acs ?? this.deps.publicBase + ssoPaths.samlAcs(name),
+      callbackUrl: connector.spec.acs ?? this.deps.publicBase() + ssoPaths.samlAcs(name),
       issuer: entityId,
       audience: entityId,
       wantAssertionsSigned: true,
