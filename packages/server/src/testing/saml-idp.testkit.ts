@@ -33,7 +33,7 @@ const signingAlgorithm = {
 /**
  * A SAML 2.0 identity provider on loopback. It reads the SP's AuthnRequest from the
  * HTTP-Redirect binding (`GET /sso?SAMLRequest&RelayState`) and answers with the HTTP-POST
- * binding's auto-submitting form, holding a Response whose assertion is signed with XML-DSig
+ * binding's auto-submitting form (a script posts it, as real IdPs do, so a browser goes on), holding a Response whose assertion is signed with XML-DSig
  * (xml-crypto, RSA-SHA256, exclusive c14n) for the user `signedInAs`. `GET /metadata` serves its
  * metadata. Assertions carry InResponseTo, the recipient, the audience (the SP's issuer) and a
  * five-minute validity, like a real IdP's.
@@ -42,7 +42,8 @@ export async function startTestSamlIdp(options: {
   users: Record<string, SamlTestUser>;
   signedInAs: string;
 }): Promise<TestSamlIdp> {
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  // Node's WebCrypto is the standard one; the cast bridges Node's and the DOM's declarations of it.
+  x509.cryptoProvider.set(webcrypto as unknown as Crypto);
   const keys = (await webcrypto.subtle.generateKey(signingAlgorithm, true, [
     'sign',
     'verify',
@@ -110,7 +111,7 @@ export async function startTestSamlIdp(options: {
       attributes: user.attributes,
       privateKey,
     });
-    const form = `<form method="post" action="${acs}"><input type="hidden" name="SAMLResponse" value="${Buffer.from(xml).toString('base64')}"><input type="hidden" name="RelayState" value="${escapeAttr(url.searchParams.get('RelayState') ?? '')}"></form>`;
+    const form = `<form method="post" action="${acs}"><input type="hidden" name="SAMLResponse" value="${Buffer.from(xml).toString('base64')}"><input type="hidden" name="RelayState" value="${escapeAttr(url.searchParams.get('RelayState') ?? '')}"></form><script>document.forms[0].submit()</script>`;
     res.writeHead(200, { 'content-type': 'text/html' }).end(form);
   });
 
