@@ -134,7 +134,7 @@ test.describe('single sign-on in the console', () => {
     browser,
     server,
   }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(120_000);
     const provider = await startTestOidcProvider({
       redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
       accounts: {
@@ -196,7 +196,7 @@ test.describe('single sign-on in the console', () => {
   });
 
   test('OIDC: a tampered state on the way back is refused', async ({ page, browser, server }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(120_000);
     const provider = await startTestOidcProvider({
       redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
       accounts: {
@@ -250,12 +250,12 @@ test.describe('single sign-on in the console', () => {
     }
   });
 
-  test('GitHub (a fake) and SAML (the test IdP): connectors from the screen, sign-in through the buttons', async ({
+  test('GitHub (a fake) and SAML (the test IdP): connectors from the screen, sign-in through the buttons; a tampered assertion is refused', async ({
     page,
     browser,
     server,
   }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(120_000);
     const github = await startGithubFake({
       redirectUris: [`${server.url}/v1/webapi/github/callback`],
       users: { erin: { teams: [{ organization: 'acme', team: 'ops' }] } },
@@ -332,6 +332,31 @@ spec:
         authType: 'sso',
       });
       await frank.context.close();
+
+      // The assertion is changed on its way to the ACS (NameID frank → admin): its signature
+      // no longer holds, so no session, and the callback error page.
+      const mallory = await visitor(browser, server);
+      await mallory.page.route('**/v1/webapi/saml/acs/*', (route) => {
+        const form = new URLSearchParams(route.request().postData() ?? '');
+        const xml = Buffer.from(form.get('SAMLResponse') ?? '', 'base64').toString('utf8');
+        const tampered = xml.replace('>frank</saml:NameID>', '>admin</saml:NameID>');
+        expect(tampered).not.toBe(xml);
+        form.set('SAMLResponse', Buffer.from(tampered).toString('base64'));
+        return route.continue({ postData: form.toString() });
+      });
+      await mallory.page.goto('/web/login');
+      await mallory.page
+        .getByRole('button', { name: `Sign in with Test SAML ${samlName}` })
+        .click();
+      await expectRefused(
+        mallory.page,
+        /\/web\/msg\/error\/login\/callback\?/,
+        'the sign-in with the identity provider failed',
+      );
+      expect(
+        (await mallory.context.cookies()).some((cookie) => cookie.name === '__Host-session'),
+      ).toBe(false);
+      await mallory.context.close();
     } finally {
       await github.close();
       await idp.close();
