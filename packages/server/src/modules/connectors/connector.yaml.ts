@@ -5,32 +5,22 @@ import {
   type ConnectorKind,
   type RoleValidationIssue,
 } from '@postern/contracts';
-import { LineCounter, parseDocument, stringify } from 'yaml';
-import { describe, formatPath, lineOf, RoleValidationError, valueAt } from '../rbac/role.yaml.js';
+import { stringify } from 'yaml';
+import {
+  describe,
+  formatPath,
+  lineOf,
+  readYamlDocument,
+  RoleValidationError,
+  valueAt,
+} from '../rbac/role.yaml.js';
 
 /**
  * Connectors in and out as YAML, with the roles' error form (`line N: path: message`, code
  * bad_parameter), so the console's YAML editor marks connector errors exactly like role errors.
  */
 export function parseConnectorYaml(kind: ConnectorKind, text: string): Connector {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
-  if (doc.errors.length > 0) {
-    throw new RoleValidationError(
-      doc.errors.map((e) => ({
-        path: 'yaml',
-        line: lineAt(e.pos[0]),
-        message: e.message.replace(/\s+/g, ' ').trim(),
-      })),
-    );
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    throw new RoleValidationError([{ path: 'yaml', line: 1, message: (error as Error).message }]);
-  }
+  const { doc, value, lineAt } = readYamlDocument(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new RoleValidationError([
       { path: '(document)', line: 1, message: `expected a ${kind} connector` },

@@ -31,8 +31,11 @@ export function formatPath(path: Path): string {
   return out || '(document)';
 }
 
-/** Parses and validates a role; throws RoleValidationError (code bad_parameter). */
-export function parseRoleYaml(text: string): { role: Role } {
+/**
+ * A YAML document and its plain value, or RoleValidationError naming the line of each syntax
+ * error: the first step of reading any resource shown to people as YAML (roles, connectors).
+ */
+export function readYamlDocument(text: string) {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
@@ -51,6 +54,12 @@ export function parseRoleYaml(text: string): { role: Role } {
   } catch (error) {
     throw new RoleValidationError([{ path: 'yaml', line: 1, message: (error as Error).message }]);
   }
+  return { doc, value, lineAt };
+}
+
+/** Parses and validates a role; throws RoleValidationError (code bad_parameter). */
+export function parseRoleYaml(text: string): { role: Role } {
+  const { doc, value, lineAt } = readYamlDocument(text);
   if (value === null || value === undefined) {
     throw new RoleValidationError([{ path: '(document)', line: 1, message: 'the role is empty' }]);
   }
