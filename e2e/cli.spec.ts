@@ -52,6 +52,9 @@ test.describe('the postern binary', () => {
   });
 
   test('start serves HTTPS with a self-signed certificate kept in the data dir, logs JSON and stops on SIGTERM', async () => {
+    // Alone this takes about a second; in one CI run on a loaded machine the SIGTERM shutdown
+    // alone took ~20 s (see the session note), so it gets room rather than a flaky 30 s.
+    test.setTimeout(90_000);
     const server = await startPostern();
     try {
       const port = Number(new URL(server.url).port);
