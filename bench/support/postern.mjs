@@ -167,10 +167,10 @@ export async function createWebSession(postern, user, roles) {
 
 /**
  * What `postern login` leaves for the stock OpenSSH client, made from the running server's CA
- * through its built modules: a key, its user certificate, known_hosts with the host CA, and an
- * ssh_config whose `proxy` host is the SSH listener and every other host jumps through it.
+ * through its built modules: a key, its user certificate, known_hosts with the host CA, and the
+ * ssh_config login writes, through which `nodes` (names) are reached by jumping via the listener.
  */
-export async function createSshLogin(postern, { user, roles, logins, sshPort, dir }) {
+export async function createSshLogin(postern, { user, roles, logins, sshPort, nodes, dir }) {
   const load = (file) => import(pathToFileURL(path.join(serverDist, file)).href);
   const { openBackend } = await load('backend/index.js');
   const { ClusterCa } = await load('ssh/ca.service.js');
@@ -201,27 +201,23 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, di
 `,
     );
     await writeFile(path.join(dir, 'known_hosts'), `${ca.knownHostsLine()}\n`);
+    // The ssh_config `postern login` writes (ProxyJump, certificate, host CA, cipher order),
+    // then what a benchmark needs on top: no prompts, no global known_hosts.
+    const { renderSshConfig } = await load('cli/login/ssh-config.js');
     const configFile = path.join(dir, 'ssh_config');
+    const written = renderSshConfig({
+      user,
+      cluster: postern.clusterName,
+      sshProxyAddr: `127.0.0.1:${sshPort}`,
+      nodes,
+      keyPath: keyFile,
+      certPath: `${keyFile}-cert.pub`,
+      knownHostsPath: path.join(dir, 'known_hosts'),
+    });
+    const quiet = ['Host *', '    GlobalKnownHostsFile /dev/null', '    StrictHostKeyChecking yes'];
     await writeFile(
       configFile,
-      [
-        'Host proxy',
-        '  HostName 127.0.0.1',
-        `  Port ${sshPort}`,
-        `  User ${user}`,
-        'Host * !proxy',
-        '  ProxyJump proxy',
-        'Host *',
-        `  IdentityFile ${keyFile}`,
-        `  CertificateFile ${keyFile}-cert.pub`,
-        '  IdentitiesOnly yes',
-        `  UserKnownHostsFile ${path.join(dir, 'known_hosts')}`,
-        '  GlobalKnownHostsFile /dev/null',
-        '  StrictHostKeyChecking yes',
-        '  BatchMode yes',
-        '  LogLevel ERROR',
-        '',
-      ].join('\n'),
+      [written, ...quiet, '    BatchMode yes', '    LogLevel ERROR', ''].join('\n'),
     );
     return { configFile };
   } finally {

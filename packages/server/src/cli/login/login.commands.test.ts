@@ -101,6 +101,7 @@ describe('postern login (password and TOTP)', () => {
         `    CertificateFile ${keyPath}-cert.pub`,
         `    UserKnownHostsFile ${path.join(posternHome, 'known_hosts')}`,
         '    IdentitiesOnly yes',
+        '    Ciphers aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr',
         '',
       ].join('\n'),
     );

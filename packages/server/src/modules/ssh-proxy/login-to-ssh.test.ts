@@ -100,6 +100,14 @@ describe('from postern login to the stock OpenSSH client', () => {
     expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^hello from /) });
   });
 
+  it('both hops of the jump use AES-GCM, the cipher the written config puts first', async () => {
+    const result = await stock('ssh', ['-v', 'root@web-1', 'true']);
+    expect(result.code, result.stderr).toBe(0);
+    // -v reaches the jump's ssh too: one "cipher" line per direction per hop.
+    const ciphers = [...result.stderr.matchAll(/kex: (?:server->client|client->server) cipher: (\S+)/g)];
+    expect(ciphers.map((match) => match[1])).toEqual(Array(4).fill('aes128-gcm@openssh.com'));
+  });
+
   it('scp and sftp work the same way', async () => {
     const work = await mkdtemp(path.join(tmpdir(), 'postern-readme-'));
     try {
