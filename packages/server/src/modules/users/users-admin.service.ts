@@ -4,6 +4,7 @@ import { assertMay, may, visible, type Actor } from '../access/actor.js';
 import { canGrantRoles } from '../rbac/index.js';
 import { toUserJson, traitsToInternal } from './traits.js';
 import type { UsersService } from './users.service.js';
+import type { UserResource } from './users.store.js';
 
 /**
  * Manage Users through the API: who may list, read, create, update and delete which user. The
@@ -36,6 +37,7 @@ export class UsersAdminService {
   async update(body: UserUpsertRequest, actor: Actor): Promise<UserJson> {
     const current = await this.users.get(body.name);
     assertMay(actor, 'user', 'update', current, body.name);
+    assertLocal(current, 'edited');
     // Keeping or removing a role grants nothing; only the roles added are checked.
     assertGrantable(
       actor,
@@ -56,7 +58,9 @@ export class UsersAdminService {
    */
   async assertMayIssueLink(name: string, actor: Actor): Promise<void> {
     const found = await this.users.store.get(name);
-    if (found) assertGrantable(actor, found.user.spec.roles);
+    if (!found) return;
+    assertLocal(found.user, 'given a password link');
+    assertGrantable(actor, found.user.spec.roles);
   }
 
   async remove(name: string, actor: Actor): Promise<void> {
@@ -66,6 +70,20 @@ export class UsersAdminService {
     const current = await this.users.get(name);
     assertMay(actor, 'user', 'delete', current, name);
     await this.users.remove(name, actor.name);
+  }
+}
+
+/**
+ * An SSO user's roles and traits are written by their connector at every sign-in, and they have
+ * no password here: an edit would be undone at the next sign-in, and a password link would turn
+ * the account into a local one that no longer follows the identity provider.
+ */
+function assertLocal(user: UserResource, what: string): void {
+  if (user.spec.authType === 'sso') {
+    throw badParameter(
+      `${user.metadata.name} signs in through single sign-on and cannot be ${what} here: ` +
+        'change their groups or claims at the identity provider',
+    );
   }
 }
 

@@ -109,6 +109,37 @@ describe('users admin', () => {
     );
   });
 
+  it('leaves SSO users to their connector: no edit, no password link, but delete', async () => {
+    const expires = new Date(Date.now() + 3600_000);
+    await app.services.users.store.putSsoUser(
+      {
+        kind: 'user',
+        version: 'v2',
+        metadata: { name: 'sso-carol' },
+        spec: {
+          roles: ['access'],
+          traits: { logins: ['carol'] },
+          authType: 'sso',
+          connector: { kind: 'oidc', name: 'okta' },
+          createdAt: new Date().toISOString(),
+        },
+        status: {},
+      },
+      expires,
+    );
+    const edit = await call('PUT', '/users', { name: 'sso-carol', roles: ['editor'] });
+    expect(edit.statusCode).toBe(400);
+    expect(edit.json().error.message).toMatch(/sso-carol signs in through single sign-on/);
+    const link = await call('POST', '/users/password/token', { name: 'sso-carol', type: 'reset' });
+    expect(link.statusCode).toBe(400);
+    expect((await call('GET', '/users/sso-carol')).json()).toMatchObject({
+      roles: ['access'],
+      authType: 'sso',
+      isLocal: false,
+    });
+    expect((await call('DELETE', '/users/sso-carol')).statusCode).toBe(200);
+  });
+
   it('refuses unknown roles, naming them', async () => {
     const res = await call('POST', '/users', { name: 'carl', roles: ['access', 'nope', 'zilch'] });
     expect(res.statusCode).toBe(400);

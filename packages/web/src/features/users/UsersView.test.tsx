@@ -68,7 +68,7 @@ describe('UsersView', () => {
     expect(screen.getByText('No users match the search.')).toBeTruthy();
   });
 
-  it('offers Edit, Reset Password and Delete, and no reset for SSO users', async () => {
+  it('offers Edit, Reset Password and Delete, and only Delete for SSO users', async () => {
     const handlers = renderView();
     const user = userEvent.setup();
     await user.click(within(rowOf('alice')).getByRole('button', { name: 'Options' }));
@@ -81,7 +81,7 @@ describe('UsersView', () => {
 
     await user.click(within(rowOf('bob')).getByRole('button', { name: 'Options' }));
     const bobItems = await screen.findAllByRole('menuitem', { hidden: true });
-    expect(bobItems.map((i) => i.textContent)).toEqual(['Edit', 'Delete']);
+    expect(bobItems.map((i) => i.textContent)).toEqual(['Delete']);
   });
 
   it('shows only what the ACL allows', () => {

@@ -28,8 +28,9 @@ export function UsersView(props: Props) {
   const [search, setSearch] = useState('');
 
   const actionsOf = (user: User): RowAction[] => [
-    ...(can.edit ? [{ label: 'Edit', onClick: () => onEdit(user) }] : []),
-    // SSO users sign in at their identity provider: they have no password here.
+    // SSO users get their roles and traits from their connector at each sign-in and have no
+    // password here: only Delete applies (the server refuses the rest too).
+    ...(can.edit && user.isLocal ? [{ label: 'Edit', onClick: () => onEdit(user) }] : []),
     ...(can.edit && user.isLocal
       ? [{ label: 'Reset Password', onClick: () => onResetPassword(user) }]
       : []),
