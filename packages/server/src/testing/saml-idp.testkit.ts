@@ -1,9 +1,10 @@
 import { randomBytes, webcrypto } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inflateRawSync } from 'node:zlib';
 import * as x509 from '@peculiar/x509';
-import { SignedXml } from 'xml-crypto';
+// CommonJS packages: their default import is `module.exports`, under Node and under vitest alike.
+import xmllint from '@authenio/samlify-node-xmllint';
+import samlify, { type ServiceProviderInstance } from 'samlify';
 
 /** A person at the test IdP: the NameID and the attributes of their assertions. */
 export interface SamlTestUser {
@@ -30,18 +31,35 @@ const signingAlgorithm = {
   modulusLength: 2048,
 } as const;
 
+const { binding: bindings, format } = samlify.Constants.namespace;
+const nameIdFormat = format.unspecified;
+
+/** Fetches an SP's metadata from its entity ID, which for Postern is its metadata URL. */
+async function fetchMetadata(entityId: string): Promise<string> {
+  const response = await fetch(entityId, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`SP metadata at ${entityId} answered ${response.status}`);
+  return response.text();
+}
+
 /**
- * A SAML 2.0 identity provider on loopback. It reads the SP's AuthnRequest from the
- * HTTP-Redirect binding (`GET /sso?SAMLRequest&RelayState`) and answers with the HTTP-POST
- * binding's auto-submitting form (a script posts it, as real IdPs do, so a browser goes on), holding a Response whose assertion is signed with XML-DSig
- * (xml-crypto, RSA-SHA256, exclusive c14n) for the user `signedInAs`. `GET /metadata` serves its
- * metadata. Assertions carry InResponseTo, the recipient, the audience (the SP's issuer) and a
- * five-minute validity, like a real IdP's.
+ * A SAML 2.0 identity provider on loopback, built with samlify. `GET /metadata` serves its
+ * metadata (samlify's: entity ID, signing certificate, HTTP-Redirect SSO service). `GET /sso`
+ * takes the SP's AuthnRequest by the HTTP-Redirect binding: samlify parses and schema-checks it
+ * (xmllint compiled to JavaScript, the SAML 2.0 XSDs), the SP being known by its metadata
+ * (`spMetadata`, by default fetched from the request's Issuer, Postern's metadata URL). It answers
+ * for the user `signedInAs` with samlify's login Response by the HTTP-POST binding: a form a script
+ * posts to the ACS, as real IdPs do. The assertion is signed (RSA-SHA256) because the SP's
+ * metadata says WantAssertionsSigned; it carries InResponseTo, the recipient, the audience, the
+ * NameID, an AuthnStatement, the user's attributes and a five-minute validity.
  */
 export async function startTestSamlIdp(options: {
   users: Record<string, SamlTestUser>;
   signedInAs: string;
+  /** The SP's metadata XML for its entity ID (the AuthnRequest's Issuer). */
+  spMetadata?: (entityId: string) => Promise<string>;
 }): Promise<TestSamlIdp> {
+  // The AuthnRequest is validated against the SAML schemas, without native binaries.
+  samlify.setSchemaValidator(xmllint);
   // Node's WebCrypto is the standard one; the cast bridges Node's and the DOM's declarations of it.
   x509.cryptoProvider.set(webcrypto as unknown as Crypto);
   const keys = (await webcrypto.subtle.generateKey(signingAlgorithm, true, [
@@ -57,7 +75,6 @@ export async function startTestSamlIdp(options: {
     signingAlgorithm,
   });
   const cert = certificate.toString('pem');
-  const certBase64 = certificate.toString('base64');
   const privateKey = x509.PemConverter.encode(
     await webcrypto.subtle.exportKey('pkcs8', keys.privateKey),
     'PRIVATE KEY',
@@ -67,15 +84,17 @@ export async function startTestSamlIdp(options: {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const entityId = `${base}/metadata`;
-  const metadataXml = `<?xml version="1.0"?>
-<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}">
-  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-    <md:KeyDescriptor use="signing">
-      <ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${certBase64}</ds:X509Certificate></ds:X509Data></ds:KeyInfo>
-    </md:KeyDescriptor>
-    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${base}/sso"/>
-  </md:IDPSSODescriptor>
-</md:EntityDescriptor>`;
+  const samlIdp = samlify.IdentityProvider({
+    entityID: entityId,
+    signingCert: cert,
+    privateKey,
+    requestSignatureAlgorithm: samlify.Constants.algorithms.signature.RSA_SHA256,
+    nameIDFormat: [nameIdFormat],
+    singleSignOnService: [{ Binding: bindings.redirect, Location: `${base}/sso` }],
+    wantAuthnRequestsSigned: false,
+  });
+  const metadataXml = samlIdp.getMetadata();
+  const spMetadata = options.spMetadata ?? fetchMetadata;
 
   const idp: TestSamlIdp = {
     entityId,
@@ -87,6 +106,41 @@ export async function startTestSamlIdp(options: {
     close: () => new Promise<void>((resolve) => http.close(() => resolve())),
   };
 
+  async function signOn(url: URL): Promise<string> {
+    const query = Object.fromEntries(url.searchParams);
+    if (!query.SAMLRequest) throw new Error('no SAMLRequest');
+    // The SP is known by its metadata, looked up by the request's Issuer.
+    const request = samlify.Utility.inflateString(query.SAMLRequest);
+    const { issuer } = samlify.Extractor.extract(request, samlify.Extractor.loginRequestFields) as {
+      issuer?: string;
+    };
+    if (!issuer) throw new Error('the AuthnRequest names no Issuer');
+    const sp = samlify.ServiceProvider({ metadata: await spMetadata(issuer) });
+    const octetString = url.search.slice(1).replace(/&Signature=[^&]*/, '');
+    const parsed = await samlIdp.parseLoginRequest(sp, 'redirect', { query, octetString });
+    const user = idp.users.get(idp.signedInAs);
+    if (!user) throw new Error('no such user');
+    const { context, entityEndpoint } = (await samlIdp.createLoginResponse(
+      sp,
+      // The same object: samlify's FlowResult type lacks RequestInfo's index signature.
+      { ...parsed },
+      'post',
+      { email: idp.signedInAs },
+      {
+        customTagReplacement: (template) =>
+          loginResponse(template, {
+            sp,
+            issuer: entityId,
+            inResponseTo: (parsed.extract as { request?: { id?: string } }).request?.id ?? '',
+            nameId: idp.signedInAs,
+            attributes: user.attributes,
+          }),
+      },
+    )) as { context: string; entityEndpoint: string };
+    const relayState = query.RelayState ?? '';
+    return `<form method="post" action="${escapeAttr(entityEndpoint)}"><input type="hidden" name="SAMLResponse" value="${escapeAttr(context)}"><input type="hidden" name="RelayState" value="${escapeAttr(relayState)}"></form><script>document.forms[0].submit()</script>`;
+  }
+
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/metadata') {
@@ -94,73 +148,78 @@ export async function startTestSamlIdp(options: {
       return;
     }
     if (url.pathname !== '/sso') return void res.writeHead(404).end();
-    const request = inflateRawSync(
-      Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64'),
-    ).toString('utf8');
-    const id = /\sID="([^"]+)"/.exec(request)?.[1] ?? '';
-    const acs = /AssertionConsumerServiceURL="([^"]+)"/.exec(request)?.[1] ?? '';
-    const spIssuer = /<saml:Issuer[^>]*>([^<]+)<\/saml:Issuer>/.exec(request)?.[1] ?? '';
-    const user = idp.users.get(idp.signedInAs);
-    if (!user) return void res.writeHead(403).end('no such user');
-    const xml = signedResponse({
-      inResponseTo: id,
-      acs,
-      audience: spIssuer,
-      issuer: entityId,
-      nameId: idp.signedInAs,
-      attributes: user.attributes,
-      privateKey,
-    });
-    const form = `<form method="post" action="${acs}"><input type="hidden" name="SAMLResponse" value="${Buffer.from(xml).toString('base64')}"><input type="hidden" name="RelayState" value="${escapeAttr(url.searchParams.get('RelayState') ?? '')}"></form><script>document.forms[0].submit()</script>`;
-    res.writeHead(200, { 'content-type': 'text/html' }).end(form);
+    signOn(url).then(
+      (form) => res.writeHead(200, { 'content-type': 'text/html' }).end(form),
+      (error: unknown) =>
+        res
+          .writeHead(400, { 'content-type': 'text/plain' })
+          .end(`SAML request refused: ${String(error)}`),
+    );
   });
 
   return idp;
 }
 
-/** A Response with one assertion, the assertion signed (enveloped signature after its Issuer). */
-export function signedResponse(p: {
-  inResponseTo: string;
-  acs: string;
-  audience: string;
-  issuer: string;
-  nameId: string;
-  attributes: Record<string, string[]>;
-  privateKey: string;
-}): string {
+/**
+ * samlify's login Response template with an AuthnStatement and the user's attributes (one
+ * Attribute per name, one AttributeValue per value: samlify's own attribute templates hold a
+ * single value), its placeholders filled by samlify (which escapes the values).
+ */
+function loginResponse(
+  template: string,
+  p: {
+    sp: ServiceProviderInstance;
+    issuer: string;
+    inResponseTo: string;
+    nameId: string;
+    attributes: Record<string, string[]>;
+  },
+) {
   const now = new Date();
   const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
   const newId = () => `_${randomBytes(16).toString('hex')}`;
+  const acs = p.sp.entityMeta.getAssertionConsumerService(bindings.post) as string;
+  const audience = p.sp.entityMeta.getEntityID();
+  const id = newId();
+  const values: Record<string, string> = {
+    ID: id,
+    AssertionID: newId(),
+    Destination: acs,
+    Audience: audience,
+    SubjectRecipient: acs,
+    Issuer: p.issuer,
+    IssueInstant: at(0),
+    StatusCode: samlify.Constants.StatusCode.Success,
+    ConditionsNotBefore: at(-60_000),
+    ConditionsNotOnOrAfter: at(300_000),
+    SubjectConfirmationDataNotOnOrAfter: at(300_000),
+    NameIDFormat: nameIdFormat,
+    NameID: p.nameId,
+    InResponseTo: p.inResponseTo,
+    AuthnInstant: at(0),
+    SessionIndex: newId(),
+  };
   const attributes = Object.entries(p.attributes)
-    .map(
-      ([name, values]) =>
-        `<saml:Attribute Name="${escapeAttr(name)}">${values
-          .map((v) => `<saml:AttributeValue>${escapeText(v)}</saml:AttributeValue>`)
-          .join('')}</saml:Attribute>`,
-    )
+    .map(([name, list], i) => {
+      values[`attrName${i}`] = name;
+      const attributeValues = list.map((value, j) => {
+        values[`attr${i}Value${j}`] = value;
+        return `<saml:AttributeValue xsi:type="xs:string">{attr${i}Value${j}}</saml:AttributeValue>`;
+      });
+      return `<saml:Attribute Name="{attrName${i}}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${attributeValues.join('')}</saml:Attribute>`;
+    })
     .join('');
-  const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${at(0)}" Destination="${p.acs}" InResponseTo="${p.inResponseTo}"><saml:Issuer>${p.issuer}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status><saml:Assertion ID="${newId()}" Version="2.0" IssueInstant="${at(0)}"><saml:Issuer>${p.issuer}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified">${escapeText(p.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${p.inResponseTo}" NotOnOrAfter="${at(300_000)}" Recipient="${p.acs}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${at(-60_000)}" NotOnOrAfter="${at(300_000)}"><saml:AudienceRestriction><saml:Audience>${p.audience}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${at(0)}" SessionIndex="${newId()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement>${attributes}</saml:AttributeStatement></saml:Assertion></samlp:Response>`;
-  const signer = new SignedXml({
-    privateKey: p.privateKey,
-    canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
-    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
-  });
-  signer.addReference({
-    xpath: "//*[local-name(.)='Assertion']",
-    transforms: [
-      'http://www.w3.org/2000/09/xmldsig#enveloped-signature',
-      'http://www.w3.org/2001/10/xml-exc-c14n#',
-    ],
-    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
-  });
-  signer.computeSignature(xml, {
-    location: {
-      reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']",
-      action: 'after',
-    },
-  });
-  return signer.getSignedXml();
+  const filled = template
+    .replace(
+      '{AuthnStatement}',
+      '<saml:AuthnStatement AuthnInstant="{AuthnInstant}" SessionIndex="{SessionIndex}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>',
+    )
+    .replace(
+      '{AttributeStatement}',
+      attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '',
+    );
+  return { id, context: samlify.SamlLib.replaceTagsByValue(filled, values) };
 }
 
-const escapeText = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-const escapeAttr = (v: string) => escapeText(v).replace(/"/g, '&quot;');
+const escapeAttr = (v: string) =>
+  v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');

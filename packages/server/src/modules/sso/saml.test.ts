@@ -17,6 +17,9 @@ beforeAll(async () => {
   app = await createTestApp();
   idp = await startTestSamlIdp({
     signedInAs: 'alice',
+    // Nothing listens at the proxy's address here: the IdP reads our SP metadata through inject.
+    spMetadata: async (entityId) =>
+      (await app.server.inject({ method: 'GET', url: new URL(entityId).pathname })).body,
     users: {
       alice: { attributes: { groups: ['ops', 'staff'], uid: ['alice'] } },
       nobody: { attributes: { groups: ['guests'] } },
@@ -110,7 +113,7 @@ describe('SAML sign-in against a SAML IdP', () => {
   it('refuses a tampered assertion', async () => {
     const form = await assertionForm();
     const xml = Buffer.from(form.SAMLResponse, 'base64').toString('utf8');
-    const tampered = xml.replace('<saml:AttributeValue>staff<', '<saml:AttributeValue>admins<');
+    const tampered = xml.replace('>staff</saml:AttributeValue>', '>admins</saml:AttributeValue>');
     expect(tampered).not.toBe(xml);
     const page = await browser.submit(
       form.action,
