@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as x509 from '@peculiar/x509';
 // CommonJS packages: their default import is `module.exports`, under Node and under vitest alike.
 import xmllint from '@authenio/samlify-node-xmllint';
-import samlify, { type ServiceProviderInstance } from 'samlify';
+import samlify from 'samlify';
 
 /** A person at the test IdP: the NameID and the attributes of their assertions. */
 export interface SamlTestUser {
@@ -118,6 +118,18 @@ export async function startTestSamlIdp(options: {
     const sp = samlify.ServiceProvider({ metadata: await spMetadata(issuer) });
     const octetString = url.search.slice(1).replace(/&Signature=[^&]*/, '');
     const parsed = await samlIdp.parseLoginRequest(sp, 'redirect', { query, octetString });
+    const { request: authnRequest } = parsed.extract as {
+      request?: { id?: string; assertionConsumerServiceUrl?: string };
+    };
+    // samlify names bindings by their short names here ('post'), not by their URNs.
+    const acs = sp.entityMeta.getAssertionConsumerService('post');
+    if (typeof acs !== 'string') throw new Error('the SP metadata has no HTTP-POST ACS');
+    // The Response goes to the ACS of the SP's metadata; a request naming another is refused.
+    if (authnRequest?.assertionConsumerServiceUrl !== acs) {
+      throw new Error(
+        `the AuthnRequest's ACS is not the SP's: ${String(authnRequest?.assertionConsumerServiceUrl)}`,
+      );
+    }
     const user = idp.users.get(idp.signedInAs);
     if (!user) throw new Error('no such user');
     const { context, entityEndpoint } = (await samlIdp.createLoginResponse(
@@ -129,9 +141,10 @@ export async function startTestSamlIdp(options: {
       {
         customTagReplacement: (template) =>
           loginResponse(template, {
-            sp,
+            acs,
+            audience: sp.entityMeta.getEntityID(),
             issuer: entityId,
-            inResponseTo: (parsed.extract as { request?: { id?: string } }).request?.id ?? '',
+            inResponseTo: authnRequest?.id ?? '',
             nameId: idp.signedInAs,
             attributes: user.attributes,
           }),
@@ -168,7 +181,8 @@ export async function startTestSamlIdp(options: {
 function loginResponse(
   template: string,
   p: {
-    sp: ServiceProviderInstance;
+    acs: string;
+    audience: string;
     issuer: string;
     inResponseTo: string;
     nameId: string;
@@ -178,15 +192,13 @@ function loginResponse(
   const now = new Date();
   const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
   const newId = () => `_${randomBytes(16).toString('hex')}`;
-  const acs = p.sp.entityMeta.getAssertionConsumerService(bindings.post) as string;
-  const audience = p.sp.entityMeta.getEntityID();
   const id = newId();
   const values: Record<string, string> = {
     ID: id,
     AssertionID: newId(),
-    Destination: acs,
-    Audience: audience,
-    SubjectRecipient: acs,
+    Destination: p.acs,
+    Audience: p.audience,
+    SubjectRecipient: p.acs,
     Issuer: p.issuer,
     IssueInstant: at(0),
     StatusCode: samlify.Constants.StatusCode.Success,
