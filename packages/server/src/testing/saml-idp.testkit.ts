@@ -21,6 +21,8 @@ export interface TestSamlIdp {
   users: Map<string, SamlTestUser>;
   /** Who is signed in at the IdP: its SSO endpoint answers for them at once. */
   signedInAs: string;
+  /** When set, the Recipient asserted instead of the SP's ACS (a misdirected assertion). */
+  recipient?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function startTestSamlIdp(options: {
         customTagReplacement: (template) =>
           loginResponse(template, {
             acs,
+            recipient: idp.recipient ?? acs,
             audience: sp.entityMeta.getEntityID(),
             issuer: entityId,
             inResponseTo: authnRequest?.id ?? '',
@@ -182,6 +185,7 @@ function loginResponse(
   template: string,
   p: {
     acs: string;
+    recipient: string;
     audience: string;
     issuer: string;
     inResponseTo: string;
@@ -198,7 +202,7 @@ function loginResponse(
     AssertionID: newId(),
     Destination: p.acs,
     Audience: p.audience,
-    SubjectRecipient: p.acs,
+    SubjectRecipient: p.recipient,
     Issuer: p.issuer,
     IssueInstant: at(0),
     StatusCode: samlify.Constants.StatusCode.Success,

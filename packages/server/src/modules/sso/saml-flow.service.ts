@@ -24,7 +24,8 @@ export interface SamlFlowDeps {
  * SAML 2.0 web sign-on as a service provider (issue 8), with node-saml: an AuthnRequest by the
  * HTTP-Redirect binding (RelayState = our state), the IdP's Response by HTTP-POST to the ACS.
  * node-saml checks the assertion's signature against the IdP's certificates, the audience, the
- * recipient, the times and InResponseTo (one of our requests, answered once); the state is
+ * times and InResponseTo (one of our requests, answered once); we check that a bearer
+ * confirmation names our ACS as its Recipient, which node-saml does not. The state is
  * single-use and bound to the browser by its cookie, like the other flows.
  */
 export class SamlFlowService {
@@ -65,6 +66,11 @@ export class SamlFlowService {
       try {
         const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: response });
         if (!profile) throw new ProviderError('no profile in the response');
+        // node-saml does not check the Recipient; the Web SSO profile wants it to be our ACS.
+        const acs = this.spOptions(connector).callbackUrl;
+        if (!bearerRecipients(profile.getAssertion?.()).includes(acs)) {
+          throw new ProviderError(`the assertion's Recipient is not ${acs}`);
+        }
         username = profile.nameID;
         attributes = (profile.attributes ?? {}) as Claims;
       } catch (error) {
@@ -132,4 +138,27 @@ export class SamlFlowService {
     }
     return connector;
   }
+}
+
+interface ParsedNode {
+  $?: Record<string, string>;
+  [child: string]: unknown;
+}
+
+/**
+ * The Recipients of the bearer SubjectConfirmations of an assertion, as node-saml parsed it
+ * (`profile.getAssertion()`: xml2js, prefixes stripped, every child an array).
+ */
+function bearerRecipients(parsed: Record<string, unknown> | undefined): string[] {
+  const children = (node: unknown, name: string): ParsedNode[] => {
+    const value = (node as ParsedNode | undefined)?.[name];
+    return Array.isArray(value) ? (value as ParsedNode[]) : [];
+  };
+  const assertion = (parsed as ParsedNode | undefined)?.Assertion;
+  return children(assertion, 'Subject')
+    .flatMap((subject) => children(subject, 'SubjectConfirmation'))
+    .filter((c) => c.$?.Method === 'urn:oasis:names:tc:SAML:2.0:cm:bearer')
+    .flatMap((c) => children(c, 'SubjectConfirmationData'))
+    .map((data) => data.$?.Recipient)
+    .filter((recipient): recipient is string => typeof recipient === 'string');
 }

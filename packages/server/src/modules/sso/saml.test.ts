@@ -53,6 +53,7 @@ let browser: TestBrowser;
 beforeEach(() => {
   browser = new TestBrowser(app);
   idp.signedInAs = 'alice';
+  idp.recipient = undefined;
 });
 
 const loginUrl = (redirect: string) =>
@@ -120,6 +121,15 @@ describe('SAML sign-in against a SAML IdP', () => {
       { ...form, SAMLResponse: Buffer.from(tampered).toString('base64') },
       toMessage,
     );
+    expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.callback);
+    expect(reason(page.url)).toBe('the sign-in with the identity provider failed');
+    expect(browser.cookie(proxyHost, sessionCookieName)).toBeUndefined();
+  });
+
+  it('refuses a signed assertion whose Recipient is another ACS', async () => {
+    idp.recipient = 'https://elsewhere.test/acs';
+    const form = await assertionForm();
+    const page = await browser.submit(form.action, form, toMessage);
     expect(new URL(page.url).pathname).toBe(ssoErrorRoutes.callback);
     expect(reason(page.url)).toBe('the sign-in with the identity provider failed');
     expect(browser.cookie(proxyHost, sessionCookieName)).toBeUndefined();
