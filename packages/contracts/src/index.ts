@@ -20,6 +20,7 @@ export * from './nodes.js';
 export * from './recordings.js';
 export * from './recording-playback.js';
 export * from './connectors.js';
+export * from './sso-console.js';
 export * from './sessions.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';

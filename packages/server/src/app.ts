@@ -39,7 +39,7 @@ import {
   type ServerAccessServices,
 } from './server-access.js';
 import type { ClusterCa } from './ssh/ca.service.js';
-import { registerSshLoginRoutes } from './ssh-login.js';
+import { buildCertIssuer, registerSshLoginRoutes } from './ssh-login.js';
 import { buildSso } from './sso.js';
 import { ssoRoutes } from './modules/sso/sso.routes.js';
 
@@ -139,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(rolesRoutes, accessControl);
   await server.register(usersAdminRoutes, accessControl);
   await server.register(connectorsRoutes, accessControl);
+  const issuer = buildCertIssuer({ ...deps, now, access, locks: lockWatcher, ...serverAccess });
   const sso = buildSso({
     ...deps,
     now,
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     users: identity.users.store,
     sessions,
     locks: lockWatcher,
+    issuer,
   });
   await server.register(ssoRoutes, { ...sso, rateLimit: loginRateLimit });
   await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
@@ -158,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await registerSshLoginRoutes(
     server,
-    { ...deps, now, identity, access, locks: lockWatcher, ...serverAccess },
+    { ...deps, now, identity, access, locks: lockWatcher, ...serverAccess, issuer },
     loginRateLimit,
   );
   await server.register(captureRoutes);

@@ -27,6 +27,22 @@ export interface SshLoginDeps {
   locks: LockView;
   ca: ClusterCa;
   inventory: InventoryService;
+  /** Shared with the CLI's SSO sign-in (sso.ts): one way certificates are made. */
+  issuer: CertIssuer;
+}
+
+/** The user certificates `postern login` gets, whichever way the user proved who they are. */
+export function buildCertIssuer(
+  deps: Pick<SshLoginDeps, 'config' | 'audit' | 'now' | 'access' | 'locks' | 'ca'>,
+): CertIssuer {
+  return new CertIssuer({
+    ca: deps.ca,
+    access: deps.access,
+    locks: deps.locks,
+    audit: deps.audit,
+    sshProxyAddr: () => sshProxyPublicAddr(deps.config),
+    now: deps.now,
+  });
 }
 
 /** After expiry, a headless request stays readable this long ("expired", a late collect). */
@@ -41,15 +57,7 @@ export async function registerSshLoginRoutes(
   deps: SshLoginDeps,
   loginRateLimit: { max: number; timeWindow: number },
 ) {
-  const { config, identity, audit, now } = deps;
-  const issuer = new CertIssuer({
-    ca: deps.ca,
-    access: deps.access,
-    locks: deps.locks,
-    audit,
-    sshProxyAddr: () => sshProxyPublicAddr(config),
-    now,
-  });
+  const { config, identity, audit, now, issuer } = deps;
   const certs = new SshCertsService({
     login: identity.login,
     secondFactor: identity.secondFactor,

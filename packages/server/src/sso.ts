@@ -5,12 +5,22 @@ import { publicBaseUrl } from './config/public-url.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { ConnectorsService } from './modules/connectors/connectors.service.js';
 import type { LockView } from './modules/locks/lock-watcher.js';
+import type { CertIssuer } from './modules/ssh-login/cert-issuer.js';
+import {
+  ConsoleLoginService,
+  consoleBeginTtlMs,
+  consoleCodeTtlMs,
+  type ConsoleBegin,
+  type ConsoleCode,
+} from './modules/sso/console-login.service.js';
+import { OneTimeStore } from './modules/sso/console-login.store.js';
 import { GithubClient } from './modules/sso/github.client.js';
 import { GithubFlowService } from './modules/sso/github-flow.service.js';
 import { OidcClient } from './modules/sso/oidc.client.js';
 import { OidcFlowService } from './modules/sso/oidc-flow.service.js';
 import { SamlFlowService } from './modules/sso/saml-flow.service.js';
 import { SamlRequestStore } from './modules/sso/saml-requests.store.js';
+import type { SsoLanding } from './modules/sso/sso-flow.js';
 import { SsoLoginService } from './modules/sso/sso-login.service.js';
 import { SsoStateStore } from './modules/sso/sso-state.store.js';
 import type { UsersStore } from './modules/users/users.store.js';
@@ -25,25 +35,48 @@ export interface SsoDeps {
   users: UsersStore;
   sessions: WebSessionService;
   locks: LockView;
+  /** For `postern login --auth`: the certificates ssh/certs issues. */
+  issuer: CertIssuer;
 }
 
 /** The single sign-on flows of issue 8, over the connectors and the web sessions. */
 export function buildSso(deps: SsoDeps) {
   const login = new SsoLoginService(deps);
   const states = new SsoStateStore(deps.backend, deps.now);
-  const common = {
+  // Read at each use: with `--web-addr :0` the port is known only once the server listens.
+  const publicBase = () => publicBaseUrl(deps.config);
+  const consoleLogin = new ConsoleLoginService({
     connectors: deps.connectors,
-    states,
     login,
-    // Read at each use: with `--web-addr :0` the port is known only once the server listens.
-    publicBase: () => publicBaseUrl(deps.config),
-  };
+    begins: new OneTimeStore<ConsoleBegin>(
+      deps.backend,
+      deps.now,
+      '/sso_console_begins/',
+      consoleBeginTtlMs,
+    ),
+    codes: new OneTimeStore<ConsoleCode>(
+      deps.backend,
+      deps.now,
+      '/sso_console_codes/',
+      consoleCodeTtlMs,
+    ),
+    issuer: deps.issuer,
+    users: deps.users,
+    publicBase,
+    now: deps.now,
+  });
+  // A state the CLI started ends with a code for its loopback; any other with a web session.
+  const land: SsoLanding = async (identity, state, ctx) =>
+    state.console
+      ? consoleLogin.handOver(identity, state.console, ctx)
+      : { session: await login.signIn(identity, ctx), redirect: state.redirect };
+  const common = { connectors: deps.connectors, states, land, publicBase };
   const flows = {
     oidc: new OidcFlowService({ ...common, client: new OidcClient(deps.now) }),
     github: new GithubFlowService({ ...common, client: new GithubClient() }),
   };
   const saml = new SamlFlowService({ ...common, requests: new SamlRequestStore(deps.backend) });
-  return { login, states, flows, saml };
+  return { login, states, flows, saml, console: consoleLogin };
 }
 
 export type SsoServices = ReturnType<typeof buildSso>;

@@ -49,6 +49,15 @@ export class CertIssuer {
   constructor(private readonly deps: CertIssuerDeps) {}
 
   /**
+   * How long a certificate issued now would live: the request capped by the roles'
+   * max_session_ttl. The CLI's SSO sign-in makes the user record last at least this long.
+   */
+  lifetimeMs(user: string, roles: string[], requestedTtlMs: number | undefined): number {
+    const { roleSet } = this.deps.access.resolve(user, roles);
+    return clampTtl(requestedTtlMs, roleSet.options().maxSessionTtlMs);
+  }
+
+  /**
    * `roles` is the user record's, read by the caller: the watched cache the resolver reads may
    * not have seen a user created a moment ago, and would then find no roles at all.
    */
@@ -63,10 +72,7 @@ export class CertIssuer {
     const lock = this.deps.locks.lockFor({ user: args.user, roles });
     if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     const options = roleSet.options();
-    const ttlMs = Math.max(
-      minimumTtlMs,
-      Math.min(args.requestedTtlMs ?? options.maxSessionTtlMs, options.maxSessionTtlMs),
-    );
+    const ttlMs = clampTtl(args.requestedTtlMs, options.maxSessionTtlMs);
     const logins = roleSet.certificateLogins();
     const cert = this.deps.ca.issueUserCertificate({
       user: args.user,
@@ -94,3 +100,6 @@ export class CertIssuer {
     };
   }
 }
+
+const clampTtl = (requested: number | undefined, max: number) =>
+  Math.max(minimumTtlMs, Math.min(requested ?? max, max));

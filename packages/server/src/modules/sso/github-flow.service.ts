@@ -1,19 +1,26 @@
 import { ssoPaths, type GithubConnector } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
-import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import type { GithubClient, GithubEndpoints } from './github.client.js';
 import { globMatch, mapRoles } from './mapping.js';
 import { safeRedirect } from './redirect.js';
-import { forConnector, pkcePair, takeState, type CallbackQuery, type SsoFlow } from './sso-flow.js';
-import type { SsoStateStore } from './sso-state.store.js';
-import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
+import {
+  forConnector,
+  pkcePair,
+  takeState,
+  type CallbackQuery,
+  type SsoFlow,
+  type SsoLanding,
+  type SsoOutcome,
+} from './sso-flow.js';
+import type { ConsoleRequest, SsoStateStore } from './sso-state.store.js';
+import { SsoLoginError } from './sso-login.service.js';
 
 export interface GithubFlowDeps {
   connectors: ConnectorsService;
   states: SsoStateStore;
   client: GithubClient;
-  login: SsoLoginService;
+  land: SsoLanding;
   publicBase: () => string;
 }
 
@@ -25,13 +32,14 @@ export interface GithubFlowDeps {
 export class GithubFlowService implements SsoFlow {
   constructor(private readonly deps: GithubFlowDeps) {}
 
-  async begin(connectorName: string, redirectUrl: string | undefined) {
+  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const { verifier, challenge } = pkcePair();
     const state = await this.deps.states.create({
       kind: 'github',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
+      ...(console ? { console } : {}),
       codeVerifier: verifier,
     });
     const location = this.deps.client.authorizationUrl(endpointsOf(connector), {
@@ -47,7 +55,7 @@ export class GithubFlowService implements SsoFlow {
     query: CallbackQuery,
     stateCookie: string | undefined,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }> {
+  ): Promise<SsoOutcome> {
     const state = await takeState(this.deps.states, 'github', query, stateCookie);
     return forConnector(state.connector, () => this.finish(state, ctx));
   }
@@ -55,7 +63,7 @@ export class GithubFlowService implements SsoFlow {
   private async finish(
     state: Awaited<ReturnType<typeof takeState>>,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }> {
+  ): Promise<SsoOutcome> {
     const connector = await this.connector(state.connector, 'callback');
     const endpoints = endpointsOf(connector);
     const token = await this.deps.client.exchange(endpoints, {
@@ -78,11 +86,11 @@ export class GithubFlowService implements SsoFlow {
       logins: [login],
       github_teams: teams.map((t) => `${t.organization}/${t.team}`),
     };
-    const session = await this.deps.login.signIn(
+    return this.deps.land(
       { kind: 'github', connector: connector.metadata.name, username: login, roles, traits },
+      state,
       ctx,
     );
-    return { session, redirect: state.redirect };
   }
 
   private async connector(name: string, stage: 'login' | 'callback'): Promise<GithubConnector> {

@@ -1,7 +1,6 @@
 import { ssoPaths, type OidcConnector } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
-import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import { claimValues, globMatch, mapRoles, traitsFromClaims } from './mapping.js';
 import type { OidcClient, OidcClientSettings } from './oidc.client.js';
 import { safeRedirect } from './redirect.js';
@@ -12,15 +11,17 @@ import {
   takeState,
   type CallbackQuery,
   type SsoFlow,
+  type SsoLanding,
+  type SsoOutcome,
 } from './sso-flow.js';
-import type { SsoStateStore } from './sso-state.store.js';
-import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
+import type { ConsoleRequest, SsoStateStore } from './sso-state.store.js';
+import { SsoLoginError } from './sso-login.service.js';
 
 export interface OidcFlowDeps {
   connectors: ConnectorsService;
   states: SsoStateStore;
   client: OidcClient;
-  login: SsoLoginService;
+  land: SsoLanding;
   /** `https://public_addr`: the default callback and the only origin a redirect may name. */
   publicBase: () => string;
 }
@@ -34,7 +35,7 @@ export class OidcFlowService implements SsoFlow {
   constructor(private readonly deps: OidcFlowDeps) {}
 
   /** Returns the provider's URL and the state id the browser must carry back in a cookie. */
-  async begin(connectorName: string, redirectUrl: string | undefined) {
+  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const settings = this.settings(connector);
     const doc = await this.deps.client.discover(settings.issuerUrl);
@@ -44,6 +45,7 @@ export class OidcFlowService implements SsoFlow {
       kind: 'oidc',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
+      ...(console ? { console } : {}),
       nonce,
       codeVerifier,
     });
@@ -61,7 +63,7 @@ export class OidcFlowService implements SsoFlow {
     query: CallbackQuery,
     stateCookie: string | undefined,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }> {
+  ): Promise<SsoOutcome> {
     const state = await takeState(this.deps.states, 'oidc', query, stateCookie);
     return forConnector(state.connector, () => this.finish(state, ctx));
   }
@@ -69,7 +71,7 @@ export class OidcFlowService implements SsoFlow {
   private async finish(
     state: Awaited<ReturnType<typeof takeState>>,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }> {
+  ): Promise<SsoOutcome> {
     if (!state.nonce)
       throw new SsoLoginError('the sign-in expired or was already used: start again');
     const connector = await this.connector(state.connector, 'callback');
@@ -90,11 +92,11 @@ export class OidcFlowService implements SsoFlow {
       claimValues(claims, rule.claim).some((value) => globMatch(rule.value, value)),
     );
     const traits = traitsFromClaims(connector.spec.claims_to_traits, claims);
-    const session = await this.deps.login.signIn(
+    return this.deps.land(
       { kind: 'oidc', connector: connector.metadata.name, username, roles, traits },
+      state,
       ctx,
     );
-    return { session, redirect: state.redirect };
   }
 
   private async connector(name: string, stage: 'login' | 'callback'): Promise<OidcConnector> {

@@ -2,21 +2,20 @@ import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import { ssoPaths, type SamlConnector } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
-import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import { claimValues, globMatch, mapRoles, traitsFromClaims, type Claims } from './mapping.js';
 import { ProviderError } from './provider-http.js';
 import { safeRedirect } from './redirect.js';
 import { samlIdpOf } from './saml-idp.js';
 import type { SamlRequestStore } from './saml-requests.store.js';
-import { forConnector } from './sso-flow.js';
-import { SsoLoginError, type SsoLoginService } from './sso-login.service.js';
-import { stateTtlMs, type SsoStateStore } from './sso-state.store.js';
+import { forConnector, type SsoLanding, type SsoOutcome } from './sso-flow.js';
+import { SsoLoginError } from './sso-login.service.js';
+import { stateTtlMs, type ConsoleRequest, type SsoStateStore } from './sso-state.store.js';
 
 export interface SamlFlowDeps {
   connectors: ConnectorsService;
   states: SsoStateStore;
   requests: SamlRequestStore;
-  login: SsoLoginService;
+  land: SsoLanding;
   publicBase: () => string;
 }
 
@@ -31,12 +30,13 @@ export interface SamlFlowDeps {
 export class SamlFlowService {
   constructor(private readonly deps: SamlFlowDeps) {}
 
-  async begin(connectorName: string, redirectUrl: string | undefined) {
+  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const state = await this.deps.states.create({
       kind: 'saml',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
+      ...(console ? { console } : {}),
     });
     const location = await (await this.saml(connector)).getAuthorizeUrlAsync(state, undefined, {});
     return { location, state };
@@ -48,7 +48,7 @@ export class SamlFlowService {
     body: { SAMLResponse?: string; RelayState?: string },
     stateCookie: string | undefined,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }> {
+  ): Promise<SsoOutcome> {
     if (!body.RelayState || !stateCookie || body.RelayState !== stateCookie) {
       throw new SsoLoginError('the sign-in response does not match this browser: start again');
     }
@@ -84,11 +84,11 @@ export class SamlFlowService {
         trait: r.trait,
       }));
       const traits = traitsFromClaims(traitRules, attributes);
-      const session = await this.deps.login.signIn(
+      return this.deps.land(
         { kind: 'saml', connector: connector.metadata.name, username, roles, traits },
+        state,
         ctx,
       );
-      return { session, redirect: state.redirect };
     });
   }
 

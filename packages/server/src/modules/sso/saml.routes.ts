@@ -1,25 +1,9 @@
-import { ssoPaths, type ConnectorKind } from '@postern/contracts';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ssoPaths } from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
 import { requestContext } from '../auth/session-cookie.js';
 import type { SamlFlowService } from './saml-flow.service.js';
-import type { SsoErrorStage } from './sso-login.service.js';
-import { signedIn, ssoStateCookieName, stateCookie, text } from './sso-http.js';
+import { landed, samlStateCookie, ssoStateCookieName, text, type SsoFailure } from './sso-http.js';
 import { stateTtlMs } from './sso-state.store.js';
-
-type Failure = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  error: unknown,
-  kind: ConnectorKind,
-  connector: string | undefined,
-  stage: SsoErrorStage,
-) => Promise<FastifyReply>;
-
-/**
- * The IdP's answer comes as a cross-site form POST (HTTP-POST binding), which SameSite=Lax
- * cookies do not follow: the SAML state cookie is SameSite=None (still HttpOnly and Secure).
- */
-const samlStateCookie = { ...stateCookie, sameSite: 'none' } as const;
 
 type NameParams = { Params: { name: string } };
 
@@ -28,7 +12,7 @@ export function registerSaml(
   app: FastifyInstance,
   saml: SamlFlowService,
   route: { config: { access: 'public'; rateLimit: { max: number; timeWindow: number } } },
-  failure: Failure,
+  failure: SsoFailure,
 ) {
   // The ACS takes a form; this parser is only in the SSO routes' scope.
   app.addContentTypeParser(
@@ -60,13 +44,13 @@ export function registerSaml(
     reply.clearCookie(ssoStateCookieName, samlStateCookie);
     const body = (request.body ?? {}) as Record<string, unknown>;
     try {
-      const { session, redirect } = await saml.complete(
+      const outcome = await saml.complete(
         request.params.name,
         { SAMLResponse: text(body.SAMLResponse), RelayState: text(body.RelayState) },
         state,
         requestContext(request),
       );
-      return signedIn(reply, session, redirect);
+      return landed(reply, outcome);
     } catch (error) {
       return failure(request, reply, error, 'saml', request.params.name, 'callback');
     }

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ConnectorKind } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
 import type { WebSession } from '../web-sessions/web-sessions.service.js';
-import type { SsoState, SsoStateStore } from './sso-state.store.js';
-import { SsoLoginError } from './sso-login.service.js';
+import type { ConsoleRequest, SsoState, SsoStateStore } from './sso-state.store.js';
+import { SsoLoginError, type SsoIdentity } from './sso-login.service.js';
 
 /** What a provider sends back to the callback. */
 export interface CallbackQuery {
@@ -13,18 +13,35 @@ export interface CallbackQuery {
   error_description?: string;
 }
 
+/**
+ * How a sign-in ends: a web session and where to land (the console's), or the CLI's loopback
+ * URL with a one-time code (`postern login --auth`, console-login.service.ts).
+ */
+export type SsoOutcome = { session: WebSession; redirect: string } | { handedOver: string };
+
+/** Admits the mapped identity, ending the sign-in the state was started for. */
+export type SsoLanding = (
+  identity: SsoIdentity,
+  state: SsoState,
+  ctx: RequestContext,
+) => Promise<SsoOutcome>;
+
 /** A redirect-based sign-in: to the provider and back (OIDC, GitHub). */
 export interface SsoFlow {
-  /** The provider's URL, and the state id the browser must carry back in a cookie. */
+  /**
+   * The provider's URL, and the state id the browser must carry back in a cookie; `console`
+   * when the CLI started it.
+   */
   begin(
     connectorName: string,
     redirectUrl: string | undefined,
+    console?: ConsoleRequest,
   ): Promise<{ location: string; state: string }>;
   complete(
     query: CallbackQuery,
     stateCookie: string | undefined,
     ctx: RequestContext,
-  ): Promise<{ session: WebSession; redirect: string }>;
+  ): Promise<SsoOutcome>;
 }
 
 export const randomToken = () => randomBytes(32).toString('base64url');

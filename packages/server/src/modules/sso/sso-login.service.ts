@@ -53,7 +53,29 @@ export class SsoLoginService {
   constructor(private readonly deps: SsoLoginDeps) {}
 
   async signIn(identity: SsoIdentity, ctx: RequestContext): Promise<WebSession> {
-    const { username, roles, kind, connector } = identity;
+    this.check(identity);
+    const session = await this.deps.sessions.create(identity.username, identity.roles);
+    try {
+      await this.putUser(identity, new Date(session.expires));
+    } catch (error) {
+      await this.deps.sessions.end(session.id);
+      throw error;
+    }
+    await this.succeeded(identity, ctx);
+    return session;
+  }
+
+  /**
+   * The same checks, SSO user and audit, without a web session: for the CLI's sign-in, which
+   * gets a certificate instead (console-login.service.ts). The user lasts at least `until`.
+   */
+  async admit(identity: SsoIdentity, ctx: RequestContext, until: Date): Promise<void> {
+    this.check(identity);
+    await this.putUser(identity, until);
+    await this.succeeded(identity, ctx);
+  }
+
+  private check({ username, roles, kind, connector }: SsoIdentity): void {
     if (!validUsername.test(username)) {
       throw new SsoLoginError(
         `the provider's user name is not usable here: ${JSON.stringify(username.slice(0, 64))}`,
@@ -69,7 +91,10 @@ export class SsoLoginService {
     if (lock) {
       throw new SsoLoginError(`your account is locked: ${lockMessage(lock)}`, 'unauthorized');
     }
-    const session = await this.deps.sessions.create(username, roles);
+  }
+
+  private async putUser(identity: SsoIdentity, until: Date): Promise<void> {
+    const { username, roles, kind, connector } = identity;
     try {
       await this.deps.users.putSsoUser(
         {
@@ -81,15 +106,14 @@ export class SsoLoginService {
             traits: identity.traits,
             authType: 'sso',
             connector: { kind, name: connector },
-            expires: session.expires,
+            expires: until.toISOString(),
             createdAt: new Date().toISOString(),
           },
           status: {},
         },
-        new Date(session.expires),
+        until,
       );
     } catch (error) {
-      await this.deps.sessions.end(session.id);
       if (error instanceof LocalUserExistsError) {
         throw new SsoLoginError(
           `a local user named ${username} exists, so ${username} cannot sign in through ${connector}`,
@@ -98,15 +122,17 @@ export class SsoLoginService {
       }
       throw error;
     }
+  }
+
+  private async succeeded(identity: SsoIdentity, ctx: RequestContext): Promise<void> {
     await emitAudit(this.deps.audit, 'T1001I', {
-      user: username,
-      method: kind,
-      connector,
-      roles,
+      user: identity.username,
+      method: identity.kind,
+      connector: identity.connector,
+      roles: identity.roles,
       success: true,
       ...remoteAddr(ctx.addr),
     });
-    return session;
   }
 
   /** Records a failed SSO sign-in; `reason` is what the person was told. */

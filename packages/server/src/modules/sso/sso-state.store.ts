@@ -16,7 +16,20 @@ export interface SsoState {
   nonce?: string;
   /** PKCE: the verifier whose S256 challenge went to the provider. */
   codeVerifier?: string;
+  /** Set when the CLI started the sign-in: it gets a code on its loopback, not a session. */
+  console?: ConsoleRequest;
   expires: string;
+}
+
+/** What `postern login --auth` asked for (console-login.service.ts). */
+export interface ConsoleRequest {
+  /** The CLI's loopback listener: `http://127.0.0.1:<port>/…`, checked when it was given. */
+  redirect: string;
+  /** base64url(SHA-256(secret)); the CLI shows the secret only at the exchange. */
+  secretHash: string;
+  /** The Ed25519 key to certify, one OpenSSH line. */
+  pubKey: string;
+  ttlMs?: number;
 }
 
 /**

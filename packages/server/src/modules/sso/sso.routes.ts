@@ -1,9 +1,11 @@
 import { ssoErrorRoutes, ssoPaths, type ConnectorKind } from '@postern/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../auth/session-cookie.js';
+import type { ConsoleLoginService } from './console-login.service.js';
+import { registerConsoleLogin } from './console-login.routes.js';
 import { registerSaml } from './saml.routes.js';
 import type { SamlFlowService } from './saml-flow.service.js';
-import { signedIn, ssoStateCookieName, stateCookie, text } from './sso-http.js';
+import { landed, ssoStateCookieName, stateCookie, text } from './sso-http.js';
 import { ConnectorFailure, type CallbackQuery, type SsoFlow } from './sso-flow.js';
 import { stateTtlMs } from './sso-state.store.js';
 import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
@@ -13,6 +15,8 @@ export interface SsoRoutesOptions {
   flows: { oidc: SsoFlow; github: SsoFlow };
   saml: SamlFlowService;
   login: SsoLoginService;
+  /** `postern login --auth`: the CLI's sign-in through the same flows. */
+  console: ConsoleLoginService;
   rateLimit: { max: number; timeWindow: number };
 }
 
@@ -50,8 +54,7 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
             error: text(request.query.error),
             error_description: text(request.query.error_description),
           };
-          const { session, redirect } = await flow.complete(query, state, requestContext(request));
-          return signedIn(reply, session, redirect);
+          return landed(reply, await flow.complete(query, state, requestContext(request)));
         } catch (error) {
           return failure(request, reply, error, kind, undefined, 'callback');
         }
@@ -60,6 +63,8 @@ export async function ssoRoutes(app: FastifyInstance, options: SsoRoutesOptions)
   }
 
   registerSaml(app, options.saml, route, failure);
+  const flows = { ...options.flows, saml: options.saml };
+  registerConsoleLogin(app, { console: options.console, flows }, route, failure);
 
   /** Audits the failure and sends the browser to the message page with a readable reason. */
   async function failure(

@@ -116,8 +116,12 @@ export class UsersStore {
       if (current && current.user.spec.authType !== 'sso') throw new LocalUserExistsError(name);
       // The first sign-in is when the user appeared; later ones refresh everything else.
       const createdAt = current?.user.spec.createdAt ?? user.spec.createdAt;
-      const next = { ...user, spec: { ...user.spec, createdAt } };
-      const item = { key: usersPrefix + name, value: JSON.stringify(next), expires };
+      // The record must outlive every session and certificate issued for it, so it never
+      // expires sooner than it did (a CLI certificate may outlive a later web session).
+      const before = Date.parse(current?.user.spec.expires ?? '') || 0;
+      const until = new Date(Math.max(before, expires.getTime()));
+      const next = { ...user, spec: { ...user.spec, createdAt, expires: until.toISOString() } };
+      const item = { key: usersPrefix + name, value: JSON.stringify(next), expires: until };
       if (current) await this.backend.update(item, current.revision);
       else await this.backend.create(item);
     });
