@@ -21,12 +21,17 @@ import { PosternHome, type Profile } from './postern-home.js';
 import { Prompter, type PromptIo } from './prompt.js';
 import { LoginRefusedError, ProxyClient } from './proxy-client.js';
 import { ensureInclude, renderSshConfig } from './ssh-config.js';
+import { ssoLogin } from './sso-login.js';
 
 export interface LoginFlags {
   proxy: string;
   user?: string;
   ttl?: string;
   headless?: boolean;
+  /** `--auth NAME`: single sign-on through the connector NAME, in a browser. */
+  auth?: string;
+  /** False with `--no-browser`: print the sign-in URL without opening it. */
+  browser?: boolean;
   insecure?: boolean;
   /** False with `--no-ssh-config`. */
   sshConfig?: boolean;
@@ -41,8 +46,8 @@ export interface CliDeps {
 }
 
 /**
- * `postern login`: a fresh Ed25519 key, a certificate for it (password and code, or a browser's
- * approval with --headless), then the files of postern-home.ts and the ssh_config that routes
+ * `postern login`: a fresh Ed25519 key, a certificate for it (password and code, a browser's
+ * approval with --headless, or a sign-in at an identity provider with --auth), then the files of postern-home.ts and the ssh_config that routes
  * `ssh node` through the proxy.
  */
 export async function login(flags: LoginFlags, deps: CliDeps): Promise<Profile> {
@@ -52,17 +57,54 @@ export async function login(flags: LoginFlags, deps: CliDeps): Promise<Profile> 
   if (insecure && base.protocol === 'https:') {
     print("warning: --insecure: the proxy's TLS certificate is not checked");
   }
+  if (flags.auth !== undefined && (flags.headless || flags.user)) {
+    throw new ConfigError(
+      '--auth cannot be combined with --headless or --user: the identity provider names the user',
+    );
+  }
   const client = new ProxyClient(base, insecure);
   const ping = await client.get(apiPaths.ping, pingResponseSchema);
-  const user = flags.user || deps.env.USER || userInfo().username;
   const ttl = flags.ttl === undefined ? undefined : parseDuration(flags.ttl, '--ttl');
   if (ttl === 0) throw new ConfigError('--ttl must be longer than 0');
   const key = generateEd25519Key();
-  const request = { user, pub_key: key.publicKey, ...(ttl ? { ttl } : {}) };
+  const keyRequest = { pub_key: key.publicKey, ...(ttl ? { ttl } : {}) };
+  if (flags.auth !== undefined) {
+    const sso = await ssoLogin(client, ping, flags.auth, keyRequest, {
+      print,
+      openBrowser: flags.browser !== false,
+    });
+    // The provider named the user: the certificate's key id is their Postern user name.
+    const user = parseCertificate(sso.certificate.cert).keyId;
+    let profile: Profile;
+    try {
+      profile = await save(flags, deps, client, key, user, sso.certificate);
+    } catch (error) {
+      sso.finish(error);
+      throw error;
+    }
+    sso.finish();
+    return finished(flags, deps, profile);
+  }
+  const user = flags.user || deps.env.USER || userInfo().username;
+  const request = { user, ...keyRequest };
   const issued = flags.headless
     ? await headlessLogin(client, request, deps)
     : await passwordLogin(client, ping, request, deps.io);
+  return finished(flags, deps, await save(flags, deps, client, key, user, issued));
+}
 
+/** Writes the key, certificate, known_hosts, profile and ssh_config of a login. */
+async function save(
+  flags: LoginFlags,
+  deps: CliDeps,
+  client: ProxyClient,
+  key: { privateKeyPem: string },
+  user: string,
+  issued: SshCertsResponse,
+): Promise<Profile> {
+  const { print } = deps;
+  const base = client.base;
+  const insecure = Boolean(flags.insecure);
   const home = new PosternHome(deps.env);
   const keyPath = home.keyPath(base.hostname, user);
   const privateKey = toOpenSshPrivateKey(ed25519PrivateKeyObject(key.privateKeyPem), user);
@@ -91,8 +133,15 @@ export async function login(flags: LoginFlags, deps: CliDeps): Promise<Profile> 
       knownHostsPath: home.knownHosts,
     }),
   );
+  return profile;
+}
+
+/** The summary, and the Include line in ~/.ssh/config unless --no-ssh-config. */
+async function finished(flags: LoginFlags, deps: CliDeps, profile: Profile): Promise<Profile> {
+  const { print } = deps;
+  const home = new PosternHome(deps.env);
   print(
-    `Logged in as ${user} to ${profile.cluster} (${base.origin}), valid until ${profile.expires}.`,
+    `Logged in as ${profile.user} to ${profile.cluster} (${profile.proxy}), valid until ${profile.expires}.`,
   );
   print(`Files are in ${home.dir}; ssh through the proxy with: postern ssh LOGIN@NODE`);
   if (flags.sshConfig !== false) {

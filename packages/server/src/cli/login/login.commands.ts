@@ -31,6 +31,11 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
       "how long the certificate lives (at most the roles' max_session_ttl)",
     )
     .option('--headless', 'approve the login in a browser elsewhere instead of typing a password')
+    .option(
+      '--auth <name>',
+      'sign in through the auth connector NAME (single sign-on, in a browser)',
+    )
+    .option('--no-browser', 'with --auth: print the sign-in URL, do not open a browser')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
     .option('--no-ssh-config', 'do not add an Include line to ~/.ssh/config')
     .action((flags: LoginFlags) => oneLine(() => login(flags, deps)));
