@@ -134,6 +134,20 @@ describe('postern login --auth (the built CLI)', () => {
     );
   }, 60_000);
 
+  it('stops cleanly on ctrl-c while it waits for the browser', async () => {
+    const home = path.join(dir, 'cancel-home');
+    const cli = postern(home, ['login', '--proxy', proxy, '--auth', 'corp-idp', '--no-browser']);
+    try {
+      await expect.poll(() => cli.stdout(), { timeout: 20_000 }).toMatch(/Open this URL/);
+      cli.child.kill('SIGINT');
+      expect(await cli.exit).toBe(2);
+    } finally {
+      cli.child.kill();
+    }
+    expect(cli.stderr().trim()).toBe('postern: login cancelled');
+    await expect(stat(path.join(home, '.postern', 'profile.json'))).rejects.toThrow();
+  }, 30_000);
+
   it('refuses an unknown connector in one line, exit code 2', async () => {
     const cli = postern(path.join(dir, 'other-home'), [
       ...['login', '--proxy', proxy, '--auth', 'nope', '--no-browser'],

@@ -32,14 +32,14 @@ export interface GithubFlowDeps {
 export class GithubFlowService implements SsoFlow {
   constructor(private readonly deps: GithubFlowDeps) {}
 
-  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
+  async begin(connectorName: string, redirectUrl: string | undefined, cli?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const { verifier, challenge } = pkcePair();
     const state = await this.deps.states.create({
       kind: 'github',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
-      ...(console ? { console } : {}),
+      ...(cli ? { console: cli } : {}),
       codeVerifier: verifier,
     });
     const location = this.deps.client.authorizationUrl(endpointsOf(connector), {

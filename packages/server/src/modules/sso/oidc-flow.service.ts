@@ -35,7 +35,7 @@ export class OidcFlowService implements SsoFlow {
   constructor(private readonly deps: OidcFlowDeps) {}
 
   /** Returns the provider's URL and the state id the browser must carry back in a cookie. */
-  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
+  async begin(connectorName: string, redirectUrl: string | undefined, cli?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const settings = this.settings(connector);
     const doc = await this.deps.client.discover(settings.issuerUrl);
@@ -45,7 +45,7 @@ export class OidcFlowService implements SsoFlow {
       kind: 'oidc',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
-      ...(console ? { console } : {}),
+      ...(cli ? { console: cli } : {}),
       nonce,
       codeVerifier,
     });

@@ -30,13 +30,13 @@ export interface SamlFlowDeps {
 export class SamlFlowService {
   constructor(private readonly deps: SamlFlowDeps) {}
 
-  async begin(connectorName: string, redirectUrl: string | undefined, console?: ConsoleRequest) {
+  async begin(connectorName: string, redirectUrl: string | undefined, cli?: ConsoleRequest) {
     const connector = await this.connector(connectorName, 'login');
     const state = await this.deps.states.create({
       kind: 'saml',
       connector: connector.metadata.name,
       redirect: safeRedirect(redirectUrl, this.deps.publicBase()),
-      ...(console ? { console } : {}),
+      ...(cli ? { console: cli } : {}),
     });
     const location = await (await this.saml(connector)).getAuthorizeUrlAsync(state, undefined, {});
     return { location, state };

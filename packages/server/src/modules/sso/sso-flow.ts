@@ -29,13 +29,13 @@ export type SsoLanding = (
 /** A redirect-based sign-in: to the provider and back (OIDC, GitHub). */
 export interface SsoFlow {
   /**
-   * The provider's URL, and the state id the browser must carry back in a cookie; `console`
+   * The provider's URL, and the state id the browser must carry back in a cookie; `cli`
    * when the CLI started it.
    */
   begin(
     connectorName: string,
     redirectUrl: string | undefined,
-    console?: ConsoleRequest,
+    cli?: ConsoleRequest,
   ): Promise<{ location: string; state: string }>;
   complete(
     query: CallbackQuery,
