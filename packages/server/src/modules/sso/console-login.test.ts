@@ -78,6 +78,9 @@ beforeAll(async () => {
   });
   saml = await startTestSamlIdp({
     signedInAs: 'sam',
+    // Nothing listens at the proxy's address here: the IdP reads our SP metadata through inject.
+    spMetadata: async (entityId) =>
+      (await app.server.inject({ method: 'GET', url: new URL(entityId).pathname })).body,
     users: { sam: { attributes: { groups: ['ops'], uid: ['sam'] } } },
   });
   const create = (kind: ConnectorKind, yaml: string) =>
