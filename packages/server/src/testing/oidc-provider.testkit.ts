@@ -22,7 +22,7 @@ export interface TestOidcProvider {
 /**
  * A real OpenID provider (the `oidc-provider` package, the certified implementation) on
  * loopback, with one confidential client and accounts whose claims the test controls. Claims go
- * into the ID token (conformIdTokenClaims off) and consent is implied, so a sign-in is: the
+ * into the ID token (conformIdTokenClaims off) unless `claimsIn: 'userinfo'`; consent is implied, so a sign-in is: the
  * authorization request, this kit's login form, and the redirect back with a code.
  *
  * The login form: `GET /interaction/<uid>` shows it; `POST /interaction/<uid>/login` with
@@ -31,6 +31,11 @@ export interface TestOidcProvider {
 export async function startTestOidcProvider(options: {
   redirectUris: string[];
   accounts: Record<string, TestAccount>;
+  /**
+   * `userinfo`: the ID token carries only `sub` and the scopes' claims come from the UserInfo
+   * endpoint, as OpenID Connect says for the code flow (and many providers do).
+   */
+  claimsIn?: 'id_token' | 'userinfo';
 }): Promise<TestOidcProvider> {
   const accounts = new Map(Object.entries(options.accounts));
   const clientId = 'postern-test';
@@ -66,7 +71,7 @@ export async function startTestOidcProvider(options: {
       groups: ['groups'],
     },
     scopes: ['openid', 'email', 'profile', 'groups'],
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: options.claimsIn === 'userinfo',
     ttl: {
       AuthorizationCode: 60,
       Interaction: 600,

@@ -10,12 +10,18 @@ const discoverySchema = z.object({
   authorization_endpoint: z.string(),
   token_endpoint: z.string(),
   jwks_uri: z.string(),
+  userinfo_endpoint: z.string().optional(),
   token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
   code_challenge_methods_supported: z.array(z.string()).optional(),
 });
 export type OidcDiscovery = z.infer<typeof discoverySchema>;
 
-const tokenResponseSchema = z.object({ id_token: z.string(), token_type: z.string() });
+const tokenResponseSchema = z.object({
+  id_token: z.string(),
+  token_type: z.string(),
+  access_token: z.string().optional(),
+});
+const userInfoSchema = z.looseObject({ sub: z.string() });
 
 /** Discovery documents are re-read after this, so a provider's new endpoints are picked up. */
 const discoveryTtlMs = 10 * 60 * 1000;
@@ -49,7 +55,8 @@ export class OidcClient {
     if (doc.issuer.replace(/\/$/, '') !== issuerUrl.replace(/\/$/, '')) {
       throw new ProviderError(`discovery names issuer ${doc.issuer}, not ${issuerUrl}`);
     }
-    [doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri].forEach(assertSafeUrl);
+    const endpoints = [doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri];
+    endpoints.concat(doc.userinfo_endpoint ?? []).forEach(assertSafeUrl);
     this.discoveries.set(issuerUrl, { doc, at: this.now() });
     return doc;
   }
@@ -74,7 +81,11 @@ export class OidcClient {
     return url.toString();
   }
 
-  /** Trades the code for tokens and returns the verified ID token's claims. */
+  /**
+   * Trades the code for tokens and returns the verified ID token's claims, with the UserInfo
+   * endpoint's added when the provider has one: many providers (and OpenID Connect's default for
+   * the code flow) put the profile, email and group claims only there.
+   */
   async exchange(
     doc: OidcDiscovery,
     settings: OidcClientSettings,
@@ -113,7 +124,33 @@ export class OidcClient {
       );
     }
     const tokens = tokenResponseSchema.parse(await response.json());
-    return this.verifyIdToken(doc, settings, tokens.id_token, params.nonce);
+    const claims = await this.verifyIdToken(doc, settings, tokens.id_token, params.nonce);
+    if (!doc.userinfo_endpoint || !tokens.access_token) return claims;
+    const userInfo = await this.userInfo(doc.userinfo_endpoint, tokens.access_token);
+    // OpenID Connect Core §5.3.2: an answer about someone else must not be used.
+    if (userInfo.sub !== claims.sub) {
+      throw new ProviderError('the UserInfo answer is about another subject than the ID token');
+    }
+    // The signed ID token wins where both name a claim.
+    return { ...userInfo, ...claims };
+  }
+
+  private async userInfo(endpoint: string, accessToken: string) {
+    const response = await fetch(endpoint, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+    if (!response.ok) {
+      throw new ProviderError(`userinfo endpoint answered ${response.status}`);
+    }
+    // A signed (application/jwt) answer is only sent to clients registered for one.
+    if (!/json/i.test(response.headers.get('content-type') ?? '')) {
+      throw new ProviderError('the userinfo endpoint answered something other than JSON');
+    }
+    const parsed = userInfoSchema.safeParse(await response.json());
+    if (!parsed.success) throw new ProviderError('the userinfo answer has no subject');
+    return parsed.data;
   }
 
   private async verifyIdToken(

@@ -259,3 +259,56 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     );
   });
 });
+
+describe('OIDC with the claims at the UserInfo endpoint only', () => {
+  let userinfoIdp: TestOidcProvider;
+  beforeAll(async () => {
+    userinfoIdp = await startTestOidcProvider({
+      redirectUris: [callbackUrl],
+      claimsIn: 'userinfo',
+      accounts: {
+        dave: {
+          password: 'dave-pw',
+          claims: { email: 'dave@example.com', preferred_username: 'dave', groups: ['devops'] },
+        },
+      },
+    });
+    await app.services.connectors.create(
+      'oidc',
+      `kind: oidc
+version: v3
+metadata:
+  name: idp-userinfo
+spec:
+  issuer_url: ${userinfoIdp.issuer}
+  client_id: ${userinfoIdp.clientId}
+  client_secret: ${userinfoIdp.clientSecret}
+  scope: [email, profile, groups]
+  claims_to_roles:
+  - claim: groups
+    value: dev*
+    roles: [access]
+  claims_to_traits:
+  - claim: preferred_username
+    trait: logins
+`,
+      hostActor('root'),
+    );
+  });
+  afterAll(() => userinfoIdp.close());
+
+  it('reads the name, groups and traits from UserInfo when the ID token has only sub', async () => {
+    const form = await browser.go(loginUrl('/web', 'idp-userinfo'));
+    expect(form.url.startsWith(`${userinfoIdp.issuer}/interaction/`), form.url).toBe(true);
+    const fields = { login: 'dave', password: 'dave-pw' };
+    const back = await browser.submit(`${form.url}/login`, fields, atCallback);
+    const landing = await browser.go(back.url);
+    expect(landing.status, landing.url).toBe(200);
+    const session = await app.services.sessions.fromCookie(
+      browser.cookie(proxyHost, sessionCookieName),
+    );
+    expect(session).toMatchObject({ user: 'dave@example.com', roles: ['access'] });
+    const user = await app.services.users.store.get('dave@example.com');
+    expect(user?.user.spec.traits).toMatchObject({ logins: ['dave'] });
+  });
+});
