@@ -69,3 +69,21 @@ export function openAgentChannel(connection: object): Promise<Duplex> {
     conn._protocol.openssh_authAgent(id, MAX_WINDOW, PACKET_SIZE);
   });
 }
+
+/**
+ * Caps the size of the data packets ssh2 sends on `channel` (it uses the peer's maximum,
+ * `outgoing.packetSize`). A smaller cap is always allowed by the protocol.
+ */
+export function capOutgoingPacketSize(channel: object, max: number): void {
+  const outgoing = (channel as { outgoing?: { packetSize?: number } }).outgoing;
+  if (typeof outgoing?.packetSize !== 'number') {
+    throw new Error('ssh2 internals changed (is ssh2 still 1.17?): no outgoing packet size');
+  }
+  outgoing.packetSize = Math.min(outgoing.packetSize, max);
+}
+
+/** The largest data packet the peer of `channel` takes (its maximum packet size). */
+export function outgoingPacketSize(channel: object): number | undefined {
+  const size = (channel as { outgoing?: { packetSize?: unknown } }).outgoing?.packetSize;
+  return typeof size === 'number' ? size : undefined;
+}

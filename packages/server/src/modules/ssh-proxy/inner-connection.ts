@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import ssh2, { type Connection } from 'ssh2';
 import { ApiError } from '../../errors.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
+import { outgoingPacketSize } from '../../ssh/ssh2-internals.js';
 import { judgeUserCertificate, type CertificatePolicy } from '../../ssh/user-certificate-login.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
@@ -10,6 +11,23 @@ import { loginAttempts } from './login-attempts.js';
 import { PortForwarder } from './port-forward.js';
 import { serveProxiedSession, type InnerLogin } from './session-channel.js';
 import type { SshProxyDeps } from './ssh-proxy.js';
+
+/**
+ * The most an SSH packet adds to its data: length, padding length, the channel data header
+ * (type, channel, length), up to 255 bytes of padding in theory but at most one cipher block
+ * (16) plus 4 in practice, and the largest MAC (hmac-sha2-512: 64).
+ */
+const packetOverhead = 4 + 1 + 9 + 20 + 64;
+
+/**
+ * Data packets of the inner connection travel inside data packets of the jump channel: one a
+ * byte too big is cut in two, and a bulk download pays for a second, tiny packet (and a
+ * wake-up of the client) for every full one. Inner packets this size fit whole.
+ */
+function innerPacketLimit(jumpChannel: Duplex): number | undefined {
+  const outer = outgoingPacketSize(jumpChannel);
+  return outer && outer > 2 * packetOverhead ? outer - packetOverhead : undefined;
+}
 
 /** How often a connection checks for a lock or an expired certificate. */
 const recheckMs = 1_000;
@@ -43,7 +61,7 @@ export function serveInnerConnection(
   const keys = new CertifiedHostKeys(deps.hostKey.privateKeyPem, certificate);
   const server = new ssh2.Server(
     { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
-    (connection) => serve(connection, target, jump, deps),
+    (connection) => serve(connection, target, jump, deps, stream),
   );
   server.on('connection', (connection) => keys.attach(connection));
   server.injectSocket(stream as Socket);
@@ -54,6 +72,7 @@ function serve(
   target: InnerTarget,
   jump: { user: string; remoteAddr: string },
   deps: SshProxyDeps,
+  stream: Duplex,
 ): void {
   connection.on('error', (error: Error) =>
     deps.log('ssh proxy inner connection error', { error: error.message }),
@@ -99,6 +118,7 @@ function serve(
           now: deps.now,
           log: deps.log,
           recordings: deps.recordings,
+          maxPacketSize: innerPacketLimit(stream),
         };
         ctx.accept();
       },

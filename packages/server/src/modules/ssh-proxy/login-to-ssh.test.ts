@@ -104,7 +104,9 @@ describe('from postern login to the stock OpenSSH client', () => {
     const result = await stock('ssh', ['-v', 'root@web-1', 'true']);
     expect(result.code, result.stderr).toBe(0);
     // -v reaches the jump's ssh too: one "cipher" line per direction per hop.
-    const ciphers = [...result.stderr.matchAll(/kex: (?:server->client|client->server) cipher: (\S+)/g)];
+    const ciphers = [
+      ...result.stderr.matchAll(/kex: (?:server->client|client->server) cipher: (\S+)/g),
+    ];
     expect(ciphers.map((match) => match[1])).toEqual(Array(4).fill('aes128-gcm@openssh.com'));
   });
 

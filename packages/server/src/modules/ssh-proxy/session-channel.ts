@@ -1,5 +1,6 @@
 import type { ServerChannel, Session } from 'ssh2';
 import { ApiError } from '../../errors.js';
+import { capOutgoingPacketSize } from '../../ssh/ssh2-internals.js';
 import type { AuditStore } from '../audit/index.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { RecordingPolicy } from '../sessions/session-recording.js';
@@ -23,6 +24,8 @@ export interface InnerLogin {
   connection: object;
   /** Where commands without a terminal are recorded (terminal sessions: the session hub). */
   recordings?: RecordingPolicy;
+  /** The largest data packet that, encrypted, still fits one packet of the jump channel. */
+  maxPacketSize?: number;
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -145,6 +148,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
   session.on('subsystem', (accept, reject, info) => {
     if (started || info.name !== 'sftp') return reject?.();
     const channel = accept();
+    if (login.maxPacketSize) capOutgoingPacketSize(channel, login.maxPacketSize);
     begin(channel, () => relayed(channel, 'sftp'));
   });
 }

@@ -1,16 +1,16 @@
 import { once } from 'node:events';
-import { Transform, type TransformCallback } from 'node:stream';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { ProxiedChannel } from './proxied-channel.js';
 import { SftpAuditor } from './sftp-audit.js';
-import type { SftpPacketReader } from './sftp-packets.js';
+import { tickRelay } from './tick-relay.js';
 
 /**
  * The `sftp` subsystem (sftp, and scp since OpenSSH 9): the client's SFTP session goes to the
  * node's sftp subsystem byte for byte, and an SftpAuditor watching both directions turns its
- * operations into TS0xx events. Nothing is re-encoded, so speed is the node's.
+ * operations into TS0xx events. Nothing is re-encoded; each direction is a tickRelay, so the
+ * data of several SSH packets read at once leaves in full packets.
  */
 export async function relaySftp(
   channel: ServerChannel,
@@ -43,15 +43,15 @@ export async function relaySftp(
     channel.stderr.write(`Postern: ${why}\r\n`);
     channel.close();
   };
-  channel.pipe(watch(auditor.fromClient, stop)).pipe(remote);
-  const toClient = remote.pipe(watch(auditor.fromServer, stop));
-  toClient.pipe(channel, { end: false });
+  const onStop = (error: Error) => stop(error.message);
+  tickRelay(channel, remote, (chunk) => auditor.fromClient.push(chunk), { end: true, onStop });
+  tickRelay(remote, channel, (chunk) => auditor.fromServer.push(chunk), { end: false, onStop });
   // scp checks the subsystem's exit status: pass it on once every answer has been sent.
   let exit: { code?: number; signal?: string } = {};
   remote.on('exit', (code: number | null, signal?: string) => {
     exit = signal ? { signal } : { code: code ?? 0 };
   });
-  void Promise.all([once(toClient, 'end'), once(remote, 'close')]).then(() => {
+  void Promise.all([once(remote, 'end'), once(remote, 'close')]).then(() => {
     if (exit.signal) channel.exit(exit.signal.replace(/^SIG/, ''), false, '');
     else channel.exit(exit.code ?? 0);
     channel.end();
@@ -60,20 +60,5 @@ export async function relaySftp(
   channel.on('close', () => {
     remote.close();
     client.end();
-  });
-}
-
-/** Passes bytes through unchanged while the reader looks at them. */
-function watch(reader: SftpPacketReader, stop: (why: string) => void): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      try {
-        reader.push(chunk);
-      } catch (error) {
-        stop((error as Error).message);
-        return callback();
-      }
-      callback(null, chunk);
-    },
   });
 }

@@ -1,0 +1,92 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { tickRelay } from './tick-relay.js';
+
+/** A destination that records each write it is given, and can say it is full. */
+function recorder(options: { full?: () => boolean } = {}) {
+  const writes: string[] = [];
+  let pending: (() => void) | undefined;
+  const sink = new Writable({
+    highWaterMark: 4,
+    write(chunk: Buffer, _encoding, callback) {
+      writes.push(chunk.toString());
+      if (options.full?.()) pending = callback;
+      else callback();
+    },
+  });
+  return { sink, writes, release: () => pending?.() };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('tickRelay', () => {
+  it('writes what arrives in one turn of the event loop as one buffer, in order', async () => {
+    const from = new PassThrough();
+    const { sink, writes } = recorder();
+    const seen: string[] = [];
+    tickRelay(from, sink, (chunk) => seen.push(chunk.toString()), {
+      end: true,
+      onStop: () => {},
+    });
+    from.write('a');
+    from.write('b');
+    from.write('c');
+    await tick();
+    from.write('d');
+    await tick();
+    expect(writes).toEqual(['abc', 'd']);
+    expect(seen.join('')).toBe('abcd');
+  });
+
+  it('flushes on end, then ends the destination only when asked to', async () => {
+    for (const end of [true, false]) {
+      const from = new PassThrough();
+      const { sink, writes } = recorder();
+      tickRelay(from, sink, () => {}, { end, onStop: () => {} });
+      from.end('last');
+      await tick();
+      expect(writes).toEqual(['last']);
+      expect(sink.writableEnded).toBe(end);
+    }
+  });
+
+  it('pauses the source while the destination is full, and resumes on drain', async () => {
+    const from = new PassThrough();
+    let full = true;
+    const { sink, writes, release } = recorder({ full: () => full });
+    tickRelay(from, sink, () => {}, { end: false, onStop: () => {} });
+    from.write('0123456789');
+    await tick();
+    expect(from.isPaused()).toBe(true);
+    full = false;
+    release();
+    await tick();
+    expect(from.isPaused()).toBe(false);
+    from.write('more');
+    await tick();
+    expect(writes).toEqual(['0123456789', 'more']);
+  });
+
+  it('stops when the watcher refuses a chunk, forwarding nothing more', async () => {
+    const from = new PassThrough();
+    const { sink, writes } = recorder();
+    const stops: string[] = [];
+    tickRelay(
+      from,
+      sink,
+      (chunk) => {
+        if (chunk.toString() === 'bad') throw new Error('malformed packet');
+      },
+      { end: true, onStop: (error) => stops.push(error.message) },
+    );
+    from.write('ok');
+    await tick();
+    from.write('bad');
+    await tick();
+    from.end('after');
+    await tick();
+    expect(writes).toEqual(['ok']);
+    expect(stops).toEqual(['malformed packet']);
+    expect(sink.writableEnded).toBe(false);
+  });
+});
