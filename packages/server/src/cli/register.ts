@@ -66,7 +66,9 @@ export function addUsersCommands(program: Command): void {
 export function addResourceCommands(program: Command): void {
   type GetFlags = ConfigFlags & { format?: Format };
   withStorageFlags(program.command('get <kind> [name]'))
-    .description('show roles (YAML), users or locks (tables); kind: roles, users or locks')
+    .description(
+      'show roles or connectors (YAML), users or locks (tables); kind: roles, users, locks, oidc, saml, github or connectors',
+    )
     .addOption(
       new Option('--format <format>', 'yaml, json or text').choices(['yaml', 'json', 'text']),
     )
@@ -76,15 +78,19 @@ export function addResourceCommands(program: Command): void {
 
   type CreateFlags = ConfigFlags & { file: string; force?: boolean };
   withStorageFlags(program.command('create'))
-    .description('create roles, users and locks from a YAML file (documents split by ---)')
+    .description(
+      'create roles, users, locks and connectors from a YAML file (documents split by ---)',
+    )
     .requiredOption('-f, --file <file>', 'the YAML file')
-    .option('--force', 'overwrite existing roles and users')
+    .option('--force', 'overwrite existing roles, users and connectors')
     .action((flags: CreateFlags) =>
       withAdmin(flags, (ctx) => createFromFile(ctx, flags.file, flags, print)),
     );
 
   withStorageFlags(program.command('rm <ref>'))
-    .description('delete a resource: role/NAME, user/NAME or lock/UUID')
+    .description(
+      'delete a resource: role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME or github/NAME',
+    )
     .action((ref: string, flags: ConfigFlags) =>
       withAdmin(flags, (ctx) => removeResource(ctx, ref, print)),
     );

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { userNameSchema } from '@postern/contracts';
+import { userNameSchema, type ConnectorKind } from '@postern/contracts';
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config/config.js';
@@ -10,6 +10,13 @@ import type { UserResource } from '../modules/users/users.store.js';
 import type { AdminContext } from './admin-context.js';
 import { inDocument, readDocuments, type Document } from './documents.js';
 import { printTable, type Print } from './table.js';
+import {
+  connectorKindWords,
+  createConnector,
+  getConnectors,
+  isConnectorKind,
+  removeConnector,
+} from './connectors.commands.js';
 import { cliActor } from './users.commands.js';
 
 export type Format = 'yaml' | 'json' | 'text';
@@ -23,9 +30,11 @@ const kinds = {
 } as const;
 type Kind = (typeof kinds)[keyof typeof kinds];
 
+const kindsHint = 'use roles, users, locks, oidc, saml, github or connectors';
+
 function kindOf(text: string): Kind {
   const kind = (kinds as Record<string, Kind>)[text];
-  if (!kind) throw new ConfigError(`unknown kind '${text}': use roles, users or locks`);
+  if (!kind) throw new ConfigError(`unknown kind '${text}': ${kindsHint}`);
   return kind;
 }
 
@@ -38,8 +47,9 @@ const userDocument = ({ kind, version, metadata, spec }: UserResource) => ({
 });
 
 /**
- * `postern get roles|users|locks [NAME] [--format yaml|json|text]`: roles as YAML by default (what
- * `create -f` reads back), users and locks as a table.
+ * `postern get roles|users|locks|oidc|saml|github|connectors [NAME] [--format yaml|json|text]`:
+ * roles and connectors as YAML by default (what `create -f` reads back), users and locks as a
+ * table.
  */
 export async function getResources(
   ctx: AdminContext,
@@ -48,6 +58,10 @@ export async function getResources(
   options: { format?: Format },
   print: Print,
 ): Promise<void> {
+  const connectorKinds = connectorKindWords[what];
+  if (connectorKinds) {
+    return getConnectors(ctx, connectorKinds, name, options.format ?? 'yaml', print);
+  }
   const kind = kindOf(what);
   const format = options.format ?? (kind === 'role' ? 'yaml' : 'text');
   const actor = hostActor(cliActor());
@@ -121,9 +135,10 @@ const lockFileSchema = z.object({
 });
 
 /**
- * `postern create -f FILE [--force]`: roles, users and locks from YAML documents. An existing role
- * or user is refused unless --force, which overwrites it (a role whatever its revision). Locks are
- * always new (their names are generated).
+ * `postern create -f FILE [--force]`: roles, users, locks and connectors from YAML documents. An
+ * existing role, user or connector is refused unless --force, which overwrites it (a role
+ * whatever its revision; a connector keeps the stored secret where the file has the
+ * placeholder). Locks are always new (their names are generated).
  */
 export async function createFromFile(
   ctx: AdminContext,
@@ -143,6 +158,7 @@ export async function createFromFile(
 }
 
 async function createOne(ctx: AdminContext, doc: Document, force: boolean): Promise<string> {
+  if (isConnectorKind(doc.kind)) return createConnector(ctx, doc.kind, doc, force);
   const actor = hostActor(cliActor());
   if (doc.kind === 'role') {
     if (!force) {
@@ -168,7 +184,9 @@ async function createOne(ctx: AdminContext, doc: Document, force: boolean): Prom
     const lock = await ctx.access.locks.create({ ...spec, targets: spec.target }, actor);
     return `lock ${lock.metadata.name} has been created`;
   }
-  throw new ConfigError(`unsupported kind '${doc.kind}': use role, user or lock`);
+  throw new ConfigError(
+    `unsupported kind '${doc.kind}': use role, user, lock, oidc, saml or github`,
+  );
 }
 
 function parseDoc<S extends z.ZodType>(schema: S, doc: Document): z.output<S> {
@@ -178,12 +196,17 @@ function parseDoc<S extends z.ZodType>(schema: S, doc: Document): z.output<S> {
   throw new ConfigError(problems.join('; '));
 }
 
-/** `postern rm role/NAME | user/NAME | lock/UUID`. */
+/** `postern rm role/NAME | user/NAME | lock/UUID | oidc/NAME | saml/NAME | github/NAME`. */
 export async function removeResource(ctx: AdminContext, ref: string, print: Print) {
   const match = /^([a-z]+)\/(.+)$/.exec(ref);
   if (!match) throw new ConfigError(`'${ref}' is not KIND/NAME, for example role/auditor`);
-  const kind = kindOf(match[1] ?? '');
   const name = match[2] ?? '';
+  if (isConnectorKind(match[1] ?? '')) {
+    const kind = match[1] as ConnectorKind;
+    await removeConnector(ctx, kind, name);
+    return print(`${kind} connector ${name} has been deleted`);
+  }
+  const kind = kindOf(match[1] ?? '');
   const actor = hostActor(cliActor());
   if (kind === 'role') await ctx.access.roles.remove(name, actor);
   else if (kind === 'user') await ctx.identity.users.remove(name, actor.name);
