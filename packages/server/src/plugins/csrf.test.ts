@@ -32,6 +32,10 @@ describe('the double-submit CSRF check on public mutations', () => {
         // ambient credential for another site to ride, and a CLI has no page to read a token from.
         'POST /v1/webapi/ssh/certs',
         'POST /v1/webapi/headless/login',
+        'POST /v1/webapi/oidc/login/console',
+        'POST /v1/webapi/github/login/console',
+        'POST /v1/webapi/saml/login/console',
+        'POST /v1/webapi/sso/console/exchange',
         // The SAML ACS: the IdP's page posts it cross-site, so no header can come along. The
         // RelayState must equal the browser's state cookie and the signed assertion must answer
         // a request of ours, both once (docs/sso.md).
