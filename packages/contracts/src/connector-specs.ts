@@ -15,7 +15,12 @@ const name = z
     'must be 1-63 lowercase letters, digits, dots, dashes or underscores',
   );
 const roles = z.array(z.string().min(1)).min(1, 'must name at least one role');
-const metadata = z.strictObject({ name, description: z.string().optional() });
+const metadata = z.strictObject({
+  name,
+  description: z.string().optional(),
+  /** Set by the server on every read; a PUT is checked against it (a stale one is a 409). */
+  revision: z.string().optional(),
+});
 const url = z.url({ protocol: /^https?$/ });
 
 /** Trait names as role templates read them (`{{internal.logins}}`, `{{external.groups}}`). */

@@ -82,6 +82,26 @@ describe('postern get, create, rm for connectors', () => {
     expect(shown.join('\n')).toContain('display: GitHub (acme)');
   });
 
+  it('prints the revision, and --force applies a stale export over a later change', async () => {
+    const exported = (await run((ctx, print) => getResources(ctx, 'github', 'gh', {}, print))).join(
+      '\n',
+    );
+    const revision = parseAllDocuments(exported)[0]!.toJS().metadata.revision;
+    expect(revision).toMatch(/^\d+$/);
+    // Someone changes the connector after the export …
+    const later = await file('later.yaml', github("'**********'", 'GitHub (later)'));
+    await run((ctx, print) => createFromFile(ctx, later, { force: true }, print));
+    // … and the stale export, its revision now behind, still overwrites with --force.
+    const stale = await file('stale.yaml', exported.replace('GitHub (acme)', 'GitHub (stale)'));
+    expect(await run((ctx, print) => createFromFile(ctx, stale, { force: true }, print))).toEqual([
+      'github connector gh has been overwritten',
+    ]);
+    const stored = JSON.parse((await state.server.get('/connectors/github/gh'))!.value);
+    expect(stored.spec).toMatchObject({ display: 'GitHub (stale)', client_secret: 'gh-secret-1' });
+    // The revision is the backend's, never part of the stored value.
+    expect(stored.metadata).toEqual({ name: 'gh' });
+  });
+
   it('refuses a new connector with the placeholder as its secret, and a bad one at its line', async () => {
     const placeholder = await file(
       'new.yaml',

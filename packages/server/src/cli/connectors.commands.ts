@@ -71,7 +71,8 @@ export async function createConnector(
       `${kind} connector ${existing.metadata.name} already exists: pass --force to overwrite`,
     );
   }
-  await ctx.access.connectors.update(kind, existing.metadata.name, content, actor);
+  // Whatever revision the file carries (a `postern get` of earlier): --force overwrites.
+  await ctx.access.connectors.put(kind, content, actor);
   return `${kind} connector ${existing.metadata.name} has been overwritten`;
 }
 

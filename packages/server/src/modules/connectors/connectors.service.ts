@@ -12,6 +12,7 @@ import { assertMay, visible, type Actor } from '../access/actor.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit } from '../audit/emit.js';
 import { RoleValidationError } from '../rbac/role.yaml.js';
+import { issueAt } from '../roles/roles.service.js';
 import { connectorToYaml, mapSecrets, parseConnectorYaml, secretsOf } from './connector.yaml.js';
 import { connectorNotFound, type ConnectorsStore } from './connectors.store.js';
 
@@ -43,17 +44,22 @@ export class ConnectorsService {
   }
 
   async create(kind: ConnectorKind, content: string, actor: Actor): Promise<Connector> {
-    const connector = parseConnectorYaml(kind, content);
+    const connector = withoutRevision(parseConnectorYaml(kind, content));
     assertMay(actor, kind, 'create', connector, connector.metadata.name);
     for (const [path, value] of secretsOf(connector)) {
       if (value === secretPlaceholder) throw secretMissing(content, path);
     }
-    await this.store.create(connector);
+    const saved = await this.store.create(connector);
     await this.emit(kind, 'created', connector.metadata.name, actor);
-    return connector;
+    return saved;
   }
 
-  /** `PUT /{kind}/{name}`: replaces the connector; a placeholder keeps the stored secret. */
+  /**
+   * `PUT /{kind}/{name}`: replaces the connector over the revision in `metadata.revision`, which
+   * the connector's YAML carries as it was read; a placeholder keeps the stored secret. A missing
+   * revision is refused rather than read as "overwrite", as for roles: a blind write is what
+   * loses someone else's change. Overwriting on purpose is `postern create -f --force` (`put`).
+   */
   async update(
     kind: ConnectorKind,
     name: string,
@@ -70,19 +76,52 @@ export class ConnectorsService {
         },
       ]);
     }
+    const revision = parsed.metadata.revision;
+    if (!revision) {
+      throw issueAt(
+        content,
+        'metadata.revision',
+        'is missing: save the connector as it was loaded (its YAML carries the revision), or reload it and reapply your change',
+      );
+    }
+    return this.save(kind, parsed, content, actor, revision);
+  }
+
+  /** `postern create -f --force`: creates the connector, or overwrites it whatever its revision. */
+  async put(
+    kind: ConnectorKind,
+    content: string,
+    actor: Actor,
+  ): Promise<{ connector: Connector; created: boolean }> {
+    const parsed = parseConnectorYaml(kind, content);
+    if (!(await this.store.get(kind, parsed.metadata.name))) {
+      return { connector: await this.create(kind, content, actor), created: true };
+    }
+    return { connector: await this.save(kind, parsed, content, actor, undefined), created: false };
+  }
+
+  /** Saves over an existing connector (over `revision` when given), keeping placeholder secrets. */
+  private async save(
+    kind: ConnectorKind,
+    parsed: Connector,
+    content: string,
+    actor: Actor,
+    revision: string | undefined,
+  ): Promise<Connector> {
+    const name = parsed.metadata.name;
     const current = await this.store.get(kind, name);
     if (!current) throw connectorNotFound(kind, name);
     assertMay(actor, kind, 'update', current, name);
     const stored = secretsOf(current);
-    const connector = mapSecrets(parsed, (path, value) => {
+    const connector = mapSecrets(withoutRevision(parsed), (path, value) => {
       if (value !== secretPlaceholder) return value;
       const kept = stored.get(path);
       if (kept === undefined) throw secretMissing(content, path);
       return kept;
     });
-    await this.store.update(connector);
+    const saved = await this.store.update(connector, revision);
     await this.emit(kind, 'created', name, actor);
-    return connector;
+    return saved;
   }
 
   async remove(kind: ConnectorKind, name: string, actor: Actor): Promise<void> {
@@ -98,7 +137,10 @@ export class ConnectorsService {
   }
 }
 
-/** The Auth Connectors screen's item: YAML with secrets as the placeholder. */
+/**
+ * The Auth Connectors screen's item: YAML with secrets as the placeholder, and with the revision
+ * the editor must send back.
+ */
 export function connectorItem(connector: Connector): ConnectorItem {
   const name = connector.metadata.name;
   return {
@@ -124,6 +166,11 @@ export function authProviders(connectors: readonly Connector[]): AuthProvider[] 
       type: connector.kind,
       url: `${ssoPaths.loginWeb(connector.kind)}?connector_id=${encodeURIComponent(connector.metadata.name)}&redirect_url=`,
     }));
+}
+
+function withoutRevision<T extends Connector>(connector: T): T {
+  const { revision: _revision, ...metadata } = connector.metadata;
+  return { ...connector, metadata };
 }
 
 function secretMissing(content: string, path: string): RoleValidationError {

@@ -1,5 +1,11 @@
 import type { Connector, ConnectorKind } from '@postern/contracts';
-import { AlreadyExistsError, NotFoundError, type Backend, type Item } from '../../backend/index.js';
+import {
+  AlreadyExistsError,
+  CompareFailedError,
+  NotFoundError,
+  type Backend,
+  type Item,
+} from '../../backend/index.js';
 import { ApiError } from '../../errors.js';
 
 /** Connectors live under `/connectors/<kind>/<name>`, secrets included (they never leave). */
@@ -9,6 +15,17 @@ const keyOf = (kind: ConnectorKind, name: string) => `${connectorsPrefix}${kind}
 export const connectorNotFound = (kind: ConnectorKind, name: string) =>
   new ApiError('not_found', `${kind} connector ${name} not found`);
 
+/** What a writer sees when the connector moved on since it was read (the roles' wording). */
+export const connectorChangedMeanwhile = (kind: ConnectorKind, name: string) =>
+  new ApiError(
+    'compare_failed',
+    `the ${kind} connector ${name} was changed by someone else since you opened it: reload and reapply your change`,
+  );
+
+/**
+ * The stored value carries no revision: the backend's revision is the truth, and reads put it
+ * into `metadata.revision` (as roles do).
+ */
 export class ConnectorsStore {
   constructor(private readonly backend: Backend) {}
 
@@ -22,9 +39,9 @@ export class ConnectorsStore {
     return items.map(connectorFromItem);
   }
 
-  async create(connector: Connector): Promise<void> {
+  async create(connector: Connector): Promise<Connector> {
     try {
-      await this.backend.create(toPut(connector));
+      return connectorFromItem(await this.backend.create(toPut(connector)));
     } catch (error) {
       if (error instanceof AlreadyExistsError) {
         throw new ApiError(
@@ -36,13 +53,14 @@ export class ConnectorsStore {
     }
   }
 
-  async update(connector: Connector): Promise<void> {
+  /** Writes over `revision` when given (a stale one is a 409), else unconditionally. */
+  async update(connector: Connector, revision: string | undefined): Promise<Connector> {
     try {
-      await this.backend.update(toPut(connector));
+      return connectorFromItem(await this.backend.update(toPut(connector), revision));
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        throw connectorNotFound(connector.kind, connector.metadata.name);
-      }
+      const { kind, metadata } = connector;
+      if (error instanceof NotFoundError) throw connectorNotFound(kind, metadata.name);
+      if (error instanceof CompareFailedError) throw connectorChangedMeanwhile(kind, metadata.name);
       throw error;
     }
   }
@@ -57,9 +75,16 @@ export class ConnectorsStore {
   }
 }
 
-export const connectorFromItem = (item: Item) => JSON.parse(item.value) as Connector;
+export function connectorFromItem(item: Item): Connector {
+  const connector = JSON.parse(item.value) as Connector;
+  connector.metadata.revision = item.revision;
+  return connector;
+}
 
-const toPut = (connector: Connector) => ({
-  key: keyOf(connector.kind, connector.metadata.name),
-  value: JSON.stringify(connector),
-});
+function toPut(connector: Connector) {
+  const { revision: _revision, ...metadata } = connector.metadata;
+  return {
+    key: keyOf(connector.kind, connector.metadata.name),
+    value: JSON.stringify({ ...connector, metadata }),
+  };
+}

@@ -38,6 +38,12 @@ spec:
     roles: [editor]${extra}
 `;
 
+/** The YAML with `metadata.revision` set, as a loaded connector's YAML carries it. */
+const withRevision = (yaml: string, revision: string) =>
+  yaml.replace(/^(  name: .*)$/m, `$1\n  revision: '${revision}'`);
+
+const revisionOf = (content: string) => String(parse(content).metadata.revision);
+
 const githubYaml = (name: string) => `kind: github
 version: v3
 metadata:
@@ -83,6 +89,7 @@ describe('connectors CRUD', () => {
       const item = connectorItemSchema.parse(res.json());
       expect(item.id).toMatch(new RegExp(`^${kind}:`));
       expect(item.content).not.toContain(secret);
+      expect(parse(item.content).metadata.revision).toMatch(/^\d+$/);
       const shown = parse(item.content).spec;
       expect(shown.client_secret ?? shown.signing_key_pair.private_key).toBe(secretPlaceholder);
       const listed = await call('GET', `/${kind}`);
@@ -102,10 +109,54 @@ describe('connectors CRUD', () => {
     let stored = await app.services.connectors.forLogin('oidc', 'okta');
     expect(stored?.spec).toMatchObject({ display: 'Okta', client_secret: 'shh-oidc' });
 
-    const res = await call('PUT', '/oidc/okta', { content: oidcYaml('okta', 'new-secret') });
-    expect(res.statusCode).toBe(200);
+    const latest = revisionOf((await call('GET', '/oidc')).json()[0].content);
+    const res = await call('PUT', '/oidc/okta', {
+      content: withRevision(oidcYaml('okta', 'new-secret'), latest),
+    });
+    expect(res.statusCode, res.body).toBe(200);
     stored = await app.services.connectors.forLogin('oidc', 'okta');
     expect(stored?.spec).toMatchObject({ client_secret: 'new-secret' });
+  });
+
+  it('refuses a PUT without the revision, at the metadata line, and changes nothing', async () => {
+    const res = await call('PUT', '/oidc/okta', { content: oidcYaml('okta', 'blind') });
+    expect(res.statusCode).toBe(400);
+    expect(roleIssuesFromMessage(res.json().error.message)).toEqual([
+      expect.objectContaining({ line: 3, path: 'metadata.revision' }),
+    ]);
+    const stored = await app.services.connectors.forLogin('oidc', 'okta');
+    expect(stored?.spec).toMatchObject({ client_secret: 'new-secret' });
+  });
+
+  it('gives the second of two concurrent editors a 409 and keeps the first one change', async () => {
+    const first = (await call('GET', '/oidc')).json()[0].content as string;
+    const second = (await call('GET', '/oidc')).json()[0].content as string;
+    expect(parse(first).metadata.revision).toMatch(/^\d+$/);
+    const saved = await call('PUT', '/oidc/okta', {
+      content: first.replace('client_id: postern', 'client_id: alice'),
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const savedRevision = revisionOf(connectorItemSchema.parse(saved.json()).content);
+    expect(savedRevision).not.toBe(revisionOf(first));
+    expect((await call('GET', '/oidc')).json()[0].content).toContain(
+      `revision: '${savedRevision}'`,
+    );
+    // The placeholder the first editor sent back kept the secret.
+    let stored = await app.services.connectors.forLogin('oidc', 'okta');
+    expect(stored?.spec).toMatchObject({ client_id: 'alice', client_secret: 'new-secret' });
+
+    const late = await call('PUT', '/oidc/okta', {
+      content: second.replace('client_id: postern', 'client_id: bob'),
+    });
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error).toEqual({
+      code: 'compare_failed',
+      message:
+        'the oidc connector okta was changed by someone else since you opened it: reload and reapply your change',
+    });
+    stored = await app.services.connectors.forLogin('oidc', 'okta');
+    expect(stored?.spec).toMatchObject({ client_id: 'alice', client_secret: 'new-secret' });
+    expect(stored?.metadata.revision).toBe(savedRevision);
   });
 
   it('refuses the placeholder as the secret of a new connector', async () => {
@@ -142,7 +193,10 @@ describe('connectors CRUD', () => {
     expect(rename.statusCode).toBe(400);
     expect(rename.json().error.message).toContain('cannot be renamed');
     expect((await call('POST', '/oidc', { content: oidcYaml('okta') })).statusCode).toBe(409);
-    expect((await call('PUT', '/oidc/nope', { content: oidcYaml('nope') })).statusCode).toBe(404);
+    const missing = await call('PUT', '/oidc/nope', {
+      content: withRevision(oidcYaml('nope'), '1'),
+    });
+    expect(missing.statusCode).toBe(404);
     expect((await call('DELETE', '/github/nope')).statusCode).toBe(404);
   });
 
@@ -189,7 +243,7 @@ describe('connectors CRUD', () => {
     expect(await auditCodes('T8001I')).toContainEqual(
       expect.objectContaining({ event: 'github.deleted', user: 'root', name: 'gh' }),
     );
-    expect(await auditCodes('T8100I')).toHaveLength(3);
+    expect(await auditCodes('T8100I')).toHaveLength(4);
     expect(await auditCodes('T8200I')).toHaveLength(1);
   });
 });

@@ -162,9 +162,10 @@ const isAlreadyExists = (error: unknown) =>
 
 /**
  * A problem with a metadata field, at its line when the text shows it, in the engine's
- * `line N: path: message` form, so the editor marks it like any validation error.
+ * `line N: path: message` form, so the editor marks it like any validation error. Connectors
+ * use it too.
  */
-function issueAt(content: string, path: string, message: string): RoleValidationError {
+export function issueAt(content: string, path: string, message: string): RoleValidationError {
   const field = path.split('.').pop() ?? '';
   const lines = content.split('\n');
   const metadataAt = lines.findIndex((line) => /^metadata\s*:/.test(line));
