@@ -40,7 +40,7 @@ spec:
 
 /** The YAML with `metadata.revision` set, as a loaded connector's YAML carries it. */
 const withRevision = (yaml: string, revision: string) =>
-  yaml.replace(/^(  name: .*)$/m, `$1\n  revision: '${revision}'`);
+  yaml.replace(/^( {2}name: .*)$/m, `$1\n  revision: '${revision}'`);
 
 const revisionOf = (content: string) => String(parse(content).metadata.revision);
 
