@@ -25,6 +25,8 @@ export interface ConnectorEditorProps {
   onClose: () => void;
   /** Saves; rejects with the server's ApiError. */
   onSave: (target: ConnectorEditorTarget, content: string) => Promise<void>;
+  /** The connector's YAML as stored now. */
+  onReload: (kind: ConnectorKind, name: string) => Promise<string>;
 }
 
 export const connectorEditorTitle = (target: ConnectorEditorTarget) =>
@@ -33,7 +35,13 @@ export const connectorEditorTitle = (target: ConnectorEditorTarget) =>
     : `Edit ${connectorKindLabels[target.kind]} connector ${target.name}`;
 
 /** Create or edit a connector's YAML in a full-width drawer, with the provider guide. */
-export function ConnectorEditor({ target, origin, onClose, onSave }: ConnectorEditorProps) {
+export function ConnectorEditor({
+  target,
+  origin,
+  onClose,
+  onSave,
+  onReload,
+}: ConnectorEditorProps) {
   return (
     <Drawer
       opened={target !== null}
@@ -56,27 +64,35 @@ export function ConnectorEditor({ target, origin, onClose, onSave }: ConnectorEd
           origin={origin}
           onClose={onClose}
           onSave={onSave}
+          onReload={onReload}
         />
       )}
     </Drawer>
   );
 }
 
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 function EditorBody({
   target,
   origin,
   onClose,
   onSave,
+  onReload,
 }: Omit<ConnectorEditorProps, 'target'> & { target: ConnectorEditorTarget }) {
   const [initial] = useState(() =>
     target.mode === 'edit' ? target.content : connectorTemplate[target.kind](origin),
   );
+  // The editor owns the text; a reload mounts it again with the stored YAML.
+  const [loaded, setLoaded] = useState({ text: initial, version: 0 });
   const text = useRef(initial);
   // The guide's SAML URLs follow the name as it is typed.
   const [name, setName] = useState(() => connectorNameIn(initial));
   const editor = useRef<YamlEditorHandle>(null);
   const [problem, setProblem] = useState<SaveProblem>();
   const [busy, setBusy] = useState(false);
+  const [reloading, setReloading] = useState(false);
+  const [reloadError, setReloadError] = useState<string>();
 
   const save = async () => {
     setBusy(true);
@@ -91,6 +107,23 @@ function EditorBody({
     onClose();
   };
 
+  const reload = async () => {
+    if (target.mode !== 'edit') return;
+    setReloading(true);
+    setReloadError(undefined);
+    try {
+      const latest = await onReload(target.kind, target.name);
+      text.current = latest;
+      setName(connectorNameIn(latest));
+      setLoaded((l) => ({ text: latest, version: l.version + 1 }));
+      setProblem(undefined);
+    } catch (err) {
+      setReloadError(messageOf(err));
+    } finally {
+      setReloading(false);
+    }
+  };
+
   return (
     <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
       <ConnectorGuide kind={target.kind} name={name} origin={origin} />
@@ -103,8 +136,9 @@ function EditorBody({
       <div style={{ flex: 1, minHeight: 200 }}>
         <Suspense fallback={<PageLoader label="Loading the editor" />}>
           <YamlEditor
+            key={loaded.version}
             ref={editor}
-            initialValue={initial}
+            initialValue={loaded.text}
             onChange={(value) => {
               text.current = value;
               setName(connectorNameIn(value));
@@ -123,7 +157,30 @@ function EditorBody({
           onGoToLine={(line) => editor.current?.goToLine(line)}
         />
       )}
-      {(problem?.kind === 'error' || problem?.kind === 'conflict') && (
+      {problem?.kind === 'conflict' && (
+        <Alert color="orange" role="alert" title="This connector was changed by someone else">
+          <Stack gap="xs">
+            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+              {problem.message}
+            </Text>
+            <Text size="sm">
+              Your text is still here. Reload replaces it with the saved version: copy what you want
+              to keep first.
+            </Text>
+            {reloadError && (
+              <Text size="sm" c="red">
+                Could not reload: {reloadError}
+              </Text>
+            )}
+            <Group>
+              <Button size="xs" color="orange" loading={reloading} onClick={() => void reload()}>
+                Reload
+              </Button>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
+      {problem?.kind === 'error' && (
         <Alert color="red" role="alert" title="Could not save the connector">
           <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
             {problem.message}

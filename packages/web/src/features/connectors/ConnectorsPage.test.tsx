@@ -92,7 +92,7 @@ describe('ConnectorsPage', () => {
     ]);
   });
 
-  it('edits with PUT to the connector of its kind, explaining the secret placeholder', async () => {
+  it('edits with PUT to the connector of its kind, with its revision, explaining the secret placeholder', async () => {
     const { calls, user } = setup();
     await user.click(
       within(await card('OIDC connector google')).getByRole('button', { name: 'Edit google' }),
@@ -109,10 +109,46 @@ describe('ConnectorsPage', () => {
     await user.click(within(drawer).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(calls('PUT')).toEqual([['/v1/webapi/oidc/google', { content: edited }]]);
+    expect(edited).toContain("revision: '7'");
+  });
+
+  it('on a 409 keeps what the user typed, and Reload replaces it with the stored connector', async () => {
+    const conflict =
+      'the oidc connector google was changed by someone else since you opened it: reload and reapply your change';
+    const stored = googleYaml.replace('admins', 'someone-else').replace("'7'", "'8'");
+    let saved = false;
+    const { calls, user } = setup((method, url) => {
+      if (method === 'PUT') {
+        saved = true;
+        return errorResponse(409, conflict, 'compare_failed');
+      }
+      if (method === 'GET' && url === '/v1/webapi/oidc' && saved) {
+        return jsonResponse([{ ...connectorFixtures.oidc[0], content: stored }]);
+      }
+      return undefined;
+    });
+    await user.click(
+      within(await card('OIDC connector google')).getByRole('button', { name: 'Edit google' }),
+    );
+    const typed = googleYaml.replace('admins', 'mine');
+    replaceText(await editor(), typed);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('This connector was changed by someone else')).toBeTruthy();
+    expect(within(alert).getByText(conflict)).toBeTruthy();
+    // Nothing is lost: the drawer and the typed text stay.
+    expect(screen.getByRole('dialog', { name: 'Edit OIDC connector google' })).toBeTruthy();
+    expect((await editor()).state.doc.toString()).toBe(typed);
+
+    await user.click(within(alert).getByRole('button', { name: 'Reload' }));
+    await waitFor(async () => expect((await editor()).state.doc.toString()).toBe(stored));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(calls('PUT')).toHaveLength(1);
   });
 
   it("shows the server's errors at their lines and keeps the drawer open", async () => {
-    const message = 'line 7: spec.issuer_url: must be an https URL';
+    const message = 'line 8: spec.issuer_url: must be an https URL';
     const { user } = setup((method) =>
       method === 'PUT' ? errorResponse(400, message, 'bad_parameter') : undefined,
     );

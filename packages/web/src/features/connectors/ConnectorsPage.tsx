@@ -38,6 +38,7 @@ export function ConnectorsPage() {
             ? actions.create(target.kind, content)
             : actions.update(target.kind, target.name, content)
         }
+        onReload={actions.latest}
       />
       <ConfirmDialog
         opened={deleting !== null}

@@ -24,12 +24,25 @@ export async function fetchConnectors(signal?: AbortSignal): Promise<ConnectorIt
   return lists.flat().sort((a, b) => a.name.localeCompare(b.name) || order(a.kind) - order(b.kind));
 }
 
+/**
+ * One connector as stored now (the 409 flow's Reload). The API has no single-connector GET, so
+ * this reads its kind's list.
+ */
+export async function fetchConnector(kind: ConnectorKind, name: string): Promise<ConnectorItem> {
+  const found = (await fetchKind(kind)).find((item) => item.name === name);
+  if (!found) throw new Error(`the ${kind} connector ${name} no longer exists`);
+  return found;
+}
+
 /** `POST /{kind}`: a new connector; the server refuses a name that exists. */
 export async function createConnector(kind: ConnectorKind, content: string): Promise<void> {
   await api.post(apiPaths.connectors(kind), { content });
 }
 
-/** `PUT /{kind}/{name}`: a secret left as the placeholder keeps the stored one. */
+/**
+ * `PUT /{kind}/{name}`: saves over the revision the YAML carries (409 when it moved on); a secret
+ * left as the placeholder keeps the stored one.
+ */
 export async function updateConnector(
   kind: ConnectorKind,
   name: string,

@@ -4,6 +4,7 @@ export const googleYaml = `kind: oidc
 version: v3
 metadata:
   name: google
+  revision: '7'
 spec:
   display: Google
   issuer_url: https://accounts.google.com

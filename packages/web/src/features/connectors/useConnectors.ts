@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import {
   createConnector,
   deleteConnector,
+  fetchConnector,
   fetchConnectors,
   updateConnector,
 } from './connectorsApi';
@@ -22,6 +23,8 @@ export interface ConnectorActions {
   create(kind: ConnectorKind, content: string): Promise<void>;
   update(kind: ConnectorKind, name: string, content: string): Promise<void>;
   remove(kind: ConnectorKind, name: string): Promise<void>;
+  /** The connector's YAML as stored now (the 409 flow's Reload). */
+  latest(kind: ConnectorKind, name: string): Promise<string>;
 }
 
 /** Writes reload the list, so the cards show what the server stored. */
@@ -42,6 +45,7 @@ export function useConnectorActions(): ConnectorActions {
         await deleteConnector(kind, name);
         await reload();
       },
+      latest: async (kind, name) => (await fetchConnector(kind, name)).content,
     };
   }, [client]);
 }
