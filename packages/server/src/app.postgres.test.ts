@@ -84,6 +84,47 @@ spec:
     await eventually(locks, (r) => r.statusCode === 200);
   });
 
+  it('give the second of two admins saving one connector through each a 409', async () => {
+    const content = `kind: github
+version: v3
+metadata: {name: gh}
+spec:
+  client_id: abc
+  client_secret: shh
+  teams_to_roles: [{organization: acme, team: ops, roles: [access]}]
+`;
+    const [one, two] = [
+      await first.signIn(['editor'], 'ann'),
+      await second.signIn(['editor'], 'bo'),
+    ];
+    const call = (app: TestApp, headers: Record<string, string>, payload?: object) =>
+      app.server.inject({
+        method: payload ? 'PUT' : 'GET',
+        url: payload ? '/v1/webapi/github/gh' : '/v1/webapi/github',
+        headers,
+        payload,
+      });
+    const created = await first.server.inject({
+      method: 'POST',
+      url: '/v1/webapi/github',
+      headers: one,
+      payload: { content },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const loaded = [
+      (await call(first, one)).json()[0].content,
+      (await call(second, two)).json()[0].content,
+    ];
+    expect(loaded[0]).toMatch(/revision: '\d+'/);
+    const saved = await call(first, one, { content: loaded[0].replace('abc', 'ann') });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const late = await call(second, two, { content: loaded[1].replace('abc', 'bo') });
+    expect(late.statusCode, late.body).toBe(409);
+    expect(late.json().error.code).toBe('compare_failed');
+    const stored = await second.services.connectors.forLogin('github', 'gh');
+    expect(stored?.spec).toMatchObject({ client_id: 'ann', client_secret: 'shh' });
+  });
+
   it('seeded the preset roles once between them', async () => {
     const { items } = await first.backend.list({ prefix: '/roles/' });
     expect(items.map((item) => item.key)).toEqual(
