@@ -1,8 +1,8 @@
-import { Alert, Button, Drawer, Group, Stack, Text } from '@mantine/core';
+import { Button, Drawer, Group, Stack } from '@mantine/core';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { PageLoader } from '../../components/PageLoader';
 import { saveProblemOf, type SaveProblem } from '../../components/yaml/saveProblem';
-import { YamlIssuesAlert } from '../../components/yaml/YamlIssuesAlert';
+import { SaveProblemAlert } from '../../components/yaml/SaveProblemAlert';
 import { newRoleTemplate } from './roleTemplate';
 import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
 
@@ -119,45 +119,12 @@ function RoleEditorBody({
           />
         </Suspense>
       </div>
-      {problem?.kind === 'issues' && (
-        <YamlIssuesAlert
-          title="The role has errors"
-          listLabel="Role errors"
-          issues={problem.issues}
-          other={problem.other}
-          onGoToLine={(line) => editor.current?.goToLine(line)}
-        />
-      )}
-      {problem?.kind === 'conflict' && (
-        <Alert color="orange" role="alert" title="This role was changed by someone else">
-          <Stack gap="xs">
-            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-              {problem.message}
-            </Text>
-            <Text size="sm">
-              Your text is still here. Reload replaces it with the saved version: copy what you want
-              to keep first.
-            </Text>
-            {reloadError && (
-              <Text size="sm" c="red">
-                Could not reload: {reloadError}
-              </Text>
-            )}
-            <Group>
-              <Button size="xs" color="orange" loading={reloading} onClick={() => void reload()}>
-                Reload
-              </Button>
-            </Group>
-          </Stack>
-        </Alert>
-      )}
-      {problem?.kind === 'error' && (
-        <Alert color="red" role="alert" title="Could not save the role">
-          <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
-            {problem.message}
-          </Text>
-        </Alert>
-      )}
+      <SaveProblemAlert
+        problem={problem}
+        noun="role"
+        onGoToLine={(line) => editor.current?.goToLine(line)}
+        reload={{ run: () => void reload(), busy: reloading, error: reloadError }}
+      />
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose} disabled={busy}>
           Cancel
