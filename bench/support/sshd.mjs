@@ -78,6 +78,7 @@ export async function startSshd({ dir, trustedUserCaKeys }) {
   return {
     host: '127.0.0.1',
     port,
+    pid: child.pid,
     addr: `127.0.0.1:${port}`,
     clientKey: file('client_key'),
     output: () => output,
