@@ -73,12 +73,14 @@ try {
   // Context, no target: the proxy against a straight copy with its own cipher (what is left
   // once the cipher is the same), and what a jump costs by itself: the stock client's nested
   // SSH through OpenSSH's own sshd as the jump host (Postern ends the inner connection too, to
-  // record and audit it).
+  // record and audit it), and the floor of any jump on the client's side: its extra process,
+  // here a relay (socat) that only copies bytes.
   const context = [
     ['proxy', 'directAesGcm', 'through Postern vs straight, both AES-GCM'],
     ['jump', 'direct', 'OpenSSH as jump host vs straight'],
+    ['relayed', 'direct', 'straight through a relay process vs straight'],
   ];
-  for (const [path_, against, label] of context) {
+  for (const [path_, against, label] of context.filter(([name]) => results[name])) {
     for (const way of ['up', 'down']) {
       const value = rate(median(results[path_][way]));
       const baseline = rate(median(results[against][way]));

@@ -1,6 +1,6 @@
 // The copies bench:scp and bench:scp-cpu make: a real sshd registered in a running Postern, a
 // user with the ssh_config `postern login` writes, and the paths a file can take to that sshd.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +16,9 @@ export const aesGcm = 'aes128-gcm@openssh.com';
  * - proxy: through Postern's SSH listener with `postern login`'s ssh_config (AES-GCM first);
  * - direct: straight to the sshd with a plain key and OpenSSH's defaults (ChaCha20 first);
  * - directAesGcm: the same with the proxy path's cipher, to show what the cipher is worth;
- * - jump: `-J` through the same sshd as its own jump host (what a jump costs by itself).
+ * - jump: `-J` through the same sshd as its own jump host (what a jump costs by itself);
+ * - relayed (when socat is installed): straight to the sshd, but through a ProxyCommand relay
+ *   process that only copies bytes: what the client's extra process of any jump costs.
  */
 export async function setUpScpPaths({ dir, bytes }) {
   const started = [];
@@ -55,6 +57,10 @@ export async function setUpScpPaths({ dir, bytes }) {
       directAesGcm: { args: [...direct, '-o', `Ciphers=${aesGcm}`], host: 'root@127.0.0.1' },
       jump: { args: ['-F', await openSshJumpConfig(dir, sshd)], host: 'root@target' },
     };
+    if (hasSocat()) {
+      const relay = `ProxyCommand=socat - TCP:127.0.0.1:${sshd.port}`;
+      paths.relayed = { args: [...direct, '-o', relay], host: 'root@127.0.0.1' };
+    }
     return {
       postern,
       sshd,
@@ -69,6 +75,8 @@ export async function setUpScpPaths({ dir, bytes }) {
     throw error;
   }
 }
+
+const hasSocat = () => spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
 
 /** Runs the stock scp; `cipher` forces one cipher on every hop (-o reaches the jump's ssh). */
 export function scp(scpArgs, cipher) {
