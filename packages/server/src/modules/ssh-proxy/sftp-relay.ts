@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
+import { outgoingPacketSize } from '../../ssh/ssh2-internals.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { ProxiedChannel } from './proxied-channel.js';
@@ -9,8 +10,8 @@ import { tickRelay } from './tick-relay.js';
 /**
  * The `sftp` subsystem (sftp, and scp since OpenSSH 9): the client's SFTP session goes to the
  * node's sftp subsystem byte for byte, and an SftpAuditor watching both directions turns its
- * operations into TS0xx events. Nothing is re-encoded; each direction is a tickRelay, so the
- * data of several SSH packets read at once leaves in full packets.
+ * operations into TS0xx events. Nothing is re-encoded; each direction is a tickRelay that writes
+ * whole packets of the other side, so a bulk transfer leaves in full packets.
  */
 export async function relaySftp(
   channel: ServerChannel,
@@ -44,8 +45,16 @@ export async function relaySftp(
     channel.close();
   };
   const onStop = (error: Error) => stop(error.message);
-  tickRelay(channel, remote, (chunk) => auditor.fromClient.push(chunk), { end: true, onStop });
-  tickRelay(remote, channel, (chunk) => auditor.fromServer.push(chunk), { end: false, onStop });
+  tickRelay(channel, remote, (chunk) => auditor.fromClient.push(chunk), {
+    end: true,
+    onStop,
+    packetSize: outgoingPacketSize(remote),
+  });
+  tickRelay(remote, channel, (chunk) => auditor.fromServer.push(chunk), {
+    end: false,
+    onStop,
+    packetSize: outgoingPacketSize(channel),
+  });
   // scp checks the subsystem's exit status: pass it on once every answer has been sent.
   let exit: { code?: number; signal?: string } = {};
   remote.on('exit', (code: number | null, signal?: string) => {

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { tickRelay } from './tick-relay.js';
+import { tailWaitMs, tickRelay } from './tick-relay.js';
 
 /** A destination that records each write it is given, and can say it is full. */
 function recorder(options: { full?: () => boolean } = {}) {
@@ -88,5 +88,35 @@ describe('tickRelay', () => {
     expect(writes).toEqual(['ok']);
     expect(stops).toEqual(['malformed packet']);
     expect(sink.writableEnded).toBe(false);
+  });
+
+  it('with a packet size, writes whole packets and lets a short tail wait for what follows', async () => {
+    const from = new PassThrough();
+    const { sink, writes } = recorder();
+    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 4 });
+    from.write('abcdef');
+    await tick();
+    expect(writes).toEqual(['abcd']);
+    from.write('ghij');
+    await tick();
+    expect(writes).toEqual(['abcd', 'efgh']);
+    // Nothing follows: the tail leaves after at most tailWaitMs.
+    await new Promise((resolve) => setTimeout(resolve, tailWaitMs + 5));
+    expect(writes).toEqual(['abcd', 'efgh', 'ij']);
+  });
+
+  it('with a packet size, writes less than a packet at once, and the tail on end', async () => {
+    const from = new PassThrough();
+    const { sink, writes } = recorder();
+    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 8 });
+    from.write('ok');
+    await tick();
+    expect(writes).toEqual(['ok']);
+    from.write('0123456789');
+    await tick();
+    from.end();
+    await tick();
+    expect(writes).toEqual(['ok', '01234567', '89']);
+    expect(sink.writableEnded).toBe(true);
   });
 });
