@@ -13,7 +13,7 @@ import {
   type ConsoleBegin,
   type ConsoleCode,
 } from './modules/sso/console-login.service.js';
-import { OneTimeStore } from './modules/sso/console-login.store.js';
+import { OneTimeStore } from './modules/sso/one-time.store.js';
 import { GithubClient } from './modules/sso/github.client.js';
 import { GithubFlowService } from './modules/sso/github-flow.service.js';
 import { OidcClient } from './modules/sso/oidc.client.js';

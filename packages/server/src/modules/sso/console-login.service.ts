@@ -13,7 +13,7 @@ import type { RequestContext } from '../auth/session-cookie.js';
 import type { ConnectorsService } from '../connectors/connectors.service.js';
 import { certifiableKey, type CertIssuer } from '../ssh-login/cert-issuer.js';
 import type { UsersStore } from '../users/users.store.js';
-import type { OneTimeStore } from './console-login.store.js';
+import type { OneTimeStore } from './one-time.store.js';
 import type { SsoOutcome } from './sso-flow.js';
 import { SsoLoginError, type SsoIdentity, type SsoLoginService } from './sso-login.service.js';
 import type { ConsoleRequest } from './sso-state.store.js';

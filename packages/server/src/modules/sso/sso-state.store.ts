@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { ConnectorKind } from '@postern/contracts';
-import { CompareFailedError, NotFoundError, type Backend } from '../../backend/index.js';
+import type { Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
+import { OneTimeStore } from './one-time.store.js';
 
 /** Long enough to type a password and pass a second factor at the provider, no longer. */
 export const stateTtlMs = 10 * 60 * 1000;
@@ -18,7 +18,6 @@ export interface SsoState {
   codeVerifier?: string;
   /** Set when the CLI started the sign-in: it gets a code on its loopback, not a session. */
   console?: ConsoleRequest;
-  expires: string;
 }
 
 /** What `postern login --auth` asked for (console-login.service.ts). */
@@ -32,40 +31,9 @@ export interface ConsoleRequest {
   ttlMs?: number;
 }
 
-/**
- * Sign-in states under the SHA-256 of their id, so reading the storage gives no usable state.
- * A state is consumed by deleting it at the revision read: of two callbacks with one state only
- * one gets it, which is the replay protection.
- */
-export class SsoStateStore {
-  constructor(
-    private readonly backend: Backend,
-    private readonly now: Clock,
-  ) {}
-
-  /** Stores the state and returns its id: 256 random bits, base64url. */
-  async create(state: Omit<SsoState, 'expires'>): Promise<string> {
-    const id = randomBytes(32).toString('base64url');
-    const expires = new Date(this.now() + stateTtlMs);
-    const value = JSON.stringify({ ...state, expires: expires.toISOString() });
-    await this.backend.create({ key: keyOf(id), value, expires });
-    return id;
-  }
-
-  /** The state, once: null when unknown, expired or already used. */
-  async consume(id: string): Promise<SsoState | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
-    const item = await this.backend.get(keyOf(id));
-    if (!item) return null;
-    try {
-      await this.backend.delete(item.key, item.revision);
-    } catch (error) {
-      if (error instanceof NotFoundError || error instanceof CompareFailedError) return null;
-      throw error;
-    }
-    const state = JSON.parse(item.value) as SsoState;
-    return Date.parse(state.expires) > this.now() ? state : null;
+/** Sign-in states: single use, short-lived (one-time.store.ts has the rules). */
+export class SsoStateStore extends OneTimeStore<SsoState> {
+  constructor(backend: Backend, now: Clock) {
+    super(backend, now, prefix, stateTtlMs);
   }
 }
-
-const keyOf = (id: string) => prefix + createHash('sha256').update(id).digest('hex');

@@ -3,10 +3,11 @@ import { CompareFailedError, NotFoundError, type Backend } from '../../backend/i
 import type { Clock } from '../../clock.js';
 
 /**
- * One-time tokens for the CLI's sign-in (console-login.service.ts): the begin link the browser
- * opens and the code it brings back to the CLI's loopback. Like SsoStateStore: 256 random bits,
- * kept under their SHA-256 (reading the storage gives nothing usable), taken by a delete at the
- * revision read so of two racing uses only one wins, and refused once expired.
+ * One-time tokens of the sign-in flows: SSO states (sso-state.store.ts), and for the CLI's sign-in
+ * the begin link the browser opens and the code it brings back to the CLI's loopback
+ * (console-login.service.ts). 256 random bits, kept under their SHA-256 (reading the storage
+ * gives nothing usable), taken by a delete at the revision read so that of two racing uses only
+ * one wins (the replay protection), and refused once expired.
  */
 export class OneTimeStore<T extends object> {
   constructor(
