@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tailWaitMs, tickRelay } from './tick-relay.js';
 
 /** A destination that records each write it is given, and can say it is full. */
@@ -20,6 +20,8 @@ function recorder(options: { full?: () => boolean } = {}) {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('tickRelay', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('writes what arrives in one turn of the event loop as one buffer, in order', async () => {
     const from = new PassThrough();
     const { sink, writes } = recorder();
@@ -91,6 +93,8 @@ describe('tickRelay', () => {
   });
 
   it('with a packet size, writes whole packets and lets a short tail wait for what follows', async () => {
+    // Only the tail's timer is fake: a loaded machine must not let it fire between two steps.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const from = new PassThrough();
     const { sink, writes } = recorder();
     tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 4 });
@@ -101,8 +105,13 @@ describe('tickRelay', () => {
     await tick();
     expect(writes).toEqual(['abcd', 'efgh']);
     // Nothing follows: the tail leaves after at most tailWaitMs.
-    await new Promise((resolve) => setTimeout(resolve, tailWaitMs + 5));
+    vi.advanceTimersByTime(tailWaitMs - 0.5);
+    await tick();
+    expect(writes).toEqual(['abcd', 'efgh']);
+    vi.advanceTimersByTime(1);
+    await tick();
     expect(writes).toEqual(['abcd', 'efgh', 'ij']);
+    vi.useRealTimers();
   });
 
   it('with a packet size, writes less than a packet at once, and the tail on end', async () => {
