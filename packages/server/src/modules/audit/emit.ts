@@ -13,5 +13,25 @@ export function emitAudit(
   return audit.emit({ ...fields, event: auditCatalogue[code].type, code });
 }
 
+/**
+ * For events emitted while something else goes on (a session's start, a relayed command's end):
+ * the caller does not wait, and a store that refuses (a full disk, or closed because the process
+ * is stopping) must not become an unhandled rejection, which would end the process. It is
+ * reported as a process warning on stderr instead.
+ */
+export function emitAuditInBackground(
+  audit: AuditStore,
+  code: AuditCode,
+  fields: { user?: string; [field: string]: unknown },
+): void {
+  emitAudit(audit, code, fields).catch((error: unknown) => reportUnwritten(code, error));
+}
+
+/** The warning for an event that could not be written (see emitAuditInBackground). */
+export function reportUnwritten(code: string, error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`audit event ${code} was not written: ${reason}`, 'PosternAuditWarning');
+}
+
 /** Where a request came from, in the field name the reference's events use. */
 export const remoteAddr = (addr: string | undefined) => (addr ? { 'addr.remote': addr } : {});

@@ -6,7 +6,7 @@ import {
   type RecordSessionMode,
 } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
-import { emitAudit } from '../audit/emit.js';
+import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { Party } from './party.js';
 import type { ScreenMirror } from './screen-mirror.js';
@@ -152,7 +152,7 @@ export class LiveSession {
       if (screen) this.send(member, Buffer.from(screen, 'utf8'));
       for (const chunk of pending) this.send(member, chunk);
       this.broadcastEvent({ event: 'session.join', user: party.user, mode: party.mode });
-      void emitAudit(this.deps.audit, 'T2001I', {
+      emitAuditInBackground(this.deps.audit, 'T2001I', {
         ...this.auditFields(),
         user: party.user,
         mode: party.mode,
@@ -167,7 +167,7 @@ export class LiveSession {
     this.members.delete(partyId);
     member.party.end(reason);
     this.broadcastEvent({ event: 'session.leave', user: member.party.user, reason });
-    void emitAudit(this.deps.audit, 'T2003I', {
+    emitAuditInBackground(this.deps.audit, 'T2003I', {
       ...this.auditFields(),
       user: member.party.user,
       reason,
@@ -203,7 +203,7 @@ export class LiveSession {
     for (const other of this.members.values()) {
       if (other !== member) other.party.event({ event: 'resize', size });
     }
-    void emitAudit(this.deps.audit, 'T2002I', {
+    emitAuditInBackground(this.deps.audit, 'T2002I', {
       ...this.auditFields(),
       user: member.party.user,
       size,
@@ -235,7 +235,7 @@ export class LiveSession {
     this.init.client.end();
     this.deps.mirror.close(this.id);
     if (this.init.command) this.auditExec();
-    void emitAudit(this.deps.audit, 'T2004I', {
+    emitAuditInBackground(this.deps.audit, 'T2004I', {
       ...this.auditFields(),
       user: this.init.owner.user,
       reason,
@@ -253,7 +253,7 @@ export class LiveSession {
   private auditExec(): void {
     const status = this.exitStatus;
     const ok = status !== undefined && status.code === 0 && !status.signal;
-    void emitAudit(this.deps.audit, ok ? 'T3002I' : 'T3002E', {
+    emitAuditInBackground(this.deps.audit, ok ? 'T3002I' : 'T3002E', {
       ...this.auditFields(),
       user: this.init.owner.user,
       command: this.init.command,
@@ -347,7 +347,7 @@ export class LiveSession {
     if (endSession) {
       return this.terminate(`session recording failed: ${reason}; the session was ended`);
     }
-    void emitAudit(this.deps.audit, 'TPOS030E', {
+    emitAuditInBackground(this.deps.audit, 'TPOS030E', {
       ...this.auditFields(),
       user: this.init.owner.user,
       reason,

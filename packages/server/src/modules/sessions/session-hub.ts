@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
-import { emitAudit } from '../audit/emit.js';
+import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
@@ -80,7 +80,7 @@ export class SessionHub {
       },
     });
     this.live.set(session.id, session);
-    void emitAudit(this.deps.audit, 'T2000I', {
+    emitAuditInBackground(this.deps.audit, 'T2000I', {
       ...session.auditFields(),
       user: init.owner.user,
       size: `${init.size.w}:${init.size.h}`,

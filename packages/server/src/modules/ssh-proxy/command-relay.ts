@@ -1,5 +1,5 @@
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
-import { emitAudit } from '../audit/emit.js';
+import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { RecordingPolicy } from '../sessions/session-recording.js';
 import { CommandRecording } from './command-recording.js';
@@ -37,7 +37,7 @@ export async function relayCommand(
     channel.end();
     return;
   }
-  void emitAudit(audit, 'T2000I', {
+  emitAuditInBackground(audit, 'T2000I', {
     ...proxied.fields(),
     interactive: false,
     ...(command !== undefined ? { command } : {}),
@@ -48,7 +48,7 @@ export async function relayCommand(
     deps.recordings,
     proxied.reach.options.recordSession.ssh,
     (reason, endCommand) => {
-      void emitAudit(audit, 'TPOS030E', { ...proxied.fields(), reason });
+      emitAuditInBackground(audit, 'TPOS030E', { ...proxied.fields(), reason });
       if (!endCommand) return;
       channel.stderr.write(
         `Postern: session recording failed: ${reason}; the command was ended\r\n`,
@@ -77,7 +77,7 @@ export async function relayCommand(
       ? `exited on signal ${exit.signal}`
       : `exited with code ${exit.code ?? 'unknown'}`;
     if (command !== undefined) {
-      void emitAudit(audit, ok ? 'T3002I' : 'T3002E', {
+      emitAuditInBackground(audit, ok ? 'T3002I' : 'T3002E', {
         ...proxied.fields(),
         command,
         exitCode: String(exit.code ?? ''),
@@ -85,9 +85,9 @@ export async function relayCommand(
       });
     }
     void (async () => {
-      await recording?.close();
+      await recording?.close().catch(() => {});
       const recorded = recording !== undefined && !recording.error;
-      await emitAudit(audit, 'T2004I', proxied.endFields(reason, recorded, recording?.error));
+      emitAuditInBackground(audit, 'T2004I', proxied.endFields(reason, recorded, recording?.error));
     })();
   });
   // The client went away first: stop the program (SIGHUP, as sshd does) and hang up.

@@ -1,5 +1,5 @@
 import type { Client, ClientChannel, ServerChannel, TcpipRequestInfo } from 'ssh2';
-import { emitAudit } from '../audit/emit.js';
+import { emitAuditInBackground } from '../audit/emit.js';
 import type { InnerLogin } from './session-channel.js';
 
 /**
@@ -28,7 +28,7 @@ export class PortForwarder {
       'addr.local': `${info.destIP}:${info.destPort}`,
     };
     if (!login.reach.options.portForwarding) {
-      void emitAudit(login.audit, 'T3003E', {
+      emitAuditInBackground(login.audit, 'T3003E', {
         ...fields,
         error: 'port forwarding is not allowed by your roles',
       });
@@ -45,9 +45,9 @@ export class PortForwarder {
       channel.pipe(remote).pipe(channel);
       channel.on('close', () => remote.close());
       remote.on('close', () => channel.close());
-      void emitAudit(login.audit, 'T3003I', fields);
+      emitAuditInBackground(login.audit, 'T3003I', fields);
     } catch (error) {
-      void emitAudit(login.audit, 'T3003E', { ...fields, error: (error as Error).message });
+      emitAuditInBackground(login.audit, 'T3003E', { ...fields, error: (error as Error).message });
       reject();
     }
   }

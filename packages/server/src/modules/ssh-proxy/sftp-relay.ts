@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
 import { outgoingPacketSize } from '../../ssh/ssh2-internals.js';
-import { emitAudit } from '../audit/emit.js';
+import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { ProxiedChannel } from './proxied-channel.js';
 import { SftpAuditor } from './sftp-audit.js';
@@ -27,7 +27,7 @@ export async function relaySftp(
   } catch (error) {
     client.end();
     const reason = (error as Error).message;
-    void emitAudit(audit, 'T3001E', { ...proxied.fields(), name: 'sftp', exitError: reason });
+    emitAuditInBackground(audit, 'T3001E', { ...proxied.fields(), name: 'sftp', exitError: reason });
     channel.stderr.write(
       `Postern: sftp is not available on ${proxied.reach.node.hostname}: ${reason}\r\n`,
     );
@@ -35,10 +35,10 @@ export async function relaySftp(
     channel.end();
     return;
   }
-  void emitAudit(audit, 'T3001I', { ...proxied.fields(), name: 'sftp' });
+  emitAuditInBackground(audit, 'T3001I', { ...proxied.fields(), name: 'sftp' });
   const auditor = new SftpAuditor((event) => {
     const { code, ...details } = event;
-    void emitAudit(audit, code, { ...proxied.fields(), ...details });
+    emitAuditInBackground(audit, code, { ...proxied.fields(), ...details });
   });
   const stop = (why: string) => {
     channel.stderr.write(`Postern: ${why}\r\n`);
