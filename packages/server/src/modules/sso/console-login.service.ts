@@ -14,7 +14,7 @@ import type { ConnectorsService } from '../connectors/connectors.service.js';
 import { certifiableKey, type CertIssuer } from '../ssh-login/cert-issuer.js';
 import type { UsersStore } from '../users/users.store.js';
 import type { OneTimeStore } from './one-time.store.js';
-import type { SsoOutcome } from './sso-flow.js';
+import { connectorKindLabels, type SsoOutcome } from './sso-flow.js';
 import { SsoLoginError, type SsoIdentity, type SsoLoginService } from './sso-login.service.js';
 import type { ConsoleRequest } from './sso-state.store.js';
 
@@ -49,8 +49,6 @@ export interface ConsoleLoginDeps {
   now: Clock;
 }
 
-const kindLabels = { oidc: 'OIDC', github: 'GitHub', saml: 'SAML' } as const;
-
 /**
  * `postern login --auth NAME` (docs/cli-login.md): the CLI registers its key, its loopback
  * listener and the hash of a secret; the browser signs in at the provider with exactly the
@@ -68,7 +66,7 @@ export class ConsoleLoginService {
     const connector = await this.deps.connectors.forLogin(kind, body.connector_id);
     if (!connector || connector.kind !== kind) {
       const name = JSON.stringify(body.connector_id.slice(0, 64));
-      throw notFound(`there is no ${kindLabels[kind]} connector named ${name}`);
+      throw notFound(`there is no ${connectorKindLabels[kind]} connector named ${name}`);
     }
     const request: ConsoleRequest = {
       redirect: body.redirect_url,

@@ -6,6 +6,7 @@ import { globMatch, mapRoles } from './mapping.js';
 import { safeRedirect } from './redirect.js';
 import {
   forConnector,
+  loginConnector,
   pkcePair,
   takeState,
   type CallbackQuery,
@@ -14,7 +15,6 @@ import {
   type SsoOutcome,
 } from './sso-flow.js';
 import type { ConsoleRequest, SsoStateStore } from './sso-state.store.js';
-import { SsoLoginError } from './sso-login.service.js';
 
 export interface GithubFlowDeps {
   connectors: ConnectorsService;
@@ -93,15 +93,8 @@ export class GithubFlowService implements SsoFlow {
     );
   }
 
-  private async connector(name: string, stage: 'login' | 'callback'): Promise<GithubConnector> {
-    const connector = name ? await this.deps.connectors.forLogin('github', name) : null;
-    if (!connector || connector.kind !== 'github') {
-      throw new SsoLoginError(
-        `there is no GitHub connector named ${JSON.stringify(name.slice(0, 64))}`,
-        stage,
-      );
-    }
-    return connector;
+  private connector(name: string, stage: 'login' | 'callback'): Promise<GithubConnector> {
+    return loginConnector(this.deps.connectors, 'github', name, stage);
   }
 
   private redirectUri(connector: GithubConnector): string {

@@ -6,6 +6,7 @@ import type { OidcClient, OidcClientSettings } from './oidc.client.js';
 import { safeRedirect } from './redirect.js';
 import {
   forConnector,
+  loginConnector,
   pkcePair,
   randomToken,
   takeState,
@@ -99,15 +100,8 @@ export class OidcFlowService implements SsoFlow {
     );
   }
 
-  private async connector(name: string, stage: 'login' | 'callback'): Promise<OidcConnector> {
-    const connector = name ? await this.deps.connectors.forLogin('oidc', name) : null;
-    if (!connector || connector.kind !== 'oidc') {
-      throw new SsoLoginError(
-        `there is no OIDC connector named ${JSON.stringify(name.slice(0, 64))}`,
-        stage,
-      );
-    }
-    return connector;
+  private connector(name: string, stage: 'login' | 'callback'): Promise<OidcConnector> {
+    return loginConnector(this.deps.connectors, 'oidc', name, stage);
   }
 
   private settings(connector: OidcConnector): OidcClientSettings {

@@ -7,7 +7,7 @@ import { ProviderError } from './provider-http.js';
 import { safeRedirect } from './redirect.js';
 import { samlIdpOf } from './saml-idp.js';
 import type { SamlRequestStore } from './saml-requests.store.js';
-import { forConnector, type SsoLanding, type SsoOutcome } from './sso-flow.js';
+import { forConnector, loginConnector, type SsoLanding, type SsoOutcome } from './sso-flow.js';
 import { SsoLoginError } from './sso-login.service.js';
 import { stateTtlMs, type ConsoleRequest, type SsoStateStore } from './sso-state.store.js';
 
@@ -128,15 +128,8 @@ export class SamlFlowService {
     };
   }
 
-  private async connector(name: string, stage: 'login' | 'callback'): Promise<SamlConnector> {
-    const connector = name ? await this.deps.connectors.forLogin('saml', name) : null;
-    if (!connector || connector.kind !== 'saml') {
-      throw new SsoLoginError(
-        `there is no SAML connector named ${JSON.stringify(name.slice(0, 64))}`,
-        stage,
-      );
-    }
-    return connector;
+  private connector(name: string, stage: 'login' | 'callback'): Promise<SamlConnector> {
+    return loginConnector(this.deps.connectors, 'saml', name, stage);
   }
 }
 

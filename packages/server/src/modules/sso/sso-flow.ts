@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ConnectorKind } from '@postern/contracts';
+import type { Connector, ConnectorKind } from '@postern/contracts';
 import type { RequestContext } from '../auth/session-cookie.js';
+import type { ConnectorsService } from '../connectors/connectors.service.js';
 import type { WebSession } from '../web-sessions/web-sessions.service.js';
 import type { ConsoleRequest, SsoState, SsoStateStore } from './sso-state.store.js';
 import { SsoLoginError, type SsoIdentity } from './sso-login.service.js';
@@ -101,4 +102,23 @@ export async function forConnector<T>(connector: string, run: () => Promise<T>):
   } catch (error) {
     throw new ConnectorFailure(error, connector);
   }
+}
+
+export const connectorKindLabels = { oidc: 'OIDC', github: 'GitHub', saml: 'SAML' } as const;
+
+/** The connector a sign-in names, with its secrets; an unknown one fails at `stage`. */
+export async function loginConnector<K extends ConnectorKind>(
+  connectors: Pick<ConnectorsService, 'forLogin'>,
+  kind: K,
+  name: string,
+  stage: 'login' | 'callback',
+): Promise<Extract<Connector, { kind: K }>> {
+  const connector = name ? await connectors.forLogin(kind, name) : null;
+  if (!connector || connector.kind !== kind) {
+    throw new SsoLoginError(
+      `there is no ${connectorKindLabels[kind]} connector named ${JSON.stringify(name.slice(0, 64))}`,
+      stage,
+    );
+  }
+  return connector as Extract<Connector, { kind: K }>;
 }
