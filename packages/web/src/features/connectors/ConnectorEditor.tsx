@@ -5,7 +5,7 @@ import { connectorKindLabels } from '../../components/ConnectorKindIcon';
 import { PageLoader } from '../../components/PageLoader';
 import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
 import { SaveProblemAlert } from '../../components/yaml/SaveProblemAlert';
-import { saveProblemOf, type SaveProblem } from '../../components/yaml/saveProblem';
+import { useYamlSave } from '../../components/yaml/useYamlSave';
 import { ConnectorGuide } from './ConnectorGuide';
 import { connectorNameIn, hidesSecrets } from './connectorYaml';
 import { connectorTemplate } from './templates';
@@ -71,8 +71,6 @@ export function ConnectorEditor({
   );
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 function EditorBody({
   target,
   origin,
@@ -83,46 +81,18 @@ function EditorBody({
   const [initial] = useState(() =>
     target.mode === 'edit' ? target.content : connectorTemplate[target.kind](origin),
   );
-  // The editor owns the text; a reload mounts it again with the stored YAML.
-  const [loaded, setLoaded] = useState({ text: initial, version: 0 });
-  const text = useRef(initial);
   // The guide's SAML URLs follow the name as it is typed.
   const [name, setName] = useState(() => connectorNameIn(initial));
   const editor = useRef<YamlEditorHandle>(null);
-  const [problem, setProblem] = useState<SaveProblem>();
-  const [busy, setBusy] = useState(false);
-  const [reloading, setReloading] = useState(false);
-  const [reloadError, setReloadError] = useState<string>();
-
-  const save = async () => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await onSave(target, text.current);
-    } catch (err) {
-      setProblem(saveProblemOf(err, target.mode));
-      setBusy(false);
-      return;
-    }
-    onClose();
-  };
-
-  const reload = async () => {
-    if (target.mode !== 'edit') return;
-    setReloading(true);
-    setReloadError(undefined);
-    try {
-      const latest = await onReload(target.kind, target.name);
-      text.current = latest;
-      setName(connectorNameIn(latest));
-      setLoaded((l) => ({ text: latest, version: l.version + 1 }));
-      setProblem(undefined);
-    } catch (err) {
-      setReloadError(messageOf(err));
-    } finally {
-      setReloading(false);
-    }
-  };
+  const { loaded, problem, busy, save, edited, reload } = useYamlSave({
+    initial,
+    mode: target.mode,
+    save: (text) => onSave(target, text),
+    reload: () =>
+      target.mode === 'edit' ? onReload(target.kind, target.name) : Promise.resolve(''),
+    onSaved: onClose,
+    onText: (text) => setName(connectorNameIn(text)),
+  });
 
   return (
     <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
@@ -139,10 +109,7 @@ function EditorBody({
             key={loaded.version}
             ref={editor}
             initialValue={loaded.text}
-            onChange={(value) => {
-              text.current = value;
-              setName(connectorNameIn(value));
-            }}
+            onChange={edited}
             issues={problem?.kind === 'issues' ? problem.issues : noIssues}
             label="Connector YAML"
           />
@@ -152,13 +119,13 @@ function EditorBody({
         problem={problem}
         noun="connector"
         onGoToLine={(line) => editor.current?.goToLine(line)}
-        reload={{ run: () => void reload(), busy: reloading, error: reloadError }}
+        reload={reload}
       />
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose} disabled={busy}>
           Cancel
         </Button>
-        <Button loading={busy} onClick={() => void save()}>
+        <Button loading={busy} onClick={save}>
           Save
         </Button>
       </Group>

@@ -1,7 +1,7 @@
 import { Button, Drawer, Group, Stack } from '@mantine/core';
-import { lazy, Suspense, useRef, useState } from 'react';
+import { lazy, Suspense, useRef } from 'react';
 import { PageLoader } from '../../components/PageLoader';
-import { saveProblemOf, type SaveProblem } from '../../components/yaml/saveProblem';
+import { useYamlSave } from '../../components/yaml/useYamlSave';
 import { SaveProblemAlert } from '../../components/yaml/SaveProblemAlert';
 import { newRoleTemplate } from './roleTemplate';
 import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
@@ -54,52 +54,20 @@ export function RoleEditor({ target, onClose, onSave, onReload }: RoleEditorProp
   );
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 function RoleEditorBody({
   target,
   onClose,
   onSave,
   onReload,
 }: Omit<RoleEditorProps, 'target'> & { target: RoleEditorTarget }) {
-  const initial = target.mode === 'edit' ? target.content : newRoleTemplate;
-  // The editor owns the text; a reload mounts it again with the stored YAML.
-  const [loaded, setLoaded] = useState({ text: initial, version: 0 });
-  const text = useRef(initial);
   const editor = useRef<YamlEditorHandle>(null);
-  const [problem, setProblem] = useState<SaveProblem>();
-  const [busy, setBusy] = useState(false);
-  const [reloading, setReloading] = useState(false);
-  const [reloadError, setReloadError] = useState<string>();
-
-  const save = async () => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await onSave(target, text.current);
-    } catch (err) {
-      setProblem(saveProblemOf(err, target.mode));
-      setBusy(false);
-      return;
-    }
-    onClose();
-  };
-
-  const reload = async () => {
-    if (target.mode !== 'edit') return;
-    setReloading(true);
-    setReloadError(undefined);
-    try {
-      const latest = await onReload(target.name);
-      text.current = latest;
-      setLoaded((l) => ({ text: latest, version: l.version + 1 }));
-      setProblem(undefined);
-    } catch (err) {
-      setReloadError(messageOf(err));
-    } finally {
-      setReloading(false);
-    }
-  };
+  const { loaded, problem, busy, save, edited, reload } = useYamlSave({
+    initial: target.mode === 'edit' ? target.content : newRoleTemplate,
+    mode: target.mode,
+    save: (text) => onSave(target, text),
+    reload: () => (target.mode === 'edit' ? onReload(target.name) : Promise.resolve('')),
+    onSaved: onClose,
+  });
 
   const issues = problem?.kind === 'issues' ? problem.issues : noIssues;
 
@@ -111,9 +79,7 @@ function RoleEditorBody({
             key={loaded.version}
             ref={editor}
             initialValue={loaded.text}
-            onChange={(value) => {
-              text.current = value;
-            }}
+            onChange={edited}
             issues={issues}
             label="Role YAML"
           />
@@ -123,13 +89,13 @@ function RoleEditorBody({
         problem={problem}
         noun="role"
         onGoToLine={(line) => editor.current?.goToLine(line)}
-        reload={{ run: () => void reload(), busy: reloading, error: reloadError }}
+        reload={reload}
       />
       <Group justify="flex-end">
         <Button variant="default" onClick={onClose} disabled={busy}>
           Cancel
         </Button>
-        <Button loading={busy} onClick={() => void save()}>
+        <Button loading={busy} onClick={save}>
           Save
         </Button>
       </Group>
