@@ -1,136 +1,21 @@
 // @peculiar/x509 (the SAML test IdP's certificate) needs the Reflect polyfill loaded before it.
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { test as base, expect, type Browser, type Page } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { startGithubFake } from '../packages/server/src/testing/github-fake.testkit.js';
 import { startTestOidcProvider } from '../packages/server/src/testing/oidc-provider.testkit.js';
 import { startTestSamlIdp } from '../packages/server/src/testing/saml-idp.testkit.js';
+import { expectSignedIn, uniqueUser } from './support/identity.js';
 import {
-  expectSignedIn,
-  identityConfig,
-  signUpWithPasskey,
-  uniqueUser,
-} from './support/identity.js';
-import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
-import { addVirtualAuthenticator } from './support/webauthn.js';
+  clickProvider,
+  createConnector,
+  expectRefused,
+  oidcYaml,
+  signInAdmin,
+  test,
+  visitor,
+} from './support/sso.js';
 
-/**
- * Single sign-on through the console's buttons, in Chromium, against identity providers this
- * process runs on loopback (the server's own testkits: a real `oidc-provider`, the GitHub fake,
- * the SAML test IdP). The server's public address is `localhost` so the callback and ACS URLs it
- * builds are the origin the browser is on, and the `__Host-` cookies (Secure, allowed on
- * http://localhost) come back to it.
- */
-const test = base.extend<object, { server: RunningPostern }>({
-  server: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const server = await startPostern(['--insecure-no-tls'], {
-        configYaml: `${identityConfig()}\npublic_addr: localhost:0\n`,
-      });
-      await use(server);
-      await server.stop();
-      await rm(server.dataDir, { recursive: true, force: true });
-    },
-    { scope: 'worker' },
-  ],
-  baseURL: async ({ server }, use) => use(server.url),
-});
-
-const kindLabels = { oidc: 'OIDC', github: 'GitHub', saml: 'SAML' } as const;
-type Kind = keyof typeof kindLabels;
-
-/** Replaces the YAML editor's whole text (typing would fight the editor's auto-indent). */
-async function setEditorText(page: Page, text: string) {
-  await page.getByRole('textbox', { name: 'Connector YAML' }).click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Delete');
-  await page.keyboard.insertText(text);
-}
-
-/** Manage Auth Connectors → New connector → kind: the template, then our YAML, saved. */
-async function createConnector(page: Page, server: RunningPostern, kind: Kind, yaml: string) {
-  const name = /name: (\S+)/.exec(yaml)![1]!;
-  await page.goto('/web/sso');
-  await expect(
-    page.getByRole('heading', { name: 'Manage Auth Connectors', level: 2 }),
-  ).toBeVisible();
-  await page.getByRole('button', { name: 'New connector' }).click();
-  await page.getByRole('menuitem', { name: kindLabels[kind] }).click();
-  const drawer = page.getByRole('dialog', { name: `New ${kindLabels[kind]} connector` });
-  await expect(drawer.getByRole('textbox', { name: 'Connector YAML' })).toContainText(
-    `kind: ${kind}`,
-  );
-  if (kind !== 'saml') {
-    await expect(drawer.getByRole('region', { name: 'Setup guide' })).toContainText(
-      `${server.url}/v1/webapi/${kind}/callback`,
-    );
-  }
-  await setEditorText(page, yaml);
-  if (kind === 'saml') {
-    await expect(drawer.getByRole('region', { name: 'Setup guide' })).toContainText(
-      `${server.url}/v1/webapi/saml/acs/${name}`,
-    );
-  }
-  await drawer.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect(drawer).toBeHidden();
-  await expect(
-    page.getByRole('article', { name: `${kindLabels[kind]} connector ${name}` }),
-  ).toBeVisible();
-}
-
-/** An admin (editor) signed in with a passkey, in the test's own context. */
-async function signInAdmin(page: Page, server: RunningPostern) {
-  await addVirtualAuthenticator(page.context(), page, { residentKey: true });
-  return signUpWithPasskey(page, server, 'editor,access');
-}
-
-/** Someone else, logged out, in a fresh browser context. */
-async function visitor(browser: Browser, server: RunningPostern) {
-  const context = await browser.newContext({ baseURL: server.url });
-  return { context, page: await context.newPage() };
-}
-
-/** Clicks "Sign in with <display>" on the login page; resolves with the user context once signed in. */
-async function clickProvider(page: Page, display: string) {
-  await page.goto('/web/login');
-  // Wrapped: an async function would otherwise wait for the context itself.
-  const userContext = page.waitForResponse((r) =>
-    /\/v1\/webapi\/sites\/[^/]+\/context$/.test(r.url()),
-  );
-  await page.getByRole('button', { name: `Sign in with ${display}` }).click();
-  return { userContext };
-}
-
-/** The message page a refused sign-in lands on, and its reason. */
-async function expectRefused(page: Page, route: RegExp, reason: RegExp | string) {
-  await expect(page).toHaveURL(route);
-  await expect(page.getByText('Login Unsuccessful')).toBeVisible();
-  await expect(page.getByText(reason)).toBeVisible();
-}
-
-const oidcYaml = (name: string, issuer: string, clientId: string, secret: string, url: string) =>
-  `kind: oidc
-version: v3
-metadata:
-  name: ${name}
-spec:
-  display: Test OIDC ${name}
-  issuer_url: ${issuer}
-  client_id: ${clientId}
-  client_secret: ${secret}
-  redirect_url: ${url}/v1/webapi/oidc/callback
-  scope: [email, profile, groups]
-  username_claim: email
-  claims_to_roles:
-    - claim: groups
-      value: 'dev-*'
-      roles: [access]
-`;
-
+// Single sign-on through the console's buttons; the fixtures and helpers: support/sso.ts.
 test.describe('single sign-on in the console', () => {
   test('OIDC: an admin adds the connector from the screen; a user signs in at the provider; no role is refused', async ({
     page,
@@ -363,96 +248,6 @@ spec:
     } finally {
       await github.close();
       await idp.close();
-    }
-  });
-});
-
-/** `postern login --auth NAME --no-browser` as a user runs it, in its own POSTERN_HOME. */
-async function cliSsoLogin(server: RunningPostern, connector: string) {
-  const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
-  const child = spawn(
-    process.execPath,
-    [posternBin, 'login', '--proxy', server.url, '--auth', connector, '--no-browser'],
-    {
-      env: { ...process.env, POSTERN_HOME: path.join(home, '.postern'), HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /Open this URL in a browser to sign in: (\S+)/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`the CLI ended without a link: ${stdout}${stderr}`)));
-  });
-  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { home, url, exit, kill: () => child.kill() };
-}
-
-test.describe('single sign-on from the command line', () => {
-  test('postern login --auth: the printed link, the provider in Chromium, the Success page; the CLI exits 0', async ({
-    page,
-    browser,
-    server,
-  }) => {
-    test.setTimeout(120_000);
-    const provider = await startTestOidcProvider({
-      redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
-      accounts: {
-        gina: { password: 'gina-pw', claims: { email: 'gina@example.com', groups: ['dev-ops'] } },
-      },
-    });
-    const name = uniqueUser('oidc-cli-');
-    let cli: Awaited<ReturnType<typeof cliSsoLogin>> | undefined;
-    try {
-      await signInAdmin(page, server);
-      await createConnector(
-        page,
-        server,
-        'oidc',
-        oidcYaml(name, provider.issuer, provider.clientId, provider.clientSecret, server.url),
-      );
-      cli = await cliSsoLogin(server, name);
-      const link = await cli.url;
-      expect(link).toMatch(new RegExp(`^${server.url}/v1/webapi/oidc/login/console/[\\w-]{43}$`));
-
-      // Gina, in a browser with no session: the provider's form, then back to the CLI's
-      // loopback, which sends her on to the Success page once the certificate is written.
-      const gina = await visitor(browser, server);
-      await gina.page.goto(link);
-      await expect(gina.page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-      await gina.page.locator('input[name=login]').fill('gina');
-      await gina.page.locator('input[name=password]').fill('gina-pw');
-      await gina.page.getByRole('button', { name: 'Sign in' }).click();
-      await expect(gina.page).toHaveURL(`${server.url}/web/msg/info/login_success`);
-      await expect(gina.page.getByRole('heading', { name: 'Success' })).toBeVisible();
-      await expect(gina.page).toHaveTitle('Success');
-      // No web session was made for the CLI's sign-in.
-      expect(
-        (await gina.context.cookies()).some((cookie) => cookie.name === '__Host-session'),
-      ).toBe(false);
-      await gina.context.close();
-
-      const { code, stdout, stderr } = await cli.exit;
-      expect(code, stderr).toBe(0);
-      expect(stdout).toMatch(/^Logged in as gina@example\.com to e2e-cluster/m);
-      const profile = JSON.parse(
-        await readFile(path.join(cli.home, '.postern', 'profile.json'), 'utf8'),
-      ) as { user: string; cert_path: string };
-      expect(profile.user).toBe('gina@example.com');
-      expect(await readFile(profile.cert_path, 'utf8')).toMatch(
-        /^ssh-ed25519-cert-v01@openssh\.com /,
-      );
-    } finally {
-      cli?.kill();
-      if (cli) await rm(cli.home, { recursive: true, force: true });
-      await provider.close();
     }
   });
 });
