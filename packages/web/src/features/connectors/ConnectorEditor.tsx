@@ -1,17 +1,12 @@
-import { Button, Drawer, Group, Stack, Text } from '@mantine/core';
+import { Drawer, Text } from '@mantine/core';
 import { secretPlaceholder, type ConnectorKind } from '@postern/contracts';
-import { lazy, Suspense, useRef, useState } from 'react';
+import { useState } from 'react';
 import { connectorKindLabels } from '../../components/ConnectorKindIcon';
-import { PageLoader } from '../../components/PageLoader';
-import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
-import { SaveProblemAlert } from '../../components/yaml/SaveProblemAlert';
+import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
 import { ConnectorGuide } from './ConnectorGuide';
 import { connectorNameIn, hidesSecrets } from './connectorYaml';
 import { connectorTemplate } from './templates';
-
-// CodeMirror loads with the editor, not with the list of connectors.
-const YamlEditor = lazy(() => import('../../components/yaml/YamlEditor'));
 
 export type ConnectorEditorTarget =
   | { mode: 'create'; kind: ConnectorKind }
@@ -83,8 +78,7 @@ function EditorBody({
   );
   // The guide's SAML URLs follow the name as it is typed.
   const [name, setName] = useState(() => connectorNameIn(initial));
-  const editor = useRef<YamlEditorHandle>(null);
-  const { loaded, problem, busy, save, edited, reload } = useYamlSave({
+  const state = useYamlSave({
     initial,
     mode: target.mode,
     save: (text) => onSave(target, text),
@@ -95,7 +89,7 @@ function EditorBody({
   });
 
   return (
-    <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
+    <YamlResourceForm label="Connector YAML" noun="connector" state={state} onCancel={onClose}>
       <ConnectorGuide kind={target.kind} name={name} origin={origin} />
       {hidesSecrets(initial) && (
         <Text size="sm" c="dimmed">
@@ -103,34 +97,6 @@ function EditorBody({
           the placeholder to keep the stored secret, or replace it to change the secret.
         </Text>
       )}
-      <div style={{ flex: 1, minHeight: 200 }}>
-        <Suspense fallback={<PageLoader label="Loading the editor" />}>
-          <YamlEditor
-            key={loaded.version}
-            ref={editor}
-            initialValue={loaded.text}
-            onChange={edited}
-            issues={problem?.kind === 'issues' ? problem.issues : noIssues}
-            label="Connector YAML"
-          />
-        </Suspense>
-      </div>
-      <SaveProblemAlert
-        problem={problem}
-        noun="connector"
-        onGoToLine={(line) => editor.current?.goToLine(line)}
-        reload={reload}
-      />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button loading={busy} onClick={save}>
-          Save
-        </Button>
-      </Group>
-    </Stack>
+    </YamlResourceForm>
   );
 }
-
-const noIssues: [] = [];

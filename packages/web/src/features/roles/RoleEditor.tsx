@@ -1,13 +1,7 @@
-import { Button, Drawer, Group, Stack } from '@mantine/core';
-import { lazy, Suspense, useRef } from 'react';
-import { PageLoader } from '../../components/PageLoader';
+import { Drawer } from '@mantine/core';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
-import { SaveProblemAlert } from '../../components/yaml/SaveProblemAlert';
+import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
 import { newRoleTemplate } from './roleTemplate';
-import type { YamlEditorHandle } from '../../components/yaml/YamlEditor';
-
-// CodeMirror loads with the editor, not with the Roles list.
-const YamlEditor = lazy(() => import('../../components/yaml/YamlEditor'));
 
 export type RoleEditorTarget = { mode: 'create' } | { mode: 'edit'; name: string; content: string };
 
@@ -60,8 +54,7 @@ function RoleEditorBody({
   onSave,
   onReload,
 }: Omit<RoleEditorProps, 'target'> & { target: RoleEditorTarget }) {
-  const editor = useRef<YamlEditorHandle>(null);
-  const { loaded, problem, busy, save, edited, reload } = useYamlSave({
+  const state = useYamlSave({
     initial: target.mode === 'edit' ? target.content : newRoleTemplate,
     mode: target.mode,
     save: (text) => onSave(target, text),
@@ -69,38 +62,5 @@ function RoleEditorBody({
     onSaved: onClose,
   });
 
-  const issues = problem?.kind === 'issues' ? problem.issues : noIssues;
-
-  return (
-    <Stack gap="md" style={{ flex: 1, minHeight: 0 }}>
-      <div style={{ flex: 1, minHeight: 200 }}>
-        <Suspense fallback={<PageLoader label="Loading the editor" />}>
-          <YamlEditor
-            key={loaded.version}
-            ref={editor}
-            initialValue={loaded.text}
-            onChange={edited}
-            issues={issues}
-            label="Role YAML"
-          />
-        </Suspense>
-      </div>
-      <SaveProblemAlert
-        problem={problem}
-        noun="role"
-        onGoToLine={(line) => editor.current?.goToLine(line)}
-        reload={reload}
-      />
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button loading={busy} onClick={save}>
-          Save
-        </Button>
-      </Group>
-    </Stack>
-  );
+  return <YamlResourceForm label="Role YAML" noun="role" state={state} onCancel={onClose} />;
 }
-
-const noIssues: [] = [];
