@@ -52,8 +52,9 @@ test.describe('the postern binary', () => {
   });
 
   test('start serves HTTPS with a self-signed certificate kept in the data dir, logs JSON and stops on SIGTERM', async () => {
-    // Alone this takes about a second; in one CI run on a loaded machine the SIGTERM shutdown
-    // alone took ~20 s (see the session note), so it gets room rather than a flaky 30 s.
+    // Alone this takes about a second. It used to hang now and then: the "serving" line came
+    // before start-up had finished, a SIGTERM right after it killed the process before its
+    // handler was in place, and stop() then waited for an exit that had already happened.
     test.setTimeout(90_000);
     const server = await startPostern();
     try {

@@ -102,7 +102,10 @@ export async function startPostern(
     process: child,
     logs,
     stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+      // Gone already, by an exit or a signal: 'exit' will not fire again.
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return Promise.resolve(child.exitCode);
+      }
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code));
         child.kill(signal);

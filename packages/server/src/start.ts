@@ -65,18 +65,6 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
   // With port 0 the OS picked the port; the default public address must name the real one.
   if (config.publicAddr.port === 0) config.publicAddr.port = port;
-  const scheme = config.insecureNoTls ? 'http' : 'https';
-  logger.info(
-    {
-      version: serverVersion,
-      cluster: config.clusterName,
-      webAddr: formatHostPort({ host: config.webAddr.host, port }),
-      sshAddr: formatHostPort(config.sshAddr),
-      dataDir: config.dataDir,
-      storage: config.storage.type,
-    },
-    `Postern is serving the console at ${scheme}://localhost:${port}/web`,
-  );
   await audit.emit({ event: 'postern.start', code: 'TPOS001I', version: serverVersion });
   const localNode = config.sshService.enabled
     ? await startLocalNode({
@@ -100,6 +88,21 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     );
     logger.info({ inviteUrl: invite.url, expires: invite.expiry }, 'first admin invite created');
   }
+
+  // Last: the line means ready. Scripts wait for it and may signal right after; the start
+  // command's SIGTERM handler is in place by then, so nothing is cut off half-started.
+  const scheme = config.insecureNoTls ? 'http' : 'https';
+  logger.info(
+    {
+      version: serverVersion,
+      cluster: config.clusterName,
+      webAddr: formatHostPort({ host: config.webAddr.host, port }),
+      sshAddr: formatHostPort(config.sshAddr),
+      dataDir: config.dataDir,
+      storage: config.storage.type,
+    },
+    `Postern is serving the console at ${scheme}://localhost:${port}/web`,
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
