@@ -12,6 +12,7 @@ import {
 } from './cli/register.js';
 import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
 import { ApiError } from './errors.js';
+import { tuneHeapForRelaying } from './heap-tuning.js';
 import { startServer } from './start.js';
 import { serverVersion } from './version.js';
 
@@ -41,6 +42,7 @@ export function buildCli(): Command {
     )
     .action(async (flags: ConfigFlags) => {
       const config = resolveConfig(flags);
+      tuneHeapForRelaying();
       const server = await startServer(config);
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {
