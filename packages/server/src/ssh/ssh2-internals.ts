@@ -70,20 +70,49 @@ export function openAgentChannel(connection: object): Promise<Duplex> {
   });
 }
 
+/** What ssh2 keeps of the peer's side of a channel: its window and its maximum packet. */
+interface Outgoing {
+  window: number;
+  packetSize: number;
+}
+
+/** Lowers one of ssh2's figures for what it may send on `channel` to at most `max`. */
+function capOutgoing(channel: object, field: keyof Outgoing, max: number): void {
+  const outgoing = (channel as { outgoing?: Partial<Outgoing> }).outgoing;
+  const value = outgoing?.[field];
+  if (!outgoing || typeof value !== 'number') {
+    throw new Error(`ssh2 internals changed (is ssh2 still 1.17?): no outgoing ${field}`);
+  }
+  outgoing[field] = Math.min(value, max);
+}
+
 /**
  * Caps the size of the data packets ssh2 sends on `channel` (it uses the peer's maximum,
  * `outgoing.packetSize`). A smaller cap is always allowed by the protocol.
  */
 export function capOutgoingPacketSize(channel: object, max: number): void {
-  const outgoing = (channel as { outgoing?: { packetSize?: number } }).outgoing;
-  if (typeof outgoing?.packetSize !== 'number') {
-    throw new Error('ssh2 internals changed (is ssh2 still 1.17?): no outgoing packet size');
-  }
-  outgoing.packetSize = Math.min(outgoing.packetSize, max);
+  capOutgoing(channel, 'packetSize', max);
 }
 
 /** The largest data packet the peer of `channel` takes (its maximum packet size). */
 export function outgoingPacketSize(channel: object): number | undefined {
   const size = (channel as { outgoing?: { packetSize?: unknown } }).outgoing?.packetSize;
   return typeof size === 'number' ? size : undefined;
+}
+
+/**
+ * Lowers how much data ssh2 may have in flight on `channel` to at most `max`, below the window
+ * the peer granted. ssh2 only takes from `outgoing.window` what it sends and adds what each
+ * WINDOW_ADJUST grants, so lowered once at open our credit stays the peer's minus the same
+ * amount: never above it, never below zero. Only safe with a peer that sends WINDOW_ADJUST
+ * before `max` is used up (in-flight.ts).
+ */
+export function capOutgoingWindow(channel: object, max: number): void {
+  capOutgoing(channel, 'window', max);
+}
+
+/** The software part of the peer's SSH identification ("OpenSSH_9.2p1"), once known. */
+export function peerSoftware(client: object): string | undefined {
+  const version = (client as { _remoteVer?: unknown })._remoteVer;
+  return typeof version === 'string' ? version : undefined;
 }

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
-import { outgoingPacketSize } from '../../ssh/ssh2-internals.js';
+import { outgoingPacketSize, peerSoftware } from '../../ssh/ssh2-internals.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import type { ProxiedChannel } from './proxied-channel.js';
+import { limitInFlight } from './in-flight.js';
 import { SftpAuditor } from './sftp-audit.js';
 import { tickRelay } from './tick-relay.js';
 
@@ -27,7 +28,11 @@ export async function relaySftp(
   } catch (error) {
     client.end();
     const reason = (error as Error).message;
-    emitAuditInBackground(audit, 'T3001E', { ...proxied.fields(), name: 'sftp', exitError: reason });
+    emitAuditInBackground(audit, 'T3001E', {
+      ...proxied.fields(),
+      name: 'sftp',
+      exitError: reason,
+    });
     channel.stderr.write(
       `Postern: sftp is not available on ${proxied.reach.node.hostname}: ${reason}\r\n`,
     );
@@ -36,6 +41,7 @@ export async function relaySftp(
     return;
   }
   emitAuditInBackground(audit, 'T3001I', { ...proxied.fields(), name: 'sftp' });
+  limitInFlight(remote, peerSoftware(client));
   const auditor = new SftpAuditor((event) => {
     const { code, ...details } = event;
     emitAuditInBackground(audit, code, { ...proxied.fields(), ...details });

@@ -308,24 +308,25 @@ describe('sftp and scp through the proxy', () => {
   it.each([
     ['scp (SFTP)', []],
     ['scp -O (the old protocol)', ['-O']],
-  ])('%s copies a file both ways', async (_, flags) => {
+  ])('%s copies a file both ways, to and from both kinds of node', async (_, flags) => {
     const work = await mkdtemp(path.join(tmpdir(), 'postern-scp-'));
     try {
-      const data = randomBytes(1024 * 1024);
+      // Larger than the 2 MiB windows, so every leg waits for window adjustments: the proxy
+      // keeps less in flight towards OpenSSH (in-flight.ts) and the full window towards the
+      // node service (ssh2 adjusts only after half its window).
+      const data = randomBytes(5 * 1024 * 1024 + 3);
       await writeFile(path.join(work, 'a'), data);
-      const up = await alice.run('scp', [
-        ...flags,
-        path.join(work, 'a'),
-        `root@sshd-host:${work}/b`,
-      ]);
-      expect(up.code, up.stderr).toBe(0);
-      const down = await alice.run('scp', [
-        ...flags,
-        `root@${local.id}:${work}/b`,
-        path.join(work, 'c'),
-      ]);
-      expect(down.code, down.stderr).toBe(0);
-      expect(sha256(await readFile(path.join(work, 'c')))).toBe(sha256(data));
+      const copy = async (from: string, to: string) => {
+        const result = await alice.run('scp', [...flags, from, to]);
+        expect(result.code, result.stderr).toBe(0);
+      };
+      // Up to the OpenSSH host and back from the node service (the same file), then the
+      // other way round.
+      await copy(path.join(work, 'a'), `root@sshd-host:${work}/b`);
+      await copy(`root@${local.id}:${work}/b`, path.join(work, 'c'));
+      await copy(path.join(work, 'c'), `root@${local.id}:${work}/d`);
+      await copy(`root@sshd-host:${work}/d`, path.join(work, 'e'));
+      expect(sha256(await readFile(path.join(work, 'e')))).toBe(sha256(data));
     } finally {
       await rm(work, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
 import type { RecordingPolicy } from '../sessions/session-recording.js';
 import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
+import { limitInFlight } from './in-flight.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
 import { loginAttempts } from './login-attempts.js';
 
@@ -85,7 +86,7 @@ export class SshProxy {
     const remoteAddr = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
     const server = new ssh2.Server(
       { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
-      (connection) => this.serve(connection, remoteAddr),
+      (connection, info) => this.serve(connection, remoteAddr, info.header.versions.software),
     );
     server.on('connection', (connection) => keys.attach(connection));
     server.injectSocket(socket);
@@ -105,7 +106,8 @@ export class SshProxy {
     return this.certificate.line;
   }
 
-  private serve(connection: Connection, remoteAddr: string): void {
+  /** `software`: the client's, from its SSH identification ("OpenSSH_9.2p1"). */
+  private serve(connection: Connection, remoteAddr: string, software: string): void {
     const { deps } = this;
     this.connections.add(connection);
     connection.on('close', () => this.connections.delete(connection));
@@ -146,7 +148,9 @@ export class SshProxy {
           });
           return reject();
         }
-        serveInnerConnection(accept(), target, jump, deps);
+        const channel = accept();
+        limitInFlight(channel, software);
+        serveInnerConnection(channel, target, jump, deps);
       });
       connection.on('session', (accept) => explainJumpHost(accept()));
     });
