@@ -55,6 +55,8 @@ export async function startPostern({ dataDir, clusterName = 'bench', extraNodeAr
     { stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir },
   );
   const logs = [];
+  // With --trace-gc in extraNodeArgs, V8 prints a line per collection.
+  const collections = { markCompact: 0, scavenge: 0 };
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
@@ -71,6 +73,8 @@ export async function startPostern({ dataDir, clusterName = 'bench', extraNodeAr
         try {
           entry = JSON.parse(line);
         } catch {
+          if (line.includes(': Mark-Compact ')) collections.markCompact++;
+          else if (line.includes(': Scavenge ')) collections.scavenge++;
           continue; // the first-admin invite banner is plain text
         }
         if (logs.length < 10_000) logs.push(entry);
@@ -98,6 +102,8 @@ export async function startPostern({ dataDir, clusterName = 'bench', extraNodeAr
     clusterName,
     logs,
     stderr: () => stderr,
+    /** Garbage collections so far (counted only when started with --trace-gc). */
+    collections: () => ({ ...collections }),
     /** Runs an admin command against the same data dir; resolves with its stdout. */
     async cli(args) {
       const { stdout } = await promisify(execFile)(

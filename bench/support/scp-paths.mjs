@@ -11,7 +11,8 @@ import { startSshd } from './sshd.mjs';
 export const aesGcm = 'aes128-gcm@openssh.com';
 
 /**
- * Starts Postern and an sshd in `dir` and writes a random file of `bytes`. The paths, each
+ * Starts Postern (node run with `posternNodeArgs`) and an sshd in `dir` and writes a random file
+ * of `bytes`. The paths, each
  * `{args, host}` for scp:
  * - proxy: through Postern's SSH listener with `postern login`'s ssh_config (AES-GCM first);
  * - direct: straight to the sshd with a plain key and OpenSSH's defaults (ChaCha20 first);
@@ -20,14 +21,17 @@ export const aesGcm = 'aes128-gcm@openssh.com';
  * - relayed (when socat is installed): straight to the sshd, but through a ProxyCommand relay
  *   process that only copies bytes: what the client's extra process of any jump costs.
  */
-export async function setUpScpPaths({ dir, bytes }) {
+export async function setUpScpPaths({ dir, bytes, posternNodeArgs = [] }) {
   const started = [];
   const stop = async () => {
     for (const party of started.reverse()) await party.stop();
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const postern = await startPostern({ dataDir: path.join(dir, 'postern') });
+    const postern = await startPostern({
+      dataDir: path.join(dir, 'postern'),
+      extraNodeArgs: posternNodeArgs,
+    });
     started.push(postern);
     const sshAddr = postern.logs.find((entry) => typeof entry.sshAddr === 'string')?.sshAddr;
     if (!sshAddr) throw new Error('postern did not log its SSH listener address');
