@@ -8,6 +8,7 @@ import {
 import type { Client, ClientChannel } from 'ssh2';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
+import { OutputGate, type Backlog } from './output-gate.js';
 import type { Party } from './party.js';
 import type { ScreenMirror } from './screen-mirror.js';
 import { toActiveSessionJson } from './session-json.js';
@@ -74,7 +75,7 @@ export class LiveSession {
   private readonly utf8 = new Utf8Boundary();
   private size: { w: number; h: number };
   private lastInput: number;
-  private pausedSince: number | undefined;
+  private readonly gate: OutputGate;
   private ended = false;
   endReason = '';
   private recordingError = '';
@@ -87,6 +88,7 @@ export class LiveSession {
     this.created = deps.now();
     this.lastInput = this.created;
     this.size = init.size;
+    this.gate = new OutputGate(init.channel, deps.now);
     deps.mirror.open(this.id, init.size.w, init.size.h);
     const mode = init.recordSession ?? 'best_effort';
     if (deps.recordings && mode !== 'off') {
@@ -272,7 +274,8 @@ export class LiveSession {
     if (idle > 0 && now - this.lastInput >= idle) {
       return this.terminate(`idle for longer than client_idle_timeout`);
     }
-    if (this.pausedSince !== undefined && now - this.pausedSince > stalledPartyLimitMs) {
+    const pausedSince = this.gate.pausedSince;
+    if (pausedSince !== undefined && now - pausedSince > stalledPartyLimitMs) {
       for (const [id, member] of this.members) {
         const stalled = member.unacked > terminalFlowControl.resumeBelow;
         if (stalled && member.party.user !== this.init.owner.user)
@@ -359,28 +362,19 @@ export class LiveSession {
     member.party.output(data);
   }
 
+  private backlog(): Backlog {
+    return {
+      viewers: [...this.members.values()].map((m) => m.unacked + pendingBytes(m)),
+      recordingBehind: this.recording?.behind === true,
+    };
+  }
+
   private maybePause(): void {
-    if (this.pausedSince !== undefined) return;
-    const behind =
-      this.recording?.behind === true ||
-      [...this.members.values()].some(
-        (m) => m.unacked + pendingBytes(m) > terminalFlowControl.pauseAbove,
-      );
-    if (!behind) return;
-    this.init.channel.pause();
-    this.pausedSince = this.deps.now();
+    this.gate.pauseIfBehind(this.backlog());
   }
 
   private maybeResume(): void {
-    if (this.pausedSince === undefined) return;
-    const caughtUp =
-      this.recording?.behind !== true &&
-      [...this.members.values()].every(
-        (m) => m.unacked + pendingBytes(m) < terminalFlowControl.resumeBelow,
-      );
-    if (!caughtUp) return;
-    this.pausedSince = undefined;
-    this.init.channel.resume();
+    this.gate.resumeIfCaughtUp(this.backlog());
   }
 
   private broadcastEvent(event: Record<string, unknown>): void {
