@@ -79,6 +79,27 @@ describe('serving the console', () => {
     expect(Date.parse(bearer.sessionExpires)).toBeGreaterThan(Date.now());
   });
 
+  it('hands a page loaded during a renewal the renewed session, and its cookie', async () => {
+    const headers = await app.signIn(['editor']);
+    const renewal = await app.server.inject({
+      method: 'POST',
+      url: '/v1/webapi/sessions/web/renew',
+      headers,
+      payload: {},
+    });
+    expect(renewal.statusCode).toBe(200);
+    // The browser never saw the answer: its cookie still names the session renewed away.
+    const res = await app.server.inject({ url: '/web', headers: { cookie: headers.cookie } });
+    const bearer = JSON.parse(
+      Buffer.from(metaContent(res.body, 'grv_bearer_token')!, 'base64').toString(),
+    );
+    expect(bearer.token).toBe(renewal.json().token);
+    const cookie = res.cookies.find((each) => each.name === '__Host-session');
+    expect(cookie?.value).toBe(
+      renewal.cookies.find((each) => each.name === '__Host-session')?.value,
+    );
+  });
+
   it('serves config.js as a script that sets GRV_CONFIG, never cached', async () => {
     const res = await app.server.inject('/web/config.js');
     expect(res.statusCode).toBe(200);

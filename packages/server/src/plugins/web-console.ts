@@ -8,6 +8,7 @@ import type {
   WebSession,
   WebSessionService,
 } from '../modules/web-sessions/web-sessions.service.js';
+import { setSessionCookie } from '../modules/auth/session-cookie.js';
 import { consoleNotBuiltPage, renderIndex } from '../web/index-page.js';
 import { sessionCookieName } from './access-guard.js';
 import { csrfCookieName } from './csrf.js';
@@ -60,7 +61,10 @@ export async function webConsole(app: FastifyInstance, options: WebConsoleOption
     if (!template) return reply.status(503).send(consoleNotBuiltPage);
     const csrfToken = csrfTokenFor(request);
     reply.setCookie(csrfCookieName, csrfToken, secureCookie);
-    const found = await options.sessions.fromCookie(request.cookies[sessionCookieName]);
+    const cookie = await options.sessions.fromCookie(request.cookies[sessionCookieName]);
+    // The page was reloaded while a renewal was under way: carry on with the renewed session.
+    const found = cookie && (await options.sessions.latest(cookie));
+    if (found && found.id !== cookie?.id) setSessionCookie(reply, found);
     // A locked user's page loads signed out, so the console shows sign-in (which says why).
     const session = found && !options.locked?.(found) ? found : null;
     const bearer = session ? await options.sessions.responseFor(session) : undefined;

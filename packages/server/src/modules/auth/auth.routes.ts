@@ -60,7 +60,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     async (request, reply) => {
       parseInput(renewSessionRequestSchema, request.body ?? {});
       const renewed = await sessions.renew(identityOf(request).session);
-      if (!renewed) throw notAuthenticated('this session was renewed already: sign in again');
+      if (!renewed) throw notAuthenticated('this session has ended: sign in again');
       setSessionCookie(reply, renewed);
       return sessions.response(renewed) satisfies SessionResponse;
     },

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SessionResponse } from '@postern/contracts';
 import { systemClock, type Clock } from '../../clock.js';
+import { openSuccessor, sealSuccessor } from './successor-seal.js';
 import type { WebSessionRecord, WebSessionStore } from './web-sessions.store.js';
 
 export type { SessionResponse };
@@ -12,6 +13,8 @@ export const defaultSessionTtlMs = 12 * 3600 * 1000;
 export const activityWriteIntervalMs = 15_000;
 /** After a renewal the old session answers this long, for requests already in flight. */
 export const renewGraceMs = 30_000;
+/** Renewals within one grace: a few at most (tabs renewing in turn); a longer chain is refused. */
+const maxSuccessorHops = 5;
 
 export interface WebSessionOptions {
   sessionTtlMs?: number;
@@ -24,6 +27,12 @@ export interface WebSessionOptions {
 export interface WebSession extends WebSessionRecord {
   id: string;
 }
+
+const sameSecret = (given: string, expected: string) => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
 
 /** 256 random bits, hex: session ids and bearer tokens. */
 const newSecret = () => randomBytes(32).toString('hex');
@@ -78,12 +87,20 @@ export class WebSessionService {
     return { ...record, id: sessionId };
   }
 
-  /** True when the bearer matches the session's current, unexpired token. */
+  /**
+   * True when the bearer is the session's current, unexpired token, or, for the old session's
+   * grace after a renewal, the token of the session it was renewed from.
+   */
   bearerMatches(session: WebSession, bearer: string | undefined): boolean {
-    if (!bearer || Date.parse(session.bearerExpires) <= this.now()) return false;
-    const given = Buffer.from(bearer);
-    const expected = Buffer.from(session.bearerToken);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    if (!bearer) return false;
+    const now = this.now();
+    const current =
+      Date.parse(session.bearerExpires) > now && sameSecret(bearer, session.bearerToken);
+    const prior =
+      !!session.priorBearer &&
+      Date.parse(session.priorBearerExpires ?? '') > now &&
+      sameSecret(bearer, session.priorBearer);
+    return current || prior;
   }
 
   /**
@@ -122,24 +139,50 @@ export class WebSessionService {
   /**
    * Renewal issues a new session (id, cookie and bearer) with the same end: renewing never
    * extends auth.session_ttl. The old one answers for a short grace, for requests already in
-   * flight, then is gone. It cannot be renewed again: the old record is marked over the
-   * revision read, so of two renewals racing only one wins and a session never forks.
+   * flight, then is gone. Asked again within that grace (its answer was lost to a closed tab, a
+   * dropped connection or a reload, or another tab asked at the same moment), it answers with
+   * the same successor: a session never forks, and a lost answer never costs the user theirs.
    */
   async renew(session: WebSession): Promise<WebSession | null> {
-    const current = await this.store.getWithRevision(session.id);
-    if (!current || current.record.replacedAt) return null;
-    const now = this.now();
-    const graceEnd = Math.min(Date.parse(current.record.expires), now + renewGraceMs);
-    const retired = { ...current.record, replacedAt: iso(now), expires: iso(graceEnd) };
-    if (!(await this.store.replace(session.id, retired, current.revision))) return null;
-    const renewed: WebSession = {
-      ...current.record,
-      id: newSecret(),
-      bearerToken: newSecret(),
-      bearerExpires: this.bearerExpiry(current.record),
-    };
-    await this.store.put(renewed.id, renewed);
-    return renewed;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await this.store.getWithRevision(session.id);
+      if (!current) return null;
+      if (current.record.replacedAt) {
+        const successor = await this.successorOf(session.id, current.record);
+        return successor && this.withFullBearerLife(successor);
+      }
+      const now = this.now();
+      const graceEnd = Math.min(Date.parse(current.record.expires), now + renewGraceMs);
+      const renewed: WebSession = {
+        ...current.record,
+        id: newSecret(),
+        bearerToken: newSecret(),
+        bearerExpires: this.bearerExpiry(current.record),
+        priorBearer: current.record.bearerToken,
+        priorBearerExpires: iso(Math.min(Date.parse(current.record.bearerExpires), graceEnd)),
+      };
+      // The successor exists before the old record points at it, so whoever follows the
+      // pointer finds it.
+      await this.store.put(renewed.id, renewed);
+      const retired: WebSessionRecord = {
+        ...current.record,
+        replacedAt: iso(now),
+        expires: iso(graceEnd),
+        successor: sealSuccessor(session.id, renewed.id),
+      };
+      if (await this.store.replace(session.id, retired, current.revision)) return renewed;
+      // Another renewal (or an activity write) changed the record first: look again.
+      await this.store.delete(renewed.id);
+    }
+    return null;
+  }
+
+  /**
+   * The session to hand a browser whose cookie names `session`: itself, or, when it was renewed
+   * and the browser never heard (a reload during the renewal), the session it was renewed into.
+   */
+  async latest(session: WebSession): Promise<WebSession | null> {
+    return session.replacedAt ? this.successorOf(session.id, session) : session;
   }
 
   response(session: WebSession): SessionResponse {
@@ -152,8 +195,14 @@ export class WebSessionService {
     };
   }
 
+  /** Ends a session, and the sessions it was renewed into: signing out with an old cookie counts. */
   async end(sessionId: string): Promise<void> {
-    await this.store.delete(sessionId);
+    let id: string | null = sessionId;
+    for (let hop = 0; id && hop < maxSuccessorHops; hop++) {
+      const record = await this.store.get(id);
+      await this.store.delete(id);
+      id = record?.successor ? openSuccessor(id, record.successor) : null;
+    }
   }
 
   endAllOf(user: string): Promise<number> {
@@ -162,6 +211,35 @@ export class WebSessionService {
 
   private bearerExpiry(session: WebSessionRecord): string {
     return iso(Math.min(this.now() + this.bearerTtlMs, Date.parse(session.expires)));
+  }
+
+  /** A successor handed out again gets its bearer's full life back, as a renewal would give. */
+  private async withFullBearerLife(session: WebSession): Promise<WebSession> {
+    const current = await this.store.getWithRevision(session.id);
+    if (!current) return session;
+    const next = { ...current.record, bearerExpires: this.bearerExpiry(current.record) };
+    const written = await this.store.replace(session.id, next, current.revision);
+    return written ? { ...next, id: session.id } : session;
+  }
+
+  /** Follows renewals from a retired session to the live one (a tab may have renewed twice). */
+  private async successorOf(
+    sessionId: string,
+    retired: WebSessionRecord,
+  ): Promise<WebSession | null> {
+    let id = sessionId;
+    let record = retired;
+    for (let hop = 0; hop < maxSuccessorHops; hop++) {
+      const next = record.successor ? openSuccessor(id, record.successor) : null;
+      const found = next ? await this.store.get(next) : null;
+      if (!next || !found || Date.parse(found.expires) <= this.now() || this.isIdle(found)) {
+        return null;
+      }
+      if (!found.replacedAt) return { ...found, id: next };
+      id = next;
+      record = found;
+    }
+    return null;
   }
 
   private isIdle(record: WebSessionRecord): boolean {

@@ -14,8 +14,21 @@ export interface WebSessionRecord {
   created: string;
   /** Last request that counted as activity (absent in sessions older than issue 3: `created`). */
   lastActive?: string;
-  /** Set once the session was renewed: it lives on briefly for requests in flight, but not renews. */
+  /** Set once the session was renewed: it lives on briefly for requests in flight. */
   replacedAt?: string;
+  /**
+   * The id of the session it was renewed into, sealed with a key only the old cookie yields
+   * (successor-seal.ts), so that a repeated renewal finds the same successor while a copy of the
+   * database still yields no usable cookie.
+   */
+  successor?: string;
+  /**
+   * The bearer of the session this one was renewed from, good with this session's cookie until
+   * `priorBearerExpires` (the old session's grace): a tab whose renewal answer was lost after the
+   * browser had stored the new cookie still holds the old bearer only.
+   */
+  priorBearer?: string;
+  priorBearerExpires?: string;
 }
 
 const prefix = '/web_sessions/';
@@ -72,9 +85,11 @@ export class WebSessionStore {
   }
 
   private item(sessionId: string, record: WebSessionRecord) {
+    // Callers may pass a whole WebSession: its id is the cookie and must never be stored.
+    const { id: _cookie, ...stored } = record as WebSessionRecord & { id?: string };
     return {
       key: prefix + hashSessionId(sessionId),
-      value: JSON.stringify(record),
+      value: JSON.stringify(stored),
       expires: new Date(record.expires),
     };
   }
