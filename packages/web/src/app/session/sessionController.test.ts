@@ -324,6 +324,23 @@ describe('across tabs', () => {
     expect(t.api.renew).toHaveBeenCalledTimes(1);
   });
 
+  it('does not wait for a tab that died mid-renewal when its own token would run out first', async () => {
+    // A short bearer (auth.bearer_ttl: 25s): the grace for the other tab is longer than its life.
+    let renewals = 0;
+    const t = setup({
+      token: { expiresIn: 25 },
+      api: { renew: async () => renewResponse(`tok-renewed-${++renewals}`, 25) },
+    });
+    await t.start();
+    expect(t.api.renew).toHaveBeenCalledTimes(1);
+    t.otherTab.broadcast('grv_teleport_token_renew', 'true'); // and never 'false'
+    await t.clock.advance(15 * s);
+    expect(t.api.renew).toHaveBeenCalledTimes(2);
+    await t.clock.advance(60 * s);
+    expect(t.navigate).not.toHaveBeenCalled();
+    expect(t.session.token()?.accessToken).toMatch(/^tok-renewed-/);
+  });
+
   it('skips renewing when the renew lock is held by another tab', async () => {
     const heldElsewhere: RenewLock = async () => undefined;
     const t = setup({ token: { expiresIn: 100 }, renewLock: heldElsewhere });

@@ -14,8 +14,8 @@ import { broadcast, clearStorageOnLogout, readLastActive, writeLastActive } from
  *   less than 180 s left it is renewed, otherwise with more than 30 s left `user/status` is
  *   polled, and a 401/403 from it logs out; a failed renewal logs out too;
  * - one tab renews at a time: the renewing flag is broadcast through storage (write-then-delete)
- *   and a tab that hears it skips; where the browser has Web Locks, a lock closes the remaining
- *   race between two tabs deciding in the same instant;
+ *   and a tab that hears it skips (unless its token would run out first); where the browser has
+ *   Web Locks, a lock closes the remaining race between two tabs deciding in the same instant;
  * - tabs share the token in storage: a token another tab renewed is picked up, and a token
  *   another tab removed (logout) logs this tab out;
  * - with an inactivity timeout, activity (key press, pointer move or down, throttled to 15 s) is
@@ -154,7 +154,10 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
   }
 
   async function renew(used: BearerToken): Promise<void> {
-    if (otherTabRenewing()) return;
+    // Another tab is on it, unless waiting for it could outlast this token: a tab closed in the
+    // middle of its renewal never says it finished, and its lock is gone with it.
+    const runningOut = remainingLifetimeMs(used, clock.now()) < 2 * timing.checkIntervalMs;
+    if (otherTabRenewing() && !runningOut) return;
     broadcast(storage, storageKeys.tokenRenew, 'true');
     try {
       await renewLock(async () => {
