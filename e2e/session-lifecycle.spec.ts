@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import { request, type Page } from '@playwright/test';
 import { rm } from 'node:fs/promises';
 import { startPostern } from './support/postern-process.js';
 import {
@@ -40,6 +40,49 @@ test.describe('the web session lifecycle', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Manage Clusters' }).click();
     await expect(page.getByRole('row', { name: /e2e-cluster/ })).toContainText('online');
     await expectSignedIn(page);
+  });
+
+  test('a tab closed in the middle of its renewal leaves the other tabs signed in', async ({
+    page,
+    context,
+    server,
+  }) => {
+    // Seen in CI: a console tab closed while renewing; the server had renewed the session, the
+    // answer was lost, and the tab still open was signed out at its next renewal.
+    test.setTimeout(120_000);
+    await addVirtualAuthenticator(context, page, { residentKey: true });
+    await signUpWithPasskey(page, server, 'editor');
+    const before = await storedToken(page);
+
+    // The second tab renews at once (the bearer lives 25 s). Its request reaches the server from
+    // here, outside the browser, and the tab is closed before any answer comes back.
+    const second = await context.newPage();
+    const outside = await request.newContext();
+    let renewedOnServer!: (status: number) => void;
+    const renewal = new Promise<number>((resolve) => (renewedOnServer = resolve));
+    await second.route('**/v1/webapi/sessions/web/renew', async (route) => {
+      const sent = route.request();
+      const headers = Object.fromEntries(
+        Object.entries(await sent.allHeaders()).filter(
+          ([name]) => !name.startsWith(':') && name !== 'host' && name !== 'content-length',
+        ),
+      );
+      const answer = await outside.post(sent.url(), { headers, data: sent.postData() ?? '{}' });
+      renewedOnServer(answer.status());
+    });
+    await second.goto('/web/support');
+    expect(await renewal).toBe(200);
+    await second.close();
+    await outside.dispose();
+
+    // Past the old session's 30 s grace: the first tab renewed into the session the lost answer
+    // carried, and is still signed in, in the page and on the server.
+    await page.waitForTimeout(35_000);
+    await expectSignedIn(page);
+    expect(await storedToken(page)).not.toBe(before);
+    await page.reload();
+    await page.getByRole('navigation').getByRole('link', { name: 'Manage Clusters' }).click();
+    await expect(page.getByRole('row', { name: /e2e-cluster/ })).toContainText('online');
   });
 
   test('logging out in one tab ends the session in the other', async ({
