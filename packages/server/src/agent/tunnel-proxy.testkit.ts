@@ -38,7 +38,10 @@ export interface TunnelProxy {
 }
 
 export type TunnelProxyOptions = Partial<
-  Pick<TunnelRoutesOptions, 'pingIntervalMs' | 'authTimeoutMs' | 'renewHostCertificate'>
+  Pick<
+    TunnelRoutesOptions,
+    'pingIntervalMs' | 'authTimeoutMs' | 'renewHostCertificate' | 'heartbeatMs'
+  >
 > & {
   dialTimeoutMs?: number;
   /** Serve HTTPS with a fresh self-signed certificate, as `postern start` does by default. */
@@ -97,6 +100,7 @@ export async function startTunnelProxy(options: TunnelProxyOptions = {}): Promis
     pingIntervalMs: options.pingIntervalMs,
     authTimeoutMs: options.authTimeoutMs,
     renewHostCertificate: options.renewHostCertificate,
+    heartbeatMs: options.heartbeatMs,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -43,8 +43,13 @@ export interface TunnelLog {
   warn(obj: object, msg: string): void;
 }
 
-/** A heartbeat sooner than this after the previous one is dropped: an agent cannot flood storage. */
-const minHeartbeatSpacingMs = 1000;
+/**
+ * A heartbeat sooner than this after the previous one is dropped, so an agent cannot flood
+ * storage: a second, or half the pace we ask for when that is shorter. Beats at the asked pace
+ * arrive a few milliseconds early as often as late, so the floor must sit well below it.
+ */
+const heartbeatSpacingMs = (heartbeatMs: number | undefined) =>
+  Math.min(1000, (heartbeatMs ?? 60_000) / 2);
 
 /**
  * One agent's control socket: it proves its node id (a host certificate from the cluster host CA
@@ -60,6 +65,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
   let pingTimer: NodeJS.Timeout | undefined;
   let lastHeartbeatAt = 0;
   let heartbeatInFlight = false;
+  const minHeartbeatSpacing = heartbeatSpacingMs(options.heartbeatMs);
 
   const send = (message: object) => socket.send(JSON.stringify(message));
   const refuse = (message: string) => {
@@ -158,7 +164,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     const message = frame as Partial<Record<string, unknown>> | undefined;
     if (message?.type !== 'heartbeat' || !channel) return;
     const now = options.now();
-    if (heartbeatInFlight || now - lastHeartbeatAt < minHeartbeatSpacingMs) return;
+    if (heartbeatInFlight || now - lastHeartbeatAt < minHeartbeatSpacing) return;
     const { nodeId } = channel;
     // Only what the node may say about itself: who it is and how it is reached are ours to set.
     const heartbeat = nodeHeartbeatSchema.safeParse({

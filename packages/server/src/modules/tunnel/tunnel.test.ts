@@ -154,6 +154,38 @@ describe('agent tunnel, proxy side', () => {
     agent.socket.close();
   });
 
+  it('drops a heartbeat that comes sooner than half the pace it asked for, keeps the others', async () => {
+    const paced = await startTunnelProxy({ heartbeatMs: 1000 });
+    try {
+      const node = hostIdentity(paced.ca);
+      const agent = rawAgent(paced, node, node.privateKey);
+      await eventually(() => isReady(agent), 3000, 'ready');
+      const beat = (hostname: string) =>
+        agent.socket.send(
+          JSON.stringify({
+            type: 'heartbeat',
+            hostname,
+            os: '',
+            labels: {},
+            cmdLabels: {},
+            hostPublicKey: '',
+          }),
+        );
+      beat('first');
+      await eventually(() => paced.heartbeats.length === 1, 3000, 'the first heartbeat');
+      // A beat a little early (timers drift) still counts; a burst right after it does not.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      beat('early');
+      beat('burst');
+      await eventually(() => paced.heartbeats.length === 2, 3000, 'the early heartbeat');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(paced.heartbeats.map((h) => h.hostname)).toEqual(['first', 'early']);
+      agent.socket.close();
+    } finally {
+      await paced.close();
+    }
+  });
+
   it('tells the agent when a heartbeat is malformed', async () => {
     const node = hostIdentity(proxy.ca);
     const agent = rawAgent(proxy, node, node.privateKey);
