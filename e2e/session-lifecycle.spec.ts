@@ -1,6 +1,6 @@
-import { request, type Page } from '@playwright/test';
+import { request, type BrowserContext, type Page } from '@playwright/test';
 import { rm } from 'node:fs/promises';
-import { startPostern } from './support/postern-process.js';
+import { startPostern, type RunningPostern } from './support/postern-process.js';
 import {
   expect,
   expectSignedIn,
@@ -18,6 +18,20 @@ const storedToken = (page: Page) =>
         string | undefined,
   );
 
+/** A new editor signed in with a passkey (an editor may see Manage Clusters); returns their token. */
+async function signInEditor(page: Page, context: BrowserContext, server: RunningPostern) {
+  await addVirtualAuthenticator(context, page, { residentKey: true });
+  await signUpWithPasskey(page, server, 'editor');
+  return storedToken(page);
+}
+
+/** A page that needs the session loads its data without a new sign-in. */
+async function expectManageClustersLoads(page: Page) {
+  await page.getByRole('navigation').getByRole('link', { name: 'Manage Clusters' }).click();
+  await expect(page.getByRole('row', { name: /e2e-cluster/ })).toContainText('online');
+  await expectSignedIn(page);
+}
+
 test.describe('the web session lifecycle', () => {
   test('stays signed in across more than two bearer lifetimes by renewing', async ({
     page,
@@ -25,10 +39,7 @@ test.describe('the web session lifecycle', () => {
     server,
   }) => {
     test.setTimeout(120_000);
-    await addVirtualAuthenticator(context, page, { residentKey: true });
-    // An editor may see Manage Clusters, the page this test loads after the wait.
-    await signUpWithPasskey(page, server, 'editor');
-    const first = await storedToken(page);
+    const first = await signInEditor(page, context, server);
 
     // The server's bearer lives 25 s (identityConfig); wait out more than two of them.
     await page.waitForTimeout(60_000);
@@ -36,10 +47,7 @@ test.describe('the web session lifecycle', () => {
     expect(later).toBeTruthy();
     expect(later).not.toBe(first);
 
-    // A page that needs the session still loads its data without a new sign-in.
-    await page.getByRole('navigation').getByRole('link', { name: 'Manage Clusters' }).click();
-    await expect(page.getByRole('row', { name: /e2e-cluster/ })).toContainText('online');
-    await expectSignedIn(page);
+    await expectManageClustersLoads(page);
   });
 
   test('a tab closed in the middle of its renewal leaves the other tabs signed in', async ({
@@ -47,12 +55,11 @@ test.describe('the web session lifecycle', () => {
     context,
     server,
   }) => {
-    // Seen in CI: a console tab closed while renewing; the server had renewed the session, the
-    // answer was lost, and the tab still open was signed out at its next renewal.
+    // What closing a console tab mid-renewal did (most likely behind two CI failures of the
+    // Servers tests): the server had renewed the session, the answer was lost, and the tab still
+    // open was signed out at its next renewal.
     test.setTimeout(120_000);
-    await addVirtualAuthenticator(context, page, { residentKey: true });
-    await signUpWithPasskey(page, server, 'editor');
-    const before = await storedToken(page);
+    const before = await signInEditor(page, context, server);
 
     // The second tab renews at once (the bearer lives 25 s). Its request reaches the server from
     // here, outside the browser, and the tab is closed before any answer comes back.
@@ -81,8 +88,7 @@ test.describe('the web session lifecycle', () => {
     await expectSignedIn(page);
     expect(await storedToken(page)).not.toBe(before);
     await page.reload();
-    await page.getByRole('navigation').getByRole('link', { name: 'Manage Clusters' }).click();
-    await expect(page.getByRole('row', { name: /e2e-cluster/ })).toContainText('online');
+    await expectManageClustersLoads(page);
   });
 
   test('logging out in one tab ends the session in the other', async ({
