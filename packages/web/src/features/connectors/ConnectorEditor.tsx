@@ -1,9 +1,10 @@
-import { Drawer, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { secretPlaceholder, type ConnectorKind } from '@postern/contracts';
 import { useState } from 'react';
 import { connectorKindLabels } from '../../components/ConnectorKindIcon';
-import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
+import { EditorDrawer } from '../../components/yaml/EditorDrawer';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
+import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
 import { ConnectorGuide } from './ConnectorGuide';
 import { connectorNameIn, hidesSecrets } from './connectorYaml';
 import { connectorTemplate } from './templates';
@@ -38,19 +39,10 @@ export function ConnectorEditor({
   onReload,
 }: ConnectorEditorProps) {
   return (
-    <Drawer
+    <EditorDrawer
       opened={target !== null}
       onClose={onClose}
-      position="right"
-      size="100%"
       title={target ? connectorEditorTitle(target) : ''}
-      closeOnEscape={false}
-      closeButtonProps={{ 'aria-label': 'Close the editor' }}
-      // The editor takes the height the guide, messages and buttons leave.
-      styles={{
-        content: { display: 'flex', flexDirection: 'column' },
-        body: { flex: 1, minHeight: 0, display: 'flex', flexDirection: 'column' },
-      }}
     >
       {target && (
         <EditorBody
@@ -62,7 +54,7 @@ export function ConnectorEditor({
           onReload={onReload}
         />
       )}
-    </Drawer>
+    </EditorDrawer>
   );
 }
 

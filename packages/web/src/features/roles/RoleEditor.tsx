@@ -1,4 +1,4 @@
-import { Drawer } from '@mantine/core';
+import { EditorDrawer } from '../../components/yaml/EditorDrawer';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
 import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
 import { newRoleTemplate } from './roleTemplate';
@@ -21,19 +21,10 @@ export const roleEditorTitle = (target: RoleEditorTarget) =>
 /** Create or edit a role's YAML in a full-width drawer. */
 export function RoleEditor({ target, onClose, onSave, onReload }: RoleEditorProps) {
   return (
-    <Drawer
+    <EditorDrawer
       opened={target !== null}
       onClose={onClose}
-      position="right"
-      size="100%"
       title={target ? roleEditorTitle(target) : ''}
-      closeOnEscape={false}
-      closeButtonProps={{ 'aria-label': 'Close the editor' }}
-      // The editor takes the height the messages and buttons leave.
-      styles={{
-        content: { display: 'flex', flexDirection: 'column' },
-        body: { flex: 1, minHeight: 0, display: 'flex', flexDirection: 'column' },
-      }}
     >
       {target && (
         <RoleEditorBody
@@ -44,7 +35,7 @@ export function RoleEditor({ target, onClose, onSave, onReload }: RoleEditorProp
           onReload={onReload}
         />
       )}
-    </Drawer>
+    </EditorDrawer>
   );
 }
 
