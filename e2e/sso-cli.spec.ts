@@ -5,10 +5,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from '@playwright/test';
-import { startTestOidcProvider } from '../packages/server/src/testing/oidc-provider.testkit.js';
-import { uniqueUser } from './support/identity.js';
 import { posternBin, type RunningPostern } from './support/postern-process.js';
-import { createConnector, oidcYaml, signInAdmin, test, visitor } from './support/sso.js';
+import { oidcConnectorFor, signInAtProvider, test, visitor } from './support/sso.js';
 
 // `postern login --auth` against a connector made on the screen (docs/cli-login.md).
 /** `postern login --auth NAME --no-browser` as a user runs it, in its own POSTERN_HOME. */
@@ -46,22 +44,14 @@ test.describe('single sign-on from the command line', () => {
     server,
   }) => {
     test.setTimeout(120_000);
-    const provider = await startTestOidcProvider({
-      redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
-      accounts: {
-        gina: { password: 'gina-pw', claims: { email: 'gina@example.com', groups: ['dev-ops'] } },
-      },
-    });
-    const name = uniqueUser('oidc-cli-');
+    const { provider, name } = await oidcConnectorFor(
+      page,
+      server,
+      { gina: { password: 'gina-pw', claims: { email: 'gina@example.com', groups: ['dev-ops'] } } },
+      'oidc-cli-',
+    );
     let cli: Awaited<ReturnType<typeof cliSsoLogin>> | undefined;
     try {
-      await signInAdmin(page, server);
-      await createConnector(
-        page,
-        server,
-        'oidc',
-        oidcYaml(name, provider.issuer, provider.clientId, provider.clientSecret, server.url),
-      );
       cli = await cliSsoLogin(server, name);
       const link = await cli.url;
       expect(link).toMatch(new RegExp(`^${server.url}/v1/webapi/oidc/login/console/[\\w-]{43}$`));
@@ -71,9 +61,7 @@ test.describe('single sign-on from the command line', () => {
       const gina = await visitor(browser, server);
       await gina.page.goto(link);
       await expect(gina.page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-      await gina.page.locator('input[name=login]').fill('gina');
-      await gina.page.locator('input[name=password]').fill('gina-pw');
-      await gina.page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAtProvider(gina.page, 'gina', 'gina-pw');
       await expect(gina.page).toHaveURL(`${server.url}/web/msg/info/login_success`);
       await expect(gina.page.getByRole('heading', { name: 'Success' })).toBeVisible();
       await expect(gina.page).toHaveTitle('Success');

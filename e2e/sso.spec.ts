@@ -2,15 +2,15 @@
 import 'reflect-metadata';
 import { expect } from '@playwright/test';
 import { startGithubFake } from '../packages/server/src/testing/github-fake.testkit.js';
-import { startTestOidcProvider } from '../packages/server/src/testing/oidc-provider.testkit.js';
 import { startTestSamlIdp } from '../packages/server/src/testing/saml-idp.testkit.js';
 import { expectSignedIn, uniqueUser } from './support/identity.js';
 import {
   clickProvider,
   createConnector,
   expectRefused,
-  oidcYaml,
+  oidcConnectorFor,
   signInAdmin,
+  signInAtProvider,
   test,
   visitor,
 } from './support/sso.js';
@@ -23,36 +23,22 @@ test.describe('single sign-on in the console', () => {
     server,
   }) => {
     test.setTimeout(120_000);
-    const provider = await startTestOidcProvider({
-      redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
-      accounts: {
-        carol: {
-          password: 'carol-pw',
-          claims: { email: 'carol@example.com', groups: ['dev-web'] },
-        },
-        guest: {
-          password: 'guest-pw',
-          claims: { email: 'guest@example.com', groups: ['visitors'] },
-        },
+    const { provider, name } = await oidcConnectorFor(page, server, {
+      carol: {
+        password: 'carol-pw',
+        claims: { email: 'carol@example.com', groups: ['dev-web'] },
+      },
+      guest: {
+        password: 'guest-pw',
+        claims: { email: 'guest@example.com', groups: ['visitors'] },
       },
     });
     try {
-      const name = uniqueUser('oidc-');
-      await signInAdmin(page, server);
-      await createConnector(
-        page,
-        server,
-        'oidc',
-        oidcYaml(name, provider.issuer, provider.clientId, provider.clientSecret, server.url),
-      );
-
       // Carol: the provider's own login form, then back signed in as an SSO user.
       const carol = await visitor(browser, server);
       const { userContext: contextResponse } = await clickProvider(carol.page, `Test OIDC ${name}`);
       await expect(carol.page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-      await carol.page.locator('input[name=login]').fill('carol');
-      await carol.page.locator('input[name=password]').fill('carol-pw');
-      await carol.page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAtProvider(carol.page, 'carol', 'carol-pw');
       await expectSignedIn(carol.page);
       expect(new URL(carol.page.url()).origin).toBe(server.url);
       const userContext = (await (await contextResponse).json()) as Record<string, unknown>;
@@ -69,9 +55,7 @@ test.describe('single sign-on in the console', () => {
       const guest = await visitor(browser, server);
       await guest.page.goto('/web/login');
       await guest.page.getByRole('button', { name: `Sign in with Test OIDC ${name}` }).click();
-      await guest.page.locator('input[name=login]').fill('guest');
-      await guest.page.locator('input[name=password]').fill('guest-pw');
-      await guest.page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAtProvider(guest.page, 'guest', 'guest-pw');
       await expectRefused(
         guest.page,
         /\/web\/msg\/error\/login\/auth\?/,
@@ -85,21 +69,10 @@ test.describe('single sign-on in the console', () => {
 
   test('OIDC: a tampered state on the way back is refused', async ({ page, browser, server }) => {
     test.setTimeout(120_000);
-    const provider = await startTestOidcProvider({
-      redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
-      accounts: {
-        dave: { password: 'dave-pw', claims: { email: 'dave@example.com', groups: ['dev-x'] } },
-      },
+    const { provider, name } = await oidcConnectorFor(page, server, {
+      dave: { password: 'dave-pw', claims: { email: 'dave@example.com', groups: ['dev-x'] } },
     });
     try {
-      const name = uniqueUser('oidc-');
-      await signInAdmin(page, server);
-      await createConnector(
-        page,
-        server,
-        'oidc',
-        oidcYaml(name, provider.issuer, provider.clientId, provider.clientSecret, server.url),
-      );
       const dave = await visitor(browser, server);
       // The provider's redirect back to us is rewritten in flight: one character of the state
       // changes. Routes do not see redirected requests, so the login form's POST is intercepted
@@ -115,9 +88,7 @@ test.describe('single sign-on in the console', () => {
       });
       await dave.page.goto('/web/login');
       await dave.page.getByRole('button', { name: `Sign in with Test OIDC ${name}` }).click();
-      await dave.page.locator('input[name=login]').fill('dave');
-      await dave.page.locator('input[name=password]').fill('dave-pw');
-      await dave.page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAtProvider(dave.page, 'dave', 'dave-pw');
       await expectRefused(
         dave.page,
         /\/web\/msg\/error\/login\/callback\?/,

@@ -2,7 +2,12 @@
 import 'reflect-metadata';
 import { rm } from 'node:fs/promises';
 import { test as base, expect, type Browser, type Page } from '@playwright/test';
-import { identityConfig, signUpWithPasskey } from './identity.js';
+import {
+  startTestOidcProvider,
+  type TestAccount,
+  type TestOidcProvider,
+} from '../../packages/server/src/testing/oidc-provider.testkit.js';
+import { identityConfig, signUpWithPasskey, uniqueUser } from './identity.js';
 import { startPostern, type RunningPostern } from './postern-process.js';
 import { addVirtualAuthenticator } from './webauthn.js';
 
@@ -130,3 +135,41 @@ spec:
       value: 'dev-*'
       roles: [access]
 `;
+
+/**
+ * The test OIDC provider with these accounts, and a connector for it (named from `prefix`) that
+ * an admin creates from the screen in `page`. The caller closes the provider.
+ */
+export async function oidcConnectorFor(
+  page: Page,
+  server: RunningPostern,
+  accounts: Record<string, TestAccount>,
+  prefix = 'oidc-',
+): Promise<{ provider: TestOidcProvider; name: string }> {
+  const provider = await startTestOidcProvider({
+    redirectUris: [`${server.url}/v1/webapi/oidc/callback`],
+    accounts,
+  });
+  try {
+    const name = uniqueUser(prefix);
+    await signInAdmin(page, server);
+    const { issuer, clientId, clientSecret } = provider;
+    await createConnector(
+      page,
+      server,
+      'oidc',
+      oidcYaml(name, issuer, clientId, clientSecret, server.url),
+    );
+    return { provider, name };
+  } catch (error) {
+    await provider.close();
+    throw error;
+  }
+}
+
+/** Signs in on the test OIDC provider's own login form. */
+export async function signInAtProvider(page: Page, login: string, password: string) {
+  await page.locator('input[name=login]').fill(login);
+  await page.locator('input[name=password]').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
