@@ -36,20 +36,21 @@ afterAll(async () => {
 
 interface Run {
   lines: string[];
-  sshArgs: string[][];
+  /** Each run of the system's ssh or scp: the program, then its arguments. */
+  openSsh: string[][];
 }
 
 /** Runs `postern <args>` as main would, with piped answers to the prompts. */
 async function postern(home: string, args: string[], answers: string[] = []): Promise<Run> {
-  const run: Run = { lines: [], sshArgs: [] };
+  const run: Run = { lines: [], openSsh: [] };
   const program = new Command('postern').enablePositionalOptions().exitOverride();
   addLoginCommands(program, {
     env: { POSTERN_HOME: path.join(home, '.postern'), HOME: home, USER: 'alice' },
     io: { input: Readable.from(answers.map((answer) => `${answer}\n`)), output: new PassThrough() },
     print: (line) => run.lines.push(line),
     pollIntervalMs: 20,
-    runSsh: async (sshArgs) => {
-      run.sshArgs.push(sshArgs);
+    runOpenSsh: async (program, args) => {
+      run.openSsh.push([program, ...args]);
       return 0;
     },
   });
@@ -141,10 +142,17 @@ describe('postern login (password and TOTP)', () => {
   });
 
   it('ssh runs the system ssh with the generated config', async () => {
-    const { sshArgs } = await postern(home(), ['ssh', 'root@web-1', 'uptime', '-p']);
-    expect(sshArgs).toEqual([
-      ['-F', path.join(home(), '.postern', 'ssh_config'), 'root@web-1', 'uptime', '-p'],
+    const { openSsh } = await postern(home(), ['ssh', 'root@web-1', 'uptime', '-p']);
+    expect(openSsh).toEqual([
+      ['ssh', '-F', path.join(home(), '.postern', 'ssh_config'), 'root@web-1', 'uptime', '-p'],
     ]);
+  });
+
+  it("scp runs the system scp with the generated config, scp's options as given", async () => {
+    const args = ['-r', '-P', '22', 'dir', 'root@web-1:/tmp/'];
+    const { openSsh } = await postern(home(), ['scp', ...args]);
+    expect(openSsh).toEqual([['scp', '-F', path.join(home(), '.postern', 'ssh_config'), ...args]]);
+    await expect(postern(home(), ['scp', '-r'])).rejects.toThrow(/usage: postern scp/);
   });
 
   it('logout removes the key, certificate and profile and keeps the rest', async () => {

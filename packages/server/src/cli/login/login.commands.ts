@@ -2,14 +2,23 @@ import type { Command } from 'commander';
 import { print } from '../program.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
 import { ProxyUnreachableError } from './proxy-client.js';
-import { logout, ls, ssh, status, systemSsh, type SshRunner } from './session-commands.js';
+import {
+  logout,
+  ls,
+  scp,
+  ssh,
+  status,
+  systemOpenSsh,
+  type OpenSshRunner,
+} from './session-commands.js';
 
 export interface LoginCommandDeps extends Partial<CliDeps> {
-  runSsh?: SshRunner;
+  /** The system's ssh and scp, unless a test gives its own. */
+  runOpenSsh?: OpenSshRunner;
 }
 
 /**
- * `postern login | ls | ssh | status | logout`: a user's commands (docs/cli-login.md), unlike
+ * `postern login | ls | ssh | scp | status | logout`: a user's commands (docs/cli-login.md), unlike
  * the admin commands they talk to a proxy over HTTPS and never open storage.
  */
 export function addLoginCommands(program: Command, overrides: LoginCommandDeps = {}): void {
@@ -19,7 +28,7 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     print: overrides.print ?? print,
     ...(overrides.pollIntervalMs ? { pollIntervalMs: overrides.pollIntervalMs } : {}),
   };
-  const runSsh = overrides.runSsh ?? systemSsh;
+  const runOpenSsh = overrides.runOpenSsh ?? systemOpenSsh;
 
   program
     .command('login')
@@ -56,7 +65,19 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .passThroughOptions()
     .action((target: string, command: string[]) =>
       oneLine(async () => {
-        process.exitCode = await ssh(deps.env, target, command, runSsh);
+        process.exitCode = await ssh(deps.env, target, command, runOpenSsh);
+      }),
+    );
+
+  program
+    .command('scp')
+    .description('copy files to and from [login@]node:path through the proxy, with the system scp')
+    .argument('<args...>', "scp's options, then sources and a target")
+    .allowUnknownOption()
+    .helpOption(false)
+    .action((args: string[]) =>
+      oneLine(async () => {
+        process.exitCode = await scp(deps.env, args, runOpenSsh);
       }),
     );
 

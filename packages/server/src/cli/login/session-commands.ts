@@ -8,13 +8,15 @@ import { listNodes } from './nodes.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
 
-/** Runs the system ssh with these arguments, its stdio ours; resolves with its exit code. */
-export type SshRunner = (args: string[]) => Promise<number>;
+/** Runs the system's ssh or scp with these arguments, its stdio ours; resolves with its exit code. */
+export type OpenSshRunner = (program: 'ssh' | 'scp', args: string[]) => Promise<number>;
 
-export const systemSsh: SshRunner = (args) =>
+export const systemOpenSsh: OpenSshRunner = (program, args) =>
   new Promise((resolve, reject) => {
-    const child = spawn('ssh', args, { stdio: 'inherit' });
-    child.on('error', (error) => reject(new ConfigError(`cannot run ssh: ${error.message}`)));
+    const child = spawn(program, args, { stdio: 'inherit' });
+    child.on('error', (error) =>
+      reject(new ConfigError(`cannot run ${program}: ${error.message}`)),
+    );
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
 
@@ -73,10 +75,22 @@ export async function ssh(
   env: NodeJS.ProcessEnv,
   target: string,
   command: string[],
-  run: SshRunner,
+  run: OpenSshRunner,
 ): Promise<number> {
   await currentLogin(env);
-  return run(['-F', new PosternHome(env).sshConfig, target, ...command]);
+  return run('ssh', ['-F', new PosternHome(env).sshConfig, target, ...command]);
+}
+
+/**
+ * `postern scp [options] source… target`: the system scp with the generated config, so
+ * `[login@]node:path` works without the Include line in ~/.ssh/config. Options go to scp as given.
+ */
+export async function scp(env: NodeJS.ProcessEnv, args: string[], run: OpenSshRunner) {
+  await currentLogin(env);
+  if (!args.some((arg) => !arg.startsWith('-'))) {
+    throw new ConfigError('usage: postern scp [options] source... target');
+  }
+  return run('scp', ['-F', new PosternHome(env).sshConfig, ...args]);
 }
 
 /** `postern logout`: the key, certificate and profile go; known_hosts and ssh_config stay. */

@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addLoginCommands } from '../../cli/login/login.commands.js';
+import type { OpenSshRunner } from '../../cli/login/session-commands.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, type TestUser } from '../../testing/identity.testkit.js';
 import { createOpsRole } from '../../testing/ssh-login.testkit.js';
@@ -48,21 +49,30 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-/** `postern login`, as main runs it, answering the password and code prompts. */
-async function login(): Promise<string[]> {
+/** Runs `postern <args>` as main does, with these answers to its prompts; returns what it printed. */
+async function postern(
+  args: string[],
+  options: { answers?: string[]; runOpenSsh?: OpenSshRunner } = {},
+): Promise<string[]> {
   const lines: string[] = [];
   const program = new Command('postern').enablePositionalOptions().exitOverride();
-  app.clock.advance(30_000);
-  const code = totpCode(alice.totpSecret!, app.clock.now());
+  const answers = (options.answers ?? []).map((answer) => `${answer}\n`);
   addLoginCommands(program, {
     env: { POSTERN_HOME: path.join(home, '.postern'), HOME: home, USER: 'alice' },
-    io: { input: Readable.from([`${alice.password}\n`, `${code}\n`]), output: new PassThrough() },
+    io: { input: Readable.from(answers), output: new PassThrough() },
     print: (line) => lines.push(line),
     pollIntervalMs: 20,
-    runSsh: async () => 0,
+    runOpenSsh: options.runOpenSsh ?? (async () => 0),
   });
-  await program.parseAsync(['node', 'postern', 'login', '--proxy', webUrl]);
+  await program.parseAsync(['node', 'postern', ...args]);
   return lines;
+}
+
+/** `postern login`, answering the password and code prompts. */
+function login(): Promise<string[]> {
+  app.clock.advance(30_000);
+  const code = totpCode(alice.totpSecret!, app.clock.now());
+  return postern(['login', '--proxy', webUrl], { answers: [alice.password, code] });
 }
 
 /**
@@ -126,6 +136,35 @@ describe('from postern login to the stock OpenSSH client', () => {
       expect(listing.stdout).toContain(`${work}/b`);
       const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
       expect(digest(await readFile(path.join(work, 'c')))).toBe(digest(data));
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+
+  it('postern scp copies both ways with the generated config alone (no ~/.ssh/config needed)', async () => {
+    const work = await mkdtemp(path.join(tmpdir(), 'postern-scp-'));
+    // The real scp with the arguments postern built; BatchMode so that a prompt fails, not hangs.
+    const ran: { args: string[]; code: number }[] = [];
+    const runOpenSsh: OpenSshRunner = (program, args) =>
+      new Promise((resolve) =>
+        execFile(program, ['-o', 'BatchMode=yes', ...args], { timeout: 30_000 }, (error) => {
+          const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
+          ran.push({ args: [program, ...args], code });
+          resolve(code);
+        }),
+      );
+    try {
+      const data = randomBytes(256 * 1024);
+      await writeFile(path.join(work, 'a'), data);
+      await postern(['scp', path.join(work, 'a'), `root@web-1:${work}/b`], { runOpenSsh });
+      await postern(['scp', '-p', `root@web-1:${work}/b`, path.join(work, 'c')], { runOpenSsh });
+      expect(ran).toEqual(
+        Array(2).fill({
+          args: expect.arrayContaining(['scp', '-F', path.join(home, '.postern', 'ssh_config')]),
+          code: 0,
+        }),
+      );
+      expect(Buffer.compare(await readFile(path.join(work, 'c')), data)).toBe(0);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
