@@ -20,6 +20,8 @@ import { addVirtualAuthenticator } from './support/webauthn.js';
 
 /** Picks a second-factor method where the user has several; with one there is nothing to pick. */
 async function chooseMethod(scope: Locator, name: string) {
+  // count() does not wait: without this, a dialog still opening has no radios yet (CI saw it).
+  await expect(scope.locator('form').first()).toBeVisible();
   const radio = scope.getByRole('radio', { name });
   if (await radio.count()) await radio.check();
 }
