@@ -113,9 +113,10 @@ test.describe.serial('servers and the terminal', () => {
   });
 
   // This file's agent tests failed twice in CI, never here: the agent's row was missing from
-  // Servers. The likely cause, a console tab closed mid-renewal signing the user out, is fixed
-  // (session-lifecycle.spec.ts); should one fail again, say what the page, the stored inventory
-  // and the server saw.
+  // Servers. Most likely the user had been signed out: reloadUntil reloads every 500 ms, each
+  // new page renews at once (25 s bearer), and a reload that cut a renewal off lost the session
+  // (fixed; session-lifecycle.spec.ts shows it). Should one fail again, say what the page, the
+  // stored inventory and the server saw.
   // Playwright reads fixtures from the first argument's destructuring; this hook needs none.
   // eslint-disable-next-line no-empty-pattern
   test.afterEach(async ({}, testInfo) => {
