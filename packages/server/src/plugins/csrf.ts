@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied } from '../errors.js';
+import { sameSecret } from '../secrets.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,7 +30,5 @@ function csrfMatches(request: FastifyRequest): boolean {
   const cookie = request.cookies[csrfCookieName];
   const header = request.headers[csrfHeaderName];
   if (typeof header !== 'string' || !cookie || !wellFormed.test(cookie)) return false;
-  const given = Buffer.from(header);
-  const expected = Buffer.from(cookie);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameSecret(header, cookie);
 }

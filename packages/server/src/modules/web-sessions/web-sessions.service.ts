@@ -1,6 +1,7 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SessionResponse } from '@postern/contracts';
 import { systemClock, type Clock } from '../../clock.js';
+import { sameSecret } from '../../secrets.js';
 import { openSuccessor, sealSuccessor } from './successor-seal.js';
 import type { WebSessionRecord, WebSessionStore } from './web-sessions.store.js';
 
@@ -27,12 +28,6 @@ export interface WebSessionOptions {
 export interface WebSession extends WebSessionRecord {
   id: string;
 }
-
-const sameSecret = (given: string, expected: string) => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
 
 /** 256 random bits, hex: session ids and bearer tokens. */
 const newSecret = () => randomBytes(32).toString('hex');
