@@ -18,3 +18,16 @@ export function parseTimestamp(value: string | undefined): Date | undefined {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) || date.getUTCFullYear() <= 1 ? undefined : date;
 }
+
+/**
+ * How long something lasted, one way everywhere (the player, Session Recordings, Active
+ * Sessions): `MM:SS`, or `H:MM:SS` from an hour on. Whole seconds, rounded down, so a clock
+ * that runs to a total never shows more than the total.
+ */
+export function formatDuration(ms: number): string {
+  const total = Number.isFinite(ms) ? Math.max(0, Math.floor(ms / 1000)) : 0;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = `${pad(minutes)}:${pad(total % 60)}`;
+  return hours > 0 ? `${hours}:${seconds}` : seconds;
+}

@@ -123,15 +123,21 @@ export class SessionRecorder {
     this.writer.keyframes.write(line);
   }
 
-  /** Writes what is held, completes both files and seals the index. Never rejects. */
-  close(participants: string[]): Promise<void> {
-    this.closing ??= this.finish(participants).catch((error: Error) => this.fail(error.message));
+  /**
+   * Writes what is held, completes both files and seals the index. Never rejects. `endedAt` is
+   * when the session ended (epoch ms): the same instant its end event gives, so the recording's
+   * length and the recordings list's agree.
+   */
+  close(participants: string[], endedAt = this.options.now()): Promise<void> {
+    this.closing ??= this.finish(participants, endedAt).catch((error: Error) =>
+      this.fail(error.message),
+    );
     return this.closing;
   }
 
-  private async finish(participants: string[]): Promise<void> {
+  private async finish(participants: string[], endedAt: number): Promise<void> {
     this.flush();
-    const durationMs = Math.max(0, this.options.now() - this.header.start);
+    const durationMs = Math.max(0, endedAt - this.header.start);
     await this.written;
     if (this.failed) return;
     this.writer.cast.end();

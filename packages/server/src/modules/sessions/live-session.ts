@@ -230,7 +230,9 @@ export class LiveSession {
     if (rest.length) for (const m of this.members.values()) m.party.output(rest);
     if (rest.length) this.recording?.output(rest);
     const participants = [...new Set([this.init.owner.user, ...this.everyone])];
-    void this.recording?.close(participants);
+    // One instant for the recording's length and the end event's stop, so they agree.
+    const stoppedAt = this.deps.now();
+    void this.recording?.close(participants, stoppedAt);
     for (const member of this.members.values()) member.party.end(reason);
     this.members.clear();
     this.init.channel.close();
@@ -244,7 +246,7 @@ export class LiveSession {
       participants,
       interactive: this.init.command === '',
       session_start: new Date(this.created).toISOString(),
-      session_stop: new Date(this.deps.now()).toISOString(),
+      session_stop: new Date(stoppedAt).toISOString(),
       session_recording: this.recording ? 'on' : 'off',
       ...(this.recordingError ? { session_recording_error: this.recordingError } : {}),
     });

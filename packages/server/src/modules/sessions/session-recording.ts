@@ -117,8 +117,8 @@ export class SessionRecording {
     });
   }
 
-  close(participants: string[]): Promise<void> {
-    this.done = this.recorder.close(participants);
+  close(participants: string[], endedAt: number): Promise<void> {
+    this.done = this.recorder.close(participants, endedAt);
     return this.done;
   }
 }

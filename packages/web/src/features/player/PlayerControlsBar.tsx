@@ -1,6 +1,6 @@
 import { Button, Checkbox, Group, Loader, NativeSelect, Text } from '@mantine/core';
 import { useCallback, useState } from 'react';
-import { formatPlaybackTime } from './formatPlaybackTime';
+import { formatDuration } from '../../lib/format';
 import { playbackSpeeds, type PlaybackSpeed, type PlaybackState } from './playbackTypes';
 import { Timeline } from './Timeline';
 import type { PlaybackControls } from './usePlayback';
@@ -39,7 +39,7 @@ export function PlayerControlsBar({ state, controls }: Props) {
       </Button>
       <Timeline shownMs={shownMs} durationMs={state.durationMs} onDrag={setDragMs} onSeek={seek} />
       <Text size="sm" ff="monospace" style={{ whiteSpace: 'nowrap' }} data-testid="player-time">
-        {formatPlaybackTime(shownMs)} / {formatPlaybackTime(state.durationMs)}
+        {formatDuration(shownMs)} / {formatDuration(state.durationMs)}
       </Text>
       <Loader size="xs" style={{ visibility: state.status === 'loading' ? 'visible' : 'hidden' }} />
       <NativeSelect

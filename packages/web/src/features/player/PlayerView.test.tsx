@@ -4,7 +4,6 @@ import { createRef } from 'react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
-import { formatPlaybackTime } from './formatPlaybackTime';
 import type { PlaybackState } from './playbackTypes';
 import type { PlaybackControls } from './usePlayback';
 import { PlayerView } from './PlayerView';
@@ -57,15 +56,6 @@ function renderView(state: Partial<PlaybackState> = {}, extra: { incomplete?: bo
 
 const slider = () => screen.getByRole('slider', { name: 'Playback position' });
 const timeText = () => screen.getByTestId('player-time').textContent;
-
-describe('formatPlaybackTime', () => {
-  it('shows mm:ss, and h:mm:ss from an hour on', () => {
-    expect(formatPlaybackTime(0)).toBe('00:00');
-    expect(formatPlaybackTime(65_999)).toBe('01:05');
-    expect(formatPlaybackTime(3_599_000)).toBe('59:59');
-    expect(formatPlaybackTime(3_725_000)).toBe('1:02:05');
-  });
-});
 
 describe('PlayerView', () => {
   it('shows the title, the way back, the time and the playing state', () => {

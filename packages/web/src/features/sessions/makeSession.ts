@@ -1,5 +1,5 @@
 import type { ActiveSessionJson, ParticipantMode, SessionKind } from '@postern/contracts';
-import { formatDateTime, parseTimestamp } from '../../lib/format';
+import { formatDateTime, formatDuration, parseTimestamp } from '../../lib/format';
 
 /** The console's model of a live session (spec §3 Active session; reference §1.7). */
 export interface ActiveSession {
@@ -9,7 +9,7 @@ export interface ActiveSession {
   login: string;
   created: Date | undefined;
   createdText: string;
-  /** How long it has run, e.g. '1h 5m'. */
+  /** How long it has run, written like every duration in the console (lib/format). */
   durationText: string;
   serverId: string;
   /** The thing connected to: the hostname for ssh. */
@@ -64,15 +64,4 @@ export function stripPort(addr: string): string {
   if (bracketed) return bracketed[1]!;
   const colons = addr.split(':').length - 1;
   return colons === 1 ? addr.slice(0, addr.lastIndexOf(':')) : addr;
-}
-
-/** '45s', '12m', '1h 5m', '2d 3h'. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours}h ${minutes % 60}m`;
-  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
