@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { durationText, recordingRow, sessionEventsResponseSchema } from './recordings.js';
+import { recordingRow, sessionEventsResponseSchema } from './recordings.js';
 
 const sshEnd = {
   event: 'session.end',
   time: '2026-01-02T03:04:10.000Z',
   sid: 's1',
+  login: 'root',
   participants: ['alice', 'bob'],
   interactive: true,
   session_recording: 'on' as const,
@@ -17,11 +18,11 @@ describe('recordingRow', () => {
   it('an interactive recorded SSH session is played', () => {
     expect(recordingRow(sshEnd)).toEqual({
       duration: 120_000,
-      durationText: '2 minutes',
       sid: 's1',
       createdDate: new Date('2026-01-02T03:04:10.000Z'),
       users: 'alice, bob',
       hostname: 'web-1',
+      login: 'root',
       description: 'play',
       recordingType: 'ssh',
       playable: true,
@@ -55,7 +56,8 @@ describe('recordingRow', () => {
       recordingType: 'desktop',
       description: 'play',
       playable: true,
-      durationText: '0 seconds',
+      duration: 0,
+      login: '',
     });
     expect(recordingRow(desktop)).toMatchObject({
       description: 'recording disabled',
@@ -63,20 +65,13 @@ describe('recordingRow', () => {
     });
   });
 
+  it('an event without a login (an older version) has an empty one', () => {
+    expect(recordingRow({ ...sshEnd, login: undefined }).login).toBe('');
+  });
+
   it('a missing hostname reads N/A', () => {
     expect(recordingRow({ ...sshEnd, server_hostname: undefined }).hostname).toBe('N/A');
   });
-});
-
-describe('durationText', () => {
-  it.each([
-    [0, '0 seconds'],
-    [1_000, '1 second'],
-    [59_000, '59 seconds'],
-    [90_000, '2 minutes'],
-    [3_600_000, '1 hour'],
-    [3 * 86_400_000, '3 days'],
-  ])('%i ms reads %s', (ms, text) => expect(durationText(ms)).toBe(text));
 });
 
 describe('sessionEventsResponseSchema', () => {

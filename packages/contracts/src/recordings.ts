@@ -2,18 +2,21 @@ import { z } from 'zod';
 
 /**
  * The Session Recordings list (spec §3 recording row, §4 description and playable), computed from
- * the session end events of `events/search/sessions`, so the server and the console agree.
+ * the session end events of `events/search/sessions`, so the server and the console agree. The
+ * row's durationText is the console's to write (`formatDuration` in its lib/format, the same for
+ * every duration it shows), from `duration`; so it is not here.
  */
 export type RecordingType = 'ssh' | 'k8s' | 'desktop';
 
 export interface RecordingRow {
   /** Milliseconds from session start to stop. */
   duration: number;
-  durationText: string;
   sid: string;
   createdDate: Date;
   users: string;
   hostname: string;
+  /** The OS login the session ran as ('' for desktops and events from older versions). */
+  login: string;
   description: 'play' | 'non-interactive' | 'recording disabled';
   recordingType: RecordingType;
   playable: boolean;
@@ -25,6 +28,7 @@ export interface SessionEndEvent {
   time?: string;
   sid?: string;
   user?: string;
+  login?: string;
   participants?: string[];
   interactive?: boolean;
   session_recording?: 'on' | 'off';
@@ -45,7 +49,6 @@ export function recordingRow(event: SessionEndEvent): RecordingRow {
   const duration = Number.isNaN(start) || Number.isNaN(stop) ? 0 : Math.max(0, stop - start);
   const common = {
     duration,
-    durationText: durationText(duration),
     createdDate: new Date(event.time ?? event.session_start ?? 0),
   };
   if (event.event === 'windows.desktop.session.end') {
@@ -55,6 +58,7 @@ export function recordingRow(event: SessionEndEvent): RecordingRow {
       sid: event.session_id ?? event.sid ?? '',
       users: event.user ?? '',
       hostname: event.desktop_name ?? 'N/A',
+      login: '',
       description: recorded ? 'play' : 'recording disabled',
       recordingType: 'desktop',
       playable: recorded,
@@ -68,27 +72,12 @@ export function recordingRow(event: SessionEndEvent): RecordingRow {
     sid: event.sid ?? '',
     users: (event.participants ?? (event.user ? [event.user] : [])).join(', '),
     hostname: (kube ? event.kubernetes_cluster : event.server_hostname) || 'N/A',
+    login: event.login ?? '',
     description: off ? 'recording disabled' : interactive ? 'play' : 'non-interactive',
     recordingType: kube ? 'k8s' : 'ssh',
     playable: !off && interactive,
   };
 }
-
-const units: [name: string, ms: number][] = [
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
-];
-
-/** '0 seconds', '45 seconds', '2 minutes', '1 hour': the largest unit the duration reaches, rounded. */
-export function durationText(ms: number): string {
-  for (const [name, size] of units) {
-    if (ms >= size) return plural(Math.round(ms / size), name);
-  }
-  return plural(Math.round(ms / 1000), 'second');
-}
-
-const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
 
 /**
  * A field that is dropped when it has an unexpected type: an event written by another version
@@ -103,6 +92,7 @@ export const sessionEndEventSchema = z
     time: lenient(z.string()),
     sid: lenient(z.string()),
     user: lenient(z.string()),
+    login: lenient(z.string()),
     participants: lenient(z.array(z.string())),
     interactive: lenient(z.boolean()),
     session_recording: lenient(z.enum(['on', 'off'])),

@@ -2,7 +2,11 @@ import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { terminalMessageTypes as T } from '@postern/contracts';
+import {
+  recordingRow,
+  sessionEventsResponseSchema,
+  terminalMessageTypes as T,
+} from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../../local-node.js';
 import { hostActor } from '../access/actor.js';
@@ -153,6 +157,17 @@ describe('terminal over a real OpenSSH sshd', () => {
       participants: ['alice'],
       server_hostname: 'sshd-host',
     });
+
+    // The recordings list reads the end event: its row names the login the session ran as.
+    const auditor = await app.signIn(['auditor'], 'audrey');
+    const range = `from=${new Date(0).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
+    const listed = await app.server.inject({
+      url: `/v1/webapi/sites/-current-/events/search/sessions?${range}&search=${sid}`,
+      headers: auditor,
+    });
+    expect(listed.statusCode).toBe(200);
+    const [row] = sessionEventsResponseSchema.parse(listed.json()).events.map(recordingRow);
+    expect(row).toMatchObject({ sid, login: 'root', hostname: 'sshd-host', playable: true });
   });
 
   it('runs a command instead of a shell and audits its exit status', async () => {

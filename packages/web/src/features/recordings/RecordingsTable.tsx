@@ -6,6 +6,9 @@ import { Pager } from '../../components/Pager';
 import { ResourceTable, type TableSort } from '../../components/ResourceTable';
 import { recordingColumns } from './recordingColumns';
 
+/** "1 recording", "2 recordings". */
+export const recordingCount = (n: number) => `${n} ${n === 1 ? 'recording' : 'recordings'}`;
+
 /** Rows shown per page; the server sends 5000 at a time (spec §9). */
 export const recordingsPageSize = 50;
 
@@ -56,7 +59,7 @@ export function RecordingsTable({ rows, hasMore, loadingMore, onLoadMore, playHr
       />
       <Group justify="space-between">
         <Text size="sm" c="dimmed">
-          {rows.length} recordings loaded{hasMore ? ', more in this range' : ''}
+          {`${recordingCount(rows.length)}${hasMore ? ' loaded, more in this range' : ''}`}
         </Text>
         <Pager {...pager} itemsLabel="recordings" />
       </Group>

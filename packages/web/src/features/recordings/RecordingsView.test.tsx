@@ -45,19 +45,28 @@ const table = () => screen.getByRole('table', { name: 'Session Recordings' });
 const bodyRows = () => within(table()).getAllByRole('row').slice(1);
 
 describe('RecordingsView', () => {
-  it('shows type, description, users, host, created and duration for each recording', () => {
+  it('shows type, description, login, users, host, created and duration for each recording', () => {
     renderView();
+    expect(
+      within(table())
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent?.replace(/[▲▼ ]+$/, '')),
+    ).toEqual(['Type', 'Description', 'Login', 'Users', 'Hostname', 'Created', 'Duration']);
     const [ssh, kube, desktop, batch, unrecorded] = bodyRows();
     expect(within(ssh!).getByRole('img', { name: 'SSH session' })).toBeTruthy();
+    expect(within(ssh!).getByText('root@web-0')).toBeTruthy();
+    expect(within(ssh!).getByText('root', { exact: true })).toBeTruthy();
     expect(within(ssh!).getByText('alice, bob')).toBeTruthy();
     expect(within(ssh!).getByText('web-0')).toBeTruthy();
-    expect(within(ssh!).getByText('1 minute')).toBeTruthy();
+    expect(within(ssh!).getByText('01:00')).toBeTruthy();
     const created = formatDateTime(new Date('2026-11-20T10:00:00Z'));
     expect(within(ssh!).getByText(created)).toBeTruthy();
     expect(within(kube!).getByRole('img', { name: 'Kubernetes session' })).toBeTruthy();
     expect(within(kube!).getByText('kube-1')).toBeTruthy();
     expect(within(desktop!).getByRole('img', { name: 'Desktop session' })).toBeTruthy();
     expect(within(desktop!).getByText('carol')).toBeTruthy();
+    // A desktop session has no OS login: its description is the desktop alone.
+    expect(within(desktop!).getAllByText('desk-2')).toHaveLength(2);
     expect(within(batch!).getByText('non-interactive')).toBeTruthy();
     expect(within(unrecorded!).getByText('recording disabled')).toBeTruthy();
   });
@@ -82,9 +91,9 @@ describe('RecordingsView', () => {
     await user.click(screen.getByRole('button', { name: 'Next page' }));
     await user.click(screen.getByRole('button', { name: 'Duration' }));
     expect(screen.getByText('1–50 of 60')).toBeTruthy();
-    expect(within(bodyRows()[0]!).getByText('1 minute')).toBeTruthy();
+    expect(within(bodyRows()[0]!).getByText('01:00')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: /Duration/ }));
-    expect(within(bodyRows()[0]!).getByText('1 hour')).toBeTruthy();
+    expect(within(bodyRows()[0]!).getByText('1:00:00')).toBeTruthy();
   });
 
   it('pages 50 at a time and asks the server for more once a page is not full', async () => {
@@ -94,6 +103,16 @@ describe('RecordingsView', () => {
     expect(props.onLoadMore).not.toHaveBeenCalled();
     await user.click(screen.getByRole('button', { name: 'Next page' }));
     expect(props.onLoadMore).toHaveBeenCalledTimes(1);
+  });
+
+  it('counts the loaded recordings, singular for one', () => {
+    renderView({ attempt: { status: 'success', data: rowsOf(1) } });
+    expect(screen.getByText('1 recording')).toBeTruthy();
+  });
+
+  it('counts them in the plural, and says when the range has more', () => {
+    renderView({ attempt: { status: 'success', data: rowsOf(5) }, hasMore: true });
+    expect(screen.getByText('5 recordings loaded, more in this range')).toBeTruthy();
   });
 
   it('says so when the range has no recordings', () => {

@@ -16,7 +16,13 @@ export function sessionEndFixtures(count: number, startAt = 0): SessionEndEvent[
       session_start: new Date(stop - (n + 1) * 60_000).toISOString(),
       session_stop: new Date(stop).toISOString(),
     };
-    const ssh = { event: 'session.end', ...times, sid: `sid-${n}`, participants: ['alice', 'bob'] };
+    const ssh = {
+      event: 'session.end',
+      ...times,
+      sid: `sid-${n}`,
+      login: 'root',
+      participants: ['alice', 'bob'],
+    };
     switch (n % 5) {
       case 0:
         return { ...ssh, interactive: true, server_hostname: `web-${n}` };

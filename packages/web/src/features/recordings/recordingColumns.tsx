@@ -1,9 +1,13 @@
-import { Button, Text } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import type { RecordingRow } from '@postern/contracts';
 import { Link } from 'react-router';
 import type { Column } from '../../components/ResourceTable';
 import { SessionKindIcon } from '../../components/SessionKindIcon';
-import { formatDateTime } from '../../lib/format';
+import { formatDateTime, formatDuration } from '../../lib/format';
+
+/** `login@host`, or the host alone when the session has no login (desktops, older events). */
+export const sessionTarget = (row: RecordingRow) =>
+  row.login ? `${row.login}@${row.hostname}` : row.hostname;
 
 /**
  * The columns of the recordings table. Playable rows get a Play link to the player (spec §4);
@@ -19,24 +23,29 @@ export function recordingColumns(playHref: (row: RecordingRow) => string): Colum
     {
       key: 'description',
       header: 'Description',
-      // The player's path needs the session id; an event from an old version may lack it.
-      render: (row) =>
-        row.playable && row.sid ? (
-          <Button
-            component={Link}
-            to={playHref(row)}
-            size="compact-sm"
-            variant="light"
-            aria-label={`Play recording of ${row.hostname}`}
-          >
-            Play
-          </Button>
-        ) : (
-          <Text size="sm" c="dimmed">
-            {row.description}
-          </Text>
-        ),
+      render: (row) => (
+        <Group gap="sm" wrap="nowrap">
+          <Text size="sm">{sessionTarget(row)}</Text>
+          {/* The player's path needs the session id; an event from an old version may lack it. */}
+          {row.playable && row.sid ? (
+            <Button
+              component={Link}
+              to={playHref(row)}
+              size="compact-sm"
+              variant="light"
+              aria-label={`Play recording of ${row.hostname}`}
+            >
+              Play
+            </Button>
+          ) : (
+            <Text size="sm" c="dimmed">
+              {row.description}
+            </Text>
+          )}
+        </Group>
+      ),
     },
+    { key: 'login', header: 'Login' },
     { key: 'users', header: 'Users' },
     { key: 'hostname', header: 'Hostname' },
     {
@@ -51,7 +60,7 @@ export function recordingColumns(playHref: (row: RecordingRow) => string): Colum
       header: 'Duration',
       sortable: true,
       sortValue: (row) => row.duration,
-      render: (row) => row.durationText,
+      render: (row) => formatDuration(row.duration),
     },
   ];
 }
