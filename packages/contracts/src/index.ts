@@ -3,6 +3,7 @@ export * from './api-paths.js';
 export * from './audit/catalogue.js';
 export * from './audit/format.js';
 export * from './audit/search.js';
+export * from './audit/type-filter.js';
 export * from './client-config.js';
 export * from './clusters.js';
 export * from './context.js';

@@ -37,11 +37,6 @@ export const auditCatalogue = withSeverity({
 
 export type AuditCode = keyof typeof auditCatalogue;
 
-/** Every event type in the catalogue, sorted: the choices of the Audit Log's type filter. */
-export const auditEventTypes: readonly string[] = [
-  ...new Set(Object.values(auditCatalogue).map((entry) => entry.type)),
-].sort();
-
 /** Event types whose events are session recordings' end markers (the recordings list). */
 export const sessionEndEventTypes = ['session.end', 'windows.desktop.session.end'] as const;
 

@@ -1,4 +1,6 @@
 import { Group, MultiSelect } from '@mantine/core';
+import type { AuditTypeFamily } from '@postern/contracts';
+import { useMemo } from 'react';
 import { SearchInput } from '../../components/SearchInput';
 import { TimeRangeInputs } from '../../components/TimeRangeInputs';
 import type { AuditFilter } from './auditRange';
@@ -6,12 +8,20 @@ import type { AuditFilter } from './auditRange';
 interface Props {
   filter: AuditFilter;
   onChange: (filter: AuditFilter) => void;
-  /** The choices of the type filter: the catalogue's event types. */
-  eventTypes: readonly string[];
+  /** The choices of the type filter: the event types Postern emits, by family. */
+  typeFamilies: readonly AuditTypeFamily[];
 }
 
 /** Range, event types and text: every one of them is applied by the server, over the range. */
-export function AuditFilters({ filter, onChange, eventTypes }: Props) {
+export function AuditFilters({ filter, onChange, typeFamilies }: Props) {
+  const typeChoices = useMemo(
+    () =>
+      typeFamilies.map(({ family, types }) => ({
+        group: family,
+        items: types.map(({ type, label }) => ({ value: type, label })),
+      })),
+    [typeFamilies],
+  );
   const set = (change: Partial<AuditFilter>) => onChange({ ...filter, ...change });
   return (
     <Group align="flex-end" gap="sm" wrap="wrap">
@@ -19,7 +29,7 @@ export function AuditFilters({ filter, onChange, eventTypes }: Props) {
       <MultiSelect
         label="Event types"
         placeholder={filter.types.length ? undefined : 'All types'}
-        data={[...eventTypes]}
+        data={typeChoices}
         value={filter.types}
         onChange={(types) => set({ types })}
         searchable

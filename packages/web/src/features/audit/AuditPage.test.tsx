@@ -1,8 +1,9 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
 import { AuditPage } from './AuditPage';
 import { auditEventFixtures } from './fixtures';
 
@@ -43,6 +44,25 @@ describe('AuditPage (useAuditLog)', () => {
     );
   });
 
+  it('offers the emitted event types by friendly name, grouped by family', async () => {
+    stubServer();
+    const user = userEvent.setup();
+    renderPage(<AuditPage />);
+    await screen.findByText('1–50 of 60');
+    const typeInput = screen
+      .getAllByLabelText('Event types')
+      .find((element) => element.tagName === 'INPUT');
+    await user.click(typeInput!);
+    const sessions = await screen.findByRole('group', { name: 'Sessions' });
+    expect(within(sessions).getByRole('option', { name: 'Session Started' })).toBeTruthy();
+    const users = screen.getByRole('group', { name: 'Users & Auth' });
+    expect(within(users).getByRole('option', { name: 'User Logged In' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Locks' })).toBeTruthy();
+    // Raw type names are not shown, nor types of the catalogue Postern never emits.
+    expect(screen.queryByRole('option', { name: 'session.start' })).toBeNull();
+    expect(screen.queryByRole('option', { name: /Kubernetes|Database|Desktop/ })).toBeNull();
+  });
+
   it('sends the text search and the type filter to the server', async () => {
     const { requests } = stubServer();
     const user = userEvent.setup();
@@ -54,8 +74,31 @@ describe('AuditPage (useAuditLog)', () => {
       .getAllByLabelText('Event types')
       .find((element) => element.tagName === 'INPUT');
     await user.click(typeInput!);
-    await user.click(await screen.findByRole('option', { name: 'user.login' }));
+    await user.click(await screen.findByRole('option', { name: 'User Logged In' }));
     await waitFor(() => expect(requests().at(-1)!.get('include')).toBe('user.login'));
     expect(requests().at(-1)!.get('search')).toBe('alice');
+  });
+
+  it('links session events to their recording in the player, for who may read recordings', async () => {
+    stubServer();
+    const context = userContextFixture(
+      aclWith({ events: ['list', 'read'], recordedSessions: ['list', 'read'] }),
+    );
+    renderPage(<AuditPage />, { context });
+    await screen.findByText('1–50 of 60');
+    const link = screen.getByRole('link', { name: 'Play the recording of session s0' });
+    expect(link.getAttribute('href')).toBe('/web/cluster/localhost/session/s0?recordingType=ssh');
+    // Logins have no recording.
+    expect(screen.getAllByRole('link', { name: /^Play the recording/ })).toHaveLength(17);
+  });
+
+  it('shows no recording links to a user who may not read recordings', async () => {
+    stubServer();
+    renderPage(<AuditPage />, {
+      context: userContextFixture(aclWith({ events: ['list', 'read'] })),
+    });
+    await screen.findByText('1–50 of 60');
+    expect(screen.getByText('User [alice] has started a session [s0]')).toBeTruthy();
+    expect(screen.queryByRole('link', { name: /^Play the recording/ })).toBeNull();
   });
 });

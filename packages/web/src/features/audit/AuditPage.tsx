@@ -1,7 +1,9 @@
-import { auditEventTypes } from '@postern/contracts';
-import { useMemo, useState } from 'react';
+import { auditTypeFamilies } from '@postern/contracts';
+import { useCallback, useMemo, useState } from 'react';
 import { useParams } from 'react-router';
 import { useClientConfig } from '../../app/clientConfig';
+import { routePath } from '../../app/routes';
+import { useUserAcl } from '../../app/userContext';
 import { useNotify } from '../../components/Notifications';
 import { attemptOf } from '../../lib/attempt';
 import { fetchAuditPage } from './auditApi';
@@ -27,6 +29,12 @@ export function AuditPage() {
   const { proxyCluster } = useClientConfig();
   const clusterId = useParams().clusterId ?? proxyCluster;
   const notify = useNotify();
+  const mayPlay = useUserAcl().recordedSessions.read;
+  // Session events link to the player (terminal sessions: recordingType ssh).
+  const recordingHref = useCallback(
+    (sid: string) => routePath('player', { clusterId, sid }, { recordingType: 'ssh' }),
+    [clusterId],
+  );
   const [filter, setFilter] = useState(() => initialFilter(new Date()));
   const [exporting, setExporting] = useState(false);
   // A preset's end is "now" when the filter was chosen, so a search stays one fixed range.
@@ -57,7 +65,7 @@ export function AuditPage() {
     <AuditView
       filter={filter}
       onFilterChange={setFilter}
-      eventTypes={auditEventTypes}
+      typeFamilies={auditTypeFamilies}
       attempt={search ? attemptOf({ ...queryState(query), data: events }) : undefined}
       onRetry={() => void query.refetch()}
       hasMore={hasMore}
@@ -65,6 +73,7 @@ export function AuditPage() {
       onLoadMore={loadMore}
       onExport={(format) => void exportEvents(format)}
       exporting={exporting}
+      recordingHref={mayPlay ? recordingHref : undefined}
     />
   );
 }

@@ -2,10 +2,12 @@ import { Anchor, Button, Code, Group, Modal, Text, ThemeIcon } from '@mantine/co
 import type { AuditEventJson, AuditSeverity, FormattedAuditEvent } from '@postern/contracts';
 import { formatAuditEvent } from '@postern/contracts';
 import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
 import { useLoadedPaging } from '../../components/loadedPaging';
 import { Pager } from '../../components/Pager';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
 import { formatDateTime, parseTimestamp } from '../../lib/format';
+import { recordedSessionOf } from './recordingOfEvent';
 
 /** Rows shown per page; the server sends 5000 at a time (spec §9). */
 export const auditPageSize = 50;
@@ -16,11 +18,15 @@ interface Props {
   hasMore: boolean;
   loadingMore: boolean;
   onLoadMore: () => void;
+  /** The player's path for a session's recording; absent when the user may not read them. */
+  recordingHref?: (sid: string) => string;
 }
 
 interface Row extends FormattedAuditEvent {
   key: string;
   raw: AuditEventJson;
+  /** The session whose recording the event links to. */
+  recordedSid: string | undefined;
 }
 
 const severityStyle: Record<AuditSeverity, { color: string; glyph: string; label: string }> = {
@@ -46,7 +52,7 @@ export function SeverityIcon({ severity }: { severity: AuditSeverity }) {
 }
 
 /** The loaded events, 50 to a page; paging past them asks the server for its next 5000. */
-export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) {
+export function AuditTable({ events, hasMore, loadingMore, onLoadMore, recordingHref }: Props) {
   const [details, setDetails] = useState<Row | undefined>();
   const rows = useMemo(
     () =>
@@ -54,6 +60,7 @@ export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) 
         ...formatAuditEvent(raw),
         key: raw.uid ?? `${raw.time}-${index}`,
         raw,
+        recordedSid: recordedSessionOf(raw),
       })),
     [events],
   );
@@ -75,7 +82,27 @@ export function AuditTable({ events, hasMore, loadingMore, onLoadMore }: Props) 
         </Anchor>
       ),
     },
-    { key: 'message', header: 'Description' },
+    {
+      key: 'message',
+      header: 'Description',
+      render: (r) =>
+        recordingHref && r.recordedSid ? (
+          <Group gap="xs" wrap="nowrap">
+            <Text size="sm">{r.message}</Text>
+            <Anchor
+              component={Link}
+              to={recordingHref(r.recordedSid)}
+              size="sm"
+              style={{ whiteSpace: 'nowrap' }}
+              aria-label={`Play the recording of session ${r.recordedSid}`}
+            >
+              Play recording
+            </Anchor>
+          </Group>
+        ) : (
+          r.message
+        ),
+    },
     { key: 'user', header: 'User' },
     { key: 'time', header: 'Created', render: (r) => timeText(r.time) },
   ];

@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import type { AuditEventJson } from '@postern/contracts';
+import { auditTypeFamilies, type AuditEventJson } from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
 import type { AuditFilter } from './auditRange';
@@ -19,7 +19,7 @@ function renderView(events: AuditEventJson[], more: Partial<Parameters<typeof Au
   const props = {
     filter,
     onFilterChange: vi.fn(),
-    eventTypes: ['session.start', 'user.login'],
+    typeFamilies: auditTypeFamilies,
     attempt: { status: 'success' as const, data: events },
     onRetry: vi.fn(),
     hasMore: false,

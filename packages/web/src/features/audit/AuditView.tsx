@@ -1,5 +1,5 @@
 import { Button, Group, Stack, Title } from '@mantine/core';
-import type { AuditEventJson } from '@postern/contracts';
+import type { AuditEventJson, AuditTypeFamily } from '@postern/contracts';
 import { AttemptView } from '../../components/AttemptView';
 import { ChoiceMenu } from '../../components/ChoiceMenu';
 import type { Attempt } from '../../lib/attempt';
@@ -11,7 +11,7 @@ import type { ExportFormat } from './exportAudit';
 interface Props {
   filter: AuditFilter;
   onFilterChange: (filter: AuditFilter) => void;
-  eventTypes: readonly string[];
+  typeFamilies: readonly AuditTypeFamily[];
   /** Undefined while a custom range is incomplete: nothing is searched. */
   attempt: Attempt<AuditEventJson[]> | undefined;
   onRetry: () => void;
@@ -20,11 +20,13 @@ interface Props {
   onLoadMore: () => void;
   onExport: (format: ExportFormat) => void;
   exporting: boolean;
+  /** The player's path for a session's recording; absent when the user may not read them. */
+  recordingHref?: (sid: string) => string;
 }
 
 /** Audit Log: every event of a time range, searched and filtered on the server. */
 export function AuditView(props: Props) {
-  const { filter, onFilterChange, eventTypes, attempt, onRetry, onExport, exporting } = props;
+  const { filter, onFilterChange, typeFamilies, attempt, onRetry, onExport, exporting } = props;
   return (
     <Stack gap="md">
       <Group justify="space-between">
@@ -45,7 +47,7 @@ export function AuditView(props: Props) {
           />
         )}
       </Group>
-      <AuditFilters filter={filter} onChange={onFilterChange} eventTypes={eventTypes} />
+      <AuditFilters filter={filter} onChange={onFilterChange} typeFamilies={typeFamilies} />
       {attempt ? (
         <AttemptView attempt={attempt} onRetry={onRetry}>
           {(events) => (
@@ -56,6 +58,7 @@ export function AuditView(props: Props) {
               hasMore={props.hasMore}
               loadingMore={props.loadingMore}
               onLoadMore={props.onLoadMore}
+              recordingHref={props.recordingHref}
             />
           )}
         </AttemptView>

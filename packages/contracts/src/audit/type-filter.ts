@@ -1,0 +1,90 @@
+/**
+ * The Audit Log's type filter: every event type Postern emits, grouped by family, each with the
+ * name people read. The catalogue (`families/`) also holds codes of the reference system that
+ * Postern never emits, so the filter is not derived from it: this list is the one place, and a
+ * server test (`modules/audit/catalogue-coverage.test.ts`) fails when it and the event types of the
+ * codes the server emits drift apart, either way.
+ */
+export interface AuditTypeChoice {
+  /** The event type sent as `include=`. */
+  type: string;
+  label: string;
+}
+
+export interface AuditTypeFamily {
+  family: string;
+  types: readonly AuditTypeChoice[];
+}
+
+const family = (name: string, types: Record<string, string>): AuditTypeFamily => ({
+  family: name,
+  types: Object.entries(types).map(([type, label]) => ({ type, label })),
+});
+
+export const auditTypeFamilies: readonly AuditTypeFamily[] = [
+  family('Sessions', {
+    'session.start': 'Session Started',
+    'session.end': 'Session Ended',
+    'session.join': 'User Joined Session',
+    'session.leave': 'User Left Session',
+    'session.rejected': 'Session Rejected',
+    resize: 'Terminal Resized',
+    'session.recording.access': 'Recording Accessed',
+    'session.recording.failed': 'Recording Failed',
+  }),
+  family('Commands & Files', {
+    exec: 'Command Executed',
+    subsystem: 'Subsystem Requested',
+    port: 'Port Forwarded',
+    scp: 'File Copied (SCP)',
+    sftp: 'SFTP Operation',
+  }),
+  family('Users & Auth', {
+    'user.login': 'User Logged In',
+    'user.logout': 'User Logged Out',
+    'user.create': 'User Created',
+    'user.update': 'User Updated',
+    'user.delete': 'User Deleted',
+    'user.password_change': 'Password Changed',
+    'user.locked': 'Account Locked',
+    'user.unlocked': 'Account Unlocked',
+    'mfa.add': 'MFA Device Added',
+    'mfa.delete': 'MFA Device Removed',
+    'reset_password_token.create': 'Invite or Reset Link Created',
+    'user_token.use': 'Invite or Reset Link Used',
+    'privilege_token.create': 'Privilege Token Created',
+    'headless.create': 'Headless Login Requested',
+    'headless.approve': 'Headless Login Approved',
+    'headless.deny': 'Headless Login Denied',
+    'cert.create': 'Certificate Issued',
+  }),
+  family('Roles', {
+    'role.created': 'Role Created',
+    'role.updated': 'Role Updated',
+    'role.deleted': 'Role Deleted',
+  }),
+  family('Auth Connectors', {
+    'github.created': 'GitHub Connector Created',
+    'github.deleted': 'GitHub Connector Deleted',
+    'oidc.created': 'OIDC Connector Created',
+    'oidc.deleted': 'OIDC Connector Deleted',
+    'saml.created': 'SAML Connector Created',
+    'saml.deleted': 'SAML Connector Deleted',
+  }),
+  family('Locks', {
+    'lock.created': 'Lock Created',
+    'lock.deleted': 'Lock Deleted',
+  }),
+  family('Servers & Agents', {
+    'node.create': 'Server Registered',
+    'node.delete': 'Server Removed',
+    'node.host_key_pinned': 'Server Host Key Pinned',
+    'node.host_key_mismatch': 'Server Host Key Mismatch',
+    'join_token.create': 'Join Token Created',
+    'join_token.delete': 'Join Token Deleted',
+    'instance.join': 'Agent Joined',
+  }),
+  family('Cluster', {
+    'postern.start': 'Postern Started',
+  }),
+];
