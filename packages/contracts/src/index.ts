@@ -23,6 +23,7 @@ export * from './recording-playback.js';
 export * from './connectors.js';
 export * from './sso-console.js';
 export * from './sessions.js';
+export * from './terminal/end-reason.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
 export * from './ssh/login.js';

@@ -1,3 +1,4 @@
+import { sessionEndReasons } from '@postern/contracts';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
@@ -74,8 +75,8 @@ export async function relayCommand(
     client.end();
     const ok = exit.code === 0;
     const reason = exit.signal
-      ? `exited on signal ${exit.signal}`
-      : `exited with code ${exit.code ?? 'unknown'}`;
+      ? sessionEndReasons.signalled(exit.signal)
+      : sessionEndReasons.exited(exit.code ?? 'unknown');
     if (command !== undefined) {
       emitAuditInBackground(audit, ok ? 'T3002I' : 'T3002E', {
         ...proxied.fields(),

@@ -247,6 +247,36 @@ describe('the console', () => {
     expect(screen.queryByRole('button', { name: 'Download file' })).toBeNull();
   });
 
+  it('a program that exits 0 ends the tab in a neutral colour, not in red', async () => {
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+    const tabTitle = (await screen.findByRole('tab', { name: 'root@db-1' })).firstElementChild!;
+    socket.receive(T.sessionEnd, JSON.stringify({ reason: 'exited with code 0' }));
+    const status = await screen.findByText('disconnected: exited with code 0');
+    expect(status.getAttribute('data-ended')).toBe('normally');
+    expect(status.getAttribute('style')).not.toContain('red');
+    expect(tabTitle.getAttribute('style')).not.toContain('red');
+    const engine = fake.engines[0]!;
+    await waitFor(() => expect(engine.text).toContain('\x1b[2mdisconnected: exited with code 0'));
+  });
+
+  it('a program that exits non-zero ends the tab in red', async () => {
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+    const tabTitle = (await screen.findByRole('tab', { name: 'root@db-1' })).firstElementChild!;
+    socket.receive(T.sessionEnd, JSON.stringify({ reason: 'exited with code 2' }));
+    const status = await screen.findByText('disconnected: exited with code 2');
+    expect(status.getAttribute('data-ended')).toBe('failed');
+    expect(status.getAttribute('style')).toContain('red');
+    expect(tabTitle.getAttribute('style')).toContain('red');
+    const engine = fake.engines[0]!;
+    await waitFor(() => expect(engine.text).toContain('\x1b[31mdisconnected: exited with code 2'));
+  });
+
   it('font size, find, copy and paste', async () => {
     const user = userEvent.setup();
     renderConsole(`/web/cluster/root/console/node/${db1.id}/root`, presetAcls.access, 5000);

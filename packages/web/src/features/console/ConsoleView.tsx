@@ -1,4 +1,5 @@
 import { Anchor, Box, CloseButton, Group, Text, UnstyledButton } from '@mantine/core';
+import { isNormalSessionEnd } from '@postern/contracts';
 import type { KeyboardEvent, ReactNode } from 'react';
 import { tabTitle, type ConsoleTab } from './consoleStore';
 
@@ -50,6 +51,7 @@ export function ConsoleView({ tabs, activeId, onActivate, onClose, renderTab, ho
             const active = tab.id === activeId;
             const title = tabTitle(tab);
             const ended = tab.kind === 'terminal' && tab.status === 'disconnected';
+            const failed = ended && !isNormalSessionEnd(tab.reason);
             return (
               <Group
                 key={tab.id}
@@ -78,7 +80,7 @@ export function ConsoleView({ tabs, activeId, onActivate, onClose, renderTab, ho
                   <Text
                     size="sm"
                     fw={active ? 600 : 400}
-                    c={ended ? 'red' : undefined}
+                    c={failed ? 'red' : ended ? 'dimmed' : undefined}
                     truncate
                     maw={220}
                   >

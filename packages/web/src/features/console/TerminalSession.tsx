@@ -1,4 +1,5 @@
 import { ActionIcon, Badge, Box, Button, Group, Menu, Text, Tooltip } from '@mantine/core';
+import { isNormalSessionEnd } from '@postern/contracts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { fontSizeLimits } from './fontSize';
@@ -122,7 +123,12 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
             </Text>
           )}
           {tab.status === 'disconnected' && (
-            <Text size="sm" c="red" role="status">
+            <Text
+              size="sm"
+              c={isNormalSessionEnd(tab.reason) ? 'dimmed' : 'red'}
+              role="status"
+              data-ended={isNormalSessionEnd(tab.reason) ? 'normally' : 'failed'}
+            >
               disconnected: {tab.reason}
             </Text>
           )}

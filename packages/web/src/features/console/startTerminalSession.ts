@@ -1,3 +1,4 @@
+import { isNormalSessionEnd } from '@postern/contracts';
 import type { Dispatch } from 'react';
 import type { ConsoleDeps } from './ConsoleContext';
 import type { ConsoleAction, TerminalTab } from './consoleStore';
@@ -74,7 +75,8 @@ export function startTerminalSession(
   client.on('error', (text) => line(text, sgr.red));
   client.on('resize', (size) => engine.resize({ cols: size.w, rows: size.h }));
   client.on('close', ({ reason }) => {
-    line(`disconnected: ${reason}`, sgr.red);
+    // A program that exited 0 ended as meant: no error colour for it.
+    line(`disconnected: ${reason}`, isNormalSessionEnd(reason) ? sgr.dim : sgr.red);
     dispatch({ type: 'disconnected', id: tab.id, reason });
   });
   engine.onData((data) => client.send(data));

@@ -1,0 +1,15 @@
+/**
+ * Why a terminal session ended, as its parties read it (the `c` frame's reason, and the
+ * `session.end` event's `reason`). The server writes these and the console tells a normal end
+ * (the program exited 0, or everyone left) from a failure by them, so both share them here.
+ */
+export const sessionEndReasons = {
+  exited: (code: number | string) => `exited with code ${code}`,
+  signalled: (signal: string) => `exited on signal ${signal}`,
+  allLeft: 'all participants left',
+} as const;
+
+/** An end that is no error: shown in a neutral colour; anything else stays red. */
+export function isNormalSessionEnd(reason: string): boolean {
+  return reason === sessionEndReasons.exited(0) || reason === sessionEndReasons.allLeft;
+}
