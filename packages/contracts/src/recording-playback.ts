@@ -7,6 +7,18 @@ import { z } from 'zod';
  * chunk at the `next` offset the previous chunk gave.
  */
 
+/**
+ * A moment worth finding on the player's timeline: someone joined the session, or a typist
+ * resized the terminal. `t` is seconds since the start, like cast events.
+ */
+export const recordingMarkSchema = z.object({
+  t: z.number().nonnegative(),
+  kind: z.enum(['join', 'resize']),
+  /** `alice joined (observer)`, `120x40`. */
+  label: z.string(),
+});
+export type RecordingMark = z.infer<typeof recordingMarkSchema>;
+
 /** `GET sites/{clusterId}/sessions/{sid}/recording/info` */
 export const recordingInfoSchema = z.object({
   sid: z.string(),
@@ -21,12 +33,14 @@ export const recordingInfoSchema = z.object({
   castBytes: z.number().int().nonnegative(),
   /** Seconds from the start at which a keyframe (a whole screen) is stored. */
   keyframeTimes: z.array(z.number().nonnegative()),
+  /** Joins and resizes, in time order, for the timeline's markers. */
+  marks: z.array(recordingMarkSchema),
 });
 export type RecordingInfo = z.infer<typeof recordingInfoSchema>;
 
 /**
- * One asciicast v2 event: seconds since the start, `"o"` output or `"r"` a resize `"WxH"`, and
- * the data. Kinds other than these two may come from newer recorders; players skip them.
+ * One asciicast v2 event: seconds since the start, `"o"` output, `"r"` a resize `"WxH"` or `"m"` a
+ * marker (Postern marks joins), and the data. Players draw `o` and `r` and skip other kinds.
  */
 export const castEventSchema = z.tuple([z.number().nonnegative(), z.string(), z.string()]);
 export type CastEvent = z.infer<typeof castEventSchema>;

@@ -21,8 +21,8 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 /**
  * Ten minutes of a session: a line of output every 100 ms (about 2.4 MiB of cast, so several
- * seek points by size), a keyframe every 5 s whose "screen" names the last line before it, and a
- * resize at 5 minutes. Small members (16 KiB) make offsets fall inside and between members.
+ * seek points by size), a keyframe every 5 s whose "screen" names the last line before it, bob
+ * joining at 2 minutes and a resize at 5 minutes. Small members (16 KiB) make offsets fall inside and between members.
  */
 async function recordTenMinutes(): Promise<{ index: RecordingIndex; sent: CastEvent[] }> {
   const clock = { now: 0 };
@@ -37,6 +37,10 @@ async function recordTenMinutes(): Promise<{ index: RecordingIndex; sent: CastEv
     const line = `line ${tick} ${'·'.repeat(200)}\r\n`;
     recorder.output(Buffer.from(line));
     sent.push([tick / 10, 'o', line]);
+    if (tick === 1200) {
+      recorder.join('bob', 'observer');
+      sent.push([120, 'm', 'bob joined (observer)']);
+    }
     if (tick === 3000) {
       recorder.resize(100, 30);
       sent.push([300, 'r', '100x30']);
@@ -125,6 +129,10 @@ describe('recording playback', () => {
       title: 'root@web-1',
       castBytes: index.castBytes,
       keyframeTimes: Array.from({ length: 120 }, (_, i) => (i + 1) * 5),
+      marks: [
+        { t: 120, kind: 'join', label: 'bob joined (observer)' },
+        { t: 300, kind: 'resize', label: '100x30' },
+      ],
     });
   });
 

@@ -25,6 +25,7 @@ export async function readRecordingInfo(
     title: typeof header.title === 'string' ? header.title : '',
     castBytes: index.castBytes,
     keyframeTimes: index.keyframes.map((k) => k.t),
+    marks: index.marks ?? [],
   };
 }
 

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import type { RecordingMark } from '@postern/contracts';
 import { sealCast } from './seal.js';
 
 /** `<sid>.index.json`: written when a recording ends (or is sealed after a crash). See docs/recordings.md. */
@@ -26,6 +27,8 @@ export interface RecordingIndex {
    * before seek points existed lack it; readers then start at the beginning.
    */
   seekPoints?: SeekPoint[];
+  /** Joins and resizes for the player's timeline. Indexes written before marks existed lack it. */
+  marks?: RecordingMark[];
 }
 
 export interface SeekPoint {
@@ -139,6 +142,7 @@ export class DirRecordingStore implements RecordingStore {
       castBytes: sealed.castBytes,
       keyframes: candidates.filter((k) => k.offset <= sealed.castBytes),
       seekPoints: sealed.seekPoints,
+      marks: sealed.marks,
     });
   }
 

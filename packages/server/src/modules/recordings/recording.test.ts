@@ -16,14 +16,21 @@ import { SessionRecorder } from './session-recorder.js';
 
 /** A typist who only counts what it is sent. */
 class Typist implements Party {
-  readonly id = 'owner';
-  readonly user = 'alice';
-  readonly mode = 'peer' as const;
+  readonly id: string = 'owner';
+  readonly user: string = 'alice';
+  readonly mode: Party['mode'] = 'peer';
   readonly roles = ['access'];
   output = () => undefined;
   event = () => undefined;
   sessionData = (_: ActiveSessionJson) => undefined;
   end = () => undefined;
+}
+
+/** Someone who joins after the owner, to watch. */
+class Observer extends Typist {
+  override readonly id = 'observer';
+  override readonly user = 'bob';
+  override readonly mode = 'observer' as const;
 }
 
 let dir: string;
@@ -77,7 +84,9 @@ describe('session recording', () => {
     const { session, channel, clock, mirror } = startSession({ store, onFailure: 'fail_closed' });
     await session.join(new Typist());
     channel.emit('data', Buffer.from('hello from before\r\n'));
-    clock.now += 1_500;
+    clock.now += 1_000;
+    await session.join(new Observer());
+    clock.now += 500;
     session.resize('owner', 100, 30);
     channel.emit('data', Buffer.from('é split: '));
     channel.emit('data', Buffer.from([0xe2, 0x82]));
@@ -101,6 +110,7 @@ describe('session recording', () => {
     });
     expect(events.slice(1)).toEqual([
       [0, 'o', 'hello from before\r\n'],
+      [1, 'm', 'bob joined (observer)'],
       [1.5, 'r', '100x30'],
       [1.5, 'o', 'é split: '],
       [1.5, 'o', '€\n'],
@@ -112,7 +122,12 @@ describe('session recording', () => {
     ) as RecordingIndex;
     expect(index).toMatchObject({ sid: session.id, sealed: true, incomplete: false });
     expect(index.durationMs).toBe(7_000);
-    expect(index.participants).toEqual(['alice']);
+    expect(index.participants).toEqual(['alice', 'bob']);
+    // The player's timeline marks the join and the resize.
+    expect(index.marks).toEqual([
+      { t: 1, kind: 'join', label: 'bob joined (observer)' },
+      { t: 1.5, kind: 'resize', label: '100x30' },
+    ]);
     expect(index.keyframes).toHaveLength(1);
     const [key] = index.keyframes;
     const keyframes = await readFile(store.file(session.id, 'keyframes.jsonl'));
@@ -249,7 +264,7 @@ describe('session recording', () => {
     const sid = '0b7e2a6c-1111-4222-8333-944455556666';
     const header = '{"version":2,"width":80,"height":24,"timestamp":1,"env":{},"title":"t"}\n';
     const first = `${header}[0.5,"o","kept"]\n`;
-    const second = '[1.5,"o","kept too"]\n';
+    const second = '[1.5,"o","kept too"]\n[1.5,"m","bob joined (peer)"]\n[1.5,"r","90x20"]\n';
     const third = '[2.5,"o","lost in the cut, with a long enough line to be cut"]\n';
     // What the recorder leaves on disk: whole gzip members, the last one cut by the crash.
     const members = Buffer.concat([gzipSync(first), gzipSync(second), gzipSync(third)]);
@@ -278,6 +293,11 @@ describe('session recording', () => {
       seekPoints: [
         { t: 0, offset: 0, gz: 0 },
         { t: 0.5, offset: first.length, gz: expect.any(Number) },
+      ],
+      // The marks of the kept part, read back from the cast's marker and resize events.
+      marks: [
+        { t: 1.5, kind: 'join', label: 'bob joined (peer)' },
+        { t: 1.5, kind: 'resize', label: '90x20' },
       ],
     });
     // The keyframe starts a member of its own, so a player still seeks from it.

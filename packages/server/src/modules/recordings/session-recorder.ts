@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import type { RecordingMark } from '@postern/contracts';
 import type { RecordingIndex, RecordingWriter, SeekPoint } from './recording-store.js';
 
 const gzipAsync = promisify(gzip);
@@ -40,7 +41,9 @@ const seekPointEveryBytes = 1024 * 1024;
  * complete on disk once written, so a crash loses only what was held or being compressed.
  */
 export class SessionRecorder {
-  private held: { t: number; kind: 'o' | 'r'; data: Buffer | string }[] = [];
+  private held: { t: number; kind: 'o' | 'r' | 'm'; data: Buffer | string }[] = [];
+  /** Joins and resizes, for the index (the player's timeline markers). */
+  private readonly marks: RecordingMark[] = [];
   private heldBytes = 0;
   /** Bytes of the uncompressed cast so far, held lines included. */
   private castBytes = 0;
@@ -100,7 +103,19 @@ export class SessionRecorder {
 
   resize(width: number, height: number): void {
     if (this.failed || this.closing) return;
-    this.hold({ t: this.elapsed(), kind: 'r', data: `${width}x${height}` }, 16);
+    const t = this.elapsed();
+    const size = `${width}x${height}`;
+    this.hold({ t, kind: 'r', data: size }, 16);
+    this.marks.push({ t, kind: 'resize', label: size });
+  }
+
+  /** Someone joined: an asciicast marker (`m`) in the cast, and a mark in the index. */
+  join(user: string, mode: string): void {
+    if (this.failed || this.closing) return;
+    const t = this.elapsed();
+    const label = `${user} joined (${mode})`;
+    this.hold({ t, kind: 'm', data: label }, label.length);
+    this.marks.push({ t, kind: 'join', label });
   }
 
   /**
@@ -154,6 +169,7 @@ export class SessionRecorder {
       castBytes: this.castBytes,
       keyframes: this.keyframes,
       seekPoints: this.seekPoints,
+      marks: this.marks,
     });
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  sessionEndReasons,
   terminalFlowControl,
   type ActiveSessionJson,
   type ParticipantMode,
@@ -110,7 +111,9 @@ export class LiveSession {
     channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
     channel.on('exit', (code: number | null, signal?: string) => {
       this.exitStatus = { code: code ?? (signal ? -1 : 0), signal: signal ?? '' };
-      this.exitReason = signal ? `exited on signal ${signal}` : `exited with code ${code ?? 0}`;
+      this.exitReason = signal
+        ? sessionEndReasons.signalled(signal)
+        : sessionEndReasons.exited(code ?? 0);
     });
     channel.on('close', () => this.terminate(this.exitReason));
     init.client.on('close', () => this.terminate('connection to the server closed'));
@@ -154,6 +157,7 @@ export class LiveSession {
       if (screen) this.send(member, Buffer.from(screen, 'utf8'));
       for (const chunk of pending) this.send(member, chunk);
       this.broadcastEvent({ event: 'session.join', user: party.user, mode: party.mode });
+      this.recording?.join(party.user, party.mode);
       emitAuditInBackground(this.deps.audit, 'T2001I', {
         ...this.auditFields(),
         user: party.user,
@@ -175,7 +179,7 @@ export class LiveSession {
       reason,
     });
     const typists = [...this.members.values()].filter((m) => m.party.mode === 'peer');
-    if (typists.length === 0) return this.terminate('all participants left');
+    if (typists.length === 0) return this.terminate(sessionEndReasons.allLeft);
     this.maybeResume();
     this.publish();
   }

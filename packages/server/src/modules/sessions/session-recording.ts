@@ -100,6 +100,11 @@ export class SessionRecording {
     this.size = { w, h };
   }
 
+  /** A party joined (not the owner, who starts the session). */
+  join(user: string, mode: string): void {
+    this.recorder.join(user, mode);
+  }
+
   /** Called about once a second: stores the screen when a keyframe is due. */
   tick(now: number): void {
     if (this.outputSinceKeyframe === 0 || now - this.lastKeyframe < keyframeEveryMs) return;

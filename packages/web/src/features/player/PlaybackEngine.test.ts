@@ -138,23 +138,30 @@ describe('PlaybackEngine', () => {
     expect(terminal.written()).toBe('e0 e1 e2 e3 e4 ');
   });
 
-  it('shortens a 60 s silence to 1 s with skip idle, and not without it', async () => {
+  it('plays in real time by default: a 60 s silence lasts 60 s', async () => {
     const silence: CastEvent[] = [
       [0, 'o', 'a '],
       [60, 'o', 'b '],
     ];
-    const skipping = await playing(61_000, silence);
+    const engine = await playing(61_000, silence);
+    expect(engine.getState().skipIdle).toBe(false);
+    await clock.advance(59_000);
+    expect(terminal.written()).toBe('a ');
+    await clock.advance(1_100);
+    expect(terminal.written()).toBe('a b ');
+  });
+
+  it('shortens a 60 s silence to 1 s with skip idle on', async () => {
+    const silence: CastEvent[] = [
+      [0, 'o', 'a '],
+      [60, 'o', 'b '],
+    ];
+    const skipping = startEngine(61_000);
+    skipping.setSkipIdle(true);
+    await server.last().answer({ events: silence, next: null });
     await clock.advance(1100);
     expect(terminal.written()).toBe('a b ');
     expect(skipping.getState().timeMs).toBeGreaterThanOrEqual(60_000);
-    skipping.dispose();
-
-    terminal = new FakePlaybackTerminal();
-    const waiting = startEngine(61_000);
-    waiting.setSkipIdle(false);
-    await server.last().answer({ events: silence, next: null });
-    await clock.advance(1100);
-    expect(terminal.written()).toBe('a ');
   });
 
   it('resizes on resize events and skips unknown kinds', async () => {

@@ -68,7 +68,8 @@ export class PlaybackEngine {
       timeMs: 0,
       durationMs: setup.durationMs,
       speed: 1,
-      skipIdle: true,
+      // Real time, as the session happened; skipping idle time is the user's choice.
+      skipIdle: false,
     };
   }
 

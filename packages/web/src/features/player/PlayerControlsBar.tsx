@@ -1,4 +1,5 @@
 import { Button, Checkbox, Group, Loader, NativeSelect, Text } from '@mantine/core';
+import type { RecordingMark } from '@postern/contracts';
 import { useCallback, useState } from 'react';
 import { formatDuration } from '../../lib/format';
 import { playbackSpeeds, type PlaybackSpeed, type PlaybackState } from './playbackTypes';
@@ -8,12 +9,14 @@ import type { PlaybackControls } from './usePlayback';
 interface Props {
   state: PlaybackState;
   controls: PlaybackControls;
+  /** Joins and resizes, marked on the timeline. */
+  marks: readonly RecordingMark[];
 }
 
 const speedOptions = playbackSpeeds.map((speed) => ({ value: String(speed), label: `${speed}×` }));
 
-/** Play/pause, the timeline with the time, speed and skip idle. */
-export function PlayerControlsBar({ state, controls }: Props) {
+/** Play/pause, the timeline with the time, speed and skip idle (off: real time). */
+export function PlayerControlsBar({ state, controls, marks }: Props) {
   // Where the thumb is while the user drags it: shown instead of the playing time.
   const [dragMs, setDragMs] = useState<number>();
   const playing = state.status === 'playing';
@@ -37,7 +40,13 @@ export function PlayerControlsBar({ state, controls }: Props) {
       >
         <span aria-hidden>{playing ? '❚❚' : '▶'}</span>
       </Button>
-      <Timeline shownMs={shownMs} durationMs={state.durationMs} onDrag={setDragMs} onSeek={seek} />
+      <Timeline
+        shownMs={shownMs}
+        durationMs={state.durationMs}
+        marks={marks}
+        onDrag={setDragMs}
+        onSeek={seek}
+      />
       <Text size="sm" ff="monospace" style={{ whiteSpace: 'nowrap' }} data-testid="player-time">
         {formatDuration(shownMs)} / {formatDuration(state.durationMs)}
       </Text>

@@ -30,6 +30,7 @@ const info: RecordingInfo = {
   title: 'alice@db-1',
   castBytes: 1234,
   keyframeTimes: [],
+  marks: [{ t: 5, kind: 'join', label: 'bob joined (peer)' }],
 };
 const firstChunk: RecordingChunk = { events: [[0, 'o', 'hello ']], next: null };
 
@@ -76,6 +77,11 @@ describe('PlayerPage', () => {
     expect(screen.getByTestId('player-time').textContent).toBe('00:00 / 01:04');
     await waitFor(() => expect(fake.terminals[0]?.written()).toBe('hello '));
     expect(fake.terminals[0]!.calls.slice(0, 2)).toEqual(['reset', 'resize 100x30']);
+    // The info's marks are on the timeline; playback is real time until Skip idle is chosen.
+    expect(screen.getByRole('button', { name: 'bob joined (peer) at 00:05' })).toBeTruthy();
+    expect((screen.getByRole('checkbox', { name: 'Skip idle' }) as HTMLInputElement).checked).toBe(
+      false,
+    );
 
     const urls = stub.mock.calls.map(([url]) => url);
     expect(urls).toContain('/v1/webapi/sites/one/sessions/sid-1/recording/info');

@@ -112,6 +112,7 @@ function LoadedRecording({
       incomplete={info.incomplete}
       state={state}
       controls={controls}
+      marks={info.marks}
       terminalRef={terminalRef}
       onDownload={() => download.mutate()}
       downloading={download.isPending}

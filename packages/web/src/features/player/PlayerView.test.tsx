@@ -1,5 +1,6 @@
-import { fireEvent, screen } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import type { RecordingMark } from '@postern/contracts';
 import { createRef } from 'react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
@@ -28,6 +29,11 @@ function fakeControls(): PlaybackControls {
   };
 }
 
+const marks: RecordingMark[] = [
+  { t: 15, kind: 'join', label: 'bob joined (observer)' },
+  { t: 30, kind: 'resize', label: '120x40' },
+];
+
 function renderView(state: Partial<PlaybackState> = {}, extra: { incomplete?: boolean } = {}) {
   const controls = fakeControls();
   const onDownload = vi.fn();
@@ -40,6 +46,7 @@ function renderView(state: Partial<PlaybackState> = {}, extra: { incomplete?: bo
         incomplete={extra.incomplete ?? false}
         state={{ ...playingAt12s, ...next }}
         controls={controls}
+        marks={marks}
         terminalRef={createRef()}
         onDownload={onDownload}
         downloading={false}
@@ -105,6 +112,44 @@ describe('PlayerView', () => {
     expect(controls.setSkipIdle).toHaveBeenCalledWith(false);
     await user.click(screen.getByRole('button', { name: 'Download .cast' }));
     expect(onDownload).toHaveBeenCalled();
+  });
+
+  it('marks joins and resizes on the timeline, and seeks to one when it is clicked', async () => {
+    const user = userEvent.setup();
+    const { controls } = renderView();
+    const markers = within(screen.getByRole('group', { name: 'Timeline markers' }));
+    const join = markers.getByRole('button', { name: 'bob joined (observer) at 00:15' });
+    const resize = markers.getByRole('button', { name: 'Resized to 120x40 at 00:30' });
+    // A quarter and a half of the minute along the track (inside the thumb's travel).
+    expect(join.style.left).toMatch(/\b0\.25\b/);
+    expect(resize.style.left).toMatch(/\b0\.5\b/);
+    expect(join.style.background).toBe('var(--mantine-color-teal-filled)');
+    await user.click(resize);
+    expect(controls.seek).toHaveBeenCalledWith(30_000);
+  });
+
+  it('draws the timeline in the theme colour', () => {
+    renderView();
+    expect(slider().style.accentColor).toBe('var(--mantine-primary-color-filled)');
+  });
+
+  it('puts the player element in fullscreen, and says how to leave', async () => {
+    const user = userEvent.setup();
+    renderView();
+    const player = screen.getByTestId('player');
+    let fullscreenElement: Element | null = null;
+    Object.defineProperty(document, 'fullscreenElement', {
+      configurable: true,
+      get: () => fullscreenElement,
+    });
+    player.requestFullscreen = vi.fn(async () => {
+      fullscreenElement = player;
+      document.dispatchEvent(new Event('fullscreenchange'));
+    });
+    await user.click(screen.getByRole('button', { name: 'Fullscreen' }));
+    expect(player.requestFullscreen).toHaveBeenCalled();
+    expect(await screen.findByRole('button', { name: 'Exit fullscreen' })).toBeTruthy();
+    Reflect.deleteProperty(document, 'fullscreenElement');
   });
 
   it('plays, pauses and seeks 5 s from the keyboard', async () => {

@@ -1,9 +1,11 @@
 import { Alert, Anchor, Box, Button, Group, Text, Title } from '@mantine/core';
+import type { RecordingMark } from '@postern/contracts';
 import type { Ref } from 'react';
 import { Link } from 'react-router';
 import { PlayerControlsBar } from './PlayerControlsBar';
 import type { PlaybackState } from './playbackTypes';
 import type { PlaybackControls } from './usePlayback';
+import { useFullscreen } from './useFullscreen';
 import { usePlayerKeys } from './usePlayerKeys';
 
 interface Props {
@@ -15,6 +17,8 @@ interface Props {
   incomplete: boolean;
   state: PlaybackState;
   controls: PlaybackControls;
+  /** Joins and resizes, marked on the timeline. */
+  marks: readonly RecordingMark[];
   /** Where the terminal is drawn (it keeps the recording's size; the area scrolls). */
   terminalRef: Ref<HTMLDivElement>;
   onDownload: () => void;
@@ -25,9 +29,16 @@ interface Props {
 export function PlayerView(props: Props) {
   const { state, controls } = props;
   usePlayerKeys(controls);
+  const fullscreen = useFullscreen<HTMLDivElement>();
 
   return (
-    <Box style={{ display: 'flex', flexDirection: 'column', height: '100dvh' }}>
+    <Box
+      ref={fullscreen.ref}
+      data-testid="player"
+      // The page's own background, so the player in fullscreen keeps the theme.
+      bg="var(--mantine-color-body)"
+      style={{ display: 'flex', flexDirection: 'column', height: '100dvh' }}
+    >
       <Group justify="space-between" wrap="nowrap" px="md" py="xs" style={borderBottom}>
         <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
           <Anchor component={Link} to={props.backHref} size="sm">
@@ -40,9 +51,14 @@ export function PlayerView(props: Props) {
             {props.sid}
           </Text>
         </Group>
-        <Button size="xs" variant="light" loading={props.downloading} onClick={props.onDownload}>
-          Download .cast
-        </Button>
+        <Group gap="xs" wrap="nowrap">
+          <Button size="xs" variant="light" loading={props.downloading} onClick={props.onDownload}>
+            Download .cast
+          </Button>
+          <Button size="xs" variant="default" onClick={fullscreen.toggle}>
+            {fullscreen.active ? 'Exit fullscreen' : 'Fullscreen'}
+          </Button>
+        </Group>
       </Group>
       {props.incomplete && (
         <Alert color="yellow" py="xs" radius={0} role="note">
@@ -64,7 +80,7 @@ export function PlayerView(props: Props) {
         <Box ref={props.terminalRef} style={{ margin: 'auto' }} data-testid="player-terminal" />
       </Box>
       <Box style={{ borderTop: borderBottom.borderBottom }}>
-        <PlayerControlsBar state={state} controls={controls} />
+        <PlayerControlsBar state={state} controls={controls} marks={props.marks} />
       </Box>
     </Box>
   );

@@ -51,7 +51,7 @@ export function usePlayback({ setup, fetchChunk, openTerminal, clock = browserCl
 
   // Before the engine exists: loading, at 0, of the known duration.
   const waiting = useMemo<PlaybackState>(
-    () => ({ status: 'loading', timeMs: 0, durationMs, speed: 1, skipIdle: true }),
+    () => ({ status: 'loading', timeMs: 0, durationMs, speed: 1, skipIdle: false }),
     [durationMs],
   );
   const state = useSyncExternalStore(
