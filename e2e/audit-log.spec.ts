@@ -84,9 +84,14 @@ test.describe.serial('audit log', () => {
     await expect(login.first()).toBeVisible();
     await expect(session.first()).toBeVisible();
 
-    // The type filter goes to the server: only session starts come back.
+    // The type filter lists friendly names by family (issue 16), and goes to the server: only
+    // session starts come back.
     await main.getByRole('combobox', { name: 'Event types' }).click();
-    await page.getByRole('option', { name: 'session.start', exact: true }).click();
+    const sessions = page.getByRole('group', { name: 'Sessions' });
+    await expect(page.getByRole('group', { name: 'Users & Auth' })).toBeVisible();
+    await expect(page.getByRole('group', { name: 'Locks' })).toBeVisible();
+    await expect(page.getByRole('option', { name: 'session.start', exact: true })).toHaveCount(0);
+    await sessions.getByRole('option', { name: 'Session Started', exact: true }).click();
     await page.keyboard.press('Escape');
     await expect(session.first()).toBeVisible();
     await expect(login).toHaveCount(0);
@@ -105,5 +110,21 @@ test.describe.serial('audit log', () => {
     const dialog = page.getByRole('dialog', { name: 'Session Started (T2000I)' });
     await expect(dialog.getByLabel('Event JSON')).toContainText(`"user": "${name}"`);
     await expect(dialog.getByLabel('Event JSON')).toContainText('"event": "session.start"');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // Issue 16: the session's event links to its recording in the player.
+    const play = session.first().getByRole('link', { name: /^Play the recording of session / });
+    await play.click();
+    await expect(page).toHaveURL(/\/web\/cluster\/[^/]+\/session\/[^/?]+\?recordingType=ssh$/);
+    await expect(page.getByRole('heading', { name: `root@${hostname()}` })).toBeVisible();
+    await expect
+      .poll(
+        async () =>
+          (await page.locator('.xterm-rows > div').allTextContents())
+            .join('\n')
+            .replace(/\u00a0/g, ' '),
+        { timeout: 20_000 },
+      )
+      .toContain('audit-42');
   });
 });

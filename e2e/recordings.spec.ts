@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { test, type Page } from '@playwright/test';
+import { test, type Locator, type Page } from '@playwright/test';
 import {
   expect,
   expectSignedIn,
@@ -69,9 +69,18 @@ test.describe.serial('session recordings', () => {
       `${phase('alpha')}; sleep 6; ${phase('bravo')}; sleep 6; ${phase('charlie')}; sleep 5; exit`,
     );
     await expectOnScreen(terminal, 'charlie-42', 30_000);
-    await expect(terminal.getByRole('status').filter({ hasText: 'disconnected:' })).toBeVisible({
-      timeout: 15_000,
-    });
+    const ended = terminal.getByRole('status').filter({ hasText: 'disconnected:' });
+    await expect(ended).toBeVisible({ timeout: 15_000 });
+    // Issue 16: `exit` is a normal end: neither the status nor the tab reads in the error colour.
+    await expect(ended).toHaveText('disconnected: exited with code 0');
+    await expect(ended).toHaveAttribute('data-ended', 'normally');
+    const red = await cssColour(terminal, 'var(--mantine-color-red-text)');
+    expect(await computedColour(ended)).not.toBe(red);
+    expect(await computedColour(ended)).toBe(
+      await cssColour(terminal, 'var(--mantine-color-dimmed)'),
+    );
+    const tab = terminal.getByRole('tab', { name: `root@${host}` }).locator('p');
+    expect(await computedColour(tab)).not.toBe(red);
     await terminal.close();
   });
 
@@ -82,12 +91,24 @@ test.describe.serial('session recordings', () => {
     const table = page.getByRole('table', { name: 'Session Recordings' });
     const recording = table.getByRole('row').filter({ hasText: host }).first();
     await expect(recording).toBeVisible();
+    // Issue 16: the description is login@host, the login has a column, the count is singular.
+    await expect(cell(recording, 'Description')).toContainText(`root@${host}`);
+    await expect(cell(recording, 'Login')).toHaveText('root');
+    await expect(page.getByRole('main').getByText('1 recording', { exact: true })).toBeVisible();
+    const listed = (await cell(recording, 'Duration').innerText()).trim();
+    expect(listed).toMatch(/^00:1\d$/);
     await recording.getByRole('link', { name: `Play recording of ${host}` }).click();
     await expect(page).toHaveURL(
       /\/web\/cluster\/[^/]+\/session\/[^/?]+\?recordingType=ssh&durationMs=\d+/,
     );
+    // The same session lasts the same, to the second, in the list and in the player.
+    await expect(page.getByTestId('player-time')).toHaveText(new RegExp(` / ${listed}$`));
 
-    // It plays by itself, idle gaps shortened (skip idle is on), through to the last phase.
+    // Real time is the default; with Skip idle chosen, idle gaps are shortened and it plays
+    // through to the last phase quickly.
+    const skipIdle = page.getByRole('checkbox', { name: 'Skip idle' });
+    await expect(skipIdle).not.toBeChecked();
+    await skipIdle.check();
     await expect.poll(() => playerScreen(page), { timeout: 20_000 }).toContain('charlie-42');
     await expect(page.getByRole('button', { name: 'Play' })).toBeVisible({ timeout: 20_000 });
 
@@ -123,7 +144,143 @@ test.describe.serial('session recordings', () => {
     for (const word of ['alpha-42', 'bravo-42', 'charlie-42']) expect(text).toContain(word);
     expect(output.at(-1)![0]).toBeGreaterThan(12);
   });
+
+  test('a session with a join and a resize: the player marks both, plays it in real time, goes fullscreen, and follows the theme', async () => {
+    test.setTimeout(120_000);
+    const context = page.context();
+    // The player is a full page, without the navigation: back to the console first.
+    await page.goto('/web');
+    await page.getByRole('navigation').getByRole('link', { name: 'Servers' }).click();
+    const server = page.getByRole('main').getByRole('row').filter({ hasText: host });
+    await server.getByRole('button', { name: /^Connect to / }).click();
+    const [terminal] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('menuitem', { name: 'root', exact: true }).click(),
+    ]);
+    await expectConnected(terminal);
+    // Three seconds of silence between two words, then a resize of the typist's terminal.
+    await runInTerminal(terminal, 'echo one-$((1+1)); sleep 3; echo two-$((2+2))');
+    await expectOnScreen(terminal, 'two-4', 15_000);
+    await terminal.setViewportSize({ width: 900, height: 500 });
+    // The owner joins their own session again from Active Sessions, as a peer.
+    await page.getByRole('navigation').getByRole('link', { name: 'Active Sessions' }).click();
+    const live = page.getByRole('main').getByRole('row').filter({ hasText: host });
+    await live.getByRole('button', { name: `Join session on ${host}` }).click();
+    const [joined] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('menuitem', { name: 'As a peer (full input)' }).click(),
+    ]);
+    await expectConnected(joined);
+    await expectOnScreen(terminal, 'joined as peer]');
+    // A shell that exits non-zero is a failure, shown in red (unlike the first session's `exit`).
+    await runInTerminal(terminal, 'exit 3');
+    const ended = terminal.getByRole('status').filter({ hasText: 'disconnected:' });
+    await expect(ended).toHaveText('disconnected: exited with code 3', { timeout: 15_000 });
+    await expect(ended).toHaveAttribute('data-ended', 'failed');
+    expect(await computedColour(ended)).toBe(
+      await cssColour(terminal, 'var(--mantine-color-red-text)'),
+    );
+    await joined.close();
+    await terminal.close();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Session Recordings' }).click();
+    await expect(page.getByRole('main').getByText('2 recordings', { exact: true })).toBeVisible();
+    const newest = page
+      .getByRole('table', { name: 'Session Recordings' })
+      .getByRole('row')
+      .filter({ hasText: host })
+      .first();
+    await newest.getByRole('link', { name: `Play recording of ${host}` }).click();
+
+    // Real time by default: the 3 s silence between the words takes about 3 s to play.
+    const seen = async (word: string) => {
+      await expect
+        .poll(() => playerScreen(page), { timeout: 30_000, intervals: [50] })
+        .toContain(word);
+      return Date.now();
+    };
+    const one = await seen('one-2');
+    const two = await seen('two-4');
+    expect(two - one).toBeGreaterThan(2_500);
+    expect(two - one).toBeLessThan(6_000);
+    await expect(page.getByRole('checkbox', { name: 'Skip idle' })).not.toBeChecked();
+
+    // The timeline marks the resize, then the join, in that order along the track.
+    const markers = page.getByRole('group', { name: 'Timeline markers' });
+    const resize = markers.getByRole('button', { name: /^Resized to \d+x\d+ at \d\d:\d\d$/ });
+    const join = markers.getByRole('button', { name: /joined \(peer\) at \d\d:\d\d$/ });
+    await expect(resize.first()).toBeVisible();
+    await expect(join).toBeVisible();
+    const track = (await page.getByRole('slider', { name: 'Playback position' }).boundingBox())!;
+    const resizeBox = (await resize.first().boundingBox())!;
+    const joinBox = (await join.boundingBox())!;
+    expect(resizeBox.x).toBeGreaterThan(track.x);
+    expect(joinBox.x + joinBox.width).toBeLessThan(track.x + track.width);
+    expect(joinBox.x).toBeGreaterThan(resizeBox.x);
+
+    // Fullscreen puts the whole player (terminal and controls) in fullscreen, and back.
+    await page.getByRole('button', { name: 'Fullscreen', exact: true }).click();
+    await expect
+      .poll(() => page.evaluate(() => document.fullscreenElement?.getAttribute('data-testid')))
+      .toBe('player');
+    await page.getByRole('button', { name: 'Exit fullscreen' }).click();
+    await expect.poll(() => page.evaluate(() => document.fullscreenElement)).toBeNull();
+
+    // The timeline's colours are the theme's, in light and in dark.
+    const slider = page.getByRole('slider', { name: 'Playback position' });
+    const accent = () => slider.evaluate((el) => getComputedStyle(el).accentColor);
+    const joinColour = () => join.evaluate((el) => getComputedStyle(el).backgroundColor);
+    const lightPrimary = await cssColour(page, 'var(--mantine-primary-color-filled)');
+    expect(await accent()).toBe(lightPrimary);
+    expect(await joinColour()).toBe(await backgroundOf(page, 'var(--mantine-color-teal-filled)'));
+    await page.evaluate(() => localStorage.setItem('grv_teleport_ui_theme', 'dark'));
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+    await expect(join).toBeVisible();
+    const darkPrimary = await cssColour(page, 'var(--mantine-primary-color-filled)');
+    expect(darkPrimary).not.toBe(lightPrimary);
+    expect(await accent()).toBe(darkPrimary);
+    expect(await joinColour()).toBe(await backgroundOf(page, 'var(--mantine-color-teal-filled)'));
+    await page.evaluate(() => localStorage.setItem('grv_teleport_ui_theme', 'light'));
+  });
 });
+
+/** A row's cell under the column with this header. */
+function cell(row: Locator, header: string): Locator {
+  return row.locator('td').nth(columnIndex.get(header) ?? -1);
+}
+const columnIndex = new Map(
+  ['Type', 'Description', 'Login', 'Users', 'Hostname', 'Created', 'Duration'].map((h, i) => [
+    h,
+    i,
+  ]),
+);
+
+/** The colour a CSS colour (a theme variable) resolves to on this page. */
+async function cssColour(page: Page, colour: string): Promise<string> {
+  return page.evaluate((value) => {
+    const probe = document.createElement('span');
+    probe.style.color = value;
+    document.body.append(probe);
+    const resolved = getComputedStyle(probe).color;
+    probe.remove();
+    return resolved;
+  }, colour);
+}
+
+/** The background a CSS colour resolves to on this page (as `rgb(...)`). */
+async function backgroundOf(page: Page, colour: string): Promise<string> {
+  return page.evaluate((value) => {
+    const probe = document.createElement('span');
+    probe.style.background = value;
+    document.body.append(probe);
+    const resolved = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    return resolved;
+  }, colour);
+}
+
+const computedColour = (element: Locator) => element.evaluate((el) => getComputedStyle(el).color);
 
 /** The player's screen, one line per row (xterm's DOM renderer in headless Chromium). */
 async function playerScreen(page: Page): Promise<string> {
