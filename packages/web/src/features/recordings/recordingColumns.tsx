@@ -6,7 +6,7 @@ import { SessionKindIcon } from '../../components/SessionKindIcon';
 import { formatDateTime, formatDuration } from '../../lib/format';
 
 /** `login@host`, or the host alone when the session has no login (desktops, older events). */
-export const sessionTarget = (row: RecordingRow) =>
+const sessionTarget = (row: RecordingRow) =>
   row.login ? `${row.login}@${row.hostname}` : row.hostname;
 
 /**
