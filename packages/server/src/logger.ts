@@ -1,4 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogFormat } from './config/config.js';
+import { textDestination } from './log-text.js';
 
 /**
  * Path segments that are credentials: invite and reset links (`/web/invite/<id>`,
@@ -13,7 +15,8 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Structured JSON logs on stdout, one object per line. Credentials never reach them: the
+ * Structured JSON logs on stdout, one object per line (or, through `destination`, the readable
+ * lines of log-text.ts). Credentials never reach them: the
  * authorization header, cookies and tokens are redacted wherever they appear, and request URLs
  * lose the token segments above.
  */
@@ -44,4 +47,16 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/**
+ * Where `postern start` logs: readable lines for a person at a terminal (`text`, or `auto` when
+ * stdout is one), otherwise pino's own JSON lines on stdout (undefined).
+ */
+export function logDestination(
+  format: LogFormat,
+  stdout: { isTTY?: boolean; write(text: string): unknown },
+): DestinationStream | undefined {
+  const text = format === 'text' || (format === 'auto' && stdout.isTTY === true);
+  return text ? textDestination(stdout) : undefined;
 }

@@ -34,7 +34,13 @@ export function buildCli(): Command {
     .option('--ssh-addr <host:port>', 'SSH listen address (default 0.0.0.0:3023)')
     .option(
       '--public-addr <host:port>',
-      'the address users reach this proxy at (default HOSTNAME:web port)',
+      'the address users reach this proxy at, used in the links it prints (default localhost:web port, or the --web-addr host when it names one)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'auto: readable lines on a terminal, JSON lines otherwise; json; text',
+      ).choices(['auto', 'json', 'text']),
     )
     .option('--cluster-name <name>', 'the cluster name (default the hostname)')
     .addOption(

@@ -6,7 +6,7 @@ import { openBackend } from './backend/index.js';
 import { formatHostPort } from './config/address.js';
 import type { Config } from './config/config.js';
 import { publicBaseUrl } from './config/public-url.js';
-import { createLogger } from './logger.js';
+import { createLogger, logDestination } from './logger.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
@@ -19,7 +19,10 @@ export const defaultWebDistDir = fileURLToPath(new URL('../../web/dist', import.
 
 /** `postern start`: opens storage, serves the proxy and console, and stops cleanly on a signal. */
 export async function startServer(config: Config, webDistDir = defaultWebDistDir) {
-  const logger = createLogger(config.logLevel);
+  const destination = logDestination(config.logFormat, process.stdout);
+  const logger = createLogger(config.logLevel, destination);
+  // Readable lines carry the invite link themselves; JSON lines get a banner on stderr too.
+  const readable = destination !== undefined;
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const backend = await openBackend(config.storage);
   const audit = await openAuditStore(config.audit, config.clusterName);
@@ -47,7 +50,12 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   }
 
   const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
-  await app.server.listen({ host: config.webAddr.host, port: config.webAddr.port });
+  await app.server.listen({
+    host: config.webAddr.host,
+    port: config.webAddr.port,
+    // Host and port only: the one link to open is the console's, on the public address, below.
+    listenTextResolver: (address) => `web listener bound to ${address.replace(/^\w+:\/\//, '')}`,
+  });
   // Before the "serving" line, so ping and that line report the SSH listener's real port.
   const sshProxy = await startSshProxy({
     config,
@@ -79,21 +87,39 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   if (localNode) {
     logger.info({ nodeId: localNode.id, port: localNode.port }, 'serving this host as a server');
   }
-  await recordPublicUrl(backend, publicBaseUrl(config));
-  const invite = await bootstrapFirstAdmin(backend, app.services, publicBaseUrl(config));
+  const publicUrl = publicBaseUrl(config);
+  await recordPublicUrl(backend, publicUrl);
+  const invite = await bootstrapFirstAdmin(backend, app.services, publicUrl);
   if (invite) {
-    // For the person at the terminal; stderr keeps stdout pure JSON for log shippers.
-    process.stderr.write(
-      `\nNo users yet. Open this one-time link to set up the first admin (valid until ${invite.expiry}):\n\n  ${invite.url}\n\n`,
+    const what = invite.renewed ? 'has not signed in yet' : 'is new';
+    if (!readable) {
+      // For the person at the terminal; stderr keeps stdout pure JSON for log shippers.
+      process.stderr.write(
+        `\nThe first admin (${invite.user}) ${what}. Open this one-time link to set it up (valid until ${invite.expiry}):\n\n  ${invite.url}\n\n`,
+      );
+    }
+    logger.info(
+      { inviteUrl: invite.url, user: invite.user, expires: invite.expiry },
+      `The first admin (${invite.user}) ${what}: open this one-time link to set a password and an authenticator`,
     );
-    logger.info({ inviteUrl: invite.url, expires: invite.expiry }, 'first admin invite created');
+    if (localNode && invite.logins.length > 0) {
+      logger.info(
+        { logins: invite.logins },
+        `${invite.user} can open a terminal on this host as ${invite.logins.join(' or ')} (Servers, then Connect)`,
+      );
+    }
   }
+  logger.info(
+    { publicAddr: formatHostPort(config.publicAddr) },
+    `links use ${publicUrl}; set --public-addr HOST:PORT (or public_addr) to change`,
+  );
 
   // Last: the line means ready. Scripts wait for it and may signal right after; the start
   // command's SIGTERM handler is in place by then, so nothing is cut off half-started.
-  const scheme = config.insecureNoTls ? 'http' : 'https';
+  const consoleUrl = `${publicUrl}/web`;
   logger.info(
     {
+      consoleUrl,
       version: serverVersion,
       cluster: config.clusterName,
       webAddr: formatHostPort({ host: config.webAddr.host, port }),
@@ -101,7 +127,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       dataDir: config.dataDir,
       storage: config.storage.type,
     },
-    `Postern is serving the console at ${scheme}://localhost:${port}/web`,
+    `Postern is serving the console at ${consoleUrl}`,
   );
 
   let stopping: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHostPort } from './address.js';
@@ -23,7 +23,11 @@ describe('resolveConfig', () => {
     expect(config.dataDir).toBe(path.resolve('postern-data'));
     expect(config.webAddr).toEqual({ host: '0.0.0.0', port: 3080 });
     expect(config.sshAddr).toEqual({ host: '0.0.0.0', port: 3023 });
-    expect(config.publicAddr).toEqual({ host: hostname(), port: 3080 });
+    // The address the console is served at, so printed links open where it runs (issue 16).
+    expect(config.publicAddr).toEqual({ host: 'localhost', port: 3080 });
+    expect(config.auth.rpId).toBe('localhost');
+    expect(config.logFormat).toBe('auto');
+    expect(config.opensshCheckIntervalMs).toBe(30_000);
     expect(config.storage).toEqual({
       type: 'sqlite',
       path: path.resolve('postern-data/postern.db'),
@@ -90,7 +94,8 @@ ssh_addr: 127.0.0.1:4023
 public_addr: proxy.example.com:443
 tls: {cert_file: /etc/p/cert.pem, key_file: /etc/p/key.pem}
 storage: {type: postgres, url: "postgres://postgres@127.0.0.1:5432/test"}
-log: {level: debug}
+log: {level: debug, format: json}
+openssh_check_interval: 5s
 `);
     const fromFile = resolveConfig({ config: file });
     expect(fromFile).toMatchObject({
@@ -103,14 +108,18 @@ log: {level: debug}
       storage: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' },
       audit: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' },
       logLevel: 'debug',
+      logFormat: 'json',
+      opensshCheckIntervalMs: 5000,
     });
     const flagged = resolveConfig({
       config: file,
       clusterName: 'from-flag',
       webAddr: '[::1]:5080',
       dataDir: dir,
+      logFormat: 'text',
     });
     expect(flagged.clusterName).toBe('from-flag');
+    expect(flagged.logFormat).toBe('text');
     expect(flagged.webAddr).toEqual({ host: '::1', port: 5080 });
     expect(flagged.dataDir).toBe(dir);
   });
@@ -133,6 +142,31 @@ log: {level: debug}
     );
     const notYaml = await configFile('a: [b');
     expect(() => resolveConfig({ config: notYaml })).toThrow(/not valid YAML/);
+  });
+
+  it.each([
+    ['0.0.0.0:3080', { host: 'localhost', port: 3080 }],
+    ['[::]:3080', { host: 'localhost', port: 3080 }],
+    ['127.0.0.1:4080', { host: 'localhost', port: 4080 }],
+    ['[::1]:4080', { host: 'localhost', port: 4080 }],
+    ['192.0.2.7:3080', { host: '192.0.2.7', port: 3080 }],
+    ['proxy.lan:443', { host: 'proxy.lan', port: 443 }],
+  ])('with web_addr %s and no public_addr, links name %o', (webAddr, expected) => {
+    const config = resolveConfig({ webAddr });
+    expect(config.publicAddr).toEqual(expected);
+    expect(config.auth.rpId).toBe(expected.host);
+  });
+
+  it('rejects a bad log format and a check interval under a second', async () => {
+    expect(() => resolveConfig({ logFormat: 'pretty' })).toThrow(
+      "--log-format must be one of auto, json, text, got 'pretty'",
+    );
+    const badFormat = await configFile('log: {format: xml}\n');
+    expect(() => resolveConfig({ config: badFormat })).toThrow(/log\.format/);
+    const tooOften = await configFile('openssh_check_interval: 500ms\n');
+    expect(() => resolveConfig({ config: tooOften })).toThrow(
+      'openssh_check_interval must be at least 1s',
+    );
   });
 
   it('rejects a bad address flag and a bad cluster name', () => {

@@ -48,6 +48,10 @@ const auditStorageSchema = z.discriminatedUnion('type', [
     .strict(),
 ]);
 
+/** How `postern start` writes its log: JSON lines, readable lines, or text on a terminal only. */
+export const logFormats = ['auto', 'json', 'text'] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 /** The built-in node service: the host `postern start` runs on appears as a server. */
 const sshServiceSchema = z
   .object({
@@ -83,12 +87,16 @@ export const fileConfigSchema = z
     storage: storageSchema.optional(),
     audit: auditStorageSchema.optional(),
     log: z
-      .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) })
+      .object({
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+        format: z.enum(logFormats).optional(),
+      })
       .strict()
       .optional(),
     auth: authFileSchema.optional(),
     ssh_service: sshServiceSchema.optional(),
     heartbeat_interval: z.union([z.string(), z.number()]).optional(),
+    openssh_check_interval: z.union([z.string(), z.number()]).optional(),
     recordings: z
       .object({
         dir: z.string().optional(),
@@ -113,6 +121,7 @@ export interface ConfigFlags {
   publicAddr?: string;
   clusterName?: string;
   insecureNoTls?: boolean;
+  logFormat?: string;
 }
 
 export type StorageConfig =
@@ -136,12 +145,16 @@ export interface Config {
   /** Audit events older than this are removed; 0 keeps them forever. */
   auditRetentionMs: number;
   logLevel: string;
+  /** 'auto': readable lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: LogFormat;
   /** Session recordings: where, and whether a storage failure ends the session. */
   recordings: { dir: string; onFailure: 'fail_closed' | 'fail_open' };
   auth: AuthSettings;
   sshService: SshServiceConfig;
   /** How often node services and agents report; three missed and a server shows offline. */
   heartbeatIntervalMs: number;
+  /** How often the proxy checks that agentless OpenSSH servers answer (they send no heartbeat). */
+  opensshCheckIntervalMs: number;
   /** Web terminal uploads and downloads: the largest file accepted either way. */
   fileTransfer: { maxBytes: number };
 }
@@ -189,7 +202,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
   const publicAddrText = flags.publicAddr ?? file.public_addr;
   const publicAddr = publicAddrText
     ? parseHostPort(publicAddrText, '--public-addr')
-    : { host: hostname(), port: webAddr.port };
+    : defaultPublicAddr(webAddr);
   const clusterName = flags.clusterName ?? file.cluster_name ?? hostname();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(clusterName)) {
     throw new ConfigError(
@@ -209,12 +222,14 @@ export function resolveConfig(flags: ConfigFlags): Config {
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     auditRetentionMs: parseRetention(file.audit?.retention ?? 0),
     logLevel: file.log?.level ?? 'info',
+    logFormat: resolveLogFormat(flags.logFormat ?? file.log?.format),
     recordings: {
       dir: path.resolve(dataDir, file.recordings?.dir ?? 'recordings'),
       onFailure: file.recordings?.on_failure ?? 'fail_closed',
     },
     auth: resolveAuth(file.auth, publicAddr.host),
     heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
+    opensshCheckIntervalMs: parseCheckInterval(file.openssh_check_interval ?? '30s'),
     sshService: {
       enabled: file.ssh_service?.enabled ?? true,
       listenAddr: parseHostPort(
@@ -227,6 +242,32 @@ export function resolveConfig(flags: ConfigFlags): Config {
     },
     fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
   };
+}
+
+/**
+ * Where people reach the console when `public_addr` is not set: the address it is served at.
+ * Bound to every interface or to loopback, that is `localhost` (the host the "serving the
+ * console" line names, a secure context for browsers and a WebAuthn relying-party id); bound to
+ * one address, that address. Links, the serving line, ping and WebAuthn then all agree.
+ */
+export function defaultPublicAddr(webAddr: HostPort): HostPort {
+  const { host } = webAddr;
+  const local = ['', '0.0.0.0', '::', '::1', 'localhost'].includes(host) || host.startsWith('127.');
+  return { host: local ? 'localhost' : host, port: webAddr.port };
+}
+
+function resolveLogFormat(value: string | undefined): LogFormat {
+  const format = value ?? 'auto';
+  if (!(logFormats as readonly string[]).includes(format)) {
+    throw new ConfigError(`--log-format must be one of ${logFormats.join(', ')}, got '${format}'`);
+  }
+  return format as LogFormat;
+}
+
+function parseCheckInterval(value: string | number): number {
+  const ms = parseDuration(value, 'openssh_check_interval');
+  if (ms < 1000) throw new ConfigError('openssh_check_interval must be at least 1s');
+  return ms;
 }
 
 function resolveStorage(storage: FileConfig['storage'], dataDir: string): StorageConfig {

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { AlreadyExistsError, type Backend } from '../../backend/index.js';
 import type { IdentityServices } from '../../identity.js';
 import { userTokenUrl } from '../user-tokens/user-tokens.service.js';
@@ -10,15 +11,37 @@ export const publicUrlKey = '/cluster/public_url';
 export const firstAdmin = { name: 'admin', roles: ['editor', 'access', 'auditor'] };
 
 /**
- * On a fresh cluster, creates `admin` and a one-time invite link for it. The marker is claimed
- * with a create, so of several proxies starting together on one database only one does it.
+ * The login that works on the built-in server: the OS user Postern runs as. The node service can
+ * switch users only as root (os-user.ts), so that is `root` when Postern runs as root, and the
+ * user itself otherwise.
+ */
+export const hostLogins = (): string[] => [userInfo().username];
+
+/** The first admin's invite, for the start output. */
+export interface FirstAdminInvite {
+  user: string;
+  url: string;
+  expiry: string;
+  /** The admin's logins: what to pick under Connect for a terminal on this host. */
+  logins: string[];
+  /** True when the admin existed already and this link replaced an unused one. */
+  renewed: boolean;
+}
+
+/**
+ * On a fresh cluster, creates `admin` with `logins` and a one-time invite link for it. The marker
+ * is claimed with a create, so of several proxies starting together on one database only one
+ * does it. Later starts print a fresh link (the old one stops working) for as long as that admin
+ * has never finished its invite: no password and no device, so a link that expired unused never
+ * leaves the person who ran `postern start` stranded.
  */
 export async function bootstrapFirstAdmin(
   backend: Backend,
   identity: Pick<IdentityServices, 'users' | 'tokens'>,
   baseUrl: string,
-): Promise<{ url: string; expiry: string } | null> {
-  if (await backend.get(bootstrapKey)) return null;
+  logins: string[] = hostLogins(),
+): Promise<FirstAdminInvite | null> {
+  if (await backend.get(bootstrapKey)) return renewUnusedInvite(identity, baseUrl);
   const value = JSON.stringify({ at: new Date().toISOString() });
   if (await identity.users.store.any()) {
     await backend.upsert({ key: bootstrapKey, value });
@@ -30,9 +53,30 @@ export async function bootstrapFirstAdmin(
     if (error instanceof AlreadyExistsError) return null;
     throw error;
   }
-  await identity.users.create(firstAdmin, 'postern');
+  await identity.users.create({ ...firstAdmin, logins }, 'postern');
+  return invite(identity, baseUrl, logins, false);
+}
+
+async function renewUnusedInvite(
+  identity: Pick<IdentityServices, 'users' | 'tokens'>,
+  baseUrl: string,
+): Promise<FirstAdminInvite | null> {
+  const found = await identity.users.store.get(firstAdmin.name);
+  if (!found || found.user.spec.authType !== 'local') return null;
+  const { passwordHash, devices } = await identity.users.store.credentials(firstAdmin.name);
+  if (passwordHash || devices.length > 0) return null;
+  return invite(identity, baseUrl, found.user.spec.traits.logins, true);
+}
+
+async function invite(
+  identity: Pick<IdentityServices, 'tokens'>,
+  baseUrl: string,
+  logins: string[],
+  renewed: boolean,
+): Promise<FirstAdminInvite> {
   const token = await identity.tokens.create(firstAdmin.name, 'invite', undefined, 'postern');
-  return { url: userTokenUrl(baseUrl, token), expiry: token.expiry };
+  const url = userTokenUrl(baseUrl, token);
+  return { user: firstAdmin.name, url, expiry: token.expiry, logins, renewed };
 }
 
 export async function recordPublicUrl(backend: Backend, url: string): Promise<void> {

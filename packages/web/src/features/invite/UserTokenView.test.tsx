@@ -40,6 +40,10 @@ describe('UserTokenView: loading and errors', () => {
     renderView({}, { kind, load: { status: 'invalid' } });
     expect(screen.getByRole('heading', { name: title })).toBeTruthy();
     expect(screen.getByText('This link is invalid or has expired.')).toBeTruthy();
+    // The way forward, the same whoever the link was for (the server does not say).
+    expect(screen.getByText(/To get a new one, ask an admin, or run/).textContent).toBe(
+      'To get a new one, ask an admin, or run postern users reset NAME with the same data dir on the Postern host (for the first admin: postern users reset admin).',
+    );
     expect(screen.queryByLabelText('Password')).toBeNull();
   });
 

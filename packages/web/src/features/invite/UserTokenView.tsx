@@ -4,6 +4,7 @@ import {
   Button,
   Card,
   Center,
+  Code,
   Divider,
   PasswordInput,
   Stack,
@@ -29,6 +30,20 @@ export const userTokenTitles: Record<UserTokenKind, string> = {
 };
 
 export const invalidLinkText = 'This link is invalid or has expired.';
+
+/**
+ * The way forward from a dead link. The server answers every bad token alike, so the page cannot
+ * name the user: whoever runs Postern knows it (the first admin is `admin`).
+ */
+function NewLinkHelp() {
+  return (
+    <Text size="sm" ta="center" c="dimmed">
+      To get a new one, ask an admin, or run <Code>postern users reset NAME</Code> with the same
+      data dir on the Postern host (for the first admin: <Code>postern users reset admin</Code>
+      ).
+    </Text>
+  );
+}
 
 /** What the user chose on the first step: a password, or a passkey instead of one. */
 export type PasswordChoice = { password: string } | { passwordless: true };
@@ -66,6 +81,7 @@ export function UserTokenView(props: UserTokenViewProps) {
     return (
       <MessageCard title={userTokenTitles[kind]}>
         <Text ta="center">{invalidLinkText}</Text>
+        <NewLinkHelp />
       </MessageCard>
     );
   }
