@@ -110,6 +110,18 @@ describe('from postern login to the stock OpenSSH client', () => {
     expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^hello from /) });
   });
 
+  it('ssh root@web-1.<cluster> reaches the same server, the name form the config matches', async () => {
+    const cluster = app.config.clusterName;
+    const result = await stock('ssh', [`root@web-1.${cluster}`, 'echo "hello from $(hostname)"']);
+    expect(result.stderr).not.toMatch(/authenticity|WARNING|unknown target/);
+    const direct = await stock('ssh', ['root@web-1', 'echo "hello from $(hostname)"']);
+    expect(result).toMatchObject({ code: 0, stdout: direct.stdout });
+    expect(result.stdout).toMatch(/^hello from /);
+    // Another cluster's name is not stripped: that server is not this proxy's to reach.
+    const other = await stock('ssh', ['root@web-1.other-cluster', 'true']);
+    expect(other.code).not.toBe(0);
+  });
+
   it('both hops of the jump use AES-GCM, the cipher the written config puts first', async () => {
     const result = await stock('ssh', ['-v', 'root@web-1', 'true']);
     expect(result.code, result.stderr).toBe(0);

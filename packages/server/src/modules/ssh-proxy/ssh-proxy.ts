@@ -18,6 +18,8 @@ export interface SshProxyDeps {
   hostKey: { privateKeyPem: string; publicKey: string };
   /** Names clients reach the proxy by: its host certificate lists them. */
   principals: string[];
+  /** `web-1.<cluster>` names `web-1`: the form `postern login`'s ssh_config matches. */
+  clusterName: string;
   nodes: NodeDirectory;
   terminals: TerminalService;
   /** The user's current roles and traits as a RoleSet (watched users and roles). */
@@ -156,11 +158,24 @@ export class SshProxy {
     });
   }
 
-  /** `node` is a node name, a hostname or host:port (port 22 is what ssh sends by default). */
+  /**
+   * `node` is a node name, a hostname or host:port (port 22 is what ssh sends by default), or a
+   * name with this cluster's name after it (`ssh root@web-1.lab`). The name asked for stays the
+   * target's name, so the node's host certificate lists it and the client's host check passes.
+   */
   private resolveTarget(host: string, port: number, roleSet: RoleSet): InnerTarget | undefined {
-    const byName = port === 22 ? this.deps.nodes.resolve(host, roleSet) : undefined;
+    const byName = port === 22 ? this.resolveName(host, roleSet) : undefined;
     const node = byName ?? this.deps.nodes.resolve(`${host}:${port}`, roleSet);
     return node ? { node, name: host } : undefined;
+  }
+
+  private resolveName(host: string, roleSet: RoleSet) {
+    const direct = this.deps.nodes.resolve(host, roleSet);
+    if (direct) return direct;
+    // Only this cluster's name: another suffix is another cluster, or part of a real name.
+    const suffix = `.${this.deps.clusterName}`.toLowerCase();
+    if (host.length <= suffix.length || !host.toLowerCase().endsWith(suffix)) return undefined;
+    return this.deps.nodes.resolve(host.slice(0, -suffix.length), roleSet);
   }
 }
 

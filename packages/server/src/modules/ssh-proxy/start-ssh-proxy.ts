@@ -44,6 +44,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     ca: deps.ca,
     hostKey,
     principals: [...new Set(principals)],
+    clusterName: config.clusterName,
     nodes: deps.nodes,
     terminals: deps.terminals,
     requesterFor: (user, roles) => {
