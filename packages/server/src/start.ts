@@ -10,6 +10,7 @@ import { createLogger, logDestination } from './logger.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
+import { OpenSshReachability } from './modules/nodes/reachability.js';
 import { startSshProxy } from './modules/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
@@ -87,6 +88,11 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   if (localNode) {
     logger.info({ nodeId: localNode.id, port: localNode.port }, 'serving this host as a server');
   }
+  const reachability = new OpenSshReachability(app.services.inventory, {
+    intervalMs: config.opensshCheckIntervalMs,
+    log: (message, fields) => logger.warn(fields ?? {}, message),
+  });
+  reachability.start();
   const publicUrl = publicBaseUrl(config);
   await recordPublicUrl(backend, publicUrl);
   const invite = await bootstrapFirstAdmin(backend, app.services, publicUrl);
@@ -134,6 +140,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const stop = (signal: string) => {
     stopping ??= (async () => {
       logger.info({ signal }, 'shutting down');
+      reachability.stop();
       await localNode?.stop();
       await sshProxy.stop();
       await app.server.close();

@@ -63,7 +63,8 @@ describe('postern nodes', () => {
       /agent-1 +\(tunnel\) +agent +online +team=web$/,
     );
     expect(listed.find((line) => line.includes(dbId))).toMatch(
-      /db-9 +db-9\.internal:2222 +openssh +online$/,
+      // No running server has reached it: offline until its SSH banner answers.
+      /db-9 +db-9\.internal:2222 +openssh +offline$/,
     );
 
     expect(await run((ctx, print) => nodesRemove(ctx, 'db-9', print))).toEqual([

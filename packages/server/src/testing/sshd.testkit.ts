@@ -116,7 +116,7 @@ export async function startSshd(opts: StartSshdOptions): Promise<RunningSshd> {
 }
 
 /** A port the kernel just handed out; the tiny race until sshd binds it is fine for tests. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) =>
     server.once('error', reject).listen(0, '127.0.0.1', resolve),

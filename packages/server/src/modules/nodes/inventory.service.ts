@@ -65,8 +65,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * on `/nodes/` and `/node_heartbeats/`, so listing and resolving never read storage per request
  * and every proxy on the same storage agrees within the watch's latency. A node is online while
  * its short-lived marker lives; its record outlives it by a day, so a dead agent shows offline
- * before it is collected. Agentless OpenSSH hosts have nothing on them to send heartbeats: they
- * are always shown online (a failed dial tells the user otherwise) and never expire.
+ * before it is collected. Agentless OpenSSH hosts have nothing on them to send heartbeats: the
+ * proxy checks them itself (reachability.ts) and writes the same marker when one answers; their
+ * records never expire.
  */
 export class InventoryService {
   readonly heartbeatIntervalMs: number;
@@ -125,10 +126,6 @@ export class InventoryService {
 
   row(node: NodeResource): NodeRow {
     const labels = allLabels(node);
-    // Agentless: no heartbeat will ever come (see the class comment).
-    if (node.spec.subKind === 'openssh') {
-      return { node, status: 'online', lastHeartbeat: '', labels };
-    }
     const beat = this.heartbeats.get(node.metadata.name);
     const online = beat !== undefined && Date.parse(beat.expires) > this.now();
     // The marker has the exact time; once it expired, the record's (refreshed every few minutes).
@@ -190,6 +187,26 @@ export class InventoryService {
       expires: iso(now + this.heartbeatTtlMs),
     });
     return node;
+  }
+
+  /**
+   * The proxy reached an agentless host (its SSH banner answered): online for `ttlMs`, like a
+   * heartbeat. The record's last-seen time is rewritten only every few minutes, so a host that
+   * stopped answering long ago still says when it was last seen once its marker is gone.
+   */
+  async markReachable(id: string, ttlMs: number): Promise<void> {
+    const now = this.now();
+    await this.store.putHeartbeat(id, { time: iso(now), expires: iso(now + ttlMs) });
+    const due = (node: NodeResource | null | undefined) => {
+      const written = Date.parse(node?.spec.lastHeartbeat ?? '');
+      return !Number.isFinite(written) || written + this.recordRefreshMs <= now;
+    };
+    if (!due(this.get(id))) return;
+    await this.store.mutate(id, this.live, (current) =>
+      current && due(current)
+        ? { ...current, spec: { ...current.spec, lastHeartbeat: iso(now) } }
+        : null,
+    );
   }
 
   /** `postern nodes add`: an agentless OpenSSH host; its host key is pinned on first use. */

@@ -7,7 +7,7 @@ import { isNodeId, type NodeResource } from './nodes.store.js';
 export interface NodeRow {
   node: NodeResource;
   status: 'online' | 'offline';
-  /** RFC 3339, '' when unknown (agentless hosts never send one). */
+  /** RFC 3339: last heartbeat, or for agentless hosts the last answer to the proxy's check; '' if never. */
   lastHeartbeat: string;
   /** Static and command labels together: what search, `query` and RBAC match against. */
   labels: Record<string, string>;

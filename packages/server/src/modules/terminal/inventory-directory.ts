@@ -23,7 +23,9 @@ export function inventoryDirectory(inventory: InventoryService) {
         tunnel: node.spec.tunnel,
         labels: row.labels,
         hostPublicKey: node.spec.hostPublicKey,
-        online: row.status === 'online',
+        // An agentless host is checked only every openssh_check_interval: one that came back
+        // since is dialled rather than refused, and one that is down fails the dial clearly.
+        online: row.status === 'online' || node.spec.subKind === 'openssh',
       };
     },
   };
