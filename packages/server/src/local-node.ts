@@ -53,7 +53,7 @@ export async function startLocalNode(deps: LocalNodeDeps) {
         subKind: 'postern',
         tunnel: false,
         os: `${os.type()} ${os.release()}`.slice(0, 64),
-        labels: deps.config.labels,
+        labels: { ...hostLabels(), ...deps.config.labels },
         cmdLabels: labels.values(),
         hostPublicKey: service.hostPublicKey,
       })
@@ -71,6 +71,16 @@ export async function startLocalNode(deps: LocalNodeDeps) {
     },
   };
 }
+
+/**
+ * What the Servers page shows of this host at once, so it can be told apart and filtered
+ * (`labels["os"] == "linux"`); `ssh_service.labels` of the same names win.
+ */
+export const hostLabels = (): Record<string, string> => ({
+  hostname: os.hostname(),
+  os: os.platform(),
+  arch: os.arch(),
+});
 
 async function loadOrCreateIdentity(dataDir: string): Promise<{ id: string; hostKeyPem: string }> {
   const keyFile = path.join(dataDir, 'node_host_key');

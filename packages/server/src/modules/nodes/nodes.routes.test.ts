@@ -57,9 +57,7 @@ beforeAll(async () => {
     const rows = inventory.rows();
     expect(rows).toHaveLength(agents + agentless);
     // Agentless hosts too: nothing checks them here, so none has answered.
-    expect(rows.filter((row) => row.status === 'offline')).toHaveLength(
-      silent.length + agentless,
-    );
+    expect(rows.filter((row) => row.status === 'offline')).toHaveLength(silent.length + agentless);
   });
 });
 afterAll(() => app.close());

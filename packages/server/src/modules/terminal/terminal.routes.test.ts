@@ -1,5 +1,5 @@
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { arch, hostname, platform, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -367,6 +367,12 @@ describe('terminal to the built-in node service', () => {
       log: () => undefined,
     });
     try {
+      // It carries the host's name, OS and architecture as labels, shown on the Servers page.
+      expect(app.services.inventory.get(local.id)?.metadata.labels).toEqual({
+        hostname: hostname(),
+        os: platform(),
+        arch: arch(),
+      });
       const client = await open(alice, { server_id: local.id, login: 'root' });
       expect(client.response.status).toBe('ok');
       client.type('echo "node=$((20+22))"; tty\r');

@@ -1,4 +1,15 @@
-import { Badge, Card, Code, Group, List, Stack, Text, Title, VisuallyHidden } from '@mantine/core';
+import {
+  Badge,
+  Card,
+  Code,
+  Group,
+  List,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+  VisuallyHidden,
+} from '@mantine/core';
 import type { NodeSortField } from '@postern/contracts';
 import { AttemptView } from '../../components/AttemptView';
 import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
@@ -8,6 +19,7 @@ import { Pager } from '../../components/Pager';
 import { ResourceTable, type Column, type TableSort } from '../../components/ResourceTable';
 import { SearchInput } from '../../components/SearchInput';
 import type { Attempt } from '../../lib/attempt';
+import { formatDateTime } from '../../lib/format';
 import {
   addLabel,
   queryLabels,
@@ -114,10 +126,22 @@ export function NodesView(props: Props) {
       key: 'status',
       header: 'Status',
       sortable: true,
+      // Offline: when the server last reported (or, agentless, last answered the proxy's check).
       render: (n) => (
-        <Badge color={n.status === 'online' ? 'green' : 'red'} variant="light" tt="none">
-          {n.status}
-        </Badge>
+        <Tooltip
+          label={n.lastHeartbeat ? `Last seen ${formatDateTime(n.lastHeartbeat)}` : 'Never seen'}
+          disabled={n.status === 'online'}
+          events={{ hover: true, focus: true, touch: true }}
+        >
+          <Badge
+            color={n.status === 'online' ? 'green' : 'red'}
+            variant="light"
+            tt="none"
+            tabIndex={n.status === 'online' ? undefined : 0}
+          >
+            {n.status}
+          </Badge>
+        </Tooltip>
       ),
     },
     {
