@@ -129,5 +129,8 @@ export const webPaths = {
   assets: '/web/assets/',
 } as const;
 
+/** Postern's own documentation (the repository's docs/ folder): `${docsPath}/<file>.md`. */
+export const docsPath = '/docs';
+
 /** `:clusterId` may be this literal, meaning the cluster that serves the request. */
 export const currentClusterAlias = '-current-';

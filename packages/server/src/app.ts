@@ -41,6 +41,7 @@ import {
 import type { ClusterCa } from './ssh/ca.service.js';
 import { buildCertIssuer, registerSshLoginRoutes } from './ssh-login.js';
 import { buildSso } from './sso.js';
+import { defaultDocsDir, docsRoutes } from './plugins/docs.js';
 import { ssoRoutes } from './modules/sso/sso.routes.js';
 
 export interface AppDeps {
@@ -49,6 +50,8 @@ export interface AppDeps {
   audit: AuditStore;
   /** The console's build output; a missing one serves a "not built" page. */
   webDistDir: string;
+  /** Markdown served at /docs/ for Help & Support; the repository's docs/ by default. */
+  docsDir?: string;
   /** A pino logger; tests leave it out and get no logs. */
   logger?: FastifyBaseLogger;
   https?: { cert: string; key: string };
@@ -164,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     loginRateLimit,
   );
   await server.register(captureRoutes);
+  await server.register(docsRoutes, { dir: deps.docsDir ?? defaultDocsDir });
   await server.register(webConsole, {
     distDir: deps.webDistDir,
     sessions,

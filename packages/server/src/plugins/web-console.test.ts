@@ -17,6 +17,15 @@ describe('serving the console', () => {
     expect(res.headers.location).toBe('/web');
   });
 
+  it("sends /favicon.ico to the console build's icon, which it serves", async () => {
+    const res = await app.server.inject('/favicon.ico');
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe('/web/favicon.svg');
+    const icon = await app.server.inject(res.headers.location!);
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+  });
+
   it('serves the index for /web and any /web/* path, never cached', async () => {
     for (const url of [
       '/web',

@@ -23,6 +23,8 @@ export interface WebConsoleOptions {
 }
 
 const immutable = 'public, max-age=31536000, immutable';
+/** The console's icon, from packages/web/public. */
+const faviconFile = 'favicon.svg';
 const secureCookie = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const;
 
 /** Serves the single-page console: its index (never cached), config script and hashed assets. */
@@ -43,6 +45,12 @@ export async function webConsole(app: FastifyInstance, options: WebConsoleOption
   app.get('/', { config: { access: 'public' } }, (_request, reply) =>
     reply.redirect(webPaths.root),
   );
+  // Browsers ask for /favicon.ico where a page names no icon (a JSON answer, a download).
+  if (rootFiles.has(faviconFile)) {
+    app.get('/favicon.ico', { config: { access: 'public' } }, (_request, reply) =>
+      reply.redirect(`${webPaths.root}/${faviconFile}`, 301),
+    );
+  }
 
   app.get(webPaths.configScript, { config: { access: 'public' } }, (_request, reply) => {
     const body = `var ${clientConfigGlobal} = ${JSON.stringify(options.clientConfig())};\n`;

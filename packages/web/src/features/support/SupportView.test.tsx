@@ -45,6 +45,8 @@ describe('SupportView', () => {
     const links = screen.getByRole('list', { name: 'Resources' }).querySelectorAll('a');
     expect(links).toHaveLength(supportLinks.length);
     for (const link of links) expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+    // Postern's own docs on this proxy, never a third-party page.
+    for (const link of links) expect(link.getAttribute('href')).toMatch(/^\/docs\/[a-z-]+\.md$/);
   });
 
   it('keeps the resources visible while the cluster information fails', () => {
