@@ -37,9 +37,10 @@ export function withFreeNodePort(configYaml = ''): string {
  */
 export async function startPostern(
   extraArgs: string[] = [],
-  options: { configYaml?: string } = {},
+  /** `dataDir`: start again on an existing one (a fresh one otherwise). */
+  options: { configYaml?: string; dataDir?: string } = {},
 ): Promise<RunningPostern> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'postern-e2e-')));
   const configFile = path.join(dataDir, 'postern.yaml');
   await writeFile(configFile, withFreeNodePort(options.configYaml));
   extraArgs = ['--config', configFile, ...extraArgs];

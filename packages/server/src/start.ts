@@ -113,6 +113,11 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
         { logins: invite.logins },
         `${invite.user} can open a terminal on this host as ${invite.logins.join(' or ')} (Servers, then Connect)`,
       );
+    } else if (localNode) {
+      logger.warn(
+        { uid: process.getuid?.() },
+        'Postern runs as a user id with no name here, so this host takes no login: run it as a named user or root',
+      );
     }
   }
   logger.info(

@@ -1,6 +1,6 @@
-import { userInfo } from 'node:os';
 import { AlreadyExistsError, type Backend } from '../../backend/index.js';
 import type { IdentityServices } from '../../identity.js';
+import { ownUserName } from '../../ssh/node-service/os-user.js';
 import { userTokenUrl } from '../user-tokens/user-tokens.service.js';
 
 /** Written once the first admin was created, so deleting every user later does not bring it back. */
@@ -13,9 +13,12 @@ export const firstAdmin = { name: 'admin', roles: ['editor', 'access', 'auditor'
 /**
  * The login that works on the built-in server: the OS user Postern runs as. The node service can
  * switch users only as root (os-user.ts), so that is `root` when Postern runs as root, and the
- * user itself otherwise.
+ * user itself otherwise. None for a user id without a name (a container's `--user 1234`).
  */
-export const hostLogins = (): string[] => [userInfo().username];
+export function hostLogins(): string[] {
+  const name = ownUserName();
+  return name ? [name] : [];
+}
 
 /** The first admin's invite, for the start output. */
 export interface FirstAdminInvite {

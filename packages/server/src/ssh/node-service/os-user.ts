@@ -37,7 +37,13 @@ export async function resolveLoginAccount(login: string): Promise<AccountResolut
 }
 
 function resolveAsOwnUser(login: string): AccountResolution {
-  const self = userInfo();
+  const self = ownUser();
+  if (!self) {
+    return {
+      ok: false,
+      reason: `this node service runs as user id ${process.getuid?.()}, which has no name on this host`,
+    };
+  }
   if (login !== self.username) {
     return {
       ok: false,
@@ -46,6 +52,18 @@ function resolveAsOwnUser(login: string): AccountResolution {
   }
   return { ok: true, account: { login, home: self.homedir, shell: self.shell || FALLBACK_SHELL } };
 }
+
+/** The account this process runs as; undefined for a user id with no passwd entry. */
+function ownUser() {
+  try {
+    return userInfo();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The name of the OS user this process runs as, if it has one. */
+export const ownUserName = (): string | undefined => ownUser()?.username;
 
 async function getentPasswd(login: string) {
   let stdout: string;
