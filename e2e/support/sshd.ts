@@ -11,7 +11,7 @@ export interface RunningSshd {
 }
 
 /** A port nobody listens on right now (the OS picks it; sshd cannot be told to pick one). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -1,0 +1,67 @@
+import { rm } from 'node:fs/promises';
+import { expect, test, type Page } from '@playwright/test';
+import { postern } from './support/identity.js';
+import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { signIn } from './support/session.js';
+import { freePort, startSshd, type RunningSshd } from './support/sshd.js';
+
+const serversPath = '/web/cluster/e2e-cluster/nodes';
+
+/** The Servers page does not poll: reload until the check passes. */
+async function reloadUntil(page: Page, check: () => Promise<void>, timeout = 15_000) {
+  await expect(async () => {
+    await page.reload();
+    await check();
+  }).toPass({ timeout, intervals: [500] });
+}
+
+const row = (page: Page, hostname: string) =>
+  page.getByRole('main').getByRole('row').filter({ hasText: hostname });
+
+/** The tooltip of a row's status chip, under the pointer. */
+async function statusTooltip(page: Page, hostname: string): Promise<string> {
+  await row(page, hostname).getByText('offline', { exact: true }).hover();
+  const tooltip = page.getByRole('tooltip');
+  await expect(tooltip).toBeVisible();
+  return tooltip.innerText();
+}
+
+test.describe('OpenSSH servers on the Servers page', () => {
+  let server: RunningPostern;
+  let sshd: RunningSshd | undefined;
+
+  test.beforeAll(async () => {
+    // Checked every second, so a stopped sshd shows offline within a few.
+    server = await startPostern([], { configYaml: 'openssh_check_interval: 1s' });
+    sshd = await startSshd(postern(server, 'ca', 'export', '--type', 'user'));
+    postern(server, 'nodes', 'add', '--name', 'answers', '--addr', `127.0.0.1:${sshd.port}`);
+    // Nobody listens there: a server that does not answer.
+    postern(server, 'nodes', 'add', '--name', 'silent', '--addr', `127.0.0.1:${await freePort()}`);
+  });
+
+  test.afterAll(async () => {
+    await sshd?.stop();
+    await server?.stop();
+    if (server) await rm(server.dataDir, { recursive: true, force: true });
+  });
+
+  test('one that answers is online; one that never did is offline, never seen; a stopped one goes offline with its last-seen time', async ({
+    page,
+    context,
+  }) => {
+    test.setTimeout(60_000);
+    await signIn(context, ['access'], 'olga', server);
+    await page.goto(`${server.url}${serversPath}`);
+    await reloadUntil(page, () => expect(row(page, 'answers')).toContainText('online'));
+    await expect(row(page, 'silent')).toContainText('offline');
+    expect(await statusTooltip(page, 'silent')).toBe('Never seen');
+
+    await sshd!.stop();
+    sshd = undefined;
+    await reloadUntil(page, () => expect(row(page, 'answers')).toContainText('offline'));
+    const lastSeen = await statusTooltip(page, 'answers');
+    expect(lastSeen).toMatch(/^Last seen \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    const seenAt = new Date(lastSeen.replace('Last seen ', '').replace(' ', 'T')).getTime();
+    expect(Date.now() - seenAt).toBeLessThan(30_000);
+  });
+});
