@@ -38,6 +38,7 @@ test.describe('the postern binary', () => {
       '--public-addr',
       '--cluster-name',
       '--insecure-no-tls',
+      '--log-format',
     ]) {
       expect(startHelp.stdout).toContain(flag);
     }
