@@ -42,6 +42,8 @@ describe('access-control contracts', () => {
     const context = {
       userName: 'bob',
       authType: 'local',
+      roles: ['access'],
+      logins: ['bob', 'root'],
       userAcl: emptyAcl(),
       cluster: {
         name: 'c',
@@ -57,6 +59,9 @@ describe('access-control contracts', () => {
       accessRequestId: '',
     };
     expect(userContextSchema.parse(context)).toEqual(context);
+    // An older server that does not name roles and logins: the console shows none.
+    const { roles: _roles, logins: _logins, ...withoutRoles } = context;
+    expect(userContextSchema.parse(withoutRoles)).toMatchObject({ roles: [], logins: [] });
     const { users: _users, ...missingArea } = emptyAcl();
     expect(userContextSchema.safeParse({ ...context, userAcl: missingArea }).success).toBe(false);
   });

@@ -25,6 +25,12 @@ export const userContextSchema = z.object({
   userName: z.string(),
   /** 'sso' for users of an identity provider; 'local' otherwise. */
   authType: z.enum(['local', 'sso']),
+  /**
+   * Postern's own addition, for Account Settings: the user's roles (sorted) and the SSH logins
+   * those roles allow on some server (sorted, traits filled in). Servers may narrow the logins.
+   */
+  roles: z.array(z.string()).default([]),
+  logins: z.array(z.string()).default([]),
   userAcl: userAclSchema,
   /** The same shape as one element of `GET /sites`. */
   cluster: clusterJsonSchema,

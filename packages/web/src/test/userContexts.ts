@@ -65,6 +65,8 @@ export function userContextFixture(
   return {
     userName: 'admin',
     authType: 'local',
+    roles: ['editor'],
+    logins: [],
     userAcl,
     cluster: clusterFixtures[0]!,
     accessStrategy: { type: 'optional', prompt: '' },

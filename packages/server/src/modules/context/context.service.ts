@@ -22,6 +22,8 @@ export class UserContextService {
     return {
       userName: identity.user,
       authType: identity.authType,
+      roles: [...identity.roles].sort(),
+      logins: identity.roleSet.certificateLogins(),
       userAcl: identity.acl,
       cluster,
       accessStrategy: { type: options.requestAccess, prompt: options.requestPrompt },

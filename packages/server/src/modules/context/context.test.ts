@@ -79,6 +79,23 @@ spec:
     expect(context.userAcl.accessRequests.create).toBe(true);
   });
 
+  it("names the user's roles and the logins they allow, traits filled in", async () => {
+    await app.services.users.create({ name: 'lena', roles: ['access', 'auditor'] }, 'test');
+    await app.services.users.update(
+      { name: 'lena', traits: { logins: ['ubuntu', 'lena'] } },
+      'test',
+    );
+    const context = userContextSchema.parse(
+      (await contextOf(['access', 'auditor'], 'lena')).json(),
+    );
+    expect(context.roles).toEqual(['access', 'auditor']);
+    expect(context.logins).toEqual(['lena', 'ubuntu']);
+
+    // An editor's roles allow no login anywhere.
+    const editor = userContextSchema.parse((await contextOf(['editor'], 'eddie')).json());
+    expect(editor).toMatchObject({ roles: ['editor'], logins: [] });
+  });
+
   it('needs a session and a known cluster', async () => {
     const anonymous = await app.server.inject({ url: '/v1/webapi/sites/test-cluster/context' });
     expect(anonymous.statusCode).toBe(401);
