@@ -27,12 +27,16 @@ function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Spec §8: `error.message`, else `message`, else the response's status text. */
-export function errorMessageOf(json: unknown, response: Response): string {
+/**
+ * Spec §8: `error.message`, else `message`, else the body's `responseText`; with none of them the
+ * error reads 'Unknown error' (the constructor's default), never the HTTP status text.
+ */
+export function errorMessageOf(json: unknown): string {
   return (
     nonEmptyString(field(field(json, 'error'), 'message')) ??
     nonEmptyString(field(json, 'message')) ??
-    response.statusText
+    nonEmptyString(field(json, 'responseText')) ??
+    ''
   );
 }
 
@@ -40,6 +44,13 @@ export function errorCodeOf(json: unknown): string | undefined {
   return nonEmptyString(field(field(json, 'error'), 'code'));
 }
 
+const lockedPrefix = 'locked:';
+
 /** A lock on the user or one of their roles: the server answers 403 `locked: <message>`. */
 export const isLockedError = (err: unknown): err is ApiError =>
-  err instanceof ApiError && err.status === 403 && err.message.startsWith('locked:');
+  err instanceof ApiError && err.status === 403 && err.message.startsWith(lockedPrefix);
+
+/** The lock's own message, without the server's `locked:` prefix; undefined for other errors. */
+export function lockReasonOf(err: unknown): string | undefined {
+  return isLockedError(err) ? err.message.slice(lockedPrefix.length).trim() : undefined;
+}

@@ -134,14 +134,18 @@ describe('API client errors (spec §8)', () => {
     expect(err).toMatchObject({ name: 'ApiError', message: 'bad bearer token', status: 401 });
   });
 
-  it('then from the status text', async () => {
-    const err = await failure(() => json({}, { status: 500, statusText: 'Internal Server Error' }));
-    expect(err).toMatchObject({ message: 'Internal Server Error', status: 500 });
+  it("then from the body's responseText", async () => {
+    const err = await failure(() => json({ responseText: 'proxy said no' }, { status: 502 }));
+    expect(err).toMatchObject({ message: 'proxy said no', status: 502 });
   });
 
-  it("and finally 'Unknown error'", async () => {
+  it("and finally 'Unknown error', never the HTTP status text", async () => {
     const err = await failure(() => json({ error: {} }, { status: 502, statusText: '' }));
     expect(err).toMatchObject({ name: 'ApiError', message: 'Unknown error', status: 502 });
+    const bare = await failure(() =>
+      json({}, { status: 500, statusText: 'Internal Server Error' }),
+    );
+    expect(bare).toMatchObject({ name: 'ApiError', message: 'Unknown error', status: 500 });
   });
 
   it("reports a non-JSON error body as '{status} - {url}'", async () => {

@@ -151,5 +151,5 @@ async function readResponse(response: Response, url: string, read: BodyReader): 
   } catch {
     throw new ApiError(`${response.status} - ${response.url || url}`, response);
   }
-  throw new ApiError(errorMessageOf(json, response), response, errorCodeOf(json));
+  throw new ApiError(errorMessageOf(json), response, errorCodeOf(json));
 }

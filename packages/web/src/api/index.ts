@@ -1,7 +1,7 @@
 import { createApiClient, credentialHeaders, type ApiClientDeps } from './client';
 import { createCsrfReader, readStoredToken } from './credentials';
 
-export { ApiError, errorMessageOf, isLockedError } from './apiError';
+export { ApiError, errorMessageOf, isLockedError, lockReasonOf } from './apiError';
 export type { ApiClient, RequestOptions } from './client';
 export { decode } from './decode';
 

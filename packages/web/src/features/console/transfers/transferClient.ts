@@ -129,5 +129,5 @@ function messageOf(body: string, status: number, statusText: string): string {
     json = undefined;
   }
   const fallback = statusText || `HTTP ${status}`;
-  return errorMessageOf(json, { statusText: fallback } as Response) || fallback;
+  return errorMessageOf(json) || fallback;
 }
