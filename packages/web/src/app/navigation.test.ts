@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createNavigation, currentPageUri, loginUrl, safeRedirect } from './navigation';
+import {
+  createNavigation,
+  currentPageUri,
+  loginUrl,
+  safeRedirect,
+  signInTarget,
+} from './navigation';
 
 describe('createNavigation', () => {
   it('goes to known routes and falls back to /web for unknown ones', () => {
@@ -67,5 +73,45 @@ describe('safeRedirect', () => {
     expect(safeRedirect(undefined)).toBe('/web');
     expect(safeRedirect(null)).toBe('/web');
     expect(safeRedirect(42)).toBe('/web');
+  });
+});
+
+describe('safeRedirect with our origin', () => {
+  const origin = 'https://proxy.example.com';
+
+  it('keeps a full URL on our origin, made relative', () => {
+    expect(safeRedirect('https://proxy.example.com/web/users', origin)).toBe('/web/users');
+    expect(safeRedirect('https://proxy.example.com/web/cluster/a/nodes?q=x#h', origin)).toBe(
+      '/web/cluster/a/nodes?q=x#h',
+    );
+  });
+
+  it.each([
+    ['another host', 'https://evil.example/web/users'],
+    ['another scheme', 'http://proxy.example.com/web/users'],
+    ['another port', 'https://proxy.example.com:8443/web/users'],
+    ['our host as user info', 'https://proxy.example.com@evil.example/web'],
+    ['a path that turns protocol-relative', 'https://proxy.example.com//evil.example'],
+    ['a tab the parser would drop', 'https://proxy.example.com/\t/evil.example'],
+    ['a backslash', 'https://proxy.example.com/web\\..\\evil'],
+    ['javascript', 'javascript:alert(1)'],
+  ])('drops %s', (_label, raw) => {
+    expect(safeRedirect(raw, origin)).toBe('/web');
+  });
+});
+
+describe('signInTarget', () => {
+  const origin = 'https://proxy.example.com';
+
+  it('goes to a known page of ours, query included', () => {
+    expect(signInTarget('/web/cluster/one/nodes?q=a', origin)).toBe('/web/cluster/one/nodes?q=a');
+    expect(signInTarget('https://proxy.example.com/web/users', origin)).toBe('/web/users');
+  });
+
+  it('lands on the root route for an unknown path or a foreign target', () => {
+    expect(signInTarget('/web/no/such/page', origin)).toBe('/web');
+    expect(signInTarget('/elsewhere', origin)).toBe('/web');
+    expect(signInTarget('https://evil.example/web/users', origin)).toBe('/web');
+    expect(signInTarget(null, origin)).toBe('/web');
   });
 });

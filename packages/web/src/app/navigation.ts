@@ -63,18 +63,47 @@ function looksLocal(form: string): boolean {
   );
 }
 
+const hasScheme = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * A full URL on our own origin (`https://proxy.example.com/web/users?q=1`) as the path it names;
+ * anything else unchanged, for the checks below to judge. Control characters are left in, since
+ * the URL parser would silently drop them.
+ */
+function relativeIfSameOrigin(raw: string, origin: string | undefined): string {
+  if (!origin || !hasScheme.test(raw) || controlChars.test(raw) || raw.includes('\\')) return raw;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw;
+  }
+  return url.origin === origin ? `${url.pathname}${url.search}${url.hash}` : raw;
+}
+
 /**
  * Forces a redirect target onto our origin: only absolute paths starting with a single `/` are
- * kept, in every decoded form. Anything else (`//evil`, `/\evil`, `https://evil`, `javascript:`,
- * encoded variants, control characters) yields the root route.
+ * kept, in every decoded form, and full URLs whose origin is `origin` (ours), made relative.
+ * Anything else (`//evil`, `/\evil`, `https://evil`, `javascript:`, encoded variants, control
+ * characters) yields the root route.
  */
-export function safeRedirect(raw: unknown): string {
+export function safeRedirect(raw: unknown, origin?: string): string {
   if (typeof raw !== 'string' || raw === '') return rootPath;
-  const forms = decodedForms(raw);
+  const path = relativeIfSameOrigin(raw, origin);
+  const forms = decodedForms(path);
   if (!forms || !forms.every(looksLocal)) return rootPath;
   // The final word belongs to a real URL parser: the result must resolve to our own origin.
   const base = 'https://postern.invalid';
-  const url = new URL(raw, base);
+  const url = new URL(path, base);
   if (url.origin !== base) return rootPath;
   return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/**
+ * Where a sign-in goes (spec §2): the `redirect_uri` when it is ours (see `safeRedirect`) and a
+ * page of the console; an unknown path lands on the root route rather than on 404.
+ */
+export function signInTarget(raw: unknown, origin: string): string {
+  const target = safeRedirect(raw, origin);
+  return matchKnownRoute(target) ? target : rootPath;
 }
