@@ -1,13 +1,17 @@
 import { Notification, Stack, Text } from '@mantine/core';
 import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
-import { zIndex } from '../theme/constants';
+import { layout, zIndex } from '../theme/constants';
 
 /** A message for the user that is not tied to one page: it stays until closed. */
 export interface Notice {
-  title: string;
+  /** Left out when the message says it all. */
+  title?: string;
   message: string;
   color?: string;
 }
+
+/** Below the top bar (pages without one lose nothing), so the user menu stays reachable. */
+const noticesTop = layout.topBarHeight + 16;
 
 type Notify = (notice: Notice) => void;
 
@@ -24,7 +28,7 @@ interface Shown extends Notice {
   id: number;
 }
 
-/** Holds the notifications and shows them in the top-right corner, above dialogs. */
+/** Holds the notifications and shows them at the top right, under the top bar, above dialogs. */
 export function NotificationsProvider({ children }: { children: ReactNode }) {
   const [shown, setShown] = useState<Shown[]>([]);
   const nextId = useRef(1);
@@ -45,7 +49,7 @@ export function NotificationsProvider({ children }: { children: ReactNode }) {
       {shown.length > 0 && (
         <Stack
           pos="fixed"
-          top={16}
+          top={noticesTop}
           right={16}
           w={400}
           maw="calc(100vw - 32px)"
@@ -59,12 +63,12 @@ export function NotificationsProvider({ children }: { children: ReactNode }) {
               title={n.title}
               color={n.color ?? 'red'}
               role="alert"
-              aria-label={n.title}
+              aria-label={n.title ?? n.message}
               withBorder
               closeButtonProps={{ 'aria-label': 'Close notification' }}
               onClose={() => close(n.id)}
             >
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+              <Text size="sm" fw={n.title ? undefined : 600} style={{ overflowWrap: 'anywhere' }}>
                 {n.message}
               </Text>
             </Notification>

@@ -32,3 +32,18 @@ export function defaultMfaMethod(methods: MfaMethod[], preferred: AuthConfig['pr
   const first = methods[0] ?? 'none';
   return preferred && methods.includes(preferred) ? preferred : first;
 }
+
+/**
+ * The method the sign-in form starts with: the one this browser last signed in with, when the
+ * cluster still offers it; otherwise the authenticator app when the cluster allows both kinds;
+ * otherwise the default above.
+ */
+export function signInMfaMethod(
+  methods: MfaMethod[],
+  preferred: AuthConfig['preferredLocalMfa'],
+  lastUsed: MfaMethod | undefined,
+): MfaMethod {
+  if (lastUsed && methods.includes(lastUsed)) return lastUsed;
+  if (methods.includes('otp') && methods.includes('webauthn')) return 'otp';
+  return defaultMfaMethod(methods, preferred);
+}

@@ -8,6 +8,7 @@ export const fontWeights = { light: 300, regular: 400, bold: 600 } as const;
 
 export const layout = {
   sideNavWidth: 240,
+  topBarHeight: 56,
   cardWidth: 540,
   popoverMargin: 16,
 } as const;

@@ -22,7 +22,7 @@ export default function MainLayout() {
 
   return (
     <AppShell
-      header={{ height: 56 }}
+      header={{ height: layout.topBarHeight }}
       navbar={{ width: layout.sideNavWidth, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="lg"
     >

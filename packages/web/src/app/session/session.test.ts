@@ -115,6 +115,14 @@ describe('startSession', () => {
     expect(startSession(env(pageWithBearer(null)))).toBeNull();
   });
 
+  it('a new session (any sign-in) drops the message of a lock that ended an older one', () => {
+    localStorage.setItem('grv_teleport_locked_notice', 'under investigation');
+    expect(startSession(env(pageWithBearer(null)))).toBeNull();
+    expect(localStorage.getItem('grv_teleport_locked_notice')).toBe('under investigation');
+    startSession(env(pageWithBearer(base64Json(loginResponse))));
+    expect(localStorage.getItem('grv_teleport_locked_notice')).toBeNull();
+  });
+
   it('a valid token has lifetime left', () => {
     const token = {
       accessToken: 't',

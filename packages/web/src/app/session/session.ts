@@ -5,6 +5,7 @@ import {
   type BearerToken,
 } from '../../api/credentials';
 import { takeBearerFromMeta } from './bearerMeta';
+import { clearLockedNotice } from './storage';
 
 /**
  * The web session as the browser sees it (spec §4). This issue covers start-up only; renewal,
@@ -60,7 +61,11 @@ export function startSession(env: SessionEnv): BearerToken | null {
     storeToken(fromPage, env.storage);
   }
   const token = readStoredToken(env.storage);
-  if (isTokenValid(token, env.now())) return token;
+  if (isTokenValid(token, env.now())) {
+    // Signed in (by any means: password, key, SSO): a lock that ended an earlier session is over.
+    clearLockedNotice(env.storage);
+    return token;
+  }
   clearStoredToken(env.storage);
   return null;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../api/apiError';
 import { readStoredToken } from '../../api/credentials';
 import { flushPromises } from '../../test/fakeClock';
 import { sessionTiming } from './constants';
@@ -93,6 +94,36 @@ describe('token check: renewal and status poll', () => {
       expect(readStoredToken(t.storage)).toBeNull();
     },
   );
+
+  it('a lock (403 locked:) from the poll or the renewal leaves its message for the sign-in page', async () => {
+    const locked = () =>
+      new ApiError('locked: under investigation', new Response('{}', { status: 403 }));
+    const polled = setup({ api: { status: vi.fn(async () => Promise.reject(locked())) } });
+    polled.storage.setItem('grv_teleport_locked_notice', 'an older lock');
+    await polled.start();
+    await polled.clock.advance(1 * s);
+    expect(polled.navigate).toHaveBeenCalledWith(loginAgain);
+    expect(polled.storage.getItem('grv_teleport_locked_notice')).toBe('under investigation');
+
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const renewed = setup({
+      token: { expiresIn: 120 },
+      api: { renew: vi.fn(async () => Promise.reject(locked())) },
+    });
+    await renewed.start();
+    await renewed.clock.advance(1 * s);
+    expect(renewed.navigate).toHaveBeenCalledWith(loginAgain);
+    expect(renewed.storage.getItem('grv_teleport_locked_notice')).toBe('under investigation');
+    vi.restoreAllMocks();
+  });
+
+  it('any other ending leaves no lock message', async () => {
+    const t = setup({ api: { status: vi.fn(async () => Promise.reject(apiError(403))) } });
+    await t.start();
+    await t.clock.advance(1 * s);
+    expect(t.navigate).toHaveBeenCalledWith(loginAgain);
+    expect(t.storage.getItem('grv_teleport_locked_notice')).toBeNull();
+  });
 
   it('a 401 does not log out when another tab stores a newer token right after', async () => {
     const t = setup({ api: { status: vi.fn(async () => Promise.reject(apiError(401))) } });

@@ -1,4 +1,4 @@
-import { ApiError } from '../../api/apiError';
+import { ApiError, lockReasonOf } from '../../api/apiError';
 import { readStoredToken, storeToken, type BearerToken } from '../../api/credentials';
 import { storageKeys } from '../../lib/storageKeys';
 import { loginUrl } from '../navigation';
@@ -6,7 +6,13 @@ import { toBearerToken } from './bearerMeta';
 import { sessionTiming, type SessionTiming } from './constants';
 import { isTokenValid, remainingLifetimeMs } from './session';
 import type { SessionApi } from './sessionApi';
-import { broadcast, clearStorageOnLogout, readLastActive, writeLastActive } from './storage';
+import {
+  broadcast,
+  clearStorageOnLogout,
+  readLastActive,
+  writeLastActive,
+  writeLockedNotice,
+} from './storage';
 
 /**
  * The signed-in session in the browser (spec §4, §9; reference notes §1.2):
@@ -88,6 +94,8 @@ export interface LogoutOptions {
   involuntary?: boolean;
   /** Whether to delete the web session on the server (not when another tab already did). */
   deleteOnServer?: boolean;
+  /** A lock ended the session: its message is kept for the sign-in page to show. */
+  lockMessage?: string;
 }
 
 export interface SessionController {
@@ -184,7 +192,7 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
       }
       if (!running) return;
       console.warn('session renewal failed, logging out:', err);
-      await logout({ involuntary: true });
+      await logout({ involuntary: true, lockMessage: lockReasonOf(err) });
     } finally {
       broadcast(storage, storageKeys.tokenRenew, 'false');
     }
@@ -202,7 +210,7 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
         const latest = await replacedElsewhere(used);
         if (latest) setCurrent(latest);
-        else if (running) await logout({ involuntary: true });
+        else if (running) await logout({ involuntary: true, lockMessage: lockReasonOf(err) });
       }
     } finally {
       polling = false;
@@ -326,7 +334,7 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
   async function logout(options: LogoutOptions = {}): Promise<void> {
     if (loggingOut) return;
     loggingOut = true;
-    const { involuntary = false, deleteOnServer = true } = options;
+    const { involuntary = false, deleteOnServer = true, lockMessage } = options;
     // Read before anything changes: the page to come back to after signing in again.
     const target = involuntary ? loginUrl(deps.currentPage()) : loginUrl();
     stop();
@@ -340,6 +348,8 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
       ]);
     }
     clearStorageOnLogout(storage);
+    // The sign-in page says why the session ended.
+    if (lockMessage !== undefined) writeLockedNotice(storage, lockMessage);
     setCurrent(null);
     deps.navigate(target);
   }

@@ -32,3 +32,28 @@ export function readLastActive(storage: Storage): number | undefined {
 export function writeLastActive(storage: Storage, at: number): void {
   storage.setItem(storageKeys.lastActive, String(at));
 }
+
+/** Why the last session ended, when a lock ended it (shown by the sign-in page). */
+export function writeLockedNotice(storage: Storage, message: string): void {
+  try {
+    storage.setItem(storageKeys.lockedNotice, message);
+  } catch {
+    // Not kept: the sign-in page then shows its plain form, as before.
+  }
+}
+
+export function readLockedNotice(storage: Storage): string | undefined {
+  try {
+    return storage.getItem(storageKeys.lockedNotice) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function clearLockedNotice(storage: Storage): void {
+  try {
+    storage.removeItem(storageKeys.lockedNotice);
+  } catch {
+    // Blocked storage holds no notice either.
+  }
+}

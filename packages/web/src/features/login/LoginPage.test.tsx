@@ -1,9 +1,16 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pageLocation } from '../../lib/pageLocation';
 import { webauthnErrors } from '../../lib/webauthn';
-import { configWithAuth, errorResponse, jsonResponse, renderAt } from '../../test/authConfig';
+import { storeToken } from '../../api/credentials';
+import {
+  configWithAuth,
+  errorResponse,
+  jsonResponse,
+  renderAt,
+  renderRoutes,
+} from '../../test/authConfig';
 import { LoginPage } from './LoginPage';
 
 const webauthn = vi.hoisted(() => ({
@@ -94,6 +101,80 @@ describe('LoginPage (hook + view, stubbed fetch)', () => {
       await waitFor(() => expect(assign).toHaveBeenCalledWith('/web'));
     },
   );
+
+  it.each([
+    ['an unknown page', '/web/no/such/page', '/web'],
+    ['a full URL on our origin', 'https://proxy.example.com/web/users?q=a', '/web/users?q=a'],
+    ['a full URL elsewhere', 'https://proxy.example.com.evil.test/web/users', '/web'],
+  ])('a redirect_uri to %s (%s) signs in to %s', async (_label, redirect, expected) => {
+    stubFetch(() => jsonResponse(session));
+    const user = renderLogin(`/web/login?redirect_uri=${encodeURIComponent(redirect)}`, {
+      second_factor: 'otp',
+    });
+    await fillCredentials(user);
+    await user.type(screen.getByLabelText('Authenticator code'), '123456');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith(expected));
+  });
+
+  it('remembers the second factor of a successful sign-in, and not of a failed one', async () => {
+    webauthn.startAuthentication.mockResolvedValue(assertion);
+    stubFetch((url) =>
+      url.endsWith('/mfa/login/begin') ? jsonResponse(challenge) : jsonResponse(session),
+    );
+    const user = renderLogin('/web/login', { second_factor: 'on' });
+    expect(screen.getByRole('radio', { name: 'Authenticator app' })).toHaveProperty(
+      'checked',
+      true,
+    );
+    await fillCredentials(user);
+    await user.click(screen.getByRole('radio', { name: 'Hardware key' }));
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/web'));
+    expect(localStorage.getItem('grv_teleport_last_mfa_method')).toBe('webauthn');
+
+    cleanup();
+    stubFetch(() => errorResponse(401, 'invalid credentials', 'not_authenticated'));
+    const again = renderLogin('/web/login', { second_factor: 'on' });
+    expect(screen.getByRole('radio', { name: 'Hardware key' })).toHaveProperty('checked', true);
+    await fillCredentials(again);
+    await again.click(screen.getByRole('radio', { name: 'Authenticator app' }));
+    await again.type(screen.getByLabelText('Authenticator code'), '123456');
+    await again.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByText('invalid credentials')).toBeTruthy();
+    expect(localStorage.getItem('grv_teleport_last_mfa_method')).toBe('webauthn');
+  });
+
+  it('a signed-in user goes on to redirect_uri instead of seeing the form', async () => {
+    storeToken({
+      accessToken: 'abc',
+      expiresIn: 600,
+      created: Date.now(),
+      sessionExpires: '',
+      sessionInactiveTimeout: 0,
+    });
+    const { router } = renderRoutes(
+      [
+        { path: '/web/login', element: <LoginPage /> },
+        { path: '*', element: <p>private page</p> },
+      ],
+      '/web/login?redirect_uri=%2Fweb%2Fusers',
+      configWithAuth({}),
+    );
+    expect(await screen.findByText('private page')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/web/users');
+  });
+
+  it('shows the message of the lock that ended the last session until dismissed', async () => {
+    localStorage.setItem('grv_teleport_locked_notice', 'under investigation');
+    const user = renderLogin('/web/login?message=spoofed', {});
+    const notice = screen.getByRole('region', { name: 'Access locked' });
+    expect(notice.textContent).toContain('Access locked: under investigation');
+    expect(screen.queryByText(/spoofed/)).toBeNull();
+    await user.click(within(notice).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('region', { name: 'Access locked' })).toBeNull();
+    expect(localStorage.getItem('grv_teleport_locked_notice')).toBeNull();
+  });
 
   it('password + hardware key: begin, the key signs, finishsession', async () => {
     webauthn.startAuthentication.mockResolvedValue(assertion);

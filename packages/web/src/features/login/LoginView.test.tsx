@@ -1,5 +1,5 @@
 import type { AuthConfig } from '@postern/contracts';
-import { screen, within } from '@testing-library/react';
+import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { configWithAuth } from '../../test/authConfig';
@@ -76,9 +76,14 @@ describe('LoginView', () => {
     );
   });
 
-  it('with second_factor on lets the user pick, starting from the preferred method', async () => {
+  it('with second_factor on lets the user pick, starting from the authenticator app', async () => {
+    // The server prefers keys when both are allowed; the form still starts with the app.
     const { user, onLogin } = renderView({ second_factor: 'on', preferredLocalMfa: 'webauthn' });
-    expect(screen.getByRole('radio', { name: 'Hardware key' })).toHaveProperty('checked', true);
+    expect(screen.getByRole('radio', { name: 'Authenticator app' })).toHaveProperty(
+      'checked',
+      true,
+    );
+    await user.click(screen.getByRole('radio', { name: 'Hardware key' }));
     expect(screen.queryByLabelText('Authenticator code')).toBeNull();
     await user.click(screen.getByRole('radio', { name: 'Authenticator app' }));
     await user.type(screen.getByLabelText('Username'), 'carol');
@@ -88,6 +93,29 @@ describe('LoginView', () => {
     expect(onLogin).toHaveBeenCalledWith(
       expect.objectContaining({ method: 'otp', code: '654321' }),
     );
+  });
+
+  it('starts with the second factor this browser last signed in with, if still offered', () => {
+    renderView({ second_factor: 'on' }, { lastMfaMethod: 'webauthn' });
+    expect(screen.getByRole('radio', { name: 'Hardware key' })).toHaveProperty('checked', true);
+    cleanup();
+    // The cluster no longer allows keys: the remembered choice gives way.
+    renderView({ second_factor: 'otp' }, { lastMfaMethod: 'webauthn' });
+    expect(screen.getByLabelText('Authenticator code')).toBeTruthy();
+    expect(screen.queryByRole('radio')).toBeNull();
+  });
+
+  it('shows the lock that ended the last session, as plain text', async () => {
+    const onDismissLockedNotice = vi.fn();
+    const { user } = renderView(
+      {},
+      { lockedNotice: '<b>under investigation</b>', onDismissLockedNotice },
+    );
+    const notice = screen.getByRole('region', { name: 'Access locked' });
+    expect(notice.textContent).toContain('Access locked: <b>under investigation</b>');
+    expect(notice.querySelector('b')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(onDismissLockedNotice).toHaveBeenCalled();
   });
 
   it('with second_factor optional also offers no second factor', () => {

@@ -14,7 +14,7 @@ import type { AuthConfig, AuthProvider } from '@postern/contracts';
 import { useState, type FormEvent } from 'react';
 import { ConnectorKindIcon } from '../../components/ConnectorKindIcon';
 import { CodeInput, MfaMethodRadio } from '../../components/secondFactorForms';
-import { defaultMfaMethod, mfaMethodsFor, type MfaMethod } from '../../lib/secondFactor';
+import { mfaMethodsFor, signInMfaMethod, type MfaMethod } from '../../lib/secondFactor';
 import { layout, space } from '../../theme/constants';
 import { providerLabel, signInMethods, type AuthMethodKind } from './authOptions';
 import type { LocalLogin, LoginAttempt } from './useLogin';
@@ -22,6 +22,11 @@ import type { LocalLogin, LoginAttempt } from './useLogin';
 export interface LoginViewProps {
   auth: AuthConfig;
   attempt: LoginAttempt;
+  /** The second factor this browser last signed in with: the form starts with it. */
+  lastMfaMethod?: MfaMethod;
+  /** The message of the lock that ended the last session, if one did. */
+  lockedNotice?: string;
+  onDismissLockedNotice?: () => void;
   onLogin: (values: LocalLogin) => void;
   onPasskey: () => void;
   onProvider: (provider: AuthProvider) => void;
@@ -55,6 +60,9 @@ export function LoginView(props: LoginViewProps) {
           <Title order={1} size="h2" ta="center">
             Sign in to Postern
           </Title>
+          {props.lockedNotice !== undefined && (
+            <LockedNotice message={props.lockedNotice} onDismiss={props.onDismissLockedNotice} />
+          )}
           {showMotd ? (
             <>
               <Text style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{auth.motd}</Text>
@@ -88,15 +96,39 @@ export function LoginView(props: LoginViewProps) {
   );
 }
 
+/**
+ * Why the last session ended: the lock's message, as plain text. It comes from this browser's
+ * storage (the session lifecycle wrote it), never from the URL, so no link can make it say more.
+ */
+function LockedNotice({ message, onDismiss }: { message: string; onDismiss?: () => void }) {
+  return (
+    <Alert
+      color="red"
+      role="region"
+      aria-label="Access locked"
+      withCloseButton={onDismiss !== undefined}
+      closeButtonLabel="Dismiss"
+      onClose={onDismiss}
+    >
+      <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
+        Access locked: {message}
+      </Text>
+      <Text size="sm" mt={4}>
+        Your session was ended. Signing in works again once an administrator removes the lock.
+      </Text>
+    </Alert>
+  );
+}
+
 type SectionProps = LoginViewProps & { primary: boolean };
 
-function LocalForm({ auth, attempt, onLogin, primary }: SectionProps) {
+function LocalForm({ auth, attempt, onLogin, primary, lastMfaMethod }: SectionProps) {
   const methods = mfaMethodsFor(auth.second_factor);
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [method, setMethod] = useState<MfaMethod>(() =>
-    defaultMfaMethod(methods, auth.preferredLocalMfa),
+    signInMfaMethod(methods, auth.preferredLocalMfa, lastMfaMethod),
   );
   const [errors, setErrors] = useState<Partial<Record<'user' | 'password' | 'code', string>>>({});
   const busy = attempt.status === 'processing';

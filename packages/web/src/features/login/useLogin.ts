@@ -5,6 +5,7 @@ import { pageLocation } from '../../lib/pageLocation';
 import type { MfaMethod } from '../../lib/secondFactor';
 import { writeLastActive } from '../../app/session/storage';
 import { providerLoginUrl } from './authOptions';
+import { rememberMfaMethod } from './lastMfaMethod';
 import {
   signInWithHardwareKey,
   signInWithPasskey,
@@ -45,11 +46,12 @@ export function useLogin(target: string) {
 
   const login = useCallback(
     (values: LocalLogin) =>
-      run(() =>
-        values.method === 'webauthn'
-          ? signInWithHardwareKey(values)
-          : signInWithPassword(values, values.method === 'otp' ? values.code.trim() : ''),
-      ),
+      run(async () => {
+        if (values.method === 'webauthn') await signInWithHardwareKey(values);
+        else await signInWithPassword(values, values.method === 'otp' ? values.code.trim() : '');
+        // Offered first next time on this browser.
+        rememberMfaMethod(values.method);
+      }),
     [run],
   );
 
