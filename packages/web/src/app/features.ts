@@ -88,6 +88,9 @@ const PlayerPage = lazy(() =>
 const HeadlessPage = lazy(() =>
   import('../features/headless/HeadlessPage').then((m) => ({ default: m.HeadlessPage })),
 );
+const SettingsPage = lazy(() =>
+  import('../features/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
@@ -266,6 +269,15 @@ export const features: readonly Feature[] = [
     placement: { nav: 'none' },
     flag: 'always',
     page: AccountTwoFactorPage,
+  },
+  // The console's own settings (spec §2 /web/settings), kept in the browser: open to everyone.
+  {
+    id: 'settings',
+    title: 'Console Settings',
+    route: 'settings',
+    placement: { nav: 'topMenu' },
+    flag: 'always',
+    page: SettingsPage,
   },
   {
     id: 'support',

@@ -12,9 +12,10 @@ const allFlags = deriveFeatureFlags(
 );
 const noFlags = Object.fromEntries(featureFlagNames.map((f) => [f, false])) as FeatureFlags;
 const page = features.find((f) => f.page)?.page;
+const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account and Help', () => {
+  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -63,6 +64,7 @@ describe('buildNavigation with this build’s registry', () => {
     ]);
     expect(nav.topMenu).toEqual([
       { id: 'account', title: 'Account Settings', to: '/web/account', exact: true },
+      { id: 'settings', title: 'Console Settings', to: '/web/settings', exact: true },
       { id: 'support', title: 'Help & Support', to: '/web/support', exact: true },
     ]);
     expect(landingPath(nav)).toBe('/web/cluster/root/nodes');
@@ -93,7 +95,7 @@ describe('buildNavigation with this build’s registry', () => {
       (i) => i.title,
     );
     expect(shown).toEqual(titles);
-    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(topMenuTitles);
     expect(landingPath(nav)).toBe(landing);
   });
 
@@ -101,7 +103,7 @@ describe('buildNavigation with this build’s registry', () => {
     const nav = buildNavigation(features, noFlags, 'root');
     expect(nav.sideNav.management).toEqual([]);
     expect(nav.topNav).toEqual([]);
-    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(topMenuTitles);
     expect(landingPath(nav)).toBe('/web/support');
   });
 
@@ -144,6 +146,6 @@ describe('buildNavigation ordering (all features implemented)', () => {
       ['Resources', '/web/cluster/east/nodes'],
       ['Management', '/web/users'],
     ]);
-    expect(nav.topMenu.map((i) => i.title)).toEqual(['Account Settings', 'Help & Support']);
+    expect(nav.topMenu.map((i) => i.title)).toEqual(topMenuTitles);
   });
 });

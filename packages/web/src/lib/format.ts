@@ -1,15 +1,27 @@
+import { readDateFormat, type DateFormat } from './consoleSettings';
+
 /** Spec §9 date formats, in the browser's time zone. */
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** YYYY-MM-DD */
-export function formatDate(date: Date): string {
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+/** YYYY-MM-DD by default (spec §9), or the date format chosen in the console settings. */
+export function formatDate(date: Date, format: DateFormat = readDateFormat()): string {
+  const [y, m, d] = [String(date.getFullYear()), pad(date.getMonth() + 1), pad(date.getDate())];
+  switch (format) {
+    case 'YYYY-MM-DD':
+      return `${y}-${m}-${d}`;
+    case 'DD/MM/YYYY':
+      return `${d}/${m}/${y}`;
+    case 'MM/DD/YYYY':
+      return `${m}/${d}/${y}`;
+    case 'DD.MM.YYYY':
+      return `${d}.${m}.${y}`;
+  }
 }
 
-/** YYYY-MM-DD HH:mm:ss */
-export function formatDateTime(date: Date): string {
+/** The date as `formatDate` writes it, then HH:mm:ss (24-hour, spec §9). */
+export function formatDateTime(date: Date, format: DateFormat = readDateFormat()): string {
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-  return `${formatDate(date)} ${time}`;
+  return `${formatDate(date, format)} ${time}`;
 }
 
 /** A date from an RFC 3339 string, or undefined for empty, invalid or zero (year 1) values. */

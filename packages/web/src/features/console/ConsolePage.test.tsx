@@ -9,6 +9,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeToken } from '../../api/credentials';
 import { appRoutes } from '../../app/router';
+import { terminalFonts } from '../../lib/consoleSettings';
 import { jsonResponse, renderRoutes } from '../../test/authConfig';
 import { presetAcls, userContextFixture } from '../../test/userContexts';
 import { nodeFixtures, nodePage } from '../nodes/fixtures';
@@ -283,7 +284,12 @@ describe('the console', () => {
     const socket = await nextSocket(1);
     socket.accept();
     const engine = fake.engines[0]!;
-    expect(engine.options).toEqual({ fontSize: 14, scrollback: 5000, readOnly: false });
+    expect(engine.options).toEqual({
+      fontSize: 14,
+      fontFamily: terminalFonts.system.css,
+      scrollback: 5000,
+      readOnly: false,
+    });
 
     await user.click(screen.getByRole('button', { name: 'Increase font size' }));
     await user.click(screen.getByRole('button', { name: 'Increase font size' }));

@@ -2,6 +2,7 @@ import { ActionIcon, Badge, Box, Button, Group, Menu, Text, Tooltip } from '@man
 import { isNormalSessionEnd } from '@postern/contracts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
+import { readTerminalSettings } from '../../lib/consoleSettings';
 import { fontSizeLimits } from './fontSize';
 import { useConsole } from './ConsoleContext';
 import { isReadOnly, type TerminalTab } from './consoleStore';
@@ -30,15 +31,18 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
   // Files move as the tab's own login; someone who joined a session has no login of their own there.
   const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
 
-  // What the session starts with; later changes of these must not reconnect it.
-  const startWith = useRef({ tab, fontSize, scrollback: ui.scrollbackLines, readOnly, deps });
+  // What the session starts with; later changes of these must not reconnect it. The font and
+  // scrollback come from Console Settings, the scrollback defaulting to the cluster's.
+  const [{ fontFamily, scrollback }] = useState(() => readTerminalSettings(ui.scrollbackLines));
+  const startWith = useRef({ tab, fontSize, fontFamily, scrollback, readOnly, deps });
   const shortcuts = useRef<(action: ShortcutAction) => void>(() => undefined);
 
   useEffect(() => {
-    const { tab: first, fontSize: size, scrollback, readOnly: ro, deps: d } = startWith.current;
+    const { tab: first, deps: d, ...options } = startWith.current;
+    const ro = options.readOnly;
     let cancelled = false;
     let stop = () => {};
-    d.loadEngine({ fontSize: size, scrollback, readOnly: ro }).then(
+    d.loadEngine(options).then(
       (loaded) => {
         const container = containerRef.current;
         if (cancelled || !container) {

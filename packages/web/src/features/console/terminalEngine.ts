@@ -13,7 +13,9 @@ export type ShortcutAction = 'copy' | 'paste' | 'find';
 
 export interface TerminalEngineOptions {
   fontSize: number;
-  /** Lines kept above the screen (GRV_CONFIG ui.scrollbackLines). */
+  /** A CSS font-family list (Console Settings). */
+  fontFamily: string;
+  /** Lines kept above the screen (Console Settings, else GRV_CONFIG ui.scrollbackLines). */
   scrollback: number;
   /** Observers: input is off. */
   readOnly: boolean;

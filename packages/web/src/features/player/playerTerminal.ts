@@ -1,5 +1,7 @@
 import '@xterm/xterm/css/xterm.css';
 import { Terminal } from '@xterm/xterm';
+import { readWindowConfig } from '../../app/clientConfig';
+import { readTerminalSettings } from '../../lib/consoleSettings';
 import type { PlaybackTerminal } from './playbackTypes';
 
 export interface PlayerTerminal extends PlaybackTerminal {
@@ -11,12 +13,16 @@ export interface PlayerTerminal extends PlaybackTerminal {
  * scrolls or centres it instead), since the recorded output was laid out for that size.
  */
 export function openPlayerTerminal(container: HTMLElement): PlayerTerminal {
+  // The font, its size and the scrollback of Console Settings, like the console's terminals.
+  const { fontSize, fontFamily, scrollback } = readTerminalSettings(
+    readWindowConfig().ui.scrollbackLines,
+  );
   const term = new Terminal({
-    fontSize: 14,
-    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+    fontSize,
+    fontFamily,
     disableStdin: true,
     cursorBlink: false,
-    scrollback: 1000,
+    scrollback,
     theme: { background: '#1b1b22', foreground: '#e6e6ef', cursor: '#bfacff' },
   });
   term.open(container);

@@ -37,7 +37,7 @@ export class XtermEngine implements TerminalEngine {
   constructor(options: TerminalEngineOptions) {
     this.term = new Terminal({
       fontSize: options.fontSize,
-      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+      fontFamily: options.fontFamily,
       scrollback: options.scrollback,
       disableStdin: options.readOnly,
       cursorBlink: !options.readOnly,
