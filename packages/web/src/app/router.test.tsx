@@ -271,12 +271,12 @@ describe('private routes (signed in)', () => {
     renderApp('/web/users', (url) =>
       url === '/v1/webapi/users' ? json(locked, 403) : serverData(url),
     );
-    const notice = await screen.findByRole('alert', { name: /Access locked/ });
-    expect(within(notice).getByText('locked: under review')).toBeTruthy();
+    const notice = await screen.findByRole('alert', { name: 'Access locked: under review' });
+    expect(within(notice).getByText('Access locked: under review')).toBeTruthy();
   });
 
   it.each([
-    ['/web/account', ['Change password', 'Two-factor devices']],
+    ['/web/account', ['Profile', 'Change password', 'Two-factor devices']],
     ['/web/account/password', ['Change password']],
     ['/web/account/twofactor', ['Two-factor devices']],
   ])('%s shows Account Settings', async (path, sections) => {
@@ -302,12 +302,16 @@ describe('private routes (signed in)', () => {
     signIn();
     const user = userEvent.setup();
     renderApp('/web/clusters');
-    await user.click(await screen.findByRole('button', { name: 'Account' }));
+    // The menu's button shows who is signed in: the initial and the name.
+    const account = await screen.findByRole('button', { name: 'Account: admin' });
+    expect(account.textContent).toBe('Aadmin');
+    await user.click(account);
     // jsdom has no layout, so Floating UI reports the anchor as hidden and the dropdown gets
     // `display: none`; the items are there all the same.
     const item = (name: string) => screen.findByRole('menuitem', { name, hidden: true });
     expect((await item('Help & Support')).getAttribute('href')).toBe('/web/support');
     expect((await item('Account Settings')).getAttribute('href')).toBe('/web/account');
+    expect((await item('Console Settings')).getAttribute('href')).toBe('/web/settings');
     expect(await item('Logout')).toBeTruthy();
     await user.click(await item('Switch to dark theme'));
     await waitFor(() => expect(localStorage.getItem('grv_teleport_ui_theme')).toBe('dark'));

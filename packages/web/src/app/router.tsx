@@ -6,6 +6,7 @@ import { NotFound } from './fallbacks/NotFound';
 import { FeatureGuard } from './FeatureGuard';
 import { features, isImplemented, type Feature } from './features';
 import { PageFrame } from './layouts/PageFrame';
+import { ClusterRedirect } from './ClusterRedirect';
 import { RootFrame, RouteError } from './RootFrame';
 import { RootRedirect } from './RootRedirect';
 import type { RouteHandle } from './routeTitle';
@@ -105,6 +106,11 @@ export function appRoutes(registry: readonly Feature[] = features): RouteObject[
               element: <MainLayout />,
               children: [
                 { index: true, element: <RootRedirect />, handle: handle('Postern') },
+                {
+                  path: relative('cluster'),
+                  element: <ClusterRedirect />,
+                  handle: handle('Postern'),
+                },
                 ...implemented.filter((f) => !fullPage(f)).map(featureRoute),
                 notFound,
               ],

@@ -1,15 +1,23 @@
 import { NavLink, ScrollArea, Text } from '@mantine/core';
+import { useId } from 'react';
 import { Link, useLocation } from 'react-router';
 import type { AppNavigation, NavItem } from '../navItems';
+import { NavIcon } from './navIcons';
 
 export function isActive(item: NavItem, pathname: string): boolean {
   const path = pathname.replace(/\/+$/, '');
   return path === item.to || (!item.exact && path.startsWith(`${item.to}/`));
 }
 
-function Heading({ children }: { children: string }) {
+/**
+ * Headings, section names and items all start at the same inset (`md`), so the eye runs down one
+ * edge: categories in capitals, sections in bold, items with their icon.
+ */
+const inset = 'md';
+
+function CategoryHeading({ id, children }: { id: string; children: string }) {
   return (
-    <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="md" pt="md" pb={4}>
+    <Text id={id} size="xs" fw={600} c="dimmed" tt="uppercase" px={inset} pt="md" pb={4}>
       {children}
     </Text>
   );
@@ -22,7 +30,9 @@ function Items({ items, pathname }: { items: NavItem[]; pathname: string }) {
       component={Link}
       to={item.to}
       label={item.title}
+      leftSection={<NavIcon id={item.id} />}
       active={isActive(item, pathname)}
+      px={inset}
     />
   ));
 }
@@ -30,18 +40,21 @@ function Items({ items, pathname }: { items: NavItem[]; pathname: string }) {
 /** Resources first, then Management by section (spec §2), exactly as the registry allows. */
 export function SideNav({ nav }: { nav: AppNavigation['sideNav'] }) {
   const { pathname } = useLocation();
+  const id = useId();
   return (
     <ScrollArea component="nav" aria-label="Main navigation">
       {nav.resources.length > 0 && (
-        <>
-          <Heading>Resources</Heading>
+        <div role="group" aria-labelledby={`${id}-resources`}>
+          <CategoryHeading id={`${id}-resources`}>Resources</CategoryHeading>
           <Items items={nav.resources} pathname={pathname} />
-        </>
+        </div>
       )}
-      {nav.management.length > 0 && <Heading>Management</Heading>}
+      {nav.management.length > 0 && (
+        <CategoryHeading id={`${id}-management`}>Management</CategoryHeading>
+      )}
       {nav.management.map(({ section, items }) => (
         <div key={section} role="group" aria-label={section}>
-          <Text size="xs" c="dimmed" px="md" pt="xs">
+          <Text size="xs" fw={600} px={inset} pt="xs" pb={2} data-nav-section>
             {section}
           </Text>
           <Items items={items} pathname={pathname} />

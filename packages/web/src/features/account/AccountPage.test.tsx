@@ -3,7 +3,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UserContextContext } from '../../app/userContext';
 import { configWithAuth, errorResponse, jsonResponse, renderAt } from '../../test/authConfig';
+import { presetAcls, userContextFixture } from '../../test/userContexts';
 import { AccountPage, newDeviceTypes } from './AccountPage';
 import { mfaDeviceFixtures } from './fixtures';
 
@@ -59,9 +61,17 @@ function setup(
   });
   vi.stubGlobal('fetch', fetchStub);
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const context = userContextFixture(presetAcls.access, {
+    userName: 'alice',
+    authType: 'sso',
+    roles: ['access', 'auditor'],
+    logins: ['alice', 'ubuntu'],
+  });
   renderAt(
     <QueryClientProvider client={client}>
-      <AccountPage />
+      <UserContextContext.Provider value={context}>
+        <AccountPage />
+      </UserContextContext.Provider>
     </QueryClientProvider>,
     '/web/account',
     configWithAuth(auth),
@@ -99,6 +109,16 @@ describe('AccountPage (hooks + views, stubbed fetch)', () => {
     expect(await screen.findByText('yubikey')).toBeTruthy();
     expect(screen.getByText('phone')).toBeTruthy();
     expect(screen.getByRole('heading', { name: 'Account Settings' })).toBeTruthy();
+  });
+
+  it('shows who the user is: username, auth type, roles and logins', async () => {
+    setup();
+    const row = async (name: string) =>
+      (await screen.findByRole('row', { name: new RegExp(`^${name}`) })).textContent;
+    expect(await row('Username')).toBe('Usernamealice');
+    expect(await row('Authentication')).toBe('AuthenticationSingle sign-on user');
+    expect(await row('Roles')).toBe('Rolesaccessauditor');
+    expect(await row('Logins')).toBe('Loginsaliceubuntu');
   });
 
   it('changes the password with an authenticator code', async () => {

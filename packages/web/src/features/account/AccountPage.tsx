@@ -1,6 +1,7 @@
 import type { AuthConfig } from '@postern/contracts';
 import { useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
+import { useUserContext } from '../../app/userContext';
 import { attemptOf } from '../../lib/attempt';
 import type { MfaMethod } from '../../lib/secondFactor';
 import { AccountView, type AccountSection } from './AccountView';
@@ -8,6 +9,7 @@ import { AddDeviceDialog, type NewDeviceType } from './AddDeviceDialog';
 import { ChangePasswordView } from './ChangePasswordView';
 import { DevicesView } from './DevicesView';
 import { answerMethods, type Device } from './makeDevice';
+import { ProfileView } from './ProfileView';
 import { RemoveDeviceDialog } from './RemoveDeviceDialog';
 import { useChangePassword, useDeviceActions, useMfaDevices } from './useAccount';
 
@@ -24,6 +26,7 @@ export function newDeviceTypes(auth: AuthConfig): NewDeviceType[] {
 
 function AccountSettings({ section }: { section: AccountSection }) {
   const { auth } = useClientConfig();
+  const context = useUserContext();
   const devicesQuery = useMfaDevices();
   const changePassword = useChangePassword();
   const actions = useDeviceActions();
@@ -43,6 +46,7 @@ function AccountSettings({ section }: { section: AccountSection }) {
         section={section}
         notice={notice}
         onDismissNotice={() => setNotice(undefined)}
+        profile={<ProfileView profile={context} />}
         password={
           <ChangePasswordView
             methods={passwordMethods}

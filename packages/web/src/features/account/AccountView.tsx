@@ -10,15 +10,24 @@ interface Props {
   /** A confirmation of the last change (device added or removed). */
   notice?: string;
   onDismissNotice?: () => void;
+  /** Who the user is (shown on the whole page only). */
+  profile: ReactNode;
   password: ReactNode;
   devices: ReactNode;
 }
 
 /**
- * Account Settings (spec §2): `/web/account` shows everything, `/web/account/password` and
- * `/web/account/twofactor` one part each.
+ * Account Settings (spec §2): `/web/account` shows everything (who the user is, then the
+ * password and the devices), `/web/account/password` and `/web/account/twofactor` one part each.
  */
-export function AccountView({ section, notice, onDismissNotice, password, devices }: Props) {
+export function AccountView({
+  section,
+  notice,
+  onDismissNotice,
+  profile,
+  password,
+  devices,
+}: Props) {
   return (
     <Stack gap="lg">
       <Title order={2}>Account Settings</Title>
@@ -34,6 +43,12 @@ export function AccountView({ section, notice, onDismissNotice, password, device
         <Alert color="green" role="status" withCloseButton onClose={onDismissNotice}>
           {notice}
         </Alert>
+      )}
+      {section === 'all' && (
+        <>
+          {profile}
+          <Divider />
+        </>
       )}
       {section !== 'twofactor' && password}
       {section === 'all' && <Divider />}
