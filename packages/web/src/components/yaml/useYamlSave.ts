@@ -27,6 +27,8 @@ export function useYamlSave({ initial, mode, save, reload, onSaved, onText }: Op
   const [busy, setBusy] = useState(false);
   const [reloading, setReloading] = useState(false);
   const [reloadError, setReloadError] = useState<string>();
+  // Whether the text differs from what the editor was (re)mounted with: unsaved edits.
+  const [dirty, setDirty] = useState(false);
 
   const runSave = async () => {
     setBusy(true);
@@ -50,6 +52,7 @@ export function useYamlSave({ initial, mode, save, reload, onSaved, onText }: Op
       text.current = latest;
       onText?.(latest);
       setLoaded((l) => ({ text: latest, version: l.version + 1 }));
+      setDirty(false);
       setProblem(undefined);
     } catch (err) {
       setReloadError(messageOf(err));
@@ -62,9 +65,11 @@ export function useYamlSave({ initial, mode, save, reload, onSaved, onText }: Op
     loaded,
     problem,
     busy,
+    dirty,
     save: () => void runSave(),
     edited: (value: string) => {
       text.current = value;
+      setDirty(value !== loaded.text);
       onText?.(value);
     },
     reload: { run: () => void runReload(), busy: reloading, error: reloadError },

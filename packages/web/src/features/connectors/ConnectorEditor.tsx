@@ -1,6 +1,7 @@
 import { Text } from '@mantine/core';
 import { secretPlaceholder, type ConnectorKind } from '@postern/contracts';
 import { useState } from 'react';
+import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { connectorKindLabels } from '../../components/ConnectorKindIcon';
 import { EditorDrawer } from '../../components/yaml/EditorDrawer';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
@@ -81,14 +82,17 @@ function EditorBody({
   });
 
   return (
-    <YamlResourceForm label="Connector YAML" noun="connector" state={state} onCancel={onClose}>
-      <ConnectorGuide kind={target.kind} name={name} origin={origin} />
-      {hidesSecrets(initial) && (
-        <Text size="sm" c="dimmed">
-          Secrets show as <code>{secretPlaceholder}</code>: the server never sends them back. Keep
-          the placeholder to keep the stored secret, or replace it to change the secret.
-        </Text>
-      )}
-    </YamlResourceForm>
+    <>
+      <NavigationBlocker when={state.dirty && !state.busy} />
+      <YamlResourceForm label="Connector YAML" noun="connector" state={state} onCancel={onClose}>
+        <ConnectorGuide kind={target.kind} name={name} origin={origin} />
+        {hidesSecrets(initial) && (
+          <Text size="sm" c="dimmed">
+            Secrets show as <code>{secretPlaceholder}</code>: the server never sends them back. Keep
+            the placeholder to keep the stored secret, or replace it to change the secret.
+          </Text>
+        )}
+      </YamlResourceForm>
+    </>
   );
 }

@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { routePath } from '../../app/routes';
 import { lockTargetLabels } from './makeLock';
 import {
@@ -46,6 +47,8 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
   const ttlListId = `${id}-ttls`;
   const set = <K extends keyof NewLockForm>(key: K, value: NewLockForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
+  // Unsaved edits ask before the page is left (spec §2); saving leaves for the list, unasked.
+  const edited = JSON.stringify(form) !== JSON.stringify(emptyNewLockForm());
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -68,6 +71,7 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
       <Text size="sm" c="dimmed">
         While a lock is in force its target cannot sign in, renew a session or call the API.
       </Text>
+      <NavigationBlocker when={edited && !busy} />
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Stack gap="sm">
           <NativeSelect

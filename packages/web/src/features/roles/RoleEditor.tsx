@@ -1,3 +1,4 @@
+import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { EditorDrawer } from '../../components/yaml/EditorDrawer';
 import { useYamlSave } from '../../components/yaml/useYamlSave';
 import { YamlResourceForm } from '../../components/yaml/YamlResourceForm';
@@ -53,5 +54,10 @@ function RoleEditorBody({
     onSaved: onClose,
   });
 
-  return <YamlResourceForm label="Role YAML" noun="role" state={state} onCancel={onClose} />;
+  return (
+    <>
+      <NavigationBlocker when={state.dirty && !state.busy} />
+      <YamlResourceForm label="Role YAML" noun="role" state={state} onCancel={onClose} />
+    </>
+  );
 }

@@ -17,6 +17,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { emptyTraits, traitFields, type User } from './makeUser';
 
 export type UserDialogTarget = { mode: 'create' } | { mode: 'edit'; user: User };
@@ -66,9 +67,16 @@ function UserForm({
   onSubmit,
 }: Omit<UserDialogProps, 'target'> & { target: UserDialogTarget }) {
   const editing = target.mode === 'edit' ? target.user : undefined;
-  const [name, setName] = useState(editing?.name ?? '');
-  const [roles, setRoles] = useState<string[]>(editing?.roles ?? []);
-  const [traits, setTraits] = useState<UserTraits>(editing?.traits ?? emptyTraits());
+  const [initial] = useState(() => ({
+    name: editing?.name ?? '',
+    roles: editing?.roles ?? [],
+    traits: editing?.traits ?? emptyTraits(),
+  }));
+  const [name, setName] = useState(initial.name);
+  const [roles, setRoles] = useState<string[]>(initial.roles);
+  const [traits, setTraits] = useState<UserTraits>(initial.traits);
+  // Unsaved edits ask before the page is left (spec §2); the values are small, so compare as JSON.
+  const edited = JSON.stringify({ name, roles, traits }) !== JSON.stringify(initial);
   const [errors, setErrors] = useState<{ name?: string; roles?: string }>({});
   const [serverError, setServerError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -102,6 +110,7 @@ function UserForm({
 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>
+      <NavigationBlocker when={edited && !busy} />
       <Stack gap="sm">
         <TextInput
           label="Username"
