@@ -9,12 +9,20 @@ interface Props {
   delayMs?: number;
   label?: string;
   placeholder?: string;
+  /** The widest the box grows (px); it never grows past its container either. */
   maw?: number;
 }
 
+/**
+ * Wide enough for the placeholder: `ch` is the width of a digit, a little more than the average
+ * letter of the UI font, plus room for the padding and the browser's clear button.
+ */
+const widthFor = (placeholder: string | undefined) =>
+  placeholder ? `calc(${placeholder.length}ch + 2.5rem)` : undefined;
+
 /** A search box that reports its text after a pause in typing (server-side searches). */
 export function SearchInput(props: Props) {
-  const { value, onSearch, delayMs = 300, label = 'Search', placeholder, maw = 360 } = props;
+  const { value, onSearch, delayMs = 300, label = 'Search', placeholder, maw = 420 } = props;
   const [text, setText] = useState(value);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
@@ -47,7 +55,8 @@ export function SearchInput(props: Props) {
         clearTimeout(timer.current);
         if (text !== value) onSearch(text);
       }}
-      maw={maw}
+      w={widthFor(placeholder)}
+      maw={`min(${maw}px, 100%)`}
     />
   );
 }
