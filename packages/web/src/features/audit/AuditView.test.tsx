@@ -88,7 +88,8 @@ describe('AuditView', () => {
 
   it('shows custom from/to inputs only for a custom range', () => {
     renderView([], { filter: { ...filter, preset: 'custom' } });
-    expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('2026-11-19T00:00');
+    // Typed and shown in 24-hour time, like every time the console writes.
+    expect((screen.getByLabelText('From') as HTMLInputElement).value).toBe('2026-11-19 00:00');
     expect(screen.getByLabelText('To')).toBeTruthy();
   });
 });
