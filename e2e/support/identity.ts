@@ -71,15 +71,18 @@ export async function signInWithTotp(page: Page, user: string, password: string,
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
+/** The user menu's button in the top bar: it shows who is signed in (`Account: <name>`). */
+export const accountMenu = (page: Page) => page.getByRole('button', { name: /^Account: / });
+
 export async function logout(page: Page) {
-  await page.getByRole('button', { name: 'Account', exact: true }).click();
+  await accountMenu(page).click();
   await page.getByRole('menuitem', { name: 'Logout' }).click();
   await expect(page).toHaveURL(/\/web\/login/);
 }
 
 /** Signed in: the console shell is up and the user's page loaded. */
 export async function expectSignedIn(page: Page) {
-  await expect(page.getByRole('button', { name: 'Account', exact: true })).toBeVisible();
+  await expect(accountMenu(page)).toBeVisible();
   await expect(page).not.toHaveURL(/\/web\/login/);
 }
 
