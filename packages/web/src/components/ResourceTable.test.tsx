@@ -55,6 +55,36 @@ describe('ResourceTable', () => {
     expect(screen.getByRole('table', { name: 'Things' })).toBeTruthy();
   });
 
+  it('leaves `visibleFrom` columns out on narrow screens and keeps `fit` columns whole', () => {
+    const responsive: Column<Row>[] = [
+      { key: 'name', header: 'Name' },
+      { key: 'label', header: 'Label', visibleFrom: 'md', render: (r) => r.name },
+      { key: 'count', header: 'Count', fit: true },
+    ];
+    renderWithTheme(<ResourceTable columns={responsive} rows={rows} rowKey={(r) => r.name} />);
+    const [name, label, count] = screen.getAllByRole('columnheader');
+    const cells = within(bodyRows()[0]!).getAllByRole('cell');
+    // Mantine's class hides the element below the breakpoint (a media query jsdom cannot run).
+    expect(label?.className).toContain('mantine-visible-from-md');
+    expect(cells[1]?.className).toContain('mantine-visible-from-md');
+    expect(name?.className).not.toContain('mantine-visible-from');
+    expect(count?.style.whiteSpace).toBe('nowrap');
+    expect(cells[2]?.style.width).toBe('1%');
+    expect(cells[0]?.style.whiteSpace).toBe('');
+  });
+
+  it('the sort arrow is for the eye: the header keeps its name, aria-sort says the order', async () => {
+    const user = userEvent.setup();
+    renderWithTheme(<ResourceTable columns={columns} rows={rows} rowKey={(r) => r.name} />);
+    await user.click(screen.getByRole('button', { name: 'Name' }));
+    const header = screen.getAllByRole('columnheader')[0]!;
+    expect(header.textContent).toBe('Name ▲');
+    expect(within(header).getByRole('button', { name: 'Name' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Name' }));
+    expect(header.textContent).toBe('Name ▼');
+    expect(header.getAttribute('aria-sort')).toBe('descending');
+  });
+
   it('shows the empty text when there are no rows', () => {
     renderWithTheme(
       <ResourceTable

@@ -1,5 +1,5 @@
-import { Table, Text, UnstyledButton } from '@mantine/core';
-import { useMemo, useState, type ReactNode } from 'react';
+import { Table, Text, UnstyledButton, type MantineBreakpoint } from '@mantine/core';
+import { useMemo, useState, type CSSProperties, type ReactNode } from 'react';
 
 /**
  * A table driven by column specs: pages describe columns, this component renders and sorts.
@@ -7,6 +7,9 @@ import { useMemo, useState, type ReactNode } from 'react';
  *
  * Sorting is local by default. A server-sorted list passes `sort` and `onSortChange` instead: the
  * rows are then shown in the order given, and a header click only reports the new sort.
+ *
+ * Narrow screens: a column with `visibleFrom` is left out below that breakpoint, and a `fit`
+ * column keeps its content whole, so what a row is for (its status, its action) stays on screen.
  */
 export interface Column<Row> {
   key: string;
@@ -16,6 +19,10 @@ export interface Column<Row> {
   sortable?: boolean;
   /** What sorting compares; defaults to the row's field named `key`. */
   sortValue?: (row: Row) => string | number;
+  /** Shown from this breakpoint up; narrower screens leave the column out. */
+  visibleFrom?: MantineBreakpoint;
+  /** As narrow as its content, never wrapped or squeezed (chips, buttons). */
+  fit?: boolean;
 }
 
 export interface ResourceTableProps<Row> {
@@ -45,6 +52,12 @@ export interface TableSort {
 export function nextSort(current: TableSort | undefined, key: string): TableSort {
   return { key, dir: current?.key === key && current.dir === 'asc' ? 'desc' : 'asc' };
 }
+
+const fitStyle: CSSProperties = { width: '1%', whiteSpace: 'nowrap' };
+const cellProps = <Row,>(c: Column<Row>) => ({
+  visibleFrom: c.visibleFrom,
+  style: c.fit ? fitStyle : undefined,
+});
 
 const fieldOf = (row: object, key: string): unknown => (row as Record<string, unknown>)[key];
 
@@ -93,11 +106,16 @@ export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c) => (
-            <Table.Th key={c.key} aria-sort={ariaSort(c.key)}>
+            <Table.Th key={c.key} aria-sort={ariaSort(c.key)} {...cellProps(c)}>
               {c.sortable ? (
                 <UnstyledButton onClick={() => toggle(c.key)} fz="inherit" fw="inherit">
                   {c.header}
-                  {sort?.key === c.key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                  {/* aria-sort says it to screen readers; the arrow is for the eye. */}
+                  {sort?.key === c.key && (
+                    <span aria-hidden="true" data-sort-arrow={sort.dir}>
+                      {sort.dir === 'asc' ? ' ▲' : ' ▼'}
+                    </span>
+                  )}
                 </UnstyledButton>
               ) : (
                 c.header
@@ -119,7 +137,7 @@ export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>
           sorted.map((row) => (
             <Table.Tr key={rowKey(row)}>
               {columns.map((c) => (
-                <Table.Td key={c.key}>
+                <Table.Td key={c.key} {...cellProps(c)}>
                   {c.render ? c.render(row) : text(fieldOf(row, c.key))}
                 </Table.Td>
               ))}
