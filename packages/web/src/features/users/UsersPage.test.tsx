@@ -27,7 +27,11 @@ const created = {
   },
 };
 
-function setup(route: Route = () => undefined, acl = aclWith({ users: 'all', roles: 'all' })) {
+function setup(
+  route: Route = () => undefined,
+  acl = aclWith({ users: 'all', roles: 'all' }),
+  url = '/',
+) {
   const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
     const method = init.method ?? 'GET';
     const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
@@ -43,12 +47,12 @@ function setup(route: Route = () => undefined, acl = aclWith({ users: 'all', rol
     return jsonResponse({ message: 'ok' });
   });
   vi.stubGlobal('fetch', fetchStub);
-  renderPage(<UsersPage />, { context: userContextFixture(acl) });
+  const { router } = renderPage(<UsersPage />, { context: userContextFixture(acl), url });
   const calls = (method: string, url?: string) =>
     fetchStub.mock.calls
       .filter(([u, init]) => (init?.method ?? 'GET') === method && (!url || u === url))
       .map(([u, init]) => [u, JSON.parse(String(init?.body))]);
-  return { fetchStub, calls, user: userEvent.setup() };
+  return { fetchStub, calls, router, user: userEvent.setup() };
 }
 
 /** Picks an option of an open Mantine combobox (jsdom hides dropdowns: no layout). */
@@ -213,6 +217,34 @@ describe('UsersPage', () => {
       '/v1/webapi/users/bob',
       expect.objectContaining({ method: 'DELETE' }),
     );
+  });
+});
+
+describe('UsersPage opened from a link to one user (?edit=NAME)', () => {
+  it('opens that user’s edit dialog, then drops the query', async () => {
+    const { router } = setup(undefined, undefined, '/?edit=alice');
+    const dialog = await screen.findByRole('dialog', { name: 'Edit User alice' });
+    expect(within(dialog).getByRole('button', { name: 'Save' })).toBeTruthy();
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+  });
+
+  it('says so when there is no such user', async () => {
+    const { router } = setup(undefined, undefined, '/?edit=nobody');
+    expect(await screen.findByText('There is no user named "nobody".')).toBeTruthy();
+    expect(screen.queryByRole('dialog', { name: /Edit User/ })).toBeNull();
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+  });
+
+  it('opens nothing for an SSO user, whose logins come from the identity provider', async () => {
+    setup(undefined, undefined, '/?edit=bob');
+    expect(await screen.findByText(/bob signs in with single sign-on/)).toBeTruthy();
+    expect(screen.queryByRole('dialog', { name: /Edit User/ })).toBeNull();
+  });
+
+  it('opens nothing for a viewer who may not edit users', async () => {
+    setup(undefined, aclWith({ users: ['list', 'read'], roles: 'all' }), '/?edit=alice');
+    expect(await screen.findByText('You may not edit users.')).toBeTruthy();
+    expect(screen.queryByRole('dialog', { name: /Edit User/ })).toBeNull();
   });
 });
 

@@ -12,6 +12,7 @@ import { UserLinkDialog, type UserLink, type UserLinkState } from './UserLinkDia
 import { userTokenLink, type UserTokenType } from './usersApi';
 import { useUserActions, useUsers } from './useUsers';
 import { UsersView } from './UsersView';
+import { useEditFromLink } from './useEditFromLink';
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -32,6 +33,7 @@ export function UsersPage() {
   const [resetting, setResetting] = useState<User | null>(null);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [link, setLink] = useState<UserLinkState | null>(null);
+  useEditFromLink(query.data, acl.users.edit, (user) => setEditing({ mode: 'edit', user }));
 
   /** Asks for the link and shows it; a failure stays in the dialog with a retry. */
   const showLink = async (user: string, type: UserTokenType, created = false) => {
