@@ -42,6 +42,12 @@ export type NodeJson = z.infer<typeof nodeJsonSchema>;
 export const nodeSortFields = ['hostname', 'addr', 'status'] as const;
 export type NodeSortField = (typeof nodeSortFields)[number];
 
+/** The order of a node list that names no sort; the console marks it on the Hostname column. */
+export const defaultNodeSort: { field: NodeSortField; dir: 'asc' | 'desc' } = {
+  field: 'hostname',
+  dir: 'asc',
+};
+
 /** `sort=field:dir`; an unknown direction means ascending (reference §1.5). */
 export const sortParamSchema = <F extends readonly [string, ...string[]]>(fields: F) =>
   z

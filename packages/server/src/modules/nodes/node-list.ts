@@ -1,4 +1,4 @@
-import { parseLabelQuery, type NodeSortField } from '@postern/contracts';
+import { defaultNodeSort, parseLabelQuery, type NodeSortField } from '@postern/contracts';
 import { badParameter } from '../../errors.js';
 import type { Labelled } from '../rbac/index.js';
 import { isNodeId, type NodeResource } from './nodes.store.js';
@@ -91,7 +91,7 @@ const comparePositions = (a: Position, b: Position) =>
  * deep pages cost no more than the first.
  */
 export function pageRows(rows: NodeRow[], criteria: ListCriteria): RowPage {
-  const { field, dir } = criteria.sort ?? { field: 'hostname', dir: 'asc' };
+  const { field, dir } = criteria.sort ?? defaultNodeSort;
   const sign = dir === 'desc' ? -1 : 1;
   const keyed = rows.map((row) => ({ row, at: positionOf(row, field) }));
   keyed.sort((a, b) => sign * comparePositions(a.at, b.at));

@@ -4,6 +4,7 @@ import { useFeatureFlags } from '../../app/featureFlagsContext';
 import { noFilters, type NodeFilters } from '../nodes/makeNode';
 import { proxyAddressOf } from '../nodes/NodesPage';
 import { NodesView } from '../nodes/NodesView';
+import { useLoginsHelp } from '../nodes/useLoginsHelp';
 import { useNodes } from '../nodes/useNodes';
 import { useConsole } from './ConsoleContext';
 
@@ -25,6 +26,7 @@ function ServerList() {
   // Here the URL follows the tabs, so the list's filters stay in the tab.
   const [filters, setFilters] = useState<NodeFilters>(noFilters);
   const { listProps } = useNodes(clusterId, filters);
+  const loginsHelp = useLoginsHelp(true);
   return (
     <Box p="md">
       <NodesView
@@ -46,6 +48,7 @@ function ServerList() {
               },
             }),
         })}
+        loginsHelp={loginsHelp}
         proxy={proxyAddressOf(window.location)}
       />
     </Box>

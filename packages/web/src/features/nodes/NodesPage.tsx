@@ -3,6 +3,7 @@ import { useClientConfig } from '../../app/clientConfig';
 import { routePath } from '../../app/routes';
 import type { ProxyAddress } from './NodesView';
 import { NodesView } from './NodesView';
+import { useLoginsHelp } from './useLoginsHelp';
 import { useNodes, useUrlNodeFilters } from './useNodes';
 
 /** This proxy's address as the enrolment commands need it. */
@@ -19,6 +20,7 @@ export function NodesPage() {
   const clusterId = useParams().clusterId ?? proxyCluster;
   const [filters, setFilters] = useUrlNodeFilters();
   const { listProps } = useNodes(clusterId, filters);
+  const loginsHelp = useLoginsHelp();
   return (
     <NodesView
       {...listProps}
@@ -29,6 +31,7 @@ export function NodesPage() {
         href: routePath('consoleConnect', { clusterId, serverId: node.id, login }),
         newTab: true,
       })}
+      loginsHelp={loginsHelp}
       proxy={proxyAddressOf(window.location)}
     />
   );

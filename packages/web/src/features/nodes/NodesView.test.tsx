@@ -1,10 +1,20 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { labelClause } from '@postern/contracts';
-import { describe, expect, it, vi } from 'vitest';
+import { MemoryRouter } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Choice } from '../../components/ChoiceMenu';
 import { renderWithTheme } from '../../test/render';
+import type { LoginsHelp } from './AddLoginsHint';
 import { manyNodes, nodeFixtures } from './fixtures';
-import { addLabel, makeNode, noFilters, removeLabel, type NodeFilters } from './makeNode';
+import {
+  addLabel,
+  makeNode,
+  noFilters,
+  removeLabel,
+  type NodeFilters,
+  type ServerNode,
+} from './makeNode';
 import { NodesView, type NodesPaging } from './NodesView';
 import { proxyAddressOf } from './NodesPage';
 
@@ -16,7 +26,15 @@ interface Options {
   totalCount?: number;
   filters?: NodeFilters;
   paging?: Partial<NodesPaging>;
+  loginsHelp?: LoginsHelp;
+  connect?: (node: ServerNode, login: string) => Choice;
 }
+
+const connectInNewTab = (node: ServerNode, login: string): Choice => ({
+  label: login,
+  href: `/web/cluster/root/console/node/${node.id}/${login}`,
+  newTab: true,
+});
 
 function renderView(options: Options = {}) {
   const nodes = (options.nodes ?? nodeFixtures).map(makeNode);
@@ -29,33 +47,34 @@ function renderView(options: Options = {}) {
     ...options.paging,
   };
   renderWithTheme(
-    <NodesView
-      attempt={{
-        status: 'success',
-        data: {
-          nodes,
-          startKey: options.startKey ?? '',
-          totalCount: options.totalCount ?? nodes.length,
-        },
-      }}
-      onRetry={vi.fn()}
-      filters={options.filters ?? noFilters}
-      onFiltersChange={onFiltersChange}
-      paging={paging}
-      pageSize={15}
-      connect={(node, login) => ({
-        label: login,
-        href: `/web/cluster/root/console/node/${node.id}/${login}`,
-        newTab: true,
-      })}
-      proxy={proxy}
-    />,
+    <MemoryRouter>
+      <NodesView
+        attempt={{
+          status: 'success',
+          data: {
+            nodes,
+            startKey: options.startKey ?? '',
+            totalCount: options.totalCount ?? nodes.length,
+          },
+        }}
+        onRetry={vi.fn()}
+        filters={options.filters ?? noFilters}
+        onFiltersChange={onFiltersChange}
+        paging={paging}
+        pageSize={15}
+        connect={options.connect ?? connectInNewTab}
+        loginsHelp={options.loginsHelp ?? { editHref: '/web/users?edit=alice' }}
+        proxy={proxy}
+      />
+    </MemoryRouter>,
   );
   return { onFiltersChange, paging };
 }
 
 const rowOf = (hostname: string) =>
   screen.getByText(hostname, { selector: 'p' }).closest('tr') as HTMLElement;
+
+afterEach(() => vi.restoreAllMocks());
 
 describe('NodesView', () => {
   it('shows hostname, address or tunnel, OpenSSH, labels and status', () => {
@@ -106,13 +125,24 @@ describe('NodesView', () => {
     });
   });
 
+  it('without a sort, marks the server’s default order (hostname, ascending)', () => {
+    renderView();
+    const header = screen.getByRole('columnheader', { name: /Hostname/ });
+    expect(header.getAttribute('aria-sort')).toBe('ascending');
+    expect(header.textContent).toContain('▲');
+    expect(screen.getByRole('columnheader', { name: /Status/ }).getAttribute('aria-sort')).toBe(
+      null,
+    );
+  });
+
   it('sortable headers ask the server for field:asc, then desc', async () => {
     const user = userEvent.setup();
     const { onFiltersChange } = renderView();
+    // Hostname is already the (default) ascending sort, so its first click turns it around.
     await user.click(screen.getByRole('button', { name: /Hostname/ }));
     expect(onFiltersChange).toHaveBeenLastCalledWith({
       ...noFilters,
-      sort: { field: 'hostname', dir: 'asc' },
+      sort: { field: 'hostname', dir: 'desc' },
     });
     await user.click(screen.getByRole('button', { name: /Address/ }));
     expect(onFiltersChange).toHaveBeenLastCalledWith({
@@ -175,14 +205,99 @@ describe('NodesView', () => {
     expect(items[0]?.getAttribute('rel')).toContain('noopener');
   });
 
-  it('without logins, Connect is disabled and says why', async () => {
+  it('without logins, Connect says how to get some, with a link to the user’s edit dialog', async () => {
     renderView();
-    const button = screen.getByRole('button', { name: 'Connect to legacy' });
-    expect(button.getAttribute('aria-disabled')).toBe('true');
-    await userEvent.setup().hover(button);
-    expect(await screen.findByText('no logins allowed for this server')).toBeTruthy();
-    await userEvent.setup().click(button);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Connect to legacy' }));
+    const note = await screen.findByText(/You have no logins for this server\./);
+    expect(note.textContent).toBe(
+      'You have no logins for this server. Add logins to your user in Manage Users.',
+    );
+    const link = within(note).getByRole('link', { name: 'Manage Users' });
+    expect(link.getAttribute('href')).toBe('/web/users?edit=alice');
     expect(screen.queryByRole('menuitem')).toBeNull();
+  });
+
+  it('a viewer who may not edit users is told to ask an admin, with no link', async () => {
+    renderView({ loginsHelp: {} });
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Connect to legacy' }));
+    const note = await screen.findByText(/You have no logins for this server\./);
+    expect(note.textContent).toBe(
+      'You have no logins for this server. Ask an admin to add logins to your user.',
+    );
+    expect(within(note).queryByRole('link')).toBeNull();
+  });
+
+  it('from the console, the link opens Manage Users in a new browser tab', async () => {
+    renderView({ loginsHelp: { editHref: '/web/users?edit=alice', newTab: true } });
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Connect to legacy' }));
+    const link = await screen.findByRole('link', { name: 'Manage Users' });
+    expect(link.getAttribute('target')).toBe('_blank');
+    expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+  });
+
+  it('when no server listed offers a login, a note above the table says so', () => {
+    const none = nodeFixtures.map((n) => ({ ...n, sshLogins: [] }));
+    renderView({ nodes: none });
+    expect(
+      screen.getByText(/You have no logins for the servers listed here\./).textContent,
+    ).toContain('Add logins to your user in Manage Users.');
+  });
+
+  it('with some logins, there is no such note', () => {
+    renderView();
+    expect(screen.queryByText(/You have no logins for the servers listed here/)).toBeNull();
+  });
+
+  it('typing in the Connect menu narrows the logins; Enter connects with what was typed', async () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    const user = userEvent.setup();
+    renderView();
+    await user.click(screen.getByRole('button', { name: 'Connect to db-1' }));
+    const field = await screen.findByRole('searchbox', { name: 'Login' });
+    await user.type(field, 'ubu');
+    expect(screen.getAllByRole('menuitem').map((i) => i.textContent)).toEqual(['ubuntu']);
+    await user.clear(field);
+    await user.type(field, ' admin2 {Enter}');
+    expect(open).toHaveBeenCalledWith(
+      `/web/cluster/root/console/node/${nodeFixtures[0]!.id}/admin2`,
+      '_blank',
+      'noopener,noreferrer',
+    );
+    expect(screen.queryByRole('searchbox', { name: 'Login' })).toBeNull();
+  });
+
+  it('a login can be typed where none is listed; an action choice runs', async () => {
+    const selected: string[] = [];
+    const user = userEvent.setup();
+    renderView({
+      connect: (node, login) => ({
+        label: login,
+        onSelect: () => selected.push(`${login}@${node.hostname}`),
+      }),
+    });
+    await user.click(screen.getByRole('button', { name: 'Connect to legacy' }));
+    await user.type(await screen.findByRole('searchbox', { name: 'Login' }), 'operator{Enter}');
+    expect(selected).toEqual(['operator@legacy']);
+  });
+
+  it('Enter with nothing typed does nothing', async () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    const user = userEvent.setup();
+    renderView();
+    await user.click(screen.getByRole('button', { name: 'Connect to legacy' }));
+    await user.type(await screen.findByRole('searchbox', { name: 'Login' }), '   {Enter}');
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it('on narrow screens, address and labels give way; status and Connect keep their width', () => {
+    renderView();
+    const header = (name: RegExp) => screen.getByRole('columnheader', { name });
+    expect(header(/Address/).className).toContain('mantine-visible-from-sm');
+    expect(header(/Labels/).className).toContain('mantine-visible-from-sm');
+    expect(header(/Hostname/).className).not.toContain('mantine-visible-from');
+    expect(header(/Status/).style.whiteSpace).toBe('nowrap');
+    const connectCell = screen.getByRole('button', { name: 'Connect to db-1' }).closest('td')!;
+    expect(connectCell.style.whiteSpace).toBe('nowrap');
   });
 
   it('with no servers at all, explains the three ways to add one', () => {

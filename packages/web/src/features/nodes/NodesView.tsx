@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Card,
   Code,
@@ -10,7 +11,7 @@ import {
   Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import type { NodeSortField } from '@postern/contracts';
+import { defaultNodeSort, type NodeSortField } from '@postern/contracts';
 import { AttemptView } from '../../components/AttemptView';
 import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
 import { pageRange } from '../../components/cursorPaging';
@@ -20,6 +21,7 @@ import { ResourceTable, type Column, type TableSort } from '../../components/Res
 import { SearchInput } from '../../components/SearchInput';
 import type { Attempt } from '../../lib/attempt';
 import { formatDateTime } from '../../lib/format';
+import { AddLoginsHint, type LoginsHelp } from './AddLoginsHint';
 import {
   addLabel,
   queryLabels,
@@ -54,6 +56,8 @@ interface Props {
   pageSize: number;
   /** What choosing a login does: open a new browser tab, or a tab in the console. */
   connect: (node: ServerNode, login: string) => Choice;
+  /** How a user with no logins here gets some. */
+  loginsHelp: LoginsHelp;
   proxy: ProxyAddress;
   /** Inside the console: no page heading, tighter rows. */
   compact?: boolean;
@@ -61,18 +65,16 @@ interface Props {
   busy?: boolean;
 }
 
-export const noLoginsReason = 'no logins allowed for this server';
-
 /** Servers: search, label filters and sort on the server, paged 15 at a time. */
 export function NodesView(props: Props) {
   const { attempt, onRetry, filters, onFiltersChange, paging, pageSize, connect } = props;
-  const { proxy, compact = false, busy = false } = props;
+  const { loginsHelp, proxy, compact = false, busy = false } = props;
   const labels = filters.query ? queryLabels(filters.query) : [];
   const filtered = filters.search !== '' || filters.query !== '';
 
-  const tableSort: TableSort | undefined = filters.sort
-    ? { key: filters.sort.field, dir: filters.sort.dir }
-    : undefined;
+  // No sort asked for: the server's default order, marked on its column all the same.
+  const sort = filters.sort ?? defaultNodeSort;
+  const tableSort: TableSort = { key: sort.field, dir: sort.dir };
   const onSortChange = (sort: TableSort) =>
     onFiltersChange({ ...filters, sort: { field: sort.key as NodeSortField, dir: sort.dir } });
 
@@ -82,7 +84,7 @@ export function NodesView(props: Props) {
       header: 'Hostname',
       sortable: true,
       render: (n) => (
-        <Text size="sm" fw={600}>
+        <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
           {n.hostname}
         </Text>
       ),
@@ -91,6 +93,7 @@ export function NodesView(props: Props) {
       key: 'addr',
       header: 'Address',
       sortable: true,
+      visibleFrom: 'sm',
       render: (n) => (
         <Group gap={6} wrap="nowrap">
           {n.tunnel ? (
@@ -113,6 +116,7 @@ export function NodesView(props: Props) {
     {
       key: 'labels',
       header: 'Labels',
+      visibleFrom: 'sm',
       render: (n) => (
         <LabelChips
           labels={n.labels}
@@ -126,6 +130,7 @@ export function NodesView(props: Props) {
       key: 'status',
       header: 'Status',
       sortable: true,
+      fit: true,
       // Offline: when the server last reported (or, agentless, last answered the proxy's check).
       render: (n) => (
         <Tooltip
@@ -147,13 +152,20 @@ export function NodesView(props: Props) {
     {
       key: 'connect',
       header: <VisuallyHidden>Actions</VisuallyHidden>,
+      fit: true,
       render: (n) => (
         <ChoiceMenu
           label="Connect"
           ariaLabel={`Connect to ${n.hostname}`}
           heading="Log in as"
           choices={n.sshLogins.map((login) => connect(n, login))}
-          disabledReason={noLoginsReason}
+          // The list is what the roles allowed when the page loaded; the server decides anew.
+          typed={{
+            label: 'Login',
+            placeholder: 'Type a login…',
+            toChoice: (login) => connect(n, login),
+          }}
+          emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
         />
       ),
     },
@@ -176,6 +188,13 @@ export function NodesView(props: Props) {
                   onSearch={(search) => onFiltersChange({ ...filters, search })}
                 />
               </Group>
+              {page.nodes.length > 0 && page.nodes.every((n) => n.sshLogins.length === 0) && (
+                <Alert color="blue" variant="light" p="xs">
+                  <Text size="sm">
+                    <AddLoginsHint help={loginsHelp} scope="list" />
+                  </Text>
+                </Alert>
+              )}
               <FilterChips
                 labels={labels}
                 onRemove={(label) =>
