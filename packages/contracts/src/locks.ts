@@ -3,16 +3,12 @@ import { z } from 'zod';
 /**
  * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
  * force the target cannot sign in, renew or call the API (issue 5 also ends live sessions).
+ *
+ * Only kinds Postern enforces: the reference also locks MFA devices, Windows desktops and access
+ * requests, which Postern does not have yet. A kind joins this list (and so the API, the CLI
+ * flags and the console's form) with the check that enforces it.
  */
-export const lockTargetKinds = [
-  'user',
-  'role',
-  'login',
-  'node',
-  'mfa_device',
-  'windows_desktop',
-  'access_request',
-] as const;
+export const lockTargetKinds = ['user', 'role', 'login', 'node'] as const;
 export type LockTargetKind = (typeof lockTargetKinds)[number];
 
 const targetName = z.string().trim().min(1, 'must not be empty').max(256);

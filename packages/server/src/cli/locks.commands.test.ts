@@ -36,12 +36,12 @@ describe('postern locks', () => {
         'postern',
         'locks',
         'add',
-        '--mfa-device',
-        'key-1',
+        '--login',
+        'deploy',
         '--data-dir',
         state.dir,
       ]);
-      expect(String(log.mock.calls[0]?.[0])).toMatch(/on mfa_device key-1, until it is deleted/);
+      expect(String(log.mock.calls[0]?.[0])).toMatch(/on login deploy, until it is deleted/);
       await buildCli().parseAsync([
         'node',
         'postern',
@@ -54,7 +54,7 @@ describe('postern locks', () => {
       ]);
       const listed = JSON.parse(String(log.mock.calls[1]?.[0]));
       expect(listed.map((lock: { spec: { target: object } }) => lock.spec.target)).toContainEqual({
-        mfa_device: 'key-1',
+        login: 'deploy',
       });
     } finally {
       log.mockRestore();

@@ -6,7 +6,7 @@ import type { AdminContext } from './admin-context.js';
 import type { Print } from './table.js';
 import { cliActor } from './users.commands.js';
 
-/** The target flags, by lock target kind: --user, --role, --mfa-device… */
+/** The target flags, by lock target kind: --user, --role, --login, --node. */
 export const targetFlags: Record<LockTargetKind, string> = Object.fromEntries(
   lockTargetKinds.map((kind) => [kind, kind.replace(/_/g, '-')]),
 ) as Record<LockTargetKind, string>;
@@ -16,9 +16,6 @@ export interface LocksAddOptions {
   role?: string;
   login?: string;
   node?: string;
-  mfaDevice?: string;
-  windowsDesktop?: string;
-  accessRequest?: string;
   message?: string;
   ttl?: string;
   expires?: string;

@@ -100,7 +100,7 @@ export function addResourceCommands(program: Command): void {
 export function addLocksCommands(program: Command): void {
   const locks = program.command('locks').description('manage session and identity locks');
   const add = withStorageFlags(locks.command('add'))
-    .description('lock a user, role, login, node, MFA device, desktop or access request')
+    .description('lock a user, role, login or node')
     .option('--message <text>', 'what the locked user is told')
     .option('--ttl <duration>', 'lift the lock after this long, for example 1h')
     .option('--expires <time>', 'lift the lock at this RFC 3339 time');

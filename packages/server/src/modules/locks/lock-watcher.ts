@@ -4,15 +4,12 @@ import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
 import { lockFromItem, locksPrefix, type LockResource } from './locks.store.js';
 
-/** What may be locked about one attempt: who, with which roles, to which login, node, device… */
+/** What may be locked about one attempt: who, with which roles, to which login and node. */
 export interface LockSubject {
   user?: string;
   roles?: readonly string[];
   login?: string;
   node?: string;
-  mfaDevice?: string;
-  windowsDesktop?: string;
-  accessRequest?: string;
 }
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
@@ -86,10 +83,7 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     is(target.user, subject.user) ||
     (target.role !== undefined && (subject.roles ?? []).includes(target.role)) ||
     is(target.login, subject.login) ||
-    is(target.node, subject.node) ||
-    is(target.mfa_device, subject.mfaDevice) ||
-    is(target.windows_desktop, subject.windowsDesktop) ||
-    is(target.access_request, subject.accessRequest)
+    is(target.node, subject.node)
   );
 }
 

@@ -74,6 +74,20 @@ describe('NewLockPage', () => {
     expect(puts()).toEqual([]);
   });
 
+  it('offers only the target kinds Postern enforces', async () => {
+    setup();
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    const kinds = within(screen.getByRole('combobox', { name: 'Target kind' }))
+      .getAllByRole('option')
+      .map((o) => [(o as HTMLOptionElement).value, o.textContent]);
+    expect(kinds).toEqual([
+      ['user', 'User'],
+      ['role', 'Role'],
+      ['login', 'Login'],
+      ['node', 'Node'],
+    ]);
+  });
+
   it('offers user names as suggestions, and the TTL choices', async () => {
     const { user } = setup();
     await screen.findByRole('heading', { name: 'Create New Lock' });

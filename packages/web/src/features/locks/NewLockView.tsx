@@ -32,6 +32,12 @@ export interface NewLockViewProps {
 }
 
 const kindOptions = lockTargetKinds.map((kind) => ({ value: kind, label: lockTargetLabels[kind] }));
+const namePlaceholders: Record<LockTargetKind, string> = {
+  user: 'alice',
+  role: 'contractors',
+  login: 'root',
+  node: 'hostname or server ID',
+};
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Create New Lock: what to lock, why, and for how long. */
@@ -83,7 +89,7 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
           />
           <TextInput
             label="Target name"
-            placeholder={form.kind === 'user' ? 'alice' : undefined}
+            placeholder={namePlaceholders[form.kind]}
             value={form.name}
             onChange={(e) => set('name', e.currentTarget.value)}
             error={errors.name}

@@ -21,9 +21,6 @@ export const lockTargetLabels: Record<LockTargetKind, string> = {
   role: 'Role',
   login: 'Login',
   node: 'Node',
-  mfa_device: 'MFA Device',
-  windows_desktop: 'Windows Desktop',
-  access_request: 'Access Request',
 };
 
 export function makeLock(json: LockJson): Lock {

@@ -1,4 +1,4 @@
-import { createLockRequestSchema } from '@postern/contracts';
+import { createLockRequestSchema, lockTargetKinds, type LockTargetKind } from '@postern/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   emptyNewLockForm,
@@ -59,6 +59,14 @@ describe('validateNewLock', () => {
       expires: new Date('2024-03-02T08:30').toISOString(),
     });
     expect(createLockRequestSchema.safeParse(request).success).toBe(true);
+  });
+
+  it('knows only the kinds the server enforces, and refuses any other', () => {
+    expect(lockTargetKinds).toEqual(['user', 'role', 'login', 'node']);
+    const other = form({ kind: 'mfa_device' as LockTargetKind, name: 'key-1' });
+    expect(validateNewLock(other, now).errors).toEqual({ kind: 'Choose what to lock' });
+    const body = { targets: { mfa_device: 'key-1' }, message: '' };
+    expect(createLockRequestSchema.safeParse(body).success).toBe(false);
   });
 
   it('needs a target name', () => {
