@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
 import { ClustersView } from './ClustersView';
 import { clusterFixtures } from './fixtures';
-import { makeClusters } from './makeCluster';
+import { makeClusters, publicHref } from './makeCluster';
 
 describe('makeClusters', () => {
   it('maps wire fields to the console model, sorted by name', () => {
@@ -22,6 +22,41 @@ describe('makeClusters', () => {
       connectedText: '',
       lastConnected: undefined,
     });
+  });
+});
+
+describe('publicHref', () => {
+  const here = { protocol: 'http:', host: 'localhost:3080' };
+
+  it('reaches a bare host:port with https, or with this page’s scheme when it is this page', () => {
+    expect(publicHref('proxy.example.com:3080', here)).toBe('https://proxy.example.com:3080/');
+    expect(publicHref('localhost:3080', here)).toBe('http://localhost:3080/');
+    expect(publicHref('proxy.example.com', { protocol: 'https:', host: 'x' })).toBe(
+      'https://proxy.example.com/',
+    );
+  });
+
+  it('keeps an http(s) URL as it is', () => {
+    expect(publicHref('http://proxy.example.com:8080/web', here)).toBe(
+      'http://proxy.example.com:8080/web',
+    );
+    expect(publicHref(' HTTPS://Proxy.Example.com ', here)).toBe('https://proxy.example.com/');
+  });
+
+  it('makes no link of anything else', () => {
+    for (const value of [
+      '',
+      '   ',
+      'javascript:alert(1)',
+      'javascript://%0aalert(1)',
+      'data:text/html,hi',
+      'ftp://files.example.com',
+      'tcp://db.example.com:5432',
+      'https://user:secret@proxy.example.com',
+      'proxy example com',
+    ]) {
+      expect(publicHref(value, here), value).toBeUndefined();
+    }
   });
 });
 
@@ -49,6 +84,19 @@ describe('ClustersView', () => {
       'root.example.com:3080',
       '2024-03-01 10:20:30',
     ]);
+  });
+
+  it('shows the public URL as a link to a new tab, and a non-http one as text', () => {
+    const [leaf, root] = makeClusters(clusterFixtures, { protocol: 'https:', host: 'other' });
+    const odd = { ...leaf!, clusterId: 'odd', publicURL: 'tcp://odd:1', publicHref: undefined };
+    renderWithTheme(
+      <ClustersView attempt={{ status: 'success', data: [root!, odd] }} onRetry={vi.fn()} />,
+    );
+    const link = screen.getByRole('link', { name: 'root.example.com:3080' });
+    expect(link.getAttribute('href')).toBe('https://root.example.com:3080/');
+    expect(link.getAttribute('target')).toBe('_blank');
+    expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(screen.getByText('tcp://odd:1').closest('a')).toBeNull();
   });
 
   it('shows a loader while loading', () => {

@@ -1,4 +1,4 @@
-import { Badge, Stack, Title } from '@mantine/core';
+import { Anchor, Badge, Stack, Text, Title } from '@mantine/core';
 import { AttemptView } from '../../components/AttemptView';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
 import type { Attempt } from '../../lib/attempt';
@@ -10,19 +10,40 @@ const columns: Column<Cluster>[] = [
     key: 'status',
     header: 'Status',
     sortable: true,
+    fit: true,
     render: (c) => (
       <Badge color={c.status === 'online' ? 'green' : 'gray'} variant="light">
         {c.status}
       </Badge>
     ),
   },
-  { key: 'nodeCount', header: 'Nodes', sortable: true },
-  { key: 'proxyVersion', header: 'Version', sortable: true },
-  { key: 'publicURL', header: 'Public URL' },
+  { key: 'nodeCount', header: 'Nodes', sortable: true, visibleFrom: 'sm' },
+  { key: 'proxyVersion', header: 'Version', sortable: true, visibleFrom: 'sm' },
+  {
+    key: 'publicURL',
+    header: 'Public URL',
+    render: (c) =>
+      c.publicHref ? (
+        <Anchor
+          href={c.publicHref}
+          target="_blank"
+          rel="noopener noreferrer"
+          size="sm"
+          style={{ overflowWrap: 'anywhere' }}
+        >
+          {c.publicURL}
+        </Anchor>
+      ) : (
+        <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+          {c.publicURL}
+        </Text>
+      ),
+  },
   {
     key: 'connectedText',
     header: 'Last Connected',
     sortable: true,
+    visibleFrom: 'sm',
     sortValue: (c) => c.lastConnected?.getTime() ?? 0,
   },
 ];
