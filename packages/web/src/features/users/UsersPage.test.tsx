@@ -222,10 +222,15 @@ describe('UsersPage', () => {
 
 describe('UsersPage opened from a link to one user (?edit=NAME)', () => {
   it('opens that user’s edit dialog, then drops the query', async () => {
-    const { router } = setup(undefined, undefined, '/?edit=alice');
+    const { router, calls, user } = setup(undefined, undefined, '/?edit=alice');
     const dialog = await screen.findByRole('dialog', { name: 'Edit User alice' });
-    expect(within(dialog).getByRole('button', { name: 'Save' })).toBeTruthy();
     await waitFor(() => expect(router.state.location.search).toBe(''));
+    // Saving closes it for good: the query is gone, so the fresh list does not open it again.
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog', { name: 'Edit User alice' })).toBeNull(),
+    );
+    expect(calls('PUT', '/v1/webapi/users')).toHaveLength(1);
   });
 
   it('says so when there is no such user', async () => {

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useSearchParams } from 'react-router';
 import { useNotify } from '../../components/Notifications';
 import { editUserParam } from './editUserLink';
@@ -17,8 +17,15 @@ export function useEditFromLink(
   const [params, setParams] = useSearchParams();
   const notify = useNotify();
   const wanted = params.get(editUserParam);
+  // Once per link: until the URL drops the query, renders must not open the dialog again.
+  const handled = useRef<string | null>(null);
   useEffect(() => {
-    if (wanted === null || !users) return;
+    if (wanted === null) {
+      handled.current = null;
+      return;
+    }
+    if (!users || handled.current === wanted) return;
+    handled.current = wanted;
     const user = users.find((u) => u.name === wanted);
     if (!user) notify({ title: 'No such user', message: `There is no user named "${wanted}".` });
     else if (!canEdit) notify({ title: 'Not allowed', message: 'You may not edit users.' });
