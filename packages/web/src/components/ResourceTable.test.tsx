@@ -70,6 +70,7 @@ describe('ResourceTable', () => {
     expect(name?.className).not.toContain('mantine-visible-from');
     expect(count?.style.whiteSpace).toBe('nowrap');
     expect(cells[2]?.style.width).toBe('1%');
+    expect((cells[2]?.firstElementChild as HTMLElement).style.width).toBe('max-content');
     expect(cells[0]?.style.whiteSpace).toBe('');
   });
 

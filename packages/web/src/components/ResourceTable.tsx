@@ -53,7 +53,10 @@ export function nextSort(current: TableSort | undefined, key: string): TableSort
   return { key, dir: current?.key === key && current.dir === 'asc' ? 'desc' : 'asc' };
 }
 
+// The column takes as little room as it can (1%) while its content keeps its whole width: a
+// chip's label may clip with an ellipsis, so its own minimum would be next to nothing.
 const fitStyle: CSSProperties = { width: '1%', whiteSpace: 'nowrap' };
+const fitContentStyle: CSSProperties = { width: 'max-content' };
 const cellProps = <Row,>(c: Column<Row>) => ({
   visibleFrom: c.visibleFrom,
   style: c.fit ? fitStyle : undefined,
@@ -70,6 +73,9 @@ function compare(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   return text(a).localeCompare(text(b), undefined, { numeric: true });
 }
+
+const cellContent = <Row extends object>(c: Column<Row>, row: Row): ReactNode =>
+  c.render ? c.render(row) : text(fieldOf(row, c.key));
 
 export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>) {
   const { columns, rows, rowKey, emptyText = 'Nothing to show.', caption, initialSort } = props;
@@ -138,7 +144,11 @@ export function ResourceTable<Row extends object>(props: ResourceTableProps<Row>
             <Table.Tr key={rowKey(row)}>
               {columns.map((c) => (
                 <Table.Td key={c.key} {...cellProps(c)}>
-                  {c.render ? c.render(row) : text(fieldOf(row, c.key))}
+                  {c.fit ? (
+                    <div style={fitContentStyle}>{cellContent(c, row)}</div>
+                  ) : (
+                    cellContent(c, row)
+                  )}
                 </Table.Td>
               ))}
             </Table.Tr>
