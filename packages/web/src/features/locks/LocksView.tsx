@@ -18,11 +18,12 @@ export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
   const columns: Column<Lock>[] = [
     { key: 'targetText', header: 'Target', sortable: true },
     { key: 'message', header: 'Message' },
-    { key: 'createdBy', header: 'Created By', sortable: true },
+    { key: 'createdBy', header: 'Created By', sortable: true, visibleFrom: 'sm' },
     {
       key: 'createdAtText',
       header: 'Created At',
       sortable: true,
+      visibleFrom: 'sm',
       sortValue: (l) => l.createdAt?.getTime() ?? 0,
     },
     {
@@ -36,6 +37,7 @@ export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
           {
             key: 'actions',
             header: 'Actions',
+            fit: true,
             render: (l: Lock) => (
               <Button variant="subtle" color="red" size="compact-sm" onClick={() => onDelete(l)}>
                 Delete

@@ -48,6 +48,7 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
     {
       key: 'users',
       header: 'Users',
+      visibleFrom: 'sm',
       sortValue: (s) => s.users.join(', '),
       sortable: true,
       render: (s) => (
@@ -64,6 +65,7 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
       key: 'createdText',
       header: 'Created',
       sortable: true,
+      visibleFrom: 'sm',
       sortValue: (s) => s.created?.getTime() ?? 0,
     },
     {
@@ -77,6 +79,7 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
           {
             key: 'join',
             header: 'Actions',
+            fit: true,
             render: (s: ActiveSession) => (
               <ChoiceMenu
                 label="Join"
