@@ -84,7 +84,7 @@ test.describe.serial('audit log', () => {
     await expect(login.first()).toBeVisible();
     await expect(session.first()).toBeVisible();
 
-    // The type filter lists friendly names by family (issue 16), and goes to the server: only
+    // The type filter lists friendly names by family and goes to the server: only
     // session starts come back.
     await main.getByRole('combobox', { name: 'Event types' }).click();
     const sessions = page.getByRole('group', { name: 'Sessions' });
@@ -112,7 +112,7 @@ test.describe.serial('audit log', () => {
     await expect(dialog.getByLabel('Event JSON')).toContainText('"event": "session.start"');
     await dialog.getByRole('button', { name: 'Close' }).click();
 
-    // Issue 16: the session's event links to its recording in the player.
+    // The session's event links to its recording in the player.
     const play = session.first().getByRole('link', { name: /^Play the recording of session / });
     await play.click();
     await expect(page).toHaveURL(/\/web\/cluster\/[^/]+\/session\/[^/?]+\?recordingType=ssh$/);

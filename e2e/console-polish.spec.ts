@@ -20,7 +20,7 @@ import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, runInTerminal, terminal } from './support/terminal.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
-// Issue 16, the console shell: who is signed in, Console Settings, the cluster link, the side
+// The console shell: who is signed in, Console Settings, the cluster link, the side
 // navigation, the spec's navigation rules and the small details, against the shared server.
 
 const cluster = 'e2e-cluster';
@@ -74,7 +74,7 @@ const rowsStyle = (page: Page) =>
       return { fontSize: style.fontSize, fontFamily: style.fontFamily };
     });
 
-test.describe('the console shell (issue 16)', () => {
+test.describe('the console shell', () => {
   test('the top bar shows who is signed in; Account Settings shows username, auth type, roles and logins', async ({
     page,
     context,
@@ -386,7 +386,7 @@ test.describe('the console shell (issue 16)', () => {
 
 // Signing in for real (second factors, passkeys, locks): a server of this worker's own, with
 // second_factor on, over http://localhost so that WebAuthn works.
-identityTest.describe('signing in (issue 16)', () => {
+identityTest.describe('signing in', () => {
   identityTest(
     'the form offers the authenticator app first, then the second factor last used on this browser',
     async ({ page, context, server }) => {

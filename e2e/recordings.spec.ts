@@ -71,7 +71,7 @@ test.describe.serial('session recordings', () => {
     await expectOnScreen(terminal, 'charlie-42', 30_000);
     const ended = terminal.getByRole('status').filter({ hasText: 'disconnected:' });
     await expect(ended).toBeVisible({ timeout: 15_000 });
-    // Issue 16: `exit` is a normal end: neither the status nor the tab reads in the error colour.
+    // `exit` is a normal end: neither the status nor the tab reads in the error colour.
     await expect(ended).toHaveText('disconnected: exited with code 0');
     await expect(ended).toHaveAttribute('data-ended', 'normally');
     const red = await cssColour(terminal, 'var(--mantine-color-red-text)');
@@ -91,7 +91,7 @@ test.describe.serial('session recordings', () => {
     const table = page.getByRole('table', { name: 'Session Recordings' });
     const recording = table.getByRole('row').filter({ hasText: host }).first();
     await expect(recording).toBeVisible();
-    // Issue 16: the description is login@host, the login has a column, the count is singular.
+    // The description is login@host, the login has a column, the count is singular.
     await expect(cell(recording, 'Description')).toContainText(`root@${host}`);
     await expect(cell(recording, 'Login')).toHaveText('root');
     await expect(page.getByRole('main').getByText('1 recording', { exact: true })).toBeVisible();

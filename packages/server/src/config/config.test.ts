@@ -23,7 +23,7 @@ describe('resolveConfig', () => {
     expect(config.dataDir).toBe(path.resolve('postern-data'));
     expect(config.webAddr).toEqual({ host: '0.0.0.0', port: 3080 });
     expect(config.sshAddr).toEqual({ host: '0.0.0.0', port: 3023 });
-    // The address the console is served at, so printed links open where it runs (issue 16).
+    // The address the console is served at, so printed links open where it runs.
     expect(config.publicAddr).toEqual({ host: 'localhost', port: 3080 });
     expect(config.auth.rpId).toBe('localhost');
     expect(config.logFormat).toBe('auto');
