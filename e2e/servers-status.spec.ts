@@ -2,18 +2,11 @@ import { rm } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
 import { postern } from './support/identity.js';
 import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { reloadServersUntil } from './support/servers-page.js';
 import { signIn } from './support/session.js';
 import { freePort, startSshd, type RunningSshd } from './support/sshd.js';
 
 const serversPath = '/web/cluster/e2e-cluster/nodes';
-
-/** The Servers page does not poll: reload until the check passes. */
-async function reloadUntil(page: Page, check: () => Promise<void>, timeout = 15_000) {
-  await expect(async () => {
-    await page.reload();
-    await check();
-  }).toPass({ timeout, intervals: [500] });
-}
 
 const row = (page: Page, hostname: string) =>
   page.getByRole('main').getByRole('row').filter({ hasText: hostname });
@@ -52,13 +45,13 @@ test.describe('OpenSSH servers on the Servers page', () => {
     test.setTimeout(60_000);
     await signIn(context, ['access'], 'olga', server);
     await page.goto(`${server.url}${serversPath}`);
-    await reloadUntil(page, () => expect(row(page, 'answers')).toContainText('online'));
+    await reloadServersUntil(page, () => expect(row(page, 'answers')).toContainText('online'));
     await expect(row(page, 'silent')).toContainText('offline');
     expect(await statusTooltip(page, 'silent')).toBe('Never seen');
 
     await sshd!.stop();
     sshd = undefined;
-    await reloadUntil(page, () => expect(row(page, 'answers')).toContainText('offline'));
+    await reloadServersUntil(page, () => expect(row(page, 'answers')).toContainText('offline'));
     const lastSeen = await statusTooltip(page, 'answers');
     expect(lastSeen).toMatch(/^Last seen \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     const seenAt = new Date(lastSeen.replace('Last seen ', '').replace(' ', 'T')).getTime();

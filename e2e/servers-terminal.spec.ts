@@ -16,6 +16,7 @@ import {
   uniqueUser,
 } from './support/identity.js';
 import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { reloadServersUntil, serverRow } from './support/servers-page.js';
 import { startSshd, type RunningSshd } from './support/sshd.js';
 import {
   expectConnected,
@@ -57,17 +58,6 @@ async function unusedCode(secret: string, lastUsedAt: number): Promise<string> {
   const step = (time: number) => Math.floor(time / 30_000);
   return step(Date.now()) > step(lastUsedAt) ? totpCode(secret) : nextStepCode(secret);
 }
-
-/** The Servers page does not poll: reload until the row shows what is expected. */
-async function reloadUntil(page: Page, check: () => Promise<void>, timeout = 10_000) {
-  await expect(async () => {
-    await page.reload();
-    await check();
-  }).toPass({ timeout, intervals: [500] });
-}
-
-const serverRow = (page: Page, text: string) =>
-  page.getByRole('main').getByRole('row').filter({ hasText: text });
 
 /** Connect → login on a Servers row; the console opens in a new browser tab. */
 async function connect(row: Locator, login: string): Promise<Page> {
@@ -298,7 +288,9 @@ test.describe.serial('servers and the terminal', () => {
     agent = await startAgent(server.url, token, 'kind=agent');
     await user.goto(serversPath);
     const agentRow = serverRow(user, 'kind: agent');
-    await reloadUntil(user, () => expect(agentRow).toContainText('Tunnel', { timeout: 1000 }));
+    await reloadServersUntil(user, () =>
+      expect(agentRow).toContainText('Tunnel', { timeout: 1000 }),
+    );
     await expect(agentRow).toContainText('online');
     const agentConsole = await connect(agentRow, 'root');
     await runInTerminal(agentConsole, showParent);
@@ -324,7 +316,9 @@ test.describe.serial('servers and the terminal', () => {
     expect(await agent!.stop()).toBe(0);
     agent = undefined;
     const agentRow = serverRow(user, 'kind: agent');
-    await reloadUntil(user, () => expect(agentRow).toContainText('offline', { timeout: 1000 }));
+    await reloadServersUntil(user, () =>
+      expect(agentRow).toContainText('offline', { timeout: 1000 }),
+    );
     await expect(serverRow(user, 'kind: builtin')).toContainText('online');
   });
 });
