@@ -2,7 +2,8 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../test/render';
-import { parseTypedDateTime, TimeRangeInputs } from './TimeRangeInputs';
+import { parseTypedDateTime } from './DateTimeField';
+import { TimeRangeInputs } from './TimeRangeInputs';
 import type { TimeRangeFilter } from './timeRange';
 
 describe('parseTypedDateTime', () => {

@@ -74,6 +74,25 @@ describe('NewLockPage', () => {
     expect(puts()).toEqual([]);
   });
 
+  it('takes the expiry typed in 24-hour time, and refuses text that is no moment', async () => {
+    const { puts, user } = setup();
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.type(screen.getByRole('combobox', { name: 'Target name' }), 'dev');
+    const expires = screen.getByRole('textbox', { name: /Expires at/ });
+    // A plain text field: the browser's date-time field would follow the OS locale (AM/PM).
+    expect(expires.getAttribute('type') ?? 'text').toBe('text');
+    expect(expires.getAttribute('placeholder')).toBe('YYYY-MM-DD HH:mm');
+    await user.type(expires, '2099-01-01 7pm');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    expect(screen.getAllByText('Use YYYY-MM-DD HH:mm (24-hour)').length).toBeGreaterThan(0);
+    expect(puts()).toEqual([]);
+    await user.clear(expires);
+    await user.type(expires, '2099-01-01 19:00');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(puts()).toHaveLength(1));
+    expect(puts()[0]![1]).toMatchObject({ expires: new Date(2099, 0, 1, 19, 0).toISOString() });
+  });
+
   it('offers only the target kinds Postern enforces', async () => {
     setup();
     await screen.findByRole('heading', { name: 'Create New Lock' });

@@ -13,6 +13,7 @@ import {
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
+import { DateTimeField } from '../../components/DateTimeField';
 import { routePath } from '../../app/routes';
 import { lockTargetLabels } from './makeLock';
 import {
@@ -126,12 +127,12 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
               <option key={ttl} value={ttl} />
             ))}
           </datalist>
-          <TextInput
-            type="datetime-local"
+          <DateTimeField
+            optional
             label="Expires at"
             description="Instead of a TTL (leave the TTL at never): the lock ends at this time"
             value={form.expiresAt}
-            onChange={(e) => set('expiresAt', e.currentTarget.value)}
+            onChange={(expiresAt) => set('expiresAt', expiresAt)}
             error={errors.expiresAt}
           />
           {serverError && (

@@ -93,6 +93,16 @@ describe('validateNewLock', () => {
     ).toEqual({ ttl: 'Give a TTL or an expiry time, not both' });
   });
 
+  it('takes an expiry only in the 24-hour form the field shows, and only a real moment', () => {
+    for (const typed of ['2030-02-30 10:00', '2030-01-01 7pm', '01/02/2030 10:00']) {
+      expect(validateNewLock(form({ name: 'a', expiresAt: typed }), now).errors).toEqual({
+        expiresAt: 'Use YYYY-MM-DD HH:mm (24-hour)',
+      });
+    }
+    const { request } = validateNewLock(form({ name: 'a', expiresAt: '2030-01-01 18:30' }), now);
+    expect(request?.expires).toBe(new Date(2030, 0, 1, 18, 30).toISOString());
+  });
+
   it('limits the message to 1024 characters', () => {
     const { errors, request } = validateNewLock(
       form({ name: 'a', message: 'x'.repeat(1025) }),

@@ -1,4 +1,5 @@
 import { lockTargetKinds, type CreateLockRequest, type LockTargetKind } from '@postern/contracts';
+import { parseTypedDateTime } from '../../components/DateTimeField';
 
 /** What the Create New Lock form holds, as typed. */
 export interface NewLockForm {
@@ -7,7 +8,7 @@ export interface NewLockForm {
   message: string;
   /** A duration ('30m', '8h', '1h30m'), or 'never' / empty for a lock that stays. */
   ttl: string;
-  /** A `datetime-local` value (the browser's zone); empty when the TTL decides. */
+  /** `YYYY-MM-DDTHH:mm` in the browser's zone (as typed, when it is no moment); empty when the TTL decides. */
   expiresAt: string;
 }
 
@@ -72,8 +73,10 @@ export function validateNewLock(
 
   let expires: string | undefined;
   if (form.expiresAt) {
-    const at = new Date(form.expiresAt);
-    if (Number.isNaN(at.getTime())) errors.expiresAt = 'Enter a date and time';
+    // The field's own format only: `new Date` would also take text such as '2026-02-30 10:00'.
+    const local = parseTypedDateTime(form.expiresAt);
+    const at = new Date(local ?? Number.NaN);
+    if (Number.isNaN(at.getTime())) errors.expiresAt = 'Use YYYY-MM-DD HH:mm (24-hour)';
     else if (at.getTime() <= now.getTime()) errors.expiresAt = 'Choose a time in the future';
     else expires = at.toISOString();
     if (!neverByTtl) errors.ttl = 'Give a TTL or an expiry time, not both';
