@@ -145,6 +145,30 @@ test.describe.serial('session recordings', () => {
     expect(output.at(-1)![0]).toBeGreaterThan(12);
   });
 
+  test('at 420 px wide, Session Recordings keeps the description, Play and the duration whole', async () => {
+    await page.setViewportSize({ width: 420, height: 800 });
+    try {
+      await page.goto(page.url().replace(/\/session\/.*$/, '/recordings'));
+      const table = page.getByRole('table', { name: 'Session Recordings' });
+      const recording = table.getByRole('row').filter({ hasText: host }).first();
+      const play = recording.getByRole('link', { name: `Play recording of ${host}` });
+      await expect(play).toBeVisible();
+      // Login, users and host are in the description already: they give way.
+      await expect(table.getByRole('columnheader', { name: 'Login' })).toBeHidden();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        420,
+      );
+      for (const element of [play, cell(recording, 'Duration')]) {
+        const box = (await element.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(420);
+      }
+      await expect(cell(recording, 'Duration')).toHaveText(/^\d\d:\d\d$/);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
+  });
+
   test('a session with a join and a resize: the player marks both, plays it in real time, goes fullscreen, and follows the theme', async () => {
     test.setTimeout(120_000);
     const context = page.context();

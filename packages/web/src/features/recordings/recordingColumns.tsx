@@ -18,6 +18,7 @@ export function recordingColumns(playHref: (row: RecordingRow) => string): Colum
     {
       key: 'recordingType',
       header: 'Type',
+      fit: true,
       render: (row) => <SessionKindIcon kind={row.recordingType} />,
     },
     {
@@ -45,12 +46,14 @@ export function recordingColumns(playHref: (row: RecordingRow) => string): Colum
         </Group>
       ),
     },
-    { key: 'login', header: 'Login' },
-    { key: 'users', header: 'Users' },
-    { key: 'hostname', header: 'Hostname' },
+    // The description says login@host already: on a narrow screen these give way first.
+    { key: 'login', header: 'Login', visibleFrom: 'sm' },
+    { key: 'users', header: 'Users', visibleFrom: 'sm' },
+    { key: 'hostname', header: 'Hostname', visibleFrom: 'sm' },
     {
       key: 'createdDate',
       header: 'Created',
+      visibleFrom: 'xs',
       sortable: true,
       sortValue: (row) => row.createdDate.getTime(),
       render: (row) => formatDateTime(row.createdDate),
@@ -58,6 +61,7 @@ export function recordingColumns(playHref: (row: RecordingRow) => string): Colum
     {
       key: 'duration',
       header: 'Duration',
+      fit: true,
       sortable: true,
       sortValue: (row) => row.duration,
       render: (row) => formatDuration(row.duration),
