@@ -31,6 +31,23 @@ export function withFreeNodePort(configYaml = ''): string {
   return doc.toString();
 }
 
+/** `postern start` on free loopback ports, in the e2e cluster, with the caller's flags last. */
+export function startArgs(dataDir: string, extraArgs: string[]): string[] {
+  return [
+    posternBin,
+    'start',
+    '--data-dir',
+    dataDir,
+    '--web-addr',
+    '127.0.0.1:0',
+    '--ssh-addr',
+    '127.0.0.1:0',
+    '--cluster-name',
+    'e2e-cluster',
+    ...extraArgs,
+  ];
+}
+
 /**
  * Starts the built `postern start` on a free port (`--web-addr 127.0.0.1:0`) with a fresh data
  * dir, and resolves once it logs the address it serves on.
@@ -44,23 +61,9 @@ export async function startPostern(
   const configFile = path.join(dataDir, 'postern.yaml');
   await writeFile(configFile, withFreeNodePort(options.configYaml));
   extraArgs = ['--config', configFile, ...extraArgs];
-  const child = spawn(
-    process.execPath,
-    [
-      posternBin,
-      'start',
-      '--data-dir',
-      dataDir,
-      '--web-addr',
-      '127.0.0.1:0',
-      '--ssh-addr',
-      '127.0.0.1:0',
-      '--cluster-name',
-      'e2e-cluster',
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, startArgs(dataDir, extraArgs), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

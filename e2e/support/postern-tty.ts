@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 // The server's own PTY library (a dependency of packages/server): a real terminal, as a newcomer's.
 import { spawn, type IPty } from 'node-pty';
-import { posternBin, withFreeNodePort } from './postern-process.js';
+import { startArgs, withFreeNodePort } from './postern-process.js';
 
 export interface PosternInTerminal {
   /** The console's address, from the "serving the console at" entry. */
@@ -34,21 +34,7 @@ export async function startPosternInTerminal(
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'postern-tty-')));
   const configFile = path.join(tmpdir(), `postern-tty-${process.pid}-${Date.now()}.yaml`);
   await writeFile(configFile, withFreeNodePort(options.configYaml), { mode: 0o644 });
-  const args = [
-    posternBin,
-    'start',
-    '--config',
-    configFile,
-    '--data-dir',
-    dataDir,
-    '--web-addr',
-    '127.0.0.1:0',
-    '--ssh-addr',
-    '127.0.0.1:0',
-    '--cluster-name',
-    'e2e-cluster',
-    ...(options.args ?? []),
-  ];
+  const args = startArgs(dataDir, ['--config', configFile, ...(options.args ?? [])]);
   const pty: IPty = spawn(process.execPath, args, {
     name: 'xterm-256color',
     cols: 200,
