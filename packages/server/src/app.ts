@@ -79,11 +79,25 @@ export interface App {
   routes: DeclaredRoute[];
 }
 
+/**
+ * A client that opens sockets and then dawdles (never finishes the TLS handshake, sends headers
+ * a byte at a time) holds a socket and a parser each; these limits hand them back. Node checks
+ * header deadlines on a timer, so the timer runs every second, not every 30 s, to cut such a
+ * socket close to its 10 s. Bodies have no deadline: uploads of large files take their time.
+ */
+export const slowClientLimits = {
+  tls: { handshakeTimeout: 10_000 },
+  http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
+} as const;
+
 /** Builds the web server without listening, so tests drive it with `inject`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const server = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    https: deps.https ?? null,
+    // Fastify hands `https` (or, without TLS, `http`) to Node's createServer as its options.
+    ...(deps.https
+      ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
+      : { http: slowClientLimits.http }),
     bodyLimit: 1024 * 1024,
     // Generated ids keep each request's log lines together without echoing client input.
     requestIdHeader: false,

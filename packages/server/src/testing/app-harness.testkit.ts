@@ -54,6 +54,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** file_transfer.max_bytes; tests of the limit keep it small. */
   fileTransferMaxBytes?: number;
+  /** Serve HTTPS with this certificate once listening (default: plain HTTP). */
+  https?: { cert: string; key: string };
 }
 
 /**
@@ -98,6 +100,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     webDistDir,
     now: clock.now,
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.https ? { https: options.https } : {}),
   });
   const csrfToken = randomBytes(32).toString('hex');
   const origin = 'https://proxy.test:3080';
