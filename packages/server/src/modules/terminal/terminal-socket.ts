@@ -14,6 +14,7 @@ import type { Identity } from '../../plugins/access-guard.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import { requesterOf, type TerminalService } from './terminal.service.js';
 import { WebSocketParty } from './websocket-party.js';
+import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 
 export interface TerminalSocketOptions {
   terminals: TerminalService;
@@ -85,7 +86,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
     stage = 'closed';
     if (session && party) session.leave(party.id, 'disconnected');
   });
-  socket.on('error', () => socket.terminate());
+  closeOnProtocolError(socket);
 
   async function begin(firstFrame: string | undefined): Promise<void> {
     const auth = terminalAuthFrameSchema.safeParse(safeJson(firstFrame));

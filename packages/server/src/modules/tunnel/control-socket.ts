@@ -18,6 +18,7 @@ import {
   proofSchema,
 } from './tunnel-protocol.js';
 import type { ControlChannel, TunnelRegistry } from './tunnel-registry.js';
+import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 
 export interface ControlSocketOptions {
   registry: TunnelRegistry;
@@ -93,7 +94,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
       options.log.info({ nodeId: channel.nodeId }, 'agent tunnel closed');
     }
   });
-  socket.on('error', () => socket.terminate());
+  closeOnProtocolError(socket);
 
   function onHello(frame: unknown): void {
     const hello = helloSchema.safeParse(frame);

@@ -2,6 +2,7 @@ import type { RawData, WebSocket } from 'ws';
 import { closeReason } from './control-socket.js';
 import { dataHelloSchema, parseTextFrame, POLICY_VIOLATION } from './tunnel-protocol.js';
 import type { TunnelRegistry } from './tunnel-registry.js';
+import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 
 /**
  * One connection an agent opens because the proxy asked for it. Its first text frame repeats the
@@ -29,5 +30,5 @@ export function serveDataSocket(
   };
   socket.on('message', onFirstFrame);
   socket.on('close', () => clearTimeout(timer));
-  socket.on('error', () => socket.terminate());
+  closeOnProtocolError(socket);
 }
