@@ -19,7 +19,7 @@ import { startSshd } from './sshd.mjs';
 export const PROMPT = 'BENCHPS> ';
 const setPrompt = `PS1='BENCH''PS> '; PROMPT_COMMAND=; unset HISTFILE\r`;
 
-export async function setUp({ posternNodeArgs = [], log = () => {} } = {}) {
+export async function setUp({ posternNodeArgs = [], posternConfig = [], log = () => {} } = {}) {
   assertBuilt();
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-'));
   const cleanups = [() => rm(dir, { recursive: true, force: true })];
@@ -31,6 +31,7 @@ export async function setUp({ posternNodeArgs = [], log = () => {} } = {}) {
     const postern = await startPostern({
       dataDir: path.join(dir, 'postern'),
       extraNodeArgs: posternNodeArgs,
+      configLines: posternConfig,
     });
     cleanups.push(() => postern.stop());
     const userCa = (await postern.cli(['ca', 'export', '--type', 'user'])).trim();

@@ -27,12 +27,24 @@ export function assertBuilt() {
  * Starts `postern start` with `dataDir` and resolves once it logs the console's address.
  * `extraNodeArgs` go to node itself (e.g. --cpu-prof).
  */
-export async function startPostern({ dataDir, clusterName = 'bench', extraNodeArgs = [] }) {
+export async function startPostern({
+  dataDir,
+  clusterName = 'bench',
+  extraNodeArgs = [],
+  configLines = [],
+}) {
   await mkdir(dataDir, { recursive: true });
   const configFile = path.join(dataDir, 'postern.yaml');
   await writeFile(
     configFile,
-    ['ssh_service:', '  listen_addr: 127.0.0.1:0', 'log:', '  level: info', ''].join('\n'),
+    [
+      'ssh_service:',
+      '  listen_addr: 127.0.0.1:0',
+      'log:',
+      '  level: info',
+      ...configLines,
+      '',
+    ].join('\n'),
   );
   const child = spawn(
     process.execPath,

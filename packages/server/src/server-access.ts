@@ -25,6 +25,7 @@ import { FileTransferService } from './modules/file-transfer/file-transfer.servi
 import { NodeAccess } from './modules/terminal/node-access.js';
 import { NodeDialer } from './modules/terminal/node-dialer.js';
 import { terminalRoutes } from './modules/terminal/terminal.routes.js';
+import { OpenRateLimiter } from './modules/terminal/open-rate.js';
 import { TerminalService } from './modules/terminal/terminal.service.js';
 import { TunnelRegistry, tunnelRoutes } from './modules/tunnel/index.js';
 import { ClusterCa } from './ssh/ca.service.js';
@@ -77,6 +78,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     dialer,
     locks: deps.locks,
     now,
+    openRate: new OpenRateLimiter(config.sessionOpenLimit, now),
   });
   const terminals = new TerminalService({
     hub,

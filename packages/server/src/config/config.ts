@@ -108,6 +108,13 @@ export const fileConfigSchema = z
       .object({ max_bytes: z.number().int().positive().optional() })
       .strict()
       .optional(),
+    session_open_limit: z
+      .object({
+        burst: z.number().int().positive().optional(),
+        per_second: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type FileConfig = z.infer<typeof fileConfigSchema>;
@@ -157,6 +164,8 @@ export interface Config {
   opensshCheckIntervalMs: number;
   /** Web terminal uploads and downloads: the largest file accepted either way. */
   fileTransfer: { maxBytes: number };
+  /** How fast one user may open connections to servers: `burst` at once, then `perSecond`. */
+  sessionOpenLimit: { burst: number; perSecond: number };
 }
 
 export interface SshServiceConfig {
@@ -241,6 +250,10 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ...(file.ssh_service?.sftp_server ? { sftpServer: file.ssh_service.sftp_server } : {}),
     },
     fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
+    sessionOpenLimit: {
+      burst: file.session_open_limit?.burst ?? 20,
+      perSecond: file.session_open_limit?.per_second ?? 5,
+    },
   };
 }
 

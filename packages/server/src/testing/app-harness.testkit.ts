@@ -54,6 +54,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** file_transfer.max_bytes; tests of the limit keep it small. */
   fileTransferMaxBytes?: number;
+  /** session_open_limit; generous unless set, as tests open many sessions as one user. */
+  sessionOpenLimit?: { burst: number; perSecond: number };
   /** Serve HTTPS with this certificate once listening (default: plain HTTP). */
   https?: { cert: string; key: string };
 }
@@ -81,6 +83,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.storage = options.storage ?? { type: 'memory' };
   if (options.audit) config.audit = options.audit;
   if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
+  config.sessionOpenLimit = options.sessionOpenLimit ?? { burst: 10_000, perSecond: 10_000 };
   const auth = authFileSchema.parse({ login_rate_limit: 100_000, ...options.auth });
   config.auth = resolveAuth(auth, config.publicAddr.host);
 

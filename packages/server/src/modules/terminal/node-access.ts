@@ -5,6 +5,7 @@ import type { ConnectToNodeOptions } from '../../ssh/client.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
+import type { OpenRateLimiter } from './open-rate.js';
 
 /** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
 export interface NodeDirectory {
@@ -37,6 +38,8 @@ export interface NodeAccessDeps {
   dialer: NodeDialer;
   locks: LockWatcher;
   now: () => number;
+  /** Per-user limit on opening connections: every dial (terminal, command, sftp, forward, file). */
+  openRate?: OpenRateLimiter;
 }
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
@@ -90,6 +93,8 @@ export class NodeAccess {
     login: string,
     agent?: ForwardedAgent,
   ): Promise<{ client: Client; expiresAt: number }> {
+    // Before any work: a refused open must cost nothing.
+    this.deps.openRate?.take(requester.user);
     const options = requester.roleSet.options();
     const ttlMs = this.ttlMs(requester);
     const expiresAt = this.deps.now() + ttlMs;
