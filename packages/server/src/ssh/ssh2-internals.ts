@@ -116,3 +116,47 @@ export function peerSoftware(client: object): string | undefined {
   const version = (client as { _remoteVer?: unknown })._remoteVer;
   return typeof version === 'string' ? version : undefined;
 }
+
+/** The parts of an ssh2 client channel that hold what we granted the peer to send. */
+export interface IncomingSide {
+  incoming: { window: number };
+  outgoing: { id: number; state: string };
+}
+
+/**
+ * Takes over the WINDOW_ADJUST messages ssh2 would send for `channel`: ssh2 keeps the peer's
+ * credit between 1 and 2 MiB (hard-coded), whatever the reader does with the data. From here on
+ * ssh2's own top-ups are undone and `grant(bytes)` is the only way to give credit back.
+ */
+export function takeOverIncomingWindow(
+  client: object,
+  channel: object,
+  onTopUpWanted: () => void,
+): { side: IncomingSide; grant(bytes: number): void } {
+  const protocol = (client as { _protocol?: { channelWindowAdjust?: unknown } })._protocol;
+  const side = channel as Partial<IncomingSide>;
+  if (
+    !protocol ||
+    typeof protocol.channelWindowAdjust !== 'function' ||
+    typeof side.incoming?.window !== 'number' ||
+    typeof side.outgoing?.id !== 'number'
+  ) {
+    throw new Error('ssh2 internals changed (is ssh2 still 1.17?): cannot manage the window');
+  }
+  const send = (protocol.channelWindowAdjust as (id: number, bytes: number) => void).bind(protocol);
+  const checked = side as IncomingSide;
+  protocol.channelWindowAdjust = (id: number, bytes: number) => {
+    if (id !== checked.outgoing.id) return send(id, bytes);
+    // ssh2 added `bytes` to its count before calling us: take it back, then let the owner decide.
+    checked.incoming.window -= bytes;
+    onTopUpWanted();
+  };
+  return {
+    side: checked,
+    grant(bytes) {
+      if (checked.outgoing.state !== 'open' || bytes <= 0) return;
+      checked.incoming.window += bytes;
+      send(checked.outgoing.id, bytes);
+    },
+  };
+}

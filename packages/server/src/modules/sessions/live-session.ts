@@ -136,6 +136,15 @@ export class LiveSession {
     return this.ended;
   }
 
+  /** What this process holds of the output: unread from the node, and queued to every party. */
+  heldOutputBytes(): number {
+    const { channel } = this.init;
+    const queued = [...this.members.values()].map((m) => m.party.queuedBytes?.() ?? 0);
+    return (
+      channel.readableLength + channel.stderr.readableLength + queued.reduce((a, b) => a + b, 0)
+    );
+  }
+
   parties(): Party[] {
     return [...this.members.values()].map((m) => m.party);
   }

@@ -17,4 +17,6 @@ export interface Party {
   sessionData(session: ActiveSessionJson): void;
   /** The session ended (or this party was removed from it); the party closes its transport. */
   end(reason: string): void;
+  /** Output written and still queued in this process (not yet taken by the OS), if known. */
+  queuedBytes?(): number;
 }

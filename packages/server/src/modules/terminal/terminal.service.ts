@@ -3,6 +3,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import { openExec, openShell } from '../../ssh/client.js';
+import { capIncomingWindow } from '../../ssh/incoming-window.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
@@ -19,6 +20,12 @@ import {
 import type { DialableNode } from './node-dialer.js';
 
 export type { ForwardedAgent, NodeDirectory, Requester } from './node-access.js';
+
+/**
+ * What the proxy may hold of a session's output from the node (granted and unread). With the
+ * 512 KiB a browser may leave unacknowledged, a paused session costs at most about 1 MiB.
+ */
+const heldOutputLimit = 384 * 1024;
 export { requesterOf } from './node-access.js';
 
 export interface TerminalServiceDeps {
@@ -110,7 +117,7 @@ export class TerminalService {
       const failure = new ApiError('connection_problem', dialFailure(node, error));
       throw await this.rejected(requester, request, node, failure);
     }
-    return this.deps.hub.create({
+    const session = this.deps.hub.create({
       owner: { user: requester.user, roles: requester.roles },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
@@ -125,6 +132,9 @@ export class TerminalService {
       client,
       channel,
     });
+    // After the session's own readers are attached (same tick: no output can slip past them).
+    capIncomingWindow(client, channel, heldOutputLimit);
+    return session;
   }
 
   /** The live session to join and the mode granted, or an error the joiner can read. */

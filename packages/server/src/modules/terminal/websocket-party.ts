@@ -75,6 +75,10 @@ export class WebSocketParty implements Party {
     this.send(encodeEnvelope(T.error, message));
   }
 
+  queuedBytes(): number {
+    return this.socket.bufferedAmount;
+  }
+
   end(reason: string): void {
     if (this.closed) return;
     this.send(encodeEnvelope(T.sessionEnd, JSON.stringify({ reason })));
