@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditEventInput, AuditSearchQuery, AuditStore } from './audit.types.js';
 import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
+import type { AuditChainSource } from './audit-chain.js';
+import { verifyAuditChain } from './audit-chain.js';
 import { applyAuditRetention } from './retention.js';
 
 /** What the query planner does with one search. */
@@ -14,7 +16,13 @@ export interface SearchPlan {
 }
 
 export interface AuditStoreUnderTest {
-  store: AuditStore;
+  store: AuditStore & AuditChainSource;
+  /** Another store over the same storage: a second proxy. */
+  openSecond(): Promise<AuditStore & AuditChainSource>;
+  /** Tampering by direct SQL: replaces text in the stored JSON of the event with this uid. */
+  alterEvent(uid: string, text: string, replacement: string): Promise<void>;
+  /** Tampering by direct SQL: deletes the row of the event with this uid. */
+  deleteEvent(uid: string): Promise<void>;
   explainSearch(q: AuditSearchQuery): Promise<SearchPlan>;
   /** Closes the store and removes its storage. */
   cleanup(): Promise<void>;
@@ -31,7 +39,7 @@ const everything = { from: at(-1e9), to: at(1e9) };
 export function runAuditStoreConformance(name: string, factory: AuditStoreFactory): void {
   describe(`${name} audit store`, () => {
     let subject: AuditStoreUnderTest;
-    let store: AuditStore;
+    let store: AuditStore & AuditChainSource;
 
     beforeEach(async () => {
       subject = await factory('test-cluster');
@@ -296,8 +304,14 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
     });
 
     describe('retention', () => {
+      // Retention removes a prefix of the write order (the hash chain's order), so these events
+      // are written one after another, oldest first, as a server writes them.
+      const emitInOrder = async (count: number) => {
+        for (let n = 0; n < count; n += 1) await store.emit({ event: 'e', code: 'C', time: at(n) });
+      };
+
       it('removes only events older than the cutoff, oldest first, a batch at a time', async () => {
-        await emitAll([...Array(25).keys()].map((n) => ({ event: 'e', code: 'C', time: at(n) })));
+        await emitInOrder(25);
         expect(await store.removeOlderThan(at(20), 7)).toBe(7);
         expect(await store.removeOlderThan(at(20), 7)).toBe(7);
         const left = await store.search({ ...everything, limit: 100, order: 'asc' });
@@ -305,11 +319,88 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
       });
 
       it('applyAuditRetention loops over batches until nothing older is left', async () => {
-        await emitAll([...Array(30).keys()].map((n) => ({ event: 'e', code: 'C', time: at(n) })));
+        await emitInOrder(30);
         const removed = await applyAuditRetention(store, 10, base + 35, 4);
         expect(removed).toBe(25);
         const left = await store.search({ ...everything, limit: 100, order: 'asc' });
         expect(times(left.events)).toEqual([25, 26, 27, 28, 29]);
+      });
+    });
+
+    describe('hash chain', () => {
+      const verify = () => verifyAuditChain(store);
+      const tenEvents = async () => {
+        const out: AuditEvent[] = [];
+        for (let n = 0; n < 10; n += 1)
+          out.push(await store.emit({ event: 'e', code: 'C', user: `user${n}`, time: at(n) }));
+        return out;
+      };
+
+      it('chains every event, also from parallel writers on two stores, and search never shows the chain', async () => {
+        const second = await subject.openSecond();
+        try {
+          await Promise.all(
+            Array.from({ length: 40 }, (_, n) =>
+              (n % 2 ? second : store).emit({ event: 'e', code: 'C', n }),
+            ),
+          );
+        } finally {
+          await second.close();
+        }
+        expect(await verify()).toEqual({ verified: 40, unchained: 0 });
+        const found = await store.search({
+          from: new Date(0),
+          to: new Date(Date.now() + 1000),
+          limit: 1,
+        });
+        expect(Object.keys(found.events[0] ?? {})).not.toEqual(expect.arrayContaining(['hash']));
+        expect(JSON.stringify(found.events)).not.toMatch(/prev_hash|"hash"/);
+      });
+
+      it('names the first row altered by a direct UPDATE', async () => {
+        const events = await tenEvents();
+        await subject.alterEvent(events[4]!.uid, 'user4', 'mallory');
+        await subject.alterEvent(events[7]!.uid, 'user7', 'mallory');
+        const report = await verify();
+        expect(report.verified).toBe(4);
+        expect(report.problem).toMatchObject({
+          uid: events[4]!.uid,
+          time: events[4]!.time,
+          reason: expect.stringMatching(/altered/),
+        });
+      });
+
+      it('names the place of a row deleted from the middle', async () => {
+        const events = await tenEvents();
+        await subject.deleteEvent(events[5]!.uid);
+        const report = await verify();
+        expect(report.verified).toBe(5);
+        expect(report.problem).toMatchObject({
+          uid: events[6]!.uid,
+          reason: expect.stringMatching(/removed/),
+        });
+        expect(report.problem?.reason).toMatch(/between position \d+ and this row/);
+      });
+
+      it('notices the newest row removed', async () => {
+        const events = await tenEvents();
+        await subject.deleteEvent(events[9]!.uid);
+        const report = await verify();
+        expect(report.problem).toMatchObject({
+          uid: events[8]!.uid,
+          reason: expect.stringMatching(/after this one were removed/),
+        });
+      });
+
+      it('still verifies after retention removed the oldest rows, from the anchor it kept', async () => {
+        await tenEvents();
+        expect(await store.removeOlderThan(at(4), 100)).toBe(4);
+        expect(await verify()).toEqual({ verified: 6, unchained: 0 });
+        await store.emit({ event: 'e', code: 'C', time: at(20) });
+        expect(await store.removeOlderThan(at(100), 100)).toBe(7);
+        expect(await verify()).toEqual({ verified: 0, unchained: 0 });
+        await store.emit({ event: 'e', code: 'C' });
+        expect(await verify()).toEqual({ verified: 1, unchained: 0 });
       });
     });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
+import { verifyAuditChain } from './audit-chain.js';
 import { checkQuery } from './audit.common.js';
 import { runAuditStoreConformance } from './audit.conformance.testkit.js';
 import { PostgresAuditStore, postgresSearchSql } from './audit.postgres.js';
@@ -12,8 +13,20 @@ afterAll(() => schemas.dropAll());
 runAuditStoreConformance('postgres', async (clusterName) => {
   const schema = schemas.newName();
   const store = await PostgresAuditStore.open({ url: testPostgresUrl, schema }, clusterName);
+  const table = `"${schema}".audit_events`;
+  const sql = (text: string, params: unknown[]) => schemas.query(text, params);
   return {
     store,
+    openSecond: () => PostgresAuditStore.open({ url: testPostgresUrl, schema }, clusterName),
+    async alterEvent(uid, text, replacement) {
+      await sql(
+        `UPDATE ${table} SET data = replace(data::text, $1, $2)::json WHERE data::text LIKE $3`,
+        [text, replacement, `%${uid}%`],
+      );
+    },
+    async deleteEvent(uid) {
+      await sql(`DELETE FROM ${table} WHERE data::text LIKE $1`, [`%${uid}%`]);
+    },
     async explainSearch(query) {
       const { sql, params } = postgresSearchSql(`"${schema}".audit_events`, checkQuery(query));
       // Tiny test tables make a sequential scan cheapest, so rule scans that cannot deliver
@@ -66,6 +79,31 @@ describe('postgres audit store', () => {
       expect(found?.events).toEqual([emitted]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
+      await schemas.drop(schema);
+    }
+  });
+
+  it('adds the chain to a log made before it: old rows are unchained, new ones verify', async () => {
+    const schema = schemas.newName();
+    await schemas.query(`CREATE SCHEMA "${schema}"`);
+    await schemas.query(`CREATE TABLE "${schema}".audit_events (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, time timestamptz NOT NULL,
+      event_type text NOT NULL, code text NOT NULL, user_name text, session_id text, data json NOT NULL)`);
+    const time = '2026-01-01T00:00:00.000Z';
+    await schemas.query(
+      `INSERT INTO "${schema}".audit_events (time, event_type, code, data) VALUES ($1, 'e', 'C', $2)`,
+      [time, JSON.stringify({ event: 'e', code: 'C', time, uid: 'old' })],
+    );
+    const store = await PostgresAuditStore.open({ url: testPostgresUrl, schema }, 'c');
+    try {
+      const first = await store.emit({ event: 'e', code: 'C' });
+      expect(await verifyAuditChain(store)).toEqual({
+        verified: 1,
+        unchained: 1,
+        unchainedBefore: first.time,
+      });
+    } finally {
+      await store.close();
       await schemas.drop(schema);
     }
   });

@@ -1,5 +1,10 @@
 import type pg from 'pg';
-import { openMigratedPool, quoteSchema } from '../../backend/pg-helpers.js';
+import {
+  ADVISORY_LOCK_NAMESPACE,
+  inTransaction,
+  openMigratedPool,
+  quoteSchema,
+} from '../../backend/pg-helpers.js';
 import type { CheckedQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
@@ -8,6 +13,8 @@ import {
   prepareEvent,
   rangeBounds,
 } from './audit.common.js';
+import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
+import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
 import type {
   AuditEvent,
   AuditEventInput,
@@ -32,8 +39,20 @@ const ddl = (s: string) => `
     code text NOT NULL,
     user_name text,
     session_id text,
-    data json NOT NULL
+    data json NOT NULL,
+    prev_hash text,
+    hash text
   );
+  ALTER TABLE ${s}.audit_events ADD COLUMN IF NOT EXISTS prev_hash text;
+  ALTER TABLE ${s}.audit_events ADD COLUMN IF NOT EXISTS hash text;
+  CREATE TABLE IF NOT EXISTS ${s}.audit_chain (
+    id int PRIMARY KEY CHECK (id = 1),
+    head text NOT NULL,
+    anchor text NOT NULL,
+    chained_from bigint
+  );
+  INSERT INTO ${s}.audit_chain (id, head, anchor)
+    VALUES (1, '${CHAIN_GENESIS}', '${CHAIN_GENESIS}') ON CONFLICT DO NOTHING;
   CREATE INDEX IF NOT EXISTS audit_events_time ON ${s}.audit_events (time, id);
   CREATE INDEX IF NOT EXISTS audit_events_type_time ON ${s}.audit_events (event_type, time, id);
   CREATE INDEX IF NOT EXISTS audit_events_user_time ON ${s}.audit_events (user_name, time, id) WHERE user_name IS NOT NULL;
@@ -65,8 +84,11 @@ export function postgresSearchSql(
 }
 
 /** The audit log in PostgreSQL, shared by every server of a high-availability cluster. */
-export class PostgresAuditStore implements AuditStore {
+export class PostgresAuditStore implements AuditStore, AuditChainSource {
   private readonly table: string;
+  private readonly chain: string;
+  /** Names the advisory lock every writer of this log takes, whichever proxy it runs in. */
+  private readonly lockName: string;
   private closed = false;
 
   static async open(
@@ -76,23 +98,93 @@ export class PostgresAuditStore implements AuditStore {
     const schema = options.schema ?? 'public';
     const quoted = quoteSchema(schema);
     const pool = await openMigratedPool(options.url, schema, ddl(quoted));
-    return new PostgresAuditStore(pool, quoted, clusterName);
+    return new PostgresAuditStore(pool, quoted, schema, clusterName);
   }
 
   private constructor(
     private readonly pool: pg.Pool,
     quotedSchema: string,
+    schema: string,
     private readonly clusterName: string,
   ) {
     this.table = `${quotedSchema}.audit_events`;
+    this.chain = `${quotedSchema}.audit_chain`;
+    this.lockName = `${schema}.audit_events`;
+  }
+
+  /**
+   * Runs `fn` under the log's transaction-scoped advisory lock: writers from every proxy take
+   * turns, so each reads the head the previous one committed and the rows form one chain.
+   */
+  private locked<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+        ADVISORY_LOCK_NAMESPACE,
+        this.lockName,
+      ]);
+      return fn(client);
+    });
+  }
+
+  async chainState(): Promise<ChainState> {
+    const { rows } = await this.pool.query<{
+      head: string;
+      anchor: string;
+      chained_from: string | null;
+    }>(`SELECT head, anchor, chained_from FROM ${this.chain} WHERE id = 1`);
+    const row = rows[0];
+    if (!row) return { head: CHAIN_GENESIS, anchor: CHAIN_GENESIS, chainedFrom: null };
+    return { head: row.head, anchor: row.anchor, chainedFrom: row.chained_from };
+  }
+
+  async chainRows(afterId: string | undefined, limit: number): Promise<ChainRow[]> {
+    const { rows } = await this.pool.query<{
+      id: string;
+      time_ms: string;
+      event_type: string;
+      code: string;
+      user_name: string | null;
+      session_id: string | null;
+      data: Record<string, unknown>;
+      prev_hash: string | null;
+      hash: string | null;
+    }>(
+      `SELECT id, (extract(epoch FROM time) * 1000)::bigint AS time_ms, event_type, code,
+        user_name, session_id, data, prev_hash, hash
+        FROM ${this.table} WHERE id > $1 ORDER BY id LIMIT $2`,
+      [afterId ?? '0', limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      timeMs: Number(row.time_ms),
+      eventType: row.event_type,
+      code: row.code,
+      user: row.user_name,
+      sid: row.session_id,
+      event: row.data !== null && typeof row.data === 'object' ? row.data : {},
+      prevHash: row.prev_hash,
+      hash: row.hash,
+    }));
   }
 
   async emit(input: AuditEventInput): Promise<AuditEvent> {
     const { event, row } = prepareEvent(input, this.clusterName);
-    await this.pool.query(
-      `INSERT INTO ${this.table} (time, event_type, code, user_name, session_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [new Date(row.timeMs), row.eventType, row.code, row.user, row.sid, row.json],
-    );
+    await this.locked(async (client) => {
+      const { rows } = await client.query<{ head: string }>(
+        `SELECT head FROM ${this.chain} WHERE id = 1`,
+      );
+      const head = rows[0]?.head ?? CHAIN_GENESIS;
+      const hash = chainHash(head, event);
+      const inserted = await client.query<{ id: string }>(
+        `INSERT INTO ${this.table} (time, event_type, code, user_name, session_id, data, prev_hash, hash)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+        [new Date(row.timeMs), row.eventType, row.code, row.user, row.sid, row.json, head, hash],
+      );
+      await client.query(
+        `UPDATE ${this.chain} SET head = $1, chained_from = coalesce(chained_from, $2) WHERE id = 1`,
+        [hash, inserted.rows[0]?.id],
+      );
+    });
     return event;
   }
 
@@ -120,12 +212,22 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async removeOlderThan(cutoff: Date, batchSize: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
-      `DELETE FROM ${this.table} WHERE id IN
-        (SELECT id FROM ${this.table} WHERE time < $1 ORDER BY time, id LIMIT $2)`,
-      [cutoff, batchSize],
-    );
-    return rowCount ?? 0;
+    // A prefix of the chain (write order) up to the first row still inside the window; the
+    // last removed row's hash becomes the anchor (see the SQLite twin).
+    return this.locked(async (client) => {
+      const { rows } = await client.query<{ id: string; old: boolean; hash: string | null }>(
+        `SELECT id, time < $1 AS old, hash FROM ${this.table} ORDER BY id LIMIT $2`,
+        [cutoff, batchSize],
+      );
+      const end = rows.findIndex((row) => !row.old);
+      const removed = end < 0 ? rows : rows.slice(0, end);
+      const last = removed.at(-1);
+      if (!last) return 0;
+      await client.query(`DELETE FROM ${this.table} WHERE id <= $1`, [last.id]);
+      const anchor = removed.findLast((row) => row.hash !== null)?.hash;
+      if (anchor) await client.query(`UPDATE ${this.chain} SET anchor = $1 WHERE id = 1`, [anchor]);
+      return removed.length;
+    });
   }
 
   async close(): Promise<void> {

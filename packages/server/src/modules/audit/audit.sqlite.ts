@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { CheckedQuery } from './audit.common.js';
+import type { AuditRow, CheckedQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
   checkQuery,
@@ -9,6 +9,8 @@ import {
   prepareEvent,
   rangeBounds,
 } from './audit.common.js';
+import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
+import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
 import type {
   AuditEvent,
   AuditEventInput,
@@ -25,13 +27,31 @@ const SCHEMA = `
     code TEXT NOT NULL,
     user_name TEXT,
     session_id TEXT,
-    data TEXT NOT NULL
+    data TEXT NOT NULL,
+    prev_hash TEXT,
+    hash TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_events_time ON audit_events (time_ms, id);
   CREATE INDEX IF NOT EXISTS audit_events_type_time ON audit_events (event_type, time_ms, id);
   CREATE INDEX IF NOT EXISTS audit_events_user_time ON audit_events (user_name, time_ms, id) WHERE user_name IS NOT NULL;
   CREATE INDEX IF NOT EXISTS audit_events_sid_time ON audit_events (session_id, time_ms, id) WHERE session_id IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS audit_chain (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    head TEXT NOT NULL,
+    anchor TEXT NOT NULL,
+    chained_from INTEGER
+  );
+  INSERT OR IGNORE INTO audit_chain (id, head, anchor) VALUES (1, '${CHAIN_GENESIS}', '${CHAIN_GENESIS}');
 `;
+
+/** Databases made before the hash chain get its columns; their old rows stay unchained. */
+function addChainColumns(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(audit_events)').all() as { name: string }[];
+  for (const column of ['prev_hash', 'hash']) {
+    if (!columns.some((c) => c.name === column))
+      db.exec(`ALTER TABLE audit_events ADD COLUMN ${column} TEXT`);
+  }
+}
 
 /**
  * Builds the keyset search: rows strictly after the cursor in the chosen order, one more than
@@ -66,9 +86,10 @@ export function sqliteSearchSql(q: CheckedQuery): {
 }
 
 /** The audit log in its own SQLite file (WAL, like the state file, so the CLI can read it live). */
-export class SqliteAuditStore implements AuditStore {
+export class SqliteAuditStore implements AuditStore, AuditChainSource {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement;
+  private readonly append: (row: AuditRow, event: AuditEvent) => void;
+  private readonly removeBatch: (cutoffMs: number, batchSize: number) => number;
 
   constructor(
     path: string,
@@ -79,15 +100,112 @@ export class SqliteAuditStore implements AuditStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
-    this.insert = this.db.prepare(
-      'INSERT INTO audit_events (time_ms, event_type, code, user_name, session_id, data) VALUES (?, ?, ?, ?, ?, ?)',
+    this.db
+      .transaction(() => {
+        this.db.exec(SCHEMA);
+        addChainColumns(this.db);
+      })
+      .immediate();
+    this.append = this.chainedInsert();
+    this.removeBatch = this.prefixRemoval();
+  }
+
+  /** The insert and the chain head move together, in one write transaction. */
+  private chainedInsert(): (row: AuditRow, event: AuditEvent) => void {
+    const state = this.db.prepare('SELECT head, chained_from FROM audit_chain WHERE id = 1');
+    const insert = this.db.prepare(
+      'INSERT INTO audit_events (time_ms, event_type, code, user_name, session_id, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    const setHead = this.db.prepare(
+      'UPDATE audit_chain SET head = ?, chained_from = coalesce(chained_from, ?) WHERE id = 1',
+    );
+    const run = this.db.transaction((row: AuditRow, event: AuditEvent) => {
+      const { head } = state.get() as { head: string };
+      const hash = chainHash(head, event);
+      const { lastInsertRowid } = insert.run(
+        row.timeMs,
+        row.eventType,
+        row.code,
+        row.user,
+        row.sid,
+        row.json,
+        head,
+        hash,
+      );
+      setHead.run(hash, lastInsertRowid);
+    });
+    return (row, event) => run.immediate(row, event);
+  }
+
+  /**
+   * Retention removes a prefix of the chain (write order), stopping at the first row still
+   * inside the window, and keeps the hash of the last removed row as the anchor the next row's
+   * prev_hash is checked against.
+   */
+  private prefixRemoval(): (cutoffMs: number, batchSize: number) => number {
+    const oldest = this.db.prepare(
+      'SELECT id, time_ms, hash FROM audit_events ORDER BY id LIMIT ?',
+    );
+    const remove = this.db.prepare('DELETE FROM audit_events WHERE id <= ?');
+    const setAnchor = this.db.prepare('UPDATE audit_chain SET anchor = ? WHERE id = 1');
+    const run = this.db.transaction((cutoffMs: number, batchSize: number) => {
+      const rows = oldest.all(batchSize) as { id: number; time_ms: number; hash: string | null }[];
+      const end = rows.findIndex((row) => row.time_ms >= cutoffMs);
+      const removed = end < 0 ? rows : rows.slice(0, end);
+      const last = removed.at(-1);
+      if (!last) return 0;
+      remove.run(last.id);
+      const anchor = removed.findLast((row) => row.hash !== null)?.hash;
+      if (anchor) setAnchor.run(anchor);
+      return removed.length;
+    });
+    return (cutoffMs, batchSize) => run.immediate(cutoffMs, batchSize);
+  }
+
+  async chainState(): Promise<ChainState> {
+    const row = this.db
+      .prepare('SELECT head, anchor, chained_from FROM audit_chain WHERE id = 1')
+      .get() as { head: string; anchor: string; chained_from: number | null };
+    return {
+      head: row.head,
+      anchor: row.anchor,
+      chainedFrom: row.chained_from === null ? null : String(row.chained_from),
+    };
+  }
+
+  async chainRows(afterId: string | undefined, limit: number): Promise<ChainRow[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT id, time_ms, event_type, code, user_name, session_id, data, prev_hash, hash
+          FROM audit_events WHERE id > ? ORDER BY id LIMIT ?`,
+      )
+      .all(afterId === undefined ? 0 : BigInt(afterId), limit) as {
+      id: number;
+      time_ms: number;
+      event_type: string;
+      code: string;
+      user_name: string | null;
+      session_id: string | null;
+      data: string;
+      prev_hash: string | null;
+      hash: string | null;
+    }[];
+    return rows.map((row) => ({
+      id: String(row.id),
+      timeMs: row.time_ms,
+      eventType: row.event_type,
+      code: row.code,
+      user: row.user_name,
+      sid: row.session_id,
+      event: parseEvent(row.data),
+      prevHash: row.prev_hash,
+      hash: row.hash,
+    }));
   }
 
   async emit(input: AuditEventInput): Promise<AuditEvent> {
     const { event, row } = prepareEvent(input, this.clusterName);
-    this.insert.run(row.timeMs, row.eventType, row.code, row.user, row.sid, row.json);
+    this.append(row, event);
     return event;
   }
 
@@ -115,16 +233,20 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   async removeOlderThan(cutoff: Date, batchSize: number): Promise<number> {
-    // The inner SELECT walks the (time_ms, id) index from the oldest row, so each batch is cheap.
-    return this.db
-      .prepare(
-        `DELETE FROM audit_events WHERE id IN
-          (SELECT id FROM audit_events WHERE time_ms < ? ORDER BY time_ms, id LIMIT ?)`,
-      )
-      .run(cutoff.getTime(), batchSize).changes;
+    return this.removeBatch(cutoff.getTime(), batchSize);
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** A row's event as verification sees it; text that is no JSON object counts as altered. */
+function parseEvent(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return { unparseable: text };
   }
 }
