@@ -79,5 +79,16 @@ export const recordingChunkSchema = z.object({
   events: z.array(castEventSchema),
   /** The offset to ask for next, or null when the recording has no more events. */
   next: z.number().int().nonnegative().nullable(),
+  /**
+   * The recording is damaged (altered or cut) right after these events: `next` is null, and
+   * nothing after `t` (seconds) can be played. `chunk` is the first bad chunk of the stored cast.
+   */
+  damaged: z
+    .object({
+      t: z.number().nonnegative(),
+      chunk: z.number().int().nonnegative().optional(),
+      message: z.string(),
+    })
+    .optional(),
 });
 export type RecordingChunk = z.infer<typeof recordingChunkSchema>;

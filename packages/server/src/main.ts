@@ -10,6 +10,7 @@ import {
   addTokensCommands,
   addUsersCommands,
 } from './cli/register.js';
+import { addVerifyCommands } from './cli/verify.commands.js';
 import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
 import { ApiError } from './errors.js';
 import { tuneHeapForRelaying } from './heap-tuning.js';
@@ -71,6 +72,7 @@ export function buildCli(): Command {
   addNodesCommands(program);
   addAgentCommand(program);
   addLoginCommands(program);
+  addVerifyCommands(program);
   return program;
 }
 

@@ -1,5 +1,7 @@
-import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import type { CastEvent, RecordingChunk, RecordingInfo } from '@postern/contracts';
+import { exactReader, parseChunkList, sha256Hex, walkChunks } from './recording-integrity.js';
 import type { RecordingIndex, RecordingStore, SeekPoint } from './recording-store.js';
 
 /**
@@ -44,7 +46,9 @@ export async function readChunkAt(
 
 /**
  * Whole events from `offset` (a line start a previous chunk gave as `next`) until `maxBytes` of
- * cast lines are read. Lines that are not events (the header) are skipped.
+ * cast lines are read. Lines that are not events (the header) are skipped. A damaged recording
+ * (a chunk whose hash does not match, or a cast that does not decompress) ends at the damage:
+ * the events before it, `next: null` and `damaged`, never an error.
  */
 export async function readChunkFrom(
   store: RecordingStore,
@@ -56,16 +60,16 @@ export async function readChunkFrom(
   const point = seekPointBefore(index, offset);
   const source = await store.openCast(index.sid, point.gz);
   if (!source) return { events: [], next: null };
-  const gunzip = createGunzip();
-  source.on('error', (error) => gunzip.destroy(error));
-  source.pipe(gunzip);
+  const text = index.integrity
+    ? await verifiedText(store, index, point, source)
+    : unverifiedText(source);
   const events: CastEvent[] = [];
   let skip = offset - point.offset;
   let lineStart = offset;
   let bytes = 0;
   let carry = Buffer.alloc(0);
   try {
-    for await (const piece of gunzip as AsyncIterable<Buffer>) {
+    for await (const piece of text.pieces) {
       let chunk = piece;
       if (skip >= chunk.length) {
         skip -= chunk.length;
@@ -85,12 +89,88 @@ export async function readChunkFrom(
       }
       carry = Buffer.from(buffer.subarray(start));
     }
-    return { events, next: null };
+    const damage = text.damage();
+    if (!damage) return { events, next: null };
+    const t = events.at(-1)?.[0] ?? damage.t ?? point.t;
+    return { events, next: null, damaged: { ...damage, t: Math.max(0, t) } };
   } finally {
     source.destroy();
-    gunzip.destroy();
+    text.close();
   }
 }
+
+type Damage = NonNullable<RecordingChunk['damaged']>;
+
+/** The cast's text from a seek point, as pieces, and what stopped it early (if anything). */
+interface CastText {
+  pieces: AsyncIterable<Buffer>;
+  damage(): (Omit<Damage, 't'> & { t?: number }) | undefined;
+  close(): void;
+}
+
+/** A recording sealed with chunk hashes: each member is checked before its text is used. */
+async function verifiedText(
+  store: RecordingStore,
+  index: RecordingIndex,
+  point: SeekPoint,
+  source: Readable,
+): Promise<CastText> {
+  const records = parseChunkList((await store.readChunkList(index.sid)) ?? Buffer.alloc(0));
+  const from = records.findIndex((record) => record.gz === point.gz);
+  let damage: ReturnType<CastText['damage']>;
+  const missing = (chunk: number, t?: number) => ({ chunk, t, message: damagedMessage });
+  async function* pieces(): AsyncGenerator<Buffer> {
+    if (from < 0) {
+      damage = missing(records.length);
+      return;
+    }
+    const good: Buffer[] = [];
+    const read = exactReader(source);
+    for (let at = from; at < records.length;) {
+      // Checks a few chunks at a time, so a long read does not hash what it will not send.
+      const bad = await walkChunks(index.sid, records.slice(0, at + 16), at, read, (_, member) => {
+        good.push(member);
+      });
+      for (const member of good.splice(0)) {
+        try {
+          yield gunzipSync(member);
+        } catch {
+          damage = missing(at);
+          return;
+        }
+      }
+      if (bad) {
+        damage = missing(bad.index, bad.record?.t);
+        return;
+      }
+      at += 16;
+    }
+    if (records.length < (index.integrity?.chunks ?? 0)) damage = missing(records.length);
+  }
+  return { pieces: pieces(), damage: () => damage, close: () => undefined };
+}
+
+/** A recording sealed before chunk hashes: a cast that does not decompress is damage too. */
+function unverifiedText(source: Readable): CastText {
+  const gunzip = createGunzip();
+  let failed = false;
+  source.on('error', (error) => gunzip.destroy(error));
+  source.pipe(gunzip);
+  async function* pieces(): AsyncGenerator<Buffer> {
+    try {
+      for await (const piece of gunzip as AsyncIterable<Buffer>) yield piece;
+    } catch {
+      failed = true;
+    }
+  }
+  return {
+    pieces: pieces(),
+    damage: () => (failed ? { message: damagedMessage } : undefined),
+    close: () => gunzip.destroy(),
+  };
+}
+
+const damagedMessage = 'the recording is damaged here: what follows was altered or is missing';
 
 function seekPointBefore(index: RecordingIndex, offset: number): SeekPoint {
   const points = index.seekPoints ?? [];
@@ -117,6 +197,8 @@ async function readScreen(
 ): Promise<RecordingChunk['screen']> {
   const line = await store.readKeyframe(sid, keyframe.at, keyframe.length);
   if (!line) return undefined;
+  // An altered keyframe is not drawn: the seek then plays from the start instead.
+  if (keyframe.sha256 !== undefined && sha256Hex(line) !== keyframe.sha256) return undefined;
   try {
     const { t, cols, rows, screen } = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
     if (typeof screen !== 'string') return undefined;

@@ -3,6 +3,13 @@ import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { RecordingMark } from '@postern/contracts';
+import {
+  chainSeed,
+  chunkLine,
+  nextChain,
+  sha256Hex,
+  type RecordingIntegrity,
+} from './recording-integrity.js';
 import { sealCast } from './seal.js';
 
 /** `<sid>.index.json`: written when a recording ends (or is sealed after a crash). See docs/recordings.md. */
@@ -19,7 +26,8 @@ export interface RecordingIndex {
   /** Size of the uncompressed cast. */
   castBytes: number;
   /** Time (s), offset in the uncompressed cast, and byte range in `<sid>.keyframes.jsonl`. */
-  keyframes: { t: number; offset: number; at: number; length: number }[];
+  /** `sha256`: of the keyframe's line (absent in indexes sealed before chunk hashes). */
+  keyframes: { t: number; offset: number; at: number; length: number; sha256?: string }[];
   /**
    * Where gzip members start that a reader may begin decompressing at: a time no later than the
    * member's first event, its offset in the uncompressed cast and its byte position in `<sid>.cast.gz`.
@@ -29,6 +37,8 @@ export interface RecordingIndex {
   seekPoints?: SeekPoint[];
   /** Joins and resizes for the player's timeline. Indexes written before marks existed lack it. */
   marks?: RecordingMark[];
+  /** The chunk hash chain's head and the keyframes' hash (recording-integrity.ts); absent in older indexes. */
+  integrity?: RecordingIntegrity;
 }
 
 export interface SeekPoint {
@@ -38,10 +48,13 @@ export interface SeekPoint {
 }
 
 export interface RecordingWriter {
+  sid: string;
   /** Receives the gzip-compressed cast. */
   cast: Writable;
   /** Receives keyframe JSON lines. */
   keyframes: Writable;
+  /** Receives the chunk list: one line per gzip member, with its chain hash. */
+  chunks: Writable;
   /** Called once both streams finished. */
   seal(index: RecordingIndex): Promise<void>;
 }
@@ -61,6 +74,12 @@ export interface RecordingStore {
   openCast(sid: string, gz?: number): Promise<Readable | undefined>;
   /** One line of `<sid>.keyframes.jsonl`, by the index's `at` and `length`. */
   readKeyframe(sid: string, at: number, length: number): Promise<Buffer | undefined>;
+  /** `<sid>.chunks.jsonl` whole, or undefined when there is none. */
+  readChunkList(sid: string): Promise<Buffer | undefined>;
+  /** `<sid>.keyframes.jsonl` as a stream, or undefined. */
+  openKeyframes(sid: string): Promise<Readable | undefined>;
+  /** The sessions that have a sealed recording. */
+  listSealed(): Promise<string[]>;
 }
 
 const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
@@ -86,7 +105,9 @@ export class DirRecordingStore implements RecordingStore {
     if (!sidPattern.test(sid)) throw new Error(`invalid session id ${sid}`);
     return {
       cast: createWriteStream(this.file(sid, 'cast.gz'), { flags: 'wx' }),
+      sid,
       keyframes: createWriteStream(this.file(sid, 'keyframes.jsonl'), { flags: 'wx' }),
+      chunks: createWriteStream(this.file(sid, 'chunks.jsonl'), { flags: 'wx' }),
       seal: (index) => this.writeIndex(sid, { ...index, sid }),
     };
   }
@@ -111,20 +132,46 @@ export class DirRecordingStore implements RecordingStore {
     }
   }
 
+  async readChunkList(sid: string): Promise<Buffer | undefined> {
+    if (!sidPattern.test(sid)) return undefined;
+    return readFile(this.file(sid, 'chunks.jsonl')).catch(() => undefined);
+  }
+
+  async openKeyframes(sid: string): Promise<Readable | undefined> {
+    if (!sidPattern.test(sid)) return undefined;
+    const file = this.file(sid, 'keyframes.jsonl');
+    return (await exists(file)) ? createReadStream(file) : undefined;
+  }
+
+  async listSealed(): Promise<string[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    return names
+      .filter((name) => name.endsWith('.index.json'))
+      .map((name) => name.slice(0, -'.index.json'.length))
+      .filter((sid) => sidPattern.test(sid))
+      .sort();
+  }
+
   async readIndex(sid: string): Promise<RecordingIndex | undefined> {
     if (!sidPattern.test(sid)) return undefined;
     const text = await readFile(this.file(sid, 'index.json'), 'utf8').catch(() => undefined);
     return text === undefined ? undefined : (JSON.parse(text) as RecordingIndex);
   }
 
-  file(sid: string, suffix: 'cast.gz' | 'keyframes.jsonl' | 'index.json'): string {
+  file(sid: string, suffix: 'cast.gz' | 'keyframes.jsonl' | 'chunks.jsonl' | 'index.json'): string {
     return path.join(this.dir, `${sid}.${suffix}`);
   }
 
-  /** Keeps the readable part of the cast and the keyframes it covers, and marks it incomplete. */
+  /**
+   * Keeps the readable part of the cast and the keyframes it covers, and marks it incomplete.
+   * The cast is rewritten, so its chunk list is too: the seal vouches for what was recovered.
+   */
   private async sealAfterCrash(sid: string): Promise<void> {
     const text = await readFile(this.file(sid, 'keyframes.jsonl')).catch(() => Buffer.alloc(0));
-    const candidates = readKeyframeLines(text);
+    const candidates = readKeyframeLines(text).map((k) => ({
+      ...k,
+      sha256: sha256Hex(text.subarray(k.at, k.at + k.length)),
+    }));
     const castFile = this.file(sid, 'cast.gz');
     const sealed = sealCast(
       await readFile(castFile),
@@ -132,6 +179,7 @@ export class DirRecordingStore implements RecordingStore {
     );
     await writeFile(`${castFile}.tmp`, sealed.gzip);
     await rename(`${castFile}.tmp`, castFile);
+    const chunks = await this.writeChunkList(sid, sealed.gzip, sealed.seekPoints);
     await this.writeIndex(sid, {
       version: 1,
       sid,
@@ -143,7 +191,34 @@ export class DirRecordingStore implements RecordingStore {
       keyframes: candidates.filter((k) => k.offset <= sealed.castBytes),
       seekPoints: sealed.seekPoints,
       marks: sealed.marks,
+      integrity: {
+        algorithm: 'sha256-chain',
+        chunks: chunks.count,
+        head: chunks.head,
+        keyframes: sha256Hex(text),
+      },
     });
+  }
+
+  /** The chunk list of a cast sealed after a crash: its members start at the seek points. */
+  private async writeChunkList(
+    sid: string,
+    gzip: Buffer,
+    seekPoints: SeekPoint[],
+  ): Promise<{ count: number; head: string }> {
+    const points = seekPoints.length > 0 ? seekPoints : [{ t: 0, offset: 0, gz: 0 }];
+    let chain = chainSeed(sid);
+    let lines = '';
+    points.forEach((point, i) => {
+      const end = points[i + 1]?.gz ?? gzip.length;
+      chain = nextChain(chain, gzip.subarray(point.gz, end));
+      const { gz, offset, t } = point;
+      lines += chunkLine({ i, gz, length: end - gz, offset, t, chain });
+    });
+    const file = this.file(sid, 'chunks.jsonl');
+    await writeFile(`${file}.tmp`, lines);
+    await rename(`${file}.tmp`, file);
+    return { count: points.length, head: chain };
   }
 
   private async writeIndex(sid: string, index: RecordingIndex): Promise<void> {

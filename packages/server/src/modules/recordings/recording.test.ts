@@ -11,6 +11,8 @@ import { LiveSession, type RecordingPolicy } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
 import { FakeChannel, testSessionInit } from '../sessions/live-session.testkit.js';
 import { ScreenMirror } from '../sessions/screen-mirror.js';
+import { sha256Hex } from './recording-integrity.js';
+import { verifyRecording } from './recording-verify.js';
 import { DirRecordingStore, type RecordingIndex, type RecordingStore } from './recording-store.js';
 import { SessionRecorder } from './session-recorder.js';
 
@@ -186,10 +188,19 @@ describe('session recording', () => {
     const cast = new Writable({ write: () => undefined });
     const store: RecordingStore = {
       init: async () => ({ sealed: [] }),
-      create: () => ({ cast, keyframes: new PassThrough(), seal: async () => undefined }),
+      create: (sid) => ({
+        sid,
+        cast,
+        keyframes: new PassThrough(),
+        chunks: new PassThrough(),
+        seal: async () => undefined,
+      }),
       readIndex: async () => undefined,
       openCast: async () => undefined,
       readKeyframe: async () => undefined,
+      readChunkList: async () => undefined,
+      openKeyframes: async () => undefined,
+      listSealed: async () => [],
     };
     const { session, channel } = startSession({ store, onFailure: 'fail_open' });
     let paused = false;
@@ -289,7 +300,22 @@ describe('session recording', () => {
       durationMs: 1500,
       participants: [],
       castBytes: first.length + second.length,
-      keyframes: [{ t: 0.5, offset: first.length, at: 0, length: Buffer.byteLength(kept) }],
+      keyframes: [
+        {
+          t: 0.5,
+          offset: first.length,
+          at: 0,
+          length: Buffer.byteLength(kept),
+          sha256: sha256Hex(kept),
+        },
+      ],
+      // The seal vouches for what was recovered: the rewritten cast's two chunks.
+      integrity: {
+        algorithm: 'sha256-chain',
+        chunks: 2,
+        head: expect.stringMatching(/^[0-9a-f]{64}$/),
+        keyframes: sha256Hex(`${kept}${beyond}{"t":3,`),
+      },
       seekPoints: [
         { t: 0, offset: 0, gz: 0 },
         { t: 0.5, offset: first.length, gz: expect.any(Number) },
@@ -302,6 +328,12 @@ describe('session recording', () => {
     });
     // The keyframe starts a member of its own, so a player still seeks from it.
     expect(gunzipSync(gz.subarray(index.seekPoints![1]!.gz)).toString()).toBe(second);
+    expect(await verifyRecording(store, sid)).toEqual({
+      sid,
+      status: 'ok',
+      chunks: 2,
+      keyframes: 1,
+    });
     // A second start finds nothing left to seal.
     expect(await store.init()).toEqual({ sealed: [] });
   });

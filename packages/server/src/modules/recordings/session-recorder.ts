@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { RecordingMark } from '@postern/contracts';
+import { chainSeed, chunkLine, nextChain, sha256Hex } from './recording-integrity.js';
 import type { RecordingIndex, RecordingWriter, SeekPoint } from './recording-store.js';
 
 const gzipAsync = promisify(gzip);
@@ -64,13 +66,18 @@ export class SessionRecorder {
   private lastSeekOffset = -Infinity;
   /** A keyframe was taken: the next member must start a seek point at its offset. */
   private seekPointWanted = false;
+  /** The chunk hash chain over the members written so far (recording-integrity.ts). */
+  private chain: string;
+  private chunks = 0;
+  private readonly keyframesHash = createHash('sha256');
 
   constructor(
     private readonly writer: RecordingWriter,
     private readonly header: CastHeader,
     private readonly options: SessionRecorderOptions,
   ) {
-    for (const stream of [writer.cast, writer.keyframes]) {
+    this.chain = chainSeed(writer.sid);
+    for (const stream of [writer.cast, writer.keyframes, writer.chunks]) {
       stream.on('error', (error: Error) => this.fail(error.message));
     }
     this.write(
@@ -133,8 +140,9 @@ export class SessionRecorder {
     if (this.failed || this.closing) return;
     const line = `${JSON.stringify({ ...at, cols: size.w, rows: size.h, screen })}\n`;
     const length = Buffer.byteLength(line);
-    this.keyframes.push({ ...at, at: this.keyframeBytes, length });
+    this.keyframes.push({ ...at, at: this.keyframeBytes, length, sha256: sha256Hex(line) });
     this.keyframeBytes += length;
+    this.keyframesHash.update(line);
     this.writer.keyframes.write(line);
   }
 
@@ -155,9 +163,9 @@ export class SessionRecorder {
     const durationMs = Math.max(0, endedAt - this.header.start);
     await this.written;
     if (this.failed) return;
-    this.writer.cast.end();
-    this.writer.keyframes.end();
-    await Promise.all([once(this.writer.cast, 'close'), once(this.writer.keyframes, 'close')]);
+    const streams = [this.writer.cast, this.writer.keyframes, this.writer.chunks];
+    for (const stream of streams) stream.end();
+    await Promise.all(streams.map((stream) => once(stream, 'close')));
     if (this.failed) return;
     await this.writer.seal({
       version: 1,
@@ -170,6 +178,12 @@ export class SessionRecorder {
       keyframes: this.keyframes,
       seekPoints: this.seekPoints,
       marks: this.marks,
+      integrity: {
+        algorithm: 'sha256-chain',
+        chunks: this.chunks,
+        head: this.chain,
+        keyframes: this.keyframesHash.digest('hex'),
+      },
     });
   }
 
@@ -227,6 +241,10 @@ export class SessionRecorder {
       if (!member || this.failed) return;
       if (probe && chunk.length >= 64 * 1024) this.storing = member.length > chunk.length / 2;
       if (seekPoint) this.seekPoints.push({ t, offset, gz: this.gzBytes });
+      // Hashed as written, in the order written, so the chain matches the file byte for byte.
+      this.chain = nextChain(this.chain, member);
+      const record = { i: this.chunks++, gz: this.gzBytes, length: member.length, offset, t };
+      this.writer.chunks.write(chunkLine({ ...record, chain: this.chain }));
       this.gzBytes += member.length;
       this.writer.cast.write(member);
       this.backlog -= chunk.length;
@@ -239,7 +257,8 @@ export class SessionRecorder {
     this.failed = true;
     clearTimeout(this.timer);
     this.held = [];
-    for (const stream of [this.writer.cast, this.writer.keyframes]) stream.destroy();
+    for (const stream of [this.writer.cast, this.writer.keyframes, this.writer.chunks])
+      stream.destroy();
     this.options.onFailure(reason);
     this.options.onDrain?.();
   }
