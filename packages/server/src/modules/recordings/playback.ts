@@ -150,17 +150,35 @@ async function verifiedText(
   return { pieces: pieces(), damage: () => damage, close: () => undefined };
 }
 
-/** A recording sealed before chunk hashes: a cast that does not decompress is damage too. */
+/**
+ * A recording sealed before chunk hashes: a cast that does not decompress is damage too. Data
+ * events are queued by hand because a stream's async iterator drops what it buffered when the
+ * stream fails, and that is exactly the part before the damage.
+ */
 function unverifiedText(source: Readable): CastText {
   const gunzip = createGunzip();
+  const queue: Buffer[] = [];
   let failed = false;
+  let done = false;
+  let wake: (() => void) | undefined;
+  const signal = () => wake?.();
+  gunzip.on('data', (piece: Buffer) => {
+    queue.push(piece);
+    if (queue.length >= 16) gunzip.pause();
+    signal();
+  });
+  gunzip.on('end', () => ((done = true), signal()));
+  gunzip.on('error', () => ((failed = done = true), signal()));
   source.on('error', (error) => gunzip.destroy(error));
   source.pipe(gunzip);
   async function* pieces(): AsyncGenerator<Buffer> {
-    try {
-      for await (const piece of gunzip as AsyncIterable<Buffer>) yield piece;
-    } catch {
-      failed = true;
+    for (;;) {
+      const next = queue.shift();
+      if (next) {
+        if (queue.length < 4) gunzip.resume();
+        yield next;
+      } else if (done) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
     }
   }
   return {

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { flipByteInChunk, recordMinute } from './recording-integrity.testkit.js';
 import { DirRecordingStore, type RecordingIndex } from './recording-store.js';
 
 let app: TestApp;
@@ -136,5 +138,60 @@ describe('the player calls: recording/info and recording/events', () => {
     expect((await app.server.inject({ url: events('at=0'), headers: bob })).statusCode).toBe(404);
     const alice = await app.signIn(['access'], 'alice');
     expect((await app.server.inject({ url: info(), headers: alice })).statusCode).toBe(200);
+  });
+
+  it('serve a damaged recording up to the damage and report it, instead of failing', async () => {
+    const headers = await app.signIn(['auditor'], 'audrey');
+    const store = new DirRecordingStore(app.config.recordings.dir);
+    const damagedSid = '9a0c2a6c-1111-4222-8333-944455556666';
+    await recordMinute(store, damagedSid);
+    const record = await flipByteInChunk(store, damagedSid, 5);
+    const res = await app.server.inject({
+      url: events('offset=0&bytes=1048576', damagedSid),
+      headers,
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.next).toBeNull();
+    expect(body.damaged).toEqual({ t: expect.any(Number), chunk: 5, message: expect.any(String) });
+    expect(body.events.length).toBeGreaterThan(0);
+    expect(body.events.at(-1)[0]).toBeLessThan(record.t);
+    expect(body.damaged.t).toBe(body.events.at(-1)[0]);
+    expect(JSON.stringify(body)).not.toMatch(/\/tmp|stack/);
+
+    // A recording sealed before chunk hashes, whose cast stops decompressing at some point:
+    // what decompresses before it is served (zlib gives up on the whole piece it was reading).
+    const oldSid = '9a0c2a6c-2222-4222-8333-944455556666';
+    const lines = Array.from({ length: 40 }, (_, i) => [
+      i + 1,
+      'o',
+      randomBytes(6000).toString('base64'),
+    ]);
+    const text = `${cast}${lines.map((line) => `${JSON.stringify(line)}\n`).join('')}`;
+    await writeFile(
+      store.file(oldSid, 'cast.gz'),
+      Buffer.concat([gzipSync(text), Buffer.from('garbage that is no gzip')]),
+    );
+    const oldIndex: RecordingIndex = {
+      version: 1,
+      sid: oldSid,
+      sealed: true,
+      incomplete: false,
+      durationMs: 41_000,
+      participants: ['alice'],
+      castBytes: text.length + 1000,
+      keyframes: [],
+    };
+    await writeFile(store.file(oldSid, 'index.json'), JSON.stringify(oldIndex));
+    const old = await app.server.inject({ url: events('offset=0&bytes=1048576', oldSid), headers });
+    expect(old.statusCode).toBe(200);
+    const oldBody = old.json();
+    expect(oldBody.events.length).toBeGreaterThan(0);
+    expect(oldBody.events).toEqual([[0.1, 'o', 'hi'], ...lines].slice(0, oldBody.events.length));
+    expect(oldBody.next).toBeNull();
+    expect(oldBody.damaged).toEqual({
+      t: oldBody.events.at(-1)[0],
+      message: expect.any(String),
+    });
   });
 });
