@@ -211,4 +211,19 @@ describe('PlaybackEngine', () => {
     await server.last().fail(new Error('503 - unavailable'));
     expect(engine.getState()).toMatchObject({ status: 'error', error: '503 - unavailable' });
   });
+
+  it('plays a damaged recording up to the damage and ends there, instead of failing', async () => {
+    const engine = startEngine(60_000);
+    await server.last().answer({ events: everySecond(0, 4), next: 100 });
+    await server.last().answer({
+      events: everySecond(5, 8),
+      next: null,
+      damaged: { t: 8, chunk: 3, message: 'the recording is damaged here' },
+    });
+    expect(engine.getState().damagedAtMs).toBe(8000);
+    await clock.advance(20_000);
+    expect(terminal.written()).toBe('e0 e1 e2 e3 e4 e5 e6 e7 e8 ');
+    expect(engine.getState()).toMatchObject({ status: 'ended', timeMs: 8000, damagedAtMs: 8000 });
+    expect(engine.getState().error).toBeUndefined();
+  });
 });

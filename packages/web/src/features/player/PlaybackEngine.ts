@@ -180,6 +180,7 @@ export class PlaybackEngine {
   private receive(chunk: RecordingChunk): void {
     this.buffer.append(chunk.events);
     this.next = chunk.next;
+    if (chunk.damaged) this.update({ damagedAtMs: chunk.damaged.t * 1000 });
     // The URL's duration may be rounded: never stop before the last event.
     const lastMs = this.buffer.lastAtMs();
     if (lastMs !== undefined && lastMs > this.state.durationMs) this.update({ durationMs: lastMs });
@@ -239,13 +240,21 @@ export class PlaybackEngine {
     return Math.min(position + (nextAt - idleEnd), this.state.durationMs);
   }
 
-  /** Played (or seeked) to the end with nothing left to fetch. */
+  /**
+   * Played (or seeked) to the end with nothing left to fetch; a damaged recording ends at the
+   * damage, since nothing after it will come.
+   */
   private endIfDone(): boolean {
     const done = this.buffer.isEmpty && this.next === null;
-    if (!done || this.positionMs < this.state.durationMs) return false;
+    const { damagedAtMs, durationMs } = this.state;
+    const endMs =
+      damagedAtMs !== undefined
+        ? Math.min(Math.max(damagedAtMs, this.lastEventMs), durationMs)
+        : durationMs;
+    if (!done || this.positionMs < endMs) return false;
     this.stopFrames();
     this.wantsToPlay = false;
-    this.update({ status: 'ended', timeMs: this.state.durationMs });
+    this.update({ status: 'ended', timeMs: Math.max(endMs, this.positionMs) });
     return true;
   }
 

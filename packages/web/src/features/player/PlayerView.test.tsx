@@ -178,4 +178,12 @@ describe('PlayerView', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(controls.play).toHaveBeenCalled();
   });
+
+  it('says where a damaged recording stops, in words', () => {
+    renderView({ status: 'ended', timeMs: 83_000, damagedAtMs: 83_400 });
+    expect(screen.getByTestId('player-damaged').textContent).toBe(
+      'This recording is damaged after 01:23; it plays up to there.',
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
 });

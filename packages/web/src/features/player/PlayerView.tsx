@@ -2,6 +2,7 @@ import { Alert, Anchor, Box, Button, Group, Text, Title } from '@mantine/core';
 import type { RecordingMark } from '@postern/contracts';
 import type { Ref } from 'react';
 import { Link } from 'react-router';
+import { formatDuration } from '../../lib/format';
 import { PlayerControlsBar } from './PlayerControlsBar';
 import type { PlaybackState } from './playbackTypes';
 import type { PlaybackControls } from './usePlayback';
@@ -63,6 +64,11 @@ export function PlayerView(props: Props) {
       {props.incomplete && (
         <Alert color="yellow" py="xs" radius={0} role="note">
           This recording is incomplete: the proxy stopped before the session ended.
+        </Alert>
+      )}
+      {state.damagedAtMs !== undefined && (
+        <Alert color="orange" py="xs" radius={0} role="note" data-testid="player-damaged">
+          This recording is damaged after {formatDuration(state.damagedAtMs)}; it plays up to there.
         </Alert>
       )}
       {state.status === 'error' && (

@@ -15,6 +15,11 @@ export interface PlaybackState {
   skipIdle: boolean;
   /** Why the playback stopped, when status is 'error'. */
   error?: string;
+  /**
+   * The server found the stored recording damaged (altered or cut) after this moment: the
+   * playback ends there instead of failing.
+   */
+  damagedAtMs?: number;
 }
 
 /** A seek (`at`, seconds) or a continuation (`offset` from the previous chunk's `next`). */
