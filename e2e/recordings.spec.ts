@@ -1,5 +1,8 @@
-import { readFile, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { test, type Locator, type Page } from '@playwright/test';
 import {
   expect,
@@ -9,7 +12,7 @@ import {
   postern,
   uniqueUser,
 } from './support/identity.js';
-import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
 import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
@@ -266,6 +269,56 @@ test.describe.serial('session recordings', () => {
     expect(await accent()).toBe(darkPrimary);
     expect(await joinColour()).toBe(await backgroundOf(page, 'var(--mantine-color-teal-filled)'));
     await page.evaluate(() => localStorage.setItem('grv_teleport_ui_theme', 'light'));
+  });
+
+  test('postern verify names a flipped byte, and the player plays up to the damage and says so', async () => {
+    test.setTimeout(60_000);
+    expect(postern(server, 'verify', 'recordings')).toMatch(/^Recordings OK: 2 verified\.$/m);
+    // The first session's recording: the one that shows 'charlie-42'.
+    const dir = path.join(server.dataDir, 'recordings');
+    const casts = (await readdir(dir)).filter((name) => name.endsWith('.cast.gz'));
+    let sid = '';
+    for (const name of casts) {
+      if (gunzipSync(await readFile(path.join(dir, name))).includes('charlie-42'))
+        sid = name.slice(0, -'.cast.gz'.length);
+    }
+    expect(sid).not.toBe('');
+    // A byte flipped in the chunk that holds 'charlie-42': alpha and bravo stay playable.
+    const chunks = (await readFile(path.join(dir, `${sid}.chunks.jsonl`), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number; gz: number; length: number; t: number });
+    const castFile = path.join(dir, `${sid}.cast.gz`);
+    const cast = await readFile(castFile);
+    const charlie = chunks.find((chunk) =>
+      gunzipSync(cast.subarray(chunk.gz, chunk.gz + chunk.length)).includes('charlie-42'),
+    )!;
+    expect(charlie.t).toBeGreaterThan(10);
+    const at = charlie.gz + Math.floor(charlie.length / 2);
+    cast[at] = cast[at]! ^ 0xff;
+    await writeFile(castFile, cast);
+
+    const verify = spawnSync(
+      process.execPath,
+      [posternBin, 'verify', 'recordings', sid, '--data-dir', server.dataDir],
+      { encoding: 'utf8' },
+    );
+    expect(verify.status).toBe(1);
+    expect(verify.stdout).toContain(
+      `Recording ${sid} DAMAGED: chunk ${charlie.i} at byte ${charlie.gz} of ${sid}.cast.gz`,
+    );
+
+    await page.goto(page.url().replace(/\/session\/[^/?]+.*$/, `/session/${sid}`));
+    await page.getByRole('checkbox', { name: 'Skip idle' }).check();
+    const damaged = page.getByTestId('player-damaged');
+    await expect(damaged).toHaveText(
+      /^This recording is damaged after 00:\d\d; it plays up to there\.$/,
+      { timeout: 20_000 },
+    );
+    await expect.poll(() => playerScreen(page), { timeout: 20_000 }).toContain('bravo-42');
+    await expect(page.getByRole('button', { name: 'Play' })).toBeVisible({ timeout: 20_000 });
+    expect(await playerScreen(page)).not.toContain('charlie-42');
+    await expect(page.getByRole('alert')).toHaveCount(0);
   });
 });
 
