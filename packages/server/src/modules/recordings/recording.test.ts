@@ -269,6 +269,8 @@ describe('session recording', () => {
     // Still compressed: the text part shrinks far more than the noise grows the file.
     const size = (await readFile(store.file(sid, 'cast.gz'))).length;
     expect(size).toBeLessThan(sent.join('').length * 0.5);
+    // The chunk chain follows the members in the order written, however they were compressed.
+    expect(await verifyRecording(store, sid)).toMatchObject({ status: 'ok' });
   });
 
   it('seals a recording a crash cut short and marks it incomplete', async () => {
