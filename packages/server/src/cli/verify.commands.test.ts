@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testPostgresUrl } from '../backend/testing/postgres.testkit.js';
 import { buildCli } from '../main.js';
+import { CHAIN_GENESIS, chainHash, type AuditChainSource } from '../modules/audit/audit-chain.js';
 import type { AuditEvent } from '../modules/audit/index.js';
 import {
   flipByteInChunk,
@@ -87,6 +88,39 @@ describe('postern verify audit (SQLite)', () => {
     expect(exitCode).toBe(1);
     expect(lines[0]).toContain(`TAMPERED at position ${ids[6]} (event ${events[6]!.uid}`);
     expect(lines[0]).toContain(`between position ${ids[4]} and this row`);
+  });
+});
+
+describe('postern verify audit on a log older than the chain', () => {
+  it('reports the old rows as unchained before the first chained one, not as tampering', async () => {
+    const row = (id: string, hash: string | null, time: string) => ({
+      id,
+      timeMs: Date.parse(time),
+      eventType: 'e',
+      code: 'C',
+      user: null,
+      sid: null,
+      event: { event: 'e', code: 'C', time, uid: `u${id}` },
+      prevHash: hash === null ? null : CHAIN_GENESIS,
+      hash,
+    });
+    const chained = row('3', '', '2026-11-02T00:00:00.000Z');
+    chained.hash = chainHash(CHAIN_GENESIS, chained.event);
+    const rows = [
+      row('1', null, '2026-11-01T00:00:00.000Z'),
+      row('2', null, '2026-11-01T00:00:01.000Z'),
+      chained,
+    ];
+    const source: AuditChainSource = {
+      chainState: async () => ({ head: chained.hash!, anchor: CHAIN_GENESIS, chainedFrom: '3' }),
+      chainRows: async (after) => (after === undefined ? rows : []),
+    };
+    const out: string[] = [];
+    const ctx = { audit: source } as unknown as AdminContext;
+    expect(await verifyAudit(ctx, (line) => out.push(line))).toBe(true);
+    expect(out).toEqual([
+      'Audit log OK: 1 event verified. 2 older events are unchained before 2026-11-02T00:00:00.000Z (written before the chain existed).',
+    ]);
   });
 });
 

@@ -43,15 +43,17 @@ export async function verifyAudit(ctx: AdminContext, out: Print): Promise<boolea
 function describeAudit(report: AuditChainReport): string {
   const unchained =
     report.unchained > 0
-      ? ` ${report.unchained} older events are unchained (written before ${report.unchainedBefore ?? 'the chain existed'}).`
+      ? ` ${events(report.unchained, 'older event')} ${report.unchained === 1 ? 'is' : 'are'} unchained before ${report.unchainedBefore ?? 'now'} (written before the chain existed).`
       : '';
   const { problem } = report;
-  if (!problem) return `Audit log OK: ${report.verified} events verified.${unchained}`;
+  if (!problem) return `Audit log OK: ${events(report.verified)} verified.${unchained}`;
   return (
     `Audit log TAMPERED at position ${problem.position} (event ${problem.uid}, ${problem.time}): ` +
-    `${problem.reason}. ${report.verified} events before it verified.${unchained}`
+    `${problem.reason}. ${events(report.verified)} before it verified.${unchained}`
   );
 }
+
+const events = (count: number, noun = 'event') => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** One recording, or every sealed one. Returns true when none is damaged. */
 export async function verifyRecordings(
