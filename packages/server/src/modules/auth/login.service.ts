@@ -104,13 +104,14 @@ export class LoginService {
     }
     const found = await this.deps.users.get(name);
     if (!found) return this.fail(name, false, method, ctx, 'no such user');
-    await this.assertNotLocked(found.user, method, ctx);
     return this.signIn(found.user, method, ctx);
   }
 
   /**
-   * Checks a user's password, counting a failure toward the lockout. An unknown name costs the
-   * same argon2 work as a wrong password and gets the same answer.
+   * Checks a user's password, counting a failure toward the lockout. An unknown name and a
+   * locked account cost the same argon2 work as a wrong password and get the same answer: a
+   * lock is told only once the password and the second factor are right (`succeed`), so a
+   * guesser can tell neither which names exist nor which accounts are locked.
    */
   async checkPassword(
     name: string,
@@ -119,14 +120,17 @@ export class LoginService {
     method: LoginMethod,
   ): Promise<{ user: UserResource; credentials: UserCredentials }> {
     const found = await this.deps.users.get(name);
-    if (found) await this.assertNotLocked(found.user, method, ctx);
     const credentials = found ? await this.deps.users.credentials(name) : { devices: [] };
     const matches = await this.deps.passwords.verify(credentials.passwordHash, password);
     if (!found || !matches) return this.fail(name, Boolean(found), method, ctx, 'invalid password');
     return { user: found.user, credentials };
   }
 
-  /** Records a failed attempt (audit, lockout count) and refuses it. */
+  /**
+   * Records a failed attempt (audit, lockout count) and refuses it with the one answer every
+   * failure gets, even the failure that locks the account. Attempts on an account locked
+   * already are audited as such but not counted, so they do not stretch the lock.
+   */
   async fail(
     name: string,
     known: boolean,
@@ -134,15 +138,17 @@ export class LoginService {
     ctx: RequestContext,
     reason: string,
   ): Promise<never> {
-    const lockedUntil = known ? await this.deps.lockout.recordFailure(name, ctx.addr) : undefined;
+    const found = known ? await this.deps.users.get(name) : undefined;
+    const lockedAlready = found ? this.deps.lockout.isLocked(found.user) : false;
+    if (found && !lockedAlready) await this.deps.lockout.recordFailure(name, ctx.addr);
     await emitAudit(this.deps.audit, 'T1000W', {
       ...(name ? { user: name } : {}),
       method,
       success: false,
-      error: reason,
+      error: lockedAlready ? `account locked: ${reason}` : reason,
       ...remoteAddr(ctx.addr),
     });
-    throw lockedUntil ? lockedError(lockedUntil) : invalidCredentials();
+    throw invalidCredentials();
   }
 
   /** The end of every successful sign-in to the console: `succeed`, then a new session. */
@@ -153,23 +159,29 @@ export class LoginService {
 
   /**
    * What every successful sign-in does before it hands out a credential (a web session, or a
-   * certificate for the CLI): refuse a lock, restart the failure count, record the login. A lock
-   * on the user or a role of theirs is checked here, once they proved who they are, so the lock's
-   * message is never shown to someone who merely typed the name.
+   * certificate for the CLI): refuse a lock, restart the failure count, record the login. Both
+   * kinds of lock (the lockout after failed attempts, and a lock on the user or a role of
+   * theirs) are checked here, once they proved who they are with every factor, so the lock's
+   * message is never shown to someone who merely typed the name or guessed the password.
    */
   async succeed(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<void> {
     const name = user.metadata.name;
+    const lockedUntil = this.deps.lockout.lockedUntil(user);
     const lock = this.deps.locks.lockFor({ user: name, roles: user.spec.roles });
-    if (lock) {
-      const message = `your account is locked: ${lockMessage(lock)}`;
+    const refusal = lockedUntil
+      ? lockedError(lockedUntil)
+      : lock
+        ? accessDenied(`your account is locked: ${lockMessage(lock)}`)
+        : undefined;
+    if (refusal) {
       await emitAudit(this.deps.audit, 'T1000W', {
         user: name,
         method,
         success: false,
-        error: message,
+        error: lockedUntil ? 'account locked' : refusal.message,
         ...remoteAddr(ctx.addr),
       });
-      throw accessDenied(message);
+      throw refusal;
     }
     await this.deps.lockout.clearFailures(name);
     await emitAudit(this.deps.audit, 'T1000I', {
@@ -178,20 +190,5 @@ export class LoginService {
       success: true,
       ...remoteAddr(ctx.addr),
     });
-  }
-
-  private async assertNotLocked(user: UserResource, method: LoginMethod, ctx: RequestContext) {
-    try {
-      this.deps.lockout.assertNotLocked(user);
-    } catch (error) {
-      await emitAudit(this.deps.audit, 'T1000W', {
-        user: user.metadata.name,
-        method,
-        success: false,
-        error: 'account locked',
-        ...remoteAddr(ctx.addr),
-      });
-      throw error;
-    }
   }
 }

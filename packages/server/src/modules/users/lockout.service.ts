@@ -21,10 +21,14 @@ export class LockoutService {
     private readonly now: Clock,
   ) {}
 
-  /** Throws the lock message when the account is locked now. */
-  assertNotLocked(user: UserResource): void {
+  /** When the account's lockout ends, if it is locked now. */
+  lockedUntil(user: UserResource): string | undefined {
     const until = user.status.lockedUntil;
-    if (until && Date.parse(until) > this.now()) throw lockedError(until);
+    return until && Date.parse(until) > this.now() ? until : undefined;
+  }
+
+  isLocked(user: UserResource): boolean {
+    return this.lockedUntil(user) !== undefined;
   }
 
   /** Counts a failure; returns the lock's end when this failure locked the account. */

@@ -86,20 +86,18 @@ describe('passwords', () => {
 });
 
 describe('lockout', () => {
-  it('locks after 5 failures, refuses the right password then, and an admin can unlock', async () => {
+  it('locks after 5 failures, tells it only to the right password and code, and an admin can unlock', async () => {
     const lou = await inviteUser(app, 'lou');
-    for (let attempt = 1; attempt <= 4; attempt++) {
+    for (let attempt = 1; attempt <= 5; attempt++) {
       const res = await login('lou', 'wrong password here', '000000');
+      expect(res.statusCode).toBe(403);
       expect(res.json().error.message).toBe('invalid credentials');
     }
-    const fifth = await login('lou', 'wrong password here', '000000');
-    expect(fifth.statusCode).toBe(403);
-    expect(fifth.json().error.message).toMatch(
-      /^account is locked until \S+ after too many failed logins$/,
-    );
     const sixth = await loginWithTotp(app, lou);
     expect(sixth.statusCode).toBe(403);
-    expect(sixth.json().error.message).toMatch(/account is locked until/);
+    expect(sixth.json().error.message).toMatch(
+      /^account is locked until \S+ after too many failed logins$/,
+    );
     const { events } = await app.audit.search({
       from: new Date(0),
       to: new Date(app.clock.now() + 1e9),
