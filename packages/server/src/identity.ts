@@ -7,6 +7,7 @@ import type { AuditStore } from './modules/audit/index.js';
 import { LoginService } from './modules/auth/login.service.js';
 import type { LockView } from './modules/locks/lock-watcher.js';
 import { ChallengeStore } from './modules/mfa/challenges.store.js';
+import { WebauthnCredentialIndex } from './modules/mfa/credential-index.js';
 import { SecondFactorService } from './modules/mfa/second-factor.service.js';
 import { WebauthnService } from './modules/mfa/webauthn.service.js';
 import { CompleteTokenService } from './modules/user-tokens/complete-token.service.js';
@@ -58,6 +59,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
   });
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
   const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
+  const credentialIndex = new WebauthnCredentialIndex(backend, usersStore, audit, now);
   const tokens = new UserTokensService({
     store: tokenStore,
     users: usersStore,
@@ -82,6 +84,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     users: usersStore,
     passwords,
     webauthn,
+    credentialIndex,
     login,
     sessions,
     audit,
@@ -102,6 +105,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     users: usersStore,
     tokens: tokenStore,
     webauthn,
+    credentialIndex,
     audit,
     settings,
     now,

@@ -1,4 +1,11 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 /**
@@ -28,13 +35,22 @@ export class TestAuthenticator {
   /** `origin` is what a browser would write into clientDataJSON. */
   constructor(public origin: string) {}
 
-  /** Answers `navigator.credentials.create()` for the options the server sent. */
-  register(options: Json, extra: { userVerified?: boolean; origin?: string } = {}): Json {
+  /**
+   * Answers `navigator.credentials.create()` for the options the server sent. `reuse` answers
+   * with this authenticator's credential of that index (same id and key) instead of a new one,
+   * as a cloned or misbehaving key would, ignoring `excludeCredentials`.
+   */
+  register(
+    options: Json,
+    extra: { userVerified?: boolean; origin?: string; reuse?: number } = {},
+  ): Json {
     const rp = options.rp as { id: string };
     const user = options.user as { id: string };
     const selection = (options.authenticatorSelection ?? {}) as { residentKey?: string };
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const jwk = publicKey.export({ format: 'jwk' });
+    const reused = extra.reuse === undefined ? undefined : this.credentials[extra.reuse];
+    const privateKey =
+      reused?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
     const cose = new Map<number, number | Uint8Array>([
       [1, 2], // kty: EC2
       [3, -7], // alg: ES256
@@ -42,7 +58,7 @@ export class TestAuthenticator {
       [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
       [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
     ]);
-    const credential: SoftCredential = {
+    const credential: SoftCredential = reused ?? {
       id: randomBytes(32),
       rpId: rp.id,
       privateKey,
@@ -50,7 +66,7 @@ export class TestAuthenticator {
       resident: selection.residentKey === 'required',
       counter: 0,
     };
-    this.credentials.push(credential);
+    if (!reused) this.credentials.push(credential);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credential.id.length);
     const authData = Buffer.concat([

@@ -183,6 +183,11 @@ export const identityEvents = {
     desc: 'User Logged Out',
     message: 'User [{user}] has logged out',
   },
+  TPOS016W: {
+    type: 'mfa.add',
+    desc: 'MFA Device Refused',
+    message: 'User [{user}] tried to register a WebAuthn key that is registered already',
+  },
   TPOS011I: {
     type: 'user_token.use',
     desc: 'Invite or Reset Token Used',

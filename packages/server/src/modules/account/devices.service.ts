@@ -6,6 +6,7 @@ import { ApiError, badParameter, notFound } from '../../errors.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit, remoteAddr } from '../audit/emit.js';
 import type { RequestContext } from '../auth/session-cookie.js';
+import type { WebauthnCredentialIndex } from '../mfa/credential-index.js';
 import { deviceView, newDevice } from '../mfa/devices.js';
 import { totpStep } from '../mfa/totp.js';
 import { WebauthnRejected, type WebauthnService } from '../mfa/webauthn.service.js';
@@ -20,6 +21,7 @@ export interface DevicesDeps {
   users: UsersStore;
   tokens: UserTokensStore;
   webauthn: WebauthnService;
+  credentialIndex: WebauthnCredentialIndex;
   audit: AuditStore;
   settings: AuthSettings;
   now: Clock;
@@ -42,18 +44,27 @@ export class DevicesService {
     const name = body.deviceName.trim();
     assertNameFree(await this.deps.users.credentials(user), name);
     const device = await this.newDevice(user, name, body, token, ctx);
-    await this.deps.tokens.consume(token);
-    const added = await this.deps.users.mutateCredentials(user, (credentials) => {
-      assertNameFree(credentials, name);
-      const handle = credentials.webauthnUserId ?? '';
-      const stored = device.webauthn
-        ? { ...device, webauthn: { ...device.webauthn, userHandle: handle } }
-        : device;
-      return {
-        credentials: { ...credentials, devices: [...credentials.devices, stored] },
-        result: stored,
-      };
-    });
+    const credentialId = device.webauthn?.credentialId;
+    if (credentialId) await this.deps.credentialIndex.claim(user, credentialId, ctx);
+    let added: MfaDeviceRecord;
+    try {
+      await this.deps.tokens.consume(token);
+      added = await this.deps.users.mutateCredentials(user, (credentials) => {
+        assertNameFree(credentials, name);
+        const handle = credentials.webauthnUserId ?? '';
+        const stored = device.webauthn
+          ? { ...device, webauthn: { ...device.webauthn, userHandle: handle } }
+          : device;
+        return {
+          credentials: { ...credentials, devices: [...credentials.devices, stored] },
+          result: stored,
+        };
+      });
+    } catch (error) {
+      if (credentialId) await this.deps.credentialIndex.release(user, credentialId);
+      throw error;
+    }
+    if (credentialId) await this.deps.credentialIndex.confirm(user, credentialId);
     await emitAudit(this.deps.audit, 'T1006I', {
       user,
       mfa_device_name: added.name,
@@ -79,6 +90,9 @@ export class DevicesService {
       const devices = credentials.devices.filter((each) => each.id !== device.id);
       return { credentials: { ...credentials, devices }, result: device };
     });
+    if (removed.webauthn) {
+      await this.deps.credentialIndex.release(user, removed.webauthn.credentialId);
+    }
     await emitAudit(this.deps.audit, 'T1007I', {
       user,
       mfa_device_name: removed.name,

@@ -7,6 +7,7 @@ import type { AuditStore } from '../audit/index.js';
 import { emitAudit, remoteAddr } from '../audit/emit.js';
 import type { LoginService } from '../auth/login.service.js';
 import type { RequestContext } from '../auth/session-cookie.js';
+import type { WebauthnCredentialIndex } from '../mfa/credential-index.js';
 import { newDevice } from '../mfa/devices.js';
 import { totpStep } from '../mfa/totp.js';
 import { WebauthnRejected, type WebauthnService } from '../mfa/webauthn.service.js';
@@ -20,6 +21,7 @@ export interface CompleteTokenDeps {
   users: UsersStore;
   passwords: PasswordHasher;
   webauthn: WebauthnService;
+  credentialIndex: WebauthnCredentialIndex;
   login: LoginService;
   sessions: WebSessionService;
   audit: AuditStore;
@@ -53,15 +55,32 @@ export class CompleteTokenService {
       throw badParameter('a password is required unless you register a passkey');
     }
     const passwordHash = password === null ? undefined : await this.deps.passwords.hash(password);
-    await this.deps.store.consume(token);
-    await this.deps.users.mutateCredentials(name, (current) => ({
-      credentials: {
-        ...(passwordHash ? { passwordHash } : {}),
-        devices: device ? [{ ...device, ...this.withHandle(device, current.webauthnUserId) }] : [],
-        ...(current.webauthnUserId ? { webauthnUserId: current.webauthnUserId } : {}),
-      },
-      result: undefined,
-    }));
+    const credentialId = device?.webauthn?.credentialId;
+    const { credentialIndex } = this.deps;
+    if (credentialId) await credentialIndex.claim(name, credentialId, ctx, true);
+    let replaced: MfaDeviceRecord[];
+    try {
+      await this.deps.store.consume(token);
+      replaced = await this.deps.users.mutateCredentials(name, (current) => ({
+        credentials: {
+          ...(passwordHash ? { passwordHash } : {}),
+          devices: device
+            ? [{ ...device, ...this.withHandle(device, current.webauthnUserId) }]
+            : [],
+          ...(current.webauthnUserId ? { webauthnUserId: current.webauthnUserId } : {}),
+        },
+        result: current.devices,
+      }));
+    } catch (error) {
+      if (credentialId) await credentialIndex.release(name, credentialId);
+      throw error;
+    }
+    if (credentialId) await credentialIndex.confirm(name, credentialId);
+    // A reset wipes the old devices: their keys may be registered again, by anyone.
+    for (const old of replaced) {
+      const oldId = old.webauthn?.credentialId;
+      if (oldId && oldId !== credentialId) await credentialIndex.release(name, oldId);
+    }
     const user = await this.deps.users.mutate(name, (each) => ({ ...each, status: {} }));
     if (token.record.type === 'password') await this.deps.sessions.endAllOf(name);
 

@@ -6,6 +6,7 @@ import {
   type Backend,
 } from '../../backend/index.js';
 import { ApiError } from '../../errors.js';
+import { releaseWebauthnCredential } from '../mfa/credential-index.js';
 
 /** A user as a resource: what listing users shows. Secrets live apart, in UserCredentials. */
 export interface UserResource {
@@ -128,12 +129,18 @@ export class UsersStore {
   }
 
   /**
-   * Removes the user and their secrets (password hash, devices, passkey handle). Returns false
-   * when there was no such user. Other records of theirs (sessions, links) belong to other stores.
+   * Removes the user and their secrets (password hash, devices and their credential index
+   * records, passkey handle). Returns false when there was no such user. Other records of theirs
+   * (sessions, links) belong to other stores.
    */
   async delete(name: string): Promise<boolean> {
-    const { webauthnUserId } = await this.credentials(name);
+    const { webauthnUserId, devices } = await this.credentials(name);
     if (webauthnUserId) await this.backend.delete(handlesPrefix + webauthnUserId).catch(ignore);
+    for (const device of devices) {
+      if (device.webauthn) {
+        await releaseWebauthnCredential(this.backend, name, device.webauthn.credentialId);
+      }
+    }
     await this.backend.delete(credentialsPrefix + name).catch(ignore);
     try {
       await this.backend.delete(usersPrefix + name);
