@@ -26,7 +26,7 @@ export interface AccessControlDeps {
 export function buildAccessControl({ backend, audit, now, identity }: AccessControlDeps) {
   const roles = new RolesService(new RolesStore(backend), identity.users.store, audit);
   const locks = new LocksService(new LocksStore(backend), audit, now);
-  const usersAdmin = new UsersAdminService(identity.users);
+  const usersAdmin = new UsersAdminService(identity.users, audit);
   const connectors = new ConnectorsService(new ConnectorsStore(backend), audit);
   return { roles, locks, usersAdmin, connectors };
 }

@@ -183,6 +183,26 @@ export const identityEvents = {
     desc: 'User Logged Out',
     message: 'User [{user}] has logged out',
   },
+  TPOS019W: {
+    type: 'user.update',
+    desc: 'User Update Refused',
+    message: 'User [{name}] was not updated by [{user}]: {error}',
+  },
+  TPOS040W: {
+    type: 'github.created',
+    desc: 'GitHub Auth Connector Update Refused',
+    message: 'User [{user}] was refused saving GitHub connector [{name}]: {error}',
+  },
+  TPOS041W: {
+    type: 'oidc.created',
+    desc: 'OIDC Auth Connector Update Refused',
+    message: 'User [{user}] was refused saving OIDC connector [{name}]: {error}',
+  },
+  TPOS042W: {
+    type: 'saml.created',
+    desc: 'SAML Connector Update Refused',
+    message: 'User [{user}] was refused saving SAML connector [{name}]: {error}',
+  },
   TPOS016W: {
     type: 'mfa.add',
     desc: 'MFA Device Refused',

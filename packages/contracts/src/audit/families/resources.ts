@@ -211,6 +211,16 @@ export const resourceEvents = {
     desc: 'Postern Started',
     message: 'Postern {version} started',
   },
+  TPOS017W: {
+    type: 'role.created',
+    desc: 'User Role Creation Refused',
+    message: 'User [{user}] was refused creating a role [{name}]: {error}',
+  },
+  TPOS018W: {
+    type: 'role.updated',
+    desc: 'User Role Update Refused',
+    message: 'User [{user}] was refused updating a role [{name}]: {error}',
+  },
   TPOS020I: {
     type: 'node.create',
     desc: 'Server Registered',

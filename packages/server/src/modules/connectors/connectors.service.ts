@@ -8,6 +8,7 @@ import {
   type ConnectorItem,
   type ConnectorKind,
 } from '@postern/contracts';
+import { ApiError } from '../../errors.js';
 import { assertMay, visible, type Actor } from '../access/actor.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit } from '../audit/emit.js';
@@ -16,11 +17,17 @@ import { issueAt } from '../roles/roles.service.js';
 import { connectorToYaml, mapSecrets, parseConnectorYaml, secretsOf } from './connector.yaml.js';
 import { connectorNotFound, type ConnectorsStore } from './connectors.store.js';
 
-/** The catalogue has "created" and "deleted" per kind; a save over an existing one is "created". */
-const auditCodes: Record<ConnectorKind, { created: AuditCode; deleted: AuditCode }> = {
-  github: { created: 'T8000I', deleted: 'T8001I' },
-  oidc: { created: 'T8100I', deleted: 'T8101I' },
-  saml: { created: 'T8200I', deleted: 'T8201I' },
+/**
+ * The catalogue has "created" and "deleted" per kind; a save over an existing one is "created",
+ * and a save refused (a stale revision) is "created" too, as a warning with `success: false`.
+ */
+const auditCodes: Record<
+  ConnectorKind,
+  { created: AuditCode; deleted: AuditCode; refused: AuditCode }
+> = {
+  github: { created: 'T8000I', deleted: 'T8001I', refused: 'TPOS040W' },
+  oidc: { created: 'T8100I', deleted: 'T8101I', refused: 'TPOS041W' },
+  saml: { created: 'T8200I', deleted: 'T8201I', refused: 'TPOS042W' },
 };
 
 /**
@@ -119,7 +126,19 @@ export class ConnectorsService {
       if (kept === undefined) throw secretMissing(content, path);
       return kept;
     });
-    const saved = await this.store.update(connector, revision);
+    const saved = await this.store.update(connector, revision).catch(async (error: unknown) => {
+      // Of two people saving the same connector the second is refused (409); that is audited
+      // as the accepted save is.
+      if (error instanceof ApiError) {
+        await emitAudit(this.audit, auditCodes[kind].refused, {
+          user: actor.name,
+          name,
+          success: false,
+          error: error.message,
+        });
+      }
+      throw error;
+    });
     await this.emit(kind, 'created', name, actor);
     return saved;
   }

@@ -157,6 +157,15 @@ describe('connectors CRUD', () => {
     stored = await app.services.connectors.forLogin('oidc', 'okta');
     expect(stored?.spec).toMatchObject({ client_id: 'alice', client_secret: 'new-secret' });
     expect(stored?.metadata.revision).toBe(savedRevision);
+    // The refused save is audited like the accepted one: the same event type, as a warning.
+    expect(await auditCodes('TPOS041W')).toEqual([
+      expect.objectContaining({
+        event: 'oidc.created',
+        name: 'okta',
+        success: false,
+        error: late.json().error.message,
+      }),
+    ]);
   });
 
   it('refuses the placeholder as the secret of a new connector', async () => {

@@ -1,5 +1,5 @@
-import { roleItemId, type RoleItem } from '@postern/contracts';
-import { badParameter } from '../../errors.js';
+import { roleItemId, type AuditCode, type RoleItem } from '@postern/contracts';
+import { accessDenied, ApiError, badParameter } from '../../errors.js';
 import { assertMay, may, visible, type Actor } from '../access/actor.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit } from '../audit/emit.js';
@@ -13,6 +13,7 @@ import {
 } from '../rbac/index.js';
 import type { UsersStore } from '../users/users.store.js';
 import { roleNotFound, type RolesStore } from './roles.store.js';
+import { roleWidenings } from './widening.js';
 
 /** How many holders a refused delete names before it says "and N more". */
 const namedHolders = 5;
@@ -64,6 +65,7 @@ export class RolesService {
   async create(content: string, actor: Actor): Promise<Role> {
     const role = withoutRevision(parseRoleYaml(content).role);
     assertMay(actor, 'role', 'create', role, role.metadata.name);
+    await this.assertNotWideningOwn(actor, undefined, role, 'TPOS017W');
     const saved = await this.store.create(role);
     await emitAudit(this.audit, 'T9000I', { user: actor.name, name: role.metadata.name });
     return saved;
@@ -94,7 +96,11 @@ export class RolesService {
     const current = await this.store.get(name);
     if (!current) throw roleNotFound(name);
     assertMay(actor, 'role', 'update', current, name);
-    const saved = await this.store.update(withoutRevision(parsed), revision);
+    await this.assertNotWideningOwn(actor, current, parsed, 'TPOS018W');
+    const saved = await this.store.update(withoutRevision(parsed), revision).catch((error) => {
+      // A save over a stale revision is refused like a widening: audited, then told.
+      return this.refused(error, 'TPOS018W', actor, name);
+    });
     await emitAudit(this.audit, 'T9002I', { user: actor.name, name });
     return saved;
   }
@@ -107,6 +113,7 @@ export class RolesService {
       return { role: await this.create(content, actor), created: true };
     }
     assertMay(actor, 'role', 'update', role, name);
+    await this.assertNotWideningOwn(actor, await this.store.get(name), role, 'TPOS018W');
     const saved = await this.store.update(role, undefined);
     await emitAudit(this.audit, 'T9002I', { user: actor.name, name });
     return { role: saved, created: false };
@@ -137,6 +144,50 @@ export class RolesService {
     }
     await this.store.delete(name);
     await emitAudit(this.audit, 'T9001I', { user: actor.name, name });
+  }
+
+  /**
+   * An editor may not widen a role they hold (assigned in their user record, or in their session
+   * for a user without one): the new version must allow nothing the current one does not, and
+   * deny everything it denies (`roleWidenings`). Creating a role counts when its name is one
+   * they hold: a role that does not exist grants nothing until it does. The host's administrator
+   * (the CLI) holds every permission already.
+   */
+  private async assertNotWideningOwn(
+    actor: Actor,
+    current: Role | null | undefined,
+    proposed: Role,
+    code: 'TPOS017W' | 'TPOS018W',
+  ): Promise<void> {
+    if (!actor.roleSet) return;
+    const name = proposed.metadata.name;
+    const record = await this.users.get(actor.name);
+    const held = new Set([...(record?.user.spec.roles ?? []), ...actor.roleSet.roleNames]);
+    if (!held.has(name)) return;
+    const widenings = roleWidenings(current ?? undefined, proposed);
+    if (widenings.length === 0) return;
+    const error = accessDenied(
+      `you cannot widen a role you hold: ${name} would grant you more (${widenings.join('; ')})`,
+    );
+    await this.refused(error, code, actor, name);
+  }
+
+  /** Audits a refused create or update of a role, then throws the refusal. */
+  private async refused(
+    error: unknown,
+    code: AuditCode,
+    actor: Actor,
+    name: string,
+  ): Promise<never> {
+    if (error instanceof ApiError) {
+      await emitAudit(this.audit, code, {
+        user: actor.name,
+        name,
+        success: false,
+        error: error.message,
+      });
+    }
+    throw error;
   }
 }
 

@@ -1,6 +1,8 @@
 import type { UserJson, UserUpsertRequest } from '@postern/contracts';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
 import { assertMay, may, visible, type Actor } from '../access/actor.js';
+import type { AuditStore } from '../audit/index.js';
+import { emitAudit } from '../audit/emit.js';
 import { canGrantRoles } from '../rbac/index.js';
 import { toUserJson, traitsToInternal } from './traits.js';
 import type { UsersService } from './users.service.js';
@@ -12,7 +14,10 @@ import type { UserResource } from './users.store.js';
  * with `where` clauses), and roles are granted only by someone who could create them.
  */
 export class UsersAdminService {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly audit: AuditStore,
+  ) {}
 
   /** Every user the actor may read, by name. Pagination, when it comes, goes after the filter. */
   async list(actor: Actor): Promise<UserJson[]> {
@@ -39,15 +44,14 @@ export class UsersAdminService {
     assertMay(actor, 'user', 'update', current, body.name);
     assertLocal(current, 'edited');
     // Keeping or removing a role grants nothing; only the roles added are checked.
-    assertGrantable(
-      actor,
-      body.roles.filter((role) => !current.spec.roles.includes(role)),
-    );
+    const added = body.roles.filter((role) => !current.spec.roles.includes(role));
+    assertGrantable(actor, added);
     const change = {
       name: body.name,
       roles: body.roles,
       traits: traitsToInternal(body.traits ?? {}),
     };
+    await this.assertNotWideningSelf(actor, current, added, change.traits);
     return toUserJson(await this.users.update(change, actor.name));
   }
 
@@ -61,6 +65,39 @@ export class UsersAdminService {
     if (!found) return;
     assertLocal(found.user, 'given a password link');
     assertGrantable(actor, found.user.spec.roles);
+  }
+
+  /**
+   * Nobody widens their own access through their user record: a role they do not hold, or a
+   * trait value (a login, a database user…) their roles' templates would read, is refused even
+   * to someone who may grant it to others. Another administrator has to give it.
+   */
+  private async assertNotWideningSelf(
+    actor: Actor,
+    current: UserResource,
+    addedRoles: readonly string[],
+    traits: Record<string, string[]>,
+  ): Promise<void> {
+    if (!actor.roleSet || current.metadata.name !== actor.name) return;
+    const had = current.spec.traits as Record<string, string[] | undefined>;
+    const addedTraits = Object.entries(traits).flatMap(([trait, values]) =>
+      values.filter((value) => !(had[trait] ?? []).includes(value)).map((v) => `${trait}=${v}`),
+    );
+    const widening = [
+      ...(addedRoles.length > 0 ? [`roles ${addedRoles.join(', ')}`] : []),
+      ...(addedTraits.length > 0 ? [`traits ${addedTraits.join(', ')}`] : []),
+    ];
+    if (widening.length === 0) return;
+    const error = accessDenied(
+      `you cannot give yourself access you do not hold: ${widening.join('; ')}; ask another administrator`,
+    );
+    await emitAudit(this.audit, 'TPOS019W', {
+      user: actor.name,
+      name: current.metadata.name,
+      success: false,
+      error: error.message,
+    });
+    throw error;
   }
 
   async remove(name: string, actor: Actor): Promise<void> {
