@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditEventInput, AuditSearchQuery, AuditStore } from './audit.types.js';
 import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 import type { AuditChainSource } from './audit-chain.js';
 import { verifyAuditChain } from './audit-chain.js';
 import { applyAuditRetention } from './retention.js';
+import { SignedCursorAuditStore } from './signed-cursor.js';
 
 /** What the query planner does with one search. */
 export interface SearchPlan {
@@ -272,6 +274,54 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
             message: expect.stringMatching(/startKey/),
           });
         }
+      });
+    });
+
+    describe('signed cursors (SignedCursorAuditStore over this store)', () => {
+      const secret = randomBytes(32);
+      const alter = (key: string, at: number) =>
+        key.slice(0, at) + (key[at] === 'A' ? 'B' : 'A') + key.slice(at + 1);
+
+      it('pages with the cursors it signed, as the store itself does', async () => {
+        await emitAll([1, 2, 3, 4, 5].map((ms) => ({ event: 'e', code: 'C', time: at(ms) })));
+        const signed = new SignedCursorAuditStore(store, secret);
+        const seen: number[] = [];
+        let startKey = '';
+        do {
+          const page = await signed.search({ ...everything, limit: 2, startKey });
+          seen.push(...times(page.events));
+          startKey = page.startKey;
+        } while (startKey);
+        expect(seen).toEqual([5, 4, 3, 2, 1]);
+      });
+
+      it('refuses a cursor altered, unsigned, or signed with another secret', async () => {
+        await emitAll([1, 2, 3].map((ms) => ({ event: 'e', code: 'C', time: at(ms) })));
+        const signed = new SignedCursorAuditStore(store, secret);
+        const { startKey } = await signed.search({ ...everything, limit: 1 });
+        const [key, mac] = startKey.split('.') as [string, string];
+        const unsigned = (await store.search({ ...everything, limit: 1 })).startKey;
+        const elsewhere = new SignedCursorAuditStore(store, randomBytes(32));
+        const foreign = (await elsewhere.search({ ...everything, limit: 1 })).startKey;
+        const refused = [
+          `${alter(key, 2)}.${mac}`,
+          `${key}.${alter(mac, 5)}`,
+          unsigned,
+          `${unsigned}.`,
+          foreign,
+        ];
+        for (const bad of refused) {
+          const error = await signed
+            .search({ ...everything, limit: 1, startKey: bad })
+            .catch((e: unknown) => e);
+          expect(error, bad).toBeInstanceOf(InvalidStartKeyError);
+          expect((error as AuditBadParameterError).code).toBe('bad_parameter');
+          const sessions = await signed
+            .searchSessionEvents({ ...everything, limit: 1, startKey: bad })
+            .catch((e: unknown) => e);
+          expect(sessions, bad).toBeInstanceOf(InvalidStartKeyError);
+        }
+        expect((await signed.search({ ...everything, limit: 1, startKey })).events).toHaveLength(1);
       });
     });
 

@@ -99,6 +99,24 @@ describe('GET events/search', () => {
     expect(res.json().error.message).toMatch(/elsewhere/);
   });
 
+  it('signs its startKey: an altered or unsigned one is a 400, the real one pages on', async () => {
+    const first = auditSearchResponseSchema.parse((await search(`${range}&limit=7`)).json());
+    const [key, mac] = first.startKey.split('.') as [string, string];
+    expect(mac).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const flip = (text: string) => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
+    for (const bad of [`${flip(key)}.${mac}`, `${key}.${flip(mac)}`, key]) {
+      const res = await search(`${range}&limit=7&startKey=${encodeURIComponent(bad)}`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error).toEqual({
+        code: 'bad_parameter',
+        message: 'invalid startKey: pass back the startKey of a previous search unchanged',
+      });
+    }
+    const next = await search(`${range}&limit=7&startKey=${encodeURIComponent(first.startKey)}`);
+    expect(next.statusCode).toBe(200);
+    expect(next.json().events).toHaveLength(7);
+  });
+
   it('clamps a limit above 5000 instead of refusing it', async () => {
     const res = await search(`${range}&limit=999999`);
     expect(res.statusCode).toBe(200);

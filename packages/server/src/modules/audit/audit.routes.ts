@@ -3,17 +3,23 @@ import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
 import { actorOf } from '../../plugins/access-guard.js';
 import { parseInput } from '../../plugins/validate.js';
-import { visible } from '../access/actor.js';
+import { may } from '../access/actor.js';
 import type { AuditStore } from './index.js';
+import { visiblePage } from './visible-page.js';
 
 interface AuditRoutesOptions {
+  /** The store with signed cursors (`SignedCursorAuditStore`): callers get only cursors we made. */
   audit: AuditStore;
   clusterName: string;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
 
-/** Audit search (spec §7): `[from, to)`, event types, limit ≤ 5000 and an opaque startKey. */
+/**
+ * Audit search (spec §7): `[from, to)`, event types, limit ≤ 5000 and an opaque, signed startKey.
+ * Both lists apply the caller's rules BEFORE paging (`visiblePage`): every page is full while
+ * visible events remain, and nothing tells how many were hidden.
+ */
 export async function auditRoutes(
   app: FastifyInstance,
   { audit, clusterName }: AuditRoutesOptions,
@@ -24,8 +30,12 @@ export async function auditRoutes(
     async (request) => {
       resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(auditSearchQuerySchema, request.query);
-      const page = await audit.search(query);
-      return { ...page, events: visible(actorOf(request), 'event', page.events) };
+      const actor = actorOf(request);
+      return visiblePage(
+        query,
+        (q) => audit.search(q),
+        (event) => may(actor, 'event', 'read', event),
+      );
     },
   );
 
@@ -35,11 +45,14 @@ export async function auditRoutes(
     async (request) => {
       resolveClusterId(request.params.clusterId, clusterName);
       const { eventTypes: _ignored, ...query } = parseInput(auditSearchQuerySchema, request.query);
-      const page = await audit.searchSessionEvents(query);
+      const actor = actorOf(request);
       // Each recording is checked itself: the preset access role sees only sessions it took part
-      // in (`contains(session.participants, user.metadata.name)`). A page may come back short;
-      // its startKey still leads on.
-      return { ...page, events: visible(actorOf(request), 'session', page.events) };
+      // in (`contains(session.participants, user.metadata.name)`).
+      return visiblePage(
+        query,
+        (q) => audit.searchSessionEvents(q),
+        (event) => may(actor, 'session', 'read', event),
+      );
     },
   );
 }

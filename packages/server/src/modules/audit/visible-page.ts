@@ -1,0 +1,40 @@
+import type { AuditEvent, AuditSearchQuery, AuditSearchResult } from './audit.types.js';
+
+/** Rows read per query while looking for visible ones: a few pages' worth, within the store's cap. */
+const scanBatch = (limit: number) => Math.min(5000, Math.max(limit * 4, 500));
+
+/**
+ * One page of the events `isVisible` lets the caller see: the access rules are applied BEFORE
+ * paging, so a page is full unless the range is exhausted, no page is empty while visible events
+ * follow, and nothing (a count, a short page) hints at how many events were hidden.
+ *
+ * The store pages by an opaque keyset cursor, so the page is read in batches from the caller's
+ * cursor; when a batch holds more visible events than the page needs, the batch is read again
+ * up to the last event taken, which yields the cursor right after it.
+ */
+export async function visiblePage(
+  query: AuditSearchQuery,
+  fetch: (query: AuditSearchQuery) => Promise<AuditSearchResult>,
+  isVisible: (event: AuditEvent) => boolean,
+): Promise<AuditSearchResult> {
+  const taken: AuditEvent[] = [];
+  let cursor = query.startKey;
+  for (;;) {
+    const from = cursor ? { startKey: cursor } : {};
+    const batch = await fetch({ ...query, ...from, limit: scanBatch(query.limit) });
+    const needed = query.limit - taken.length;
+    const positions = batch.events.flatMap((event, at) => (isVisible(event) ? [at] : []));
+    if (positions.length > needed) {
+      // Read again up to the last event this page takes: its cursor is where the next page starts.
+      const upTo = positions[needed - 1]! + 1;
+      const exact = await fetch({ ...query, ...from, limit: upTo });
+      taken.push(...exact.events.filter(isVisible).slice(0, needed));
+      return { events: taken, startKey: exact.startKey };
+    }
+    taken.push(...positions.map((at) => batch.events[at]!));
+    if (!batch.startKey || taken.length === query.limit) {
+      return { events: taken, startKey: batch.startKey };
+    }
+    cursor = batch.startKey;
+  }
+}
