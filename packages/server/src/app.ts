@@ -116,6 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
   void identity.passwords.dummyHash();
 
+  // WebAuthn devices stored before the credential index existed get their records, once.
+  await identity.credentialIndex.backfill();
   // Presets first, so the watched roles start with them; then every cache loads before serving.
   await accessControl.roles.seedPresets();
   const access = new AccessResolver(deps.backend, watchError('roles and users'));

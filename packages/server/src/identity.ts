@@ -122,6 +122,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     completion,
     account,
     devices,
+    credentialIndex,
   };
 }
 

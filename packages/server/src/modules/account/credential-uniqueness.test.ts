@@ -162,4 +162,21 @@ describe('one WebAuthn credential, one user', () => {
     expect(removed.statusCode, removed.body).toBe(200);
     expect(await app.backend.get(webauthnCredentialKey(id))).toBeNull();
   });
+
+  it('gives keys registered before the index existed their record, once, at start', async () => {
+    const jan = await inviteUser(app, 'jan', { device: 'webauthn' });
+    const kim = await inviteUser(app, 'kim');
+    const id = jan.authenticator!.credentials[0]!.id.toString('base64url');
+    // As storage written by an older version: the device, but no record and no marker.
+    await app.backend.delete(webauthnCredentialKey(id));
+    await app.backend.delete('/migrations/webauthn_credential_index');
+    await app.services.credentialIndex.backfill();
+    expect(JSON.parse((await app.backend.get(webauthnCredentialKey(id)))!.value)).toEqual({
+      user: 'jan',
+    });
+    const add = await addKey(kim, 'borrowed', (options) =>
+      jan.authenticator!.register(options as Record<string, unknown>, { reuse: 0 }),
+    );
+    expect((await add()).statusCode).toBe(409);
+  });
 });

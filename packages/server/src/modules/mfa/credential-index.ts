@@ -13,6 +13,8 @@ import type { UsersStore } from '../users/users.store.js';
 import { challengeTtlMs } from './challenges.store.js';
 
 const indexPrefix = '/webauthn_credentials/';
+/** Written once every device stored before the index existed has its record. */
+const backfilledKey = '/migrations/webauthn_credential_index';
 
 /** The index record of one WebAuthn credential: the user whose device it is. */
 export const webauthnCredentialKey = (credentialId: string) =>
@@ -89,6 +91,31 @@ export class WebauthnCredentialIndex {
       }
     }
     return this.refuse(user, undefined, ctx);
+  }
+
+  /**
+   * Gives every stored WebAuthn device that has no record one (devices registered before the
+   * index existed), once per cluster: after a complete pass a marker says it is done. A key
+   * found under two users keeps the record of the first; the second registration predates the
+   * rule, and an administrator removes it.
+   */
+  async backfill(): Promise<void> {
+    if (await this.backend.get(backfilledKey)) return;
+    for await (const { user, credentials } of this.users.allCredentials()) {
+      for (const device of credentials.devices) {
+        if (device.webauthn) await this.recordIfMissing(user, device.webauthn.credentialId);
+      }
+    }
+    await this.backend.upsert({ key: backfilledKey, value: JSON.stringify({ done: true }) });
+  }
+
+  private async recordIfMissing(user: string, credentialId: string): Promise<void> {
+    const key = webauthnCredentialKey(credentialId);
+    if (await this.backend.get(key)) return;
+    const value = JSON.stringify({ user } satisfies IndexRecord);
+    await this.backend.create({ key, value }).catch((error: unknown) => {
+      if (!(error instanceof AlreadyExistsError)) throw error;
+    });
   }
 
   /** Makes the claim permanent: the device is stored now. */

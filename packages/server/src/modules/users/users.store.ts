@@ -176,6 +176,23 @@ export class UsersStore {
     });
   }
 
+  /** Every user's credentials, a page at a time (for one-off passes such as a migration). */
+  async *allCredentials(): AsyncGenerator<{ user: string; credentials: UserCredentials }> {
+    let startKey: string | undefined;
+    do {
+      const page = await this.backend.list({
+        prefix: credentialsPrefix,
+        limit: 1000,
+        ...(startKey ? { startKey } : {}),
+      });
+      for (const item of page.items) {
+        const user = item.key.slice(credentialsPrefix.length);
+        yield { user, credentials: JSON.parse(item.value) as UserCredentials };
+      }
+      startKey = page.nextKey;
+    } while (startKey);
+  }
+
   async userForWebauthnHandle(handle: string): Promise<string | null> {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(handle)) return null;
     const item = await this.backend.get(handlesPrefix + handle);
