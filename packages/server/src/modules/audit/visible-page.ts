@@ -1,7 +1,11 @@
 import type { AuditEvent, AuditSearchQuery, AuditSearchResult } from './audit.types.js';
 
-/** Rows read per query while looking for visible ones: a few pages' worth, within the store's cap. */
-const scanBatch = (limit: number) => Math.min(5000, Math.max(limit * 4, 500));
+/**
+ * Rows read per query: first the page itself (a caller who sees everything needs no more), then,
+ * while hidden events thin it out, a few pages' worth at a time, within the store's cap.
+ */
+const batchSize = (limit: number, first: boolean) =>
+  first ? limit : Math.min(5000, Math.max(limit * 4, 500));
 
 /**
  * One page of the events `isVisible` lets the caller see: the access rules are applied BEFORE
@@ -19,9 +23,9 @@ export async function visiblePage(
 ): Promise<AuditSearchResult> {
   const taken: AuditEvent[] = [];
   let cursor = query.startKey;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const from = cursor ? { startKey: cursor } : {};
-    const batch = await fetch({ ...query, ...from, limit: scanBatch(query.limit) });
+    const batch = await fetch({ ...query, ...from, limit: batchSize(query.limit, first) });
     const needed = query.limit - taken.length;
     const positions = batch.events.flatMap((event, at) => (isVisible(event) ? [at] : []));
     if (positions.length > needed) {
