@@ -2,7 +2,7 @@ import { startSshProxy } from '../modules/ssh-proxy/start-ssh-proxy.js';
 import type { TestApp } from './app-harness.testkit.js';
 
 /** The SSH proxy over a test app's services, on a free loopback port (app.config follows it). */
-export function startTestSshProxy(app: TestApp) {
+export function startTestSshProxy(app: TestApp, options: { loginGraceMs?: number } = {}) {
   app.config.sshAddr = { host: '127.0.0.1', port: 0 };
   return startSshProxy({
     config: app.config,
@@ -15,5 +15,6 @@ export function startTestSshProxy(app: TestApp) {
     recordings: app.services.recordings,
     now: Date.now,
     log: () => undefined,
+    ...options,
   });
 }

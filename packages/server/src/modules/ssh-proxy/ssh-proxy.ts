@@ -33,9 +33,16 @@ export interface SshProxyDeps {
   recordings?: RecordingPolicy;
   now: () => number;
   log: (message: string, fields?: object) => void;
+  /** How long a client has from connecting to being signed in (default 30 s). */
+  loginGraceMs?: number;
 }
 
 const closeGraceMs = 5_000;
+/**
+ * Like sshd's LoginGraceTime, shorter: our clients sign in with a certificate, no typing. A
+ * socket that connects and dawdles (or never speaks) is cut, so idle sockets cannot pile up.
+ */
+const defaultLoginGraceMs = 30_000;
 /** The proxy's host certificate is renewed when less than this is left of it. */
 const hostCertificateTtlMs = 24 * 3600_000;
 
@@ -82,6 +89,9 @@ export class SshProxy {
   /** One ssh2 server per connection: its host keys sign that connection's key exchange. */
   private accept(socket: Socket): void {
     socket.on('error', () => socket.destroy());
+    const grace = setTimeout(() => socket.destroy(), this.deps.loginGraceMs ?? defaultLoginGraceMs);
+    grace.unref();
+    socket.once('close', () => clearTimeout(grace));
     // SFTP and keystrokes are small request/answer packets: Nagle's delay would stall them.
     socket.setNoDelay(true);
     const keys = new CertifiedHostKeys(this.deps.hostKey.privateKeyPem, this.hostCertificate());
@@ -90,7 +100,10 @@ export class SshProxy {
       { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
       (connection, info) => this.serve(connection, remoteAddr, info.header.versions.software),
     );
-    server.on('connection', (connection) => keys.attach(connection));
+    server.on('connection', (connection) => {
+      keys.attach(connection);
+      connection.once('ready', () => clearTimeout(grace));
+    });
     server.injectSocket(socket);
   }
 

@@ -22,6 +22,7 @@ export interface StartSshProxyDeps {
   recordings: RecordingStore;
   now: () => number;
   log: (message: string, fields?: object) => void;
+  loginGraceMs?: number;
 }
 
 /**
@@ -56,6 +57,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     recordings: { store: deps.recordings, onFailure: config.recordings.onFailure },
     now: deps.now,
     log: deps.log,
+    ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
   });
   const { port } = await proxy.listen(listenHost, config.sshAddr.port);
   config.sshAddr.port = port;

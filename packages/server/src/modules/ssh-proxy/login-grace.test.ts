@@ -1,0 +1,81 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
+import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
+import { startSshd } from '../../testing/sshd.testkit.js';
+import { hostActor } from '../access/actor.js';
+
+// Sockets that connect to the SSH listener and never sign in are cut after the login grace
+// (30 s; 1 s here); a client that signed in keeps its connection as long as it likes.
+
+const graceMs = 1_000;
+let app: TestApp;
+let sshd: Awaited<ReturnType<typeof startSshd>>;
+let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
+let alice: OpenSshClientSetup;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
+  const admin = hostActor('test');
+  await app.services.inventory.addOpenSsh(
+    { name: 'grace-host', addr: `127.0.0.1:${sshd.port}`, labels: {} },
+    admin,
+  );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'root-access' },
+      spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
+    }),
+    admin,
+  );
+  proxy = await startTestSshProxy(app, { loginGraceMs: graceMs });
+  alice = await openSshClient({
+    ca: app.services.ca,
+    user: 'alice',
+    roles: ['root-access'],
+    logins: ['root'],
+    proxyPort: proxy.port,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await alice?.remove();
+  await proxy?.stop();
+  await sshd?.stop();
+  await app?.close();
+});
+
+/** Milliseconds until the proxy closes a socket that sends `hello` and then nothing. */
+function lifetime(hello: string): Promise<number> {
+  const started = performance.now();
+  const socket: Socket = connect(proxy.port, '127.0.0.1', () => {
+    if (hello) socket.write(hello);
+  });
+  socket.resume();
+  return new Promise((resolve) => {
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(performance.now() - started));
+  });
+}
+
+describe('the SSH login grace', () => {
+  it('cuts a silent socket and one that stops after its banner', async () => {
+    const [silent, bannerOnly] = await Promise.all([
+      lifetime(''),
+      lifetime('SSH-2.0-OpenSSH_9.2p1\r\n'),
+    ]);
+    for (const ms of [silent, bannerOnly]) {
+      expect(ms).toBeGreaterThan(graceMs * 0.8);
+      expect(ms).toBeLessThan(graceMs + 5_000);
+    }
+  });
+
+  it('leaves a signed-in client alone past the grace', async () => {
+    const result = await alice.run('ssh', ['root@grace-host', 'sleep 2; echo still-here']);
+    expect(result).toMatchObject({ code: 0, stdout: 'still-here\n' });
+  });
+});
