@@ -16,8 +16,12 @@ async function keygen(file, comment) {
   return (await readFile(`${file}.pub`, 'utf8')).trim();
 }
 
-/** Starts sshd -D on 127.0.0.1 and a free port; `dir` holds its keys, config and logs. */
-export async function startSshd({ dir, trustedUserCaKeys }) {
+/**
+ * Starts sshd -D on 127.0.0.1 and a free port; `dir` holds its keys, config and logs. `nice`
+ * runs it (and every session it starts) at that niceness: a stand-in for a server on another
+ * machine, which does not take CPU from what a bench measures.
+ */
+export async function startSshd({ dir, trustedUserCaKeys, nice }) {
   await mkdir(dir, { recursive: true });
   const file = (name) => path.join(dir, name);
   await keygen(file('host_key'), 'bench-sshd-host');
@@ -53,9 +57,10 @@ export async function startSshd({ dir, trustedUserCaKeys }) {
   ];
   await writeFile(file('sshd_config'), config.join('\n'));
   // sshd re-executes itself per connection, so it needs its absolute path.
-  const child = spawn(SSHD, ['-D', '-e', '-f', file('sshd_config')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const args = ['-D', '-e', '-f', file('sshd_config')];
+  const child = nice
+    ? spawn('nice', ['-n', String(nice), SSHD, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(SSHD, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => {
     if (output.length < 1_000_000) output += chunk;

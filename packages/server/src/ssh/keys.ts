@@ -22,9 +22,14 @@ export interface ParsedPublicKey {
 
 /** A fresh Ed25519 key: the private half as PKCS#8 PEM, the public half as an OpenSSH line. */
 export function generateEd25519Key(): { privateKeyPem: string; publicKey: string } {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  return { privateKeyPem, publicKey: publicKeyFromPrivatePem(privateKeyPem) };
+  // Every session's key is used right away (certificate, then sign-in): no need to parse it back.
+  remember(privateKeyPem, privateKey);
+  return {
+    privateKeyPem,
+    publicKey: formatPublicKey(ED25519, ed25519BlobFromKeyObject(publicKey)),
+  };
 }
 
 /**
@@ -106,6 +111,11 @@ export function ed25519BlobFromKeyObject(key: KeyObject): Buffer {
  * key (what ssh-keygen writes), so operators may hand us either.
  */
 export function ed25519PrivateKeyObject(pem: string): KeyObject {
+  const known = parsedKeys.get(pem);
+  if (known) {
+    remember(pem, known); // most recently used last, so the CA key is never the oldest
+    return known;
+  }
   let key: KeyObject;
   try {
     key = pem.includes('OPENSSH PRIVATE KEY')
@@ -117,5 +127,24 @@ export function ed25519PrivateKeyObject(pem: string): KeyObject {
   if (key.asymmetricKeyType !== 'ed25519') {
     throw new Error(`invalid private key: expected Ed25519, got ${key.asymmetricKeyType}`);
   }
+  remember(pem, key);
   return key;
+}
+
+/**
+ * Keys parsed lately, by their PEM. Parsing a PEM costs OpenSSL half a millisecond, and opening a
+ * session parsed the CA's key and the session's own key five times in all: with many sessions
+ * opening at once that was the proxy's largest cost, in everyone's keystroke latency. The CA key
+ * stays here; a session's key drops out after a few hundred others.
+ */
+const parsedKeys = new Map<string, KeyObject>();
+const parsedKeysLimit = 256;
+
+function remember(pem: string, key: KeyObject): void {
+  parsedKeys.delete(pem);
+  parsedKeys.set(pem, key);
+  if (parsedKeys.size > parsedKeysLimit) {
+    const oldest = parsedKeys.keys().next().value;
+    if (oldest !== undefined) parsedKeys.delete(oldest);
+  }
 }
