@@ -15,6 +15,7 @@ import { UserTokensStore } from './modules/user-tokens/user-tokens.store.js';
 import { LockoutService } from './modules/users/lockout.service.js';
 import { RolesStore } from './modules/roles/roles.store.js';
 import { PasswordHasher } from './modules/users/passwords.js';
+import { CredentialChanges } from './modules/users/credential-changes.js';
 import { UsersService } from './modules/users/users.service.js';
 import { UsersStore } from './modules/users/users.store.js';
 import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
@@ -45,6 +46,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     now,
   });
   const tokenStore = new UserTokensStore(backend, now);
+  const credentialChanges = new CredentialChanges({ users: usersStore, sessions, now });
   const users = new UsersService({
     store: usersStore,
     roles: new RolesStore(backend),
@@ -65,6 +67,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     config,
     now,
+    credentialChanges,
   });
   const login = new LoginService({
     users: usersStore,
@@ -87,6 +90,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     settings,
     now,
+    credentialChanges,
   });
   const account = new AccountService({
     users: usersStore,
@@ -97,6 +101,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     tokens,
     audit,
     settings,
+    credentialChanges,
   });
   const devices = new DevicesService({
     users: usersStore,
@@ -105,6 +110,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     settings,
     now,
+    credentialChanges,
   });
   return {
     users,

@@ -4,6 +4,7 @@ import type { Backend } from './backend/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import type { GuardDeps } from './plugins/access-guard.js';
+import type { AccessResolver } from './modules/access/access-resolver.js';
 import type { AuditStore } from './modules/audit/index.js';
 import {
   AgentJoinService,
@@ -35,6 +36,8 @@ export interface ServerAccessDeps {
   audit: AuditStore;
   now: Clock;
   locks: LockWatcher;
+  /** The watched users and roles: live sessions are judged again against them. */
+  access?: Pick<AccessResolver, 'current' | 'onChange'>;
   ca?: ClusterCa;
   onError: (what: string) => (error: unknown) => void;
   /** Terminal and tunnel keepalive pings; tests shorten it. */
@@ -69,18 +72,26 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
       store: recordings,
       onFailure: config.recordings.onFailure,
     },
+    ...(deps.access ? { accessChanges: deps.access.onChange.bind(deps.access) } : {}),
   });
-  const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
+  const dialer = new NodeDialer({
+    ca,
+    hostKeys: inventory,
+    tunnels,
+    keepaliveIntervalMs: config.ssh.keepaliveIntervalMs,
+  });
   const nodeDirectory = inventoryDirectory(inventory);
   const nodeAccess = new NodeAccess({
     nodes: nodeDirectory,
     dialer,
     locks: deps.locks,
     now,
+    ...(deps.access ? { subjects: deps.access } : {}),
   });
   const terminals = new TerminalService({
     hub,
     access: nodeAccess,
+    ...(deps.access ? { subjects: deps.access } : {}),
     locks: deps.locks,
     audit,
     clusterName,

@@ -97,6 +97,11 @@ export const fileConfigSchema = z
     ssh_service: sshServiceSchema.optional(),
     heartbeat_interval: z.union([z.string(), z.number()]).optional(),
     openssh_check_interval: z.union([z.string(), z.number()]).optional(),
+    ssh: z
+      .object({ keepalive_interval: z.union([z.string(), z.number()]).optional() })
+      .strict()
+      .optional(),
+    shutdown_grace: z.union([z.string(), z.number()]).optional(),
     recordings: z
       .object({
         dir: z.string().optional(),
@@ -157,6 +162,10 @@ export interface Config {
   opensshCheckIntervalMs: number;
   /** Web terminal uploads and downloads: the largest file accepted either way. */
   fileTransfer: { maxBytes: number };
+  /** Keepalives to nodes: three unanswered end the session ("the server stopped answering"). */
+  ssh: { keepaliveIntervalMs: number };
+  /** How long SIGTERM waits for sessions to end and recordings to seal before it forces exit. */
+  shutdownGraceMs: number;
 }
 
 export interface SshServiceConfig {
@@ -241,6 +250,13 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ...(file.ssh_service?.sftp_server ? { sftpServer: file.ssh_service.sftp_server } : {}),
     },
     fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
+    ssh: {
+      keepaliveIntervalMs: parseDuration(
+        file.ssh?.keepalive_interval ?? '10s',
+        'ssh.keepalive_interval',
+      ),
+    },
+    shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
   };
 }
 

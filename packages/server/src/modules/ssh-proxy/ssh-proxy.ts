@@ -3,6 +3,7 @@ import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { ClusterCa } from '../../ssh/ca.service.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
 import { judgeUserCertificate } from '../../ssh/user-certificate-login.js';
+import { certificateCredential, type Credential } from '../access/credential-revocation.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
@@ -26,7 +27,9 @@ export interface SshProxyDeps {
   requesterFor: (
     user: string,
     roles: string[],
-  ) => { user: string; roles: string[]; roleSet: RoleSet };
+  ) => { user: string; roles: string[]; roleSet: RoleSet; hasRecord: boolean };
+  /** Why a certificate no longer counts (its user's credentials changed since), or undefined. */
+  credentialRevoked: (user: string, credential: Credential) => string | undefined;
   locks: LockView;
   audit: AuditStore;
   /** Where commands without a terminal are recorded; terminal sessions use the hub's. */
@@ -133,7 +136,13 @@ export class SshProxy {
         now: () => new Date(deps.now()),
       });
       if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
-      if (ctx.signature) user = { name: verdict.identity.user, roles: verdict.identity.roles };
+      const { identity } = verdict;
+      const revoked = deps.credentialRevoked(
+        identity.user,
+        certificateCredential(identity.validAfter),
+      );
+      if (revoked) return refuse(ctx, revoked, true);
+      if (ctx.signature) user = { name: identity.user, roles: identity.roles };
       ctx.accept();
     });
 
