@@ -101,6 +101,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     access: nodeAccess,
     audit,
     maxBytes: config.fileTransfer.maxBytes,
+    guards: hub,
     log: (error, message) => deps.onError(`file transfer: ${message}`)(error),
   });
   return {

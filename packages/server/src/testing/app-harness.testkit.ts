@@ -54,6 +54,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** file_transfer.max_bytes; tests of the limit keep it small. */
   fileTransferMaxBytes?: number;
+  /** ssh.keepalive_interval in ms; tests of a frozen node keep it short. */
+  sshKeepaliveIntervalMs?: number;
 }
 
 /**
@@ -79,6 +81,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.storage = options.storage ?? { type: 'memory' };
   if (options.audit) config.audit = options.audit;
   if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
+  if (options.sshKeepaliveIntervalMs) {
+    config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
+  }
   const auth = authFileSchema.parse({ login_rate_limit: 100_000, ...options.auth });
   config.auth = resolveAuth(auth, config.publicAddr.host);
 
