@@ -1,6 +1,8 @@
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { sessionEndReasons } from '@postern/contracts';
 import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { ClusterCa } from '../../ssh/ca.service.js';
+import { disconnectWithReason } from '../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
 import { judgeUserCertificate } from '../../ssh/user-certificate-login.js';
 import { certificateCredential, type Credential } from '../access/credential-revocation.js';
@@ -69,13 +71,14 @@ export class SshProxy {
     });
   }
 
-  async close(): Promise<void> {
+  /** Stops listening and ends every connection, telling each client why. */
+  async close(reason = sessionEndReasons.shutdown): Promise<void> {
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     const ended = [...this.connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
           connection.once('close', () => resolve());
-          connection.end();
+          disconnectWithReason(connection, `Postern: ${reason}`);
           setTimeout(resolve, closeGraceMs).unref();
         }),
     );
