@@ -100,7 +100,7 @@ export class FileTransferService {
       // The outcome is the response's: complete once the reader took the last byte, cancelled
       // if the browser went away first (Fastify then destroys the stream, and the pipeline the
       // SFTP read).
-      pipeline(source, counter).catch(() => undefined);
+      pipeline(source, counter, { signal: guard.aborted.signal }).catch(() => undefined);
       finished(counter)
         .then(
           () => audit.succeeded(counter.bytes),
@@ -172,12 +172,14 @@ export class FileTransferService {
         flags: 'wx',
         highWaterMark: transferChunkBytes * 4,
       });
-      await pipeline(part.stream, counter, sink).catch((error: unknown) => {
-        if (error !== bodyFailed && error !== part.stream.errored) throw error;
-        throw badParameter(
-          `the upload did not complete: ${describe(error, 'the body ended early')}`,
-        );
-      });
+      await pipeline(part.stream, counter, sink, { signal: guard.aborted.signal }).catch(
+        (error: unknown) => {
+          if (error !== bodyFailed && error !== part.stream.errored) throw error;
+          throw badParameter(
+            `the upload did not complete: ${describe(error, 'the body ended early')}`,
+          );
+        },
+      );
       await closed(sink);
       // An overwrite keeps the file's permissions, as `cp` onto an existing file does.
       if (target.existingMode !== undefined) await files.chmod(temporary, target.existingMode);
@@ -232,14 +234,16 @@ export class FileTransferService {
     const requester = requesterOf(request.identity);
     const { client } = await this.deps.access.connect(requester, node, request.login);
     // Access taken away mid-transfer (a role edit, a changed password) cuts the connection.
-    const guard: TransferGuard = { stop: () => undefined };
+    const guard: TransferGuard = { stop: () => undefined, aborted: new AbortController() };
     if (this.deps.guards) {
       guard.stop = this.deps.guards.guard({
         recheck: () => this.deps.access.recheck(requester, node, request.login),
         revoke: (reason) => {
           guard.revoked = reason;
           guard.stop();
-          client.end();
+          // Stops the pipeline (even one waiting on the browser); the transfer then cleans up
+          // on the node (a partial upload is removed) and closes the connection itself.
+          guard.aborted.abort();
         },
       });
     }
@@ -272,5 +276,7 @@ export class FileTransferService {
 /** A transfer under the hub's re-checks: `revoked` says why it was cut off, if it was. */
 interface TransferGuard {
   stop: () => void;
+  /** Aborted on revocation: the transfer's pipeline stops at once. */
+  aborted: AbortController;
   revoked?: string;
 }

@@ -1,4 +1,9 @@
-import { terminalMessageTypes as T } from '@postern/contracts';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEd25519Key } from '../../ssh/keys.js';
 import { signRequest } from '../../ssh/signed-request.js';
@@ -140,6 +145,82 @@ describe('taking access away ends the sessions that relied on it', () => {
     await expectEndsOn(tara, () =>
       app.services.users.update({ name: 'tara', traits: { logins: ['nobody'] } }, 'test'),
     );
+  });
+
+  it("removes a joined observer whose role no longer lets them join; the owner's session goes on", async () => {
+    await putRole('watcher', {
+      join_sessions: [{ name: 'w', roles: ['root-access'], kinds: ['ssh'], modes: ['observer'] }],
+    });
+    await app.services.users.create({ name: 'owen', roles: ['root-access'] }, 'test');
+    await app.services.users.create({ name: 'wendy', roles: ['watcher'] }, 'test');
+    const owner = await shell(await app.signIn(['root-access'], 'owen'));
+    const sid = sessionIdOf(owner);
+    const watcher = await openTerminal({
+      baseUrl,
+      headers: await app.signIn(['watcher'], 'wendy'),
+      params: { term: { w: 80, h: 24 }, sid, mode: 'observer' } as never,
+    });
+    expect(watcher.response.status).toBe('ok');
+    await watcher.waitFor(() => watcher.frames.some((f) => f.type === T.raw), 'the screen');
+
+    await putRole('watcher', {});
+    await closedWithin(watcher);
+    expect(errors(watcher)).toContain('your right to join this session was removed');
+    owner.type('echo "owner=$((5+5))"\r');
+    await owner.waitForOutput('owner=10');
+    owner.close();
+  });
+
+  it('ends the terminals of a deleted user', async () => {
+    await app.services.users.create({ name: 'dora', roles: ['root-access'] }, 'test');
+    const client = await shell(await app.signIn(['root-access'], 'dora'));
+    await app.services.users.remove('dora', 'admin');
+    await closedWithin(client);
+    expect(errors(client)).toContain('the user was deleted');
+  });
+
+  it('cuts off a file upload in progress, saying why, and leaves nothing on the node', async () => {
+    await app.services.users.create({ name: 'fay', roles: ['root-access'] }, 'test');
+    const fay = await app.signIn(['root-access'], 'fay');
+    const target = await mkdtemp(path.join(tmpdir(), 'postern-revoked-upload-'));
+    try {
+      const boundary = `----postern${randomBytes(8).toString('hex')}`;
+      const query = new URLSearchParams({ location: path.join(target, 'big.bin') });
+      const request = httpRequest(
+        `${baseUrl}${apiPaths.fileTransfer('-current-', nodeId, 'root')}?${query}`,
+        {
+          method: 'POST',
+          headers: { ...fay, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        },
+      );
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        request.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        request.on('error', reject);
+      });
+      request.write(
+        `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n` +
+          'content-type: application/octet-stream\r\n\r\n',
+      );
+      request.write(randomBytes(512 * 1024));
+      // The upload is under way once its temporary file exists on the node.
+      for (let i = 0; i < 200 && (await readdir(target)).length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(await readdir(target)).toHaveLength(1);
+
+      await app.services.users.update({ name: 'fay', roles: ['elsewhere'] }, 'test');
+      const answer = await response;
+      request.destroy();
+      expect(answer.status).toBe(403);
+      expect(answer.body).toContain('access to root@sshd-host was removed');
+      expect(await readdir(target)).toEqual([]);
+    } finally {
+      await rm(target, { recursive: true, force: true });
+    }
   });
 
   it('ends `ssh -J` sessions through the proxy (terminal and command), saying why', async () => {
