@@ -15,17 +15,21 @@ import { UsersStore } from './modules/users/users.store.js';
 import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
 import { WebSessionStore } from './modules/web-sessions/web-sessions.store.js';
 import { sessionCookieName } from './plugins/access-guard.js';
+import { ClusterCa } from './ssh/ca.service.js';
+import { openSshClient, type OpenSshClientSetup } from './testing/openssh-client.testkit.js';
 import { openTerminal } from './testing/terminal-client.testkit.js';
 
 // SIGTERM to a real `postern start` (built: npx tsc -b packages/server): the browser terminal is
-// told why (1001 "going away"), the recording is sealed complete, the end event is written, and
-// the process exits 0 within shutdown_grace.
+// told why (1001 "going away"), so is an `ssh` client through the proxy, the recording is sealed
+// complete, the end event is written, and the process exits 0 within shutdown_grace.
 const bin = fileURLToPath(new URL('../bin/postern.js', import.meta.url));
 const graceMs = 10_000;
 let dataDir: string | undefined;
 let child: ChildProcessWithoutNullStreams | undefined;
+let ssh: OpenSshClientSetup | undefined;
 
 afterAll(async () => {
+  await ssh?.remove();
   if (child && child.exitCode === null) child.kill('SIGKILL');
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
@@ -53,7 +57,8 @@ async function prepare(configFile: string) {
     const session = await new WebSessionService(new WebSessionStore(backend)).create('alice', [
       'here',
     ]);
-    return { config, login, session };
+    const ca = await ClusterCa.loadOrCreate(backend, 'stop-test');
+    return { config, login, session, ca };
   } finally {
     await backend.close();
   }
@@ -67,7 +72,7 @@ describe('postern start on SIGTERM', () => {
       configFile,
       `ssh_service: {listen_addr: 127.0.0.1:0}\nshutdown_grace: ${graceMs / 1000}s\n`,
     );
-    const { config, login, session } = await prepare(configFile);
+    const { config, login, session, ca } = await prepare(configFile);
     const args = [
       ...[bin, 'start', '--config', configFile, '--data-dir', dataDir],
       ...['--web-addr', '127.0.0.1:0', '--ssh-addr', '127.0.0.1:0', '--insecure-no-tls'],
@@ -76,18 +81,34 @@ describe('postern start on SIGTERM', () => {
     const started = spawn(process.execPath, args);
     child = started;
     const exited = new Promise<number | null>((resolve) => started.on('exit', resolve));
-    const webAddr = await new Promise<string>((resolve, reject) => {
+    const [webAddr, sshPort] = await new Promise<[string, number]>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`not serving:\n${out}`)), 30_000);
       started.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        const serving = /"webAddr":"([^"]+)"/.exec(out);
+        const serving = /"webAddr":"([^"]+)".*"sshAddr":"[^"]*:(\d+)"/.exec(out);
         if (serving) {
           clearTimeout(timer);
-          resolve(serving[1]!);
+          resolve([serving[1]!, Number(serving[2])]);
         }
       });
     });
+    ssh = await openSshClient({
+      ca,
+      user: 'alice',
+      roles: ['here'],
+      logins: [login],
+      proxyPort: sshPort,
+    });
+    const sshClient = ssh.spawn('ssh', ['-tt', `${login}@${hostname()}`]);
+    let sshSaw = '';
+    sshClient.stdout.on('data', (d: Buffer) => (sshSaw += d.toString()));
+    sshClient.stderr.on('data', (d: Buffer) => (sshSaw += d.toString()));
+    const sshExited = new Promise<number | null>((resolve) => sshClient.on('exit', resolve));
+    for (let i = 0; i < 400 && !/[#$] $/m.test(sshSaw); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sshSaw).toMatch(/[#$] $/m);
 
     const client = await openTerminal({
       baseUrl: `http://${webAddr}`,
@@ -107,6 +128,8 @@ describe('postern start on SIGTERM', () => {
     started.kill('SIGTERM');
     const closed = await client.closed;
     expect(closed).toEqual({ code: 1001, reason: 'the proxy is shutting down' });
+    expect(await sshExited).not.toBe(0);
+    expect(sshSaw).toContain('the proxy is shutting down');
     expect(await exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(graceMs);
 
