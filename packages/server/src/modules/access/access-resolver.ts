@@ -20,8 +20,7 @@ export interface ResolvedAccess {
 
 /** A subject judged again: its current roles, or why it no longer counts. */
 export type CurrentSubject =
-  | { ok: true; roles: string[]; roleSet: RoleSet }
-  | { ok: false; reason: string };
+  { ok: true; roles: string[]; roleSet: RoleSet } | { ok: false; reason: string };
 
 /** Memoised results kept at most; beyond it the memo starts again (it is only a cache). */
 const memoLimit = 10_000;

@@ -243,4 +243,3 @@ describe('account settings', () => {
     expect((await devices(wes.headers)).statusCode).toBe(401);
   });
 });
-

@@ -58,7 +58,10 @@ export class CertRequestAuth {
     // A user removed since the certificate was issued keeps no access.
     if (!this.deps.access.users.get(user)) throw notAuthenticated('this user no longer exists');
     // A password change (or a reset) since the certificate was issued: it no longer counts.
-    const revoked = this.deps.access.credentialRevoked(user, certificateCredential(cert.validAfter));
+    const revoked = this.deps.access.credentialRevoked(
+      user,
+      certificateCredential(cert.validAfter),
+    );
     if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
     const resolved = this.deps.access.resolve(user, []);
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });

@@ -49,7 +49,12 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     terminals: deps.terminals,
     requesterFor: (user, roles) => {
       const resolved = deps.access.resolve(user, roles);
-      return { user, roles: resolved.roles, roleSet: resolved.roleSet, hasRecord: resolved.hasRecord };
+      return {
+        user,
+        roles: resolved.roles,
+        roleSet: resolved.roleSet,
+        hasRecord: resolved.hasRecord,
+      };
     },
     credentialRevoked: (user, credential) => deps.access.credentialRevoked(user, credential),
     locks: deps.locks,

@@ -82,7 +82,9 @@ export class NodeDialer {
       key: { privateKeyPem: key.privateKeyPem, certificate },
       verifyHostKey,
       readyTimeoutMs: this.deps.connectTimeoutMs ?? 15_000,
-      ...(this.deps.keepaliveIntervalMs ? { keepaliveIntervalMs: this.deps.keepaliveIntervalMs } : {}),
+      ...(this.deps.keepaliveIntervalMs
+        ? { keepaliveIntervalMs: this.deps.keepaliveIntervalMs }
+        : {}),
       ...(agent ? { agent } : {}),
     };
     try {
