@@ -120,12 +120,22 @@ export class SessionHub {
    */
   recheckAccess(): void {
     for (const session of [...this.live.values()]) {
-      const reason = session.init.recheck?.();
+      const reason = this.judged(() => session.init.recheck?.());
       if (reason) session.terminate(reason, 'revoked');
     }
     for (const guard of [...this.guards]) {
-      const reason = guard.recheck();
+      const reason = this.judged(() => guard.recheck());
       if (reason) guard.revoke(reason);
+    }
+  }
+
+  /** A re-check that throws is reported and keeps what it judges: a bug must not end sessions. */
+  private judged(recheck: () => string | undefined): string | undefined {
+    try {
+      return recheck();
+    } catch (error) {
+      this.deps.onError?.(error);
+      return undefined;
     }
   }
 
