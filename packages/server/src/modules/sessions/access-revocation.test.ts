@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
@@ -11,7 +12,7 @@ import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.j
 import { b64, inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { openSshClient } from '../../testing/openssh-client.testkit.js';
 import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
+import { freePort, startSshd } from '../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
 import { hostActor } from '../access/actor.js';
 
@@ -223,7 +224,7 @@ describe('taking access away ends the sessions that relied on it', () => {
     }
   });
 
-  it('ends `ssh -J` sessions through the proxy (terminal and command), saying why', async () => {
+  it('ends `ssh -J` connections through the proxy (terminal, command, sftp, forward), saying why', async () => {
     await app.services.users.create({ name: 'sam', roles: ['root-access'] }, 'test');
     const sam = await openSshClient({
       ca: app.services.ca,
@@ -232,30 +233,48 @@ describe('taking access away ends the sessions that relied on it', () => {
       logins: ['root'],
       proxyPort: proxy.port,
     });
+    const forwardPort = await freePort();
     try {
-      const pty = sam.spawn('ssh', ['-tt', 'root@sshd-host']);
-      const command = sam.spawn('ssh', ['root@sshd-host', 'echo started; sleep 60']);
-      const seen = { pty: '', command: '' };
-      pty.stdout.on('data', (d: Buffer) => (seen.pty += d.toString()));
-      pty.stderr.on('data', (d: Buffer) => (seen.pty += d.toString()));
-      command.stdout.on('data', (d: Buffer) => (seen.command += d.toString()));
-      command.stderr.on('data', (d: Buffer) => (seen.command += d.toString()));
-      const exited = (child: typeof pty) =>
-        new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      const ends = [exited(pty), exited(command)];
-      const until = async (what: () => boolean) => {
-        for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
-        expect(what()).toBe(true);
+      const clients = {
+        pty: sam.spawn('ssh', ['-tt', 'root@sshd-host']),
+        command: sam.spawn('ssh', ['root@sshd-host', 'echo started; sleep 60']),
+        sftp: sam.spawn('sftp', ['-b', '-', 'root@sshd-host']),
+        forward: sam.spawn('ssh', [
+          '-N',
+          '-L',
+          `${forwardPort}:127.0.0.1:${sshd.port}`,
+          'root@sshd-host',
+        ]),
+      };
+      const seen = { pty: '', command: '', sftp: '', forward: '' };
+      const ends = Object.entries(clients).map(([name, child]) => {
+        const key = name as keyof typeof seen;
+        child.stdout.on('data', (d: Buffer) => (seen[key] += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (seen[key] += d.toString()));
+        return new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      });
+      clients.sftp.stdin.write('pwd\n');
+      const until = async (what: () => boolean | Promise<boolean>) => {
+        for (let i = 0; i < 300 && !(await what()); i++)
+          await new Promise((r) => setTimeout(r, 50));
+        expect(await what()).toBe(true);
       };
       await until(() => /[#$] $/m.test(seen.pty) && seen.command.includes('started'));
+      await until(() => seen.sftp.includes('Remote working directory'));
+      await until(() => portOpen(forwardPort));
 
       const changed = Date.now();
       await app.services.users.update({ name: 'sam', roles: ['elsewhere'] }, 'test');
-      const codes = await Promise.all(ends);
+      // sftp in batch mode notices the disconnect at its next command, or at the end of input.
+      await until(() => seen.sftp.includes('access to root@sshd-host was removed'));
+      clients.sftp.stdin.end();
+      const [pty, command, , forward] = await Promise.all(ends);
       expect(Date.now() - changed).toBeLessThan(endsWithinMs);
-      expect(codes.every((code) => code !== 0)).toBe(true);
-      expect(seen.pty).toContain('access to root@sshd-host was removed');
-      expect(seen.command).toContain('access to root@sshd-host was removed');
+      // sftp's batch had succeeded; the others end with an error status.
+      expect([pty, command, forward].every((code) => code !== 0)).toBe(true);
+      for (const name of ['pty', 'command', 'sftp', 'forward'] as const) {
+        expect(seen[name], name).toContain('access to root@sshd-host was removed');
+      }
 
       const again = await sam.run('ssh', ['root@sshd-host', 'true']);
       expect(again.code).not.toBe(0);
@@ -264,6 +283,18 @@ describe('taking access away ends the sessions that relied on it', () => {
     }
   });
 });
+
+/** Whether something listens on the loopback port. */
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 describe('changing credentials ends what was issued before', () => {
   it("ends the user's other web sessions, certificates and terminals; the changing session stays", async () => {
