@@ -357,6 +357,26 @@ describe('changing credentials ends what was issued before', () => {
     mine.close();
   });
 
+  it("refuses a deleted user's certificate at the SSH proxy", async () => {
+    await app.services.users.create({ name: 'del', roles: ['root-access'] }, 'test');
+    const del = await openSshClient({
+      ca: app.services.ca,
+      user: 'del',
+      roles: ['root-access'],
+      logins: ['root'],
+      proxyPort: proxy.port,
+    });
+    try {
+      expect((await del.run('ssh', ['root@sshd-host', 'echo ok'])).stdout).toContain('ok');
+      await app.services.users.remove('del', 'admin');
+      const refused = await del.run('ssh', ['root@sshd-host', 'echo ok']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout).not.toContain('ok');
+    } finally {
+      await del.remove();
+    }
+  });
+
   it('refuses a certificate issued before an admin reset at the SSH proxy', async () => {
     await app.services.users.create({ name: 'rita', roles: ['root-access'] }, 'test');
     const rita = await openSshClient({

@@ -140,6 +140,10 @@ export class SshProxy {
       });
       if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
       const { identity } = verdict;
+      // A user removed since the certificate was issued keeps no access (as for signed requests).
+      if (!deps.requesterFor(identity.user, identity.roles).hasRecord) {
+        return refuse(ctx, 'this user no longer exists', true);
+      }
       const revoked = deps.credentialRevoked(
         identity.user,
         certificateCredential(identity.validAfter),
