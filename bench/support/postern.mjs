@@ -194,12 +194,29 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, no
   const { ClusterCa } = await load('ssh/ca.service.js');
   const { generateEd25519Key, ed25519PrivateKeyObject } = await load('ssh/keys.js');
   const { toOpenSshPrivateKey } = await load('ssh/openssh-key-format.js');
+  const { UsersStore } = await load('modules/users/users.store.js');
   const backend = await openBackend({
     type: 'sqlite',
     path: path.join(postern.dataDir, 'postern.db'),
   });
   try {
     const ca = await ClusterCa.loadOrCreate(backend, postern.clusterName);
+    // The SSH proxy refuses a certificate whose user has no record (a deleted user).
+    const users = new UsersStore(backend);
+    if (!(await users.get(user))) {
+      await users.create({
+        kind: 'user',
+        version: 'v2',
+        metadata: { name: user },
+        spec: {
+          roles,
+          traits: { logins: [] },
+          authType: 'local',
+          createdAt: new Date().toISOString(),
+        },
+        status: {},
+      });
+    }
     await mkdir(dir, { recursive: true });
     const key = generateEd25519Key();
     const keyFile = path.join(dir, 'id_ed25519');

@@ -129,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...deps,
     now,
     locks: lockWatcher,
+    access,
     onError: watchError,
   });
   await serverAccess.start();

@@ -16,6 +16,7 @@ import { UserTokensStore } from './modules/user-tokens/user-tokens.store.js';
 import { LockoutService } from './modules/users/lockout.service.js';
 import { RolesStore } from './modules/roles/roles.store.js';
 import { PasswordHasher } from './modules/users/passwords.js';
+import { CredentialChanges } from './modules/users/credential-changes.js';
 import { UsersService } from './modules/users/users.service.js';
 import { UsersStore } from './modules/users/users.store.js';
 import { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
@@ -46,6 +47,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     now,
   });
   const tokenStore = new UserTokensStore(backend, now);
+  const credentialChanges = new CredentialChanges({ users: usersStore, sessions, now });
   const users = new UsersService({
     store: usersStore,
     roles: new RolesStore(backend),
@@ -67,6 +69,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     config,
     now,
+    credentialChanges,
   });
   const login = new LoginService({
     users: usersStore,
@@ -90,6 +93,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     settings,
     now,
+    credentialChanges,
   });
   const account = new AccountService({
     users: usersStore,
@@ -100,6 +104,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     tokens,
     audit,
     settings,
+    credentialChanges,
   });
   const devices = new DevicesService({
     users: usersStore,
@@ -109,6 +114,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     audit,
     settings,
     now,
+    credentialChanges,
   });
   return {
     users,

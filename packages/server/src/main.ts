@@ -53,8 +53,10 @@ export function buildCli(): Command {
       const server = await startServer(config);
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {
+          // Forced: even closing storage may hang on a stuck disk; the grace is a promise.
+          setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
           server.stop(signal).then(
-            () => process.exit(0),
+            (clean) => process.exit(clean ? 0 : 1),
             (error: unknown) => {
               console.error(error);
               process.exit(1);

@@ -4,6 +4,7 @@ import type { Backend } from './backend/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import type { GuardDeps } from './plugins/access-guard.js';
+import type { AccessResolver } from './modules/access/access-resolver.js';
 import type { AuditStore } from './modules/audit/index.js';
 import {
   AgentJoinService,
@@ -36,6 +37,8 @@ export interface ServerAccessDeps {
   audit: AuditStore;
   now: Clock;
   locks: LockWatcher;
+  /** The watched users and roles: live sessions are judged again against them. */
+  access?: Pick<AccessResolver, 'current' | 'onChange'>;
   ca?: ClusterCa;
   onError: (what: string) => (error: unknown) => void;
   /** Terminal and tunnel keepalive pings; tests shorten it. */
@@ -70,8 +73,14 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
       store: recordings,
       onFailure: config.recordings.onFailure,
     },
+    ...(deps.access ? { accessChanges: deps.access.onChange.bind(deps.access) } : {}),
   });
-  const dialer = new NodeDialer({ ca, hostKeys: inventory, tunnels });
+  const dialer = new NodeDialer({
+    ca,
+    hostKeys: inventory,
+    tunnels,
+    keepaliveIntervalMs: config.ssh.keepaliveIntervalMs,
+  });
   const nodeDirectory = inventoryDirectory(inventory);
   const nodeAccess = new NodeAccess({
     nodes: nodeDirectory,
@@ -79,10 +88,12 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     locks: deps.locks,
     now,
     openRate: new OpenRateLimiter(config.sessionOpenLimit, now),
+    ...(deps.access ? { subjects: deps.access } : {}),
   });
   const terminals = new TerminalService({
     hub,
     access: nodeAccess,
+    ...(deps.access ? { subjects: deps.access } : {}),
     locks: deps.locks,
     audit,
     clusterName,
@@ -92,6 +103,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     access: nodeAccess,
     audit,
     maxBytes: config.fileTransfer.maxBytes,
+    guards: hub,
     log: (error, message) => deps.onError(`file transfer: ${message}`)(error),
   });
   return {

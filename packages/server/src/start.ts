@@ -7,6 +7,7 @@ import { formatHostPort } from './config/address.js';
 import type { Config } from './config/config.js';
 import { publicBaseUrl } from './config/public-url.js';
 import { createLogger, logDestination } from './logger.js';
+import { backgroundAuditWritten } from './modules/audit/emit.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
@@ -141,18 +142,38 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     `Postern is serving the console at ${consoleUrl}`,
   );
 
-  let stopping: Promise<void> | undefined;
+  let stopping: Promise<boolean> | undefined;
+  /**
+   * Stops gracefully within shutdown_grace: every live session ends telling its parties why
+   * (browser terminals close with 1001, SSH clients get the reason and a disconnect message),
+   * its recording is sealed complete and its end event written before storage closes. Resolves
+   * false when the grace ran out first (the caller then exits anyway).
+   */
   const stop = (signal: string) => {
     stopping ??= (async () => {
       logger.info({ signal }, 'shutting down');
-      reachability.stop();
-      await localNode?.stop();
-      await sshProxy.stop();
-      await app.server.close();
+      const graceful = (async () => {
+        reachability.stop();
+        await app.services.hub.shutdown();
+        await sshProxy.stop();
+        await localNode?.stop();
+        await app.server.close();
+        await backgroundAuditWritten();
+        return true;
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), config.shutdownGraceMs);
+        timer.unref();
+      });
+      const clean = await Promise.race([graceful, graceOver]);
+      clearTimeout(timer);
+      if (!clean) logger.warn({ graceMs: config.shutdownGraceMs }, 'shutdown_grace ran out');
       await stopRetention();
       await audit.close();
       await backend.close();
       logger.info('stopped');
+      return clean;
     })();
     return stopping;
   };

@@ -7,6 +7,12 @@ export const sessionEndReasons = {
   exited: (code: number | string) => `exited with code ${code}`,
   signalled: (signal: string) => `exited on signal ${signal}`,
   allLeft: 'all participants left',
+  /** The node missed three keepalives in a row (ssh.keepalive_interval). */
+  serverUnresponsive: 'the server stopped answering',
+  /** The proxy received SIGTERM and ends every session before it exits. */
+  shutdown: 'the proxy is shutting down',
+  /** Access the session relied on (the login, the server, the join) was taken away. */
+  accessRemoved: (login: string, hostname: string) => `access to ${login}@${hostname} was removed`,
 } as const;
 
 /** An end that is no error: shown in a neutral colour; anything else stays red. */

@@ -65,6 +65,19 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ config: bad })).toThrow(/file_transfer\.max_bytes/);
   });
 
+  it('reads ssh.keepalive_interval (10 s) and shutdown_grace (30 s)', async () => {
+    expect(resolveConfig({}).ssh).toEqual({ keepaliveIntervalMs: 10_000 });
+    expect(resolveConfig({}).shutdownGraceMs).toBe(30_000);
+    const file = await configFile('ssh: {keepalive_interval: 2s}\nshutdown_grace: 1m\n');
+    const config = resolveConfig({ config: file });
+    expect(config.ssh.keepaliveIntervalMs).toBe(2000);
+    expect(config.shutdownGraceMs).toBe(60_000);
+    const bad = await configFile('ssh: {keepalive_interval: soon}\n');
+    expect(() => resolveConfig({ config: bad })).toThrow(/ssh\.keepalive_interval/);
+    const unknown = await configFile('ssh: {keepalive: 2s}\n');
+    expect(() => resolveConfig({ config: unknown })).toThrow(/ssh/);
+  });
+
   it('reads audit.retention in days or as a duration, and keeps events forever by default', async () => {
     expect(resolveConfig({}).auditRetentionMs).toBe(0);
     const days = await configFile('audit: {type: sqlite, retention: 365d}');

@@ -97,6 +97,11 @@ export const fileConfigSchema = z
     ssh_service: sshServiceSchema.optional(),
     heartbeat_interval: z.union([z.string(), z.number()]).optional(),
     openssh_check_interval: z.union([z.string(), z.number()]).optional(),
+    ssh: z
+      .object({ keepalive_interval: z.union([z.string(), z.number()]).optional() })
+      .strict()
+      .optional(),
+    shutdown_grace: z.union([z.string(), z.number()]).optional(),
     recordings: z
       .object({
         dir: z.string().optional(),
@@ -166,6 +171,10 @@ export interface Config {
   fileTransfer: { maxBytes: number };
   /** How fast one user may open connections to servers: `burst` at once, then `perSecond`. */
   sessionOpenLimit: { burst: number; perSecond: number };
+  /** Keepalives to nodes: three unanswered end the session ("the server stopped answering"). */
+  ssh: { keepaliveIntervalMs: number };
+  /** How long SIGTERM waits for sessions to end and recordings to seal before it forces exit. */
+  shutdownGraceMs: number;
 }
 
 export interface SshServiceConfig {
@@ -254,6 +263,13 @@ export function resolveConfig(flags: ConfigFlags): Config {
       burst: file.session_open_limit?.burst ?? 20,
       perSecond: file.session_open_limit?.per_second ?? 5,
     },
+    ssh: {
+      keepaliveIntervalMs: parseDuration(
+        file.ssh?.keepalive_interval ?? '10s',
+        'ssh.keepalive_interval',
+      ),
+    },
+    shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
   };
 }
 

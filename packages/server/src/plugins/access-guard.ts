@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, notAuthenticated } from '../errors.js';
 import type { AccessResolver } from '../modules/access/access-resolver.js';
 import type { Actor } from '../modules/access/actor.js';
+import type { Credential } from '../modules/access/credential-revocation.js';
 import { lockMessage, type LockView } from '../modules/locks/lock-watcher.js';
 import type { RoleSet } from '../modules/rbac/index.js';
 import type {
@@ -26,6 +27,8 @@ export interface Identity {
   roleSet: RoleSet;
   acl: UserAcl;
   session: WebSession;
+  /** Whether the user has a record: a connection made for them ends if it goes. */
+  hasRecord: boolean;
 }
 
 declare module 'fastify' {
@@ -59,7 +62,7 @@ export interface DeclaredRoute {
 export interface GuardDeps {
   sessions: WebSessionService;
   /** Roles and traits to RoleSet and ACL, from the watched roles and users. */
-  access: Pick<AccessResolver, 'resolve'>;
+  access: Pick<AccessResolver, 'resolve' | 'credentialRevoked'>;
   /** The locks in force, from the watched locks. */
   locks: LockView;
 }
@@ -124,11 +127,22 @@ export async function identifyByCredentials(
 ): Promise<Identity | null> {
   const session = await deps.sessions.fromCookie(cookie);
   if (!session || !deps.sessions.bearerMatches(session, bearer)) return null;
-  const { roles, traits, authType, roleSet, acl } = deps.access.resolve(
+  // A change of credentials deletes the user's other sessions; this also covers one renewed
+  // (or written by another proxy) while that happened.
+  if (deps.access.credentialRevoked(session.user, webSessionCredential(session))) return null;
+  const { roles, traits, authType, roleSet, acl, hasRecord } = deps.access.resolve(
     session.user,
     session.roles,
   );
-  return { user: session.user, roles, traits, authType, roleSet, acl, session };
+  return { user: session.user, roles, traits, authType, roleSet, acl, session, hasRecord };
+}
+
+/** A web session as a credential: its sign-in time (renewals keep it) and its lineage. */
+export function webSessionCredential(session: WebSession): Credential {
+  return {
+    issuedAt: Date.parse(session.created),
+    ...(session.lineage ? { lineage: session.lineage } : {}),
+  };
 }
 
 /** The signed-in caller as services see them (routes that declare access have one). */

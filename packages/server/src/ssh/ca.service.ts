@@ -15,7 +15,7 @@ import { formatPublicKey, generateEd25519Key, parsePublicKey } from './keys.js';
 export const POSTERN_ROLES_EXTENSION = 'postern-roles@postern.dev';
 
 /** Certificates start a minute in the past so a node whose clock runs a little behind accepts them. */
-const CLOCK_SKEW_MS = 60_000;
+export const CLOCK_SKEW_MS = 60_000;
 
 export interface IssueUserCertificateOptions {
   /** The Postern user name: the certificate's key id. */

@@ -17,6 +17,11 @@ export interface ConnectToNodeOptions {
   verifyHostKey: (keyBlob: Buffer) => boolean | Promise<boolean>;
   readyTimeoutMs?: number;
   /**
+   * SSH keepalives once logged in: a server that leaves three in a row unanswered is taken for
+   * gone, and the client emits an error of level `client-timeout`, then closes. Absent: none.
+   */
+  keepaliveIntervalMs?: number;
+  /**
    * Agent forwarding (`ssh -A` through the proxy): sessions on this connection ask the node to
    * forward the agent, and the node's agent channels are served by this agent.
    */
@@ -68,6 +73,10 @@ export function connectToNode(opts: ConnectToNodeOptions): Promise<Client> {
         ...(opts.agent ? { agent: opts.agent, agentForward: true } : {}),
         username: opts.login,
         readyTimeout: opts.readyTimeoutMs ?? 20_000,
+        // The third missed keepalive ends it: ssh2 gives up after keepaliveCountMax more.
+        ...(opts.keepaliveIntervalMs
+          ? { keepaliveInterval: opts.keepaliveIntervalMs, keepaliveCountMax: 2 }
+          : {}),
         authHandler: certificateAuthHandler(client, opts.login, opts.key),
         hostVerifier: (keyBlob: Buffer, verify: (accepted: boolean) => void) => {
           Promise.resolve()

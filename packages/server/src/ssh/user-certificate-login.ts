@@ -19,6 +19,8 @@ export interface CertifiedIdentity {
   serial: bigint;
   /** When the certificate stops being valid: sessions on it end then at the latest. */
   validBefore: Date;
+  /** When it starts being valid: tells a certificate issued before a credentials change. */
+  validAfter: Date;
 }
 
 export interface CertificatePolicy {
@@ -86,6 +88,7 @@ export function judgeUserCertificate(
     login: ctx.username,
     serial: cert.serial,
     validBefore: cert.validBefore,
+    validAfter: cert.validAfter,
   };
   const lockMessage = policy.lockedMessage?.(identity);
   if (lockMessage !== undefined) return refuse(`locked: ${lockMessage}`, true);

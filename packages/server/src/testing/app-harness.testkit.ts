@@ -58,6 +58,8 @@ export interface TestAppOptions {
   sessionOpenLimit?: { burst: number; perSecond: number };
   /** Serve HTTPS with this certificate once listening (default: plain HTTP). */
   https?: { cert: string; key: string };
+  /** ssh.keepalive_interval in ms; tests of a frozen node keep it short. */
+  sshKeepaliveIntervalMs?: number;
 }
 
 /**
@@ -84,6 +86,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.audit) config.audit = options.audit;
   if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
   config.sessionOpenLimit = options.sessionOpenLimit ?? { burst: 10_000, perSecond: 10_000 };
+  if (options.sshKeepaliveIntervalMs) {
+    config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
+  }
   const auth = authFileSchema.parse({ login_rate_limit: 100_000, ...options.auth });
   config.auth = resolveAuth(auth, config.publicAddr.host);
 

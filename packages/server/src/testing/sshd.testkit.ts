@@ -14,6 +14,8 @@ export interface RunningSshd {
   /** OpenSSH line of the host key sshd presents. */
   hostPublicKey: string;
   configDir: string;
+  /** The listening sshd's pid; each connection is served by a process below it. */
+  pid: number;
   /** What sshd logged so far (it runs with -e), for failing tests to print. */
   output(): string;
   stop(): Promise<void>;
@@ -102,6 +104,7 @@ export async function startSshd(opts: StartSshdOptions): Promise<RunningSshd> {
       port,
       hostPublicKey,
       configDir,
+      pid: child.pid ?? 0,
       output: () => output,
       async stop() {
         if (running) child.kill('SIGTERM');

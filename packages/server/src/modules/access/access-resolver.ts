@@ -4,6 +4,7 @@ import { WatchedCache } from '../../backend/watched-cache.js';
 import { RoleSet, userAcl, type Role } from '../rbac/index.js';
 import { roleFromItem, rolesPrefix } from '../roles/roles.store.js';
 import { usersPrefix, type UserResource } from '../users/users.store.js';
+import { credentialRevoked, type Credential, type SubjectRef } from './credential-revocation.js';
 
 /** What a signed-in user may do, worked out from their roles and traits. */
 export interface ResolvedAccess {
@@ -13,7 +14,13 @@ export interface ResolvedAccess {
   authType: 'local' | 'sso';
   roleSet: RoleSet;
   acl: UserAcl;
+  /** Whether the user has a record (sessions written directly by tests have none). */
+  hasRecord: boolean;
 }
+
+/** A subject judged again: its current roles, or why it no longer counts. */
+export type CurrentSubject =
+  { ok: true; roles: string[]; roleSet: RoleSet } | { ok: false; reason: string };
 
 /** Memoised results kept at most; beyond it the memo starts again (it is only a cache). */
 const memoLimit = 10_000;
@@ -68,6 +75,45 @@ export class AccessResolver {
     return resolved;
   }
 
+  /** Why this credential of the user no longer counts (a change of credentials), or undefined. */
+  credentialRevoked(user: string, credential: Credential): string | undefined {
+    return credentialRevoked(this.users.get(user), credential);
+  }
+
+  /**
+   * The subject of a live connection against the CURRENT users and roles: a deleted user or a
+   * revoked credential ends it; otherwise its roles and RoleSet as a new request would get them.
+   */
+  current(subject: SubjectRef): CurrentSubject {
+    const record = this.users.get(subject.user);
+    if (subject.hadRecord && !record) return { ok: false, reason: 'the user was deleted' };
+    const revoked = credentialRevoked(record, subject.credential);
+    if (revoked) return { ok: false, reason: revoked };
+    const { roles, roleSet } = this.resolve(subject.user, subject.roles);
+    return { ok: true, roles, roleSet };
+  }
+
+  /** Calls `listener` after any change to roles or users (several in a row call it once). */
+  onChange(listener: () => void): () => void {
+    let scheduled = false;
+    const changed = () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        listener();
+      });
+    };
+    for (const cache of [this.roles, this.users] as const) {
+      cache.on('put', changed).on('delete', changed);
+    }
+    return () => {
+      for (const cache of [this.roles, this.users] as const) {
+        cache.off('put', changed).off('delete', changed);
+      }
+    };
+  }
+
   /** Every role name, for the user context's requestable roles. */
   roleNames(): string[] {
     return this.roles.names().sort();
@@ -80,6 +126,6 @@ export class AccessResolver {
     const defined = roles.flatMap((name) => this.roles.get(name) ?? []);
     const roleSet = new RoleSet(defined, { name: user, traits });
     const authType = !record || record.spec.authType === 'local' ? 'local' : 'sso';
-    return { roles, traits, authType, roleSet, acl: userAcl(roleSet) };
+    return { roles, traits, authType, roleSet, acl: userAcl(roleSet), hasRecord: !!record };
   }
 }

@@ -36,7 +36,12 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRoutes
 
   app.put(apiPaths.changePassword, { config: checksSecrets }, async (request) => {
     const body = parseInput(changePasswordRequestSchema, request.body);
-    await account.changePassword(userOf(request), body, requestContext(request));
+    await account.changePassword(
+      userOf(request),
+      body,
+      requestContext(request),
+      request.identity?.session.lineage,
+    );
     return okBody;
   });
 
@@ -82,7 +87,13 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRoutes
     { config: { access: 'authenticated' } },
     async (request) => {
       const { tokenId, deviceName } = request.params;
-      await devices.remove(userOf(request), tokenId, deviceName, requestContext(request));
+      await devices.remove(
+        userOf(request),
+        tokenId,
+        deviceName,
+        requestContext(request),
+        request.identity?.session.lineage,
+      );
       return okBody;
     },
   );

@@ -14,6 +14,7 @@ import {
 import type { ChallengePurpose } from '../mfa/challenges.store.js';
 import { lockedError, type LockoutService } from '../users/lockout.service.js';
 import { checkNewPassword, decodePassword, type PasswordHasher } from '../users/passwords.js';
+import type { CredentialChanges } from '../users/credential-changes.js';
 import type { UsersStore } from '../users/users.store.js';
 import type { UserTokensService } from '../user-tokens/user-tokens.service.js';
 
@@ -26,6 +27,7 @@ export interface AccountDeps {
   tokens: UserTokensService;
   audit: AuditStore;
   settings: AuthSettings;
+  credentialChanges: CredentialChanges;
 }
 
 /** A signed-in user's own account: password, re-authentication and privilege tokens. */
@@ -42,6 +44,8 @@ export class AccountService {
       webauthnAssertionResponse?: WebauthnAssertion | undefined;
     },
     ctx: RequestContext,
+    /** The caller's web session: it stays signed in, every other credential is revoked. */
+    keptLineage?: string,
   ): Promise<void> {
     const oldPassword = decodePassword(body.old_password, 'old_password');
     const newPassword = decodePassword(body.new_password, 'new_password');
@@ -59,6 +63,7 @@ export class AccountService {
       credentials: { ...current, passwordHash },
       result: undefined,
     }));
+    await this.deps.credentialChanges.revokeEarlier(user, keptLineage);
     await emitAudit(this.deps.audit, 'T1005I', { user, ...remoteAddr(ctx.addr) });
   }
 

@@ -203,4 +203,43 @@ describe('account settings', () => {
       await bare.close();
     }
   });
+
+  it("removing a device signs the user's other sessions out; the one that removed it stays", async () => {
+    const una = await inviteUser(app, 'una');
+    const elsewhere = await app.signIn(['access'], 'una');
+    const devices = (headers: Record<string, string>) =>
+      app.server.inject({ url: '/v1/webapi/mfa/devices', headers });
+    expect((await devices(elsewhere)).statusCode).toBe(200);
+    let token = await privilegeToken(una);
+    const challenge = await call(una, 'POST', `mfa/token/${token}/registerchallenge`, {
+      deviceType: 'totp',
+    });
+    const added = await call(una, 'POST', 'mfa/devices', {
+      tokenId: token,
+      deviceName: 'tablet',
+      deviceUsage: 'mfa',
+      secondFactorToken: totpCode(challenge.json().totp.secret as string, app.clock.now()),
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    // Adding a device takes nothing away.
+    expect((await devices(elsewhere)).statusCode).toBe(200);
+    token = await privilegeToken(una);
+    expect((await call(una, 'DELETE', `mfa/token/${token}/devices/tablet`)).statusCode).toBe(200);
+    expect((await devices(elsewhere)).statusCode).toBe(401);
+    expect((await devices(una.headers)).statusCode).toBe(200);
+  });
+
+  it("an admin's reset link or deleting the user signs out every session of theirs", async () => {
+    const vic = await inviteUser(app, 'vic');
+    const second = await app.signIn(['access'], 'vic');
+    const devices = (headers: Record<string, string>) =>
+      app.server.inject({ url: '/v1/webapi/mfa/devices', headers });
+    await app.services.tokens.create('vic', 'password', undefined, 'admin');
+    expect((await devices(vic.headers)).statusCode).toBe(401);
+    expect((await devices(second)).statusCode).toBe(401);
+
+    const wes = await inviteUser(app, 'wes');
+    await app.services.users.remove('wes', 'admin');
+    expect((await devices(wes.headers)).statusCode).toBe(401);
+  });
 });

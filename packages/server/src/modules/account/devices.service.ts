@@ -16,6 +16,7 @@ import {
   type FoundToken,
   type UserTokensStore,
 } from '../user-tokens/user-tokens.store.js';
+import type { CredentialChanges } from '../users/credential-changes.js';
 
 export interface DevicesDeps {
   users: UsersStore;
@@ -25,6 +26,7 @@ export interface DevicesDeps {
   audit: AuditStore;
   settings: AuthSettings;
   now: Clock;
+  credentialChanges: CredentialChanges;
 }
 
 export interface AddDeviceRequest {
@@ -81,6 +83,8 @@ export class DevicesService {
     tokenId: string,
     deviceName: string,
     ctx: RequestContext,
+    /** The caller's web session: it stays signed in, every other credential is revoked. */
+    keptLineage?: string,
   ): Promise<void> {
     const token = await this.privilegeToken(tokenId, user);
     this.checkRemoval(await this.deps.users.credentials(user), deviceName);
@@ -93,6 +97,7 @@ export class DevicesService {
     if (removed.webauthn) {
       await this.deps.credentialIndex.release(user, removed.webauthn.credentialId);
     }
+    await this.deps.credentialChanges.revokeEarlier(user, keptLineage);
     await emitAudit(this.deps.audit, 'T1007I', {
       user,
       mfa_device_name: removed.name,

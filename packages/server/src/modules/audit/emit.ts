@@ -24,7 +24,20 @@ export function emitAuditInBackground(
   code: AuditCode,
   fields: { user?: string; [field: string]: unknown },
 ): void {
-  emitAudit(audit, code, fields).catch((error: unknown) => reportUnwritten(code, error));
+  const written = emitAudit(audit, code, fields).then(
+    () => undefined,
+    (error: unknown) => reportUnwritten(code, error),
+  );
+  inFlight.add(written);
+  void written.finally(() => inFlight.delete(written));
+}
+
+/** Background events not yet written: a stopping server waits for them before it closes. */
+const inFlight = new Set<Promise<void>>();
+
+/** Settles once every event emitted in the background so far is written (or reported). */
+export async function backgroundAuditWritten(): Promise<void> {
+  while (inFlight.size > 0) await Promise.all([...inFlight]);
 }
 
 /** The warning for an event that could not be written (see emitAuditInBackground). */

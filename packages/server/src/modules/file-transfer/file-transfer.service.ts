@@ -4,9 +4,10 @@ import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { remoteFilenameSchema } from '@postern/contracts';
 import type { Client } from 'ssh2';
-import { ApiError, badParameter } from '../../errors.js';
+import { accessDenied, ApiError, badParameter } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import type { AuditStore } from '../audit/index.js';
+import type { SessionHub } from '../sessions/session-hub.js';
 import { requesterOf, type NodeAccess } from '../terminal/node-access.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import { remoteError, RemoteFiles } from './remote-files.js';
@@ -19,6 +20,8 @@ export interface FileTransferDeps {
   /** file_transfer.max_bytes: the largest file moved either way. */
   maxBytes: number;
   log: (error: unknown, message: string) => void;
+  /** The session hub's access re-checks: a transfer whose access is taken away is cut off. */
+  guards?: Pick<SessionHub, 'guard'>;
 }
 
 /** One transfer's who and where, from the route. */
@@ -71,8 +74,9 @@ export class FileTransferService {
     let files: RemoteFiles | undefined;
     let client: Client | undefined;
     let remotePath = request.location;
+    let guard: TransferGuard | undefined;
     try {
-      ({ client, files } = await this.connect(request, this.checked(request, audit)));
+      ({ client, files, guard } = await this.connect(request, this.checked(request, audit)));
       remotePath = files.resolve(request.location);
       audit.path = remotePath;
       const stats = await files.stat(remotePath);
@@ -92,17 +96,22 @@ export class FileTransferService {
           : Readable.from([]);
       const opened = files;
       const connection = client;
+      const guarded = guard;
       // The outcome is the response's: complete once the reader took the last byte, cancelled
       // if the browser went away first (Fastify then destroys the stream, and the pipeline the
       // SFTP read).
-      pipeline(source, counter).catch(() => undefined);
+      pipeline(source, counter, { signal: guard.aborted.signal }).catch(() => undefined);
       finished(counter)
         .then(
           () => audit.succeeded(counter.bytes),
           (error: unknown) =>
-            audit.failed(describe(error, 'the download was cancelled'), counter.bytes),
+            audit.failed(
+              guarded.revoked ?? describe(error, 'the download was cancelled'),
+              counter.bytes,
+            ),
         )
         .finally(() => {
+          guarded.stop();
           opened.end();
           connection.end();
         });
@@ -112,9 +121,10 @@ export class FileTransferService {
         filename: request.filename ?? path.posix.basename(remotePath),
       };
     } catch (error) {
+      guard?.stop();
       files?.end();
       client?.end();
-      throw await audit.refused(error, remotePath);
+      throw await audit.refused(guard?.revoked ? accessDenied(guard.revoked) : error, remotePath);
     }
   }
 
@@ -132,12 +142,13 @@ export class FileTransferService {
     let client: Client | undefined;
     let temporary: string | undefined;
     let remotePath = request.location;
+    let guard: TransferGuard | undefined;
     try {
       const verdict = this.checked(request, audit);
       if (declaredBytes !== undefined && declaredBytes > this.deps.maxBytes + multipartSlack) {
         throw tooLarge(this.deps.maxBytes);
       }
-      ({ client, files } = await this.connect(request, verdict));
+      ({ client, files, guard } = await this.connect(request, verdict));
       const part = await nextPart();
       if (!part) throw badParameter('the form holds no file');
       // A body cut short or malformed is the caller's fault (400), not the node's. It may fail
@@ -161,12 +172,14 @@ export class FileTransferService {
         flags: 'wx',
         highWaterMark: transferChunkBytes * 4,
       });
-      await pipeline(part.stream, counter, sink).catch((error: unknown) => {
-        if (error !== bodyFailed && error !== part.stream.errored) throw error;
-        throw badParameter(
-          `the upload did not complete: ${describe(error, 'the body ended early')}`,
-        );
-      });
+      await pipeline(part.stream, counter, sink, { signal: guard.aborted.signal }).catch(
+        (error: unknown) => {
+          if (error !== bodyFailed && error !== part.stream.errored) throw error;
+          throw badParameter(
+            `the upload did not complete: ${describe(error, 'the body ended early')}`,
+          );
+        },
+      );
       await closed(sink);
       // An overwrite keeps the file's permissions, as `cp` onto an existing file does.
       if (target.existingMode !== undefined) await files.chmod(temporary, target.existingMode);
@@ -182,8 +195,9 @@ export class FileTransferService {
             this.deps.log(cleanup, `could not remove the partial upload ${temporary}`),
           );
       }
-      throw await audit.refused(error, remotePath);
+      throw await audit.refused(guard?.revoked ? accessDenied(guard.revoked) : error, remotePath);
     } finally {
+      guard?.stop();
       files?.end();
       client?.end();
     }
@@ -217,14 +231,26 @@ export class FileTransferService {
   }
 
   private async connect(request: TransferRequest, node: DialableNode) {
-    const { client } = await this.deps.access.connect(
-      requesterOf(request.identity),
-      node,
-      request.login,
-    );
+    const requester = requesterOf(request.identity);
+    const { client } = await this.deps.access.connect(requester, node, request.login);
+    // Access taken away mid-transfer (a role edit, a changed password) cuts the connection.
+    const guard: TransferGuard = { stop: () => undefined, aborted: new AbortController() };
+    if (this.deps.guards) {
+      guard.stop = this.deps.guards.guard({
+        recheck: () => this.deps.access.recheck(requester, node, request.login),
+        revoke: (reason) => {
+          guard.revoked = reason;
+          guard.stop();
+          // Stops the pipeline (even one waiting on the browser); the transfer then cleans up
+          // on the node (a partial upload is removed) and closes the connection itself.
+          guard.aborted.abort();
+        },
+      });
+    }
     try {
-      return { client, files: await RemoteFiles.open(client) };
+      return { client, files: await RemoteFiles.open(client), guard };
     } catch (error) {
+      guard.stop();
       client.end();
       throw new ApiError(
         'connection_problem',
@@ -245,4 +271,12 @@ export class FileTransferService {
       log: this.deps.log,
     });
   }
+}
+
+/** A transfer under the hub's re-checks: `revoked` says why it was cut off, if it was. */
+interface TransferGuard {
+  stop: () => void;
+  /** Aborted on revocation: the transfer's pipeline stops at once. */
+  aborted: AbortController;
+  revoked?: string;
 }

@@ -10,7 +10,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { OutputGate, type Backlog } from './output-gate.js';
-import type { Party } from './party.js';
+import type { EndKind, Party } from './party.js';
 import type { ScreenMirror } from './screen-mirror.js';
 import { toActiveSessionJson } from './session-json.js';
 import { SessionRecording, type RecordingPolicy } from './session-recording.js';
@@ -35,6 +35,11 @@ export interface LiveSessionInit {
   channel: ClientChannel;
   /** The role option record_session for SSH; best_effort when not given. */
   recordSession?: RecordSessionMode;
+  /**
+   * Judges the owner's access again (the hub calls it when roles or users change, and every
+   * second): a reason ends the session, undefined lets it go on.
+   */
+  recheck?: () => string | undefined;
 }
 
 export type { RecordingPolicy } from './session-recording.js';
@@ -115,9 +120,18 @@ export class LiveSession {
         ? sessionEndReasons.signalled(signal)
         : sessionEndReasons.exited(code ?? 0);
     });
-    channel.on('close', () => this.terminate(this.exitReason));
-    init.client.on('close', () => this.terminate('connection to the server closed'));
+    channel.on('close', () => this.terminate(this.lostReason ?? this.exitReason));
+    // ssh2 reports missed keepalives as an error just before it drops the connection.
+    init.client.on('error', (error: Error & { level?: string }) => {
+      if (error.level === 'client-timeout') this.lostReason = sessionEndReasons.serverUnresponsive;
+    });
+    init.client.on('close', () =>
+      this.terminate(this.lostReason ?? 'connection to the server closed'),
+    );
   }
+
+  /** Set when the connection to the node was lost rather than closed. */
+  private lostReason: string | undefined;
 
   private exitReason = 'session closed';
   private exitStatus: { code: number; signal: string } | undefined;
@@ -176,11 +190,11 @@ export class LiveSession {
     this.publish();
   }
 
-  leave(partyId: string, reason = 'left'): void {
+  leave(partyId: string, reason = 'left', kind: EndKind = 'ended'): void {
     const member = this.members.get(partyId);
     if (!member || this.ended) return;
     this.members.delete(partyId);
-    member.party.end(reason);
+    member.party.end(reason, kind);
     this.broadcastEvent({ event: 'session.leave', user: member.party.user, reason });
     emitAuditInBackground(this.deps.audit, 'T2003I', {
       ...this.auditFields(),
@@ -234,8 +248,8 @@ export class LiveSession {
     this.maybeResume();
   }
 
-  /** Ends the session for everyone, once. */
-  terminate(reason: string): void {
+  /** Ends the session for everyone, once; `kind` says how parties tell their clients. */
+  terminate(reason: string, kind: EndKind = 'ended'): void {
     if (this.ended) return;
     this.ended = true;
     this.endReason = reason;
@@ -246,7 +260,7 @@ export class LiveSession {
     // One instant for the recording's length and the end event's stop, so they agree.
     const stoppedAt = this.deps.now();
     void this.recording?.close(participants, stoppedAt);
-    for (const member of this.members.values()) member.party.end(reason);
+    for (const member of this.members.values()) member.party.end(reason, kind);
     this.members.clear();
     this.init.channel.close();
     this.init.client.end();

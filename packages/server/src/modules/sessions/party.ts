@@ -1,6 +1,13 @@
 import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
 
 /**
+ * Why a party's session ends, for how the party tells its client: `revoked` (access or
+ * credentials were taken away, shown as an error), `shutdown` (the proxy is stopping: a
+ * WebSocket closes with 1001 "going away"), or an ordinary end.
+ */
+export type EndKind = 'ended' | 'revoked' | 'shutdown';
+
+/**
  * One participant's connection to a live session: a browser tab today, an SSH client in issue 7.
  * The session calls these; the party turns them into frames on its own transport.
  */
@@ -16,7 +23,7 @@ export interface Party {
   /** The session's public shape, reference frame `s`. */
   sessionData(session: ActiveSessionJson): void;
   /** The session ended (or this party was removed from it); the party closes its transport. */
-  end(reason: string): void;
+  end(reason: string, kind?: EndKind): void;
   /** Output written and still queued in this process (not yet taken by the OS), if known. */
   queuedBytes?(): number;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sessionEndReasons } from '@postern/contracts';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
@@ -26,12 +27,26 @@ export interface SessionHubDeps {
   trackerTtlMs?: number;
   /** Where sessions are recorded; absent, nothing is recorded. */
   recordings?: RecordingPolicy;
+  /** Subscribes to changes of roles and users: every access re-check runs at once then. */
+  accessChanges?: (listener: () => void) => () => void;
+}
+
+/**
+ * Something live that holds access (an SSH connection through the proxy, a joined party, a file
+ * transfer): `recheck` judges it again against the current roles, users and credentials, and a
+ * reason it returns is handed to `revoke`, which ends it and tells its client why.
+ */
+export interface AccessGuard {
+  recheck(): string | undefined;
+  revoke(reason: string): void;
 }
 
 /**
  * Every live session this proxy holds, and (through the backend) every session of the cluster.
  * It enforces what must hold while a session runs: locks end it (on the lock's watch event, and
- * on a periodic check), as do max_session_ttl and client_idle_timeout.
+ * on a periodic check), as do max_session_ttl and client_idle_timeout, and so does access taken
+ * away: every session and every guard (any other live use of access, whatever its protocol) is
+ * judged again when roles or users change, and on the same periodic check.
  */
 export class SessionHub {
   /** Names this process in trackers, so a join can tell whether the session is here. */
@@ -43,6 +58,8 @@ export class SessionHub {
   private timer: NodeJS.Timeout | undefined;
   private lastRefresh = 0;
   private readonly onLock = () => this.enforce();
+  private readonly guards = new Set<AccessGuard>();
+  private stopAccessChanges: (() => void) | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.store = new SessionTrackerStore(deps.backend);
@@ -62,6 +79,7 @@ export class SessionHub {
     });
     await this.trackers.start();
     this.deps.locks.on('lock', this.onLock);
+    this.stopAccessChanges = this.deps.accessChanges?.(() => this.recheckAccess());
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
     this.timer.unref();
   }
@@ -90,6 +108,37 @@ export class SessionHub {
     return session;
   }
 
+  /** Judges `guard` again whenever sessions are; call the returned function once it is over. */
+  guard(guard: AccessGuard): () => void {
+    this.guards.add(guard);
+    return () => this.guards.delete(guard);
+  }
+
+  /**
+   * Ends what no longer has access: sessions first (so their parties hear the reason before a
+   * connection they ride on closes), then every other guard.
+   */
+  recheckAccess(): void {
+    for (const session of [...this.live.values()]) {
+      const reason = this.judged(() => session.init.recheck?.());
+      if (reason) session.terminate(reason, 'revoked');
+    }
+    for (const guard of [...this.guards]) {
+      const reason = this.judged(() => guard.recheck());
+      if (reason) guard.revoke(reason);
+    }
+  }
+
+  /** A re-check that throws is reported and keeps what it judges: a bug must not end sessions. */
+  private judged(recheck: () => string | undefined): string | undefined {
+    try {
+      return recheck();
+    } catch (error) {
+      this.deps.onError?.(error);
+      return undefined;
+    }
+  }
+
   /** A session held by this proxy. */
   get(sid: string): LiveSession | undefined {
     return this.live.get(sid);
@@ -104,12 +153,21 @@ export class SessionHub {
     return this.trackers.get(sid);
   }
 
+  /**
+   * Ends every live session because the proxy stops: parties are told why (a WebSocket closes
+   * with 1001), and it resolves once every recording is sealed.
+   */
+  async shutdown(): Promise<void> {
+    const sessions = [...this.live.values()];
+    for (const session of sessions) session.terminate(sessionEndReasons.shutdown, 'shutdown');
+    await Promise.all(sessions.map((s) => s.recordingDone));
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.deps.locks.off('lock', this.onLock);
-    const sessions = [...this.live.values()];
-    for (const session of sessions) session.terminate('the proxy is shutting down');
-    await Promise.all(sessions.map((s) => s.recordingDone));
+    this.stopAccessChanges?.();
+    await this.shutdown();
     await this.trackers.close();
     await this.mirror.stop();
   }
@@ -118,6 +176,7 @@ export class SessionHub {
     const now = this.deps.now();
     for (const session of [...this.live.values()]) session.checkLimits(now);
     this.enforce();
+    this.recheckAccess();
     if (now - this.lastRefresh >= this.ttl() / 4) {
       this.lastRefresh = now;
       for (const session of this.live.values()) this.publish(session);

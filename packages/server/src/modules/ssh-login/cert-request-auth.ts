@@ -6,6 +6,7 @@ import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
 import type { AccessResolver, ResolvedAccess } from '../access/access-resolver.js';
+import { certificateCredential } from '../access/credential-revocation.js';
 import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 
 /** How far a signed request's timestamp may be from our clock (either way). */
@@ -13,7 +14,7 @@ export const signedRequestSkewMs = 5 * 60_000;
 
 export interface CertRequestAuthDeps {
   userCaPublicKeys: () => string[];
-  access: Pick<AccessResolver, 'resolve' | 'users'>;
+  access: Pick<AccessResolver, 'resolve' | 'users' | 'credentialRevoked'>;
   locks: LockView;
   now: Clock;
 }
@@ -56,6 +57,12 @@ export class CertRequestAuth {
     const user = cert.keyId;
     // A user removed since the certificate was issued keeps no access.
     if (!this.deps.access.users.get(user)) throw notAuthenticated('this user no longer exists');
+    // A password change (or a reset) since the certificate was issued: it no longer counts.
+    const revoked = this.deps.access.credentialRevoked(
+      user,
+      certificateCredential(cert.validAfter),
+    );
+    if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
     const resolved = this.deps.access.resolve(user, []);
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);

@@ -2,9 +2,11 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import ssh2, { type Connection } from 'ssh2';
 import { ApiError } from '../../errors.js';
+import { disconnectWithReason } from '../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
 import { outgoingPacketSize } from '../../ssh/ssh2-internals.js';
 import { judgeUserCertificate, type CertificatePolicy } from '../../ssh/user-certificate-login.js';
+import { certificateCredential } from '../access/credential-revocation.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
 import { loginAttempts } from './login-attempts.js';
@@ -96,9 +98,14 @@ function serve(
     }
     // Without a signature this answers the "check" query: the client may now sign.
     if (!ctx.signature) return ctx.accept();
+    const credential = certificateCredential(identity.validAfter);
+    const revoked = deps.credentialRevoked(identity.user, credential);
+    if (revoked) return refuse(ctx, revoked, true);
+    const { hasRecord, ...current } = deps.requesterFor(identity.user, identity.roles);
     const requester: Requester = {
-      ...deps.requesterFor(identity.user, identity.roles),
+      ...current,
       expiresAt: identity.validBefore.getTime(),
+      subject: { user: identity.user, roles: identity.roles, credential, hadRecord: hasRecord },
     };
     const request = {
       serverId: target.node.id,
@@ -119,6 +126,7 @@ function serve(
           log: deps.log,
           recordings: deps.recordings,
           maxPacketSize: innerPacketLimit(stream),
+          channels: new Set(),
         };
         ctx.accept();
       },
@@ -134,6 +142,16 @@ function serve(
     connection.on('session', (accept) => serveProxiedSession(accept(), current));
     connection.on('tcpip', (accept, reject, info) => void forwarder.forward(info, accept, reject));
     // A lock or the end of the certificate ends the connection (live sessions end themselves).
+    // Access taken away (a role edit, a changed password) ends the whole connection, saying why.
+    const stopGuard = deps.terminals.guard(current.requester, current.reach, (reason) => {
+      for (const channel of current.channels) {
+        if (channel.writableEnded) continue; // a live session already said why
+        channel.stderr.write(`\r\nPostern: ${reason}\r\n`);
+        channel.exit(1);
+        channel.end();
+      }
+      disconnectWithReason(connection, `Postern: ${reason}`);
+    });
     const watch = setInterval(() => {
       const { requester, reach } = current;
       const locked = deps.locks.lockFor({
@@ -146,6 +164,7 @@ function serve(
     }, recheckMs);
     connection.on('close', () => {
       clearInterval(watch);
+      stopGuard();
       forwarder.close();
     });
   });

@@ -26,6 +26,8 @@ export interface InnerLogin {
   recordings?: RecordingPolicy;
   /** The largest data packet that, encrypted, still fits one packet of the jump channel. */
   maxPacketSize?: number;
+  /** The session channels open on this connection: told why when its access is revoked. */
+  channels: Set<ServerChannel>;
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -78,6 +80,8 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
 
   const begin = (channel: ServerChannel, run: () => Promise<void>) => {
     started = true;
+    login.channels.add(channel);
+    channel.on('close', () => login.channels.delete(channel));
     run().catch((error: unknown) => {
       const message = error instanceof ApiError ? error.message : 'internal error';
       if (!(error instanceof ApiError))

@@ -64,6 +64,12 @@ beforeAll(async () => {
     }),
     admin,
   );
+  // The proxy takes certificates of users who have a record (a deleted user's are refused).
+  await app.services.users.create({ name: 'alice', roles: ['root-access'] }, 'test');
+  await app.services.users.create(
+    { name: 'carol', roles: ['root-access', 'agent-forwarding'] },
+    'test',
+  );
   proxy = await startTestSshProxy(app);
   alice = await openSshClient({
     ca: app.services.ca,

@@ -1,8 +1,11 @@
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { sessionEndReasons } from '@postern/contracts';
 import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
 import type { ClusterCa } from '../../ssh/ca.service.js';
+import { disconnectWithReason } from '../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../ssh/host-certificate.js';
 import { judgeUserCertificate } from '../../ssh/user-certificate-login.js';
+import { certificateCredential, type Credential } from '../access/credential-revocation.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
@@ -26,7 +29,9 @@ export interface SshProxyDeps {
   requesterFor: (
     user: string,
     roles: string[],
-  ) => { user: string; roles: string[]; roleSet: RoleSet };
+  ) => { user: string; roles: string[]; roleSet: RoleSet; hasRecord: boolean };
+  /** Why a certificate no longer counts (its user's credentials changed since), or undefined. */
+  credentialRevoked: (user: string, credential: Credential) => string | undefined;
   locks: LockView;
   audit: AuditStore;
   /** Where commands without a terminal are recorded; terminal sessions use the hub's. */
@@ -73,13 +78,14 @@ export class SshProxy {
     });
   }
 
-  async close(): Promise<void> {
+  /** Stops listening and ends every connection, telling each client why. */
+  async close(reason = sessionEndReasons.shutdown): Promise<void> {
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     const ended = [...this.connections].map(
       (connection) =>
         new Promise<void>((resolve) => {
           connection.once('close', () => resolve());
-          connection.end();
+          disconnectWithReason(connection, `Postern: ${reason}`);
           setTimeout(resolve, closeGraceMs).unref();
         }),
     );
@@ -146,7 +152,17 @@ export class SshProxy {
         now: () => new Date(deps.now()),
       });
       if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
-      if (ctx.signature) user = { name: verdict.identity.user, roles: verdict.identity.roles };
+      const { identity } = verdict;
+      // A user removed since the certificate was issued keeps no access (as for signed requests).
+      if (!deps.requesterFor(identity.user, identity.roles).hasRecord) {
+        return refuse(ctx, 'this user no longer exists', true);
+      }
+      const revoked = deps.credentialRevoked(
+        identity.user,
+        certificateCredential(identity.validAfter),
+      );
+      if (revoked) return refuse(ctx, revoked, true);
+      if (ctx.signature) user = { name: identity.user, roles: identity.roles };
       ctx.accept();
     });
 

@@ -16,7 +16,7 @@ export interface StartSshProxyDeps {
   ca: ClusterCa;
   nodes: NodeDirectory;
   terminals: TerminalService;
-  access: Pick<AccessResolver, 'resolve'>;
+  access: Pick<AccessResolver, 'resolve' | 'credentialRevoked'>;
   locks: LockView;
   audit: AuditStore;
   recordings: RecordingStore;
@@ -50,8 +50,14 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     terminals: deps.terminals,
     requesterFor: (user, roles) => {
       const resolved = deps.access.resolve(user, roles);
-      return { user, roles: resolved.roles, roleSet: resolved.roleSet };
+      return {
+        user,
+        roles: resolved.roles,
+        roleSet: resolved.roleSet,
+        hasRecord: resolved.hasRecord,
+      };
     },
+    credentialRevoked: (user, credential) => deps.access.credentialRevoked(user, credential),
     locks: deps.locks,
     audit: deps.audit,
     recordings: { store: deps.recordings, onFailure: config.recordings.onFailure },

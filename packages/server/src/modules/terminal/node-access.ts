@@ -1,7 +1,10 @@
+import { sessionEndReasons } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
-import type { Identity } from '../../plugins/access-guard.js';
+import { webSessionCredential, type Identity } from '../../plugins/access-guard.js';
 import type { ConnectToNodeOptions } from '../../ssh/client.js';
+import type { AccessResolver } from '../access/access-resolver.js';
+import type { SubjectRef } from '../access/credential-revocation.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
@@ -20,6 +23,8 @@ export interface Requester {
   roleSet: RoleSet;
   /** When the caller's credential ends (web session or certificate): connections end then too. */
   expiresAt: number;
+  /** Who to judge again while a connection lives (absent: only locks and time end it). */
+  subject?: SubjectRef;
 }
 
 /** A web session's user as a requester. */
@@ -28,6 +33,12 @@ export const requesterOf = (identity: Identity): Requester => ({
   roles: identity.roles,
   roleSet: identity.roleSet,
   expiresAt: Date.parse(identity.session.expires),
+  subject: {
+    user: identity.user,
+    roles: identity.session.roles,
+    credential: webSessionCredential(identity.session),
+    hadRecord: identity.hasRecord,
+  },
 });
 
 /** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
@@ -40,6 +51,8 @@ export interface NodeAccessDeps {
   now: () => number;
   /** Per-user limit on opening connections: every dial (terminal, command, sftp, forward, file). */
   openRate?: OpenRateLimiter;
+  /** The current users and roles, to judge live connections again (absent: they are not). */
+  subjects?: Pick<AccessResolver, 'current'>;
 }
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
@@ -74,6 +87,24 @@ export class NodeAccess {
     if (!node.online)
       return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
     return { ok: true, node };
+  }
+
+  /**
+   * Judges a live connection again against the CURRENT users, roles and traits: why it must
+   * end (the user or credential is gone, the login or the server is no longer allowed), or
+   * undefined while it may go on. Locks and time limits are the hub's own checks.
+   */
+  recheck(requester: Requester, node: DialableNode, login: string): string | undefined {
+    if (!requester.subject || !this.deps.subjects) return undefined;
+    const current = this.deps.subjects.current(requester.subject);
+    if (!current.ok) return current.reason;
+    const { roleSet } = current;
+    // The node as the inventory has it now (labels may have changed), else as it was dialled.
+    const fresh = this.deps.nodes.resolve(node.id, roleSet) ?? node;
+    if (!roleSet.canAccess('node', fresh) || !roleSet.loginsFor(fresh).includes(login)) {
+      return sessionEndReasons.accessRemoved(login, node.hostname);
+    }
+    return undefined;
   }
 
   /** How long a connection made now may live: `max_session_ttl`, and no longer than the caller. */

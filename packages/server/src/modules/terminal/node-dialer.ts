@@ -51,6 +51,8 @@ export class NodeDialer {
       hostKeys: HostKeyBook;
       tunnels?: TunnelDialer;
       connectTimeoutMs?: number;
+      /** ssh.keepalive_interval: a node that misses three in a row is given up on. */
+      keepaliveIntervalMs?: number;
     },
   ) {}
 
@@ -80,6 +82,9 @@ export class NodeDialer {
       key: { privateKeyPem: key.privateKeyPem, certificate },
       verifyHostKey,
       readyTimeoutMs: this.deps.connectTimeoutMs ?? 15_000,
+      ...(this.deps.keepaliveIntervalMs
+        ? { keepaliveIntervalMs: this.deps.keepaliveIntervalMs }
+        : {}),
       ...(agent ? { agent } : {}),
     };
     try {

@@ -41,6 +41,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
   let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
   let session: LiveSession | undefined;
   let party: WebSocketParty | undefined;
+  let stopGuard: (() => void) | undefined;
   // Keystrokes typed while the node is being dialled are kept and replayed, not lost.
   const early: Uint8Array[] = [];
   let earlyBytes = 0;
@@ -84,6 +85,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
     clearTimeout(authTimer);
     alive.stop();
     stage = 'closed';
+    stopGuard?.();
     if (session && party) session.leave(party.id, 'disconnected');
   });
   closeOnProtocolError(socket);
@@ -106,6 +108,7 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
       const joined = options.terminals.joinable(identity, sid, mode);
       session = joined.session;
       party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
+      stopGuard = options.terminals.guardParty(identity, session, party);
     } else {
       session = await options.terminals.start(requesterOf(identity), {
         serverId: server_id,

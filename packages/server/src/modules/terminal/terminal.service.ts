@@ -10,9 +10,12 @@ import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
 import { defaultJoinMode, participantModesFor } from '../sessions/join-policy.js';
 import type { LiveSession } from '../sessions/live-session.js';
+import type { Party } from '../sessions/party.js';
+import type { AccessResolver } from '../access/access-resolver.js';
 import type { SessionHub } from '../sessions/session-hub.js';
 import {
   dialFailure,
+  requesterOf,
   type ForwardedAgent,
   type NodeAccess,
   type Requester,
@@ -31,6 +34,8 @@ export { requesterOf } from './node-access.js';
 export interface TerminalServiceDeps {
   hub: SessionHub;
   access: NodeAccess;
+  /** The current users and roles, to judge joined parties again (absent: they are not). */
+  subjects?: Pick<AccessResolver, 'current'>;
   locks: LockWatcher;
   audit: AuditStore;
   clusterName: string;
@@ -131,10 +136,50 @@ export class TerminalService {
       recordSession: options.recordSession.ssh,
       client,
       channel,
+      recheck: () => this.deps.access.recheck(requester, node, request.login),
     });
     // After the session's own readers are attached (same tick: no output can slip past them).
     capIncomingWindow(client, channel, heldOutputLimit);
     return session;
+  }
+
+  /**
+   * Keeps something live that uses this reach (an SSH connection through the proxy, a file
+   * transfer) under the hub's access re-checks: `revoke` ends it with the reason once the
+   * requester may no longer use the login on the server. Call the result when it is over.
+   */
+  guard(requester: Requester, reach: Reach, revoke: (reason: string) => void): () => void {
+    return this.deps.hub.guard({
+      recheck: () => this.deps.access.recheck(requester, reach.node, reach.login),
+      revoke,
+    });
+  }
+
+  /**
+   * Keeps a joined party under the re-checks: it leaves the session, told why, once its user
+   * may no longer join in its mode (roles changed) or its credentials were revoked.
+   */
+  guardParty(identity: Identity, session: LiveSession, party: Party): () => void {
+    const requester = requesterOf(identity);
+    const subject = requester.subject;
+    const subjects = this.deps.subjects;
+    if (!subject || !subjects) return () => undefined;
+    const stop = this.deps.hub.guard({
+      recheck: () => {
+        if (session.isEnded) return undefined;
+        const current = subjects.current(subject);
+        if (!current.ok) return current.reason;
+        const viewer = { user: identity.user, roleSet: current.roleSet };
+        const modes = participantModesFor(viewer, session.toTracker());
+        if (!modes.includes(party.mode)) return `your right to join this session was removed`;
+        return undefined;
+      },
+      revoke: (reason) => {
+        stop();
+        session.leave(party.id, reason, 'revoked');
+      },
+    });
+    return stop;
   }
 
   /** The live session to join and the mode granted, or an error the joiner can read. */

@@ -6,7 +6,7 @@ import {
   type ParticipantMode,
 } from '@postern/contracts';
 import type { WebSocket } from 'ws';
-import type { Party } from '../sessions/party.js';
+import type { EndKind, Party } from '../sessions/party.js';
 
 /** The most output payload one `r` frame carries (docs/protocol.md §3). */
 export const maxOutputFrameBytes = 32 * 1024;
@@ -79,11 +79,13 @@ export class WebSocketParty implements Party {
     return this.socket.bufferedAmount;
   }
 
-  end(reason: string): void {
+  end(reason: string, kind: EndKind = 'ended'): void {
     if (this.closed) return;
+    // Taken away: the terminal prints it as an error, not as an ordinary end.
+    if (kind === 'revoked') this.send(encodeEnvelope(T.error, reason));
     this.send(encodeEnvelope(T.sessionEnd, JSON.stringify({ reason })));
     this.closed = true;
-    this.socket.close(1000, truncateReason(reason));
+    this.socket.close(kind === 'shutdown' ? 1001 : 1000, truncateReason(reason));
   }
 
   /** Sends the output gathered so far as one `r` frame, its header written just before it. */

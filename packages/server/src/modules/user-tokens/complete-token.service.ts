@@ -15,6 +15,7 @@ import { checkNewPassword, decodePassword, type PasswordHasher } from '../users/
 import type { MfaDeviceRecord, UsersStore } from '../users/users.store.js';
 import type { WebSession, WebSessionService } from '../web-sessions/web-sessions.service.js';
 import type { FoundToken, UserTokensStore } from './user-tokens.store.js';
+import type { CredentialChanges } from '../users/credential-changes.js';
 
 export interface CompleteTokenDeps {
   store: UserTokensStore;
@@ -27,6 +28,7 @@ export interface CompleteTokenDeps {
   audit: AuditStore;
   settings: AuthSettings;
   now: Clock;
+  credentialChanges: CredentialChanges;
 }
 
 export interface CompleteTokenRequest {
@@ -82,7 +84,8 @@ export class CompleteTokenService {
       if (oldId && oldId !== credentialId) await credentialIndex.release(name, oldId);
     }
     const user = await this.deps.users.mutate(name, (each) => ({ ...each, status: {} }));
-    if (token.record.type === 'password') await this.deps.sessions.endAllOf(name);
+    // Before the new session is made, so that it (made after the stamp) counts.
+    if (token.record.type === 'password') await this.deps.credentialChanges.revokeEarlier(name);
 
     const addr = remoteAddr(ctx.addr);
     const tokenType = token.record.type === 'invite' ? 'invite' : 'reset';

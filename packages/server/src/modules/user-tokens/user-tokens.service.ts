@@ -15,6 +15,7 @@ import { emitAudit, remoteAddr } from '../audit/emit.js';
 import { ensureWebauthnUserId } from '../mfa/devices.js';
 import { newTotpSecret, totpQrCode, totpUri } from '../mfa/totp.js';
 import type { WebauthnService } from '../mfa/webauthn.service.js';
+import type { CredentialChanges } from '../users/credential-changes.js';
 import type { UsersStore } from '../users/users.store.js';
 import { badToken, type FoundToken, type UserTokensStore } from './user-tokens.store.js';
 
@@ -28,6 +29,8 @@ export interface UserTokensDeps {
   audit: AuditStore;
   config: Config;
   now: Clock;
+  /** A reset revokes what the user holds at once: sessions, certificates, terminals. */
+  credentialChanges: CredentialChanges;
 }
 
 /** Invite and reset links, and privilege tokens: who may create them and what they offer. */
@@ -45,6 +48,9 @@ export class UserTokensService {
     const ttlMs = tokenTtl(ttl);
     if (!(await this.deps.users.get(name))) throw badParameter(`user ${name} does not exist`);
     await this.deps.store.deleteLinksOf(name);
+    // An administrator resets a user whose credentials may be in other hands: they stop now,
+    // not when the link is used.
+    if (type === 'password') await this.deps.credentialChanges.revokeEarlier(name);
     const now = this.deps.now();
     const expiry = new Date(now + ttlMs).toISOString();
     const tokenId = await this.deps.store.create({

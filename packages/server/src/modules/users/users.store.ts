@@ -25,6 +25,12 @@ export interface UserResource {
     createdAt: string;
   };
   status: { lockedUntil?: string; lockReason?: string };
+  /**
+   * The last change of credentials (credential-changes.ts): web sessions and certificates
+   * issued before `at` no longer count, except the web sessions of `keptLineage` (the one that
+   * made the change). Beside `status`, which sign-in lockouts overwrite.
+   */
+  credentialsChanged?: { at: string; keptLineage?: string };
 }
 
 export interface MfaDeviceRecord {

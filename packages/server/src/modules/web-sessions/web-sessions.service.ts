@@ -61,6 +61,7 @@ export class WebSessionService {
       bearerExpires: iso(Math.min(now + this.bearerTtlMs, expires)),
       expires: iso(expires),
       created: iso(now),
+      lineage: newSecret(),
       lastActive: iso(now),
     };
     await this.store.put(session.id, session);
@@ -200,8 +201,9 @@ export class WebSessionService {
     }
   }
 
-  endAllOf(user: string): Promise<number> {
-    return this.store.deleteAllOf(user);
+  /** Ends every session of the user, but those of `keptLineage` (the one making a change). */
+  endAllOf(user: string, keptLineage?: string): Promise<number> {
+    return this.store.deleteAllOf(user, keptLineage);
   }
 
   private bearerExpiry(session: WebSessionRecord): string {

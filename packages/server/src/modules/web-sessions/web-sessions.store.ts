@@ -12,6 +12,11 @@ export interface WebSessionRecord {
   bearerExpires: string;
   expires: string;
   created: string;
+  /**
+   * One random id for a sign-in and every session renewed from it (renewals copy the record):
+   * a change of credentials keeps the lineage that made it signed in.
+   */
+  lineage?: string;
   /** Last request that counted as activity (absent in sessions older than issue 3: `created`). */
   lastActive?: string;
   /** Set once the session was renewed: it lives on briefly for requests in flight. */
@@ -72,12 +77,17 @@ export class WebSessionStore {
     await this.backend.delete(prefix + hashSessionId(sessionId)).catch(() => undefined);
   }
 
-  /** Ends every session of a user (after a password reset). Keys are hashes, so this scans. */
-  async deleteAllOf(user: string): Promise<number> {
+  /**
+   * Ends every session of a user (after a password reset), except those of `keptLineage` (the
+   * one that changed the credentials). Keys are hashes, so this scans.
+   */
+  async deleteAllOf(user: string, keptLineage?: string): Promise<number> {
     const { items } = await this.backend.list({ prefix });
     let ended = 0;
     for (const item of items) {
-      if ((JSON.parse(item.value) as WebSessionRecord).user !== user) continue;
+      const record = JSON.parse(item.value) as WebSessionRecord;
+      if (record.user !== user) continue;
+      if (keptLineage !== undefined && record.lineage === keptLineage) continue;
       await this.backend.delete(item.key).catch(() => undefined);
       ended++;
     }
