@@ -32,6 +32,7 @@ beforeAll(async () => {
     }),
     admin,
   );
+  await app.services.users.create({ name: 'alice', roles: ['root-access'] }, 'test');
   proxy = await startTestSshProxy(app, { loginGraceMs: graceMs });
   alice = await openSshClient({
     ca: app.services.ca,
