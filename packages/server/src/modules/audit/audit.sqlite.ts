@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../../backend/sqlite.js';
 import type { CheckedQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
@@ -80,6 +81,9 @@ export class SqliteAuditStore implements AuditStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
+    // From here on a lock held elsewhere fails fast instead of stopping the event loop inside
+    // SQLite; the spool (spool/) keeps the events that could not be written and retries them.
+    this.db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     this.insert = this.db.prepare(
       'INSERT INTO audit_events (time_ms, event_type, code, user_name, session_id, data) VALUES (?, ?, ?, ?, ?, ?)',
     );
