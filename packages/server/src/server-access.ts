@@ -28,6 +28,7 @@ import { terminalRoutes } from './modules/terminal/terminal.routes.js';
 import { TerminalService } from './modules/terminal/terminal.service.js';
 import { TunnelRegistry, tunnelRoutes } from './modules/tunnel/index.js';
 import { ClusterCa } from './ssh/ca.service.js';
+import type { AuditHealth } from './modules/audit/spool/index.js';
 
 export interface ServerAccessDeps {
   config: Config;
@@ -35,6 +36,8 @@ export interface ServerAccessDeps {
   audit: AuditStore;
   now: Clock;
   locks: LockWatcher;
+  /** Whether the audit log can take new sessions' events; absent, it always can. */
+  auditHealth?: AuditHealth;
   ca?: ClusterCa;
   onError: (what: string) => (error: unknown) => void;
   /** Terminal and tunnel keepalive pings; tests shorten it. */
@@ -77,6 +80,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     dialer,
     locks: deps.locks,
     now,
+    auditHealth: deps.auditHealth,
   });
   const terminals = new TerminalService({
     hub,

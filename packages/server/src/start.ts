@@ -8,6 +8,7 @@ import type { Config } from './config/config.js';
 import { publicBaseUrl } from './config/public-url.js';
 import { createLogger, logDestination } from './logger.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
+import { SpooledAuditStore } from './modules/audit/spool/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
 import { OpenSshReachability } from './modules/nodes/reachability.js';
@@ -26,7 +27,15 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const readable = destination !== undefined;
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const backend = await openBackend(config.storage);
-  const audit = await openAuditStore(config.audit, config.clusterName);
+  // Events the store cannot take wait in a spool in the data dir; a full spool refuses sessions.
+  const audit = await SpooledAuditStore.open(
+    await openAuditStore(config.audit, config.clusterName),
+    {
+      ...config.auditSpool,
+      clusterName: config.clusterName,
+      log: (level, message, fields) => logger[level](fields ?? {}, message),
+    },
+  );
   const stopRetention = startAuditRetention(
     audit,
     config.auditRetentionMs,
@@ -50,7 +59,15 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     logger.warn('auth.second_factor is off: a password alone signs users in');
   }
 
-  const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
+  const app = await buildApp({
+    config,
+    backend,
+    audit,
+    auditHealth: audit,
+    webDistDir,
+    logger,
+    https,
+  });
   await app.server.listen({
     host: config.webAddr.host,
     port: config.webAddr.port,

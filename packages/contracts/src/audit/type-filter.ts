@@ -86,5 +86,6 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
   }),
   family('Cluster', {
     'postern.start': 'Postern Started',
+    'audit.degraded': 'Audit Log Degraded',
   }),
 ];

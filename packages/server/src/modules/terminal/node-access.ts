@@ -4,6 +4,7 @@ import type { Identity } from '../../plugins/access-guard.js';
 import type { ConnectToNodeOptions } from '../../ssh/client.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
+import type { AuditHealth } from '../audit/spool/index.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
 
 /** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
@@ -37,6 +38,8 @@ export interface NodeAccessDeps {
   dialer: NodeDialer;
   locks: LockWatcher;
   now: () => number;
+  /** Refuses new sessions while the audit log cannot take their events (audit.on_failure). */
+  auditHealth?: AuditHealth;
 }
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
@@ -68,6 +71,12 @@ export class NodeAccess {
       locks.lockFor({ user: requester.user, roles: requester.roles, login, node: node.id }) ??
       locks.lockFor({ node: node.hostname });
     if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));
+    try {
+      this.deps.auditHealth?.assertCanAudit();
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(error);
+      throw error;
+    }
     if (!node.online)
       return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
     return { ok: true, node };
