@@ -12,6 +12,7 @@ import { SpooledAuditStore } from './modules/audit/spool/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
 import { OpenSshReachability } from './modules/nodes/reachability.js';
+import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
 import { startSshProxy } from './modules/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
@@ -42,6 +43,15 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     (removed) => logger.info({ removed }, 'audit retention removed old events'),
     (error) => logger.error({ err: error }, 'audit retention failed'),
   );
+  // Said before anything fails: the recordings volume nearing full (log + audit, per crossing).
+  const diskMonitor = new DiskUsageMonitor({
+    dir: config.recordings.dir,
+    warnPercent: config.recordings.diskWarnPercent,
+    intervalMs: config.recordings.diskCheckIntervalMs,
+    audit,
+    log: (level, message, fields) => logger[level](fields ?? {}, message),
+  });
+  diskMonitor.start();
   const https = config.insecureNoTls
     ? undefined
     : await loadOrCreateTls({
@@ -167,11 +177,13 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       await sshProxy.stop();
       await app.server.close();
       await stopRetention();
+      await diskMonitor.stop();
       await audit.close();
       await backend.close();
       logger.info('stopped');
     })();
     return stopping;
   };
-  return { app, port, stop };
+  // diskUsage: the recordings volume's last reading, for a metric once there is an endpoint.
+  return { app, port, stop, diskUsage: () => diskMonitor.usage() };
 }
