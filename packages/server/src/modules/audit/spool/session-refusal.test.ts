@@ -1,6 +1,8 @@
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { openSshClient } from '../../../testing/openssh-client.testkit.js';
+import { startTestSshProxy } from '../../../testing/ssh-proxy.testkit.js';
 import { holdSqliteLock, type HeldSqliteLock } from '../../../testing/sqlite-lock.testkit.js';
 import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
@@ -65,13 +67,29 @@ async function appWithFullSpool(onFailure: AuditOnFailure) {
 }
 
 describe('a full audit spool', () => {
-  it('refuse (the default): a new terminal session is refused with the reason, until it recovers', async () => {
+  it('refuse (the default): new terminal (with the reason) and SSH sessions are refused until it recovers', async () => {
     const { app, lock, shell } = await appWithFullSpool('refuse');
     const refused = await shell();
     await refused.closed;
     expect(refused.frames.find((f) => f.type === T.error)?.payload).toBe(
       'audit storage is unavailable; new sessions are refused until it recovers',
     );
+
+    // The SSH proxy goes through the same door.
+    const proxy = await startTestSshProxy(app);
+    cleanups.push(() => proxy.stop());
+    const ssh = await openSshClient({
+      ca: app.services.ca,
+      user: 'alice',
+      roles: ['root-access'],
+      logins: ['root'],
+      proxyPort: proxy.port,
+    });
+    cleanups.push(() => ssh.remove());
+    const viaSsh = await ssh.run('ssh', ['root@audited-host', 'echo ran']);
+    // The reason goes to the client as an auth banner, which the test client does not print.
+    expect(viaSsh).toMatchObject({ code: 255, stdout: '' });
+    expect(viaSsh.stderr).toMatch(/Permission denied/);
 
     await lock.release();
     const giveUp = Date.now() + 10_000;
@@ -81,6 +99,10 @@ describe('a full audit spool', () => {
     const allowed = await shell();
     expect(allowed.response.status).toBe('ok');
     allowed.close();
+    expect(await ssh.run('ssh', ['root@audited-host', 'echo ran'])).toMatchObject({
+      code: 0,
+      stdout: 'ran\n',
+    });
   }, 60_000);
 
   it('continue: sessions run, and the loss is logged', async () => {
