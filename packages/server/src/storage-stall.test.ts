@@ -23,6 +23,7 @@ beforeAll(async () => {
   app = await createTestApp({
     storage: { type: 'sqlite', path: statePath },
     auth: { second_factor: 'off' },
+    auditSpool: { retry: { firstDelayMs: 20, maxDelayMs: 200 } },
   });
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.server.address();
@@ -117,5 +118,33 @@ describe('the SQLite state file locked by another process', () => {
     terminal.type('echo after-$((40+2))\r');
     await terminal.waitForOutput('after-42', 5000);
     terminal.close();
+  }, 60_000);
+
+  it('the audit file locked: sign-in works, its event is spooled and stored later', async () => {
+    const auditPath = app.config.audit.type === 'sqlite' ? app.config.audit.path : '';
+    const lock = await holdSqliteLock(auditPath);
+    const started = performance.now();
+    try {
+      const signedIn = signIn();
+      const pings = await slowestPingWhile(signedIn);
+      expect((await signedIn).status).toBe(200);
+      expect(pings.max).toBeLessThan(250);
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      await lock.release();
+    }
+    const giveUp = Date.now() + 10_000;
+    let codes: string[] = [];
+    while (!codes.includes('TPOS070W') && Date.now() < giveUp) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const found = await app.audit.search({
+        from: new Date(Date.now() - 60_000),
+        to: new Date(Date.now() + 60_000),
+        limit: 100,
+        order: 'asc',
+      });
+      codes = found.events.map((e) => e.code);
+    }
+    expect(codes.slice(-2)).toEqual(['T1000I', 'TPOS070W']);
   }, 60_000);
 });
