@@ -34,19 +34,20 @@ export const defaultBusyRetry: BusyRetryOptions = {
 };
 
 /**
- * Runs a synchronous SQLite operation, retrying while the file is locked elsewhere. The wait
- * between tries is a timer, not SQLite's busy timeout: better-sqlite3 waits synchronously, which
- * would stop the whole event loop (pings, open terminals) for as long as the lock lasts.
+ * Runs a SQLite operation, retrying while the file is locked elsewhere. The wait between tries is
+ * a timer, not SQLite's busy timeout: better-sqlite3 waits synchronously, which would stop the
+ * whole event loop (pings, open terminals) for as long as the lock lasts. A try that failed busy
+ * changed nothing, so trying again is safe.
  */
 export async function retryWhileBusy<T>(
-  operation: () => T,
+  operation: () => T | Promise<T>,
   options: BusyRetryOptions = defaultBusyRetry,
 ): Promise<T> {
   const giveUpAt = Date.now() + options.deadlineMs;
   let delay = options.firstDelayMs ?? 5;
   for (;;) {
     try {
-      return operation();
+      return await operation();
     } catch (error) {
       if (!isSqliteBusy(error)) throw error;
       const left = giveUpAt - Date.now();
