@@ -150,6 +150,17 @@ describe('SpooledAuditStore', () => {
     await continuing.close();
   });
 
+  it('waits out a lock of a moment (an admin command writing) without degrading', async () => {
+    const store = await SpooledAuditStore.open(new SqliteAuditStore(auditFile, 'c1'), options());
+    const lock = await holdSqliteLock(auditFile);
+    setTimeout(() => void lock.release(), 100);
+    await store.emit(event(1));
+    expect(store.degraded).toBe(false);
+    expect(await spoolLines()).toBe(0);
+    expect((await allEvents(store)).map((e) => e.code)).toEqual(['T3002I']);
+    await store.close();
+  });
+
   it("does not spool bad input: that is the caller's error", async () => {
     const store = await SpooledAuditStore.open(new SqliteAuditStore(auditFile, 'c1'), options());
     await expect(store.emit({ event: '', code: 'T3002I' })).rejects.toMatchObject({

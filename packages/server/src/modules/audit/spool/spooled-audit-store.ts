@@ -1,5 +1,5 @@
 import { auditCatalogue } from '@postern/contracts';
-import { isSqliteBusy, StorageBusyError } from '../../../backend/storage-busy.js';
+import { isSqliteBusy, retryWhileBusy, StorageBusyError } from '../../../backend/storage-busy.js';
 import { prepareEvent } from '../audit.common.js';
 import {
   AuditBadParameterError,
@@ -24,6 +24,11 @@ export interface AuditSpoolOptions {
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: object) => void;
   /** Pauses between tries to write the spool to the store: doubling from first to max. */
   retry?: { firstDelayMs: number; maxDelayMs: number };
+  /**
+   * How long an event waits for a lock another process holds on a SQLite audit file (an admin
+   * command writing its own event) before the store counts as failed. Default 500 ms.
+   */
+  busyWaitMs?: number;
 }
 
 const defaultRetry = { firstDelayMs: 200, maxDelayMs: 5000 };
@@ -75,7 +80,8 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
   async emit(input: AuditEventInput): Promise<AuditEvent> {
     if (!this.degradedSince) {
       try {
-        return await this.inner.emit(input);
+        const deadlineMs = this.options.busyWaitMs ?? 500;
+        return await retryWhileBusy(() => this.inner.emit(input), { deadlineMs });
       } catch (error) {
         if (error instanceof AuditBadParameterError) throw error;
         this.enterDegraded(error);
