@@ -18,6 +18,12 @@ export const errorCatalogue = {
   limit_exceeded: 429,
   /** The proxy could not reach the server (offline, refused, host key changed). */
   connection_problem: 502,
+  /** Storage is locked or unreachable for now (another process holds it, the database is
+   * restarting): nothing was changed, and the same call may succeed in a moment. */
+  storage_busy: 503,
+  /** The audit log cannot take events and its spool is full: new sessions are refused rather
+   * than run unaudited until it recovers. */
+  audit_unavailable: 503,
   internal: 500,
 } as const;
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -19,6 +19,7 @@ import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
 import { clusterSecret } from './cluster-secrets.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { AuditStore } from './modules/audit/index.js';
+import type { AuditHealth } from './modules/audit/spool/index.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
 import { clientConfigFor } from './modules/client-config/client-config.service.js';
 import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   config: Config;
   backend: Backend;
   audit: AuditStore;
+  /** Refuses new sessions while the audit log cannot take events (the spool is full). */
+  auditHealth?: AuditHealth;
   /** The console's build output; a missing one serves a "not built" page. */
   webDistDir: string;
   /** Markdown served at /docs/ for Help & Support; the repository's docs/ by default. */

@@ -30,6 +30,7 @@ import { OpenRateLimiter } from './modules/terminal/open-rate.js';
 import { TerminalService } from './modules/terminal/terminal.service.js';
 import { TunnelRegistry, tunnelRoutes } from './modules/tunnel/index.js';
 import { ClusterCa } from './ssh/ca.service.js';
+import type { AuditHealth } from './modules/audit/spool/index.js';
 
 export interface ServerAccessDeps {
   config: Config;
@@ -39,6 +40,8 @@ export interface ServerAccessDeps {
   locks: LockWatcher;
   /** The watched users and roles: live sessions are judged again against them. */
   access?: Pick<AccessResolver, 'current' | 'onChange'>;
+  /** Whether the audit log can take new sessions' events; absent, it always can. */
+  auditHealth?: AuditHealth;
   ca?: ClusterCa;
   onError: (what: string) => (error: unknown) => void;
   /** Terminal and tunnel keepalive pings; tests shorten it. */
@@ -89,6 +92,7 @@ export async function buildServerAccess(deps: ServerAccessDeps) {
     now,
     openRate: new OpenRateLimiter(config.sessionOpenLimit, now),
     ...(deps.access ? { subjects: deps.access } : {}),
+    auditHealth: deps.auditHealth,
   });
   const terminals = new TerminalService({
     hub,

@@ -9,9 +9,11 @@ import { publicBaseUrl } from './config/public-url.js';
 import { createLogger, logDestination } from './logger.js';
 import { backgroundAuditWritten } from './modules/audit/emit.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
+import { SpooledAuditStore } from './modules/audit/spool/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
 import { startLocalNode } from './local-node.js';
 import { OpenSshReachability } from './modules/nodes/reachability.js';
+import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
 import { startSshProxy } from './modules/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
@@ -27,13 +29,30 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const readable = destination !== undefined;
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const backend = await openBackend(config.storage);
-  const audit = await openAuditStore(config.audit, config.clusterName);
+  // Events the store cannot take wait in a spool in the data dir; a full spool refuses sessions.
+  const audit = await SpooledAuditStore.open(
+    await openAuditStore(config.audit, config.clusterName),
+    {
+      ...config.auditSpool,
+      clusterName: config.clusterName,
+      log: (level, message, fields) => logger[level](fields ?? {}, message),
+    },
+  );
   const stopRetention = startAuditRetention(
     audit,
     config.auditRetentionMs,
     (removed) => logger.info({ removed }, 'audit retention removed old events'),
     (error) => logger.error({ err: error }, 'audit retention failed'),
   );
+  // Said before anything fails: the recordings volume nearing full (log + audit, per crossing).
+  const diskMonitor = new DiskUsageMonitor({
+    dir: config.recordings.dir,
+    warnPercent: config.recordings.diskWarnPercent,
+    intervalMs: config.recordings.diskCheckIntervalMs,
+    audit,
+    log: (level, message, fields) => logger[level](fields ?? {}, message),
+  });
+  diskMonitor.start();
   const https = config.insecureNoTls
     ? undefined
     : await loadOrCreateTls({
@@ -51,7 +70,15 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     logger.warn('auth.second_factor is off: a password alone signs users in');
   }
 
-  const app = await buildApp({ config, backend, audit, webDistDir, logger, https });
+  const app = await buildApp({
+    config,
+    backend,
+    audit,
+    auditHealth: audit,
+    webDistDir,
+    logger,
+    https,
+  });
   await app.server.listen({
     host: config.webAddr.host,
     port: config.webAddr.port,
@@ -170,6 +197,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       clearTimeout(timer);
       if (!clean) logger.warn({ graceMs: config.shutdownGraceMs }, 'shutdown_grace ran out');
       await stopRetention();
+      await diskMonitor.stop();
       await audit.close();
       await backend.close();
       logger.info('stopped');
@@ -177,5 +205,6 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     })();
     return stopping;
   };
-  return { app, port, stop };
+  // diskUsage: the recordings volume's last reading, for a metric once there is an endpoint.
+  return { app, port, stop, diskUsage: () => diskMonitor.usage() };
 }

@@ -86,5 +86,7 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
   }),
   family('Cluster', {
     'postern.start': 'Postern Started',
+    'audit.degraded': 'Audit Log Degraded',
+    'storage.disk_usage_high': 'Recordings Volume Nearly Full',
   }),
 ];

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StorageBusyError } from './storage-busy.js';
 
 /** First key of every advisory lock Postern takes, so they do not collide with other apps' locks. */
 export const ADVISORY_LOCK_NAMESPACE = 0x506f7374; // "Post"
@@ -16,12 +17,55 @@ export function quoteSchema(schema: string): string {
   return `"${schema}"`;
 }
 
+/**
+ * How long a request may wait on a database that is down or stuck: opening a connection, and one
+ * statement. Past them it fails (503 storage busy) instead of holding requests indefinitely.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 3000;
+export const PG_STATEMENT_TIMEOUT_MS = 15_000;
+
 export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+  });
   // An idle connection that dies (server restart) must not crash the process; the pool
   // drops it and the next query opens a new one.
   pool.on('error', () => {});
   return pool;
+}
+
+// SQLSTATEs of a database that is away for now: connection exceptions (class 08), shutting down
+// or starting up (57P01-57P03), a statement cut by statement_timeout (57014), no free connection.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|57014|53300)$/;
+const UNAVAILABLE_NODE_CODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+// node-postgres reports a dropped or never-made connection with plain messages only.
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
+
+/** Whether an error says the database is unreachable for now, rather than that a query is wrong. */
+export function isPgUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODE.has(code))
+  )
+    return true;
+  if (error instanceof AggregateError) return error.errors.some(isPgUnavailable);
+  return UNAVAILABLE_MESSAGE.test(error.message);
+}
+
+/** Runs a database call; an unreachable database becomes StorageBusyError (503, no detail). */
+export async function unlessUnavailable<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isPgUnavailable(error)) throw new StorageBusyError();
+    throw error;
+  }
 }
 
 /** Runs `fn` in a transaction; rolls back (and discards a broken connection) on error. */

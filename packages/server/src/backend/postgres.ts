@@ -12,7 +12,9 @@ import {
   ADVISORY_LOCK_NAMESPACE,
   inTransaction,
   openMigratedPool,
+  PG_CONNECT_TIMEOUT_MS,
   quoteSchema,
+  unlessUnavailable,
 } from './pg-helpers.js';
 import type { Backend, Item, ListOptions, ListResult, PutItem, Watcher } from './types.js';
 import { AlreadyExistsError, CompareFailedError, NotFoundError } from './types.js';
@@ -110,9 +112,11 @@ export class PostgresBackend implements Backend {
   async get(key: string): Promise<Item | null> {
     this.assertOpen();
     assertValidKey(key);
-    const { rows } = await this.pool.query<ItemRow>(
-      `SELECT key, value, revision, expires FROM ${this.t.items} WHERE key = $1 AND (expires IS NULL OR expires > now())`,
-      [key],
+    const { rows } = await unlessUnavailable(() =>
+      this.pool.query<ItemRow>(
+        `SELECT key, value, revision, expires FROM ${this.t.items} WHERE key = $1 AND (expires IS NULL OR expires > now())`,
+        [key],
+      ),
     );
     return rows[0] ? toItem(rows[0]) : null;
   }
@@ -121,10 +125,12 @@ export class PostgresBackend implements Backend {
     this.assertOpen();
     const start = listStart(opts);
     // One extra row tells whether there is a next page and what its first key is.
-    const { rows } = await this.pool.query<ItemRow>(
-      `SELECT key, value, revision, expires FROM ${this.t.items}
-       WHERE key >= $1 AND key < $2 AND (expires IS NULL OR expires > now()) ORDER BY key LIMIT $3`,
-      [start, prefixUpperBound(opts.prefix), opts.limit === undefined ? null : opts.limit + 1],
+    const { rows } = await unlessUnavailable(() =>
+      this.pool.query<ItemRow>(
+        `SELECT key, value, revision, expires FROM ${this.t.items}
+         WHERE key >= $1 AND key < $2 AND (expires IS NULL OR expires > now()) ORDER BY key LIMIT $3`,
+        [start, prefixUpperBound(opts.prefix), opts.limit === undefined ? null : opts.limit + 1],
+      ),
     );
     const extra = opts.limit === undefined ? undefined : rows[opts.limit];
     const items = (extra ? rows.slice(0, opts.limit) : rows).map(toItem);
@@ -228,19 +234,21 @@ export class PostgresBackend implements Backend {
    * after local watchers have the change queued.
    */
   private async write<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const result = await inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
-        ADVISORY_LOCK_NAMESPACE,
-        this.schema,
-      ]);
-      const value = await fn(client);
-      // Delivered only if the transaction commits; the payload is informational.
-      await client.query(
-        `SELECT pg_notify($1, value::text) FROM ${this.t.meta} WHERE name = 'revision'`,
-        [this.channel],
-      );
-      return value;
-    });
+    const result = await unlessUnavailable(() =>
+      inTransaction(this.pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+          ADVISORY_LOCK_NAMESPACE,
+          this.schema,
+        ]);
+        const value = await fn(client);
+        // Delivered only if the transaction commits; the payload is informational.
+        await client.query(
+          `SELECT pg_notify($1, value::text) FROM ${this.t.meta} WHERE name = 'revision'`,
+          [this.channel],
+        );
+        return value;
+      }),
+    );
     if (this.feed.watching) await this.feed.catchUp();
     return result;
   }
@@ -289,7 +297,11 @@ export class PostgresBackend implements Backend {
   /** One LISTEN connection per instance, opened by the first watch() and kept until close(). */
   private ensureListening(): Promise<void> {
     this.listening ??= (async () => {
-      const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
+      const client = new pg.Client({
+        connectionString: this.options.url,
+        keepAlive: true,
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      });
       client.on('notification', () => this.feed.poke());
       const lost = (reason: string) => {
         if (this.closed || this.listener !== client) return;

@@ -10,6 +10,7 @@ import {
   listStart,
   prefixUpperBound,
 } from './keys.js';
+import { defaultBusyRetry, retryWhileBusy, type BusyRetryOptions } from './storage-busy.js';
 import type { Backend, Item, ListOptions, ListResult, PutItem, Watcher } from './types.js';
 import { AlreadyExistsError, CompareFailedError, NotFoundError } from './types.js';
 
@@ -24,7 +25,15 @@ export interface SqliteBackendOptions {
    */
   eventRetentionMs?: number;
   eventRetentionCount?: number;
+  /** How long a call waits for another process's lock before failing with StorageBusyError. */
+  busyRetry?: BusyRetryOptions;
 }
+
+/**
+ * SQLite's own wait for a lock, kept tiny: better-sqlite3 waits synchronously, blocking the event
+ * loop. Longer waits are timers between tries (retryWhileBusy).
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5;
 
 interface ItemRow {
   key: string;
@@ -60,12 +69,12 @@ const SCHEMA = `
 
 /**
  * One SQLite file in the data dir. The server and admin CLI commands open the same file at
- * once, hence WAL (readers never block the writer) and a busy timeout (writers queue instead
- * of failing). Every write also appends to `kv_events` in the same transaction; watchers read
+ * once, hence WAL (readers never block the writer). Every write also appends to `kv_events` in the same transaction; watchers read
  * that log, so a watcher here sees writes made by another process, in revision order.
  *
- * better-sqlite3 is synchronous: a write waiting on another process's lock blocks this
- * event loop for up to the busy timeout. Writes are short, so that is acceptable here.
+ * better-sqlite3 is synchronous, so a lock held elsewhere is never waited for inside SQLite
+ * (which would block the event loop): every call retries on timers up to `busyRetry`'s deadline
+ * and then fails with StorageBusyError, which callers answer as 503 "storage busy".
  */
 export class SqliteBackend implements Backend {
   private readonly db: Database.Database;
@@ -76,6 +85,7 @@ export class SqliteBackend implements Backend {
   private readonly retentionMs: number;
   private readonly retentionCount: number;
   private closed = false;
+  private readonly busyRetry: BusyRetryOptions;
 
   private readonly sql: ReturnType<typeof prepareStatements>;
 
@@ -83,8 +93,10 @@ export class SqliteBackend implements Backend {
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.retentionMs = options.eventRetentionMs ?? 5 * 60_000;
     this.retentionCount = Math.max(1, options.eventRetentionCount ?? 1000);
+    this.busyRetry = options.busyRetry ?? defaultBusyRetry;
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
+    // Opening may wait: nothing is served yet, and two processes may create the schema at once.
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     // With WAL, NORMAL keeps the database consistent on power loss; it may only lose the
@@ -93,6 +105,7 @@ export class SqliteBackend implements Backend {
     // IMMEDIATE: two processes creating the schema at once queue on the write lock.
     this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
     this.sql = prepareStatements(this.db);
+    this.db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     this.feed = new EventFeed(
       { readAfter: async (after, limit) => this.readAfter(after, limit) },
       (count) => this.onWatcherCountChange(count),
@@ -104,7 +117,7 @@ export class SqliteBackend implements Backend {
   async get(key: string): Promise<Item | null> {
     this.assertOpen();
     assertValidKey(key);
-    const row = this.sql.get.get(key, Date.now()) as ItemRow | undefined;
+    const row = await this.retry(() => this.sql.get.get(key, Date.now()) as ItemRow | undefined);
     return row ? toItem(row) : null;
   }
 
@@ -113,12 +126,15 @@ export class SqliteBackend implements Backend {
     const start = listStart(opts);
     const limit = opts.limit ?? -1;
     // One extra row tells whether there is a next page and what its first key is.
-    const rows = this.sql.list.all(
-      start,
-      prefixUpperBound(opts.prefix),
-      Date.now(),
-      limit === -1 ? -1 : limit + 1,
-    ) as ItemRow[];
+    const rows = await this.retry(
+      () =>
+        this.sql.list.all(
+          start,
+          prefixUpperBound(opts.prefix),
+          Date.now(),
+          limit === -1 ? -1 : limit + 1,
+        ) as ItemRow[],
+    );
     const extra = limit === -1 ? undefined : rows[limit];
     const items = (extra ? rows.slice(0, limit) : rows).map(toItem);
     return extra ? { items, nextKey: extra.key } : { items };
@@ -146,16 +162,19 @@ export class SqliteBackend implements Backend {
   async delete(key: string, expectedRevision?: string): Promise<void> {
     this.assertOpen();
     assertValidKey(key);
-    this.db
-      .transaction(() => {
-        const current = this.sql.get.get(key, Date.now()) as ItemRow | undefined;
-        if (!current) throw new NotFoundError(key);
-        if (expectedRevision !== undefined && String(current.revision) !== expectedRevision) {
-          throw new CompareFailedError(key, expectedRevision);
-        }
-        this.removeLogged(key);
-      })
-      .immediate();
+    // Look before taking the write lock: deleting what is not there (clearing a failure count
+    // that was never set) must not wait on another process's lock. The transaction checks again.
+    const present = await this.retry(() => this.sql.get.get(key, Date.now()) !== undefined);
+    if (!present) throw new NotFoundError(key);
+    const remove = this.db.transaction(() => {
+      const current = this.sql.get.get(key, Date.now()) as ItemRow | undefined;
+      if (!current) throw new NotFoundError(key);
+      if (expectedRevision !== undefined && String(current.revision) !== expectedRevision) {
+        throw new CompareFailedError(key, expectedRevision);
+      }
+      this.removeLogged(key);
+    });
+    await this.retry(() => remove.immediate());
     await this.deliver();
   }
 
@@ -163,16 +182,15 @@ export class SqliteBackend implements Backend {
     this.assertOpen();
     assertValidPrefix(prefix);
     const now = Date.now();
-    const live = this.db
-      .transaction(() => {
-        const rows = this.sql.deleteRange.all(prefix, prefixUpperBound(prefix)) as Pick<
-          ItemRow,
-          'key' | 'expires'
-        >[];
-        for (const row of rows) this.logDelete(row.key);
-        return rows.filter((row) => row.expires === null || row.expires > now).length;
-      })
-      .immediate();
+    const removeRange = this.db.transaction(() => {
+      const rows = this.sql.deleteRange.all(prefix, prefixUpperBound(prefix)) as Pick<
+        ItemRow,
+        'key' | 'expires'
+      >[];
+      for (const row of rows) this.logDelete(row.key);
+      return rows.filter((row) => row.expires === null || row.expires > now).length;
+    });
+    const live = await this.retry(() => removeRange.immediate());
     await this.deliver();
     return live;
   }
@@ -196,17 +214,25 @@ export class SqliteBackend implements Backend {
     this.assertOpen();
     assertValidPutItem(item);
     const expires = item.expires?.getTime() ?? null;
-    const row = this.db
-      .transaction((): ItemRow => {
-        check(this.sql.get.get(item.key, Date.now()) as ItemRow | undefined);
-        const revision = this.nextRevision();
-        this.sql.upsert.run(item.key, item.value, revision, expires);
-        this.sql.logEvent.run(revision, 'put', item.key, item.value, expires, Date.now());
-        return { key: item.key, value: item.value, revision, expires };
-      })
-      .immediate();
+    const put = this.db.transaction((): ItemRow => {
+      check(this.sql.get.get(item.key, Date.now()) as ItemRow | undefined);
+      const revision = this.nextRevision();
+      this.sql.upsert.run(item.key, item.value, revision, expires);
+      this.sql.logEvent.run(revision, 'put', item.key, item.value, expires, Date.now());
+      return { key: item.key, value: item.value, revision, expires };
+    });
+    const row = await this.retry(() => put.immediate());
     await this.deliver();
     return toItem(row);
+  }
+
+  /** A call that waits out another process's lock on timers, never inside SQLite. */
+  private async retry<T>(operation: () => T): Promise<T> {
+    // The file may be closed while we wait between tries: each try checks first.
+    return retryWhileBusy(() => {
+      this.assertOpen();
+      return operation();
+    }, this.busyRetry);
   }
 
   /** Removes a key and logs its delete event; callers hold the write transaction. */

@@ -6,6 +6,7 @@ import { ConfigError, resolveConfig, type Config, type ConfigFlags } from '../co
 import { publicBaseUrl } from '../config/public-url.js';
 import { buildIdentity, type IdentityServices } from '../identity.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
+import { retryingWhileBusy } from '../modules/audit/busy-retry.js';
 import { recordedPublicUrl } from '../modules/bootstrap/first-admin.js';
 import { LockWatcher } from '../modules/locks/lock-watcher.js';
 
@@ -33,7 +34,8 @@ export async function openAdminContext(flags: ConfigFlags): Promise<AdminContext
     );
   }
   const backend = await openBackend(config.storage);
-  const audit = await openAuditStore(config.audit, config.clusterName);
+  // A server writing its audit file at the same moment is waited out, not failed on.
+  const audit = retryingWhileBusy(await openAuditStore(config.audit, config.clusterName));
   // Commands never sign anyone in, so the lock watcher is never started (it refuses if asked).
   const locks = new LockWatcher(backend, systemClock);
   const identity = buildIdentity({ config, backend, audit, locks });

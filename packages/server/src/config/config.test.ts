@@ -37,7 +37,31 @@ describe('resolveConfig', () => {
     expect(config.recordings).toEqual({
       dir: path.resolve('postern-data/recordings'),
       onFailure: 'fail_closed',
+      diskCheckIntervalMs: 60_000,
+      diskWarnPercent: 90,
     });
+    expect(config.auditSpool).toEqual({
+      dir: path.resolve('postern-data/audit-spool'),
+      maxBytes: 64 * 1024 * 1024,
+      onFailure: 'refuse',
+    });
+  });
+
+  it('reads audit.on_failure and audit.spool_max_bytes, with or without an audit type', async () => {
+    const typeless = await configFile(
+      `data_dir: ${dir}/data\naudit: {on_failure: continue, spool_max_bytes: 1048576}\n`,
+    );
+    const config = resolveConfig({ config: typeless });
+    expect(config.auditSpool).toEqual({
+      dir: `${dir}/data/audit-spool`,
+      maxBytes: 1048576,
+      onFailure: 'continue',
+    });
+    expect(config.audit).toEqual({ type: 'sqlite', path: `${dir}/data/audit.db` });
+    const typed = await configFile('audit: {type: sqlite, path: a.db, on_failure: refuse}\n');
+    expect(resolveConfig({ config: typed }).auditSpool.onFailure).toBe('refuse');
+    const bad = await configFile('audit: {on_failure: ignore}\n');
+    expect(() => resolveConfig({ config: bad })).toThrow(/audit/);
   });
 
   it('reads the recordings keys, the dir relative to data_dir', async () => {
@@ -47,7 +71,16 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ config: file }).recordings).toEqual({
       dir: `${dir}/data/casts`,
       onFailure: 'fail_open',
+      diskCheckIntervalMs: 60_000,
+      diskWarnPercent: 90,
     });
+    const disk = await configFile('recordings: {disk_check_interval: 5m, disk_warn_percent: 80}\n');
+    expect(resolveConfig({ config: disk }).recordings).toMatchObject({
+      diskCheckIntervalMs: 300_000,
+      diskWarnPercent: 80,
+    });
+    const fast = await configFile('recordings: {disk_check_interval: 10ms}\n');
+    expect(() => resolveConfig({ config: fast })).toThrow(/disk_check_interval/);
     const bad = await configFile('recordings: {on_failure: ignore}\n');
     expect(() => resolveConfig({ config: bad })).toThrow(/recordings/);
   });

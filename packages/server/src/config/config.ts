@@ -34,19 +34,33 @@ const storageSchema = z.discriminatedUnion('type', [
 /** How long audit events are kept, e.g. '365d'; '0' (the default) keeps them forever. */
 const auditRetention = z.union([z.string(), z.number()]).optional();
 
-const auditStorageSchema = z.discriminatedUnion('type', [
-  z
-    .object({ type: z.literal('sqlite'), path: z.string().optional(), retention: auditRetention })
-    .strict(),
-  z
-    .object({
-      type: z.literal('postgres'),
-      url: z.string().min(1),
-      schema: z.string().optional(),
-      retention: auditRetention,
-    })
-    .strict(),
+/** What happens when the audit store fails: its spool, and sessions once the spool is full. */
+const auditFailureKeys = {
+  retention: auditRetention,
+  on_failure: z.enum(['refuse', 'continue']).optional(),
+  spool_max_bytes: z.number().int().positive().optional(),
+};
+
+const auditStorageSchema = z.union([
+  z.discriminatedUnion('type', [
+    z
+      .object({ type: z.literal('sqlite'), path: z.string().optional(), ...auditFailureKeys })
+      .strict(),
+    z
+      .object({
+        type: z.literal('postgres'),
+        url: z.string().min(1),
+        schema: z.string().optional(),
+        ...auditFailureKeys,
+      })
+      .strict(),
+  ]),
+  // No type: the audit log stays where it goes by default, with these settings.
+  z.object(auditFailureKeys).strict(),
 ]);
+
+/** The audit spool's bound when none is configured. */
+export const defaultAuditSpoolMaxBytes = 64 * 1024 * 1024;
 
 /** How `postern start` writes its log: JSON lines, readable lines, or text on a terminal only. */
 export const logFormats = ['auto', 'json', 'text'] as const;
@@ -106,6 +120,10 @@ export const fileConfigSchema = z
       .object({
         dir: z.string().optional(),
         on_failure: z.enum(['fail_closed', 'fail_open']).optional(),
+        /** How often the recordings volume's usage is checked (and once at start). */
+        disk_check_interval: z.union([z.string(), z.number()]).optional(),
+        /** The usage, in percent, at which a warning is logged and audited. */
+        disk_warn_percent: z.number().min(1).max(100).optional(),
       })
       .strict()
       .optional(),
@@ -156,11 +174,22 @@ export interface Config {
   audit: AuditStorageConfig;
   /** Audit events older than this are removed; 0 keeps them forever. */
   auditRetentionMs: number;
+  /**
+   * Events the audit store cannot take wait in a spool (a directory in the data dir) up to
+   * `maxBytes`; once it is full, `refuse` refuses new sessions and `continue` lets them run.
+   */
+  auditSpool: { dir: string; maxBytes: number; onFailure: 'refuse' | 'continue' };
   logLevel: string;
   /** 'auto': readable lines when stdout is a terminal, JSON lines otherwise. */
   logFormat: LogFormat;
   /** Session recordings: where, and whether a storage failure ends the session. */
-  recordings: { dir: string; onFailure: 'fail_closed' | 'fail_open' };
+  recordings: {
+    dir: string;
+    onFailure: 'fail_closed' | 'fail_open';
+    /** How often the volume's usage is checked, and the percent that is announced. */
+    diskCheckIntervalMs: number;
+    diskWarnPercent: number;
+  };
   auth: AuthSettings;
   sshService: SshServiceConfig;
   /** How often node services and agents report; three missed and a server shows offline. */
@@ -239,11 +268,18 @@ export function resolveConfig(flags: ConfigFlags): Config {
     storage,
     audit: resolveAuditStorage(file.audit, storage, dataDir),
     auditRetentionMs: parseRetention(file.audit?.retention ?? 0),
+    auditSpool: {
+      dir: path.resolve(dataDir, 'audit-spool'),
+      maxBytes: file.audit?.spool_max_bytes ?? defaultAuditSpoolMaxBytes,
+      onFailure: file.audit?.on_failure ?? 'refuse',
+    },
     logLevel: file.log?.level ?? 'info',
     logFormat: resolveLogFormat(flags.logFormat ?? file.log?.format),
     recordings: {
       dir: path.resolve(dataDir, file.recordings?.dir ?? 'recordings'),
       onFailure: file.recordings?.on_failure ?? 'fail_closed',
+      diskCheckIntervalMs: parseDiskCheckInterval(file.recordings?.disk_check_interval ?? '60s'),
+      diskWarnPercent: file.recordings?.disk_warn_percent ?? 90,
     },
     auth: resolveAuth(file.auth, publicAddr.host),
     heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
@@ -299,6 +335,12 @@ function parseCheckInterval(value: string | number): number {
   return ms;
 }
 
+function parseDiskCheckInterval(value: string | number): number {
+  const ms = parseDuration(value, 'recordings.disk_check_interval');
+  if (ms < 1000) throw new ConfigError('recordings.disk_check_interval must be at least 1s');
+  return ms;
+}
+
 function resolveStorage(storage: FileConfig['storage'], dataDir: string): StorageConfig {
   if (!storage || storage.type === 'sqlite') {
     return { type: 'sqlite', path: path.resolve(dataDir, storage?.path ?? 'postern.db') };
@@ -318,10 +360,10 @@ function resolveAuditStorage(
   storage: StorageConfig,
   dataDir: string,
 ): AuditStorageConfig {
-  if (audit?.type === 'postgres') {
-    const { retention: _retention, ...store } = audit;
-    return store;
+  if (audit && 'type' in audit && audit.type === 'postgres') {
+    return { type: 'postgres', url: audit.url, ...(audit.schema ? { schema: audit.schema } : {}) };
   }
-  if (!audit && storage.type === 'postgres') return storage;
-  return { type: 'sqlite', path: path.resolve(dataDir, audit?.path ?? 'audit.db') };
+  const typed = audit && 'type' in audit ? audit : undefined;
+  if (!typed && storage.type === 'postgres') return storage;
+  return { type: 'sqlite', path: path.resolve(dataDir, typed?.path ?? 'audit.db') };
 }

@@ -28,6 +28,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     // are written for callers. Node's own errors use other codes (ENOENT…) and fall through.
     const domainCode = (error as { code?: unknown }).code;
     if (isClientErrorCode(domainCode)) {
+      // The caller gets "try again"; the operator needs to know the storage is stalling.
+      if (errorCatalogue[domainCode] >= 500) request.log.warn({ err: error }, error.message);
       return reply.status(errorCatalogue[domainCode]).send(errorBody(domainCode, error.message));
     }
     const status = error.statusCode ?? 500;

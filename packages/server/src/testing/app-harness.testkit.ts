@@ -13,6 +13,7 @@ import {
   type StorageConfig,
 } from '../config/config.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
+import { SpooledAuditStore, type AuditSpoolOptions } from '../modules/audit/spool/index.js';
 import { sessionCookieName } from '../plugins/access-guard.js';
 import { csrfCookieName } from '../plugins/csrf.js';
 
@@ -52,6 +53,8 @@ export interface TestAppOptions {
    */
   auth?: AuthFileConfig;
   logger?: FastifyBaseLogger;
+  /** Puts the audit store behind the spool (as `postern start` does), with these settings. */
+  auditSpool?: Partial<Omit<AuditSpoolOptions, 'clusterName'>>;
   /** file_transfer.max_bytes; tests of the limit keep it small. */
   fileTransferMaxBytes?: number;
   /** session_open_limit; generous unless set, as tests open many sessions as one user. */
@@ -100,11 +103,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
   };
   const backend = await openBackend(config.storage);
-  const audit = await openAuditStore(config.audit, config.clusterName);
+  const plainAudit = await openAuditStore(config.audit, config.clusterName);
+  const audit = options.auditSpool
+    ? await SpooledAuditStore.open(plainAudit, {
+        ...config.auditSpool,
+        log: () => {},
+        ...options.auditSpool,
+        clusterName: config.clusterName,
+      })
+    : plainAudit;
   const app = await buildApp({
     config,
     backend,
     audit,
+    ...(audit instanceof SpooledAuditStore ? { auditHealth: audit } : {}),
     webDistDir,
     now: clock.now,
     ...(options.logger ? { logger: options.logger } : {}),

@@ -242,4 +242,16 @@ export const resourceEvents = {
     message:
       'Server [{hostname}] presented host key {presented_fingerprint}, expected {expected_fingerprint}',
   },
+  TPOS070W: {
+    type: 'audit.degraded',
+    desc: 'Audit Log Degraded',
+    message:
+      'Audit events could not be stored from {degraded_since} to {degraded_until}: {spooled} were kept on disk and stored late, {lost} were lost',
+  },
+  TPOS071W: {
+    type: 'storage.disk_usage_high',
+    desc: 'Recordings Volume Nearly Full',
+    message:
+      'The recordings volume ({path}) is {used_percent}% full (warning at {threshold_percent}%)',
+  },
 } as const satisfies Record<string, AuditEntryDraft>;

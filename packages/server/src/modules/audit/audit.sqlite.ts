@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../../backend/sqlite.js';
 import type { AuditRow, CheckedQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
@@ -106,6 +107,9 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
         addChainColumns(this.db);
       })
       .immediate();
+    // From here on a lock held elsewhere fails fast instead of stopping the event loop inside
+    // SQLite; the spool (spool/) keeps the events that could not be written and retries them.
+    this.db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     this.append = this.chainedInsert();
     this.removeBatch = this.prefixRemoval();
   }

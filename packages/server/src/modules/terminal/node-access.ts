@@ -7,6 +7,7 @@ import type { AccessResolver } from '../access/access-resolver.js';
 import type { SubjectRef } from '../access/credential-revocation.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
 import type { RoleSet } from '../rbac/index.js';
+import type { AuditHealth } from '../audit/spool/index.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
 import type { OpenRateLimiter } from './open-rate.js';
 
@@ -53,6 +54,8 @@ export interface NodeAccessDeps {
   openRate?: OpenRateLimiter;
   /** The current users and roles, to judge live connections again (absent: they are not). */
   subjects?: Pick<AccessResolver, 'current'>;
+  /** Refuses new sessions while the audit log cannot take their events (audit.on_failure). */
+  auditHealth?: AuditHealth;
 }
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
@@ -84,6 +87,12 @@ export class NodeAccess {
       locks.lockFor({ user: requester.user, roles: requester.roles, login, node: node.id }) ??
       locks.lockFor({ node: node.hostname });
     if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));
+    try {
+      this.deps.auditHealth?.assertCanAudit();
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(error);
+      throw error;
+    }
     if (!node.online)
       return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
     return { ok: true, node };

@@ -1,0 +1,6 @@
+export { alwaysAuditable, AuditUnavailableError, type AuditHealth } from './audit-health.js';
+export {
+  SpooledAuditStore,
+  type AuditOnFailure,
+  type AuditSpoolOptions,
+} from './spooled-audit-store.js';
