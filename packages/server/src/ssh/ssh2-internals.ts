@@ -123,15 +123,38 @@ export interface IncomingSide {
   outgoing: { id: number; state: string };
 }
 
+interface SessionOpener {
+  session(localChannel: number, initialWindow: number, maxPacket: number): void;
+}
+
+/**
+ * Makes the next session channel `client` opens offer the peer `window` bytes instead of
+ * ssh2's fixed 2 MiB. ssh2 still believes it offered 2 MiB: `takeOverIncomingWindow` with the
+ * same `window` puts its count right once the channel is there.
+ */
+export function offerWindowOnNextSession(client: object, window: number): void {
+  const protocol = (client as { _protocol?: Partial<SessionOpener> })._protocol;
+  if (!protocol || typeof protocol.session !== 'function') {
+    throw new Error('ssh2 internals changed (is ssh2 still 1.17?): cannot open with a window');
+  }
+  const open = protocol.session.bind(protocol);
+  protocol.session = (localChannel, _window, maxPacket) => {
+    delete protocol.session; // back to the prototype's method for any later channel
+    open(localChannel, window, maxPacket);
+  };
+}
+
 /**
  * Takes over the WINDOW_ADJUST messages ssh2 would send for `channel`: ssh2 keeps the peer's
  * credit between 1 and 2 MiB (hard-coded), whatever the reader does with the data. From here on
  * ssh2's own top-ups are undone and `grant(bytes)` is the only way to give credit back.
+ * `offered`: the window the channel was opened with, when `offerWindowOnNextSession` set it.
  */
 export function takeOverIncomingWindow(
   client: object,
   channel: object,
   onTopUpWanted: () => void,
+  offered = MAX_WINDOW,
 ): { side: IncomingSide; grant(bytes: number): void } {
   const protocol = (client as { _protocol?: { channelWindowAdjust?: unknown } })._protocol;
   const side = channel as Partial<IncomingSide>;
@@ -145,6 +168,9 @@ export function takeOverIncomingWindow(
   }
   const send = (protocol.channelWindowAdjust as (id: number, bytes: number) => void).bind(protocol);
   const checked = side as IncomingSide;
+  // ssh2 counts from the 2 MiB it meant to offer; what the peer may still send is less by the
+  // difference (ssh2 cannot have topped up yet: its count stays above its 1 MiB threshold).
+  checked.incoming.window = Math.max(0, checked.incoming.window - (MAX_WINDOW - offered));
   protocol.channelWindowAdjust = (id: number, bytes: number) => {
     if (id !== checked.outgoing.id) return send(id, bytes);
     // ssh2 added `bytes` to its count before calling us: take it back, then let the owner decide.

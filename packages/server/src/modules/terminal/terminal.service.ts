@@ -3,7 +3,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../errors.js';
 import type { Identity } from '../../plugins/access-guard.js';
 import { openExec, openShell } from '../../ssh/client.js';
-import { capIncomingWindow } from '../../ssh/incoming-window.js';
+import { cappedIncomingWindow } from '../../ssh/incoming-window.js';
 import { emitAudit } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
@@ -112,7 +112,9 @@ export class TerminalService {
     const client = await this.dial(requester, reach, request, agent);
     const { node, ttlMs, options } = reach;
     let channel: ClientChannel;
+    const window = cappedIncomingWindow(client, heldOutputLimit);
     try {
+      window.before();
       const pty = { cols: request.size.w, rows: request.size.h, term: 'xterm-256color' };
       channel = request.command
         ? await openExec(client, request.command, { pty })
@@ -139,7 +141,7 @@ export class TerminalService {
       recheck: () => this.deps.access.recheck(requester, node, request.login),
     });
     // After the session's own readers are attached (same tick: no output can slip past them).
-    capIncomingWindow(client, channel, heldOutputLimit);
+    window.after(channel);
     return session;
   }
 
