@@ -44,6 +44,8 @@ async function appWithFullSpool(onFailure: AuditOnFailure) {
     }),
     hostActor('test'),
   );
+  // A user record too: the SSH proxy takes certificates only of users that exist.
+  await app.services.users.create({ name: 'alice', roles: ['root-access'] }, 'test');
   const alice = await app.signIn(['root-access'], 'alice');
   const auditPath = app.config.audit.type === 'sqlite' ? app.config.audit.path : '';
   const lock: HeldSqliteLock = await holdSqliteLock(auditPath);
