@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { parseHostPort } from './address.js';
+import { authFileSchema } from './auth-config.js';
+
+// The YAML config file's shape: every key optional, checked strictly so a typo is an error at
+// its key. config.ts turns a parsed file and the flags into the resolved Config.
+
+const hostPort = z.string().refine((value) => {
+  try {
+    parseHostPort(value, 'address');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be HOST:PORT');
+
+const storageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('sqlite'), path: z.string().optional() }).strict(),
+  z
+    .object({ type: z.literal('postgres'), url: z.string().min(1), schema: z.string().optional() })
+    .strict(),
+  z.object({ type: z.literal('memory') }).strict(),
+]);
+
+/** How long audit events are kept, e.g. '365d'; '0' (the default) keeps them forever. */
+const auditRetention = z.union([z.string(), z.number()]).optional();
+
+/** What happens when the audit store fails: its spool, and sessions once the spool is full. */
+const auditFailureKeys = {
+  retention: auditRetention,
+  on_failure: z.enum(['refuse', 'continue']).optional(),
+  spool_max_bytes: z.number().int().positive().optional(),
+};
+
+const auditStorageSchema = z.union([
+  z.discriminatedUnion('type', [
+    z
+      .object({ type: z.literal('sqlite'), path: z.string().optional(), ...auditFailureKeys })
+      .strict(),
+    z
+      .object({
+        type: z.literal('postgres'),
+        url: z.string().min(1),
+        schema: z.string().optional(),
+        ...auditFailureKeys,
+      })
+      .strict(),
+  ]),
+  // No type: the audit log stays where it goes by default, with these settings.
+  z.object(auditFailureKeys).strict(),
+]);
+
+/** The audit spool's bound when none is configured. */
+export const defaultAuditSpoolMaxBytes = 64 * 1024 * 1024;
+
+/** How `postern start` writes its log: JSON lines, readable lines, or text on a terminal only. */
+export const logFormats = ['auto', 'json', 'text'] as const;
+export type LogFormat = (typeof logFormats)[number];
+
+/** The built-in node service: the host `postern start` runs on appears as a server. */
+const sshServiceSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    listen_addr: hostPort.optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    /** OpenSSH's sftp-server binary for the sftp subsystem; found in the usual places if unset. */
+    sftp_server: z.string().min(1).optional(),
+    commands: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            command: z.array(z.string()).min(1),
+            period: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
+/** The YAML config file. Every key is optional; flags override it. See docs/configuration.md. */
+export const fileConfigSchema = z
+  .object({
+    data_dir: z.string().optional(),
+    cluster_name: z.string().min(1).max(253).optional(),
+    web_addr: hostPort.optional(),
+    ssh_addr: hostPort.optional(),
+    public_addr: hostPort.optional(),
+    insecure_no_tls: z.boolean().optional(),
+    tls: z.object({ cert_file: z.string(), key_file: z.string() }).strict().optional(),
+    storage: storageSchema.optional(),
+    audit: auditStorageSchema.optional(),
+    log: z
+      .object({
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+        format: z.enum(logFormats).optional(),
+      })
+      .strict()
+      .optional(),
+    auth: authFileSchema.optional(),
+    ssh_service: sshServiceSchema.optional(),
+    heartbeat_interval: z.union([z.string(), z.number()]).optional(),
+    openssh_check_interval: z.union([z.string(), z.number()]).optional(),
+    ssh: z
+      .object({ keepalive_interval: z.union([z.string(), z.number()]).optional() })
+      .strict()
+      .optional(),
+    shutdown_grace: z.union([z.string(), z.number()]).optional(),
+    recordings: z
+      .object({
+        dir: z.string().optional(),
+        on_failure: z.enum(['fail_closed', 'fail_open']).optional(),
+        /** How often the recordings volume's usage is checked (and once at start). */
+        disk_check_interval: z.union([z.string(), z.number()]).optional(),
+        /** The usage, in percent, at which a warning is logged and audited. */
+        disk_warn_percent: z.number().min(1).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    file_transfer: z
+      .object({ max_bytes: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
+    session_open_limit: z
+      .object({
+        burst: z.number().int().positive().optional(),
+        per_second: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type FileConfig = z.infer<typeof fileConfigSchema>;
