@@ -167,6 +167,30 @@ describe('no self-escalation through the user record', () => {
   });
 });
 
+describe('a lone administrator', () => {
+  it('may add a login to themselves when they could make a user with their roles anyway', async () => {
+    // editor may create users and grant every preset role: an account of theirs could have it.
+    await app.services.users.create({ name: 'lone', roles: ['editor', 'access'] }, 'test');
+    const lone = await app.signIn(['editor', 'access'], 'lone');
+    const res = await app.server.inject({
+      method: 'PUT',
+      url: '/v1/webapi/users',
+      headers: lone,
+      payload: { name: 'lone', roles: ['editor', 'access'], traits: { logins: ['deploy'] } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await app.services.users.get('lone')).spec.traits.logins).toEqual(['deploy']);
+    // A role is still never self-given, even by them.
+    const role = await app.server.inject({
+      method: 'PUT',
+      url: '/v1/webapi/users',
+      headers: lone,
+      payload: { name: 'lone', roles: ['editor', 'access', 'ops'] },
+    });
+    expect(role.statusCode).toBe(403);
+  });
+});
+
 describe('a refused concurrent edit', () => {
   it('is audited like the accepted one: a stale revision of a role', async () => {
     const first = await edited(

@@ -68,9 +68,11 @@ export class UsersAdminService {
   }
 
   /**
-   * Nobody widens their own access through their user record: a role they do not hold, or a
-   * trait value (a login, a database user…) their roles' templates would read, is refused even
-   * to someone who may grant it to others. Another administrator has to give it.
+   * Nobody gives themselves a role through their own user record, even one they may grant
+   * others: another administrator has to. Trait values (a login, a database user…) are widening
+   * too, unless the actor could make a new user with all of their own roles and those traits
+   * anyway (they may create users and grant every role they hold): refusing would then gain
+   * nothing, and would leave a lone administrator unable to add a login for a new server.
    */
   private async assertNotWideningSelf(
     actor: Actor,
@@ -80,9 +82,11 @@ export class UsersAdminService {
   ): Promise<void> {
     if (!actor.roleSet || current.metadata.name !== actor.name) return;
     const had = current.spec.traits as Record<string, string[] | undefined>;
-    const addedTraits = Object.entries(traits).flatMap(([trait, values]) =>
-      values.filter((value) => !(had[trait] ?? []).includes(value)).map((v) => `${trait}=${v}`),
-    );
+    const addedTraits = couldCreateSelf(actor, current)
+      ? []
+      : Object.entries(traits).flatMap(([trait, values]) =>
+          values.filter((value) => !(had[trait] ?? []).includes(value)).map((v) => `${trait}=${v}`),
+        );
     const widening = [
       ...(addedRoles.length > 0 ? [`roles ${addedRoles.join(', ')}`] : []),
       ...(addedTraits.length > 0 ? [`traits ${addedTraits.join(', ')}`] : []),
@@ -125,6 +129,13 @@ function assertLocal(user: UserResource, what: string): void {
 }
 
 /** "A user cannot grant anyone a role they could not create themselves" (issue 4). */
+/** Whether the actor could create a user holding every role `user` holds (an account of theirs). */
+function couldCreateSelf(actor: Actor, user: UserResource): boolean {
+  const draft = { kind: 'user', metadata: { name: user.metadata.name }, spec: user.spec };
+  if (!actor.roleSet || !may(actor, 'user', 'create', draft)) return false;
+  return canGrantRoles(actor.roleSet, user.spec.roles).refused.length === 0;
+}
+
 function assertGrantable(actor: Actor, roles: readonly string[]): void {
   if (!actor.roleSet || roles.length === 0) return;
   const { refused } = canGrantRoles(actor.roleSet, roles);
