@@ -181,7 +181,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     },
     fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
     sessionOpenLimit: {
-      burst: file.session_open_limit?.burst ?? 20,
+      burst: file.session_open_limit?.burst ?? 10,
       perSecond: file.session_open_limit?.per_second ?? 5,
     },
     ssh: {
