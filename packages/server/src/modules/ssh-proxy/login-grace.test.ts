@@ -1,43 +1,29 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
 import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
-import { hostActor } from '../access/actor.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
 
 // Sockets that connect to the SSH listener and never sign in are cut after the login grace
 // (30 s; 1 s here); a client that signed in keeps its connection as long as it likes.
 
 const graceMs = 1_000;
-let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
+let fixture: TerminalFixture;
 let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
 let alice: OpenSshClientSetup;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  const admin = hostActor('test');
-  await app.services.inventory.addOpenSsh(
-    { name: 'grace-host', addr: `127.0.0.1:${sshd.port}`, labels: {} },
-    admin,
-  );
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'root-access' },
-      spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-    }),
-    admin,
-  );
-  await app.services.users.create({ name: 'alice', roles: ['root-access'] }, 'test');
+  fixture = await startTerminalFixture({ nodeName: 'grace-host' });
+  const { app } = fixture;
+  await app.services.users.create({ name: 'alice', roles: [fixture.role] }, 'test');
   proxy = await startTestSshProxy(app, { loginGraceMs: graceMs });
   alice = await openSshClient({
     ca: app.services.ca,
     user: 'alice',
-    roles: ['root-access'],
+    roles: [fixture.role],
     logins: ['root'],
     proxyPort: proxy.port,
   });
@@ -46,8 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await alice?.remove();
   await proxy?.stop();
-  await sshd?.stop();
-  await app?.close();
+  await fixture?.close();
 });
 
 /** Milliseconds until the proxy closes a socket that sends `hello` and then nothing. */

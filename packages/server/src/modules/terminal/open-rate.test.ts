@@ -1,9 +1,9 @@
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../access/actor.js';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
-import { openTerminal } from '../../testing/terminal-client.testkit.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
 import { OpenRateLimiter } from './open-rate.js';
 
 describe('OpenRateLimiter', () => {
@@ -25,49 +25,18 @@ describe('OpenRateLimiter', () => {
 });
 
 describe('opening terminals faster than the limit', () => {
-  let app: TestApp;
-  let sshd: Awaited<ReturnType<typeof startSshd>>;
-  let baseUrl: string;
-  let nodeId: string;
+  let fixture: TerminalFixture;
 
   beforeAll(async () => {
-    app = await createTestApp({ sessionOpenLimit: { burst: 4, perSecond: 0.1 } });
-    await app.server.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-    const admin = hostActor('test');
-    nodeId = (
-      await app.services.inventory.addOpenSsh(
-        { name: 'rate-host', addr: `127.0.0.1:${sshd.port}`, labels: {} },
-        admin,
-      )
-    ).metadata.name;
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'root-access' },
-        spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-      }),
-      admin,
-    );
+    fixture = await startTerminalFixture({ sessionOpenLimit: { burst: 4, perSecond: 0.1 } });
   }, 60_000);
 
-  afterAll(async () => {
-    await sshd?.stop();
-    await app?.close();
-  });
+  afterAll(() => fixture?.close());
 
   it('refuses the opens above the burst with a readable reason, audited; others are not held back', async () => {
-    const alice = await app.signIn(['root-access'], 'alice');
-    const bob = await app.signIn(['root-access'], 'bob');
-    const open = (headers: Record<string, string>) =>
-      openTerminal({
-        baseUrl,
-        headers,
-        params: { server_id: nodeId, login: 'root', term: { w: 80, h: 24 } } as never,
-      });
+    const { app, open } = fixture;
+    const alice = await app.signIn([fixture.role], 'alice');
+    const bob = await app.signIn([fixture.role], 'bob');
     const clients = await Promise.all(Array.from({ length: 7 }, () => open(alice)));
     // The answer to the first frame is ok before dialling; a refusal comes as an error frame.
     const outcomes = await Promise.all(

@@ -1,52 +1,27 @@
 import type { Socket } from 'node:net';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../access/actor.js';
 import type { SessionHub } from '../sessions/session-hub.js';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
-import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
+import type { TerminalClient } from '../../testing/terminal-client.testkit.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
 
 // A browser that reads slowly while the node floods: what the proxy holds for it stays under
 // 1 MiB (the rest waits on the node), and Ctrl-C brings the prompt back once it reads again.
 
-let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
-let baseUrl: string;
-let nodeId: string;
+let fixture: TerminalFixture;
 const MiB = 1024 * 1024;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  const admin = hostActor('test');
-  nodeId = (
-    await app.services.inventory.addOpenSsh(
-      { name: 'flood-host', addr: `127.0.0.1:${sshd.port}`, labels: {} },
-      admin,
-    )
-  ).metadata.name;
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'root-access' },
-      spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-    }),
-    admin,
-  );
+  fixture = await startTerminalFixture();
 }, 60_000);
 
-afterAll(async () => {
-  await sshd?.stop();
-  await app?.close();
-});
+afterAll(() => fixture?.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const hub = () => (app.services as unknown as { hub: SessionHub }).hub;
+const hub = () => (fixture.app.services as unknown as { hub: SessionHub }).hub;
 const sessionId = (client: TerminalClient) => {
   const frame = client.frames.find((f) => f.type === T.sessionData);
   return (JSON.parse(frame!.payload) as { session: { id: string } }).session.id;
@@ -70,12 +45,8 @@ describe('a slow reader under a flood', () => {
   // under way (the window as it is given back).
   for (const floodFirstMs of [100, 2000]) {
     it(`holds at most 1 MiB in the proxy (slow from ${floodFirstMs} ms into the flood)`, async () => {
-      const alice = await app.signIn(['root-access'], 'alice');
-      const client = await openTerminal({
-        baseUrl,
-        headers: alice,
-        params: { server_id: nodeId, login: 'root', term: { w: 80, h: 24 } } as never,
-      });
+      const alice = await fixture.app.signIn([fixture.role], 'alice');
+      const client = await fixture.open(alice);
       await client.waitForOutput(/[#$] $/m);
       const session = hub().get(sessionId(client))!;
       client.type('yes\r');

@@ -1,55 +1,27 @@
 import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../access/actor.js';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
-import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
+import type { TerminalClient } from '../../testing/terminal-client.testkit.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
 
 // A broken client gets a close frame with the RFC 6455 code that names its mistake (so its
 // developer can tell what went wrong), and the sessions of everyone else go on.
 
-let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
-let baseUrl: string;
-let nodeId: string;
+let fixture: TerminalFixture;
 let alice: Record<string, string>;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  const admin = hostActor('test');
-  const node = await app.services.inventory.addOpenSsh(
-    { name: 'ws-errors-host', addr: `127.0.0.1:${sshd.port}`, labels: {} },
-    admin,
-  );
-  nodeId = node.metadata.name;
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'root-access' },
-      spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-    }),
-    admin,
-  );
-  alice = await app.signIn(['root-access'], 'alice');
+  fixture = await startTerminalFixture();
+  alice = await fixture.app.signIn([fixture.role], 'alice');
 }, 60_000);
 
-afterAll(async () => {
-  await sshd?.stop();
-  await app?.close();
-});
+afterAll(() => fixture?.close());
 
 async function shell(): Promise<TerminalClient> {
-  const client = await openTerminal({
-    baseUrl,
-    headers: alice,
-    params: { server_id: nodeId, login: 'root', term: { w: 80, h: 24 } } as never,
-  });
+  const client = await fixture.open(alice);
   expect(client.response.status).toBe('ok');
   await client.waitForOutput(/[#$] $/m);
   return client;
