@@ -1,47 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { startSshd } from '../../testing/sshd.testkit.js';
-import { openTerminal } from '../../testing/terminal-client.testkit.js';
-import { hostActor } from '../access/actor.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
 
 // A node that stops answering (its sshd frozen with SIGSTOP, as a hung host would be) is noticed
 // by SSH keepalives: the session ends with the reason and its recording is sealed.
-let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
-let baseUrl: string;
-let nodeId: string;
+let fixture: TerminalFixture;
 const keepaliveMs = 1_000;
 const frozen: number[] = [];
 
 beforeAll(async () => {
-  app = await createTestApp({ sshKeepaliveIntervalMs: keepaliveMs });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  const admin = hostActor('test');
-  const node = await app.services.inventory.addOpenSsh(
-    { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },
-    admin,
-  );
-  nodeId = node.metadata.name;
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'root-access' },
-      spec: { allow: { node_labels: { env: 'test' }, logins: ['root'] } },
-    }),
-    admin,
-  );
+  fixture = await startTerminalFixture({ sshKeepaliveIntervalMs: keepaliveMs });
 }, 60_000);
 
 afterAll(async () => {
   for (const pid of frozen) signal(pid, 'SIGCONT');
-  await sshd?.stop();
-  await app?.close();
+  await fixture?.close();
 });
 
 /** Every process below `pid` (sshd forks, then re-executes, per connection). */
@@ -68,12 +45,9 @@ function signal(pid: number, name: NodeJS.Signals): void {
 
 describe('a node that stops answering', () => {
   it('ends the session within three keepalive intervals and seals its recording', async () => {
-    const alice = await app.signIn(['root-access'], 'alice');
-    const client = await openTerminal({
-      baseUrl,
-      headers: alice,
-      params: { term: { w: 80, h: 24 }, server_id: nodeId, login: 'root' } as never,
-    });
+    const { app, sshd } = fixture;
+    const alice = await app.signIn([fixture.role], 'alice');
+    const client = await fixture.open(alice);
     await client.waitForOutput(/[#$] $/m);
     client.type('echo "before=$((2+3))"\r');
     await client.waitForOutput('before=5');
