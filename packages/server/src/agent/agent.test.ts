@@ -131,7 +131,7 @@ describe('postern agent over a reverse tunnel', () => {
     const nodeId = agent.nodeId;
     await eventually(() => proxy.registry.connected(nodeId), 5000, 'the tunnel');
     const client = await loginThroughTunnel(proxy, nodeId, dataDir);
-    const clientClosed = new Promise((resolve) => client.once('close', resolve));
+    const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     await agent.stop();
     agent = undefined;
     await clientClosed;

@@ -7,7 +7,7 @@ import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
 import { SqliteAuditStore } from '../modules/audit/index.js';
 import { recordPublicUrl } from '../modules/bootstrap/first-admin.js';
-import { openAdminContext } from './admin-context.js';
+import { openAdminContext, type AdminContext } from './admin-context.js';
 import { usersAdd, usersList, usersReset, usersUnlock } from './users.commands.js';
 
 let dir: string;
@@ -83,14 +83,14 @@ describe('postern users', () => {
   });
 
   it('refuses bad input with an error that main prints on one line (exit code 2)', async () => {
-    const attempts = [
-      (ctx: never, print: never) => usersAdd(ctx, 'no/slash', { roles: 'access' }, print),
-      (ctx: never, print: never) => usersAdd(ctx, 'eve', { roles: ' , ' }, print),
-      (ctx: never, print: never) => usersAdd(ctx, 'bob', { roles: 'access' }, print),
-      (ctx: never, print: never) => usersReset(ctx, 'bob', { ttl: '49h' }, print),
-      (ctx: never, print: never) => usersReset(ctx, 'bob', { ttl: 'soon' }, print),
-      (ctx: never, print: never) => usersReset(ctx, 'ghost', {}, print),
-      (ctx: never, print: never) => usersUnlock(ctx, 'ghost', print),
+    const attempts: ((ctx: AdminContext, print: (line: string) => void) => Promise<unknown>)[] = [
+      (ctx, print) => usersAdd(ctx, 'no/slash', { roles: 'access' }, print),
+      (ctx, print) => usersAdd(ctx, 'eve', { roles: ' , ' }, print),
+      (ctx, print) => usersAdd(ctx, 'bob', { roles: 'access' }, print),
+      (ctx, print) => usersReset(ctx, 'bob', { ttl: '49h' }, print),
+      (ctx, print) => usersReset(ctx, 'bob', { ttl: 'soon' }, print),
+      (ctx, print) => usersReset(ctx, 'ghost', {}, print),
+      (ctx, print) => usersUnlock(ctx, 'ghost', print),
     ];
     for (const attempt of attempts) {
       const error = await run(attempt).catch((caught: unknown) => caught);

@@ -28,8 +28,15 @@ export interface TestApp extends App {
   /** The double-submit CSRF pair a page load gives a browser: cookie and header. */
   csrf: { token: string; cookie: string; headers: Record<string, string> };
   /** Headers of a signed-in browser whose user holds `roles` (a session made directly). */
-  signIn(roles: string[], user?: string): Promise<Record<string, string>>;
+  signIn(roles: string[], user?: string): Promise<SignedInHeaders>;
   close(): Promise<void>;
+}
+
+/** Headers of a signed-in browser: always its cookies and bearer, perhaps CSRF header and origin. */
+export interface SignedInHeaders {
+  cookie: string;
+  authorization: string;
+  [name: string]: string;
 }
 
 export interface TestClock {

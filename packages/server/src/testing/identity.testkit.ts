@@ -1,7 +1,7 @@
 import type { SessionResponse } from '@postern/contracts';
 import type { LightMyRequestResponse } from 'fastify';
 import { sessionCookieName } from '../plugins/access-guard.js';
-import type { TestApp } from './app-harness.testkit.js';
+import type { SignedInHeaders, TestApp } from './app-harness.testkit.js';
 import { totpCode } from './totp.testkit.js';
 import { TestAuthenticator } from './webauthn-authenticator.testkit.js';
 
@@ -14,14 +14,14 @@ export interface TestUser {
   totpSecret?: string;
   authenticator?: TestAuthenticator;
   /** A browser signed in as this user: cookies (session and CSRF), bearer, CSRF header, origin. */
-  headers: Record<string, string>;
+  headers: SignedInHeaders;
   session: SessionResponse;
 }
 
 export type TestDevice = 'totp' | 'webauthn' | 'passkey' | 'none';
 
 /** The headers of the browser a sign-in response signed in. */
-export function sessionHeaders(app: TestApp, res: LightMyRequestResponse): Record<string, string> {
+export function sessionHeaders(app: TestApp, res: LightMyRequestResponse): SignedInHeaders {
   const cookie = res.cookies.find((each) => each.name === sessionCookieName);
   if (res.statusCode !== 200 || !cookie) {
     throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);

@@ -16,6 +16,11 @@ export interface TlsMaterial {
 
 const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
+// The crypto type @peculiar/x509 is declared against: the DOM's `Crypto` when a program includes
+// the DOM lib (some test dependencies reference it), otherwise unresolved. Node's webcrypto
+// implements it, but its declarations differ in detail from the DOM's, hence the one cast.
+type X509Crypto = ReturnType<typeof x509.cryptoProvider.get>;
+
 /**
  * The certificate the web listener serves: the configured one, or a self-signed one kept in the
  * data dir so browsers see the same certificate across restarts.
@@ -49,7 +54,7 @@ export async function loadOrCreateTls(options: {
 export async function createSelfSigned(
   hostnames: string[],
 ): Promise<{ cert: string; key: string }> {
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+  x509.cryptoProvider.set(webcrypto as unknown as X509Crypto);
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
     'sign',
     'verify',
@@ -71,7 +76,7 @@ export async function createSelfSigned(
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(
-        names.map((name) =>
+        names.map((name): x509.JsonGeneralName =>
           isIP(name) ? { type: 'ip', value: name } : { type: 'dns', value: name },
         ),
       ),

@@ -1,11 +1,16 @@
+import type { LabelSelector } from '@postern/contracts';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import {
+  createTestApp,
+  type SignedInHeaders,
+  type TestApp,
+} from '../../testing/app-harness.testkit.js';
 import { hostActor } from '../access/actor.js';
 import { rolesPrefix } from './roles.store.js';
 
 let app: TestApp;
-let ed: Record<string, string>;
+let ed: SignedInHeaders;
 
 /** A role manager: may edit roles and users, and reach dev servers as `ed`. */
 const roleAdmin = {
@@ -16,7 +21,8 @@ const roleAdmin = {
     options: { max_session_ttl: '8h' },
     allow: {
       logins: ['ed'],
-      node_labels: { env: 'dev' },
+      // Typed as any selector, so edits may set lists and other keys.
+      node_labels: { env: 'dev' } as LabelSelector,
       rules: [
         { resources: ['role'], verbs: ['list', 'read', 'create', 'update'] },
         { resources: ['user'], verbs: ['list', 'read', 'update'] },

@@ -72,7 +72,7 @@ async function postern(
 function login(): Promise<string[]> {
   app.clock.advance(30_000);
   const code = totpCode(alice.totpSecret!, app.clock.now());
-  return postern(['login', '--proxy', webUrl], { answers: [alice.password, code] });
+  return postern(['login', '--proxy', webUrl], { answers: [alice.password!, code] });
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ConsoleLoginService } from './console-login.service.js';
 import type { SamlFlowService } from './saml-flow.service.js';
 import type { SsoFlow } from './sso-flow.js';
 import { samlStateCookie, ssoStateCookieName, stateCookie, type SsoFailure } from './sso-http.js';
-import { stateTtlMs } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
 
 type Route = { config: { access: 'public'; rateLimit: { max: number; timeWindow: number } } };
 

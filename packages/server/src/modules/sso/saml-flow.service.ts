@@ -9,7 +9,8 @@ import { samlIdpOf } from './saml-idp.js';
 import type { SamlRequestStore } from './saml-requests.store.js';
 import { forConnector, loginConnector, type SsoLanding, type SsoOutcome } from './sso-flow.js';
 import { SsoLoginError } from './sso-login.service.js';
-import { stateTtlMs, type ConsoleRequest, type SsoStateStore } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
+import type { ConsoleRequest, SsoStateStore } from './sso-state.store.js';
 
 export interface SamlFlowDeps {
   connectors: ConnectorsService;

@@ -1,7 +1,7 @@
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
 import { createHash } from 'node:crypto';
 import { NotFoundError, type Backend } from '../../backend/index.js';
-import { stateTtlMs } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
 
 const prefix = '/saml_requests/';
 

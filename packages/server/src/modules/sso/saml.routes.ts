@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { requestContext } from '../auth/session-cookie.js';
 import type { SamlFlowService } from './saml-flow.service.js';
 import { landed, samlStateCookie, ssoStateCookieName, text, type SsoFailure } from './sso-http.js';
-import { stateTtlMs } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
 
 type NameParams = { Params: { name: string } };
 

@@ -3,7 +3,8 @@ import { MemoryBackend } from '../../backend/memory.js';
 import { PostgresBackend } from '../../backend/postgres.js';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
 import type { Backend } from '../../backend/index.js';
-import { SsoStateStore, stateTtlMs } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
+import { SsoStateStore } from './sso-state.store.js';
 
 // Single use rests on the backend's compare-and-delete; PostgreSQL is where two proxies race.
 const schemas = new TestSchemas();

@@ -2,9 +2,8 @@ import type { ConnectorKind } from '@postern/contracts';
 import type { Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
 import { OneTimeStore } from './one-time.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
 
-/** Long enough to type a password and pass a second factor at the provider, no longer. */
-export const stateTtlMs = 10 * 60 * 1000;
 const prefix = '/sso_states/';
 
 /** What a sign-in started with, kept on the server until the provider sends the person back. */

@@ -7,7 +7,7 @@ import { registerSaml } from './saml.routes.js';
 import type { SamlFlowService } from './saml-flow.service.js';
 import { landed, ssoStateCookieName, stateCookie, text } from './sso-http.js';
 import { ConnectorFailure, type CallbackQuery, type SsoFlow } from './sso-flow.js';
-import { stateTtlMs } from './sso-state.store.js';
+import { stateTtlMs } from './sso-state-ttl.js';
 import { SsoLoginError, type SsoErrorStage, type SsoLoginService } from './sso-login.service.js';
 
 export interface SsoRoutesOptions {

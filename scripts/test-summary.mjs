@@ -1,0 +1,44 @@
+// The one summary line of `npm test` (`N passed, N failed[, N skipped]`, which CI reads), from the
+// stages that ran and the JSON reports of the test runners.
+
+/**
+ * @param {{
+ *   stages: { name: string; status: number }[];
+ *   vitest: { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number } | null;
+ *   e2e: { stats: { expected: number; flaky: number; unexpected: number; skipped: number } } | null;
+ * }} results
+ * @returns {{ line: string; problems: string[]; ok: boolean }}
+ */
+export function summarize({ stages, vitest, e2e }) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  if (vitest) {
+    passed += vitest.numPassedTests;
+    failed += vitest.numFailedTests;
+    skipped += vitest.numPendingTests + vitest.numTodoTests;
+  }
+  if (e2e) {
+    passed += e2e.stats.expected + e2e.stats.flaky;
+    failed += e2e.stats.unexpected;
+    skipped += e2e.stats.skipped;
+  }
+  /** @type {string[]} */
+  const problems = [];
+  // A stage with no test report of its own (lint, the type check, the build) or one that died
+  // without reporting (a crash) counts as one failure, so the line never hides it.
+  for (const { name, status } of stages) {
+    const reported = (name === 'vitest' && vitest) || (name === 'playwright' && e2e);
+    if (status !== 0 && !reported) {
+      problems.push(`stage '${name}' failed with exit code ${status}`);
+      failed += 1;
+    }
+  }
+  const failedStages = stages.filter(({ status }) => status !== 0).map(({ name }) => name);
+  if (failedStages.length) problems.push(`failed stages: ${failedStages.join(', ')}`);
+  return {
+    line: `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`,
+    problems,
+    ok: failed === 0 && failedStages.length === 0,
+  };
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { summarize } from './test-summary.mjs';
+
+const vitest = { numPassedTests: 40, numFailedTests: 0, numPendingTests: 1, numTodoTests: 1 };
+const e2e = { stats: { expected: 9, flaky: 1, unexpected: 0, skipped: 0 } };
+const ran = (failing: Record<string, number> = {}) =>
+  ['build', 'lint', 'typecheck', 'vitest', 'playwright'].map((name) => ({
+    name,
+    status: failing[name] ?? 0,
+  }));
+
+describe('the npm test summary line', () => {
+  it('adds up both runners when every stage passes', () => {
+    expect(summarize({ stages: ran(), vitest, e2e })).toEqual({
+      line: '50 passed, 0 failed, 2 skipped',
+      problems: [],
+      ok: true,
+    });
+  });
+
+  it('counts a failed lint or type check as a failure and fails the run', () => {
+    const summary = summarize({ stages: ran({ lint: 1, typecheck: 2 }), vitest, e2e });
+    expect(summary.line).toBe('50 passed, 2 failed, 2 skipped');
+    expect(summary.problems).toEqual([
+      "stage 'lint' failed with exit code 1",
+      "stage 'typecheck' failed with exit code 2",
+      'failed stages: lint, typecheck',
+    ]);
+    expect(summary.ok).toBe(false);
+  });
+
+  it('counts the failed tests of a runner that reported, and a runner that died as one', () => {
+    const failing = { ...vitest, numFailedTests: 3 };
+    const summary = summarize({
+      stages: ran({ vitest: 1, playwright: 1 }),
+      vitest: failing,
+      e2e: null,
+    });
+    expect(summary.line).toBe('40 passed, 4 failed, 2 skipped');
+    expect(summary.ok).toBe(false);
+  });
+});
