@@ -65,7 +65,7 @@ export class LocalDirBlobStore implements BlobStore {
     // An empty range: fs would read one byte for end = start (its `end` is inclusive).
     if (end <= start) {
       await handle.close();
-      return Readable.from([]);
+      return Readable.from([], { objectMode: false });
     }
     // The stream owns the handle: it closes it at the end, or when destroyed.
     return handle.createReadStream({ start, end: end === Infinity ? undefined : end - 1 });
