@@ -1,11 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { parseChunkList } from './recording-integrity.js';
-import type { DirRecordingStore, RecordingIndex } from './recording-store.js';
+import type { DirRecordingStore, RecordingIndex, RecordingStore } from './recording-store.js';
 import { SessionRecorder } from './session-recorder.js';
 
 /** A minute of output, a line a second, in small members (a chunk every few lines), a keyframe every 10 s. */
-export async function recordMinute(into: DirRecordingStore, id: string): Promise<RecordingIndex> {
+export async function recordMinute(into: RecordingStore, id: string): Promise<RecordingIndex> {
   const clock = { now: 0 };
   const recorder = new SessionRecorder(
     into.create(id),

@@ -1,16 +1,10 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { RecordingMark } from '@postern/contracts';
-import {
-  chainSeed,
-  chunkLine,
-  nextChain,
-  sha256Hex,
-  type RecordingIntegrity,
-} from './recording-integrity.js';
-import { sealCast } from './seal.js';
+import type { BlobStore } from '../../blobs/blob-store.js';
+import { LocalDirBlobStore } from '../../blobs/local-dir-blob-store.js';
+import { sealAfterCrash } from './crash-seal.js';
+import { recordingBlobName, writeIndex, type RecordingPart } from './recording-blobs.js';
+import type { RecordingIntegrity } from './recording-integrity.js';
 
 /** `<sid>.index.json`: written when a recording ends (or is sealed after a crash). See docs/recordings.md. */
 export interface RecordingIndex {
@@ -60,8 +54,8 @@ export interface RecordingWriter {
 }
 
 /**
- * Where recordings live. The directory store is the only one so far; an S3 store (for several
- * proxies sharing recordings) implements the same calls later.
+ * Recordings as the player, the recorder and `postern verify` see them. `BlobRecordingStore`
+ * lays them out over any blob store; only the blob store knows where the bytes live.
  */
 export interface RecordingStore {
   /** Creates the storage and seals what a crash left open; call once at start. */
@@ -84,18 +78,22 @@ export interface RecordingStore {
 
 const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
 
-/** `<data_dir>/recordings/<sid>.cast.gz`, `<sid>.keyframes.jsonl` and `<sid>.index.json`. */
-export class DirRecordingStore implements RecordingStore {
-  constructor(readonly dir: string) {}
+/**
+ * The recording format over a blob store: `<sid>.cast.gz`, `<sid>.keyframes.jsonl` and
+ * `<sid>.chunks.jsonl` appended as the session runs, `<sid>.index.json` (the seal) put at its end.
+ * A cast without a seal was cut short by a crash and is sealed at the next start.
+ */
+export class BlobRecordingStore implements RecordingStore {
+  constructor(readonly blobs: BlobStore) {}
 
   async init(): Promise<{ sealed: string[] }> {
-    await mkdir(this.dir, { recursive: true });
+    await this.blobs.init();
     const sealed: string[] = [];
-    for (const name of await readdir(this.dir)) {
+    for (const name of await this.blobs.list()) {
       const sid = name.endsWith('.cast.gz') ? name.slice(0, -'.cast.gz'.length) : '';
       if (!sidPattern.test(sid)) continue;
-      if (await exists(this.file(sid, 'index.json'))) continue;
-      await this.sealAfterCrash(sid);
+      if (await this.blobs.stat(recordingBlobName(sid, 'index.json'))) continue;
+      await sealAfterCrash(this.blobs, sid);
       sealed.push(sid);
     }
     return { sealed };
@@ -104,47 +102,37 @@ export class DirRecordingStore implements RecordingStore {
   create(sid: string): RecordingWriter {
     if (!sidPattern.test(sid)) throw new Error(`invalid session id ${sid}`);
     return {
-      cast: createWriteStream(this.file(sid, 'cast.gz'), { flags: 'wx' }),
+      cast: this.blobs.append(recordingBlobName(sid, 'cast.gz')),
       sid,
-      keyframes: createWriteStream(this.file(sid, 'keyframes.jsonl'), { flags: 'wx' }),
-      chunks: createWriteStream(this.file(sid, 'chunks.jsonl'), { flags: 'wx' }),
-      seal: (index) => this.writeIndex(sid, { ...index, sid }),
+      keyframes: this.blobs.append(recordingBlobName(sid, 'keyframes.jsonl')),
+      chunks: this.blobs.append(recordingBlobName(sid, 'chunks.jsonl')),
+      seal: (index) => writeIndex(this.blobs, { ...index, sid }),
     };
   }
 
   async openCast(sid: string, gz = 0): Promise<Readable | undefined> {
     if (!sidPattern.test(sid)) return undefined;
-    const file = this.file(sid, 'cast.gz');
-    if (!(await exists(file))) return undefined;
-    return createReadStream(file, { start: gz });
+    return this.blobs.read(recordingBlobName(sid, 'cast.gz'), { start: gz });
   }
 
   async readKeyframe(sid: string, at: number, length: number): Promise<Buffer | undefined> {
     if (!sidPattern.test(sid)) return undefined;
-    const handle = await open(this.file(sid, 'keyframes.jsonl')).catch(() => undefined);
-    if (!handle) return undefined;
-    try {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, at);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
+    const name = recordingBlobName(sid, 'keyframes.jsonl');
+    return this.blobs.get(name, { start: at, end: at + length }).catch(() => undefined);
   }
 
   async readChunkList(sid: string): Promise<Buffer | undefined> {
     if (!sidPattern.test(sid)) return undefined;
-    return readFile(this.file(sid, 'chunks.jsonl')).catch(() => undefined);
+    return this.blobs.get(recordingBlobName(sid, 'chunks.jsonl')).catch(() => undefined);
   }
 
   async openKeyframes(sid: string): Promise<Readable | undefined> {
     if (!sidPattern.test(sid)) return undefined;
-    const file = this.file(sid, 'keyframes.jsonl');
-    return (await exists(file)) ? createReadStream(file) : undefined;
+    return this.blobs.read(recordingBlobName(sid, 'keyframes.jsonl'));
   }
 
   async listSealed(): Promise<string[]> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const names = await this.blobs.list().catch(() => [] as string[]);
     return names
       .filter((name) => name.endsWith('.index.json'))
       .map((name) => name.slice(0, -'.index.json'.length))
@@ -154,101 +142,24 @@ export class DirRecordingStore implements RecordingStore {
 
   async readIndex(sid: string): Promise<RecordingIndex | undefined> {
     if (!sidPattern.test(sid)) return undefined;
-    const text = await readFile(this.file(sid, 'index.json'), 'utf8').catch(() => undefined);
-    return text === undefined ? undefined : (JSON.parse(text) as RecordingIndex);
-  }
-
-  file(sid: string, suffix: 'cast.gz' | 'keyframes.jsonl' | 'chunks.jsonl' | 'index.json'): string {
-    return path.join(this.dir, `${sid}.${suffix}`);
-  }
-
-  /**
-   * Keeps the readable part of the cast and the keyframes it covers, and marks it incomplete.
-   * The cast is rewritten, so its chunk list is too: the seal vouches for what was recovered.
-   */
-  private async sealAfterCrash(sid: string): Promise<void> {
-    const text = await readFile(this.file(sid, 'keyframes.jsonl')).catch(() => Buffer.alloc(0));
-    const candidates = readKeyframeLines(text).map((k) => ({
-      ...k,
-      sha256: sha256Hex(text.subarray(k.at, k.at + k.length)),
-    }));
-    const castFile = this.file(sid, 'cast.gz');
-    const sealed = sealCast(
-      await readFile(castFile),
-      candidates.map((k) => k.offset),
-    );
-    await writeFile(`${castFile}.tmp`, sealed.gzip);
-    await rename(`${castFile}.tmp`, castFile);
-    const chunks = await this.writeChunkList(sid, sealed.gzip, sealed.seekPoints);
-    await this.writeIndex(sid, {
-      version: 1,
-      sid,
-      sealed: true,
-      incomplete: true,
-      durationMs: Math.round(sealed.lastTime * 1000),
-      participants: [],
-      castBytes: sealed.castBytes,
-      keyframes: candidates.filter((k) => k.offset <= sealed.castBytes),
-      seekPoints: sealed.seekPoints,
-      marks: sealed.marks,
-      integrity: {
-        algorithm: 'sha256-chain',
-        chunks: chunks.count,
-        head: chunks.head,
-        keyframes: sha256Hex(text),
-      },
-    });
-  }
-
-  /** The chunk list of a cast sealed after a crash: its members start at the seek points. */
-  private async writeChunkList(
-    sid: string,
-    gzip: Buffer,
-    seekPoints: SeekPoint[],
-  ): Promise<{ count: number; head: string }> {
-    const points = seekPoints.length > 0 ? seekPoints : [{ t: 0, offset: 0, gz: 0 }];
-    let chain = chainSeed(sid);
-    let lines = '';
-    points.forEach((point, i) => {
-      const end = points[i + 1]?.gz ?? gzip.length;
-      chain = nextChain(chain, gzip.subarray(point.gz, end));
-      const { gz, offset, t } = point;
-      lines += chunkLine({ i, gz, length: end - gz, offset, t, chain });
-    });
-    const file = this.file(sid, 'chunks.jsonl');
-    await writeFile(`${file}.tmp`, lines);
-    await rename(`${file}.tmp`, file);
-    return { count: points.length, head: chain };
-  }
-
-  private async writeIndex(sid: string, index: RecordingIndex): Promise<void> {
-    const file = this.file(sid, 'index.json');
-    await writeFile(`${file}.tmp`, JSON.stringify(index));
-    await rename(`${file}.tmp`, file);
+    const name = recordingBlobName(sid, 'index.json');
+    const text = await this.blobs.get(name).catch(() => undefined);
+    return text === undefined ? undefined : (JSON.parse(text.toString('utf8')) as RecordingIndex);
   }
 }
 
-/** The whole, parseable keyframe lines of a file a crash may have cut, with their positions. */
-function readKeyframeLines(text: Buffer): RecordingIndex['keyframes'] {
-  const keyframes: RecordingIndex['keyframes'] = [];
-  let at = 0;
-  for (let end = text.indexOf(10); end >= 0; end = text.indexOf(10, at)) {
-    try {
-      const { t, offset } = JSON.parse(text.subarray(at, end).toString('utf8')) as {
-        t: number;
-        offset: number;
-      };
-      keyframes.push({ t, offset, at, length: end - at + 1 });
-    } catch {
-      break;
-    }
-    at = end + 1;
-  }
-  return keyframes;
-}
+/** Recordings in a directory (`<data_dir>/recordings`): the store the server runs with today. */
+export class DirRecordingStore extends BlobRecordingStore {
+  private readonly local: LocalDirBlobStore;
 
-const exists = (file: string) =>
-  stat(file).then(
-    () => true,
-    () => false,
-  );
+  constructor(readonly dir: string) {
+    const local = new LocalDirBlobStore(dir);
+    super(local);
+    this.local = local;
+  }
+
+  /** The file that holds one part of a recording, for tools and tests that work on files. */
+  file(sid: string, part: RecordingPart): string {
+    return this.local.path(recordingBlobName(sid, part));
+  }
+}
