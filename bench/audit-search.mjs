@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Audit search at scale (issue 6): seeds N events into a fresh SQLite audit store, then times
+// Audit search at scale: seeds N events into a fresh SQLite audit store, then times
 // 5000-event pages through the built store (`packages/server/dist`), the same code the API runs.
 // Run after `npm run build`. Targets: a page within 50 ms at 1M events and 100 ms at 10M.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Player seek on a long recording (issue 6): records a one-hour, ~100 MB session through the
+// Player seek on a long recording: records a one-hour, ~100 MB session through the
 // built recorder (`packages/server/dist`, the code the proxy runs) with a keyframe every 5 s from
 // a headless terminal, then times seeks to random times. A seek is what the player does: the
 // server reads the chunk at that time (nearest keyframe, then the events after it) and sends it

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Where the CPU goes when scp copies through Postern and straight to the sshd (issue 7): the
+// Where the CPU goes when scp copies through Postern and straight to the sshd: the
 // milliseconds of CPU per MiB copied of each party, from the kernel's accounting, no sampling.
 // A diagnostic beside bench:scp (no target): on a machine whose cores all take part in a copy,
 // throughput is about (cores busy) / (sum of these). Run after `npm run build`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// scp through the SSH proxy (issue 7): the stock `scp` copies a file to and from a real sshd,
+// scp through the SSH proxy: the stock `scp` copies a file to and from a real sshd,
 // once through Postern's SSH listener (`-J`, the proxy ends the inner connection and relays the
 // SFTP session with its auditor) and once straight to the same sshd with a plain key, in the same
 // run. Run after `npm run build`. Target: through the proxy at least 0.7× direct.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Terminal performance through the proxy (issue 5's targets), each figure next to a baseline
+// Terminal performance through the proxy, each figure next to a baseline
 // measured in the same run on the same sshd. Targets are printed, never asserted: the exit code
 // is 0 unless the bench itself breaks.
 import { stat } from 'node:fs/promises';

@@ -18,7 +18,7 @@ import { startPostern, type RunningPostern } from './support/postern-process.js'
 import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
 import { nextStepCode } from './support/totp.js';
 
-// Issue 6: the events of a real login and a real terminal session show in the Audit Log, and
+// The events of a real login and a real terminal session show in the Audit Log, and
 // the type filter, the text search and the details dialog work on them.
 test.describe.serial('audit log', () => {
   let server: RunningPostern;

@@ -16,7 +16,7 @@ import { posternBin, startPostern, type RunningPostern } from './support/postern
 import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
-// Issue 6: a real terminal session is recorded at the proxy, listed in Session Recordings, played
+// A real terminal session is recorded at the proxy, listed in Session Recordings, played
 // in the player, seeked to its middle (which must show the screen of that moment, not of the
 // start), and downloaded as a .cast that asciinema can play.
 test.describe.serial('session recordings', () => {

@@ -4,7 +4,8 @@ import { repoRoot } from './postern-process.js';
 
 /**
  * Signs a browser in by writing a web session into the running server's own SQLite store, through
- * the server's built modules. It stands in for the sign-in screen until that exists (issue 3).
+ * the server's built modules. Faster than the sign-in screen, for
+ * tests that are not about signing in.
  */
 export async function signIn(
   context: BrowserContext,

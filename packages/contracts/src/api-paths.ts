@@ -12,7 +12,7 @@ export const apiPaths = {
   ping: `${apiPrefix}/ping`,
   sites: `${apiPrefix}/sites`,
   capture: `${apiPrefix}/capture`,
-  // Identity (issue 3).
+  // Identity.
   webSession: `${apiPrefix}/sessions/web`,
   renewSession: `${apiPrefix}/sessions/web/renew`,
   userStatus: `${apiPrefix}/user/status`,
@@ -29,7 +29,7 @@ export const apiPaths = {
     `${apiPrefix}/mfa/token/${seg(tokenId)}/registerchallenge`,
   mfaTokenDevice: (tokenId: string, deviceName: string) =>
     `${apiPrefix}/mfa/token/${seg(tokenId)}/devices/${seg(deviceName)}`,
-  // Access control (issue 4).
+  // Access control.
   roles: `${apiPrefix}/roles`,
   role: (name: string) => `${apiPrefix}/roles/${seg(name)}`,
   users: `${apiPrefix}/users`,
@@ -38,7 +38,7 @@ export const apiPaths = {
   locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
   lock: (clusterId: string, uuid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
-  // Servers and the web terminal (issue 5).
+  // Servers and the web terminal.
   nodes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/nodes`,
   activeSessions: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sessions`,
   /** A sealed recording's `.cast.gz` (docs/recordings.md). */
@@ -56,7 +56,7 @@ export const apiPaths = {
   fileTransfer: (clusterId: string, serverId: string, login: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/nodes/${seg(serverId)}/${seg(login)}/scp`,
   joinToken: `${apiPrefix}/token`,
-  // Command-line sign-in (issue 7, docs/cli-login.md).
+  // Command-line sign-in (docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
   /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
@@ -68,7 +68,7 @@ export const apiPaths = {
   headlessChallenge: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/challenge`,
   /** GET: the CLI's poll; the certificate once approved. */
   headlessWait: (requestId: string) => `${apiPrefix}/headless/${seg(requestId)}/wait`,
-  // Single sign-on (issue 8): auth connectors of kind oidc, saml and github (spec §7).
+  // Single sign-on: auth connectors of kind oidc, saml and github (spec §7).
   /** GET lists the kind's connectors; POST creates one from `{content}`. */
   connectors: (kind: ConnectorKind) => `${apiPrefix}/${kind}`,
   /** PUT saves `{content}` over the named connector; DELETE removes it. */

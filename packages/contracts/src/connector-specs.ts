@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The YAML documents of auth connectors (issue 8), one schema per kind, strict so a misspelt
+ * The YAML documents of auth connectors, one schema per kind, strict so a misspelt
  * field is reported at its line instead of being silently ignored. docs/sso.md shows examples.
  *
  * Mapping rules match a value with a glob (`*` any run of characters, `?` one character); a rule

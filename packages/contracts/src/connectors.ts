@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Auth connectors (spec §3 resource, §7 `github/{name?}` and the same shape for `oidc` and `saml`,
- * issue 8). A connector is a resource of kind `oidc`, `saml` or `github`, shown to people as YAML.
+ * Auth connectors (spec §3 resource, §7 `github/{name?}` and the same shape for `oidc` and `saml`).
+ * A connector is a resource of kind `oidc`, `saml` or `github`, shown to people as YAML.
  * Secrets (client secrets, signing keys) never leave the server in clear: the YAML the console
  * gets has `secretPlaceholder` in their place, and a PUT that keeps the placeholder keeps the
  * stored secret.

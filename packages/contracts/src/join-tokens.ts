@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** What a join token lets an agent become (reference §1.11). Issue 5 acts on Node. */
+/** What a join token lets an agent become (reference §1.11). Only Node is acted on so far. */
 export const joinTokenRoles = ['Node', 'App', 'Db', 'Kube', 'WindowsDesktop'] as const;
 export type JoinTokenRole = (typeof joinTokenRoles)[number];
 

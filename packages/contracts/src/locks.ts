@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
- * force the target cannot sign in, renew or call the API (issue 5 also ends live sessions).
+ * force the target cannot sign in, renew or call the API (and live sessions it covers end).
  *
  * Only kinds Postern enforces: the reference also locks MFA devices, Windows desktops and access
  * requests, which Postern does not have yet. A kind joins this list (and so the API, the CLI

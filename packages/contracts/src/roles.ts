@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Roles (spec §6, issue 4). A role is a YAML resource in the reference system's format: `kind: role`,
+ * Roles (spec §6). A role is a YAML resource in the reference system's format: `kind: role`,
  * `version: v7` (v5 and v6 are accepted where they mean the same and are stored as v7). The server
  * validates and normalises the YAML; these are the shapes the console and the API share.
  */

@@ -18,8 +18,8 @@ export interface AccessControlDeps {
 }
 
 /**
- * The services of access control (issue 4): roles, locks, user administration, and the auth
- * connectors (issue 8). Like
+ * The services of access control: roles, locks, user administration, and the auth connectors.
+ * Like
  * buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
  * What lives in memory (the watched roles, users and locks) is the app's: see app.ts.
  */

@@ -49,7 +49,7 @@ export function buildCertIssuer(
 const headlessKeepMs = 5 * 60_000;
 
 /**
- * Command-line sign-in (issue 7): user certificates for `postern login`, by password or by a
+ * Command-line sign-in: user certificates for `postern login`, by password or by a
  * browser's headless approval, and the certificate-signed calls the CLI makes afterwards.
  */
 export async function registerSshLoginRoutes(

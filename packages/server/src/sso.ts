@@ -39,7 +39,7 @@ export interface SsoDeps {
   issuer: CertIssuer;
 }
 
-/** The single sign-on flows of issue 8, over the connectors and the web sessions. */
+/** The single sign-on flows (OIDC, SAML, GitHub), over the connectors and the web sessions. */
 export function buildSso(deps: SsoDeps) {
   const login = new SsoLoginService(deps);
   const states = new SsoStateStore(deps.backend, deps.now);

@@ -20,7 +20,7 @@ export const auditSearchQuerySchema = z
     to: rfc3339.optional(),
     start: rfc3339.optional(),
     end: rfc3339.optional(),
-    // Larger limits are clamped, not refused: a client asking for more simply pages (issue 6).
+    // Larger limits are clamped, not refused: a client asking for more simply pages.
     limit: z.coerce
       .number()
       .int()

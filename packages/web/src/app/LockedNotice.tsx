@@ -7,7 +7,7 @@ export const lockedNoticeText = (reason: string) => `Access locked: ${reason}`;
 
 /**
  * A lock on the user (or one of their roles) turns every call into `403 locked: <message>`
- * (issue 4). Whichever page made the call, the user is told why, once. Signing out is the session
+ *. Whichever page made the call, the user is told why, once. Signing out is the session
  * lifecycle's: its next status poll gets the same 403 and logs out (spec §4), and the sign-in page
  * then shows the same message.
  */

@@ -5,7 +5,7 @@ import { auditTypeFamilies, describeAuditCode } from '@postern/contracts';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Issue 6: every event the server can emit has a catalogue entry, so the console can render it.
+ * Every event the server can emit has a catalogue entry, so the console can render it.
  * `emitAudit` takes a typed code, but direct `audit.emit({ event, code })` calls and codes chosen
  * at run time (`ok ? 'T3002I' : 'T3002E'`) escape the type check, so we read the sources.
  */

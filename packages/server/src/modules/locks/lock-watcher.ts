@@ -22,7 +22,7 @@ export interface LockView {
  * `postern locks add`) is enforced by every proxy on the same storage within the watch's latency,
  * and checks cost no storage round trip. Expiry is judged by the clock on every check.
  *
- * Emits 'lock' when a lock comes into force (created, or seen at start), so that issue 5 can end
+ * Emits 'lock' when a lock comes into force (created, or seen at start), so that the session hub can end
  * the live sessions it covers.
  */
 export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implements LockView {

@@ -19,7 +19,7 @@ export interface ChallengeRecord {
   expires: string;
 }
 
-/** WebAuthn challenges live five minutes (issue 3) and can be answered once. */
+/** WebAuthn challenges live five minutes and can be answered once. */
 export const challengeTtlMs = 5 * 60 * 1000;
 const prefix = '/webauthn_challenges/';
 

@@ -8,7 +8,7 @@ import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
 export type EndKind = 'ended' | 'revoked' | 'shutdown';
 
 /**
- * One participant's connection to a live session: a browser tab today, an SSH client in issue 7.
+ * One participant's connection to a live session: a browser tab, or an SSH client through the SSH proxy.
  * The session calls these; the party turns them into frames on its own transport.
  */
 export interface Party {

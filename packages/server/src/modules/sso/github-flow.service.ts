@@ -25,7 +25,7 @@ export interface GithubFlowDeps {
 }
 
 /**
- * GitHub sign-in (issue 8): OAuth's web flow with a state and PKCE, then the person's login and
+ * GitHub sign-in: OAuth's web flow with a state and PKCE, then the person's login and
  * teams from the API; `teams_to_roles` maps teams to roles. The GitHub login is the user name
  * and their first login trait; `github_teams` lists `org/team` for role templates.
  */

@@ -28,7 +28,7 @@ export interface OidcFlowDeps {
 }
 
 /**
- * OpenID Connect sign-in (issue 8): `begin` sends the browser to the provider with a state,
+ * OpenID Connect sign-in: `begin` sends the browser to the provider with a state,
  * a nonce and a PKCE challenge; `complete` takes it back, checks all three, maps the ID token's
  * claims and hands over to the shared SSO sign-in.
  */

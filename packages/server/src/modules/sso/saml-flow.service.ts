@@ -21,7 +21,7 @@ export interface SamlFlowDeps {
 }
 
 /**
- * SAML 2.0 web sign-on as a service provider (issue 8), with node-saml: an AuthnRequest by the
+ * SAML 2.0 web sign-on as a service provider, with node-saml: an AuthnRequest by the
  * HTTP-Redirect binding (RelayState = our state), the IdP's Response by HTTP-POST to the ACS.
  * node-saml checks the assertion's signature against the IdP's certificates, the audience, the
  * times and InResponseTo (one of our requests, answered once); we check that a bearer

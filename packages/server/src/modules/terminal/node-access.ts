@@ -17,7 +17,7 @@ export interface NodeDirectory {
   resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
 }
 
-/** Who asks for a server: a web session's user, or an SSH client's certificate (issue 7). */
+/** Who asks for a server: a web session's user, or an SSH client's certificate. */
 export interface Requester {
   user: string;
   roles: string[];

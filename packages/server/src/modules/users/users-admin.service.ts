@@ -128,7 +128,7 @@ function assertLocal(user: UserResource, what: string): void {
   }
 }
 
-/** "A user cannot grant anyone a role they could not create themselves" (issue 4). */
+/** "A user cannot grant anyone a role they could not create themselves" */
 /** Whether the actor could create a user holding every role `user` holds (an account of theirs). */
 function couldCreateSelf(actor: Actor, user: UserResource): boolean {
   const draft = { kind: 'user', metadata: { name: user.metadata.name }, spec: user.spec };

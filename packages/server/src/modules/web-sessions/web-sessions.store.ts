@@ -17,7 +17,7 @@ export interface WebSessionRecord {
    * a change of credentials keeps the lineage that made it signed in.
    */
   lineage?: string;
-  /** Last request that counted as activity (absent in sessions older than issue 3: `created`). */
+  /** Last request that counted as activity (absent in sessions stored before it was kept: `created`). */
   lastActive?: string;
   /** Set once the session was renewed: it lives on briefly for requests in flight. */
   replacedAt?: string;
