@@ -108,6 +108,8 @@ export class InventoryService {
 
   async start(): Promise<void> {
     await Promise.all([this.nodes.start(), this.heartbeats.start()]);
+    // The first list arrives as one burst of records: order them now, not in the first request.
+    this.index.warm();
     this.started = true;
   }
 

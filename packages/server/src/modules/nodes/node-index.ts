@@ -10,8 +10,11 @@ export interface IndexedNode {
   readonly node: NodeResource;
   /** Static and command labels together (see allLabels). */
   readonly labels: Record<string, string>;
-  /** Lower-cased hostname, address, label names and values: what search words match. */
-  readonly texts: readonly string[];
+  /**
+   * Lower-cased hostname, address, label names and values, one a line: what search words match.
+   * Words never hold a line break (search splits on white space), so none matches across two.
+   */
+  readonly haystack: string;
   readonly hostname: string;
   readonly addr: string;
   /** When the record stops being live (Infinity for records that never expire). */
@@ -62,6 +65,11 @@ export class NodeIndex {
   /** Every entry, live or not, in no particular order. */
   all(): IterableIterator<IndexedNode> {
     return this.byId.values();
+  }
+
+  /** Applies pending changes to every order now (after a bulk load). */
+  warm(): void {
+    for (const order of Object.values(this.orders)) order.entries();
   }
 
   order(name: IndexOrder): SortedEntries<IndexedNode> {
@@ -124,7 +132,7 @@ function indexed(node: NodeResource): IndexedNode {
     id: node.metadata.name,
     node,
     labels,
-    texts: texts.map((text) => text.toLowerCase()),
+    haystack: texts.join('\n').toLowerCase(),
     hostname: node.spec.hostname.toLowerCase(),
     addr: node.spec.addr.toLowerCase(),
     // An unreadable expiry is treated as passed, as `Date.parse(...) > now` was before.

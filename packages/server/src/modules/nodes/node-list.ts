@@ -66,7 +66,7 @@ export function compileFilter(search: string, query: string): (entry: IndexedNod
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   return (entry) =>
     clauses.every(({ name, value }) => entry.labels[name] === value) &&
-    words.every((word) => entry.texts.some((text) => text.includes(word)));
+    words.every((word) => entry.haystack.includes(word));
 }
 
 /**

@@ -43,8 +43,9 @@ export class SortedEntries<T extends Keyed> {
   entries(): readonly T[] {
     if (this.pending.length === 0) return this.sorted;
     if (this.pending.length > 64 && this.pending.length * 8 > this.sorted.length) {
-      this.sorted = [...this.all()].sort((a, b) =>
-        comparePositions(this.position(a), this.position(b)),
+      const { valueOf } = this;
+      this.sorted = [...this.all()].sort(
+        (a, b) => compareText(valueOf(a), valueOf(b)) || compareText(a.id, b.id),
       );
     } else {
       for (const { removed, added } of this.pending) {
