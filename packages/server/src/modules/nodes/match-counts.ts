@@ -19,8 +19,10 @@ const maxMemos = 64;
  * (a RoleSet is immutable and shared while roles and users stay the same) and the filter.
  */
 export class MatchCounts {
-  private memos = new Map<object | null, Map<string, Memo>>();
-  private size = 0;
+  /** In order of last use: the one used longest ago goes first when there are too many. */
+  private readonly memos = new Map<string, Memo>();
+  private readonly viewerIds = new WeakMap<object, number>();
+  private nextViewerId = 1;
 
   constructor(
     private readonly index: NodeIndex,
@@ -31,8 +33,13 @@ export class MatchCounts {
 
   count(viewer: object | null, filterKey: string, counts: (entry: IndexedNode) => boolean): number {
     const now = this.now();
-    const memo = this.memos.get(viewer)?.get(filterKey);
-    if (memo && now < memo.validUntil) return memo.count;
+    const key = `${this.viewerId(viewer)}\n${filterKey}`;
+    const memo = this.memos.get(key);
+    this.memos.delete(key);
+    if (memo && now < memo.validUntil) {
+      this.memos.set(key, memo);
+      return memo.count;
+    }
     const fresh: Memo = { counts, count: 0, validUntil: Infinity };
     for (const entry of this.index.all()) {
       if (entry.expiresMs > now && counts(entry)) {
@@ -40,31 +47,28 @@ export class MatchCounts {
         fresh.validUntil = Math.min(fresh.validUntil, entry.expiresMs);
       }
     }
-    this.remember(viewer, filterKey, fresh, !memo);
+    if (this.memos.size >= maxMemos) this.memos.delete(this.memos.keys().next().value!);
+    this.memos.set(key, fresh);
     return fresh.count;
   }
 
-  private remember(viewer: object | null, filterKey: string, memo: Memo, isNew: boolean): void {
-    if (isNew && this.size >= maxMemos) {
-      this.memos = new Map();
-      this.size = 0;
-    }
-    const forViewer = this.memos.get(viewer) ?? new Map<string, Memo>();
-    this.memos.set(viewer, forViewer.set(filterKey, memo));
-    if (isNew) this.size++;
+  // 0 is the host's administrator (no role set); a role set gets a number for as long as it lives.
+  private viewerId(viewer: object | null): number {
+    if (viewer === null) return 0;
+    let id = this.viewerIds.get(viewer);
+    if (id === undefined) this.viewerIds.set(viewer, (id = this.nextViewerId++));
+    return id;
   }
 
   private changed(removed: IndexedNode | undefined, added: IndexedNode | undefined): void {
     const now = this.now();
-    for (const forViewer of this.memos.values()) {
-      for (const memo of forViewer.values()) {
-        // A stale memo is recounted when next asked; an entry it counted may have expired since.
-        if (now >= memo.validUntil) continue;
-        if (removed && removed.expiresMs > now && memo.counts(removed)) memo.count--;
-        if (added && added.expiresMs > now && memo.counts(added)) {
-          memo.count++;
-          memo.validUntil = Math.min(memo.validUntil, added.expiresMs);
-        }
+    for (const memo of this.memos.values()) {
+      // A stale memo is recounted when next asked; an entry it counted may have expired since.
+      if (now >= memo.validUntil) continue;
+      if (removed && removed.expiresMs > now && memo.counts(removed)) memo.count--;
+      if (added && added.expiresMs > now && memo.counts(added)) {
+        memo.count++;
+        memo.validUntil = Math.min(memo.validUntil, added.expiresMs);
       }
     }
   }
