@@ -69,12 +69,18 @@ export const sortParamSchema = <F extends readonly [string, ...string[]]>(fields
 export const resourceListMaxLimit = 1000;
 
 /**
+ * The Servers page's page size, and the API's when a client names no limit: a request that asks
+ * for nothing in particular costs what one screen shows, not a thousand rows.
+ */
+export const nodesPageSize = 15;
+
+/**
  * `GET /sites/{clusterId}/nodes` query. `search` is space-separated words, each of which must
  * match the hostname, the address or a label name or value (case-insensitive). `query` holds
  * label clauses `labels["k"] == "v"` joined by `&&`, which clicking a label chip appends.
  */
 export const nodeListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(resourceListMaxLimit).default(resourceListMaxLimit),
+  limit: z.coerce.number().int().min(1).max(resourceListMaxLimit).default(nodesPageSize),
   startKey: z.string().max(512).default(''),
   search: z.string().max(256).default(''),
   query: z.string().max(1024).default(''),

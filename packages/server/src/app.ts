@@ -115,7 +115,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const identity = buildIdentity({ ...deps, now, locks: lockWatcher });
   const accessControl = buildAccessControl({ ...deps, now, identity });
   const { sessions } = identity;
-  const clusters = new ClustersService(deps.config, deps.backend);
   // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
   void identity.passwords.dummyHash();
 
@@ -136,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onError: watchError,
   });
   await serverAccess.start();
+  const clusters = new ClustersService(deps.config, serverAccess.inventory);
   server.addHook('onClose', async () => {
     await serverAccess.close();
     await Promise.all([access.close(), lockWatcher.close(), connectorCache.close()]);

@@ -49,7 +49,7 @@ export interface ServerAccessDeps {
 }
 
 /**
- * The services of reaching servers (issue 5): the cluster CAs, the inventory, join tokens, agent
+ * The services of reaching servers: the cluster CAs, the inventory, join tokens, agent
  * tunnels, the session hub and the terminal. Watched state (inventory, live sessions) is started
  * here and stopped by `close`.
  */

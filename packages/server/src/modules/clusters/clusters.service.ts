@@ -1,5 +1,4 @@
 import type { ClusterJson } from '@postern/contracts';
-import type { Backend } from '../../backend/index.js';
 import { formatHostPort } from '../../config/address.js';
 import type { Config } from '../../config/config.js';
 import { serverVersion } from '../../version.js';
@@ -8,31 +7,21 @@ import { serverVersion } from '../../version.js';
 export class ClustersService {
   constructor(
     private readonly config: Config,
-    private readonly backend: Backend,
+    /** The inventory: it keeps its count current from its watch, so no call reads storage. */
+    private readonly nodes: { nodeCount(): number },
   ) {}
 
-  async list(): Promise<ClusterJson[]> {
+  list(): ClusterJson[] {
     return [
       {
         name: this.config.clusterName,
         lastConnected: new Date().toISOString(),
         status: 'online',
-        nodeCount: await this.countNodes(),
+        nodeCount: this.nodes.nodeCount(),
         publicURL: formatHostPort(this.config.publicAddr),
         authVersion: serverVersion,
         proxyVersion: serverVersion,
       },
     ];
-  }
-
-  private async countNodes(): Promise<number> {
-    let count = 0;
-    let startKey: string | undefined;
-    do {
-      const page = await this.backend.list({ prefix: '/nodes/', startKey, limit: 1000 });
-      count += page.items.length;
-      startKey = page.nextKey;
-    } while (startKey);
-    return count;
   }
 }

@@ -8,10 +8,12 @@ import { assertMay, type Actor } from '../access/actor.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit } from '../audit/emit.js';
 import { normalizeHostKey, safeFingerprint } from './host-key.js';
+import { MatchCounts } from './match-counts.js';
+import { NodeIndex, type IndexedNode } from './node-index.js';
 import {
   allLabels,
-  filterRows,
-  pageRows,
+  compileFilter,
+  walkPage,
   type ListCriteria,
   type NodeAccess,
   type NodePage,
@@ -78,6 +80,8 @@ export class InventoryService {
   private readonly store: NodesStore;
   private readonly nodes: WatchedCache<NodeResource>;
   private readonly heartbeats: WatchedCache<HeartbeatRecord>;
+  private readonly index: NodeIndex;
+  private readonly counts: MatchCounts;
   private started = false;
 
   constructor(
@@ -93,6 +97,8 @@ export class InventoryService {
     this.store = new NodesStore(backend);
     const { onError } = options;
     this.nodes = new WatchedCache(backend, { prefix: nodesPrefix, parse: nodeFromItem, onError });
+    this.index = new NodeIndex(this.nodes, this.now);
+    this.counts = new MatchCounts(this.index, this.now);
     this.heartbeats = new WatchedCache(backend, {
       prefix: heartbeatsPrefix,
       parse: heartbeatFromItem,
@@ -102,6 +108,8 @@ export class InventoryService {
 
   async start(): Promise<void> {
     await Promise.all([this.nodes.start(), this.heartbeats.start()]);
+    // The first list arrives as one burst of records: order them now, not in the first request.
+    this.index.warm();
     this.started = true;
   }
 
@@ -118,14 +126,29 @@ export class InventoryService {
   /** Every live node with its status and labels, in no particular order. */
   rows(): NodeRow[] {
     this.assertStarted();
-    return this.nodes
-      .values()
-      .filter((node) => this.live(node))
-      .map((node) => this.row(node));
+    return [...this.index.all()].filter(this.index.live).map(this.rowOf);
   }
 
   row(node: NodeResource): NodeRow {
-    const labels = allLabels(node);
+    return this.statusRow(node, allLabels(node));
+  }
+
+  /** How many live nodes there are (all of them, whoever asks: the cluster's node count). */
+  nodeCount(): number {
+    this.assertStarted();
+    return this.counts.count(null, 'all', () => true);
+  }
+
+  /** The live agentless OpenSSH hosts with an address, which the proxy checks itself. */
+  agentlessHosts(): NodeResource[] {
+    this.assertStarted();
+    return this.index.agentlessHosts().map((entry) => entry.node);
+  }
+
+  private readonly rowOf = (entry: IndexedNode): NodeRow =>
+    this.statusRow(entry.node, entry.labels);
+
+  private statusRow(node: NodeResource, labels: Record<string, string>): NodeRow {
     const beat = this.heartbeats.get(node.metadata.name);
     const online = beat !== undefined && Date.parse(beat.expires) > this.now();
     // The marker has the exact time; once it expired, the record's (refreshed every few minutes).
@@ -139,28 +162,38 @@ export class InventoryService {
    * With `access`, only nodes it may see count, so a name never resolves to a hidden node.
    */
   resolve(serverId: string, access?: NodeAccess | null): NodeResource {
-    const visible = this.rows().filter((row) => !access || access.canAccess('node', row));
-    const byId = visible.find((row) => row.node.metadata.name === serverId);
-    if (byId) return byId.node;
+    this.assertStarted();
+    const usable = (entry: IndexedNode) =>
+      this.index.live(entry) && (!access || access.canAccess('node', entry));
+    const byId = this.index.get(serverId);
+    if (byId && usable(byId)) return byId.node;
     const wanted = serverId.toLowerCase();
-    const matches = visible.filter(
-      ({ node }) => node.spec.hostname.toLowerCase() === wanted || node.spec.addr === serverId,
-    );
+    const matches = [...this.index.all()]
+      .filter((entry) => entry.hostname === wanted || entry.node.spec.addr === serverId)
+      .filter(usable)
+      .map((entry) => entry.node);
     if (matches.length > 1) {
       throw badParameter(
         `${matches.length} servers are called '${serverId}': name one by its id instead`,
       );
     }
     if (!matches[0]) throw nodeNotFound(serverId);
-    return matches[0].node;
+    return matches[0];
   }
 
   /** One page of the nodes `access` may see that match the criteria (see node-list.ts). */
   list(criteria: ListCriteria, access: NodeAccess | null): NodePage {
-    const visible = this.rows().filter((row) => !access || access.canAccess('node', row));
-    const page = pageRows(filterRows(visible, criteria.search, criteria.query), criteria);
+    this.assertStarted();
+    const matches = compileFilter(criteria.search, criteria.query);
+    const counts = (entry: IndexedNode) =>
+      matches(entry) && (!access || access.canAccess('node', entry));
+    const visible = (entry: IndexedNode) => this.index.live(entry) && counts(entry);
+    const page = walkPage(this.index, criteria, visible, this.rowOf);
+    // Only what this viewer may see and the filter admits is counted: no hidden servers.
+    const filterKey = JSON.stringify([criteria.search, criteria.query]);
     return {
-      ...page,
+      startKey: page.startKey,
+      totalCount: this.counts.count(access, filterKey, counts),
       items: page.items.map((row) => ({ ...row, logins: access ? access.loginsFor(row) : [] })),
     };
   }
@@ -212,7 +245,8 @@ export class InventoryService {
   /** `postern nodes add`: an agentless OpenSSH host; its host key is pinned on first use. */
   async addOpenSsh(input: NewOpenSshNode, actor: Actor): Promise<NodeResource> {
     const { name, addr, labels } = parseInput(newOpenSshNodeSchema, input);
-    if (this.rows().some((row) => row.node.spec.addr === addr)) {
+    this.assertStarted();
+    if (this.index.hasAddr(addr)) {
       throw new ApiError('already_exists', `a server at ${addr} is registered already`);
     }
     const node: NodeResource = {

@@ -1,7 +1,9 @@
 import { defaultNodeSort, parseLabelQuery, type NodeSortField } from '@postern/contracts';
 import { badParameter } from '../../errors.js';
 import type { Labelled } from '../rbac/index.js';
+import type { IndexedNode, NodeIndex } from './node-index.js';
 import { isNodeId, type NodeResource } from './nodes.store.js';
+import type { Position, SortedEntries } from './sorted-entries.js';
 
 /** A node as a listing sees it: its record, whether it is up, and all its labels. */
 export interface NodeRow {
@@ -51,28 +53,93 @@ export function allLabels(node: NodeResource): Record<string, string> {
   return labels;
 }
 
-/** Rows matching every search word and every `labels["k"] == "v"` clause. */
-export function filterRows(rows: NodeRow[], search: string, query: string): NodeRow[] {
+/** A record's status and last-seen time now: the inventory knows the heartbeat markers. */
+export type RowOf = (entry: IndexedNode) => NodeRow;
+
+/**
+ * Whether a record matches every search word and every `labels["k"] == "v"` clause. A query
+ * that does not parse is a 400, before anything is read.
+ */
+export function compileFilter(search: string, query: string): (entry: IndexedNode) => boolean {
   const clauses = parseLabelQuery(query);
   if (clauses instanceof Error) throw badParameter(clauses.message);
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  return rows.filter(
-    (row) =>
-      clauses.every(({ name, value }) => row.labels[name] === value) &&
-      words.every((word) => haystack(row).some((text) => text.includes(word))),
-  );
+  return (entry) =>
+    clauses.every(({ name, value }) => entry.labels[name] === value) &&
+    words.every((word) => entry.haystack.includes(word));
 }
 
-function haystack(row: NodeRow): string[] {
-  const texts = [row.node.spec.hostname, row.node.spec.addr];
-  for (const [name, value] of Object.entries(row.labels)) texts.push(name, value);
-  return texts.map((text) => text.toLowerCase());
+/**
+ * One page in the requested order, walked from the start key through the index's order for the
+ * sort field, taking the records `visible` admits until the page is full (and one more, to know
+ * whether there is a next page). `startKey` is the last row's position on the previous page
+ * (base64url JSON), so a page starts right after it even when rows came or went meanwhile.
+ * Status changes with the clock, so it has no order of its own: the id order is walked once for
+ * each status, in the order the direction asks.
+ */
+export function walkPage(
+  index: NodeIndex,
+  criteria: ListCriteria,
+  visible: (entry: IndexedNode) => boolean,
+  rowOf: RowOf,
+): Omit<RowPage, 'totalCount'> {
+  const { field, dir } = criteria.sort ?? defaultNodeSort;
+  const after = criteria.startKey ? decodeStartKey(criteria.startKey, field, dir) : undefined;
+  const items: NodeRow[] = [];
+  let more = false;
+  /** Takes a row; false once the page is full and this one only proved there is more. */
+  const take = (row: NodeRow) => {
+    if (items.length === criteria.limit) {
+      more = true;
+      return false;
+    }
+    items.push(row);
+    return true;
+  };
+  if (field === 'status') {
+    const order = index.order('id');
+    const phases = dir === 'asc' ? statuses : [...statuses].reverse();
+    for (const status of phases) {
+      const from = after && compareText(status, after.value);
+      if (from !== undefined && (dir === 'asc' ? from < 0 : from > 0)) continue;
+      const start = from === 0 ? { value: '', id: after!.id } : undefined;
+      const walked = walk(order, dir, start, (entry) => {
+        if (!visible(entry)) return true;
+        const row = rowOf(entry);
+        return row.status !== status || take(row);
+      });
+      if (!walked) break;
+    }
+  } else {
+    walk(index.order(field), dir, after, (entry) => !visible(entry) || take(rowOf(entry)));
+  }
+  const last = items.at(-1);
+  return {
+    items,
+    startKey: more && last ? encodeStartKey(positionOf(last, field), field, dir) : '',
+  };
 }
 
-/** A row's position in one sort order: the sort value, then the id so that ties stay stable. */
-interface Position {
-  value: string;
-  id: string;
+const statuses = ['offline', 'online'] as const;
+
+/** Visits the entries after `start` in the direction asked until `visit` says stop; false then. */
+function walk(
+  order: SortedEntries<IndexedNode>,
+  dir: 'asc' | 'desc',
+  start: Position | undefined,
+  visit: (entry: IndexedNode) => boolean,
+): boolean {
+  const entries = order.entries();
+  if (dir === 'asc') {
+    for (let i = start ? order.firstAfter(start) : 0; i < entries.length; i++) {
+      if (!visit(entries[i]!)) return false;
+    }
+  } else {
+    for (let i = (start ? order.firstAtOrAfter(start) : entries.length) - 1; i >= 0; i--) {
+      if (!visit(entries[i]!)) return false;
+    }
+  }
+  return true;
 }
 
 const positionOf = (row: NodeRow, field: NodeSortField): Position => ({
@@ -80,34 +147,7 @@ const positionOf = (row: NodeRow, field: NodeSortField): Position => ({
   id: row.node.metadata.name,
 });
 
-// Plain code-unit order: the same on every proxy and for every locale, which keyset paging needs.
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const comparePositions = (a: Position, b: Position) =>
-  compareText(a.value, b.value) || compareText(a.id, b.id);
-
-/**
- * One page in the requested order. `startKey` is the last row's position on the previous page
- * (base64url JSON), so a page starts right after it even when rows came or went meanwhile, and
- * deep pages cost no more than the first.
- */
-export function pageRows(rows: NodeRow[], criteria: ListCriteria): RowPage {
-  const { field, dir } = criteria.sort ?? defaultNodeSort;
-  const sign = dir === 'desc' ? -1 : 1;
-  const keyed = rows.map((row) => ({ row, at: positionOf(row, field) }));
-  keyed.sort((a, b) => sign * comparePositions(a.at, b.at));
-  const after = criteria.startKey ? decodeStartKey(criteria.startKey, field, dir) : undefined;
-  const first = after ? keyed.findIndex(({ at }) => sign * comparePositions(at, after) > 0) : 0;
-  const begin = first === -1 ? keyed.length : first;
-  const page = keyed.slice(begin, begin + criteria.limit);
-  const last = page.at(-1);
-  const more = begin + page.length < keyed.length;
-  return {
-    items: page.map(({ row }) => row),
-    startKey: more && last ? encodeStartKey(last.at, field, dir) : '',
-    totalCount: rows.length,
-  };
-}
-
 interface StartKey {
   f: NodeSortField;
   d: 'asc' | 'desc';

@@ -47,12 +47,11 @@ export class OpenSshReachability {
 
   private tick(): void {
     const now = Date.now();
-    const hosts = this.inventory
-      .rows()
-      .filter(({ node }) => node.spec.subKind === 'openssh' && node.spec.addr !== '');
-    const present = new Set(hosts.map(({ node }) => node.metadata.name));
+    // Through the inventory's index of agentless hosts: agents, however many, cost nothing here.
+    const hosts = this.inventory.agentlessHosts();
+    const present = new Set(hosts.map((node) => node.metadata.name));
     for (const id of this.checkedAt.keys()) if (!present.has(id)) this.checkedAt.delete(id);
-    for (const { node } of hosts) {
+    for (const node of hosts) {
       const id = node.metadata.name;
       if (this.inFlight.has(id) || now - (this.checkedAt.get(id) ?? 0) < this.options.intervalMs) {
         continue;

@@ -1,9 +1,9 @@
-import { apiPaths, nodeListResponseSchema } from '@postern/contracts';
+import { apiPaths, nodeListResponseSchema, nodesPageSize } from '@postern/contracts';
 import { api, decode } from '../../api';
 import { makeNode, sortParam, type NodeFilters, type NodePage } from './makeNode';
 
-/** The console asks for 15 servers a page (reference §1.5). */
-export const nodesPageSize = 15;
+/** The console asks for 15 servers a page (reference §1.5); a request with no limit gets as many. */
+export { nodesPageSize };
 
 export interface NodeListRequest extends NodeFilters {
   startKey: string;
