@@ -114,8 +114,6 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     if (!hello.success)
       return refuse('expected {version, nodeId, hostCertificate, services} first');
     const { nodeId, hostCertificate } = hello.data;
-    const services = acceptedServices(nodeId, hello.data.services);
-    if (typeof services === 'string') return refuse(services);
     let key: KeyObject;
     let cert: ParsedCertificate;
     try {
@@ -131,6 +129,8 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     } catch (error) {
       return refuse(`host certificate refused: ${(error as Error).message}`);
     }
+    const services = acceptedServices(nodeId, hello.data.services);
+    if (typeof services === 'string') return refuse(services);
     claimed = { nodeId, key, cert, services };
     stage = 'proof';
     send({ challenge: challenge.toString('base64') });
