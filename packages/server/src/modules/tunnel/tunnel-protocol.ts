@@ -71,6 +71,7 @@ export const proxyPingIntervalMs = 20_000;
 export const dialTimeoutMs = 10_000;
 export const authTimeoutMs = 10_000;
 
+/** A signing label, not the protocol version: protocol 2 signs the same message as 1 did. */
 const proofDomain = 'postern-tunnel-v1';
 
 /**
