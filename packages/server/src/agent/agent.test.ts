@@ -138,7 +138,9 @@ describe('postern agent over a reverse tunnel', () => {
     await eventually(() => !proxy.registry.connected(nodeId), 5000, 'the tunnel to close');
     await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the first backoff
     expect(proxy.registry.connected(nodeId)).toBe(false);
-    await expect(proxy.registry.dial(nodeId)).rejects.toThrow(/is not connected to this proxy/);
+    await expect(proxy.registry.dial({ kind: 'node', name: nodeId })).rejects.toThrow(
+      /is not connected to this proxy/,
+    );
   });
 });
 
@@ -248,7 +250,7 @@ async function loginThroughTunnel(
     ttlMs: 60_000,
   });
   return connectToNode({
-    sock: await proxy.registry.dial(nodeId),
+    sock: await proxy.registry.dial({ kind: 'node', name: nodeId }),
     login,
     key: { privateKeyPem: key.privateKeyPem, certificate },
     verifyHostKey: (blob) => blob.equals(hostKey.blob),

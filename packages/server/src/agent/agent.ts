@@ -98,7 +98,12 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
       cmdLabels: commandLabels?.values() ?? {},
       hostPublicKey: hostKey.publicKey,
     }),
-    onConnection: (stream) => nodeService.handleConnection(stream),
+    services: [
+      {
+        service: { kind: 'node', name: identity.nodeId },
+        handle: (stream) => nodeService.handleConnection(stream),
+      },
+    ],
     onReady: (keys) => {
       if (keys && keys.length > 0) userCaKeys = keys;
     },

@@ -4,11 +4,16 @@ import { agentPaths } from '@postern/contracts';
 import { createWebSocketStream, WebSocket, type RawData } from 'ws';
 import {
   challengeSchema,
+  describeService,
   parseTextFrame,
   proofMessage,
   proxyMessageSchema,
   proxyPingIntervalMs,
+  serviceKey,
+  tunnelProtocolVersion,
+  versionMismatch,
   type AgentHeartbeat,
+  type TunnelService,
 } from '../modules/tunnel/tunnel-protocol.js';
 import { Backoff } from './backoff.js';
 import { websocketUrl } from './proxy-address.js';
@@ -17,6 +22,12 @@ export interface AgentLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+}
+
+/** A service this agent advertises, and what takes each connection the proxy opens to it. */
+export interface LocalService {
+  service: TunnelService;
+  handle(stream: Duplex): void;
 }
 
 export interface TunnelClientOptions {
@@ -30,8 +41,8 @@ export interface TunnelClientOptions {
   /** What the next heartbeat says; called for each one. */
   heartbeat: () => Omit<AgentHeartbeat, 'type'>;
   heartbeatMs: number;
-  /** Each connection the proxy opens to this node, as a byte stream for the node service. */
-  onConnection: (stream: Duplex) => void;
+  /** What this agent serves (advertised in its hello); today its node service. */
+  services: LocalService[];
   /** The proxy let us in; it may name the user CA keys in force now. */
   onReady: (userCaKeys: string[] | undefined) => void;
   /** The proxy sent a renewed host certificate. */
@@ -58,9 +69,11 @@ export class TunnelClient {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private ready = false;
   private stopped = false;
+  private readonly handlers: Map<string, LocalService>;
 
   constructor(private readonly options: TunnelClientOptions) {
     this.backoff = options.backoff ?? new Backoff();
+    this.handlers = new Map(options.services.map((local) => [serviceKey(local.service), local]));
   }
 
   /** Whether the proxy has let this agent in on the current control socket. */
@@ -113,7 +126,12 @@ export class TunnelClient {
     };
 
     socket.on('open', () => {
-      const hello = { nodeId: options.nodeId, hostCertificate: options.hostCertificate() };
+      const hello = {
+        version: tunnelProtocolVersion,
+        nodeId: options.nodeId,
+        hostCertificate: options.hostCertificate(),
+        services: options.services.map((local) => local.service),
+      };
       socket.send(JSON.stringify(hello));
     });
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -140,6 +158,16 @@ export class TunnelClient {
         if (stage === 'in') options.log.warn({ proxy }, `the proxy says: ${msg.message}`);
         else options.log.error({ proxy }, `the proxy refused this agent: ${msg.message}`);
       } else if (stage === 'ready' && msg.type === 'ready') {
+        // A proxy of protocol 1 would dial without naming a service: we cannot serve it. Leaving
+        // keeps the backoff growing, since only a proxy that lets us in resets it.
+        const spoken = msg.version ?? 1;
+        if (spoken !== tunnelProtocolVersion) {
+          options.log.error(
+            { proxy: options.base.origin },
+            `cannot use this proxy: ${versionMismatch('proxy', spoken)}`,
+          );
+          return socket.close(1000, 'unsupported tunnel protocol');
+        }
         stage = 'in';
         clearTimeout(handshakeTimer);
         this.ready = true;
@@ -154,7 +182,11 @@ export class TunnelClient {
         sendHeartbeat();
         heartbeatTimer = setInterval(sendHeartbeat, msg.heartbeatMs ?? options.heartbeatMs);
       } else if (stage === 'in' && msg.type === 'dial') {
-        this.openDataSocket(msg.id);
+        const local = this.handlers.get(serviceKey(msg.service));
+        if (local) return this.openDataSocket(msg.id, local);
+        const why = `this agent does not serve ${describeService(msg.service)}`;
+        options.log.warn({ proxy: options.base.origin }, `refused a connection: ${why}`);
+        socket.send(JSON.stringify({ type: 'dialRefused', id: msg.id, message: why }));
       } else if (stage === 'in' && msg.type === 'certificate') {
         options.onCertificate(msg.hostCertificate);
       }
@@ -182,8 +214,8 @@ export class TunnelClient {
     });
   }
 
-  /** A connection the proxy asked for: a data socket that names it, then the node service's bytes. */
-  private openDataSocket(id: string): void {
+  /** A connection the proxy asked for: a data socket that names it, then the service's bytes. */
+  private openDataSocket(id: string, local: LocalService): void {
     const { options } = this;
     const socket = new WebSocket(websocketUrl(options.base, agentPaths.dial(id)), {
       rejectUnauthorized: !options.insecure,
@@ -196,7 +228,7 @@ export class TunnelClient {
     });
     socket.once('open', () => {
       socket.send(JSON.stringify({ id }));
-      options.onConnection(createWebSocketStream(socket));
+      local.handle(createWebSocketStream(socket));
     });
   }
 }

@@ -31,6 +31,8 @@ export interface TunnelProxy {
   inventory: InventoryService;
   /** Every heartbeat the tunnel handed on, in order. */
   heartbeats: NodeHeartbeat[];
+  /** The proxy's log lines (JSON) at warn and above. */
+  logs: string[];
   newJoinToken(): Promise<string>;
   /** Ends the proxy's side of every agent control socket, as a crashed proxy process would. */
   dropControlSockets(): void;
@@ -74,7 +76,9 @@ export async function startTunnelProxy(options: TunnelProxyOptions = {}): Promis
   const heartbeats: NodeHeartbeat[] = [];
 
   const https = options.selfSignedTls ? await createSelfSigned([]) : null;
-  const app = Fastify({ logger: false, https }) as unknown as FastifyInstance;
+  const logs: string[] = [];
+  const logger = { level: 'warn', stream: { write: (line: string) => logs.push(line) } };
+  const app = Fastify({ logger, https }) as unknown as FastifyInstance;
   installErrorHandler(app);
   await installRateLimit(app);
   await app.register(websocket);
@@ -113,6 +117,7 @@ export async function startTunnelProxy(options: TunnelProxyOptions = {}): Promis
     ca,
     inventory,
     heartbeats,
+    logs,
     newJoinToken: async () => {
       const request = createJoinTokenRequestSchema.parse({ roles: ['Node'] });
       return (await tokens.create(request, hostActor('test'))).token;

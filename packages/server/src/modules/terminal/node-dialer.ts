@@ -24,9 +24,12 @@ export interface HostKeyBook {
   reportHostKeyMismatch(id: string, presentedKeyLine: string): Promise<unknown>;
 }
 
-/** Opens a byte stream to a tunnel node's SSH service through its agent's reverse tunnel. */
+/**
+ * Opens a byte stream to a service an agent advertised on its reverse tunnel; for a tunnel
+ * node's SSH service, `{kind: 'node', name: <node id>}`.
+ */
 export interface TunnelDialer {
-  dial(nodeId: string): Promise<Duplex>;
+  dial(service: { kind: string; name: string }): Promise<Duplex>;
 }
 
 export interface DialIdentity {
@@ -90,7 +93,10 @@ export class NodeDialer {
     try {
       if (node.tunnel) {
         if (!this.deps.tunnels) throw new Error('agent tunnels are not available on this proxy');
-        return await connectToNode({ ...common, sock: await this.deps.tunnels.dial(node.id) });
+        return await connectToNode({
+          ...common,
+          sock: await this.deps.tunnels.dial({ kind: 'node', name: node.id }),
+        });
       }
       const { host, port } = splitHostPort(node.addr);
       return await connectToNode({ ...common, host, port });

@@ -10,12 +10,19 @@ import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { nodeHeartbeatSchema, type NodeHeartbeat } from '../nodes/node-records.js';
 import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
 import {
+  describeService,
+  dialRefusedSchema,
   GOING_AWAY,
   helloSchema,
+  helloVersionSchema,
   parseTextFrame,
   POLICY_VIOLATION,
   proofMessage,
   proofSchema,
+  servedKinds,
+  tunnelProtocolVersion,
+  versionMismatch,
+  type TunnelService,
 } from './tunnel-protocol.js';
 import type { ControlChannel, TunnelRegistry } from './tunnel-registry.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
@@ -59,7 +66,9 @@ const heartbeatSpacingMs = (heartbeatMs: number | undefined) =>
  */
 export function serveControlSocket(socket: WebSocket, options: ControlSocketOptions): void {
   let stage: 'hello' | 'proof' | 'ready' | 'closed' = 'hello';
-  let claimed: { nodeId: string; key: KeyObject; cert: ParsedCertificate } | undefined;
+  let claimed:
+    | { nodeId: string; key: KeyObject; cert: ParsedCertificate; services: TunnelService[] }
+    | undefined;
   const challenge = randomBytes(32);
   let channel: ControlChannel | undefined;
   let stopCertificateWatch = () => {};
@@ -97,8 +106,13 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
   closeOnProtocolError(socket);
 
   function onHello(frame: unknown): void {
+    // A hello without a version is protocol 1, what agents sent before they advertised services.
+    const version = helloVersionSchema.safeParse(frame);
+    const spoken = version.success ? (version.data.version ?? 1) : tunnelProtocolVersion;
+    if (spoken !== tunnelProtocolVersion) return refuse(versionMismatch('agent', spoken));
     const hello = helloSchema.safeParse(frame);
-    if (!hello.success) return refuse('expected {nodeId, hostCertificate} first');
+    if (!hello.success)
+      return refuse('expected {version, nodeId, hostCertificate, services} first');
     const { nodeId, hostCertificate } = hello.data;
     let key: KeyObject;
     let cert: ParsedCertificate;
@@ -115,7 +129,9 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     } catch (error) {
       return refuse(`host certificate refused: ${(error as Error).message}`);
     }
-    claimed = { nodeId, key, cert };
+    const services = acceptedServices(nodeId, hello.data.services);
+    if (typeof services === 'string') return refuse(services);
+    claimed = { nodeId, key, cert, services };
     stage = 'proof';
     send({ challenge: challenge.toString('base64') });
   }
@@ -132,17 +148,22 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     const nodeId = claimed.nodeId;
     channel = {
       nodeId,
-      requestDial: (id) => send({ type: 'dial', id }),
+      services: claimed.services,
+      requestDial: (id, service) => send({ type: 'dial', id, service }),
       close: (code, reason) => socket.close(code, closeReason(reason)),
     };
     options.registry.register(channel);
     send({
       type: 'ready',
+      version: tunnelProtocolVersion,
       pingIntervalMs: options.pingIntervalMs,
       ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.userCaPublicKeys ? { userCaKeys: options.userCaPublicKeys() } : {}),
     });
-    options.log.info({ nodeId }, 'agent tunnel connected');
+    options.log.info(
+      { nodeId, services: claimed.services.map(describeService) },
+      'agent tunnel connected',
+    );
     keepAlive();
     stopCertificateWatch = watchHostCertificate(claimed.cert, {
       nodeId,
@@ -161,7 +182,31 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     });
   }
 
+  /**
+   * The advertised services this proxy can vouch for, or why the hello is refused. A node service
+   * must be the node the certificate proves, or an agent could take another node's sessions.
+   */
+  function acceptedServices(nodeId: string, advertised: TunnelService[]): TunnelService[] | string {
+    const accepted: TunnelService[] = [];
+    for (const service of advertised) {
+      if (service.kind === 'node' && service.name !== nodeId) {
+        return `an agent serves only its own node (${nodeId}), not node ${service.name}`;
+      }
+      if (servedKinds.has(service.kind)) accepted.push(service);
+      else options.log.warn({ nodeId, kind: service.kind }, 'ignored a service of an unknown kind');
+    }
+    return accepted;
+  }
+
   function onAgentMessage(frame: unknown): void {
+    const refused = dialRefusedSchema.safeParse(frame);
+    if (refused.success && channel) {
+      options.log.warn(
+        { nodeId: channel.nodeId, reason: refused.data.message },
+        'agent refused a tunnel connection',
+      );
+      return options.registry.refuse(channel, refused.data.id, refused.data.message);
+    }
     const message = frame as Partial<Record<string, unknown>> | undefined;
     if (message?.type !== 'heartbeat' || !channel) return;
     const now = options.now();

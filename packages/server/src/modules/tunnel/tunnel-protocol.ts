@@ -6,18 +6,61 @@ import { z } from 'zod';
  * so the frames cannot drift apart.
  *
  * Control socket (`agentPaths.tunnel`), JSON text frames:
- *   agent → proxy  {nodeId, hostCertificate}
+ *   agent → proxy  {version, nodeId, hostCertificate, services}   services: [{kind, name}]
  *   proxy → agent  {challenge}                       32 random bytes, base64
  *   agent → proxy  {signature}                       Ed25519 over proofMessage(), base64
- *   proxy → agent  {type:'ready', pingIntervalMs, userCaKeys}
+ *   proxy → agent  {type:'ready', version, pingIntervalMs, userCaKeys}
  *   agent → proxy  {type:'heartbeat', hostname, os, labels, cmdLabels, hostPublicKey}   repeatedly
- *   proxy → agent  {type:'dial', id}                 open a data socket for connection `id`
+ *   proxy → agent  {type:'dial', id, service}        open a data socket for connection `id` to
+ *                                                    the advertised service {kind, name}
+ *   agent → proxy  {type:'dialRefused', id, message} this agent serves no such service
  *   proxy → agent  {type:'certificate', hostCertificate}   a renewed host certificate, to keep
  *   proxy → agent  {type:'error', message}           a refusal (then close) or a rejected heartbeat
  *
  * Data socket (`agentPaths.dial(id)`): the agent's first text frame is {id}; every later frame is
- * raw bytes of one SSH connection to the agent's node service.
+ * raw bytes of one connection to the dialled service (for a node: SSH to its node service).
+ *
+ * Version 1 (no `version`, no `services`: the node id was the only thing an agent served) is
+ * refused in both directions with a message naming both versions.
  */
+export const tunnelProtocolVersion = 2;
+
+/**
+ * Why two ends cannot talk, worded for whoever reads the log: which side speaks what, and which
+ * side to upgrade (the older one).
+ */
+export function versionMismatch(
+  side: 'agent' | 'proxy',
+  theirs: number,
+  ours = tunnelProtocolVersion,
+): string {
+  const other = side === 'agent' ? 'proxy' : 'agent';
+  const older = theirs < ours ? side : other;
+  return `${side} speaks tunnel protocol ${theirs}, this ${other} speaks ${ours}: upgrade the ${older}`;
+}
+
+/**
+ * What an agent serves through its tunnel: today its node service (`{kind:'node', name: <node
+ * id>}`); apps, databases, Kubernetes clusters and desktops are further kinds.
+ */
+export const tunnelServiceSchema = z.object({
+  kind: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a lowercase kind'),
+  name: z.string().min(1).max(253),
+});
+export type TunnelService = z.infer<typeof tunnelServiceSchema>;
+
+/** The kinds this proxy knows how to check and dial; others an agent advertises are ignored. */
+export const servedKinds: ReadonlySet<string> = new Set(['node']);
+
+/** `node 4f…` / `app grafana`, for messages. */
+export function describeService(service: TunnelService): string {
+  return `${service.kind} ${service.name}`;
+}
+
+/** One key per service, for maps. */
+export function serviceKey(service: TunnelService): string {
+  return `${service.kind}\0${service.name}`;
+}
 
 /** Close code for a peer that broke the protocol or failed to prove itself (RFC 6455 policy violation). */
 export const POLICY_VIOLATION = 1008;
@@ -28,6 +71,7 @@ export const proxyPingIntervalMs = 20_000;
 export const dialTimeoutMs = 10_000;
 export const authTimeoutMs = 10_000;
 
+/** A signing label, not the protocol version: protocol 2 signs the same message as 1 did. */
 const proofDomain = 'postern-tunnel-v1';
 
 /**
@@ -44,7 +88,12 @@ const base64 = z
   .max(4096)
   .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64');
 
+/** Read before the rest of the hello, so an agent of another version is told so, not "malformed". */
+export const helloVersionSchema = z.object({ version: z.number().int().min(1).optional() });
+
 export const helloSchema = z.object({
+  version: z.literal(tunnelProtocolVersion),
+  services: z.array(tunnelServiceSchema).max(256),
   nodeId: z.string().min(1).max(128),
   hostCertificate: z
     .string()
@@ -53,18 +102,28 @@ export const helloSchema = z.object({
 });
 export const proofSchema = z.object({ signature: base64 });
 export const challengeSchema = z.object({ challenge: base64 });
-export const dataHelloSchema = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/) });
+const connectionId = z.string().regex(/^[0-9a-f]{32}$/);
+export const dataHelloSchema = z.object({ id: connectionId });
+
+/** What the agent may send once it is in, besides heartbeats. */
+export const dialRefusedSchema = z.object({
+  type: z.literal('dialRefused'),
+  id: connectionId,
+  message: z.string().max(512),
+});
 
 /** What the proxy may send once the agent is in. */
 export const proxyMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('ready'),
+    /** Missing from a version 1 proxy. */
+    version: z.number().int().min(1).optional(),
     pingIntervalMs: z.number().int().positive().optional(),
     /** How often to heartbeat: the proxy owns the offline timeout, so it sets the pace. */
     heartbeatMs: z.number().int().min(100).optional(),
     userCaKeys: z.array(z.string()).optional(),
   }),
-  z.object({ type: z.literal('dial'), id: z.string().regex(/^[0-9a-f]{32}$/) }),
+  z.object({ type: z.literal('dial'), id: connectionId, service: tunnelServiceSchema }),
   z.object({
     type: z.literal('certificate'),
     hostCertificate: z

@@ -2,31 +2,44 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import type { TunnelDialer } from '../terminal/node-dialer.js';
-import { dialTimeoutMs, GOING_AWAY } from './tunnel-protocol.js';
+import {
+  describeService,
+  dialTimeoutMs,
+  GOING_AWAY,
+  serviceKey,
+  type TunnelService,
+} from './tunnel-protocol.js';
 
 /** An authenticated agent's control socket, as the registry sees it. */
 export interface ControlChannel {
+  /** The node id the agent proved: its identity, whatever it serves. */
   readonly nodeId: string;
-  /** Asks the agent to open a data socket for connection `id`. */
-  requestDial(id: string): void;
+  /** What the agent advertised and the proxy accepted. */
+  readonly services: readonly TunnelService[];
+  /** Asks the agent to open a data socket for connection `id` to `service`. */
+  requestDial(id: string, service: TunnelService): void;
   close(code: number, reason: string): void;
 }
 
 interface PendingDial {
   channel: ControlChannel;
+  service: TunnelService;
   resolve(stream: Duplex): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
 }
 
 /**
- * The agents connected to this proxy, by node id, and the connections being opened through them.
- * A dial is a single-use random id sent down the control socket; the agent answers by opening a
- * data socket that names it. Only this process knows its agents: see docs/agents.md for what that
+ * The agents connected to this proxy, by node id, the services they advertised, and the
+ * connections being opened through them. A dial names a service `{kind, name}` and goes to the
+ * latest agent advertising it, as a single-use random id sent down the control socket; the agent
+ * answers by opening a data socket that names it (or by refusing it). Only this process knows its agents: see docs/agents.md for what that
  * means behind a load balancer.
  */
 export class TunnelRegistry implements TunnelDialer {
   private readonly channels = new Map<string, ControlChannel>();
+  /** Service key → the channels advertising it, oldest first (several agents may serve one app). */
+  private readonly providers = new Map<string, ControlChannel[]>();
   private readonly pending = new Map<string, PendingDial>();
   private closed = false;
 
@@ -41,7 +54,12 @@ export class TunnelRegistry implements TunnelDialer {
     if (this.closed) return channel.close(GOING_AWAY, 'the proxy is shutting down');
     const older = this.channels.get(channel.nodeId);
     this.channels.set(channel.nodeId, channel);
+    for (const service of channel.services) {
+      const key = serviceKey(service);
+      this.providers.set(key, [...(this.providers.get(key) ?? []), channel]);
+    }
     if (older && older !== channel) {
+      this.forget(older);
       this.failDialsOf(older, 'the agent reconnected');
       older.close(GOING_AWAY, 'replaced by a newer connection from this agent');
     }
@@ -50,13 +68,21 @@ export class TunnelRegistry implements TunnelDialer {
   /** Forgets a channel that closed (unless a newer one already replaced it) and fails its dials. */
   unregister(channel: ControlChannel): void {
     if (this.channels.get(channel.nodeId) === channel) this.channels.delete(channel.nodeId);
+    this.forget(channel);
     this.failDialsOf(channel, 'its tunnel closed');
   }
 
-  dial(nodeId: string): Promise<Duplex> {
-    const channel = this.channels.get(nodeId);
+  /** Whether an agent connected here advertised `service`. */
+  serves(service: TunnelService): boolean {
+    return this.providers.has(serviceKey(service));
+  }
+
+  /** A byte stream to `service`, through the latest agent that advertised it. */
+  dial(service: TunnelService): Promise<Duplex> {
+    const channel = this.providers.get(serviceKey(service))?.at(-1);
+    const what = describeService(service);
     if (!channel) {
-      return Promise.reject(new Error(`node ${nodeId} is not connected to this proxy`));
+      return Promise.reject(new Error(`${what} is not connected to this proxy`));
     }
     const id = randomBytes(16).toString('hex');
     const timeoutMs = this.options.dialTimeoutMs ?? dialTimeoutMs;
@@ -64,14 +90,28 @@ export class TunnelRegistry implements TunnelDialer {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(
-          new Error(
-            `node ${nodeId} did not open the tunnel connection within ${timeoutMs / 1000} s`,
-          ),
+          new Error(`${what} did not open the tunnel connection within ${timeoutMs / 1000} s`),
         );
       }, timeoutMs);
-      this.pending.set(id, { channel, resolve, reject, timer });
-      channel.requestDial(id);
+      this.pending.set(id, { channel, service, resolve, reject, timer });
+      channel.requestDial(id, service);
     });
+  }
+
+  /**
+   * The agent said it cannot open dial `id` (it serves no such service): the dial fails with its
+   * words. Only the channel the dial went out on may refuse it.
+   */
+  refuse(channel: ControlChannel, id: string, message: string): void {
+    const dial = this.pending.get(id);
+    if (dial?.channel !== channel) return;
+    this.pending.delete(id);
+    clearTimeout(dial.timer);
+    dial.reject(
+      new Error(
+        `the agent of node ${channel.nodeId} cannot open ${describeService(dial.service)}: ${message}`,
+      ),
+    );
   }
 
   /**
@@ -85,7 +125,9 @@ export class TunnelRegistry implements TunnelDialer {
     clearTimeout(dial.timer);
     if (this.channels.get(dial.channel.nodeId) !== dial.channel) {
       dial.reject(
-        new Error(`node ${dial.channel.nodeId} reconnected while the connection was opening`),
+        new Error(
+          `the agent of ${describeService(dial.service)} reconnected while the connection was opening`,
+        ),
       );
       return false;
     }
@@ -98,8 +140,19 @@ export class TunnelRegistry implements TunnelDialer {
     this.closed = true;
     for (const channel of [...this.channels.values()]) {
       this.channels.delete(channel.nodeId);
+      this.forget(channel);
       this.failDialsOf(channel, 'the proxy is shutting down');
       channel.close(GOING_AWAY, 'the proxy is shutting down');
+    }
+  }
+
+  /** Takes a channel out of the providers of every service it advertised. */
+  private forget(channel: ControlChannel): void {
+    for (const service of channel.services) {
+      const key = serviceKey(service);
+      const rest = (this.providers.get(key) ?? []).filter((other) => other !== channel);
+      if (rest.length > 0) this.providers.set(key, rest);
+      else this.providers.delete(key);
     }
   }
 
@@ -108,7 +161,7 @@ export class TunnelRegistry implements TunnelDialer {
       if (dial.channel !== channel) continue;
       this.pending.delete(id);
       clearTimeout(dial.timer);
-      dial.reject(new Error(`cannot reach node ${channel.nodeId}: ${why}`));
+      dial.reject(new Error(`cannot reach ${describeService(dial.service)}: ${why}`));
     }
   }
 }

@@ -11,7 +11,7 @@ import {
 import { ClusterCa } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { ed25519PrivateKeyObject, generateEd25519Key } from '../../ssh/keys.js';
-import { proofMessage } from './tunnel-protocol.js';
+import { proofMessage, tunnelProtocolVersion } from './tunnel-protocol.js';
 
 interface RawAgent {
   socket: WebSocket;
@@ -19,21 +19,33 @@ interface RawAgent {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-/** A hand-driven agent, so each step of the handshake can be got wrong on purpose. */
+/**
+ * A hand-driven agent, so each step of the handshake can be got wrong on purpose. Its hello
+ * advertises its node service unless `hello` says what to send instead.
+ */
 function rawAgent(
   proxy: TunnelProxy,
-  hello: { nodeId: string; hostCertificate: string },
+  identity: { nodeId: string; hostCertificate: string },
   signWith: KeyObject,
-  options: { autoPong?: boolean } = {},
+  options: { autoPong?: boolean; hello?: Record<string, unknown> } = {},
 ): RawAgent {
-  const socket = new WebSocket(`${proxy.url.replace('http', 'ws')}${agentPaths.tunnel}`, options);
+  const { nodeId, hostCertificate } = identity;
+  const hello = options.hello ?? {
+    version: tunnelProtocolVersion,
+    nodeId,
+    hostCertificate,
+    services: [{ kind: 'node', name: nodeId }],
+  };
+  const socket = new WebSocket(`${proxy.url.replace('http', 'ws')}${agentPaths.tunnel}`, {
+    autoPong: options.autoPong ?? true,
+  });
   const messages: Array<Record<string, unknown>> = [];
   socket.on('open', () => socket.send(JSON.stringify(hello)));
   socket.on('message', (data) => {
     const message = JSON.parse(String(data)) as Record<string, unknown>;
     messages.push(message);
     if (typeof message.challenge === 'string') {
-      const proof = proofMessage(hello.nodeId, Buffer.from(message.challenge, 'base64'));
+      const proof = proofMessage(nodeId, Buffer.from(message.challenge, 'base64'));
       socket.send(JSON.stringify({ signature: sign(null, proof, signWith).toString('base64') }));
     }
   });
@@ -211,7 +223,7 @@ describe('agent tunnel, proxy side', () => {
     const node = hostIdentity(proxy.ca);
     const agent = rawAgent(proxy, node, node.privateKey);
     await eventually(() => isReady(agent), 3000, 'ready');
-    await expect(proxy.registry.dial(node.nodeId)).rejects.toThrow(
+    await expect(proxy.registry.dial({ kind: 'node', name: node.nodeId })).rejects.toThrow(
       /did not open the tunnel connection/,
     );
     const dial = agent.messages.find((m) => m.type === 'dial') as { id: string };
@@ -223,7 +235,7 @@ describe('agent tunnel, proxy side', () => {
 
   it('says a node with no tunnel is not connected', async () => {
     const nodeId = randomUUID();
-    await expect(proxy.registry.dial(nodeId)).rejects.toThrow(
+    await expect(proxy.registry.dial({ kind: 'node', name: nodeId })).rejects.toThrow(
       `node ${nodeId} is not connected to this proxy`,
     );
   });
@@ -237,9 +249,125 @@ describe('agent tunnel, proxy side', () => {
     await eventually(() => isReady(second), 3000, 'ready');
     expect(proxy.registry.connected(node.nodeId)).toBe(true);
     // The registry's channel is the second one: a dial goes there.
-    void proxy.registry.dial(node.nodeId).catch(() => {});
+    void proxy.registry.dial({ kind: 'node', name: node.nodeId }).catch(() => {});
     await eventually(() => second.messages.some((m) => m.type === 'dial'), 3000, 'the dial');
     second.socket.close();
+  });
+
+  it('dials an advertised service by {kind, name} and hands back its bytes', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    expect(agent.messages.find((m) => m.type === 'ready')).toMatchObject({
+      version: tunnelProtocolVersion,
+    });
+    const service = { kind: 'node', name: node.nodeId };
+    expect(proxy.registry.serves(service)).toBe(true);
+    // The agent's side of the connection: an echo service, as a handler would be.
+    agent.socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type?: string; id?: string };
+      if (message.type !== 'dial') return;
+      const dataSocket = new WebSocket(
+        `${proxy.url.replace('http', 'ws')}${agentPaths.dial(message.id!)}`,
+      );
+      dataSocket.on('open', () => dataSocket.send(JSON.stringify({ id: message.id })));
+      dataSocket.on('message', (bytes: Buffer) =>
+        dataSocket.send(Buffer.concat([Buffer.from('echo:'), bytes])),
+      );
+    });
+    const stream = await proxy.registry.dial(service);
+    const answer = new Promise<string>((resolve) =>
+      stream.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    );
+    stream.write('ping');
+    expect(await answer).toBe('echo:ping');
+    expect(agent.messages.find((m) => m.type === 'dial')).toMatchObject({ service });
+    stream.destroy();
+    agent.socket.close();
+  });
+
+  it('fails clearly when dialling a service no agent here advertised', async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey, {
+      hello: {
+        version: tunnelProtocolVersion,
+        nodeId: node.nodeId,
+        hostCertificate: node.hostCertificate,
+        // A kind this proxy does not know yet is ignored, not trusted.
+        services: [
+          { kind: 'node', name: node.nodeId },
+          { kind: 'app', name: 'grafana' },
+        ],
+      },
+    });
+    await eventually(() => isReady(agent), 3000, 'ready');
+    await expect(proxy.registry.dial({ kind: 'app', name: 'grafana' })).rejects.toThrow(
+      'app grafana is not connected to this proxy',
+    );
+    const other = randomUUID();
+    await expect(proxy.registry.dial({ kind: 'node', name: other })).rejects.toThrow(
+      `node ${other} is not connected to this proxy`,
+    );
+    expect(agent.messages.some((m) => m.type === 'dial')).toBe(false);
+    agent.socket.close();
+  });
+
+  it("reports an agent's refusal of a dial in the dial's error", async () => {
+    const node = hostIdentity(proxy.ca);
+    const agent = rawAgent(proxy, node, node.privateKey);
+    await eventually(() => isReady(agent), 3000, 'ready');
+    agent.socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type?: string; id?: string };
+      if (message.type !== 'dial') return;
+      agent.socket.send(
+        JSON.stringify({ type: 'dialRefused', id: message.id, message: 'not served here' }),
+      );
+    });
+    await expect(proxy.registry.dial({ kind: 'node', name: node.nodeId })).rejects.toThrow(
+      `the agent of node ${node.nodeId} cannot open node ${node.nodeId}: not served here`,
+    );
+    expect(proxy.registry.connected(node.nodeId)).toBe(true);
+    agent.socket.close();
+  });
+
+  it('refuses an agent that advertises the node service of another node', async () => {
+    const node = hostIdentity(proxy.ca);
+    const victim = randomUUID();
+    const { closed } = rawAgent(proxy, node, node.privateKey, {
+      hello: {
+        version: tunnelProtocolVersion,
+        nodeId: node.nodeId,
+        hostCertificate: node.hostCertificate,
+        services: [{ kind: 'node', name: victim }],
+      },
+    });
+    expect((await closed).reason).toBe(
+      `an agent serves only its own node (${node.nodeId}), not node ${victim}`,
+    );
+    expect(proxy.registry.serves({ kind: 'node', name: victim })).toBe(false);
+  });
+
+  it('refuses an agent of the previous protocol, naming both versions, and logs it', async () => {
+    const node = hostIdentity(proxy.ca);
+    // What agents sent before services: no version, no services.
+    const { closed, messages } = rawAgent(proxy, node, node.privateKey, {
+      hello: { nodeId: node.nodeId, hostCertificate: node.hostCertificate },
+    });
+    const why = 'agent speaks tunnel protocol 1, this proxy speaks 2: upgrade the agent';
+    expect(await closed).toEqual({ code: 1008, reason: why });
+    expect(messages).toEqual([{ type: 'error', message: why }]);
+    expect(proxy.registry.connected(node.nodeId)).toBe(false);
+    await eventually(() => proxy.logs.some((line) => line.includes(why)), 3000, 'the log line');
+  });
+
+  it('refuses an agent of a newer protocol, asking for the proxy to be upgraded', async () => {
+    const node = hostIdentity(proxy.ca);
+    const { closed } = rawAgent(proxy, node, node.privateKey, {
+      hello: { version: 3, nodeId: node.nodeId, hostCertificate: node.hostCertificate },
+    });
+    expect((await closed).reason).toBe(
+      'agent speaks tunnel protocol 3, this proxy speaks 2: upgrade the proxy',
+    );
   });
 
   it('drops an agent that stops answering pings', async () => {
