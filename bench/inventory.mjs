@@ -40,12 +40,12 @@ const load = (file) =>
     console.error(`No built server at ${dist}: run npm run build first.`);
     process.exit(2);
   });
-const { InventoryService } = await load('modules/nodes/inventory.service.js');
+const { InventoryService } = await load('wings/servers/nodes/inventory.service.js');
 const { ClustersService } = await load('modules/clusters/clusters.service.js');
 const { SqliteBackend } = await load('backend/sqlite.js');
 const { SqliteAuditStore } = await load('modules/audit/audit.sqlite.js');
-const { hostActor } = await load('modules/access/actor.js');
-const { RoleSet, roleSchema } = await load('modules/rbac/index.js');
+const { hostActor } = await load('access-control/access/actor.js');
+const { RoleSet, roleSchema } = await load('access-control/rbac/index.js');
 
 // A user who sees two servers in three (env prod or dev) and logs in as root: every record is
 // checked against their labels, as for anyone who is not an admin.

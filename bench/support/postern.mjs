@@ -169,8 +169,8 @@ export async function createRole(postern, name, allowYaml) {
 export async function createWebSession(postern, user, roles) {
   const load = (file) => import(pathToFileURL(path.join(serverDist, file)).href);
   const { openBackend } = await load('backend/index.js');
-  const { WebSessionStore } = await load('modules/web-sessions/web-sessions.store.js');
-  const { WebSessionService } = await load('modules/web-sessions/web-sessions.service.js');
+  const { WebSessionStore } = await load('identity/web-sessions/web-sessions.store.js');
+  const { WebSessionService } = await load('identity/web-sessions/web-sessions.service.js');
   const backend = await openBackend({
     type: 'sqlite',
     path: path.join(postern.dataDir, 'postern.db'),
@@ -194,7 +194,7 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, no
   const { ClusterCa } = await load('ssh/ca.service.js');
   const { generateEd25519Key, ed25519PrivateKeyObject } = await load('ssh/keys.js');
   const { toOpenSshPrivateKey } = await load('ssh/openssh-key-format.js');
-  const { UsersStore } = await load('modules/users/users.store.js');
+  const { UsersStore } = await load('identity/users/users.store.js');
   const backend = await openBackend({
     type: 'sqlite',
     path: path.join(postern.dataDir, 'postern.db'),

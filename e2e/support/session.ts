@@ -17,10 +17,10 @@ export async function signIn(
   const dist = path.join(repoRoot, 'packages/server/dist');
   const { openBackend } = await import(path.join(dist, 'backend/index.js'));
   const { WebSessionStore } = await import(
-    path.join(dist, 'modules/web-sessions/web-sessions.store.js')
+    path.join(dist, 'identity/web-sessions/web-sessions.store.js')
   );
   const { WebSessionService } = await import(
-    path.join(dist, 'modules/web-sessions/web-sessions.service.js')
+    path.join(dist, 'identity/web-sessions/web-sessions.service.js')
   );
   const backend = await openBackend({
     type: 'sqlite',

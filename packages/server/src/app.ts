@@ -1,51 +1,51 @@
 import cookie from '@fastify/cookie';
 import { apiPrefix } from '@postern/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { buildAccessControl, type AccessControlServices } from './access-control.js';
+import { buildAccessControl, type AccessControlServices } from './access-control/index.js';
 import type { Backend } from './backend/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/config.js';
-import { buildIdentity, type IdentityServices } from './identity.js';
+import { buildIdentity, type IdentityServices } from './identity/index.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
 import { installCsrfCheck } from './plugins/csrf.js';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { installRateLimit, perMinute } from './plugins/rate-limit.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
 import { webConsole } from './plugins/web-console.js';
-import { AccessResolver } from './modules/access/access-resolver.js';
-import { accountRoutes } from './modules/account/account.routes.js';
+import { AccessResolver } from './access-control/access/access-resolver.js';
+import { accountRoutes } from './identity/account/account.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
 import { clusterSecret } from './cluster-secrets.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
+import { authRoutes } from './identity/auth/auth.routes.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
 import { clientConfigFor } from './modules/client-config/client-config.service.js';
-import { connectorsRoutes } from './modules/connectors/connectors.routes.js';
-import { authProviders } from './modules/connectors/connectors.service.js';
-import { watchConnectors } from './modules/connectors/connectors.watch.js';
+import { connectorsRoutes } from './access-control/connectors/connectors.routes.js';
+import { authProviders } from './access-control/connectors/connectors.service.js';
+import { watchConnectors } from './access-control/connectors/connectors.watch.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { UserContextService } from './modules/context/context.service.js';
 import { contextRoutes } from './modules/context/context.routes.js';
-import { LockWatcher } from './modules/locks/lock-watcher.js';
-import { locksRoutes } from './modules/locks/locks.routes.js';
+import { LockWatcher } from './access-control/locks/lock-watcher.js';
+import { locksRoutes } from './access-control/locks/locks.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
-import { rolesRoutes } from './modules/roles/roles.routes.js';
-import { userTokensRoutes } from './modules/user-tokens/user-tokens.routes.js';
-import { usersAdminRoutes } from './modules/users/users-admin.routes.js';
-import type { WebSessionService } from './modules/web-sessions/web-sessions.service.js';
+import { rolesRoutes } from './access-control/roles/roles.routes.js';
+import { userTokensRoutes } from './identity/user-tokens/user-tokens.routes.js';
+import { usersAdminRoutes } from './identity/users/users-admin.routes.js';
+import type { WebSessionService } from './identity/web-sessions/web-sessions.service.js';
 import {
   buildServerAccess,
   registerServerAccessRoutes,
   type ServerAccessServices,
-} from './server-access.js';
+} from './wings/servers/index.js';
 import type { ClusterCa } from './ssh/ca.service.js';
-import { buildCertIssuer, registerSshLoginRoutes } from './ssh-login.js';
-import { buildSso } from './sso.js';
+import { buildCertIssuer, registerSshLoginRoutes } from './identity/cli-login/index.js';
+import { buildSso } from './sso/index.js';
 import { defaultDocsDir, docsRoutes } from './plugins/docs.js';
-import { ssoRoutes } from './modules/sso/sso.routes.js';
+import { ssoRoutes } from './sso/sso.routes.js';
 
 export interface AppDeps {
   config: Config;

@@ -10,11 +10,11 @@ import { createLogger, logDestination } from './logger.js';
 import { backgroundAuditWritten } from './modules/audit/emit.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { SpooledAuditStore } from './modules/audit/spool/index.js';
-import { bootstrapFirstAdmin, recordPublicUrl } from './modules/bootstrap/first-admin.js';
-import { startLocalNode } from './local-node.js';
-import { OpenSshReachability } from './modules/nodes/reachability.js';
+import { bootstrapFirstAdmin, recordPublicUrl } from './identity/bootstrap/first-admin.js';
+import { startLocalNode } from './wings/servers/local-node.js';
+import { OpenSshReachability } from './wings/servers/nodes/reachability.js';
 import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
-import { startSshProxy } from './modules/ssh-proxy/start-ssh-proxy.js';
+import { startSshProxy } from './wings/servers/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
 

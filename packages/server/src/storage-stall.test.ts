@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from './modules/access/actor.js';
+import { hostActor } from './access-control/access/actor.js';
 import { createTestApp, type TestApp } from './testing/app-harness.testkit.js';
 import { b64, inviteUser, type TestUser } from './testing/identity.testkit.js';
 import { holdSqliteLock } from './testing/sqlite-lock.testkit.js';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
-import { CommandLabels, type CommandLabelSpec } from '../modules/nodes/command-labels.js';
+import { CommandLabels, type CommandLabelSpec } from '../wings/servers/nodes/command-labels.js';
 import { parseCertificate } from '../ssh/certificates.js';
 import { ed25519PrivateKeyObject, parsePublicKey } from '../ssh/keys.js';
 import { NodeService } from '../ssh/node-service/index.js';

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
-import { buildAccessControl, type AccessControlServices } from '../access-control.js';
+import { buildAccessControl, type AccessControlServices } from '../access-control/index.js';
 import { openBackend, type Backend } from '../backend/index.js';
 import { systemClock } from '../clock.js';
 import { ConfigError, resolveConfig, type Config, type ConfigFlags } from '../config/config.js';
 import { publicBaseUrl } from '../config/public-url.js';
-import { buildIdentity, type IdentityServices } from '../identity.js';
+import { buildIdentity, type IdentityServices } from '../identity/index.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { retryingWhileBusy } from '../modules/audit/busy-retry.js';
-import { recordedPublicUrl } from '../modules/bootstrap/first-admin.js';
-import { LockWatcher } from '../modules/locks/lock-watcher.js';
+import { recordedPublicUrl } from '../identity/bootstrap/first-admin.js';
+import { LockWatcher } from '../access-control/locks/lock-watcher.js';
 
 /** What an admin command works with: the same storage and services a running server uses. */
 export interface AdminContext {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { SqliteBackend } from '../backend/index.js';
 import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
-import { LockWatcher } from '../modules/locks/lock-watcher.js';
+import { LockWatcher } from '../access-control/locks/lock-watcher.js';
 import { openAdminContext, type AdminContext } from './admin-context.js';
 import type { Print } from './table.js';
 

@@ -1,7 +1,7 @@
 import { connectorKinds, secretPlaceholder, type ConnectorKind } from '@postern/contracts';
 import { ConfigError } from '../config/config.js';
-import { hostActor } from '../modules/access/actor.js';
-import { connectorToYaml, mapSecrets } from '../modules/connectors/connector.yaml.js';
+import { hostActor } from '../access-control/access/actor.js';
+import { connectorToYaml, mapSecrets } from '../access-control/connectors/connector.yaml.js';
 import type { AdminContext } from './admin-context.js';
 import type { Document } from './documents.js';
 import { printTable, type Print } from './table.js';

@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
-import { RoleValidationError } from '../modules/rbac/index.js';
+import { RoleValidationError } from '../access-control/rbac/index.js';
 
 /** One YAML document of a file given to `postern create -f`, with where it starts. */
 export interface Document {

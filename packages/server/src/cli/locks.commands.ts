@@ -1,7 +1,7 @@
 import { lockTargetKinds, type LockTargetKind } from '@postern/contracts';
 import { ConfigError } from '../config/config.js';
-import { hostActor } from '../modules/access/actor.js';
-import { describeTarget } from '../modules/locks/locks.service.js';
+import { hostActor } from '../access-control/access/actor.js';
+import { describeTarget } from '../access-control/locks/locks.service.js';
 import type { AdminContext } from './admin-context.js';
 import type { Print } from './table.js';
 import { cliActor } from './users.commands.js';

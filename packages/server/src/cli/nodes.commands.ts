@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config.js';
-import { hostActor } from '../modules/access/actor.js';
-import { InventoryService } from '../modules/nodes/inventory.service.js';
-import { labelNamePattern } from '../modules/nodes/node-records.js';
+import { hostActor } from '../access-control/access/actor.js';
+import { InventoryService } from '../wings/servers/nodes/inventory.service.js';
+import { labelNamePattern } from '../wings/servers/nodes/node-records.js';
 import { ClusterCa } from '../ssh/ca.service.js';
 import type { AdminContext } from './admin-context.js';
 import { printTable, type Print } from './table.js';

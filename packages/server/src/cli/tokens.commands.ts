@@ -2,13 +2,13 @@ import { scriptPaths, type JoinTokenRole } from '@postern/contracts';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../config/config.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
-import { hostActor } from '../modules/access/actor.js';
+import { hostActor } from '../access-control/access/actor.js';
 import {
   joinTokenDefaultTtlMs,
   joinTokenId,
   JoinTokensService,
-} from '../modules/join-tokens/join-tokens.service.js';
-import { JoinTokensStore } from '../modules/join-tokens/join-tokens.store.js';
+} from '../wings/servers/join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
 import type { AdminContext } from './admin-context.js';
 import { parseLabels } from './nodes.commands.js';
 import { printTable, type Print } from './table.js';

@@ -6,7 +6,7 @@ import { SqliteBackend } from '../backend/index.js';
 import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
 import { SqliteAuditStore } from '../modules/audit/index.js';
-import { recordPublicUrl } from '../modules/bootstrap/first-admin.js';
+import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
 import { openAdminContext, type AdminContext } from './admin-context.js';
 import { usersAdd, usersList, usersReset, usersUnlock } from './users.commands.js';
 

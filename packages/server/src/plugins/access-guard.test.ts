@@ -1,7 +1,7 @@
 import type { AclArea, AclVerb } from '@postern/contracts';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aclAreaKinds } from '../modules/rbac/index.js';
+import { aclAreaKinds } from '../access-control/rbac/index.js';
 import { installAccessGuard } from './access-guard.js';
 import { createTestApp, type TestApp } from '../testing/app-harness.testkit.js';
 

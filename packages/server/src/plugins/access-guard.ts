@@ -2,15 +2,15 @@ import type { AclArea, AclVerb, UserAcl } from '@postern/contracts';
 import { lastActiveHeader } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, notAuthenticated } from '../errors.js';
-import type { AccessResolver } from '../modules/access/access-resolver.js';
-import type { Actor } from '../modules/access/actor.js';
-import type { Credential } from '../modules/access/credential-revocation.js';
-import { lockMessage, type LockView } from '../modules/locks/lock-watcher.js';
-import type { RoleSet } from '../modules/rbac/index.js';
+import type { AccessResolver } from '../access-control/access/access-resolver.js';
+import type { Actor } from '../access-control/access/actor.js';
+import type { Credential } from '../access-control/access/credential-revocation.js';
+import { lockMessage, type LockView } from '../access-control/locks/lock-watcher.js';
+import type { RoleSet } from '../access-control/rbac/index.js';
 import type {
   WebSession,
   WebSessionService,
-} from '../modules/web-sessions/web-sessions.service.js';
+} from '../identity/web-sessions/web-sessions.service.js';
 
 /**
  * What a route needs: 'public' (anyone), 'authenticated' (any signed-in user), or an ACL area and

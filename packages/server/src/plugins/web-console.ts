@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   WebSession,
   WebSessionService,
-} from '../modules/web-sessions/web-sessions.service.js';
-import { setSessionCookie } from '../modules/auth/session-cookie.js';
+} from '../identity/web-sessions/web-sessions.service.js';
+import { setSessionCookie } from '../identity/auth/session-cookie.js';
 import { consoleNotBuiltPage, renderIndex } from '../web/index-page.js';
 import { sessionCookieName } from './access-guard.js';
 import { csrfCookieName } from './csrf.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { hostActor } from '../modules/access/actor.js';
+import { hostActor } from '../access-control/access/actor.js';
 import type { TestApp } from './app-harness.testkit.js';
 import { b64, nextTotp, type TestUser } from './identity.testkit.js';
 

@@ -1,4 +1,4 @@
-import { startSshProxy } from '../modules/ssh-proxy/start-ssh-proxy.js';
+import { startSshProxy } from '../wings/servers/ssh-proxy/start-ssh-proxy.js';
 import type { TestApp } from './app-harness.testkit.js';
 
 /** The SSH proxy over a test app's services, on a free loopback port (app.config follows it). */

@@ -1,5 +1,5 @@
 import type { TerminalRequest } from '@postern/contracts';
-import { hostActor } from '../modules/access/actor.js';
+import { hostActor } from '../access-control/access/actor.js';
 import { createTestApp, type TestApp, type TestAppOptions } from './app-harness.testkit.js';
 import { startSshd } from './sshd.testkit.js';
 import { openTerminal, type TerminalClient } from './terminal-client.testkit.js';

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.j
 import { inviteUser, type TestUser } from '../../testing/identity.testkit.js';
 import { totpCode } from '../../testing/totp.testkit.js';
 import { createOpsRole } from '../../testing/ssh-login.testkit.js';
-import { hostActor } from '../../modules/access/actor.js';
+import { hostActor } from '../../access-control/access/actor.js';
 import { addLoginCommands } from './login.commands.js';
 
 let app: TestApp;

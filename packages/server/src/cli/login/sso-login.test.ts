@@ -12,7 +12,7 @@ import {
   type TestOidcProvider,
 } from '../../testing/oidc-provider.testkit.js';
 import { createOpsRole } from '../../testing/ssh-login.testkit.js';
-import { hostActor } from '../../modules/access/actor.js';
+import { hostActor } from '../../access-control/access/actor.js';
 
 /**
  * The built CLI (`npx tsc -b packages/server` first) run as a user would, against a listening

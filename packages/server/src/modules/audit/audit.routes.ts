@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
 import { actorOf } from '../../plugins/access-guard.js';
 import { parseInput } from '../../plugins/validate.js';
-import { may } from '../access/actor.js';
+import { may } from '../../access-control/access/actor.js';
 import type { AuditStore } from './index.js';
 import { visiblePage } from './visible-page.js';
 

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../backend/memory.js';
 import type { AuditStore } from '../audit/index.js';
-import type { LockWatcher } from '../locks/lock-watcher.js';
+import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { SessionHub } from '../sessions/session-hub.js';
 import { DirRecordingStore } from './recording-store.js';
 

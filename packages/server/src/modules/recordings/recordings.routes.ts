@@ -12,7 +12,7 @@ import { resolveClusterId } from '../../cluster-context.js';
 import { notFound } from '../../errors.js';
 import { actorOf } from '../../plugins/access-guard.js';
 import { parseInput } from '../../plugins/validate.js';
-import { may } from '../access/actor.js';
+import { may } from '../../access-control/access/actor.js';
 import { emitAudit, remoteAddr } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { readChunkAt, readChunkFrom, readRecordingInfo } from './playback.js';

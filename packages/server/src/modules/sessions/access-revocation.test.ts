@@ -14,7 +14,7 @@ import { openSshClient } from '../../testing/openssh-client.testkit.js';
 import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
 import { freePort, startSshd } from '../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
-import { hostActor } from '../access/actor.js';
+import { hostActor } from '../../access-control/access/actor.js';
 
 // Access taken away while it is in use ends that use, on a real OpenSSH sshd: the browser
 // terminal and `ssh -J` through the proxy, after a role edit, a role removed from the user, a

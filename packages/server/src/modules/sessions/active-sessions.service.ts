@@ -1,6 +1,6 @@
 import type { ActiveSessionList } from '@postern/contracts';
-import type { RoleSet } from '../rbac/index.js';
-import { may } from '../access/actor.js';
+import type { RoleSet } from '../../access-control/rbac/index.js';
+import { may } from '../../access-control/access/actor.js';
 import { participantModesFor } from './join-policy.js';
 import type { SessionHub } from './session-hub.js';
 import { toActiveSessionJson } from './session-json.js';

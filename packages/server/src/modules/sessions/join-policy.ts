@@ -1,6 +1,6 @@
 import { participantModes, type ParticipantMode, type SessionKind } from '@postern/contracts';
-import type { RoleSet } from '../rbac/index.js';
-import { matchesAny } from '../rbac/labels.js';
+import type { RoleSet } from '../../access-control/rbac/index.js';
+import { matchesAny } from '../../access-control/rbac/labels.js';
 
 export interface JoinableSession {
   kind: SessionKind;

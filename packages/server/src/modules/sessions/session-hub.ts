@@ -5,7 +5,7 @@ import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
-import { lockMessage, type LockWatcher } from '../locks/lock-watcher.js';
+import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
 import {

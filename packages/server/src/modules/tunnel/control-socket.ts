@@ -7,7 +7,7 @@ import {
   type ParsedCertificate,
 } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
-import { nodeHeartbeatSchema, type NodeHeartbeat } from '../nodes/node-records.js';
+import { nodeHeartbeatSchema, type NodeHeartbeat } from '../../wings/servers/nodes/node-records.js';
 import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
 import {
   describeService,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import type { TunnelDialer } from '../terminal/node-dialer.js';
+import type { TunnelDialer } from '../../wings/servers/terminal/node-dialer.js';
 import {
   describeService,
   dialTimeoutMs,

@@ -2,7 +2,7 @@ import type {} from '@fastify/websocket';
 import { agentPaths } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
-import type { NodeHeartbeat } from '../nodes/node-records.js';
+import type { NodeHeartbeat } from '../../wings/servers/nodes/node-records.js';
 import type { HostCertificateRequest } from './certificate-watch.js';
 import { serveControlSocket } from './control-socket.js';
 import { serveDataSocket } from './data-socket.js';

@@ -6,7 +6,7 @@ import { startTestSshProxy } from '../../../testing/ssh-proxy.testkit.js';
 import { holdSqliteLock, type HeldSqliteLock } from '../../../testing/sqlite-lock.testkit.js';
 import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
-import { hostActor } from '../../access/actor.js';
+import { hostActor } from '../../../access-control/access/actor.js';
 import type { AuditOnFailure } from './spooled-audit-store.js';
 
 const cleanups: (() => Promise<void>)[] = [];

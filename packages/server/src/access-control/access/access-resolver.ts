@@ -1,0 +1,131 @@
+import type { UserAcl } from '@postern/contracts';
+import type { Backend } from '../../backend/index.js';
+import { WatchedCache } from '../../backend/watched-cache.js';
+import { RoleSet, userAcl, type Role } from '../rbac/index.js';
+import { roleFromItem, rolesPrefix } from '../roles/roles.store.js';
+import { usersPrefix, type UserResource } from '../../identity/users/users.store.js';
+import { credentialRevoked, type Credential, type SubjectRef } from './credential-revocation.js';
+
+/** What a signed-in user may do, worked out from their roles and traits. */
+export interface ResolvedAccess {
+  roles: string[];
+  /** Internal trait names (`logins`, `db_users`…), as role templates read them. */
+  traits: Record<string, string[]>;
+  authType: 'local' | 'sso';
+  roleSet: RoleSet;
+  acl: UserAcl;
+  /** Whether the user has a record (sessions written directly by tests have none). */
+  hasRecord: boolean;
+}
+
+/** A subject judged again: its current roles, or why it no longer counts. */
+export type CurrentSubject =
+  { ok: true; roles: string[]; roleSet: RoleSet } | { ok: false; reason: string };
+
+/** Memoised results kept at most; beyond it the memo starts again (it is only a cache). */
+const memoLimit = 10_000;
+
+/**
+ * Every role and user in memory, kept current through the backend's watch, so the access guard
+ * computes a caller's RoleSet without a storage round trip, and a role edited (or a user's roles
+ * changed) on any proxy applies on every proxy at once. Results are memoised until either
+ * collection changes.
+ */
+export class AccessResolver {
+  readonly roles: WatchedCache<Role>;
+  readonly users: WatchedCache<UserResource>;
+  private memo = new Map<string, ResolvedAccess>();
+  private memoGeneration = '';
+
+  constructor(backend: Backend, onError?: (error: unknown) => void) {
+    this.roles = new WatchedCache(backend, { prefix: rolesPrefix, parse: roleFromItem, onError });
+    this.users = new WatchedCache(backend, {
+      prefix: usersPrefix,
+      parse: (item) => JSON.parse(item.value) as UserResource,
+      onError,
+    });
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.roles.start(), this.users.start()]);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.roles.close(), this.users.close()]);
+  }
+
+  /**
+   * The access of a session's user. Roles and traits come from the user's record, so a change
+   * to them applies to sessions already open; a session whose user has no record (sessions that
+   * tests and the e2e harness write directly) keeps the roles it was created with and no traits.
+   * Role names that no longer exist grant nothing.
+   */
+  resolve(user: string, sessionRoles: readonly string[]): ResolvedAccess {
+    const generation = `${this.roles.generation}:${this.users.generation}`;
+    if (generation !== this.memoGeneration || this.memo.size >= memoLimit) {
+      this.memo = new Map();
+      this.memoGeneration = generation;
+    }
+    const key = `${user}\n${sessionRoles.join(',')}`;
+    let resolved = this.memo.get(key);
+    if (!resolved) {
+      resolved = this.compute(user, sessionRoles);
+      this.memo.set(key, resolved);
+    }
+    return resolved;
+  }
+
+  /** Why this credential of the user no longer counts (a change of credentials), or undefined. */
+  credentialRevoked(user: string, credential: Credential): string | undefined {
+    return credentialRevoked(this.users.get(user), credential);
+  }
+
+  /**
+   * The subject of a live connection against the CURRENT users and roles: a deleted user or a
+   * revoked credential ends it; otherwise its roles and RoleSet as a new request would get them.
+   */
+  current(subject: SubjectRef): CurrentSubject {
+    const record = this.users.get(subject.user);
+    if (subject.hadRecord && !record) return { ok: false, reason: 'the user was deleted' };
+    const revoked = credentialRevoked(record, subject.credential);
+    if (revoked) return { ok: false, reason: revoked };
+    const { roles, roleSet } = this.resolve(subject.user, subject.roles);
+    return { ok: true, roles, roleSet };
+  }
+
+  /** Calls `listener` after any change to roles or users (several in a row call it once). */
+  onChange(listener: () => void): () => void {
+    let scheduled = false;
+    const changed = () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        listener();
+      });
+    };
+    for (const cache of [this.roles, this.users] as const) {
+      cache.on('put', changed).on('delete', changed);
+    }
+    return () => {
+      for (const cache of [this.roles, this.users] as const) {
+        cache.off('put', changed).off('delete', changed);
+      }
+    };
+  }
+
+  /** Every role name, for the user context's requestable roles. */
+  roleNames(): string[] {
+    return this.roles.names().sort();
+  }
+
+  private compute(user: string, sessionRoles: readonly string[]): ResolvedAccess {
+    const record = this.users.get(user);
+    const roles = [...(record?.spec.roles ?? sessionRoles)].sort();
+    const traits = { ...(record?.spec.traits ?? {}) };
+    const defined = roles.flatMap((name) => this.roles.get(name) ?? []);
+    const roleSet = new RoleSet(defined, { name: user, traits });
+    const authType = !record || record.spec.authType === 'local' ? 'local' : 'sso';
+    return { roles, traits, authType, roleSet, acl: userAcl(roleSet), hasRecord: !!record };
+  }
+}

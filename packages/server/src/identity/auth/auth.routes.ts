@@ -1,0 +1,87 @@
+import {
+  apiPaths,
+  createSessionRequestSchema,
+  mfaLoginBeginRequestSchema,
+  mfaLoginFinishRequestSchema,
+  okBody,
+  renewSessionRequestSchema,
+  type MfaChallenge,
+  type SessionResponse,
+} from '@postern/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { notAuthenticated } from '../../errors.js';
+import { parseInput } from '../../plugins/validate.js';
+import type { AuditStore } from '../../modules/audit/index.js';
+import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
+import type { WebSessionService } from '../web-sessions/web-sessions.service.js';
+import type { LoginService } from './login.service.js';
+import { clearSessionCookie, requestContext, setSessionCookie } from './session-cookie.js';
+
+export interface AuthRoutesOptions {
+  login: LoginService;
+  sessions: WebSessionService;
+  audit: AuditStore;
+  /** Per-address limit on the sign-in calls (@fastify/rate-limit route config). */
+  loginRateLimit: { max: number; timeWindow: number };
+}
+
+const identityOf = (request: FastifyRequest) => {
+  if (!request.identity) throw notAuthenticated();
+  return request.identity;
+};
+
+/** Sign-in, renewal, sign-out and the status poll (spec §7 Session, reference §1.2). */
+export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions) {
+  const { login, sessions, audit } = options;
+  const signIn = { access: 'public', csrf: true, rateLimit: options.loginRateLimit } as const;
+
+  app.post(apiPaths.webSession, { config: signIn }, async (request, reply) => {
+    const body = parseInput(createSessionRequestSchema, request.body);
+    const session = await login.passwordLogin(body, requestContext(request));
+    setSessionCookie(reply, session);
+    return sessions.response(session) satisfies SessionResponse;
+  });
+
+  app.post(apiPaths.mfaLoginBegin, { config: signIn }, async (request): Promise<MfaChallenge> => {
+    const body = parseInput(mfaLoginBeginRequestSchema, request.body);
+    return login.begin(body, requestContext(request));
+  });
+
+  app.post(apiPaths.mfaLoginFinishSession, { config: signIn }, async (request, reply) => {
+    const body = parseInput(mfaLoginFinishRequestSchema, request.body);
+    const session = await login.finish(body, requestContext(request));
+    setSessionCookie(reply, session);
+    return sessions.response(session) satisfies SessionResponse;
+  });
+
+  app.post(
+    apiPaths.renewSession,
+    { config: { access: 'authenticated', passive: true } },
+    async (request, reply) => {
+      parseInput(renewSessionRequestSchema, request.body ?? {});
+      const renewed = await sessions.renew(identityOf(request).session);
+      if (!renewed) throw notAuthenticated('this session has ended: sign in again');
+      setSessionCookie(reply, renewed);
+      return sessions.response(renewed) satisfies SessionResponse;
+    },
+  );
+
+  // A locked user may still sign out.
+  app.delete(
+    apiPaths.webSession,
+    { config: { access: 'authenticated', allowLocked: true } },
+    async (request, reply) => {
+      const { user, session } = identityOf(request);
+      await sessions.end(session.id);
+      clearSessionCookie(reply);
+      await emitAudit(audit, 'TPOS010I', { user, ...remoteAddr(request.ip) });
+      return okBody;
+    },
+  );
+
+  app.get(
+    apiPaths.userStatus,
+    { config: { access: 'authenticated', passive: true } },
+    async () => okBody,
+  );
+}

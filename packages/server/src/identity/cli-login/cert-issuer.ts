@@ -1,0 +1,105 @@
+import type { SshCertsResponse } from '@postern/contracts';
+import type { Clock } from '../../clock.js';
+import { accessDenied, badParameter } from '../../errors.js';
+import type { ClusterCa } from '../../ssh/ca.service.js';
+import { ED25519, formatPublicKey, parsePublicKey } from '../../ssh/keys.js';
+import type { AccessResolver } from '../../access-control/access/access-resolver.js';
+import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
+import type { AuditStore } from '../../modules/audit/index.js';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+
+export interface CertIssuerDeps {
+  ca: ClusterCa;
+  access: Pick<AccessResolver, 'resolve'>;
+  locks: LockView;
+  audit: AuditStore;
+  /**
+   * `host:port` of the SSH proxy listener, as ping reports it; read at each issue, since with
+   * `--ssh-addr …:0` the port is known only once the listener is up.
+   */
+  sshProxyAddr: () => string;
+  now: Clock;
+}
+
+/** The shortest certificate anyone gets: below it a login would expire while it is made. */
+const minimumTtlMs = 60_000;
+
+/**
+ * The public key a CLI sends, as the one line we certify (comment dropped). A malformed or
+ * non-Ed25519 key is the caller's mistake (400), checked before any password is.
+ */
+export function certifiableKey(line: string): string {
+  let parsed;
+  try {
+    parsed = parsePublicKey(line);
+  } catch (error) {
+    throw badParameter(`pub_key: ${(error as Error).message}`);
+  }
+  if (parsed.type !== ED25519) throw badParameter('pub_key: only ssh-ed25519 keys are accepted');
+  return formatPublicKey(ED25519, parsed.blob);
+}
+
+/**
+ * Issues the user certificate of a user who proved who they are (password and second factor,
+ * or a browser's approval): principals are every login their roles allow, the lifetime is at
+ * most the roles' max_session_ttl, and the extensions follow the role options, as the web
+ * terminal's certificates do.
+ */
+export class CertIssuer {
+  constructor(private readonly deps: CertIssuerDeps) {}
+
+  /**
+   * How long a certificate issued now would live: the request capped by the roles'
+   * max_session_ttl. The CLI's SSO sign-in makes the user record last at least this long.
+   */
+  lifetimeMs(user: string, roles: string[], requestedTtlMs: number | undefined): number {
+    const { roleSet } = this.deps.access.resolve(user, roles);
+    return clampTtl(requestedTtlMs, roleSet.options().maxSessionTtlMs);
+  }
+
+  /**
+   * `roles` is the user record's, read by the caller: the watched cache the resolver reads may
+   * not have seen a user created a moment ago, and would then find no roles at all.
+   */
+  async issue(args: {
+    user: string;
+    roles: string[];
+    publicKey: string;
+    requestedTtlMs: number | undefined;
+    addr: string | undefined;
+  }): Promise<SshCertsResponse> {
+    const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles);
+    const lock = this.deps.locks.lockFor({ user: args.user, roles });
+    if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
+    const options = roleSet.options();
+    const ttlMs = clampTtl(args.requestedTtlMs, options.maxSessionTtlMs);
+    const logins = roleSet.certificateLogins();
+    const cert = this.deps.ca.issueUserCertificate({
+      user: args.user,
+      roles,
+      logins,
+      publicKey: args.publicKey,
+      ttlMs,
+      permitPortForwarding: options.portForwarding,
+      permitAgentForwarding: options.forwardAgent,
+      now: new Date(this.deps.now()),
+    });
+    await emitAudit(this.deps.audit, 'TC000I', {
+      user: args.user,
+      cert_type: 'user',
+      logins,
+      ttl_ms: ttlMs,
+      ...remoteAddr(args.addr),
+    });
+    return {
+      cert,
+      ttl_ms: ttlMs,
+      host_signers: [this.deps.ca.knownHostsLine()],
+      cluster_name: this.deps.ca.clusterName,
+      ssh_proxy_addr: this.deps.sshProxyAddr(),
+    };
+  }
+}
+
+const clampTtl = (requested: number | undefined, max: number) =>
+  Math.max(minimumTtlMs, Math.min(requested ?? max, max));

@@ -1,0 +1,82 @@
+import { verify } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { accessDenied, notAuthenticated } from '../../errors.js';
+import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
+import { ed25519PublicKeyObject } from '../../ssh/keys.js';
+import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
+import type {
+  AccessResolver,
+  ResolvedAccess,
+} from '../../access-control/access/access-resolver.js';
+import { certificateCredential } from '../../access-control/access/credential-revocation.js';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+
+/** How far a signed request's timestamp may be from our clock (either way). */
+export const signedRequestSkewMs = 5 * 60_000;
+
+export interface CertRequestAuthDeps {
+  userCaPublicKeys: () => string[];
+  access: Pick<AccessResolver, 'resolve' | 'users' | 'credentialRevoked'>;
+  locks: LockView;
+  now: Clock;
+}
+
+/**
+ * Who signed a request with a user certificate (ssh/signed-request.ts): a certificate of our
+ * user CA, valid now, for a user who still exists and is not locked, and a signature by its
+ * key over this very request, made recently. Their access comes from their current record.
+ */
+export class CertRequestAuth {
+  constructor(private readonly deps: CertRequestAuthDeps) {}
+
+  identify(request: FastifyRequest): ResolvedAccess & { user: string } {
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : '';
+    };
+    const timestamp = header(signedRequestHeaders.timestamp);
+    const signature = Buffer.from(header(signedRequestHeaders.signature), 'base64');
+    const now = this.deps.now();
+    if (!/^\d{1,16}$/.test(timestamp) || Math.abs(Number(timestamp) - now) > signedRequestSkewMs) {
+      throw notAuthenticated('the request is not signed, or its time is off: check the clock');
+    }
+    let cert;
+    try {
+      cert = parseCertificate(Buffer.from(header(signedRequestHeaders.certificate), 'base64'));
+    } catch {
+      throw notAuthenticated('the request carries no valid certificate: run postern login');
+    }
+    const verdict = verifyCertificate(cert, {
+      caPublicKeys: this.deps.userCaPublicKeys(),
+      type: 'user',
+      now: new Date(now),
+    });
+    if (!verdict.ok) throw notAuthenticated(`${verdict.reason}: run postern login`);
+    const payload = signedRequestPayload(request.method, request.url, timestamp);
+    if (!signedBy(cert.publicKeyBlob, payload, signature)) {
+      throw notAuthenticated('the request signature is invalid');
+    }
+    const user = cert.keyId;
+    // A user removed since the certificate was issued keeps no access.
+    if (!this.deps.access.users.get(user)) throw notAuthenticated('this user no longer exists');
+    // A password change (or a reset) since the certificate was issued: it no longer counts.
+    const revoked = this.deps.access.credentialRevoked(
+      user,
+      certificateCredential(cert.validAfter),
+    );
+    if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
+    const resolved = this.deps.access.resolve(user, []);
+    const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
+    return { ...resolved, user };
+  }
+}
+
+function signedBy(publicKeyBlob: Buffer, payload: Buffer, signature: Buffer): boolean {
+  try {
+    return verify(null, payload, ed25519PublicKeyObject(publicKeyBlob), signature);
+  } catch {
+    return false;
+  }
+}

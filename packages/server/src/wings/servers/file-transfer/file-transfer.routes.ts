@@ -1,0 +1,97 @@
+import multipart from '@fastify/multipart';
+import { apiPaths, fileTransferQuerySchema, formDataRequiredMessage } from '@postern/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveClusterId } from '../../../cluster-context.js';
+import { badParameter, notAuthenticated } from '../../../errors.js';
+import { parseInput } from '../../../plugins/validate.js';
+import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
+
+interface FileTransferRoutesOptions {
+  transfers: FileTransferService;
+  clusterName: string;
+  maxBytes: number;
+}
+
+type TransferRoute = FastifyRequest<{
+  Params: { clusterId: string; serverId: string; login: string };
+  Querystring: unknown;
+}>;
+
+/** Who may use a login on a server is the service's question (as for the terminal). */
+const signedIn = { config: { access: 'authenticated' } } as const;
+
+/**
+ * Download (GET) and upload (POST, multipart/form-data) of one file on a server, as a login
+ * (spec §7 `nodes/{serverId}/{login}/scp`; docs/file-transfer.md). Bodies stream: this plugin
+ * is the only place that accepts multipart, and it never reads a body it does not want.
+ */
+export async function fileTransferRoutes(app: FastifyInstance, options: FileTransferRoutesOptions) {
+  const { transfers, clusterName } = options;
+  // Encapsulated: JSON and every other body are left unparsed here, so a wrong body type gets
+  // the spec's own answer below instead of a parser's 415.
+  app.removeAllContentTypeParsers();
+  await app.register(multipart, { limits: { files: 1, fields: 10, parts: 11 } });
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+  const transferRequest = (request: TransferRoute): TransferRequest => {
+    resolveClusterId(request.params.clusterId, clusterName);
+    if (!request.identity) throw notAuthenticated();
+    const query = parseInput(fileTransferQuerySchema, request.query);
+    return {
+      identity: request.identity,
+      serverId: request.params.serverId,
+      login: request.params.login,
+      location: query.location,
+      ...(query.filename ? { filename: query.filename } : {}),
+      remoteAddr: request.ip,
+    };
+  };
+
+  app.get(
+    apiPaths.patterns.fileTransfer,
+    // A HEAD would dial the node and audit a download that never happens.
+    { ...signedIn, exposeHeadRoute: false },
+    async (request: TransferRoute, reply) => {
+      const download = await transfers.download(transferRequest(request));
+      return reply
+        .type('application/octet-stream')
+        .header('content-length', download.size)
+        .header('content-disposition', attachment(download.filename))
+        .header('cache-control', 'no-store')
+        .send(download.stream);
+    },
+  );
+
+  app.post(apiPaths.patterns.fileTransfer, signedIn, async (request: TransferRoute, reply) => {
+    const target = transferRequest(request);
+    if (!request.isMultipart()) throw badParameter(formDataRequiredMessage);
+    const declared = Number(request.headers['content-length']);
+    // One byte over the limit is enough for the service to see that the file is too large.
+    const fileLimits = { limits: { fileSize: options.maxBytes + 1, files: 1 } };
+    try {
+      const result = await transfers.upload(
+        target,
+        Number.isFinite(declared) ? declared : undefined,
+        async () => {
+          const part = await request.file(fileLimits);
+          return part && { stream: part.file, filename: part.filename };
+        },
+      );
+      return { path: result.path, bytes: result.bytes };
+    } catch (error) {
+      // The rest of the body is not read: close the connection once the error is out.
+      reply.header('connection', 'close');
+      throw error;
+    }
+  });
+}
+
+/** RFC 6266: an ASCII fallback name, and the exact name in UTF-8 (RFC 8187). */
+export function attachment(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const exact = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
+}

@@ -1,0 +1,78 @@
+import {
+  agentPaths,
+  apiPaths,
+  createJoinTokenRequestSchema,
+  scriptPaths,
+  type JoinTokenJson,
+} from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../../config/config.js';
+import { publicBaseUrl } from '../../../config/public-url.js';
+import { ApiError } from '../../../errors.js';
+import { actorOf } from '../../../plugins/access-guard.js';
+import { parseInput } from '../../../plugins/validate.js';
+import {
+  agentJoinRequestSchema,
+  type AgentJoinResponse,
+  type AgentJoinService,
+} from './agent-join.service.js';
+import { installNodeScript, invalidTokenScript } from './install-script.js';
+import { joinTokenJson, type JoinTokensService } from './join-tokens.service.js';
+
+interface JoinTokensRoutesOptions {
+  joinTokens: JoinTokensService;
+  agentJoin: AgentJoinService;
+  /** Read per request: the script names the proxy's public URL. */
+  config: Config;
+  /** The same per-address limit as sign-in: these routes check a secret. */
+  rateLimit: { max: number; timeWindow: number };
+}
+
+type ScriptParams = { Params: { token: string } };
+
+/**
+ * Join tokens (spec §7 `POST token`; reference §1.11), the agents' join call and the install
+ * script. The last two are public, outside `/v1/webapi/`: a host has a token, not a session, and
+ * no browser calls them, so the CSRF check does not apply. Both check the token and are rate
+ * limited per address, so a token cannot be guessed through them.
+ */
+export async function joinTokensRoutes(
+  app: FastifyInstance,
+  { joinTokens, agentJoin, config, rateLimit }: JoinTokensRoutesOptions,
+) {
+  app.post(
+    apiPaths.joinToken,
+    { config: { access: { area: 'tokens', verb: 'create' } } },
+    async (request): Promise<JoinTokenJson> => {
+      const body = parseInput(createJoinTokenRequestSchema, request.body);
+      const issued = await joinTokens.create(body, actorOf(request), { addr: request.ip });
+      return joinTokenJson(issued);
+    },
+  );
+
+  app.post(
+    agentPaths.join,
+    { config: { access: 'public', rateLimit } },
+    async (request): Promise<AgentJoinResponse> => {
+      const body = parseInput(agentJoinRequestSchema, request.body);
+      return agentJoin.join(body, request.ip);
+    },
+  );
+
+  app.get<ScriptParams>(
+    scriptPaths.patterns.installNode,
+    { config: { access: 'public', rateLimit } },
+    async (request, reply) => {
+      // The script holds the token: no cache may keep it.
+      reply.header('cache-control', 'no-store').type('text/x-shellscript; charset=utf-8');
+      try {
+        await joinTokens.validate(request.params.token, 'Node');
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return reply.code(404).send(invalidTokenScript);
+      }
+      const baseUrl = publicBaseUrl(config);
+      return installNodeScript({ baseUrl, token: request.params.token });
+    },
+  );
+}

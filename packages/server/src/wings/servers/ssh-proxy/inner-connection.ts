@@ -1,0 +1,174 @@
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import ssh2, { type Connection } from 'ssh2';
+import { ApiError } from '../../../errors.js';
+import { disconnectWithReason } from '../../../ssh/disconnect.js';
+import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
+import { outgoingPacketSize } from '../../../ssh/ssh2-internals.js';
+import {
+  judgeUserCertificate,
+  type CertificatePolicy,
+} from '../../../ssh/user-certificate-login.js';
+import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
+import type { DialableNode } from '../terminal/node-dialer.js';
+import type { Requester } from '../terminal/terminal.service.js';
+import { loginAttempts } from './login-attempts.js';
+import { PortForwarder } from './port-forward.js';
+import { serveProxiedSession, type InnerLogin } from './session-channel.js';
+import type { SshProxyDeps } from './ssh-proxy.js';
+
+/**
+ * The most an SSH packet adds to its data: length, padding length, the channel data header
+ * (type, channel, length), up to 255 bytes of padding in theory but at most one cipher block
+ * (16) plus 4 in practice, and the largest MAC (hmac-sha2-512: 64).
+ */
+const packetOverhead = 4 + 1 + 9 + 20 + 64;
+
+/**
+ * Data packets of the inner connection travel inside data packets of the jump channel: one a
+ * byte too big is cut in two, and a bulk download pays for a second, tiny packet (and a
+ * wake-up of the client) for every full one. Inner packets this size fit whole.
+ */
+function innerPacketLimit(jumpChannel: Duplex): number | undefined {
+  const outer = outgoingPacketSize(jumpChannel);
+  return outer && outer > 2 * packetOverhead ? outer - packetOverhead : undefined;
+}
+
+/** How often a connection checks for a lock or an expired certificate. */
+const recheckMs = 1_000;
+
+export interface InnerTarget {
+  node: DialableNode;
+  /** The name the client asked for (`ssh … root@<name>`): the host certificate must list it. */
+  name: string;
+}
+
+/**
+ * The SSH connection a client runs to a node inside the proxy's jump channel. The proxy ends it
+ * itself, presenting a host certificate for the node from the cluster host CA (so one
+ * `@cert-authority` line trusts every node), logs the client in with the same user certificate
+ * as the jump, checks the login against the user's roles, and serves its channels: sessions
+ * (session-channel.ts) and port forwards (port-forward.ts). Everything it does on the node goes
+ * through the TerminalService, the same rules as the browser's.
+ */
+export function serveInnerConnection(
+  stream: Duplex,
+  target: InnerTarget,
+  jump: { user: string; remoteAddr: string },
+  deps: SshProxyDeps,
+): void {
+  const certificate = deps.ca.issueHostCertificate({
+    publicKey: deps.hostKey.publicKey,
+    principals: [...new Set([target.name, target.node.hostname, target.node.id])],
+    ttlMs: 3600_000,
+    hostId: target.node.id,
+  });
+  const keys = new CertifiedHostKeys(deps.hostKey.privateKeyPem, certificate);
+  const server = new ssh2.Server(
+    { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
+    (connection) => serve(connection, target, jump, deps, stream),
+  );
+  server.on('connection', (connection) => keys.attach(connection));
+  server.injectSocket(stream as Socket);
+}
+
+function serve(
+  connection: Connection,
+  target: InnerTarget,
+  jump: { user: string; remoteAddr: string },
+  deps: SshProxyDeps,
+  stream: Duplex,
+): void {
+  connection.on('error', (error: Error) =>
+    deps.log('ssh proxy inner connection error', { error: error.message }),
+  );
+  const { refuse } = loginAttempts(connection, deps.log);
+  let login: InnerLogin | undefined;
+  const policy: CertificatePolicy = {
+    userCaPublicKeys: () => [deps.ca.userCaPublicKey],
+    now: () => new Date(deps.now()),
+  };
+
+  connection.on('authentication', (ctx) => {
+    if (ctx.method === 'none') return ctx.reject(['publickey']);
+    if (ctx.method !== 'publickey')
+      return refuse(ctx, `method ${ctx.method} is not allowed`, false);
+    const verdict = judgeUserCertificate(ctx, policy);
+    if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
+    const { identity } = verdict;
+    if (identity.user !== jump.user) {
+      return refuse(ctx, `this connection belongs to ${jump.user}, not ${identity.user}`, true);
+    }
+    // Without a signature this answers the "check" query: the client may now sign.
+    if (!ctx.signature) return ctx.accept();
+    const credential = certificateCredential(identity.validAfter);
+    const revoked = deps.credentialRevoked(identity.user, credential);
+    if (revoked) return refuse(ctx, revoked, true);
+    const { hasRecord, ...current } = deps.requesterFor(identity.user, identity.roles);
+    const requester: Requester = {
+      ...current,
+      expiresAt: identity.validBefore.getTime(),
+      subject: { user: identity.user, roles: identity.roles, credential, hadRecord: hasRecord },
+    };
+    const request = {
+      serverId: target.node.id,
+      login: ctx.username,
+      traceId: '',
+      remoteAddr: jump.remoteAddr,
+    };
+    deps.terminals.authorize(requester, request).then(
+      (reach) => {
+        login = {
+          connection,
+          requester,
+          reach,
+          remoteAddr: jump.remoteAddr,
+          terminals: deps.terminals,
+          audit: deps.audit,
+          now: deps.now,
+          log: deps.log,
+          recordings: deps.recordings,
+          maxPacketSize: innerPacketLimit(stream),
+          channels: new Set(),
+        };
+        ctx.accept();
+      },
+      (error: unknown) =>
+        refuse(ctx, error instanceof ApiError ? error.message : 'internal error', true),
+    );
+  });
+
+  connection.on('ready', () => {
+    if (!login) return connection.end();
+    const current = login;
+    const forwarder = new PortForwarder(current);
+    connection.on('session', (accept) => serveProxiedSession(accept(), current));
+    connection.on('tcpip', (accept, reject, info) => void forwarder.forward(info, accept, reject));
+    // A lock or the end of the certificate ends the connection (live sessions end themselves).
+    // Access taken away (a role edit, a changed password) ends the whole connection, saying why.
+    const stopGuard = deps.terminals.guard(current.requester, current.reach, (reason) => {
+      for (const channel of current.channels) {
+        if (channel.writableEnded) continue; // a live session already said why
+        channel.stderr.write(`\r\nPostern: ${reason}\r\n`);
+        channel.exit(1);
+        channel.end();
+      }
+      disconnectWithReason(connection, `Postern: ${reason}`);
+    });
+    const watch = setInterval(() => {
+      const { requester, reach } = current;
+      const locked = deps.locks.lockFor({
+        user: requester.user,
+        roles: requester.roles,
+        login: reach.login,
+        node: reach.node.id,
+      });
+      if (locked || deps.now() >= requester.expiresAt) connection.end();
+    }, recheckMs);
+    connection.on('close', () => {
+      clearInterval(watch);
+      stopGuard();
+      forwarder.close();
+    });
+  });
+}

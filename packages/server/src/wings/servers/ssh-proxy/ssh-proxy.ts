@@ -1,0 +1,228 @@
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { sessionEndReasons } from '@postern/contracts';
+import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
+import type { ClusterCa } from '../../../ssh/ca.service.js';
+import { disconnectWithReason } from '../../../ssh/disconnect.js';
+import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
+import { judgeUserCertificate } from '../../../ssh/user-certificate-login.js';
+import {
+  certificateCredential,
+  type Credential,
+} from '../../../access-control/access/credential-revocation.js';
+import type { AuditStore } from '../../../modules/audit/index.js';
+import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
+import type { RoleSet } from '../../../access-control/rbac/index.js';
+import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
+import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
+import { limitInFlight } from './in-flight.js';
+import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
+import { loginAttempts } from './login-attempts.js';
+
+export interface SshProxyDeps {
+  ca: ClusterCa;
+  /** The proxy's own Ed25519 host key (proxy-host-key.ts). */
+  hostKey: { privateKeyPem: string; publicKey: string };
+  /** Names clients reach the proxy by: its host certificate lists them. */
+  principals: string[];
+  /** `web-1.<cluster>` names `web-1`: the form `postern login`'s ssh_config matches. */
+  clusterName: string;
+  nodes: NodeDirectory;
+  terminals: TerminalService;
+  /** The user's current roles and traits as a RoleSet (watched users and roles). */
+  requesterFor: (
+    user: string,
+    roles: string[],
+  ) => { user: string; roles: string[]; roleSet: RoleSet; hasRecord: boolean };
+  /** Why a certificate no longer counts (its user's credentials changed since), or undefined. */
+  credentialRevoked: (user: string, credential: Credential) => string | undefined;
+  locks: LockView;
+  audit: AuditStore;
+  /** Where commands without a terminal are recorded; terminal sessions use the hub's. */
+  recordings?: RecordingPolicy;
+  now: () => number;
+  log: (message: string, fields?: object) => void;
+  /** How long a client has from connecting to being signed in (default 30 s). */
+  loginGraceMs?: number;
+}
+
+const closeGraceMs = 5_000;
+/**
+ * Like sshd's LoginGraceTime, shorter: our clients sign in with a certificate, no typing. A
+ * socket that connects and dawdles (or never speaks) is cut, so idle sockets cannot pile up.
+ */
+const defaultLoginGraceMs = 30_000;
+/** The proxy's host certificate is renewed when less than this is left of it. */
+const hostCertificateTtlMs = 24 * 3600_000;
+
+/**
+ * The SSH listener (`ssh_addr`, :3023): stock OpenSSH clients use it as a jump host,
+ * `ssh -J alice@proxy:3023 root@node`. The client logs in to the proxy as its Postern user with
+ * the certificate `postern login` wrote, and asks for a channel to the node; the proxy does not
+ * forward bytes to the node but ends that inner SSH connection itself (inner-connection.ts), so
+ * RBAC, locks, recording, joining and audit are the browser's. docs/ssh-proxy.md.
+ */
+export class SshProxy {
+  private readonly server: NetServer;
+  private readonly connections = new Set<Connection>();
+  private certificate: { line: string; renewAt: number } | undefined;
+
+  constructor(private readonly deps: SshProxyDeps) {
+    this.server = createServer((socket) => this.accept(socket));
+    this.server.on('error', (error) => deps.log('ssh proxy error', { error: error.message }));
+  }
+
+  listen(host: string, port: number): Promise<{ port: number }> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve({ port: (this.server.address() as AddressInfo).port });
+      });
+    });
+  }
+
+  /** Stops listening and ends every connection, telling each client why. */
+  async close(reason = sessionEndReasons.shutdown): Promise<void> {
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const ended = [...this.connections].map(
+      (connection) =>
+        new Promise<void>((resolve) => {
+          connection.once('close', () => resolve());
+          disconnectWithReason(connection, `Postern: ${reason}`);
+          setTimeout(resolve, closeGraceMs).unref();
+        }),
+    );
+    await Promise.all([stopped, ...ended]);
+  }
+
+  /** One ssh2 server per connection: its host keys sign that connection's key exchange. */
+  private accept(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    const grace = setTimeout(() => socket.destroy(), this.deps.loginGraceMs ?? defaultLoginGraceMs);
+    grace.unref();
+    socket.once('close', () => clearTimeout(grace));
+    // SFTP and keystrokes are small request/answer packets: Nagle's delay would stall them.
+    socket.setNoDelay(true);
+    const keys = new CertifiedHostKeys(this.deps.hostKey.privateKeyPem, this.hostCertificate());
+    const remoteAddr = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
+    const server = new ssh2.Server(
+      { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
+      (connection, info) => this.serve(connection, remoteAddr, info.header.versions.software),
+    );
+    server.on('connection', (connection) => {
+      keys.attach(connection);
+      connection.once('ready', () => clearTimeout(grace));
+    });
+    server.injectSocket(socket);
+  }
+
+  private hostCertificate(): string {
+    const now = this.deps.now();
+    if (!this.certificate || now >= this.certificate.renewAt) {
+      const line = this.deps.ca.issueHostCertificate({
+        publicKey: this.deps.hostKey.publicKey,
+        principals: this.deps.principals,
+        ttlMs: hostCertificateTtlMs,
+        hostId: 'postern-proxy',
+      });
+      this.certificate = { line, renewAt: now + hostCertificateTtlMs / 2 };
+    }
+    return this.certificate.line;
+  }
+
+  /** `software`: the client's, from its SSH identification ("OpenSSH_9.2p1"). */
+  private serve(connection: Connection, remoteAddr: string, software: string): void {
+    const { deps } = this;
+    this.connections.add(connection);
+    connection.on('close', () => this.connections.delete(connection));
+    connection.on('error', (error: Error) =>
+      deps.log('ssh proxy connection error', { error: error.message }),
+    );
+    const { refuse } = loginAttempts(connection, deps.log);
+    let user: { name: string; roles: string[] } | undefined;
+
+    connection.on('authentication', (ctx) => {
+      if (ctx.method === 'none') return ctx.reject(['publickey']);
+      if (ctx.method !== 'publickey')
+        return refuse(ctx, `method ${ctx.method} is not allowed`, false);
+      const verdict = judgeUserCertificate(ctx, {
+        userCaPublicKeys: () => [deps.ca.userCaPublicKey],
+        userNameIs: 'user',
+        lockedMessage: ({ user: name, roles }) => {
+          const lock = deps.locks.lockFor({ user: name, roles });
+          return lock ? lockMessage(lock) : undefined;
+        },
+        now: () => new Date(deps.now()),
+      });
+      if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
+      const { identity } = verdict;
+      // A user removed since the certificate was issued keeps no access (as for signed requests).
+      if (!deps.requesterFor(identity.user, identity.roles).hasRecord) {
+        return refuse(ctx, 'this user no longer exists', true);
+      }
+      const revoked = deps.credentialRevoked(
+        identity.user,
+        certificateCredential(identity.validAfter),
+      );
+      if (revoked) return refuse(ctx, revoked, true);
+      if (ctx.signature) user = { name: identity.user, roles: identity.roles };
+      ctx.accept();
+    });
+
+    connection.on('ready', () => {
+      if (!user) return connection.end();
+      const jump = { user: user.name, remoteAddr };
+      const { roleSet } = deps.requesterFor(user.name, user.roles);
+      connection.on('tcpip', (accept, reject, info) => {
+        const target = this.resolveTarget(info.destIP, info.destPort, roleSet);
+        if (!target) {
+          deps.log('ssh proxy: unknown target', {
+            user: jump.user,
+            target: `${info.destIP}:${info.destPort}`,
+          });
+          return reject();
+        }
+        const channel = accept();
+        limitInFlight(channel, software);
+        serveInnerConnection(channel, target, jump, deps);
+      });
+      connection.on('session', (accept) => explainJumpHost(accept()));
+    });
+  }
+
+  /**
+   * `node` is a node name, a hostname or host:port (port 22 is what ssh sends by default), or a
+   * name with this cluster's name after it (`ssh root@web-1.lab`). The name asked for stays the
+   * target's name, so the node's host certificate lists it and the client's host check passes.
+   */
+  private resolveTarget(host: string, port: number, roleSet: RoleSet): InnerTarget | undefined {
+    const byName = port === 22 ? this.resolveName(host, roleSet) : undefined;
+    const node = byName ?? this.deps.nodes.resolve(`${host}:${port}`, roleSet);
+    return node ? { node, name: host } : undefined;
+  }
+
+  private resolveName(host: string, roleSet: RoleSet) {
+    const direct = this.deps.nodes.resolve(host, roleSet);
+    if (direct) return direct;
+    // Only this cluster's name: another suffix is another cluster, or part of a real name.
+    const suffix = `.${this.deps.clusterName}`.toLowerCase();
+    if (host.length <= suffix.length || !host.toLowerCase().endsWith(suffix)) return undefined;
+    return this.deps.nodes.resolve(host.slice(0, -suffix.length), roleSet);
+  }
+}
+
+/** `ssh alice@proxy:3023` alone: say how the proxy is used instead of hanging up silently. */
+function explainJumpHost(session: Session): void {
+  const explain = (channel: ServerChannel) => {
+    channel.stderr.write(
+      'Postern: this is an SSH proxy; reach a server through it with\r\n' +
+        '  ssh -J <you>@<this proxy>:<port> <login>@<server>\r\n' +
+        'or run `postern login` once, then plain `ssh <login>@<server>`.\r\n',
+    );
+    channel.exit(1);
+    channel.end();
+  };
+  session.on('pty', (accept) => accept?.());
+  session.on('shell', (accept) => explain(accept()));
+  session.on('exec', (accept) => explain(accept()));
+}

@@ -1,0 +1,80 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../../config/config.js';
+import type { ClusterCa } from '../../../ssh/ca.service.js';
+import { generateEd25519Key, publicKeyFromPrivatePem } from '../../../ssh/keys.js';
+import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
+import type { AuditStore } from '../../../modules/audit/index.js';
+import type { LockView } from '../../../access-control/locks/lock-watcher.js';
+import type { RecordingStore } from '../../../modules/recordings/recording-store.js';
+import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
+import { SshProxy } from './ssh-proxy.js';
+
+export interface StartSshProxyDeps {
+  config: Config;
+  ca: ClusterCa;
+  nodes: NodeDirectory;
+  terminals: TerminalService;
+  access: Pick<AccessResolver, 'resolve' | 'credentialRevoked'>;
+  locks: LockView;
+  audit: AuditStore;
+  recordings: RecordingStore;
+  now: () => number;
+  log: (message: string, fields?: object) => void;
+  loginGraceMs?: number;
+}
+
+/**
+ * Starts the SSH listener on `ssh_addr`. Its host key lives in the data dir, so a client that
+ * pinned the plain key (no `@cert-authority` line) still knows it after a restart. With port 0
+ * the OS picks one, and `config.sshAddr` is updated so ping reports the real address.
+ */
+export async function startSshProxy(deps: StartSshProxyDeps) {
+  const { config } = deps;
+  const hostKey = await loadOrCreateHostKey(path.join(config.dataDir, 'proxy_host_key'));
+  const listenHost = config.sshAddr.host;
+  const principals = [
+    config.publicAddr.host,
+    hostname(),
+    'localhost',
+    '127.0.0.1',
+    ...(['0.0.0.0', '::', ''].includes(listenHost) ? [] : [listenHost]),
+  ];
+  const proxy = new SshProxy({
+    ca: deps.ca,
+    hostKey,
+    principals: [...new Set(principals)],
+    clusterName: config.clusterName,
+    nodes: deps.nodes,
+    terminals: deps.terminals,
+    requesterFor: (user, roles) => {
+      const resolved = deps.access.resolve(user, roles);
+      return {
+        user,
+        roles: resolved.roles,
+        roleSet: resolved.roleSet,
+        hasRecord: resolved.hasRecord,
+      };
+    },
+    credentialRevoked: (user, credential) => deps.access.credentialRevoked(user, credential),
+    locks: deps.locks,
+    audit: deps.audit,
+    recordings: { store: deps.recordings, onFailure: config.recordings.onFailure },
+    now: deps.now,
+    log: deps.log,
+    ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
+  });
+  const { port } = await proxy.listen(listenHost, config.sshAddr.port);
+  config.sshAddr.port = port;
+  return { port, stop: () => proxy.close() };
+}
+
+async function loadOrCreateHostKey(file: string) {
+  let privateKeyPem = await readFile(file, 'utf8').catch(() => undefined);
+  if (!privateKeyPem) {
+    privateKeyPem = generateEd25519Key().privateKeyPem;
+    await writeFile(file, privateKeyPem, { mode: 0o600 });
+  }
+  return { privateKeyPem, publicKey: publicKeyFromPrivatePem(privateKeyPem) };
+}

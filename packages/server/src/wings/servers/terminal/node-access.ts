@@ -1,0 +1,164 @@
+import { sessionEndReasons } from '@postern/contracts';
+import type { Client } from 'ssh2';
+import { accessDenied, ApiError, notFound } from '../../../errors.js';
+import { webSessionCredential, type Identity } from '../../../plugins/access-guard.js';
+import type { ConnectToNodeOptions } from '../../../ssh/client.js';
+import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
+import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';
+import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
+import type { RoleSet } from '../../../access-control/rbac/index.js';
+import type { AuditHealth } from '../../../modules/audit/spool/index.js';
+import type { DialableNode, NodeDialer } from './node-dialer.js';
+import type { OpenRateLimiter } from './open-rate.js';
+
+/** Finds the server a terminal names: a UUID, a hostname or host:port (reference §2.1). */
+export interface NodeDirectory {
+  /** Undefined when missing or hidden from this user (RBAC), so names cannot be probed. */
+  resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
+}
+
+/** Who asks for a server: a web session's user, or an SSH client's certificate. */
+export interface Requester {
+  user: string;
+  roles: string[];
+  roleSet: RoleSet;
+  /** When the caller's credential ends (web session or certificate): connections end then too. */
+  expiresAt: number;
+  /** Who to judge again while a connection lives (absent: only locks and time end it). */
+  subject?: SubjectRef;
+}
+
+/** A web session's user as a requester. */
+export const requesterOf = (identity: Identity): Requester => ({
+  user: identity.user,
+  roles: identity.roles,
+  roleSet: identity.roleSet,
+  expiresAt: Date.parse(identity.session.expires),
+  subject: {
+    user: identity.user,
+    roles: identity.session.roles,
+    credential: webSessionCredential(identity.session),
+    hadRecord: identity.hasRecord,
+  },
+});
+
+/** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
+export type ForwardedAgent = NonNullable<ConnectToNodeOptions['agent']>;
+
+export interface NodeAccessDeps {
+  nodes: NodeDirectory;
+  dialer: NodeDialer;
+  locks: LockWatcher;
+  now: () => number;
+  /** Per-user limit on opening connections: every dial (terminal, command, sftp, forward, file). */
+  openRate?: OpenRateLimiter;
+  /** The current users and roles, to judge live connections again (absent: they are not). */
+  subjects?: Pick<AccessResolver, 'current'>;
+  /** Refuses new sessions while the audit log cannot take their events (audit.on_failure). */
+  auditHealth?: AuditHealth;
+}
+
+/** The verdict on using a login on a server; `node` is set whenever the server was found. */
+export type LoginVerdict =
+  { ok: true; node: DialableNode } | { ok: false; node: DialableNode | undefined; error: ApiError };
+
+/**
+ * Who may reach which server as which login (RBAC labels, logins and deny, locks), and the
+ * connection made for them: one place, so the terminal, file transfer and the SSH proxy never
+ * disagree.
+ */
+export class NodeAccess {
+  constructor(private readonly deps: NodeAccessDeps) {}
+
+  check(requester: Requester, serverId: string, login: string): LoginVerdict {
+    const node = this.deps.nodes.resolve(serverId, requester.roleSet);
+    // A server the user may not see is reported as missing, so names cannot be probed.
+    if (!node || !requester.roleSet.canAccess('node', node)) {
+      return { ok: false, node, error: notFound(`server "${serverId}" is not found`) };
+    }
+    const refuse = (error: ApiError): LoginVerdict => ({ ok: false, node, error });
+    if (!requester.roleSet.loginsFor(node).includes(login)) {
+      return refuse(
+        accessDenied(`access denied: login "${login}" is not allowed on ${node.hostname}`),
+      );
+    }
+    const locks = this.deps.locks;
+    const lock =
+      locks.lockFor({ user: requester.user, roles: requester.roles, login, node: node.id }) ??
+      locks.lockFor({ node: node.hostname });
+    if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));
+    try {
+      this.deps.auditHealth?.assertCanAudit();
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(error);
+      throw error;
+    }
+    if (!node.online)
+      return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
+    return { ok: true, node };
+  }
+
+  /**
+   * Judges a live connection again against the CURRENT users, roles and traits: why it must
+   * end (the user or credential is gone, the login or the server is no longer allowed), or
+   * undefined while it may go on. Locks and time limits are the hub's own checks.
+   */
+  recheck(requester: Requester, node: DialableNode, login: string): string | undefined {
+    if (!requester.subject || !this.deps.subjects) return undefined;
+    const current = this.deps.subjects.current(requester.subject);
+    if (!current.ok) return current.reason;
+    const { roleSet } = current;
+    // The node as the inventory has it now (labels may have changed), else as it was dialled.
+    const fresh = this.deps.nodes.resolve(node.id, roleSet) ?? node;
+    if (!roleSet.canAccess('node', fresh) || !roleSet.loginsFor(fresh).includes(login)) {
+      return sessionEndReasons.accessRemoved(login, node.hostname);
+    }
+    return undefined;
+  }
+
+  /** How long a connection made now may live: `max_session_ttl`, and no longer than the caller. */
+  ttlMs(requester: Requester): number {
+    const left = requester.expiresAt - this.deps.now();
+    return Math.max(1000, Math.min(requester.roleSet.options().maxSessionTtlMs, left));
+  }
+
+  /**
+   * Dials a checked node with a fresh certificate for this login that lives `ttlMs`. An `agent`
+   * (an SSH client's forwarded agent) is offered to the node only when the roles allow
+   * forward_agent. Failures are `connection_problem` errors that say what went wrong.
+   */
+  async connect(
+    requester: Requester,
+    node: DialableNode,
+    login: string,
+    agent?: ForwardedAgent,
+  ): Promise<{ client: Client; expiresAt: number }> {
+    // Before any work: a refused open must cost nothing.
+    this.deps.openRate?.take(requester.user);
+    const options = requester.roleSet.options();
+    const ttlMs = this.ttlMs(requester);
+    const expiresAt = this.deps.now() + ttlMs;
+    const client = await this.deps.dialer
+      .connect(
+        node,
+        login,
+        {
+          user: requester.user,
+          roles: requester.roles,
+          ttlMs,
+          permitPortForwarding: options.portForwarding,
+          permitAgentForwarding: options.forwardAgent,
+        },
+        options.forwardAgent ? agent : undefined,
+      )
+      .catch((error: unknown) => {
+        throw new ApiError('connection_problem', dialFailure(node, error));
+      });
+    return { client, expiresAt };
+  }
+}
+
+export function dialFailure(node: DialableNode, error: unknown): string {
+  const reason = error instanceof Error ? error.message : 'unknown error';
+  return `failed to connect to ${node.hostname}: ${reason}`;
+}

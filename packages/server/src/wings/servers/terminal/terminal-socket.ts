@@ -1,0 +1,196 @@
+import {
+  decodeEnvelopeBytes,
+  encodeEnvelope,
+  resizePayloadSchema,
+  terminalAuthFrameSchema,
+  terminalMessageTypes as T,
+  terminalRequestSchema,
+  terminalSizeSchema,
+  type CreateSessionResponse,
+} from '@postern/contracts';
+import type { RawData, WebSocket } from 'ws';
+import { ApiError } from '../../../errors.js';
+import type { Identity } from '../../../plugins/access-guard.js';
+import type { LiveSession } from '../../../modules/sessions/live-session.js';
+import { requesterOf, type TerminalService } from './terminal.service.js';
+import { WebSocketParty } from './websocket-party.js';
+import { closeOnProtocolError } from '../../../websocket/protocol-errors.js';
+
+export interface TerminalSocketOptions {
+  terminals: TerminalService;
+  /** Proves the bearer of the first frame together with the upgrade request's cookie. */
+  authenticate: (bearer: string) => Promise<Identity | null>;
+  params: string | undefined;
+  traceId: string;
+  remoteAddr: string;
+  pingIntervalMs: number;
+  authTimeoutMs?: number;
+  log: (error: unknown, message: string) => void;
+}
+
+const decoder = new TextDecoder();
+/** Input a client may send before its session is up (a paste while dialling). */
+const earlyInputLimit = 256 * 1024;
+
+/**
+ * One terminal WebSocket (docs/protocol.md): the first frame must be the bearer, then envelope
+ * frames flow between the browser and the session hub. Nothing reaches a session before the
+ * caller is proven; errors after that are `e` frames the terminal prints.
+ */
+export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOptions): void {
+  let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
+  let session: LiveSession | undefined;
+  let party: WebSocketParty | undefined;
+  let stopGuard: (() => void) | undefined;
+  // Keystrokes typed while the node is being dialled are kept and replayed, not lost.
+  const early: Uint8Array[] = [];
+  let earlyBytes = 0;
+  const fail = (message: string, code = 1008) => {
+    if (stage === 'auth')
+      answer(socket, { type: 'create_session_response', status: 'error', message });
+    else socket.send(encodeEnvelope(T.error, message));
+    stage = 'closed';
+    socket.close(code, message.slice(0, 120));
+  };
+
+  const authTimer = setTimeout(
+    () => fail('authentication timed out'),
+    options.authTimeoutMs ?? 10_000,
+  );
+  const alive = keepAlive(socket, options.pingIntervalMs);
+
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    if (stage === 'auth') {
+      clearTimeout(authTimer);
+      stage = 'starting';
+      void begin(isBinary ? undefined : toText(data)).catch((error: unknown) => {
+        if (!(error instanceof ApiError)) options.log(error, 'terminal session failed to start');
+        fail(error instanceof ApiError ? error.message : 'internal error', 1000);
+      });
+      return;
+    }
+    if (!isBinary) return;
+    if (stage === 'starting') {
+      const frame = toBytes(data);
+      earlyBytes += frame.length;
+      if (earlyBytes > earlyInputLimit) return fail('too much input before the session started');
+      early.push(frame);
+      return;
+    }
+    if (stage !== 'live' || !session || !party) return;
+    onFrame(session, party, toBytes(data));
+  });
+
+  socket.on('close', () => {
+    clearTimeout(authTimer);
+    alive.stop();
+    stage = 'closed';
+    stopGuard?.();
+    if (session && party) session.leave(party.id, 'disconnected');
+  });
+  closeOnProtocolError(socket);
+
+  async function begin(firstFrame: string | undefined): Promise<void> {
+    const auth = terminalAuthFrameSchema.safeParse(safeJson(firstFrame));
+    const identity = auth.success ? await options.authenticate(auth.data.token) : null;
+    if (!identity) {
+      stage = 'auth';
+      return fail('not authenticated');
+    }
+    const request = terminalRequestSchema.safeParse(safeJson(options.params));
+    if (!request.success) {
+      stage = 'auth';
+      return fail(`bad terminal parameters: ${request.error.issues[0]?.message ?? 'invalid'}`);
+    }
+    answer(socket, { type: 'create_session_response', status: 'ok' });
+    const { sid, mode, server_id, login, term, command } = request.data;
+    if (sid) {
+      const joined = options.terminals.joinable(identity, sid, mode);
+      session = joined.session;
+      party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
+      stopGuard = options.terminals.guardParty(identity, session, party);
+    } else {
+      session = await options.terminals.start(requesterOf(identity), {
+        serverId: server_id,
+        login,
+        size: term,
+        command,
+        traceId: options.traceId,
+        remoteAddr: options.remoteAddr,
+      });
+      party = new WebSocketParty(socket, identity.user, identity.roles, 'peer');
+    }
+    if (stage === 'closed') {
+      // The browser left while we dialled: nobody owns the new session.
+      if (!sid) session.terminate('the client disconnected before the session started');
+      return;
+    }
+    stage = 'live';
+    await session.join(party);
+    for (const frame of early.splice(0)) onFrame(session, party, frame);
+  }
+}
+
+function onFrame(session: LiveSession, party: WebSocketParty, frame: Uint8Array): void {
+  let decoded;
+  try {
+    decoded = decodeEnvelopeBytes(frame);
+  } catch {
+    return party.error('malformed frame ignored');
+  }
+  const { type, body } = decoded;
+  switch (type) {
+    case T.raw:
+      return session.input(party.id, decoder.decode(body));
+    case T.resize: {
+      const resize = resizePayloadSchema.safeParse(safeJson(decoder.decode(body)));
+      const size = resize.success
+        ? terminalSizeSchema.safeParse({ w: resize.data.width, h: resize.data.height })
+        : undefined;
+      if (!size?.success) return party.error('resize refused: sizes must be between 1 and 4095');
+      return session.resize(party.id, size.data.w, size.data.h);
+    }
+    case T.outputAck: {
+      const bytes = Number(decoder.decode(body));
+      if (Number.isSafeInteger(bytes) && bytes > 0) session.ack(party.id, bytes);
+      return;
+    }
+    case T.sessionEnd:
+      return session.leave(party.id, 'closed the terminal');
+    default:
+      return; // j (ready to join) and others need no answer
+  }
+}
+
+/** Server pings; a peer that misses two in a row is gone (load balancers drop idle sockets). */
+function keepAlive(socket: WebSocket, intervalMs: number) {
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const timer = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+function answer(socket: WebSocket, response: CreateSessionResponse): void {
+  socket.send(JSON.stringify(response));
+}
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}
+
+const toText = (data: RawData) => Buffer.from(toBytes(data)).toString('utf8');
+
+function safeJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

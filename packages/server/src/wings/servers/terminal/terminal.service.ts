@@ -1,0 +1,226 @@
+import type { ParticipantMode, TerminalSize } from '@postern/contracts';
+import type { Client, ClientChannel } from 'ssh2';
+import { accessDenied, ApiError, notFound } from '../../../errors.js';
+import type { Identity } from '../../../plugins/access-guard.js';
+import { openExec, openShell } from '../../../ssh/client.js';
+import { cappedIncomingWindow } from '../../../ssh/incoming-window.js';
+import { emitAudit } from '../../../modules/audit/emit.js';
+import type { AuditStore } from '../../../modules/audit/index.js';
+import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
+import type { RoleSet } from '../../../access-control/rbac/index.js';
+import { defaultJoinMode, participantModesFor } from '../../../modules/sessions/join-policy.js';
+import type { LiveSession } from '../../../modules/sessions/live-session.js';
+import type { Party } from '../../../modules/sessions/party.js';
+import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
+import type { SessionHub } from '../../../modules/sessions/session-hub.js';
+import {
+  dialFailure,
+  requesterOf,
+  type ForwardedAgent,
+  type NodeAccess,
+  type Requester,
+} from './node-access.js';
+import type { DialableNode } from './node-dialer.js';
+
+export type { ForwardedAgent, NodeDirectory, Requester } from './node-access.js';
+
+/**
+ * What the proxy may hold of a session's output from the node (granted and unread). With the
+ * 512 KiB a browser may leave unacknowledged, a paused session costs at most about 1 MiB.
+ */
+const heldOutputLimit = 384 * 1024;
+export { requesterOf } from './node-access.js';
+
+export interface TerminalServiceDeps {
+  hub: SessionHub;
+  access: NodeAccess;
+  /** The current users and roles, to judge joined parties again (absent: they are not). */
+  subjects?: Pick<AccessResolver, 'current'>;
+  locks: LockWatcher;
+  audit: AuditStore;
+  clusterName: string;
+  now: () => number;
+}
+
+export interface ReachRequest {
+  serverId: string;
+  login: string;
+  traceId: string;
+  remoteAddr: string;
+}
+
+export interface StartRequest extends ReachRequest {
+  size: TerminalSize;
+  /** '' for a login shell. */
+  command: string;
+}
+
+/** A server the requester may reach as the login, and on what terms. */
+export interface Reach {
+  node: DialableNode;
+  login: string;
+  ttlMs: number;
+  options: ReturnType<RoleSet['options']>;
+}
+
+/**
+ * The rules of opening a terminal: who may reach which server as which login (NodeAccess), for
+ * how long, and joining; for the browser and for SSH clients through the SSH proxy alike.
+ * Every refusal is audited as a rejected session.
+ */
+export class TerminalService {
+  constructor(private readonly deps: TerminalServiceDeps) {}
+
+  /**
+   * Whether the requester may reach the server as the login now, and for how long. A refusal is
+   * audited (T1006W) and thrown as the error to show.
+   */
+  async authorize(requester: Requester, request: ReachRequest): Promise<Reach> {
+    const verdict = this.deps.access.check(requester, request.serverId, request.login);
+    if (!verdict.ok) throw await this.rejected(requester, request, verdict.node, verdict.error);
+    return {
+      node: verdict.node,
+      login: request.login,
+      ttlMs: this.deps.access.ttlMs(requester),
+      options: requester.roleSet.options(),
+    };
+  }
+
+  /** An SSH connection to the server as the login, with a certificate for this reach only. */
+  async dial(
+    requester: Requester,
+    reach: Reach,
+    request: ReachRequest,
+    agent?: ForwardedAgent,
+  ): Promise<Client> {
+    try {
+      return (await this.deps.access.connect(requester, reach.node, reach.login, agent)).client;
+    } catch (error) {
+      const failure =
+        error instanceof ApiError ? error : new ApiError('connection_problem', String(error));
+      throw await this.rejected(requester, request, reach.node, failure);
+    }
+  }
+
+  /** A terminal session in the hub: recorded, listed in Active Sessions, joinable. */
+  async start(
+    requester: Requester,
+    request: StartRequest,
+    agent?: ForwardedAgent,
+  ): Promise<LiveSession> {
+    const reach = await this.authorize(requester, request);
+    const client = await this.dial(requester, reach, request, agent);
+    const { node, ttlMs, options } = reach;
+    let channel: ClientChannel;
+    const window = cappedIncomingWindow(client, heldOutputLimit);
+    try {
+      window.before();
+      const pty = { cols: request.size.w, rows: request.size.h, term: 'xterm-256color' };
+      channel = request.command
+        ? await openExec(client, request.command, { pty })
+        : await openShell(client, pty);
+    } catch (error) {
+      client.end();
+      const failure = new ApiError('connection_problem', dialFailure(node, error));
+      throw await this.rejected(requester, request, node, failure);
+    }
+    const session = this.deps.hub.create({
+      owner: { user: requester.user, roles: requester.roles },
+      login: request.login,
+      node: { id: node.id, hostname: node.hostname, addr: node.addr },
+      clusterName: this.deps.clusterName,
+      proxyId: this.deps.hub.proxyId,
+      traceId: request.traceId,
+      size: request.size,
+      command: request.command,
+      expiresAt: this.deps.now() + ttlMs,
+      idleTimeoutMs: options.clientIdleTimeoutMs,
+      recordSession: options.recordSession.ssh,
+      client,
+      channel,
+      recheck: () => this.deps.access.recheck(requester, node, request.login),
+    });
+    // After the session's own readers are attached (same tick: no output can slip past them).
+    window.after(channel);
+    return session;
+  }
+
+  /**
+   * Keeps something live that uses this reach (an SSH connection through the proxy, a file
+   * transfer) under the hub's access re-checks: `revoke` ends it with the reason once the
+   * requester may no longer use the login on the server. Call the result when it is over.
+   */
+  guard(requester: Requester, reach: Reach, revoke: (reason: string) => void): () => void {
+    return this.deps.hub.guard({
+      recheck: () => this.deps.access.recheck(requester, reach.node, reach.login),
+      revoke,
+    });
+  }
+
+  /**
+   * Keeps a joined party under the re-checks: it leaves the session, told why, once its user
+   * may no longer join in its mode (roles changed) or its credentials were revoked.
+   */
+  guardParty(identity: Identity, session: LiveSession, party: Party): () => void {
+    const requester = requesterOf(identity);
+    const subject = requester.subject;
+    const subjects = this.deps.subjects;
+    if (!subject || !subjects) return () => undefined;
+    const stop = this.deps.hub.guard({
+      recheck: () => {
+        if (session.isEnded) return undefined;
+        const current = subjects.current(subject);
+        if (!current.ok) return current.reason;
+        const viewer = { user: identity.user, roleSet: current.roleSet };
+        const modes = participantModesFor(viewer, session.toTracker());
+        if (!modes.includes(party.mode)) return `your right to join this session was removed`;
+        return undefined;
+      },
+      revoke: (reason) => {
+        stop();
+        session.leave(party.id, reason, 'revoked');
+      },
+    });
+    return stop;
+  }
+
+  /** The live session to join and the mode granted, or an error the joiner can read. */
+  joinable(identity: Identity, sid: string, mode?: ParticipantMode) {
+    const tracker = this.deps.hub.tracker(sid);
+    const session = this.deps.hub.get(sid);
+    const viewer = { user: identity.user, roleSet: identity.roleSet };
+    const modes = tracker ? participantModesFor(viewer, tracker) : [];
+    if (!tracker || modes.length === 0) throw notFound(`session ${sid} is not found`);
+    const granted = mode ?? defaultJoinMode(identity.user, tracker.owner);
+    if (!modes.includes(granted)) {
+      throw accessDenied(`access denied: you may join this session as ${modes.join(' or ')}`);
+    }
+    if (!session) {
+      throw new ApiError(
+        'connection_problem',
+        'this session is held by another proxy; joining across proxies is not supported yet',
+      );
+    }
+    const lock = this.deps.locks.lockFor({ user: identity.user, roles: identity.roles });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
+    return { session, mode: granted };
+  }
+
+  private async rejected(
+    identity: Pick<Requester, 'user'>,
+    request: ReachRequest,
+    node: DialableNode | undefined,
+    error: ApiError,
+  ): Promise<ApiError> {
+    await emitAudit(this.deps.audit, 'T1006W', {
+      user: identity.user,
+      login: request.login,
+      server_id: node?.id ?? request.serverId,
+      ...(node ? { server_hostname: node.hostname } : {}),
+      reason: error.message,
+      'addr.remote': request.remoteAddr,
+      ...(request.traceId ? { trace_id: request.traceId } : {}),
+    });
+    return error;
+  }
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import {
+  encodeEnvelope,
+  terminalMessageTypes as T,
+  type ActiveSessionJson,
+  type ParticipantMode,
+} from '@postern/contracts';
+import type { WebSocket } from 'ws';
+import type { EndKind, Party } from '../../../modules/sessions/party.js';
+
+/** The most output payload one `r` frame carries (docs/protocol.md §3). */
+export const maxOutputFrameBytes = 32 * 1024;
+
+/** `0A 01 31` version "1", `12 01 72` type "r", `1A` payload, then the varint length. */
+const rawHeader = [0x0a, 0x01, 0x31, 0x12, 0x01, T.raw.charCodeAt(0), 0x1a];
+/** Room for the `r` header: the fixed bytes and a varint of at most 3 bytes (lengths < 2 MiB). */
+const headerRoom = rawHeader.length + 3;
+
+/**
+ * A browser tab in a session: each call becomes one envelope frame on its socket.
+ *
+ * Output is coalesced: sshd hands over a PTY's output a few KiB at a time, and a burst of SSH
+ * packets read together becomes one `r` frame of up to 32 KiB, sent once the current I/O callback
+ * is done (setImmediate), so a keystroke's echo waits for nothing. Every WebSocket message costs
+ * the browser an IPC hop and an event, whatever its size, so this is what lets it keep up with a
+ * flood. Other frames first flush the output before them, so the order never changes.
+ */
+export class WebSocketParty implements Party {
+  readonly id = randomUUID();
+  private closed = false;
+  /** Output not yet sent: a frame being filled, with room for the header before the payload. */
+  private frame: Buffer | undefined;
+  private used = 0;
+  private flushScheduled = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly user: string,
+    readonly roles: readonly string[],
+    readonly mode: ParticipantMode,
+  ) {}
+
+  output(chunk: Uint8Array): void {
+    if (this.closed) return;
+    let offset = 0;
+    while (offset < chunk.length) {
+      if (!this.frame) {
+        this.frame = Buffer.allocUnsafe(headerRoom + maxOutputFrameBytes);
+        this.used = 0;
+      }
+      const n = Math.min(maxOutputFrameBytes - this.used, chunk.length - offset);
+      this.frame.set(chunk.subarray(offset, offset + n), headerRoom + this.used);
+      this.used += n;
+      offset += n;
+      if (this.used === maxOutputFrameBytes) this.flushOutput();
+    }
+    if (this.frame && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.flushOutput();
+      });
+    }
+  }
+
+  event(event: Record<string, unknown>): void {
+    this.send(encodeEnvelope(T.audit, JSON.stringify(event)));
+  }
+
+  sessionData(session: ActiveSessionJson): void {
+    this.send(encodeEnvelope(T.sessionData, JSON.stringify({ session })));
+  }
+
+  error(message: string): void {
+    this.send(encodeEnvelope(T.error, message));
+  }
+
+  queuedBytes(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  end(reason: string, kind: EndKind = 'ended'): void {
+    if (this.closed) return;
+    // Taken away: the terminal prints it as an error, not as an ordinary end.
+    if (kind === 'revoked') this.send(encodeEnvelope(T.error, reason));
+    this.send(encodeEnvelope(T.sessionEnd, JSON.stringify({ reason })));
+    this.closed = true;
+    this.socket.close(kind === 'shutdown' ? 1001 : 1000, truncateReason(reason));
+  }
+
+  /** Sends the output gathered so far as one `r` frame, its header written just before it. */
+  private flushOutput(): void {
+    const frame = this.frame;
+    if (!frame) return;
+    this.frame = undefined;
+    const length = this.used;
+    const lengthBytes = length < 0x80 ? 1 : length < 0x4000 ? 2 : 3;
+    const start = headerRoom - rawHeader.length - lengthBytes;
+    frame.set(rawHeader, start);
+    let at = start + rawHeader.length;
+    let n = length;
+    while (n >= 0x80) {
+      frame[at++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    frame[at] = n;
+    this.sendRaw(frame.subarray(start, headerRoom + length));
+  }
+
+  private send(frame: Uint8Array): void {
+    this.flushOutput();
+    this.sendRaw(frame);
+  }
+
+  private sendRaw(frame: Uint8Array): void {
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(frame);
+  }
+}
+
+/** A close reason must fit in 123 bytes. */
+function truncateReason(reason: string): string {
+  const bytes = Buffer.from(reason, 'utf8');
+  return bytes.length <= 120
+    ? reason
+    : bytes
+        .subarray(0, 120)
+        .toString('utf8')
+        .replace(/\uFFFD$/, '');
+}
