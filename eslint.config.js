@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -47,13 +48,53 @@ const storesNeverAbove = {
   message: 'Stores are storage only: they never import services, routes or the HTTP framework.',
 };
 const backendNeverAbove = {
-  group: ['**/modules/**', '**/plugins/**', 'fastify', '@fastify/*'],
+  group: [
+    '**/modules/**',
+    '**/identity/**',
+    '**/access-control/**',
+    '**/sso/**',
+    '**/wings/**',
+    '**/plugins/**',
+    'fastify',
+    '@fastify/*',
+  ],
   message:
-    'The backend is the lowest layer: it never imports modules, plugins or the HTTP framework.',
+    'The backend is the lowest layer: it never imports features, plugins or the HTTP framework.',
 };
+const featuresNeverPlugins = {
+  group: ['**/plugins/**'],
+  message:
+    'Features never import plugins (the HTTP shell above them): read the caller with http/request-identity.ts and parse input with http/parse-input.ts.',
+};
+// Each wing (an access protocol, packages/server/src/wings/<name>/) keeps its files to itself:
+// another wing reaches it only through the registry, and shared code belongs in the platform.
+const wingsDir = 'packages/server/src/wings';
+const wingNames = readdirSync(wingsDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const wingNeverOtherWings = (name) => ({
+  // Inside wings/, a sibling is reached as ../<other>/…, so the folder name alone is the pattern.
+  group: wingNames.filter((other) => other !== name).map((other) => `**/${other}/**`),
+  message:
+    "A wing never imports another wing's files: move what both need into the platform (modules/).",
+});
+const fileKindRules = {
+  routes: [routesNeverStorage],
+  service: [servicesNeverRoutes],
+  store: [storesNeverAbove],
+};
+// Feature folders: everything below the HTTP shell (app.ts, plugins/) and above the platform.
+const features = ['identity', 'access-control', 'sso', 'modules', 'wings'].map(
+  (dir) => `packages/server/src/${dir}/**/*.ts`,
+);
 const layerRule = (files, groups) => ({
   files,
-  rules: { 'no-restricted-imports': ['error', { patterns: groups }] },
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: groups.filter((pattern) => pattern.group.length > 0) },
+    ],
+  },
 });
 
 export default tseslint.config(
@@ -100,8 +141,27 @@ export default tseslint.config(
   layerRule(['packages/web/src/{api,lib,theme}/**/*.{ts,tsx}'], [webNeverServer, basicsNeverUi]),
   layerRule(['packages/contracts/**/*.ts'], [contractsNeverOurs]),
   layerRule(['packages/server/**/*.ts'], [serverNeverWeb]),
-  layerRule(['packages/server/**/*.routes.ts'], [serverNeverWeb, routesNeverStorage]),
-  layerRule(['packages/server/**/*.service.ts'], [serverNeverWeb, servicesNeverRoutes]),
-  layerRule(['packages/server/**/*.store.ts'], [serverNeverWeb, storesNeverAbove]),
+  layerRule(features, [serverNeverWeb, featuresNeverPlugins]),
+  ...wingNames.map((name) =>
+    layerRule(
+      [`${wingsDir}/${name}/**/*.ts`],
+      [serverNeverWeb, featuresNeverPlugins, wingNeverOtherWings(name)],
+    ),
+  ),
+  // The file-kind rules come last so they win; each repeats the folder rules above.
+  ...['routes', 'service', 'store'].map((kind) =>
+    layerRule(
+      [`packages/server/**/*.${kind}.ts`],
+      [serverNeverWeb, ...fileKindRules[kind], featuresNeverPlugins],
+    ),
+  ),
+  ...wingNames.flatMap((name) =>
+    ['routes', 'service', 'store'].map((kind) =>
+      layerRule(
+        [`${wingsDir}/${name}/**/*.${kind}.ts`],
+        [serverNeverWeb, ...fileKindRules[kind], featuresNeverPlugins, wingNeverOtherWings(name)],
+      ),
+    ),
+  ),
   layerRule(['packages/server/src/backend/**/*.ts'], [serverNeverWeb, backendNeverAbove]),
 );

@@ -79,8 +79,8 @@ async function seeded(count) {
   while (inventory.nodeCount() < count) await sleep(50);
   const seconds = (performance.now() - t0) / 1000;
   console.log(`${count} servers seeded through addOpenSsh in ${fmt(seconds)} s`);
-  const config = { clusterName: 'bench', publicAddr: { host: '127.0.0.1', port: 3080 } };
-  const clusters = new ClustersService(config, inventory);
+  const addresses = { publicAddr: () => ({ host: '127.0.0.1', port: 3080 }) };
+  const clusters = new ClustersService({ clusterName: 'bench' }, addresses, inventory);
   const close = async () => {
     await inventory.close();
     await backend.close();

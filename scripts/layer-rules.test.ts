@@ -16,7 +16,8 @@ async function importErrors(filePath: string, source: string): Promise<string[]>
 }
 
 const probe = (folder: string, file: string) => `${folder}/layer-probe/${file}`;
-const server = 'packages/server/src/modules';
+const src = 'packages/server/src';
+const server = `${src}/modules`;
 const web = 'packages/web/src';
 
 describe('the layer rules', () => {
@@ -26,7 +27,16 @@ describe('the layer rules', () => {
     [probe(server, 'x.service.ts'), './x.routes.js', /Services never import routes/],
     [probe(server, 'x.store.ts'), './x.service.js', /Stores are storage only/],
     [probe(server, 'x.store.ts'), 'fastify', /Stores are storage only/],
-    ['packages/server/src/backend/probe.ts', '../modules/users/users.js', /lowest layer/],
+    ['packages/server/src/backend/probe.ts', '../modules/audit/index.js', /lowest layer/],
+    ['packages/server/src/backend/probe.ts', '../wings/servers/index.js', /lowest layer/],
+    [probe(server, 'x.routes.ts'), '../../plugins/access-guard.js', /never import plugins/],
+    [probe(`${src}/identity`, 'x.ts'), '../../plugins/csrf.js', /never import plugins/],
+    [`${src}/wings/example/probe.ts`, '../servers/nodes/nodes.store.js', /another wing's files/],
+    [
+      probe(`${src}/wings/servers`, 'x.service.ts'),
+      '../../example/echo.service.js',
+      /another wing's files/,
+    ],
     [probe(server, 'x.ts'), '../../../../web/src/api', /server never imports the console/],
     [probe(`${web}/components`, 'X.tsx'), '../../features/users/useUsers', /never import features/],
     [`${web}/api/probe.ts`, '../components/PageLoader', /sit below the UI/],
@@ -44,6 +54,10 @@ describe('the layer rules', () => {
     [probe(server, 'x.routes.ts'), './x.service.js'],
     [probe(server, 'x.service.ts'), './x.store.js'],
     [probe(server, 'x.store.ts'), '../../backend/index.js'],
+    [probe(server, 'x.routes.ts'), '../../http/request-identity.js'],
+    [`${src}/wings/example/probe.ts`, '../../modules/sessions/session-hub.js'],
+    [`${src}/wings/example/probe.ts`, '../wing.js'],
+    [`${src}/app.ts`, './plugins/access-guard.js'],
     [probe(`${web}/components`, 'X.tsx'), '../../api'],
     [`${web}/features/probe/X.tsx`, '../../components/PageLoader'],
   ])('lets %s import %s', async (filePath, source) => {

@@ -1,51 +1,30 @@
 import cookie from '@fastify/cookie';
+import websocket from '@fastify/websocket';
 import { apiPrefix } from '@postern/contracts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { buildAccessControl, type AccessControlServices } from './access-control/index.js';
+import { accessControlPart } from './access-control/index.js';
+import type { ClusterCa } from './ssh/ca.service.js';
 import type { Backend } from './backend/index.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
-import { buildIdentity, type IdentityServices } from './identity/index.js';
-import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
-import { installCsrfCheck } from './plugins/csrf.js';
-import { installErrorHandler } from './plugins/error-handler.js';
-import { installRateLimit, perMinute } from './plugins/rate-limit.js';
-import { installSecurityHeaders } from './plugins/security-headers.js';
-import { webConsole } from './plugins/web-console.js';
-import { AccessResolver } from './access-control/access/access-resolver.js';
-import { accountRoutes } from './identity/account/account.routes.js';
-import { auditRoutes } from './modules/audit/audit.routes.js';
-import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
-import { clusterSecret } from './cluster-secrets.js';
-import { authRoutes } from './identity/auth/auth.routes.js';
+import { identityPart } from './identity/index.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
-import { captureRoutes } from './modules/capture/capture.routes.js';
-import { clientConfigFor } from './modules/client-config/client-config.service.js';
-import { connectorsRoutes } from './access-control/connectors/connectors.routes.js';
-import { authProviders } from './access-control/connectors/connectors.service.js';
-import { watchConnectors } from './access-control/connectors/connectors.watch.js';
-import { ClustersService } from './modules/clusters/clusters.service.js';
-import { clustersRoutes } from './modules/clusters/clusters.routes.js';
-import { UserContextService } from './modules/context/context.service.js';
-import { contextRoutes } from './modules/context/context.routes.js';
-import { LockWatcher } from './access-control/locks/lock-watcher.js';
-import { locksRoutes } from './access-control/locks/locks.routes.js';
-import { pingRoutes } from './modules/ping/ping.routes.js';
-import { rolesRoutes } from './access-control/roles/roles.routes.js';
-import { userTokensRoutes } from './identity/user-tokens/user-tokens.routes.js';
-import { usersAdminRoutes } from './identity/users/users-admin.routes.js';
-import type { WebSessionService } from './identity/web-sessions/web-sessions.service.js';
-import {
-  buildServerAccess,
-  registerServerAccessRoutes,
-  type ServerAccessServices,
-} from './wings/servers/index.js';
-import type { ClusterCa } from './ssh/ca.service.js';
-import { buildCertIssuer, registerSshLoginRoutes } from './identity/cli-login/index.js';
-import { buildSso } from './sso/index.js';
+import type { ClustersService } from './modules/clusters/clusters.service.js';
+import type { Core, ResourceKind, ServerContext } from './part.js';
+import { buildPlatform, type Platform } from './platform.js';
+import { buildClusters, platformRoutes } from './platform-routes.js';
+import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
+import { installCsrfCheck } from './plugins/csrf.js';
 import { defaultDocsDir, docsRoutes } from './plugins/docs.js';
-import { ssoRoutes } from './sso/sso.routes.js';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { installRateLimit } from './plugins/rate-limit.js';
+import { installSecurityHeaders } from './plugins/security-headers.js';
+import { webConsole } from './plugins/web-console.js';
+import { clientConfigFor } from './modules/client-config/client-config.service.js';
+import { ssoPart } from './sso/index.js';
+import { wings } from './wings/index.js';
+import type { Wing, WingServices } from './wings/wing.js';
 
 export interface AppDeps {
   config: Config;
@@ -66,20 +45,33 @@ export interface AppDeps {
   ca?: ClusterCa;
   /** Terminal and agent-tunnel keepalive pings (default 20 s); tests shorten it. */
   pingIntervalMs?: number;
+  /** The access protocols to serve: the registry (wings/index.ts) unless a test adds its own. */
+  wings?: readonly Wing<object>[];
 }
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (
+  i: infer I,
+) => void
+  ? I
+  : never;
+/** Every wing's services, side by side (their names do not clash: the wing tests check it). */
+type AllWingServices = UnionToIntersection<WingServices<(typeof wings)[number]>>;
 
 export interface App {
   server: FastifyInstance;
-  services: {
-    sessions: WebSessionService;
-    clusters: ClustersService;
-    /** Watched roles and users: what the guard computes each caller's access from. */
-    access: AccessResolver;
-    /** Watched locks: `lockFor`/`isLocked`, and a 'lock' event when one comes into force. */
-    lockWatcher: LockWatcher;
-  } & IdentityServices &
-    AccessControlServices &
-    Omit<ServerAccessServices, 'start' | 'close'>;
+  /** Every part's services side by side, as tests and `postern start` reach them. */
+  services: Omit<Platform, 'start' | 'close' | 'locks'> &
+    Core['identity'] &
+    Core['accessControl'] & {
+      sso: Core['sso'];
+      clusters: ClustersService;
+      /** The watched locks (`locks` here is access control's LocksService, which writes them). */
+      lockWatcher: Platform['locks'];
+    } & AllWingServices;
+  /** The context every part and wing was built with; `postern start` runs listeners with it. */
+  context: ServerContext;
+  /** Each registered wing with the services it built. */
+  wings: ReadonlyArray<{ wing: Wing<object>; services: object }>;
   /** Every guarded route with the access it declared, for the route-table tests. */
   routes: DeclaredRoute[];
 }
@@ -95,7 +87,11 @@ export const slowClientLimits = {
   http: { headersTimeout: 10_000, connectionsCheckingInterval: 1_000 },
 } as const;
 
-/** Builds the web server without listening, so tests drive it with `inject`. */
+/**
+ * Builds the web server without listening, so tests drive it with `inject`: the platform, then
+ * the core parts (identity, access control, single sign-on), then every wing, each from what
+ * was built before it; then their routes behind the access guard.
+ */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const server = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -108,112 +104,78 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   }) as unknown as FastifyInstance;
 
-  const now = deps.now ?? systemClock;
-  const watchError = (what: string) => (error: unknown) =>
-    server.log.warn({ err: error }, `watching ${what} failed; listing again`);
-  const lockWatcher = new LockWatcher(deps.backend, now, watchError('locks'));
-  const identity = buildIdentity({ ...deps, now, locks: lockWatcher });
-  const accessControl = buildAccessControl({ ...deps, now, identity });
-  const { sessions } = identity;
-  // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
-  void identity.passwords.dummyHash();
+  const platform = await buildPlatform(deps, server.log);
+  const identity = identityPart.build(platform);
+  const accessControl = accessControlPart.build({ ...platform, identity });
+  const sso = ssoPart.build({ ...platform, identity, accessControl });
+  const built: { wing: Wing<object>; services: object }[] = [];
+  const ctx: ServerContext = {
+    ...platform,
+    identity,
+    accessControl,
+    sso,
+    guard: { sessions: identity.sessions, access: platform.access, locks: platform.locks },
+    kinds: () =>
+      built.flatMap(({ wing, services }): readonly ResourceKind[] => wing.kinds(services)),
+  };
+  for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
+    built.push({ wing, services: await wing.build(ctx) });
+  }
+  const clusters = buildClusters(ctx);
 
-  // WebAuthn devices stored before the credential index existed get their records, once.
-  await identity.credentialIndex.backfill();
-  // Presets first, so the watched roles start with them; then every cache loads before serving.
-  await accessControl.roles.seedPresets();
-  const access = new AccessResolver(deps.backend, watchError('roles and users'));
-  // The login page's providers come from memory: ping and config.js are public and hot.
-  const connectorCache = watchConnectors(deps.backend, watchError('connectors'));
-  const providers = () => authProviders(connectorCache.values());
-  await Promise.all([access.start(), lockWatcher.start(), connectorCache.start()]);
-  const serverAccess = await buildServerAccess({
-    ...deps,
-    now,
-    locks: lockWatcher,
-    access,
-    onError: watchError,
-  });
-  await serverAccess.start();
-  const clusters = new ClustersService(deps.config, serverAccess.inventory);
+  // Presets before the watched roles load; every cache loads before the server answers.
+  await accessControlPart.start(accessControl);
+  await identityPart.start(identity);
+  await platform.start();
+  for (const { wing, services } of built) await wing.start?.(services);
   server.addHook('onClose', async () => {
-    await serverAccess.close();
-    await Promise.all([access.close(), lockWatcher.close(), connectorCache.close()]);
+    for (const { wing, services } of [...built].reverse()) await wing.close?.(services);
+    await platform.close();
+    await accessControlPart.close(accessControl);
   });
 
   installErrorHandler(server);
   await installSecurityHeaders(server);
   await server.register(cookie);
   await installRateLimit(server);
-  const routes = installAccessGuard(server, { sessions, access, locks: lockWatcher }, [
-    `${apiPrefix}/`,
-  ]);
+  const routes = installAccessGuard(server, ctx.guard, [`${apiPrefix}/`]);
   installCsrfCheck(server);
+  // Frames are small (keystrokes, acks); a large one before authentication is an attack.
+  await server.register(websocket, { options: { maxPayload: 1024 * 1024 } });
 
-  const loginRateLimit = perMinute(deps.config.auth.loginRateLimit);
-  await server.register(pingRoutes, { config: deps.config, providers });
-  await server.register(authRoutes, { ...identity, audit: deps.audit, loginRateLimit });
-  const { usersAdmin } = accessControl;
-  await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
-  await server.register(accountRoutes, { ...identity, loginRateLimit });
-  await server.register(clustersRoutes, { clusters });
-  const clusterName = deps.config.clusterName;
-  const cursorSecret = await clusterSecret(deps.backend, 'audit_cursor');
-  const signedAudit = new SignedCursorAuditStore(deps.audit, cursorSecret);
-  await server.register(auditRoutes, { audit: signedAudit, clusterName });
-  const context = new UserContextService({ clusters, roleNames: () => access.roleNames() });
-  await server.register(contextRoutes, { context, clusterName });
-  await server.register(rolesRoutes, accessControl);
-  await server.register(usersAdminRoutes, accessControl);
-  await server.register(connectorsRoutes, accessControl);
-  const issuer = buildCertIssuer({ ...deps, now, access, locks: lockWatcher, ...serverAccess });
-  const sso = buildSso({
-    ...deps,
-    now,
-    connectors: accessControl.connectors,
-    users: identity.users.store,
-    sessions,
-    locks: lockWatcher,
-    issuer,
-  });
-  await server.register(ssoRoutes, { ...sso, rateLimit: loginRateLimit });
-  await server.register(locksRoutes, { locks: accessControl.locks, clusterName });
-  await registerServerAccessRoutes(server, serverAccess, {
-    config: deps.config,
-    guard: { sessions, access },
-    rateLimit: loginRateLimit,
-    now,
-    pingIntervalMs: deps.pingIntervalMs,
-  });
-  await registerSshLoginRoutes(
-    server,
-    { ...deps, now, identity, access, locks: lockWatcher, ...serverAccess, issuer },
-    loginRateLimit,
-  );
-  await server.register(captureRoutes);
+  await platformRoutes(server, ctx, clusters);
+  await identityPart.routes(server, identity, ctx);
+  await accessControlPart.routes(server, accessControl, ctx);
+  await ssoPart.routes(server, sso, ctx);
+  for (const { wing, services } of built) await wing.routes(server, services, ctx);
   await server.register(docsRoutes, { dir: deps.docsDir ?? defaultDocsDir });
   await server.register(webConsole, {
     distDir: deps.webDistDir,
-    sessions,
-    clientConfig: () => clientConfigFor(deps.config, providers()),
+    sessions: identity.sessions,
+    clientConfig: () => clientConfigFor(deps.config, accessControl.providers()),
     locked: (session) =>
-      lockWatcher.isLocked({
+      platform.locks.isLocked({
         user: session.user,
-        roles: access.resolve(session.user, session.roles).roles,
+        roles: platform.access.resolve(session.user, session.roles).roles,
       }),
   });
 
   await server.ready();
+  const { start: _start, close: _close, locks: _locks, ...shared } = platform;
+  const wingServices = Object.assign({}, ...built.map((b) => b.services)) as AllWingServices;
   return {
     server,
     services: {
+      ...shared,
       ...identity,
       ...accessControl,
+      sso,
       clusters,
-      access,
-      lockWatcher,
-      ...serverAccess,
+      lockWatcher: platform.locks,
+      ...wingServices,
     },
+    context: ctx,
+    wings: built,
     routes,
   };
 }

@@ -14,7 +14,7 @@ import { RolesStore } from './access-control/roles/roles.store.js';
 import { UsersStore } from './identity/users/users.store.js';
 import { WebSessionService } from './identity/web-sessions/web-sessions.service.js';
 import { WebSessionStore } from './identity/web-sessions/web-sessions.store.js';
-import { sessionCookieName } from './plugins/access-guard.js';
+import { sessionCookieName } from './http/request-identity.js';
 import { ClusterCa } from './ssh/ca.service.js';
 import { openSshClient, type OpenSshClientSetup } from './testing/openssh-client.testkit.js';
 import { openTerminal } from './testing/terminal-client.testkit.js';

@@ -1,13 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
-import { addAgentCommand } from './cli/agent.commands.js';
 import { addLoginCommands } from './cli/login/login.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
   addCaCommands,
   addLocksCommands,
-  addNodesCommands,
   addResourceCommands,
-  addTokensCommands,
   addUsersCommands,
 } from './cli/register.js';
 import { addVerifyCommands } from './cli/verify.commands.js';
@@ -16,6 +13,7 @@ import { ApiError } from './errors.js';
 import { tuneHeapForRelaying } from './heap-tuning.js';
 import { startServer } from './start.js';
 import { serverVersion } from './version.js';
+import { wings } from './wings/index.js';
 
 export function buildCli(): Command {
   const program = new Command('postern')
@@ -70,9 +68,7 @@ export function buildCli(): Command {
   addResourceCommands(program);
   addLocksCommands(program);
   addCaCommands(program);
-  addTokensCommands(program);
-  addNodesCommands(program);
-  addAgentCommand(program);
+  for (const wing of wings) wing.commands?.(program);
   addLoginCommands(program);
   addVerifyCommands(program);
   return program;

@@ -5,18 +5,15 @@ import { buildApp } from './app.js';
 import { openBackend } from './backend/index.js';
 import { formatHostPort } from './config/address.js';
 import type { Config } from './config/config.js';
-import { publicBaseUrl } from './config/public-url.js';
 import { createLogger, logDestination } from './logger.js';
 import { backgroundAuditWritten } from './modules/audit/emit.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { SpooledAuditStore } from './modules/audit/spool/index.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './identity/bootstrap/first-admin.js';
-import { startLocalNode } from './wings/servers/local-node.js';
-import { OpenSshReachability } from './wings/servers/nodes/reachability.js';
 import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
-import { startSshProxy } from './wings/servers/ssh-proxy/start-ssh-proxy.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
+import { startWingListeners } from './wings/run-listeners.js';
 
 /** Where the console build sits in this repository: packages/web/dist beside this package. */
 export const defaultWebDistDir = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -85,43 +82,17 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     // Host and port only: the one link to open is the console's, on the public address, below.
     listenTextResolver: (address) => `web listener bound to ${address.replace(/^\w+:\/\//, '')}`,
   });
-  // Before the "serving" line, so ping and that line report the SSH listener's real port.
-  const sshProxy = await startSshProxy({
-    config,
-    ca: app.services.ca,
-    nodes: app.services.nodeDirectory,
-    terminals: app.services.terminals,
-    access: app.services.access,
-    locks: app.services.lockWatcher,
-    audit,
-    recordings: app.services.recordings,
-    now: Date.now,
-    log: (message, fields) => logger.info(fields ?? {}, message),
-  });
+  const { addresses } = app.context;
   const address = app.server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
-  // With port 0 the OS picked the port; the default public address must name the real one.
-  if (config.publicAddr.port === 0) config.publicAddr.port = port;
+  addresses.report('web', { host: config.webAddr.host, port });
+  // Before the "serving" line, so ping and that line report each listener's real port.
+  const listeners = await startWingListeners(app, (level, message, fields) =>
+    logger[level](fields ?? {}, message),
+  );
   await audit.emit({ event: 'postern.start', code: 'TPOS001I', version: serverVersion });
-  const localNode = config.sshService.enabled
-    ? await startLocalNode({
-        config: config.sshService,
-        dataDir: config.dataDir,
-        ca: app.services.ca,
-        inventory: app.services.inventory,
-        locks: app.services.lockWatcher,
-        log: (message, fields) => logger.info(fields ?? {}, message),
-      })
-    : undefined;
-  if (localNode) {
-    logger.info({ nodeId: localNode.id, port: localNode.port }, 'serving this host as a server');
-  }
-  const reachability = new OpenSshReachability(app.services.inventory, {
-    intervalMs: config.opensshCheckIntervalMs,
-    log: (message, fields) => logger.warn(fields ?? {}, message),
-  });
-  reachability.start();
-  const publicUrl = publicBaseUrl(config);
+  const servesThisHost = listeners.some((listener) => listener.servesThisHost);
+  const publicUrl = addresses.publicBaseUrl();
   await recordPublicUrl(backend, publicUrl);
   const invite = await bootstrapFirstAdmin(backend, app.services, publicUrl);
   if (invite) {
@@ -136,12 +107,12 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       { inviteUrl: invite.url, user: invite.user, expires: invite.expiry },
       `The first admin (${invite.user}) ${what}: open this one-time link to set a password and an authenticator`,
     );
-    if (localNode && invite.logins.length > 0) {
+    if (servesThisHost && invite.logins.length > 0) {
       logger.info(
         { logins: invite.logins },
         `${invite.user} can open a terminal on this host as ${invite.logins.join(' or ')} (Servers, then Connect)`,
       );
-    } else if (localNode) {
+    } else if (servesThisHost) {
       logger.warn(
         { uid: process.getuid?.() },
         'Postern runs as a user id with no name here, so this host takes no login: run it as a named user or root',
@@ -149,7 +120,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     }
   }
   logger.info(
-    { publicAddr: formatHostPort(config.publicAddr) },
+    { publicAddr: formatHostPort(addresses.publicAddr()) },
     `links use ${publicUrl}; set --public-addr HOST:PORT (or public_addr) to change`,
   );
 
@@ -162,7 +133,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       version: serverVersion,
       cluster: config.clusterName,
       webAddr: formatHostPort({ host: config.webAddr.host, port }),
-      sshAddr: formatHostPort(config.sshAddr),
+      sshAddr: formatHostPort(addresses.of('ssh') ?? config.sshAddr),
       dataDir: config.dataDir,
       storage: config.storage.type,
     },
@@ -180,10 +151,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     stopping ??= (async () => {
       logger.info({ signal }, 'shutting down');
       const graceful = (async () => {
-        reachability.stop();
         await app.services.hub.shutdown();
-        await sshProxy.stop();
-        await localNode?.stop();
+        for (const listener of [...listeners].reverse()) await listener.stop();
         await app.server.close();
         await backgroundAuditWritten();
         return true;

@@ -1,34 +1,45 @@
-import type { Backend } from '../backend/index.js';
-import type { Clock } from '../clock.js';
-import type { IdentityServices } from '../identity/index.js';
-import type { AuditStore } from '../modules/audit/index.js';
-import { ConnectorsService } from './connectors/connectors.service.js';
-import { ConnectorsStore } from './connectors/connectors.store.js';
-import { LocksService } from './locks/locks.service.js';
-import { LocksStore } from './locks/locks.store.js';
-import { RolesService } from './roles/roles.service.js';
-import { RolesStore } from './roles/roles.store.js';
-import { UsersAdminService } from '../identity/users/users-admin.service.js';
+import type { Core, Part } from '../part.js';
+import type { Platform } from '../platform.js';
+import { buildAccessControl, type AccessControlServices as Admin } from './build-access-control.js';
+import { connectorsRoutes } from './connectors/connectors.routes.js';
+import { authProviders } from './connectors/connectors.service.js';
+import { watchConnectors } from './connectors/connectors.watch.js';
+import { locksRoutes } from './locks/locks.routes.js';
+import { rolesRoutes } from './roles/roles.routes.js';
+import { usersAdminRoutes } from '../identity/users/users-admin.routes.js';
 
-export interface AccessControlDeps {
-  backend: Backend;
-  audit: AuditStore;
-  now: Clock;
-  identity: IdentityServices;
-}
+export { buildAccessControl } from './build-access-control.js';
 
 /**
- * The services of access control: roles, locks, user administration, and the auth connectors.
- * Like
- * buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
- * What lives in memory (the watched roles, users and locks) is the app's: see app.ts.
+ * Who may do what: roles, user administration, locks and the auth connectors. The watched roles,
+ * users and locks that every request is judged by are the platform's (platform.ts).
  */
-export function buildAccessControl({ backend, audit, now, identity }: AccessControlDeps) {
-  const roles = new RolesService(new RolesStore(backend), identity.users.store, audit);
-  const locks = new LocksService(new LocksStore(backend), audit, now);
-  const usersAdmin = new UsersAdminService(identity.users, audit);
-  const connectors = new ConnectorsService(new ConnectorsStore(backend), audit);
-  return { roles, locks, usersAdmin, connectors };
-}
+export const accessControlPart = {
+  name: 'access-control',
+  build: (needs: Platform & Pick<Core, 'identity'>) => {
+    const admin = buildAccessControl(needs);
+    // The login page's providers come from memory: ping and config.js are public and hot.
+    const connectorCache = watchConnectors(needs.backend, needs.onError('connectors'));
+    const providers = () => authProviders(connectorCache.values());
+    return { ...admin, connectorCache, providers };
+  },
+  // Presets first, so the watched roles hold them by the time the server answers.
+  start: async (services) => {
+    await services.roles.seedPresets();
+    await services.connectorCache.start();
+  },
+  close: (services) => services.connectorCache.close(),
+  routes: async (server, services, ctx) => {
+    const clusterName = ctx.config.clusterName;
+    await server.register(rolesRoutes, services);
+    await server.register(usersAdminRoutes, services);
+    await server.register(connectorsRoutes, services);
+    await server.register(locksRoutes, { locks: services.locks, clusterName });
+  },
+} satisfies Part<Platform & Pick<Core, 'identity'>, AccessControlServices>;
 
-export type AccessControlServices = ReturnType<typeof buildAccessControl>;
+export type AccessControlServices = Admin & {
+  connectorCache: ReturnType<typeof watchConnectors>;
+  /** The sign-in providers the login page offers, from the watched connectors. */
+  providers: () => ReturnType<typeof authProviders>;
+};

@@ -9,6 +9,7 @@ import { resolveConfig } from '../config/config.js';
 import { hostActor } from '../access-control/access/actor.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { AgentJoinService } from '../wings/servers/join-tokens/agent-join.service.js';
+import { publicBaseUrl } from '../config/public-url.js';
 import { joinTokensRoutes } from '../wings/servers/join-tokens/join-tokens.routes.js';
 import { JoinTokensService } from '../wings/servers/join-tokens/join-tokens.service.js';
 import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
@@ -90,7 +91,7 @@ export async function startTunnelProxy(options: TunnelProxyOptions = {}): Promis
   await app.register(joinTokensRoutes, {
     joinTokens: tokens,
     agentJoin,
-    config,
+    publicBaseUrl: () => publicBaseUrl(config),
     rateLimit: { max: 10_000, timeWindow: 60_000 },
   });
   await app.register(tunnelRoutes, {

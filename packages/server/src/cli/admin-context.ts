@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
-import { buildAccessControl, type AccessControlServices } from '../access-control/index.js';
+import {
+  buildAccessControl,
+  type AccessControlServices,
+} from '../access-control/build-access-control.js';
 import { openBackend, type Backend } from '../backend/index.js';
 import { systemClock } from '../clock.js';
 import { ConfigError, resolveConfig, type Config, type ConfigFlags } from '../config/config.js';
 import { publicBaseUrl } from '../config/public-url.js';
-import { buildIdentity, type IdentityServices } from '../identity/index.js';
+import { buildIdentity, type IdentityBasics } from '../identity/build-identity.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { retryingWhileBusy } from '../modules/audit/busy-retry.js';
 import { recordedPublicUrl } from '../identity/bootstrap/first-admin.js';
@@ -15,7 +18,7 @@ export interface AdminContext {
   config: Config;
   backend: Backend;
   audit: AuditStore;
-  identity: IdentityServices;
+  identity: IdentityBasics;
   access: AccessControlServices;
   /** Base of the links printed: the address the server announced, else the configured one. */
   baseUrl: string;

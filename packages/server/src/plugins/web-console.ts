@@ -10,7 +10,7 @@ import type {
 } from '../identity/web-sessions/web-sessions.service.js';
 import { setSessionCookie } from '../identity/auth/session-cookie.js';
 import { consoleNotBuiltPage, renderIndex } from '../web/index-page.js';
-import { sessionCookieName } from './access-guard.js';
+import { sessionCookieName } from '../http/request-identity.js';
 import { csrfCookieName } from './csrf.js';
 
 export interface WebConsoleOptions {

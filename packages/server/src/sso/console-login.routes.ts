@@ -7,7 +7,7 @@ import {
   type SsoConsoleLoginResponse,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { parseInput } from '../plugins/validate.js';
+import { parseInput } from '../http/parse-input.js';
 import { requestContext } from '../identity/auth/session-cookie.js';
 import type { ConsoleLoginService } from './console-login.service.js';
 import type { SamlFlowService } from './saml-flow.service.js';

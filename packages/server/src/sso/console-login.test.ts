@@ -14,7 +14,7 @@ import { startGithubFake, type GithubFake } from '../testing/github-fake.testkit
 import { startTestOidcProvider, type TestOidcProvider } from '../testing/oidc-provider.testkit.js';
 import { startTestSamlIdp, type TestSamlIdp } from '../testing/saml-idp.testkit.js';
 import { createOpsRole, describeCertificate, principalsOf } from '../testing/ssh-login.testkit.js';
-import { sessionCookieName } from '../plugins/access-guard.js';
+import { sessionCookieName } from '../http/request-identity.js';
 import { parseCertificate } from '../ssh/certificates.js';
 import { generateEd25519Key } from '../ssh/keys.js';
 import { hostActor } from '../access-control/access/actor.js';

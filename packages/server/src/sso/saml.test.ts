@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app-harness.testkit.js';
 import { TestBrowser, type Page } from '../testing/browser.testkit.js';
 import { startTestSamlIdp, type TestSamlIdp } from '../testing/saml-idp.testkit.js';
-import { sessionCookieName } from '../plugins/access-guard.js';
+import { sessionCookieName } from '../http/request-identity.js';
 import { hostActor } from '../access-control/access/actor.js';
 import { readIdpMetadata } from './saml-idp.js';
 import { ssoStateCookieName } from './sso-http.js';

@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { buildApp, type App } from '../app.js';
+import { buildApp, type App, type AppDeps } from '../app.js';
 import { openBackend, type Backend } from '../backend/index.js';
 import { authFileSchema, resolveAuth, type AuthFileConfig } from '../config/auth-config.js';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../config/config.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { SpooledAuditStore, type AuditSpoolOptions } from '../modules/audit/spool/index.js';
-import { sessionCookieName } from '../plugins/access-guard.js';
+import { sessionCookieName } from '../http/request-identity.js';
 import { csrfCookieName } from '../plugins/csrf.js';
 
 export interface TestApp extends App {
@@ -70,6 +70,8 @@ export interface TestAppOptions {
   https?: { cert: string; key: string };
   /** ssh.keepalive_interval in ms; tests of a frozen node keep it short. */
   sshKeepaliveIntervalMs?: number;
+  /** The wings to serve instead of the registry's (the example wing's test adds its own). */
+  wings?: AppDeps['wings'];
 }
 
 /**
@@ -128,6 +130,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     now: clock.now,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.https ? { https: options.https } : {}),
+    ...(options.wings ? { wings: options.wings } : {}),
   });
   const csrfToken = randomBytes(32).toString('hex');
   const origin = 'https://proxy.test:3080';

@@ -1,6 +1,6 @@
 import type { SessionResponse } from '@postern/contracts';
 import type { LightMyRequestResponse } from 'fastify';
-import { sessionCookieName } from '../plugins/access-guard.js';
+import { sessionCookieName } from '../http/request-identity.js';
 import type { SignedInHeaders, TestApp } from './app-harness.testkit.js';
 import { totpCode } from './totp.testkit.js';
 import { TestAuthenticator } from './webauthn-authenticator.testkit.js';

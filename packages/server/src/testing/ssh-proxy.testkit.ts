@@ -1,10 +1,10 @@
 import { startSshProxy } from '../wings/servers/ssh-proxy/start-ssh-proxy.js';
 import type { TestApp } from './app-harness.testkit.js';
 
-/** The SSH proxy over a test app's services, on a free loopback port (app.config follows it). */
-export function startTestSshProxy(app: TestApp, options: { loginGraceMs?: number } = {}) {
+/** The SSH proxy over a test app's services, on a free loopback port it reports as `ssh`. */
+export async function startTestSshProxy(app: TestApp, options: { loginGraceMs?: number } = {}) {
   app.config.sshAddr = { host: '127.0.0.1', port: 0 };
-  return startSshProxy({
+  const proxy = await startSshProxy({
     config: app.config,
     ca: app.services.ca,
     nodes: app.services.nodeDirectory,
@@ -17,4 +17,6 @@ export function startTestSshProxy(app: TestApp, options: { loginGraceMs?: number
     log: () => undefined,
     ...options,
   });
+  app.services.addresses.report('ssh', proxy.address);
+  return proxy;
 }

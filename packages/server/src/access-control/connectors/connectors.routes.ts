@@ -6,8 +6,8 @@ import {
   type ConnectorItem,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { connectorItem, type ConnectorsService } from './connectors.service.js';
 
 type NameParams = { Params: { name: string } };

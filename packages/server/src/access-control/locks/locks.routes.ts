@@ -1,8 +1,8 @@
 import { apiPaths, createLockRequestSchema, okBody, type LockJson } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { lockJson, type LocksService } from './locks.service.js';
 
 interface LocksRoutesOptions {

@@ -1,8 +1,8 @@
 import { apiPaths, roleContentRequestSchema, type RoleItem } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { okBody } from '@postern/contracts';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { roleItem, type RolesService } from './roles.service.js';
 
 type NameParams = { Params: { name: string } };

@@ -10,7 +10,7 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notAuthenticated } from '../../errors.js';
-import { parseInput } from '../../plugins/validate.js';
+import { parseInput } from '../../http/parse-input.js';
 import { requestContext } from '../auth/session-cookie.js';
 import type { AccountService } from './account.service.js';
 import type { DevicesService } from './devices.service.js';

@@ -10,7 +10,7 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notAuthenticated } from '../../errors.js';
-import { parseInput } from '../../plugins/validate.js';
+import { parseInput } from '../../http/parse-input.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
 import type { WebSessionService } from '../web-sessions/web-sessions.service.js';

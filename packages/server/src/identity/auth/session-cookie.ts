@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sessionCookieName } from '../../plugins/access-guard.js';
+import { sessionCookieName } from '../../http/request-identity.js';
 import type { WebSession } from '../web-sessions/web-sessions.service.js';
 
 /**

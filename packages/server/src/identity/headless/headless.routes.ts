@@ -9,8 +9,8 @@ import {
   type MfaChallenge,
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { requestContext } from '../auth/session-cookie.js';
 import type { HeadlessService } from './headless.service.js';
 

@@ -30,7 +30,7 @@ export interface HeadlessDeps {
   issuer: CertIssuer;
   audit: AuditStore;
   /** `https://public_addr`, for the approval link. */
-  publicUrl: string;
+  publicUrl: () => string;
   now: Clock;
 }
 
@@ -68,7 +68,7 @@ export class HeadlessService {
     });
     return {
       request_id: request.id,
-      url: `${this.deps.publicUrl}/web/headless/${request.id}`,
+      url: `${this.deps.publicUrl()}/web/headless/${request.id}`,
       expires: request.expires,
     };
   }

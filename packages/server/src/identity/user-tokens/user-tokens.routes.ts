@@ -11,8 +11,8 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, notAuthenticated } from '../../errors.js';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { requestContext, setSessionCookie } from '../auth/session-cookie.js';
 import type { UsersAdminService } from '../users/users-admin.service.js';
 import type { WebSessionService } from '../web-sessions/web-sessions.service.js';

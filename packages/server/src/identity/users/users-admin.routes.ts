@@ -1,7 +1,7 @@
 import { apiPaths, okBody, userUpsertRequestSchema, type UserJson } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import type { UsersAdminService } from './users-admin.service.js';
 
 type UserParams = { Params: { username: string } };

@@ -1,8 +1,8 @@
 import { apiPaths, auditSearchQuerySchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
-import { actorOf } from '../../plugins/access-guard.js';
-import { parseInput } from '../../plugins/validate.js';
+import { actorOf } from '../../http/request-identity.js';
+import { parseInput } from '../../http/parse-input.js';
 import { may } from '../../access-control/access/actor.js';
 import type { AuditStore } from './index.js';
 import { visiblePage } from './visible-page.js';

@@ -1,7 +1,7 @@
 import { apiPaths, okBody } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { parseInput } from '../../plugins/validate.js';
+import { parseInput } from '../../http/parse-input.js';
 
 const captureSchema = z.object({
   event: z.string().min(1).max(64),

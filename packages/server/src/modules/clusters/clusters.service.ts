@@ -1,13 +1,15 @@
 import type { ClusterJson } from '@postern/contracts';
 import { formatHostPort } from '../../config/address.js';
 import type { Config } from '../../config/config.js';
+import type { ListenAddresses } from '../../config/listen-addresses.js';
 import { serverVersion } from '../../version.js';
 
 /** The clusters a user can reach: the local one now; trusted (leaf) clusters join it later. */
 export class ClustersService {
   constructor(
-    private readonly config: Config,
-    /** The inventory: it keeps its count current from its watch, so no call reads storage. */
+    private readonly config: Pick<Config, 'clusterName'>,
+    private readonly addresses: Pick<ListenAddresses, 'publicAddr'>,
+    /** From the inventory: it keeps its count current from its watch, so no call reads storage. */
     private readonly nodes: { nodeCount(): number },
   ) {}
 
@@ -18,7 +20,7 @@ export class ClustersService {
         lastConnected: new Date().toISOString(),
         status: 'online',
         nodeCount: this.nodes.nodeCount(),
-        publicURL: formatHostPort(this.config.publicAddr),
+        publicURL: formatHostPort(this.addresses.publicAddr()),
         authVersion: serverVersion,
         proxyVersion: serverVersion,
       },

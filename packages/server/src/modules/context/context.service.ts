@@ -1,5 +1,5 @@
 import type { UserContext } from '@postern/contracts';
-import type { Identity } from '../../plugins/access-guard.js';
+import type { Identity } from '../../http/request-identity.js';
 import type { ClustersService } from '../clusters/clusters.service.js';
 
 export interface UserContextDeps {

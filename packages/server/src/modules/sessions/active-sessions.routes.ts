@@ -1,7 +1,7 @@
 import { apiPaths, type ActiveSessionList } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
-import { actorOf } from '../../plugins/access-guard.js';
+import { actorOf } from '../../http/request-identity.js';
 import { visibleActiveSessions } from './active-sessions.service.js';
 import type { SessionHub } from './session-hub.js';
 

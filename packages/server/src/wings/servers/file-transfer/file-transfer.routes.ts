@@ -3,7 +3,7 @@ import { apiPaths, fileTransferQuerySchema, formDataRequiredMessage } from '@pos
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { badParameter, notAuthenticated } from '../../../errors.js';
-import { parseInput } from '../../../plugins/validate.js';
+import { parseInput } from '../../../http/parse-input.js';
 import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
 
 interface FileTransferRoutesOptions {

@@ -5,7 +5,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import { remoteFilenameSchema } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, badParameter } from '../../../errors.js';
-import type { Identity } from '../../../plugins/access-guard.js';
+import type { Identity } from '../../../http/request-identity.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { requesterOf, type NodeAccess } from '../terminal/node-access.js';

@@ -6,11 +6,9 @@ import {
   type JoinTokenJson,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../../config/config.js';
-import { publicBaseUrl } from '../../../config/public-url.js';
 import { ApiError } from '../../../errors.js';
-import { actorOf } from '../../../plugins/access-guard.js';
-import { parseInput } from '../../../plugins/validate.js';
+import { actorOf } from '../../../http/request-identity.js';
+import { parseInput } from '../../../http/parse-input.js';
 import {
   agentJoinRequestSchema,
   type AgentJoinResponse,
@@ -23,7 +21,8 @@ interface JoinTokensRoutesOptions {
   joinTokens: JoinTokensService;
   agentJoin: AgentJoinService;
   /** Read per request: the script names the proxy's public URL. */
-  config: Config;
+  /** The proxy's public base URL, as the listeners bound it. */
+  publicBaseUrl: () => string;
   /** The same per-address limit as sign-in: these routes check a secret. */
   rateLimit: { max: number; timeWindow: number };
 }
@@ -38,7 +37,7 @@ type ScriptParams = { Params: { token: string } };
  */
 export async function joinTokensRoutes(
   app: FastifyInstance,
-  { joinTokens, agentJoin, config, rateLimit }: JoinTokensRoutesOptions,
+  { joinTokens, agentJoin, publicBaseUrl, rateLimit }: JoinTokensRoutesOptions,
 ) {
   app.post(
     apiPaths.joinToken,
@@ -71,7 +70,7 @@ export async function joinTokensRoutes(
         if (!(error instanceof ApiError)) throw error;
         return reply.code(404).send(invalidTokenScript);
       }
-      const baseUrl = publicBaseUrl(config);
+      const baseUrl = publicBaseUrl();
       return installNodeScript({ baseUrl, token: request.params.token });
     },
   );

@@ -3,7 +3,7 @@ import type { Backend } from '../../../backend/index.js';
 import { WatchedCache } from '../../../backend/watched-cache.js';
 import { systemClock, type Clock } from '../../../clock.js';
 import { ApiError, accessDenied, badParameter } from '../../../errors.js';
-import { parseInput } from '../../../plugins/validate.js';
+import { parseInput } from '../../../http/parse-input.js';
 import { assertMay, type Actor } from '../../../access-control/access/actor.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import { emitAudit } from '../../../modules/audit/emit.js';

@@ -6,8 +6,8 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
-import { actorOf } from '../../../plugins/access-guard.js';
-import { parseInput } from '../../../plugins/validate.js';
+import { actorOf } from '../../../http/request-identity.js';
+import { parseInput } from '../../../http/parse-input.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 

@@ -28,7 +28,7 @@ export interface StartSshProxyDeps {
 /**
  * Starts the SSH listener on `ssh_addr`. Its host key lives in the data dir, so a client that
  * pinned the plain key (no `@cert-authority` line) still knows it after a restart. With port 0
- * the OS picks one, and `config.sshAddr` is updated so ping reports the real address.
+ * the OS picks one; the caller reports the bound address (config/listen-addresses.ts).
  */
 export async function startSshProxy(deps: StartSshProxyDeps) {
   const { config } = deps;
@@ -66,8 +66,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
   });
   const { port } = await proxy.listen(listenHost, config.sshAddr.port);
-  config.sshAddr.port = port;
-  return { port, stop: () => proxy.close() };
+  return { port, address: { host: listenHost, port }, stop: () => proxy.close() };
 }
 
 async function loadOrCreateHostKey(file: string) {

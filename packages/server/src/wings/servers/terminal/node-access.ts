@@ -1,7 +1,7 @@
 import { sessionEndReasons } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
-import { webSessionCredential, type Identity } from '../../../plugins/access-guard.js';
+import { webSessionCredential, type Identity } from '../../../http/request-identity.js';
 import type { ConnectToNodeOptions } from '../../../ssh/client.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';

@@ -10,7 +10,7 @@ import {
 } from '@postern/contracts';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError } from '../../../errors.js';
-import type { Identity } from '../../../plugins/access-guard.js';
+import type { Identity } from '../../../http/request-identity.js';
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
 import { requesterOf, type TerminalService } from './terminal.service.js';
 import { WebSocketParty } from './websocket-party.js';

@@ -6,7 +6,7 @@ import {
   identifyByCredentials,
   sessionCookieName,
   type GuardDeps,
-} from '../../../plugins/access-guard.js';
+} from '../../../http/request-identity.js';
 import { serveTerminalSocket } from './terminal-socket.js';
 import type { TerminalService } from './terminal.service.js';
 

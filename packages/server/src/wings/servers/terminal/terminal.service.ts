@@ -1,7 +1,7 @@
 import type { ParticipantMode, TerminalSize } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
-import type { Identity } from '../../../plugins/access-guard.js';
+import type { Identity } from '../../../http/request-identity.js';
 import { openExec, openShell } from '../../../ssh/client.js';
 import { cappedIncomingWindow } from '../../../ssh/incoming-window.js';
 import { emitAudit } from '../../../modules/audit/emit.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { signCertificate } from '../../ssh/certificates.js';
-import { generateEd25519Key } from '../../ssh/keys.js';
-import { signRequest } from '../../ssh/signed-request.js';
-import { createOpsRole } from '../../testing/ssh-login.testkit.js';
-import { hostActor } from '../../access-control/access/actor.js';
+import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { signCertificate } from '../../../ssh/certificates.js';
+import { generateEd25519Key } from '../../../ssh/keys.js';
+import { signRequest } from '../../../ssh/signed-request.js';
+import { createOpsRole } from '../../../testing/ssh-login.testkit.js';
+import { hostActor } from '../../../access-control/access/actor.js';
 
 let app: TestApp;
 const admin = hostActor('test');

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { AccessControlServices } from './access-control/index.js';
+import type { GuardDeps } from './http/request-identity.js';
+import type { IdentityServices } from './identity/index.js';
+import type { Platform } from './platform.js';
+import type { SsoServices } from './sso/index.js';
+
+/**
+ * The shape every part of the server takes (identity, access control, single sign-on, and each
+ * access protocol's wing): it builds its services from what was built before it, serves its
+ * routes, and starts and stops what it watches. app.ts builds the parts in order, then serves them.
+ */
+export interface Part<Needs, Services> {
+  readonly name: string;
+  build(needs: Needs): Services | Promise<Services>;
+  routes(server: FastifyInstance, services: Services, ctx: ServerContext): Promise<void>;
+  /** Loads watched state before the server answers. */
+  start?(services: Services): Promise<void>;
+  close?(services: Services): Promise<void>;
+}
+
+/** The core parts, built before any wing, in this order. */
+export interface Core {
+  identity: IdentityServices;
+  accessControl: AccessControlServices;
+  sso: SsoServices;
+}
+
+/** What routes and wings are built with: the platform, the core and the access guard's needs. */
+export type ServerContext = Platform &
+  Core & {
+    guard: GuardDeps;
+    /** The resources every wing serves, by kind (the cluster's counts read them). */
+    kinds: () => readonly ResourceKind[];
+  };
+
+/** A kind of resource a wing serves (`node`; `app`, `db`, `kube_cluster`, `desktop` later). */
+export interface ResourceKind {
+  /** The kind as the API and RBAC name it. */
+  kind: string;
+  /** How many the inventory holds now, from memory (the clusters list shows it). */
+  count(): number;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { clusterSecret } from './cluster-secrets.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
+import { captureRoutes } from './modules/capture/capture.routes.js';
+import { ClustersService } from './modules/clusters/clusters.service.js';
+import { clustersRoutes } from './modules/clusters/clusters.routes.js';
+import { UserContextService } from './modules/context/context.service.js';
+import { contextRoutes } from './modules/context/context.routes.js';
+import { pingRoutes } from './modules/ping/ping.routes.js';
+import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
+import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
+import type { ServerContext } from './part.js';
+
+/** The clusters list, whose counts come from every wing's resource kinds. */
+export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 'kinds'>) {
+  const count = (kind: string) =>
+    ctx.kinds().reduce((sum, k) => (k.kind === kind ? sum + k.count() : sum), 0);
+  return new ClustersService(ctx.config, ctx.addresses, { nodeCount: () => count('node') });
+}
+
+/**
+ * The routes every access protocol shares: ping, clusters and the user's context, the audit
+ * log, live sessions and recordings, and the console's error capture.
+ */
+export async function platformRoutes(
+  server: FastifyInstance,
+  ctx: ServerContext,
+  clusters: ClustersService,
+) {
+  const { config, addresses, backend, hub, recordings, audit } = ctx;
+  const clusterName = config.clusterName;
+  const providers = ctx.accessControl.providers;
+  await server.register(pingRoutes, { config, addresses, providers });
+  await server.register(clustersRoutes, { clusters });
+  const cursorSecret = await clusterSecret(backend, 'audit_cursor');
+  const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);
+  await server.register(auditRoutes, { audit: signedAudit, clusterName });
+  const context = new UserContextService({ clusters, roleNames: () => ctx.access.roleNames() });
+  await server.register(contextRoutes, { context, clusterName });
+  await server.register(activeSessionsRoutes, { hub, clusterName });
+  await server.register(recordingsRoutes, { store: recordings, audit, clusterName });
+  await server.register(captureRoutes);
+}

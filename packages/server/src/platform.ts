@@ -1,0 +1,85 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AccessResolver } from './access-control/access/access-resolver.js';
+import { LockWatcher } from './access-control/locks/lock-watcher.js';
+import type { Backend } from './backend/index.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import { ListenAddresses } from './config/listen-addresses.js';
+import type { AuditStore } from './modules/audit/index.js';
+import type { AuditHealth } from './modules/audit/spool/index.js';
+import { DirRecordingStore } from './modules/recordings/recording-store.js';
+import { SessionHub } from './modules/sessions/session-hub.js';
+import { TunnelRegistry } from './modules/tunnel/index.js';
+import { perMinute } from './plugins/rate-limit.js';
+import { ClusterCa } from './ssh/ca.service.js';
+
+export interface PlatformDeps {
+  config: Config;
+  backend: Backend;
+  audit: AuditStore;
+  /** Refuses new sessions while the audit log cannot take events (the spool is full). */
+  auditHealth?: AuditHealth;
+  /** Time for sessions, tokens and TOTP; tests move it forward instead of waiting. */
+  now?: Clock;
+  /** The cluster's SSH CAs; loaded (or created on a fresh cluster) from the backend when absent. */
+  ca?: ClusterCa;
+  /** Terminal and agent-tunnel keepalive pings (default 20 s); tests shorten it. */
+  pingIntervalMs?: number;
+}
+
+/**
+ * What every part and wing builds from: storage, audit, time, the cluster CAs, the watched locks
+ * and access (roles and users), the live sessions and their recordings, the agents' tunnels and
+ * the addresses the listeners bound. One of each per process, shared by every access protocol.
+ */
+export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) {
+  const { config, backend, audit } = deps;
+  const now = deps.now ?? systemClock;
+  const onError = (what: string) => (error: unknown) =>
+    log.warn({ err: error }, `watching ${what} failed; listing again`);
+  const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
+  const locks = new LockWatcher(backend, now, onError('locks'));
+  const access = new AccessResolver(backend, onError('roles and users'));
+  const recordings = new DirRecordingStore(config.recordings.dir);
+  const hub = new SessionHub({
+    backend,
+    audit,
+    locks,
+    now,
+    onError: onError('live sessions'),
+    recordings: { store: recordings, onFailure: config.recordings.onFailure },
+    accessChanges: access.onChange.bind(access),
+  });
+  const tunnels = new TunnelRegistry();
+  return {
+    config,
+    backend,
+    audit,
+    auditHealth: deps.auditHealth,
+    now,
+    ca,
+    /** Watched locks: `lockFor`/`isLocked`, and a 'lock' event when one comes into force. */
+    locks,
+    /** Watched roles and users: what the guard computes each caller's access from. */
+    access,
+    recordings,
+    hub,
+    tunnels,
+    addresses: new ListenAddresses(config),
+    onError,
+    pingIntervalMs: deps.pingIntervalMs ?? 20_000,
+    loginRateLimit: perMinute(config.auth.loginRateLimit),
+    /** Loads the watched state, then the live sessions that are judged against it. */
+    start: async () => {
+      await Promise.all([access.start(), locks.start()]);
+      await hub.start();
+    },
+    close: async () => {
+      tunnels.close();
+      await hub.close();
+      await Promise.all([access.close(), locks.close()]);
+    },
+  };
+}
+
+export type Platform = Awaited<ReturnType<typeof buildPlatform>>;

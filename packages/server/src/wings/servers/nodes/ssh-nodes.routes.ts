@@ -1,0 +1,30 @@
+import { apiPaths, nodeListQuerySchema, type NodeListResponse } from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import { accessDenied } from '../../../errors.js';
+import { parseInput } from '../../../http/parse-input.js';
+import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
+import type { InventoryService } from './inventory.service.js';
+import { nodeJson } from './nodes.routes.js';
+
+export interface SshNodesRoutesOptions {
+  certAuth: Pick<CertRequestAuth, 'identify'>;
+  inventory: InventoryService;
+  clusterName: string;
+}
+
+/** The CLI's nodes list (`postern ls`), signed with the user's certificate (docs/cli-login.md). */
+export async function sshNodesRoutes(app: FastifyInstance, options: SshNodesRoutesOptions) {
+  const { certAuth, inventory, clusterName } = options;
+
+  // Public for the guard: the request is authenticated by its certificate signature instead.
+  app.get(apiPaths.sshNodes, { config: { access: 'public' } }, async (request) => {
+    const { acl, roleSet } = certAuth.identify(request);
+    if (!acl.nodes.list) throw accessDenied('access denied: list on nodes is not allowed');
+    const query = parseInput(nodeListQuerySchema, request.query);
+    const page = inventory.list(query, roleSet);
+    return {
+      ...page,
+      items: page.items.map((row) => nodeJson(row, clusterName)),
+    } satisfies NodeListResponse;
+  });
+}
