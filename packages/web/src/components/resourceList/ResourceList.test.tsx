@@ -8,12 +8,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
 import type { Label } from '../LabelChips';
-import {
-  listQueryString,
-  parseListSort,
-  type ListFilters,
-  type ListPageRequest,
-} from './listFilters';
+import type { ListFilters, ListPageRequest } from './listFilters';
 import { labelsColumn, ResourceList, type ListColumn, type ResourcePage } from './ResourceList';
 import { useResourceList, useUrlListFilters } from './useResourceList';
 
@@ -286,36 +281,5 @@ describe('ResourceList for another kind (apps, against a fake fetcher)', () => {
       expect(router.state.location.search).toBe('?search=a&sort=description%3Adesc'),
     );
     expect(server.last()).toMatchObject({ search: 'a', startKey: '' });
-  });
-});
-
-describe('list filters', () => {
-  it('reads a sort only for the kind’s own fields', () => {
-    expect(parseListSort('description:DESC', appSortFields)).toEqual({
-      field: 'description',
-      dir: 'desc',
-    });
-    expect(parseListSort('name', appSortFields)).toEqual({ field: 'name', dir: 'asc' });
-    expect(parseListSort('hostname:asc', appSortFields)).toBeUndefined();
-    expect(parseListSort(null, appSortFields)).toBeUndefined();
-  });
-
-  it('writes the list call’s query string, trimmed, with empty values left out', () => {
-    const request: AppRequest = { search: ' graf ', query: '', startKey: '', limit: 3 };
-    expect(listQueryString(request, 15)).toBe('limit=3&search=graf');
-    const next: AppRequest = {
-      search: '',
-      query: labelClause('env', 'prod'),
-      sort: { field: 'name', dir: 'desc' },
-      startKey: 'after:argo',
-    };
-    expect(new URLSearchParams(listQueryString(next, 15)).toString()).toBe(
-      new URLSearchParams({
-        limit: '15',
-        startKey: 'after:argo',
-        query: 'labels["env"] == "prod"',
-        sort: 'name:desc',
-      }).toString(),
-    );
   });
 });
