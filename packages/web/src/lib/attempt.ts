@@ -20,3 +20,8 @@ export function attemptOf<T>(query: QueryLike<T>): Attempt<T> {
   if (query.isPending || query.data === undefined) return { status: 'loading' };
   return { status: 'success', data: query.data };
 }
+
+/** The same attempt with its data reshaped (loading and errors pass through). */
+export function mapAttempt<T, U>(attempt: Attempt<T>, map: (data: T) => U): Attempt<U> {
+  return attempt.status === 'success' ? { status: 'success', data: map(attempt.data) } : attempt;
+}

@@ -1,43 +1,18 @@
-import {
-  Alert,
-  Badge,
-  Card,
-  Code,
-  Group,
-  List,
-  Stack,
-  Text,
-  Title,
-  Tooltip,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Alert, Badge, Card, Code, Group, List, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { defaultNodeSort, type NodeSortField } from '@postern/contracts';
-import { AttemptView } from '../../components/AttemptView';
 import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
-import { pageRange } from '../../components/cursorPaging';
-import { FilterChips, LabelChips } from '../../components/LabelChips';
-import { Pager } from '../../components/Pager';
-import { ResourceTable, type Column, type TableSort } from '../../components/ResourceTable';
-import { SearchInput } from '../../components/SearchInput';
-import type { Attempt } from '../../lib/attempt';
+import {
+  labelsColumn,
+  ResourceList,
+  type ListColumn,
+} from '../../components/resourceList/ResourceList';
+import type { ListPaging } from '../../components/resourceList/useResourceList';
+import { mapAttempt, type Attempt } from '../../lib/attempt';
 import { formatDateTime } from '../../lib/format';
 import { AddLoginsHint, type LoginsHelp } from './AddLoginsHint';
-import {
-  addLabel,
-  queryLabels,
-  removeLabel,
-  type NodeFilters,
-  type NodePage,
-  type ServerNode,
-} from './makeNode';
+import type { NodeFilters, NodePage, ServerNode } from './makeNode';
 
-export interface NodesPaging {
-  pageIndex: number;
-  canPrev: boolean;
-  onPrev: () => void;
-  /** Called with the start key the server returned for the next page. */
-  onNext: (startKey: string) => void;
-}
+export type NodesPaging = ListPaging;
 
 /** Where this proxy is, for the enrolment commands of the empty state. */
 export interface ProxyAddress {
@@ -65,95 +40,95 @@ interface Props {
   busy?: boolean;
 }
 
+/** The Servers list's columns; labels filter the list when clicked. */
+const nodeColumns: ListColumn<ServerNode, NodeSortField>[] = [
+  {
+    id: 'hostname',
+    header: 'Hostname',
+    sortKey: 'hostname',
+    cell: (n) => (
+      <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
+        {n.hostname}
+      </Text>
+    ),
+  },
+  {
+    id: 'addr',
+    header: 'Address',
+    sortKey: 'addr',
+    visibleFrom: 'sm',
+    cell: (n) => (
+      <Group gap={6} wrap="nowrap">
+        {n.tunnel ? (
+          <Badge variant="outline" color="gray" tt="none">
+            Tunnel
+          </Badge>
+        ) : (
+          <Text size="sm" ff="monospace">
+            {n.addr}
+          </Text>
+        )}
+        {n.subKind === 'openssh' && (
+          <Badge variant="light" color="gray" tt="none">
+            OpenSSH
+          </Badge>
+        )}
+      </Group>
+    ),
+  },
+  labelsColumn((n: ServerNode) => n.labels, { visibleFrom: 'sm' }),
+  {
+    id: 'status',
+    header: 'Status',
+    sortKey: 'status',
+    fit: true,
+    // Offline: when the server last reported (or, agentless, last answered the proxy's check).
+    cell: (n) => (
+      <Tooltip
+        label={n.lastHeartbeat ? `Last seen ${formatDateTime(n.lastHeartbeat)}` : 'Never seen'}
+        disabled={n.status === 'online'}
+        events={{ hover: true, focus: true, touch: true }}
+      >
+        <Badge
+          color={n.status === 'online' ? 'green' : 'red'}
+          variant="light"
+          tt="none"
+          tabIndex={n.status === 'online' ? undefined : 0}
+        >
+          {n.status}
+        </Badge>
+      </Tooltip>
+    ),
+  },
+];
+
 /** Servers: search, label filters and sort on the server, paged 15 at a time. */
 export function NodesView(props: Props) {
-  const { attempt, onRetry, filters, onFiltersChange, paging, pageSize, connect } = props;
-  const { loginsHelp, proxy, compact = false, busy = false } = props;
-  const labels = filters.query ? queryLabels(filters.query) : [];
-  const filtered = filters.search !== '' || filters.query !== '';
-
-  // No sort asked for: the server's default order, marked on its column all the same.
-  const sort = filters.sort ?? defaultNodeSort;
-  const tableSort: TableSort = { key: sort.field, dir: sort.dir };
-  const onSortChange = (sort: TableSort) =>
-    onFiltersChange({ ...filters, sort: { field: sort.key as NodeSortField, dir: sort.dir } });
-
-  const columns: Column<ServerNode>[] = [
-    {
-      key: 'hostname',
-      header: 'Hostname',
-      sortable: true,
-      render: (n) => (
-        <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
-          {n.hostname}
-        </Text>
-      ),
-    },
-    {
-      key: 'addr',
-      header: 'Address',
-      sortable: true,
-      visibleFrom: 'sm',
-      render: (n) => (
-        <Group gap={6} wrap="nowrap">
-          {n.tunnel ? (
-            <Badge variant="outline" color="gray" tt="none">
-              Tunnel
-            </Badge>
-          ) : (
-            <Text size="sm" ff="monospace">
-              {n.addr}
+  const { attempt, connect, loginsHelp, proxy, ...list } = props;
+  return (
+    <ResourceList
+      {...list}
+      title="Servers"
+      itemsLabel="servers"
+      columns={nodeColumns}
+      rowKey={(n) => n.id}
+      attempt={mapAttempt(attempt, (page) => ({ ...page, items: page.nodes }))}
+      // No sort asked for: the server's default order, marked on its column all the same.
+      defaultSort={defaultNodeSort}
+      search={{ label: 'Search servers', placeholder: 'Search by hostname, address or label' }}
+      noMatchText="No servers match your search."
+      emptyState={<AddServerHelp proxy={proxy} />}
+      notice={(nodes) =>
+        nodes.length > 0 &&
+        nodes.every((n) => n.sshLogins.length === 0) && (
+          <Alert color="blue" variant="light" p="xs">
+            <Text size="sm">
+              <AddLoginsHint help={loginsHelp} scope="list" />
             </Text>
-          )}
-          {n.subKind === 'openssh' && (
-            <Badge variant="light" color="gray" tt="none">
-              OpenSSH
-            </Badge>
-          )}
-        </Group>
-      ),
-    },
-    {
-      key: 'labels',
-      header: 'Labels',
-      visibleFrom: 'sm',
-      render: (n) => (
-        <LabelChips
-          labels={n.labels}
-          onSelect={(label) =>
-            onFiltersChange({ ...filters, query: addLabel(filters.query, label) })
-          }
-        />
-      ),
-    },
-    {
-      key: 'status',
-      header: 'Status',
-      sortable: true,
-      fit: true,
-      // Offline: when the server last reported (or, agentless, last answered the proxy's check).
-      render: (n) => (
-        <Tooltip
-          label={n.lastHeartbeat ? `Last seen ${formatDateTime(n.lastHeartbeat)}` : 'Never seen'}
-          disabled={n.status === 'online'}
-          events={{ hover: true, focus: true, touch: true }}
-        >
-          <Badge
-            color={n.status === 'online' ? 'green' : 'red'}
-            variant="light"
-            tt="none"
-            tabIndex={n.status === 'online' ? undefined : 0}
-          >
-            {n.status}
-          </Badge>
-        </Tooltip>
-      ),
-    },
-    {
-      key: 'connect',
-      header: <VisuallyHidden>Actions</VisuallyHidden>,
-      fit: true,
-      render: (n) => (
+          </Alert>
+        )
+      }
+      rowAction={(n) => (
         <ChoiceMenu
           label="Connect"
           ariaLabel={`Connect to ${n.hostname}`}
@@ -167,64 +142,8 @@ export function NodesView(props: Props) {
           }}
           emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
         />
-      ),
-    },
-  ];
-
-  return (
-    <Stack gap="md">
-      {!compact && <Title order={2}>Servers</Title>}
-      <AttemptView attempt={attempt} onRetry={onRetry}>
-        {(page) =>
-          page.totalCount === 0 && !filtered ? (
-            <AddServerHelp proxy={proxy} />
-          ) : (
-            <Stack gap="sm">
-              <Group justify="space-between" align="flex-end">
-                <SearchInput
-                  label="Search servers"
-                  placeholder="Search by hostname, address or label"
-                  value={filters.search}
-                  onSearch={(search) => onFiltersChange({ ...filters, search })}
-                />
-              </Group>
-              {page.nodes.length > 0 && page.nodes.every((n) => n.sshLogins.length === 0) && (
-                <Alert color="blue" variant="light" p="xs">
-                  <Text size="sm">
-                    <AddLoginsHint help={loginsHelp} scope="list" />
-                  </Text>
-                </Alert>
-              )}
-              <FilterChips
-                labels={labels}
-                onRemove={(label) =>
-                  onFiltersChange({ ...filters, query: removeLabel(filters.query, label) })
-                }
-                onClear={() => onFiltersChange({ ...filters, query: '' })}
-              />
-              <ResourceTable
-                columns={columns}
-                rows={page.nodes}
-                rowKey={(n) => n.id}
-                sort={tableSort}
-                onSortChange={onSortChange}
-                compact={compact}
-                emptyText="No servers match your search."
-              />
-              <Pager
-                {...pageRange(paging.pageIndex, pageSize, page.nodes.length, page.totalCount)}
-                itemsLabel="servers"
-                canPrev={paging.canPrev}
-                canNext={page.startKey !== ''}
-                onPrev={paging.onPrev}
-                onNext={() => paging.onNext(page.startKey)}
-                busy={busy}
-              />
-            </Stack>
-          )
-        }
-      </AttemptView>
-    </Stack>
+      )}
+    />
   );
 }
 

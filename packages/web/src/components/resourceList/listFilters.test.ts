@@ -1,0 +1,43 @@
+import { labelClause } from '@postern/contracts';
+import { describe, expect, it } from 'vitest';
+import {
+  listQueryString,
+  parseListSort,
+  type ListFilters,
+  type ListPageRequest,
+} from './listFilters';
+
+type AppSortField = 'name' | 'description';
+const appSortFields: readonly AppSortField[] = ['name', 'description'];
+type AppRequest = ListPageRequest<ListFilters<AppSortField>>;
+
+describe('list filters', () => {
+  it('reads a sort only for the kind’s own fields', () => {
+    expect(parseListSort('description:DESC', appSortFields)).toEqual({
+      field: 'description',
+      dir: 'desc',
+    });
+    expect(parseListSort('name', appSortFields)).toEqual({ field: 'name', dir: 'asc' });
+    expect(parseListSort('hostname:asc', appSortFields)).toBeUndefined();
+    expect(parseListSort(null, appSortFields)).toBeUndefined();
+  });
+
+  it('writes the list call’s query string, trimmed, with empty values left out', () => {
+    const request: AppRequest = { search: ' graf ', query: '', startKey: '', limit: 3 };
+    expect(listQueryString(request, 15)).toBe('limit=3&search=graf');
+    const next: AppRequest = {
+      search: '',
+      query: labelClause('env', 'prod'),
+      sort: { field: 'name', dir: 'desc' },
+      startKey: 'after:argo',
+    };
+    expect(new URLSearchParams(listQueryString(next, 15)).toString()).toBe(
+      new URLSearchParams({
+        limit: '15',
+        startKey: 'after:argo',
+        query: 'labels["env"] == "prod"',
+        sort: 'name:desc',
+      }).toString(),
+    );
+  });
+});

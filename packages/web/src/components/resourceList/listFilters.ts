@@ -1,0 +1,89 @@
+import { labelClause, parseLabelQuery } from '@postern/contracts';
+import type { Label } from '../LabelChips';
+import type { SortDir } from '../ResourceTable';
+
+/**
+ * What a resource list is narrowed and ordered by. Every list of resources (servers, apps,
+ * databases, Kubernetes clusters, desktops) sends the same four things to the server: a free-text
+ * `search`, a label `query`, a `sort` and the page's start key, so these rules are written once.
+ */
+export interface ListSort<Field extends string = string> {
+  field: Field;
+  dir: SortDir;
+}
+
+export interface ListFilters<Field extends string = string> {
+  search: string;
+  /** Label clauses `labels["k"] == "v"` joined by ` && `. */
+  query: string;
+  /** Undefined: the server's default order. */
+  sort?: ListSort<Field>;
+}
+
+export const noListFilters: ListFilters = { search: '', query: '' };
+
+/** A search or a label query is in force (an empty page then means "no match", not "none yet"). */
+export const isFiltered = (f: ListFilters) => f.search !== '' || f.query !== '';
+
+/** `field:asc` ↔ {field, dir}; a field the kind does not sort by means the server's default. */
+export function parseListSort<Field extends string>(
+  value: string | null | undefined,
+  fields: readonly Field[],
+): ListSort<Field> | undefined {
+  const [field = '', dir = 'asc'] = (value ?? '').split(':');
+  if (!(fields as readonly string[]).includes(field)) return undefined;
+  return { field: field as Field, dir: dir.toLowerCase() === 'desc' ? 'desc' : 'asc' };
+}
+
+export const listSortParam = (sort: ListSort | undefined) =>
+  sort ? `${sort.field}:${sort.dir}` : undefined;
+
+/** Filters as one string: a change of it sends the list back to page 1. */
+export const listFiltersKey = (f: ListFilters) =>
+  JSON.stringify([f.search, f.query, listSortParam(f.sort)]);
+
+/** One page request: the filters, the page's start key ('' for the first) and its size. */
+export type ListPageRequest<F extends ListFilters = ListFilters> = F & {
+  startKey: string;
+  limit?: number;
+};
+
+/** The query string of a list call (`limit`, `startKey`, `search`, `query`, `sort`; empty left out). */
+export function listQueryString(request: ListPageRequest, defaultLimit: number): string {
+  const params = new URLSearchParams({ limit: String(request.limit ?? defaultLimit) });
+  if (request.startKey) params.set('startKey', request.startKey);
+  if (request.search.trim()) params.set('search', request.search.trim());
+  if (request.query.trim()) params.set('query', request.query.trim());
+  const sort = listSortParam(request.sort);
+  if (sort) params.set('sort', sort);
+  return params.toString();
+}
+
+/**
+ * The labels of a query, for its filter chips. A query this console did not write (not plain
+ * label clauses) shows as one chip holding the whole text, so it can still be removed.
+ */
+export function queryLabels(query: string): Label[] {
+  const labels = parseLabelQuery(query);
+  return labels instanceof Error ? [{ name: 'query', value: query }] : labels;
+}
+
+const isSame = (a: Label, b: Label) => a.name === b.name && a.value === b.value;
+
+/** The query with one more label clause (unchanged when it is already there). */
+export function addLabel(query: string, label: Label): string {
+  const labels = parseLabelQuery(query);
+  if (!(labels instanceof Error) && labels.some((l) => isSame(l, label))) return query;
+  const clause = labelClause(label.name, label.value);
+  return query.trim() ? `${query.trim()} && ${clause}` : clause;
+}
+
+/** The query without that label's clause. */
+export function removeLabel(query: string, label: Label): string {
+  const labels = parseLabelQuery(query);
+  if (labels instanceof Error) return '';
+  return labels
+    .filter((l) => !isSame(l, label))
+    .map((l) => labelClause(l.name, l.value))
+    .join(' && ');
+}
