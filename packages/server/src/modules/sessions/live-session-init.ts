@@ -1,5 +1,9 @@
 import type { RecordSessionMode, SessionKind, TerminalSize } from '@postern/contracts';
+import type { AuditStore } from '../audit/index.js';
+import type { LiveSession } from './live-session.js';
+import type { ScreenMirror } from './screen-mirror.js';
 import type { SessionChannel } from './session-channel.js';
+import type { RecordingPolicy } from './session-recording.js';
 import type { SessionTracker, TrackedParty } from './session-tracker.store.js';
 
 export interface LiveSessionInit {
@@ -34,6 +38,18 @@ export interface LiveSessionInit {
    * second): a reason ends the session, undefined lets it go on.
    */
   recheck?: () => string | undefined;
+}
+
+export interface LiveSessionDeps {
+  audit: AuditStore;
+  /** The screen of every session with a terminal; sessions without one leave it alone. */
+  mirror: ScreenMirror;
+  now: () => number;
+  /** Membership or size changed: publish the tracker. */
+  onChange: (session: LiveSession) => void;
+  onEnd: (session: LiveSession) => void;
+  /** Absent: sessions are not recorded (tests of other behaviour). */
+  recordings?: RecordingPolicy;
 }
 
 /** A terminal-less session's tracker says 0×0: the active-sessions shape always has a size. */

@@ -7,10 +7,13 @@ import {
   type TerminalSize,
 } from '@postern/contracts';
 import { emitAuditInBackground } from '../audit/emit.js';
-import type { AuditStore } from '../audit/index.js';
-import { sessionAuditFields, sessionTracker, type LiveSessionInit } from './live-session-init.js';
+import {
+  sessionAuditFields,
+  sessionTracker,
+  type LiveSessionDeps,
+  type LiveSessionInit,
+} from './live-session-init.js';
 import type { EndKind, Party } from './party.js';
-import type { ScreenMirror } from './screen-mirror.js';
 import {
   auditSessionEnd,
   closedReason,
@@ -23,23 +26,11 @@ import {
 import { toActiveSessionJson } from './session-json.js';
 import { SessionOutput } from './session-output.js';
 import { SessionParties } from './session-parties.js';
-import { SessionRecording, type RecordingPolicy } from './session-recording.js';
+import { startTerminalRecording, type SessionRecording } from './session-recording.js';
 import type { SessionTracker } from './session-tracker.store.js';
 
-export type { LiveSessionInit } from './live-session-init.js';
+export type { LiveSessionDeps, LiveSessionInit } from './live-session-init.js';
 export type { RecordingPolicy } from './session-recording.js';
-
-export interface LiveSessionDeps {
-  audit: AuditStore;
-  /** The screen of every session with a terminal; sessions without one leave it alone. */
-  mirror: ScreenMirror;
-  now: () => number;
-  /** Membership or size changed: publish the tracker. */
-  onChange: (session: LiveSession) => void;
-  onEnd: (session: LiveSession) => void;
-  /** Absent: sessions are not recorded (tests of other behaviour). */
-  recordings?: RecordingPolicy;
-}
 
 /**
  * One live session: the channel to the program (session-channel.ts; SSH today) and every party
@@ -80,7 +71,12 @@ export class LiveSession {
     });
     if (init.terminal) {
       deps.mirror.open(this.id, init.terminal.w, init.terminal.h);
-      this.recording = this.startRecording(init.terminal);
+      this.recording = startTerminalRecording(this.id, init, deps, {
+        size: init.terminal,
+        start: this.created,
+        onFailure: (reason, endSession) => this.recordingFailed(reason, endSession),
+        onDrain: () => this.output.maybeResume(),
+      });
     }
     init.channel.start({
       output: (chunk) => this.output.push(chunk),
@@ -251,25 +247,6 @@ export class LiveSession {
 
   auditFields() {
     return sessionAuditFields(this.id, this.init);
-  }
-
-  /** A terminal's recording (asciicast with keyframes from the mirror), unless it is off. */
-  private startRecording(size: TerminalSize): SessionRecording | undefined {
-    const { init, deps } = this;
-    const mode = init.recordSession ?? 'best_effort';
-    if (!deps.recordings || mode === 'off') return undefined;
-    return SessionRecording.start({
-      sid: this.id,
-      policy: deps.recordings,
-      mode,
-      size,
-      start: this.created,
-      title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
-      now: deps.now,
-      mirror: deps.mirror,
-      onFailure: (reason, endSession) => this.recordingFailed(reason, endSession),
-      onDrain: () => this.output.maybeResume(),
-    });
   }
 
   private recordingFailed(reason: string, endSession: boolean): void {
