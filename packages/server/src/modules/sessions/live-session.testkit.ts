@@ -1,8 +1,15 @@
 import { EventEmitter } from 'node:events';
-import type { Client, ClientChannel } from 'ssh2';
+import {
+  SshSessionChannel,
+  type SshChannel,
+  type SshClient,
+} from '../../ssh/ssh-session-channel.js';
 import type { LiveSessionInit } from './live-session.js';
 
-/** A fake SSH channel: the session's view of the node, driven by the test. */
+/**
+ * A fake ssh2 channel: the node's side of a session as the SSH adapter sees it, driven by the
+ * test (it emits data, exit and close as ssh2 does).
+ */
 export class FakeChannel extends EventEmitter {
   stderr = new EventEmitter();
   written: string[] = [];
@@ -29,7 +36,10 @@ export class FakeChannel extends EventEmitter {
   }
 }
 
-/** alice as root on web-1 at 80×24, over the given fake channel, for an hour from `now`. */
+/**
+ * alice as root on web-1 at 80×24, for an hour from `now`: an SSH session whose adapter runs
+ * over the given fake channel and a fake client connection.
+ */
 export function testSessionInit(
   channel: FakeChannel,
   now: number,
@@ -42,12 +52,15 @@ export function testSessionInit(
     clusterName: 'c',
     proxyId: 'p',
     traceId: '',
-    size: { w: 80, h: 24 },
+    kind: 'ssh',
+    terminal: { w: 80, h: 24 },
     command: '',
     expiresAt: now + 3_600_000,
     idleTimeoutMs: 0,
-    client: Object.assign(new EventEmitter(), { end: () => undefined }) as unknown as Client,
-    channel: channel as unknown as ClientChannel,
+    channel: new SshSessionChannel(
+      Object.assign(new EventEmitter(), { end: () => undefined }) as unknown as SshClient,
+      channel as unknown as SshChannel,
+    ),
     ...overrides,
   };
 }

@@ -4,88 +4,53 @@ import {
   terminalFlowControl,
   type ActiveSessionJson,
   type ParticipantMode,
-  type RecordSessionMode,
+  type TerminalSize,
 } from '@postern/contracts';
-import type { Client, ClientChannel } from 'ssh2';
 import { emitAuditInBackground } from '../audit/emit.js';
-import type { AuditStore } from '../audit/index.js';
-import { OutputGate, type Backlog } from './output-gate.js';
+import {
+  sessionAuditFields,
+  sessionTracker,
+  type LiveSessionDeps,
+  type LiveSessionInit,
+} from './live-session-init.js';
 import type { EndKind, Party } from './party.js';
-import type { ScreenMirror } from './screen-mirror.js';
+import {
+  auditSessionEnd,
+  closedReason,
+  exitOutcome,
+  isTerminateKey,
+  limitReason,
+  stalledPartyLimitMs,
+  type ExitStatus,
+} from './session-ending.js';
 import { toActiveSessionJson } from './session-json.js';
-import { SessionRecording, type RecordingPolicy } from './session-recording.js';
+import { SessionOutput } from './session-output.js';
+import { SessionParties } from './session-parties.js';
+import { startTerminalRecording, type SessionRecording } from './session-recording.js';
 import type { SessionTracker } from './session-tracker.store.js';
-import { Utf8Boundary } from './utf8-boundary.js';
 
-export interface LiveSessionInit {
-  owner: { user: string; roles: string[] };
-  login: string;
-  node: { id: string; hostname: string; addr: string };
-  clusterName: string;
-  proxyId: string;
-  traceId: string;
-  size: { w: number; h: number };
-  /** '' for an interactive shell. */
-  command: string;
-  /** Epoch ms: max_session_ttl and the certificate end the session here. */
-  expiresAt: number;
-  /** client_idle_timeout in ms; 0 for none. */
-  idleTimeoutMs: number;
-  client: Client;
-  channel: ClientChannel;
-  /** The role option record_session for SSH; best_effort when not given. */
-  recordSession?: RecordSessionMode;
-  /**
-   * Judges the owner's access again (the hub calls it when roles or users change, and every
-   * second): a reason ends the session, undefined lets it go on.
-   */
-  recheck?: () => string | undefined;
-}
-
+export type { LiveSessionDeps, LiveSessionInit } from './live-session-init.js';
 export type { RecordingPolicy } from './session-recording.js';
 
-export interface LiveSessionDeps {
-  audit: AuditStore;
-  mirror: ScreenMirror;
-  now: () => number;
-  /** Membership or size changed: publish the tracker. */
-  onChange: (session: LiveSession) => void;
-  onEnd: (session: LiveSession) => void;
-  /** Absent: sessions are not recorded (tests of other behaviour). */
-  recordings?: RecordingPolicy;
-}
-
-interface Member {
-  party: Party;
-  /** Output bytes sent and not yet acknowledged. */
-  unacked: number;
-  /** Output held while the joiner's first screen is being prepared. */
-  pending?: Uint8Array[];
-  lastActive: number;
-}
-
-/** A slow observer may hold the session paused this long before it is dropped. */
-const stalledPartyLimitMs = 10_000;
-
 /**
- * One live terminal session: the SSH channel to the node and every party watching or typing.
- * Output fans out to all parties; flow control pauses the channel while any party has too much
- * unacknowledged output, so a flood (`yes`) never fills memory and Ctrl-C is answered quickly.
+ * One live session: the channel to the program (session-channel.ts; SSH today) and every party
+ * watching or typing. Output takes session-output.ts to the parties; the ending rules (exit,
+ * limits, the end's audit) are in session-ending.ts. A session with a terminal also keeps a
+ * screen mirror (joiners' first screen, recording keyframes) and may be joined.
  */
 export class LiveSession {
   readonly id = randomUUID();
   readonly created: number;
-  private readonly members = new Map<string, Member>();
-  /** Everyone who joined, including those who left: the end event's and recording's participants. */
-  private readonly everyone = new Set<string>();
-  private readonly utf8 = new Utf8Boundary();
-  private size: { w: number; h: number };
-  private lastInput: number;
-  private readonly gate: OutputGate;
-  private ended = false;
   endReason = '';
-  private recordingError = '';
+  private readonly members = new SessionParties();
+  private readonly output: SessionOutput;
   private readonly recording: SessionRecording | undefined;
+  /** The terminal's size; undefined for a session without a terminal. */
+  private size: TerminalSize | undefined;
+  private lastInput: number;
+  private ended = false;
+  private recordingError = '';
+  private exited: { status: ExitStatus; reason: string } | undefined;
 
   constructor(
     readonly init: LiveSessionInit,
@@ -93,52 +58,36 @@ export class LiveSession {
   ) {
     this.created = deps.now();
     this.lastInput = this.created;
-    this.size = init.size;
-    this.gate = new OutputGate(init.channel, deps.now);
-    deps.mirror.open(this.id, init.size.w, init.size.h);
-    const mode = init.recordSession ?? 'best_effort';
-    if (deps.recordings && mode !== 'off') {
-      this.recording = SessionRecording.start({
-        sid: this.id,
-        policy: deps.recordings,
-        mode,
-        size: init.size,
+    this.size = init.terminal && { ...init.terminal };
+    this.output = new SessionOutput({
+      channel: init.channel,
+      parties: this.members,
+      now: deps.now,
+      terminal: init.terminal && {
+        screen: (data) => deps.mirror.write(this.id, data),
+        record: (data) => this.recording?.output(data),
+      },
+      recordingBehind: () => this.recording?.behind === true,
+    });
+    if (init.terminal) {
+      deps.mirror.open(this.id, init.terminal.w, init.terminal.h);
+      this.recording = startTerminalRecording(this.id, init, deps, {
+        size: init.terminal,
         start: this.created,
-        title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
-        now: deps.now,
-        mirror: deps.mirror,
         onFailure: (reason, endSession) => this.recordingFailed(reason, endSession),
-        onDrain: () => this.maybeResume(),
+        onDrain: () => this.output.maybeResume(),
       });
     }
-    const { channel } = init;
-    channel.on('data', (chunk: Buffer) => this.onOutput(chunk));
-    channel.stderr.on('data', (chunk: Buffer) => this.onOutput(chunk));
-    channel.on('exit', (code: number | null, signal?: string) => {
-      this.exitStatus = { code: code ?? (signal ? -1 : 0), signal: signal ?? '' };
-      this.exitReason = signal
-        ? sessionEndReasons.signalled(signal)
-        : sessionEndReasons.exited(code ?? 0);
+    init.channel.start({
+      output: (chunk) => this.output.push(chunk),
+      exit: (exit) => void (this.exited = exitOutcome(exit)),
+      closed: (lostReason) => this.terminate(lostReason ?? this.exited?.reason ?? closedReason),
     });
-    channel.on('close', () => this.terminate(this.lostReason ?? this.exitReason));
-    // ssh2 reports missed keepalives as an error just before it drops the connection.
-    init.client.on('error', (error: Error & { level?: string }) => {
-      if (error.level === 'client-timeout') this.lostReason = sessionEndReasons.serverUnresponsive;
-    });
-    init.client.on('close', () =>
-      this.terminate(this.lostReason ?? 'connection to the server closed'),
-    );
   }
 
-  /** Set when the connection to the node was lost rather than closed. */
-  private lostReason: string | undefined;
-
-  private exitReason = 'session closed';
-  private exitStatus: { code: number; signal: string } | undefined;
-
   /** How the program on the server ended, once it has (an SSH client relays it). */
-  get exit(): { code: number; signal: string } | undefined {
-    return this.exitStatus;
+  get exit(): ExitStatus | undefined {
+    return this.exited?.status;
   }
 
   /** Settles once the recording is sealed (or has failed). */
@@ -150,36 +99,32 @@ export class LiveSession {
     return this.ended;
   }
 
-  /** What this process holds of the output: unread from the node, and queued to every party. */
+  /** What this process holds of the output: unread from the channel, and queued to every party. */
   heldOutputBytes(): number {
-    const { channel } = this.init;
-    const queued = [...this.members.values()].map((m) => m.party.queuedBytes?.() ?? 0);
-    return (
-      channel.readableLength + channel.stderr.readableLength + queued.reduce((a, b) => a + b, 0)
-    );
+    return this.init.channel.heldBytes() + this.members.queuedBytes();
   }
 
   parties(): Party[] {
-    return [...this.members.values()].map((m) => m.party);
+    return this.members.list();
   }
 
-  /** Adds a party. Joiners first get the current screen, then the live stream, in order. */
+  /**
+   * Adds a party. Joiners first get the current screen, then the live stream, in order. A
+   * session without a terminal has its owner's party only: a joiner is turned away.
+   */
   async join(party: Party): Promise<void> {
     if (this.ended) return party.end(this.endReason);
     const first = this.members.size === 0;
-    const member: Member = { party, unacked: 0, lastActive: this.deps.now() };
-    this.everyone.add(party.user);
-    if (!first) member.pending = [];
-    this.members.set(party.id, member);
-    if (!first) {
+    if (!first && !this.size) {
+      return party.end(`a ${this.init.kind} session without a terminal cannot be joined`);
+    }
+    const member = this.members.add(party, this.deps.now(), !first);
+    if (!first && this.size) {
       const screen = await this.deps.mirror.snapshot(this.id);
-      if (this.ended || !this.members.has(party.id)) return;
+      if (this.ended || this.members.get(party.id) !== member) return;
       party.event({ event: 'resize', size: `${this.size.w}:${this.size.h}` });
-      const pending = member.pending ?? [];
-      member.pending = undefined;
-      if (screen) this.send(member, Buffer.from(screen, 'utf8'));
-      for (const chunk of pending) this.send(member, chunk);
-      this.broadcastEvent({ event: 'session.join', user: party.user, mode: party.mode });
+      this.members.release(member, screen);
+      this.members.event({ event: 'session.join', user: party.user, mode: party.mode });
       this.recording?.join(party.user, party.mode);
       emitAuditInBackground(this.deps.audit, 'T2001I', {
         ...this.auditFields(),
@@ -191,19 +136,18 @@ export class LiveSession {
   }
 
   leave(partyId: string, reason = 'left', kind: EndKind = 'ended'): void {
-    const member = this.members.get(partyId);
-    if (!member || this.ended) return;
-    this.members.delete(partyId);
+    if (this.ended) return;
+    const member = this.members.remove(partyId);
+    if (!member) return;
     member.party.end(reason, kind);
-    this.broadcastEvent({ event: 'session.leave', user: member.party.user, reason });
+    this.members.event({ event: 'session.leave', user: member.party.user, reason });
     emitAuditInBackground(this.deps.audit, 'T2003I', {
       ...this.auditFields(),
       user: member.party.user,
       reason,
     });
-    const typists = [...this.members.values()].filter((m) => m.party.mode === 'peer');
-    if (typists.length === 0) return this.terminate(sessionEndReasons.allLeft);
-    this.maybeResume();
+    if (!this.members.hasPeer()) return this.terminate(sessionEndReasons.allLeft);
+    this.output.maybeResume();
     this.publish();
   }
 
@@ -222,16 +166,14 @@ export class LiveSession {
 
   resize(partyId: string, w: number, h: number): void {
     const member = this.members.get(partyId);
-    if (!member || member.party.mode !== 'peer' || this.ended) return;
+    if (!member || member.party.mode !== 'peer' || this.ended || !this.size) return;
     if (w === this.size.w && h === this.size.h) return;
     this.size = { w, h };
-    this.init.channel.setWindow(h, w, 0, 0);
+    this.init.channel.resize(w, h);
     this.deps.mirror.resize(this.id, w, h);
     this.recording?.resize(w, h);
     const size = `${w}:${h}`;
-    for (const other of this.members.values()) {
-      if (other !== member) other.party.event({ event: 'resize', size });
-    }
+    this.members.event({ event: 'resize', size }, member);
     emitAuditInBackground(this.deps.audit, 'T2002I', {
       ...this.auditFields(),
       user: member.party.user,
@@ -242,10 +184,7 @@ export class LiveSession {
 
   /** The party's terminal processed `bytes` more output. */
   ack(partyId: string, bytes: number): void {
-    const member = this.members.get(partyId);
-    if (!member) return;
-    member.unacked = Math.max(0, member.unacked - bytes);
-    this.maybeResume();
+    if (this.members.ack(partyId, bytes)) this.output.maybeResume();
   }
 
   /** Ends the session for everyone, once; `kind` says how parties tell their clients. */
@@ -253,62 +192,41 @@ export class LiveSession {
     if (this.ended) return;
     this.ended = true;
     this.endReason = reason;
-    const rest = this.utf8.flush();
-    if (rest.length) for (const m of this.members.values()) m.party.output(rest);
-    if (rest.length) this.recording?.output(rest);
-    const participants = [...new Set([this.init.owner.user, ...this.everyone])];
+    this.output.flush();
+    const participants = this.members.participants(this.init.owner.user);
     // One instant for the recording's length and the end event's stop, so they agree.
     const stoppedAt = this.deps.now();
     void this.recording?.close(participants, stoppedAt);
-    for (const member of this.members.values()) member.party.end(reason, kind);
-    this.members.clear();
+    this.members.endAll(reason, kind);
     this.init.channel.close();
-    this.init.client.end();
-    this.deps.mirror.close(this.id);
-    if (this.init.command) this.auditExec();
-    emitAuditInBackground(this.deps.audit, 'T2004I', {
-      ...this.auditFields(),
-      user: this.init.owner.user,
+    if (this.size) this.deps.mirror.close(this.id);
+    auditSessionEnd(this.deps.audit, {
+      fields: this.auditFields(),
+      owner: this.init.owner.user,
+      command: this.init.command,
       reason,
       participants,
-      interactive: this.init.command === '',
-      session_start: new Date(this.created).toISOString(),
-      session_stop: new Date(stoppedAt).toISOString(),
-      session_recording: this.recording ? 'on' : 'off',
-      ...(this.recordingError ? { session_recording_error: this.recordingError } : {}),
+      created: this.created,
+      stoppedAt,
+      recorded: this.recording !== undefined,
+      recordingError: this.recordingError,
+      exit: this.exited,
     });
     this.deps.onEnd(this);
-  }
-
-  /** A command session's outcome: T3002I when it exited 0, T3002E otherwise (reference codes). */
-  private auditExec(): void {
-    const status = this.exitStatus;
-    const ok = status !== undefined && status.code === 0 && !status.signal;
-    emitAuditInBackground(this.deps.audit, ok ? 'T3002I' : 'T3002E', {
-      ...this.auditFields(),
-      user: this.init.owner.user,
-      command: this.init.command,
-      exitCode: String(status?.code ?? ''),
-      ...(ok ? {} : { exitError: status ? this.exitReason : this.endReason }),
-    });
   }
 
   /** Called about once a second: time limits, and observers too slow to keep up. */
   checkLimits(now: number): void {
     if (this.ended) return;
     this.recording?.tick(now);
-    this.maybeResume(); // the recording may have caught up
-    if (now >= this.init.expiresAt) return this.terminate('session expired (max_session_ttl)');
-    const idle = this.init.idleTimeoutMs;
-    if (idle > 0 && now - this.lastInput >= idle) {
-      return this.terminate(`idle for longer than client_idle_timeout`);
-    }
-    const pausedSince = this.gate.pausedSince;
+    this.output.maybeResume(); // the recording may have caught up
+    const limit = limitReason(now, this.init, this.lastInput);
+    if (limit) return this.terminate(limit);
+    const pausedSince = this.output.pausedSince;
     if (pausedSince !== undefined && now - pausedSince > stalledPartyLimitMs) {
-      for (const [id, member] of this.members) {
-        const stalled = member.unacked > terminalFlowControl.resumeBelow;
-        if (stalled && member.party.user !== this.init.owner.user)
-          this.leave(id, 'too slow to keep up');
+      const owner = this.init.owner.user;
+      for (const id of this.members.behindExceptOwner(owner, terminalFlowControl.resumeBelow)) {
+        this.leave(id, 'too slow to keep up');
       }
     }
   }
@@ -318,59 +236,17 @@ export class LiveSession {
   }
 
   toTracker(): SessionTracker {
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const { init } = this;
-    return {
-      kind: 'ssh',
+    return sessionTracker(this.init, {
       id: this.id,
-      login: init.login,
-      created: iso(this.created),
-      lastActive: iso(this.lastInput),
-      serverId: init.node.id,
-      serverHostname: init.node.hostname,
-      serverAddr: init.node.addr,
-      clusterName: init.clusterName,
-      owner: init.owner.user,
-      ownerRoles: init.owner.roles,
-      terminal: this.size,
-      parties: [...this.members.values()].map((m) => ({
-        id: m.party.id,
-        user: m.party.user,
-        mode: m.party.mode,
-        lastActive: iso(m.lastActive),
-      })),
-      moderated: false,
-      command: init.command,
-      proxyId: init.proxyId,
-      expires: iso(init.expiresAt),
-      traceId: init.traceId,
-    };
+      created: this.created,
+      lastInput: this.lastInput,
+      size: this.size,
+      parties: (iso) => this.members.tracked(iso),
+    });
   }
 
   auditFields() {
-    const { init } = this;
-    return {
-      sid: this.id,
-      login: init.login,
-      server_id: init.node.id,
-      server_hostname: init.node.hostname,
-      server_addr: init.node.addr,
-      proto: 'ssh',
-      namespace: 'default',
-      ...(init.traceId ? { trace_id: init.traceId } : {}),
-    };
-  }
-
-  private onOutput(chunk: Buffer): void {
-    const data = this.utf8.push(chunk);
-    if (data.length === 0) return;
-    this.deps.mirror.write(this.id, data);
-    this.recording?.output(data);
-    for (const member of this.members.values()) {
-      if (member.pending) member.pending.push(Buffer.from(data));
-      else this.send(member, data);
-    }
-    this.maybePause();
+    return sessionAuditFields(this.id, this.init);
   }
 
   private recordingFailed(reason: string, endSession: boolean): void {
@@ -386,39 +262,8 @@ export class LiveSession {
     });
   }
 
-  private send(member: Member, data: Uint8Array): void {
-    member.unacked += data.length;
-    member.party.output(data);
-  }
-
-  private backlog(): Backlog {
-    return {
-      viewers: [...this.members.values()].map((m) => m.unacked + pendingBytes(m)),
-      recordingBehind: this.recording?.behind === true,
-    };
-  }
-
-  private maybePause(): void {
-    this.gate.pauseIfBehind(this.backlog());
-  }
-
-  private maybeResume(): void {
-    this.gate.resumeIfCaughtUp(this.backlog());
-  }
-
-  private broadcastEvent(event: Record<string, unknown>): void {
-    for (const member of this.members.values()) member.party.event(event);
-  }
-
   private publish(): void {
-    const json = this.toJson();
-    for (const member of this.members.values()) member.party.sessionData(json);
+    this.members.sessionData(this.toJson());
     this.deps.onChange(this);
   }
 }
-
-const pendingBytes = (m: Member) => (m.pending ?? []).reduce((n, c) => n + c.length, 0);
-
-/** A moderator ends a session with `t` (reference §2.3), typed in a browser or an SSH client. */
-const isTerminateKey = (data: string | Uint8Array) =>
-  typeof data === 'string' ? data === 't' : data.length === 1 && data[0] === 0x74;

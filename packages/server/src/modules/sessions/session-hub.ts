@@ -84,7 +84,7 @@ export class SessionHub {
     this.timer.unref();
   }
 
-  /** Registers a session whose SSH channel is open; its owner joins next. */
+  /** Registers a session whose channel is open; its owner joins next. */
   create(init: LiveSessionInit): LiveSession {
     const session = new LiveSession(init, {
       audit: this.deps.audit,
@@ -101,7 +101,7 @@ export class SessionHub {
     emitAuditInBackground(this.deps.audit, 'T2000I', {
       ...session.auditFields(),
       user: init.owner.user,
-      size: `${init.size.w}:${init.size.h}`,
+      ...(init.terminal ? { size: `${init.terminal.w}:${init.terminal.h}` } : {}),
       interactive: init.command === '',
       ...(init.command ? { command: init.command } : {}),
     });

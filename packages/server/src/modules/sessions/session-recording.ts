@@ -1,6 +1,7 @@
-import type { RecordSessionMode } from '@postern/contracts';
+import type { RecordSessionMode, TerminalSize } from '@postern/contracts';
 import type { RecordingStore } from '../recordings/recording-store.js';
 import { SessionRecorder } from '../recordings/session-recorder.js';
+import type { LiveSessionDeps, LiveSessionInit } from './live-session-init.js';
 import type { ScreenMirror } from './screen-mirror.js';
 
 export interface RecordingPolicy {
@@ -126,4 +127,26 @@ export class SessionRecording {
     this.done = this.recorder.close(participants, endedAt);
     return this.done;
   }
+}
+
+/** A terminal session's recording under the role's record_session mode, unless it is off. */
+export function startTerminalRecording(
+  sid: string,
+  init: LiveSessionInit,
+  deps: LiveSessionDeps,
+  options: Pick<SessionRecordingOptions, 'start' | 'onFailure' | 'onDrain'> & {
+    size: TerminalSize;
+  },
+): SessionRecording | undefined {
+  const mode = init.recordSession ?? 'best_effort';
+  if (!deps.recordings || mode === 'off') return undefined;
+  return SessionRecording.start({
+    ...options,
+    sid,
+    policy: deps.recordings,
+    mode,
+    title: `${init.login}@${init.node.hostname}${init.command ? `: ${init.command}` : ''}`,
+    now: deps.now,
+    mirror: deps.mirror,
+  });
 }

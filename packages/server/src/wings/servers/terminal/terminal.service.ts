@@ -4,6 +4,7 @@ import { accessDenied, ApiError, notFound } from '../../../errors.js';
 import type { Identity } from '../../../http/request-identity.js';
 import { openExec, openShell } from '../../../ssh/client.js';
 import { cappedIncomingWindow } from '../../../ssh/incoming-window.js';
+import { SshSessionChannel } from '../../../ssh/ssh-session-channel.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
@@ -125,19 +126,19 @@ export class TerminalService {
       throw await this.rejected(requester, request, node, failure);
     }
     const session = this.deps.hub.create({
+      kind: 'ssh',
+      terminal: request.size,
       owner: { user: requester.user, roles: requester.roles },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
       clusterName: this.deps.clusterName,
       proxyId: this.deps.hub.proxyId,
       traceId: request.traceId,
-      size: request.size,
       command: request.command,
       expiresAt: this.deps.now() + ttlMs,
       idleTimeoutMs: options.clientIdleTimeoutMs,
       recordSession: options.recordSession.ssh,
-      client,
-      channel,
+      channel: new SshSessionChannel(client, channel),
       recheck: () => this.deps.access.recheck(requester, node, request.login),
     });
     // After the session's own readers are attached (same tick: no output can slip past them).
