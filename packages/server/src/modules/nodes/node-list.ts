@@ -38,12 +38,6 @@ export interface ListCriteria {
   limit: number;
 }
 
-export interface RowPage {
-  items: NodeRow[];
-  startKey: string;
-  totalCount: number;
-}
-
 /** Static labels plus command labels' results; a command label wins a name clash (it is live). */
 export function allLabels(node: NodeResource): Record<string, string> {
   const labels = { ...node.metadata.labels };
