@@ -11,7 +11,7 @@ import { identityPart } from './identity/index.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import type { ClustersService } from './modules/clusters/clusters.service.js';
-import type { Core, ResourceKind, ServerContext } from './part.js';
+import type { Core, ServedKind, ServerContext } from './part.js';
 import { buildPlatform, type Platform } from './platform.js';
 import { buildClusters, platformRoutes } from './platform-routes.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
@@ -115,8 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     accessControl,
     sso,
     guard: { sessions: identity.sessions, access: platform.access, locks: platform.locks },
-    kinds: () =>
-      built.flatMap(({ wing, services }): readonly ResourceKind[] => wing.kinds(services)),
+    kinds: () => built.flatMap(({ wing, services }): readonly ServedKind[] => wing.kinds(services)),
   };
   for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
     built.push({ wing, services: await wing.build(ctx) });

@@ -31,11 +31,11 @@ export type ServerContext = Platform &
   Core & {
     guard: GuardDeps;
     /** The resources every wing serves, by kind (the cluster's counts read them). */
-    kinds: () => readonly ResourceKind[];
+    kinds: () => readonly ServedKind[];
   };
 
 /** A kind of resource a wing serves (`node`; `app`, `db`, `kube_cluster`, `desktop` later). */
-export interface ResourceKind {
+export interface ServedKind {
   /** The kind as the API and RBAC name it. */
   kind: string;
   /** How many the inventory holds now, from memory (the clusters list shows it). */

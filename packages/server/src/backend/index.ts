@@ -24,6 +24,8 @@ export async function openBackend(config: BackendConfig): Promise<Backend> {
 }
 
 export { InvalidKeyError } from './keys.js';
+export { readWithRevision, RevisionedStore } from './revisioned-store.js';
+export type { NamedResource, RevisionedKind } from './revisioned-store.js';
 export { MemoryBackend } from './memory.js';
 export type { MemoryBackendOptions } from './memory.js';
 export { SqliteBackend } from './sqlite.js';

@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import type { z } from 'zod';
 import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
 import { RoleValidationError } from '../access-control/rbac/index.js';
@@ -72,3 +73,11 @@ export async function inDocument<T>(file: string, doc: Document, step: () => Pro
 
 const fileError = (file: string, line: number, message: string) =>
   new ConfigError(`${file}: line ${line}: ${message}`);
+
+/** A document checked against a schema; its problems on one line (exit code 2). */
+export function parseDoc<S extends z.ZodType>(schema: S, doc: Document): z.output<S> {
+  const result = schema.safeParse(doc.value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  throw new ConfigError(problems.join('; '));
+}

@@ -1,10 +1,11 @@
 import { ConfigError } from '../config/config.js';
 import { hostActor } from '../access-control/access/actor.js';
-import { InventoryService } from '../wings/servers/nodes/inventory.service.js';
 import { labelNamePattern } from '../wings/servers/nodes/node-records.js';
 import { ClusterCa } from '../ssh/ca.service.js';
 import type { AdminContext } from './admin-context.js';
-import { printTable, type Print } from './table.js';
+import { withInventory } from './inventory.js';
+import { listKind } from './kinds.js';
+import type { Print } from './table.js';
 import { cliActor, list } from './users.commands.js';
 
 /** `--labels env=prod,team=web` as a label map; a malformed pair stops the command. */
@@ -21,20 +22,6 @@ export function parseLabels(text: string | undefined): Record<string, string> {
     labels[name] = pair.slice(at + 1).trim();
   }
   return labels;
-}
-
-/** The inventory, loaded from storage for one command: commands are short, so no cache to keep. */
-async function withInventory<T>(
-  ctx: AdminContext,
-  run: (inventory: InventoryService) => Promise<T>,
-) {
-  const inventory = new InventoryService(ctx.backend, ctx.audit);
-  await inventory.start();
-  try {
-    return await run(inventory);
-  } finally {
-    await inventory.close();
-  }
 }
 
 /** `postern nodes add --name N --addr host:22 [--labels k=v,...]`: an agentless OpenSSH host. */
@@ -59,34 +46,9 @@ export async function nodesAdd(
   return node.metadata.name;
 }
 
-/** `postern nodes ls`: every server with its kind, status and labels. */
-export async function nodesList(ctx: AdminContext, print: Print): Promise<void> {
-  const rows = await withInventory(ctx, async (inventory) => inventory.rows());
-  if (rows.length === 0) {
-    print('No servers.');
-    return;
-  }
-  rows.sort(
-    (a, b) =>
-      a.node.spec.hostname.localeCompare(b.node.spec.hostname) ||
-      a.node.metadata.name.localeCompare(b.node.metadata.name),
-  );
-  printTable(
-    ['ID', 'HOSTNAME', 'ADDRESS', 'KIND', 'STATUS', 'LABELS'],
-    rows.map(({ node, status, labels }) => [
-      node.metadata.name,
-      node.spec.hostname,
-      node.spec.tunnel ? '(tunnel)' : node.spec.addr,
-      node.spec.subKind === 'openssh' ? 'openssh' : node.spec.tunnel ? 'agent' : 'postern',
-      status,
-      Object.entries(labels)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, value]) => `${name}=${value}`)
-        .join(','),
-    ]),
-    print,
-  );
-}
+/** `postern nodes ls`: every server with its kind, status and labels (the kinds table's view). */
+export const nodesList = (ctx: AdminContext, print: Print) =>
+  listKind(ctx, 'node', hostActor(cliActor()), print);
 
 /** `postern nodes rm <name-or-id>`. */
 export async function nodesRemove(

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ConfigFlags } from '../config/config.js';
 import { caExport, caTypes } from './ca.commands.js';
 import { locksAdd, targetFlags, type LocksAddOptions } from './locks.commands.js';
+import { getWords, removableRefs } from './kinds.js';
 import { nodesAdd, nodesList, nodesRemove } from './nodes.commands.js';
 import { print, withAdmin, withStorageFlags } from './program.js';
 import { createFromFile, getResources, removeResource, type Format } from './resources.commands.js';
@@ -66,9 +67,7 @@ export function addUsersCommands(program: Command): void {
 export function addResourceCommands(program: Command): void {
   type GetFlags = ConfigFlags & { format?: Format };
   withStorageFlags(program.command('get <kind> [name]'))
-    .description(
-      'show roles or connectors (YAML), users or locks (tables); kind: roles, users, locks, oidc, saml, github or connectors',
-    )
+    .description(`show roles or connectors (YAML), users or locks (tables); kind: ${getWords()}`)
     .addOption(
       new Option('--format <format>', 'yaml, json or text').choices(['yaml', 'json', 'text']),
     )
@@ -88,9 +87,7 @@ export function addResourceCommands(program: Command): void {
     );
 
   withStorageFlags(program.command('rm <ref>'))
-    .description(
-      'delete a resource: role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME or github/NAME',
-    )
+    .description(`delete a resource: ${removableRefs()}`)
     .action((ref: string, flags: ConfigFlags) =>
       withAdmin(flags, (ctx) => removeResource(ctx, ref, print)),
     );

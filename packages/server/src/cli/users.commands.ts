@@ -3,7 +3,9 @@ import { userNameSchema } from '@postern/contracts';
 import { ConfigError } from '../config/config.js';
 import { userTokenUrl } from '../identity/user-tokens/user-tokens.service.js';
 import type { AdminContext } from './admin-context.js';
-import { printTable, type Print } from './table.js';
+import { hostActor } from '../access-control/access/actor.js';
+import { listKind } from './kinds.js';
+import type { Print } from './table.js';
 
 export type { Print };
 
@@ -74,14 +76,8 @@ export async function usersUnlock(ctx: AdminContext, name: string, print: Print)
 }
 
 /** `postern users ls`: name, roles and lock state of every user. */
-export async function usersList(ctx: AdminContext, print: Print): Promise<void> {
-  const rows = (await ctx.identity.users.list()).map((user) => [
-    user.metadata.name,
-    user.spec.roles.join(','),
-    ctx.identity.users.isLocked(user) ? `until ${user.status.lockedUntil}` : 'no',
-  ]);
-  printTable(['NAME', 'ROLES', 'LOCKED'], rows, print);
-}
+export const usersList = (ctx: AdminContext, print: Print) =>
+  listKind(ctx, 'user', hostActor(cliActor()), print);
 
 /** `postern users update NAME --set-roles a,b [--set-logins x,y]`: replaces roles or logins. */
 export async function usersUpdate(

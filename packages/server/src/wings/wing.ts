@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { HostPort } from '../config/address.js';
-import type { Part, ResourceKind, ServerContext } from '../part.js';
+import type { Part, ServedKind, ServerContext } from '../part.js';
 
 /**
  * One access protocol (servers over SSH; applications, databases, Kubernetes and desktops next):
@@ -14,7 +14,7 @@ export interface Wing<Services extends object = object> extends Part<ServerConte
   readonly listeners?: readonly WingListener<Services>[];
   /** Its `postern ...` commands. */
   commands?(program: Command): void;
-  kinds(services: Services): readonly ResourceKind[];
+  kinds(services: Services): readonly ServedKind[];
 }
 
 export interface WingListener<Services> {

@@ -1,16 +1,15 @@
 import type { Connector, ConnectorKind } from '@postern/contracts';
-import {
-  AlreadyExistsError,
-  CompareFailedError,
-  NotFoundError,
-  type Backend,
-  type Item,
-} from '../../backend/index.js';
+import { readWithRevision, RevisionedStore, type Backend, type Item } from '../../backend/index.js';
 import { ApiError } from '../../errors.js';
 
 /** Connectors live under `/connectors/<kind>/<name>`, secrets included (they never leave). */
 export const connectorsPrefix = '/connectors/';
-const keyOf = (kind: ConnectorKind, name: string) => `${connectorsPrefix}${kind}/${name}`;
+
+/** What names one connector: its kind and its name. */
+interface ConnectorRef {
+  kind: ConnectorKind;
+  name: string;
+}
 
 export const connectorNotFound = (kind: ConnectorKind, name: string) =>
   new ApiError('not_found', `${kind} connector ${name} not found`);
@@ -27,64 +26,43 @@ export const connectorChangedMeanwhile = (kind: ConnectorKind, name: string) =>
  * into `metadata.revision` (as roles do).
  */
 export class ConnectorsStore {
-  constructor(private readonly backend: Backend) {}
+  private readonly store: RevisionedStore<Connector, ConnectorRef>;
 
-  async get(kind: ConnectorKind, name: string): Promise<Connector | null> {
-    const item = await this.backend.get(keyOf(kind, name));
-    return item ? connectorFromItem(item) : null;
+  constructor(backend: Backend) {
+    this.store = new RevisionedStore(backend, {
+      prefix: connectorsPrefix,
+      keyOf: ({ kind, name }) => `${kind}/${name}`,
+      refOf: (connector) => ({ kind: connector.kind, name: connector.metadata.name }),
+      revisionInMetadata: true,
+      errors: {
+        notFound: ({ kind, name }) => connectorNotFound(kind, name),
+        alreadyExists: ({ kind, name }) =>
+          new ApiError('already_exists', `${kind} connector ${name} already exists`),
+        changedMeanwhile: ({ kind, name }) => connectorChangedMeanwhile(kind, name),
+      },
+    });
   }
 
-  async list(kind: ConnectorKind): Promise<Connector[]> {
-    const { items } = await this.backend.list({ prefix: `${connectorsPrefix}${kind}/` });
-    return items.map(connectorFromItem);
+  get(kind: ConnectorKind, name: string): Promise<Connector | null> {
+    return this.store.get({ kind, name });
   }
 
-  async create(connector: Connector): Promise<Connector> {
-    try {
-      return connectorFromItem(await this.backend.create(toPut(connector)));
-    } catch (error) {
-      if (error instanceof AlreadyExistsError) {
-        throw new ApiError(
-          'already_exists',
-          `${connector.kind} connector ${connector.metadata.name} already exists`,
-        );
-      }
-      throw error;
-    }
+  list(kind: ConnectorKind): Promise<Connector[]> {
+    return this.store.list(`${kind}/`);
+  }
+
+  create(connector: Connector): Promise<Connector> {
+    return this.store.create(connector);
   }
 
   /** Writes over `revision` when given (a stale one is a 409), else unconditionally. */
-  async update(connector: Connector, revision: string | undefined): Promise<Connector> {
-    try {
-      return connectorFromItem(await this.backend.update(toPut(connector), revision));
-    } catch (error) {
-      const { kind, metadata } = connector;
-      if (error instanceof NotFoundError) throw connectorNotFound(kind, metadata.name);
-      if (error instanceof CompareFailedError) throw connectorChangedMeanwhile(kind, metadata.name);
-      throw error;
-    }
+  update(connector: Connector, revision: string | undefined): Promise<Connector> {
+    return this.store.update(connector, revision);
   }
 
-  async delete(kind: ConnectorKind, name: string): Promise<void> {
-    try {
-      await this.backend.delete(keyOf(kind, name));
-    } catch (error) {
-      if (error instanceof NotFoundError) throw connectorNotFound(kind, name);
-      throw error;
-    }
+  delete(kind: ConnectorKind, name: string): Promise<void> {
+    return this.store.delete({ kind, name });
   }
 }
 
-export function connectorFromItem(item: Item): Connector {
-  const connector = JSON.parse(item.value) as Connector;
-  connector.metadata.revision = item.revision;
-  return connector;
-}
-
-function toPut(connector: Connector) {
-  const { revision: _revision, ...metadata } = connector.metadata;
-  return {
-    key: keyOf(connector.kind, connector.metadata.name),
-    value: JSON.stringify({ ...connector, metadata }),
-  };
-}
+export const connectorFromItem = (item: Item): Connector => readWithRevision<Connector>(item);

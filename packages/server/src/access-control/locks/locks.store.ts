@@ -1,5 +1,5 @@
 import type { LockTargetKind } from '@postern/contracts';
-import { NotFoundError, type Backend, type Item } from '../../backend/index.js';
+import { RevisionedStore, type Backend, type Item } from '../../backend/index.js';
 import { notFound } from '../../errors.js';
 
 export const locksPrefix = '/locks/';
@@ -24,38 +24,21 @@ export const lockNotFound = (name: string) => notFound(`lock ${name} not found`)
 
 /**
  * Locks under `/locks/<uuid>`, with the backend's TTL set to the lock's expiry so that expired
- * locks leave the storage by themselves. Readers still compare `expires` with their clock.
+ * locks leave the storage by themselves. Readers still compare `expires` with their clock. Locks
+ * are never updated: a changed lock is a new one.
  */
-export class LocksStore {
-  constructor(private readonly backend: Backend) {}
-
-  async list(): Promise<LockResource[]> {
-    const { items } = await this.backend.list({ prefix: locksPrefix });
-    return items.map(lockFromItem);
-  }
-
-  async get(name: string): Promise<LockResource | null> {
-    if (!isLockName(name)) return null;
-    const item = await this.backend.get(locksPrefix + name);
-    return item ? lockFromItem(item) : null;
-  }
-
-  async create(lock: LockResource): Promise<void> {
-    await this.backend.create({
-      key: locksPrefix + lock.metadata.name,
-      value: JSON.stringify(lock),
-      ...(lock.spec.expires ? { expires: new Date(lock.spec.expires) } : {}),
+export class LocksStore extends RevisionedStore<LockResource> {
+  constructor(backend: Backend) {
+    super(backend, {
+      prefix: locksPrefix,
+      keyOf: (name) => name,
+      refOf: (lock) => lock.metadata.name,
+      revisionInMetadata: false,
+      expiresOf: (lock) => lock.spec.expires,
+      isRef: isLockName,
+      // Names are fresh UUIDs, so a clash is a fault and reaches the caller as the backend's.
+      errors: { notFound: lockNotFound },
     });
-  }
-
-  async delete(name: string): Promise<void> {
-    try {
-      if (!isLockName(name)) throw new NotFoundError(name);
-      await this.backend.delete(locksPrefix + name);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw lockNotFound(name);
-      throw error;
-    }
   }
 }
 

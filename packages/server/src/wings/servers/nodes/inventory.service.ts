@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { defaultNodeSort } from '@postern/contracts';
 import type { Backend } from '../../../backend/index.js';
-import { WatchedCache } from '../../../backend/watched-cache.js';
 import { systemClock, type Clock } from '../../../clock.js';
 import { ApiError, accessDenied, badParameter } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import { assertMay, type Actor } from '../../../access-control/access/actor.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
+import { ResourceInventory } from '../../../modules/inventory/resource-inventory.js';
 import { normalizeHostKey, safeFingerprint } from './host-key.js';
-import { MatchCounts } from './match-counts.js';
-import { NodeIndex, type IndexedNode } from './node-index.js';
+import { NodeAddresses, nodeKind, type IndexedNode, type NodeOrderField } from './node-index.js';
 import {
-  allLabels,
-  compileFilter,
-  walkPage,
+  toNodeRow,
   type ListCriteria,
   type NodeAccess,
   type NodePage,
@@ -28,16 +26,7 @@ import {
   type NewOpenSshNode,
   type NodeHeartbeat,
 } from './node-records.js';
-import {
-  heartbeatFromItem,
-  heartbeatsPrefix,
-  nodeFromItem,
-  nodeNotFound,
-  nodesPrefix,
-  NodesStore,
-  type HeartbeatRecord,
-  type NodeResource,
-} from './nodes.store.js';
+import { nodeNotFound, NodesStore, type NodeResource } from './nodes.store.js';
 
 export interface InventoryOptions {
   now?: Clock;
@@ -63,11 +52,11 @@ export const hostKeyMismatch = (node: NodeResource) =>
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * The servers of the cluster. Records and heartbeat markers are held in memory, fed by watches
- * on `/nodes/` and `/node_heartbeats/`, so listing and resolving never read storage per request
- * and every proxy on the same storage agrees within the watch's latency. A node is online while
- * its short-lived marker lives; its record outlives it by a day, so a dead agent shows offline
- * before it is collected. Agentless OpenSSH hosts have nothing on them to send heartbeats: the
+ * The servers of the cluster, on the generic inventory (modules/inventory): records and heartbeat
+ * markers are held in memory, fed by watches on `/nodes/` and `/node_heartbeats/`, so listing and
+ * resolving never read storage per request and every proxy on the same storage agrees within the
+ * watch's latency. A node is online while its short-lived marker lives; its record outlives it by
+ * a day, so a dead agent shows offline before it is collected. Agentless OpenSSH hosts have nothing on them to send heartbeats: the
  * proxy checks them itself (reachability.ts) and writes the same marker when one answers; their
  * records never expire.
  */
@@ -78,11 +67,8 @@ export class InventoryService {
   private readonly recordRefreshMs: number;
   private readonly now: Clock;
   private readonly store: NodesStore;
-  private readonly nodes: WatchedCache<NodeResource>;
-  private readonly heartbeats: WatchedCache<HeartbeatRecord>;
-  private readonly index: NodeIndex;
-  private readonly counts: MatchCounts;
-  private started = false;
+  private readonly inventory: ResourceInventory<NodeResource, NodeOrderField>;
+  private readonly addresses: NodeAddresses;
 
   constructor(
     backend: Backend,
@@ -95,66 +81,44 @@ export class InventoryService {
     this.recordTtlMs = options.recordTtlMs ?? 24 * 3600_000;
     this.recordRefreshMs = options.recordRefreshMs ?? 10 * 60_000;
     this.store = new NodesStore(backend);
-    const { onError } = options;
-    this.nodes = new WatchedCache(backend, { prefix: nodesPrefix, parse: nodeFromItem, onError });
-    this.index = new NodeIndex(this.nodes, this.now);
-    this.counts = new MatchCounts(this.index, this.now);
-    this.heartbeats = new WatchedCache(backend, {
-      prefix: heartbeatsPrefix,
-      parse: heartbeatFromItem,
-      onError,
+    this.inventory = new ResourceInventory(backend, nodeKind(this.heartbeatTtlMs), {
+      now: this.now,
+      onError: options.onError,
     });
+    this.addresses = new NodeAddresses(this.inventory.index);
   }
 
-  async start(): Promise<void> {
-    await Promise.all([this.nodes.start(), this.heartbeats.start()]);
-    // The first list arrives as one burst of records: order them now, not in the first request.
-    this.index.warm();
-    this.started = true;
+  start(): Promise<void> {
+    return this.inventory.start();
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.nodes.close(), this.heartbeats.close()]);
+  close(): Promise<void> {
+    return this.inventory.close();
   }
 
   /** The live node with this id, from memory. */
   get(id: string): NodeResource | undefined {
-    const node = this.nodes.get(id);
-    return node && this.live(node) ? node : undefined;
+    return this.inventory.get(id);
   }
 
   /** Every live node with its status and labels, in no particular order. */
   rows(): NodeRow[] {
-    this.assertStarted();
-    return [...this.index.all()].filter(this.index.live).map(this.rowOf);
+    return this.inventory.rows().map(toNodeRow);
   }
 
   row(node: NodeResource): NodeRow {
-    return this.statusRow(node, allLabels(node));
+    return toNodeRow(this.inventory.row(node));
   }
 
   /** How many live nodes there are (all of them, whoever asks: the cluster's node count). */
   nodeCount(): number {
-    this.assertStarted();
-    return this.counts.count(null, 'all', () => true);
+    return this.inventory.count();
   }
 
   /** The live agentless OpenSSH hosts with an address, which the proxy checks itself. */
   agentlessHosts(): NodeResource[] {
-    this.assertStarted();
-    return this.index.agentlessHosts().map((entry) => entry.node);
-  }
-
-  private readonly rowOf = (entry: IndexedNode): NodeRow =>
-    this.statusRow(entry.node, entry.labels);
-
-  private statusRow(node: NodeResource, labels: Record<string, string>): NodeRow {
-    const beat = this.heartbeats.get(node.metadata.name);
-    const online = beat !== undefined && Date.parse(beat.expires) > this.now();
-    // The marker has the exact time; once it expired, the record's (refreshed every few minutes).
-    const times = [beat?.time, node.spec.lastHeartbeat].filter((time): time is string => !!time);
-    const lastHeartbeat = times.sort().at(-1) ?? '';
-    return { node, status: online ? 'online' : 'offline', lastHeartbeat, labels };
+    this.inventory.assertStarted();
+    return this.addresses.agentlessHosts().map((entry) => entry.resource);
   }
 
   /**
@@ -162,16 +126,19 @@ export class InventoryService {
    * With `access`, only nodes it may see count, so a name never resolves to a hidden node.
    */
   resolve(serverId: string, access?: NodeAccess | null): NodeResource {
-    this.assertStarted();
+    this.inventory.assertStarted();
+    const { index } = this.inventory;
     const usable = (entry: IndexedNode) =>
-      this.index.live(entry) && (!access || access.canAccess('node', entry));
-    const byId = this.index.get(serverId);
-    if (byId && usable(byId)) return byId.node;
+      index.live(entry) && (!access || access.canAccess('node', entry));
+    const byId = index.get(serverId);
+    if (byId && usable(byId)) return byId.resource;
     const wanted = serverId.toLowerCase();
-    const matches = [...this.index.all()]
-      .filter((entry) => entry.hostname === wanted || entry.node.spec.addr === serverId)
+    const matches = [...index.all()]
+      .filter(
+        (entry) => entry.sortValues.hostname === wanted || entry.resource.spec.addr === serverId,
+      )
       .filter(usable)
-      .map((entry) => entry.node);
+      .map((entry) => entry.resource);
     if (matches.length > 1) {
       throw badParameter(
         `${matches.length} servers are called '${serverId}': name one by its id instead`,
@@ -183,18 +150,15 @@ export class InventoryService {
 
   /** One page of the nodes `access` may see that match the criteria (see node-list.ts). */
   list(criteria: ListCriteria, access: NodeAccess | null): NodePage {
-    this.assertStarted();
-    const matches = compileFilter(criteria.search, criteria.query);
-    const counts = (entry: IndexedNode) =>
-      matches(entry) && (!access || access.canAccess('node', entry));
-    const visible = (entry: IndexedNode) => this.index.live(entry) && counts(entry);
-    const page = walkPage(this.index, criteria, visible, this.rowOf);
     // Only what this viewer may see and the filter admits is counted: no hidden servers.
-    const filterKey = JSON.stringify([criteria.search, criteria.query]);
+    const page = this.inventory.list(criteria, access, defaultNodeSort);
     return {
       startKey: page.startKey,
-      totalCount: this.counts.count(access, filterKey, counts),
-      items: page.items.map((row) => ({ ...row, logins: access ? access.loginsFor(row) : [] })),
+      totalCount: page.totalCount,
+      items: page.rows.map(toNodeRow).map((row) => ({
+        ...row,
+        logins: access ? access.loginsFor(row) : [],
+      })),
     };
   }
 
@@ -245,8 +209,8 @@ export class InventoryService {
   /** `postern nodes add`: an agentless OpenSSH host; its host key is pinned on first use. */
   async addOpenSsh(input: NewOpenSshNode, actor: Actor): Promise<NodeResource> {
     const { name, addr, labels } = parseInput(newOpenSshNodeSchema, input);
-    this.assertStarted();
-    if (this.index.hasAddr(addr)) {
+    this.inventory.assertStarted();
+    if (this.addresses.hasAddr(addr)) {
       throw new ApiError('already_exists', `a server at ${addr} is registered already`);
     }
     const node: NodeResource = {
@@ -371,11 +335,5 @@ export class InventoryService {
   }
 
   // The backend drops expired records by itself, a little later; the clock decides meanwhile.
-  private readonly live = (node: NodeResource): boolean =>
-    !node.metadata.expires || Date.parse(node.metadata.expires) > this.now();
-
-  // Fail closed: an inventory that never loaded would list no servers and resolve none.
-  private assertStarted(): void {
-    if (!this.started) throw new Error('inventory not started');
-  }
+  private readonly live = (node: NodeResource): boolean => this.inventory.isLive(node);
 }

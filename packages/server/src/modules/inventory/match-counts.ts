@@ -1,9 +1,10 @@
-import type { Clock } from '../../../clock.js';
-import type { IndexedNode, NodeIndex } from './node-index.js';
+import type { Clock } from '../../clock.js';
+import type { ResourceIndex } from './resource-index.js';
+import type { IndexedResource } from './resource-kind.js';
 
-interface Memo {
+interface Memo<R> {
   /** Whether an entry counts (liveness aside): the caller's access and filter. */
-  counts: (entry: IndexedNode) => boolean;
+  counts: (entry: IndexedResource<R>) => boolean;
   count: number;
   /** The earliest expiry among the entries counted: the count is stale from then on. */
   validUntil: number;
@@ -13,25 +14,29 @@ interface Memo {
 const maxMemos = 64;
 
 /**
- * How many live records one viewer's listing matches (its `totalCount`, and the `GET /sites`
- * node count), counted once and then kept current from the index's changes, so a page does not
+ * How many live records one viewer's listing matches (its `totalCount`, and for nodes the
+ * `GET /sites` node count), counted once and then kept current from the index's changes, so a page does not
  * have to look at every record to say how many there are. Keyed by the viewer's access object
  * (a RoleSet is immutable and shared while roles and users stay the same) and the filter.
  */
-export class MatchCounts {
+export class MatchCounts<R> {
   /** In order of last use: the one used longest ago goes first when there are too many. */
-  private readonly memos = new Map<string, Memo>();
+  private readonly memos = new Map<string, Memo<R>>();
   private readonly viewerIds = new WeakMap<object, number>();
   private nextViewerId = 1;
 
   constructor(
-    private readonly index: NodeIndex,
+    private readonly index: ResourceIndex<R>,
     private readonly now: Clock,
   ) {
     index.onChange((removed, added) => this.changed(removed, added));
   }
 
-  count(viewer: object | null, filterKey: string, counts: (entry: IndexedNode) => boolean): number {
+  count(
+    viewer: object | null,
+    filterKey: string,
+    counts: (entry: IndexedResource<R>) => boolean,
+  ): number {
     const now = this.now();
     const key = `${this.viewerId(viewer)}\n${filterKey}`;
     const memo = this.memos.get(key);
@@ -40,7 +45,7 @@ export class MatchCounts {
       this.memos.set(key, memo);
       return memo.count;
     }
-    const fresh: Memo = { counts, count: 0, validUntil: Infinity };
+    const fresh: Memo<R> = { counts, count: 0, validUntil: Infinity };
     for (const entry of this.index.all()) {
       if (entry.expiresMs > now && counts(entry)) {
         fresh.count++;
@@ -60,7 +65,10 @@ export class MatchCounts {
     return id;
   }
 
-  private changed(removed: IndexedNode | undefined, added: IndexedNode | undefined): void {
+  private changed(
+    removed: IndexedResource<R> | undefined,
+    added: IndexedResource<R> | undefined,
+  ): void {
     const now = this.now();
     for (const memo of this.memos.values()) {
       // A stale memo is recounted when next asked; an entry it counted may have expired since.

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../config/config.js';
+import { cliKinds, getWords, kindNamed, kindsForGet, removableRefs } from './kinds.js';
+
+// The help and error texts are built from the kinds table; these are the words they had when
+// each command branched on kind, so a new row extends them without changing the old ones.
+describe('the CLI kinds table', () => {
+  it('names the kinds as the help always has', () => {
+    expect(getWords()).toBe('roles, users, locks, oidc, saml, github or connectors');
+    expect(removableRefs()).toBe(
+      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME or github/NAME',
+    );
+  });
+
+  it('finds a kind by any of its words, and a group by its word', () => {
+    expect(kindNamed('roles').kind).toBe('role');
+    expect(kindNamed('lock').kind).toBe('lock');
+    expect(kindsForGet('connectors').map((kind) => kind.kind)).toEqual(['oidc', 'saml', 'github']);
+    expect(() => kindNamed('connectors')).toThrow(ConfigError);
+    expect(() => kindNamed('nodes')).toThrow(
+      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github or connectors",
+    );
+  });
+
+  it('gives every kind one row, each with the columns its text format prints', () => {
+    const kinds = cliKinds.map((kind) => kind.kind);
+    expect(new Set(kinds).size).toBe(kinds.length);
+    for (const kind of cliKinds) expect(kind.text.header.length).toBeGreaterThan(0);
+  });
+});
