@@ -83,10 +83,24 @@ const fileKindRules = {
   service: [servicesNeverRoutes],
   store: [storesNeverAbove],
 };
-// Feature folders: everything below the HTTP shell (app.ts, plugins/) and above the platform.
-const features = ['identity', 'access-control', 'sso', 'modules', 'wings'].map(
-  (dir) => `packages/server/src/${dir}/**/*.ts`,
-);
+const platformNeverWings = {
+  group: ['**/wings/**'],
+  message:
+    'The platform and the core parts never import a wing: wings build on them (app.ts wires both).',
+};
+// Server folders and the groups their files obey on top of serverNeverWeb. The first entry covers
+// routes, services and stores anywhere else in the server (cli/, ssh/, tls/…).
+const serverFolders = [
+  { glob: 'packages/server', groups: [] },
+  ...['identity', 'access-control', 'sso', 'modules'].map((dir) => ({
+    glob: `packages/server/src/${dir}`,
+    groups: [featuresNeverPlugins, platformNeverWings],
+  })),
+  ...wingNames.map((name) => ({
+    glob: `${wingsDir}/${name}`,
+    groups: [featuresNeverPlugins, wingNeverOtherWings(name)],
+  })),
+];
 const layerRule = (files, groups) => ({
   files,
   rules: {
@@ -141,27 +155,12 @@ export default tseslint.config(
   layerRule(['packages/web/src/{api,lib,theme}/**/*.{ts,tsx}'], [webNeverServer, basicsNeverUi]),
   layerRule(['packages/contracts/**/*.ts'], [contractsNeverOurs]),
   layerRule(['packages/server/**/*.ts'], [serverNeverWeb]),
-  layerRule(features, [serverNeverWeb, featuresNeverPlugins]),
-  ...wingNames.map((name) =>
-    layerRule(
-      [`${wingsDir}/${name}/**/*.ts`],
-      [serverNeverWeb, featuresNeverPlugins, wingNeverOtherWings(name)],
+  // Folder rules, then the same folders' routes, services and stores, which add their file rules.
+  ...serverFolders.flatMap(({ glob, groups }) => [
+    layerRule([`${glob}/**/*.ts`], [serverNeverWeb, ...groups]),
+    ...Object.entries(fileKindRules).map(([kind, rules]) =>
+      layerRule([`${glob}/**/*.${kind}.ts`], [serverNeverWeb, ...rules, ...groups]),
     ),
-  ),
-  // The file-kind rules come last so they win; each repeats the folder rules above.
-  ...['routes', 'service', 'store'].map((kind) =>
-    layerRule(
-      [`packages/server/**/*.${kind}.ts`],
-      [serverNeverWeb, ...fileKindRules[kind], featuresNeverPlugins],
-    ),
-  ),
-  ...wingNames.flatMap((name) =>
-    ['routes', 'service', 'store'].map((kind) =>
-      layerRule(
-        [`${wingsDir}/${name}/**/*.${kind}.ts`],
-        [serverNeverWeb, ...fileKindRules[kind], featuresNeverPlugins, wingNeverOtherWings(name)],
-      ),
-    ),
-  ),
+  ]),
   layerRule(['packages/server/src/backend/**/*.ts'], [serverNeverWeb, backendNeverAbove]),
 );

@@ -31,6 +31,8 @@ describe('the layer rules', () => {
     ['packages/server/src/backend/probe.ts', '../wings/servers/index.js', /lowest layer/],
     [probe(server, 'x.routes.ts'), '../../plugins/access-guard.js', /never import plugins/],
     [probe(`${src}/identity`, 'x.ts'), '../../plugins/csrf.js', /never import plugins/],
+    [probe(server, 'x.ts'), '../../wings/servers/index.js', /never import a wing/],
+    [probe(`${src}/sso`, 'x.service.ts'), '../../wings/servers/nodes/x.js', /never import a wing/],
     [`${src}/wings/example/probe.ts`, '../servers/nodes/nodes.store.js', /another wing's files/],
     [
       probe(`${src}/wings/servers`, 'x.service.ts'),

@@ -10,6 +10,7 @@ import { hostActor } from '../access-control/access/actor.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import { AgentJoinService } from '../wings/servers/join-tokens/agent-join.service.js';
 import { publicBaseUrl } from '../config/public-url.js';
+import { agentNodeHeartbeats } from '../wings/servers/nodes/agent-heartbeats.js';
 import { joinTokensRoutes } from '../wings/servers/join-tokens/join-tokens.routes.js';
 import { JoinTokensService } from '../wings/servers/join-tokens/join-tokens.service.js';
 import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
@@ -98,10 +99,10 @@ export async function startTunnelProxy(options: TunnelProxyOptions = {}): Promis
     registry,
     hostCaPublicKeys: () => [ca.hostCaPublicKey],
     userCaPublicKeys: () => [ca.userCaPublicKey],
-    onHeartbeat: async (heartbeat) => {
+    heartbeats: agentNodeHeartbeats(async (heartbeat) => {
       heartbeats.push(heartbeat);
       await inventory.heartbeat(heartbeat);
-    },
+    }),
     pingIntervalMs: options.pingIntervalMs,
     authTimeoutMs: options.authTimeoutMs,
     renewHostCertificate: options.renewHostCertificate,

@@ -7,7 +7,6 @@ import {
   type ParsedCertificate,
 } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
-import { nodeHeartbeatSchema, type NodeHeartbeat } from '../../wings/servers/nodes/node-records.js';
 import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
 import {
   describeService,
@@ -33,7 +32,8 @@ export interface ControlSocketOptions {
   hostCaPublicKeys: () => string[];
   /** Sent to the agent once it is in, so its node service follows a user CA rotation. */
   userCaPublicKeys?: () => string[];
-  onHeartbeat: (heartbeat: NodeHeartbeat) => Promise<unknown>;
+  /** What the agent's heartbeat frames mean: the wing serving its node reads and records them. */
+  heartbeats: AgentHeartbeats;
   /**
    * Signs a fresh host certificate for a connected agent once half of its current one's life is
    * gone, so an agent that runs for months never falls off. Without it agents must join again.
@@ -44,6 +44,19 @@ export interface ControlSocketOptions {
   heartbeatMs?: number;
   authTimeoutMs: number;
   log: TunnelLog;
+}
+
+/**
+ * Heartbeats an agent sends about what it serves. The tunnel only paces them and says why one
+ * was refused; what a frame may contain, and where it is recorded, belongs to the wing.
+ */
+export interface AgentHeartbeats<H = unknown> {
+  /** The frame as the heartbeat of the agent's proven node id, or which field is wrong. */
+  read(
+    nodeId: string,
+    frame: Record<string, unknown>,
+  ): { ok: true; value: H } | { ok: false; why: string };
+  record(heartbeat: H): Promise<unknown>;
 }
 
 export interface TunnelLog {
@@ -212,28 +225,16 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     const now = options.now();
     if (heartbeatInFlight || now - lastHeartbeatAt < minHeartbeatSpacing) return;
     const { nodeId } = channel;
-    // Only what the node may say about itself: who it is and how it is reached are ours to set.
-    const heartbeat = nodeHeartbeatSchema.safeParse({
-      hostname: message.hostname,
-      os: message.os,
-      labels: message.labels,
-      cmdLabels: message.cmdLabels,
-      hostPublicKey: message.hostPublicKey,
-      id: nodeId,
-      addr: '',
-      subKind: 'postern',
-      tunnel: true,
-    });
-    if (!heartbeat.success) {
-      const issue = heartbeat.error.issues[0];
-      const why = `heartbeat refused: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
+    const heartbeat = options.heartbeats.read(nodeId, message);
+    if (!heartbeat.ok) {
+      const why = `heartbeat refused: ${heartbeat.why}`;
       options.log.warn({ nodeId }, why);
       return send({ type: 'error', message: why });
     }
     lastHeartbeatAt = now;
     heartbeatInFlight = true;
-    options
-      .onHeartbeat(heartbeat.data)
+    options.heartbeats
+      .record(heartbeat.value)
       .catch((error: unknown) => {
         options.log.warn({ nodeId, err: error }, 'recording an agent heartbeat failed');
         if (stage === 'ready') send({ type: 'error', message: 'heartbeat not recorded' });

@@ -1,3 +1,4 @@
-export { TunnelRegistry, type ControlChannel } from './tunnel-registry.js';
+export { TunnelRegistry, type ControlChannel, type TunnelDialer } from './tunnel-registry.js';
 export { tunnelRoutes, type TunnelRoutesOptions } from './tunnel.routes.js';
 export type { HostCertificateRequest } from './certificate-watch.js';
+export type { AgentHeartbeats } from './control-socket.js';

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import type { TunnelDialer } from '../../wings/servers/terminal/node-dialer.js';
 import {
   describeService,
   dialTimeoutMs,
@@ -9,6 +8,14 @@ import {
   serviceKey,
   type TunnelService,
 } from './tunnel-protocol.js';
+
+/**
+ * Opens a byte stream to a service an agent advertised on its reverse tunnel; for a tunnel
+ * node's SSH service, `{kind: 'node', name: <node id>}`.
+ */
+export interface TunnelDialer {
+  dial(service: { kind: string; name: string }): Promise<Duplex>;
+}
 
 /** An authenticated agent's control socket, as the registry sees it. */
 export interface ControlChannel {

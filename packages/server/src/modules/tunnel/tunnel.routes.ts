@@ -2,9 +2,8 @@ import type {} from '@fastify/websocket';
 import { agentPaths } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
-import type { NodeHeartbeat } from '../../wings/servers/nodes/node-records.js';
 import type { HostCertificateRequest } from './certificate-watch.js';
-import { serveControlSocket } from './control-socket.js';
+import { serveControlSocket, type AgentHeartbeats } from './control-socket.js';
 import { serveDataSocket } from './data-socket.js';
 import { authTimeoutMs, proxyPingIntervalMs } from './tunnel-protocol.js';
 import type { TunnelRegistry } from './tunnel-registry.js';
@@ -16,7 +15,7 @@ export interface TunnelRoutesOptions {
   /** The user CA keys agents' node services trust, refreshed on every connection. */
   userCaPublicKeys?: () => string[];
   /** Records a heartbeat (the inventory); its id is the proven node id, `tunnel` is true. */
-  onHeartbeat: (heartbeat: NodeHeartbeat) => Promise<unknown>;
+  heartbeats: AgentHeartbeats;
   /** Signs renewed host certificates for connected agents (the cluster host CA). */
   renewHostCertificate?: (request: HostCertificateRequest) => string;
   now?: Clock;
@@ -39,7 +38,7 @@ export async function tunnelRoutes(app: FastifyInstance, options: TunnelRoutesOp
       registry: options.registry,
       hostCaPublicKeys: options.hostCaPublicKeys,
       userCaPublicKeys: options.userCaPublicKeys,
-      onHeartbeat: options.onHeartbeat,
+      heartbeats: options.heartbeats,
       renewHostCertificate: options.renewHostCertificate,
       now: options.now ?? systemClock,
       pingIntervalMs: options.pingIntervalMs ?? proxyPingIntervalMs,

@@ -7,6 +7,7 @@ import { joinTokensRoutes } from './join-tokens/join-tokens.routes.js';
 import { JoinTokensService } from './join-tokens/join-tokens.service.js';
 import { JoinTokensStore } from './join-tokens/join-tokens.store.js';
 import { InventoryService } from './nodes/inventory.service.js';
+import { agentNodeHeartbeats } from './nodes/agent-heartbeats.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { sshNodesRoutes } from './nodes/ssh-nodes.routes.js';
 import { tunnelRoutes } from '../../modules/tunnel/index.js';
@@ -46,7 +47,7 @@ export const serversWing = {
       registry: tunnels,
       hostCaPublicKeys: () => [ca.hostCaPublicKey],
       userCaPublicKeys: () => [ca.userCaPublicKey],
-      onHeartbeat: (heartbeat) => s.inventory.heartbeat(heartbeat),
+      heartbeats: agentNodeHeartbeats((heartbeat) => s.inventory.heartbeat(heartbeat)),
       renewHostCertificate: ({ nodeId, publicKey, principals }) =>
         ca.issueHostCertificate({
           publicKey,

@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import type { TunnelDialer } from '../../../modules/tunnel/index.js';
 import type { Client } from 'ssh2';
 import type { ClusterCa } from '../../../ssh/ca.service.js';
 import { connectToNode, type ConnectToNodeOptions } from '../../../ssh/client.js';
@@ -22,14 +22,6 @@ export interface DialableNode {
 export interface HostKeyBook {
   pinHostKey(id: string, publicKeyLine: string): Promise<unknown>;
   reportHostKeyMismatch(id: string, presentedKeyLine: string): Promise<unknown>;
-}
-
-/**
- * Opens a byte stream to a service an agent advertised on its reverse tunnel; for a tunnel
- * node's SSH service, `{kind: 'node', name: <node id>}`.
- */
-export interface TunnelDialer {
-  dial(service: { kind: string; name: string }): Promise<Duplex>;
 }
 
 export interface DialIdentity {
