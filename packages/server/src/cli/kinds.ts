@@ -5,13 +5,11 @@ import { ConfigError } from '../config/config.js';
 import type { Actor } from '../access-control/access/actor.js';
 import { describeTarget } from '../access-control/locks/locks.service.js';
 import type { LockResource } from '../access-control/locks/locks.store.js';
-import type { NodeRow } from '../wings/servers/nodes/node-list.js';
 import { roleToYaml, type Role } from '../access-control/rbac/index.js';
 import type { UserResource } from '../identity/users/users.store.js';
 import type { AdminContext } from './admin-context.js';
 import { connectorCliKinds } from './connectors.commands.js';
 import { parseDoc, type Document } from './documents.js';
-import { withInventory } from './inventory.js';
 import { printTable, type Print } from './table.js';
 
 export type Format = 'yaml' | 'json' | 'text';
@@ -109,7 +107,7 @@ const roleKind: CliKind<Role> = {
   remove: (ctx, name, actor) => ctx.access.roles.remove(name, actor),
 };
 
-const userKind: CliKind<UserResource> = {
+export const userKind: CliKind<UserResource> = {
   kind: 'user',
   words: ['users', 'user'],
   noun: 'user',
@@ -178,41 +176,6 @@ const lockKind: CliKind<LockResource> = {
   remove: (ctx, name, actor) => ctx.access.locks.remove(name, actor),
 };
 
-const nodeKindColumns: TableView<NodeRow> = {
-  header: ['ID', 'HOSTNAME', 'ADDRESS', 'KIND', 'STATUS', 'LABELS'],
-  row: ({ node, status, labels }) => [
-    node.metadata.name,
-    node.spec.hostname,
-    node.spec.tunnel ? '(tunnel)' : node.spec.addr,
-    node.spec.subKind === 'openssh' ? 'openssh' : node.spec.tunnel ? 'agent' : 'postern',
-    status,
-    Object.entries(labels)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, value]) => `${name}=${value}`)
-      .join(','),
-  ],
-};
-
-/** Servers: listed by `nodes ls` only (they are added and removed by `nodes add|rm`). */
-const nodeKind: CliKind<NodeRow> = {
-  kind: 'node',
-  words: [],
-  noun: 'server',
-  title: 'server',
-  refExample: '',
-  defaultFormat: 'text',
-  list: (ctx) => withInventory(ctx, async (inventory) => inventory.rows()),
-  nameOf: (row) => row.node.metadata.name,
-  text: nodeKindColumns,
-  ls: {
-    ...nodeKindColumns,
-    empty: 'No servers.',
-    sort: (a, b) =>
-      a.node.spec.hostname.localeCompare(b.node.spec.hostname) ||
-      a.node.metadata.name.localeCompare(b.node.metadata.name),
-  },
-};
-
 // Rows are typed per kind; the table holds them without their item type.
 const row = <T>(kind: CliKind<T>) => kind as unknown as CliKind<unknown>;
 
@@ -222,7 +185,6 @@ export const cliKinds: readonly CliKind<unknown>[] = [
   row(userKind),
   row(lockKind),
   ...connectorCliKinds.map(row),
-  row(nodeKind),
 ];
 
 /** Words `get` accepts for several kinds at once. */
@@ -263,11 +225,10 @@ export function kindsForGet(word: string): CliKind<unknown>[] {
 /** The kinds `create -f` takes, by their document kind. */
 export const creatable = () => cliKinds.filter((kind) => kind.create);
 
-/** `ls` of a kind that has one (`users ls`, `nodes ls`). */
-export async function listKind(ctx: AdminContext, name: string, actor: Actor, print: Print) {
-  const kind = cliKinds.find((candidate) => candidate.kind === name);
-  if (!kind?.ls) throw new Error(`no ls for kind ${name}`);
+/** `ls` of a kind that has one (`users ls`; a wing's, like `nodes ls`). */
+export async function listKind<T>(ctx: AdminContext, kind: CliKind<T>, actor: Actor, print: Print) {
   const { ls } = kind;
+  if (!ls) throw new Error(`no ls for kind ${kind.kind}`);
   const items = await kind.list(ctx, actor);
   if (items.length === 0 && ls.empty !== undefined) return print(ls.empty);
   if (ls.sort) items.sort(ls.sort);

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config.js';
 import { userTokenUrl } from '../identity/user-tokens/user-tokens.service.js';
 import type { AdminContext } from './admin-context.js';
 import { hostActor } from '../access-control/access/actor.js';
-import { listKind } from './kinds.js';
+import { listKind, userKind } from './kinds.js';
 import type { Print } from './table.js';
 
 export type { Print };
@@ -77,7 +77,7 @@ export async function usersUnlock(ctx: AdminContext, name: string, print: Print)
 
 /** `postern users ls`: name, roles and lock state of every user. */
 export const usersList = (ctx: AdminContext, print: Print) =>
-  listKind(ctx, 'user', hostActor(cliActor()), print);
+  listKind(ctx, userKind, hostActor(cliActor()), print);
 
 /** `postern users update NAME --set-roles a,b [--set-logins x,y]`: replaces roles or logins. */
 export async function usersUpdate(

@@ -1,5 +1,4 @@
-import { addAgentCommand } from '../../cli/agent.commands.js';
-import { addNodesCommands, addTokensCommands } from '../../cli/register.js';
+import { addServersCommands } from './cli/commands.js';
 import { FileTransferService } from './file-transfer/file-transfer.service.js';
 import { fileTransferRoutes } from './file-transfer/file-transfer.routes.js';
 import { AgentJoinService, hostCertificateTtlMs } from './join-tokens/agent-join.service.js';
@@ -74,11 +73,7 @@ export const serversWing = {
   start: (s) => s.inventory.start(),
   close: (s) => s.inventory.close(),
   listeners: serversListeners,
-  commands: (program) => {
-    addTokensCommands(program);
-    addNodesCommands(program);
-    addAgentCommand(program);
-  },
+  commands: addServersCommands,
   kinds: (s) => [{ kind: 'node', count: () => s.inventory.nodeCount() }],
 } satisfies Wing<ServersServices>;
 

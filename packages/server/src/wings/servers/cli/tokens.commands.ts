@@ -1,18 +1,18 @@
 import { scriptPaths, type JoinTokenRole } from '@postern/contracts';
-import { systemClock } from '../clock.js';
-import { ConfigError } from '../config/config.js';
-import { formatDuration, parseDuration } from '../config/duration.js';
-import { hostActor } from '../access-control/access/actor.js';
+import { systemClock } from '../../../clock.js';
+import { ConfigError } from '../../../config/config.js';
+import { formatDuration, parseDuration } from '../../../config/duration.js';
+import { hostActor } from '../../../access-control/access/actor.js';
 import {
   joinTokenDefaultTtlMs,
   joinTokenId,
   JoinTokensService,
-} from '../wings/servers/join-tokens/join-tokens.service.js';
-import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
-import type { AdminContext } from './admin-context.js';
+} from '../join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
+import type { AdminContext } from '../../../cli/admin-context.js';
 import { parseLabels } from './nodes.commands.js';
-import { printTable, type Print } from './table.js';
-import { cliActor, list } from './users.commands.js';
+import { printTable, type Print } from '../../../cli/table.js';
+import { cliActor, list } from '../../../cli/users.commands.js';
 
 /** `--type` values: what the joining agent will be. */
 const typeRoles: Record<string, JoinTokenRole> = {

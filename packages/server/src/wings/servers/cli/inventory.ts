@@ -1,5 +1,5 @@
-import { InventoryService } from '../wings/servers/nodes/inventory.service.js';
-import type { AdminContext } from './admin-context.js';
+import { InventoryService } from '../nodes/inventory.service.js';
+import type { AdminContext } from '../../../cli/admin-context.js';
 
 /** The inventory, loaded from storage for one command: commands are short, so no cache to keep. */
 export async function withInventory<T>(

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildCli } from '../main.js';
-import type { AuditStore } from '../modules/audit/index.js';
-import { InventoryService } from '../wings/servers/nodes/inventory.service.js';
-import { cliDataDir } from './cli-harness.testkit.js';
+import { buildCli } from '../../../main.js';
+import type { AuditStore } from '../../../modules/audit/index.js';
+import { InventoryService } from '../nodes/inventory.service.js';
+import { cliDataDir } from '../../../cli/cli-harness.testkit.js';
 import { nodesAdd, nodesList, nodesRemove } from './nodes.commands.js';
-import { waitForNode } from '../wings/servers/nodes/inventory.testkit.js';
+import { waitForNode } from '../nodes/inventory.testkit.js';
 
 const { state, run, failure } = cliDataDir();
 /** The running server's inventory: what a `postern start` on the same data dir would see. */

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../config/config-error.js';
-import { runAgent, type AgentOptions } from '../agent/agent.js';
-import type { AgentLog } from '../agent/tunnel-client.js';
-import { createLogger } from '../logger.js';
-import { labelNamePattern } from '../wings/servers/nodes/node-records.js';
+import { ConfigError } from '../../../config/config-error.js';
+import { runAgent, type AgentOptions } from '../../../agent/agent.js';
+import type { AgentLog } from '../../../agent/tunnel-client.js';
+import { createLogger } from '../../../logger.js';
+import { labelNamePattern } from '../nodes/node-records.js';
 
 export interface AgentFlags {
   proxy: string;

@@ -1,12 +1,13 @@
-import { ConfigError } from '../config/config.js';
-import { hostActor } from '../access-control/access/actor.js';
-import { labelNamePattern } from '../wings/servers/nodes/node-records.js';
-import { ClusterCa } from '../ssh/ca.service.js';
-import type { AdminContext } from './admin-context.js';
+import { ConfigError } from '../../../config/config.js';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { labelNamePattern } from '../nodes/node-records.js';
+import { ClusterCa } from '../../../ssh/ca.service.js';
+import type { AdminContext } from '../../../cli/admin-context.js';
 import { withInventory } from './inventory.js';
-import { listKind } from './kinds.js';
-import type { Print } from './table.js';
-import { cliActor, list } from './users.commands.js';
+import { listKind } from '../../../cli/kinds.js';
+import { nodeKind } from './node-kind.js';
+import type { Print } from '../../../cli/table.js';
+import { cliActor, list } from '../../../cli/users.commands.js';
 
 /** `--labels env=prod,team=web` as a label map; a malformed pair stops the command. */
 export function parseLabels(text: string | undefined): Record<string, string> {
@@ -48,7 +49,7 @@ export async function nodesAdd(
 
 /** `postern nodes ls`: every server with its kind, status and labels (the kinds table's view). */
 export const nodesList = (ctx: AdminContext, print: Print) =>
-  listKind(ctx, 'node', hostActor(cliActor()), print);
+  listKind(ctx, nodeKind, hostActor(cliActor()), print);
 
 /** `postern nodes rm <name-or-id>`. */
 export async function nodesRemove(

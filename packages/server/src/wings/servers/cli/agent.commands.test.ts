@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readIdentity } from '../agent/agent-state.js';
+import { readIdentity } from '../../../agent/agent-state.js';
 import {
   eventually,
   recordingLog,
   startTunnelProxy,
   type TunnelProxy,
-} from '../agent/tunnel-proxy.testkit.js';
-import { ConfigError } from '../config/config-error.js';
+} from '../../../agent/tunnel-proxy.testkit.js';
+import { ConfigError } from '../../../config/config-error.js';
 import { addAgentCommand, agentOptionsFromFlags, parseLabels } from './agent.commands.js';
 
 describe('--labels', () => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildCli } from '../main.js';
-import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
-import { joinTokensPrefix } from '../wings/servers/join-tokens/join-tokens.store.js';
-import { cliDataDir } from './cli-harness.testkit.js';
+import { buildCli } from '../../../main.js';
+import { recordPublicUrl } from '../../../identity/bootstrap/first-admin.js';
+import { joinTokensPrefix } from '../join-tokens/join-tokens.store.js';
+import { cliDataDir } from '../../../cli/cli-harness.testkit.js';
 import { tokensAdd, tokensList, tokensRemove } from './tokens.commands.js';
 
 const { state, run, failure } = cliDataDir();
