@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { clusterSecret } from './cluster-secrets.js';
+import { AuditSearchService } from './modules/audit/audit-search.service.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
@@ -9,6 +10,7 @@ import { UserContextService } from './modules/context/context.service.js';
 import { contextRoutes } from './modules/context/context.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
+import { RecordingsService } from './modules/recordings/recordings.service.js';
 import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
 import type { ServerContext } from './part.js';
 
@@ -35,10 +37,12 @@ export async function platformRoutes(
   await server.register(clustersRoutes, { clusters });
   const cursorSecret = await clusterSecret(backend, 'audit_cursor');
   const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);
-  await server.register(auditRoutes, { audit: signedAudit, clusterName });
+  const search = new AuditSearchService(signedAudit);
+  await server.register(auditRoutes, { search, clusterName });
   const context = new UserContextService({ clusters, roleNames: () => ctx.access.roleNames() });
   await server.register(contextRoutes, { context, clusterName });
   await server.register(activeSessionsRoutes, { hub, clusterName });
-  await server.register(recordingsRoutes, { store: recordings, audit, clusterName });
+  const recordingsService = new RecordingsService(recordings, audit);
+  await server.register(recordingsRoutes, { recordings: recordingsService, clusterName });
   await server.register(captureRoutes);
 }

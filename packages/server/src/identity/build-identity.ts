@@ -14,6 +14,7 @@ import { CompleteTokenService } from './user-tokens/complete-token.service.js';
 import { UserTokensService } from './user-tokens/user-tokens.service.js';
 import { UserTokensStore } from './user-tokens/user-tokens.store.js';
 import { LockoutService } from './users/lockout.service.js';
+import { LoginFailuresStore } from './users/login-failures.store.js';
 import { RolesStore } from '../access-control/roles/roles.store.js';
 import { PasswordHasher } from './users/passwords.js';
 import { CredentialChanges } from './users/credential-changes.js';
@@ -39,7 +40,8 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
   const settings = config.auth;
   const usersStore = new UsersStore(backend);
   const passwords = new PasswordHasher();
-  const lockout = new LockoutService(backend, usersStore, settings.lockout, audit, now);
+  const failures = new LoginFailuresStore(backend);
+  const lockout = new LockoutService(failures, usersStore, settings.lockout, audit, now);
   const sessions = new WebSessionService(new WebSessionStore(backend), {
     sessionTtlMs: settings.sessionTtlMs,
     bearerTtlMs: settings.bearerTtlMs,

@@ -26,7 +26,7 @@ export const identityPart = {
   },
   routes: async (server, identity, ctx) => {
     const { loginRateLimit, accessControl } = ctx;
-    await server.register(authRoutes, { ...identity, audit: ctx.audit, loginRateLimit });
+    await server.register(authRoutes, { ...identity, loginRateLimit });
     const { usersAdmin } = accessControl;
     await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
     await server.register(accountRoutes, { ...identity, loginRateLimit });

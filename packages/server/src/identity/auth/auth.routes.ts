@@ -11,8 +11,6 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notAuthenticated } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
-import type { AuditStore } from '../../modules/audit/index.js';
-import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
 import type { WebSessionService } from '../web-sessions/web-sessions.service.js';
 import type { LoginService } from './login.service.js';
 import { clearSessionCookie, requestContext, setSessionCookie } from './session-cookie.js';
@@ -20,7 +18,6 @@ import { clearSessionCookie, requestContext, setSessionCookie } from './session-
 export interface AuthRoutesOptions {
   login: LoginService;
   sessions: WebSessionService;
-  audit: AuditStore;
   /** Per-address limit on the sign-in calls (@fastify/rate-limit route config). */
   loginRateLimit: { max: number; timeWindow: number };
 }
@@ -32,7 +29,7 @@ const identityOf = (request: FastifyRequest) => {
 
 /** Sign-in, renewal, sign-out and the status poll (spec §7 Session, reference §1.2). */
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions) {
-  const { login, sessions, audit } = options;
+  const { login, sessions } = options;
   const signIn = { access: 'public', csrf: true, rateLimit: options.loginRateLimit } as const;
 
   app.post(apiPaths.webSession, { config: signIn }, async (request, reply) => {
@@ -72,9 +69,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     { config: { access: 'authenticated', allowLocked: true } },
     async (request, reply) => {
       const { user, session } = identityOf(request);
-      await sessions.end(session.id);
+      await login.signOut(user, session.id, requestContext(request));
       clearSessionCookie(reply);
-      await emitAudit(audit, 'TPOS010I', { user, ...remoteAddr(request.ip) });
       return okBody;
     },
   );

@@ -157,6 +157,12 @@ export class LoginService {
     return this.deps.sessions.create(user.metadata.name, user.spec.roles);
   }
 
+  /** `DELETE sessions/web`: ends the session and records the sign-out (a locked user may too). */
+  async signOut(user: string, sessionId: string, ctx: RequestContext): Promise<void> {
+    await this.deps.sessions.end(sessionId);
+    await emitAudit(this.deps.audit, 'TPOS010I', { user, ...remoteAddr(ctx.addr) });
+  }
+
   /**
    * What every successful sign-in does before it hands out a credential (a web session, or a
    * certificate for the CLI): refuse a lock, restart the failure count, record the login. Both

@@ -1,20 +1,18 @@
-import { BackendError, type Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
 import type { AuthSettings } from '../../config/config.js';
 import { accessDenied } from '../../errors.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
+import type { LoginFailuresStore } from './login-failures.store.js';
 import type { UserResource, UsersStore } from './users.store.js';
 
-const failuresPrefix = '/login_failures/';
-
 /**
- * Locks an account after too many failed sign-ins (auth.lockout). Failures are counted in the
- * backend, not in memory, so every proxy on the same storage sees the same count.
+ * Locks an account after too many failed sign-ins (auth.lockout). Failures are counted in
+ * storage, not in memory, so every proxy on the same storage sees the same count.
  */
 export class LockoutService {
   constructor(
-    private readonly backend: Backend,
+    private readonly failures: LoginFailuresStore,
     private readonly users: UsersStore,
     private readonly settings: AuthSettings['lockout'],
     private readonly audit: AuditStore,
@@ -36,12 +34,12 @@ export class LockoutService {
     const { maxFailures, windowMs, durationMs } = this.settings;
     if (maxFailures === 0) return undefined;
     const now = this.now();
-    const failures = await this.addFailure(name, now, windowMs);
+    const failures = await this.failures.add(name, now, windowMs);
     if (failures < maxFailures) return undefined;
     const lockedUntil = new Date(now + durationMs).toISOString();
     const lockReason = `${failures} failed logins within ${Math.round(windowMs / 60_000)} minutes`;
     await this.users.mutate(name, (user) => ({ ...user, status: { lockedUntil, lockReason } }));
-    await this.backend.delete(failuresPrefix + name).catch(() => undefined);
+    await this.failures.clear(name);
     await emitAudit(this.audit, 'TPOS012W', {
       user: name,
       locked_until: lockedUntil,
@@ -53,7 +51,7 @@ export class LockoutService {
 
   /** A successful sign-in starts the count again. */
   async clearFailures(name: string): Promise<void> {
-    await this.backend.delete(failuresPrefix + name).catch(() => undefined);
+    await this.failures.clear(name);
   }
 
   /** Ends a lock early (`postern users unlock`); returns false when there was none. */
@@ -68,23 +66,6 @@ export class LockoutService {
     await this.clearFailures(name);
     if (wasLocked) await emitAudit(this.audit, 'TPOS013I', { user: by, name });
     return wasLocked;
-  }
-
-  private async addFailure(name: string, now: number, windowMs: number): Promise<number> {
-    const key = failuresPrefix + name;
-    for (let tries = 0; ; tries++) {
-      const item = await this.backend.get(key);
-      const previous = item ? (JSON.parse(item.value) as { times: number[] }).times : [];
-      const times = [...previous.filter((time) => time > now - windowMs), now];
-      const next = { key, value: JSON.stringify({ times }), expires: new Date(now + windowMs) };
-      try {
-        if (item) await this.backend.update(next, item.revision);
-        else await this.backend.create(next);
-        return times.length;
-      } catch (error) {
-        if (!(error instanceof BackendError) || tries >= 5) throw error;
-      }
-    }
   }
 }
 

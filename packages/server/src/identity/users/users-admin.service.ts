@@ -58,9 +58,15 @@ export class UsersAdminService {
   /**
    * Whoever uses an invite or reset link becomes that user, so issuing one hands out the user's
    * roles: the actor must be able to grant every one of them (a user manager cannot take over an
-   * editor's account by resetting it).
+   * editor's account by resetting it). An invite creates an account and a reset edits one, so
+   * the verb on users depends on the kind of link.
    */
-  async assertMayIssueLink(name: string, actor: Actor): Promise<void> {
+  async assertMayIssueLink(name: string, type: 'invite' | 'password', actor: Actor): Promise<void> {
+    // The console's ACL words (create, edit) over the rule verbs (create, update).
+    const [verb, ruleVerb] = type === 'invite' ? ['create', 'create'] : ['edit', 'update'];
+    if (actor.roleSet && !actor.roleSet.guessRule('user', ruleVerb)) {
+      throw accessDenied(`access denied: ${verb} on users is not allowed`);
+    }
     const found = await this.users.store.get(name);
     if (!found) return;
     assertLocal(found.user, 'given a password link');
