@@ -42,7 +42,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   },
 });
 
-/** An SSH client's agent, reachable through its connection (modules/ssh-proxy). */
+/** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
 export type ForwardedAgent = NonNullable<ConnectToNodeOptions['agent']>;
 
 export interface NodeAccessDeps {
