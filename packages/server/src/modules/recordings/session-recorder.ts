@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { RecordingMark } from '@postern/contracts';
+import { castEncoder, type CastEncoder } from './cast-encoder.js';
+import { HeldEvents } from './held-events.js';
 import { chainSeed, chunkLine, nextChain, sha256Hex } from './recording-integrity.js';
 import type { RecordingIndex, RecordingWriter, SeekPoint } from './recording-store.js';
-
-const gzipAsync = promisify(gzip);
 
 export interface CastHeader {
   width: number;
@@ -27,6 +25,17 @@ export interface SessionRecorderOptions {
   flushBytes?: number;
   /** The backlog emptied: a session paused because of `behind` may resume. */
   onDrain?: () => void;
+  /** Where cast lines are made and compressed; the process's shared worker by default. */
+  encoder?: CastEncoder;
+}
+
+/**
+ * Where a keyframe taken now belongs: the time, and the offset in the uncompressed cast, known
+ * once everything before it is encoded.
+ */
+export interface CastPosition {
+  t: number;
+  offset: Promise<number>;
 }
 
 /** Output handed to compression and not yet written beyond which the session should pause. */
@@ -37,25 +46,28 @@ const seekPointEveryBytes = 1024 * 1024;
 
 /**
  * Writes one session as asciicast v2, gzip-compressed, plus its keyframes (docs/recordings.md).
- * The session's hot path only copies output into a list. On a timer, or once enough is held, the
- * held events become cast lines that are compressed as one gzip member on libuv's thread pool
- * (gunzip reads concatenated members as one file); members are written in order. A member is
- * complete on disk once written, so a crash loses only what was held or being compressed.
+ * The session's hot path only copies output into blocks (held-events.ts). On a timer, or once
+ * enough is held, the blocks go to the encoder's thread (cast-encoder.ts), which makes the cast
+ * lines and compresses them as one gzip member (gunzip reads concatenated members as one file);
+ * members are written in order. A member is complete on disk once written, so a crash loses
+ * only what was held or being encoded.
  */
 export class SessionRecorder {
-  private held: { t: number; kind: 'o' | 'r' | 'm'; data: Buffer | string }[] = [];
+  private held = new HeldEvents();
   /** Joins and resizes, for the index (the player's timeline markers). */
   private readonly marks: RecordingMark[] = [];
-  private heldBytes = 0;
-  /** Bytes of the uncompressed cast so far, held lines included. */
+  /** Bytes of the uncompressed cast written so far. */
   private castBytes = 0;
   private keyframeBytes = 0;
   private readonly keyframes: RecordingIndex['keyframes'] = [];
   private timer: NodeJS.Timeout | undefined;
   private failed = false;
   private closing: Promise<void> | undefined;
-  /** Members being compressed or written, in cast order. */
+  /** Members being encoded or written, in cast order. */
   private written: Promise<void> = Promise.resolve();
+  /** Keyframe lines waiting for their offset, in the order they were taken. */
+  private keyframesWritten: Promise<void> = Promise.resolve();
+  private readonly encoder: CastEncoder;
   private backlog = 0;
   /** Output stopped compressing: members are stored, and every 16th probes level 1 again. */
   private storing = false;
@@ -77,22 +89,21 @@ export class SessionRecorder {
     private readonly options: SessionRecorderOptions,
   ) {
     this.chain = chainSeed(writer.sid);
+    this.encoder = options.encoder ?? castEncoder;
     for (const stream of [writer.cast, writer.keyframes, writer.chunks]) {
       stream.on('error', (error: Error) => this.fail(error.message));
     }
-    this.write(
-      Buffer.from(
-        `${JSON.stringify({
-          version: 2,
-          width: header.width,
-          height: header.height,
-          timestamp: Math.floor(header.start / 1000),
-          env: { TERM: header.term },
-          title: header.title,
-        })}\n`,
-      ),
-      0,
+    this.held.line(
+      `${JSON.stringify({
+        version: 2,
+        width: header.width,
+        height: header.height,
+        timestamp: Math.floor(header.start / 1000),
+        env: { TERM: header.term },
+        title: header.title,
+      })}\n`,
     );
+    this.flush();
   }
 
   /** True while compression or the disk is behind by more than a session should hold. */
@@ -105,14 +116,16 @@ export class SessionRecorder {
   /** Output the session sent its parties; `data` must end on a UTF-8 boundary. */
   output(data: Uint8Array): void {
     if (this.failed || this.closing || data.length === 0) return;
-    this.hold({ t: this.elapsed(), kind: 'o', data: Buffer.from(data) }, data.length);
+    this.held.output(this.elapsed(), data);
+    this.heldMore();
   }
 
   resize(width: number, height: number): void {
     if (this.failed || this.closing) return;
     const t = this.elapsed();
     const size = `${width}x${height}`;
-    this.hold({ t, kind: 'r', data: size }, 16);
+    this.held.text({ t, kind: 'r', text: size });
+    this.heldMore();
     this.marks.push({ t, kind: 'resize', label: size });
   }
 
@@ -121,7 +134,8 @@ export class SessionRecorder {
     if (this.failed || this.closing) return;
     const t = this.elapsed();
     const label = `${user} joined (${mode})`;
-    this.hold({ t, kind: 'm', data: label }, label.length);
+    this.held.text({ t, kind: 'm', text: label });
+    this.heldMore();
     this.marks.push({ t, kind: 'join', label });
   }
 
@@ -129,21 +143,27 @@ export class SessionRecorder {
    * Where the next event starts: a keyframe taken now describes the screen at this offset, so
    * a player draws the keyframe and plays the cast from here.
    */
-  position(): { t: number; offset: number } {
+  position(): CastPosition {
     this.flush();
     this.seekPointWanted = true;
-    return { t: this.elapsed(), offset: this.castBytes };
+    // Registered before any later member's turn in the chain: castBytes then counts exactly
+    // the members flushed so far.
+    return { t: this.elapsed(), offset: this.written.then(() => this.castBytes) };
   }
 
-  /** Stores a serialized screen for a position taken earlier. */
-  keyframe(at: { t: number; offset: number }, size: { w: number; h: number }, screen: string) {
+  /** Stores a serialized screen for a position taken earlier, once its offset is known. */
+  keyframe(at: CastPosition, size: { w: number; h: number }, screen: string) {
     if (this.failed || this.closing) return;
-    const line = `${JSON.stringify({ ...at, cols: size.w, rows: size.h, screen })}\n`;
-    const length = Buffer.byteLength(line);
-    this.keyframes.push({ ...at, at: this.keyframeBytes, length, sha256: sha256Hex(line) });
-    this.keyframeBytes += length;
-    this.keyframesHash.update(line);
-    this.writer.keyframes.write(line);
+    this.keyframesWritten = this.keyframesWritten.then(async () => {
+      const position = { t: at.t, offset: await at.offset };
+      if (this.failed) return;
+      const line = `${JSON.stringify({ ...position, cols: size.w, rows: size.h, screen })}\n`;
+      const length = Buffer.byteLength(line);
+      this.keyframes.push({ ...position, at: this.keyframeBytes, length, sha256: sha256Hex(line) });
+      this.keyframeBytes += length;
+      this.keyframesHash.update(line);
+      this.writer.keyframes.write(line);
+    });
   }
 
   /**
@@ -162,6 +182,7 @@ export class SessionRecorder {
     this.flush();
     const durationMs = Math.max(0, endedAt - this.header.start);
     await this.written;
+    await this.keyframesWritten;
     if (this.failed) return;
     const streams = [this.writer.cast, this.writer.keyframes, this.writer.chunks];
     for (const stream of streams) stream.end();
@@ -187,76 +208,73 @@ export class SessionRecorder {
     });
   }
 
+  /** Seconds since the start, to the microsecond (as the cast's lines carry it). */
   private elapsed(): number {
-    return Math.max(0, this.options.now() - this.header.start) / 1000;
+    return Math.round(Math.max(0, this.options.now() - this.header.start) * 1000) / 1e6;
   }
 
-  private hold(event: (typeof this.held)[number], bytes: number): void {
-    this.held.push(event);
-    this.heldBytes += bytes;
-    if (this.heldBytes >= (this.options.flushBytes ?? 256 * 1024)) return this.flush();
+  private heldMore(): void {
+    if (this.held.bytes >= (this.options.flushBytes ?? 256 * 1024)) return this.flush();
     if (this.timer) return;
     this.timer = setTimeout(() => this.flush(), this.options.flushDelayMs ?? 200);
     this.timer.unref();
   }
 
-  /** Turns held events into cast lines and hands them to compression as one member. */
+  /**
+   * Hands what is held to the encoder as one member. Level 1 compresses terminal text about
+   * eightfold at over 200 MiB/s, but crawls (about 40 MiB/s) on output that does not compress
+   * (base64, binary noise). Members of such output are stored (level 0, several hundred MiB/s);
+   * every 16th is compressed to see whether the output compresses again.
+   */
   private flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.held.length === 0 || this.failed) return;
-    let text = '';
-    const first = this.held[0]!.t;
-    for (const { t, kind, data } of this.held) {
-      const value = typeof data === 'string' ? data : data.toString('utf8');
-      text += `${JSON.stringify([Math.round(t * 1e6) / 1e6, kind, value])}\n`;
-    }
-    this.held = [];
-    this.heldBytes = 0;
-    this.write(Buffer.from(text, 'utf8'), first);
-  }
-
-  /**
-   * Level 1 compresses terminal text about eightfold at over 200 MiB/s, but crawls (about
-   * 40 MiB/s) on output that does not compress (base64, binary noise), which would take the CPU
-   * a `cat` of such a file needs. Members of such output are stored (level 0, several hundred
-   * MiB/s); every 16th is compressed to see whether the output compresses again.
-   * `t` is the time of the member's first event.
-   */
-  private write(chunk: Buffer, t: number): void {
-    const offset = this.castBytes;
-    const seekPoint = this.seekPointWanted || offset - this.lastSeekOffset >= seekPointEveryBytes;
-    if (seekPoint) {
-      this.seekPointWanted = false;
-      this.lastSeekOffset = offset;
-    }
-    this.castBytes += chunk.length;
-    this.backlog += chunk.length;
+    if (this.held.empty || this.failed) return;
+    const bytes = this.held.bytes;
+    const { events, blocks } = this.held.take();
+    const first = events[0]!;
+    const t = 't' in first ? first.t : 0;
+    const wantSeekPoint = this.seekPointWanted;
+    this.seekPointWanted = false;
     const probe = !this.storing || ++this.members % 16 === 0;
-    const level = probe ? 1 : 0;
-    // Compression starts now, in parallel with earlier members; writing waits for their turn.
-    const compressed = gzipAsync(chunk, { level, chunkSize: 256 * 1024 });
+    this.backlog += bytes;
+    // Encoding starts now, in parallel with earlier members' writes; writing waits its turn.
+    const encoded = this.encoder.encode(events, blocks, probe ? 1 : 0);
     this.written = this.written.then(async () => {
-      const member = await compressed.catch((error: Error) => this.fail(error.message));
-      if (!member || this.failed) return;
-      if (probe && chunk.length >= 64 * 1024) this.storing = member.length > chunk.length / 2;
-      if (seekPoint) this.seekPoints.push({ t, offset, gz: this.gzBytes });
-      // Hashed as written, in the order written, so the chain matches the file byte for byte.
-      this.chain = nextChain(this.chain, member);
-      const record = { i: this.chunks++, gz: this.gzBytes, length: member.length, offset, t };
-      this.writer.chunks.write(chunkLine({ ...record, chain: this.chain }));
-      this.gzBytes += member.length;
-      this.writer.cast.write(member);
-      this.backlog -= chunk.length;
+      const result = await encoded.catch((error: Error) => this.fail(error.message));
+      this.backlog -= bytes;
+      if (!result || this.failed) return;
+      this.writeMember(result.member, result.castLength, { t, probe, wantSeekPoint });
       if (this.backlog === 0) this.options.onDrain?.();
     });
+  }
+
+  /** Writes a member after those before it; `t` is the time of its first event. */
+  private writeMember(
+    member: Buffer,
+    castLength: number,
+    { t, probe, wantSeekPoint }: { t: number; probe: boolean; wantSeekPoint: boolean },
+  ): void {
+    const offset = this.castBytes;
+    this.castBytes += castLength;
+    if (probe && castLength >= 64 * 1024) this.storing = member.length > castLength / 2;
+    if (wantSeekPoint || offset - this.lastSeekOffset >= seekPointEveryBytes) {
+      this.lastSeekOffset = offset;
+      this.seekPoints.push({ t, offset, gz: this.gzBytes });
+    }
+    // Hashed as written, in the order written, so the chain matches the file byte for byte.
+    this.chain = nextChain(this.chain, member);
+    const record = { i: this.chunks++, gz: this.gzBytes, length: member.length, offset, t };
+    this.writer.chunks.write(chunkLine({ ...record, chain: this.chain }));
+    this.gzBytes += member.length;
+    this.writer.cast.write(member);
   }
 
   private fail(reason: string): void {
     if (this.failed) return;
     this.failed = true;
     clearTimeout(this.timer);
-    this.held = [];
+    this.held = new HeldEvents();
     for (const stream of [this.writer.cast, this.writer.keyframes, this.writer.chunks])
       stream.destroy();
     this.options.onFailure(reason);

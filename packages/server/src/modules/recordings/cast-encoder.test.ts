@@ -1,0 +1,105 @@
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CastEncoder } from './cast-encoder.js';
+import { HeldEvents } from './held-events.js';
+
+const encoders: CastEncoder[] = [];
+afterEach(async () => {
+  await Promise.all(encoders.splice(0).map((e) => e.stop()));
+});
+
+function encoder() {
+  const made = new CastEncoder();
+  encoders.push(made);
+  return made;
+}
+
+describe('CastEncoder', () => {
+  it('makes the same cast lines JSON.stringify makes, across blocks, on its own thread', async () => {
+    const held = new HeldEvents();
+    const big = Buffer.alloc(300 * 1024, 'z'); // does not fit the first block: a second one
+    const outputs = [
+      Buffer.from('plain \x1b[1mbold\x1b[0m\r\n'),
+      Buffer.from('quote " backslash \\ tab \t nul \x00 del \x7f'),
+      Buffer.from('héllo ✓ 🙂'),
+      Buffer.from([0x61, 0xff, 0xfe, 0x62]), // not UTF-8: U+FFFD, as toString('utf8') gives
+      big,
+    ];
+    held.line('{"version":2}\n');
+    outputs.forEach((data, i) => held.output(i / 10, data));
+    held.text({ t: 0.7, kind: 'r', text: '100x30' });
+    held.text({ t: 0.8, kind: 'm', text: 'bob joined (observer)' });
+    const { events, blocks } = held.take();
+    expect(blocks.length).toBe(2);
+
+    const { member, castLength } = await encoder().encode(events, blocks, 1);
+
+    const expected = [
+      '{"version":2}\n',
+      ...outputs.map((data, i) => `${JSON.stringify([i / 10, 'o', data.toString('utf8')])}\n`),
+      `${JSON.stringify([0.7, 'r', '100x30'])}\n`,
+      `${JSON.stringify([0.8, 'm', 'bob joined (observer)'])}\n`,
+    ].join('');
+    const cast = gunzipSync(member);
+    expect(cast.toString('utf8')).toBe(expected);
+    expect(castLength).toBe(cast.length);
+    // Handed over, not copied: the blocks are detached from this thread.
+    expect(blocks.every((block) => block.byteLength === 0)).toBe(true);
+  });
+
+  it('stores (level 0) or compresses (level 1) as asked', async () => {
+    const text = Buffer.from('the same line again\r\n'.repeat(10_000));
+    const held = () => {
+      const h = new HeldEvents();
+      h.output(0, text);
+      return h.take();
+    };
+    const stored = await encoder().encode(held().events, held().blocks, 0);
+    const one = held();
+    const compressed = await encoders[0]!.encode(one.events, one.blocks, 1);
+    expect(stored.member.length).toBeGreaterThan(text.length);
+    expect(compressed.member.length).toBeLessThan(text.length / 10);
+    expect(gunzipSync(stored.member)).toEqual(gunzipSync(compressed.member));
+  });
+
+  it('answers in order, rejects a bad request alone, and keeps working', async () => {
+    const enc = encoder();
+    const request = (word: string) => {
+      const h = new HeldEvents();
+      h.output(0, Buffer.from(word));
+      return h.take();
+    };
+    const a = request('first');
+    const b = request('second');
+    const bad = request('bad');
+    bad.events[0] = { t: 0, kind: 'o', block: 5, start: 0, end: 3 }; // no such block
+    const results = await Promise.allSettled([
+      enc.encode(a.events, a.blocks, 0),
+      enc.encode(bad.events, bad.blocks, 0),
+      enc.encode(b.events, b.blocks, 0),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const text = (r: PromiseSettledResult<{ member: Buffer }>) =>
+      r.status === 'fulfilled' ? gunzipSync(r.value.member).toString() : '';
+    expect(text(results[0]!)).toBe('[0,"o","first"]\n');
+    expect(text(results[2]!)).toBe('[0,"o","second"]\n');
+    expect((results[1] as PromiseRejectedResult).reason.message).toMatch(/^recording encoder: /);
+  });
+
+  it('fails what is waiting when it is stopped, and starts again on the next request', async () => {
+    const enc = encoder();
+    const h = new HeldEvents();
+    h.output(0, Buffer.alloc(4 * 1024 * 1024, 'x'));
+    const first = h.take();
+    const waiting = expect(enc.encode(first.events, first.blocks, 1)).rejects.toThrow(
+      'the recording encoder stopped',
+    );
+    await enc.stop();
+    await waiting;
+    const again = new HeldEvents();
+    again.output(0, Buffer.from('back'));
+    const next = again.take();
+    const { member } = await enc.encode(next.events, next.blocks, 0);
+    expect(gunzipSync(member).toString()).toBe('[0,"o","back"]\n');
+  });
+});
