@@ -27,8 +27,11 @@ function fakeSocket() {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-const bytesOf = (size: number, seed: number) =>
-  Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + seed) % 251));
+function bytesOf(size: number, seed: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 7 + seed) % 251;
+  return bytes;
+}
 
 describe('WebSocketParty', () => {
   it('sends the output of one I/O callback as one r frame, once that callback is done', async () => {
@@ -40,7 +43,7 @@ describe('WebSocketParty', () => {
     expect(frames).toEqual([{ type: T.raw, body: Buffer.from('hello world') }]);
   });
 
-  it('cuts a flood into frames of at most 32 KiB, in order, whatever the length varint', async () => {
+  it('cuts a flood into frames that grow to 128 KiB, in order, whatever the length varint', async () => {
     const { party, frames } = fakeSocket();
     const chunks = [100, 1000, 20_000, 40_000, 5].map((size, i) => bytesOf(size, i));
     for (const chunk of chunks) party.output(chunk);
@@ -49,7 +52,24 @@ describe('WebSocketParty', () => {
       true,
     );
     expect(Buffer.concat(frames.map((f) => f.body))).toEqual(Buffer.concat(chunks));
-    expect(frames.map((f) => f.body.length)).toEqual([32 * 1024, 61_105 - 32 * 1024]);
+    expect(frames.map((f) => f.body.length)).toEqual([16_384, 32_768, 61_105 - 49_152]);
+  });
+
+  it('sends 128 KiB frames while a flood lasts, and small ones again once it is over', async () => {
+    const { party, frames } = fakeSocket();
+    const flood = bytesOf(600 * 1024, 7);
+    for (let at = 0; at < flood.length; at += 4096) party.output(flood.subarray(at, at + 4096));
+    await tick();
+    const kib = (f: { body: Buffer }) => f.body.length / 1024;
+    expect(frames.map(kib)).toEqual([16, 32, 64, 128, 128, 128, 104]);
+    expect(Buffer.concat(frames.map((f) => f.body))).toEqual(flood);
+    frames.length = 0;
+    // A quiet tick (the echo of a key), then another burst: it starts small again.
+    party.output(Buffer.from('x'));
+    await tick();
+    party.output(bytesOf(40 * 1024, 8));
+    await tick();
+    expect(frames.map((f) => f.body.length)).toEqual([1, 16_384, 24_576]);
   });
 
   it('keeps the output before an event, an error or the end ahead of it', async () => {

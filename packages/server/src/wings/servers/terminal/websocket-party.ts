@@ -9,7 +9,9 @@ import type { WebSocket } from 'ws';
 import type { EndKind, Party } from '../../../modules/sessions/party.js';
 
 /** The most output payload one `r` frame carries (docs/protocol.md §3). */
-export const maxOutputFrameBytes = 32 * 1024;
+export const maxOutputFrameBytes = 128 * 1024;
+/** A frame's room at first; it doubles while frames keep filling up, up to the maximum. */
+const minOutputFrameBytes = 16 * 1024;
 
 /** `0A 01 31` version "1", `12 01 72` type "r", `1A` payload, then the varint length. */
 const rawHeader = [0x0a, 0x01, 0x31, 0x12, 0x01, T.raw.charCodeAt(0), 0x1a];
@@ -20,10 +22,13 @@ const headerRoom = rawHeader.length + 3;
  * A browser tab in a session: each call becomes one envelope frame on its socket.
  *
  * Output is coalesced: sshd hands over a PTY's output a few KiB at a time, and a burst of SSH
- * packets read together becomes one `r` frame of up to 32 KiB, sent once the current I/O callback
- * is done (setImmediate), so a keystroke's echo waits for nothing. Every WebSocket message costs
- * the browser an IPC hop and an event, whatever its size, so this is what lets it keep up with a
- * flood. Other frames first flush the output before them, so the order never changes.
+ * packets read together becomes one `r` frame, sent once the current I/O callback is done
+ * (setImmediate), so a keystroke's echo waits for nothing. Every WebSocket message costs the
+ * browser an IPC hop and an event, and the proxy a write, whatever its size, so this is what lets
+ * both keep up with a flood. A frame starts with room for 16 KiB; while frames fill up (a flood)
+ * the room doubles up to 128 KiB, and it falls back once a frame goes out unfilled, so a quiet
+ * terminal does not hold large buffers. Other frames first flush the output before them, so the
+ * order never changes.
  */
 export class WebSocketParty implements Party {
   readonly id = randomUUID();
@@ -31,6 +36,8 @@ export class WebSocketParty implements Party {
   /** Output not yet sent: a frame being filled, with room for the header before the payload. */
   private frame: Buffer | undefined;
   private used = 0;
+  /** The room of the next frame. */
+  private room = minOutputFrameBytes;
   private flushScheduled = false;
 
   constructor(
@@ -45,19 +52,25 @@ export class WebSocketParty implements Party {
     let offset = 0;
     while (offset < chunk.length) {
       if (!this.frame) {
-        this.frame = Buffer.allocUnsafe(headerRoom + maxOutputFrameBytes);
+        this.frame = Buffer.allocUnsafe(headerRoom + this.room);
         this.used = 0;
       }
-      const n = Math.min(maxOutputFrameBytes - this.used, chunk.length - offset);
+      const room = this.frame.length - headerRoom;
+      const n = Math.min(room - this.used, chunk.length - offset);
       this.frame.set(chunk.subarray(offset, offset + n), headerRoom + this.used);
       this.used += n;
       offset += n;
-      if (this.used === maxOutputFrameBytes) this.flushOutput();
+      if (this.used === room) {
+        this.room = Math.min(maxOutputFrameBytes, room * 2);
+        this.flushOutput();
+      }
     }
     if (this.frame && !this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => {
         this.flushScheduled = false;
+        // Sent before it filled up: the flood, if any, is over.
+        if (this.frame) this.room = minOutputFrameBytes;
         this.flushOutput();
       });
     }
