@@ -49,7 +49,10 @@ export const resizePayloadSchema = z.object({
 });
 
 /**
- * Flow-control thresholds (docs/protocol.md): the proxy stops reading from the SSH channel while
- * more than `pauseAbove` output bytes are unacknowledged and reads again below `resumeBelow`.
+ * Flow-control thresholds (docs/protocol.md §5): the proxy stops reading from the SSH channel
+ * while more than `pauseAbove` output bytes are unacknowledged and reads again below
+ * `resumeBelow`. The window covers what a browser parses in about 20 ms, so the terminal is
+ * never left waiting for the next bytes while acks travel; the gap between the two marks lets
+ * the proxy send in long runs instead of a frame per ack.
  */
-export const terminalFlowControl = { pauseAbove: 512 * 1024, resumeBelow: 128 * 1024 } as const;
+export const terminalFlowControl = { pauseAbove: 1024 * 1024, resumeBelow: 512 * 1024 } as const;

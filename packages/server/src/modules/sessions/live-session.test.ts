@@ -1,4 +1,8 @@
-import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
+import {
+  terminalFlowControl,
+  type ActiveSessionJson,
+  type ParticipantMode,
+} from '@postern/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditStore } from '../audit/index.js';
 import { LiveSession, type LiveSessionInit } from './live-session.js';
@@ -64,17 +68,19 @@ function makeSession(overrides: Partial<LiveSessionInit> = {}, clock = { now: 1_
 }
 
 describe('LiveSession', () => {
-  it('pauses the channel above 512 KiB unacknowledged and resumes below 128 KiB', async () => {
+  it('pauses the channel above pauseAbove unacknowledged and resumes below resumeBelow', async () => {
+    const { pauseAbove, resumeBelow } = terminalFlowControl;
+    const KiB = 1024;
     const { session, channel } = makeSession();
     const owner = new RecordingParty('o', 'alice', 'peer');
     await session.join(owner);
-    channel.emit('data', Buffer.alloc(400 * 1024, 'y'));
+    channel.emit('data', Buffer.alloc(pauseAbove - 100 * KiB, 'y'));
     expect(channel.paused).toBe(false);
-    channel.emit('data', Buffer.alloc(200 * 1024, 'y'));
+    channel.emit('data', Buffer.alloc(200 * KiB, 'y')); // pauseAbove + 100 KiB sent
     expect(channel.paused).toBe(true);
-    session.ack('o', 400 * 1024);
-    expect(channel.paused).toBe(true); // 200 KiB still pending: above the resume mark
-    session.ack('o', 100 * 1024);
+    session.ack('o', pauseAbove - resumeBelow);
+    expect(channel.paused).toBe(true); // resumeBelow + 100 KiB pending: above the resume mark
+    session.ack('o', 150 * KiB);
     expect(channel.paused).toBe(false);
   });
 

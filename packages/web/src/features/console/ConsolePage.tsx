@@ -19,17 +19,14 @@ import { useTerminalFontSize } from './fontSize';
 import { ServersTab } from './ServersTab';
 import { loadXtermEngine } from './terminalEngine';
 import { TerminalSession } from './TerminalSession';
-import { frameScheduler } from './tty';
+import { microtaskScheduler } from './tty';
 
 function browserDeps(): ConsoleDeps {
   return {
     loadEngine: loadXtermEngine,
     token: () => socketBearerToken(),
     origin: pageOrigin(),
-    schedule: frameScheduler(
-      (run) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(run) : 0),
-      (run, ms) => setTimeout(run, ms),
-    ),
+    schedule: microtaskScheduler,
     clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
   };
 }

@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import {
   recordingRow,
   sessionEventsResponseSchema,
+  terminalFlowControl,
   terminalMessageTypes as T,
 } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -318,7 +319,7 @@ describe('terminal over a real OpenSSH sshd', () => {
     await client.waitForOutput(/[#$] $/m);
     client.ackAll();
     client.type('yes\r');
-    const pauseAbove = 512 * 1024;
+    const { pauseAbove } = terminalFlowControl;
     await client.waitFor(() => client.output().length > pauseAbove, 'the flood');
     await new Promise((r) => setTimeout(r, 300));
     const plateau = client.output().length;

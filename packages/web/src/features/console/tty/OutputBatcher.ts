@@ -1,8 +1,9 @@
 /**
- * Collects terminal output and writes it in one go per scheduled tick (an animation frame in the
- * browser), in chunks of at most `chunkBytes` payload bytes. Each chunk's write callback reports
- * its bytes as processed, and the end of a batch flushes the acknowledgement, so the server hears
- * about output only once the terminal has really parsed it (docs/protocol.md, flow control).
+ * Collects terminal output and writes it in one go per scheduled tick (right after the socket
+ * message in the browser), in chunks of at most `chunkBytes` payload bytes. Each chunk's write
+ * callback reports its bytes as processed, and once the terminal has processed everything it
+ * was given the acknowledgement is flushed, so the server hears about output only once the
+ * terminal has really parsed it (docs/protocol.md, flow control).
  * DOM-free: the scheduler and the sink are passed in.
  */
 export interface OutputSink {
@@ -33,6 +34,8 @@ interface Piece {
 
 export class OutputBatcher {
   private pending: Piece[] = [];
+  /** Writes handed to the terminal and not processed yet. */
+  private writing = 0;
   private scheduled = false;
   private disposed = false;
   private readonly schedule: Scheduler;
@@ -69,14 +72,17 @@ export class OutputBatcher {
       current.bytes += piece.bytes;
     }
     chunks.push(current);
-    chunks.forEach((chunk, index) => {
-      const last = index === chunks.length - 1;
+    this.writing += chunks.length;
+    for (const chunk of chunks) {
       this.options.sink.write(chunk.text, () => {
         if (this.disposed) return;
+        this.writing--;
         this.options.acks.processed(chunk.bytes);
-        if (last) this.options.acks.flushAck();
+        // Caught up: whatever is left is acknowledged now. During a flood more is always
+        // queued behind, and acks go out every `ackEvery` bytes instead of once per message.
+        if (this.writing === 0 && this.pending.length === 0) this.options.acks.flushAck();
       });
-    });
+    }
   }
 
   dispose(): void {
@@ -86,22 +92,10 @@ export class OutputBatcher {
 }
 
 /**
- * The browser's scheduler: the next animation frame, or 100 ms when no frame comes (a hidden
- * tab gets none), so a background tab keeps acknowledging and never stalls the session.
+ * The console's scheduler: right after the current task (the socket message), so output reaches
+ * xterm at once and xterm's own write buffer paces the parsing (it yields every few ms, and draws
+ * once per animation frame). Pieces pushed in the same task still make one batch. Waiting for an
+ * animation frame here cost a frame of echo latency and, under a flood, left xterm idle between
+ * frames.
  */
-export function frameScheduler(
-  requestFrame: (cb: () => void) => unknown,
-  setTimer: (cb: () => void, ms: number) => unknown,
-  fallbackMs = 100,
-): Scheduler {
-  return (run) => {
-    let ran = false;
-    const once = () => {
-      if (ran) return;
-      ran = true;
-      run();
-    };
-    requestFrame(once);
-    setTimer(once, fallbackMs);
-  };
-}
+export const microtaskScheduler: Scheduler = (run) => queueMicrotask(run);

@@ -2,7 +2,7 @@ import { encodeEnvelope, terminalMessageTypes as T } from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { sessionFixtures } from '../../sessions/fixtures';
 import { fakeSockets, type FakeSocket } from './fakeSocket';
-import { OutputBatcher, frameScheduler } from './OutputBatcher';
+import { OutputBatcher, microtaskScheduler } from './OutputBatcher';
 import { createTraceparent, isTraceparent } from './traceparent';
 import { terminalUrl } from './terminalUrl';
 import { TtyClient, parseSize, type TtyClientOptions } from './TtyClient';
@@ -267,28 +267,48 @@ describe('TtyClient flow control', () => {
     expect(client.counters).toEqual({ received, acknowledged: received, pendingAck: 0 });
   });
 
-  it('acks at least every 64 KiB within a large batch', () => {
+  it('acks every 256 KiB while output keeps coming, and the rest once the terminal caught up', () => {
     const { client, socket } = connect();
     socket.accept();
     const sink = manualSink();
-    let tick: (() => void) | undefined;
-    const batcher = new OutputBatcher({
-      sink,
-      acks: client,
-      schedule: (run) => (tick = run),
-    });
+    const ticks: (() => void)[] = [];
+    const batcher = new OutputBatcher({ sink, acks: client, schedule: (run) => ticks.push(run) });
     client.on('output', (text, bytes) => batcher.push(text, bytes));
-    const block = 'x'.repeat(16 * 1024);
-    for (let i = 0; i < 10; i++) socket.receive(T.raw, block); // 160 KiB
-    tick!();
-    expect(sink.writes.map((w) => w.data.length)).toEqual([65536, 65536, 32768]);
+    const frame = 'x'.repeat(128 * 1024);
+    // A flood: each message is its own batch, and the terminal lags behind by a few of them.
+    for (let i = 0; i < 5; i++) {
+      socket.receive(T.raw, frame);
+      ticks.shift()!();
+    }
+    expect(sink.writes.map((w) => w.data.length)).toEqual(Array(5).fill(128 * 1024));
+    expect(socket.payloads(T.outputAck)).toEqual([]); // nothing processed yet
     sink.writes[0]!.done();
-    expect(socket.payloads(T.outputAck)).toEqual(['65536']);
+    expect(socket.payloads(T.outputAck)).toEqual([]); // 128 KiB, more still queued
     sink.writes[1]!.done();
-    expect(socket.payloads(T.outputAck)).toEqual(['65536', '65536']);
+    expect(socket.payloads(T.outputAck)).toEqual(['262144']);
     sink.writes[2]!.done();
-    expect(socket.payloads(T.outputAck)).toEqual(['65536', '65536', '32768']);
-    expect(ackTotal(socket)).toBe(160 * 1024);
+    sink.writes[3]!.done();
+    expect(socket.payloads(T.outputAck)).toEqual(['262144', '262144']);
+    sink.writes[4]!.done();
+    expect(socket.payloads(T.outputAck)).toEqual(['262144', '262144', '131072']); // caught up
+    expect(ackTotal(socket)).toBe(5 * 128 * 1024);
+  });
+
+  it('acks a small output as soon as it is processed', () => {
+    const { client, socket } = connect();
+    socket.accept();
+    const sink = manualSink();
+    const ticks: (() => void)[] = [];
+    const batcher = new OutputBatcher({ sink, acks: client, schedule: (run) => ticks.push(run) });
+    client.on('output', (text, bytes) => batcher.push(text, bytes));
+    socket.receive(T.raw, 'a');
+    ticks.shift()!();
+    socket.receive(T.raw, 'bc');
+    ticks.shift()!();
+    sink.writes[0]!.done();
+    expect(socket.payloads(T.outputAck)).toEqual([]); // 'bc' is still being written
+    sink.writes[1]!.done();
+    expect(socket.payloads(T.outputAck)).toEqual(['3']);
   });
 
   it('never acknowledges more than was received', () => {
@@ -302,15 +322,20 @@ describe('TtyClient flow control', () => {
     expect(socket.payloads(T.outputAck)).toEqual(['3']);
   });
 
-  it('a frame scheduler falls back to a timer when no animation frame comes', () => {
-    const timers: (() => void)[] = [];
-    const run = vi.fn();
-    frameScheduler(
-      () => undefined, // a hidden tab: frames never fire
-      (cb) => timers.push(cb),
-    )(run);
-    timers.forEach((t) => t());
-    expect(run).toHaveBeenCalledOnce();
+  it('the microtask scheduler writes the pieces of one task as one batch, before the next task', async () => {
+    const { client, socket } = connect();
+    socket.accept();
+    const sink = manualSink();
+    const batcher = new OutputBatcher({ sink, acks: client, schedule: microtaskScheduler });
+    client.on('output', (text, bytes) => batcher.push(text, bytes));
+    socket.receive(T.raw, 'one ');
+    socket.receive(T.raw, 'two');
+    expect(sink.writes).toEqual([]); // not inside the task
+    await Promise.resolve();
+    expect(sink.writes.map((w) => w.data)).toEqual(['one two']);
+    socket.receive(T.raw, '!');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(sink.writes.map((w) => w.data)).toEqual(['one two', '!']);
   });
 });
 

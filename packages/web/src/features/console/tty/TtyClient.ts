@@ -96,7 +96,7 @@ export interface TtyEvents {
 }
 
 /** Acks go out at least this often (bytes processed by the terminal). */
-export const defaultAckEvery = 64 * 1024;
+export const defaultAckEvery = 256 * 1024;
 export const normalClosure = 1000;
 
 const encoder = new TextEncoder();

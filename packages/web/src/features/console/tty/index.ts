@@ -4,7 +4,7 @@
  */
 export { Emitter } from './emitter';
 export {
-  frameScheduler,
+  microtaskScheduler,
   OutputBatcher,
   type Acknowledger,
   type OutputSink,
