@@ -180,11 +180,12 @@ async function openWetty(context, url, { cols, rows, font, webgl }) {
  * Opens the console's terminal on `nodeId` as root, cats `file` (`bytes` of terminal output once
  * the PTY turned its newlines into CRLF) and times it until the marker after it is on screen;
  * then the direct-xterm baseline, the bare socket and, with `wettyUrl`, the same cat in wetty's
- * page (xterm's DOM renderer, then as shipped); `rounds` times, taking turns.
+ * page with xterm's DOM renderer (and, with `wettyWebgl`, as shipped); `rounds` times, taking
+ * turns.
  */
 export async function renderedOutput(
   env,
-  { file, bytes, rounds = 2, profileDir, wettyUrl, log = () => {} },
+  { file, bytes, rounds = 2, profileDir, wettyUrl, wettyWebgl = false, log = () => {} },
 ) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -222,8 +223,11 @@ export async function renderedOutput(
     await prepareDirect(page, { bytes });
     const wetty = {};
     if (wettyUrl) {
-      log("  opening wetty's page twice: xterm's DOM renderer, and as shipped (WebGL)");
+      log("  opening wetty's page with xterm's DOM renderer");
       wetty.dom = await openWetty(context, wettyUrl, { cols, rows, font, webgl: false });
+    }
+    if (wettyUrl && wettyWebgl) {
+      log("  opening wetty's page as shipped (WebGL)");
       wetty.shipped = await openWetty(context, wettyUrl, { cols, rows, font, webgl: true });
     }
 
@@ -274,7 +278,10 @@ export async function renderedOutput(
       proxy: summary(consoleMs),
       direct: summary(directMs),
       socket: summary(socketMs),
-      wetty: wettyUrl && { dom: wettySummary(wetty.dom), shipped: wettySummary(wetty.shipped) },
+      wetty: wettyUrl && {
+        dom: wettySummary(wetty.dom),
+        shipped: wetty.shipped && wettySummary(wetty.shipped),
+      },
       size: `${cols}x${rows}`,
       font: `${font.fontSize}px ${font.fontFamily}`,
     };
