@@ -120,6 +120,7 @@ export default tseslint.config(
       'test-results/**',
       'playwright-report/**',
       '.test-output/**',
+      'bench/.cache/**',
     ],
   },
   js.configs.recommended,

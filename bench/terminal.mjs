@@ -18,6 +18,7 @@ import {
   makeBulkFile,
 } from './support/figures.mjs';
 import { fmt, MiB, printTable, verdict } from './support/report.mjs';
+import { startWetty, WETTY_VERSION } from './support/wetty.mjs';
 
 const usage = `Usage: npm run build && npm run bench:terminal [-- options]
 
@@ -34,10 +35,19 @@ WebSocket and, as the baseline, \`ssh -tt\` to the same sshd:
   f  output rendered by the console in Chromium (/usr/bin/chromium):
      cat of a base64 file of --browser-size random bytes, MiB/s;
      baseline: the same bytes written straight into xterm.js in the page target >= 17 MiB/s
-     (and, for context, the same cat to a bare WebSocket in the page)
+     (and, for context, the same cat to a bare WebSocket in the page);
+     against wetty 3.2 (another web terminal), the same cat in its page   target >= 3x wetty
+     in the same browser, with the console's font and terminal size
+
+wetty runs \`ssh -t\` (in a PTY, node-pty) to the same sshd as root with the baseline's plain key,
+no password, no host key question. It is timed with xterm's DOM renderer, the one the console
+picks in this browser (WebGL is hidden from wetty's page); as shipped, wetty loads xterm's WebGL
+addon whenever the browser has WebGL2, here SwiftShader's software GL (--wetty-webgl). It is
+installed on first use into bench/.cache/wetty (npm, 10-25 s; node-pty builds with make, g++ and
+python3: without them (f) leaves wetty out and says what to install), and reused after.
 
 Also printed, for context: (a)'s runs and the proxy's RSS after them, (d) for one session alone
-and until the SSH channel is open, (e)'s RSS totals. Takes about 4-5 minutes in all, most of it
+and until the SSH channel is open, (e)'s RSS totals. Takes about 5 minutes in all, most of it
 (e) (sshd starting 500 login shells). Runs alone best: other load moves the figures.
 
 Options:
@@ -49,6 +59,8 @@ Options:
   --sessions 500        idle sessions for (e)
   --cpu-prof DIR        run postern with node --cpu-prof, profiles written to DIR at exit
   --page-prof DIR       profile the page's main thread during each run of (f), into DIR
+  --wetty-webgl         also time wetty as shipped, with WebGL (software GL here): slow, about
+                        2 MiB/s, so about 2 more minutes with the default size, for context
   -h, --help            this text`;
 
 const { values: opts } = parseArgs({
@@ -61,6 +73,7 @@ const { values: opts } = parseArgs({
     sessions: { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
     'page-prof': { type: 'string' },
+    'wetty-webgl': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -193,18 +206,32 @@ try {
     const { size } = await stat(file);
     // base64 writes 76 characters and LF per line; the PTY turns each LF into CRLF.
     const bytes = size + Math.ceil(size / 77);
-    const f = await renderedOutput(env, {
-      file,
-      bytes,
-      rounds,
-      profileDir: opts['page-prof'] && path.resolve(opts['page-prof']),
-      log,
-    });
+    const wetty = await startWetty({ sshd: env.sshd, dir: path.join(env.dir, 'wetty'), log }).catch(
+      (error) => log(`(f) wetty left out: ${error.message}`),
+    );
+    let f;
+    try {
+      f = await renderedOutput(env, {
+        file,
+        bytes,
+        rounds,
+        profileDir: opts['page-prof'] && path.resolve(opts['page-prof']),
+        wettyUrl: wetty?.url,
+        wettyWebgl: opts['wetty-webgl'],
+        log,
+      });
+    } finally {
+      await wetty?.stop();
+    }
     const runs = (list) => list.map((r) => fmt(r)).join(', ');
+    const { dom, shipped } = f.wetty ?? {};
     log(
       `(f) runs, MiB/s: console ${runs(f.proxy.runs)}; xterm direct ${runs(f.direct.runs)}; ` +
-        `bare socket ${runs(f.socket.runs)}`,
+        `bare socket ${runs(f.socket.runs)}` +
+        (dom ? `; wetty DOM ${runs(dom.runs)}` : '') +
+        (shipped ? `; wetty as shipped ${runs(shipped.runs)}` : ''),
     );
+    log(`(f) console ${f.size} in ${f.font}`);
     rows.push({
       figure: `(f) rendered in Chromium (${fmt(bytes / MiB, 0)} MiB, ${f.size}), MiB/s`,
       value: fmt(f.proxy.mibps),
@@ -221,6 +248,24 @@ try {
       target: '(context)',
       verdict: '',
     });
+    rows.push({
+      figure: `(f) console vs wetty ${WETTY_VERSION}, DOM renderer (${dom?.size ?? '-'}), MiB/s`,
+      value: fmt(f.proxy.mibps),
+      baseline: dom ? `${fmt(dom.mibps)} wetty` : 'not run',
+      compare: dom ? `${fmt(f.proxy.mibps / dom.mibps, 2)}x` : '',
+      target: '>= 3x wetty',
+      verdict: dom ? verdict(f.proxy.mibps / dom.mibps >= 3) : '',
+    });
+    if (shipped) {
+      rows.push({
+        figure: `(f) ... wetty as shipped: ${shipped.renderer} renderer (${shipped.size})`,
+        value: fmt(f.proxy.mibps),
+        baseline: `${fmt(shipped.mibps)} wetty`,
+        compare: `${fmt(f.proxy.mibps / shipped.mibps, 2)}x`,
+        target: '(context)',
+        verdict: '',
+      });
+    }
   }
 
   if (only.has('e')) {
@@ -262,4 +307,6 @@ console.log(`
     for scale, the RSS of one idle ssh -tt client process.
 (f) from pressing Enter in the console to the marker after the output being on screen, best of
     ${rounds}; the baseline writes the same bytes into a fresh xterm.js of the same size and font.
-    For context, the same cat through the proxy to a WebSocket in the page that renders nothing.`);
+    For context, the same cat through the proxy to a WebSocket in the page that renders nothing.
+    wetty: the same typing and timing in wetty's page (its own tab, the same viewport, the
+    console's font and size), taking turns with the console; "compare" is console/wetty.`);

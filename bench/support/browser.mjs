@@ -1,8 +1,9 @@
 // Figure (f): terminal output rendered by the real console in Debian's Chromium, and, as the
 // baseline, the same number of bytes written straight into another xterm.js (the same build, the
-// same DOM renderer, the same font) in the same page, with no network and no proxy.
+// same DOM renderer, the same font) in the same page, with no network and no proxy; and the same
+// cat in wetty's page (another web terminal, over ssh to the same sshd) in the same browser.
 // Functions passed to page.evaluate run in the page, with its globals:
-/* global window, document, location, MutationObserver, getComputedStyle */
+/* global window, document, location, HTMLCanvasElement, MutationObserver, getComputedStyle */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -24,18 +25,34 @@ const marker = (round) => `BENCH-R${round}-DONE`;
 /**
  * Watches the rows xterm renders into (`root` holds one `.xterm-rows`) and records when `marker`
  * first shows on screen in `window[key]`; records Enter's keydown in `window.__benchStart`.
+ * With `term` (the name of a global Terminal), for a WebGL renderer, which puts no rows in the
+ * DOM: checks the text of the rows each render drew instead.
  */
-function installWatch({ key, marker, rootSelector }) {
+function installWatch({ key, marker, rootSelector, term }) {
   window[key] = undefined;
-  const rows = document.querySelector(`${rootSelector} .xterm-rows`);
-  if (!rows) throw new Error(`no xterm rows under ${rootSelector}`);
-  const observer = new MutationObserver(() => {
-    if (rows.textContent.includes(marker)) {
-      window[key] = performance.now();
-      observer.disconnect();
-    }
-  });
-  observer.observe(rows, { childList: true, subtree: true, characterData: true });
+  if (term) {
+    const terminal = window[term];
+    const buffer = terminal.buffer.active;
+    const rendered = terminal.onRender(({ start, end }) => {
+      for (let y = start; y <= end; y++) {
+        const text = buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '';
+        if (!text.includes(marker)) continue;
+        window[key] = performance.now();
+        rendered.dispose();
+        return;
+      }
+    });
+  } else {
+    const rows = document.querySelector(`${rootSelector} .xterm-rows`);
+    if (!rows) throw new Error(`no xterm rows under ${rootSelector}`);
+    const observer = new MutationObserver(() => {
+      if (rows.textContent.includes(marker)) {
+        window[key] = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(rows, { childList: true, subtree: true, characterData: true });
+  }
   window.__benchStart = undefined;
   const onKey = (event) => {
     if (event.key !== 'Enter') return;
@@ -45,7 +62,17 @@ function installWatch({ key, marker, rootSelector }) {
   document.addEventListener('keydown', onKey, true);
 }
 
-const screenText = (page) => page.locator('.xterm-rows').first().innerText();
+/** The screen's text: the DOM renderer's rows, or (WebGL: no rows) wetty's terminal's buffer. */
+const screenText = (page) =>
+  page.evaluate(() => {
+    const rows = document.querySelector('.xterm-rows');
+    if (rows) return rows.innerText;
+    const terminal = window.wetty_term;
+    if (!terminal) return '';
+    const buffer = terminal.buffer.active;
+    const line = (y) => buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '';
+    return Array.from({ length: terminal.rows }, (_, y) => line(y)).join('\n');
+  });
 
 async function waitForScreen(page, pattern, what, timeout = 30_000) {
   const deadline = Date.now() + timeout;
@@ -74,12 +101,92 @@ async function profiled(page, file, run) {
   }
 }
 
+/** The size of the terminal focused in `page`, as its shell's `stty size` tells. */
+async function terminalSize(page, what) {
+  await page.keyboard.type("stty size; echo SIZE-''OK");
+  await page.keyboard.press('Enter');
+  const [, rows, cols] = await waitForScreen(
+    page,
+    /^(\d+) (\d+)\s*\n\s*SIZE-OK/m,
+    `${what}'s size`,
+  );
+  return { cols: Number(cols), rows: Number(rows) };
+}
+
+/**
+ * In the terminal focused in `page`, at a prompt: clears the screen, types the cat of `file` and
+ * an echo of the round's marker, split so only its output shows it whole, and returns the ms from
+ * pressing Enter until the marker is on screen. `term` as for installWatch.
+ */
+async function timeCat(page, { file, round, profile, term }) {
+  await page.bringToFront();
+  await page.keyboard.type('clear');
+  await page.keyboard.press('Enter');
+  await page.evaluate(installWatch, {
+    key: '__benchDone',
+    marker: marker(round),
+    rootSelector: '.xterm',
+    term,
+  });
+  await page.keyboard.type(`cat '${file}'; echo BENCH-R${round}-''DONE`);
+  await profiled(page, profile, async () => {
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__benchDone !== undefined, null, {
+      timeout: 300_000,
+      polling: 100,
+    });
+  });
+  return page.evaluate(() => window.__benchDone - window.__benchStart);
+}
+
+/**
+ * Opens wetty's page in a tab of `context` (the same viewport), with the console's font and, once
+ * its shell is up, the console's terminal size (wetty fits its terminal to the window unless told
+ * not to). With `webgl` false, WebGL is hidden from the page, so wetty keeps xterm's DOM renderer,
+ * the one the console picks in this browser (its WebGL addon throws once, uncaught, on opening
+ * the terminal, and xterm goes on with the DOM renderer); as shipped, wetty loads xterm's WebGL
+ * addon whenever the browser has WebGL2, here SwiftShader's software GL.
+ */
+async function openWetty(context, url, { cols, rows, font, webgl }) {
+  const page = await context.newPage();
+  await page.addInitScript(
+    ({ font, webgl }) => {
+      const options = { xterm: font, wettyFitTerminal: false };
+      localStorage.options = JSON.stringify(options);
+      if (webgl) return;
+      const getContext = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+        return /webgl/.test(kind) ? null : getContext.call(this, kind, ...rest);
+      };
+    },
+    { font, webgl },
+  );
+  await page.goto(url);
+  await page.waitForFunction(() => window.wetty_term !== undefined, null, { timeout: 30_000 });
+  await waitForScreen(page, /[#$] \s*$/m, "wetty's first prompt");
+  const renderer = await page.evaluate(
+    ({ cols, rows }) => {
+      window.wetty_term.resize(cols, rows);
+      return document.querySelector('.xterm-rows') ? 'DOM' : 'WebGL';
+    },
+    { cols, rows },
+  );
+  await page.locator('.xterm-helper-textarea').first().focus();
+  const size = await terminalSize(page, 'wetty');
+  return { page, renderer, size: `${size.cols}x${size.rows}`, ms: [] };
+}
+
 /**
  * Opens the console's terminal on `nodeId` as root, cats `file` (`bytes` of terminal output once
  * the PTY turned its newlines into CRLF) and times it until the marker after it is on screen;
- * then the direct-xterm baseline; `rounds` times, taking turns.
+ * then the direct-xterm baseline, the bare socket and, with `wettyUrl`, the same cat in wetty's
+ * page with xterm's DOM renderer (and, with `wettyWebgl`, as shipped); `rounds` times, taking
+ * turns.
  */
-export async function renderedOutput(env, { file, bytes, rounds = 2, profileDir, log = () => {} }) {
+export async function renderedOutput(
+  env,
+  { file, bytes, rounds = 2, profileDir, wettyUrl, wettyWebgl = false, log = () => {} },
+) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: chromiumArgs,
@@ -107,11 +214,22 @@ export async function renderedOutput(env, { file, bytes, rounds = 2, profileDir,
     await waitForScreen(page, /[#$] \s*$/m, 'the first prompt in the console');
     await page.locator('.xterm-helper-textarea').first().focus();
 
-    // The terminal's size, to give the baseline terminal the same one.
-    await page.keyboard.type("stty size; echo SIZE-''OK");
-    await page.keyboard.press('Enter');
-    const [, rows, cols] = await waitForScreen(page, /^(\d+) (\d+)\s*\n\s*SIZE-OK/m, 'stty size');
+    // The terminal's size and font, to give the other terminals the same.
+    const { cols, rows } = await terminalSize(page, 'the console');
+    const font = await page.evaluate(() => {
+      const style = getComputedStyle(document.querySelector('.xterm-rows'));
+      return { fontSize: parseFloat(style.fontSize), fontFamily: style.fontFamily };
+    });
     await prepareDirect(page, { bytes });
+    const wetty = {};
+    if (wettyUrl) {
+      log("  opening wetty's page with xterm's DOM renderer");
+      wetty.dom = await openWetty(context, wettyUrl, { cols, rows, font, webgl: false });
+    }
+    if (wettyUrl && wettyWebgl) {
+      log("  opening wetty's page as shipped (WebGL)");
+      wetty.shipped = await openWetty(context, wettyUrl, { cols, rows, font, webgl: true });
+    }
 
     const consoleMs = [];
     const directMs = [];
@@ -119,28 +237,14 @@ export async function renderedOutput(env, { file, bytes, rounds = 2, profileDir,
     const profile = (name) => profileDir && path.join(profileDir, `${name}.cpuprofile`);
     for (let round = 1; round <= rounds; round++) {
       log(`  round ${round}: cat in the console`);
-      await page.keyboard.type('clear');
-      await page.keyboard.press('Enter');
-      await page.evaluate(installWatch, {
-        key: '__benchDone',
-        marker: marker(round),
-        rootSelector: '.xterm',
-      });
-      // The marker is split in the command, so only the echo's output shows it whole.
-      await page.keyboard.type(`cat '${file}'; echo BENCH-R${round}-''DONE`);
-      await profiled(page, profile(`page-console-${round}`), async () => {
-        await page.keyboard.press('Enter');
-        await page.waitForFunction(() => window.__benchDone !== undefined, null, {
-          timeout: 300_000,
-          polling: 100,
-        });
-      });
-      consoleMs.push(await page.evaluate(() => window.__benchDone - window.__benchStart));
+      consoleMs.push(
+        await timeCat(page, { file, round, profile: profile(`page-console-${round}`) }),
+      );
 
       log(`  round ${round}: the same bytes straight into xterm.js in the same page`);
       directMs.push(
         await profiled(page, profile(`page-direct-${round}`), () =>
-          directXterm(page, { cols: Number(cols), rows: Number(rows), round }),
+          directXterm(page, { cols, rows, round }),
         ),
       );
 
@@ -148,23 +252,38 @@ export async function renderedOutput(env, { file, bytes, rounds = 2, profileDir,
       socketMs.push(
         await page.evaluate(socketOnly, {
           bearer: env.session.bearer,
-          params: {
-            server_id: env.nodeId,
-            login: 'root',
-            term: { w: Number(cols), h: Number(rows) },
-          },
+          params: { server_id: env.nodeId, login: 'root', term: { w: cols, h: rows } },
           command: `cat '${file}'; echo BENCH-R${round}-''SOCKET\r`,
           marker: `BENCH-R${round}-SOCKET`,
         }),
       );
+
+      for (const [name, w] of Object.entries(wetty)) {
+        log(`  round ${round}: the same cat in wetty's page (${w.renderer} renderer)`);
+        const term = w.renderer === 'WebGL' ? 'wetty_term' : undefined;
+        w.ms.push(
+          await timeCat(w.page, {
+            file,
+            round,
+            term,
+            profile: profile(`page-wetty-${name}-${round}`),
+          }),
+        );
+      }
     }
     const rate = (ms) => bytes / (1024 * 1024) / (ms / 1000);
     const summary = (ms) => ({ mibps: rate(Math.min(...ms)), runs: ms.map(rate) });
+    const wettySummary = ({ ms, renderer, size }) => ({ ...summary(ms), renderer, size });
     return {
       proxy: summary(consoleMs),
       direct: summary(directMs),
       socket: summary(socketMs),
+      wetty: wettyUrl && {
+        dom: wettySummary(wetty.dom),
+        shipped: wetty.shipped && wettySummary(wetty.shipped),
+      },
       size: `${cols}x${rows}`,
+      font: `${font.fontSize}px ${font.fontFamily}`,
     };
   } finally {
     await browser.close();
