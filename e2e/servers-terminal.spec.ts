@@ -187,6 +187,10 @@ test.describe.serial('servers and the terminal', () => {
     await expect(userConsole.getByRole('tab', { name: `root@${host}` })).toBeVisible();
     await runInTerminal(userConsole, 'echo $((6*7))-marker');
     await expectOnScreen(userConsole, '42-marker');
+    // The terminal's socket runs in its worker (tty/socketWorker.ts), under the page's CSP.
+    expect(userConsole.workers().map((w) => w.url())).toContainEqual(
+      expect.stringMatching(/\/assets\/socketWorker-[\w-]+\.js$/),
+    );
     await runInTerminal(userConsole, showParent);
     await expectOnScreen(userConsole, 'parent: postern.js start');
   });

@@ -19,7 +19,7 @@ import { useTerminalFontSize } from './fontSize';
 import { ServersTab } from './ServersTab';
 import { loadXtermEngine } from './terminalEngine';
 import { TerminalSession } from './TerminalSession';
-import { microtaskScheduler } from './tty';
+import { createTerminalSocket, microtaskScheduler } from './tty';
 
 function browserDeps(): ConsoleDeps {
   return {
@@ -27,6 +27,7 @@ function browserDeps(): ConsoleDeps {
     token: () => socketBearerToken(),
     origin: pageOrigin(),
     schedule: microtaskScheduler,
+    createSocket: createTerminalSocket,
     clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
   };
 }

@@ -11,6 +11,7 @@ export {
   type Scheduler,
 } from './OutputBatcher';
 export { createTraceparent, isTraceparent } from './traceparent';
+export { createTerminalSocket } from './workerSocket';
 export { socketScheme, terminalUrl, type SocketOrigin, type TerminalParams } from './terminalUrl';
 export {
   defaultAckEvery,
