@@ -14,6 +14,7 @@ import { ScreenMirror } from '../sessions/screen-mirror.js';
 import { sha256Hex } from './recording-integrity.js';
 import { verifyRecording } from './recording-verify.js';
 import { DirRecordingStore, type RecordingIndex, type RecordingStore } from './recording-store.js';
+import { CastEncoder } from './cast-encoder.js';
 import { SessionRecorder } from './session-recorder.js';
 
 /** A typist who only counts what it is sent. */
@@ -271,6 +272,24 @@ describe('session recording', () => {
     expect(size).toBeLessThan(sent.join('').length * 0.5);
     // The chunk chain follows the members in the order written, however they were compressed.
     expect(await verifyRecording(store, sid)).toMatchObject({ status: 'ok' });
+  });
+
+  it('fails the recording, once, when its encoder thread fails, and holds nothing after', async () => {
+    const store = new DirRecordingStore(dir);
+    await store.init();
+    const failures: string[] = [];
+    const encoder = new CastEncoder();
+    const recorder = new SessionRecorder(
+      store.create('5a1e2a6c-1111-4222-8333-944455556666'),
+      { width: 80, height: 24, start: 0, term: 'xterm', title: 't' },
+      { now: () => 0, onFailure: (reason) => failures.push(reason), flushBytes: 1024, encoder },
+    );
+    recorder.output(Buffer.alloc(4 * 1024 * 1024, 'x')); // a member still being encoded…
+    await encoder.stop(); // …when the thread goes away
+    recorder.output(Buffer.alloc(2048, 'y'));
+    await recorder.close(['alice']);
+    expect(failures).toEqual(['the recording encoder stopped']);
+    expect(recorder.behind).toBe(false); // a failed recording never holds the session back
   });
 
   it('seals a recording a crash cut short and marks it incomplete', async () => {
