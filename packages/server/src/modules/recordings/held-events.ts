@@ -1,6 +1,10 @@
 import type { CastEvent } from './cast-encoder.js';
 
-/** A fresh block's size: the recorder hands a member over at about this much output. */
+/**
+ * Block sizes: a member's first block is small (an interactive session holds a few keystrokes'
+ * echo per member), the next ones large (the recorder hands a member over at about 256 KiB).
+ */
+const firstBlockBytes = 16 * 1024;
 const blockBytes = 256 * 1024;
 
 /**
@@ -22,7 +26,8 @@ export class HeldEvents {
   output(t: number, data: Uint8Array): void {
     let block = this.blocks.at(-1);
     if (!block || block.length - this.used < data.length) {
-      block = new Uint8Array(Math.max(blockBytes, data.length));
+      const size = this.blocks.length === 0 ? firstBlockBytes : blockBytes;
+      block = new Uint8Array(Math.max(size, data.length));
       this.blocks.push(block);
       this.used = 0;
     }
