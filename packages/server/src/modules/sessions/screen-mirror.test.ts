@@ -59,4 +59,27 @@ describe('ScreenMirror', () => {
     m.write('s', bytes('\x1b[2J\x1b[Hafter the flood'));
     expect(await m.snapshot('s')).toContain('after the flood');
   });
+
+  it('parses at most maxPendingBytes per batch of a steady flood, and still snapshots it exactly', async () => {
+    const maxPendingBytes = 64 * 1024;
+    const m = mirror({ maxPendingBytes, flushDelayMs: 100 });
+    m.open('s', 80, 24);
+    const started = Date.now();
+    let written = 0;
+    let n = 0;
+    // Several MiB/s for a second, in pieces, the event loop turning in between.
+    while (Date.now() - started < 1000) {
+      let chunk = '';
+      for (let i = 0; i < 100; i++)
+        chunk += `flood ${String(n++).padStart(8, '0')} ${'z'.repeat(64)}\r\n`;
+      m.write('s', bytes(chunk));
+      written += chunk.length;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const batches = (Date.now() - started) / 100 + 2;
+    expect(written).toBeGreaterThan(2 * 1024 * 1024);
+    expect(m.handedOver).toBeLessThan(written / 2);
+    expect(m.handedOver).toBeLessThanOrEqual(batches * (maxPendingBytes + 64 * 1024));
+    expect(await m.snapshot('s')).toContain(`flood ${String(n - 1).padStart(8, '0')}`);
+  });
 });

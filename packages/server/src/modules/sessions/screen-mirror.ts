@@ -8,8 +8,11 @@ import { Worker } from 'node:worker_threads';
  * it, and a session costs a small terminal buffer rather than a thread.
  *
  * Output is not posted chunk by chunk: it is copied into per-session blocks and handed over
- * (transferred, not cloned) in one batch at most every `flushDelayMs`, and only once the worker
- * has parsed the previous batch. The headless terminal parses slower than SSH delivers a flood
+ * (transferred, not cloned) in one batch at most every `flushDelayMs` (250 ms), and only once
+ * the worker has parsed the previous batch. A flood's parsing thus costs at most
+ * `maxPendingBytes` per batch: the mirror parsed nearly every byte of a browser-paced flood
+ * with 50 ms batches, about as much CPU as the relay itself on a small machine; a snapshot
+ * hands over what is pending first, so it is as exact as before. The headless terminal parses slower than SSH delivers a flood
  * (`cat` of a big file), so between two batches a session keeps only its last
  * `maxPendingBytes`: far more than a screen and its scrollback, which is all a snapshot shows.
  * Without that bound the worker's queue grew with the whole flood (gigabytes of RSS), and
@@ -124,12 +127,14 @@ export class ScreenMirror {
   private readonly flushDelayMs: number;
   /** Batches handed to the worker and not parsed yet. */
   private inFlight = 0;
+  /** Output bytes handed to the worker so far (what it had to parse). */
+  handedOver = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: ScreenMirrorOptions = {}) {
     this.scrollback = options.scrollback ?? 200;
     this.maxPendingBytes = options.maxPendingBytes ?? 256 * 1024;
-    this.flushDelayMs = options.flushDelayMs ?? 50;
+    this.flushDelayMs = options.flushDelayMs ?? 250;
   }
 
   open(id: string, cols: number, rows: number): void {
@@ -197,7 +202,10 @@ export class ScreenMirror {
       if (!pending) continue;
       this.output.delete(id);
       const chunks = pending.take();
-      for (const chunk of chunks) transfer.push(chunk.buffer as ArrayBuffer);
+      for (const chunk of chunks) {
+        transfer.push(chunk.buffer as ArrayBuffer);
+        this.handedOver += chunk.length;
+      }
       batch.push({ id, chunks });
     }
     if (batch.length === 0) return;
