@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CastEncoder } from './cast-encoder.js';
 import { HeldEvents } from './held-events.js';
+import { nextChain } from './recording-integrity.js';
 
 const encoders: CastEncoder[] = [];
 afterEach(async () => {
@@ -32,7 +33,10 @@ describe('CastEncoder', () => {
     const { events, blocks } = held.take();
     expect(blocks.length).toBe(2);
 
-    const { member, castLength } = await encoder().encode(events, blocks, 1);
+    const { member, castLength } = await encoder().encode(events, blocks, 1, {
+      recording: 1,
+      seed: 'seed',
+    });
 
     const expected = [
       '{"version":2}\n',
@@ -54,9 +58,15 @@ describe('CastEncoder', () => {
       h.output(0, text);
       return h.take();
     };
-    const stored = await encoder().encode(held().events, held().blocks, 0);
+    const stored = await encoder().encode(held().events, held().blocks, 0, {
+      recording: 1,
+      seed: 's',
+    });
     const one = held();
-    const compressed = await encoders[0]!.encode(one.events, one.blocks, 1);
+    const compressed = await encoders[0]!.encode(one.events, one.blocks, 1, {
+      recording: 2,
+      seed: 's',
+    });
     expect(stored.member.length).toBeGreaterThan(text.length);
     expect(compressed.member.length).toBeLessThan(text.length / 10);
     expect(gunzipSync(stored.member)).toEqual(gunzipSync(compressed.member));
@@ -74,9 +84,9 @@ describe('CastEncoder', () => {
     const bad = request('bad');
     bad.events[0] = { t: 0, kind: 'o', block: 5, start: 0, end: 3 }; // no such block
     const results = await Promise.allSettled([
-      enc.encode(a.events, a.blocks, 0),
-      enc.encode(bad.events, bad.blocks, 0),
-      enc.encode(b.events, b.blocks, 0),
+      enc.encode(a.events, a.blocks, 0, { recording: 1, seed: 's' }),
+      enc.encode(bad.events, bad.blocks, 0, { recording: 2, seed: 's' }),
+      enc.encode(b.events, b.blocks, 0, { recording: 3, seed: 's' }),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const text = (r: PromiseSettledResult<{ member: Buffer }>) =>
@@ -91,15 +101,35 @@ describe('CastEncoder', () => {
     const h = new HeldEvents();
     h.output(0, Buffer.alloc(4 * 1024 * 1024, 'x'));
     const first = h.take();
-    const waiting = expect(enc.encode(first.events, first.blocks, 1)).rejects.toThrow(
-      'the recording encoder stopped',
-    );
+    const waiting = expect(
+      enc.encode(first.events, first.blocks, 1, { recording: 1, seed: 's' }),
+    ).rejects.toThrow('the recording encoder stopped');
     await enc.stop();
     await waiting;
     const again = new HeldEvents();
     again.output(0, Buffer.from('back'));
     const next = again.take();
-    const { member } = await enc.encode(next.events, next.blocks, 0);
+    const { member } = await enc.encode(next.events, next.blocks, 0, { recording: 2, seed: 's' });
     expect(gunzipSync(member).toString()).toBe('[0,"o","back"]\n');
+  });
+
+  it('extends the chain of each recording from its seed, member by member, and forgets it when told', async () => {
+    const enc = encoder();
+    const member = (word: string, recording: number, seed?: string) => {
+      const h = new HeldEvents();
+      h.output(0, Buffer.from(word));
+      const { events, blocks } = h.take();
+      return enc.encode(events, blocks, 0, { recording, ...(seed ? { seed } : {}) });
+    };
+    const [a1, b1, a2] = await Promise.all([
+      member('a1', 1, 'seed-a'),
+      member('b1', 2, 'seed-b'),
+      member('a2', 1),
+    ]);
+    expect(a1.chain).toBe(nextChain('seed-a', a1.member));
+    expect(b1.chain).toBe(nextChain('seed-b', b1.member));
+    expect(a2.chain).toBe(nextChain(a1.chain, a2.member));
+    enc.forget(1);
+    await expect(member('a3', 1)).rejects.toThrow('the chunk chain of this recording was lost');
   });
 });

@@ -7,13 +7,20 @@ import { Worker } from 'node:worker_threads';
  * the proxy ran at 0.77x of `ssh -tt` with it on the event loop, 0.97x without): on the worker,
  * the session's hot path only copies output into blocks that are handed over, not cloned.
  *
- * The worker handles requests in order, so members come back in the order they were asked for.
+ * The worker handles requests in order, so members come back in the order they were asked for,
+ * and it extends each recording's chunk hash chain (recording-integrity.ts) as it makes them:
+ * the chain starts from the seed the recording's first request carries, and `forget` drops it.
  */
 const workerSource = `
 const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
 const { gzipSync } = require('node:zlib');
-parentPort.on('message', ({ id, events, blocks, level }) => {
+const chains = new Map();
+parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) => {
+  if (op === 'forget') return void chains.delete(recording);
   try {
+    const previous = chains.get(recording) ?? seed;
+    if (previous === undefined) throw new Error('the chunk chain of this recording was lost');
     const lines = [];
     for (const e of events) {
       if (e.line !== undefined) { lines.push(Buffer.from(e.line)); continue; }
@@ -22,9 +29,11 @@ parentPort.on('message', ({ id, events, blocks, level }) => {
     }
     const cast = lines.length === 1 ? lines[0] : Buffer.concat(lines);
     const member = gzipSync(cast, { level, chunkSize: 256 * 1024 });
+    const chain = createHash('sha256').update(previous).update(member).digest('hex');
+    chains.set(recording, chain);
     const copy = new Uint8Array(member.length);
     copy.set(member);
-    parentPort.postMessage({ id, castLength: cast.length, member: copy }, [copy.buffer]);
+    parentPort.postMessage({ id, castLength: cast.length, member: copy, chain }, [copy.buffer]);
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message || error) });
   }
@@ -44,20 +53,44 @@ export interface EncodedMember {
   /** Bytes of the cast lines before compression. */
   castLength: number;
   member: Buffer;
+  /** The recording's chunk chain after this member. */
+  chain: string;
 }
 
-type Reply = { id: number; castLength: number; member: Uint8Array } | { id: number; error: string };
+/** Which recording a member belongs to; its first member carries the chain's seed. */
+export interface MemberOf {
+  recording: number;
+  seed?: string;
+}
+
+type Reply =
+  | { id: number; castLength: number; member: Uint8Array; chain: string }
+  | { id: number; error: string };
 
 export class CastEncoder {
   private worker: Worker | undefined;
   private nextId = 1;
+  private nextRecording = 1;
   private readonly pending = new Map<
     number,
     { resolve: (m: EncodedMember) => void; reject: (e: Error) => void }
   >();
 
-  /** Encodes one member. `blocks` are handed over: the caller must not touch them afterwards. */
-  encode(events: CastEvent[], blocks: Uint8Array[], level: number): Promise<EncodedMember> {
+  /** A number for a new recording's members. */
+  newRecording(): number {
+    return this.nextRecording++;
+  }
+
+  /**
+   * Encodes one member of `of.recording`, after its earlier ones. `blocks` are handed over: the
+   * caller must not touch them afterwards.
+   */
+  encode(
+    events: CastEvent[],
+    blocks: Uint8Array[],
+    level: number,
+    of: MemberOf,
+  ): Promise<EncodedMember> {
     const id = this.nextId++;
     const worker = this.ensureWorker();
     return new Promise((resolve, reject) => {
@@ -65,10 +98,15 @@ export class CastEncoder {
       // Waiting work keeps the process alive; an idle encoder does not.
       if (this.pending.size === 1) worker.ref();
       worker.postMessage(
-        { id, events, blocks, level },
+        { id, events, blocks, level, ...of },
         blocks.map((block) => block.buffer as ArrayBuffer),
       );
     });
+  }
+
+  /** The recording is over: its chain is dropped once its last member is made. */
+  forget(recording: number): void {
+    this.worker?.postMessage({ op: 'forget', recording });
   }
 
   async stop(): Promise<void> {
@@ -84,9 +122,10 @@ export class CastEncoder {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker?.unref();
     if ('error' in reply) return waiter.reject(new Error(`recording encoder: ${reply.error}`));
-    const { member, castLength } = reply;
+    const { member, castLength, chain } = reply;
     waiter.resolve({
       castLength,
+      chain,
       member: Buffer.from(member.buffer, member.byteOffset, member.byteLength),
     });
   }

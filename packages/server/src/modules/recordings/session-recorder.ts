@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { RecordingMark } from '@postern/contracts';
-import { castEncoder, type CastEncoder } from './cast-encoder.js';
+import { castEncoder, type CastEncoder, type EncodedMember } from './cast-encoder.js';
 import { HeldEvents } from './held-events.js';
-import { chainSeed, chunkLine, nextChain, sha256Hex } from './recording-integrity.js';
+import { chainSeed, chunkLine, sha256Hex } from './recording-integrity.js';
 import type { RecordingIndex, RecordingWriter, SeekPoint } from './recording-store.js';
 
 export interface CastHeader {
@@ -68,6 +68,10 @@ export class SessionRecorder {
   /** Keyframe lines waiting for their offset, in the order they were taken. */
   private keyframesWritten: Promise<void> = Promise.resolve();
   private readonly encoder: CastEncoder;
+  /** This recording's number at the encoder, which keeps its chain as it makes members. */
+  private readonly encoderRecording: number;
+  /** Members handed to the encoder so far. */
+  private requested = 0;
   private backlog = 0;
   /** Output stopped compressing: members are stored, and every 16th probes level 1 again. */
   private storing = false;
@@ -90,6 +94,7 @@ export class SessionRecorder {
   ) {
     this.chain = chainSeed(writer.sid);
     this.encoder = options.encoder ?? castEncoder;
+    this.encoderRecording = this.encoder.newRecording();
     for (const stream of [writer.cast, writer.keyframes, writer.chunks]) {
       stream.on('error', (error: Error) => this.fail(error.message));
     }
@@ -182,6 +187,7 @@ export class SessionRecorder {
     this.flush();
     const durationMs = Math.max(0, endedAt - this.header.start);
     await this.written;
+    this.encoder.forget(this.encoderRecording);
     await this.keyframesWritten;
     if (this.failed) return;
     const streams = [this.writer.cast, this.writer.keyframes, this.writer.chunks];
@@ -239,20 +245,24 @@ export class SessionRecorder {
     const probe = !this.storing || ++this.members % 16 === 0;
     this.backlog += bytes;
     // Encoding starts now, in parallel with earlier members' writes; writing waits its turn.
-    const encoded = this.encoder.encode(events, blocks, probe ? 1 : 0);
+    // The first member (the header's) starts the encoder's chain from the seed.
+    const seed = this.requested++ === 0 ? { seed: this.chain } : {};
+    const encoded = this.encoder.encode(events, blocks, probe ? 1 : 0, {
+      recording: this.encoderRecording,
+      ...seed,
+    });
     this.written = this.written.then(async () => {
       const result = await encoded.catch((error: Error) => this.fail(error.message));
       this.backlog -= bytes;
       if (!result || this.failed) return;
-      this.writeMember(result.member, result.castLength, { t, probe, wantSeekPoint });
+      this.writeMember(result, { t, probe, wantSeekPoint });
       if (this.backlog === 0) this.options.onDrain?.();
     });
   }
 
   /** Writes a member after those before it; `t` is the time of its first event. */
   private writeMember(
-    member: Buffer,
-    castLength: number,
+    { member, castLength, chain }: EncodedMember,
     { t, probe, wantSeekPoint }: { t: number; probe: boolean; wantSeekPoint: boolean },
   ): void {
     const offset = this.castBytes;
@@ -262,8 +272,8 @@ export class SessionRecorder {
       this.lastSeekOffset = offset;
       this.seekPoints.push({ t, offset, gz: this.gzBytes });
     }
-    // Hashed as written, in the order written, so the chain matches the file byte for byte.
-    this.chain = nextChain(this.chain, member);
+    // Hashed by the encoder in the order written, so the chain matches the file byte for byte.
+    this.chain = chain;
     const record = { i: this.chunks++, gz: this.gzBytes, length: member.length, offset, t };
     this.writer.chunks.write(chunkLine({ ...record, chain: this.chain }));
     this.gzBytes += member.length;
@@ -275,6 +285,7 @@ export class SessionRecorder {
     this.failed = true;
     clearTimeout(this.timer);
     this.held = new HeldEvents();
+    this.encoder.forget(this.encoderRecording);
     for (const stream of [this.writer.cast, this.writer.keyframes, this.writer.chunks])
       stream.destroy();
     this.options.onFailure(reason);
