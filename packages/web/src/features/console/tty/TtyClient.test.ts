@@ -267,13 +267,19 @@ describe('TtyClient flow control', () => {
     expect(client.counters).toEqual({ received, acknowledged: received, pendingAck: 0 });
   });
 
-  it('acks every 256 KiB while output keeps coming, and the rest once the terminal caught up', () => {
+  /** An open client whose output goes through a batcher on ticks the test runs. */
+  function batched() {
     const { client, socket } = connect();
     socket.accept();
     const sink = manualSink();
     const ticks: (() => void)[] = [];
     const batcher = new OutputBatcher({ sink, acks: client, schedule: (run) => ticks.push(run) });
     client.on('output', (text, bytes) => batcher.push(text, bytes));
+    return { client, socket, sink, ticks };
+  }
+
+  it('acks every 256 KiB while output keeps coming, and the rest once the terminal caught up', () => {
+    const { socket, sink, ticks } = batched();
     const frame = 'x'.repeat(128 * 1024);
     // A flood: each message is its own batch, and the terminal lags behind by a few of them.
     for (let i = 0; i < 5; i++) {
@@ -295,12 +301,7 @@ describe('TtyClient flow control', () => {
   });
 
   it('acks a small output as soon as it is processed', () => {
-    const { client, socket } = connect();
-    socket.accept();
-    const sink = manualSink();
-    const ticks: (() => void)[] = [];
-    const batcher = new OutputBatcher({ sink, acks: client, schedule: (run) => ticks.push(run) });
-    client.on('output', (text, bytes) => batcher.push(text, bytes));
+    const { socket, sink, ticks } = batched();
     socket.receive(T.raw, 'a');
     ticks.shift()!();
     socket.receive(T.raw, 'bc');
