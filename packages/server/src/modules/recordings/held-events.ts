@@ -4,7 +4,7 @@ import type { CastEvent } from './cast-encoder.js';
  * Block sizes: a member's first block is small (an interactive session holds a few keystrokes'
  * echo per member), the next ones large (the recorder hands a member over at about 256 KiB).
  */
-const firstBlockBytes = 16 * 1024;
+const firstBlockBytes = 4 * 1024;
 const blockBytes = 256 * 1024;
 
 /**
