@@ -50,6 +50,8 @@ runAuditStoreConformance('postgres', async (clusterName) => {
         sorts: /\bSort\b/.test(text),
       };
     },
+    searchByScan: (query) => searchWith(`"${schema}".audit_events`, query, 'scan'),
+    searchByIndex: (query) => searchWith(`"${schema}".audit_events`, query, 'index'),
     async cleanup() {
       await store.close();
       await schemas.drop(schema);

@@ -20,6 +20,9 @@ runAuditStoreConformance('sqlite', async (clusterName) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-audit-'));
   const file = path.join(dir, 'audit.db');
   const store = new SqliteAuditStore(file, clusterName);
+  // The same file read one way only, as a second store would (the first one made the schema).
+  const byScan = new SqliteAuditStore(file, clusterName, { textSearch: 'scan' });
+  const byIndex = new SqliteAuditStore(file, clusterName, { textSearch: 'index' });
   const direct = (run: (db: Database.Database) => void) => {
     const db = new Database(file);
     try {
@@ -60,8 +63,10 @@ runAuditStoreConformance('sqlite', async (clusterName) => {
         db.close();
       }
     },
+    searchByScan: (query) => byScan.search(query),
+    searchByIndex: (query) => byIndex.search(query),
     async cleanup() {
-      await store.close();
+      await Promise.all([store.close(), byScan.close(), byIndex.close()]);
       await rm(dir, { recursive: true, force: true });
     },
   };
