@@ -19,12 +19,13 @@ import {
  * finds a rare text's rows at once, but in id order, so they must be fetched and sorted, and a
  * common text has millions. So both run in turns, each taking a round twice as large as its
  * last, the index being given a set multiple of the scan's time: a page costs at most about
- * 1 + 1/share times what the index alone would, or 1 + share times the scan alone. A sample
- * of the text's trigrams among the newest rows says which way leads: where the text may be in
- * a quarter of the rows or more, the scan goes first (its first round then fills a page) and
- * the share is 4; otherwise the index goes first and the share is 8. Both work from the newest
- * end of the page order (oldest for `asc`), and the page is complete as soon as no row either
- * has left could come before its end.
+ * 1 + 1/share times what the index alone would, or 1 + share times the scan alone. A sample of
+ * the text's trigrams in the rows where the page starts says which way leads: where the text
+ * may be in a quarter of them or more, the scan goes first (its first round then fills a page)
+ * and the share is 4; otherwise the index goes first, the share is 16 and the scan starts small
+ * (it stays in case the sample misjudged the rest of the range). Both work from the newest end
+ * of the page order (oldest for `asc`), and the page is complete as soon as no row either has
+ * left could come before its end.
  */
 
 export interface TextSearchRow {
@@ -41,8 +42,8 @@ export function usesTextIndex(text: string): boolean {
   return [...text].length >= 3 && !/\p{Cc}/u.test(text);
 }
 
-/** How many of the newest ids the trigram sample counts in, and at most how many trigrams. */
-const SAMPLE_IDS = 8192;
+/** The trigram sample: in this many blocks where the page starts, at most so many trigrams. */
+const SAMPLE_BLOCKS = 2;
 const MAX_SAMPLED_TRIGRAMS = 24;
 /** A trigram in this share of the sample or more counts as common. */
 const COMMON = 1 / 4;
@@ -78,17 +79,35 @@ export function searchWithTextIndex(
   /** The first `need` rows found so far, in page order; both ways may find the same row. */
   let found: TextSearchRow[] = [];
   const keep = (rows: TextSearchRow[]) => {
+    // Each query returns its rows in page order already; only merging needs a sort.
+    if (found.length === 0) {
+      found = rows.slice(0, need);
+      return;
+    }
     const byId = new Map([...found, ...rows].map((row) => [row.id, row]));
     found = [...byId.values()].sort((x, y) => order(keyOf(x), keyOf(y))).slice(0, need);
   };
 
-  const trigrams = sampleTrigrams(prepare, q.searchText);
+  // Blocks that may hold rows of the page's time span, in the order their rows could come: the
+  // index reads a growing number of them per round; the first ones are sampled.
+  const span = timeSpan(whole);
+  const blocks = prepare(
+    `SELECT block, min_time, max_time FROM ${TIME_BLOCKS} WHERE max_time >= ? AND min_time <= ?`,
+  ).all(span.from, span.to) as { block: number; min_time: number; max_time: number }[];
+  blocks.sort((x, y) =>
+    desc
+      ? y.max_time - x.max_time || y.block - x.block
+      : x.min_time - y.min_time || x.block - y.block,
+  );
+  if (blocks.length === 0) return [];
+  const sampled = blocks.slice(0, SAMPLE_BLOCKS).map((b) => b.block);
+  const trigrams = sampleTrigrams(prepare, q.searchText, idRanges(sampled));
   const mayBeCommon = trigrams.rarestShare >= COMMON;
-  const indexShare = mayBeCommon ? 4 : 8;
+  const indexShare = mayBeCommon ? 4 : 16;
 
   // The scan: the next `scanRows` rows in page order (found in the time index alone), then the
   // ones of them whose JSON matches.
-  let scanRows = Math.max(mayBeCommon ? need / COMMON : need, 1000);
+  let scanRows = mayBeCommon ? Math.max(need / COMMON, 1000) : 1000;
   const scanRound = () => {
     const range = remaining();
     const stopAt = textScanStopSql(range, types, q.order);
@@ -107,17 +126,7 @@ export function searchWithTextIndex(
     scanRows *= 2;
   };
 
-  // The index: blocks that may hold rows of the page's time span, in the order their rows could
-  // come, a growing number of blocks per round.
-  const span = timeSpan(whole);
-  const blocks = prepare(
-    `SELECT block, min_time, max_time FROM ${TIME_BLOCKS} WHERE max_time >= ? AND min_time <= ?`,
-  ).all(span.from, span.to) as { block: number; min_time: number; max_time: number }[];
-  blocks.sort((x, y) =>
-    desc
-      ? y.max_time - x.max_time || y.block - x.block
-      : x.min_time - y.min_time || x.block - y.block,
-  );
+  // The index.
   let nextBlock = 0;
   let roundBlocks = 1;
   const indexRound = () => {
@@ -127,9 +136,7 @@ export function searchWithTextIndex(
     const lookup = textIndexSql(remaining(), types, q.order);
     const select = prepare(lookup.sql);
     for (const [first, last] of idRanges(taken)) {
-      // FTS5 seeks to a rowid bound only when it is bound as an integer, not a JS number.
-      const firstId = BigInt(first) << BigInt(TIME_BLOCK_SHIFT);
-      const lastId = ((BigInt(last) + 1n) << BigInt(TIME_BLOCK_SHIFT)) - 1n;
+      const [firstId, lastId] = blockIds(first, last);
       const rows = select.all(
         trigrams.match,
         firstId,
@@ -194,11 +201,16 @@ const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
  * The index query for a text: its rarest trigrams, ANDed, and the rarest one's share of the
- * newest rows. Every trigram of the text would say more, but FTS5 reads each one's list of
- * rows, and in JSON many trigrams (`"ev`, `uid`, `":"`) are in every row; a few rare ones find
- * almost the same rows for a fraction of the work, and LIKE on each row removes the rest.
+ * rows in `sample` (id ranges where the page starts). Every trigram of the text would say more,
+ * but FTS5 reads each one's list of rows, and in JSON many trigrams (`"ev`, `uid`, `":"`) are in
+ * every row; a few rare ones find almost the same rows for a fraction of the work, and LIKE on
+ * each row removes the rest.
  */
-function sampleTrigrams(prepare: Prepare, text: string): { match: string; rarestShare: number } {
+function sampleTrigrams(
+  prepare: Prepare,
+  text: string,
+  sample: [number, number][],
+): { match: string; rarestShare: number } {
   const chars = [...text];
   const byFold = new Map<string, string>();
   for (let i = 0; i + 3 <= chars.length; i++) {
@@ -208,19 +220,19 @@ function sampleTrigrams(prepare: Prepare, text: string): { match: string; rarest
   const all = [...byFold.values()];
   const step = Math.max(1, all.length / MAX_SAMPLED_TRIGRAMS);
   const sampled = all.filter((_, i) => Math.floor(i / step) !== Math.floor((i - 1) / step));
-  const newest =
-    (prepare('SELECT max(id) AS id FROM audit_events').get() as { id: number | null }).id ?? 0;
-  const sampleSize = Math.max(1, Math.min(newest, SAMPLE_IDS));
+  const ids = sample.map(([first, last]) => blockIds(first, last));
+  const rowsIn = prepare('SELECT count(*) AS n FROM audit_events WHERE id >= ? AND id <= ?');
+  const size = Math.max(1, sum(ids.map(([lo, hi]) => (rowsIn.get(lo, hi) as { n: number }).n)));
   // Counting stops at the share where a trigram is common anyway.
-  const cap = Math.ceil(sampleSize * COMMON);
+  const cap = Math.ceil(size * COMMON);
   const count = prepare(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${TEXT_INDEX} WHERE ${TEXT_INDEX} MATCH ? AND rowid > ? LIMIT ?)`,
+    `SELECT count(*) AS n FROM (SELECT 1 FROM ${TEXT_INDEX}
+      WHERE ${TEXT_INDEX} MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?)`,
   );
+  const rowsWith = (trigram: string) =>
+    sum(ids.map(([lo, hi]) => (count.get(phrase(trigram), lo, hi, cap) as { n: number }).n));
   const counted = sampled
-    .map((trigram) => ({
-      trigram,
-      rows: (count.get(phrase(trigram), BigInt(newest - sampleSize), cap) as { n: number }).n,
-    }))
+    .map((trigram) => ({ trigram, rows: rowsWith(trigram) }))
     .sort((x, y) => x.rows - y.rows);
   return {
     match: counted
@@ -228,6 +240,14 @@ function sampleTrigrams(prepare: Prepare, text: string): { match: string; rarest
       .slice(0, 3)
       .map((c) => phrase(c.trigram))
       .join(' AND '),
-    rarestShare: counted[0]!.rows / sampleSize,
+    rarestShare: counted[0]!.rows / size,
   };
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** The ids of blocks `first` to `last`, as integers: FTS5 seeks to a rowid bound only then. */
+function blockIds(first: number, last: number): [bigint, bigint] {
+  const shift = BigInt(TIME_BLOCK_SHIFT);
+  return [BigInt(first) << shift, ((BigInt(last) + 1n) << shift) - 1n];
 }

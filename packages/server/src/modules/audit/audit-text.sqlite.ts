@@ -80,6 +80,9 @@ export function installTextIndex(db: Database.Database): void {
   if (!exists(TEXT_INDEX)) {
     db.exec(TEXT_INDEX_TABLE);
     db.exec(`INSERT INTO ${TEXT_INDEX} (rowid, data) SELECT id, data FROM audit_events`);
+    // Merged into one segment now (a fifth more time), rather than by the first writes: left
+    // to them, the first thousand emits after a backfill of 1M took 3 ms each instead of 0.2.
+    db.exec(`INSERT INTO ${TEXT_INDEX} (${TEXT_INDEX}) VALUES ('optimize')`);
   }
   if (!exists(TIME_BLOCKS)) {
     db.exec(TIME_BLOCKS_TABLE);

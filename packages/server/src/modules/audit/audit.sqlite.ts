@@ -250,12 +250,18 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
 
   private rows(q: CheckedQuery): TextSearchRow[] {
     const { searchText, searchPattern } = q;
-    if (this.textSearch !== 'scan' && searchText && searchPattern && usesTextIndex(searchText))
-      return searchWithTextIndex(
-        (sql) => this.prepared(sql),
-        { ...q, searchText, searchPattern },
-        this.textSearch,
+    const strategy = this.textSearch;
+    if (strategy !== 'scan' && searchText && searchPattern && usesTextIndex(searchText)) {
+      // Several statements, one snapshot: another process's writes between them cannot show.
+      const read = this.db.transaction(() =>
+        searchWithTextIndex(
+          (sql) => this.prepared(sql),
+          { ...q, searchText, searchPattern },
+          strategy,
+        ),
       );
+      return read.deferred();
+    }
     const { sql, params } = sqliteSearchSql(q);
     return this.db.prepare(sql).all(...params) as TextSearchRow[];
   }
