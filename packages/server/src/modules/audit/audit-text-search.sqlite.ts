@@ -49,6 +49,12 @@ const MAX_SAMPLED_TRIGRAMS = 24;
 const COMMON = 1 / 4;
 /** At most this many id ranges per index round; nearby ranges are read as one. */
 const MAX_ID_RANGES = 8;
+/**
+ * At most this many blocks per index round: a round cannot be cut short, and a text rare where
+ * the page starts may be in every row further on (a round of 64 blocks reads at most 262,144
+ * candidates, about half a second; reading 10M ids takes 38 rounds instead of 12).
+ */
+const MAX_ROUND_BLOCKS = 64;
 
 /** Prepares a statement, or hands back the one made for the same SQL before. */
 export type Prepare = (sql: string) => Database.Statement;
@@ -132,9 +138,9 @@ export function searchWithTextIndex(
   const indexRound = () => {
     const taken = blocks.slice(nextBlock, nextBlock + roundBlocks).map((b) => b.block);
     nextBlock += taken.length;
-    roundBlocks *= 2;
     const lookup = textIndexSql(remaining(), types, q.order);
     const select = prepare(lookup.sql);
+    let dense = false;
     for (const [first, last] of idRanges(taken)) {
       const [firstId, lastId] = blockIds(first, last);
       const rows = select.all(
@@ -144,9 +150,12 @@ export function searchWithTextIndex(
         ...lookup.params,
         q.searchPattern,
         need,
-      );
-      keep(rows as TextSearchRow[]);
+      ) as TextSearchRow[];
+      dense ||= rows.length >= need;
+      keep(rows);
     }
+    // Where a round alone filled a page, a larger one would only read more candidates.
+    if (!dense) roundBlocks = Math.min(roundBlocks * 2, MAX_ROUND_BLOCKS);
   };
 
   /** Whether no row left unread by both ways could come before the page's last row. */
