@@ -22,7 +22,7 @@ export const TIME_BLOCK_SHIFT = 12;
 
 // FTS5 writes a small segment per transaction (an emit is one) and merges segments of a level
 // when it has `automerge` of them: at the default 4, an emit cost 750 µs of CPU on a log of 1M
-// events, at 8 about 190 µs (100 µs without the index), for a few more segments per search.
+// events, at 8 about 200 µs (80 µs without the index), for a few more segments per search.
 const TEXT_INDEX_TABLE = `
   CREATE VIRTUAL TABLE ${TEXT_INDEX} USING fts5(
     data, content='', detail=none, tokenize='trigram'
