@@ -2,6 +2,12 @@
 // Audit search at scale: seeds N events into a fresh SQLite audit store, then times
 // 5000-event pages through the built store (`packages/server/dist`), the same code the API runs.
 // Run after `npm run build`. Targets: a page within 50 ms at 1M events and 100 ms at 10M.
+//
+// Text searches are timed twice on the same file: through the store as it is (the trigram index
+// racing the scan), and through the plain LIKE scan alone (`textSearch: 'scan'`, the query the
+// store ran before it had the index), which is the baseline. The file is seeded the way an old
+// log would be found, without the index, so opening the store times the backfill; then the cost
+// of the index on writes (one emit, one retention batch) is measured with and without it.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -10,18 +16,26 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fmt, median, printTable, verdict } from './support/report.mjs';
 
-const usage = `Usage: npm run build && npm run bench:audit [-- --sizes 1e6] [--runs 7]
+const usage = `Usage: npm run build && npm run bench:audit [-- --sizes 1e6] [--runs 7] [--pg]
 
-  --sizes  event counts to seed, comma-separated (default 1e6,1e7; 1e7 takes ~3 min and 3.5 GB)
-  --runs   timed repetitions per page; the median is reported (default 7)
-  --keep   leave the seeded database files in place (their paths are printed)`;
+  --sizes           event counts to seed, comma-separated (default 1e6,1e7; 1e7 takes ~10 min
+                    and 6 GB with the text index)
+  --runs            timed repetitions per page; the median is reported (default 7)
+  --baseline-runs   repetitions of each scan baseline (default 3: a rare text scans all rows)
+  --keep            leave the seeded database files in place (their paths are printed)
+  --pg              also seed 1M events into a scratch schema of PostgreSQL and time the
+                    text searches there (with pg_trgm, against the scan); dropped afterwards
+  --pg-url          the PostgreSQL to use (default postgres://postgres@127.0.0.1:5432/test)`;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     sizes: { type: 'string', default: '1e6,1e7' },
     runs: { type: 'string', default: '7' },
+    'baseline-runs': { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
+    pg: { type: 'boolean', default: false },
+    'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -31,17 +45,25 @@ if (args.help) {
 }
 const sizes = args.sizes.split(',').map((size) => Math.round(Number(size)));
 const runs = Number(args.runs);
-if (sizes.some((size) => !Number.isSafeInteger(size) || size < 10_000) || !(runs >= 1)) {
+const baselineRuns = Number(args['baseline-runs']);
+if (
+  sizes.some((size) => !Number.isSafeInteger(size) || size < 10_000) ||
+  !(runs >= 1) ||
+  !(baselineRuns >= 1)
+) {
   console.error(usage);
   process.exit(2);
 }
 
-const storeModule = path.join(root, 'packages/server/dist/modules/audit/audit.sqlite.js');
-const { SqliteAuditStore } = await import(pathToFileURL(storeModule).href).catch(() => {
-  console.error(`No built store at ${storeModule}: run npm run build first.`);
-  process.exit(2);
-});
-const Database = createRequire(path.join(root, 'packages/server/package.json'))('better-sqlite3');
+const dist = path.join(root, 'packages/server/dist/modules/audit');
+const load = (file) =>
+  import(pathToFileURL(path.join(dist, file)).href).catch(() => {
+    console.error(`No built store in ${dist}: run npm run build first.`);
+    process.exit(2);
+  });
+const { SqliteAuditStore } = await load('audit.sqlite.js');
+const serverRequire = createRequire(path.join(root, 'packages/server/package.json'));
+const Database = serverRequire('better-sqlite3');
 
 const pageSize = 5000;
 const spanMs = 365 * 24 * 3600 * 1000;
@@ -60,10 +82,20 @@ const mix = [
 ];
 const weighted = mix.flatMap(([type, code, weight]) => Array(weight).fill([type, code]));
 
-/** Seeds `count` events evenly over a year, 50,000 per transaction, with the store's columns. */
+// What the text index adds to a file; dropping it gives the schema of a log made before it.
+const TEXT_INDEX_TRIGGERS = `
+  DROP TRIGGER IF EXISTS audit_events_text_insert;
+  DROP TRIGGER IF EXISTS audit_events_text_delete;
+  DROP TRIGGER IF EXISTS audit_events_text_update;`;
+const TEXT_INDEX_OBJECTS = `${TEXT_INDEX_TRIGGERS}
+  DROP TABLE IF EXISTS audit_events_text;
+  DROP TABLE IF EXISTS audit_time_blocks;`;
+
+/** Seeds `count` events evenly over a year, 50,000 per transaction, into a log without the index. */
 function seed(file, count) {
   new SqliteAuditStore(file, 'bench').close(); // creates the schema and indexes
   const db = new Database(file);
+  db.exec(TEXT_INDEX_OBJECTS);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   const insert = db.prepare(
@@ -93,18 +125,98 @@ function seed(file, count) {
   db.close();
 }
 
-async function timed(fn) {
-  const times = [];
+async function timed(fn, times = runs) {
+  const all = [];
   let result;
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < times; i++) {
     const t0 = performance.now();
     result = await fn();
-    times.push(performance.now() - t0);
+    all.push(performance.now() - t0);
   }
-  return { ms: median(times), result };
+  return { ms: median(all), result };
 }
 
+const seconds = (t0) => (performance.now() - t0) / 1000;
 const rows = [];
+const row = (figure, { ms, result }, targetMs, baseline) =>
+  rows.push({
+    figure: `${figure} (${result.events.length} events)`,
+    value: `${fmt(ms)} ms`,
+    baseline: baseline ? `${fmt(baseline.ms)} ms` : '-',
+    compare: baseline ? `${fmt(baseline.ms / ms)}x faster` : '-',
+    target: targetMs ? `<= ${targetMs} ms` : 'none',
+    verdict: targetMs ? verdict(ms <= targetMs) : '',
+  });
+const note = (figure, value) =>
+  rows.push({ figure, value, baseline: '-', compare: '-', target: 'none', verdict: '' });
+
+/**
+ * The text searches, each timed through `indexed` and through `scan` on the same data: a text
+ * in 1 event of 200 (a host), one in every event (the login), one in a single event, a common
+ * text within a rare type, and a text within one day. Results must be the same both ways.
+ */
+async function textSearches(label, size, targetMs, indexed, scan) {
+  const all = { from: new Date(start), to: new Date(start + spanMs), limit: pageSize };
+  const day = start + spanMs / 2;
+  const oneDay = { from: new Date(day), to: new Date(day + 24 * 3600 * 1000) };
+  const searches = [
+    ['text "node-17\\"" (1 in 200)', { search: 'node-17"' }],
+    ['text "root" (in every event)', { search: 'root' }],
+    [
+      `text "uid-${Math.floor(size / 3)}\\"" (one event)`,
+      { search: `uid-${Math.floor(size / 3)}"` },
+    ],
+    ['text "root" in lock.created', { search: 'root', eventTypes: ['lock.created'] }],
+    ['text "node-17\\"" in one day', { search: 'node-17"', ...oneDay }],
+  ];
+  for (const [figure, query] of searches) {
+    const q = { ...all, ...query };
+    const fast = await timed(() => indexed(q));
+    const slow = await timed(() => scan(q), baselineRuns);
+    const same =
+      JSON.stringify(fast.result.events.map((e) => e.uid)) ===
+      JSON.stringify(slow.result.events.map((e) => e.uid));
+    if (!same) throw new Error(`${label} ${figure}: the index and the scan disagree`);
+    row(`${label} ${figure}`, fast, targetMs, slow);
+  }
+}
+
+/**
+ * What the index costs a write: emits (a transaction each, as the server writes) and one
+ * retention batch, through the store, first with the index kept by its triggers, then with the
+ * triggers dropped (the tables stay, so the same store goes on as an old release would).
+ */
+async function writeCosts(label, file) {
+  const emits = 2000;
+  const store = new SqliteAuditStore(file, 'bench');
+  const measure = async () => {
+    const t0 = performance.now();
+    for (let i = 0; i < emits; i++)
+      await store.emit({ event: 'exec', code: 'T3002I', user: `user${i % 500}`, command: 'ls' });
+    const emitUs = ((performance.now() - t0) * 1000) / emits;
+    const t1 = performance.now();
+    const removed = await store.removeOlderThan(new Date(start + spanMs), 10_000);
+    return { emitUs, removed, retentionMs: performance.now() - t1 };
+  };
+  try {
+    const indexed = await measure();
+    const db = new Database(file);
+    db.exec(TEXT_INDEX_TRIGGERS);
+    db.close();
+    const plain = await measure();
+    note(
+      `${label} emit, a transaction each (${emits})`,
+      `${fmt(indexed.emitUs, 0)} µs, ${fmt(plain.emitUs, 0)} µs without the index`,
+    );
+    note(
+      `${label} retention batch (${indexed.removed} events)`,
+      `${fmt(indexed.retentionMs, 0)} ms, ${fmt(plain.retentionMs, 0)} ms without the index`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
 for (const size of sizes) {
   const dir = mkdtempSync(path.join(tmpdir(), 'postern-audit-bench-'));
   const file = path.join(dir, 'audit.db');
@@ -112,49 +224,123 @@ for (const size of sizes) {
   const targetMs = size > 1e6 ? 100 : 50;
   let t0 = performance.now();
   seed(file, size);
-  const seedS = (performance.now() - t0) / 1000;
+  const seedS = seconds(t0);
+  const plainMiB = statSync(file).size / 2 ** 20;
+  t0 = performance.now();
+  const store = new SqliteAuditStore(file, 'bench'); // backfills the text index
+  const backfillS = seconds(t0);
+  const scanStore = new SqliteAuditStore(file, 'bench', { textSearch: 'scan' });
   console.log(
-    `${label}: seeded in ${fmt(seedS)} s (${fmt(size / seedS / 1000, 0)}k events/s), ` +
-      `${fmt(statSync(file).size / 2 ** 20, 0)} MiB`,
+    `${label}: seeded without the text index in ${fmt(seedS)} s ` +
+      `(${fmt(size / seedS / 1000, 0)}k events/s), ${fmt(plainMiB, 0)} MiB; ` +
+      `backfilled at open in ${fmt(backfillS)} s (${fmt(size / backfillS / 1000, 0)}k events/s), ` +
+      `${fmt(statSync(file).size / 2 ** 20, 0)} MiB with it`,
   );
+  note(`${label} backfill of the text index at open`, `${fmt(backfillS)} s`);
 
-  const store = new SqliteAuditStore(file, 'bench');
   const all = { from: new Date(start), to: new Date(start + spanMs), limit: pageSize };
   const page = (query) => store.search({ ...all, ...query });
-
   const first = await timed(() => page({}));
   // Walk to the middle of the log by keyset, then time the page found there.
   t0 = performance.now();
   let startKey = first.result.startKey;
   const middle = Math.floor(size / pageSize / 2);
   for (let i = 1; i < middle; i++) startKey = (await page({ startKey })).startKey;
-  const walkS = (performance.now() - t0) / 1000;
+  const walkS = seconds(t0);
   const deep = await timed(() => page({ startKey }));
   const byType = await timed(() => page({ eventTypes: ['user.login'] }));
   const dayFrom = start + spanMs / 2;
   const range = await timed(() =>
     page({ from: new Date(dayFrom), to: new Date(dayFrom + 24 * 3600 * 1000) }),
   );
-  const text = await timed(() => page({ search: 'node-17"' }));
   console.log(`${label}: walked ${middle} pages by keyset in ${fmt(walkS)} s`);
-
-  const row = (figure, { ms, result }, target = targetMs) =>
-    rows.push({
-      figure: `${label} ${figure} (${result.events.length} events)`,
-      value: `${fmt(ms)} ms`,
-      baseline: '-',
-      compare: '-',
-      target: target ? `<= ${target} ms` : 'none',
-      verdict: target ? verdict(ms <= target) : '',
-    });
-  row('first page', first);
-  row(`page ${middle + 1} by keyset`, deep);
-  row('type filter user.login', byType);
-  row('one-day range', range);
-  row('text search', text, 0);
-  await store.close();
+  row(`${label} first page`, first, targetMs);
+  row(`${label} page ${middle + 1} by keyset`, deep, targetMs);
+  row(`${label} type filter user.login`, byType, targetMs);
+  row(`${label} one-day range`, range, targetMs);
+  await textSearches(
+    label,
+    size,
+    targetMs,
+    (q) => store.search(q),
+    (q) => scanStore.search(q),
+  );
+  await Promise.all([store.close(), scanStore.close()]);
+  await writeCosts(label, file);
   if (args.keep) console.log(`${label}: kept ${file}`);
   else rmSync(dir, { recursive: true, force: true });
 }
+
+if (args.pg) await postgres(1_000_000);
 console.log();
 printTable(rows);
+
+/**
+ * The same text searches on PostgreSQL: 1M events made by one INSERT .. SELECT into a scratch
+ * schema, the store opened on it (which builds the trigram index: timed), then each search
+ * through the store and through the same query with bitmap scans off (the scan).
+ */
+async function postgres(size) {
+  const pg = serverRequire('pg');
+  const { PostgresAuditStore, postgresSearchSql } = await load('audit.postgres.js');
+  const { checkQuery, encodeStartKey } = await load('audit.common.js');
+  const schema = `postern_bench_${process.pid}`;
+  const table = `"${schema}".audit_events`;
+  const pool = new pg.Pool({ connectionString: args['pg-url'], max: 2 });
+  const label = `pg ${size / 1e6}M`;
+  try {
+    // The store makes the schema; its index on the text is dropped so the build can be timed.
+    await (await PostgresAuditStore.open({ url: args['pg-url'], schema }, 'bench')).close();
+    await pool.query(`DROP INDEX "${schema}".audit_events_text`);
+    let t0 = performance.now();
+    await pool.query(
+      `INSERT INTO ${table} (time, event_type, code, user_name, session_id, data)
+        SELECT t, ty, co, 'user' || (i % 500), 'sid-' || (i / 40),
+          ('{"event":"' || ty || '","code":"' || co || '","time":"' ||
+          to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '","uid":"uid-' || i ||
+          '","user":"user' || (i % 500) || '","sid":"sid-' || (i / 40) ||
+          '","cluster_name":"bench","login":"root","server_hostname":"node-' || (i % 200) || '"}')::json
+        FROM generate_series(0, $1::bigint - 1) AS i,
+          LATERAL (SELECT to_timestamp(($2::bigint + (i * $3::bigint) / $1::bigint) / 1000.0) AS t,
+            ($4::text[])[1 + i % 100] AS ty, ($5::text[])[1 + i % 100] AS co) AS v`,
+      [size, start, spanMs, weighted.map(([type]) => type), weighted.map(([, code]) => code)],
+    );
+    const seedS = seconds(t0);
+    t0 = performance.now();
+    const store = await PostgresAuditStore.open({ url: args['pg-url'], schema }, 'bench');
+    const buildS = seconds(t0);
+    await pool.query(`ANALYZE ${table}`);
+    console.log(
+      `${label}: seeded in ${fmt(seedS)} s, trigram index built at open in ${fmt(buildS)} s`,
+    );
+    note(`${label} trigram index build at open`, `${fmt(buildS)} s`);
+    const scan = async (query) => {
+      const checked = checkQuery(query);
+      const { sql, params } = postgresSearchSql(table, checked);
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_bitmapscan = off');
+        const { rows: found } = await client.query(sql, params);
+        await client.query('ROLLBACK');
+        const page = found.slice(0, checked.limit);
+        const last = page.at(-1);
+        const more = found.length > checked.limit && last;
+        return {
+          events: page.map((r) => r.data),
+          startKey: more ? encodeStartKey({ timeMs: Number(last.time_ms), id: last.id }) : '',
+        };
+      } finally {
+        client.release();
+      }
+    };
+    try {
+      await textSearches(label, size, 50, (q) => store.search(q), scan);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  }
+}

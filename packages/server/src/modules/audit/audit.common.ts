@@ -9,8 +9,7 @@ const MAX_EVENT_TYPES = 200;
 const MAX_SEARCH_TEXT = 200;
 
 /** The user's text as a literal LIKE pattern: % and _ match themselves, not anything. */
-function searchPattern(text: string | undefined): string | undefined {
-  const trimmed = text?.trim();
+function searchPattern(trimmed: string | undefined): string | undefined {
   return trimmed ? `%${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
 }
 
@@ -91,6 +90,8 @@ export interface CheckedQuery {
   after: Cursor | undefined;
   /** A LIKE pattern (`%text%`, wildcards escaped with `\`), or undefined for no text filter. */
   searchPattern: string | undefined;
+  /** The text the pattern was made of (trimmed), for a text index; set with searchPattern. */
+  searchText: string | undefined;
 }
 
 export function checkQuery(q: AuditSearchQuery): CheckedQuery {
@@ -127,7 +128,8 @@ export function checkQuery(q: AuditSearchQuery): CheckedQuery {
     limit: q.limit,
     order,
     after: q.startKey ? decodeStartKey(q.startKey) : undefined,
-    searchPattern: searchPattern(q.search),
+    searchPattern: searchPattern(q.search?.trim()),
+    searchText: q.search?.trim() || undefined,
   };
 }
 

@@ -1,9 +1,12 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
 import { verifyAuditChain } from './audit-chain.js';
-import { checkQuery } from './audit.common.js';
+import { checkQuery, encodeStartKey } from './audit.common.js';
 import { runAuditStoreConformance } from './audit.conformance.testkit.js';
 import { PostgresAuditStore, postgresSearchSql } from './audit.postgres.js';
+import { installTrigramIndex } from './audit-text.postgres.js';
+import type { AuditEvent, AuditSearchQuery, AuditSearchResult } from './audit.types.js';
 
 // Every test gets a schema of its own, dropped afterwards, so runs never see each other's events.
 const schemas = new TestSchemas();
@@ -47,12 +50,52 @@ runAuditStoreConformance('postgres', async (clusterName) => {
         sorts: /\bSort\b/.test(text),
       };
     },
+    searchByScan: (query) => searchWith(`"${schema}".audit_events`, query, 'scan'),
+    searchByIndex: (query) => searchWith(`"${schema}".audit_events`, query, 'index'),
     async cleanup() {
       await store.close();
       await schemas.drop(schema);
     },
   };
 });
+
+/**
+ * The store's search query, made to go one way: the trigram index is read by bitmap scans
+ * only, so without them it is the scan; with the other indexes dropped (in a transaction that
+ * is rolled back) and no sequential scans, it is the trigram index for any text it can serve.
+ */
+async function searchWith(
+  table: string,
+  query: AuditSearchQuery,
+  way: 'scan' | 'index',
+): Promise<AuditSearchResult> {
+  const checked = checkQuery(query);
+  const { sql, params } = postgresSearchSql(table, checked);
+  const { rows } = await schemas.inTransaction(async (client) => {
+    await forceWay(client, table, way);
+    return client.query<{ id: string; time_ms: string; data: AuditEvent }>(sql, params);
+  });
+  const page = rows.slice(0, checked.limit);
+  const last = page.at(-1);
+  return {
+    events: page.map((row) => row.data),
+    startKey:
+      rows.length > checked.limit && last
+        ? encodeStartKey({ timeMs: Number(last.time_ms), id: last.id })
+        : '',
+  };
+}
+
+async function forceWay(client: pg.PoolClient, table: string, way: 'scan' | 'index') {
+  if (way === 'scan') {
+    await client.query('SET LOCAL enable_bitmapscan = off');
+    return;
+  }
+  const schema = table.slice(0, table.indexOf('.'));
+  for (const index of ['time', 'type_time', 'user_time', 'sid_time'])
+    await client.query(`DROP INDEX ${schema}.audit_events_${index}`);
+  await client.query('SET LOCAL enable_seqscan = off');
+}
 
 /** EXPLAIN cannot take bind parameters, so the test inlines them as typed literals. */
 function literal(value: unknown): string {
@@ -106,5 +149,92 @@ describe('postgres audit store', () => {
       await store.close();
       await schemas.drop(schema);
     }
+  });
+
+  it('adds the trigram index to a log made before it, and text searches use it', async () => {
+    const schema = schemas.newName();
+    const table = `"${schema}".audit_events`;
+    await schemas.query(`CREATE SCHEMA "${schema}"`);
+    await schemas.query(`CREATE TABLE ${table} (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, time timestamptz NOT NULL,
+      event_type text NOT NULL, code text NOT NULL, user_name text, session_id text, data json NOT NULL)`);
+    await schemas.query(
+      `INSERT INTO ${table} (time, event_type, code, data)
+        SELECT t, 'e', 'C', json_build_object('event', 'e', 'code', 'C', 'time', t, 'uid', 'old-' || n, 'host', 'Host-' || (n % 40))
+        FROM generate_series(1, 2000) AS n, LATERAL (SELECT timestamptz '2026-01-01Z' + n * interval '1 ms' AS t) AS at`,
+    );
+    const store = await PostgresAuditStore.open({ url: testPostgresUrl, schema }, 'c');
+    try {
+      const { rows } = await schemas.query<{ indexdef: string }>(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'audit_events_text'`,
+        [schema],
+      );
+      expect(rows[0]?.indexdef).toMatch(/USING gin \(\(\(data\)::text\) \S*gin_trgm_ops\)/);
+      const query = {
+        from: new Date('2026-01-01T00:00:00Z'),
+        to: new Date('2026-01-02T00:00:00Z'),
+        limit: 100,
+        search: 'HOST-17"',
+      };
+      const found = await store.search(query);
+      expect(found.events.map((event) => event.uid)).toEqual(
+        Array.from({ length: 50 }, (_, n) => `old-${1977 - 40 * n}`),
+      );
+      expect(await searchWith(table, query, 'index')).toEqual(found);
+      expect(await searchWith(table, query, 'scan')).toEqual(found);
+      const { sql, params } = postgresSearchSql(table, checkQuery(query));
+      const plan = await schemas.inTransaction(async (client) => {
+        await forceWay(client, table, 'index');
+        const explained = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN ${sql}`.replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1])),
+        );
+        return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+      expect(plan).toMatch(/Bitmap Index Scan on audit_events_text/);
+    } finally {
+      await store.close();
+      await schemas.drop(schema);
+    }
+  });
+});
+
+describe('postgres audit text index without pg_trgm', () => {
+  /** A pool whose one connection answers like a server without the extension. */
+  const poolWithout = (failure: string | undefined) => {
+    const sent: string[] = [];
+    const client = {
+      async query(sql: string) {
+        sent.push(sql.trim().split(/\s+/).slice(0, 3).join(' '));
+        if (failure && sql.startsWith('CREATE EXTENSION')) throw new Error(failure);
+        return { rows: [], rowCount: 0 };
+      },
+      release() {},
+    };
+    return { pool: { connect: async () => client } as unknown as pg.Pool, sent };
+  };
+
+  it('keeps the scan and warns once when the extension cannot be created', async () => {
+    const { pool, sent } = poolWithout('permission denied to create extension "pg_trgm"');
+    const warnings: unknown[][] = [];
+    const made = await installTrigramIndex(pool, '"s"', (...args) => warnings.push(args));
+    expect(made).toBe(false);
+    expect(warnings).toEqual([
+      [
+        'warn',
+        'audit text search runs without an index: pg_trgm could not be created',
+        { reason: 'permission denied to create extension "pg_trgm"' },
+      ],
+    ]);
+    // The failed statement is undone alone, the transaction goes on and commits, no index.
+    expect(sent).toContain('ROLLBACK TO SAVEPOINT');
+    expect(sent.at(-1)).toBe('COMMIT');
+    expect(sent.some((statement) => statement.startsWith('CREATE INDEX'))).toBe(false);
+  });
+
+  it('warns too when the extension is not there to create', async () => {
+    const { pool } = poolWithout(undefined);
+    const warnings: unknown[][] = [];
+    expect(await installTrigramIndex(pool, '"s"', (...args) => warnings.push(args))).toBe(false);
+    expect(warnings).toHaveLength(1);
   });
 });

@@ -15,6 +15,8 @@ import {
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
+import type { AuditStoreLog } from './audit-text.postgres.js';
+import { installTrigramIndex } from './audit-text.postgres.js';
 import type {
   AuditEvent,
   AuditEventInput,
@@ -27,6 +29,8 @@ export interface PostgresAuditStoreOptions {
   url: string;
   /** Schema holding the table; created if missing. Default `public`. */
   schema?: string;
+  /** Told when the text search has to do without its index (no pg_trgm). */
+  log?: AuditStoreLog;
 }
 
 // `time` is timestamptz so people can query the log with SQL intervals; event JSON is `json`
@@ -75,6 +79,7 @@ export function postgresSearchSql(
   );
   where.push(upper === 'cursor' ? `(time, id) < ${cursor()}` : `time < ${next(new Date(q.toMs))}`);
   if (q.eventTypes) where.push(`event_type IN (${q.eventTypes.map(next).join(', ')})`);
+  // The same expression as the trigram index (audit-text.postgres.ts), so the planner can use it.
   if (q.searchPattern) where.push(`data::text ILIKE ${next(q.searchPattern)} ESCAPE '\\'`);
   const dir = q.order === 'asc' ? 'ASC' : 'DESC';
   // Milliseconds since the epoch, exactly: extract() returns numeric, not a float.
@@ -98,6 +103,7 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
     const schema = options.schema ?? 'public';
     const quoted = quoteSchema(schema);
     const pool = await openMigratedPool(options.url, schema, ddl(quoted));
+    await installTrigramIndex(pool, quoted, options.log ?? (() => {}));
     return new PostgresAuditStore(pool, quoted, schema, clusterName);
   }
 

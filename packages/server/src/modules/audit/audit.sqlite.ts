@@ -12,6 +12,9 @@ import {
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
+import type { TextSearchRow, TextSearchStrategy } from './audit-text-search.sqlite.js';
+import { searchWithTextIndex, usesTextIndex } from './audit-text-search.sqlite.js';
+import { installTextIndex, removedBlocksDropper } from './audit-text.sqlite.js';
 import type {
   AuditEvent,
   AuditEventInput,
@@ -77,7 +80,8 @@ export function sqliteSearchSql(q: CheckedQuery): {
   if (q.eventTypes)
     add(`event_type IN (${q.eventTypes.map(() => '?').join(', ')})`, ...q.eventTypes);
   // SQLite's LIKE ignores ASCII case. The scan reads the index in order and checks each row's
-  // JSON, so a rare text costs a longer walk, but pages stay keyset-bounded.
+  // JSON, so a rare text costs a longer walk, but pages stay keyset-bounded. Texts of three
+  // characters or more also use the trigram index (audit-text-search.sqlite.ts).
   if (q.searchPattern) add(`data LIKE ? ESCAPE '\\'`, q.searchPattern);
   const dir = q.order === 'asc' ? 'ASC' : 'DESC';
   params.push(q.limit + 1);
@@ -86,16 +90,30 @@ export function sqliteSearchSql(q: CheckedQuery): {
   return { sql, params };
 }
 
+export interface SqliteAuditStoreOptions {
+  /**
+   * How a text search of three characters or more finds rows: 'auto' (the default) uses the
+   * trigram index and the scan together; 'scan' and 'index' use one alone, so tests and the
+   * bench can compare them. The results are the same; only the time differs.
+   */
+  textSearch?: TextSearchStrategy;
+}
+
 /** The audit log in its own SQLite file (WAL, like the state file, so the CLI can read it live). */
 export class SqliteAuditStore implements AuditStore, AuditChainSource {
   private readonly db: Database.Database;
   private readonly append: (row: AuditRow, event: AuditEvent) => void;
   private readonly removeBatch: (cutoffMs: number, batchSize: number) => number;
+  private readonly textSearch: TextSearchStrategy;
+  /** Statements of the text search by their SQL, which varies with the query's shape. */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
     path: string,
     private readonly clusterName: string,
+    options: SqliteAuditStoreOptions = {},
   ) {
+    this.textSearch = options.textSearch ?? 'auto';
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('busy_timeout = 5000');
@@ -105,6 +123,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
       .transaction(() => {
         this.db.exec(SCHEMA);
         addChainColumns(this.db);
+        installTextIndex(this.db);
       })
       .immediate();
     // From here on a lock held elsewhere fails fast instead of stopping the event loop inside
@@ -152,6 +171,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     );
     const remove = this.db.prepare('DELETE FROM audit_events WHERE id <= ?');
     const setAnchor = this.db.prepare('UPDATE audit_chain SET anchor = ? WHERE id = 1');
+    const dropBlocks = removedBlocksDropper(this.db);
     const run = this.db.transaction((cutoffMs: number, batchSize: number) => {
       const rows = oldest.all(batchSize) as { id: number; time_ms: number; hash: string | null }[];
       const end = rows.findIndex((row) => row.time_ms >= cutoffMs);
@@ -159,6 +179,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
       const last = removed.at(-1);
       if (!last) return 0;
       remove.run(last.id);
+      dropBlocks(last.id);
       const anchor = removed.findLast((row) => row.hash !== null)?.hash;
       if (anchor) setAnchor.run(anchor);
       return removed.length;
@@ -215,12 +236,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     const checked = checkQuery(q);
-    const { sql, params } = sqliteSearchSql(checked);
-    const rows = this.db.prepare(sql).all(...params) as {
-      id: number;
-      time_ms: number;
-      data: string;
-    }[];
+    const rows = this.rows(checked);
     const page = rows.slice(0, checked.limit);
     const last = page.at(-1);
     return {
@@ -230,6 +246,35 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
           ? encodeStartKey({ timeMs: last.time_ms, id: String(last.id) })
           : '',
     };
+  }
+
+  private rows(q: CheckedQuery): TextSearchRow[] {
+    const { searchText, searchPattern } = q;
+    const strategy = this.textSearch;
+    if (strategy !== 'scan' && searchText && searchPattern && usesTextIndex(searchText)) {
+      // Several statements, one snapshot: another process's writes between them cannot show.
+      const read = this.db.transaction(() =>
+        searchWithTextIndex(
+          (sql) => this.prepared(sql),
+          { ...q, searchText, searchPattern },
+          strategy,
+        ),
+      );
+      return read.deferred();
+    }
+    const { sql, params } = sqliteSearchSql(q);
+    return this.db.prepare(sql).all(...params) as TextSearchRow[];
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      // Shapes are few (bounds, order, how many types), but the number of types is the caller's.
+      if (this.statements.size >= 100) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   async searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult> {
