@@ -1,5 +1,5 @@
 import type { ClientChannel } from 'ssh2';
-import { offerWindowOnNextSession, takeOverIncomingWindow } from './ssh2-internals.js';
+import { offerOnNextSession, takeOverIncomingWindow } from './ssh2-internals.js';
 
 /**
  * Bounds what the proxy holds of one channel's output: bytes the node may still send (the
@@ -14,7 +14,7 @@ import { offerWindowOnNextSession, takeOverIncomingWindow } from './ssh2-interna
  */
 export function cappedIncomingWindow(client: object, capBytes: number) {
   return {
-    before: () => offerWindowOnNextSession(client, capBytes),
+    before: () => offerOnNextSession(client, { window: capBytes }),
     after(channel: ClientChannel): void {
       const held = () => channel.readableLength + channel.stderr.readableLength;
       const window = takeOverIncomingWindow(client, channel, () => topUp(), capBytes);

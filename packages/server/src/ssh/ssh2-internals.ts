@@ -128,19 +128,24 @@ interface SessionOpener {
 }
 
 /**
- * Makes the next session channel `client` opens offer the peer `window` bytes instead of
- * ssh2's fixed 2 MiB. ssh2 still believes it offered 2 MiB: `takeOverIncomingWindow` with the
- * same `window` puts its count right once the channel is there.
+ * Makes the next session channel `client` opens offer the peer other figures than ssh2's fixed
+ * ones: `window` bytes instead of 2 MiB, and data packets of at most `packetSize` instead of
+ * 32 KiB. A smaller window: ssh2 still believes it offered 2 MiB, `takeOverIncomingWindow` with
+ * the same `window` puts its count right once the channel is there. A smaller packet size needs
+ * nothing more: ssh2 never checks what it receives against it.
  */
-export function offerWindowOnNextSession(client: object, window: number): void {
+export function offerOnNextSession(
+  client: object,
+  offer: { window?: number; packetSize?: number },
+): void {
   const protocol = (client as { _protocol?: Partial<SessionOpener> })._protocol;
   if (!protocol || typeof protocol.session !== 'function') {
     throw new Error('ssh2 internals changed (is ssh2 still 1.17?): cannot open with a window');
   }
   const open = protocol.session.bind(protocol);
-  protocol.session = (localChannel, _window, maxPacket) => {
+  protocol.session = (localChannel, window, maxPacket) => {
     delete protocol.session; // back to the prototype's method for any later channel
-    open(localChannel, window, maxPacket);
+    open(localChannel, offer.window ?? window, Math.min(offer.packetSize ?? maxPacket, maxPacket));
   };
 }
 
@@ -148,7 +153,7 @@ export function offerWindowOnNextSession(client: object, window: number): void {
  * Takes over the WINDOW_ADJUST messages ssh2 would send for `channel`: ssh2 keeps the peer's
  * credit between 1 and 2 MiB (hard-coded), whatever the reader does with the data. From here on
  * ssh2's own top-ups are undone and `grant(bytes)` is the only way to give credit back.
- * `offered`: the window the channel was opened with, when `offerWindowOnNextSession` set it.
+ * `offered`: the window the channel was opened with, when `offerOnNextSession` set it.
  */
 export function takeOverIncomingWindow(
   client: object,

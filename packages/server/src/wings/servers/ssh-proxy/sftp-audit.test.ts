@@ -72,6 +72,29 @@ describe('SftpAuditor', () => {
     expect(audit(steps, chunk)).toEqual(expected);
   });
 
+  it.each([1, 7, 4096, 1 << 20])('counts what a get reads, in %i-byte pieces', (chunk) => {
+    const read = (id: number, offset: number) =>
+      packet(SFTP.READ, (w) => u32(w, id).string(handle).uint64(BigInt(offset)).uint32(32_768));
+    const dataAnswer = (id: number, bytes: number) =>
+      packet(SFTP.DATA, (w) => u32(w, id).string(data.subarray(0, bytes)));
+    const get: Step[] = [
+      ['client', packet(SFTP.OPEN, (w) => u32(w, 1).string('/tmp/b.bin').uint32(1).uint32(0))],
+      ['server', packet(SFTP.HANDLE, (w) => u32(w, 1).string(handle))],
+      ['client', read(2, 0)],
+      ['client', read(3, 32_768)],
+      ['server', dataAnswer(2, 32_768)],
+      ['server', dataAnswer(3, 5_000)],
+      ['client', read(4, 37_768)],
+      ['server', packet(SFTP.STATUS, (w) => u32(w, 4).uint32(1).string('EOF').string(''))],
+      ['client', packet(SFTP.CLOSE, (w) => u32(w, 5).string(handle))],
+      ['server', packet(SFTP.STATUS, (w) => u32(w, 5).uint32(0).string('').string(''))],
+    ];
+    expect(audit(get, chunk)).toEqual([
+      { code: 'TS001I', action: 'open', path: '/tmp/b.bin', flags: 'read' },
+      { code: 'TS002I', action: 'close', path: '/tmp/b.bin', bytesRead: 37_768, bytesWritten: 0 },
+    ]);
+  });
+
   it('refuses a stream that is not SFTP', () => {
     const auditor = new SftpAuditor(() => undefined);
     expect(() => auditor.fromClient.push(Buffer.from('GET / HTTP/1.1\r\n'))).toThrow(

@@ -55,45 +55,80 @@ const headLimit = 8 * 1024;
 export const maxPacketBytes = 4 * 1024 * 1024;
 
 /**
+ * How many bytes of a packet (from its length field on) make its head, judged from the `known`
+ * bytes read so far: more than `known.length` means read more and ask again. A bulk copy is
+ * DATA answers and WRITE requests, whose heads end where the file data starts (13 bytes, and
+ * 25 plus the handle): the data is never read, unlike the paths other packets carry.
+ */
+function headBytes(known: Buffer): number {
+  if (known.length < 4) return 4;
+  const length = known.readUInt32BE(0);
+  if (length === 0 || length > maxPacketBytes) throw new Error(`bad SFTP packet length ${length}`);
+  if (known.length < 5) return 5;
+  return 4 + Math.min(length, bodyHeadBytes(known));
+}
+
+/** Bytes of the body (type and on) that make the head of the packet whose type is `known[4]`. */
+function bodyHeadBytes(known: Buffer): number {
+  switch (known[4]) {
+    case SFTP.DATA:
+      return 1 + 4 + 4; // type, id, data length
+    case SFTP.WRITE:
+      // type, id, the handle's length; once that is known, the handle, offset and data length
+      return known.length < 13 ? 9 : Math.min(9 + known.readUInt32BE(9) + 8 + 4, headLimit);
+    default:
+      return headLimit;
+  }
+}
+
+/**
  * Feed it every chunk of one direction in order; it calls `onPacket` with each packet's head.
- * Throws on a packet length no SFTP peer sends.
+ * Throws on a packet length no SFTP peer sends. A head that lies within one chunk is read where
+ * it is; only one cut by a chunk's end is copied (a few bytes, at most the head limit).
  */
 export class SftpPacketReader {
-  private head = Buffer.alloc(0);
+  /** The start of a head the previous chunk cut short. */
+  private partial: Buffer | undefined;
   /** Bytes of the current packet still to skip after its head was read. */
   private skip = 0;
 
   constructor(private readonly onPacket: (packet: SftpPacketHead) => void) {}
 
   push(chunk: Buffer): void {
-    let rest = chunk;
-    while (rest.length > 0) {
+    let at = 0;
+    while (at < chunk.length) {
       if (this.skip > 0) {
-        const n = Math.min(this.skip, rest.length);
+        const n = Math.min(this.skip, chunk.length - at);
         this.skip -= n;
-        rest = rest.subarray(n);
+        at += n;
         continue;
       }
-      const wanted = this.wanted();
-      const take = Math.min(wanted - this.head.length, rest.length);
-      this.head = Buffer.concat([this.head, rest.subarray(0, take)]);
-      rest = rest.subarray(take);
-      if (this.head.length < wanted) return;
-      if (wanted === 4) continue; // the length is known now: read the head next
-      const length = this.head.readUInt32BE(0);
-      this.onPacket(parseHead(this.head.subarray(4), length));
-      this.skip = 4 + length - this.head.length;
-      this.head = Buffer.alloc(0);
+      let known = this.partial ?? chunk.subarray(at);
+      let wanted = headBytes(known);
+      if (this.partial) {
+        // Complete the cut head from this chunk, a piece at a time as its size becomes known.
+        while (wanted > known.length && at < chunk.length) {
+          const take = Math.min(wanted - known.length, chunk.length - at);
+          known = Buffer.concat([known, chunk.subarray(at, at + take)]);
+          at += take;
+          wanted = headBytes(known);
+        }
+        if (wanted > known.length) {
+          this.partial = known;
+          return;
+        }
+      } else if (wanted > known.length) {
+        // Cut by the chunk's end: a copy of these few bytes, not a view that holds the chunk.
+        this.partial = Buffer.from(known);
+        return;
+      } else {
+        at += wanted;
+      }
+      this.partial = undefined;
+      const length = known.readUInt32BE(0);
+      this.onPacket(parseHead(known.subarray(4, wanted), length));
+      this.skip = 4 + length - wanted;
     }
-  }
-
-  /** Bytes of head needed: the length first, then the packet up to the head limit. */
-  private wanted(): number {
-    if (this.head.length < 4) return 4;
-    const length = this.head.readUInt32BE(0);
-    if (length === 0 || length > maxPacketBytes)
-      throw new Error(`bad SFTP packet length ${length}`);
-    return 4 + Math.min(length, headLimit);
   }
 }
 

@@ -1,6 +1,10 @@
 import { once } from 'node:events';
 import type { Client, ClientChannel, ServerChannel } from 'ssh2';
-import { outgoingPacketSize, peerSoftware } from '../../../ssh/ssh2-internals.js';
+import {
+  offerOnNextSession,
+  outgoingPacketSize,
+  peerSoftware,
+} from '../../../ssh/ssh2-internals.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import type { ProxiedChannel } from './proxied-channel.js';
@@ -13,6 +17,11 @@ import { tickRelay } from './tick-relay.js';
  * node's sftp subsystem byte for byte, and an SftpAuditor watching both directions turns its
  * operations into TS0xx events. Nothing is re-encoded; each direction is a tickRelay that writes
  * whole packets of the other side, so a bulk transfer leaves in full packets.
+ *
+ * The node is asked for packets no bigger than the client's channel takes (the jump channel's
+ * packet less the inner framing, inner-connection.ts), so each packet of a download fills one
+ * packet towards the client as it is: nothing is joined or cut, no byte copied in between.
+ * (Uploads are aligned already: the client and sshd both use 32 KiB.)
  */
 export async function relaySftp(
   channel: ServerChannel,
@@ -21,6 +30,8 @@ export async function relaySftp(
   audit: AuditStore,
 ): Promise<void> {
   let remote: ClientChannel;
+  const packetSize = outgoingPacketSize(channel);
+  if (packetSize) offerOnNextSession(client, { packetSize });
   try {
     remote = await new Promise<ClientChannel>((resolve, reject) =>
       client.subsys('sftp', (error, stream) => (error ? reject(error) : resolve(stream))),
@@ -59,7 +70,7 @@ export async function relaySftp(
   tickRelay(remote, channel, (chunk) => auditor.fromServer.push(chunk), {
     end: false,
     onStop,
-    packetSize: outgoingPacketSize(channel),
+    packetSize,
   });
   // scp checks the subsystem's exit status: pass it on once every answer has been sent.
   let exit: { code?: number; signal?: string } = {};

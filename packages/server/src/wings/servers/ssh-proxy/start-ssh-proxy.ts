@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../../../config/config.js';
 import type { ClusterCa } from '../../../ssh/ca.service.js';
 import { generateEd25519Key, publicKeyFromPrivatePem } from '../../../ssh/keys.js';
+import { poolPacketPadding } from '../../../ssh/padding-pool.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import type { LockView } from '../../../access-control/locks/lock-watcher.js';
@@ -65,6 +66,12 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     log: deps.log,
     ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
   });
+  // Relaying encrypts every packet twice more: its padding comes from a pool (padding-pool.ts).
+  if (!poolPacketPadding()) {
+    deps.log(
+      'ssh proxy: packet padding is not pooled (ssh2 is not the version it was written for)',
+    );
+  }
   const { port } = await proxy.listen(listenHost, config.sshAddr.port);
   return { port, address: { host: listenHost, port }, stop: () => proxy.close() };
 }

@@ -97,20 +97,62 @@ describe('tickRelay', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const from = new PassThrough();
     const { sink, writes } = recorder();
-    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 4 });
-    from.write('abcdef');
+    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 8 });
+    from.write('abcdefghij');
     await tick();
-    expect(writes).toEqual(['abcd']);
-    from.write('ghij');
+    expect(writes).toEqual(['abcdefgh']);
+    from.write('klm');
+    from.write('nopq');
     await tick();
-    expect(writes).toEqual(['abcd', 'efgh']);
+    expect(writes).toEqual(['abcdefgh', 'ijklmnop']);
     // Nothing follows: the tail leaves after at most tailWaitMs.
     vi.advanceTimersByTime(tailWaitMs - 0.5);
     await tick();
-    expect(writes).toEqual(['abcd', 'efgh']);
+    expect(writes).toEqual(['abcdefgh', 'ijklmnop']);
     vi.advanceTimersByTime(1);
     await tick();
-    expect(writes).toEqual(['abcd', 'efgh', 'ij']);
+    expect(writes).toEqual(['abcdefgh', 'ijklmnop', 'q']);
+    vi.useRealTimers();
+  });
+
+  it('with a packet size, writes chunks that fill their packets as they are, not joined', async () => {
+    const from = new PassThrough();
+    const written: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(chunk);
+        callback();
+      },
+    });
+    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 8 });
+    // Whole packets, and one whose last packet is more than half full: the same buffers.
+    const chunks = ['abcdefgh', '01234567', 'ABCDEFGHIJKLMN', 'ijklmnop'].map((c) =>
+      Buffer.from(c),
+    );
+    for (const chunk of chunks) from.write(chunk);
+    await tick();
+    expect(written).toHaveLength(chunks.length);
+    written.forEach((buffer, i) => expect(buffer.buffer).toBe(chunks[i]!.buffer));
+    expect(written.map(String)).toEqual(chunks.map(String));
+  });
+
+  it('with a packet size, sends a held tail alone before a chunk that fills its packets', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const from = new PassThrough();
+    const { sink, writes } = recorder();
+    tickRelay(from, sink, () => {}, { end: true, onStop: () => {}, packetSize: 8 });
+    from.write('abcdefghij');
+    await tick();
+    expect(writes).toEqual(['abcdefgh']);
+    // The tail 'ij' goes as a short packet; joined, '01234567' and all after it would shift.
+    from.write('xy');
+    from.write('01234567');
+    from.write('z');
+    await tick();
+    expect(writes).toEqual(['abcdefgh', 'ijxy', '01234567']);
+    vi.advanceTimersByTime(tailWaitMs);
+    await tick();
+    expect(writes).toEqual(['abcdefgh', 'ijxy', '01234567', 'z']);
     vi.useRealTimers();
   });
 

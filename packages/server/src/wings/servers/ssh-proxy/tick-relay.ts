@@ -10,7 +10,8 @@ export interface TickRelayOptions {
    * The data size of one packet of `to` (an SSH channel). Once a turn has brought at least
    * that much, only whole packets are written and the rest waits for the next data (at most
    * `tailWaitMs`), so a bulk stream leaves as full packets instead of one full and one short
-   * per read. Less than a packet is written at once: a small answer never waits.
+   * per read. Less than a packet is written at once: a small answer never waits. A chunk that
+   * fills its packets (the last more than half) is written as it is, not joined: see `flush`.
    */
   packetSize?: number;
 }
@@ -39,8 +40,10 @@ export function tickRelay(
       to.once('drain', () => from.resume());
     }
   };
+  const join = (chunks: Buffer[], bytes: number): Buffer =>
+    chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
   const take = (): Buffer => {
-    const data = queued.length === 1 ? queued[0]! : Buffer.concat(queued, queuedBytes);
+    const data = join(queued, queuedBytes);
     queued = [];
     queuedBytes = 0;
     return data;
@@ -50,18 +53,43 @@ export function tickRelay(
     tailTimer = undefined;
     if (queuedBytes > 0 && !stopped) write(take());
   };
-  const flush = () => {
-    if (queuedBytes === 0 || stopped) return;
-    const { packetSize } = options;
-    if (!packetSize || queuedBytes < packetSize) return flushAll();
-    const data = take();
+  /** Whole packets of the joined chunks now; a short tail waits for what follows. */
+  const writeWholeKeepTail = (data: Buffer, packetSize: number) => {
     const whole = data.length - (data.length % packetSize);
-    write(whole === data.length ? data : data.subarray(0, whole));
+    if (whole > 0) write(whole === data.length ? data : data.subarray(0, whole));
     if (whole < data.length) {
       queued = [data.subarray(whole)];
       queuedBytes = data.length - whole;
       tailTimer ??= setTimeout(flushAll, tailWaitMs);
     }
+  };
+  const flush = () => {
+    if (queuedBytes === 0 || stopped) return;
+    const { packetSize } = options;
+    if (!packetSize || queuedBytes < packetSize) return flushAll();
+    // A chunk that fills its packets, the last more than half, goes as it is: joined, every
+    // byte after it would be copied once more and leave shifted, for no fewer packets. When
+    // the node's packets are the size of ours (sftp-relay.ts) that is every chunk of a bulk
+    // copy. Smaller pieces are joined into whole packets; a run of them before such a chunk
+    // goes first, short end and all (a held tail too), so the chunk keeps its alignment.
+    const chunks = queued;
+    queued = [];
+    queuedBytes = 0;
+    let run: Buffer[] = [];
+    let runBytes = 0;
+    for (const chunk of chunks) {
+      const last = chunk.length % packetSize;
+      if (last === 0 || last > packetSize / 2) {
+        if (runBytes > 0) write(join(run, runBytes));
+        run = [];
+        runBytes = 0;
+        write(chunk);
+      } else {
+        run.push(chunk);
+        runBytes += chunk.length;
+      }
+    }
+    if (runBytes > 0) writeWholeKeepTail(join(run, runBytes), packetSize);
   };
 
   from.on('data', (chunk: Buffer) => {
