@@ -7,6 +7,7 @@ import { loadavg, cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderedOutput } from './support/browser.mjs';
+import { perMiB } from './support/cpu-account.mjs';
 import { setUp } from './support/environment.mjs';
 import { rssBytes } from './support/postern.mjs';
 import {
@@ -108,6 +109,8 @@ const env = await setUp({
     : [],
 });
 const rows = [];
+/** CPU per MiB of output by part of the machine, for the best run of each path of (a) and (f). */
+const cpuLines = [];
 const ms = (v) => fmt(v, 2);
 try {
   if (only.has('a')) {
@@ -128,6 +131,10 @@ try {
     const runs = (list) => list.map((r) => fmt(r.mibps)).join(', ');
     log(`(a) runs, MiB/s: proxy ${runs(a.runs.proxy)}; ssh ${runs(a.runs.ssh)}`);
     log(`(a) postern RSS afterwards: ${fmt((await rssBytes(env.postern.pid)) / MiB, 0)} MiB`);
+    cpuLines.push(
+      `(a) proxy path: ${perMiB(a.proxy.cpu, a.proxy.bytes / MiB)}`,
+      `(a) ssh -tt:    ${perMiB(a.ssh.cpu, a.ssh.bytes / MiB)}`,
+    );
   }
 
   if (only.has('b')) {
@@ -232,6 +239,13 @@ try {
         (shipped ? `; wetty as shipped ${runs(shipped.runs)}` : ''),
     );
     log(`(f) console ${f.size} in ${f.font}`);
+    const fMiB = bytes / MiB;
+    cpuLines.push(
+      `(f) console:      ${perMiB(f.proxy.cpu, fMiB)}`,
+      `(f) xterm direct: ${perMiB(f.direct.cpu, fMiB)}`,
+      `(f) bare socket:  ${perMiB(f.socket.cpu, fMiB)}`,
+      ...(dom ? [`(f) wetty (DOM):  ${perMiB(dom.cpu, fMiB)}`] : []),
+    );
     rows.push({
       figure: `(f) rendered in Chromium (${fmt(bytes / MiB, 0)} MiB, ${f.size}), MiB/s`,
       value: fmt(f.proxy.mibps),
@@ -310,3 +324,10 @@ console.log(`
     For context, the same cat through the proxy to a WebSocket in the page that renders nothing.
     wetty: the same typing and timing in wetty's page (its own tab, the same viewport, the
     console's font and size), taking turns with the console; "compare" is console/wetty.`);
+if (cpuLines.length) {
+  console.log(`
+CPU time per MiB of output during the best run of each path, by part of the machine (/proc),
+and how busy the ${cpus().length} cores were: where a path's cores are full, its figure is what the
+whole path costs, not one part waiting on another.
+${cpuLines.map((line) => `  ${line}`).join('\n')}`);
+}

@@ -2,12 +2,14 @@
 // baseline, the same number of bytes written straight into another xterm.js (the same build, the
 // same DOM renderer, the same font) in the same page, with no network and no proxy; and the same
 // cat in wetty's page (another web terminal, over ssh to the same sshd) in the same browser.
+// The browser is driven through bare CDP (./cdp.mjs), not Playwright: see there for why.
 // Functions passed to page.evaluate run in the page, with its globals:
 /* global window, document, location, HTMLCanvasElement, MutationObserver, getComputedStyle */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './cdp.mjs';
+import { cpuSnapshot, cpuSpent } from './cpu-account.mjs';
 import { repoRoot } from './postern.mjs';
 
 const chromiumArgs = [
@@ -85,26 +87,23 @@ async function waitForScreen(page, pattern, what, timeout = 30_000) {
   }
 }
 
+/** Focuses the terminal's input (xterm's hidden textarea) in `page`, as a click on it would. */
+const focusTerminal = (page) =>
+  page.evaluate(() => document.querySelector('.xterm-helper-textarea').focus());
+
 /** Profiles the page's main thread around `run` when `file` is set (Chrome DevTools format). */
 async function profiled(page, file, run) {
   if (!file) return run();
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.start');
-  try {
-    return await run();
-  } finally {
-    const { profile } = await cdp.send('Profiler.stop');
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(profile));
-    await cdp.detach();
-  }
+  const [value, profile] = await page.profiled(run);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify(profile));
+  return value;
 }
 
 /** The size of the terminal focused in `page`, as its shell's `stty size` tells. */
 async function terminalSize(page, what) {
-  await page.keyboard.type("stty size; echo SIZE-''OK");
-  await page.keyboard.press('Enter');
+  await page.type("stty size; echo SIZE-''OK");
+  await page.pressEnter();
   const [, rows, cols] = await waitForScreen(
     page,
     /^(\d+) (\d+)\s*\n\s*SIZE-OK/m,
@@ -120,23 +119,32 @@ async function terminalSize(page, what) {
  */
 async function timeCat(page, { file, round, profile, term }) {
   await page.bringToFront();
-  await page.keyboard.type('clear');
-  await page.keyboard.press('Enter');
+  await page.type('clear');
+  await page.pressEnter();
   await page.evaluate(installWatch, {
     key: '__benchDone',
     marker: marker(round),
     rootSelector: '.xterm',
     term,
   });
-  await page.keyboard.type(`cat '${file}'; echo BENCH-R${round}-''DONE`);
+  await page.type(`cat '${file}'; echo BENCH-R${round}-''DONE`);
+  const cpuBefore = cpuSnapshot();
   await profiled(page, profile, async () => {
-    await page.keyboard.press('Enter');
+    await page.pressEnter();
     await page.waitForFunction(() => window.__benchDone !== undefined, null, {
       timeout: 300_000,
       polling: 100,
     });
   });
-  return page.evaluate(() => window.__benchDone - window.__benchStart);
+  const ms = await page.evaluate(() => window.__benchDone - window.__benchStart);
+  return { ms, cpu: cpuSpent(cpuBefore, cpuSnapshot(), ms / 1000) };
+}
+
+/** Runs `run` (resolving with ms) and adds the CPU each part of the machine used meanwhile. */
+async function withCpu(run) {
+  const before = cpuSnapshot();
+  const ms = await run();
+  return { ms, cpu: cpuSpent(before, cpuSnapshot(), ms / 1000) };
 }
 
 /**
@@ -147,10 +155,9 @@ async function timeCat(page, { file, round, profile, term }) {
  * the terminal, and xterm goes on with the DOM renderer); as shipped, wetty loads xterm's WebGL
  * addon whenever the browser has WebGL2, here SwiftShader's software GL.
  */
-async function openWetty(context, url, { cols, rows, font, webgl }) {
-  const page = await context.newPage();
-  await page.addInitScript(
-    ({ font, webgl }) => {
+async function openWetty(browser, url, { cols, rows, font, webgl }) {
+  const initScript = {
+    fn: ({ font, webgl }) => {
       const options = { xterm: font, wettyFitTerminal: false };
       localStorage.options = JSON.stringify(options);
       if (webgl) return;
@@ -159,8 +166,9 @@ async function openWetty(context, url, { cols, rows, font, webgl }) {
         return /webgl/.test(kind) ? null : getContext.call(this, kind, ...rest);
       };
     },
-    { font, webgl },
-  );
+    arg: { font, webgl },
+  };
+  const page = await browser.newPage({ initScript });
   await page.goto(url);
   await page.waitForFunction(() => window.wetty_term !== undefined, null, { timeout: 30_000 });
   await waitForScreen(page, /[#$] \s*$/m, "wetty's first prompt");
@@ -171,7 +179,7 @@ async function openWetty(context, url, { cols, rows, font, webgl }) {
     },
     { cols, rows },
   );
-  await page.locator('.xterm-helper-textarea').first().focus();
+  await focusTerminal(page);
   const size = await terminalSize(page, 'wetty');
   return { page, renderer, size: `${size.cols}x${size.rows}`, ms: [] };
 }
@@ -187,14 +195,12 @@ export async function renderedOutput(
   env,
   { file, bytes, rounds = 2, profileDir, wettyUrl, wettyWebgl = false, log = () => {} },
 ) {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  const browser = await launchChromium({
+    executable: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: chromiumArgs,
-    headless: true,
   });
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.addCookies([
+    await browser.setCookies([
       {
         name: '__Host-session',
         value: env.session.id,
@@ -207,12 +213,12 @@ export async function renderedOutput(
         sameSite: 'Strict',
       },
     ]);
-    const page = await context.newPage();
+    const page = await browser.newPage();
     const { url, clusterName } = env.postern;
     await page.goto(`${url}/web/cluster/${clusterName}/console/node/${env.nodeId}/root`);
-    await page.locator('.xterm-rows').first().waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('.xterm-rows') !== null);
     await waitForScreen(page, /[#$] \s*$/m, 'the first prompt in the console');
-    await page.locator('.xterm-helper-textarea').first().focus();
+    await focusTerminal(page);
 
     // The terminal's size and font, to give the other terminals the same.
     const { cols, rows } = await terminalSize(page, 'the console');
@@ -224,11 +230,11 @@ export async function renderedOutput(
     const wetty = {};
     if (wettyUrl) {
       log("  opening wetty's page with xterm's DOM renderer");
-      wetty.dom = await openWetty(context, wettyUrl, { cols, rows, font, webgl: false });
+      wetty.dom = await openWetty(browser, wettyUrl, { cols, rows, font, webgl: false });
     }
     if (wettyUrl && wettyWebgl) {
       log("  opening wetty's page as shipped (WebGL)");
-      wetty.shipped = await openWetty(context, wettyUrl, { cols, rows, font, webgl: true });
+      wetty.shipped = await openWetty(browser, wettyUrl, { cols, rows, font, webgl: true });
     }
 
     const consoleMs = [];
@@ -243,19 +249,24 @@ export async function renderedOutput(
 
       log(`  round ${round}: the same bytes straight into xterm.js in the same page`);
       directMs.push(
-        await profiled(page, profile(`page-direct-${round}`), () =>
-          directXterm(page, { cols, rows, round }),
+        await withCpu(() =>
+          profiled(page, profile(`page-direct-${round}`), () =>
+            directXterm(page, { cols, rows, round }),
+          ),
         ),
       );
 
       log(`  round ${round}: the same cat over a bare WebSocket in the page, no terminal`);
+      await page.bringToFront();
       socketMs.push(
-        await page.evaluate(socketOnly, {
-          bearer: env.session.bearer,
-          params: { server_id: env.nodeId, login: 'root', term: { w: cols, h: rows } },
-          command: `cat '${file}'; echo BENCH-R${round}-''SOCKET\r`,
-          marker: `BENCH-R${round}-SOCKET`,
-        }),
+        await withCpu(() =>
+          page.evaluate(socketOnly, {
+            bearer: env.session.bearer,
+            params: { server_id: env.nodeId, login: 'root', term: { w: cols, h: rows } },
+            command: `cat '${file}'; echo BENCH-R${round}-''SOCKET\r`,
+            marker: `BENCH-R${round}-SOCKET`,
+          }),
+        ),
       );
 
       for (const [name, w] of Object.entries(wetty)) {
@@ -272,7 +283,10 @@ export async function renderedOutput(
       }
     }
     const rate = (ms) => bytes / (1024 * 1024) / (ms / 1000);
-    const summary = (ms) => ({ mibps: rate(Math.min(...ms)), runs: ms.map(rate) });
+    const summary = (runs) => {
+      const best = runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+      return { mibps: rate(best.ms), cpu: best.cpu, runs: runs.map((r) => rate(r.ms)) };
+    };
     const wettySummary = ({ ms, renderer, size }) => ({ ...summary(ms), renderer, size });
     return {
       proxy: summary(consoleMs),
@@ -348,7 +362,8 @@ function socketOnly({ bearer, params, command, marker }) {
  */
 async function prepareDirect(page, { bytes }) {
   const require = createRequire(path.join(repoRoot, 'packages/web/package.json'));
-  await page.evaluate(await readFile(require.resolve('@xterm/xterm/lib/xterm.js'), 'utf8'));
+  const xterm = await readFile(require.resolve('@xterm/xterm/lib/xterm.js'), 'utf8');
+  await page.evaluate(`${xterm}\n;undefined`);
   await page.evaluate(
     ({ bytes }) => {
       const alphabet = new TextEncoder().encode(

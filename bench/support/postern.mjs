@@ -190,10 +190,76 @@ export async function createWebSession(postern, user, roles) {
  */
 export async function createSshLogin(postern, { user, roles, logins, sshPort, nodes, dir }) {
   const load = (file) => import(pathToFileURL(path.join(serverDist, file)).href);
+  const { ed25519PrivateKeyObject } = await load('ssh/keys.js');
+  const { toOpenSshPrivateKey } = await load('ssh/openssh-key-format.js');
+  const { key, certificate, knownHostsLine } = await issueUserCertificate(postern, {
+    user,
+    roles,
+    logins,
+  });
+  await mkdir(dir, { recursive: true });
+  const keyFile = path.join(dir, 'id_ed25519');
+  await writeFile(keyFile, toOpenSshPrivateKey(ed25519PrivateKeyObject(key.privateKeyPem)), {
+    mode: 0o600,
+  });
+  await writeFile(`${keyFile}-cert.pub`, `${certificate}\n`);
+  await writeFile(path.join(dir, 'known_hosts'), `${knownHostsLine}\n`);
+  // The ssh_config `postern login` writes (ProxyJump, certificate, host CA, cipher order),
+  // then what a benchmark needs on top: no prompts, no global known_hosts.
+  const { renderSshConfig } = await load('cli/login/ssh-config.js');
+  const configFile = path.join(dir, 'ssh_config');
+  const written = renderSshConfig({
+    user,
+    cluster: postern.clusterName,
+    sshProxyAddr: `127.0.0.1:${sshPort}`,
+    nodes,
+    keyPath: keyFile,
+    certPath: `${keyFile}-cert.pub`,
+    knownHostsPath: path.join(dir, 'known_hosts'),
+  });
+  const quiet = ['Host *', '    GlobalKnownHostsFile /dev/null', '    StrictHostKeyChecking yes'];
+  await writeFile(
+    configFile,
+    [written, ...quiet, '    BatchMode yes', '    LogLevel ERROR', ''].join('\n'),
+  );
+  return { configFile };
+}
+
+/**
+ * A POSTERN_HOME as `postern login` leaves it (key, certificate, profile.json) for the CLI's
+ * commands that sign their calls with the certificate, such as `postern proxy app`.
+ */
+export async function createCliLogin(postern, { user, roles, dir }) {
+  const { key, certificate } = await issueUserCertificate(postern, { user, roles, logins: [] });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const keyPath = path.join(dir, 'key');
+  await writeFile(keyPath, key.privateKeyPem, { mode: 0o600 });
+  await writeFile(`${keyPath}-cert.pub`, `${certificate}\n`);
+  await writeFile(
+    path.join(dir, 'profile.json'),
+    JSON.stringify({
+      proxy: `http://127.0.0.1:${postern.port}`,
+      insecure: false,
+      user,
+      cluster: postern.clusterName,
+      ssh_proxy_addr: '127.0.0.1:0',
+      expires: new Date(Date.now() + 3600_000).toISOString(),
+      key_path: keyPath,
+      cert_path: `${keyPath}-cert.pub`,
+    }),
+  );
+  return { home: dir };
+}
+
+/**
+ * A key and an hour's user certificate from the running server's CA, through its built modules;
+ * the user gets a record first if it has none (the proxy refuses a certificate of a deleted user).
+ */
+async function issueUserCertificate(postern, { user, roles, logins }) {
+  const load = (file) => import(pathToFileURL(path.join(serverDist, file)).href);
   const { openBackend } = await load('backend/index.js');
   const { ClusterCa } = await load('ssh/ca.service.js');
-  const { generateEd25519Key, ed25519PrivateKeyObject } = await load('ssh/keys.js');
-  const { toOpenSshPrivateKey } = await load('ssh/openssh-key-format.js');
+  const { generateEd25519Key } = await load('ssh/keys.js');
   const { UsersStore } = await load('identity/users/users.store.js');
   const backend = await openBackend({
     type: 'sqlite',
@@ -201,7 +267,6 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, no
   });
   try {
     const ca = await ClusterCa.loadOrCreate(backend, postern.clusterName);
-    // The SSH proxy refuses a certificate whose user has no record (a deleted user).
     const users = new UsersStore(backend);
     if (!(await users.get(user))) {
       await users.create({
@@ -217,12 +282,7 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, no
         status: {},
       });
     }
-    await mkdir(dir, { recursive: true });
     const key = generateEd25519Key();
-    const keyFile = path.join(dir, 'id_ed25519');
-    await writeFile(keyFile, toOpenSshPrivateKey(ed25519PrivateKeyObject(key.privateKeyPem)), {
-      mode: 0o600,
-    });
     const certificate = ca.issueUserCertificate({
       user,
       roles,
@@ -230,31 +290,7 @@ export async function createSshLogin(postern, { user, roles, logins, sshPort, no
       publicKey: key.publicKey,
       ttlMs: 3600_000,
     });
-    await writeFile(
-      `${keyFile}-cert.pub`,
-      `${certificate}
-`,
-    );
-    await writeFile(path.join(dir, 'known_hosts'), `${ca.knownHostsLine()}\n`);
-    // The ssh_config `postern login` writes (ProxyJump, certificate, host CA, cipher order),
-    // then what a benchmark needs on top: no prompts, no global known_hosts.
-    const { renderSshConfig } = await load('cli/login/ssh-config.js');
-    const configFile = path.join(dir, 'ssh_config');
-    const written = renderSshConfig({
-      user,
-      cluster: postern.clusterName,
-      sshProxyAddr: `127.0.0.1:${sshPort}`,
-      nodes,
-      keyPath: keyFile,
-      certPath: `${keyFile}-cert.pub`,
-      knownHostsPath: path.join(dir, 'known_hosts'),
-    });
-    const quiet = ['Host *', '    GlobalKnownHostsFile /dev/null', '    StrictHostKeyChecking yes'];
-    await writeFile(
-      configFile,
-      [written, ...quiet, '    BatchMode yes', '    LogLevel ERROR', ''].join('\n'),
-    );
-    return { configFile };
+    return { key, certificate, knownHostsLine: ca.knownHostsLine() };
   } finally {
     await backend.close();
   }

@@ -51,6 +51,37 @@ describe('CastEncoder', () => {
     expect(blocks.every((block) => block.byteLength === 0)).toBe(true);
   });
 
+  it('escapes long output with quotes, controls and wide characters the way JSON.stringify does', async () => {
+    // Longer than the 32 KiB pieces the encoder escapes at a time, with characters of every
+    // width crossing the cuts between pieces.
+    const text = 'line "quoted" \\ back\tslash é ✓ 🙂 \x1b[31mred\x1b[0m \x00\x7f\r\n'.repeat(3000);
+    const output = Buffer.from(text);
+    expect(output.length).toBeGreaterThan(3 * 32 * 1024);
+    const held = new HeldEvents();
+    held.output(1.25, output);
+    const { events, blocks } = held.take();
+    const { member } = await encoder().encode(events, blocks, 1, { recording: 1, seed: 's' });
+    expect(gunzipSync(member).toString('utf8')).toBe(`${JSON.stringify([1.25, 'o', text])}\n`);
+  });
+
+  it('records a character split between two outputs whole, even across members', async () => {
+    const enc = encoder();
+    const smile = Buffer.from('🙂');
+    const member = async (parts: Buffer[], seed?: string) => {
+      const h = new HeldEvents();
+      parts.forEach((part, i) => h.output(i, part));
+      const { events, blocks } = h.take();
+      const made = await enc.encode(events, blocks, 0, { recording: 1, ...(seed ? { seed } : {}) });
+      return gunzipSync(made.member).toString();
+    };
+    const first = await member([Buffer.from('a'), smile.subarray(0, 1)], 'seed');
+    const second = await member([smile.subarray(1, 3)]);
+    const third = await member([Buffer.concat([smile.subarray(3), Buffer.from('b')])]);
+    expect(first).toBe('[0,"o","a"]\n[1,"o",""]\n');
+    expect(second).toBe('[0,"o",""]\n');
+    expect(third).toBe('[0,"o","🙂b"]\n');
+  });
+
   it('stores (level 0) or compresses (level 1) as asked', async () => {
     const text = Buffer.from('the same line again\r\n'.repeat(10_000));
     const held = () => {

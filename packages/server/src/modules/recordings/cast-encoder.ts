@@ -1,4 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import { incompleteUtf8Tail } from './cast-line.js';
+import { storedGzipMember } from './stored-gzip.js';
 
 /**
  * Turns held recording events into asciicast lines and one gzip member, on ONE worker thread
@@ -10,30 +12,64 @@ import { Worker } from 'node:worker_threads';
  * The worker handles requests in order, so members come back in the order they were asked for,
  * and it extends each recording's chunk hash chain (recording-integrity.ts) as it makes them:
  * the chain starts from the seed the recording's first request carries, and `forget` drops it.
+ * A UTF-8 character split between two outputs (two reads of the SSH channel) is held back and
+ * recorded whole with the next one (cast-line.ts), not as two U+FFFD.
  */
 const workerSource = `
 const { parentPort } = require('node:worker_threads');
+const { isUtf8 } = require('node:buffer');
 const { createHash } = require('node:crypto');
-const { gzipSync } = require('node:zlib');
+const { crc32, gzipSync } = require('node:zlib');
+${incompleteUtf8Tail}
+${storedGzipMember}
 const chains = new Map();
+/** Per recording: the start of a UTF-8 character its last output ended with. */
+const tails = new Map();
+const lineEnd = Buffer.from('"]\\n');
+function outputLine(recording, t, bytes, lines) {
+  const tail = tails.get(recording);
+  if (tail) { bytes = Buffer.concat([tail, bytes]); tails.delete(recording); }
+  const held = incompleteUtf8Tail(bytes);
+  if (held) { tails.set(recording, Buffer.from(bytes.subarray(bytes.length - held))); bytes = bytes.subarray(0, bytes.length - held); }
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (!isUtf8(buffer)) {
+    lines.push(Buffer.from(JSON.stringify([t, 'o', buffer.toString('utf8')]) + '\\n'));
+    return;
+  }
+  // Valid UTF-8 is escaped byte for byte: read as latin1 each byte is one character, and
+  // JSON.stringify escapes the same ones in both (controls, quote, backslash; never a character
+  // from U+0020 up), so the latin1 bytes of the line are the UTF-8 line, and any cut between
+  // bytes is a cut between characters. That skips decoding the output and encoding it back, and
+  // pieces of 32 KiB keep every string V8 makes here out of its large-object space, which maps
+  // and unmaps memory for each one (the two were most of the encoder's time in a flood).
+  lines.push(Buffer.from('[' + JSON.stringify(t) + ',"o","', 'latin1'));
+  for (let at = 0; at < buffer.length; at += 32768) {
+    const piece = JSON.stringify(buffer.latin1Slice(at, Math.min(at + 32768, buffer.length)));
+    lines.push(Buffer.from(piece.slice(1, -1), 'latin1'));
+  }
+  lines.push(lineEnd);
+}
 parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) => {
-  if (op === 'forget') return void chains.delete(recording);
+  if (op === 'forget') { chains.delete(recording); tails.delete(recording); return; }
   try {
     const previous = chains.get(recording) ?? seed;
     if (previous === undefined) throw new Error('the chunk chain of this recording was lost');
     const lines = [];
     for (const e of events) {
       if (e.line !== undefined) { lines.push(Buffer.from(e.line)); continue; }
-      const text = e.text ?? Buffer.from(blocks[e.block].buffer, e.start, e.end - e.start).toString('utf8');
-      lines.push(Buffer.from(JSON.stringify([e.t, e.kind, text]) + '\\n'));
+      if (e.text !== undefined) { lines.push(Buffer.from(JSON.stringify([e.t, e.kind, e.text]) + '\\n')); continue; }
+      const block = blocks[e.block];
+      if (!block || e.end > block.length) throw new Error('an output event outside its blocks');
+      outputLine(recording, e.t, block.subarray(e.start, e.end), lines);
     }
     const cast = lines.length === 1 ? lines[0] : Buffer.concat(lines);
-    const member = gzipSync(cast, { level, chunkSize: 256 * 1024 });
+    const member = level === 0 ? storedGzipMember(cast, crc32) : gzipSync(cast, { level, chunkSize: 256 * 1024 });
     const chain = createHash('sha256').update(previous).update(member).digest('hex');
     chains.set(recording, chain);
-    const copy = new Uint8Array(member.length);
-    copy.set(member);
-    parentPort.postMessage({ id, castLength: cast.length, member: copy, chain }, [copy.buffer]);
+    // Handed over whole when it owns its memory; a small one may sit in Buffer's shared pool.
+    const own = member.byteOffset === 0 && member.buffer.byteLength === member.length;
+    const out = own ? member : new Uint8Array(member);
+    parentPort.postMessage({ id, castLength: cast.length, member: out, chain }, [out.buffer]);
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message || error) });
   }
