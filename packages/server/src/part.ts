@@ -1,3 +1,4 @@
+import type { HostRoutes } from './http/host-routes.js';
 import type { FastifyInstance } from 'fastify';
 import type { AccessControlServices } from './access-control/index.js';
 import type { GuardDeps } from './http/request-identity.js';
@@ -32,6 +33,8 @@ export type ServerContext = Platform &
     guard: GuardDeps;
     /** The resources every wing serves, by kind (the cluster's counts read them). */
     kinds: () => readonly ServedKind[];
+    /** Handlers for host names that are not the console's (applications' own hosts). */
+    hostRoutes: HostRoutes;
   };
 
 /** A kind of resource a wing serves (`node`; `app`, `db`, `kube_cluster`, `desktop` later). */

@@ -9,7 +9,7 @@ import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
-import { TunnelRegistry } from './modules/tunnel/index.js';
+import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
 import { perMinute } from './plugins/rate-limit.js';
 import { ClusterCa } from './ssh/ca.service.js';
 
@@ -51,6 +51,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     accessChanges: access.onChange.bind(access),
   });
   const tunnels = new TunnelRegistry();
+  // Filled by the wings as they build: what agents may serve and how their heartbeats are read.
+  const agentReports = new AgentReports();
   return {
     config,
     backend,
@@ -65,6 +67,7 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     recordings,
     hub,
     tunnels,
+    agentReports,
     addresses: new ListenAddresses(config),
     onError,
     pingIntervalMs: deps.pingIntervalMs ?? 20_000,

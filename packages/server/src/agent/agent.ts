@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { CommandLabels, type CommandLabelSpec } from '../wings/servers/nodes/command-labels.js';
@@ -16,6 +17,7 @@ import {
 } from './agent-state.js';
 import { postJoin } from './join.js';
 import { proxyBaseUrl } from './proxy-address.js';
+import { forwardToApp, type AgentApp } from './app-forwarder.js';
 import { TunnelClient, type AgentLog } from './tunnel-client.js';
 
 export interface AgentOptions {
@@ -32,6 +34,8 @@ export interface AgentOptions {
   heartbeatMs?: number;
   /** Labels whose values come from running commands on this host. */
   commandLabels?: Record<string, CommandLabelSpec>;
+  /** Apps reached from this host (`--app name=uri`), served with the static labels. */
+  apps?: AgentApp[];
   log: AgentLog;
 }
 
@@ -46,8 +50,8 @@ export interface RunningAgent {
 const defaultHeartbeatMs = 30_000;
 
 /**
- * `postern agent`: serves this host's SSH through a reverse tunnel to the proxy, so the host
- * needs no inbound port. It joins once with a token, then proves itself with its host key and
+ * `postern agent`: serves this host's SSH, and any apps it was given, through a reverse tunnel to
+ * the proxy, so the host needs no inbound port. It joins once with a token, then proves itself with its host key and
  * certificate on every connection. Resolves once the identity is ready; connecting (and
  * reconnecting, for as long as it runs) happens in the background.
  */
@@ -82,6 +86,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
   // Labels read '' until their first run ends; the heartbeat after that carries them.
   void commandLabels?.start();
 
+  const apps = options.apps ?? [];
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
   const tunnel = new TunnelClient({
@@ -97,12 +102,20 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
       labels: options.labels,
       cmdLabels: commandLabels?.values() ?? {},
       hostPublicKey: hostKey.publicKey,
+      apps: apps.map((app) => ({ name: app.name, uri: app.uri, labels: options.labels })),
     }),
     services: [
       {
         service: { kind: 'node', name: identity.nodeId },
         handle: (stream) => nodeService.handleConnection(stream),
       },
+      ...apps.map((app) => ({
+        service: { kind: 'app', name: app.name },
+        handle: (stream: Duplex) =>
+          forwardToApp(app, stream, (error) =>
+            log.warn({ app: app.name, err: error.message }, 'a connection to the app failed'),
+          ),
+      })),
     ],
     onReady: (keys) => {
       if (keys && keys.length > 0) userCaKeys = keys;

@@ -18,7 +18,6 @@ import {
   POLICY_VIOLATION,
   proofMessage,
   proofSchema,
-  servedKinds,
   tunnelProtocolVersion,
   versionMismatch,
   type TunnelService,
@@ -32,8 +31,10 @@ export interface ControlSocketOptions {
   hostCaPublicKeys: () => string[];
   /** Sent to the agent once it is in, so its node service follows a user CA rotation. */
   userCaPublicKeys?: () => string[];
-  /** What the agent's heartbeat frames mean: the wing serving its node reads and records them. */
+  /** What the agent's heartbeat frames mean: the wings serving its resources read and record them. */
   heartbeats: AgentHeartbeats;
+  /** The kinds of service an agent may advertise; others are ignored, not trusted. */
+  servedKinds: ReadonlySet<string>;
   /**
    * Signs a fresh host certificate for a connected agent once half of its current one's life is
    * gone, so an agent that runs for months never falls off. Without it agents must join again.
@@ -205,7 +206,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
       if (service.kind === 'node' && service.name !== nodeId) {
         return `an agent serves only its own node (${nodeId}), not node ${service.name}`;
       }
-      if (servedKinds.has(service.kind)) accepted.push(service);
+      if (options.servedKinds.has(service.kind)) accepted.push(service);
       else options.log.warn({ nodeId, kind: service.kind }, 'ignored a service of an unknown kind');
     }
     return accepted;

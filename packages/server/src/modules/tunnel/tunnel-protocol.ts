@@ -10,7 +10,7 @@ import { z } from 'zod';
  *   proxy → agent  {challenge}                       32 random bytes, base64
  *   agent → proxy  {signature}                       Ed25519 over proofMessage(), base64
  *   proxy → agent  {type:'ready', version, pingIntervalMs, userCaKeys}
- *   agent → proxy  {type:'heartbeat', hostname, os, labels, cmdLabels, hostPublicKey}   repeatedly
+ *   agent → proxy  {type:'heartbeat', hostname, os, labels, cmdLabels, hostPublicKey, apps?}  repeatedly
  *   proxy → agent  {type:'dial', id, service}        open a data socket for connection `id` to
  *                                                    the advertised service {kind, name}
  *   agent → proxy  {type:'dialRefused', id, message} this agent serves no such service
@@ -40,17 +40,15 @@ export function versionMismatch(
 }
 
 /**
- * What an agent serves through its tunnel: today its node service (`{kind:'node', name: <node
- * id>}`); apps, databases, Kubernetes clusters and desktops are further kinds.
+ * What an agent serves through its tunnel: its node service (`{kind:'node', name: <node id>}`)
+ * and the apps it was started with (`{kind:'app', name}`); databases, Kubernetes clusters and
+ * desktops are further kinds. Which kinds a proxy accepts is its wings' say (AgentReports).
  */
 export const tunnelServiceSchema = z.object({
   kind: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a lowercase kind'),
   name: z.string().min(1).max(253),
 });
 export type TunnelService = z.infer<typeof tunnelServiceSchema>;
-
-/** The kinds this proxy knows how to check and dial; others an agent advertises are ignored. */
-export const servedKinds: ReadonlySet<string> = new Set(['node']);
 
 /** `node 4f…` / `app grafana`, for messages. */
 export function describeService(service: TunnelService): string {
@@ -143,6 +141,15 @@ export interface AgentHeartbeat {
   labels: Record<string, string>;
   cmdLabels: Record<string, { command: string[]; period: string; result: string }>;
   hostPublicKey: string;
+  /** The apps this agent serves (`postern agent --app name=uri`), read by the apps wing. */
+  apps?: AgentAppReport[];
+}
+
+/** One app an agent serves, as its heartbeat describes it. */
+export interface AgentAppReport {
+  name: string;
+  uri: string;
+  labels: Record<string, string>;
 }
 
 /** JSON of a text frame, or undefined for a binary frame or malformed text. */

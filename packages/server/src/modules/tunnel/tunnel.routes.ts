@@ -8,6 +8,8 @@ import { serveDataSocket } from './data-socket.js';
 import { authTimeoutMs, proxyPingIntervalMs } from './tunnel-protocol.js';
 import type { TunnelRegistry } from './tunnel-registry.js';
 
+const nodeOnly: ReadonlySet<string> = new Set(['node']);
+
 export interface TunnelRoutesOptions {
   registry: TunnelRegistry;
   /** The cluster host CA keys agents' host certificates must be signed by. */
@@ -16,6 +18,8 @@ export interface TunnelRoutesOptions {
   userCaPublicKeys?: () => string[];
   /** Records a heartbeat (the inventory); its id is the proven node id, `tunnel` is true. */
   heartbeats: AgentHeartbeats;
+  /** The kinds of service agents may advertise (default: their node only). */
+  servedKinds?: ReadonlySet<string>;
   /** Signs renewed host certificates for connected agents (the cluster host CA). */
   renewHostCertificate?: (request: HostCertificateRequest) => string;
   now?: Clock;
@@ -39,6 +43,7 @@ export async function tunnelRoutes(app: FastifyInstance, options: TunnelRoutesOp
       hostCaPublicKeys: options.hostCaPublicKeys,
       userCaPublicKeys: options.userCaPublicKeys,
       heartbeats: options.heartbeats,
+      servedKinds: options.servedKinds ?? nodeOnly,
       renewHostCertificate: options.renewHostCertificate,
       now: options.now ?? systemClock,
       pingIntervalMs: options.pingIntervalMs ?? proxyPingIntervalMs,
