@@ -40,6 +40,19 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
   // Servers and the web terminal.
   nodes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/nodes`,
+  // Applications (docs/apps.md).
+  apps: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/apps`,
+  /** WebSocket: a TCP app's connection, for `postern proxy app` (signed with a user certificate). */
+  /** Not under `apps/`: a path there would shadow `apps/{fqdn}/{clusterId}` for a cluster named tcp. */
+  appTcp: (name: string) => `${apiPrefix}/tcpapps/${seg(name)}`,
+  /** POST: a launcher's session on one app (spec §7). */
+  appSession: `${apiPrefix}/sessions/app`,
+  /** GET: where an app lives, for the launcher (spec §7 `apps/{fqdn}/{clusterId?}/{publicAddr?}`). */
+  resolveApp: (fqdn: string, clusterId?: string, publicAddr?: string) =>
+    `${apiPrefix}/apps/${[fqdn, clusterId, publicAddr]
+      .filter((s): s is string => !!s)
+      .map(seg)
+      .join('/')}`,
   activeSessions: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sessions`,
   /** A sealed recording's `.cast.gz` (docs/recordings.md). */
   sessionRecording: (clusterId: string, sid: string) =>
@@ -76,6 +89,11 @@ export const apiPaths = {
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
+    apps: `${apiPrefix}/sites/:clusterId/apps`,
+    resolveApp: `${apiPrefix}/apps/:fqdn`,
+    resolveAppInCluster: `${apiPrefix}/apps/:fqdn/:clusterId`,
+    resolveAppAt: `${apiPrefix}/apps/:fqdn/:clusterId/:publicAddr`,
+    appTcp: `${apiPrefix}/tcpapps/:name`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,
@@ -109,7 +127,13 @@ export const apiPaths = {
  */
 export const scriptPaths = {
   installNode: (token: string) => `/scripts/${seg(token)}/install-node.sh`,
-  patterns: { installNode: '/scripts/:token/install-node.sh' },
+  /** An agent serving the app `name` at `uri` (spec §7). */
+  installApp: (token: string, app: { name: string; uri: string }) =>
+    `/scripts/${seg(token)}/install-app.sh?${new URLSearchParams(app).toString()}`,
+  patterns: {
+    installNode: '/scripts/:token/install-node.sh',
+    installApp: '/scripts/:token/install-app.sh',
+  },
 } as const;
 
 export const agentPaths = {

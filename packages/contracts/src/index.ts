@@ -18,6 +18,8 @@ export * from './roles.js';
 export * from './users-admin.js';
 export * from './join-tokens.js';
 export * from './nodes.js';
+export * from './resource-list.js';
+export * from './apps.js';
 export * from './recordings.js';
 export * from './recording-playback.js';
 export * from './connectors.js';

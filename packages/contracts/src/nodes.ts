@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  resourceListQuerySchema,
+  resourceListResponseSchema,
+  resourcePageSize,
+} from './resource-list.js';
 
 /**
  * Servers (spec §3 Node; reference §1.5). The JSON keeps the reference's field names
@@ -48,54 +53,14 @@ export const defaultNodeSort: { field: NodeSortField; dir: 'asc' | 'desc' } = {
   dir: 'asc',
 };
 
-/** `sort=field:dir`; an unknown direction means ascending (reference §1.5). */
-export const sortParamSchema = <F extends readonly [string, ...string[]]>(fields: F) =>
-  z
-    .string()
-    .max(64)
-    .transform((raw, ctx) => {
-      const [field = '', dir = 'asc'] = raw.split(':');
-      if (!(fields as readonly string[]).includes(field)) {
-        ctx.addIssue({ code: 'custom', message: `sort by one of: ${fields.join(', ')}` });
-        return z.NEVER;
-      }
-      return { field: field as F[number], dir: dir.toLowerCase() === 'desc' ? 'desc' : 'asc' } as {
-        field: F[number];
-        dir: 'asc' | 'desc';
-      };
-    });
+/** The Servers page's page size (every resource list's). */
+export const nodesPageSize = resourcePageSize;
 
-/** Resource list limits (spec §7): the console asks for 15 a page; no caller gets more than 1000. */
-export const resourceListMaxLimit = 1000;
-
-/**
- * The Servers page's page size, and the API's when a client names no limit: a request that asks
- * for nothing in particular costs what one screen shows, not a thousand rows.
- */
-export const nodesPageSize = 15;
-
-/**
- * `GET /sites/{clusterId}/nodes` query. `search` is space-separated words, each of which must
- * match the hostname, the address or a label name or value (case-insensitive). `query` holds
- * label clauses `labels["k"] == "v"` joined by `&&`, which clicking a label chip appends.
- */
-export const nodeListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(resourceListMaxLimit).default(nodesPageSize),
-  startKey: z.string().max(512).default(''),
-  search: z.string().max(256).default(''),
-  query: z.string().max(1024).default(''),
-  sort: sortParamSchema(nodeSortFields).optional(),
-  searchAsRoles: z.string().max(8).optional(),
-});
+/** `GET /sites/{clusterId}/nodes` query: searched by hostname, address and labels. */
+export const nodeListQuerySchema = resourceListQuerySchema(nodeSortFields);
 export type NodeListQuery = z.input<typeof nodeListQuerySchema>;
 
-export const nodeListResponseSchema = z.object({
-  items: z.array(nodeJsonSchema),
-  /** The key of the next page; '' at the end. */
-  startKey: z.string(),
-  /** How many nodes match the search, over all pages. */
-  totalCount: z.number().int(),
-});
+export const nodeListResponseSchema = resourceListResponseSchema(nodeJsonSchema);
 export type NodeListResponse = z.infer<typeof nodeListResponseSchema>;
 
 /** One `labels["k"] == "v"` clause, the form a clicked label chip adds to `query`. */

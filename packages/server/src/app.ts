@@ -1,3 +1,4 @@
+import { HostRoutes, hostRoutingServerFactory } from './http/host-routes.js';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import { apiPrefix } from '@postern/contracts';
@@ -93,12 +94,17 @@ export const slowClientLimits = {
  * was built before it; then their routes behind the access guard.
  */
 export async function buildApp(deps: AppDeps): Promise<App> {
+  // Requests for an application's own host name go to its wing before Fastify sees them.
+  const hostRoutes = new HostRoutes();
   const server = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
-    // Fastify hands `https` (or, without TLS, `http`) to Node's createServer as its options.
-    ...(deps.https
-      ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
-      : { http: slowClientLimits.http }),
+    // The same server Fastify would make from `https` (or, without TLS, `http`) options.
+    serverFactory: hostRoutingServerFactory(
+      hostRoutes,
+      deps.https
+        ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
+        : { http: slowClientLimits.http },
+    ),
     bodyLimit: 1024 * 1024,
     // Generated ids keep each request's log lines together without echoing client input.
     requestIdHeader: false,
@@ -116,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sso,
     guard: { sessions: identity.sessions, access: platform.access, locks: platform.locks },
     kinds: () => built.flatMap(({ wing, services }): readonly ServedKind[] => wing.kinds(services)),
+    hostRoutes,
   };
   for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
     built.push({ wing, services: await wing.build(ctx) });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +58,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     : await loadOrCreateTls({
         dataDir: config.dataDir,
         configured: config.tls,
-        hostnames: [hostname(), config.publicAddr.host],
+        // The app hosts too: `<app>.<public host>` (docs/apps.md).
+        hostnames: withAppWildcards([hostname(), config.publicAddr.host]),
       });
   if (config.insecureNoTls) {
     logger.warn('serving plain HTTP (--insecure-no-tls): put a TLS-terminating proxy in front');
@@ -178,4 +180,9 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   };
   // diskUsage: the recordings volume's last reading, for a metric once there is an endpoint.
   return { app, port, stop, diskUsage: () => diskMonitor.usage() };
+}
+
+/** Each host name with the wildcard of the app hosts under it (addresses have none). */
+function withAppWildcards(hosts: string[]): string[] {
+  return [...new Set(hosts.flatMap((host) => (isIP(host) ? [host] : [host, `*.${host}`])))];
 }

@@ -84,6 +84,14 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'join_token.delete': 'Join Token Deleted',
     'instance.join': 'Agent Joined',
   }),
+  family('Applications', {
+    'app.session.start': 'App Session Started',
+    'app.session.chunk': 'App Session Requests',
+    'app.session.end': 'App Session Ended',
+    'app.create': 'Application Created',
+    'app.update': 'Application Updated',
+    'app.delete': 'Application Deleted',
+  }),
   family('Cluster', {
     'postern.start': 'Postern Started',
     'audit.degraded': 'Audit Log Degraded',

@@ -179,13 +179,20 @@ const lockKind: CliKind<LockResource> = {
 // Rows are typed per kind; the table holds them without their item type.
 const row = <T>(kind: CliKind<T>) => kind as unknown as CliKind<unknown>;
 
-/** Every kind the admin CLI knows, in the order its hints and help name them. */
-export const cliKinds: readonly CliKind<unknown>[] = [
+const kinds: CliKind<unknown>[] = [
   row(roleKind),
   row(userKind),
   row(lockKind),
   ...connectorCliKinds.map(row),
 ];
+
+/** Every kind the admin CLI knows, in the order its hints and help name them. */
+export const cliKinds: readonly CliKind<unknown>[] = kinds;
+
+/** A wing's kind, added by its `commands` (apps): `get`, `create -f` and `rm` then reach it. */
+export function addCliKind<T>(kind: CliKind<T>): void {
+  if (!kinds.some((known) => known.kind === kind.kind)) kinds.push(row(kind));
+}
 
 /** Words `get` accepts for several kinds at once. */
 export const kindGroups: Record<string, readonly string[]> = {

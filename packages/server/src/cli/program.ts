@@ -23,3 +23,14 @@ export async function withAdmin(flags: ConfigFlags, run: (ctx: AdminContext) => 
 }
 
 export const print = (line: string) => console.log(line);
+
+/**
+ * A parent command several wings add to (`postern proxy app`, later `proxy db`, `proxy kube`):
+ * the one already there, or a new one.
+ */
+export function commandGroup(program: Command, name: string, description: string): Command {
+  return (
+    program.commands.find((command) => command.name() === name) ??
+    program.command(name).description(description)
+  );
+}

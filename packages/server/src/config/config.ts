@@ -1,3 +1,4 @@
+import { appResourceSchema, type AppResource } from '@postern/contracts';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -89,6 +90,8 @@ export interface Config {
   ssh: { keepaliveIntervalMs: number };
   /** How long SIGTERM waits for sessions to end and recordings to seal before it forces exit. */
   shutdownGraceMs: number;
+  /** Applications from the config file, served by this proxy (docs/apps.md). */
+  apps: AppResource[];
 }
 
 export interface SshServiceConfig {
@@ -191,6 +194,18 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ),
     },
     shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
+    apps: (file.apps ?? []).map((app) =>
+      appResourceSchema.parse({
+        kind: 'app',
+        metadata: { name: app.name, description: app.description, labels: app.labels },
+        spec: {
+          uri: app.uri,
+          public_addr: app.public_addr,
+          insecure_skip_verify: app.insecure_skip_verify,
+          rewrite: app.rewrite,
+        },
+      }),
+    ),
   };
 }
 

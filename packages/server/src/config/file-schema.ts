@@ -1,3 +1,9 @@
+import {
+  appNameSchema,
+  appResourceSchema,
+  appUriSchema,
+  publicAddrSchema,
+} from '@postern/contracts';
 import { z } from 'zod';
 import { parseHostPort } from './address.js';
 import { authFileSchema } from './auth-config.js';
@@ -128,6 +134,22 @@ export const fileConfigSchema = z
         per_second: z.number().positive().optional(),
       })
       .strict()
+      .optional(),
+    /** Applications this proxy serves itself (docs/apps.md): the app resource's fields, flat. */
+    apps: z
+      .array(
+        z
+          .object({
+            name: appNameSchema,
+            uri: appUriSchema,
+            public_addr: publicAddrSchema.optional(),
+            description: z.string().max(1024).optional(),
+            labels: z.record(z.string().max(256), z.string().max(256)).optional(),
+            insecure_skip_verify: z.boolean().optional(),
+            rewrite: appResourceSchema.shape.spec.shape.rewrite.optional(),
+          })
+          .strict(),
+      )
       .optional(),
   })
   .strict();

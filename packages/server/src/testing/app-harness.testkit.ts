@@ -1,3 +1,4 @@
+import type { AppResource } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -72,6 +73,8 @@ export interface TestAppOptions {
   sshKeepaliveIntervalMs?: number;
   /** The wings to serve instead of the registry's (the example wing's test adds its own). */
   wings?: AppDeps['wings'];
+  /** Applications of the config file (docs/apps.md). */
+  apps?: AppResource[];
 }
 
 /**
@@ -98,6 +101,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.audit) config.audit = options.audit;
   if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
   config.sessionOpenLimit = options.sessionOpenLimit ?? { burst: 10_000, perSecond: 10_000 };
+  if (options.apps) config.apps = options.apps;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

@@ -130,10 +130,16 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function waitForPort(port: number, isRunning: () => boolean, output: () => string) {
+/** Resolves once something accepts on 127.0.0.1:`port`; fails if `what` exits first or in 10 s. */
+export async function waitForPort(
+  port: number,
+  isRunning: () => boolean,
+  output: () => string,
+  what = 'sshd',
+) {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (!isRunning()) throw new Error(`sshd exited before listening:\n${output()}`);
+    if (!isRunning()) throw new Error(`${what} exited before listening:\n${output()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('connect', () => {
@@ -145,5 +151,5 @@ async function waitForPort(port: number, isRunning: () => boolean, output: () =>
     if (open) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`sshd did not listen on port ${port} within 10 s:\n${output()}`);
+  throw new Error(`${what} did not listen on port ${port} within 10 s:\n${output()}`);
 }

@@ -33,6 +33,18 @@ describe('self-signed TLS', () => {
     expect(second.cert).toBe(first.cert);
   });
 
+  it('makes a new one when the stored one lacks a name now wanted (the app hosts’ wildcard)', async () => {
+    const other = path.join(dir, 'wildcard');
+    const before = await loadOrCreateTls({ dataDir: other, hostnames: ['proxy.example.com'] });
+    const wanted = ['proxy.example.com', '*.proxy.example.com'];
+    const after = await loadOrCreateTls({ dataDir: other, hostnames: wanted });
+    expect(after.source).toBe('generated');
+    expect(after.cert).not.toBe(before.cert);
+    const cert = new X509Certificate(after.cert);
+    expect(cert.checkHost('grafana.proxy.example.com')).toBe('*.proxy.example.com');
+    expect((await loadOrCreateTls({ dataDir: other, hostnames: wanted })).source).toBe('data-dir');
+  });
+
   it('uses configured files instead of generating', async () => {
     const generated = await loadOrCreateTls({ dataDir: dir, hostnames: [] });
     const configured = await loadOrCreateTls({

@@ -42,7 +42,8 @@ export async function loadOrCreateTls(options: {
   const keyFile = path.join(dir, 'self-signed.key');
   if (existsSync(certFile) && existsSync(keyFile)) {
     const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-    return { cert, key, source: 'data-dir' };
+    // Kept unless it lacks a name now wanted (a new public address, the app hosts' wildcard).
+    if (namesAll(cert, options.hostnames)) return { cert, key, source: 'data-dir' };
   }
   const { cert, key } = await createSelfSigned(options.hostnames);
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -85,4 +86,16 @@ export async function createSelfSigned(
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   const key = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
   return { cert: certificate.toString('pem'), key };
+}
+
+/** Whether the certificate names every one of `hostnames` in its subject alternative names. */
+function namesAll(pem: string, hostnames: string[]): boolean {
+  try {
+    const certificate = new x509.X509Certificate(pem);
+    const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+    const named = new Set(san?.names.items.map((item) => item.value.toLowerCase()) ?? []);
+    return hostnames.every((name) => named.has(name.toLowerCase()));
+  } catch {
+    return false;
+  }
 }

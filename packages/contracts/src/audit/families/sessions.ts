@@ -27,6 +27,21 @@ export const sessionEvents = {
     desc: 'User Disconnected',
     message: 'User [{user}] has left the session [{sid}]',
   },
+  T2007I: {
+    type: 'app.session.start',
+    desc: 'App Session Started',
+    message: 'User [{user}] has connected to application [{app_name}]',
+  },
+  T2008I: {
+    type: 'app.session.chunk',
+    desc: 'App Session Data',
+    message: 'User [{user}] made {count} requests to application [{app_name}]',
+  },
+  T2011I: {
+    type: 'app.session.end',
+    desc: 'App Session Ended',
+    message: 'User [{user}] has disconnected from application [{app_name}]',
+  },
   T2004I: {
     type: 'session.end',
     desc: 'Session Ended',

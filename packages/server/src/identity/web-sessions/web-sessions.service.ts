@@ -78,6 +78,7 @@ export class WebSessionService {
     if (!record || Date.parse(record.expires) <= this.now()) return null;
     if (this.isIdle(record)) {
       await this.store.delete(sessionId);
+      if (record.lineage) await this.store.endLineage(record.lineage);
       return null;
     }
     return { ...record, id: sessionId };
@@ -197,8 +198,29 @@ export class WebSessionService {
     for (let hop = 0; id && hop < maxSuccessorHops; hop++) {
       const record = await this.store.get(id);
       await this.store.delete(id);
+      if (record?.lineage) await this.store.endLineage(record.lineage);
       id = record?.successor ? openSuccessor(id, record.successor) : null;
     }
+  }
+
+  /**
+   * Whether the sign-in `session` belongs to is still on (its lineage: renewals keep it), for
+   * what outlives a session id, like an app session. Marks it first for a session stored before
+   * lineages were marked.
+   */
+  async ensureLineageMarked(session: WebSession): Promise<string | undefined> {
+    if (!session.lineage) return undefined;
+    await this.store.markLineage(session.lineage, session.expires);
+    return session.lineage;
+  }
+
+  lineageAlive(lineage: string): Promise<boolean> {
+    return this.store.lineageAlive(lineage);
+  }
+
+  /** When the lineage's sign-in ends (its sessions' expiry), or null when it is over. */
+  lineageExpires(lineage: string): Promise<Date | null> {
+    return this.store.lineageExpires(lineage);
   }
 
   /** Ends every session of the user, but those of `keptLineage` (the one making a change). */

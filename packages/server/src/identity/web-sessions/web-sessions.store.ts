@@ -37,6 +37,14 @@ export interface WebSessionRecord {
 }
 
 const prefix = '/web_sessions/';
+/**
+ * One marker per signed-in lineage (hashed), living as long as its sessions: what tells an app
+ * session (docs/apps.md) that the sign-in it came from is still on, whatever renewals did to the
+ * session ids. Signing out, idling out and ending all of a user's sessions remove it.
+ */
+const lineagePrefix = '/web_session_lineages/';
+const lineageKey = (lineage: string) =>
+  lineagePrefix + createHash('sha256').update(lineage).digest('hex');
 
 export function hashSessionId(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('hex');
@@ -60,6 +68,29 @@ export class WebSessionStore {
 
   async put(sessionId: string, record: WebSessionRecord): Promise<void> {
     await this.backend.upsert(this.item(sessionId, record));
+    if (record.lineage) await this.markLineage(record.lineage, record.expires);
+  }
+
+  /** Notes that the lineage is signed in until `expires` (its sessions' end). */
+  async markLineage(lineage: string, expires: string): Promise<void> {
+    await this.backend.upsert({
+      key: lineageKey(lineage),
+      value: '{}',
+      expires: new Date(expires),
+    });
+  }
+
+  async lineageAlive(lineage: string): Promise<boolean> {
+    return (await this.backend.get(lineageKey(lineage))) !== null;
+  }
+
+  /** When the lineage's sessions end, or null when it is not signed in. */
+  async lineageExpires(lineage: string): Promise<Date | null> {
+    return (await this.backend.get(lineageKey(lineage)))?.expires ?? null;
+  }
+
+  async endLineage(lineage: string): Promise<void> {
+    await this.backend.delete(lineageKey(lineage)).catch(() => undefined);
   }
 
   /** Writes only over the revision that was read: false when the session changed or went away. */
@@ -89,6 +120,7 @@ export class WebSessionStore {
       if (record.user !== user) continue;
       if (keptLineage !== undefined && record.lineage === keptLineage) continue;
       await this.backend.delete(item.key).catch(() => undefined);
+      if (record.lineage) await this.endLineage(record.lineage);
       ended++;
     }
     return ended;

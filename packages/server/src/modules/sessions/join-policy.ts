@@ -8,6 +8,9 @@ export interface JoinableSession {
   ownerRoles: readonly string[];
 }
 
+/** Kinds with a shared screen to join; an app or database session is one client's own. */
+const joinableKinds: ReadonlySet<SessionKind> = new Set(['ssh', 'k8s']);
+
 /**
  * The modes in which a viewer may join a session (reference §2.5). The owner may always come
  * back as a peer; anyone else needs a `join_sessions` policy whose `roles` match one of the
@@ -17,6 +20,7 @@ export function participantModesFor(
   viewer: { user: string; roleSet: RoleSet },
   session: JoinableSession,
 ): ParticipantMode[] {
+  if (!joinableKinds.has(session.kind)) return [];
   const modes = new Set<ParticipantMode>();
   if (viewer.user === session.owner) modes.add('peer');
   for (const policy of viewer.roleSet.joinSessionPolicies()) {

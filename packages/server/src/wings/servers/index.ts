@@ -46,7 +46,8 @@ export const serversWing = {
       registry: tunnels,
       hostCaPublicKeys: () => [ca.hostCaPublicKey],
       userCaPublicKeys: () => [ca.userCaPublicKey],
-      heartbeats: agentNodeHeartbeats((heartbeat) => s.inventory.heartbeat(heartbeat)),
+      heartbeats: ctx.agentReports,
+      servedKinds: ctx.agentReports.kinds,
       renewHostCertificate: ({ nodeId, publicKey, principals }) =>
         ca.issueHostCertificate({
           publicKey,
@@ -86,6 +87,11 @@ function buildServers(ctx: ServerContext) {
     onError: ctx.onError('nodes'),
     heartbeatIntervalMs: config.heartbeatIntervalMs,
   });
+  // Every agent serves its own node: its heartbeat's host fields are the node's.
+  ctx.agentReports.add(
+    'node',
+    agentNodeHeartbeats((heartbeat) => inventory.heartbeat(heartbeat)),
+  );
   const joinTokens = new JoinTokensService(new JoinTokensStore(backend), audit, now);
   const clusterName = config.clusterName;
   const agentJoin = new AgentJoinService({ tokens: joinTokens, inventory, ca, audit, clusterName });

@@ -11,7 +11,12 @@ import {
   type TunnelProxy,
 } from '../../../agent/tunnel-proxy.testkit.js';
 import { ConfigError } from '../../../config/config-error.js';
-import { addAgentCommand, agentOptionsFromFlags, parseLabels } from './agent.commands.js';
+import {
+  addAgentCommand,
+  agentOptionsFromFlags,
+  parseApps,
+  parseLabels,
+} from './agent.commands.js';
 
 describe('--labels', () => {
   it('reads name=value pairs', () => {
@@ -25,6 +30,23 @@ describe('--labels', () => {
     expect(() => parseLabels('=prod')).toThrow(/expected name=value/);
     expect(() => parseLabels('bad name=x')).toThrow(/expected name=value/);
     expect(() => parseLabels('env=a,env=b')).toThrow(/env is given twice/);
+  });
+});
+
+describe('--app', () => {
+  it('reads name=uri, repeated', () => {
+    expect(parseApps(['grafana=http://localhost:3000', 'cache = tcp://10.0.0.5:6379'])).toEqual([
+      { name: 'grafana', uri: 'http://localhost:3000' },
+      { name: 'cache', uri: 'tcp://10.0.0.5:6379' },
+    ]);
+  });
+
+  it('refuses a name that is no DNS label, a uri of another scheme, and a name twice', () => {
+    expect(() => parseApps(['Grafana=http://x'])).toThrow(/DNS label/);
+    expect(() => parseApps(['http://x'])).toThrow(ConfigError);
+    expect(() => parseApps(['db=postgres://x:5432'])).toThrow(/http:\/\/, https:\/\/ or tcp/);
+    expect(() => parseApps(['cache=tcp://x'])).toThrow(/tcp:\/\/host:port/);
+    expect(() => parseApps(['a=http://x', 'a=http://y'])).toThrow(/a is given twice/);
   });
 });
 
@@ -52,6 +74,7 @@ describe('postern agent', () => {
       labels: { a: '1' },
       dataDir: 'd',
       insecure: false,
+      apps: [],
       log,
     });
   });

@@ -1,4 +1,6 @@
+import { appNameSchema, appUriSchema } from '@postern/contracts';
 import type { Command } from 'commander';
+import type { AgentApp } from '../../../agent/app-forwarder.js';
 import { ConfigError } from '../../../config/config-error.js';
 import { runAgent, type AgentOptions } from '../../../agent/agent.js';
 import type { AgentLog } from '../../../agent/tunnel-client.js';
@@ -11,14 +13,18 @@ export interface AgentFlags {
   labels?: string;
   dataDir: string;
   insecure?: boolean;
+  app?: string[];
 }
 
-/** `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--data-dir DIR] [--insecure]`. */
+/**
+ * `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--app name=uri ...]
+ * [--data-dir DIR] [--insecure]`.
+ */
 export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {}): void {
   program
     .command('agent')
     .description(
-      "serve this host's SSH through a reverse tunnel to a Postern proxy (no inbound port)",
+      "serve this host's SSH, and apps it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
     )
     .requiredOption(
       '--proxy <host:port>',
@@ -26,6 +32,11 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
     )
     .option('--token <token>', 'a Node join token; needed only the first time')
     .option('--labels <k=v,...>', 'static labels for this host, for example env=prod,team=db')
+    .option(
+      '--app <name=uri>',
+      'serve an app reached from this host, e.g. grafana=http://localhost:3000 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
     .action(async (flags: AgentFlags) => {
@@ -61,8 +72,30 @@ export function agentOptionsFromFlags(flags: AgentFlags, log: AgentLog): AgentOp
     labels: parseLabels(flags.labels ?? ''),
     dataDir: flags.dataDir,
     insecure: flags.insecure === true,
+    apps: parseApps(flags.app ?? []),
     log,
   };
+}
+
+/** `--app grafana=http://localhost:3000`, each checked as the app resource's name and uri. */
+export function parseApps(values: readonly string[]): AgentApp[] {
+  const apps: AgentApp[] = [];
+  for (const value of values) {
+    const equals = value.indexOf('=');
+    const name = appNameSchema.safeParse(equals > 0 ? value.slice(0, equals).trim() : '');
+    if (!name.success) {
+      throw new ConfigError(`--app: expected name=uri with a DNS label name, got '${value}'`);
+    }
+    const uri = appUriSchema.safeParse(value.slice(equals + 1).trim());
+    if (!uri.success) {
+      throw new ConfigError(`--app ${name.data}: ${uri.error.issues[0]?.message ?? 'bad uri'}`);
+    }
+    if (apps.some((app) => app.name === name.data)) {
+      throw new ConfigError(`--app: ${name.data} is given twice`);
+    }
+    apps.push({ name: name.data, uri: uri.data });
+  }
+  return apps;
 }
 
 /** `env=prod,team=db` → {env: 'prod', team: 'db'}; names follow the rules of every node label. */

@@ -42,6 +42,19 @@ describe('postern tokens', () => {
     expect(item!.expires!.getTime() - Date.now()).toBeGreaterThan(119 * 60_000);
   });
 
+  it('add --type app prints the install-app.sh line to fill in', async () => {
+    let token = '';
+    const lines = await run(async (ctx, print) => {
+      token = await tokensAdd(ctx, { type: 'app' }, print);
+    });
+    expect(lines.slice(-3)).toEqual([
+      '',
+      'To serve an app from a host that reaches it (with postern installed there), run on it:',
+      `  curl -fsSk 'https://proxy.example:3080/scripts/${token}/install-app.sh?name=NAME&uri=URI' | sudo env POSTERN_INSECURE_TLS=1 bash`,
+    ]);
+    expect(lines.join('\n')).not.toContain('install-node.sh');
+  });
+
   it('ls masks tokens; rm takes a token or its id', async () => {
     const tokens: string[] = [];
     await run(async (ctx, print) => {

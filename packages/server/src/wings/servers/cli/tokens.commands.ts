@@ -72,6 +72,16 @@ export async function tokensAdd(
         : `  curl -fsS ${scriptUrl} | sudo bash`,
     );
   }
+  if (roles.includes('App')) {
+    const appUrl = `${ctx.baseUrl}${scriptPaths.installApp(token, { name: 'NAME', uri: 'URI' })}`;
+    print('');
+    print('To serve an app from a host that reaches it (with postern installed there), run on it:');
+    print(
+      selfSigned
+        ? `  curl -fsSk '${appUrl}' | sudo env POSTERN_INSECURE_TLS=1 bash`
+        : `  curl -fsS '${appUrl}' | sudo bash`,
+    );
+  }
   return token;
 }
 

@@ -91,7 +91,12 @@ export class AgentJoinService {
     };
     let token;
     try {
-      token = await tokens.validate(request.token, 'Node');
+      // An agent serves apps as well as its host: an App token (install-app.sh's) lets one join.
+      // An OpenSSH host serves SSH only.
+      token = await tokens.validate(
+        request.token,
+        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App'],
+      );
     } catch (error) {
       throw await failed('invalid join token', error);
     }

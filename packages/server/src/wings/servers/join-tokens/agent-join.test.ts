@@ -127,9 +127,24 @@ describe('POST /v1/agent/join', () => {
     expect(app.services.inventory.row(node).status).toBe('offline');
   });
 
+  it('lets an agent join with an App token (install-app.sh)', async () => {
+    const appOnly = await app.services.joinTokens.create(
+      { roles: ['App'], join_method: 'token', allow: [], suggested_agent_matcher_labels: {} },
+      hostActor('cli:test'),
+    );
+    const { publicKey } = generateEd25519Key();
+    const res = await join({
+      token: appOnly.token,
+      hostname: 'apps-1',
+      hostPublicKey: publicKey,
+      subKind: 'postern',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+
   it('refuses a bad token with 403 and audits the failure without the token', async () => {
     const { publicKey } = generateEd25519Key();
-    const attempt = { hostname: 'evil', hostPublicKey: publicKey, subKind: 'postern' };
+    const attempt = { hostname: 'evil', hostPublicKey: publicKey, addr: '127.0.0.1:22' };
     const expired = await app.services.joinTokens.create(
       { roles: ['Node'], join_method: 'token', allow: [], suggested_agent_matcher_labels: {} },
       hostActor('cli:test'),
@@ -141,8 +156,10 @@ describe('POST /v1/agent/join', () => {
     );
     app.clock.advance(2000);
     const bad = ['f'.repeat(32), expired.token, appOnly.token];
-    for (const guess of bad) {
-      const res = await join({ ...attempt, token: guess });
+    // An App token lets an agent join (to serve apps), never an agentless OpenSSH host.
+    const subKinds = ['postern', 'postern', 'openssh'];
+    for (const [i, guess] of bad.entries()) {
+      const res = await join({ ...attempt, subKind: subKinds[i], token: guess });
       expect(res.statusCode).toBe(403);
       expect(res.json().error.message).toMatch(/join token is not valid/);
     }

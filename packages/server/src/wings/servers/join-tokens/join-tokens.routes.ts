@@ -14,6 +14,7 @@ import {
   type AgentJoinResponse,
   type AgentJoinService,
 } from './agent-join.service.js';
+import { badAppScript, installAppQuerySchema, installAppScript } from './install-app-script.js';
 import { installNodeScript, invalidTokenScript } from './install-script.js';
 import { joinTokenJson, type JoinTokensService } from './join-tokens.service.js';
 
@@ -28,6 +29,7 @@ interface JoinTokensRoutesOptions {
 }
 
 type ScriptParams = { Params: { token: string } };
+type AppScriptParams = ScriptParams & { Querystring: Record<string, unknown> };
 
 /**
  * Join tokens (spec §7 `POST token`; reference §1.11), the agents' join call and the install
@@ -72,6 +74,28 @@ export async function joinTokensRoutes(
       }
       const baseUrl = publicBaseUrl();
       return installNodeScript({ baseUrl, token: request.params.token });
+    },
+  );
+
+  app.get<AppScriptParams>(
+    scriptPaths.patterns.installApp,
+    { config: { access: 'public', rateLimit } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store').type('text/x-shellscript; charset=utf-8');
+      try {
+        await joinTokens.validate(request.params.token, ['App', 'Node']);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return reply.code(404).send(invalidTokenScript);
+      }
+      const query = installAppQuerySchema.safeParse(request.query);
+      if (!query.success) {
+        const issue = query.error.issues[0];
+        const why = `${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`;
+        return reply.code(400).send(badAppScript(why));
+      }
+      const baseUrl = publicBaseUrl();
+      return installAppScript({ baseUrl, token: request.params.token, ...query.data });
     },
   );
 }

@@ -108,13 +108,22 @@ export class JoinTokensService {
     return { token, resource };
   }
 
-  /** The live token, if it lets an agent join as `role`; otherwise the same error whatever the reason. */
-  async validate(token: string, role: JoinTokenRole): Promise<JoinTokenResource> {
+  /**
+   * The live token, if it grants `role` (or any of several); otherwise the same error whatever
+   * the reason.
+   */
+  async validate(
+    token: string,
+    role: JoinTokenRole | readonly JoinTokenRole[],
+  ): Promise<JoinTokenResource> {
+    const wanted: readonly JoinTokenRole[] = typeof role === 'string' ? [role] : role;
     if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
       throw invalidJoinToken();
     }
     const found = await this.store.get(hashJoinToken(token));
-    if (!found || !this.live(found) || !found.spec.roles.includes(role)) throw invalidJoinToken();
+    if (!found || !this.live(found) || !wanted.some((each) => found.spec.roles.includes(each))) {
+      throw invalidJoinToken();
+    }
     return found;
   }
 

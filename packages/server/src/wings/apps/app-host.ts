@@ -1,0 +1,206 @@
+import { appAuthPath, appJwtHeader, appSessionCookie } from '@postern/contracts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { hostOf, type HostHandler } from '../../http/host-routes.js';
+import type { AppJwtSigner } from './app-jwt.js';
+import type { AppRecord } from './app-kind.js';
+import type { AppIdentity, AppSessionsService } from './app-sessions.service.js';
+import type { AppRequestAudit } from './app-request-audit.js';
+import type { AppsService } from './apps.service.js';
+import type { AppProxy, ProxyTarget } from './proxy/app-proxy.js';
+import { errorPage, readCookie, setCookie } from './http-bits.js';
+
+export interface AppHostDeps {
+  apps: AppsService;
+  sessions: AppSessionsService;
+  jwt: AppJwtSigner;
+  proxy: AppProxy;
+  audit: AppRequestAudit;
+  /** The console's base URL, where people sign in and launch. */
+  consoleUrl: () => string;
+  clusterName: string;
+  /** The port browsers use for app hosts: the console's public port ('' for 443). */
+  publicPort: () => string;
+  /** A connection to an app an agent serves, through that agent's tunnel. */
+  dialAgentApp: (name: string) => Promise<Duplex>;
+}
+
+/** Headers a client could use to claim an identity; they never reach an app. */
+export const identityHeaders = [appJwtHeader, 'x-postern-user', 'x-forwarded-user'];
+
+/**
+ * Requests for app host names (docs/apps.md): the cookie exchange at `/x-postern-auth`, then
+ * every request and upgrade of a signed-in browser, forwarded with the user's signed identity.
+ * Hosts under the proxy's name that are no app get a 404 page, never the console.
+ */
+export class AppHost implements HostHandler {
+  /** Upgraded sockets per app session cookie, closed when the session ends. */
+  private readonly open = new Map<string, { app: AppRecord; sockets: Set<Duplex> }>();
+  private sweep: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly deps: AppHostDeps) {}
+
+  claims(host: string): boolean {
+    const proxyHost = new URL(this.deps.consoleUrl()).hostname.toLowerCase();
+    if (host === proxyHost) return false;
+    return host.endsWith(`.${proxyHost}`) || this.deps.apps.byHost(host) !== undefined;
+  }
+
+  request(req: IncomingMessage, res: ServerResponse): void {
+    void this.serve(req, res).catch(() => {
+      if (!res.headersSent) errorPage(res, 500, 'Something went wrong on the way to the app.');
+      else res.destroy();
+    });
+  }
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    void this.serveUpgrade(req, socket, head).catch(() => socket.destroy());
+  }
+
+  /** Checks the sessions with open WebSockets every `intervalMs`; ended ones lose them. */
+  startSweeping(intervalMs = 2_000): void {
+    this.sweep ??= setInterval(() => void this.closeEnded(), intervalMs);
+    this.sweep.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.sweep);
+    this.sweep = undefined;
+    for (const { sockets } of this.open.values()) for (const socket of sockets) socket.destroy();
+    this.open.clear();
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const app = this.appOf(req);
+    if (!app) return errorPage(res, 404, 'There is no application at this address.');
+    const url = new URL(req.url ?? '/', 'https://app.invalid');
+    if (url.pathname === appAuthPath) return this.exchange(req, res, app, url);
+    // TRACE would echo the request back, identity JWT and all: nothing an app needs from us.
+    if (req.method === 'TRACE') return errorPage(res, 405, 'Method not allowed.');
+    const cookie = readCookie(req, appSessionCookie);
+    const identity = await this.deps.sessions.authenticate(cookie, app);
+    if (!identity) return this.toSignIn(req, res, app);
+    this.deps.proxy.forward(req, res, this.target(app, identity));
+  }
+
+  private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const app = this.appOf(req);
+    const cookie = readCookie(req, appSessionCookie);
+    const identity = app && (await this.deps.sessions.authenticate(cookie, app));
+    if (!app || !identity || !cookie) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const entry = this.open.get(cookie) ?? { app, sockets: new Set<Duplex>() };
+    this.open.set(cookie, entry);
+    entry.sockets.add(socket);
+    socket.once('close', () => {
+      entry.sockets.delete(socket);
+      if (entry.sockets.size === 0) this.open.delete(cookie);
+    });
+    this.deps.proxy.upgrade(req, socket, head, this.target(app, identity));
+  }
+
+  /** `/x-postern-auth?state=...&path=...`: the launcher's state becomes this origin's cookie. */
+  private async exchange(
+    req: IncomingMessage,
+    res: ServerResponse,
+    app: AppRecord,
+    url: URL,
+  ): Promise<void> {
+    if (req.method !== 'GET') return errorPage(res, 405, 'Method not allowed.');
+    const session = await this.deps.sessions.exchange(url.searchParams.get('state') ?? '', app);
+    if (!session) {
+      return errorPage(
+        res,
+        403,
+        'This link has expired or was already used. Open the application again from Postern.',
+      );
+    }
+    setCookie(res, appSessionCookie, session.cookie, session.expires);
+    res.writeHead(302, {
+      location: localPath(url.searchParams.get('path')),
+      'cache-control': 'no-store',
+    });
+    res.end();
+  }
+
+  /** No session: to the console's launcher for this app, which signs in first if it must. */
+  private toSignIn(req: IncomingMessage, res: ServerResponse, app: AppRecord): void {
+    const host = this.deps.apps.publicHostOf(app);
+    const launch = new URL(
+      `/web/launch/${encodeURIComponent(host)}/${encodeURIComponent(this.deps.clusterName)}/${encodeURIComponent(host)}`,
+      this.deps.consoleUrl(),
+    );
+    launch.searchParams.set('path', localPath(req.url ?? '/'));
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      res.writeHead(302, { location: launch.toString(), 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    // A script's POST cannot follow a sign-in: it is told, and the page's next load signs in.
+    errorPage(res, 401, 'Your session with this application has ended. Reload the page.');
+  }
+
+  private appOf(req: IncomingMessage): AppRecord | undefined {
+    const host = hostOf(req);
+    return host ? this.deps.apps.byHost(host) : undefined;
+  }
+
+  private target(app: AppRecord, identity: AppIdentity): ProxyTarget {
+    const publicHost = this.deps.apps.publicHostOf(app);
+    const publicPort = this.deps.publicPort();
+    const jwt = this.deps.jwt.token({
+      user: identity.user,
+      roles: identity.roles,
+      traits: identity.traits,
+      audience: `https://${publicHost}${publicPort ? `:${publicPort}` : ''}`,
+      sessionEndsMs: identity.expiresMs,
+    });
+    const setHeaders: Record<string, string> = {};
+    for (const { name, value } of app.spec.rewrite.headers) {
+      setHeaders[name.toLowerCase()] = expandTraits(value, identity);
+    }
+    setHeaders[appJwtHeader] = jwt;
+    return {
+      upstream: new URL(app.spec.uri),
+      insecureSkipVerify: app.spec.insecure_skip_verify,
+      publicHost,
+      publicPort,
+      setHeaders,
+      stripHeaders: identityHeaders,
+      // The app never sees the proxy's own session.
+      stripCookies: [appSessionCookie],
+      redirectHosts: app.spec.rewrite.redirect,
+      // An agent's app is reached from the agent's network only: each connection is a dial.
+      ...(app.source === 'agent'
+        ? { connect: () => this.deps.dialAgentApp(app.metadata.name) }
+        : {}),
+      onRequestDone: (request) => this.deps.audit.record(app, identity, request),
+    };
+  }
+
+  private async closeEnded(): Promise<void> {
+    for (const [cookie, { app, sockets }] of [...this.open]) {
+      if (await this.deps.sessions.stillValid(cookie, app)) continue;
+      for (const socket of sockets) socket.destroy();
+      this.open.delete(cookie);
+    }
+  }
+}
+
+/** A path on the app's own origin: anything else (`//evil`, `https://...`) becomes `/`. */
+function localPath(path: string | null): string {
+  if (!path || !path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return '/';
+  return path;
+}
+
+/**
+ * `{{internal.logins}}`, `{{external.team}}`: the first value of the user's trait, as the
+ * reference system fills rewrite headers; a trait the user lacks leaves the value empty.
+ */
+function expandTraits(value: string, identity: AppIdentity): string {
+  return value.replace(/\{\{\s*(internal|external)\.([\w.-]+)\s*\}\}/g, (_all, _scope, name) =>
+    (identity.traits[name as string] ?? []).join(','),
+  );
+}

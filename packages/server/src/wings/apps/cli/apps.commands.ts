@@ -1,0 +1,109 @@
+import { appResourceSchema } from '@postern/contracts';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import type { AdminContext } from '../../../cli/admin-context.js';
+import { addCliKind, listKind, type CliKind, type TableView } from '../../../cli/kinds.js';
+import { commandGroup, print, withAdmin, withStorageFlags } from '../../../cli/program.js';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { ConfigError, type ConfigFlags } from '../../../config/config.js';
+import { rotateAppJwtKey } from '../app-jwt.js';
+import type { AppRecord } from '../app-kind.js';
+import { AppsService, type AppRow } from '../apps.service.js';
+import { listenForApp } from './proxy-app.js';
+
+/** The apps in storage, loaded for one command. */
+async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
+  const apps = new AppsService(ctx.backend, ctx.audit, {
+    configApps: [],
+    proxyHost: () => new URL(ctx.baseUrl).hostname,
+  });
+  await apps.inventory.start();
+  try {
+    return await run(apps);
+  } finally {
+    await apps.close();
+  }
+}
+
+const columns: TableView<AppRow> = {
+  header: ['NAME', 'URI', 'PUBLIC ADDRESS', 'SOURCE', 'STATUS', 'LABELS'],
+  row: ({ resource, status, labels }, ctx) => [
+    resource.metadata.name,
+    resource.spec.uri,
+    resource.spec.public_addr ?? `${resource.metadata.name}.${new URL(ctx.baseUrl).hostname}`,
+    resource.source,
+    status,
+    Object.entries(labels)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, value]) => `${name}=${value}`)
+      .join(','),
+  ],
+};
+
+/** The app as a resource file holds it: where the record came from is storage's business. */
+const asResource = ({ source: _source, expires: _expires, agentId: _agentId, ...app }: AppRecord) =>
+  app;
+
+/** `get app`, `create -f app.yaml`, `rm app/NAME`, `apps ls`. */
+export const appCliKind: CliKind<AppRow> = {
+  kind: 'app',
+  words: ['apps', 'app'],
+  noun: 'app',
+  title: 'app',
+  refExample: 'app/NAME',
+  defaultFormat: 'text',
+  list: (ctx) => withApps(ctx, async (apps) => apps.rows()),
+  nameOf: (row) => row.resource.metadata.name,
+  text: columns,
+  yaml: ({ resource }) => stringify(asResource(resource)),
+  json: ({ resource }) => asResource(resource),
+  create: async (ctx, doc, force, actor) => {
+    const parsed = appResourceSchema.safeParse(doc.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ConfigError(
+        `app (line ${doc.firstLine}): ${issue.path.join('.') || 'document'}: ${issue.message}`,
+      );
+    }
+    const { created } = await withApps(ctx, (apps) => apps.create(parsed.data, actor, force));
+    return `app ${parsed.data.metadata.name} has been ${created ? 'created' : 'overwritten'}`;
+  },
+  remove: (ctx, name, actor) => withApps(ctx, (apps) => apps.remove(name, actor)),
+  ls: {
+    ...columns,
+    empty: 'No applications.',
+    sort: (a, b) => a.resource.metadata.name.localeCompare(b.resource.metadata.name),
+  },
+};
+
+/** The apps wing's commands: `postern apps ls`, `postern proxy app`, and the app kind. */
+export function addAppsCommands(program: Command): void {
+  addCliKind(appCliKind);
+  commandGroup(program, 'proxy', 'local listeners that tunnel to resources through the proxy')
+    .command('app <name>')
+    .description('listen on 127.0.0.1 and tunnel each connection to the TCP app NAME')
+    .option('--port <port>', 'the local port (default: a free one, printed)', '0')
+    .action(async (name: string, flags: { port: string }) => {
+      const listener = await listenForApp(process.env, name, Number(flags.port), (line) =>
+        console.error(`postern: ${line}`),
+      );
+      print(`Proxying connections to ${name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
+    });
+  const apps = program.command('apps').description('manage applications');
+  withStorageFlags(apps.command('ls'))
+    .description('list applications with their address, source, status and labels')
+    .action((flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => listKind(ctx, appCliKind, hostActor('postern'), print)),
+    );
+  withStorageFlags(apps.command('jwt').command('rotate'))
+    .description("make a new key for the apps' identity JWTs; the old one stays in the JWKS 20 min")
+    .action((flags: ConfigFlags) =>
+      withAdmin(flags, async (ctx) => {
+        const { previousKid, kid } = await rotateAppJwtKey(ctx.backend);
+        print(`The apps' JWTs are signed with key ${kid} from now on (every proxy within 30 s).`);
+        if (previousKid) {
+          print(`Key ${previousKid} stays in /.well-known/jwks.json for 20 minutes.`);
+        }
+      }),
+    );
+}

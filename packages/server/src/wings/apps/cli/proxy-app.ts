@@ -1,0 +1,77 @@
+import { apiPaths } from '@postern/contracts';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { pipeline } from 'node:stream';
+import WebSocket, { createWebSocketStream } from 'ws';
+import { currentLogin } from '../../../cli/login/session-commands.js';
+import { signRequest } from '../../../ssh/signed-request.js';
+
+export interface AppProxyListener {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * `postern proxy app NAME`: a listener on loopback whose every connection is tunnelled to the
+ * TCP app over the proxy's HTTPS port (a WebSocket per connection, signed with the certificate
+ * of `postern login`), so any TCP client works against `127.0.0.1:PORT`.
+ */
+export async function listenForApp(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  port: number,
+  log: (line: string) => void = () => undefined,
+): Promise<AppProxyListener> {
+  const profile = await currentLogin(env);
+  const [privateKeyPem, certificateLine] = await Promise.all([
+    readFile(profile.key_path, 'utf8'),
+    readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
+  ]);
+  const base = new URL(profile.proxy);
+  const path = apiPaths.appTcp(name);
+  const url = new URL(path, base);
+  url.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+
+  const tunnel = (local: Socket) => {
+    local.pause();
+    const headers = signRequest({
+      method: 'GET',
+      pathAndQuery: path,
+      certificateLine,
+      privateKeyPem,
+      now: Date.now(),
+    });
+    const socket = new WebSocket(url, {
+      headers,
+      rejectUnauthorized: !profile.insecure,
+      perMessageDeflate: false,
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      log(`the proxy refused the connection to ${name}: HTTP ${response.statusCode}`);
+      local.destroy();
+    });
+    socket.once('error', (error) => {
+      log(`cannot reach the proxy for ${name}: ${error.message}`);
+      local.destroy();
+    });
+    socket.once('open', () => {
+      const remote = createWebSocketStream(socket);
+      pipeline(local, remote, () => undefined);
+      pipeline(remote, local, () => undefined);
+      local.resume();
+    });
+  };
+
+  const server = createServer(tunnel);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (server.address() as { port: number }).port;
+  return {
+    server,
+    port: bound,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,74 @@
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { OutgoingHeaders } from './headers.js';
+
+export type ErrorStatus = 400 | 502 | 504;
+
+/**
+ * What the browser reads when the proxy answers for the app: short, and naming no upstream
+ * address or error, which would tell a visitor about the internal network.
+ */
+const texts: Record<ErrorStatus, string> = {
+  400: 'Bad request.\n',
+  502: 'Bad gateway: the application did not answer.\n',
+  504: 'Gateway timeout: the application did not answer in time.\n',
+};
+
+/** Status the audit records for a request whose client left before the app answered (as nginx). */
+export const clientClosedRequest = 499;
+
+export class UpstreamTimeoutError extends Error {
+  constructor() {
+    super('the upstream did not answer in time');
+    this.name = 'UpstreamTimeoutError';
+  }
+}
+
+export function statusOfFailure(error: unknown): ErrorStatus {
+  return error instanceof UpstreamTimeoutError ? 504 : 502;
+}
+
+function errorHeaders(text: string, close: boolean): Record<string, string> {
+  return {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...(close ? { connection: 'close' } : {}),
+  };
+}
+
+/**
+ * Answers on the response. `close` ends the client connection after it: needed when the request
+ * body was not read to its end (or its framing is not to be trusted).
+ */
+export function replyError(res: ServerResponse, status: ErrorStatus, close: boolean): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = texts[status];
+  res.writeHead(status, errorHeaders(text, close));
+  res.end(text);
+}
+
+/** The same answer written raw on a socket taken over for an upgrade, which is then closed. */
+export function replyErrorRaw(socket: Duplex, status: ErrorStatus): void {
+  if (socket.destroyed) return;
+  const text = texts[status];
+  const head = rawResponseHead(status, errorHeaders(text, true));
+  socket.end(head + text, () => socket.destroy());
+}
+
+/** A response head in HTTP/1.1 wire form; a value Node would refuse to send is left out. */
+export function rawResponseHead(
+  status: number,
+  headers: OutgoingHeaders | Record<string, string>,
+): string {
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    for (const line of Array.isArray(value) ? value : [value]) {
+      if (/^[!#$%&'*+.^_`|~\w-]+$/.test(name) && !/[\0\r\n]/.test(line)) {
+        head += `${name}: ${line}\r\n`;
+      }
+    }
+  }
+  return `${head}\r\n`;
+}

@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { apiPaths, appResourceSchema } from '@postern/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { hostActor } from '../../access-control/access/actor.js';
+import { signRequest } from '../../ssh/signed-request.js';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { createAppRole, signedInHome } from './app-client.testkit.js';
+import { listenForApp, type AppProxyListener } from './cli/proxy-app.js';
+
+// `postern proxy app` against the machine's real Redis (127.0.0.1:6379, as CI has it), through a
+// listening Postern: redis-cli talks to the local listener, the bytes cross the proxy's port.
+
+const run = promisify(execFile);
+let app: TestApp;
+let port: number;
+let home: string;
+let listener: AppProxyListener;
+let key: Awaited<ReturnType<typeof signedInHome>>['key'];
+
+const tcpApp = (name: string, uri: string, labels: Record<string, string>) =>
+  appResourceSchema.parse({ kind: 'app', metadata: { name, labels }, spec: { uri } });
+
+beforeAll(async () => {
+  app = await createTestApp({
+    apps: [
+      tcpApp('cache', 'tcp://127.0.0.1:6379', { env: 'prod' }),
+      tcpApp('secret-cache', 'tcp://127.0.0.1:6379', { env: 'finance' }),
+    ],
+  });
+  await createAppRole(app, 'prod-apps', { env: 'prod' });
+  await app.services.users.create({ name: 'alice', roles: ['prod-apps'] }, 'test');
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.server.address() as AddressInfo).port;
+  ({ home, key } = await signedInHome(app, port, 'alice', ['prod-apps']));
+  listener = await listenForApp({ POSTERN_HOME: home }, 'cache', 0);
+});
+
+afterAll(async () => {
+  await listener?.close();
+  await app.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+const redis = (...args: string[]) =>
+  run('redis-cli', ['-h', '127.0.0.1', '-p', String(listener.port), ...args], { timeout: 10_000 });
+
+describe('postern proxy app (TCP apps)', () => {
+  it('carries a real client’s protocol to the app: redis-cli through the tunnel', async () => {
+    expect((await redis('PING')).stdout.trim()).toBe('PONG');
+    const value = `tunnelled-${Date.now()}`;
+    await redis('SET', 'postern:tcp-app-test', value, 'EX', '30');
+    expect((await redis('GET', 'postern:tcp-app-test')).stdout.trim()).toBe(value);
+  });
+
+  it('audits the connection’s start and end', async () => {
+    await redis('PING');
+    await vi.waitFor(async () => {
+      const events = await app.audit.search({
+        from: new Date(0),
+        to: new Date(Date.now() + 60_000),
+        limit: 100,
+      });
+      const types = events.events.map((event) => event.event);
+      expect(types).toContain('app.session.start');
+      expect(types).toContain('app.session.end');
+    });
+  });
+
+  const upgrade = (name: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp(name)}`, { headers });
+      socket.once('open', () => {
+        socket.close();
+        resolve(101);
+      });
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
+      socket.once('error', reject);
+    });
+  const signedFor = (name: string) =>
+    signRequest({
+      method: 'GET',
+      pathAndQuery: apiPaths.appTcp(name),
+      certificateLine: app.services.ca.issueUserCertificate({
+        user: 'alice',
+        roles: [],
+        logins: [],
+        publicKey: key.publicKey,
+        ttlMs: 60_000,
+      }),
+      privateKeyPem: key.privateKeyPem,
+      now: Date.now(),
+    });
+
+  it('refuses before the upgrade: unsigned (401), an app the roles do not reach (404)', async () => {
+    expect(await upgrade('cache', {})).toBe(401);
+    expect(await upgrade('secret-cache', signedFor('secret-cache'))).toBe(404);
+    expect(await upgrade('nope', signedFor('nope'))).toBe(404);
+    expect(await upgrade('cache', signedFor('cache'))).toBe(101);
+    // Signed for another path: the signature covers it.
+    expect(await upgrade('cache', signedFor('secret-cache'))).toBe(401);
+  });
+
+  it('ends a live tunnel when the user is locked, and refuses new ones', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp('cache')}`, {
+      headers: signedFor('cache'),
+    });
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    await app.services.locks.create(
+      { targets: { user: 'alice' }, message: 'incident' },
+      hostActor('test'),
+    );
+    expect(await closed).toBe(1000);
+    await vi.waitFor(async () => expect(await upgrade('cache', signedFor('cache'))).toBe(403));
+  });
+});
