@@ -74,6 +74,12 @@ const AccountTwoFactorPage = lazy(() =>
 const NodesPage = lazy(() =>
   import('../features/nodes/NodesPage').then((m) => ({ default: m.NodesPage })),
 );
+const AppsPage = lazy(() =>
+  import('../features/apps/AppsPage').then((m) => ({ default: m.AppsPage })),
+);
+const AppLauncherPage = lazy(() =>
+  import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -123,6 +129,7 @@ export const features: readonly Feature[] = [
     route: 'clusterApps',
     placement: resources,
     flag: 'applications',
+    page: AppsPage,
   },
   {
     id: 'kubernetes',
@@ -304,6 +311,16 @@ export const features: readonly Feature[] = [
     placement: { nav: 'none' },
     flag: 'always',
     page: HeadlessPage,
+  },
+  // The app launcher (full page), opened from an app's Launch link. Open to every signed-in user:
+  // whether they may reach the app is the server's answer to the launch, not the list's flag.
+  {
+    id: 'appLauncher',
+    title: 'Application Launcher',
+    route: 'appLauncher',
+    placement: { nav: 'none' },
+    flag: 'always',
+    page: AppLauncherPage,
   },
   ...consoleRoutes.map((route): Feature => ({
     id: route,

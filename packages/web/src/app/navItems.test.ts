@@ -15,10 +15,11 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
+      { id: 'applications', title: 'Applications', to: '/web/cluster/root/apps', exact: true },
       {
         id: 'activeSessions',
         title: 'Active Sessions',
@@ -88,7 +89,11 @@ describe('buildNavigation with this build’s registry', () => {
       '/web/cluster/root/sessions',
     ],
     // Recordings too: the server lists them only the sessions they took part in.
-    ['access', ['Servers', 'Active Sessions', 'Session Recordings'], '/web/cluster/root/nodes'],
+    [
+      'access',
+      ['Servers', 'Applications', 'Active Sessions', 'Session Recordings'],
+      '/web/cluster/root/nodes',
+    ],
   ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {
     const nav = buildNavigation(features, deriveFeatureFlags(presetAcls[preset], settings), 'root');
     const shown = [...nav.sideNav.resources, ...nav.sideNav.management.flatMap((g) => g.items)].map(

@@ -108,6 +108,16 @@ describe('signInTarget', () => {
     expect(signInTarget('https://proxy.example.com/web/users', origin)).toBe('/web/users');
   });
 
+  it('comes back to the app launcher, with or without its optional parts', () => {
+    const launch = '/web/launch/grafana.example.com/root/grafana.example.com';
+    expect(signInTarget(launch, origin)).toBe(launch);
+    expect(signInTarget('/web/launch/grafana.example.com', origin)).toBe(
+      '/web/launch/grafana.example.com',
+    );
+    const withArn = `${launch}/${encodeURIComponent('arn:aws:iam::1:role/ReadOnly')}`;
+    expect(signInTarget(withArn, origin)).toBe(withArn);
+  });
+
   it('lands on the root route for an unknown path or a foreign target', () => {
     expect(signInTarget('/web/no/such/page', origin)).toBe('/web');
     expect(signInTarget('/elsewhere', origin)).toBe('/web');

@@ -1,15 +1,11 @@
-import { clientConfigSchema, emptyAcl, type UserContext } from '@postern/contracts';
+import { emptyAcl } from '@postern/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../api/credentials';
-import { clusterFixtures } from '../features/clusters/fixtures';
-import { lockFixtures } from '../features/locks/fixtures';
-import { roleFixtures } from '../features/roles/fixtures';
-import { userFixtures } from '../features/users/fixtures';
 import { aclWith, presetAcls, userContextFixture } from '../test/userContexts';
 import { renderWithTheme } from '../test/render';
+import { config, contextUrl, json, renderApp, serverData, signIn } from '../test/routerHarness';
 import { App } from './App';
 import { deriveFeatureFlags, featureFlagNames, type FeatureFlags } from './featureFlags';
 import { FeatureFlagsContext } from './featureFlagsContext';
@@ -17,47 +13,6 @@ import { FeatureGuard } from './FeatureGuard';
 import { features } from './features';
 import { appRoutes } from './router';
 import { DocumentTitle, documentTitle } from './routeTitle';
-
-const config = clientConfigSchema.parse({ proxyCluster: 'root.example.com' });
-
-function signIn() {
-  storeToken({
-    accessToken: 'tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
-}
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-const contextUrl = '/v1/webapi/sites/root.example.com/context';
-
-/** What the private pages load, by URL. */
-function serverData(url: string): Response {
-  if (url === '/v1/webapi/sites') return json(clusterFixtures);
-  if (url === '/v1/webapi/users') return json(userFixtures);
-  if (url === '/v1/webapi/roles') return json(roleFixtures);
-  if (url === '/v1/webapi/sites/root.example.com/locks') return json(lockFixtures);
-  return json({ error: { message: 'not found', code: 'not_found' } }, 404);
-}
-
-function renderApp(
-  path: string,
-  respond: (url: string) => Response = serverData,
-  context: UserContext | (() => Response) = userContextFixture(presetAcls.editor),
-) {
-  const fetchStub = vi.fn(async (url: string) => {
-    if (url === contextUrl) return typeof context === 'function' ? context() : json(context);
-    return respond(url);
-  });
-  vi.stubGlobal('fetch', fetchStub);
-  const router = createMemoryRouter(appRoutes(), { initialEntries: [path] });
-  render(<App router={router} config={config} />);
-  return router;
-}
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -222,7 +177,7 @@ describe('private routes (signed in)', () => {
     expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
   });
 
-  it.each(['/web/nope', '/web/cluster/root/apps', '/web/integrations'])(
+  it.each(['/web/nope', '/web/cluster/root/databases', '/web/integrations'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();

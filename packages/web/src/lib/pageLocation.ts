@@ -7,11 +7,19 @@ export const pageLocation = {
   assign(url: string): void {
     window.location.assign(url);
   },
+  /** Leaves the page without a history entry (the app launcher: Back does not launch again). */
+  replace(url: string): void {
+    window.location.replace(url);
+  },
   /** The current page as path and search, never the origin. */
   current(): string {
     return `${window.location.pathname}${window.location.search}`;
   },
   origin(): string {
     return window.location.origin;
+  },
+  /** `https:` or `http:`: how the console itself is served. */
+  protocol(): string {
+    return window.location.protocol;
   },
 };

@@ -12,7 +12,7 @@ export interface ActiveSession {
   /** How long it has run, written like every duration in the console (lib/format). */
   durationText: string;
   serverId: string;
-  /** The thing connected to: the hostname for ssh. */
+  /** The thing connected to: the hostname for ssh, the app's name for an app session. */
   resourceName: string;
   clusterId: string;
   parties: { user: string; mode: ParticipantMode }[];
@@ -38,7 +38,7 @@ export function makeSession(json: ActiveSessionJson, now: number = Date.now()): 
     createdText: created ? formatDateTime(created) : '',
     durationText: created ? formatDuration(now - created.getTime()) : '',
     serverId: json.server_id,
-    // Only ssh sessions exist so far; other kinds name their resource in fields still to come.
+    // The server writes each kind's resource name here (an app session: the app's name).
     resourceName: json.server_hostname,
     clusterId: json.cluster_name,
     parties: json.parties.map((p) => ({ user: p.user, mode: p.mode })),

@@ -1,0 +1,41 @@
+import {
+  apiPaths,
+  appListResponseSchema,
+  appsPageSize,
+  createAppSessionResponseSchema,
+  type CreateAppSessionRequest,
+  type CreateAppSessionResponse,
+} from '@postern/contracts';
+import { api, decode } from '../../api';
+import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
+import { makeApp, type AppFilters, type AppPage } from './makeApp';
+
+/** The console asks for 15 apps a page, as for servers (reference §1.5). */
+export { appsPageSize };
+
+export type AppListRequest = ListPageRequest<AppFilters>;
+
+/** The query string of `GET sites/{clusterId}/apps` (empty values left out). */
+export function appListQuery(request: AppListRequest): string {
+  return listQueryString(request, appsPageSize);
+}
+
+/** One page of applications, searched, filtered and sorted by the server. */
+export async function fetchApps(
+  clusterId: string,
+  request: AppListRequest,
+  signal?: AbortSignal,
+): Promise<AppPage> {
+  const url = `${apiPaths.apps(clusterId)}?${appListQuery(request)}`;
+  const page = decode(appListResponseSchema, await api.get(url, { signal }), url);
+  return { apps: page.items.map(makeApp), startKey: page.startKey, totalCount: page.totalCount };
+}
+
+/** The session request, with where in the app to land when there is such a place (docs/apps.md). */
+export type LaunchRequest = CreateAppSessionRequest & { path?: string };
+
+/** `POST sessions/app`: a session on one app, and where the browser goes to pick it up. */
+export async function createAppSession(request: LaunchRequest): Promise<CreateAppSessionResponse> {
+  const url = apiPaths.appSession;
+  return decode(createAppSessionResponseSchema, await api.post(url, request), url);
+}
