@@ -9,9 +9,18 @@ export default defineConfig({
   globalSetup: './e2e/support/global-setup.ts',
   fullyParallel: true,
   workers: 2,
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
+  // Generous: two workers, their servers and two Chromiums share two cores in CI. Speed is measured
+  // by bench/, not here; a timeout only says that something never happened.
+  // Waits are long for the same reason: CI has seen a new terminal tab take more than 10 s to draw.
+  timeout: 90_000,
+  expect: { timeout: 30_000 },
   reporter: [['list'], ['json', { outputFile: '.test-output/e2e.json' }]],
+  // The apps specs run their own TLS proxy and browser beside the shared ones. As the last project
+  // they are queued after the rest; they do not depend on them, so one failure elsewhere hides nothing.
+  projects: [
+    { name: 'console', testIgnore: /apps(-[\w-]+)?\.spec\.ts$/ },
+    { name: 'apps', testMatch: /apps(-[\w-]+)?\.spec\.ts$/ },
+  ],
   use: {
     baseURL: process.env.POSTERN_E2E_URL,
     ignoreHTTPSErrors: true,

@@ -139,7 +139,7 @@ test.describe('access control in the console', () => {
     server,
   }) => {
     // Two tabs and two editors: on a machine busy with other work this outlasts 30 s.
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     await addVirtualAuthenticator(context, page, { residentKey: true });
     await signUpWithPasskey(page, server, 'editor');
     const roleName = uniqueUser('shared-');

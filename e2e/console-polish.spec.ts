@@ -219,9 +219,7 @@ test.describe('the console shell', () => {
       })
       .toBeGreaterThan(200);
     await runInTerminal(page, 'exit');
-    await expect(page.getByRole('status').filter({ hasText: 'disconnected:' })).toBeVisible({
-      timeout: 15_000,
-    });
+    await expect(page.getByRole('status').filter({ hasText: 'disconnected:' })).toBeVisible();
 
     // The player opens the recording of that session with the same font size.
     let sid = '';

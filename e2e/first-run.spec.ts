@@ -120,7 +120,7 @@ test.describe('the first run', () => {
   });
 
   test('JSON lines with log.format json on a terminal; readable lines with --log-format text without one', async () => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     const json = await startPosternInTerminal({ configYaml: 'log: {format: json}' });
     try {
       // The terminal shows stdout and stderr together: JSON lines, and on stderr the banner
@@ -204,7 +204,7 @@ test.describe('the first run', () => {
   });
 
   test('run as a user id with no name, it starts and says that this host takes no login', async () => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     test.skip(process.getuid?.() !== 0, 'needs root to start it as another user id');
     // A container's `--user 4242`: no passwd entry, so no login name to offer.
     const uid = 4242;

@@ -49,7 +49,7 @@ test.describe('postern login --headless, approved in the browser', () => {
     context,
     server,
   }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     await addVirtualAuthenticator(context, page, { residentKey: true });
     const user = await signUpWithPasskey(page, server);
     postern(server, 'users', 'update', user, '--set-logins', 'root,deploy');
@@ -82,7 +82,7 @@ test.describe('postern login --headless, approved in the browser', () => {
     context,
     server,
   }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     await addVirtualAuthenticator(context, page, { residentKey: true });
     const user = await signUpWithPasskey(page, server);
     const cli = await headlessLogin(server, user);

@@ -93,8 +93,8 @@ test.describe('sign-in with hardware keys and passkeys (Chromium virtual authent
     context,
     server,
   }) => {
-    // Eight passkey sign-ins, each a full page load: about 18 s alone, near 30 s on a busy machine.
-    test.setTimeout(60_000);
+    // Eight passkey sign-ins, each a full page load: about 18 s alone, over 60 s on a busy machine.
+    test.setTimeout(180_000);
     await addVirtualAuthenticator(context, page, { residentKey: true });
     const name = uniqueUser('rudy');
     await page.goto(linkIn(postern(server, 'users', 'add', name, '--roles', 'access'), 'invite'));

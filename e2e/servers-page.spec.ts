@@ -41,7 +41,7 @@ test.describe('the Servers page', () => {
     browser,
     server,
   }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     const admin = await signUp(browser, server, 'editor,access');
     const viewer = await signUp(browser, server, 'access');
     try {
@@ -91,7 +91,7 @@ test.describe('the Servers page', () => {
     browser,
     server,
   }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     const user = await signUp(browser, server, 'access');
     try {
       const { page } = user;

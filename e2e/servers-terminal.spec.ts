@@ -200,7 +200,7 @@ test.describe.serial('servers and the terminal', () => {
   }) => {
     // A whole sign-up (password, authenticator) and a join: more than the default 30 s when the
     // machine is loaded (seen once in CI at a load average of 10 on 2 cores).
-    test.setTimeout(60_000);
+    test.setTimeout(120_000);
     // A role whose only grant is joining `access` users' SSH sessions as an observer; the
     // observer holds `access` too, like everyone who works with servers.
     const roleName = uniqueUser('observer-');
@@ -244,7 +244,7 @@ test.describe.serial('servers and the terminal', () => {
 
   test('a lock on the user ends their live session within 5 s, then signs them out', async () => {
     // Signing out waits for the console's token check, which runs every 15 s.
-    test.setTimeout(45_000);
+    test.setTimeout(90_000);
     const ended = `disconnected: locked: ${lockMessage}`;
     const userSees = await watchScreenFor(userConsole, ended);
     const observerSees = await watchScreenFor(observerConsole, ended);

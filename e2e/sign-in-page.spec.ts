@@ -113,7 +113,7 @@ identityTest.describe('signing in', () => {
             await nav.getByRole('link', { name: 'Session Recordings' }).click();
             return toast !== undefined;
           },
-          { timeout: 15_000 },
+          { timeout: 30_000 },
         )
         .toBe(true);
       expect(toast!.text).toBe('Access locked: under investigation');

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the tests need from Debian's packages when it is missing: Chromium for the
-# end-to-end tests and OpenSSH's server for the SSH tests. Browser downloads by test tools do
+# end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
+# large file served through the proxy) and Jupyter Notebook (a real app with cookies and
+# WebSockets). Browser downloads by test tools do
 # not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+[ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+[ -x /usr/bin/jupyter-notebook ] || missing+=(jupyter-notebook)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

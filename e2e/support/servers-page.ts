@@ -17,7 +17,7 @@ export async function reloadServersUntil(
 ): Promise<void> {
   await expect(async () => {
     await page.reload();
-    await page.getByRole('main').getByRole('row').nth(1).waitFor({ timeout: 10_000 });
+    await page.getByRole('main').getByRole('row').nth(1).waitFor({ timeout: 30_000 });
     await check();
   }).toPass({ timeout, intervals: [500] });
 }

@@ -24,8 +24,23 @@ export async function expectConnected(page: Page) {
   await expect(page.getByRole('status').filter({ hasText: 'disconnected:' })).toHaveCount(0);
 }
 
-/** Types a command into the terminal as a person would, and presses Enter. */
+/**
+ * Waits for the shell's prompt at the end of the screen. A login shell on a loaded machine can take
+ * seconds to start, and what is typed before its prompt may be echoed by the tty and then thrown
+ * away by the shell's start-up (seen in CI: the command on screen, no prompt, no output).
+ */
+export async function expectPrompt(page: Page) {
+  await expect
+    .poll(async () => /[$#%>]$/.test((await screenText(page)).trimEnd()), {
+      message: 'a shell prompt at the end of the terminal',
+    })
+    .toBe(true);
+}
+
+/** Types a command at the shell's prompt as a person would, and presses Enter. */
 export async function runInTerminal(page: Page, command: string) {
+  await expectConnected(page);
+  await expectPrompt(page);
   await terminal(page).click();
   await page.keyboard.type(command);
   await page.keyboard.press('Enter');
