@@ -51,6 +51,6 @@ export function agentAppHeartbeats(
       );
       return { ok: true, value: { nodeId, apps: resources } };
     },
-    record: ({ nodeId, apps: served }) => apps.reportAgentApps(nodeId, served, ttlMs),
+    record: ({ nodeId, apps: served }) => apps.reportFromAgent(nodeId, served, ttlMs),
   };
 }

@@ -1,21 +1,13 @@
 import { appNamePattern, type AppResource, type AppSortField } from '@postern/contracts';
 import type { Item } from '../../backend/index.js';
+import type { CatalogRecord } from '../../modules/inventory/resource-catalog.js';
 import type { ResourceKind } from '../../modules/inventory/resource-kind.js';
-
-/** Where an app record came from: the config file, `postern create -f`, or an agent. */
-export type AppSource = 'config' | 'resource' | 'agent';
 
 /**
  * An app as stored under `/apps/<name>`: the resource, where it came from and, for an agent's,
- * when it expires unless the agent reports again.
+ * when it expires unless the agent reports again (modules/inventory/resource-catalog.ts).
  */
-export type AppRecord = AppResource & {
-  source: AppSource;
-  /** RFC 3339: agents' records expire; the others live until removed. */
-  expires?: string;
-  /** The node id of the agent that reported it last (source `agent`). */
-  agentId?: string;
-};
+export type AppRecord = CatalogRecord<AppResource>;
 
 export const appsPrefix = '/apps/';
 

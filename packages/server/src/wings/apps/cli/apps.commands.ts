@@ -7,7 +7,7 @@ import { commandGroup, print, withAdmin, withStorageFlags } from '../../../cli/p
 import { hostActor } from '../../../access-control/access/actor.js';
 import { ConfigError, type ConfigFlags } from '../../../config/config.js';
 import { rotateAppJwtKey } from '../app-jwt.js';
-import type { AppRecord } from '../app-kind.js';
+import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenForApp } from './proxy-app.js';
 
@@ -39,10 +39,6 @@ const columns: TableView<AppRow> = {
       .join(','),
   ],
 };
-
-/** The app as a resource file holds it: where the record came from is storage's business. */
-const asResource = ({ source: _source, expires: _expires, agentId: _agentId, ...app }: AppRecord) =>
-  app;
 
 /** `get app`, `create -f app.yaml`, `rm app/NAME`, `apps ls`. */
 export const appCliKind: CliKind<AppRow> = {
