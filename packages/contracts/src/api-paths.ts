@@ -45,6 +45,14 @@ export const apiPaths = {
   /** WebSocket: a TCP app's connection, for `postern proxy app` (signed with a user certificate). */
   /** Not under `apps/`: a path there would shadow `apps/{fqdn}/{clusterId}` for a cluster named tcp. */
   appTcp: (name: string) => `${apiPrefix}/tcpapps/${seg(name)}`,
+  // Databases (docs/databases.md).
+  databases: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/databases`,
+  database: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}`,
+  /** GET: the databases the user may reach, for `postern db ls` (signed, like `sshNodes`). */
+  databaseCatalog: `${apiPrefix}/dbconnect`,
+  /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */
+  databaseConnect: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}`,
   /** POST: a launcher's session on one app (spec §7). */
   appSession: `${apiPrefix}/sessions/app`,
   /** GET: where an app lives, for the launcher (spec §7 `apps/{fqdn}/{clusterId?}/{publicAddr?}`). */
@@ -94,6 +102,9 @@ export const apiPaths = {
     resolveAppInCluster: `${apiPrefix}/apps/:fqdn/:clusterId`,
     resolveAppAt: `${apiPrefix}/apps/:fqdn/:clusterId/:publicAddr`,
     appTcp: `${apiPrefix}/tcpapps/:name`,
+    databases: `${apiPrefix}/sites/:clusterId/databases`,
+    database: `${apiPrefix}/sites/:clusterId/databases/:database`,
+    databaseConnect: `${apiPrefix}/dbconnect/:name`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,

@@ -20,6 +20,7 @@ export * from './join-tokens.js';
 export * from './nodes.js';
 export * from './resource-list.js';
 export * from './apps.js';
+export * from './databases.js';
 export * from './recordings.js';
 export * from './recording-playback.js';
 export * from './connectors.js';

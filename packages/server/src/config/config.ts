@@ -1,4 +1,9 @@
-import { appResourceSchema, type AppResource } from '@postern/contracts';
+import {
+  appResourceSchema,
+  databaseResourceSchema,
+  type AppResource,
+  type DatabaseResource,
+} from '@postern/contracts';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -92,6 +97,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Applications from the config file, served by this proxy (docs/apps.md). */
   apps: AppResource[];
+  /** Databases from the config file, reached by this proxy (docs/databases.md). */
+  databases: DatabaseResource[];
 }
 
 export interface SshServiceConfig {
@@ -102,6 +109,20 @@ export interface SshServiceConfig {
   commands: Array<{ name: string; command: string[]; period: string }>;
   /** Undefined: the first sftp-server found in the usual places. */
   sftpServer?: string;
+}
+
+/** A PEM file the config names (a database's CA): read at start, so a wrong path fails early. */
+function readPem(file: string, field: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${field}: cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`${field}: ${file} holds no PEM certificate`);
+  }
+  return text;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -203,6 +224,20 @@ export function resolveConfig(flags: ConfigFlags): Config {
           public_addr: app.public_addr,
           insecure_skip_verify: app.insecure_skip_verify,
           rewrite: app.rewrite,
+        },
+      }),
+    ),
+    databases: (file.databases ?? []).map((db) =>
+      databaseResourceSchema.parse({
+        kind: 'db',
+        metadata: { name: db.name, description: db.description, labels: db.labels },
+        spec: {
+          protocol: db.protocol,
+          uri: db.uri,
+          ca_cert: db.ca_cert_file
+            ? readPem(db.ca_cert_file, `databases.${db.name}.ca_cert_file`)
+            : undefined,
+          tls: db.tls,
         },
       }),
     ),

@@ -2,6 +2,10 @@ import {
   appNameSchema,
   appResourceSchema,
   appUriSchema,
+  databaseNameSchema,
+  databaseResourceSchema,
+  databaseTlsModes,
+  databaseUriSchema,
   publicAddrSchema,
 } from '@postern/contracts';
 import { z } from 'zod';
@@ -147,6 +151,26 @@ export const fileConfigSchema = z
             labels: z.record(z.string().max(256), z.string().max(256)).optional(),
             insecure_skip_verify: z.boolean().optional(),
             rewrite: appResourceSchema.shape.spec.shape.rewrite.optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /** Databases this proxy reaches itself (docs/databases.md): the db resource's fields, flat. */
+    databases: z
+      .array(
+        z
+          .object({
+            name: databaseNameSchema,
+            protocol: databaseResourceSchema.shape.spec.shape.protocol,
+            uri: databaseUriSchema,
+            description: z.string().max(1024).optional(),
+            labels: z.record(z.string().max(256), z.string().max(256)).optional(),
+            /** A file holding the PEM of the CA that signed the database's certificate. */
+            ca_cert_file: z.string().min(1).optional(),
+            tls: z
+              .object({ mode: z.enum(databaseTlsModes) })
+              .strict()
+              .optional(),
           })
           .strict(),
       )
