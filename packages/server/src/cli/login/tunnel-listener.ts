@@ -1,35 +1,35 @@
-import { apiPaths } from '@postern/contracts';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import WebSocket, { createWebSocketStream } from 'ws';
-import { currentLogin } from '../../../cli/login/session-commands.js';
-import { signRequest } from '../../../ssh/signed-request.js';
+import { signRequest } from '../../ssh/signed-request.js';
+import { currentLogin } from './session-commands.js';
 
-export interface AppProxyListener {
+export interface TunnelListener {
   server: Server;
   port: number;
   close(): Promise<void>;
 }
 
 /**
- * `postern proxy app NAME`: a listener on loopback whose every connection is tunnelled to the
- * TCP app over the proxy's HTTPS port (a WebSocket per connection, signed with the certificate
- * of `postern login`), so any TCP client works against `127.0.0.1:PORT`.
+ * `postern proxy app NAME`, `postern proxy db NAME`: a listener on loopback whose every connection
+ * is tunnelled to the resource over the proxy's HTTPS port (a WebSocket per connection to `path`,
+ * signed with the certificate of `postern login`), so any TCP client works against
+ * `127.0.0.1:PORT`. `name` is what log lines call the resource.
  */
-export async function listenForApp(
+export async function listenThroughProxy(
   env: NodeJS.ProcessEnv,
-  name: string,
+  target: { name: string; path: string },
   port: number,
   log: (line: string) => void = () => undefined,
-): Promise<AppProxyListener> {
+): Promise<TunnelListener> {
+  const { name, path } = target;
   const profile = await currentLogin(env);
   const [privateKeyPem, certificateLine] = await Promise.all([
     readFile(profile.key_path, 'utf8'),
     readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
   ]);
   const base = new URL(profile.proxy);
-  const path = apiPaths.appTcp(name);
   const url = new URL(path, base);
   url.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
 

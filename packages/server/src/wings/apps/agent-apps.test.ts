@@ -1,4 +1,4 @@
-import { appResourceSchema, createJoinTokenRequestSchema } from '@postern/contracts';
+import { apiPaths, appResourceSchema, createJoinTokenRequestSchema } from '@postern/contracts';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -11,8 +11,9 @@ import { hostActor } from '../../access-control/access/actor.js';
 import { runAgent, type RunningAgent } from '../../agent/agent.js';
 import { recordingLog } from '../../agent/tunnel-proxy.testkit.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { appBrowser, createAppRole, signedInHome } from './app-client.testkit.js';
-import { listenForApp } from './cli/proxy-app.js';
+import { appBrowser, createAppRole } from './app-client.testkit.js';
+import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { listenThroughProxy } from '../../cli/login/tunnel-listener.js';
 
 // Apps reached only from an agent's host: `postern agent --app name=uri` joins a real listening
 // Postern, reports its apps on the heartbeat, and every connection to them crosses its tunnel.
@@ -116,7 +117,11 @@ describe('apps served by an agent', () => {
 
   it('carries a TCP app through the tunnel too (redis-cli through postern proxy app)', async () => {
     const { home } = await signedInHome(app, port, 'alice', ['prod-apps']);
-    const listener = await listenForApp({ POSTERN_HOME: home }, 'cache', 0);
+    const listener = await listenThroughProxy(
+      { POSTERN_HOME: home },
+      { name: 'cache', path: apiPaths.appTcp('cache') },
+      0,
+    );
     const dial = vi.spyOn(app.services.tunnels, 'dial');
     try {
       const { stdout } = await run('redis-cli', ['-p', String(listener.port), 'PING'], {

@@ -65,43 +65,6 @@ export function appBrowser(app: TestApp, port: () => number) {
   return { get, launch, signedInCookie };
 }
 
-/**
- * A POSTERN_HOME as `postern login` leaves it for `user` against the listening test proxy: a key,
- * its certificate from the cluster's CA and the profile. The caller removes the directory.
- */
-export async function signedInHome(
-  app: TestApp,
-  port: number,
-  user = 'alice',
-  roles: string[] = [],
-): Promise<{ home: string; key: Ed25519Key }> {
-  const key = generateEd25519Key();
-  const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
-  const certificate = app.services.ca.issueUserCertificate({
-    user,
-    roles,
-    logins: [],
-    publicKey: key.publicKey,
-    ttlMs: 600_000,
-  });
-  await writeFile(path.join(home, 'key'), key.privateKeyPem, { mode: 0o600 });
-  await writeFile(path.join(home, 'key-cert.pub'), `${certificate}\n`);
-  await writeFile(
-    path.join(home, 'profile.json'),
-    JSON.stringify({
-      proxy: `http://127.0.0.1:${port}`,
-      insecure: false,
-      user,
-      cluster: app.config.clusterName,
-      ssh_proxy_addr: '127.0.0.1:3023',
-      expires: new Date(Date.now() + 600_000).toISOString(),
-      key_path: path.join(home, 'key'),
-      cert_path: path.join(home, 'key-cert.pub'),
-    }),
-  );
-  return { home, key };
-}
-
 /** A role that reaches the apps with these labels (`app_labels`), and nothing else. */
 export function createAppRole(app: TestApp, name: string, labels: Record<string, string>) {
   return app.services.roles.create(

@@ -8,8 +8,9 @@ import WebSocket from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { createAppRole, signedInHome } from './app-client.testkit.js';
-import { listenForApp, type AppProxyListener } from './cli/proxy-app.js';
+import { createAppRole } from './app-client.testkit.js';
+import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 
 // `postern proxy app` against the machine's real Redis (127.0.0.1:6379, as CI has it), through a
 // listening Postern: redis-cli talks to the local listener, the bytes cross the proxy's port.
@@ -18,7 +19,7 @@ const run = promisify(execFile);
 let app: TestApp;
 let port: number;
 let home: string;
-let listener: AppProxyListener;
+let listener: TunnelListener;
 let key: Awaited<ReturnType<typeof signedInHome>>['key'];
 
 const tcpApp = (name: string, uri: string, labels: Record<string, string>) =>
@@ -36,7 +37,11 @@ beforeAll(async () => {
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.server.address() as AddressInfo).port;
   ({ home, key } = await signedInHome(app, port, 'alice', ['prod-apps']));
-  listener = await listenForApp({ POSTERN_HOME: home }, 'cache', 0);
+  listener = await listenThroughProxy(
+    { POSTERN_HOME: home },
+    { name: 'cache', path: apiPaths.appTcp('cache') },
+    0,
+  );
 });
 
 afterAll(async () => {

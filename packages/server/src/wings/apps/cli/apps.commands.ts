@@ -1,4 +1,4 @@
-import { appResourceSchema } from '@postern/contracts';
+import { apiPaths, appResourceSchema } from '@postern/contracts';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { AdminContext } from '../../../cli/admin-context.js';
@@ -9,7 +9,7 @@ import { ConfigError, type ConfigFlags } from '../../../config/config.js';
 import { rotateAppJwtKey } from '../app-jwt.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
-import { listenForApp } from './proxy-app.js';
+import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 
 /** The apps in storage, loaded for one command. */
 async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
@@ -80,8 +80,11 @@ export function addAppsCommands(program: Command): void {
     .description('listen on 127.0.0.1 and tunnel each connection to the TCP app NAME')
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
     .action(async (name: string, flags: { port: string }) => {
-      const listener = await listenForApp(process.env, name, Number(flags.port), (line) =>
-        console.error(`postern: ${line}`),
+      const listener = await listenThroughProxy(
+        process.env,
+        { name, path: apiPaths.appTcp(name) },
+        Number(flags.port),
+        (line) => console.error(`postern: ${line}`),
       );
       print(`Proxying connections to ${name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
     });
