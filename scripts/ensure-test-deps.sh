@@ -2,7 +2,7 @@
 # Installs what the tests need from Debian's packages when it is missing: Chromium for the
 # end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
 # large file served through the proxy) and Jupyter Notebook (a real app with cookies and
-# WebSockets). Browser downloads by test tools do
+# WebSockets), and PostgreSQL for the database tests. Browser downloads by test tools do
 # not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
@@ -11,6 +11,9 @@ missing=()
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -x /usr/bin/jupyter-notebook ] || missing+=(jupyter-notebook)
+# PostgreSQL's server binaries for the database tests' own clusters, and psql/pgbench.
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
+[ -x /usr/bin/psql ] || missing+=(postgresql-client)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

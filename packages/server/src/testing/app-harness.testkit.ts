@@ -1,4 +1,4 @@
-import type { AppResource } from '@postern/contracts';
+import type { AppResource, DatabaseResource } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,6 +75,8 @@ export interface TestAppOptions {
   wings?: AppDeps['wings'];
   /** Applications of the config file (docs/apps.md). */
   apps?: AppResource[];
+  /** Databases of the config file (docs/databases.md). */
+  databases?: DatabaseResource[];
 }
 
 /**
@@ -102,6 +104,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.fileTransferMaxBytes) config.fileTransfer.maxBytes = options.fileTransferMaxBytes;
   config.sessionOpenLimit = options.sessionOpenLimit ?? { burst: 10_000, perSecond: 10_000 };
   if (options.apps) config.apps = options.apps;
+  if (options.databases) config.databases = options.databases;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

@@ -1,0 +1,98 @@
+import { apiPaths, databaseListResponseSchema, type DatabaseJson } from '@postern/contracts';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { ProxyClient } from '../../../cli/login/proxy-client.js';
+import { currentLogin } from '../../../cli/login/session-commands.js';
+import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
+import { printTable } from '../../../cli/table.js';
+import { ConfigError } from '../../../config/config.js';
+import { signRequest } from '../../../ssh/signed-request.js';
+
+export interface ConnectFlags {
+  dbUser: string;
+  dbName?: string;
+}
+
+/** Every database the user may reach, through the signed catalog (`dbconnect`). */
+async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
+  const profile = await currentLogin(env);
+  const [privateKeyPem, certificateLine] = await Promise.all([
+    readFile(profile.key_path, 'utf8'),
+    readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
+  ]);
+  const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
+  const pathAndQuery = `${apiPaths.databaseCatalog}?limit=1000`;
+  const headers = signRequest({
+    method: 'GET',
+    pathAndQuery,
+    certificateLine,
+    privateKeyPem,
+    now: Date.now(),
+  });
+  const answer = await client.get(pathAndQuery, databaseListResponseSchema, headers);
+  return answer.items;
+}
+
+/** `postern db ls`. */
+export async function listDatabases(env: NodeJS.ProcessEnv, print: (line: string) => void) {
+  const databases = await fetchDatabases(env);
+  if (databases.length === 0) return print('No databases you may reach.');
+  printTable(
+    ['NAME', 'PROTOCOL', 'USERS', 'NAMES', 'STATUS', 'LABELS'],
+    databases.map((db) => [
+      db.name,
+      db.protocol,
+      db.database_users.join(',') || '(none)',
+      db.database_names.join(',') || '(none)',
+      db.status,
+      db.labels.map(({ name, value }) => `${name}=${value}`).join(','),
+    ]),
+    print,
+  );
+}
+
+/**
+ * `postern db connect NAME`: a listener on a free loopback port for this one client, and the
+ * database's own client (psql) pointed at it; exits with the client's exit code.
+ */
+export async function connectCommand(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  flags: ConnectFlags,
+): Promise<number> {
+  const db = (await fetchDatabases(env)).find((candidate) => candidate.name === name);
+  if (!db) throw new ConfigError(`no database named ${name} that you may reach: see postern db ls`);
+  if (db.protocol !== 'postgres') {
+    throw new ConfigError(`postern db connect speaks postgres; ${name} is ${db.protocol}`);
+  }
+  const listener = await listenThroughProxy(
+    env,
+    { name, path: apiPaths.databaseConnect(name) },
+    0,
+    (line) => console.error(`postern: ${line}`),
+  );
+  try {
+    const args = psqlArgs(listener.port, flags.dbUser, flags.dbName ?? flags.dbUser);
+    return await run('psql', args, env);
+  } finally {
+    await listener.close();
+  }
+}
+
+/** psql's connection string for the local listener (loopback: no TLS on this leg). */
+export function psqlArgs(port: number, dbUser: string, dbName: string): string[] {
+  const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return [
+    `host=127.0.0.1 port=${port} user=${quote(dbUser)} dbname=${quote(dbName)} sslmode=disable`,
+  ];
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env });
+    child.once('error', (error) =>
+      reject(new ConfigError(`cannot start ${command}: ${error.message} (is it installed?)`)),
+    );
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}

@@ -1,0 +1,47 @@
+import type { AccessResolver } from '../../access-control/access/access-resolver.js';
+import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { permits, type RoleSet } from '../../access-control/rbac/index.js';
+import type { DatabaseRecord } from './db-kind.js';
+
+/** Who asks for which database user and name on which database. */
+export interface DatabaseRoute {
+  /** The Postern user. */
+  user: string;
+  db: DatabaseRecord;
+  dbUser: string;
+  dbName: string;
+}
+
+/**
+ * Why the roles refuse the route, or undefined when they allow it: the database's labels, then
+ * the database user (`db_users`), then the database name (`db_names`), as the reference checks.
+ */
+export function routeRefusal(roleSet: RoleSet, route: DatabaseRoute): string | undefined {
+  const { db, user, dbUser, dbName } = route;
+  const labels = { labels: db.metadata.labels };
+  if (!roleSet.canAccess('db', labels)) {
+    return `access to db denied: ${user} may not reach database ${db.metadata.name}`;
+  }
+  if (!permits(roleSet.dbUsersFor(labels), dbUser)) {
+    return `access to db denied: ${user} may not connect to ${db.metadata.name} as database user "${dbUser}"`;
+  }
+  if (!permits(roleSet.dbNamesFor(labels), dbName)) {
+    return `access to db denied: ${user} may not open database "${dbName}" on ${db.metadata.name}`;
+  }
+  return undefined;
+}
+
+/**
+ * Asks again, for a live session, whether its user still may: a lock on the user, their roles or
+ * the database ends it; so does a role change that withdraws the route.
+ */
+export function routeWithdrawal(
+  deps: { access: Pick<AccessResolver, 'resolve'>; locks: Pick<LockWatcher, 'isLocked'> },
+  route: DatabaseRoute,
+): string | undefined {
+  const resolved = deps.access.resolve(route.user, []);
+  if (deps.locks.isLocked({ user: route.user, roles: resolved.roles })) {
+    return `${route.user} is locked`;
+  }
+  return routeRefusal(resolved.roleSet, route);
+}

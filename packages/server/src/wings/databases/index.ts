@@ -1,0 +1,97 @@
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
+import type { ServerContext } from '../../part.js';
+import type { Wing } from '../wing.js';
+import { addDatabaseCommands } from './cli/databases.commands.js';
+import { databasesRoutes } from './databases.routes.js';
+import { DatabasesService } from './databases.service.js';
+import { DatabaseClientCa } from './db-client-ca.js';
+import { dbConnectRoutes } from './db-connect.routes.js';
+import { databaseAddress, type DatabaseRecord } from './db-kind.js';
+import { DatabaseSessions } from './db-session-audit.js';
+import { CancelKeys } from './postgres/cancel-keys.js';
+import { postgresEngine } from './postgres/index.js';
+
+/**
+ * Databases: PostgreSQL (MySQL/MariaDB next) reached with the clients people already use,
+ * through `postern proxy db` / `postern db connect`; the proxy signs in to the database with a
+ * short-lived client certificate for the database user the roles allow, and audits every
+ * statement (docs/databases.md).
+ */
+export const databasesWing = {
+  name: 'databases',
+  build: (ctx: ServerContext) => buildDatabases(ctx),
+  routes: async (server, s, ctx) => {
+    await server.register(databasesRoutes, {
+      databases: s.databases,
+      clusterName: ctx.config.clusterName,
+    });
+    await server.register(dbConnectRoutes, {
+      databases: s.databases,
+      certAuth: ctx.identity.certAuth,
+      engines: {
+        postgres: postgresEngine({
+          ca: await s.dbClientCa(),
+          dial: s.dialDatabase,
+          cancelKeys: s.pgCancelKeys,
+          sessions: s.dbSessions,
+        }),
+      },
+    });
+  },
+  start: async (s) => {
+    await s.databases.start();
+  },
+  close: async (s) => {
+    s.dbSessions.endAll('the proxy is stopping');
+    await s.databases.close();
+  },
+  commands: addDatabaseCommands,
+  kinds: (s) => [{ kind: 'db', count: () => s.databases.count() }],
+} satisfies Wing<DatabasesServices>;
+
+export type DatabasesServices = ReturnType<typeof buildDatabases>;
+
+function buildDatabases(ctx: ServerContext) {
+  const { backend, audit, now, config } = ctx;
+  const databases = new DatabasesService(backend, audit, {
+    now,
+    onError: ctx.onError('databases'),
+    configured: config.databases,
+  });
+  let ca: Promise<DatabaseClientCa> | undefined;
+  const clientCa = () => (ca ??= DatabaseClientCa.load(backend, config.clusterName, now));
+  const dial = (db: DatabaseRecord): Promise<Duplex> => {
+    if (db.source === 'agent') return ctx.tunnels.dial({ kind: 'db', name: db.metadata.name });
+    return dialTcp(db);
+  };
+  return {
+    databases,
+    dbClientCa: clientCa,
+    dialDatabase: dial,
+    pgCancelKeys: new CancelKeys(),
+    dbSessions: new DatabaseSessions({
+      audit,
+      access: ctx.access,
+      locks: ctx.locks,
+      trackers: new SessionTrackerStore(backend),
+      proxyId: ctx.hub.proxyId,
+      clusterName: config.clusterName,
+      now,
+    }),
+  };
+}
+
+/** A TCP connection to the database's own address, once it is established. */
+function dialTcp(db: DatabaseRecord): Promise<Duplex> {
+  const { host, port } = databaseAddress(db);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}

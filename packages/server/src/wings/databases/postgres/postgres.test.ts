@@ -1,0 +1,329 @@
+import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
+import { execFile, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { connect, type AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
+import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import {
+  startPrivatePostgres,
+  type PrivatePostgres,
+} from '../../../testing/private-postgres.testkit.js';
+import { startupMessage } from './pg-wire.js';
+
+// A real PostgreSQL (TLS on, `hostssl … cert`, trusting only the proxy's database client CA),
+// reached with the real psql and the `pg` driver through `postern proxy db`'s listener and a
+// listening Postern: no password anywhere, the proxy signs in with a certificate per db user.
+
+const run = promisify(execFile);
+let app: TestApp;
+let postgres: PrivatePostgres;
+let home: string;
+let listener: TunnelListener;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const ca = await app.services.dbClientCa();
+  postgres = await startPrivatePostgres({
+    tls: {
+      clientCaPem: ca.certPem,
+      hba: ['hostssl all pw_user 127.0.0.1/32 scram-sha-256'],
+    },
+  });
+  await postgres.sql(`
+    create role alice_db login; create role bob_db login; create role shared login;
+    create role pw_user login password 'secret';`);
+  await postgres.sql('create database appdb owner alice_db');
+  await postgres.sql('create database secretdb');
+  await app.services.databases.create(
+    databaseResourceSchema.parse({
+      kind: 'db',
+      metadata: { name: 'pg', labels: { env: 'test' } },
+      spec: {
+        protocol: 'postgres',
+        uri: `127.0.0.1:${postgres.port}`,
+        ca_cert: postgres.serverCertPem,
+        tls: { mode: 'verify-full' },
+      },
+    }),
+    hostActor('test'),
+  );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'pg-users' },
+      spec: {
+        allow: {
+          db_labels: { env: 'test' },
+          db_users: ['alice_db', 'shared', 'pw_user'],
+          db_names: ['appdb', 'postgres'],
+        },
+      },
+    }),
+    hostActor('test'),
+  );
+  await app.services.users.create({ name: 'alice', roles: ['pg-users'] }, 'test');
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.server.address() as AddressInfo).port;
+  ({ home } = await signedInHome(app, port, 'alice', ['pg-users']));
+  await vi.waitFor(() => expect(app.services.databases.get('pg')).toBeDefined());
+  listener = await listenThroughProxy(
+    { POSTERN_HOME: home },
+    { name: 'pg', path: apiPaths.databaseConnect('pg') },
+    0,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await listener?.close();
+  await app?.close();
+  await postgres?.destroy();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+const conninfo = (user: string, database: string, extra = '') =>
+  `host=127.0.0.1 port=${listener.port} user=${user} dbname=${database} sslmode=disable ${extra}`;
+
+/** psql through the listener; resolves with its output and exit code whatever they are. */
+function psql(user: string, database: string, args: string[], extra = '') {
+  return run('psql', [conninfo(user, database, extra), '-X', '-At', ...args], {
+    timeout: 30_000,
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: error.code ?? -1,
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
+}
+
+const pgClient = async (user = 'alice_db', database = 'appdb') => {
+  const client = new pg.Client({ host: '127.0.0.1', port: listener.port, user, database });
+  await client.connect();
+  return client;
+};
+
+async function eventsOf(code: AuditCode) {
+  const { events } = await app.audit.search({
+    from: new Date(0),
+    to: new Date(Date.now() + 60_000),
+    limit: 1000,
+  });
+  return events.filter((event) => event.code === code);
+}
+
+describe('PostgreSQL through Postern', () => {
+  it('psql signs in as the db user by certificate, over TLS to the database', async () => {
+    const result = await psql('alice_db', 'appdb', [
+      '-c',
+      'select current_user, current_database(), ssl from pg_stat_ssl where pid = pg_backend_pid()',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('alice_db|appdb|t');
+  });
+
+  it('refuses a db user or a database the roles do not allow, in the client’s own words', async () => {
+    const user = await psql('bob_db', 'appdb', ['-c', 'select 1']);
+    expect(user.code).toBe(2);
+    expect(user.stderr).toContain(
+      'FATAL:  access to db denied: alice may not connect to pg as database user "bob_db"',
+    );
+    const name = await psql('alice_db', 'secretdb', ['-c', 'select 1']);
+    expect(name.stderr).toContain('may not open database "secretdb" on pg');
+    await vi.waitFor(async () => {
+      const denied = await eventsOf('TDB00W');
+      expect(denied.map((event) => [event.db_user, event.db_name])).toEqual(
+        expect.arrayContaining([
+          ['bob_db', 'appdb'],
+          ['alice_db', 'secretdb'],
+        ]),
+      );
+    });
+  });
+
+  it('refuses startup parameters that would change who the session runs as', async () => {
+    const role = await psql(
+      'alice_db',
+      'appdb',
+      ['-c', 'select current_user'],
+      "options='-c role=shared'",
+    );
+    expect(role.code).toBe(2);
+    expect(role.stderr).toContain('the startup option "-c role=shared" is not allowed');
+    const settings = await psql(
+      'alice_db',
+      'appdb',
+      ['-c', 'show statement_timeout'],
+      "options='-c statement_timeout=1234'",
+    );
+    expect(settings.stdout.trim()).toBe('1234ms');
+  });
+
+  it('says so when the database wants a password instead of the certificate', async () => {
+    const result = await psql('pw_user', 'postgres', ['-c', 'select 1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('asked for a password for "pw_user"');
+  });
+
+  it('runs the extended protocol with parameters and audits parse, bind and execute', async () => {
+    const client = await pgClient();
+    const marker = `marker-${Date.now()}`;
+    const { rows } = await client.query('select $1::int + 1 as n, $2::text as tag', [41, marker]);
+    expect(rows).toEqual([{ n: 42, tag: marker }]);
+    await client.query(`select 'simple-${marker}'`);
+    await client.end();
+    await vi.waitFor(async () => {
+      const parse = (await eventsOf('TPG00I')).find((event) =>
+        String(event.query).includes('$1::int + 1'),
+      );
+      expect(parse).toMatchObject({ user: 'alice', db_user: 'alice_db', db_name: 'appdb' });
+      const bind = (await eventsOf('TPG01I')).find((event) =>
+        (event.parameters as string[]).includes(marker),
+      );
+      expect(bind?.parameters).toEqual(['41', marker]);
+      expect((await eventsOf('TPG02I')).some((event) => event.sid === parse!.sid)).toBe(true);
+      const simple = (await eventsOf('TDB02I')).find(
+        (event) => event.query === `select 'simple-${marker}'`,
+      );
+      expect(simple?.sid).toBe(parse!.sid);
+      const ended = (await eventsOf('TDB01I')).find((event) => event.sid === parse!.sid);
+      expect(ended).toMatchObject({ db_service: 'pg', reason: 'closed' });
+    });
+  });
+
+  it('copies in and out, passes notices, and delivers LISTEN/NOTIFY', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, n) => `${n}\trow-${n}`).join('\n');
+    const copyIn = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn('psql', [
+        conninfo('alice_db', 'appdb'),
+        '-X',
+        '-At',
+        '-c',
+        'create table if not exists copied (n int, t text)',
+        '-c',
+        '\\copy copied from stdin',
+        '-c',
+        "select count(*), md5(string_agg(t, ',' order by n)) from copied",
+      ]);
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stdin.end(`${rows}\n\\.\n`);
+      child.once('exit', (code) => resolve({ code, out }));
+    });
+    expect(copyIn.code).toBe(0);
+    const [count] = copyIn.out.trim().split('\n').at(-1)!.split('|');
+    expect(count).toBe('20000');
+    const copyOut = await psql('alice_db', 'appdb', [
+      '-c',
+      '\\copy (select * from copied order by n) to stdout',
+    ]);
+    expect(copyOut.stdout).toBe(`${rows}\n`);
+
+    const notice = await psql('alice_db', 'appdb', [
+      '-c',
+      "do $$ begin raise notice 'hello from plpgsql'; end $$",
+    ]);
+    expect(notice.stderr).toContain('NOTICE:  hello from plpgsql');
+
+    const listening = await pgClient();
+    const heard = new Promise<string | undefined>((resolve) =>
+      listening.on('notification', (message) => resolve(message.payload)),
+    );
+    await listening.query('listen postern_channel');
+    const talking = await pgClient('shared', 'appdb');
+    await talking.query("select pg_notify('postern_channel', 'ping through the proxy')");
+    expect(await heard).toBe('ping through the proxy');
+    await Promise.all([listening.end(), talking.end()]);
+  });
+
+  it('psql’s Ctrl-C cancels a running query through the proxy’s own cancel key', async () => {
+    const started = Date.now();
+    const child = spawn('psql', [conninfo('alice_db', 'appdb'), '-X', '-c', 'select pg_sleep(30)']);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Sent once the query runs at the database (its session shows it as active).
+    await vi.waitFor(
+      async () => {
+        const active = await postgres.sql(
+          "select count(*) from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'",
+        );
+        expect(active.trim()).toBe('1');
+      },
+      { timeout: 15_000 },
+    );
+    const interrupted = Date.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).toContain('canceling statement due to user request');
+    expect(code).toBe(1);
+    expect(Date.now() - interrupted).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('ends a malformed client’s connection with a protocol error and an audit event', async () => {
+    const socket = connect({ host: '127.0.0.1', port: listener.port });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.write(
+      startupMessage(
+        new Map([
+          ['user', 'alice_db'],
+          ['database', 'appdb'],
+        ]),
+      ),
+    );
+    // Wait for ReadyForQuery, then send a message whose length field is impossible.
+    await vi.waitFor(() =>
+      expect(Buffer.concat(received).includes(Buffer.from('Z\0\0\0\x05I'))).toBe(true),
+    );
+    socket.write(Buffer.from([0x51, 0, 0, 0, 2]));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(Buffer.concat(received).toString('latin1')).toContain('protocol violation');
+    await vi.waitFor(async () => {
+      const ends = await eventsOf('TDB01I');
+      expect(ends.some((event) => String(event.reason).startsWith('protocol violation'))).toBe(
+        true,
+      );
+    });
+    // The proxy still serves the next client.
+    expect((await psql('alice_db', 'appdb', ['-c', 'select 7'])).stdout.trim()).toBe('7');
+  });
+
+  it('a lock on the user ends a running query’s session within seconds', async () => {
+    const child = spawn('psql', [
+      conninfo('shared', 'postgres'),
+      '-X',
+      '-c',
+      'select pg_sleep(30)',
+    ]);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await vi.waitFor(
+      async () => {
+        const active = await postgres.sql(
+          "select count(*) from pg_stat_activity where usename = 'shared' and state = 'active'",
+        );
+        expect(active.trim()).toBe('1');
+      },
+      { timeout: 15_000 },
+    );
+    const lock = await app.services.locks.create(
+      { targets: { user: 'alice' }, message: 'incident' },
+      hostActor('test'),
+    );
+    const locked = Date.now();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(Date.now() - locked).toBeLessThan(5_000);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('terminating connection: alice is locked');
+    const refused = await psql('alice_db', 'appdb', ['-c', 'select 1']);
+    expect(refused.code).not.toBe(0);
+    await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+  });
+});
