@@ -5,9 +5,12 @@ import { posternBin } from './postern.mjs';
 
 const run = promisify(execFile);
 
-/** `postern proxy app NAME --port 0` with the login in `home`; resolves once it listens. */
-export async function startAppTunnel(home, name) {
-  const child = spawn(process.execPath, [posternBin, 'proxy', 'app', name, '--port', '0'], {
+/**
+ * `postern proxy app NAME --port 0` (or `proxy db` with kind 'db') with the login in `home`;
+ * resolves once it listens.
+ */
+export async function startAppTunnel(home, name, kind = 'app') {
+  const child = spawn(process.execPath, [posternBin, 'proxy', kind, name, '--port', '0'], {
     env: { ...process.env, POSTERN_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -24,7 +27,9 @@ export async function startAppTunnel(home, name) {
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`postern proxy app exited ${code}:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`postern proxy ${kind} exited ${code}:\n${output}`)),
+    );
   });
   return {
     port,

@@ -1,0 +1,313 @@
+#!/usr/bin/env node
+// Database access (docs/databases.md) through the proxy, each figure next to baselines measured in
+// the same run against the same PostgreSQL. Targets are printed, never asserted: the exit code is
+// 0 unless the bench itself breaks.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { startAppTunnel } from './support/apps-tcp.mjs';
+import { startTlsRelay } from './support/db-relay.mjs';
+import { startPostgres } from './support/postgres.mjs';
+import {
+  assertBuilt,
+  createCliLogin,
+  createRole,
+  repoRoot,
+  startPostern,
+} from './support/postern.mjs';
+import { fmt, median, MiB, printTable, verdict } from './support/report.mjs';
+
+const run = promisify(execFile);
+
+const usage = `Usage: npm run build && npm run bench:db [-- options]
+
+The bench runs the BUILT server (packages/server/dist): build first. Everything listens on
+127.0.0.1. It starts \`postern start\` (temp data dir, plain HTTP, free ports), its own
+PostgreSQL (Debian's, TLS on, \`hostssl all all 127.0.0.1/32 cert\` trusting Postern's database
+client CA), registers it as a database, signs a user in whose role allows every db user and name,
+and runs \`postern proxy db\` as that user. Three paths reach the same database as \`postgres\`:
+
+  postern  pgbench/psql -> postern proxy db -> the proxy (WebSocket over its port) -> TLS -> db
+  relay    pgbench/psql -> a bare Node TLS relay written in the bench (SSLRequest, then pipes)
+  direct   pgbench/psql -> the database over TLS with the same kind of client certificate
+
+  1  pgbench -S (select only, simple protocol) with --clients clients and 2 threads, for
+     --duration: TPS                                          target >= 0.85x the relay's TPS
+  2  pgbench -S with one client: average latency, ms          target <= the relay's + 0.3 ms
+  3  COPY (SELECT ...) TO STDOUT of --copy-size through psql, MiB/s
+                                                              target >= 0.7x direct
+Every statement of (1) and (2) is audited through Postern (one event each): the audit log is
+written in the background, which the TPS shows.
+
+Options:
+  --duration 10     seconds per pgbench run
+  --clients 8       clients for (1)
+  --scale 10        pgbench -i scale (10: a million accounts)
+  --copy-size 1G    bytes of (3) (K, M, G: powers of 1024)
+  --runs 1          rounds, the paths taking turns; the median is the figure
+  -h, --help        this text`;
+
+const { values: opts } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    clients: { type: 'string', default: '8' },
+    scale: { type: 'string', default: '10' },
+    'copy-size': { type: 'string', default: '1G' },
+    runs: { type: 'string', default: '1' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (opts.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const duration = Number(opts.duration);
+const clients = Number(opts.clients);
+const runs = Number(opts.runs);
+const copyBytes = parseSize(opts['copy-size']);
+if (!(duration > 0) || !(clients >= 1) || !(runs >= 1) || !(copyBytes >= 1024)) {
+  console.error(usage);
+  process.exit(2);
+}
+assertBuilt();
+
+const started = Date.now();
+const log = (message) =>
+  console.error(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${message}`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+console.log(
+  `Database bench: ${cpus().length} CPUs, node ${process.version}, load average ${load()} at start`,
+);
+
+const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-db-'));
+const cleanups = [() => rm(dir, { recursive: true, force: true })];
+const rows = [];
+const context = [];
+try {
+  log('starting postern');
+  const postern = await startPostern({ dataDir: path.join(dir, 'postern') });
+  cleanups.push(() => postern.stop());
+  const caPem = await postern.cli(['db', 'ca', 'export']);
+
+  log('starting postgresql and filling pgbench tables');
+  const pg = await startPostgres(path.join(dir, 'pg'), caPem);
+  cleanups.push(() => pg.stop());
+  await pg.local('pgbench', ['-i', '-q', '-s', opts.scale, 'postgres']);
+
+  const dbFile = path.join(dir, 'db.yaml');
+  await writeFile(
+    dbFile,
+    [
+      'kind: db',
+      'metadata:',
+      '  name: bench',
+      'spec:',
+      '  protocol: postgres',
+      `  uri: 127.0.0.1:${pg.port}`,
+      '  ca_cert: |',
+      ...pg.serverCertPem
+        .trim()
+        .split('\n')
+        .map((line) => `    ${line}`),
+      '',
+    ].join('\n'),
+  );
+  await postern.cli(['create', '-f', dbFile]);
+  await createRole(postern, 'bench-db', [
+    "db_labels: {'*': '*'}",
+    "db_users: ['*']",
+    "db_names: ['*']",
+  ]);
+  const { home } = await createCliLogin(postern, {
+    user: 'bench',
+    roles: ['bench-db'],
+    dir: path.join(dir, 'home'),
+  });
+  const tunnel = await startAppTunnel(home, 'bench', 'db');
+  cleanups.push(() => tunnel.stop());
+
+  const client = await clientCertificate(postern, dir, pg.serverCertPem);
+  const relay = await startTlsRelay({
+    port: pg.port,
+    ca: pg.serverCertPem,
+    cert: client.certPem,
+    key: client.keyPem,
+  });
+  cleanups.push(() => relay.stop());
+
+  const local = (port) =>
+    `host=127.0.0.1 port=${port} user=postgres dbname=postgres sslmode=disable`;
+  const paths = {
+    postern: local(tunnel.port),
+    relay: local(relay.port),
+    direct:
+      `host=127.0.0.1 port=${pg.port} user=postgres dbname=postgres sslmode=verify-ca ` +
+      `sslrootcert=${client.serverCaFile} sslcert=${client.certFile} sslkey=${client.keyFile}`,
+  };
+
+  const results = { tps: {}, latency: {}, copy: {} };
+  for (const name of Object.keys(paths)) {
+    results.tps[name] = [];
+    results.latency[name] = [];
+    results.copy[name] = [];
+  }
+  for (let round = 1; round <= runs; round++) {
+    for (const [name, conninfo] of Object.entries(paths)) {
+      log(`round ${round}/${runs}: ${name}: pgbench -S -c${clients}`);
+      results.tps[name].push((await pgbench(conninfo, clients, 2)).tps);
+      log(`round ${round}/${runs}: ${name}: pgbench -S -c1`);
+      results.latency[name].push((await pgbench(conninfo, 1, 1)).latencyMs);
+      log(`round ${round}/${runs}: ${name}: COPY of ${fmt(copyBytes / MiB, 0)} MiB`);
+      results.copy[name].push(await copyOut(conninfo, copyBytes));
+    }
+  }
+  const figure = (kind, name) => median(results[kind][name]);
+  const tps = figure('tps', 'postern');
+  rows.push({
+    figure: `(1) pgbench -S -c${clients} -j2, TPS`,
+    value: fmt(tps, 0),
+    baseline: `${fmt(figure('tps', 'relay'), 0)} relay`,
+    compare: ratio(tps, figure('tps', 'relay')),
+    target: '≥ 0.85× relay',
+    verdict: verdict(tps / figure('tps', 'relay') >= 0.85),
+  });
+  rows.push({
+    figure: '  (the same, direct over TLS)',
+    value: fmt(tps, 0),
+    baseline: `${fmt(figure('tps', 'direct'), 0)} direct`,
+    compare: ratio(tps, figure('tps', 'direct')),
+    target: '(context)',
+    verdict: '',
+  });
+  const latency = figure('latency', 'postern');
+  const relayLatency = figure('latency', 'relay');
+  rows.push({
+    figure: '(2) pgbench -S -c1, average latency, ms',
+    value: fmt(latency, 3),
+    baseline: `${fmt(relayLatency, 3)} relay`,
+    compare: `+${fmt(latency - relayLatency, 3)} ms`,
+    target: '≤ relay + 0.3 ms',
+    verdict: verdict(latency - relayLatency <= 0.3),
+  });
+  rows.push({
+    figure: '  (the same, direct over TLS)',
+    value: fmt(latency, 3),
+    baseline: `${fmt(figure('latency', 'direct'), 3)} direct`,
+    compare: `+${fmt(latency - figure('latency', 'direct'), 3)} ms`,
+    target: '(context)',
+    verdict: '',
+  });
+  const copy = figure('copy', 'postern');
+  rows.push({
+    figure: `(3) COPY TO STDOUT, ${fmt(copyBytes / MiB, 0)} MiB, MiB/s`,
+    value: fmt(copy),
+    baseline: `${fmt(figure('copy', 'direct'))} direct`,
+    compare: ratio(copy, figure('copy', 'direct')),
+    target: '≥ 0.7× direct',
+    verdict: verdict(copy / figure('copy', 'direct') >= 0.7),
+  });
+  rows.push({
+    figure: '  (the same, through the relay)',
+    value: fmt(copy),
+    baseline: `${fmt(figure('copy', 'relay'))} relay`,
+    compare: ratio(copy, figure('copy', 'relay')),
+    target: '(context)',
+    verdict: '',
+  });
+  for (const kind of Object.keys(results)) {
+    const each = Object.entries(results[kind])
+      .map(
+        ([name, values]) =>
+          `${name} ${values.map((v) => fmt(v, kind === 'latency' ? 3 : 0)).join('/')}`,
+      )
+      .join(', ');
+    context.push(`${kind} per round: ${each}`);
+  }
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+}
+console.log('');
+printTable(rows);
+console.log('');
+for (const line of context) console.log(line);
+console.log(`load average ${load()} at the end`);
+
+/** pgbench -S against `conninfo`: its TPS and average latency. */
+async function pgbench(conninfo, clientCount, threads) {
+  const { stdout } = await run(
+    'pgbench',
+    [
+      '-S',
+      '-n',
+      '-c',
+      String(clientCount),
+      '-j',
+      String(threads),
+      '-T',
+      String(duration),
+      conninfo,
+    ],
+    { timeout: (duration + 120) * 1000, maxBuffer: 1 << 24 },
+  );
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1];
+  const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
+  if (!tps || !latency) throw new Error(`pgbench printed no figures:\n${stdout}`);
+  return { tps: Number(tps), latencyMs: Number(latency) };
+}
+
+/** psql's COPY of generated rows (1 KiB a row, newline included) to /dev/null: MiB/s. */
+async function copyOut(conninfo, bytes) {
+  const rowCount = Math.floor(bytes / 1024);
+  const query = `\\copy (select repeat('x', 1023) from generate_series(1, ${rowCount})) to '/dev/null'`;
+  const begin = process.hrtime.bigint();
+  await run('psql', [conninfo, '-X', '-q', '-c', query], { timeout: 900_000 });
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  return (rowCount * 1024) / MiB / seconds;
+}
+
+/**
+ * A client certificate for `postgres` from the running server's database client CA (through its
+ * built modules), written where libpq reads it for the direct path and the relay.
+ */
+async function clientCertificate(postern, into, serverCertPem) {
+  const dist = path.join(repoRoot, 'packages/server/dist');
+  const loadModule = (file) => import(pathToFileURL(path.join(dist, file)).href);
+  const { openBackend } = await loadModule('backend/index.js');
+  const { DatabaseClientCa } = await loadModule('wings/databases/db-client-ca.js');
+  const backend = await openBackend({
+    type: 'sqlite',
+    path: path.join(postern.dataDir, 'postern.db'),
+  });
+  try {
+    const ca = await DatabaseClientCa.load(backend, postern.clusterName);
+    const issued = await ca.clientCertificate('postgres');
+    const files = {
+      certFile: path.join(into, 'client.crt'),
+      keyFile: path.join(into, 'client.key'),
+      serverCaFile: path.join(into, 'server-ca.crt'),
+    };
+    await writeFile(files.certFile, issued.certPem, { mode: 0o644 });
+    await writeFile(files.keyFile, issued.keyPem, { mode: 0o600 });
+    await writeFile(files.serverCaFile, serverCertPem, { mode: 0o644 });
+    return { ...issued, ...files };
+  } finally {
+    await backend.close();
+  }
+}
+
+function ratio(a, b) {
+  return `${fmt(a / b, 2)}×`;
+}
+
+function parseSize(text) {
+  const match = /^(\d+(?:\.\d+)?)([KMG]?)i?B?$/i.exec(text.trim());
+  if (!match) return NaN;
+  const unit = { '': 1, K: 1024, M: MiB, G: 1024 * MiB }[match[2].toUpperCase()];
+  return Math.floor(Number(match[1]) * unit);
+}
