@@ -80,6 +80,9 @@ const AppsPage = lazy(() =>
 const AppLauncherPage = lazy(() =>
   import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
 );
+const DatabasesPage = lazy(() =>
+  import('../features/databases/DatabasesPage').then((m) => ({ default: m.DatabasesPage })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -144,6 +147,7 @@ export const features: readonly Feature[] = [
     route: 'clusterDatabases',
     placement: resources,
     flag: 'databases',
+    page: DatabasesPage,
   },
   {
     id: 'desktops',
