@@ -17,7 +17,7 @@ import {
 } from './agent-state.js';
 import { postJoin } from './join.js';
 import { proxyBaseUrl } from './proxy-address.js';
-import { forwardToApp, type AgentApp } from './app-forwarder.js';
+import { forwardTcp, forwardToApp, type AgentApp, type AgentDatabase } from './app-forwarder.js';
 import { TunnelClient, type AgentLog } from './tunnel-client.js';
 
 export interface AgentOptions {
@@ -36,6 +36,8 @@ export interface AgentOptions {
   commandLabels?: Record<string, CommandLabelSpec>;
   /** Apps reached from this host (`--app name=uri`), served with the static labels. */
   apps?: AgentApp[];
+  /** Databases reached from this host (`--db name=postgres://host:port`), with the labels too. */
+  databases?: AgentDatabase[];
   log: AgentLog;
 }
 
@@ -87,6 +89,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
   void commandLabels?.start();
 
   const apps = options.apps ?? [];
+  const databases = options.databases ?? [];
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
   const tunnel = new TunnelClient({
@@ -103,6 +106,14 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
       cmdLabels: commandLabels?.values() ?? {},
       hostPublicKey: hostKey.publicKey,
       apps: apps.map((app) => ({ name: app.name, uri: app.uri, labels: options.labels })),
+      databases: databases.map((db) => ({
+        name: db.name,
+        protocol: db.protocol,
+        uri: `${db.host.includes(':') ? `[${db.host}]` : db.host}:${db.port}`,
+        labels: options.labels,
+        ca_cert: db.caCert,
+        tls_mode: db.tlsMode,
+      })),
     }),
     services: [
       {
@@ -114,6 +125,13 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
         handle: (stream: Duplex) =>
           forwardToApp(app, stream, (error) =>
             log.warn({ app: app.name, err: error.message }, 'a connection to the app failed'),
+          ),
+      })),
+      ...databases.map((db) => ({
+        service: { kind: 'db', name: db.name },
+        handle: (stream: Duplex) =>
+          forwardTcp(db, stream, (error) =>
+            log.warn({ db: db.name, err: error.message }, 'a connection to the database failed'),
           ),
       })),
     ],

@@ -16,7 +16,19 @@ export interface AgentApp {
 export function forwardToApp(app: AgentApp, stream: Duplex, onError: (error: Error) => void): void {
   const uri = new URL(app.uri);
   const port = Number(uri.port) || (uri.protocol === 'https:' ? 443 : 80);
-  const upstream = connect({ host: uri.hostname.replace(/^\[|\]$/g, ''), port });
+  forwardTcp({ host: uri.hostname.replace(/^\[|\]$/g, ''), port }, stream, onError);
+}
+
+/**
+ * Relays one tunnelled connection to `host:port` on the agent's network, reading nothing: apps
+ * and databases alike, since the proxy speaks their protocols (and their TLS) end to end.
+ */
+export function forwardTcp(
+  target: { host: string; port: number },
+  stream: Duplex,
+  onError: (error: Error) => void,
+): void {
+  const upstream = connect(target);
   upstream.setNoDelay(true);
   let reported = false;
   const done = (error: Error | null | undefined) => {
@@ -26,4 +38,15 @@ export function forwardToApp(app: AgentApp, stream: Duplex, onError: (error: Err
   };
   pipeline(stream, upstream, done);
   pipeline(upstream, stream, done);
+}
+
+/** A database this agent serves (`--db name=postgres://host:port`). */
+export interface AgentDatabase {
+  name: string;
+  protocol: 'postgres' | 'mysql';
+  host: string;
+  port: number;
+  /** PEM of the database server certificate's CA, read from the flag's `sslrootcert` file. */
+  caCert?: string;
+  tlsMode: 'verify-full' | 'verify-ca' | 'insecure';
 }

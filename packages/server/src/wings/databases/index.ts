@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
+import { agentDatabaseHeartbeats } from './agent-databases.js';
 import { addDatabaseCommands } from './cli/databases.commands.js';
 import { databasesRoutes } from './databases.routes.js';
 import { DatabasesService } from './databases.service.js';
@@ -60,6 +61,8 @@ function buildDatabases(ctx: ServerContext) {
     onError: ctx.onError('databases'),
     configured: config.databases,
   });
+  // Databases agents serve: reported on their heartbeats, reached through their tunnels.
+  ctx.agentReports.add('db', agentDatabaseHeartbeats(databases, config.heartbeatIntervalMs * 3));
   let ca: Promise<DatabaseClientCa> | undefined;
   const clientCa = () => (ca ??= DatabaseClientCa.load(backend, config.clusterName, now));
   const dial = (db: DatabaseRecord): Promise<Duplex> => {

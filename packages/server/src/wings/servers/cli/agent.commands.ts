@@ -1,6 +1,7 @@
 import { appNameSchema, appUriSchema } from '@postern/contracts';
 import type { Command } from 'commander';
 import type { AgentApp } from '../../../agent/app-forwarder.js';
+import { parseDatabaseFlags as parseDatabases } from '../../../agent/database-flags.js';
 import { ConfigError } from '../../../config/config-error.js';
 import { runAgent, type AgentOptions } from '../../../agent/agent.js';
 import type { AgentLog } from '../../../agent/tunnel-client.js';
@@ -14,17 +15,18 @@ export interface AgentFlags {
   dataDir: string;
   insecure?: boolean;
   app?: string[];
+  db?: string[];
 }
 
 /**
  * `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--app name=uri ...]
- * [--data-dir DIR] [--insecure]`.
+ * [--db name=postgres://host:port ...] [--data-dir DIR] [--insecure]`.
  */
 export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {}): void {
   program
     .command('agent')
     .description(
-      "serve this host's SSH, and apps it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
+      "serve this host's SSH, and apps and databases it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
     )
     .requiredOption(
       '--proxy <host:port>',
@@ -35,6 +37,12 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
     .option(
       '--app <name=uri>',
       'serve an app reached from this host, e.g. grafana=http://localhost:3000 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--db <name=uri>',
+      'serve a database reached from this host, e.g. orders=postgres://localhost:5432, with ' +
+        '?sslrootcert=FILE (its CA) and ?sslmode=verify-full|verify-ca|insecure (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
@@ -73,6 +81,7 @@ export function agentOptionsFromFlags(flags: AgentFlags, log: AgentLog): AgentOp
     dataDir: flags.dataDir,
     insecure: flags.insecure === true,
     apps: parseApps(flags.app ?? []),
+    databases: parseDatabases(flags.db ?? []),
     log,
   };
 }

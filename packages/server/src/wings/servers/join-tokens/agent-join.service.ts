@@ -91,11 +91,11 @@ export class AgentJoinService {
     };
     let token;
     try {
-      // An agent serves apps as well as its host: an App token (install-app.sh's) lets one join.
-      // An OpenSSH host serves SSH only.
+      // An agent serves apps and databases as well as its host: an App or Db token
+      // (install-app.sh's, install-database.sh's) lets one join. An OpenSSH host serves SSH only.
       token = await tokens.validate(
         request.token,
-        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App'],
+        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App', 'Db'],
       );
     } catch (error) {
       throw await failed('invalid join token', error);
