@@ -75,6 +75,7 @@ describe('postern agent', () => {
       dataDir: 'd',
       insecure: false,
       apps: [],
+      databases: [],
       log,
     });
   });
