@@ -8,7 +8,7 @@ export const serverRow = (page: Page, text: string) =>
  * The Servers page does not poll: reload until `check` passes. Each round first waits for the
  * reloaded list to show a row (every spec's cluster has its built-in server), so a slow page
  * load on a busy machine is not mistaken for a missing row; `check` then asks about the row it
- * wants with its own short timeout.
+ * wants with its own short timeout (about a second: the page does not change until reloaded).
  */
 export async function reloadServersUntil(
   page: Page,

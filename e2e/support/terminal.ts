@@ -25,14 +25,15 @@ export async function expectConnected(page: Page) {
 }
 
 /**
- * Waits for the shell's prompt at the end of the screen. A login shell on a loaded machine can take
- * seconds to start, and what is typed before its prompt may be echoed by the tty and then thrown
- * away by the shell's start-up (seen in CI: the command on screen, no prompt, no output).
+ * Waits for the shell's first output (its prompt). A login shell on a loaded machine can take
+ * seconds to start, and what is typed before it prints anything may be echoed by the tty and then
+ * thrown away by the shell's start-up (seen in CI: the command on screen, no prompt, no output).
+ * Any text will do: a screen scrolled back, or an observer's copy, need not end in a prompt.
  */
-export async function expectPrompt(page: Page) {
+export async function expectShellStarted(page: Page) {
   await expect
-    .poll(async () => /[$#%>]$/.test((await screenText(page)).trimEnd()), {
-      message: 'a shell prompt at the end of the terminal',
+    .poll(async () => (await screenText(page)).trim().length > 0, {
+      message: 'the shell printed something',
     })
     .toBe(true);
 }
@@ -40,7 +41,7 @@ export async function expectPrompt(page: Page) {
 /** Types a command at the shell's prompt as a person would, and presses Enter. */
 export async function runInTerminal(page: Page, command: string) {
   await expectConnected(page);
-  await expectPrompt(page);
+  await expectShellStarted(page);
   await terminal(page).click();
   await page.keyboard.type(command);
   await page.keyboard.press('Enter');
