@@ -48,6 +48,7 @@ Options:
   --scale 10        pgbench -i scale (10: a million accounts)
   --copy-size 1G    bytes of (3) (K, M, G: powers of 1024)
   --runs 1          rounds, the paths taking turns; the median is the figure
+  --cpu-prof DIR    run postern with node --cpu-prof, the profile written to DIR at exit
   -h, --help        this text`;
 
 const { values: opts } = parseArgs({
@@ -57,6 +58,7 @@ const { values: opts } = parseArgs({
     scale: { type: 'string', default: '10' },
     'copy-size': { type: 'string', default: '1G' },
     runs: { type: 'string', default: '1' },
+    'cpu-prof': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -91,12 +93,17 @@ const rows = [];
 const context = [];
 try {
   log('starting postern');
-  const postern = await startPostern({ dataDir: path.join(dir, 'postern') });
+  const postern = await startPostern({
+    dataDir: path.join(dir, 'postern'),
+    extraNodeArgs: opts['cpu-prof']
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`]
+      : [],
+  });
   cleanups.push(() => postern.stop());
   const caPem = await postern.cli(['db', 'ca', 'export']);
 
   log('starting postgresql and filling pgbench tables');
-  const pg = await startPostgres(path.join(dir, 'pg'), caPem);
+  const pg = await startPostgres(caPem);
   cleanups.push(() => pg.stop());
   await pg.local('pgbench', ['-i', '-q', '-s', opts.scale, 'postgres']);
 

@@ -2,8 +2,9 @@
 // dir, on loopback and a free port), with TLS on and sign-in over TCP only by a client
 // certificate from Postern's database client CA, as docs/databases.md sets a database up.
 import { execFile } from 'node:child_process';
-import { chown, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -32,9 +33,10 @@ async function serverCertificate() {
   return createSelfSigned(['localhost']);
 }
 
-export async function startPostgres(dir, clientCaPem) {
+/** Its own temp dir (the `postgres` user must reach it, so not under a root-only one). */
+export async function startPostgres(clientCaPem) {
   const bin = await newestBin();
-  await mkdir(dir, { recursive: true });
+  const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-pg-'));
   const ids = await Promise.all(['-u', '-g'].map((flag) => run('id', [flag, 'postgres'])));
   const [uid, gid] = ids.map(({ stdout }) => Number(stdout.trim()));
   await chown(dir, uid, gid);
@@ -77,6 +79,9 @@ export async function startPostgres(dir, clientCaPem) {
     bin,
     /** pgbench or psql as the superuser over the trusted Unix socket. */
     local: (tool, args) => asPostgres(bin(tool), ['-h', dir, '-p', String(port), ...args]),
-    stop: () => asPostgres(bin('pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', data]).catch(() => {}),
+    stop: async () => {
+      await asPostgres(bin('pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', data]).catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -92,6 +92,18 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'app.update': 'Application Updated',
     'app.delete': 'Application Deleted',
   }),
+  family('Databases', {
+    'db.session.start': 'Database Session Started',
+    'db.session.end': 'Database Session Ended',
+    'db.session.query': 'Database Query',
+    'db.session.postgres.statements.parse': 'PostgreSQL Statement Parse',
+    'db.session.postgres.statements.bind': 'PostgreSQL Statement Bind',
+    'db.session.postgres.statements.execute': 'PostgreSQL Statement Execute',
+    'db.session.postgres.function': 'PostgreSQL Function Call',
+    'db.create': 'Database Created',
+    'db.update': 'Database Updated',
+    'db.delete': 'Database Deleted',
+  }),
   family('Cluster', {
     'postern.start': 'Postern Started',
     'audit.degraded': 'Audit Log Degraded',

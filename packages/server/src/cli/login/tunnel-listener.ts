@@ -35,6 +35,8 @@ export async function listenThroughProxy(
 
   const tunnel = (local: Socket) => {
     local.pause();
+    // Interactive protocols (a database's queries) trade small messages: no Nagle wait.
+    local.setNoDelay(true);
     const headers = signRequest({
       method: 'GET',
       pathAndQuery: path,

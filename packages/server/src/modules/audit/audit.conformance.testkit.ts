@@ -555,6 +555,22 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
         return out;
       };
 
+      it('stores a batch in order in one write, chained through it and with single events', async () => {
+        await store.emit({ event: 'e', code: 'C', n: 0, time: at(0) });
+        const batch = await store.emitBatch(
+          [1, 2, 3].map((n) => ({ event: 'e', code: 'C', n, time: at(n) })),
+        );
+        expect(batch.map((event) => event.n)).toEqual([1, 2, 3]);
+        expect(batch.every((event) => UUID_V4.test(event.uid))).toBe(true);
+        await store.emit({ event: 'e', code: 'C', n: 4, time: at(4) });
+        expect(await store.emitBatch([])).toEqual([]);
+        const found = await store.search({ from: at(0), to: at(10), limit: 10 });
+        // Newest first, as every search answers.
+        expect(found.events.map((event) => event.n)).toEqual([4, 3, 2, 1, 0]);
+        expect(found.events.slice(1, 4)).toEqual([...batch].reverse());
+        expect(await verify()).toEqual({ verified: 5, unchained: 0 });
+      });
+
       it('chains every event, also from parallel writers on two stores, and search never shows the chain', async () => {
         const second = await subject.openSecond();
         try {

@@ -174,24 +174,35 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
   }
 
   async emit(input: AuditEventInput): Promise<AuditEvent> {
-    const { event, row } = prepareEvent(input, this.clusterName);
+    const [event] = await this.emitBatch([input]);
+    return event!;
+  }
+
+  async emitBatch(inputs: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+    const prepared = inputs.map((input) => prepareEvent(input, this.clusterName));
+    if (prepared.length === 0) return [];
     await this.locked(async (client) => {
       const { rows } = await client.query<{ head: string }>(
         `SELECT head FROM ${this.chain} WHERE id = 1`,
       );
-      const head = rows[0]?.head ?? CHAIN_GENESIS;
-      const hash = chainHash(head, event);
-      const inserted = await client.query<{ id: string }>(
-        `INSERT INTO ${this.table} (time, event_type, code, user_name, session_id, data, prev_hash, hash)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [new Date(row.timeMs), row.eventType, row.code, row.user, row.sid, row.json, head, hash],
-      );
+      let head = rows[0]?.head ?? CHAIN_GENESIS;
+      let firstId: string | undefined;
+      for (const { event, row } of prepared) {
+        const hash = chainHash(head, event);
+        const inserted = await client.query<{ id: string }>(
+          `INSERT INTO ${this.table} (time, event_type, code, user_name, session_id, data, prev_hash, hash)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+          [new Date(row.timeMs), row.eventType, row.code, row.user, row.sid, row.json, head, hash],
+        );
+        firstId ??= inserted.rows[0]?.id;
+        head = hash;
+      }
       await client.query(
         `UPDATE ${this.chain} SET head = $1, chained_from = coalesce(chained_from, $2) WHERE id = 1`,
-        [hash, inserted.rows[0]?.id],
+        [head, firstId],
       );
     });
-    return event;
+    return prepared.map(({ event }) => event);
   }
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {

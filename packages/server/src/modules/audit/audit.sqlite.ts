@@ -102,7 +102,7 @@ export interface SqliteAuditStoreOptions {
 /** The audit log in its own SQLite file (WAL, like the state file, so the CLI can read it live). */
 export class SqliteAuditStore implements AuditStore, AuditChainSource {
   private readonly db: Database.Database;
-  private readonly append: (row: AuditRow, event: AuditEvent) => void;
+  private readonly append: (rows: readonly { row: AuditRow; event: AuditEvent }[]) => void;
   private readonly removeBatch: (cutoffMs: number, batchSize: number) => number;
   private readonly textSearch: TextSearchStrategy;
   /** Statements of the text search by their SQL, which varies with the query's shape. */
@@ -133,8 +133,8 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     this.removeBatch = this.prefixRemoval();
   }
 
-  /** The insert and the chain head move together, in one write transaction. */
-  private chainedInsert(): (row: AuditRow, event: AuditEvent) => void {
+  /** The inserts and the chain head move together, in one write transaction. */
+  private chainedInsert(): (rows: readonly { row: AuditRow; event: AuditEvent }[]) => void {
     const state = this.db.prepare('SELECT head, chained_from FROM audit_chain WHERE id = 1');
     const insert = this.db.prepare(
       'INSERT INTO audit_events (time_ms, event_type, code, user_name, session_id, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -142,22 +142,27 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     const setHead = this.db.prepare(
       'UPDATE audit_chain SET head = ?, chained_from = coalesce(chained_from, ?) WHERE id = 1',
     );
-    const run = this.db.transaction((row: AuditRow, event: AuditEvent) => {
-      const { head } = state.get() as { head: string };
-      const hash = chainHash(head, event);
-      const { lastInsertRowid } = insert.run(
-        row.timeMs,
-        row.eventType,
-        row.code,
-        row.user,
-        row.sid,
-        row.json,
-        head,
-        hash,
-      );
-      setHead.run(hash, lastInsertRowid);
+    const run = this.db.transaction((rows: readonly { row: AuditRow; event: AuditEvent }[]) => {
+      let { head } = state.get() as { head: string };
+      let firstId: number | bigint | undefined;
+      for (const { row, event } of rows) {
+        const hash = chainHash(head, event);
+        const { lastInsertRowid } = insert.run(
+          row.timeMs,
+          row.eventType,
+          row.code,
+          row.user,
+          row.sid,
+          row.json,
+          head,
+          hash,
+        );
+        firstId ??= lastInsertRowid;
+        head = hash;
+      }
+      if (firstId !== undefined) setHead.run(head, firstId);
     });
-    return (row, event) => run.immediate(row, event);
+    return (rows) => run.immediate(rows);
   }
 
   /**
@@ -229,9 +234,15 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
   }
 
   async emit(input: AuditEventInput): Promise<AuditEvent> {
-    const { event, row } = prepareEvent(input, this.clusterName);
-    this.append(row, event);
-    return event;
+    const prepared = prepareEvent(input, this.clusterName);
+    this.append([prepared]);
+    return prepared.event;
+  }
+
+  async emitBatch(inputs: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+    const prepared = inputs.map((input) => prepareEvent(input, this.clusterName));
+    this.append(prepared);
+    return prepared.map(({ event }) => event);
   }
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {

@@ -51,6 +51,11 @@ export interface AuditSearchResult {
 export interface AuditStore {
   /** Stores an event, assigning `uid`, `time` (now) and `cluster_name` when missing. */
   emit(event: AuditEventInput): Promise<AuditEvent>;
+  /**
+   * Stores several events in one write, in order (one transaction, the hash chain running through
+   * them): what a burst of small events costs once instead of once each (audit-batcher.ts).
+   */
+  emitBatch(events: readonly AuditEventInput[]): Promise<AuditEvent[]>;
   /** Events with from <= time < to, by time then insertion order. */
   search(q: AuditSearchQuery): Promise<AuditSearchResult>;
   /** Like search, for session end events only (they carry what the recordings list shows). */

@@ -18,6 +18,7 @@ export function retryingWhileBusy(
   const retry = <T>(call: () => Promise<T>) => retryWhileBusy(call, options);
   return {
     emit: (input) => retry(() => store.emit(input)),
+    emitBatch: (inputs) => retry(() => store.emitBatch(inputs)),
     search: (q) => retry(() => store.search(q)),
     searchSessionEvents: (q) => retry(() => store.searchSessionEvents(q)),
     removeOlderThan: (cutoff, batchSize) => retry(() => store.removeOlderThan(cutoff, batchSize)),

@@ -28,6 +28,11 @@ export function emitAuditInBackground(
     () => undefined,
     (error: unknown) => reportUnwritten(code, error),
   );
+  trackInBackground(written);
+}
+
+/** Counts a background write until it settles, so a stopping server can wait for it. */
+export function trackInBackground(written: Promise<void>): void {
   inFlight.add(written);
   void written.finally(() => inFlight.delete(written));
 }

@@ -25,6 +25,10 @@ export class SignedCursorAuditStore implements AuditStore {
     return this.inner.emit(event);
   }
 
+  emitBatch(events: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+    return this.inner.emitBatch(events);
+  }
+
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     return this.signed(await this.inner.search(this.verified(q)));
   }

@@ -4,7 +4,8 @@ import type { AccessResolver } from '../../access-control/access/access-resolver
 import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { Clock } from '../../clock.js';
 import type { AuditStore } from '../../modules/audit/index.js';
-import { emitAuditInBackground, remoteAddr } from '../../modules/audit/emit.js';
+import { AuditBatcher } from '../../modules/audit/audit-batcher.js';
+import { remoteAddr } from '../../modules/audit/emit.js';
 import type { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
 import { routeWithdrawal, type DatabaseRoute } from './db-access.js';
 
@@ -26,17 +27,21 @@ const trackerRefreshMs = 30_000;
 
 /**
  * Database sessions' audit and life (docs/databases.md): the start and end events, one event per
- * statement (written in the background: the query path never waits for the audit log), the
+ * statement (written in batches in the background: the query path never waits for the log), the
  * session on Active Sessions, and the checks that end it when a lock or a role change withdraws
  * its route.
  */
 export class DatabaseSessions {
   readonly #live = new Set<DatabaseSessionAudit>();
+  /** Every event of every database session goes through one batcher, so order is kept. */
+  readonly #events: AuditBatcher;
 
-  constructor(private readonly deps: DatabaseSessionsDeps) {}
+  constructor(private readonly deps: DatabaseSessionsDeps) {
+    this.#events = new AuditBatcher(deps.audit);
+  }
 
   open(route: DatabaseRoute, protocol: string, addr?: string): DatabaseSessionAudit {
-    const session = new DatabaseSessionAudit(this.deps, route, protocol, addr, () =>
+    const session = new DatabaseSessionAudit(this.deps, this.#events, route, protocol, addr, () =>
       this.#live.delete(session),
     );
     this.#live.add(session);
@@ -44,17 +49,19 @@ export class DatabaseSessions {
   }
 
   refuse(route: DatabaseRoute, protocol: string, why: string, addr?: string): void {
-    emitAuditInBackground(this.deps.audit, 'TDB00W', {
+    this.#events.add('TDB00W', {
       ...routeFields(route, protocol),
       ...remoteAddr(addr),
       success: false,
       error: why,
     });
+    void this.#events.flush();
   }
 
-  /** Ends every live session (the proxy is stopping). */
-  endAll(reason: string): void {
+  /** Ends every live session (the proxy is stopping) and writes their events. */
+  endAll(reason: string): Promise<void> {
     for (const session of [...this.#live]) session.withdraw(reason);
+    return this.#events.flush();
   }
 
   get liveCount(): number {
@@ -73,17 +80,14 @@ export class DatabaseSessionAudit {
 
   constructor(
     private readonly deps: DatabaseSessionsDeps,
+    private readonly events: AuditBatcher,
     private readonly route: DatabaseRoute,
     protocol: string,
     addr: string | undefined,
     private readonly onEnd: () => void,
   ) {
     this.#fields = { ...routeFields(route, protocol), sid: this.sid };
-    emitAuditInBackground(deps.audit, 'TDB00I', {
-      ...this.#fields,
-      ...remoteAddr(addr),
-      success: true,
-    });
+    events.add('TDB00I', { ...this.#fields, ...remoteAddr(addr), success: true });
     this.#recheck = setInterval(() => {
       const why = routeWithdrawal(deps, route);
       if (why) this.withdraw(why);
@@ -99,7 +103,7 @@ export class DatabaseSessionAudit {
   /** One statement the client sent (spec §8: the list cuts the text, details hold it whole). */
   statement(code: AuditCode, fields: Record<string, unknown>): void {
     if (this.#ended) return;
-    emitAuditInBackground(this.deps.audit, code, { ...this.#fields, ...fields });
+    this.events.add(code, { ...this.#fields, ...fields });
   }
 
   /** The client broke the protocol: the end event says how. */
@@ -125,7 +129,8 @@ export class DatabaseSessionAudit {
     clearInterval(this.#refresh);
     this.onEnd();
     const why = this.#malformed ? `protocol violation: ${this.#malformed}` : reason;
-    emitAuditInBackground(this.deps.audit, 'TDB01I', { ...this.#fields, reason: why });
+    this.events.add('TDB01I', { ...this.#fields, reason: why });
+    void this.events.flush();
     void this.deps.trackers.remove(this.sid).catch(() => undefined);
   }
 

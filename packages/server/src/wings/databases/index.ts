@@ -45,7 +45,7 @@ export const databasesWing = {
     await s.databases.start();
   },
   close: async (s) => {
-    s.dbSessions.endAll('the proxy is stopping');
+    await s.dbSessions.endAll('the proxy is stopping');
     await s.databases.close();
   },
   commands: addDatabaseCommands,
@@ -91,6 +91,8 @@ function dialTcp(db: DatabaseRecord): Promise<Duplex> {
   const { host, port } = databaseAddress(db);
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
+    // Queries are small request-and-answer exchanges: Nagle's wait would cost each one.
+    socket.setNoDelay(true);
     socket.once('connect', () => {
       socket.off('error', reject);
       resolve(socket);

@@ -60,7 +60,9 @@ describe('AuditPage (useAuditLog)', () => {
     expect(screen.getByRole('group', { name: 'Locks' })).toBeTruthy();
     // Raw type names are not shown, nor types of the catalogue Postern never emits.
     expect(screen.queryByRole('option', { name: 'session.start' })).toBeNull();
-    expect(screen.queryByRole('option', { name: /Kubernetes|Database|Desktop/ })).toBeNull();
+    expect(screen.queryByRole('option', { name: /Kubernetes|Desktop|SQL Server/ })).toBeNull();
+    const databases = screen.getByRole('group', { name: 'Databases' });
+    expect(within(databases).getByRole('option', { name: 'Database Query' })).toBeTruthy();
   });
 
   it('sends the text search and the type filter to the server', async () => {

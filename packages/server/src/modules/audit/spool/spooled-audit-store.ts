@@ -90,6 +90,22 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
     return this.spool(input);
   }
 
+  async emitBatch(inputs: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+    if (!this.degradedSince) {
+      try {
+        const deadlineMs = this.options.busyWaitMs ?? 500;
+        return await retryWhileBusy(() => this.inner.emitBatch(inputs), { deadlineMs });
+      } catch (error) {
+        if (error instanceof AuditBadParameterError) throw error;
+        this.enterDegraded(error);
+      }
+    }
+    // The batch was one transaction: none of it is stored, so all of it goes to the spool.
+    const spooled: AuditEvent[] = [];
+    for (const input of inputs) spooled.push(await this.spool(input));
+    return spooled;
+  }
+
   assertCanAudit(): void {
     if (this.options.onFailure === 'refuse' && this.full) throw new AuditUnavailableError();
   }
