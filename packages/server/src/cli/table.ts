@@ -15,3 +15,11 @@ export function printTable(header: string[], rows: string[][], print: Print): vo
     );
   }
 }
+
+/** Labels as one cell: `name=value` pairs sorted by name, comma-separated. */
+export function labelsCell(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => `${name}=${value}`)
+    .join(',');
+}

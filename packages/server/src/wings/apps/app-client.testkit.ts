@@ -1,14 +1,8 @@
 import { apiPaths, createAppSessionResponseSchema } from '@postern/contracts';
-import { mkdtemp, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
-import { generateEd25519Key } from '../../ssh/keys.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
-
-type Ed25519Key = ReturnType<typeof generateEd25519Key>;
 
 export interface AppReply {
   status: number;

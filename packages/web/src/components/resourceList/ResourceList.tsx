@@ -1,4 +1,12 @@
-import { Group, Stack, Text, Title, VisuallyHidden, type MantineBreakpoint } from '@mantine/core';
+import {
+  Badge,
+  Group,
+  Stack,
+  Text,
+  Title,
+  VisuallyHidden,
+  type MantineBreakpoint,
+} from '@mantine/core';
 import type { ReactNode } from 'react';
 import type { Attempt } from '../../lib/attempt';
 import { AttemptView } from '../AttemptView';
@@ -54,6 +62,45 @@ export function labelsColumn<Row>(
     header: 'Labels',
     visibleFrom: options.visibleFrom,
     cell: (row, list) => <LabelChips labels={labelsOf(row)} onSelect={list.selectLabel} />,
+  };
+}
+
+/** The name column of a resource with a status: the name, and a red "offline" when it is. */
+export function nameColumn<Row, Field extends string>(
+  sortKey: Field,
+  nameOf: (row: Row) => string,
+  statusOf: (row: Row) => 'online' | 'offline',
+): ListColumn<Row, Field> {
+  return {
+    id: 'name',
+    header: 'Name',
+    sortKey,
+    cell: (row) => (
+      <Group gap={6} wrap="nowrap">
+        <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
+          {nameOf(row)}
+        </Text>
+        {statusOf(row) === 'offline' && (
+          <Badge color="red" variant="light" tt="none">
+            offline
+          </Badge>
+        )}
+      </Group>
+    ),
+  };
+}
+
+/** A plain description column, shown from medium widths up. */
+export function descriptionColumn<Row, Field extends string>(
+  sortKey: Field,
+  descriptionOf: (row: Row) => string,
+): ListColumn<Row, Field> {
+  return {
+    id: 'description',
+    header: 'Description',
+    sortKey,
+    visibleFrom: 'md',
+    cell: (row) => <Text size="sm">{descriptionOf(row)}</Text>,
   };
 }
 

@@ -1,5 +1,4 @@
 import {
-  Badge,
   Button,
   Card,
   Code,
@@ -14,7 +13,9 @@ import {
 } from '@mantine/core';
 import { defaultAppSort, type AppSortField } from '@postern/contracts';
 import {
+  descriptionColumn,
   labelsColumn,
+  nameColumn,
   ResourceList,
   type ListColumn,
 } from '../../components/resourceList/ResourceList';
@@ -37,30 +38,12 @@ interface Props {
 
 /** The Applications list's columns; labels filter the list when clicked. */
 const appColumns: ListColumn<App, AppSortField>[] = [
-  {
-    id: 'name',
-    header: 'Name',
-    sortKey: 'name',
-    cell: (app) => (
-      <Group gap={6} wrap="nowrap">
-        <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
-          {app.friendlyName}
-        </Text>
-        {app.status === 'offline' && (
-          <Badge color="red" variant="light" tt="none">
-            offline
-          </Badge>
-        )}
-      </Group>
-    ),
-  },
-  {
-    id: 'description',
-    header: 'Description',
-    sortKey: 'description',
-    visibleFrom: 'md',
-    cell: (app) => <Text size="sm">{app.description}</Text>,
-  },
+  nameColumn<App, AppSortField>(
+    'name',
+    (app) => app.friendlyName,
+    (app) => app.status,
+  ),
+  descriptionColumn<App, AppSortField>('description', (app) => app.description),
   {
     id: 'address',
     header: 'Address',

@@ -1,6 +1,5 @@
 import {
   Autocomplete,
-  Badge,
   Button,
   Card,
   Code,
@@ -14,7 +13,9 @@ import {
 import { defaultDatabaseSort, type DatabaseSortField } from '@postern/contracts';
 import { useState } from 'react';
 import {
+  descriptionColumn,
   labelsColumn,
+  nameColumn,
   ResourceList,
   type ListColumn,
 } from '../../components/resourceList/ResourceList';
@@ -42,30 +43,12 @@ const allowedText = (values: string[]) =>
 
 /** The Databases list's columns (spec §9 type titles and hosting labels). */
 const databaseColumns: ListColumn<Database, DatabaseSortField>[] = [
-  {
-    id: 'name',
-    header: 'Name',
-    sortKey: 'name',
-    cell: (db) => (
-      <Group gap={6} wrap="nowrap">
-        <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
-          {db.name}
-        </Text>
-        {db.status === 'offline' && (
-          <Badge color="red" variant="light" tt="none">
-            offline
-          </Badge>
-        )}
-      </Group>
-    ),
-  },
-  {
-    id: 'description',
-    header: 'Description',
-    sortKey: 'description',
-    visibleFrom: 'md',
-    cell: (db) => <Text size="sm">{db.description}</Text>,
-  },
+  nameColumn<Database, DatabaseSortField>(
+    'name',
+    (db) => db.name,
+    (db) => db.status,
+  ),
+  descriptionColumn<Database, DatabaseSortField>('description', (db) => db.description),
   {
     id: 'type',
     header: 'Type',

@@ -1,4 +1,5 @@
 import { apiPaths, appResourceSchema } from '@postern/contracts';
+import { labelsCell } from '../../../cli/table.js';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { AdminContext } from '../../../cli/admin-context.js';
@@ -33,10 +34,7 @@ const columns: TableView<AppRow> = {
     resource.spec.public_addr ?? `${resource.metadata.name}.${new URL(ctx.baseUrl).hostname}`,
     resource.source,
     status,
-    Object.entries(labels)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, value]) => `${name}=${value}`)
-      .join(','),
+    labelsCell(labels),
   ],
 };
 

@@ -5,6 +5,7 @@ import type { AdminContext } from '../../../cli/admin-context.js';
 import { addCliKind, type CliKind, type TableView } from '../../../cli/kinds.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { commandGroup, print, withAdmin, withStorageFlags } from '../../../cli/program.js';
+import { labelsCell } from '../../../cli/table.js';
 import { ConfigError, type ConfigFlags } from '../../../config/config.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { DatabasesService, type DatabaseRow } from '../databases.service.js';
@@ -24,12 +25,6 @@ async function withDatabases<T>(ctx: AdminContext, run: (dbs: DatabasesService) 
   }
 }
 
-const labelText = (labels: Record<string, string>) =>
-  Object.entries(labels)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, value]) => `${name}=${value}`)
-    .join(',');
-
 const columns: TableView<DatabaseRow> = {
   header: ['NAME', 'TYPE', 'URI', 'SOURCE', 'STATUS', 'LABELS'],
   row: ({ resource, status, labels }) => [
@@ -38,7 +33,7 @@ const columns: TableView<DatabaseRow> = {
     resource.spec.uri,
     resource.source,
     status,
-    labelText(labels),
+    labelsCell(labels),
   ],
 };
 

@@ -1,4 +1,5 @@
 import type { CliKind, TableView } from '../../../cli/kinds.js';
+import { labelsCell } from '../../../cli/table.js';
 import type { NodeRow } from '../nodes/node-list.js';
 import { withInventory } from './inventory.js';
 
@@ -10,10 +11,7 @@ const nodeKindColumns: TableView<NodeRow> = {
     node.spec.tunnel ? '(tunnel)' : node.spec.addr,
     node.spec.subKind === 'openssh' ? 'openssh' : node.spec.tunnel ? 'agent' : 'postern',
     status,
-    Object.entries(labels)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, value]) => `${name}=${value}`)
-      .join(','),
+    labelsCell(labels),
   ],
 };
 
