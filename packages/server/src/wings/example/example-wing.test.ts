@@ -74,7 +74,12 @@ describe('a wing added beside the registry', () => {
 
   it("keeps each wing's services apart and the registry free of the example", () => {
     expect(wings.map((wing) => wing.name)).toEqual(['servers', 'apps', 'databases']);
-    expect(app.wings.map(({ wing }) => wing.name)).toEqual(['servers', 'apps', 'databases', 'example']);
+    expect(app.wings.map(({ wing }) => wing.name)).toEqual([
+      'servers',
+      'apps',
+      'databases',
+      'example',
+    ]);
     const names = app.wings.map(({ services }) => Object.keys(services));
     const all = names.flat();
     expect(new Set(all).size).toBe(all.length);
