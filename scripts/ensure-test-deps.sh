@@ -2,8 +2,8 @@
 # Installs what the tests need from Debian's packages when it is missing: Chromium for the
 # end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
 # large file served through the proxy) and Jupyter Notebook (a real app with cookies and
-# WebSockets), and PostgreSQL for the database tests. Browser downloads by test tools do
-# not work on our machines, so Chromium always comes from apt.
+# WebSockets), and PostgreSQL and MariaDB for the database tests. Browser downloads by test
+# tools do not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
 missing=()
@@ -14,6 +14,10 @@ missing=()
 # PostgreSQL's server binaries for the database tests' own clusters, and psql/pgbench.
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
 [ -x /usr/bin/psql ] || missing+=(postgresql-client)
+# MariaDB's server for the MySQL tests' own instances (mariadb-install-db comes with it), and
+# the mariadb client they run SQL through.
+[ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
+[ -x /usr/bin/mariadb ] || missing+=(mariadb-client)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

@@ -108,6 +108,8 @@ export interface RoleOptions {
   desktop_directory_sharing?: boolean;
   forward_agent?: boolean;
   port_forwarding?: boolean;
+  /** MySQL/MariaDB `LOAD DATA LOCAL` through the proxy; off unless a role allows it. */
+  mysql_load_data_local?: boolean;
   request_access?: RequestAccessStrategy;
   request_prompt?: string;
 }

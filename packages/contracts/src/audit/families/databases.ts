@@ -60,10 +60,62 @@ export const databaseEvents = {
     message:
       'User [{user}] has executed statement [{statement_id}] in database [{db_name}] on [{db_service}]',
   },
+  TMY02I: {
+    type: 'db.session.mysql.statements.send_long_data',
+    desc: 'MySQL Statement Send Long Data',
+    message:
+      'User [{user}] has sent {data_size} bytes of data to parameter [{parameter_id}] of statement [{statement_id}] on [{db_service}]',
+  },
+  TMY03I: {
+    type: 'db.session.mysql.statements.close',
+    desc: 'MySQL Statement Close',
+    message: 'User [{user}] has closed statement [{statement_id}] on [{db_service}]',
+  },
+  TMY04I: {
+    type: 'db.session.mysql.statements.reset',
+    desc: 'MySQL Statement Reset',
+    message: 'User [{user}] has reset statement [{statement_id}] on [{db_service}]',
+  },
+  TMY05I: {
+    type: 'db.session.mysql.statements.fetch',
+    desc: 'MySQL Statement Fetch',
+    message:
+      'User [{user}] has fetched {rows_count} rows of statement [{statement_id}] on [{db_service}]',
+  },
   TMY06I: {
     type: 'db.session.mysql.init_db',
     desc: 'MySQL Change Database',
     message: 'User [{user}] has changed default database to [{schema_name}] on [{db_service}]',
+  },
+  TMY07I: {
+    type: 'db.session.mysql.create_db',
+    desc: 'MySQL Create Database',
+    message: 'User [{user}] has created database [{schema_name}] on [{db_service}]',
+  },
+  TMY08I: {
+    type: 'db.session.mysql.drop_db',
+    desc: 'MySQL Drop Database',
+    message: 'User [{user}] has dropped database [{schema_name}] on [{db_service}]',
+  },
+  TMY09I: {
+    type: 'db.session.mysql.shut_down',
+    desc: 'MySQL Shut Down',
+    message: 'User [{user}] has attempted to shut down [{db_service}]',
+  },
+  TMY10I: {
+    type: 'db.session.mysql.process_kill',
+    desc: 'MySQL Kill Process',
+    message: 'User [{user}] has attempted to kill process [{process_id}] on [{db_service}]',
+  },
+  TMY11I: {
+    type: 'db.session.mysql.debug',
+    desc: 'MySQL Debug',
+    message: 'User [{user}] has asked [{db_service}] to write debug information to its log',
+  },
+  TMY12I: {
+    type: 'db.session.mysql.refresh',
+    desc: 'MySQL Refresh',
+    message: 'User [{user}] has sent command [{subcommand}] to [{db_service}]',
   },
   TMS00I: {
     type: 'db.session.sqlserver.rpc_request',

@@ -20,6 +20,8 @@ export interface EffectiveOptions {
    * (forward_agent false, port_forwarding true). `ssh_port_forwarding` counts for port_forwarding. */
   forwardAgent: boolean;
   portForwarding: boolean;
+  /** MySQL's `LOAD DATA LOCAL`: off unless a role says true (and none says false). */
+  mysqlLoadDataLocal: boolean;
   /** The strictest strategy (always > reason > optional) and the first prompt given. */
   requestAccess: RequestAccessStrategy;
   requestPrompt: string;
@@ -80,6 +82,10 @@ export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
       false,
     ),
     portForwarding: restrictive(all.flatMap(portForwardingSaid), true),
+    mysqlLoadDataLocal: restrictive(
+      all.map((o) => o.mysql_load_data_local),
+      false,
+    ),
     requestAccess: strictest(
       requestOrder,
       all.flatMap((o) => (o.request_access ? [o.request_access] : [])),

@@ -165,6 +165,8 @@ export const optionsShape = {
   desktop_clipboard: bool.optional(),
   desktop_directory_sharing: bool.optional(),
   forward_agent: bool.optional(),
+  // MySQL/MariaDB `LOAD DATA LOCAL`: the client may send the server a file of its own.
+  mysql_load_data_local: bool.optional(),
   port_forwarding: bool.optional(),
   ssh_port_forwarding: z.strictObject({ local: enabled, remote: enabled }).optional(),
   request_access: z.enum(requestAccessStrategies).optional(),

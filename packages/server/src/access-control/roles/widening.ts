@@ -162,6 +162,7 @@ function optionWidenings(old: EffectiveOptions, next: EffectiveOptions): string[
     ['desktopDirectorySharing', 'desktop_directory_sharing'],
     ['forwardAgent', 'forward_agent'],
     ['portForwarding', 'port_forwarding'],
+    ['mysqlLoadDataLocal', 'mysql_load_data_local'],
   ] as const;
   for (const [key, name] of permits) {
     if (next[key] && !old[key]) reasons.push(`options.${name} is on`);

@@ -12,23 +12,44 @@ export interface DatabaseRoute {
   dbName: string;
 }
 
+/** What the roles refuse: the database itself, the database user or the database name. */
+export interface RouteDenial {
+  refused: 'db' | 'user' | 'name';
+  message: string;
+}
+
 /**
  * Why the roles refuse the route, or undefined when they allow it: the database's labels, then
  * the database user (`db_users`), then the database name (`db_names`), as the reference checks.
+ * An empty name (a MySQL client that opens no database) opens nothing, so it needs no grant.
  */
-export function routeRefusal(roleSet: RoleSet, route: DatabaseRoute): string | undefined {
+export function routeDenial(roleSet: RoleSet, route: DatabaseRoute): RouteDenial | undefined {
   const { db, user, dbUser, dbName } = route;
   const labels = { labels: db.metadata.labels };
   if (!roleSet.canAccess('db', labels)) {
-    return `access to db denied: ${user} may not reach database ${db.metadata.name}`;
+    return {
+      refused: 'db',
+      message: `access to db denied: ${user} may not reach database ${db.metadata.name}`,
+    };
   }
   if (!permits(roleSet.dbUsersFor(labels), dbUser)) {
-    return `access to db denied: ${user} may not connect to ${db.metadata.name} as database user "${dbUser}"`;
+    return {
+      refused: 'user',
+      message: `access to db denied: ${user} may not connect to ${db.metadata.name} as database user "${dbUser}"`,
+    };
   }
-  if (!permits(roleSet.dbNamesFor(labels), dbName)) {
-    return `access to db denied: ${user} may not open database "${dbName}" on ${db.metadata.name}`;
+  if (dbName !== '' && !permits(roleSet.dbNamesFor(labels), dbName)) {
+    return {
+      refused: 'name',
+      message: `access to db denied: ${user} may not open database "${dbName}" on ${db.metadata.name}`,
+    };
   }
   return undefined;
+}
+
+/** routeDenial's message alone. */
+export function routeRefusal(roleSet: RoleSet, route: DatabaseRoute): string | undefined {
+  return routeDenial(roleSet, route)?.message;
 }
 
 /**

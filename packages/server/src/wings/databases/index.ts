@@ -12,10 +12,12 @@ import { dbConnectRoutes } from './db-connect.routes.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
 import { DatabaseSessions } from './db-session-audit.js';
 import { CancelKeys } from './postgres/cancel-keys.js';
+import { mysqlEngine } from './mysql/index.js';
+import { MysqlThreads } from './mysql/my-threads.js';
 import { postgresEngine } from './postgres/index.js';
 
 /**
- * Databases: PostgreSQL (MySQL/MariaDB next) reached with the clients people already use,
+ * Databases: PostgreSQL and MySQL/MariaDB reached with the clients people already use,
  * through `postern proxy db` / `postern db connect`; the proxy signs in to the database with a
  * short-lived client certificate for the database user the roles allow, and audits every
  * statement (docs/databases.md).
@@ -36,6 +38,12 @@ export const databasesWing = {
           ca: await s.dbClientCa(),
           dial: s.dialDatabase,
           cancelKeys: s.pgCancelKeys,
+          sessions: s.dbSessions,
+        }),
+        mysql: mysqlEngine({
+          ca: await s.dbClientCa(),
+          dial: s.dialDatabase,
+          threads: s.mysqlThreads,
           sessions: s.dbSessions,
         }),
       },
@@ -74,6 +82,7 @@ function buildDatabases(ctx: ServerContext) {
     dbClientCa: clientCa,
     dialDatabase: dial,
     pgCancelKeys: new CancelKeys(),
+    mysqlThreads: new MysqlThreads(),
     dbSessions: new DatabaseSessions({
       audit,
       access: ctx.access,

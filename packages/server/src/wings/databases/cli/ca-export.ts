@@ -1,3 +1,5 @@
+import { requireSubjectFor } from '../mysql/require-subject.js';
+
 /**
  * What `postern db ca export` prints: the CA certificate on stdout (so `> ca.crt` saves just
  * that), and on stderr how PostgreSQL and MySQL/MariaDB are told to trust it.
@@ -15,7 +17,8 @@ export function caExportText(certPem: string): { pem: string; hints: string } {
     'MySQL/MariaDB, my.cnf [mysqld]:',
     '  ssl_ca = postern-db-client-ca.crt',
     'and for each user Postern connects as:',
-    "  ALTER USER 'alice'@'%' REQUIRE SUBJECT '/CN=alice';",
+    `  ALTER USER 'alice'@'%' ${requireSubjectFor('alice')};`,
+    '(the subject is /CN= and the user name, with / and + escaped as OpenSSL writes them)',
   ].join('\n');
   return { pem: certPem.trimEnd(), hints };
 }

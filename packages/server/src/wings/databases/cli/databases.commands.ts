@@ -12,7 +12,13 @@ import { DatabasesService, type DatabaseRow } from '../databases.service.js';
 import { DatabaseClientCa } from '../db-client-ca.js';
 import { databaseTypeTitle } from '../db-kind.js';
 import { caExportText } from './ca-export.js';
-import { connectCommand, listDatabases, type ConnectFlags } from './db-client.js';
+import {
+  connectCommand,
+  connectionUri,
+  fetchDatabase,
+  listDatabases,
+  type ConnectFlags,
+} from './db-client.js';
 
 /** The databases in storage, loaded for one command. */
 async function withDatabases<T>(ctx: AdminContext, run: (dbs: DatabasesService) => Promise<T>) {
@@ -79,28 +85,30 @@ export function addDatabaseCommands(program: Command): void {
   const connectFlags = (command: Command) =>
     command
       .requiredOption('--db-user <user>', 'the database user to connect as')
-      .option('--db-name <name>', 'the database to open (default: the database user)');
+      .option(
+        '--db-name <name>',
+        'the database to open (default: PostgreSQL the database user, MySQL none)',
+      );
 
   connectFlags(db.command('connect <name>'))
-    .description('start psql on the database NAME, tunnelled through the proxy')
+    .description('start psql or mariadb on the database NAME, tunnelled through the proxy')
     .action(async (name: string, flags: ConnectFlags) => {
       process.exitCode = await connectCommand(process.env, name, flags);
     });
 
   connectFlags(db.command('config <name>'))
     .description('print how a client connects: run `postern proxy db NAME` first')
-    .option('--port <port>', 'the local port `postern proxy db` listens on', '5432')
-    .action((name: string, flags: ConnectFlags & { port: string }) => {
-      const dbName = flags.dbName ?? flags.dbUser;
-      print(`Name:      ${name}`);
+    .option('--port <port>', 'the local port `postern proxy db` listens on (default: 5432/3306)')
+    .action(async (name: string, flags: ConnectFlags & { port?: string }) => {
+      const db = await fetchDatabase(process.env, name);
+      const port = Number(flags.port ?? (db.protocol === 'mysql' ? 3306 : 5432));
+      print(`Name:      ${name} (${db.protocol})`);
       print(`Host:      127.0.0.1`);
-      print(`Port:      ${flags.port} (postern proxy db ${name} --port ${flags.port})`);
+      print(`Port:      ${port} (postern proxy db ${name} --port ${port})`);
       print(`User:      ${flags.dbUser}`);
-      print(`Database:  ${dbName}`);
+      print(`Database:  ${flags.dbName ?? (db.protocol === 'mysql' ? '(none)' : flags.dbUser)}`);
       print(`TLS:       off between the client and postern proxy db (loopback); on beyond it`);
-      print(
-        `URI:       postgres://${encodeURIComponent(flags.dbUser)}@127.0.0.1:${flags.port}/${encodeURIComponent(dbName)}?sslmode=disable`,
-      );
+      print(`URI:       ${connectionUri(db.protocol, port, flags)}`);
     });
 
   withStorageFlags(db.command('ca').command('export'))

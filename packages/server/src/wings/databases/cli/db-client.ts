@@ -33,6 +33,13 @@ async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
   return answer.items;
 }
 
+/** One database the user may reach, by name, or a clear error. */
+export async function fetchDatabase(env: NodeJS.ProcessEnv, name: string): Promise<DatabaseJson> {
+  const db = (await fetchDatabases(env)).find((candidate) => candidate.name === name);
+  if (!db) throw new ConfigError(`no database named ${name} that you may reach: see postern db ls`);
+  return db;
+}
+
 /** `postern db ls`. */
 export async function listDatabases(env: NodeJS.ProcessEnv, print: (line: string) => void) {
   const databases = await fetchDatabases(env);
@@ -53,17 +60,17 @@ export async function listDatabases(env: NodeJS.ProcessEnv, print: (line: string
 
 /**
  * `postern db connect NAME`: a listener on a free loopback port for this one client, and the
- * database's own client (psql) pointed at it; exits with the client's exit code.
+ * database's own client (psql, mariadb or mysql) pointed at it; exits with the client's exit code.
  */
 export async function connectCommand(
   env: NodeJS.ProcessEnv,
   name: string,
   flags: ConnectFlags,
 ): Promise<number> {
-  const db = (await fetchDatabases(env)).find((candidate) => candidate.name === name);
-  if (!db) throw new ConfigError(`no database named ${name} that you may reach: see postern db ls`);
-  if (db.protocol !== 'postgres') {
-    throw new ConfigError(`postern db connect speaks postgres; ${name} is ${db.protocol}`);
+  const db = await fetchDatabase(env, name);
+  const launches = clientLaunches(db.protocol);
+  if (launches.length === 0) {
+    throw new ConfigError(`postern db connect has no client for ${db.protocol} (${name})`);
   }
   const listener = await listenThroughProxy(
     env,
@@ -72,11 +79,56 @@ export async function connectCommand(
     (line) => console.error(`postern: ${line}`),
   );
   try {
-    const args = psqlArgs(listener.port, flags.dbUser, flags.dbName ?? flags.dbUser);
-    return await run('psql', args, env);
+    for (const launch of launches) {
+      const code = await run(launch.command, launch.args(listener.port, flags), env).catch(
+        (error: Error & { missing?: boolean }) => {
+          if (error.missing && launch !== launches.at(-1)) return undefined;
+          throw error;
+        },
+      );
+      if (code !== undefined) return code;
+    }
+    return 1;
   } finally {
     await listener.close();
   }
+}
+
+/** A database client program and its arguments for the local listener on `port`. */
+export interface ClientLaunch {
+  command: string;
+  args: (port: number, flags: ConnectFlags) => string[];
+}
+
+/**
+ * The clients `postern db connect` starts for a protocol, the first one installed wins. The
+ * local leg is loopback into the listener, so TLS is off there; beyond it the tunnel is TLS.
+ */
+export function clientLaunches(protocol: string): ClientLaunch[] {
+  if (protocol === 'postgres') {
+    return [
+      {
+        command: 'psql',
+        args: (port, flags) => psqlArgs(port, flags.dbUser, flags.dbName ?? flags.dbUser),
+      },
+    ];
+  }
+  if (protocol === 'mysql') {
+    const common = (port: number, flags: ConnectFlags) => [
+      '-h',
+      '127.0.0.1',
+      '-P',
+      String(port),
+      '-u',
+      flags.dbUser,
+      ...(flags.dbName ? ['-D', flags.dbName] : []),
+    ];
+    return [
+      { command: 'mariadb', args: (port, flags) => [...common(port, flags), '--skip-ssl'] },
+      { command: 'mysql', args: (port, flags) => [...common(port, flags), '--ssl-mode=DISABLED'] },
+    ];
+  }
+  return [];
 }
 
 /** psql's connection string for the local listener (loopback: no TLS on this leg). */
@@ -87,11 +139,27 @@ export function psqlArgs(port: number, dbUser: string, dbName: string): string[]
   ];
 }
 
+/** How a client reaches the database through `postern proxy db` on `port`, as a URI. */
+export function connectionUri(protocol: string, port: number, flags: ConnectFlags): string {
+  const user = encodeURIComponent(flags.dbUser);
+  if (protocol === 'mysql') {
+    const path = flags.dbName ? `/${encodeURIComponent(flags.dbName)}` : '';
+    return `mysql://${user}@127.0.0.1:${port}${path}?ssl-mode=DISABLED`;
+  }
+  const dbName = encodeURIComponent(flags.dbName ?? flags.dbUser);
+  return `postgres://${user}@127.0.0.1:${port}/${dbName}?sslmode=disable`;
+}
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'inherit', env });
-    child.once('error', (error) =>
-      reject(new ConfigError(`cannot start ${command}: ${error.message} (is it installed?)`)),
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        Object.assign(
+          new ConfigError(`cannot start ${command}: ${error.message} (is it installed?)`),
+          { missing: error.code === 'ENOENT' },
+        ),
+      ),
     );
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });

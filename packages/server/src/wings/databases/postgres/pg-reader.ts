@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import { StreamEndedError, StreamReader } from '../stream-reader.js';
 import { maxMessageBytes, maxStartupBytes, WireError } from './pg-wire.js';
 
 export interface TypedMessage {
@@ -7,103 +7,40 @@ export interface TypedMessage {
 }
 
 /**
- * Reads whole packets off a stream while a connection starts (the startup packet, the
- * authentication exchange), where messages are few and small. `release` hands back what arrived
- * past them, so the relay that follows starts with those bytes and then pipes the stream.
+ * Reads PostgreSQL's startup-phase packets and typed messages while a connection starts; the
+ * buffering, and `release` for the relay that follows, are the shared StreamReader's.
  */
-export class PacketReader {
-  #chunks: Buffer[] = [];
-  #length = 0;
-  #waiter: (() => void) | undefined;
-  #ended: Error | undefined;
-  readonly #onData = (chunk: Buffer) => {
-    this.#chunks.push(chunk);
-    this.#length += chunk.length;
-    this.#wake();
-  };
-  readonly #onEnd = () => {
-    this.#ended ??= new WireError('the connection closed');
-    this.#wake();
-  };
-  readonly #onError = (error: Error) => {
-    this.#ended ??= error;
-    this.#wake();
-  };
-
-  constructor(private readonly stream: Duplex) {
-    stream.on('data', this.#onData);
-    stream.on('end', this.#onEnd);
-    stream.on('close', this.#onEnd);
-    stream.on('error', this.#onError);
-  }
-
+export class PacketReader extends StreamReader {
   /** A startup-phase packet (int32 length, then the rest): its bytes after the length. */
   async startupPacket(): Promise<Buffer> {
-    for (;;) {
-      if (this.#length >= 4) {
-        const length = this.#peek(4).readInt32BE(0);
-        if (length < 8 || length > maxStartupBytes) {
-          throw new WireError(`a startup packet of ${length} bytes is refused`);
-        }
-        if (this.#length >= length) return this.#take(length).subarray(4);
-      }
-      await this.#more();
+    await this.#need(4);
+    const length = this.peek(4).readInt32BE(0);
+    if (length < 8 || length > maxStartupBytes) {
+      throw new WireError(`a startup packet of ${length} bytes is refused`);
     }
+    await this.#need(length);
+    return this.take(length).subarray(4);
   }
 
   /** A typed message (type byte, int32 length, body). */
   async message(): Promise<TypedMessage> {
-    for (;;) {
-      if (this.#length >= 5) {
-        const header = this.#peek(5);
-        const length = header.readInt32BE(1);
-        if (length < 4 || length > maxMessageBytes) {
-          throw new WireError(`a message of ${length} bytes is refused`);
-        }
-        if (this.#length >= length + 1) {
-          const whole = this.#take(length + 1);
-          return { type: String.fromCharCode(whole[0]!), body: whole.subarray(5) };
-        }
-      }
-      await this.#more();
+    await this.#need(5);
+    const length = this.peek(5).readInt32BE(1);
+    if (length < 4 || length > maxMessageBytes) {
+      throw new WireError(`a message of ${length} bytes is refused`);
     }
+    await this.#need(length + 1);
+    const whole = this.take(length + 1);
+    return { type: String.fromCharCode(whole[0]!), body: whole.subarray(5) };
   }
 
-  /** Stops reading; returns the bytes that arrived past what was read. */
-  release(): Buffer {
-    this.stream.off('data', this.#onData);
-    this.stream.off('end', this.#onEnd);
-    this.stream.off('close', this.#onEnd);
-    this.stream.off('error', this.#onError);
-    const rest = Buffer.concat(this.#chunks, this.#length);
-    this.#chunks = [];
-    this.#length = 0;
-    return rest;
-  }
-
-  #more(): Promise<void> {
-    if (this.#ended) return Promise.reject(this.#ended);
-    return new Promise((resolve) => (this.#waiter = resolve));
-  }
-
-  #wake(): void {
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.();
-  }
-
-  #peek(bytes: number): Buffer {
-    if (this.#chunks[0]!.length < bytes) this.#chunks = [Buffer.concat(this.#chunks, this.#length)];
-    return this.#chunks[0]!.subarray(0, bytes);
-  }
-
-  #take(bytes: number): Buffer {
-    const all = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
-    const taken = all.subarray(0, bytes);
-    const rest = all.subarray(bytes);
-    this.#chunks = rest.length > 0 ? [rest] : [];
-    this.#length = rest.length;
-    return taken;
+  /** The engine hears a closed connection as a protocol error, as it always has. */
+  async #need(bytes: number): Promise<void> {
+    try {
+      await this.need(bytes);
+    } catch (error) {
+      throw error instanceof StreamEndedError ? new WireError(error.message) : error;
+    }
   }
 }
 

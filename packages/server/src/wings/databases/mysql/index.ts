@@ -1,0 +1,20 @@
+import type { DatabaseEngine } from '../db-connect.routes.js';
+import type { DatabaseSessions } from '../db-session-audit.js';
+import { serveMysql, type MysqlEngineDeps } from './my-session.js';
+
+/** The MySQL/MariaDB engine, bound to the wing's CA, dialer and session audit. */
+export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions }) {
+  const engine: DatabaseEngine = (connection) =>
+    serveMysql(
+      {
+        stream: connection.stream,
+        user: connection.user,
+        roleSet: connection.roleSet,
+        db: connection.db,
+        open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
+        refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),
+      },
+      deps,
+    );
+  return engine;
+}
