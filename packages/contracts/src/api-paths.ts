@@ -49,6 +49,19 @@ export const apiPaths = {
   databases: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/databases`,
   database: (clusterId: string, name: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}`,
+  /** GET: the IAM policy a database needs (none: Postern's databases are self-hosted). */
+  databaseIamPolicy: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}/iam/policy`,
+  /** GET: what serves databases: the proxy and the agents (spec §3 Database service). */
+  databaseServices: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/databaseservices`,
+  /** POST: a server certificate for a database, signed by the database client CA. */
+  signDatabaseCert: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sign/db`,
+  /** POST: Discover's connection test of one resource (spec §7). */
+  connectionDiagnostics: (clusterId: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/diagnostics/connections`,
+  /** WebSocket: the browser's SQL console on a database (the terminal protocol, in-band auth). */
+  databaseConsole: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}/console/ws`,
   /** GET: the databases the user may reach, for `postern db ls` (signed, like `sshNodes`). */
   databaseCatalog: `${apiPrefix}/dbconnect`,
   /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */
@@ -104,7 +117,12 @@ export const apiPaths = {
     appTcp: `${apiPrefix}/tcpapps/:name`,
     databases: `${apiPrefix}/sites/:clusterId/databases`,
     database: `${apiPrefix}/sites/:clusterId/databases/:database`,
+    databaseIamPolicy: `${apiPrefix}/sites/:clusterId/databases/:database/iam/policy`,
+    databaseServices: `${apiPrefix}/sites/:clusterId/databaseservices`,
+    signDatabaseCert: `${apiPrefix}/sites/:clusterId/sign/db`,
+    connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
+    databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,
@@ -141,9 +159,13 @@ export const scriptPaths = {
   /** An agent serving the app `name` at `uri` (spec §7). */
   installApp: (token: string, app: { name: string; uri: string }) =>
     `/scripts/${seg(token)}/install-app.sh?${new URLSearchParams(app).toString()}`,
+  /** An agent serving the database `name` at `uri` (`postgres://host:port?sslmode=…`). */
+  installDatabase: (token: string, db: { name: string; uri: string }) =>
+    `/scripts/${seg(token)}/install-database.sh?${new URLSearchParams(db).toString()}`,
   patterns: {
     installNode: '/scripts/:token/install-node.sh',
     installApp: '/scripts/:token/install-app.sh',
+    installDatabase: '/scripts/:token/install-database.sh',
   },
 } as const;
 

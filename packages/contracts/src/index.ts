@@ -21,6 +21,8 @@ export * from './nodes.js';
 export * from './resource-list.js';
 export * from './apps.js';
 export * from './databases.js';
+export * from './database-console.js';
+export * from './connection-diagnostics.js';
 export * from './recordings.js';
 export * from './recording-playback.js';
 export * from './connectors.js';

@@ -6,6 +6,7 @@ import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
+import { connectionDiagnosticsRoutes } from './modules/connection-diagnostics/connection-diagnostics.routes.js';
 import { UserContextService } from './modules/context/context.service.js';
 import { contextRoutes } from './modules/context/context.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
@@ -23,7 +24,7 @@ export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 
 
 /**
  * The routes every access protocol shares: ping, clusters and the user's context, the audit
- * log, live sessions and recordings, and the console's error capture.
+ * log, live sessions and recordings, the connection test, and the console's error capture.
  */
 export async function platformRoutes(
   server: FastifyInstance,
@@ -44,5 +45,7 @@ export async function platformRoutes(
   await server.register(activeSessionsRoutes, { hub, clusterName });
   const recordingsService = new RecordingsService(recordings, audit);
   await server.register(recordingsRoutes, { recordings: recordingsService, clusterName });
+  const diagnostics = ctx.connectionDiagnostics;
+  await server.register(connectionDiagnosticsRoutes, { diagnostics, clusterName });
   await server.register(captureRoutes);
 }

@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import { ListenAddresses } from './config/listen-addresses.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
+import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
@@ -68,6 +69,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     hub,
     tunnels,
     agentReports,
+    /** Filled by the wings as they build: each kind's connection test (Discover). */
+    connectionDiagnostics: new ConnectionDiagnostics(),
     addresses: new ListenAddresses(config),
     onError,
     pingIntervalMs: deps.pingIntervalMs ?? 20_000,

@@ -30,7 +30,10 @@ export interface OpenTerminalOptions {
   baseUrl: string;
   /** Headers of a signed-in browser (cookie + authorization) as the app harness gives them. */
   headers: Record<string, string>;
-  params: TerminalRequest;
+  /** The terminal request, or another terminal socket's params (the SQL console's). */
+  params: TerminalRequest | Record<string, unknown>;
+  /** Another terminal socket than the servers' (the SQL console's). */
+  path?: string;
   origin?: string;
   /** Acknowledge output automatically as it arrives (default true). */
   autoAck?: boolean;
@@ -44,7 +47,7 @@ export interface OpenTerminalOptions {
  */
 export async function openTerminal(options: OpenTerminalOptions): Promise<TerminalClient> {
   const url = new URL(
-    apiPaths.terminalConnect('-current-'),
+    options.path ?? apiPaths.terminalConnect('-current-'),
     options.baseUrl.replace(/^http/, 'ws'),
   );
   url.searchParams.set('params', JSON.stringify(options.params));

@@ -83,6 +83,11 @@ const AppLauncherPage = lazy(() =>
 const DatabasesPage = lazy(() =>
   import('../features/databases/DatabasesPage').then((m) => ({ default: m.DatabasesPage })),
 );
+const DatabaseConsolePage = lazy(() =>
+  import('../features/databases/DatabaseConsolePage').then((m) => ({
+    default: m.DatabaseConsolePage,
+  })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -148,6 +153,15 @@ export const features: readonly Feature[] = [
     placement: resources,
     flag: 'databases',
     page: DatabasesPage,
+  },
+  // The SQL console (full page), opened from a database's Connect in a new browser tab.
+  {
+    id: 'databaseConsole',
+    title: 'SQL Console',
+    route: 'databaseConsole',
+    placement: { nav: 'none' },
+    flag: 'databases',
+    page: DatabaseConsolePage,
   },
   {
     id: 'desktops',

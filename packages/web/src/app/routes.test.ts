@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   appLauncherPath,
+  databaseConsolePath,
   findRoute,
   matchKnownRoute,
   routePath,
@@ -17,6 +18,17 @@ describe('routePath', () => {
     expect(routePath('consoleConnect', { clusterId: 'c', serverId: 's1', login: 'root' })).toBe(
       '/web/cluster/c/console/node/s1/root',
     );
+  });
+
+  it('builds the SQL console’s path only once the database user and name are chosen', () => {
+    const target = { clusterId: 'c', database: 'orders', dbUser: 'reader', dbName: 'app/db' };
+    expect(databaseConsolePath(target)).toBe(
+      '/web/cluster/c/databases/orders/console/reader/app%2Fdb',
+    );
+    expect(matchKnownRoute(databaseConsolePath(target)!)).toBe(true);
+    expect(findRoute(databaseConsolePath(target)!)).toBe('databaseConsole');
+    expect(databaseConsolePath({ ...target, dbUser: ' ' })).toBeUndefined();
+    expect(databaseConsolePath({ ...target, dbName: '' })).toBeUndefined();
   });
 
   it('encodes parameters so they cannot leave their segment', () => {
@@ -143,6 +155,7 @@ describe('route table flags', () => {
         'consoleConnect',
         'consoleNodes',
         'consoleSession',
+        'databaseConsole',
         'desktop',
         'headlessSso',
         'player',

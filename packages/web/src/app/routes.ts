@@ -45,6 +45,11 @@ export const routeTable = {
   consoleConnect: { path: '/web/cluster/:clusterId/console/node/:serverId/:login', fullPage: true },
   /** Query: optional `mode`. */
   consoleSession: { path: '/web/cluster/:clusterId/console/session/:sid', fullPage: true },
+  /** The SQL console of a PostgreSQL database, as one database user on one database. */
+  databaseConsole: {
+    path: '/web/cluster/:clusterId/databases/:database/console/:dbUser/:dbName',
+    fullPage: true,
+  },
   /** Query: `recordingType`, optional `durationMs`. */
   player: { path: '/web/cluster/:clusterId/session/:sid', fullPage: true },
   appLauncher: { path: '/web/launch/:fqdn/:clusterId?/:publicAddr?/:arn?', fullPage: true },
@@ -127,6 +132,27 @@ export function appLauncherPath(app: {
   const { fqdn, clusterId, publicAddr, arn } = app;
   if (!fqdn || !clusterId || !publicAddr) return undefined;
   return routePath('appLauncher', { fqdn, clusterId, publicAddr, arn });
+}
+
+/**
+ * The SQL console of a database as one database user on one database name; none until both are
+ * chosen (the console opens a session at once and cannot ask).
+ */
+export function databaseConsolePath(target: {
+  clusterId: string;
+  database: string;
+  dbUser: string;
+  dbName: string;
+}): string | undefined {
+  const dbUser = target.dbUser.trim();
+  const dbName = target.dbName.trim();
+  if (!target.clusterId || !target.database || !dbUser || !dbName) return undefined;
+  return routePath('databaseConsole', {
+    clusterId: target.clusterId,
+    database: target.database,
+    dbUser,
+    dbName,
+  });
 }
 
 /** The pathname of a same-origin path (`/x?y#z` → `/x`), or undefined for anything else. */

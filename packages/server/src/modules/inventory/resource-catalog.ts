@@ -1,7 +1,12 @@
 import type { AuditCode } from '@postern/contracts';
-import { AlreadyExistsError, type Backend } from '../../backend/index.js';
+import {
+  AlreadyExistsError,
+  CompareFailedError,
+  NotFoundError,
+  type Backend,
+} from '../../backend/index.js';
 import { systemClock, type Clock } from '../../clock.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError, badParameter, notFound } from '../../errors.js';
 import { assertMay, type Actor } from '../../access-control/access/actor.js';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import type { AuditStore } from '../audit/index.js';
@@ -123,6 +128,47 @@ export class ResourceCatalog<R extends Named, F extends string> {
     const code = created ? this.kind.audit.created : this.kind.audit.updated;
     await emitAudit(this.audit, code, { user: actor.name, name });
     return { created };
+  }
+
+  /**
+   * Changes a resource made with `postern create -f` or the API: `change` gets it as a resource
+   * file holds it and returns the new one, of the same name. The config file's and agents'
+   * resources are read-only here: the next start or heartbeat would undo the change. A write
+   * that races another is refused (compare_failed) rather than losing either.
+   */
+  async update(name: string, change: (current: R) => R, actor: Actor): Promise<CatalogRecord<R>> {
+    const { noun } = this.kind;
+    const item = await this.backend.get(this.#prefix + name);
+    const current = item ? this.kind.inventory.parse(item) : undefined;
+    if (!item || !current) throw notFound(`${noun} ${name} is not found`);
+    if (current.source === 'config') {
+      throw badParameter(
+        `${noun} ${name} comes from the config file and is read-only here: change it there`,
+      );
+    }
+    if (current.source === 'agent') {
+      throw badParameter(
+        `${noun} ${name} is served by agent ${current.agentId ?? '(unknown)'} and is read-only here: change the agent's flags`,
+      );
+    }
+    assertMay(actor, this.kind.ruleKind, 'update', current, name);
+    const next = change(asResource(current));
+    if (next.metadata.name !== name) throw new Error(`an update may not rename ${noun} ${name}`);
+    const record: CatalogRecord<R> = { ...next, source: 'resource' };
+    try {
+      await this.backend.update(
+        { key: this.#prefix + name, value: JSON.stringify(record) },
+        item.revision,
+      );
+    } catch (error) {
+      if (!(error instanceof CompareFailedError || error instanceof NotFoundError)) throw error;
+      throw new ApiError(
+        'compare_failed',
+        `${noun} ${name} was changed or removed meanwhile: reload it and apply your change again`,
+      );
+    }
+    await emitAudit(this.audit, this.kind.audit.updated, { user: actor.name, name });
+    return record;
   }
 
   async remove(name: string, actor: Actor): Promise<void> {

@@ -10,6 +10,11 @@ export interface DatabaseRoute {
   db: DatabaseRecord;
   dbUser: string;
   dbName: string;
+  /**
+   * The roles of the web session behind the route, for a user without a record (sessions the
+   * tests and the e2e harness write): access is judged again with them, as for a terminal.
+   */
+  sessionRoles?: readonly string[];
 }
 
 /** What the roles refuse: the database itself, the database user or the database name. */
@@ -60,7 +65,7 @@ export function routeWithdrawal(
   deps: { access: Pick<AccessResolver, 'resolve'>; locks: Pick<LockWatcher, 'isLocked'> },
   route: DatabaseRoute,
 ): string | undefined {
-  const resolved = deps.access.resolve(route.user, []);
+  const resolved = deps.access.resolve(route.user, route.sessionRoles ?? []);
   if (deps.locks.isLocked({ user: route.user, roles: resolved.roles })) {
     return `${route.user} is locked`;
   }

@@ -1,4 +1,5 @@
 import { webcrypto } from 'node:crypto';
+import { isIP } from 'node:net';
 // @peculiar/x509 resolves its ASN.1 classes through tsyringe, which needs this polyfill first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -21,6 +22,13 @@ export interface ClientCertificate {
   keyPem: string;
   /** When the proxy should stop using it and ask for a new one. */
   renewAfterMs: number;
+}
+
+export interface ServerCertificate {
+  certPem: string;
+  /** PKCS#8 PEM. */
+  keyPem: string;
+  notAfter: Date;
 }
 
 /** How long a client certificate for a database user is valid; it is renewed at half-life. */
@@ -77,6 +85,52 @@ export class DatabaseClientCa {
       return cached.then((cert) => (cert.renewAfterMs > this.now() ? cert : this.#issue(dbUser)));
     }
     return this.#issue(dbUser);
+  }
+
+  /**
+   * A server certificate for a database at `hostname` (a DNS name or an IP address, in the
+   * subject alternative name), for TLS that the proxy trusts when the database's `ca_cert` is
+   * this CA (`POST sign/db`). It is for serverAuth only, and its subject has no CN: no database
+   * that maps a client certificate's CN to a user can take it for one of its users.
+   */
+  async serverCertificate(hostname: string, ttlMs: number): Promise<ServerCertificate> {
+    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const now = this.now();
+    const notBefore = new Date(now - 60_000);
+    const notAfter = new Date(now + ttlMs);
+    const organization = this.caCert.subjectName.getField('O')[0] ?? 'Postern';
+    const certificate = await x509.X509CertificateGenerator.create({
+      serialNumber: randomSerial(),
+      subject: new x509.Name([
+        { O: [organization] },
+        { OU: ['Postern database server'] },
+      ]).toString(),
+      issuer: this.caCert.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: this.signingKey,
+      signingAlgorithm: algorithm,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        // Critical: the subject names no host, so this is the certificate's only host identity.
+        new x509.SubjectAlternativeNameExtension(
+          [{ type: isIP(hostname) ? 'ip' : 'dns', value: hostname }],
+          true,
+        ),
+      ],
+    });
+    const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+    return {
+      certPem: certificate.toString('pem'),
+      keyPem: toPem('PRIVATE KEY', pkcs8),
+      notAfter,
+    };
   }
 
   #issue(dbUser: string): Promise<ClientCertificate> {

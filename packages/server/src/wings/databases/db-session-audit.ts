@@ -40,9 +40,24 @@ export class DatabaseSessions {
     this.#events = new AuditBatcher(deps.audit);
   }
 
-  open(route: DatabaseRoute, protocol: string, addr?: string): DatabaseSessionAudit {
-    const session = new DatabaseSessionAudit(this.deps, this.#events, route, protocol, addr, () =>
-      this.#live.delete(session),
+  /**
+   * `tracked: false` for a connection a live session already lists in Active Sessions (the
+   * browser's SQL console): its statements are audited here, its listing is the console's.
+   */
+  open(
+    route: DatabaseRoute,
+    protocol: string,
+    addr?: string,
+    { tracked = true }: { tracked?: boolean } = {},
+  ): DatabaseSessionAudit {
+    const session = new DatabaseSessionAudit(
+      this.deps,
+      this.#events,
+      route,
+      protocol,
+      addr,
+      () => this.#live.delete(session),
+      tracked,
     );
     this.#live.add(session);
     return session;
@@ -85,6 +100,7 @@ export class DatabaseSessionAudit {
     protocol: string,
     addr: string | undefined,
     private readonly onEnd: () => void,
+    tracked: boolean,
   ) {
     this.#fields = { ...routeFields(route, protocol), sid: this.sid };
     events.add('TDB00I', { ...this.#fields, ...remoteAddr(addr), success: true });
@@ -95,8 +111,8 @@ export class DatabaseSessionAudit {
     this.#recheck.unref();
     const created = new Date(deps.now()).toISOString();
     const track = () => void this.#track(created).catch(() => undefined);
-    track();
-    this.#refresh = setInterval(track, trackerRefreshMs);
+    if (tracked) track();
+    this.#refresh = setInterval(() => tracked && track(), trackerRefreshMs);
     this.#refresh.unref();
   }
 

@@ -9,7 +9,10 @@ import { databasesRoutes } from './databases.routes.js';
 import { DatabasesService } from './databases.service.js';
 import { DatabaseClientCa } from './db-client-ca.js';
 import { dbConnectRoutes } from './db-connect.routes.js';
+import { dbConsoleRoutes } from './console/db-console.routes.js';
+import { databaseConnectionTest } from './db-diagnostic.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
+import { DatabaseServerCerts } from './db-server-certs.service.js';
 import { DatabaseSessions } from './db-session-audit.js';
 import { CancelKeys } from './postgres/cancel-keys.js';
 import { mysqlEngine } from './mysql/index.js';
@@ -28,7 +31,25 @@ export const databasesWing = {
   routes: async (server, s, ctx) => {
     await server.register(databasesRoutes, {
       databases: s.databases,
+      serverCerts: s.dbServerCerts,
       clusterName: ctx.config.clusterName,
+      proxyServiceName: () => ctx.addresses.publicAddr().host,
+    });
+    await server.register(dbConsoleRoutes, {
+      databases: s.databases,
+      hub: ctx.hub,
+      dbSessions: s.dbSessions,
+      engine: async () => ({
+        ca: await s.dbClientCa(),
+        dial: s.dialDatabase,
+        cancelKeys: s.pgCancelKeys,
+      }),
+      access: ctx.access,
+      locks: ctx.locks,
+      clusterName: ctx.config.clusterName,
+      now: ctx.now,
+      guard: ctx.guard,
+      pingIntervalMs: ctx.pingIntervalMs,
     });
     await server.register(dbConnectRoutes, {
       databases: s.databases,
@@ -77,9 +98,12 @@ function buildDatabases(ctx: ServerContext) {
     if (db.source === 'agent') return ctx.tunnels.dial({ kind: 'db', name: db.metadata.name });
     return dialTcp(db);
   };
+  // Discover's connection test of a database: the roles, then whether it answers.
+  ctx.connectionDiagnostics.add('db', databaseConnectionTest({ databases, dial }));
   return {
     databases,
     dbClientCa: clientCa,
+    dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
     pgCancelKeys: new CancelKeys(),
     mysqlThreads: new MysqlThreads(),

@@ -1,20 +1,10 @@
 import { createContext, useContext, type Dispatch } from 'react';
-import type { SocketOrigin, Scheduler, WebSocketLike } from './tty';
 import type { ConsoleAction, ConsoleState } from './consoleStore';
-import type { TerminalEngineLoader } from './terminalEngine';
+import type { TerminalDeps } from './terminalDeps';
 import type { TransferDeps } from './transfers/useFileTransfers';
 
 /** The outside world a terminal tab talks to; tests replace it with fakes. */
-export interface ConsoleDeps {
-  loadEngine: TerminalEngineLoader;
-  /** The socket implementation; the browser's WebSocket when left out. */
-  createSocket?: (url: string) => WebSocketLike;
-  /** The bearer token for the socket's first frame. */
-  token: () => string | undefined;
-  origin: SocketOrigin;
-  /** When batched output is written (an animation frame in the browser). */
-  schedule: Scheduler;
-  clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
+export interface ConsoleDeps extends TerminalDeps {
   /** How file transfers reach the server; the browser's fetch and XMLHttpRequest when left out. */
   transfers?: TransferDeps;
 }

@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useReducer } from 'react';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { pageOrigin, socketBearerToken } from '../../api/websocket';
 import { useClientConfig } from '../../app/clientConfig';
 import { AccessDenied } from '../../app/fallbacks/AccessDenied';
 import { useFeatureFlags } from '../../app/featureFlagsContext';
@@ -17,20 +16,8 @@ import {
 import { ConsoleView } from './ConsoleView';
 import { useTerminalFontSize } from './fontSize';
 import { ServersTab } from './ServersTab';
-import { loadXtermEngine } from './terminalEngine';
+import { browserTerminalDeps } from './terminalDeps';
 import { TerminalSession } from './TerminalSession';
-import { createTerminalSocket, microtaskScheduler } from './tty';
-
-function browserDeps(): ConsoleDeps {
-  return {
-    loadEngine: loadXtermEngine,
-    token: () => socketBearerToken(),
-    origin: pageOrigin(),
-    schedule: microtaskScheduler,
-    createSocket: createTerminalSocket,
-    clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
-  };
-}
 
 /**
  * The terminal console, full page, for every console route (`console`, `console/nodes`,
@@ -50,7 +37,10 @@ export function ConsolePage({ deps: overrides }: { deps?: Partial<ConsoleDeps> }
 
   const [state, dispatch] = useReducer(consoleReducer, target, initConsole);
   const [fontSize, setFontSize] = useTerminalFontSize();
-  const deps = useMemo(() => ({ ...browserDeps(), ...overrides }), [overrides]);
+  const deps = useMemo<ConsoleDeps>(
+    () => ({ ...browserTerminalDeps(), ...overrides }),
+    [overrides],
+  );
 
   const here = `${location.pathname}${location.search}`;
   const activeUrl = tabUrl(activeTab(state), clusterId);

@@ -1,18 +1,63 @@
-import { isNormalSessionEnd } from '@postern/contracts';
-import type { Dispatch } from 'react';
-import type { ConsoleDeps } from './ConsoleContext';
-import type { ConsoleAction, TerminalTab } from './consoleStore';
+import { apiPaths, isNormalSessionEnd } from '@postern/contracts';
+import type { SessionInfo, TerminalTab } from './consoleStore';
+import type { TerminalDeps } from './terminalDeps';
 import type { ShortcutAction, TerminalEngine } from './terminalEngine';
-import { createTraceparent, OutputBatcher, terminalUrl, TtyClient } from './tty';
+import {
+  createTraceparent,
+  OutputBatcher,
+  socketUrl,
+  terminalParams,
+  TtyClient,
+  type TerminalSize,
+} from './tty';
 
 const sgr = { dim: '2', red: '31' } as const;
 
+/**
+ * Which socket a terminal talks to. Every one speaks the terminal protocol (docs/protocol.md);
+ * they differ in their path and in what their `params` name.
+ */
+export interface TerminalSocketTarget {
+  /** The socket's path, e.g. `apiPaths.terminalConnect(clusterId)`. */
+  path: string;
+  /** The `params` query value, given the terminal's size when it starts. */
+  params: (term: TerminalSize) => object;
+  /** Joining someone's session: the server replays it once the terminal says it is ready. */
+  join?: boolean;
+}
+
+/** What a terminal tells its page about the session. */
+export interface TerminalSessionEvents {
+  /** Authenticated: keystrokes go through from now on. */
+  connected: () => void;
+  /** The server's data about the session (sid, host, parties), when it sends some. */
+  session?: (session: SessionInfo) => void;
+  /** The session is over, and why. */
+  disconnected: (reason: string) => void;
+}
+
 interface StartOptions {
-  tab: TerminalTab;
-  deps: ConsoleDeps;
-  dispatch: Dispatch<ConsoleAction>;
+  target: TerminalSocketTarget;
+  deps: TerminalDeps;
+  events: TerminalSessionEvents;
   readOnly: boolean;
   onShortcut: (action: ShortcutAction) => void;
+}
+
+/** The server terminal's socket for a console tab: a new session on a server, or a join. */
+export function serverTerminalTarget(tab: TerminalTab): TerminalSocketTarget {
+  return {
+    path: apiPaths.terminalConnect(tab.clusterId),
+    params: (term) =>
+      terminalParams({
+        server_id: tab.serverId,
+        login: tab.login,
+        term,
+        sid: tab.sid,
+        mode: tab.mode,
+      }),
+    join: tab.joined,
+  };
 }
 
 /**
@@ -23,23 +68,12 @@ interface StartOptions {
 export function startTerminalSession(
   engine: TerminalEngine,
   container: HTMLElement,
-  { tab, deps, dispatch, readOnly, onShortcut }: StartOptions,
+  { target, deps, events, readOnly, onShortcut }: StartOptions,
 ): () => void {
   engine.mount(container);
   const { cols, rows } = engine.size();
   const term = { w: cols, h: rows };
-  const url = terminalUrl(
-    deps.origin,
-    tab.clusterId,
-    {
-      server_id: tab.serverId,
-      login: tab.login,
-      term,
-      ...(tab.sid ? { sid: tab.sid } : {}),
-      ...(tab.mode ? { mode: tab.mode } : {}),
-    },
-    createTraceparent(),
-  );
+  const url = socketUrl(deps.origin, target.path, target.params(term), createTraceparent());
   const token = deps.token();
   const client = new TtyClient({
     url,
@@ -54,21 +88,17 @@ export function startTerminalSession(
     batcher.push(`\r\n\x1b[${style}m${text}\x1b[0m\r\n`, 0);
 
   client.on('open', () => {
-    dispatch({ type: 'connected', id: tab.id });
-    if (tab.joined) client.readyToJoin();
+    events.connected();
+    if (target.join) client.readyToJoin();
   });
   client.on('output', (text, bytes) => batcher.push(text, bytes));
   client.on('session', (session) =>
-    dispatch({
-      type: 'session',
-      id: tab.id,
-      session: {
-        sid: session.id,
-        serverId: session.server_id,
-        hostname: session.server_hostname,
-        login: session.login,
-        parties: session.parties.map((p) => ({ user: p.user, mode: p.mode })),
-      },
+    events.session?.({
+      sid: session.id,
+      serverId: session.server_id,
+      hostname: session.server_hostname,
+      login: session.login,
+      parties: session.parties.map((p) => ({ user: p.user, mode: p.mode })),
     }),
   );
   client.on('notice', (text) => line(text, sgr.dim));
@@ -77,7 +107,7 @@ export function startTerminalSession(
   client.on('close', ({ reason }) => {
     // A program that exited 0 ended as meant: no error colour for it.
     line(`disconnected: ${reason}`, isNormalSessionEnd(reason) ? sgr.dim : sgr.red);
-    dispatch({ type: 'disconnected', id: tab.id, reason });
+    events.disconnected(reason);
   });
   engine.onData((data) => client.send(data));
   engine.onResize((size) => client.resize({ w: size.cols, h: size.rows }));
@@ -86,7 +116,7 @@ export function startTerminalSession(
   if (token) {
     client.connect();
   } else {
-    dispatch({ type: 'disconnected', id: tab.id, reason: 'not signed in' });
+    events.disconnected('not signed in');
   }
   return () => {
     client.close();

@@ -9,5 +9,12 @@ export function DatabasesPage() {
   const clusterId = useParams().clusterId ?? proxyCluster;
   const [filters, setFilters] = useUrlDatabaseFilters();
   const { listProps } = useDatabases(clusterId, filters);
-  return <DatabasesView {...listProps} filters={filters} onFiltersChange={setFilters} />;
+  return (
+    <DatabasesView
+      {...listProps}
+      clusterId={clusterId}
+      filters={filters}
+      onFiltersChange={setFilters}
+    />
+  );
 }

@@ -14,6 +14,7 @@ function renderView(databases = databaseFixtures) {
   renderWithTheme(
     <MemoryRouter>
       <DatabasesView
+        clusterId="root"
         attempt={{
           status: 'success',
           data: {
@@ -66,6 +67,47 @@ describe('DatabasesView', () => {
     const dbName = within(dialog).getByLabelText('Database name', { selector: 'input' });
     await user.clear(dbName);
     expect(command.textContent).toBe('postern db connect orders --db-user writer');
+  });
+
+  it('Connect offers the SQL console of a PostgreSQL database for the chosen user and name', async () => {
+    const user = userEvent.setup();
+    renderView();
+    await user.click(within(rowOf('orders')).getByRole('button', { name: 'Connect to orders' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to orders' });
+    const consoleLink = () => within(dialog).getByRole('link', { name: 'Open SQL console' });
+    const link = consoleLink();
+    expect(link.getAttribute('href')).toBe(
+      '/web/cluster/root/databases/orders/console/reader/orders',
+    );
+    // A tab of its own, which cannot reach this one.
+    expect(link.getAttribute('target')).toBe('_blank');
+    expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+
+    const dbUser = within(dialog).getByLabelText('Database user', { selector: 'input' });
+    await user.clear(dbUser);
+    await user.type(dbUser, 'o’brien@corp');
+    expect(consoleLink().getAttribute('href')).toBe(
+      `/web/cluster/root/databases/orders/console/${encodeURIComponent('o’brien@corp')}/orders`,
+    );
+
+    // The console opens a session at once: without a database name there is nothing to open.
+    await user.clear(within(dialog).getByLabelText('Database name', { selector: 'input' }));
+    expect(within(dialog).queryByRole('link', { name: 'Open SQL console' })).toBeNull();
+    const disabled = within(dialog).getByRole('button', { name: 'Open SQL console' });
+    expect(disabled.hasAttribute('disabled')).toBe(true);
+  });
+
+  it('Connect to a MySQL database shows the command and no SQL console', async () => {
+    const user = userEvent.setup();
+    renderView();
+    await user.click(within(rowOf('billing')).getByRole('button', { name: 'Connect to billing' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to billing' });
+    expect(within(dialog).getByLabelText('Connect command').textContent).toBe(
+      'postern db connect billing --db-user <db-user> --db-name billing',
+    );
+    expect(within(dialog).queryByRole('link', { name: 'Open SQL console' })).toBeNull();
+    expect(within(dialog).queryByRole('button', { name: 'Open SQL console' })).toBeNull();
+    expect(within(dialog).queryByText(/SQL console/)).toBeNull();
   });
 
   it('says when the roles allow any user or database, and quotes what the shell would split', () => {

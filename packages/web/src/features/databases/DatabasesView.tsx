@@ -12,6 +12,7 @@ import {
 } from '@mantine/core';
 import { defaultDatabaseSort, type DatabaseSortField } from '@postern/contracts';
 import { useState } from 'react';
+import { databaseConsolePath } from '../../app/routes';
 import {
   descriptionColumn,
   labelsColumn,
@@ -29,6 +30,8 @@ import {
 } from './makeDatabase';
 
 interface Props {
+  /** The cluster the databases belong to (for the SQL console's link). */
+  clusterId: string;
   attempt: Attempt<DatabasePage>;
   onRetry: () => void;
   filters: DatabaseFilters;
@@ -79,7 +82,7 @@ const databaseColumns: ListColumn<Database, DatabaseSortField>[] = [
 
 /** Databases: search, label filters and sort on the server, paged 15 at a time. */
 export function DatabasesView(props: Props) {
-  const { attempt, ...list } = props;
+  const { attempt, clusterId, ...list } = props;
   return (
     <ResourceList
       {...list}
@@ -95,13 +98,16 @@ export function DatabasesView(props: Props) {
       }}
       noMatchText="No databases match your search."
       emptyState={<AddDatabaseHelp />}
-      rowAction={(db) => <ConnectDatabase db={db} />}
+      rowAction={(db) => <ConnectDatabase db={db} clusterId={clusterId} />}
     />
   );
 }
 
-/** Connect: pick the database user and name the roles allow, and copy the exact command. */
-export function ConnectDatabase({ db }: { db: Database }) {
+/**
+ * Connect: pick the database user and name the roles allow, and copy the exact command; for
+ * PostgreSQL, or open the SQL console with them in a new browser tab.
+ */
+export function ConnectDatabase({ db, clusterId }: { db: Database; clusterId: string }) {
   const concrete = (values: string[]) => values.filter((value) => value !== '*');
   const [dbUser, setDbUser] = useState(concrete(db.users)[0] ?? '');
   const [dbName, setDbName] = useState(concrete(db.names)[0] ?? '');
@@ -153,9 +159,41 @@ export function ConnectDatabase({ db }: { db: Database }) {
               )}
             </CopyButton>
           </Group>
+          {db.protocol === 'postgres' && (
+            <SqlConsoleLink
+              href={databaseConsolePath({ clusterId, database: db.name, dbUser, dbName })}
+            />
+          )}
         </Stack>
       </Popover.Dropdown>
     </Popover>
+  );
+}
+
+/** The SQL console (PostgreSQL only), in a new browser tab, once a user and name are chosen. */
+function SqlConsoleLink({ href }: { href: string | undefined }) {
+  return (
+    <Group gap="xs" justify="space-between" wrap="nowrap">
+      <Text size="sm" c="dimmed">
+        {href ? 'Or query it in the browser:' : 'Pick a user and a database to query it here.'}
+      </Text>
+      {href ? (
+        <Button
+          component="a"
+          href={href}
+          target="_blank"
+          rel="noopener noreferrer"
+          size="compact-sm"
+          variant="light"
+        >
+          Open SQL console
+        </Button>
+      ) : (
+        <Button size="compact-sm" variant="light" disabled>
+          Open SQL console
+        </Button>
+      )}
+    </Group>
   );
 }
 

@@ -34,6 +34,8 @@ export interface PostgresClient {
   user: string;
   roleSet: RoleSet;
   db: DatabaseRecord;
+  /** See DatabaseRoute.sessionRoles. */
+  sessionRoles?: readonly string[];
   /** Starts the session's audit and liveness checks once the database has let it in. */
   open: (route: DatabaseRoute) => DatabaseSessionAudit;
   /** A refused or failed start, audited as such. */
@@ -59,6 +61,7 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
       db: client.db,
       dbUser,
       dbName: startup.get('database') || dbUser,
+      sessionRoles: client.sessionRoles,
     };
     const refusal = !dbUser
       ? 'name a database user'

@@ -55,6 +55,20 @@ describe('postern tokens', () => {
     expect(lines.join('\n')).not.toContain('install-node.sh');
   });
 
+  it('add --type db prints the install-database.sh line to fill in', async () => {
+    let token = '';
+    const lines = await run(async (ctx, print) => {
+      token = await tokensAdd(ctx, { type: 'db' }, print);
+    });
+    expect(lines.slice(-4)).toEqual([
+      '',
+      'To serve a database from a host that reaches it (with postern installed there), run on it:',
+      `  curl -fsSk 'https://proxy.example:3080/scripts/${token}/install-database.sh?name=NAME&uri=URI' | sudo env POSTERN_INSECURE_TLS=1 bash`,
+      '  (URI: postgres://HOST:PORT or mysql://HOST:PORT, URL-encoded if it has ?sslmode=…)',
+    ]);
+    expect(lines.join('\n')).not.toContain('install-app.sh');
+  });
+
   it('ls masks tokens; rm takes a token or its id', async () => {
     const tokens: string[] = [];
     await run(async (ctx, print) => {

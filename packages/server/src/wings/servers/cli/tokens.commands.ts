@@ -82,6 +82,19 @@ export async function tokensAdd(
         : `  curl -fsS '${appUrl}' | sudo bash`,
     );
   }
+  if (roles.includes('Db')) {
+    const dbUrl = `${ctx.baseUrl}${scriptPaths.installDatabase(token, { name: 'NAME', uri: 'URI' })}`;
+    print('');
+    print(
+      'To serve a database from a host that reaches it (with postern installed there), run on it:',
+    );
+    print(
+      selfSigned
+        ? `  curl -fsSk '${dbUrl}' | sudo env POSTERN_INSECURE_TLS=1 bash`
+        : `  curl -fsS '${dbUrl}' | sudo bash`,
+    );
+    print('  (URI: postgres://HOST:PORT or mysql://HOST:PORT, URL-encoded if it has ?sslmode=…)');
+  }
   return token;
 }
 

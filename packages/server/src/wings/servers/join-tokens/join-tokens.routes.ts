@@ -4,8 +4,10 @@ import {
   createJoinTokenRequestSchema,
   scriptPaths,
   type JoinTokenJson,
+  type JoinTokenRole,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { ApiError } from '../../../errors.js';
 import { actorOf } from '../../../http/request-identity.js';
 import { parseInput } from '../../../http/parse-input.js';
@@ -14,7 +16,9 @@ import {
   type AgentJoinResponse,
   type AgentJoinService,
 } from './agent-join.service.js';
-import { badAppScript, installAppQuerySchema, installAppScript } from './install-app-script.js';
+import { badInstallLinkScript, queryProblem } from './agent-install-script.js';
+import { installAppQuerySchema, installAppScript } from './install-app-script.js';
+import { installDatabaseQuerySchema, installDatabaseScript } from './install-database-script.js';
 import { installNodeScript, invalidTokenScript } from './install-script.js';
 import { joinTokenJson, type JoinTokensService } from './join-tokens.service.js';
 
@@ -29,13 +33,13 @@ interface JoinTokensRoutesOptions {
 }
 
 type ScriptParams = { Params: { token: string } };
-type AppScriptParams = ScriptParams & { Querystring: Record<string, unknown> };
+type AgentScriptParams = ScriptParams & { Querystring: Record<string, unknown> };
 
 /**
  * Join tokens (spec §7 `POST token`; reference §1.11), the agents' join call and the install
- * script. The last two are public, outside `/v1/webapi/`: a host has a token, not a session, and
- * no browser calls them, so the CSRF check does not apply. Both check the token and are rate
- * limited per address, so a token cannot be guessed through them.
+ * scripts. The join call and the scripts are public, outside `/v1/webapi/`: a host has a token,
+ * not a session, and no browser calls them, so the CSRF check does not apply. They all check the
+ * token and are rate limited per address, so a token cannot be guessed through them.
  */
 export async function joinTokensRoutes(
   app: FastifyInstance,
@@ -77,25 +81,48 @@ export async function joinTokensRoutes(
     },
   );
 
-  app.get<AppScriptParams>(
+  /**
+   * A script that runs an agent serving one resource named in the query (`?name=&uri=`): the
+   * token must grant its role (or Node: every agent serves its host too), and the query must
+   * pass the schema, or the link serves a script that says why and fails.
+   */
+  function agentScript<Q extends z.ZodType<{ name: string; uri: string }>>(
+    pattern: string,
+    roles: readonly JoinTokenRole[],
+    querySchema: Q,
+    script: (options: { baseUrl: string; token: string } & z.output<Q>) => string,
+  ) {
+    app.get<AgentScriptParams>(
+      pattern,
+      { config: { access: 'public', rateLimit } },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store').type('text/x-shellscript; charset=utf-8');
+        try {
+          await joinTokens.validate(request.params.token, roles);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          return reply.code(404).send(invalidTokenScript);
+        }
+        const query = querySchema.safeParse(request.query);
+        if (!query.success) {
+          return reply.code(400).send(badInstallLinkScript(queryProblem(query.error)));
+        }
+        const baseUrl = publicBaseUrl();
+        return script({ baseUrl, token: request.params.token, ...query.data });
+      },
+    );
+  }
+
+  agentScript(
     scriptPaths.patterns.installApp,
-    { config: { access: 'public', rateLimit } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store').type('text/x-shellscript; charset=utf-8');
-      try {
-        await joinTokens.validate(request.params.token, ['App', 'Node']);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return reply.code(404).send(invalidTokenScript);
-      }
-      const query = installAppQuerySchema.safeParse(request.query);
-      if (!query.success) {
-        const issue = query.error.issues[0];
-        const why = `${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`;
-        return reply.code(400).send(badAppScript(why));
-      }
-      const baseUrl = publicBaseUrl();
-      return installAppScript({ baseUrl, token: request.params.token, ...query.data });
-    },
+    ['App', 'Node'],
+    installAppQuerySchema,
+    installAppScript,
+  );
+  agentScript(
+    scriptPaths.patterns.installDatabase,
+    ['Db', 'Node'],
+    installDatabaseQuerySchema,
+    installDatabaseScript,
   );
 }

@@ -1,5 +1,5 @@
-import { apiPaths } from '@postern/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { apiPaths, terminalRequestSchema } from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { accessDenied } from '../../../errors.js';
 import {
@@ -7,8 +7,9 @@ import {
   sessionCookieName,
   type GuardDeps,
 } from '../../../http/request-identity.js';
-import { serveTerminalSocket } from './terminal-socket.js';
-import type { TerminalService } from './terminal.service.js';
+import { sameOrigin } from '../../../http/same-origin.js';
+import { serveTerminalSocket } from '../../../modules/terminal/terminal-socket.js';
+import { requesterOf, type TerminalService } from './terminal.service.js';
 
 interface TerminalRoutesOptions {
   terminals: TerminalService;
@@ -43,29 +44,27 @@ export async function terminalRoutes(app: FastifyInstance, options: TerminalRout
     (socket, request) => {
       const traceId = traceparentPattern.exec(request.query.traceparent ?? '')?.[1] ?? '';
       const cookie = request.cookies[sessionCookieName];
+      const { terminals } = options;
       serveTerminalSocket(socket, {
-        terminals: options.terminals,
+        sessions: {
+          request: terminalRequestSchema,
+          start: (identity, params) =>
+            terminals.start(requesterOf(identity), {
+              serverId: params.server_id,
+              login: params.login,
+              size: params.term,
+              command: params.command,
+              traceId,
+              remoteAddr: request.ip,
+            }),
+          joinable: (identity, sid, mode) => terminals.joinable(identity, sid, mode),
+          guardParty: (identity, session, party) => terminals.guardParty(identity, session, party),
+        },
         authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
         params: request.query.params,
-        traceId,
-        remoteAddr: request.ip,
         pingIntervalMs: options.pingIntervalMs,
         log: (error, message) => request.log.error({ err: error, traceId }, message),
       });
     },
   );
-}
-
-/**
- * Browsers always send Origin on WebSockets; it must name this host. Clients that are not
- * browsers send none and still need the bearer.
- */
-function sameOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
 }

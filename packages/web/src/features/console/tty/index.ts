@@ -12,7 +12,14 @@ export {
 } from './OutputBatcher';
 export { createTraceparent, isTraceparent } from './traceparent';
 export { createTerminalSocket } from './workerSocket';
-export { socketScheme, terminalUrl, type SocketOrigin, type TerminalParams } from './terminalUrl';
+export {
+  socketScheme,
+  socketUrl,
+  terminalParams,
+  terminalUrl,
+  type SocketOrigin,
+  type TerminalParams,
+} from './terminalUrl';
 export {
   defaultAckEvery,
   normalClosure,

@@ -25,22 +25,42 @@ export function socketScheme(protocol: string): 'wss' | 'ws' {
 }
 
 /**
- * `ws(s)://<host>/v1/webapi/sites/<cluster>/connect/ws?params=<json>&traceparent=<w3c>`. The bearer
- * token is never part of the URL: it travels in the first (text) frame.
+ * `ws(s)://<host><path>?params=<json>&traceparent=<w3c>`: a socket that speaks the terminal
+ * protocol (the server terminal's, the SQL console's), its `params` as JSON. The bearer token is
+ * never part of the URL: it travels in the first (text) frame.
  */
+export function socketUrl(
+  origin: SocketOrigin,
+  path: string,
+  params: object,
+  traceparent: string,
+): string {
+  const query = `params=${encodeURIComponent(JSON.stringify(params))}&traceparent=${encodeURIComponent(traceparent)}`;
+  return `${socketScheme(origin.protocol)}://${origin.host}${path}?${query}`;
+}
+
+/** `ws(s)://<host>/v1/webapi/sites/<cluster>/connect/ws?params=<json>&traceparent=<w3c>`. */
 export function terminalUrl(
   origin: SocketOrigin,
   clusterId: string,
   params: TerminalParams,
   traceparent: string,
 ): string {
-  const json: TerminalParams = {
+  return socketUrl(
+    origin,
+    apiPaths.terminalConnect(clusterId),
+    terminalParams(params),
+    traceparent,
+  );
+}
+
+/** The server terminal's `params`, without the join fields a new session leaves empty. */
+export function terminalParams(params: TerminalParams): TerminalParams {
+  return {
     server_id: params.server_id,
     login: params.login,
     term: params.term,
     ...(params.sid ? { sid: params.sid } : {}),
     ...(params.mode ? { mode: params.mode } : {}),
   };
-  const query = `params=${encodeURIComponent(JSON.stringify(json))}&traceparent=${encodeURIComponent(traceparent)}`;
-  return `${socketScheme(origin.protocol)}://${origin.host}${apiPaths.terminalConnect(clusterId)}?${query}`;
 }

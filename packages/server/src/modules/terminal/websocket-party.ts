@@ -6,7 +6,7 @@ import {
   type ParticipantMode,
 } from '@postern/contracts';
 import type { WebSocket } from 'ws';
-import type { EndKind, Party } from '../../../modules/sessions/party.js';
+import type { EndKind, Party } from '../sessions/party.js';
 
 /** The most output payload one `r` frame carries (docs/protocol.md §3). */
 export const maxOutputFrameBytes = 128 * 1024;

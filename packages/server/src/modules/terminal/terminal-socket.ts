@@ -4,25 +4,41 @@ import {
   resizePayloadSchema,
   terminalAuthFrameSchema,
   terminalMessageTypes as T,
-  terminalRequestSchema,
   terminalSizeSchema,
   type CreateSessionResponse,
+  type ParticipantMode,
 } from '@postern/contracts';
 import type { RawData, WebSocket } from 'ws';
-import { ApiError } from '../../../errors.js';
-import type { Identity } from '../../../http/request-identity.js';
-import type { LiveSession } from '../../../modules/sessions/live-session.js';
-import { requesterOf, type TerminalService } from './terminal.service.js';
+import type { z } from 'zod';
+import { ApiError } from '../../errors.js';
+import type { Identity } from '../../http/request-identity.js';
+import type { LiveSession } from '../sessions/live-session.js';
+import type { Party } from '../sessions/party.js';
+import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
-import { closeOnProtocolError } from '../../../websocket/protocol-errors.js';
 
-export interface TerminalSocketOptions {
-  terminals: TerminalService;
+/**
+ * What a terminal socket serves: the sessions of one protocol (a shell on a server, a SQL
+ * console on a database). `request` reads the socket's `params`; with a `sid` in them the caller
+ * joins a live session instead of starting one.
+ */
+export interface TerminalSessions<Request extends { sid?: string; mode?: ParticipantMode }> {
+  request: z.ZodType<Request>;
+  start(identity: Identity, request: Request): Promise<LiveSession>;
+  joinable(
+    identity: Identity,
+    sid: string,
+    mode: ParticipantMode | undefined,
+  ): { session: LiveSession; mode: ParticipantMode };
+  /** Keeps a joined party under the access re-checks; returns the stop. */
+  guardParty(identity: Identity, session: LiveSession, party: Party): () => void;
+}
+
+export interface TerminalSocketOptions<Request extends { sid?: string; mode?: ParticipantMode }> {
+  sessions: TerminalSessions<Request>;
   /** Proves the bearer of the first frame together with the upgrade request's cookie. */
   authenticate: (bearer: string) => Promise<Identity | null>;
   params: string | undefined;
-  traceId: string;
-  remoteAddr: string;
   pingIntervalMs: number;
   authTimeoutMs?: number;
   log: (error: unknown, message: string) => void;
@@ -37,7 +53,10 @@ const earlyInputLimit = 256 * 1024;
  * frames flow between the browser and the session hub. Nothing reaches a session before the
  * caller is proven; errors after that are `e` frames the terminal prints.
  */
-export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOptions): void {
+export function serveTerminalSocket<Request extends { sid?: string; mode?: ParticipantMode }>(
+  socket: WebSocket,
+  options: TerminalSocketOptions<Request>,
+): void {
   let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
   let session: LiveSession | undefined;
   let party: WebSocketParty | undefined;
@@ -97,27 +116,20 @@ export function serveTerminalSocket(socket: WebSocket, options: TerminalSocketOp
       stage = 'auth';
       return fail('not authenticated');
     }
-    const request = terminalRequestSchema.safeParse(safeJson(options.params));
+    const request = options.sessions.request.safeParse(safeJson(options.params));
     if (!request.success) {
       stage = 'auth';
       return fail(`bad terminal parameters: ${request.error.issues[0]?.message ?? 'invalid'}`);
     }
     answer(socket, { type: 'create_session_response', status: 'ok' });
-    const { sid, mode, server_id, login, term, command } = request.data;
+    const { sid, mode } = request.data;
     if (sid) {
-      const joined = options.terminals.joinable(identity, sid, mode);
+      const joined = options.sessions.joinable(identity, sid, mode);
       session = joined.session;
       party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
-      stopGuard = options.terminals.guardParty(identity, session, party);
+      stopGuard = options.sessions.guardParty(identity, session, party);
     } else {
-      session = await options.terminals.start(requesterOf(identity), {
-        serverId: server_id,
-        login,
-        size: term,
-        command,
-        traceId: options.traceId,
-        remoteAddr: options.remoteAddr,
-      });
+      session = await options.sessions.start(identity, request.data);
       party = new WebSocketParty(socket, identity.user, identity.roles, 'peer');
     }
     if (stage === 'closed') {

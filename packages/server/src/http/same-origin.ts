@@ -1,0 +1,15 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * For WebSocket upgrades authenticated in-band: browsers always send Origin on WebSockets, and
+ * it must name this host. Clients that are not browsers send none and still need the bearer.
+ */
+export function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}

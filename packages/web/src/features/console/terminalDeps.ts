@@ -1,0 +1,32 @@
+import { pageOrigin, socketBearerToken } from '../../api/websocket';
+import { loadXtermEngine, type TerminalEngineLoader } from './terminalEngine';
+import { createTerminalSocket, microtaskScheduler } from './tty';
+import type { Scheduler, SocketOrigin, WebSocketLike } from './tty';
+
+/**
+ * The outside world a terminal talks to, whichever socket it speaks to (a server's shell, a
+ * database's SQL console); tests replace it with fakes.
+ */
+export interface TerminalDeps {
+  loadEngine: TerminalEngineLoader;
+  /** The socket implementation; the browser's WebSocket when left out. */
+  createSocket?: (url: string) => WebSocketLike;
+  /** The bearer token for the socket's first frame. */
+  token: () => string | undefined;
+  origin: SocketOrigin;
+  /** When batched output is written (an animation frame in the browser). */
+  schedule: Scheduler;
+  clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
+}
+
+/** The browser's: xterm on demand, sockets in a worker, the stored bearer, the page's origin. */
+export function browserTerminalDeps(): TerminalDeps {
+  return {
+    loadEngine: loadXtermEngine,
+    token: () => socketBearerToken(),
+    origin: pageOrigin(),
+    schedule: microtaskScheduler,
+    createSocket: createTerminalSocket,
+    clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
+  };
+}
