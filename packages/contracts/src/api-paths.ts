@@ -64,6 +64,8 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}/console/ws`,
   /** GET: the databases the user may reach, for `postern db ls` (signed, like `sshNodes`). */
   databaseCatalog: `${apiPrefix}/dbconnect`,
+  /** POST: a certificate for the native database listener, for `postern db login` (signed). */
+  databaseLogin: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}/login`,
   /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */
   databaseConnect: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}`,
   /** POST: a launcher's session on one app (spec §7). */
@@ -122,6 +124,7 @@ export const apiPaths = {
     signDatabaseCert: `${apiPrefix}/sites/:clusterId/sign/db`,
     connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
+    databaseLogin: `${apiPrefix}/dbconnect/:name/login`,
     databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,

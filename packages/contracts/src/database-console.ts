@@ -14,3 +14,20 @@ export const databaseConsoleRequestSchema = z.object({
   mode: z.undefined().optional(),
 });
 export type DatabaseConsoleRequest = z.infer<typeof databaseConsoleRequestSchema>;
+
+/** `postern db login`: the route the certificate is for. */
+export const databaseLoginRequestSchema = z.strictObject({
+  db_user: z.string().min(1, 'name a database user').max(256),
+  db_name: z.string().min(1, 'name a database').max(256),
+});
+
+/** The certificate and key (PEM), the CA that signed the listener's, and where it listens. */
+export const databaseLoginResponseSchema = z.object({
+  cert: z.string(),
+  key: z.string(),
+  ca: z.string(),
+  expires: z.string(),
+  /** `host:port` of the native listener, or '' when this proxy runs none. */
+  listener: z.string(),
+});
+export type DatabaseLoginResponse = z.infer<typeof databaseLoginResponseSchema>;

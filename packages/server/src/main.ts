@@ -32,6 +32,10 @@ export function buildCli(): Command {
     )
     .option('--ssh-addr <host:port>', 'SSH listen address (default 0.0.0.0:3023)')
     .option(
+      '--postgres-addr <host:port>',
+      'native PostgreSQL listener for postern db login (default: off)',
+    )
+    .option(
       '--public-addr <host:port>',
       'the address users reach this proxy at, used in the links it prints (default localhost:web port, or the --web-addr host when it names one)',
     )

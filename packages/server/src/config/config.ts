@@ -39,6 +39,7 @@ export interface ConfigFlags {
   dataDir?: string;
   webAddr?: string;
   sshAddr?: string;
+  postgresAddr?: string;
   publicAddr?: string;
   clusterName?: string;
   insecureNoTls?: boolean;
@@ -58,6 +59,8 @@ export interface Config {
   clusterName: string;
   webAddr: HostPort;
   sshAddr: HostPort;
+  /** The native PostgreSQL listener's address; undefined: no such listener. */
+  postgresAddr: HostPort | undefined;
   publicAddr: HostPort;
   insecureNoTls: boolean;
   tls?: { certFile: string; keyFile: string };
@@ -155,6 +158,10 @@ export function resolveConfig(flags: ConfigFlags): Config {
   const dataDir = path.resolve(flags.dataDir ?? file.data_dir ?? './postern-data');
   const webAddr = parseHostPort(flags.webAddr ?? file.web_addr ?? '0.0.0.0:3080', '--web-addr');
   const sshAddr = parseHostPort(flags.sshAddr ?? file.ssh_addr ?? '0.0.0.0:3023', '--ssh-addr');
+  const postgresAddrText = flags.postgresAddr ?? file.postgres_addr;
+  const postgresAddr = postgresAddrText
+    ? parseHostPort(postgresAddrText, '--postgres-addr')
+    : undefined;
   const publicAddrText = flags.publicAddr ?? file.public_addr;
   const publicAddr = publicAddrText
     ? parseHostPort(publicAddrText, '--public-addr')
@@ -171,6 +178,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     clusterName,
     webAddr,
     sshAddr,
+    postgresAddr,
     publicAddr,
     insecureNoTls: flags.insecureNoTls ?? file.insecure_no_tls ?? false,
     tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,

@@ -96,6 +96,8 @@ export const fileConfigSchema = z
     cluster_name: z.string().min(1).max(253).optional(),
     web_addr: hostPort.optional(),
     ssh_addr: hostPort.optional(),
+    /** The native PostgreSQL listener (docs/databases.md); off unless set. */
+    postgres_addr: hostPort.optional(),
     public_addr: hostPort.optional(),
     insecure_no_tls: z.boolean().optional(),
     tls: z.object({ cert_file: z.string(), key_file: z.string() }).strict().optional(),

@@ -60,6 +60,23 @@ export class PosternHome {
     await writeFile(`${keyPath}-cert.pub`, `${certificate.trim()}\n`, { mode: 0o644 });
   }
 
+  /** Where `postern db login` keeps a database's certificate, key and CA. */
+  databaseFiles(proxyHost: string, database: string) {
+    const base = path.join(this.dir, 'db', safeSegment(proxyHost), safeSegment(database));
+    return { cert: `${base}.crt`, key: `${base}.key`, ca: `${base}-ca.crt` };
+  }
+
+  async writeDatabaseFiles(
+    files: { cert: string; key: string; ca: string },
+    pems: { cert: string; key: string; ca: string },
+  ): Promise<void> {
+    await mkdir(path.dirname(files.cert), { recursive: true, mode: 0o700 });
+    await chmod(this.dir, 0o700);
+    await writePrivate(files.key, pems.key);
+    await writeFile(files.cert, pems.cert, { mode: 0o644 });
+    await writeFile(files.ca, pems.ca, { mode: 0o644 });
+  }
+
   async writeKnownHosts(lines: string[]): Promise<void> {
     await writeFile(this.knownHosts, `${lines.map((line) => line.trim()).join('\n')}\n`, {
       mode: 0o644,

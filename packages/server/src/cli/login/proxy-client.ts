@@ -36,8 +36,13 @@ export class ProxyClient {
     return this.call('GET', path, schema, undefined, headers);
   }
 
-  post<T>(path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
-    return this.call('POST', path, schema, body, {});
+  post<T>(
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    return this.call('POST', path, schema, body, headers);
   }
 
   private async call<T>(

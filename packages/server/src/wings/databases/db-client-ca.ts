@@ -8,8 +8,25 @@ import { AlreadyExistsError, type Backend } from '../../backend/index.js';
 const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 type X509Crypto = ReturnType<typeof x509.cryptoProvider.get>;
 
-/** Where the cluster's database client CA lives: one, shared by every proxy on the storage. */
-const caKey = '/db_ca/client';
+/**
+ * The cluster's two database CAs, each one shared by every proxy on the storage: `client` signs
+ * the proxy's own certificates for databases (CN = the database user; databases trust it), and
+ * `access` signs people's certificates for the proxy's native database listeners (CN = the
+ * Postern user, the route in a URI) and those listeners' server certificates. They must differ:
+ * a person's certificate must never be one a database would take.
+ */
+export type DatabaseCaPurpose = 'client' | 'access';
+const caKeyOf = (purpose: DatabaseCaPurpose) => `/db_ca/${purpose}`;
+
+/** What a native listener's client certificate allows: one database, user and name. */
+export interface CertifiedRoute {
+  user: string;
+  db: string;
+  dbUser: string;
+  dbName: string;
+}
+
+const routeUriScheme = 'postern-db:';
 
 interface StoredCa {
   certPem: string;
@@ -54,17 +71,19 @@ export class DatabaseClientCa {
     backend: Backend,
     clusterName: string,
     now: () => number = Date.now,
+    purpose: DatabaseCaPurpose = 'client',
   ): Promise<DatabaseClientCa> {
     x509.cryptoProvider.set(webcrypto as unknown as X509Crypto);
-    let stored = await readStored(backend);
+    const caKey = caKeyOf(purpose);
+    let stored = await readStored(backend, caKey);
     if (!stored) {
-      const candidate = await createCa(clusterName, now());
+      const candidate = await createCa(clusterName, now(), purpose);
       try {
         await backend.create({ key: caKey, value: JSON.stringify(candidate) });
         stored = candidate;
       } catch (error) {
         if (!(error instanceof AlreadyExistsError)) throw error;
-        stored = await readStored(backend);
+        stored = await readStored(backend, caKey);
         if (!stored) throw new Error(`${caKey} vanished right after another process created it`);
       }
     }
@@ -93,7 +112,7 @@ export class DatabaseClientCa {
    * this CA (`POST sign/db`). It is for serverAuth only, and its subject has no CN: no database
    * that maps a client certificate's CN to a user can take it for one of its users.
    */
-  async serverCertificate(hostname: string, ttlMs: number): Promise<ServerCertificate> {
+  async serverCertificate(hostnames: string | string[], ttlMs: number): Promise<ServerCertificate> {
     const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
       'sign',
       'verify',
@@ -120,9 +139,48 @@ export class DatabaseClientCa {
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
         // Critical: the subject names no host, so this is the certificate's only host identity.
         new x509.SubjectAlternativeNameExtension(
-          [{ type: isIP(hostname) ? 'ip' : 'dns', value: hostname }],
+          [hostnames].flat().map((hostname) => ({
+            type: isIP(hostname) ? ('ip' as const) : ('dns' as const),
+            value: hostname,
+          })),
           true,
         ),
+      ],
+    });
+    const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+    return {
+      certPem: certificate.toString('pem'),
+      keyPem: toPem('PRIVATE KEY', pkcs8),
+      notAfter,
+    };
+  }
+
+  /**
+   * A person's certificate for a native database listener (`postern db login`): CN is the
+   * Postern user and a URI names the one database, database user and name it may open.
+   */
+  async routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
+    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const notBefore = new Date(this.now() - 60_000);
+    const notAfter = new Date(this.now() + ttlMs);
+    const uri = `${routeUriScheme}${[route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/')}`;
+    const certificate = await x509.X509CertificateGenerator.create({
+      serialNumber: randomSerial(),
+      subject: new x509.Name([{ CN: [route.user] }]).toString(),
+      issuer: this.caCert.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: this.signingKey,
+      signingAlgorithm: algorithm,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+        new x509.SubjectAlternativeNameExtension([{ type: 'url', value: uri }]),
       ],
     });
     const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
@@ -170,7 +228,27 @@ export class DatabaseClientCa {
   }
 }
 
-async function readStored(backend: Backend): Promise<StoredCa | null> {
+/**
+ * The route a verified peer certificate of a native listener carries (Node's parsed form), or
+ * undefined when it carries none.
+ */
+export function certifiedRoute(peer: {
+  subject?: Partial<Record<string, string | string[]>>;
+  subjectaltname?: string;
+}): CertifiedRoute | undefined {
+  const cn = peer.subject?.CN;
+  const user = Array.isArray(cn) ? undefined : cn;
+  const uri = (peer.subjectaltname ?? '')
+    .split(', ')
+    .find((name) => name.startsWith(`URI:${routeUriScheme}`));
+  if (!user || !uri) return undefined;
+  const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
+  if (parts.length !== 3 || parts.some((part) => !part)) return undefined;
+  const [db, dbUser, dbName] = parts as [string, string, string];
+  return { user, db, dbUser, dbName };
+}
+
+async function readStored(backend: Backend, caKey: string): Promise<StoredCa | null> {
   const item = await backend.get(caKey);
   if (!item) return null;
   const stored = JSON.parse(item.value) as StoredCa;
@@ -180,7 +258,11 @@ async function readStored(backend: Backend): Promise<StoredCa | null> {
   return stored;
 }
 
-async function createCa(clusterName: string, nowMs: number): Promise<StoredCa> {
+async function createCa(
+  clusterName: string,
+  nowMs: number,
+  purpose: DatabaseCaPurpose,
+): Promise<StoredCa> {
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
     'sign',
     'verify',
@@ -189,7 +271,7 @@ async function createCa(clusterName: string, nowMs: number): Promise<StoredCa> {
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
     name: new x509.Name([
-      { CN: [`Postern database client CA ${clusterName}`] },
+      { CN: [`Postern database ${purpose} CA ${clusterName}`] },
       { O: [clusterName] },
     ]).toString(),
     notBefore,

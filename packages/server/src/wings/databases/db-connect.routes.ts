@@ -1,5 +1,11 @@
 import type {} from '@fastify/websocket';
-import { apiPaths, databaseListQuerySchema, type DatabaseListResponse } from '@postern/contracts';
+import {
+  apiPaths,
+  databaseListQuerySchema,
+  databaseLoginRequestSchema,
+  type DatabaseListResponse,
+  type DatabaseLoginResponse,
+} from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
@@ -9,6 +15,8 @@ import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { databaseJson } from './databases.routes.js';
 import type { DatabasesService } from './databases.service.js';
+import { routeDenial } from './db-access.js';
+import type { DatabaseClientCa } from './db-client-ca.js';
 import type { DatabaseRecord } from './db-kind.js';
 
 /** Serves one client connection to a database of the engine's protocol. */
@@ -26,7 +34,16 @@ interface DbConnectOptions {
   databases: DatabasesService;
   certAuth: Pick<CertRequestAuth, 'identify'>;
   engines: Partial<Record<string, DatabaseEngine>>;
+  /** The native listeners' certificates (`postern db login`). */
+  login: {
+    accessCa: () => Promise<DatabaseClientCa>;
+    /** `host:port` people reach the native listener of a protocol at, or '' without one. */
+    listener: (protocol: string) => string;
+  };
 }
+
+/** A `postern db login` certificate lives as long as a CLI sign-in's does, at most. */
+const loginCertTtlMs = 12 * 3_600_000;
 
 interface Authorized {
   user: string;
@@ -76,6 +93,39 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       totalCount: page.totalCount,
     } satisfies DatabaseListResponse;
   });
+
+  // Public for the guard: the request is authenticated by its certificate signature instead.
+  server.post<NameParams>(
+    apiPaths.patterns.databaseLogin,
+    { config: { access: 'public' } },
+    async (request) => {
+      const identity = certAuth.identify(request);
+      const db = databases.get(request.params.name);
+      if (!db || !identity.roleSet.canAccess('db', { labels: db.metadata.labels })) {
+        throw notFound(`no database named ${request.params.name}`);
+      }
+      const body = parseInput(databaseLoginRequestSchema, request.body);
+      const denial = routeDenial(identity.roleSet, {
+        user: identity.user,
+        db,
+        dbUser: body.db_user,
+        dbName: body.db_name,
+      });
+      if (denial) throw accessDenied(denial.message);
+      const ca = await options.login.accessCa();
+      const issued = await ca.routeCertificate(
+        { user: identity.user, db: db.metadata.name, dbUser: body.db_user, dbName: body.db_name },
+        loginCertTtlMs,
+      );
+      return {
+        cert: issued.certPem,
+        key: issued.keyPem,
+        ca: ca.certPem,
+        expires: issued.notAfter.toISOString(),
+        listener: options.login.listener(db.spec.protocol),
+      } satisfies DatabaseLoginResponse;
+    },
+  );
 
   server.get<NameParams>(
     apiPaths.patterns.databaseConnect,

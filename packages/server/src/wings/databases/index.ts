@@ -18,6 +18,7 @@ import { CancelKeys } from './postgres/cancel-keys.js';
 import { mysqlEngine } from './mysql/index.js';
 import { MysqlThreads } from './mysql/my-threads.js';
 import { postgresEngine } from './postgres/index.js';
+import { startPostgresListener } from './postgres/pg-listener.js';
 
 /**
  * Databases: PostgreSQL and MySQL/MariaDB reached with the clients people already use,
@@ -54,6 +55,13 @@ export const databasesWing = {
     await server.register(dbConnectRoutes, {
       databases: s.databases,
       certAuth: ctx.identity.certAuth,
+      login: {
+        accessCa: s.dbAccessCa,
+        listener: (protocol) =>
+          protocol === 'postgres' && ctx.config.postgresAddr
+            ? ctx.addresses.publicEndpoint('postgres')
+            : '',
+      },
       engines: {
         postgres: postgresEngine({
           ca: await s.dbClientCa(),
@@ -77,6 +85,37 @@ export const databasesWing = {
     await s.dbSessions.endAll('the proxy is stopping');
     await s.databases.close();
   },
+  listeners: [
+    {
+      name: 'postgres',
+      enabled: (ctx) => ctx.config.postgresAddr !== undefined,
+      start: async (s, ctx) => {
+        const host = ctx.addresses.publicAddr().host;
+        const listener = await startPostgresListener(
+          {
+            accessCa: await s.dbAccessCa(),
+            serverNames: [...new Set([host, 'localhost', '127.0.0.1', '::1'])],
+            databases: s.databases,
+            identify: (user) => {
+              if (!ctx.access.users.get(user)) return 'this user no longer exists';
+              const resolved = ctx.access.resolve(user, []);
+              const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
+              return lock ? `${user} is locked` : resolved;
+            },
+            engine: {
+              ca: await s.dbClientCa(),
+              dial: s.dialDatabase,
+              cancelKeys: s.pgCancelKeys,
+            },
+            sessions: s.dbSessions,
+          },
+          ctx.config.postgresAddr!,
+        );
+        ctx.log('info', 'native PostgreSQL listener', listener.address);
+        return listener;
+      },
+    },
+  ],
   commands: addDatabaseCommands,
   kinds: (s) => [{ kind: 'db', count: () => s.databases.count() }],
 } satisfies Wing<DatabasesServices>;
@@ -94,6 +133,9 @@ function buildDatabases(ctx: ServerContext) {
   ctx.agentReports.add('db', agentDatabaseHeartbeats(databases, config.heartbeatIntervalMs * 3));
   let ca: Promise<DatabaseClientCa> | undefined;
   const clientCa = () => (ca ??= DatabaseClientCa.load(backend, config.clusterName, now));
+  let accessCa: Promise<DatabaseClientCa> | undefined;
+  const loadAccessCa = () =>
+    (accessCa ??= DatabaseClientCa.load(backend, config.clusterName, now, 'access'));
   const dial = (db: DatabaseRecord): Promise<Duplex> => {
     if (db.source === 'agent') return ctx.tunnels.dial({ kind: 'db', name: db.metadata.name });
     return dialTcp(db);
@@ -103,6 +145,7 @@ function buildDatabases(ctx: ServerContext) {
   return {
     databases,
     dbClientCa: clientCa,
+    dbAccessCa: loadAccessCa,
     dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
     pgCancelKeys: new CancelKeys(),

@@ -17,6 +17,7 @@ import {
   connectionUri,
   fetchDatabase,
   listDatabases,
+  loginCommand,
   type ConnectFlags,
 } from './db-client.js';
 
@@ -94,6 +95,15 @@ export function addDatabaseCommands(program: Command): void {
     .description('start psql or mariadb on the database NAME, tunnelled through the proxy')
     .action(async (name: string, flags: ConnectFlags) => {
       process.exitCode = await connectCommand(process.env, name, flags);
+    });
+
+  connectFlags(db.command('login <name>'))
+    .description(
+      "get a certificate for the proxy's native listener (psql and GUI tools, no tunnel)",
+    )
+    .action(async (name: string, flags: ConnectFlags) => {
+      const { lines } = await loginCommand(process.env, name, flags);
+      for (const line of lines) print(line);
     });
 
   connectFlags(db.command('config <name>'))

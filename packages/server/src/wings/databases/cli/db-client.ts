@@ -1,7 +1,13 @@
-import { apiPaths, databaseListResponseSchema, type DatabaseJson } from '@postern/contracts';
+import {
+  apiPaths,
+  databaseListResponseSchema,
+  databaseLoginResponseSchema,
+  type DatabaseJson,
+} from '@postern/contracts';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { ProxyClient } from '../../../cli/login/proxy-client.js';
+import { PosternHome } from '../../../cli/login/postern-home.js';
 import { currentLogin } from '../../../cli/login/session-commands.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { printTable } from '../../../cli/table.js';
@@ -13,24 +19,73 @@ export interface ConnectFlags {
   dbName?: string;
 }
 
-/** Every database the user may reach, through the signed catalog (`dbconnect`). */
-async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
+/** The current login's proxy client, and headers signing a request with its certificate. */
+async function signedClient(env: NodeJS.ProcessEnv) {
   const profile = await currentLogin(env);
   const [privateKeyPem, certificateLine] = await Promise.all([
     readFile(profile.key_path, 'utf8'),
     readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
   ]);
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
+  const sign = (method: string, pathAndQuery: string) =>
+    signRequest({ method, pathAndQuery, certificateLine, privateKeyPem, now: Date.now() });
+  return { profile, client, sign };
+}
+
+/** Every database the user may reach, through the signed catalog (`dbconnect`). */
+async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
+  const { client, sign } = await signedClient(env);
   const pathAndQuery = `${apiPaths.databaseCatalog}?limit=1000`;
-  const headers = signRequest({
-    method: 'GET',
+  const answer = await client.get(
     pathAndQuery,
-    certificateLine,
-    privateKeyPem,
-    now: Date.now(),
-  });
-  const answer = await client.get(pathAndQuery, databaseListResponseSchema, headers);
+    databaseListResponseSchema,
+    sign('GET', pathAndQuery),
+  );
   return answer.items;
+}
+
+/**
+ * `postern db login NAME`: a certificate for the proxy's native listener, for one database
+ * user and name, written under ~/.postern/db; returns how to connect with it.
+ */
+export async function loginCommand(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  flags: ConnectFlags,
+): Promise<{ lines: string[]; files: { cert: string; key: string; ca: string } }> {
+  const db = await fetchDatabase(env, name);
+  const dbName = flags.dbName ?? (db.protocol === 'postgres' ? flags.dbUser : '');
+  const { profile, client, sign } = await signedClient(env);
+  const path = apiPaths.databaseLogin(name);
+  const answer = await client.post(
+    path,
+    { db_user: flags.dbUser, db_name: dbName },
+    databaseLoginResponseSchema,
+    sign('POST', path),
+  );
+  const home = new PosternHome(env);
+  const files = home.databaseFiles(new URL(profile.proxy).hostname, name);
+  await home.writeDatabaseFiles(files, answer);
+  const lines = [
+    `Logged in to database ${name} as ${flags.dbUser}, database ${dbName}, until ${answer.expires}.`,
+  ];
+  if (!answer.listener) {
+    lines.push(
+      'This proxy runs no native listener for it (postgres_addr): use postern db connect or postern proxy db.',
+    );
+    return { lines, files };
+  }
+  const [host, port] = splitHostPort(answer.listener);
+  lines.push(
+    'Connect with:',
+    `  psql "host=${host} port=${port} sslmode=verify-full sslrootcert=${files.ca} sslcert=${files.cert} sslkey=${files.key} user=${flags.dbUser} dbname=${dbName}"`,
+  );
+  return { lines, files };
+}
+
+function splitHostPort(address: string): [string, string] {
+  const at = address.lastIndexOf(':');
+  return [address.slice(0, at).replace(/^\[|\]$/g, ''), address.slice(at + 1)];
 }
 
 /** One database the user may reach, by name, or a clear error. */

@@ -36,6 +36,11 @@ export interface PostgresClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
+  /**
+   * The database user and name a native listener's certificate allows: a startup that asks
+   * for others is refused (the certificate names one route, not the roles' choice of many).
+   */
+  pinned?: { dbUser: string; dbName: string };
   /** Starts the session's audit and liveness checks once the database has let it in. */
   open: (route: DatabaseRoute) => DatabaseSessionAudit;
   /** A refused or failed start, audited as such. */
@@ -65,7 +70,9 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
     };
     const refusal = !dbUser
       ? 'name a database user'
-      : (refusedStartupParameter(startup) ?? routeRefusal(client.roleSet, route));
+      : (pinnedRefusal(client, route) ??
+        refusedStartupParameter(startup) ??
+        routeRefusal(client.roleSet, route));
     if (refusal) {
       client.refuse(route, refusal);
       return fatal(client.stream, { code: '28000', message: refusal });
@@ -109,7 +116,13 @@ async function readStartup(
         client.stream.write('N');
         continue;
       case 'cancel':
-        await forwardCancel(client, packet.pid, packet.secret, deps);
+        await forwardCancel(
+          packet.pid,
+          packet.secret,
+          deps,
+          (target) =>
+            target.user === client.user && target.db.metadata.name === client.db.metadata.name,
+        );
         reader.release();
         client.stream.end();
         return undefined;
@@ -127,29 +140,31 @@ async function readStartup(
 }
 
 /**
- * A cancel request names the proxy's key; the session it belongs to must be this user's, on this
- * database. PostgreSQL answers nothing to a cancel request, and neither does the proxy.
+ * A cancel request names the proxy's key; `allowed` says whether the session it belongs to may
+ * be cancelled from here (through the tunnel: the same user's, on the same database; on the
+ * native listener, where libpq sends it without TLS, the key alone, as PostgreSQL itself does).
+ * PostgreSQL answers nothing to a cancel request, and neither does the proxy.
  */
-async function forwardCancel(
-  client: PostgresClient,
+export async function forwardCancel(
   pid: number,
   secret: Buffer,
-  deps: PostgresEngineDeps,
+  deps: Pick<PostgresEngineDeps, 'cancelKeys' | 'dial'>,
+  allowed: (target: { user: string; db: DatabaseRecord }) => boolean,
 ): Promise<void> {
   const target = deps.cancelKeys.find(pid, secret);
-  if (
-    !target ||
-    target.user !== client.user ||
-    target.db.metadata.name !== client.db.metadata.name
-  ) {
-    return;
-  }
+  if (!target || !allowed(target)) return;
   const raw = await deps.dial(target.db).catch(() => undefined);
   if (!raw) return;
   // A cancel request is sent in the clear as its own connection's first packet, as libpq does:
   // it holds no credential but the key, which never leaves the proxy.
   raw.on('error', () => undefined);
   raw.end(cancelRequest(target.pid, target.secret));
+}
+
+function pinnedRefusal(client: PostgresClient, route: DatabaseRoute): string | undefined {
+  const pinned = client.pinned;
+  if (!pinned || (pinned.dbUser === route.dbUser && pinned.dbName === route.dbName)) return;
+  return `this certificate is for database user "${pinned.dbUser}" and database "${pinned.dbName}" on ${client.db.metadata.name}: run postern db login for another`;
 }
 
 /** What the proxy passes on of the client's startup: the route, and harmless settings. */

@@ -1,0 +1,199 @@
+import { apiPaths, databaseResourceSchema } from '@postern/contracts';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import {
+  startPrivatePostgres,
+  type PrivatePostgres,
+} from '../../../testing/private-postgres.testkit.js';
+import { loginCommand } from '../cli/db-client.js';
+import { startPostgresListener } from './pg-listener.js';
+
+// The native PostgreSQL listener: psql straight to the proxy with TLS and a `postern db login`
+// certificate that names one route, no tunnel process in between; a real PostgreSQL behind.
+
+const run = promisify(execFile);
+let app: TestApp;
+let postgres: PrivatePostgres;
+let home: string;
+let listener: { address: { port: number }; stop: () => Promise<void> };
+let files: { cert: string; key: string; ca: string };
+let scratch: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const clientCa = await app.services.dbClientCa();
+  postgres = await startPrivatePostgres({ tls: { clientCaPem: clientCa.certPem } });
+  await postgres.sql('create role alice_db login; create role shared login');
+  await postgres.sql('create database appdb owner alice_db');
+  await app.services.databases.create(
+    databaseResourceSchema.parse({
+      kind: 'db',
+      metadata: { name: 'pg', labels: { env: 'test' } },
+      spec: {
+        protocol: 'postgres',
+        uri: `127.0.0.1:${postgres.port}`,
+        ca_cert: postgres.serverCertPem,
+        tls: { mode: 'verify-full' },
+      },
+    }),
+    hostActor('test'),
+  );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'pg-native' },
+      spec: {
+        allow: {
+          db_labels: { env: 'test' },
+          db_users: ['alice_db', 'shared'],
+          db_names: ['appdb'],
+        },
+      },
+    }),
+    hostActor('test'),
+  );
+  await app.services.users.create({ name: 'alice', roles: ['pg-native'] }, 'test');
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  ({ home } = await signedInHome(app, (app.server.server.address() as AddressInfo).port, 'alice', [
+    'pg-native',
+  ]));
+  const { access } = app.services;
+  listener = await startPostgresListener(
+    {
+      accessCa: await app.services.dbAccessCa(),
+      serverNames: ['localhost', '127.0.0.1'],
+      databases: app.services.databases,
+      identify: (user) =>
+        access.users.get(user) ? access.resolve(user, []) : 'this user no longer exists',
+      engine: {
+        ca: clientCa,
+        dial: app.services.dialDatabase,
+        cancelKeys: app.services.pgCancelKeys,
+      },
+      sessions: app.services.dbSessions,
+    },
+    { host: '127.0.0.1', port: 0 },
+  );
+  const login = await loginCommand({ POSTERN_HOME: home }, 'pg', {
+    dbUser: 'alice_db',
+    dbName: 'appdb',
+  });
+  expect(login.lines[0]).toContain('Logged in to database pg as alice_db, database appdb');
+  files = login.files;
+  scratch = await mkdtemp(path.join(tmpdir(), 'postern-native-'));
+}, 120_000);
+
+afterAll(async () => {
+  await listener?.stop();
+  await app?.close();
+  await postgres?.destroy();
+  if (home) await rm(home, { recursive: true, force: true });
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const conninfo = (overrides: Record<string, string> = {}) =>
+  Object.entries({
+    host: '127.0.0.1',
+    port: String(listener.address.port),
+    sslmode: 'verify-full',
+    sslrootcert: files.ca,
+    sslcert: files.cert,
+    sslkey: files.key,
+    user: 'alice_db',
+    dbname: 'appdb',
+    ...overrides,
+  })
+    .filter(([, value]) => value !== '')
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+
+function psql(info: string, sql: string) {
+  return run('psql', [info, '-X', '-At', '-c', sql], { timeout: 30_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: error.code ?? -1,
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
+}
+
+describe('the native PostgreSQL listener', () => {
+  it('lets psql in with the db login certificate, verified both ways', async () => {
+    const result = await psql(conninfo(), 'select current_user, current_database()');
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('alice_db|appdb');
+  });
+
+  it('refuses a client that skips TLS, or brings no certificate', async () => {
+    const plain = await psql(conninfo({ sslmode: 'disable' }), 'select 1');
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('takes TLS with a client certificate only');
+    const bare = await psql(conninfo({ sslcert: '', sslkey: '' }), 'select 1');
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/client certificate|certificate required/);
+  });
+
+  it('refuses a certificate used for another database user', async () => {
+    const other = await psql(conninfo({ user: 'shared' }), 'select 1');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(
+      'this certificate is for database user "alice_db" and database "appdb" on pg',
+    );
+  });
+
+  it('refuses a certificate of the database client CA (the proxy’s own kind)', async () => {
+    const own = await (await app.services.dbClientCa()).clientCertificate('alice_db');
+    const cert = path.join(scratch, 'own.crt');
+    const key = path.join(scratch, 'own.key');
+    await writeFile(cert, own.certPem);
+    await writeFile(key, own.keyPem, { mode: 0o600 });
+    const result = await psql(conninfo({ sslcert: cert, sslkey: key }), 'select 1');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('takes TLS with a client certificate only');
+  });
+
+  it('signs certificates only for a signed request (401 without one)', async () => {
+    const unsigned = await app.server.inject({
+      method: 'POST',
+      url: apiPaths.databaseLogin('pg'),
+      payload: { db_user: 'alice_db', db_name: 'appdb' },
+    });
+    expect(unsigned.statusCode).toBe(401);
+  });
+
+  it('does not sign a certificate for a database user the roles do not allow', async () => {
+    await expect(
+      loginCommand({ POSTERN_HOME: home }, 'pg', { dbUser: 'postgres', dbName: 'appdb' }),
+    ).rejects.toThrow(/may not connect to pg as database user "postgres"/);
+  });
+
+  it('cancels a running query from psql’s Ctrl-C (sent without TLS, by key)', async () => {
+    const child = spawn('psql', [conninfo(), '-X', '-c', 'select pg_sleep(30)']);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await vi.waitFor(
+      async () => {
+        const active = await postgres.sql(
+          "select count(*) from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'",
+        );
+        expect(active.trim()).toBe('1');
+      },
+      { timeout: 15_000 },
+    );
+    const interrupted = Date.now();
+    child.kill('SIGINT');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(stderr).toContain('canceling statement due to user request');
+    expect(Date.now() - interrupted).toBeLessThan(5_000);
+  });
+});
