@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { startAppTunnel } from './support/apps-tcp.mjs';
 import { startTlsRelay } from './support/db-relay.mjs';
+import { startMariadb } from './support/mariadb.mjs';
 import { startPostgres } from './support/postgres.mjs';
 import {
   assertBuilt,
@@ -44,6 +45,10 @@ and runs \`postern proxy db\` as that user. Three paths reach the same database 
   2  pgbench -S with one client: average latency, ms          target <= the relay's + 0.3 ms
   3  COPY (SELECT ...) TO STDOUT of --copy-size through psql, MiB/s
                                                               target >= 0.7x direct
+  4  mariadb-slap: --clients connections running point selects by primary key on a MariaDB of
+     the bench's own (REQUIRE SUBJECT, the same client CA), through \`postern proxy db\` and
+     direct over TLS: queries/s (context: Postern has no native MySQL listener, and a bare relay
+     cannot take MySQL's mid-stream TLS upgrade without becoming a proxy itself)
 Every statement of (1) and (2) is audited through Postern (one event each): the audit log is
 written in the background, which the TPS shows.
 
@@ -54,6 +59,7 @@ Options:
   --copy-size 1G    bytes of (3) (K, M, G: powers of 1024)
   --runs 1          rounds, the paths taking turns; the median is the figure
   --cpu-prof DIR    run postern with node --cpu-prof, the profile written to DIR at exit
+  --skip-mariadb    leave out (4)
   -h, --help        this text`;
 
 const { values: opts } = parseArgs({
@@ -64,6 +70,7 @@ const { values: opts } = parseArgs({
     'copy-size': { type: 'string', default: '1G' },
     runs: { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
+    'skip-mariadb': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -240,6 +247,63 @@ try {
     target: '(context)',
     verdict: '',
   });
+  if (!opts['skip-mariadb']) {
+    log('starting mariadb');
+    const maria = await startMariadb(caPem);
+    cleanups.push(() => maria.stop());
+    await maria.sql(
+      `create database slap; use slap; create table slap.t (id int primary key, c varchar(100));
+       insert into slap.t select seq, concat('row-', seq) from seq_1_to_100000;
+       create user 'bench'@'%' REQUIRE SUBJECT '/CN=bench'; grant all on *.* to 'bench'@'%';`,
+    );
+    const mariaFile = path.join(dir, 'maria.yaml');
+    await writeFile(
+      mariaFile,
+      [
+        'kind: db',
+        'metadata:',
+        '  name: maria',
+        'spec:',
+        '  protocol: mysql',
+        `  uri: 127.0.0.1:${maria.port}`,
+        '  ca_cert: |',
+        ...maria.serverCertPem
+          .trim()
+          .split('\n')
+          .map((line) => `    ${line}`),
+        '',
+      ].join('\n'),
+    );
+    await postern.cli(['create', '-f', mariaFile]);
+    const mariaTunnel = await startAppTunnel(home, 'maria', 'db');
+    cleanups.push(() => mariaTunnel.stop());
+    const mariaClient = await clientCertificate(postern, dir, maria.serverCertPem, 'bench');
+    const slapPaths = {
+      postern: ['-h', '127.0.0.1', '-P', String(mariaTunnel.port), '--skip-ssl'],
+      direct: [
+        '-h',
+        '127.0.0.1',
+        '-P',
+        String(maria.port),
+        `--ssl-ca=${mariaClient.serverCaFile}`,
+        `--ssl-cert=${mariaClient.certFile}`,
+        `--ssl-key=${mariaClient.keyFile}`,
+      ],
+    };
+    const qps = {};
+    for (const [name, args] of Object.entries(slapPaths)) {
+      log(`mariadb-slap: ${name}`);
+      qps[name] = await slap(args, clients);
+    }
+    rows.push({
+      figure: `(4) mariadb-slap point selects, ${clients} clients, queries/s`,
+      value: fmt(qps.postern, 0),
+      baseline: `${fmt(qps.direct, 0)} direct`,
+      compare: ratio(qps.postern, qps.direct),
+      target: '(context: no MySQL relay)',
+      verdict: '',
+    });
+  }
   for (const kind of Object.keys(results)) {
     const each = Object.entries(results[kind])
       .map(
@@ -257,6 +321,31 @@ printTable(rows);
 console.log('');
 for (const line of context) console.log(line);
 console.log(`load average ${load()} at the end`);
+
+/** mariadb-slap running point selects for about --duration: queries per second. */
+async function slap(args, concurrency) {
+  const queries = Math.max(2000, Math.round(duration * 4000));
+  const { stdout } = await run(
+    'mariadb-slap',
+    [
+      '--no-defaults',
+      ...args,
+      '-u',
+      'bench',
+      `--concurrency=${concurrency}`,
+      '--iterations=1',
+      `--number-of-queries=${queries}`,
+      '--create-schema=slap',
+      '--query=SELECT c FROM t WHERE id = 4242',
+    ],
+    { timeout: 600_000 },
+  );
+  const seconds = Number(
+    /Average number of seconds to run all queries: ([\d.]+)/.exec(stdout)?.[1],
+  );
+  if (!(seconds > 0)) throw new Error(`mariadb-slap printed no time:\n${stdout}`);
+  return queries / seconds;
+}
 
 /** pgbench -S against `conninfo`: its TPS and average latency. */
 async function pgbench(conninfo, clientCount, threads) {
@@ -295,7 +384,7 @@ async function copyOut(conninfo, bytes) {
  * A client certificate for `postgres` from the running server's database client CA (through its
  * built modules), written where libpq reads it for the direct path and the relay.
  */
-async function clientCertificate(postern, into, serverCertPem) {
+async function clientCertificate(postern, into, serverCertPem, dbUser = 'postgres') {
   const dist = path.join(repoRoot, 'packages/server/dist');
   const loadModule = (file) => import(pathToFileURL(path.join(dist, file)).href);
   const { openBackend } = await loadModule('backend/index.js');
@@ -306,11 +395,11 @@ async function clientCertificate(postern, into, serverCertPem) {
   });
   try {
     const ca = await DatabaseClientCa.load(backend, postern.clusterName);
-    const issued = await ca.clientCertificate('postgres');
+    const issued = await ca.clientCertificate(dbUser);
     const files = {
-      certFile: path.join(into, 'client.crt'),
-      keyFile: path.join(into, 'client.key'),
-      serverCaFile: path.join(into, 'server-ca.crt'),
+      certFile: path.join(into, `${dbUser}.crt`),
+      keyFile: path.join(into, `${dbUser}.key`),
+      serverCaFile: path.join(into, `${dbUser}-server-ca.crt`),
     };
     await writeFile(files.certFile, issued.certPem, { mode: 0o644 });
     await writeFile(files.keyFile, issued.keyPem, { mode: 0o600 });
