@@ -90,7 +90,7 @@ describe('the SQL console', () => {
   it('runs multi-line SQL, prints aligned tables and audits each statement', async () => {
     const client = await consoleFor();
     client.type('create table pets (id int, name text);\r');
-    await client.waitForOutput('CREATE');
+    await client.waitForOutput('CREATE TABLE');
     client.type("insert into pets values (1, 'Rex'), (22, 'Felix');\r");
     await client.waitForOutput('INSERT 0 2');
     client.type('select id, name\rfrom pets\r');
@@ -145,6 +145,11 @@ describe('the SQL console', () => {
     expect(session).toBeDefined();
     client.type('\\q\r');
     await client.closed;
+    // Interactive like a shell: the Recordings list offers it for playing.
+    await vi.waitFor(async () => {
+      const ended = (await events('T2004I')).find((event) => event.sid === session!.id);
+      expect(ended).toMatchObject({ interactive: true, session_recording: 'on' });
+    });
     await vi.waitFor(
       async () => {
         const recording = await app.server.inject({

@@ -76,7 +76,8 @@ export function dbConsoleSessions(
         clusterName: deps.clusterName,
         proxyId: deps.hub.proxyId,
         traceId: '',
-        command: route.dbName,
+        // Interactive, as a shell is: the recording is listed as playable, the player plays it.
+        command: '',
         expiresAt,
         idleTimeoutMs: options.clientIdleTimeoutMs,
         recordSession: options.recordSession.default,

@@ -6,6 +6,8 @@ export interface StatementResult {
   rows: (string | null)[][];
   /** Rows the server sent beyond those kept for display. */
   omitted: number;
+  /** The server's command tag as sent (`CREATE TABLE`, `INSERT 0 2`), when known. */
+  tag?: string;
 }
 
 /** int2, int4, int8, oid, float4, float8, numeric, money: right-aligned, as psql does. */
@@ -49,6 +51,7 @@ function center(text: string, width: number): string {
 
 /** psql's command tag: `INSERT 0 3`, `UPDATE 2`, `CREATE TABLE`. */
 function commandTag(result: StatementResult): string {
+  if (result.tag) return result.tag;
   const command = result.command ?? 'OK';
   if (command === 'INSERT') return `INSERT 0 ${result.rowCount ?? 0}`;
   if (['UPDATE', 'DELETE', 'SELECT', 'MOVE', 'FETCH', 'COPY', 'MERGE'].includes(command)) {

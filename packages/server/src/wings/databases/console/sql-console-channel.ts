@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import type { ChannelEvents, SessionChannel } from '../../../modules/sessions/session-channel.js';
@@ -188,7 +189,13 @@ export class SqlConsoleChannel implements SessionChannel {
       if (rows.length < maxShownRows) rows.push(row);
       else counted.set(result, (counted.get(result) ?? 0) + 1);
     });
+    // The whole command tag (pg's result keeps its first word only), one per statement.
+    const tags: string[] = [];
+    const connection = (client as unknown as { connection: EventEmitter }).connection;
+    const onTag = (message: { text?: string }) => tags.push(message.text ?? '');
+    connection.on('commandComplete', onTag);
     const finish = (output: string) => {
+      connection.off('commandComplete', onTag);
       this.#running = false;
       this.#print(`${output}${this.#editor.prompt}`);
       this.#drain();
@@ -197,8 +204,9 @@ export class SqlConsoleChannel implements SessionChannel {
       const list = (Array.isArray(results) ? results : [results]) as (pg.QueryResult & object)[];
       finish(
         list
-          .map((result) =>
+          .map((result, index) =>
             formatResult({
+              tag: tags[index],
               command: result.command,
               rowCount: result.rowCount,
               fields: result.fields ?? [],
