@@ -169,7 +169,7 @@ export class DatabaseClientCa {
     const uri = `${routeUriScheme}${[route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/')}`;
     const certificate = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
-      subject: new x509.Name([{ CN: [route.user] }]).toString(),
+      subject: commonName(route.user),
       issuer: this.caCert.subject,
       notBefore,
       notAfter,
@@ -206,7 +206,7 @@ export class DatabaseClientCa {
     const notBefore = new Date(this.now() - 60_000);
     const certificate = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
-      subject: new x509.Name([{ CN: [dbUser] }]).toString(),
+      subject: commonName(dbUser),
       issuer: this.caCert.subject,
       notBefore,
       notAfter: new Date(notBefore.getTime() + clientCertTtlMs),
@@ -288,6 +288,15 @@ async function createCa(
   });
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { certPem: certificate.toString('pem'), keyPem: toPem('PRIVATE KEY', pkcs8) };
+}
+
+/**
+ * A subject of just `CN=name`, whatever the name holds: @peculiar/x509 reads a backslash in a
+ * JSON name's value as an escape (`a\\b` would become `ab`, the certificate of another user),
+ * so backslashes are doubled before it sees them; commas and pluses it escapes itself.
+ */
+function commonName(name: string): x509.Name {
+  return new x509.Name([{ CN: [name.replace(/\\/g, '\\\\')] }]);
 }
 
 function randomSerial(): string {

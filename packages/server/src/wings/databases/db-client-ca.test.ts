@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { X509Certificate } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryBackend } from '../../backend/index.js';
+import { certifiedRoute, DatabaseClientCa } from './db-client-ca.js';
+
+const backend = new MemoryBackend();
+afterAll(() => backend.close());
+
+const cnOf = (pem: string) => new x509.X509Certificate(pem).subjectName.getField('CN')[0];
+
+describe('the database CAs', () => {
+  it('puts any database user name in the CN exactly, escapes and all', async () => {
+    const ca = await DatabaseClientCa.load(backend, 'test');
+    for (const user of ['a\\b', 'o,neil', 'x+y', 'zoë/1', 'plain']) {
+      expect(cnOf((await ca.clientCertificate(user)).certPem)).toBe(user);
+    }
+  });
+
+  it('keeps the client and access CAs apart, and a route certificate names its route', async () => {
+    const client = await DatabaseClientCa.load(backend, 'test');
+    const access = await DatabaseClientCa.load(backend, 'test', Date.now, 'access');
+    expect(access.certPem).not.toBe(client.certPem);
+    const route = { user: 'al,ice', db: 'orders', dbUser: 'read/er', dbName: 'app db' };
+    const issued = await access.routeCertificate(route, 60_000);
+    const cert = new X509Certificate(issued.certPem);
+    expect(cert.checkIssued(new X509Certificate(access.certPem))).toBe(true);
+    expect(cert.checkIssued(new X509Certificate(client.certPem))).toBe(false);
+    expect(
+      certifiedRoute({
+        subject: { CN: cnOf(issued.certPem) },
+        subjectaltname: cert.subjectAltName,
+      }),
+    ).toEqual(route);
+  });
+});
