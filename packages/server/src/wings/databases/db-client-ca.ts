@@ -292,7 +292,7 @@ async function createCa(
 
 /**
  * A subject of just `CN=name`, whatever the name holds: @peculiar/x509 reads a backslash in a
- * JSON name's value as an escape (`a\\b` would become `ab`, the certificate of another user),
+ * JSON name's value as an escape (`a\b` would become `ab`, the certificate of another user),
  * so backslashes are doubled before it sees them; commas and pluses it escapes itself.
  */
 function commonName(name: string): x509.Name {
