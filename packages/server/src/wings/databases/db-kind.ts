@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import {
   databaseNamePattern,
   databaseTypeTitles,
@@ -7,6 +8,9 @@ import {
 import type { Item } from '../../backend/index.js';
 import type { CatalogRecord } from '../../modules/inventory/resource-catalog.js';
 import type { ResourceKind } from '../../modules/inventory/resource-kind.js';
+
+/** Opens a plain byte stream to the database: its own address, or through an agent's tunnel. */
+export type DialDatabase = (db: DatabaseRecord) => Promise<Duplex>;
 
 /** A database as stored under `/databases/<name>` (modules/inventory/resource-catalog.ts). */
 export type DatabaseRecord = CatalogRecord<DatabaseResource>;

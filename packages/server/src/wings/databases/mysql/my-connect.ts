@@ -2,7 +2,7 @@ import type { TLSSocket } from 'node:tls';
 import type { DatabaseClientCa } from '../db-client-ca.js';
 import type { DatabaseRecord } from '../db-kind.js';
 import { startDatabaseTls } from '../db-tls.js';
-import type { DialDatabase } from '../postgres/pg-connect.js';
+import type { DialDatabase } from '../db-kind.js';
 import { MysqlPacketReader } from './my-reader.js';
 import {
   Capability,

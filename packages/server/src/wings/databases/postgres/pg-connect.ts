@@ -1,12 +1,9 @@
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { DatabaseClientCa } from '../db-client-ca.js';
-import type { DatabaseRecord } from '../db-kind.js';
+import type { DatabaseRecord, DialDatabase } from '../db-kind.js';
 import { startDatabaseTls } from '../db-tls.js';
 import { sslRequest } from './pg-wire.js';
-
-/** Opens a plain byte stream to the database: its own address, or through an agent's tunnel. */
-export type DialDatabase = (db: DatabaseRecord) => Promise<Duplex>;
 
 /**
  * A TLS connection to a PostgreSQL server, signed in by certificate as `dbUser`: the SSLRequest,

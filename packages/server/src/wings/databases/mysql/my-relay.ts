@@ -1,0 +1,158 @@
+import { routeDenial, type DatabaseRoute, type RouteDenial } from '../db-access.js';
+import { CommandGate } from './my-command-gate.js';
+import type { MysqlBackend } from './my-connect.js';
+import type { MysqlClient, MysqlEngineDeps } from './my-session.js';
+import { Command, MysqlStatements } from './my-statements.js';
+import { ErrorCode, errPayload, packet, type MysqlError } from './my-wire.js';
+
+/** Short queries are held whole so that a `KILL <id>` can be translated (my-threads.ts). */
+const killQueryMaxBytes = 64;
+
+/**
+ * The session proper. The client's commands go through the gate (audited, some judged); the
+ * server's answers are piped through untouched, except that the answer to a prepare is read on
+ * the side for the statement's id.
+ */
+export function relayMysql(
+  client: MysqlClient,
+  route: DatabaseRoute,
+  pending: Buffer,
+  backend: MysqlBackend,
+  onEnd: () => void,
+  deps: MysqlEngineDeps,
+): void {
+  const { socket } = backend;
+  const session = client.open(route);
+  const statements = new MysqlStatements();
+  // A client that says COM_QUIT closed the session, whoever's socket closes first.
+  let terminated = false;
+  const answer = (error: MysqlError) => client.stream.write(packet(1, errPayload(error)));
+
+  // Clients wait for each answer before the next command, so when a prepare goes out, every
+  // earlier answer has passed and the server's next packet is the prepare's.
+  const readPrepareAnswer = (query: string) => {
+    const got: Buffer[] = [];
+    const onData = (chunk: Buffer) => {
+      got.push(chunk);
+      const all = Buffer.concat(got);
+      if (all.length < 4) return;
+      const length = all.readUIntLE(0, 3);
+      if (all.length < 4 + Math.min(length, 12)) return;
+      socket.off('data', onData);
+      statements.prepared(query, all.subarray(4, 4 + Math.min(length, 12)));
+    };
+    socket.on('data', onData);
+  };
+
+  const gate = new CommandGate({
+    holds: (command, length) =>
+      command === Command.initDb ||
+      command === Command.changeUser ||
+      (command === Command.query && length <= killQueryMaxBytes),
+    judge: (payload) => {
+      if (payload[0] === Command.query) {
+        const text = payload.toString('utf8', 1);
+        const translated = deps.threads.translateKill(text, client.user, client.db.metadata.name);
+        if (translated === undefined) {
+          session.statement('TDB02W', { query: text, error: 'not a thread of this session' });
+          answer({
+            code: 1094,
+            sqlState: 'HY000',
+            message: `Unknown thread id: ${text.replace(/\D/g, '')}`,
+          });
+          return undefined;
+        }
+        session.statement('TDB02I', { query: text });
+        return translated === text
+          ? payload
+          : Buffer.concat([Buffer.from([Command.query]), Buffer.from(translated, 'utf8')]);
+      }
+      if (payload[0] === Command.changeUser) {
+        session.statement('TDB02W', {
+          query: 'COM_CHANGE_USER',
+          error: 'changing the database user inside a session is refused',
+        });
+        answer({
+          code: ErrorCode.accessDenied,
+          sqlState: '28000',
+          message: 'Postern refuses COM_CHANGE_USER: connect again as the other database user',
+        });
+        return undefined;
+      }
+      const schema = payload.toString('utf8', 1);
+      const denial = routeDenial(client.roleSet, { ...route, dbName: schema });
+      if (denial) {
+        session.statement('TDB02W', { query: `USE ${schema}`, error: denial.message });
+        answer(deniedError(denial));
+        return undefined;
+      }
+      // The session now stands on the new database: the periodic recheck asks about it.
+      route.dbName = schema;
+      session.statement('TMY06I', { schema_name: schema });
+      return payload;
+    },
+    passed: (payload, truncated) => {
+      if (payload[0] === Command.quit) terminated = true;
+      if (payload[0] === Command.stmtPrepare) readPrepareAnswer(payload.toString('utf8', 1));
+      const event = statements.event(payload, truncated);
+      if (event) session.statement(event.code, event.fields);
+    },
+  });
+
+  let ended = false;
+  const end = (reason: string, tellClient?: string) => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+    session.end(terminated ? 'closed' : reason);
+    client.stream.off('data', onClientData);
+    socket.unpipe(client.stream);
+    if (tellClient && client.stream.writable) {
+      client.stream.end(
+        packet(
+          1,
+          errPayload({ code: ErrorCode.connectionKilled, sqlState: '70100', message: tellClient }),
+        ),
+      );
+    } else {
+      client.stream.end();
+    }
+    socket.destroy();
+    setTimeout(() => client.stream.destroy(), 2_000).unref();
+  };
+  const forward: Buffer[] = [];
+  const onClientData = (chunk: Buffer) => {
+    forward.length = 0;
+    try {
+      gate.push(chunk, forward);
+    } catch (error) {
+      session.malformed((error as Error).message);
+      return end('protocol violation', `protocol violation: ${(error as Error).message}`);
+    }
+    let flowing = true;
+    for (const piece of forward) flowing = socket.write(piece) && flowing;
+    if (!flowing) {
+      client.stream.pause();
+      socket.once('drain', () => client.stream.resume());
+    }
+  };
+  session.onWithdrawn((why) => end(why, `terminating connection: ${why}`));
+  if (backend.rest.length > 0) client.stream.write(backend.rest);
+  if (pending.length > 0) onClientData(pending);
+  client.stream.on('data', onClientData);
+  client.stream.resume();
+  socket.pipe(client.stream);
+  client.stream.once('end', () => end('closed'));
+  client.stream.once('close', () => end('closed'));
+  client.stream.on('error', () => end('the client connection failed'));
+  socket.once('end', () => end('the database closed the connection'));
+  socket.once('close', () => end('the database closed the connection'));
+  socket.on('error', () => end('the database connection failed'));
+}
+
+/** The error a refused route gets: a database name is 1044, the rest 1045, as servers say. */
+export function deniedError(denial: RouteDenial): MysqlError {
+  return denial.refused === 'name'
+    ? { code: ErrorCode.dbAccessDenied, sqlState: '42000', message: denial.message }
+    : { code: ErrorCode.accessDenied, sqlState: '28000', message: denial.message };
+}
