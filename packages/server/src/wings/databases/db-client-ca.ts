@@ -112,66 +112,57 @@ export class DatabaseClientCa {
    * this CA (`POST sign/db`). It is for serverAuth only, and its subject has no CN: no database
    * that maps a client certificate's CN to a user can take it for one of its users.
    */
-  async serverCertificate(hostnames: string | string[], ttlMs: number): Promise<ServerCertificate> {
-    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
-      'sign',
-      'verify',
-    ])) as webcrypto.CryptoKeyPair;
-    const now = this.now();
-    const notBefore = new Date(now - 60_000);
-    const notAfter = new Date(now + ttlMs);
+  serverCertificate(hostnames: string | string[], ttlMs: number): Promise<ServerCertificate> {
     const organization = this.caCert.subjectName.getField('O')[0] ?? 'Postern';
-    const certificate = await x509.X509CertificateGenerator.create({
-      serialNumber: randomSerial(),
-      subject: new x509.Name([
-        { O: [organization] },
-        { OU: ['Postern database server'] },
-      ]).toString(),
-      issuer: this.caCert.subject,
-      notBefore,
-      notAfter,
-      publicKey: keys.publicKey,
-      signingKey: this.signingKey,
-      signingAlgorithm: algorithm,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        // Critical: the subject names no host, so this is the certificate's only host identity.
-        new x509.SubjectAlternativeNameExtension(
-          [hostnames].flat().map((hostname) => ({
-            type: isIP(hostname) ? ('ip' as const) : ('dns' as const),
-            value: hostname,
-          })),
-          true,
-        ),
-      ],
+    return this.#signLeaf({
+      subject: new x509.Name([{ O: [organization] }, { OU: ['Postern database server'] }]),
+      ttlMs,
+      usage: x509.ExtendedKeyUsage.serverAuth,
+      // Critical: the subject names no host, so this is the certificate's only host identity.
+      altNames: new x509.SubjectAlternativeNameExtension(
+        [hostnames].flat().map((hostname) => ({
+          type: isIP(hostname) ? ('ip' as const) : ('dns' as const),
+          value: hostname,
+        })),
+        true,
+      ),
     });
-    const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-    return {
-      certPem: certificate.toString('pem'),
-      keyPem: toPem('PRIVATE KEY', pkcs8),
-      notAfter,
-    };
   }
 
   /**
    * A person's certificate for a native database listener (`postern db login`): CN is the
    * Postern user and a URI names the one database, database user and name it may open.
    */
-  async routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
+  routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
+    const path = [route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/');
+    return this.#signLeaf({
+      subject: commonName(route.user),
+      ttlMs,
+      usage: x509.ExtendedKeyUsage.clientAuth,
+      altNames: new x509.SubjectAlternativeNameExtension([
+        { type: 'url', value: `${routeUriScheme}${path}` },
+      ]),
+    });
+  }
+
+  /** A fresh key and a certificate for it, valid from a minute ago for `ttlMs`. */
+  async #signLeaf(leaf: {
+    subject: x509.Name;
+    ttlMs: number;
+    usage: string;
+    altNames?: x509.SubjectAlternativeNameExtension;
+  }): Promise<ServerCertificate> {
     const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
       'sign',
       'verify',
     ])) as webcrypto.CryptoKeyPair;
-    const notBefore = new Date(this.now() - 60_000);
-    const notAfter = new Date(this.now() + ttlMs);
-    const uri = `${routeUriScheme}${[route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/')}`;
+    const now = this.now();
+    const notAfter = new Date(now + leaf.ttlMs);
     const certificate = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
-      subject: commonName(route.user),
+      subject: leaf.subject,
       issuer: this.caCert.subject,
-      notBefore,
+      notBefore: new Date(now - 60_000),
       notAfter,
       publicKey: keys.publicKey,
       signingKey: this.signingKey,
@@ -179,8 +170,8 @@ export class DatabaseClientCa {
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
-        new x509.SubjectAlternativeNameExtension([{ type: 'url', value: uri }]),
+        new x509.ExtendedKeyUsageExtension([leaf.usage]),
+        ...(leaf.altNames ? [leaf.altNames] : []),
       ],
     });
     const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
@@ -199,31 +190,16 @@ export class DatabaseClientCa {
   }
 
   async #sign(dbUser: string): Promise<ClientCertificate> {
-    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
-      'sign',
-      'verify',
-    ])) as webcrypto.CryptoKeyPair;
-    const notBefore = new Date(this.now() - 60_000);
-    const certificate = await x509.X509CertificateGenerator.create({
-      serialNumber: randomSerial(),
+    const issuedAt = this.now();
+    const leaf = await this.#signLeaf({
       subject: commonName(dbUser),
-      issuer: this.caCert.subject,
-      notBefore,
-      notAfter: new Date(notBefore.getTime() + clientCertTtlMs),
-      publicKey: keys.publicKey,
-      signingKey: this.signingKey,
-      signingAlgorithm: algorithm,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
-      ],
+      ttlMs: clientCertTtlMs,
+      usage: x509.ExtendedKeyUsage.clientAuth,
     });
-    const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
     return {
-      certPem: certificate.toString('pem'),
-      keyPem: toPem('PRIVATE KEY', pkcs8),
-      renewAfterMs: notBefore.getTime() + clientCertTtlMs / 2,
+      certPem: leaf.certPem,
+      keyPem: leaf.keyPem,
+      renewAfterMs: issuedAt + clientCertTtlMs / 2,
     };
   }
 }
