@@ -135,6 +135,16 @@ test.describe.serial('databases', () => {
     });
     const session = await signIn(context, [roleName], userName);
     const bearer = String(session.bearerToken);
+    // The role reached the server's storage from the command line; its watch brings it to the
+    // server a moment later, and on a loaded machine after the first call would be judged.
+    await expect
+      .poll(async () => {
+        const response = await context.request.get(api('context'), {
+          headers: { Authorization: `Bearer ${bearer}` },
+        });
+        return response.ok() && (await response.json()).userAcl?.dbServers?.create === true;
+      })
+      .toBe(true);
 
     // A server certificate for the database from Postern's database client CA, and that CA:
     // the database trusts it for Postern's client certificates, Postern trusts it for the server.

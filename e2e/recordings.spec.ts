@@ -235,17 +235,20 @@ test.describe.serial('session recordings', () => {
       .getByRole('row')
       .filter({ hasText: host })
       .first();
+    // From the player's first frame, the page notes when each word is drawn (watchWords): on a
+    // new document by the init script, after a move inside the app by the evaluate.
+    const words = ['one-2', 'two-4'];
+    await page.addInitScript(watchWords, words);
     await newest.getByRole('link', { name: `Play recording of ${host}` }).click();
+    await page.evaluate(watchWords, words);
 
     // Real time by default: the 3 s silence between the words takes about 3 s to play.
-    const seen = async (word: string) => {
-      await expect
-        .poll(() => playerScreen(page), { timeout: 30_000, intervals: [50] })
-        .toContain(word);
-      return Date.now();
-    };
-    const one = await seen('one-2');
-    const two = await seen('two-4');
+    await expect
+      .poll(() => page.evaluate(() => (window as WordTimesWindow).wordTimes?.length ?? 0), {
+        timeout: 30_000,
+      })
+      .toBe(2);
+    const [one, two] = await page.evaluate(() => (window as WordTimesWindow).wordTimes!);
     expect(two - one).toBeGreaterThan(2_500);
     expect(two - one).toBeLessThan(6_000);
     await expect(page.getByRole('checkbox', { name: 'Skip idle' })).not.toBeChecked();
@@ -378,6 +381,30 @@ async function backgroundOf(page: Page, colour: string): Promise<string> {
 const computedColour = (element: Locator) => element.evaluate((el) => getComputedStyle(el).color);
 
 /** The player's screen, one line per row (xterm's DOM renderer in headless Chromium). */
+type WordTimesWindow = Window & { wordTimes?: number[] };
+
+/**
+ * An init script: notes in `window.wordTimes` the time (ms, page clock) each word first appears
+ * on the player's screen, in order, looking every animation frame for a minute. Polling the screen
+ * from the test instead adds a round trip per look, which on a loaded machine made the first word
+ * seem late and the silence after it short.
+ */
+function watchWords(words: string[]): void {
+  // Once per document: the init script may have started it already.
+  if ((window as WordTimesWindow).wordTimes) return;
+  const times: number[] = [];
+  (window as WordTimesWindow).wordTimes = times;
+  const deadline = performance.now() + 60_000;
+  const look = () => {
+    const now = performance.now();
+    const rows = document.querySelectorAll('.xterm-rows > div');
+    const screen = Array.from(rows, (row) => row.textContent ?? '').join('\n');
+    while (times.length < words.length && screen.includes(words[times.length]!)) times.push(now);
+    if (times.length < words.length && now < deadline) requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}
+
 async function playerScreen(page: Page): Promise<string> {
   const rows = await page.locator('.xterm-rows > div').allTextContents();
   return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
