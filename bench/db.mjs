@@ -35,13 +35,16 @@ and runs \`postern proxy db\` as that user. Three paths reach the same database 
   postern  pgbench/psql -> postern proxy db -> the proxy (WebSocket over its port) -> TLS -> db
   native   pgbench/psql -> the proxy's native PostgreSQL listener (TLS, \`postern db login\`
            certificate) -> TLS -> db
-  relay    pgbench/psql -> a bare Node TLS relay written in the bench (SSLRequest, then pipes)
+  relay    pgbench/psql -> a bare Node TLS relay written in the bench (SSLRequest, then pipes):
+           plain from the client, like the tunnel's loopback leg; the tunnel's baseline
+  relay-tls  the same relay taking TLS with a client certificate from the client too, like the
+           native listener: decrypt and encrypt on both legs; the native listener's baseline
   direct   pgbench/psql -> the database over TLS with the same kind of client certificate
 
   1  pgbench -S (select only, simple protocol) with --clients clients and 2 threads, for
      --duration: TPS                                          target >= 0.85x the relay's TPS
-     (the targets are judged on the native listener, the path for tools and drivers; the
-     tunnel's figures are printed beside it)
+     (the targets are judged on the native listener, the path for tools and drivers, against
+     relay-tls; the tunnel's figures are printed beside it, against relay)
   2  pgbench -S with one client: average latency, ms          target <= the relay's + 0.3 ms
   3  COPY (SELECT ...) TO STDOUT of --copy-size through psql, MiB/s
                                                               target >= 0.7x direct
@@ -161,13 +164,21 @@ try {
   if (!nativeInfo) throw new Error(`postern db login printed no psql line:\n${login.stdout}`);
 
   const client = await clientCertificate(postern, dir, pg.serverCertPem);
-  const relay = await startTlsRelay({
+  const toDatabase = {
     port: pg.port,
     ca: pg.serverCertPem,
     cert: client.certPem,
     key: client.keyPem,
-  });
+  };
+  const relay = await startTlsRelay(toDatabase);
   cleanups.push(() => relay.stop());
+  // The native listener's baseline takes TLS from the client too, with a client certificate.
+  const relayServer = await selfSignedCertificate(path.join(dir, 'relay-server.crt'));
+  const relayTls = await startTlsRelay({
+    ...toDatabase,
+    fromClient: { cert: relayServer.cert, key: relayServer.key, ca: caPem },
+  });
+  cleanups.push(() => relayTls.stop());
 
   const local = (port) =>
     `host=127.0.0.1 port=${port} user=postgres dbname=postgres sslmode=disable`;
@@ -175,6 +186,9 @@ try {
     native: nativeInfo,
     postern: local(tunnel.port),
     relay: local(relay.port),
+    'relay-tls':
+      `host=127.0.0.1 port=${relayTls.port} user=postgres dbname=postgres sslmode=verify-ca ` +
+      `sslrootcert=${relayServer.file} sslcert=${client.certFile} sslkey=${client.keyFile}`,
     direct:
       `host=127.0.0.1 port=${pg.port} user=postgres dbname=postgres sslmode=verify-ca ` +
       `sslrootcert=${client.serverCaFile} sslcert=${client.certFile} sslkey=${client.keyFile}`,
@@ -197,26 +211,29 @@ try {
     }
   }
   const figure = (kind, name) => median(results[kind][name]);
-  for (const [name, label] of [
-    ['native', 'native listener'],
-    ['postern', 'tunnel (postern proxy db)'],
+  // Each path against the relay with the same legs: the native listener takes TLS from the
+  // client (relay-tls), the tunnel's loopback leg is plain (relay).
+  for (const [name, label, relayName] of [
+    ['native', 'native listener', 'relay-tls'],
+    ['postern', 'tunnel (postern proxy db)', 'relay'],
   ]) {
     const judged = name === 'native';
     const tps = figure('tps', name);
+    const relayTps = figure('tps', relayName);
     rows.push({
       figure: `(1) pgbench -S -c${clients} -j2, TPS, ${label}`,
       value: fmt(tps, 0),
-      baseline: `${fmt(figure('tps', 'relay'), 0)} relay`,
-      compare: ratio(tps, figure('tps', 'relay')),
+      baseline: `${fmt(relayTps, 0)} ${relayName}`,
+      compare: ratio(tps, relayTps),
       target: judged ? '≥ 0.85× relay' : '(context)',
-      verdict: judged ? verdict(tps / figure('tps', 'relay') >= 0.85) : '',
+      verdict: judged ? verdict(tps / relayTps >= 0.85) : '',
     });
     const latency = figure('latency', name);
-    const relayLatency = figure('latency', 'relay');
+    const relayLatency = figure('latency', relayName);
     rows.push({
       figure: `(2) pgbench -S -c1, average latency, ms, ${label}`,
       value: fmt(latency, 3),
-      baseline: `${fmt(relayLatency, 3)} relay`,
+      baseline: `${fmt(relayLatency, 3)} ${relayName}`,
       compare: `+${fmt(latency - relayLatency, 3)} ms`,
       target: judged ? '≤ relay + 0.3 ms' : '(context)',
       verdict: judged ? verdict(latency - relayLatency <= 0.3) : '',
@@ -240,9 +257,9 @@ try {
     verdict: '',
   });
   rows.push({
-    figure: '  (the relay: COPY MiB/s)',
+    figure: '  (the relays: COPY MiB/s)',
     value: '',
-    baseline: `${fmt(figure('copy', 'relay'))} relay`,
+    baseline: `${fmt(figure('copy', 'relay'))} relay, ${fmt(figure('copy', 'relay-tls'))} relay-tls`,
     compare: '',
     target: '(context)',
     verdict: '',
@@ -408,6 +425,15 @@ async function clientCertificate(postern, into, serverCertPem, dbUser = 'postgre
   } finally {
     await backend.close();
   }
+}
+
+/** A self-signed server certificate for the TLS relay, its PEM also written to `file`. */
+async function selfSignedCertificate(file) {
+  const module = path.join(repoRoot, 'packages/server/dist/tls/self-signed.js');
+  const { createSelfSigned } = await import(pathToFileURL(module).href);
+  const made = await createSelfSigned(['localhost', '127.0.0.1']);
+  await writeFile(file, made.cert, { mode: 0o644 });
+  return { ...made, file };
 }
 
 function ratio(a, b) {
