@@ -1,12 +1,6 @@
-import { webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-// @peculiar/x509 resolves its ASN.1 classes through tsyringe, which needs this polyfill first.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
-import { AlreadyExistsError, type Backend } from '../../backend/index.js';
-
-const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-type X509Crypto = ReturnType<typeof x509.cryptoProvider.get>;
+import type { Backend } from '../../backend/index.js';
+import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
 /**
  * The cluster's two database CAs, each one shared by every proxy on the storage: `client` signs
@@ -28,12 +22,6 @@ export interface CertifiedRoute {
 
 const routeUriScheme = 'postern-db:';
 
-interface StoredCa {
-  certPem: string;
-  /** PKCS#8 PEM. */
-  keyPem: string;
-}
-
 export interface ClientCertificate {
   certPem: string;
   keyPem: string;
@@ -41,12 +29,7 @@ export interface ClientCertificate {
   renewAfterMs: number;
 }
 
-export interface ServerCertificate {
-  certPem: string;
-  /** PKCS#8 PEM. */
-  keyPem: string;
-  notAfter: Date;
-}
+export type ServerCertificate = IssuedCertificate;
 
 /** How long a client certificate for a database user is valid; it is renewed at half-life. */
 const clientCertTtlMs = 60 * 60 * 1000;
@@ -60,9 +43,7 @@ export class DatabaseClientCa {
   readonly #issued = new Map<string, Promise<ClientCertificate>>();
 
   private constructor(
-    readonly certPem: string,
-    private readonly signingKey: webcrypto.CryptoKey,
-    private readonly caCert: x509.X509Certificate,
+    private readonly ca: StoredCa,
     private readonly now: () => number,
   ) {}
 
@@ -73,28 +54,17 @@ export class DatabaseClientCa {
     now: () => number = Date.now,
     purpose: DatabaseCaPurpose = 'client',
   ): Promise<DatabaseClientCa> {
-    x509.cryptoProvider.set(webcrypto as unknown as X509Crypto);
-    const caKey = caKeyOf(purpose);
-    let stored = await readStored(backend, caKey);
-    if (!stored) {
-      const candidate = await createCa(clusterName, now(), purpose);
-      try {
-        await backend.create({ key: caKey, value: JSON.stringify(candidate) });
-        stored = candidate;
-      } catch (error) {
-        if (!(error instanceof AlreadyExistsError)) throw error;
-        stored = await readStored(backend, caKey);
-        if (!stored) throw new Error(`${caKey} vanished right after another process created it`);
-      }
-    }
-    const key = await webcrypto.subtle.importKey(
-      'pkcs8',
-      pemBody(stored.keyPem),
-      algorithm,
-      false,
-      ['sign'],
+    const ca = await StoredCa.load(
+      backend,
+      caKeyOf(purpose),
+      { commonName: `Postern database ${purpose} CA ${clusterName}`, organization: clusterName },
+      now,
     );
-    return new DatabaseClientCa(stored.certPem, key, new x509.X509Certificate(stored.certPem), now);
+    return new DatabaseClientCa(ca, now);
+  }
+
+  get certPem(): string {
+    return this.ca.certPem;
   }
 
   /** A client certificate for the database user, reused until its half-life. */
@@ -113,9 +83,8 @@ export class DatabaseClientCa {
    * that maps a client certificate's CN to a user can take it for one of its users.
    */
   serverCertificate(hostnames: string | string[], ttlMs: number): Promise<ServerCertificate> {
-    const organization = this.caCert.subjectName.getField('O')[0] ?? 'Postern';
-    return this.#signLeaf({
-      subject: new x509.Name([{ O: [organization] }, { OU: ['Postern database server'] }]),
+    return this.ca.signLeaf({
+      subject: new x509.Name([{ O: [this.ca.organization] }, { OU: ['Postern database server'] }]),
       ttlMs,
       usage: x509.ExtendedKeyUsage.serverAuth,
       // Critical: the subject names no host, so this is the certificate's only host identity.
@@ -135,7 +104,7 @@ export class DatabaseClientCa {
    */
   routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
     const path = [route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/');
-    return this.#signLeaf({
+    return this.ca.signLeaf({
       subject: commonName(route.user),
       ttlMs,
       usage: x509.ExtendedKeyUsage.clientAuth,
@@ -143,43 +112,6 @@ export class DatabaseClientCa {
         { type: 'url', value: `${routeUriScheme}${path}` },
       ]),
     });
-  }
-
-  /** A fresh key and a certificate for it, valid from a minute ago for `ttlMs`. */
-  async #signLeaf(leaf: {
-    subject: x509.Name;
-    ttlMs: number;
-    usage: string;
-    altNames?: x509.SubjectAlternativeNameExtension;
-  }): Promise<ServerCertificate> {
-    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
-      'sign',
-      'verify',
-    ])) as webcrypto.CryptoKeyPair;
-    const now = this.now();
-    const notAfter = new Date(now + leaf.ttlMs);
-    const certificate = await x509.X509CertificateGenerator.create({
-      serialNumber: randomSerial(),
-      subject: leaf.subject,
-      issuer: this.caCert.subject,
-      notBefore: new Date(now - 60_000),
-      notAfter,
-      publicKey: keys.publicKey,
-      signingKey: this.signingKey,
-      signingAlgorithm: algorithm,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([leaf.usage]),
-        ...(leaf.altNames ? [leaf.altNames] : []),
-      ],
-    });
-    const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-    return {
-      certPem: certificate.toString('pem'),
-      keyPem: toPem('PRIVATE KEY', pkcs8),
-      notAfter,
-    };
   }
 
   #issue(dbUser: string): Promise<ClientCertificate> {
@@ -191,7 +123,7 @@ export class DatabaseClientCa {
 
   async #sign(dbUser: string): Promise<ClientCertificate> {
     const issuedAt = this.now();
-    const leaf = await this.#signLeaf({
+    const leaf = await this.ca.signLeaf({
       subject: commonName(dbUser),
       ttlMs: clientCertTtlMs,
       usage: x509.ExtendedKeyUsage.clientAuth,
@@ -222,73 +154,4 @@ export function certifiedRoute(peer: {
   if (parts.length !== 3 || parts.some((part) => !part)) return undefined;
   const [db, dbUser, dbName] = parts as [string, string, string];
   return { user, db, dbUser, dbName };
-}
-
-async function readStored(backend: Backend, caKey: string): Promise<StoredCa | null> {
-  const item = await backend.get(caKey);
-  if (!item) return null;
-  const stored = JSON.parse(item.value) as StoredCa;
-  if (!stored.certPem?.includes('BEGIN CERTIFICATE') || !stored.keyPem?.includes('PRIVATE KEY')) {
-    throw new Error(`${caKey} is malformed`);
-  }
-  return stored;
-}
-
-async function createCa(
-  clusterName: string,
-  nowMs: number,
-  purpose: DatabaseCaPurpose,
-): Promise<StoredCa> {
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
-    'sign',
-    'verify',
-  ])) as webcrypto.CryptoKeyPair;
-  const notBefore = new Date(nowMs - 60_000);
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(),
-    name: new x509.Name([
-      { CN: [`Postern database ${purpose} CA ${clusterName}`] },
-      { O: [clusterName] },
-    ]).toString(),
-    notBefore,
-    notAfter: new Date(notBefore.getTime() + 10 * 365 * 24 * 3600 * 1000),
-    keys,
-    signingAlgorithm: algorithm,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
-        true,
-      ),
-    ],
-  });
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-  return { certPem: certificate.toString('pem'), keyPem: toPem('PRIVATE KEY', pkcs8) };
-}
-
-/**
- * A subject of just `CN=name`, whatever the name holds: @peculiar/x509 reads a backslash in a
- * JSON name's value as an escape (`a\b` would become `ab`, the certificate of another user),
- * so backslashes are doubled before it sees them; commas and pluses it escapes itself.
- */
-function commonName(name: string): x509.Name {
-  return new x509.Name([{ CN: [name.replace(/\\/g, '\\\\')] }]);
-}
-
-function randomSerial(): string {
-  // A leading 01 keeps the serial positive whatever the random bytes are.
-  return webcrypto
-    .getRandomValues(new Uint8Array(16))
-    .reduce((hex, byte) => hex + byte.toString(16).padStart(2, '0'), '01');
-}
-
-function toPem(label: string, der: ArrayBuffer): string {
-  const base64 = Buffer.from(der)
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n');
-  return `-----BEGIN ${label}-----\n${base64.trimEnd()}\n-----END ${label}-----\n`;
-}
-
-function pemBody(pem: string): Buffer {
-  return Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
 }
