@@ -68,6 +68,18 @@ export const apiPaths = {
   databaseLogin: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}/login`,
   /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */
   databaseConnect: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}`,
+  // Kubernetes (docs/kubernetes.md).
+  kubernetes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/kubernetes`,
+  /** GET: namespaces, or the pods of one, that the user may see (Exec in browser's picker). */
+  kubeResources: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/kubernetes/${seg(name)}/resources`,
+  /** WebSocket: exec in a pod from the browser (the terminal protocol, in-band auth). */
+  kubeExec: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/kubernetes/${seg(name)}/exec/ws`,
+  /** GET: the clusters the user may reach, for `postern kube ls` (signed, like `sshNodes`). */
+  kubeCatalog: `${apiPrefix}/kubeconnect`,
+  /** POST: a client certificate for one cluster, for `postern kube login` (signed). */
+  kubeLogin: (name: string) => `${apiPrefix}/kubeconnect/${seg(name)}/login`,
   /** POST: a launcher's session on one app (spec §7). */
   appSession: `${apiPrefix}/sessions/app`,
   /** GET: where an app lives, for the launcher (spec §7 `apps/{fqdn}/{clusterId?}/{publicAddr?}`). */
@@ -126,6 +138,10 @@ export const apiPaths = {
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,
     databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,
+    kubernetes: `${apiPrefix}/sites/:clusterId/kubernetes`,
+    kubeResources: `${apiPrefix}/sites/:clusterId/kubernetes/:name/resources`,
+    kubeExec: `${apiPrefix}/sites/:clusterId/kubernetes/:name/exec/ws`,
+    kubeLogin: `${apiPrefix}/kubeconnect/:name/login`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,

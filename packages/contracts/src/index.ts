@@ -21,6 +21,7 @@ export * from './nodes.js';
 export * from './resource-list.js';
 export * from './apps.js';
 export * from './databases.js';
+export * from './kubernetes.js';
 export * from './database-console.js';
 export * from './connection-diagnostics.js';
 export * from './recordings.js';
