@@ -1,4 +1,5 @@
 import { HostRoutes, hostRoutingServerFactory } from './http/host-routes.js';
+import { TlsRoutes } from './http/tls-routes.js';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
 import { apiPrefix } from '@postern/contracts';
@@ -96,6 +97,8 @@ export const slowClientLimits = {
 export async function buildApp(deps: AppDeps): Promise<App> {
   // Requests for an application's own host name go to its wing before Fastify sees them.
   const hostRoutes = new HostRoutes();
+  // TLS connections for another server name (the Kubernetes listener's) go to their wing.
+  const tlsRoutes = new TlsRoutes();
   const server = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // The same server Fastify would make from `https` (or, without TLS, `http`) options.
@@ -104,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       deps.https
         ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
         : { http: slowClientLimits.http },
+      tlsRoutes,
     ),
     bodyLimit: 1024 * 1024,
     // Generated ids keep each request's log lines together without echoing client input.
@@ -123,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     guard: { sessions: identity.sessions, access: platform.access, locks: platform.locks },
     kinds: () => built.flatMap(({ wing, services }): readonly ServedKind[] => wing.kinds(services)),
     hostRoutes,
+    tlsRoutes,
   };
   for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
     built.push({ wing, services: await wing.build(ctx) });

@@ -36,6 +36,10 @@ export function buildCli(): Command {
       'native PostgreSQL listener for postern db login (default: off)',
     )
     .option(
+      '--kube-addr <host:port>',
+      'a port of its own for the Kubernetes listener, which the web port also serves over TLS (default: off)',
+    )
+    .option(
       '--public-addr <host:port>',
       'the address users reach this proxy at, used in the links it prints (default localhost:web port, or the --web-addr host when it names one)',
     )

@@ -1,4 +1,5 @@
 import type { HostRoutes } from './http/host-routes.js';
+import type { TlsRoutes } from './http/tls-routes.js';
 import type { FastifyInstance } from 'fastify';
 import type { AccessControlServices } from './access-control/index.js';
 import type { GuardDeps } from './http/request-identity.js';
@@ -35,6 +36,8 @@ export type ServerContext = Platform &
     kinds: () => readonly ServedKind[];
     /** Handlers for host names that are not the console's (applications' own hosts). */
     hostRoutes: HostRoutes;
+    /** Handlers for TLS server names on the web port that are not the console's (Kubernetes). */
+    tlsRoutes: TlsRoutes;
   };
 
 /** A kind of resource a wing serves (`node`; `app`, `db`, `kube_cluster`, `desktop` later). */

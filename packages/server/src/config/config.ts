@@ -3,6 +3,8 @@ import {
   databaseResourceSchema,
   type AppResource,
   type DatabaseResource,
+  kubeClusterResourceSchema,
+  type KubeClusterResource,
 } from '@postern/contracts';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -40,6 +42,7 @@ export interface ConfigFlags {
   webAddr?: string;
   sshAddr?: string;
   postgresAddr?: string;
+  kubeAddr?: string;
   publicAddr?: string;
   clusterName?: string;
   insecureNoTls?: boolean;
@@ -61,6 +64,8 @@ export interface Config {
   sshAddr: HostPort;
   /** The native PostgreSQL listener's address; undefined: no such listener. */
   postgresAddr: HostPort | undefined;
+  /** The Kubernetes listener's own port; undefined: only the web port serves it (over TLS). */
+  kubeAddr: HostPort | undefined;
   publicAddr: HostPort;
   insecureNoTls: boolean;
   tls?: { certFile: string; keyFile: string };
@@ -102,6 +107,8 @@ export interface Config {
   apps: AppResource[];
   /** Databases from the config file, reached by this proxy (docs/databases.md). */
   databases: DatabaseResource[];
+  /** Kubernetes clusters from the config file, reached by this proxy (docs/kubernetes.md). */
+  kubeClusters: KubeClusterResource[];
 }
 
 export interface SshServiceConfig {
@@ -162,6 +169,8 @@ export function resolveConfig(flags: ConfigFlags): Config {
   const postgresAddr = postgresAddrText
     ? parseHostPort(postgresAddrText, '--postgres-addr')
     : undefined;
+  const kubeAddrText = flags.kubeAddr ?? file.kube_addr;
+  const kubeAddr = kubeAddrText ? parseHostPort(kubeAddrText, '--kube-addr') : undefined;
   const publicAddrText = flags.publicAddr ?? file.public_addr;
   const publicAddr = publicAddrText
     ? parseHostPort(publicAddrText, '--public-addr')
@@ -179,6 +188,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     webAddr,
     sshAddr,
     postgresAddr,
+    kubeAddr,
     publicAddr,
     insecureNoTls: flags.insecureNoTls ?? file.insecure_no_tls ?? false,
     tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,
@@ -246,6 +256,19 @@ export function resolveConfig(flags: ConfigFlags): Config {
             ? readPem(db.ca_cert_file, `databases.${db.name}.ca_cert_file`)
             : undefined,
           tls: db.tls,
+        },
+      }),
+    ),
+    kubeClusters: (file.kubernetes_clusters ?? []).map(({ name, description, labels, ...spec }) =>
+      kubeClusterResourceSchema.parse({
+        kind: 'kube_cluster',
+        metadata: { name, description, labels },
+        spec: {
+          ...spec,
+          ca_cert: spec.ca_cert_file
+            ? readPem(spec.ca_cert_file, `kubernetes_clusters.${name}.ca_cert_file`)
+            : undefined,
+          ca_cert_file: undefined,
         },
       }),
     ),

@@ -6,6 +6,8 @@ import {
   databaseResourceSchema,
   databaseTlsModes,
   databaseUriSchema,
+  kubeClusterNameSchema,
+  kubeClusterSpecSchema,
   publicAddrSchema,
 } from '@postern/contracts';
 import { z } from 'zod';
@@ -98,6 +100,8 @@ export const fileConfigSchema = z
     ssh_addr: hostPort.optional(),
     /** The native PostgreSQL listener (docs/databases.md); off unless set. */
     postgres_addr: hostPort.optional(),
+    /** A port of its own for the Kubernetes listener (docs/kubernetes.md); off unless set. */
+    kube_addr: hostPort.optional(),
     public_addr: hostPort.optional(),
     insecure_no_tls: z.boolean().optional(),
     tls: z.object({ cert_file: z.string(), key_file: z.string() }).strict().optional(),
@@ -173,6 +177,23 @@ export const fileConfigSchema = z
               .object({ mode: z.enum(databaseTlsModes) })
               .strict()
               .optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /**
+     * Kubernetes clusters this proxy reaches itself (docs/kubernetes.md): the kube_cluster
+     * resource's fields, flat, with `ca_cert_file` naming a PEM file instead of `ca_cert`.
+     */
+    kubernetes_clusters: z
+      .array(
+        z
+          .object({
+            name: kubeClusterNameSchema,
+            description: z.string().max(1024).optional(),
+            labels: z.record(z.string().max(256), z.string().max(256)).optional(),
+            ...kubeClusterSpecSchema.omit({ ca_cert: true }).shape,
+            ca_cert_file: z.string().min(1).optional(),
           })
           .strict(),
       )

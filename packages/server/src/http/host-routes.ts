@@ -4,7 +4,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { routeTlsConnection, type TlsRoutes } from './tls-routes.js';
 
 /**
  * Requests for host names that are not the console's: an application's `<name>.<proxy host>`
@@ -51,12 +53,14 @@ const keepAliveTimeoutMs = 72_000;
 
 /**
  * Fastify's `serverFactory`: the same HTTP(S) server Fastify would make, with requests and
- * upgrades for claimed hosts handed to their handler before Fastify sees them. Upgrades are
- * routed by wrapping `emit`, since @fastify/websocket listens for every 'upgrade' itself.
+ * upgrades for claimed hosts handed to their handler before Fastify sees them, and TLS
+ * connections for claimed server names to theirs before TLS starts. Both are routed by wrapping
+ * `emit`, since @fastify/websocket listens for every 'upgrade' itself.
  */
 export function hostRoutingServerFactory(
   routes: HostRoutes,
   options: { https?: ServerOptions; http?: object },
+  tlsRoutes?: TlsRoutes,
 ) {
   return (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const dispatch = (req: IncomingMessage, res: ServerResponse) => {
@@ -72,6 +76,11 @@ export function hostRoutingServerFactory(
     server.setTimeout(0);
     const emit = server.emit.bind(server) as (event: string, ...args: unknown[]) => boolean;
     server.emit = ((event: string, ...args: unknown[]) => {
+      if (event === 'connection' && options.https && tlsRoutes) {
+        // A TLS server name a wing claims takes the connection before TLS starts here.
+        routeTlsConnection(args[0] as Socket, tlsRoutes, (socket) => emit('connection', socket));
+        return true;
+      }
       if (event === 'upgrade') {
         const [req, socket, head] = args as [IncomingMessage, Duplex, Buffer];
         const handler = routes.match(req);

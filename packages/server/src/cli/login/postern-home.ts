@@ -66,7 +66,14 @@ export class PosternHome {
     return { cert: `${base}.crt`, key: `${base}.key`, ca: `${base}-ca.crt` };
   }
 
-  async writeDatabaseFiles(
+  /** Where `postern kube login` keeps a Kubernetes cluster's certificate, key and CA. */
+  kubeFiles(proxyHost: string, cluster: string) {
+    const base = path.join(this.dir, 'kube', safeSegment(proxyHost), safeSegment(cluster));
+    return { cert: `${base}.crt`, key: `${base}.key`, ca: `${base}-ca.crt` };
+  }
+
+  /** A certificate, its key (0600) and the CA to check the server with, from a wing's login. */
+  async writeCertificateFiles(
     files: { cert: string; key: string; ca: string },
     pems: { cert: string; key: string; ca: string },
   ): Promise<void> {

@@ -5,31 +5,15 @@ import {
   type DatabaseJson,
 } from '@postern/contracts';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { ProxyClient } from '../../../cli/login/proxy-client.js';
 import { PosternHome } from '../../../cli/login/postern-home.js';
-import { currentLogin } from '../../../cli/login/session-commands.js';
+import { signedClient } from '../../../cli/login/signed-client.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { printTable } from '../../../cli/table.js';
 import { ConfigError } from '../../../config/config.js';
-import { signRequest } from '../../../ssh/signed-request.js';
 
 export interface ConnectFlags {
   dbUser: string;
   dbName?: string;
-}
-
-/** The current login's proxy client, and headers signing a request with its certificate. */
-async function signedClient(env: NodeJS.ProcessEnv) {
-  const profile = await currentLogin(env);
-  const [privateKeyPem, certificateLine] = await Promise.all([
-    readFile(profile.key_path, 'utf8'),
-    readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
-  ]);
-  const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const sign = (method: string, pathAndQuery: string) =>
-    signRequest({ method, pathAndQuery, certificateLine, privateKeyPem, now: Date.now() });
-  return { profile, client, sign };
 }
 
 /** Every database the user may reach, through the signed catalog (`dbconnect`). */
@@ -65,7 +49,7 @@ export async function loginCommand(
   );
   const home = new PosternHome(env);
   const files = home.databaseFiles(new URL(profile.proxy).hostname, name);
-  await home.writeDatabaseFiles(files, answer);
+  await home.writeCertificateFiles(files, answer);
   const lines = [
     `Logged in to database ${name} as ${flags.dbUser}, database ${dbName}, until ${answer.expires}.`,
   ];

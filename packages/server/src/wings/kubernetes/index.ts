@@ -1,0 +1,157 @@
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { certificateCredential } from '../../access-control/access/credential-revocation.js';
+import { lockMessage } from '../../access-control/locks/lock-watcher.js';
+import type { ServerContext } from '../../part.js';
+import type { Wing } from '../wing.js';
+import { agentKubeHeartbeats } from './agent-kube.js';
+import { addKubeCommands } from './cli/kube.commands.js';
+import { KubeApiProxy, type KubeIdentity } from './kube-api-proxy.js';
+import { KubeCa, kubeServerName, type CertifiedKubeUser } from './kube-ca.js';
+import { KubeClustersService } from './kube-clusters.service.js';
+import { kubeConnectRoutes } from './kube-connect.routes.js';
+import { KubeEndpoints } from './kube-endpoints.js';
+import { createKubeServer } from './kube-listener.js';
+import { KubeRequestAudit } from './kube-request-audit.js';
+import { KubeResourcesReader } from './kube-resources.service.js';
+import { kubernetesRoutes } from './kubernetes.routes.js';
+
+/**
+ * Kubernetes: the stock kubectl (and anything built on client-go) through the proxy, with a
+ * client certificate from `postern kube login`; requests authorized by the roles and forwarded
+ * with the cluster's credential as the Kubernetes users and groups they allow (docs/kubernetes.md).
+ */
+export const kubernetesWing = {
+  name: 'kubernetes',
+  build: (ctx: ServerContext) => buildKubernetes(ctx),
+  routes: async (server, s, ctx) => {
+    await server.register(kubernetesRoutes, {
+      clusters: s.kubeClusters,
+      resources: s.kubeResources,
+      clusterName: ctx.config.clusterName,
+    });
+    await server.register(kubeConnectRoutes, {
+      clusters: s.kubeClusters,
+      certAuth: ctx.identity.certAuth,
+      ca: s.kubeCa,
+      listenerUrl: () => kubeListenerUrl(ctx),
+    });
+  },
+  start: async (s) => {
+    await s.kubeClusters.start();
+  },
+  close: async (s) => {
+    s.closeServer();
+    s.kubeEndpoints.close();
+    await s.kubeRequestAudit.flush();
+    await s.kubeClusters.close();
+  },
+  listeners: [
+    {
+      name: 'kube',
+      enabled: (ctx) => ctx.config.kubeAddr !== undefined,
+      start: async (s, ctx) => {
+        const { server } = await s.kubeServer();
+        const address = ctx.config.kubeAddr!;
+        await listen(server, address.host, address.port);
+        const bound = { host: address.host, port: (server.address() as AddressInfo).port };
+        ctx.log('info', 'Kubernetes listener', bound);
+        return { address: bound, stop: async () => s.closeServer() };
+      },
+    },
+  ],
+  commands: addKubeCommands,
+  kinds: (s) => [{ kind: 'kube_cluster', count: () => s.kubeClusters.count() }],
+} satisfies Wing<KubernetesServices>;
+
+export type KubernetesServices = Awaited<ReturnType<typeof buildKubernetes>>;
+
+function buildKubernetes(ctx: ServerContext) {
+  const { backend, audit, now, config } = ctx;
+  const kubeClusters = new KubeClustersService(backend, audit, {
+    now,
+    onError: ctx.onError('kubernetes'),
+    configured: config.kubeClusters,
+  });
+  ctx.agentReports.add('kube', agentKubeHeartbeats(kubeClusters, config.heartbeatIntervalMs * 3));
+  let ca: Promise<KubeCa> | undefined;
+  const kubeCa = () => (ca ??= KubeCa.load(backend, config.clusterName, now));
+  const kubeEndpoints = new KubeEndpoints((name) => ctx.tunnels.dial({ kind: 'kube', name }));
+  const endpointFor = kubeEndpoints.endpointFor.bind(kubeEndpoints);
+  const kubeRequestAudit = new KubeRequestAudit(audit);
+  const identify = (cert: CertifiedKubeUser): KubeIdentity => {
+    const { user } = cert;
+    if (!ctx.access.users.get(user)) return { refused: 'this user no longer exists', code: 401 };
+    const revoked = ctx.access.credentialRevoked(user, certificateCredential(cert.issuedAt));
+    if (revoked) return { refused: `${revoked}: run postern login`, code: 401 };
+    const resolved = ctx.access.resolve(user, []);
+    const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
+    if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
+    return { user, roleSet: resolved.roleSet, roles: resolved.roles };
+  };
+  const proxy = new KubeApiProxy({
+    clusters: kubeClusters,
+    endpointFor,
+    identify,
+    audit: kubeRequestAudit,
+    guard: (cert, revoke) =>
+      ctx.hub.guard({
+        recheck: () => {
+          const now = identify(cert);
+          return 'refused' in now ? now.refused : undefined;
+        },
+        revoke,
+      }),
+  });
+  // One TLS server for the Kubernetes listener, made the first time a connection needs it.
+  let server: ReturnType<typeof createKubeServer> | undefined;
+  const kubeServer = () =>
+    (server ??= kubeCa().then((loaded) =>
+      createKubeServer({
+        ca: loaded,
+        serverNames: [
+          ...new Set([kubeServerName, ctx.addresses.publicAddr().host, 'localhost', '127.0.0.1']),
+        ],
+        proxy,
+      }),
+    ));
+  ctx.tlsRoutes.add({
+    claims: (servername) => servername === kubeServerName,
+    connection: (socket) => {
+      kubeServer().then(
+        (made) => made.take(socket),
+        () => socket.destroy(),
+      );
+    },
+  });
+  return {
+    kubeClusters,
+    kubeCa,
+    kubeEndpoints,
+    kubeRequestAudit,
+    kubeProxy: proxy,
+    kubeResources: new KubeResourcesReader(endpointFor),
+    kubeServer,
+    closeServer: () =>
+      void server?.then(
+        (made) => made.close(),
+        () => undefined,
+      ),
+  };
+}
+
+/** Where kubectl reaches the Kubernetes listener: its own port, or the web port over TLS. */
+function kubeListenerUrl(ctx: ServerContext): string {
+  if (ctx.config.kubeAddr) return `https://${ctx.addresses.publicEndpoint('kube')}`;
+  return ctx.config.insecureNoTls ? '' : ctx.addresses.publicBaseUrl();
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,231 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import type { RoleSet } from '../../access-control/rbac/index.js';
+import { isImpersonationHeader, type Impersonation } from './access/impersonation.js';
+import { authorizeKubeCall } from './access/kube-authorizer.js';
+import type { KubeRequest } from './access/kube-request.js';
+import type { KubeItem } from './access/kube-verdict.js';
+import { readableAnswerHeaders, relayFilteredList, WatchFilter } from './access/list-filter.js';
+import { certifiedKubeUser, type CertifiedKubeUser } from './kube-ca.js';
+import type { KubeClusterRecord } from './kube-kind.js';
+import type { KubeRequestAudit } from './kube-request-audit.js';
+import { forwardRequest, forwardUpgrade, passedHeaders, rawResponse } from './upstream/forward.js';
+import type { KubeEndpoint } from './upstream/kube-endpoint.js';
+import { kubeStatus, writeStatus, type KubeStatus } from './upstream/kube-status.js';
+
+/** Who a certificate's user is now: their roles, or why they may no longer act (401 or 403). */
+export type KubeIdentity =
+  { user: string; roleSet: RoleSet; roles: string[] } | { refused: string; code: 401 | 403 };
+
+/** An allowed request, ready to go to the cluster. */
+export interface KubeCall {
+  identity: { user: string; roleSet: RoleSet; roles: string[] };
+  cluster: KubeClusterRecord;
+  endpoint: KubeEndpoint;
+  /** The API path and query, below the cluster's prefix. */
+  path: string;
+  request: KubeRequest;
+  impersonation: Impersonation;
+  /** The headers to send: the client's, without credentials, with the impersonation. */
+  headers: OutgoingHttpHeaders;
+  remoteAddr?: string;
+  /** Records the answer's status in the audit log. */
+  done(status: number): void;
+}
+
+export interface KubeApiProxyDeps {
+  clusters: { get(name: string): KubeClusterRecord | undefined };
+  endpointFor(cluster: KubeClusterRecord): KubeEndpoint;
+  identify(cert: CertifiedKubeUser): KubeIdentity;
+  audit: KubeRequestAudit;
+  /** Keeps a long-lived request under the access re-checks (locks, roles); returns the stop. */
+  guard(identity: CertifiedKubeUser, revoke: (why: string) => void): () => void;
+  /** Interactive exec and attach, as live sessions; absent, they are relayed as they are. */
+  exec?(call: KubeCall, req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** Every request names its cluster first: `https://<proxy>/kube/<cluster>/api/v1/...`. */
+export const kubePathPrefix = '/kube/';
+
+/**
+ * The Kubernetes API proxy (docs/kubernetes.md): every request from kubectl, on the Kubernetes
+ * listener, with a client certificate from `postern kube login`. It checks who the certificate
+ * names and that it is for this cluster, the roles' labels, users, groups and
+ * `kubernetes_resources`, then forwards the request with the cluster's own credential and the
+ * impersonation headers the roles allow; refusals are Kubernetes Status answers kubectl prints.
+ */
+export class KubeApiProxy {
+  constructor(private readonly deps: KubeApiProxyDeps) {}
+
+  request(req: IncomingMessage, res: ServerResponse): void {
+    const call = this.authorize(req, (status) => writeStatus(res, status));
+    if (!call) return;
+    const stopGuard = this.guardUntilClosed(req, res.socket, call);
+    res.on('close', stopGuard);
+    if (!call.filter) {
+      return forwardRequest(req, res, call.endpoint, call.path, call.headers, call.done);
+    }
+    this.relayFiltered(req, res, call, call.filter);
+  }
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => undefined);
+    const call = this.authorize(req, (status) => socket.end(rawResponse(status.code, status)));
+    if (!call) return;
+    const stopGuard = this.guardUntilClosed(req, socket, call);
+    socket.once('close', stopGuard);
+    const { request } = call;
+    const interactive =
+      request.resource &&
+      request.plural === 'pods' &&
+      (request.subresource === 'exec' || request.subresource === 'attach');
+    if (interactive && this.deps.exec) return this.deps.exec(call, req, socket, head);
+    forwardUpgrade(req, socket, head, call.endpoint, call.path, call.headers, call.done);
+  }
+
+  /** Filtered listings and watches: the API server's JSON is read and passed on in part. */
+  private relayFiltered(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: KubeCall,
+    filter: (item: KubeItem) => boolean,
+  ): void {
+    const upstream = call.endpoint.request(
+      req.method ?? 'GET',
+      call.path,
+      readableAnswerHeaders(call.headers),
+    );
+    upstream.on('response', (answer) => {
+      call.done(answer.statusCode ?? 502);
+      if (call.request.resource && call.request.verb === 'watch' && answer.statusCode === 200) {
+        const { 'content-length': _length, ...headers } = answer.headers;
+        res.writeHead(200, passedHeaders(headers));
+        res.flushHeaders();
+        answer.pipe(new WatchFilter(filter)).pipe(res);
+        return;
+      }
+      relayFilteredList(answer, res, filter);
+    });
+    upstream.on('error', (error) => {
+      if (res.headersSent) return void res.destroy();
+      call.done(502);
+      writeStatus(
+        res,
+        kubeStatus(502, `the Kubernetes API server could not be reached: ${error.message}`),
+      );
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  }
+
+  /**
+   * Everything a request must pass before it goes to the cluster; a refusal is answered through
+   * `refuse` (and audited once the user is known) and gives undefined.
+   */
+  private authorize(
+    req: IncomingMessage,
+    refuse: (status: KubeStatus) => void,
+  ): (KubeCall & { filter?: (item: KubeItem) => boolean }) | undefined {
+    const remoteAddr = req.socket.remoteAddress;
+    const cert = verifiedPeer(req);
+    if (!cert) {
+      refuse(kubeStatus(401, 'a client certificate from postern kube login is required'));
+      return undefined;
+    }
+    const url = req.url ?? '/';
+    const [clusterName = '', ...rest] = url.startsWith(kubePathPrefix)
+      ? url.slice(kubePathPrefix.length).split('/')
+      : [];
+    const name = decodeURIComponent(clusterName.split('?')[0] ?? '');
+    const path = `/${rest.join('/')}`;
+    const audited = (status: number, request?: KubeRequest, impersonation?: Impersonation) =>
+      this.deps.audit.record({
+        user: cert.user,
+        cluster: name,
+        method: req.method ?? 'GET',
+        path: path.split('?')[0]!,
+        request,
+        impersonation,
+        status,
+        remoteAddr,
+      });
+    const refuseAndAudit = (code: number, message: string, request?: KubeRequest) => {
+      audited(code, request);
+      refuse(kubeStatus(code, message));
+      return undefined;
+    };
+    if (!name) return refuseAndAudit(404, `name a cluster: ${kubePathPrefix}<cluster>/…`);
+    if (name !== cert.cluster) {
+      return refuseAndAudit(
+        403,
+        `this certificate is for Kubernetes cluster ${cert.cluster}, not ${name}: run postern kube login ${name}`,
+      );
+    }
+    const identity = this.deps.identify(cert);
+    if ('refused' in identity) return refuseAndAudit(identity.code, identity.refused);
+    const cluster = this.deps.clusters.get(name);
+    if (!cluster) return refuseAndAudit(403, `your roles do not reach Kubernetes cluster ${name}`);
+    const authorized = authorizeKubeCall(
+      identity,
+      cluster,
+      req.method ?? 'GET',
+      path,
+      req.headersDistinct,
+    );
+    if (!authorized.ok) {
+      return refuseAndAudit(authorized.code, authorized.message, authorized.request);
+    }
+    const { request, impersonation, filter } = authorized;
+    const headers = {
+      ...passedHeaders(req.headers, isCredentialHeader),
+      ...impersonated(impersonation),
+    };
+    return {
+      identity,
+      cluster,
+      endpoint: this.deps.endpointFor(cluster),
+      path,
+      request,
+      impersonation,
+      headers,
+      remoteAddr,
+      filter,
+      done: (status) => audited(status, request, impersonation),
+    };
+  }
+
+  /** A lock or lost access ends a request still open (a watch, logs, port forwarding). */
+  private guardUntilClosed(
+    req: IncomingMessage,
+    socket: Duplex | null,
+    call: KubeCall,
+  ): () => void {
+    const cert = verifiedPeer(req);
+    if (!cert || !socket) return () => undefined;
+    return this.deps.guard({ ...cert, user: call.identity.user }, () => socket.destroy());
+  }
+}
+
+/**
+ * The user and cluster of the client certificate, when TLS verified it against the Kubernetes
+ * CA. The listener asks for a certificate without insisting, so that a request without one gets a
+ * Status kubectl can print: a certificate TLS did not verify counts for nothing.
+ */
+function verifiedPeer(req: IncomingMessage): CertifiedKubeUser | undefined {
+  const socket = req.socket as TLSSocket;
+  if (!socket.authorized) return undefined;
+  return certifiedKubeUser(socket.getPeerCertificate());
+}
+
+/** What a client must never pass on to the cluster: its credentials and asked-for identities. */
+const isCredentialHeader = (name: string) =>
+  name === 'authorization' || name === 'cookie' || isImpersonationHeader(name);
+
+/** The headers that make the cluster act as the chosen user and groups. */
+export function impersonated(impersonation: Impersonation): OutgoingHttpHeaders {
+  return {
+    'impersonate-user': impersonation.user,
+    ...(impersonation.groups.length > 0 ? { 'impersonate-group': impersonation.groups } : {}),
+  };
+}

@@ -1,0 +1,77 @@
+import {
+  apiPaths,
+  kubeClusterListQuerySchema,
+  type KubeClusterListResponse,
+  type KubeLoginResponse,
+} from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import { accessDenied, badParameter, notFound } from '../../errors.js';
+import { parseInput } from '../../http/parse-input.js';
+import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import { kubeServerName, type KubeCa } from './kube-ca.js';
+import { kubePathPrefix } from './kube-api-proxy.js';
+import type { KubeClustersService } from './kube-clusters.service.js';
+import { kubeClusterJson } from './kubernetes.routes.js';
+
+interface KubeConnectOptions {
+  clusters: KubeClustersService;
+  certAuth: Pick<CertRequestAuth, 'identify'>;
+  ca: () => Promise<KubeCa>;
+  /** `https://host:port` of the Kubernetes listener, or '' when none takes TLS from outside. */
+  listenerUrl: () => string;
+}
+
+/** A `postern kube login` certificate lives as long as a CLI sign-in's does, at most. */
+const loginCertTtlMs = 12 * 3_600_000;
+
+type NameParams = { Params: { name: string } };
+
+/**
+ * `postern kube ls` and `postern kube login`: requests signed with the user's certificate from
+ * `postern login`. Login answers a client certificate for one cluster, which kubectl presents to
+ * the Kubernetes listener (docs/kubernetes.md).
+ */
+export async function kubeConnectRoutes(server: FastifyInstance, options: KubeConnectOptions) {
+  const { clusters, certAuth } = options;
+
+  // Public for the guard: the request is authenticated by its certificate signature instead.
+  server.get(apiPaths.kubeCatalog, { config: { access: 'public' } }, async (request) => {
+    const { acl, roleSet } = certAuth.identify(request);
+    if (!acl.kubeServers.list) {
+      throw accessDenied('access denied: list on kubeServers is not allowed');
+    }
+    const query = parseInput(kubeClusterListQuerySchema, request.query);
+    const page = clusters.list(query, roleSet);
+    return {
+      items: page.rows.map((row) => kubeClusterJson(row, roleSet)),
+      startKey: page.startKey,
+      totalCount: page.totalCount,
+    } satisfies KubeClusterListResponse;
+  });
+
+  server.post<NameParams>(
+    apiPaths.patterns.kubeLogin,
+    { config: { access: 'public' } },
+    async (request): Promise<KubeLoginResponse> => {
+      const identity = certAuth.identify(request);
+      const cluster = clusters.visible(request.params.name, identity.roleSet);
+      if (!cluster) throw notFound(`no Kubernetes cluster named ${request.params.name}`);
+      const base = options.listenerUrl();
+      if (!base) {
+        throw badParameter(
+          'this proxy takes no TLS for Kubernetes: its web port is plain HTTP, so set kube_addr',
+        );
+      }
+      const ca = await options.ca();
+      const issued = await ca.userCertificate(identity.user, cluster.metadata.name, loginCertTtlMs);
+      return {
+        cert: issued.certPem,
+        key: issued.keyPem,
+        ca: ca.certPem,
+        expires: issued.notAfter.toISOString(),
+        server: `${base}${kubePathPrefix}${encodeURIComponent(cluster.metadata.name)}`,
+        tls_server_name: kubeServerName,
+      };
+    },
+  );
+}

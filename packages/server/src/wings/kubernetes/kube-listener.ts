@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { KubeApiProxy } from './kube-api-proxy.js';
+import type { KubeCa } from './kube-ca.js';
+
+/** The listener's own certificate lives as long as the process does, up to a year. */
+const serverCertTtlMs = 365 * 24 * 3_600_000;
+
+/**
+ * The Kubernetes listener: TLS with the Kubernetes CA's server certificate, asking for a client
+ * certificate of the same CA, and HTTP/1.1 on top, served by the API proxy. It takes connections
+ * from the web port whose TLS server name is the listener's (`kube.postern.internal`, routed
+ * before TLS starts), and listens on a port of its own when `kube_addr` is set.
+ */
+export async function createKubeServer(deps: {
+  ca: KubeCa;
+  serverNames: string[];
+  proxy: KubeApiProxy;
+}): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
+  const own = await deps.ca.serverCertificate(deps.serverNames, serverCertTtlMs);
+  const sockets = new Set<Socket>();
+  const server = createServer(
+    {
+      cert: own.certPem,
+      key: own.keyPem,
+      ca: deps.ca.certPem,
+      requestCert: true,
+      // A request without a certificate gets a Status kubectl prints, not a TLS alert.
+      rejectUnauthorized: false,
+      ALPNProtocols: ['http/1.1'],
+      handshakeTimeout: 10_000,
+      headersTimeout: 10_000,
+    },
+    (req, res) => deps.proxy.request(req, res),
+  );
+  server.on('upgrade', (req, socket, head) => deps.proxy.upgrade(req, socket, head));
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // No deadline on bodies and answers: watches and exec sessions last as long as they are used.
+  server.requestTimeout = 0;
+  server.setTimeout(0);
+  return {
+    server,
+    take: (socket) => server.emit('connection', socket),
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
