@@ -1,0 +1,257 @@
+import { kubeClusterResourceSchema } from '@postern/contracts';
+import {
+  createServer as createHttpsServer,
+  request as httpsRequest,
+  type Server,
+} from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostActor } from '../../access-control/access/actor.js';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { createSelfSigned } from '../../tls/self-signed.js';
+import { kubeServerName } from './kube-ca.js';
+
+// The Kubernetes API proxy on the web port: TLS routed by server name to the Kubernetes listener,
+// client certificates from the Kubernetes CA, the roles' labels, users, groups and resources,
+// and what reaches the API server. The API server here is a recording stand-in that answers every
+// request with what it received (kubectl against a fuller fake: kubectl.test.ts).
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+let app: TestApp;
+let upstream: Server;
+const seen: Seen[] = [];
+let port: number;
+let ca: string;
+const token = 'service-account-token-of-postern';
+const certs: Record<string, { cert: string; key: string }> = {};
+
+const pods = (names: [string, string][]) => ({
+  kind: 'PodList',
+  apiVersion: 'v1',
+  metadata: {},
+  items: names.map(([namespace, name]) => ({ metadata: { namespace, name } })),
+});
+
+beforeAll(async () => {
+  const tls = await createSelfSigned(['localhost']);
+  upstream = createHttpsServer(tls, (req, res) => {
+    seen.push({ method: req.method!, url: req.url!, headers: req.headers });
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.startsWith('/api/v1/namespaces/prod/pods?')) {
+      return res.end(
+        JSON.stringify(
+          pods([
+            ['prod', 'web-1'],
+            ['prod', 'db-1'],
+            ['prod', 'web-2'],
+          ]),
+        ),
+      );
+    }
+    res.end(JSON.stringify({ kind: 'Echo', url: req.url }));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const server = `https://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+
+  app = await createTestApp({ https: await createSelfSigned(['proxy.test']) });
+  for (const [name, env] of [
+    ['prod', 'prod'],
+    ['dev', 'dev'],
+  ]) {
+    await app.services.kubeClusters.create(
+      kubeClusterResourceSchema.parse({
+        kind: 'kube_cluster',
+        metadata: { name, labels: { env } },
+        spec: { server, ca_cert: tls.cert, credentials: { token } },
+      }),
+      hostActor('test'),
+    );
+  }
+  const role = (name: string, allow: object) =>
+    app.services.roles.create(
+      JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
+      hostActor('test'),
+    );
+  await role('kube-prod', {
+    kubernetes_labels: { env: 'prod' },
+    kubernetes_groups: ['devs', 'viewers'],
+    kubernetes_users: ['alice-k8s'],
+    kubernetes_resources: [
+      { kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['get', 'list', 'watch'] },
+    ],
+  });
+  await role('kube-none', { kubernetes_labels: { env: 'prod' } });
+  await app.services.users.create({ name: 'alice', roles: ['kube-prod'] }, 'test');
+  await app.services.users.create({ name: 'nobody', roles: ['kube-none'] }, 'test');
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.server.address() as AddressInfo).port;
+  const kubeCa = await app.services.kubeCa();
+  ca = kubeCa.certPem;
+  for (const [user, cluster] of [
+    ['alice', 'prod'],
+    ['alice', 'dev'],
+    ['nobody', 'prod'],
+  ] as const) {
+    const issued = await kubeCa.userCertificate(user, cluster, 3_600_000);
+    certs[`${user}@${cluster}`] = { cert: issued.certPem, key: issued.keyPem };
+  }
+});
+
+afterAll(async () => {
+  await app?.close();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+interface Answer {
+  status: number;
+  body: {
+    kind?: string;
+    message?: string;
+    reason?: string;
+    items?: { metadata: { name: string } }[];
+  };
+}
+
+function call(
+  path: string,
+  who?: string,
+  headers: Record<string, string | string[]> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        servername: kubeServerName,
+        ca,
+        ...(who ? certs[who] : {}),
+        headers,
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const lastSeen = () => seen.at(-1)!;
+
+describe('the Kubernetes listener on the web port', () => {
+  it('is reached by its server name and presents a certificate of the Kubernetes CA', async () => {
+    const answer = await call('/kube/prod/version', 'alice@prod');
+    expect(answer.status).toBe(200);
+    expect(lastSeen().url).toBe('/version');
+  });
+
+  it('answers 401 in Kubernetes terms without a client certificate', async () => {
+    const before = seen.length;
+    const answer = await call('/kube/prod/api');
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized' });
+    expect(seen.length).toBe(before);
+  });
+
+  it("refuses a certificate for one cluster on another's path", async () => {
+    const answer = await call('/kube/prod/api', 'alice@dev');
+    expect(answer.status).toBe(403);
+    expect(answer.body.message).toMatch(/this certificate is for Kubernetes cluster dev, not prod/);
+  });
+});
+
+describe('what reaches the API server', () => {
+  it("carries the cluster's credential and the impersonation the roles allow, never the client's", async () => {
+    await call('/kube/prod/api/v1/namespaces/prod/pods/web-1', 'alice@prod', {
+      authorization: 'Bearer stolen',
+      'impersonate-uid': 'x',
+    }).then((answer) => expect(answer.status).toBe(403));
+    const answer = await call('/kube/prod/api/v1/namespaces/prod/pods/web-1', 'alice@prod', {
+      authorization: 'Bearer stolen',
+    });
+    expect(answer.status).toBe(200);
+    const headers = lastSeen().headers;
+    expect(headers.authorization).toBe(`Bearer ${token}`);
+    expect(headers['impersonate-user']).toBe('alice-k8s');
+    expect(headers['impersonate-group']).toBe('devs, viewers');
+  });
+
+  it('lets the client narrow its groups to ones the roles allow, and refuses others', async () => {
+    const narrowed = await call('/kube/prod/api/v1/namespaces/prod/pods/web-1', 'alice@prod', {
+      'impersonate-group': 'viewers',
+    });
+    expect(narrowed.status).toBe(200);
+    expect(lastSeen().headers['impersonate-group']).toBe('viewers');
+    const before = seen.length;
+    const refused = await call('/kube/prod/api/v1/namespaces/prod/pods/web-1', 'alice@prod', {
+      'impersonate-group': 'system:masters',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/acting in Kubernetes group "system:masters"/);
+    expect(seen.length).toBe(before);
+  });
+
+  it('refuses a request outside kubernetes_resources before the API server sees it', async () => {
+    const before = seen.length;
+    for (const path of [
+      '/kube/prod/api/v1/namespaces/prod/pods/db-1',
+      '/kube/prod/api/v1/namespaces/prod/secrets',
+      '/kube/prod/api/v1/namespaces/kube-system/pods',
+    ]) {
+      const answer = await call(path, 'alice@prod');
+      expect(answer.status, path).toBe(403);
+      expect(answer.body.reason).toBe('Forbidden');
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('passes on only the listed objects the roles reach', async () => {
+    const answer = await call('/kube/prod/api/v1/namespaces/prod/pods?limit=500', 'alice@prod');
+    expect(answer.status).toBe(200);
+    expect(answer.body.items!.map((item) => item.metadata.name)).toEqual(['web-1', 'web-2']);
+  });
+
+  it('refuses every path, discovery too, to a user whose roles name no Kubernetes user or group', async () => {
+    const answer = await call('/kube/prod/api', 'nobody@prod');
+    expect(answer.status).toBe(403);
+    expect(answer.body.message).toMatch(/name no kubernetes_users or kubernetes_groups/);
+  });
+
+  it('audits each request with its status', async () => {
+    await app.services.kubeRequestAudit.flush();
+    const { events } = await app.audit.search({
+      from: new Date(Date.now() - 60_000),
+      to: new Date(Date.now() + 60_000),
+      eventTypes: ['kube.request'],
+      limit: 100,
+    });
+    const statuses = events.map((event) => [event.request_path, event.response_code]);
+    expect(statuses).toContainEqual(['/api/v1/namespaces/prod/pods/db-1', 403]);
+    expect(statuses).toContainEqual(['/api/v1/namespaces/prod/pods/web-1', 200]);
+    expect(events.find((event) => event.response_code === 200)).toMatchObject({
+      user: 'alice',
+      kubernetes_cluster: 'prod',
+      kubernetes_users: ['alice-k8s'],
+    });
+  });
+});
+
+describe('locks', () => {
+  it("turn the user's next request into 403", async () => {
+    await app.services.locks.create(
+      { targets: { user: 'alice' }, message: 'incident 42' },
+      hostActor('test'),
+    );
+    const locked = async () => call('/kube/prod/version', 'alice@prod');
+    await expect.poll(async () => (await locked()).status).toBe(403);
+    expect((await locked()).body.message).toBe('locked: incident 42');
+  });
+});
