@@ -18,6 +18,7 @@ import {
 import { postJoin } from './join.js';
 import { proxyBaseUrl } from './proxy-address.js';
 import { forwardTcp, forwardToApp, type AgentApp, type AgentDatabase } from './app-forwarder.js';
+import { KubeForwarder, type AgentKubeCluster } from './kube-forwarder.js';
 import { TunnelClient, type AgentLog } from './tunnel-client.js';
 
 export interface AgentOptions {
@@ -38,6 +39,8 @@ export interface AgentOptions {
   apps?: AgentApp[];
   /** Databases reached from this host (`--db name=postgres://host:port`), with the labels too. */
   databases?: AgentDatabase[];
+  /** Kubernetes clusters reached from this host (`--kube NAME --kubeconfig FILE`). */
+  kubeClusters?: AgentKubeCluster[];
   log: AgentLog;
 }
 
@@ -90,6 +93,11 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
 
   const apps = options.apps ?? [];
   const databases = options.databases ?? [];
+  // Each cluster's kubeconfig is read now: a bad one stops the agent before it connects.
+  const kubeClusters = (options.kubeClusters ?? []).map((cluster) => ({
+    cluster,
+    forwarder: new KubeForwarder(cluster),
+  }));
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
   const tunnel = new TunnelClient({
@@ -114,6 +122,10 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
         ca_cert: db.caCert,
         tls_mode: db.tlsMode,
       })),
+      kube_clusters: kubeClusters.map(({ cluster }) => ({
+        name: cluster.name,
+        labels: options.labels,
+      })),
     }),
     services: [
       {
@@ -133,6 +145,10 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
           forwardTcp(db, stream, (error) =>
             log.warn({ db: db.name, err: error.message }, 'a connection to the database failed'),
           ),
+      })),
+      ...kubeClusters.map(({ cluster, forwarder }) => ({
+        service: { kind: 'kube', name: cluster.name },
+        handle: (stream: Duplex) => forwarder.serve(stream),
       })),
     ],
     onReady: (keys) => {
@@ -158,6 +174,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
     stop: () => {
       stopping ??= (async () => {
         commandLabels?.stop();
+        for (const { forwarder } of kubeClusters) forwarder.close();
         // Sessions first, so their clients get a proper SSH disconnect through the tunnel.
         await nodeService.close();
         await tunnel.stop();

@@ -34,6 +34,11 @@ export interface LiveSessionInit {
   /** The role option record_session for the kind; best_effort when not given. */
   recordSession?: RecordSessionMode;
   /**
+   * Fields every audit event of the session carries besides the common ones: a Kubernetes exec
+   * names its cluster, namespace and pod (the recordings list shows the cluster).
+   */
+  auditFields?: Record<string, string>;
+  /**
    * Judges the owner's access again (the hub calls it when roles or users change, and every
    * second): a reason ends the session, undefined lets it go on.
    */
@@ -63,9 +68,11 @@ export function sessionAuditFields(sid: string, init: LiveSessionInit) {
     server_id: init.node.id,
     server_hostname: init.node.hostname,
     server_addr: init.node.addr,
-    proto: init.kind,
+    // The reference names a Kubernetes session's protocol `kube`; its session kind is `k8s`.
+    proto: init.kind === 'k8s' ? 'kube' : init.kind,
     namespace: 'default',
     ...(init.traceId ? { trace_id: init.traceId } : {}),
+    ...init.auditFields,
   };
 }
 

@@ -64,7 +64,7 @@ export function tunnelEndpoint(dial: () => Promise<Duplex>): KubeEndpoint {
         method,
         path,
         headers,
-        agent: false,
+        // No agent: with one, Node would dial a socket itself; this stream is the request's own.
         createConnection: (_options, created) => {
           // Node takes a socket given later through `created`; the request waits meanwhile.
           dial().then(

@@ -1,5 +1,8 @@
-import { appNameSchema, appUriSchema } from '@postern/contracts';
+import { appNameSchema, appUriSchema, kubeClusterNameSchema } from '@postern/contracts';
 import type { Command } from 'commander';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AgentKubeCluster } from '../../../agent/kube-forwarder.js';
 import type { AgentApp } from '../../../agent/app-forwarder.js';
 import { parseDatabaseFlags as parseDatabases } from '../../../agent/database-flags.js';
 import { ConfigError } from '../../../config/config-error.js';
@@ -16,11 +19,15 @@ export interface AgentFlags {
   insecure?: boolean;
   app?: string[];
   db?: string[];
+  kube?: string;
+  kubeconfig?: string;
+  kubeContext?: string;
 }
 
 /**
  * `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--app name=uri ...]
- * [--db name=postgres://host:port ...] [--data-dir DIR] [--insecure]`.
+ * [--db name=postgres://host:port ...] [--kube NAME --kubeconfig FILE [--kube-context CTX]]
+ * [--data-dir DIR] [--insecure]`.
  */
 export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {}): void {
   program
@@ -44,6 +51,18 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
       'serve a database reached from this host, e.g. orders=postgres://localhost:5432, with ' +
         '?sslrootcert=FILE (its CA) and ?sslmode=verify-full|verify-ca|insecure (repeatable)',
       (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--kube <name>',
+      'serve a Kubernetes cluster reached from this host, by its kubeconfig (--kubeconfig)',
+    )
+    .option(
+      '--kubeconfig <file>',
+      "the --kube cluster's kubeconfig (default: $KUBECONFIG or ~/.kube/config); its credential stays on this host",
+    )
+    .option(
+      '--kube-context <context>',
+      "the kubeconfig's context to use (default: its current one)",
     )
     .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
@@ -82,6 +101,7 @@ export function agentOptionsFromFlags(flags: AgentFlags, log: AgentLog): AgentOp
     insecure: flags.insecure === true,
     apps: parseApps(flags.app ?? []),
     databases: parseDatabases(flags.db ?? []),
+    kubeClusters: parseKube(flags),
     log,
   };
 }
@@ -105,6 +125,24 @@ export function parseApps(values: readonly string[]): AgentApp[] {
     apps.push({ name: name.data, uri: uri.data });
   }
   return apps;
+}
+
+/** `--kube NAME` with its kubeconfig and context; none without `--kube`. */
+export function parseKube(flags: AgentFlags): AgentKubeCluster[] {
+  if (!flags.kube) {
+    if (flags.kubeconfig || flags.kubeContext) {
+      throw new ConfigError('--kubeconfig and --kube-context go with --kube NAME');
+    }
+    return [];
+  }
+  const name = kubeClusterNameSchema.safeParse(flags.kube);
+  if (!name.success)
+    throw new ConfigError(`--kube: ${name.error.issues[0]?.message ?? 'bad name'}`);
+  const kubeconfig =
+    flags.kubeconfig ??
+    process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ??
+    path.join(homedir(), '.kube', 'config');
+  return [{ name: name.data, kubeconfig, context: flags.kubeContext }];
 }
 
 /** `env=prod,team=db` → {env: 'prod', team: 'db'}; names follow the rules of every node label. */
