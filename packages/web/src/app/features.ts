@@ -80,6 +80,9 @@ const AppsPage = lazy(() =>
 const AppLauncherPage = lazy(() =>
   import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
 );
+const KubeExecPage = lazy(() =>
+  import('../features/kubernetes/KubeExecPage').then((m) => ({ default: m.KubeExecPage })),
+);
 const DatabasesPage = lazy(() =>
   import('../features/databases/DatabasesPage').then((m) => ({ default: m.DatabasesPage })),
 );
@@ -145,6 +148,15 @@ export const features: readonly Feature[] = [
     route: 'clusterKubernetes',
     placement: resources,
     flag: 'kubernetes',
+  },
+  // Exec in browser (full page), opened from a cluster's Connect in a new browser tab.
+  {
+    id: 'kubeExec',
+    title: 'Kubernetes Exec',
+    route: 'kubeExec',
+    placement: { nav: 'none' },
+    flag: 'kubernetes',
+    page: KubeExecPage,
   },
   {
     id: 'databases',
