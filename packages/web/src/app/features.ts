@@ -80,6 +80,9 @@ const AppsPage = lazy(() =>
 const AppLauncherPage = lazy(() =>
   import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
 );
+const KubernetesPage = lazy(() =>
+  import('../features/kubernetes/KubernetesPage').then((m) => ({ default: m.KubernetesPage })),
+);
 const KubeExecPage = lazy(() =>
   import('../features/kubernetes/KubeExecPage').then((m) => ({ default: m.KubeExecPage })),
 );
@@ -148,6 +151,7 @@ export const features: readonly Feature[] = [
     route: 'clusterKubernetes',
     placement: resources,
     flag: 'kubernetes',
+    page: KubernetesPage,
   },
   // Exec in browser (full page), opened from a cluster's Connect in a new browser tab.
   {
