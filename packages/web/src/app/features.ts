@@ -80,6 +80,12 @@ const AppsPage = lazy(() =>
 const AppLauncherPage = lazy(() =>
   import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
 );
+const KubernetesPage = lazy(() =>
+  import('../features/kubernetes/KubernetesPage').then((m) => ({ default: m.KubernetesPage })),
+);
+const KubeExecPage = lazy(() =>
+  import('../features/kubernetes/KubeExecPage').then((m) => ({ default: m.KubeExecPage })),
+);
 const DatabasesPage = lazy(() =>
   import('../features/databases/DatabasesPage').then((m) => ({ default: m.DatabasesPage })),
 );
@@ -145,6 +151,16 @@ export const features: readonly Feature[] = [
     route: 'clusterKubernetes',
     placement: resources,
     flag: 'kubernetes',
+    page: KubernetesPage,
+  },
+  // Exec in browser (full page), opened from a cluster's Connect in a new browser tab.
+  {
+    id: 'kubeExec',
+    title: 'Kubernetes Exec',
+    route: 'kubeExec',
+    placement: { nav: 'none' },
+    flag: 'kubernetes',
+    page: KubeExecPage,
   },
   {
     id: 'databases',

@@ -15,11 +15,12 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Databases, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
       { id: 'applications', title: 'Applications', to: '/web/cluster/root/apps', exact: true },
+      { id: 'kubernetes', title: 'Kubernetes', to: '/web/cluster/root/kubernetes', exact: true },
       { id: 'databases', title: 'Databases', to: '/web/cluster/root/databases', exact: true },
       {
         id: 'activeSessions',
@@ -92,7 +93,14 @@ describe('buildNavigation with this build’s registry', () => {
     // Recordings too: the server lists them only the sessions they took part in.
     [
       'access',
-      ['Servers', 'Applications', 'Databases', 'Active Sessions', 'Session Recordings'],
+      [
+        'Servers',
+        'Applications',
+        'Kubernetes',
+        'Databases',
+        'Active Sessions',
+        'Session Recordings',
+      ],
       '/web/cluster/root/nodes',
     ],
   ] as const)('the %s preset sees %j and lands on %s', (preset, titles, landing) => {

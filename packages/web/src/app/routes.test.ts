@@ -3,6 +3,7 @@ import {
   appLauncherPath,
   databaseConsolePath,
   findRoute,
+  kubeExecPath,
   matchKnownRoute,
   routePath,
   routerPattern,
@@ -29,6 +30,26 @@ describe('routePath', () => {
     expect(findRoute(databaseConsolePath(target)!)).toBe('databaseConsole');
     expect(databaseConsolePath({ ...target, dbUser: ' ' })).toBeUndefined();
     expect(databaseConsolePath({ ...target, dbName: '' })).toBeUndefined();
+  });
+
+  it('builds Exec in browser’s path once namespace, pod and container are chosen, the command in the query', () => {
+    const target = {
+      clusterId: 'c',
+      name: 'prod',
+      namespace: 'shop',
+      pod: 'web-0',
+      container: 'side/car',
+      command: ' bash -l ',
+    };
+    const path = kubeExecPath(target)!;
+    expect(path).toBe('/web/cluster/c/kubernetes/prod/exec/shop/web-0/side%2Fcar?command=bash+-l');
+    expect(findRoute(path)).toBe('kubeExec');
+    expect(kubeExecPath({ ...target, command: '' })).toBe(
+      '/web/cluster/c/kubernetes/prod/exec/shop/web-0/side%2Fcar?command=%2Fbin%2Fsh',
+    );
+    expect(kubeExecPath({ ...target, namespace: '' })).toBeUndefined();
+    expect(kubeExecPath({ ...target, pod: '' })).toBeUndefined();
+    expect(kubeExecPath({ ...target, container: '' })).toBeUndefined();
   });
 
   it('encodes parameters so they cannot leave their segment', () => {
@@ -158,6 +179,7 @@ describe('route table flags', () => {
         'databaseConsole',
         'desktop',
         'headlessSso',
+        'kubeExec',
         'player',
       ].sort(),
     );

@@ -50,6 +50,11 @@ export const routeTable = {
     path: '/web/cluster/:clusterId/databases/:database/console/:dbUser/:dbName',
     fullPage: true,
   },
+  /** Exec in browser: a terminal in one container of a pod. Query: `command`. */
+  kubeExec: {
+    path: '/web/cluster/:clusterId/kubernetes/:name/exec/:namespace/:pod/:container',
+    fullPage: true,
+  },
   /** Query: `recordingType`, optional `durationMs`. */
   player: { path: '/web/cluster/:clusterId/session/:sid', fullPage: true },
   appLauncher: { path: '/web/launch/:fqdn/:clusterId?/:publicAddr?/:arn?', fullPage: true },
@@ -153,6 +158,31 @@ export function databaseConsolePath(target: {
     dbUser,
     dbName,
   });
+}
+
+/** The shell `kubectl exec` runs when no command is given, and Exec in browser's default. */
+export const defaultKubeExecCommand = '/bin/sh';
+
+/**
+ * Exec in browser: a terminal in one container of a pod of a Kubernetes cluster, running
+ * `command` (in the query string); none until the namespace, pod and container are chosen (the
+ * page opens the session at once and cannot ask).
+ */
+export function kubeExecPath(target: {
+  clusterId: string;
+  name: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  command: string;
+}): string | undefined {
+  const { clusterId, name, namespace, pod, container } = target;
+  if (!clusterId || !name || !namespace || !pod || !container) return undefined;
+  return routePath(
+    'kubeExec',
+    { clusterId, name, namespace, pod, container },
+    { command: target.command.trim() || defaultKubeExecCommand },
+  );
 }
 
 /** The pathname of a same-origin path (`/x?y#z` → `/x`), or undefined for anything else. */
