@@ -1,0 +1,57 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import WebSocket from 'ws';
+import { upgradeFailure, UpgradeFailedError, type DialOptions } from './dial-options.js';
+
+/** The largest message taken from the server. */
+const maxPayload = 16 * 1024 * 1024;
+
+/**
+ * Opens a WebSocket offering `protocols` (best first). A non-101 answer, or a 101 that picked
+ * none of them, is an UpgradeFailedError (client-go's cue to fall back to SPDY); a network or
+ * TLS failure is rejected as it is. The socket comes paused: resume it once listening.
+ */
+export function dialWebSocket<T extends string>(
+  url: URL,
+  protocols: readonly T[],
+  options: DialOptions = {},
+): Promise<{ socket: WebSocket; protocol: T }> {
+  const target = new URL(url);
+  target.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(target, [...protocols], {
+      ...options.tls,
+      headers: options.headers as Record<string, string>,
+      perMessageDeflate: false,
+      maxPayload,
+      followRedirects: false,
+    });
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (!error) return resolve({ socket, protocol: socket.protocol as T });
+      socket.removeAllListeners();
+      socket.on('error', () => undefined);
+      socket.terminate();
+      reject(error);
+    };
+    socket.once('open', () => {
+      // Held until the caller has its listeners on: messages in the same packet as the 101
+      // would otherwise be emitted (on nextTick) before a promise continuation runs.
+      socket.pause();
+      if ((protocols as readonly string[]).includes(socket.protocol)) return settle();
+      settle(new UpgradeFailedError(101, `the server chose no offered subprotocol`));
+    });
+    socket.once('unexpected-response', (req: ClientRequest, response: IncomingMessage) => {
+      void upgradeFailure(response).then((error) => {
+        req.destroy();
+        settle(error);
+      });
+    });
+    socket.on('error', (error: Error) => {
+      // ws checks the subprotocol itself; a server that picked none we offered is a refusal.
+      const refused = /subprotocol/i.test(error.message);
+      settle(refused ? new UpgradeFailedError(101, error.message) : error);
+    });
+  });
+}
