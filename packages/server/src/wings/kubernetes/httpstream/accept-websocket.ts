@@ -8,15 +8,17 @@ import { refuseUpgrade, UpgradeRefusedError } from './raw-response.js';
 /** The largest message taken: kubectl sends at most 32 KiB of data per message. */
 const maxPayload = 1024 * 1024;
 
-/** The subprotocol chosen for each request being upgraded, for the engine's hook to answer. */
+/** The subprotocol chosen for each request being upgraded, for the 101 to name. */
 const chosen = new WeakMap<IncomingMessage, string>();
 
 // One handshake engine for every upgrade; `noServer` leaves the listening to the caller.
-const engine = new WebSocketServer({
-  noServer: true,
-  perMessageDeflate: false,
-  maxPayload,
-  handleProtocols: (_offered, req) => chosen.get(req) ?? false,
+const engine = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
+// The subprotocol is negotiated here, not by ws: kubectl's port-forward tunnel offers
+// `SPDY/3.1+portforward.k8s.io`, whose slash ws refuses as a token (RFC 6455 wants one; Go
+// takes it). So ws never sees the request's list, and the 101 gets the choice from here.
+engine.on('headers', (headers: string[], req: IncomingMessage) => {
+  const protocol = chosen.get(req);
+  if (protocol) headers.push(`Sec-WebSocket-Protocol: ${protocol}`);
 });
 
 /**
@@ -41,6 +43,7 @@ export function acceptWebSocket<T extends string>(
     return Promise.reject(refuseUpgrade(socket, 400, message));
   }
   chosen.set(req, protocol);
+  delete req.headers['sec-websocket-protocol'];
   return new Promise((resolve, reject) => {
     // ws answers a malformed handshake itself (400) and never calls back: the close says so.
     const gone = () => reject(new UpgradeRefusedError(400, 'the WebSocket handshake failed'));

@@ -17,19 +17,30 @@ export function dialWebSocket<T extends string>(
 ): Promise<{ socket: WebSocket; protocol: T }> {
   const target = new URL(url);
   target.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  let answered: string | undefined;
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(target, [...protocols], {
+    // The subprotocols go in a header of our own and the answer is read here, not by ws: ws
+    // refuses `SPDY/3.1+portforward.k8s.io` (a slash is no token character), which
+    // Kubernetes' port-forward tunnel offers.
+    const socket = new WebSocket(target, {
       ...options.tls,
-      headers: options.headers as Record<string, string>,
+      headers: { ...options.headers, 'Sec-WebSocket-Protocol': protocols.join(', ') },
       perMessageDeflate: false,
       maxPayload,
       followRedirects: false,
+      finishRequest: (request: ClientRequest) => {
+        request.prependListener('upgrade', (response: IncomingMessage) => {
+          answered = response.headers['sec-websocket-protocol'];
+          delete response.headers['sec-websocket-protocol'];
+        });
+        request.end();
+      },
     });
     let settled = false;
     const settle = (error?: Error) => {
       if (settled) return;
       settled = true;
-      if (!error) return resolve({ socket, protocol: socket.protocol as T });
+      if (!error) return resolve({ socket, protocol: answered as T });
       socket.removeAllListeners();
       socket.on('error', () => undefined);
       socket.terminate();
@@ -39,8 +50,8 @@ export function dialWebSocket<T extends string>(
       // Held until the caller has its listeners on: messages in the same packet as the 101
       // would otherwise be emitted (on nextTick) before a promise continuation runs.
       socket.pause();
-      if ((protocols as readonly string[]).includes(socket.protocol)) return settle();
-      settle(new UpgradeFailedError(101, `the server chose no offered subprotocol`));
+      if ((protocols as readonly string[]).includes(answered ?? '')) return settle();
+      settle(new UpgradeFailedError(101, `the server chose no offered subprotocol (${answered})`));
     });
     socket.once('unexpected-response', (req: ClientRequest, response: IncomingMessage) => {
       void upgradeFailure(response).then((error) => {
@@ -48,10 +59,6 @@ export function dialWebSocket<T extends string>(
         settle(error);
       });
     });
-    socket.on('error', (error: Error) => {
-      // ws checks the subprotocol itself; a server that picked none we offered is a refusal.
-      const refused = /subprotocol/i.test(error.message);
-      settle(refused ? new UpgradeFailedError(101, error.message) : error);
-    });
+    socket.on('error', (error: Error) => settle(error));
   });
 }
