@@ -27,6 +27,7 @@ export class Inbound {
   #backlog: Frame[] = [];
   #running = false;
   #closed = false;
+  #afterBacklog: (() => void) | undefined;
 
   constructor(
     maxFrameBytes: number,
@@ -53,6 +54,15 @@ export class Inbound {
     void this.#run();
   }
 
+  /**
+   * Calls `done` once every frame already read is handled: the transport's end must not
+   * overtake the frames that came before it (a FIN, a GOAWAY) while a header block inflates.
+   */
+  whenDrained(done: () => void): void {
+    if (!this.#running && this.#backlog.length === 0) return done();
+    this.#afterBacklog = done;
+  }
+
   close(): void {
     this.#closed = true;
     this.#backlog = [];
@@ -72,6 +82,9 @@ export class Inbound {
       this.readingChanged();
     }
     this.#running = false;
+    const done = this.#afterBacklog;
+    this.#afterBacklog = undefined;
+    done?.();
   }
 
   async #inflated(frame: Extract<Frame, { headerBlock: Buffer }>): Promise<InboundFrame> {

@@ -14,6 +14,7 @@ export class Outbound {
   readonly #writer: FrameWriter;
   readonly #compressor = new HeaderCompressor();
   #closed = false;
+  #ending = false;
   goAwaySent = false;
 
   constructor(
@@ -49,6 +50,8 @@ export class Outbound {
   /** Half-closes the transport after what was queued; cuts it if the peer never hangs up. */
   async endTransport(): Promise<void> {
     await this.#writer.drained();
+    if (this.transport.destroyed || this.#ending) return;
+    this.#ending = true;
     if (!this.transport.writableEnded) this.transport.end();
     const timer = setTimeout(() => this.transport.destroy(), hangUpGraceMs);
     timer.unref();

@@ -176,6 +176,27 @@ describe('SpdyConnection with a broken peer', () => {
     compressor.close();
   });
 
+  it('handles every frame that came before the transport ended, header blocks and all', async () => {
+    const { server, socket } = await rawPeer();
+    const opened = new Promise<SpdyStream>((resolve) => server.once('stream', resolve));
+    const compressor = new HeaderCompressor();
+    const synStream = encodeFrame({
+      type: 'syn_stream',
+      streamId: 1,
+      associatedToStreamId: 0,
+      priority: 0,
+      fin: false,
+      unidirectional: false,
+      headerBlock: await compressor.compress({ streamtype: 'stdin' }),
+    });
+    const data = encodeFrame({ type: 'data', streamId: 1, fin: true, data: Buffer.from('last') });
+    // All in one write, then the end: the block inflates asynchronously while the end arrives.
+    socket.end(Buffer.concat([synStream, data]));
+    const stream = await opened;
+    expect((await readAll(stream)).toString()).toBe('last');
+    compressor.close();
+  });
+
   it('ends the connection when streams are opened out of order', async () => {
     const { server, socket } = await rawPeer();
     server.on('stream', () => undefined);

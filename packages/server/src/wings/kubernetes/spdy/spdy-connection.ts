@@ -65,8 +65,9 @@ export class SpdyConnection extends EventEmitter implements StreamHost {
       () => this.#updateReading(),
     );
     transport.on('data', (chunk: Buffer) => this.#inbound.push(chunk));
-    transport.on('end', () => this.#finish(undefined));
-    transport.on('close', () => this.#finish(undefined));
+    const ended = () => this.#inbound.whenDrained(() => this.#finish(undefined));
+    transport.on('end', ended);
+    transport.on('close', ended);
     transport.on('error', (error: Error) => this.#finish(error));
     for (const frame of this.#flow.openingFrames()) this.#out.send(frame);
     if (options.head && options.head.length > 0) this.#inbound.push(options.head);
@@ -281,6 +282,8 @@ export class SpdyConnection extends EventEmitter implements StreamHost {
     this.#flow.close();
     this.#inbound.close();
     this.#out.close();
+    // Whoever ended it, our side ends too (an upgraded socket may be half-open).
+    void this.#out.endTransport();
     if (this.#transport.isPaused()) this.#transport.resume();
     this.#resolveClosed(error);
     this.emit('close', error);
