@@ -8,7 +8,8 @@ import { kubectlAgainst, kubectlVersion, type KubectlHarness } from './kubectl.t
 // stands for the pod's port.
 //
 // What kubectl 1.32 negotiates (the upgrade headers the fake logged):
-// - by default (KUBECTL_PORT_FORWARD_WEBSOCKETS, on since 1.31): GET with `Upgrade: websocket`
+// - by default (KUBECTL_PORT_FORWARD_WEBSOCKETS: since 1.30 when set to true, by default since
+//   1.31): GET with `Upgrade: websocket`
 //   and the subprotocol SPDY/3.1+portforward.k8s.io; SPDY/3.1 frames then ride in binary
 //   messages, kubectl pinging every 10 s inside;
 // - with KUBECTL_PORT_FORWARD_WEBSOCKETS=false, or after a refused WebSocket upgrade: POST with
@@ -19,11 +20,11 @@ import { kubectlAgainst, kubectlVersion, type KubectlHarness } from './kubectl.t
 const version = await kubectlVersion();
 const forms = [
   {
-    name: version.portForwardOverWebSocket
+    name: version.portForwardTunnel
       ? 'in the WebSocket tunnel (KUBECTL_PORT_FORWARD_WEBSOCKETS=true)'
       : `over SPDY: kubectl 1.${version.minor} has no WebSocket tunnel`,
     env: { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'true' },
-    upgrade: version.portForwardOverWebSocket ? 'websocket' : 'SPDY/3.1',
+    upgrade: version.portForwardTunnel ? 'websocket' : 'SPDY/3.1',
   },
   {
     name: 'over SPDY (KUBECTL_PORT_FORWARD_WEBSOCKETS=false)',

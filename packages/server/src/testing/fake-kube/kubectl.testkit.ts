@@ -16,8 +16,11 @@ export interface KubectlVersion {
   gitVersion: string;
   /** kubectl 1.30 and later run exec and attach over WebSocket unless told not to. */
   execOverWebSocket: boolean;
-  /** kubectl 1.31 and later tunnel port-forward through a WebSocket unless told not to. */
-  portForwardOverWebSocket: boolean;
+  /**
+   * kubectl 1.30 and later tunnel port-forward through a WebSocket when
+   * KUBECTL_PORT_FORWARD_WEBSOCKETS=true (1.31 and later also by default).
+   */
+  portForwardTunnel: boolean;
 }
 
 /** The client's version, as `kubectl version --client` reports it. */
@@ -30,7 +33,7 @@ export async function kubectlVersion(): Promise<KubectlVersion> {
     minor,
     gitVersion: client.gitVersion,
     execOverWebSocket: minor >= 30,
-    portForwardOverWebSocket: minor >= 31,
+    portForwardTunnel: minor >= 30,
   };
 }
 
