@@ -2,8 +2,8 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { upgradeFailure, UpgradeFailedError, type DialOptions } from './dial-options.js';
 
-/** The largest message taken from the server. */
-const maxPayload = 16 * 1024 * 1024;
+/** The largest message taken from the server: API servers send 32 KiB of data at most. */
+const maxPayload = 1024 * 1024;
 
 /**
  * Opens a WebSocket offering `protocols` (best first). A non-101 answer, or a 101 that picked

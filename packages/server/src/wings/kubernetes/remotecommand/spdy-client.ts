@@ -44,8 +44,6 @@ export async function execOverSpdy(
       resolve(failureStatus('the connection closed before the command ended')),
     );
   });
-  // The server ends the connection after the status; so do we once it came.
-  void status.then(() => connection.close());
   const resize = streams.get(streamType.resize);
 
   return {

@@ -21,18 +21,40 @@ export function normalizedHeaders(headers: SpdyHeadersInit): SpdyHeaders {
   return result;
 }
 
+// Headers HTTP/1.1 needs and SPDY forbids (section 3.2.1): Go's framer ends the connection
+// when a SYN_STREAM carries one.
+const forbiddenNames = new Set([
+  'connection',
+  'host',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+]);
+
+/** Why `headers` cannot be sent (a name empty or forbidden, a NUL in a value), or undefined. */
+export function headersProblem(headers: SpdyHeadersInit): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.length === 0) return 'a SPDY header name cannot be empty';
+    if (forbiddenNames.has(name.toLowerCase())) return `SPDY forbids the header ${name}`;
+    const values = typeof value === 'string' ? [value] : value;
+    if (values.some((each) => each.includes('\0'))) return `the header ${name} holds a NUL`;
+  }
+  return undefined;
+}
+
 /** A header block that decompressed but breaks the rules of section 2.6.10: a stream error. */
 export class InvalidHeaderBlockError extends SpdyProtocolError {}
 
 /** The uncompressed Name/Value Header Block (section 2.6.10). */
 export function encodeHeaderBlock(headers: SpdyHeadersInit): Buffer {
+  const problem = headersProblem(headers);
+  if (problem) throw new Error(problem);
   const entries = Object.entries(headers);
   const parts: Buffer[] = [uint32(entries.length)];
   for (const [name, value] of entries) {
     const values = typeof value === 'string' ? [value] : value;
+    // Go's framer refuses names that are not lowercase.
     const nameBytes = Buffer.from(name.toLowerCase(), 'utf8');
-    // Go's framer refuses names that are not lowercase, and a name needs at least one byte.
-    if (nameBytes.length === 0) throw new Error('a SPDY header name cannot be empty');
     const valueBytes = Buffer.from(values.join('\0'), 'utf8');
     parts.push(uint32(nameBytes.length), nameBytes, uint32(valueBytes.length), valueBytes);
   }
@@ -86,7 +108,12 @@ export class HeaderCompressor {
   }
 
   compress(headers: SpdyHeadersInit): Promise<Buffer> {
-    return this.#codec.run(encodeHeaderBlock(headers));
+    return this.compressBlock(encodeHeaderBlock(headers));
+  }
+
+  /** Compresses a header block already encoded (section 2.6.10), whatever it holds. */
+  compressBlock(block: Buffer): Promise<Buffer> {
+    return this.#codec.run(block);
   }
 
   close(): void {

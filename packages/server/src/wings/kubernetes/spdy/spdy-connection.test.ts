@@ -88,6 +88,17 @@ describe('SpdyConnection', () => {
     await expect(client.openStream({})).rejects.toThrow(/status 3/);
   });
 
+  it('refuses to send headers a peer would kill the connection for', async () => {
+    const { client, server } = await pair();
+    await expect(client.openStream({ Connection: 'close' })).rejects.toThrow(/forbids/);
+    await expect(client.openStream({ '': 'nameless' })).rejects.toThrow(/empty/);
+    const accepted = new Promise<SpdyStream>((resolve) => server.once('stream', resolve));
+    void client.openStream({ fine: 'yes' });
+    const peer = await accepted;
+    expect(() => peer.reply({ bad: 'a\0b' })).toThrow(/NUL/);
+    peer.reply();
+  });
+
   it('answers PING', async () => {
     const { client, server } = await pair();
     expect(await client.ping()).toBeGreaterThanOrEqual(0);
@@ -154,7 +165,7 @@ describe('SpdyConnection with a broken peer', () => {
     const opened: SpdyStream[] = [];
     server.on('stream', (stream: SpdyStream) => opened.push(stream));
     const compressor = new HeaderCompressor();
-    const synStream = async (streamId: number, headers: Record<string, string>): Promise<Buffer> =>
+    const synStream = (streamId: number, headerBlock: Buffer) =>
       encodeFrame({
         type: 'syn_stream',
         streamId,
@@ -162,10 +173,12 @@ describe('SpdyConnection with a broken peer', () => {
         priority: 0,
         fin: false,
         unidirectional: false,
-        headerBlock: await compressor.compress(headers),
+        headerBlock,
       });
-    socket.write(await synStream(1, { broken: 'value\0' }));
-    socket.write(await synStream(3, { fine: 'yes' }));
+    // One pair, name "a", value "x" and an empty value after a NUL: a stream error (2.6.10).
+    const broken = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 0x61, 0, 0, 0, 2, 0x78, 0]);
+    socket.write(synStream(1, await compressor.compressBlock(broken)));
+    socket.write(synStream(3, await compressor.compress({ fine: 'yes' })));
     await until(() => opened.length === 1, 'the second stream');
     expect(opened[0]!.id).toBe(3);
     expect(frames).toContainEqual({

@@ -2,7 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { FlowControl } from './flow-control.js';
 import { goAwayStatus, rstStatus, settingId, SpdyProtocolError } from './frames.js';
-import { normalizedHeaders, type SpdyHeaders, type SpdyHeadersInit } from './header-compression.js';
+import {
+  headersProblem,
+  normalizedHeaders,
+  type SpdyHeaders,
+  type SpdyHeadersInit,
+} from './header-compression.js';
 import { Inbound, type InboundFrame } from './inbound.js';
 import { Outbound } from './outbound.js';
 import { SpdyStream, type StreamHost } from './spdy-stream.js';
@@ -78,6 +83,8 @@ export class SpdyConnection extends EventEmitter implements StreamHost {
     if (this.#ended || this.#out.goAwaySent || this.#goAwayReceived) {
       return Promise.reject(new Error('the SPDY connection is closing'));
     }
+    const problem = headersProblem(headers);
+    if (problem) return Promise.reject(new Error(problem));
     const id = this.#ids.nextStreamId();
     const stream = this.#newStream(id, normalizedHeaders(headers), true, false);
     const opened = this.#ids.awaitReply(stream);

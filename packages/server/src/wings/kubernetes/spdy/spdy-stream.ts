@@ -1,6 +1,11 @@
 import { Duplex } from 'node:stream';
 import { rstStatus } from './frames.js';
-import { headerValue, type SpdyHeaders, type SpdyHeadersInit } from './header-compression.js';
+import {
+  headersProblem,
+  headerValue,
+  type SpdyHeaders,
+  type SpdyHeadersInit,
+} from './header-compression.js';
 
 /** What a stream asks of its connection; SpdyConnection implements it. */
 export interface StreamHost {
@@ -74,6 +79,8 @@ export class SpdyStream extends Duplex {
 
   /** Accepts a stream the peer opened (SYN_REPLY). Data written before waits for this. */
   reply(headers: SpdyHeadersInit = {}): void {
+    const problem = headersProblem(headers);
+    if (problem) throw new Error(problem);
     if (this.#replied || this.destroyed) return;
     this.#replied = true;
     this.host.sendReply(this, headers);
