@@ -37,7 +37,7 @@ beforeAll(async () => {
   fake = await startFakeKubeApiServer();
   kubectl = await kubectlAgainst(fake);
   fake.pods.add({ name: 'web-1' });
-  fake.pods.add({ name: 'shell-1', main: { command: ['sh'] } });
+  for (const pod of ['shell-0', 'shell-1']) fake.pods.add({ name: pod, main: { command: ['sh'] } });
 });
 
 afterAll(async () => {
@@ -100,20 +100,23 @@ describe.each(transports)('kubectl exec $name', ({ env, upgrade }) => {
   });
 });
 
-describe('kubectl attach', () => {
-  it(`joins the pod's main process on a terminal (${onWebSocket})`, async () => {
-    const attached = kubectl.startInPty(['attach', '-it', 'shell-1'], { cols: 80, rows: 24 });
-    await attached.waitFor(/If you don't see a command prompt/, 'the attach banner');
-    // The shell printed its prompt before anyone attached: ask for a new one, as the banner says.
-    attached.write('\r');
-    await typeAndSee(attached, 'echo attached-$((2+3))', /attached-5/);
-    attached.write('exit\r');
-    expect(await attached.exited).toBe(0);
-    expect(lastUpgrade('attach')!.headers.upgrade).toBe(transports[0]!.upgrade);
-    // The main process's output went to the container's log as well.
-    expect((await kubectl.run(['logs', 'shell-1'])).stdout).toContain('attached-5');
-  });
-});
+describe.each(transports.map((transport, index) => ({ ...transport, pod: `shell-${index}` })))(
+  'kubectl attach $name',
+  ({ env, upgrade, pod }) => {
+    it("joins the pod's main process on a terminal, and ends with it", async () => {
+      const attached = kubectl.startInPty(['attach', '-it', pod], { env, cols: 80, rows: 24 });
+      await attached.waitFor(/If you don't see a command prompt/, 'the attach banner');
+      // The shell printed its prompt before anyone attached: ask for another, as the banner says.
+      attached.write('\r');
+      await typeAndSee(attached, 'echo attached-$((2+3))', /attached-5/);
+      attached.write('exit\r');
+      expect(await attached.exited).toBe(0);
+      expect(lastUpgrade('attach')!.headers.upgrade).toBe(upgrade);
+      // The main process's output went to the container's log as well.
+      expect((await kubectl.run(['logs', pod])).stdout).toContain('attached-5');
+    });
+  },
+);
 
 describe('kubectl exec when the server refuses WebSocket', () => {
   it(
