@@ -41,7 +41,9 @@ const examples: Frame[] = [
 ];
 
 describe('SPDY/3 frame codec', () => {
-  it.each(examples.map((frame) => [frame.type, frame] as const))(
+  const named = (frame: Frame) =>
+    `${frame.type}${'fin' in frame && frame.fin ? ' with FIN' : ''}${'unidirectional' in frame && frame.unidirectional ? ', unidirectional' : ''}`;
+  it.each(examples.map((frame) => [named(frame), frame] as const))(
     'round-trips %s',
     (_type, frame) => {
       const bytes = encodeFrame(frame);
