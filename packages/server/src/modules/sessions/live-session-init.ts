@@ -25,6 +25,11 @@ export interface LiveSessionInit {
   traceId: string;
   /** '' for an interactive shell. */
   command: string;
+  /**
+   * Whether someone works in it on a terminal (its recording is listed as playable): a shell,
+   * by default; a Kubernetes `exec -it` names its command and is interactive too.
+   */
+  interactive?: boolean;
   /** Epoch ms: max_session_ttl and the certificate end the session here. */
   expiresAt: number;
   /** client_idle_timeout in ms; 0 for none. */
@@ -59,6 +64,10 @@ export interface LiveSessionDeps {
 
 /** A terminal-less session's tracker says 0×0: the active-sessions shape always has a size. */
 const noTerminal: TerminalSize = { w: 0, h: 0 };
+
+/** Whether the session is someone's terminal: as the init says, or when it runs no command. */
+export const isInteractive = (init: Pick<LiveSessionInit, 'command' | 'interactive'>) =>
+  init.interactive ?? init.command === '';
 
 /** The fields every audit event of the session carries. */
 export function sessionAuditFields(sid: string, init: LiveSessionInit) {

@@ -8,6 +8,7 @@ import {
 } from '@postern/contracts';
 import { emitAuditInBackground } from '../audit/emit.js';
 import {
+  isInteractive,
   sessionAuditFields,
   sessionTracker,
   type LiveSessionDeps,
@@ -204,6 +205,7 @@ export class LiveSession {
       fields: this.auditFields(),
       owner: this.init.owner.user,
       command: this.init.command,
+      interactive: isInteractive(this.init),
       reason,
       participants,
       created: this.created,

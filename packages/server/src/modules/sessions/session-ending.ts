@@ -44,6 +44,7 @@ export interface SessionEnd {
   fields: Record<string, unknown>;
   owner: string;
   command: string;
+  interactive: boolean;
   reason: string;
   participants: string[];
   created: number;
@@ -62,7 +63,7 @@ export function auditSessionEnd(audit: AuditStore, end: SessionEnd): void {
     user: end.owner,
     reason: end.reason,
     participants: end.participants,
-    interactive: end.command === '',
+    interactive: end.interactive,
     session_start: new Date(end.created).toISOString(),
     session_stop: new Date(end.stoppedAt).toISOString(),
     session_recording: end.recorded ? 'on' : 'off',

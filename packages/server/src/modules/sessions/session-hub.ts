@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { isInteractive } from './live-session-init.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
 import {
@@ -102,7 +103,7 @@ export class SessionHub {
       ...session.auditFields(),
       user: init.owner.user,
       ...(init.terminal ? { size: `${init.terminal.w}:${init.terminal.h}` } : {}),
-      interactive: init.command === '',
+      interactive: isInteractive(init),
       ...(init.command ? { command: init.command } : {}),
     });
     return session;

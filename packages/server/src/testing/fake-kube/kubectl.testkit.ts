@@ -78,26 +78,32 @@ export async function kubectlAgainst(
   fake: FakeKubeApiServer,
   options: { auth?: 'token' | 'client-certificate'; token?: string } = {},
 ): Promise<KubectlHarness> {
-  const home = await mkdtemp(path.join(tmpdir(), 'postern-kubectl-'));
-  const kubeconfig = path.join(home, 'kubeconfig');
   const base64 = (text: string) => Buffer.from(text).toString('base64');
-  const user =
+  const user: Record<string, string> =
     options.auth === 'client-certificate' && fake.clientCert
       ? {
           'client-certificate-data': base64(fake.clientCert.certPem),
           'client-key-data': base64(fake.clientCert.keyPem),
         }
       : { token: options.token ?? fake.token };
+  return kubectlWith({ server: fake.url, 'certificate-authority-data': base64(fake.caPem) }, user);
+}
+
+/**
+ * kubectl with a kubeconfig of one context (`cluster` and `user` as a kubeconfig writes them):
+ * a temporary home, its own discovery cache. Postern's tests point it at the proxy.
+ */
+export async function kubectlWith(
+  cluster: Record<string, string>,
+  user: Record<string, string>,
+): Promise<KubectlHarness> {
+  const home = await mkdtemp(path.join(tmpdir(), 'postern-kubectl-'));
+  const kubeconfig = path.join(home, 'kubeconfig');
   // JSON is YAML: kubectl reads it as any kubeconfig.
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [
-      {
-        name: 'fake',
-        cluster: { server: fake.url, 'certificate-authority-data': base64(fake.caPem) },
-      },
-    ],
+    clusters: [{ name: 'fake', cluster }],
     users: [{ name: 'fake', user }],
     contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake', namespace: 'default' } }],
     'current-context': 'fake',

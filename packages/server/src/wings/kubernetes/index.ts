@@ -5,6 +5,9 @@ import { lockMessage } from '../../access-control/locks/lock-watcher.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentKubeHeartbeats } from './agent-kube.js';
+import { ExecAccess } from './exec/exec-access.js';
+import { KubeExecSessions } from './exec/kube-exec-sessions.js';
+import { kubeExecRoutes } from './exec/kube-exec.routes.js';
 import { addKubeCommands } from './cli/kube.commands.js';
 import { KubeApiProxy, type KubeIdentity } from './kube-api-proxy.js';
 import { KubeCa, kubeServerName, type CertifiedKubeUser } from './kube-ca.js';
@@ -29,6 +32,13 @@ export const kubernetesWing = {
       clusters: s.kubeClusters,
       resources: s.kubeResources,
       clusterName: ctx.config.clusterName,
+    });
+    await server.register(kubeExecRoutes, {
+      exec: s.kubeExec,
+      access: s.kubeExecAccess,
+      guard: ctx.guard,
+      clusterName: ctx.config.clusterName,
+      pingIntervalMs: ctx.pingIntervalMs,
     });
     await server.register(kubeConnectRoutes, {
       clusters: s.kubeClusters,
@@ -89,6 +99,12 @@ function buildKubernetes(ctx: ServerContext) {
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     return { user, roleSet: resolved.roleSet, roles: resolved.roles };
   };
+  const kubeExec = new KubeExecSessions({
+    hub: ctx.hub,
+    audit,
+    clusterName: config.clusterName,
+    now,
+  });
   const proxy = new KubeApiProxy({
     clusters: kubeClusters,
     endpointFor,
@@ -102,6 +118,10 @@ function buildKubernetes(ctx: ServerContext) {
         },
         revoke,
       }),
+    exec: (call, req, socket, head) =>
+      void kubeExec
+        .fromKubectl(call, { ...call.identity, recheck: () => call.recheck() }, req, socket, head)
+        .catch(() => socket.destroy()),
   });
   // One TLS server for the Kubernetes listener, made the first time a connection needs it.
   let server: ReturnType<typeof createKubeServer> | undefined;
@@ -131,6 +151,14 @@ function buildKubernetes(ctx: ServerContext) {
     kubeRequestAudit,
     kubeProxy: proxy,
     kubeResources: new KubeResourcesReader(endpointFor),
+    kubeExec,
+    kubeExecAccess: new ExecAccess({
+      clusters: kubeClusters,
+      endpointFor,
+      access: ctx.access,
+      locks: ctx.locks,
+      audit: kubeRequestAudit,
+    }),
     kubeServer,
     closeServer: () =>
       void server?.then(

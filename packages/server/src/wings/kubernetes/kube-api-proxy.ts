@@ -32,6 +32,8 @@ export interface KubeCall {
   remoteAddr?: string;
   /** Records the answer's status in the audit log. */
   done(status: number): void;
+  /** Judges the request again (a lock, a role change): a reason ends what it opened. */
+  recheck(): string | undefined;
 }
 
 export interface KubeApiProxyDeps {
@@ -192,6 +194,18 @@ export class KubeApiProxy {
       remoteAddr,
       filter,
       done: (status) => audited(status, request, impersonation),
+      recheck: () => {
+        const now = this.deps.identify(cert);
+        if ('refused' in now) return now.refused;
+        const again = authorizeKubeCall(
+          now,
+          cluster,
+          req.method ?? 'GET',
+          path,
+          req.headersDistinct,
+        );
+        return again.ok ? undefined : again.message;
+      },
     };
   }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { ConnectionOptions } from 'node:tls';
 import { statusSchema, type Status } from './status.js';
 
@@ -12,7 +12,14 @@ export interface DialOptions {
   /** Sent with the upgrade request: Authorization, Impersonate-*, User-Agent... */
   headers?: Record<string, string | string[]>;
   tls?: TlsClientOptions;
+  /**
+   * Opens the connection instead of dialling the URL's host (an agent's tunnel): Node's
+   * `createConnection`, which may hand the stream over later through its callback.
+   */
+  createConnection?: CreateConnection;
 }
+
+export type CreateConnection = NonNullable<RequestOptions['createConnection']>;
 
 /**
  * The server answered the upgrade with something other than 101, or upgraded to no protocol we

@@ -19,7 +19,10 @@ export function dialSpdy<T extends string>(
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: options.method ?? 'POST',
-      agent: false,
+      // No agent: with one, Node would dial its own socket and ignore createConnection.
+      ...(options.createConnection
+        ? { createConnection: options.createConnection }
+        : { agent: false }),
       ...options.tls,
       headers: {
         ...options.headers,

@@ -24,6 +24,7 @@ export function dialWebSocket<T extends string>(
     // Kubernetes' port-forward tunnel offers.
     const socket = new WebSocket(target, {
       ...options.tls,
+      ...(options.createConnection ? { createConnection: options.createConnection } : {}),
       headers: { ...options.headers, 'Sec-WebSocket-Protocol': protocols.join(', ') },
       perMessageDeflate: false,
       maxPayload,

@@ -2,6 +2,7 @@ import http, { type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { CreateConnection, TlsClientOptions } from '../httpstream/dial-options.js';
 import type { KubeTarget } from './kube-target.js';
 
 /**
@@ -11,7 +12,19 @@ import type { KubeTarget } from './kube-target.js';
  */
 export interface KubeEndpoint {
   request(method: string, path: string, headers: OutgoingHttpHeaders): ClientRequest;
+  /**
+   * What an upgrade's own client (exec and attach, dialled anew by the proxy) needs to reach
+   * `path`: the URL, TLS, the credential's headers, and for a tunnel the connection.
+   */
+  dialTarget(path: string): DialTarget;
   close(): void;
+}
+
+export interface DialTarget {
+  url: URL;
+  tls?: TlsClientOptions;
+  headers: Record<string, string>;
+  createConnection?: CreateConnection;
 }
 
 /** A pooled connection unused this long is closed. */
@@ -34,6 +47,9 @@ export function directEndpoint(target: KubeTarget): KubeEndpoint {
     ALPNProtocols: ['http/1.1'],
   });
   const base = target.server.pathname.replace(/\/+$/, '');
+  const credential: Record<string, string> = target.token
+    ? { authorization: `Bearer ${target.token}` }
+    : {};
   return {
     request: (method, path, headers) =>
       https.request({
@@ -45,9 +61,20 @@ export function directEndpoint(target: KubeTarget): KubeEndpoint {
         headers: {
           ...headers,
           host: target.server.host,
-          ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+          ...credential,
         },
       }),
+    dialTarget: (path) => ({
+      url: new URL(base + path, target.server.origin),
+      tls: {
+        ca: target.ca,
+        cert: target.clientCert,
+        key: target.clientKey,
+        servername: target.servername ?? (isIP(hostname) === 0 ? hostname : undefined),
+        rejectUnauthorized: !target.insecureSkipVerify,
+      },
+      headers: credential,
+    }),
     close: () => agent.destroy(),
   };
 }
@@ -57,27 +84,27 @@ export function directEndpoint(target: KubeTarget): KubeEndpoint {
  * serves HTTP on it and forwards each request with its kubeconfig's credential (agent/kube-forwarder.ts).
  */
 export function tunnelEndpoint(dial: () => Promise<Duplex>): KubeEndpoint {
+  // Node takes a socket given later through `created`; the request waits meanwhile.
+  const createConnection: CreateConnection = (_options, created) => {
+    dial().then(
+      (stream) => created(null, stream),
+      (error: unknown) =>
+        created(
+          error instanceof Error ? error : new Error(String(error)),
+          undefined as unknown as Duplex,
+        ),
+    );
+    return undefined;
+  };
   return {
     request: (method, path, headers) =>
-      http.request({
-        host: 'kubernetes',
-        method,
-        path,
-        headers,
-        // No agent: with one, Node would dial a socket itself; this stream is the request's own.
-        createConnection: (_options, created) => {
-          // Node takes a socket given later through `created`; the request waits meanwhile.
-          dial().then(
-            (stream) => created(null, stream),
-            (error: unknown) =>
-              created(
-                error instanceof Error ? error : new Error(String(error)),
-                undefined as unknown as Duplex,
-              ),
-          );
-          return undefined;
-        },
-      }),
+      // No agent: with one, Node would dial a socket itself; this stream is the request's own.
+      http.request({ host: 'kubernetes', method, path, headers, createConnection }),
+    dialTarget: (path) => ({
+      url: new URL(path, 'http://kubernetes'),
+      headers: {},
+      createConnection,
+    }),
     close: () => undefined,
   };
 }
