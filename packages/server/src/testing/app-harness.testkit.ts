@@ -1,4 +1,4 @@
-import type { AppResource, DatabaseResource } from '@postern/contracts';
+import type { AppResource, DatabaseResource, KubeClusterResource } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,6 +77,10 @@ export interface TestAppOptions {
   apps?: AppResource[];
   /** Databases of the config file (docs/databases.md). */
   databases?: DatabaseResource[];
+  /** Kubernetes clusters of the config file (docs/kubernetes.md). */
+  kubeClusters?: KubeClusterResource[];
+  /** public_addr (default proxy.test:3080); port 0 means the port the app listens on. */
+  publicAddr?: string;
 }
 
 /**
@@ -97,7 +101,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config = resolveConfig({
     dataDir: dir,
     clusterName: 'test-cluster',
-    publicAddr: 'proxy.test:3080',
+    publicAddr: options.publicAddr ?? 'proxy.test:3080',
   });
   config.storage = options.storage ?? { type: 'memory' };
   if (options.audit) config.audit = options.audit;
@@ -105,6 +109,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   config.sessionOpenLimit = options.sessionOpenLimit ?? { burst: 10_000, perSecond: 10_000 };
   if (options.apps) config.apps = options.apps;
   if (options.databases) config.databases = options.databases;
+  if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

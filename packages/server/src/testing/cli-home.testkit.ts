@@ -15,6 +15,8 @@ export async function signedInHome(
   port: number,
   user = 'alice',
   roles: string[] = [],
+  /** The proxy over TLS (a test app with `https`), its certificate unchecked as with --insecure. */
+  { tls = false }: { tls?: boolean } = {},
 ): Promise<{ home: string; key: Ed25519Key }> {
   const key = generateEd25519Key();
   const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
@@ -30,8 +32,8 @@ export async function signedInHome(
   await writeFile(
     path.join(home, 'profile.json'),
     JSON.stringify({
-      proxy: `http://127.0.0.1:${port}`,
-      insecure: false,
+      proxy: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+      insecure: tls,
       user,
       cluster: app.config.clusterName,
       ssh_proxy_addr: '127.0.0.1:3023',

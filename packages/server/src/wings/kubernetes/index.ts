@@ -14,6 +14,7 @@ import { KubeCa, kubeServerName, type CertifiedKubeUser } from './kube-ca.js';
 import { KubeClustersService } from './kube-clusters.service.js';
 import { kubeConnectRoutes } from './kube-connect.routes.js';
 import { KubeEndpoints } from './kube-endpoints.js';
+import { checkKubeHealth } from './kube-health.js';
 import { createKubeServer } from './kube-listener.js';
 import { KubeRequestAudit } from './kube-request-audit.js';
 import { KubeResourcesReader } from './kube-resources.service.js';
@@ -49,8 +50,10 @@ export const kubernetesWing = {
   },
   start: async (s) => {
     await s.kubeClusters.start();
+    s.stopHealth = checkKubeHealth(s.kubeClusters, s.endpointFor, s.healthIntervalMs);
   },
   close: async (s) => {
+    s.stopHealth?.();
     s.closeServer();
     s.kubeEndpoints.close();
     await s.kubeRequestAudit.flush();
@@ -160,6 +163,9 @@ function buildKubernetes(ctx: ServerContext) {
       audit: kubeRequestAudit,
     }),
     kubeServer,
+    endpointFor,
+    healthIntervalMs: config.heartbeatIntervalMs,
+    stopHealth: undefined as (() => void) | undefined,
     closeServer: () =>
       void server?.then(
         (made) => made.close(),

@@ -44,10 +44,19 @@ export class KubeResourcesReader {
       kind === 'namespace'
         ? `/api/v1/namespaces?limit=${maxItems}`
         : `/api/v1/namespaces/${encodeURIComponent(namespace!)}/pods?limit=${maxItems}`;
-    const authorized = authorizeKubeCall(who, cluster, 'GET', path);
+    let authorized = authorizeKubeCall(who, cluster, 'GET', path);
+    let keep = authorized.ok ? (authorized.filter ?? (() => true)) : () => true;
+    if (!authorized.ok && kind === 'namespace' && authorized.request) {
+      // Roles that name pods, not namespaces, may not list namespaces; the picker then offers
+      // those whose pods they may list, read with the same impersonation.
+      authorized = {
+        ...authorizeKubeCall(who, cluster, 'GET', '/version'),
+        request: authorized.request,
+      };
+      keep = (item: KubeItem) => podsListable(who, cluster, item.name);
+    }
     if (!authorized.ok) throw accessDenied(authorized.message);
     const list = await this.getJson(cluster, path, impersonated(authorized.impersonation));
-    const keep = authorized.filter ?? ((_item: KubeItem) => true);
     return (list.items ?? [])
       .map((item) => ({
         name: item.metadata?.name ?? '',
@@ -104,4 +113,14 @@ export class KubeResourcesReader {
       request.end();
     });
   }
+}
+
+/** Whether the roles let the user list pods in `namespace` (some of them, at least). */
+function podsListable(
+  who: { user: string; roleSet: RoleSet },
+  cluster: KubeClusterRecord,
+  namespace: string,
+): boolean {
+  const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
+  return authorizeKubeCall(who, cluster, 'GET', path).ok;
 }

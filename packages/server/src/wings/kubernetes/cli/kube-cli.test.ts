@@ -1,0 +1,152 @@
+import { kubeClusterResourceSchema } from '@postern/contracts';
+import { readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import {
+  startFakeKubeApiServer,
+  type FakeKubeApiServer,
+} from '../../../testing/fake-kube/fake-kube-apiserver.testkit.js';
+import { kubectlBinary } from '../../../testing/fake-kube/kubectl.testkit.js';
+import { createSelfSigned } from '../../../tls/self-signed.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { kubeLogin, listKubeClusters } from './kube-client.js';
+import { proxyKube } from './kube-local-proxy.js';
+import { writeKubeContext } from './kubeconfig-file.js';
+
+// The user's commands against a listening proxy over TLS: `postern kube ls`, `postern kube login`
+// writing a context the real kubectl then uses (through the web port, by server name), and
+// `postern proxy kube` serving the cluster on loopback without TLS.
+
+const run = promisify(execFile);
+let app: TestApp;
+let fake: FakeKubeApiServer;
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  fake = await startFakeKubeApiServer();
+  fake.pods.add({ name: 'web-1' });
+  // From the config file, so the health check's first round at start finds it.
+  app = await createTestApp({
+    https: await createSelfSigned(['localhost']),
+    publicAddr: 'localhost:0',
+    kubeClusters: [
+      kubeClusterResourceSchema.parse({
+        kind: 'kube_cluster',
+        metadata: { name: 'lab', labels: { env: 'lab' } },
+        spec: { server: fake.url, ca_cert: fake.caPem, credentials: { token: fake.token } },
+      }),
+    ],
+  });
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'lab' },
+      spec: { allow: { kubernetes_labels: { env: 'lab' }, kubernetes_groups: ['lab-users'] } },
+    }),
+    hostActor('test'),
+  );
+  await app.services.users.create({ name: 'alice', roles: ['lab'] }, 'test');
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.server.address() as AddressInfo).port;
+  app.context.addresses.report('web', { host: '127.0.0.1', port });
+  ({ home } = await signedInHome(app, port, 'alice', ['lab'], { tls: true }));
+  env = {
+    ...process.env,
+    POSTERN_HOME: home,
+    HOME: home,
+    KUBECONFIG: path.join(home, 'kubeconfig'),
+  };
+});
+
+afterAll(async () => {
+  await app?.close();
+  await fake?.stop();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+const kubectl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  run(kubectlBinary, args, { env: { ...env, ...extraEnv }, timeout: 60_000 });
+
+describe('postern kube ls', () => {
+  it('lists the clusters the user may reach, with the groups they act in', async () => {
+    const lines: string[] = [];
+    await listKubeClusters(env, (line) => lines.push(line));
+    expect(lines[0]).toMatch(/^NAME\s+USERS\s+GROUPS\s+STATUS\s+LABELS/);
+    expect(lines).toHaveLength(2);
+    // Online: the proxy's health check had /version answered by the API server.
+    await expect
+      .poll(async () => {
+        const lines: string[] = [];
+        await listKubeClusters(env, (line) => lines.push(line));
+        return lines[1];
+      })
+      .toMatch(/^lab\s+\(your name\)\s+lab-users\s+online\s+env=lab/);
+  });
+});
+
+describe('postern kube login', () => {
+  it('writes a current context that kubectl uses through the web port', async () => {
+    const { context, kubeconfig } = await kubeLogin(env, 'lab');
+    expect(context.name).toBe('127.0.0.1-lab');
+    const written = parse(await readFile(kubeconfig, 'utf8'));
+    expect(written['current-context']).toBe('127.0.0.1-lab');
+    expect(written.clusters[0].cluster).toMatchObject({
+      server: expect.stringMatching(/^https:\/\/localhost:\d+\/kube\/lab$/),
+      'tls-server-name': 'kube.postern.internal',
+    });
+    const pods = await kubectl(['get', 'pods']);
+    expect(pods.stdout).toContain('web-1');
+    const seen = fake.requests.findLast((request) => request.path.endsWith('/pods'));
+    expect(seen?.headers.impersonate).toEqual({
+      'impersonate-user': ['alice'],
+      'impersonate-group': ['lab-users'],
+    });
+  });
+
+  it('keeps the other entries of an existing kubeconfig', async () => {
+    const file = path.join(home, 'other-kubeconfig');
+    await writeKubeContext(file, {
+      name: 'elsewhere',
+      server: 'https://10.0.0.1:6443',
+      tlsServerName: 'x',
+      caFile: '/ca',
+      certFile: '/c',
+      keyFile: '/k',
+    });
+    await kubeLogin({ ...env, KUBECONFIG: file }, 'lab', false);
+    const written = parse(await readFile(file, 'utf8'));
+    expect(written.contexts.map((c: { name: string }) => c.name)).toEqual([
+      'elsewhere',
+      '127.0.0.1-lab',
+    ]);
+    expect(written['current-context']).toBe('elsewhere');
+  });
+
+  it('refuses a cluster the roles do not reach, as unknown', async () => {
+    await expect(kubeLogin(env, 'nowhere')).rejects.toThrow(/no Kubernetes cluster named nowhere/);
+  });
+});
+
+describe('postern proxy kube', () => {
+  it('serves the cluster on loopback without TLS, for kubectl and other tools', async () => {
+    const local = await proxyKube(env, 'lab', 0);
+    try {
+      const pods = await kubectl(['get', 'pods'], { KUBECONFIG: local.kubeconfig });
+      expect(pods.stdout).toContain('web-1');
+      const exec = await kubectl(['exec', 'web-1', '--', 'echo', 'through the local proxy'], {
+        KUBECONFIG: local.kubeconfig,
+      });
+      expect(exec.stdout).toBe('through the local proxy\n');
+    } finally {
+      local.close();
+    }
+  });
+});
