@@ -33,7 +33,7 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
   program
     .command('agent')
     .description(
-      "serve this host's SSH, and apps and databases it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
+      "serve this host's SSH, and the apps, databases and Kubernetes clusters it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
     )
     .requiredOption(
       '--proxy <host:port>',

@@ -91,11 +91,12 @@ export class AgentJoinService {
     };
     let token;
     try {
-      // An agent serves apps and databases as well as its host: an App or Db token
-      // (install-app.sh's, install-database.sh's) lets one join. An OpenSSH host serves SSH only.
+      // An agent serves apps, databases and Kubernetes clusters as well as its host: an App, Db
+      // or Kube token (install-app.sh's, install-database.sh's) lets one join. An OpenSSH host
+      // serves SSH only.
       token = await tokens.validate(
         request.token,
-        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App', 'Db'],
+        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App', 'Db', 'Kube'],
       );
     } catch (error) {
       throw await failed('invalid join token', error);
