@@ -12,8 +12,16 @@ export function channelMessage(channel: number, payload: Buffer): Buffer {
 }
 
 /**
- * One outgoing channel as a Writable. Each chunk is a message; the write completes when the
- * socket took it, so a slow peer holds the writer back (the WebSocket has no window of its own).
+ * What the socket may hold unsent before a channel's writer waits for it: enough to keep the
+ * connection busy while the writer's next chunk comes, small enough to bound memory.
+ */
+const sendBufferLimit = 512 * 1024;
+
+/**
+ * One outgoing channel as a Writable. Each chunk goes out as messages at once; the write
+ * completes at once while the socket holds little unsent, and once the socket took it when it
+ * holds more, so a slow peer holds the writer back (the WebSocket has no window of its own)
+ * without a round trip per message on a fast one.
  */
 export class ChannelWriter extends Writable {
   constructor(
@@ -25,23 +33,22 @@ export class ChannelWriter extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.#send(chunk, 0, callback);
+    // A closed socket drops the write: the session's `closed` says the peer is gone.
+    if (this.socket.readyState !== this.socket.OPEN) return callback();
+    let waiting = false;
+    for (let offset = 0; offset < chunk.length; offset += maxPayloadBytes) {
+      const end = Math.min(chunk.length, offset + maxPayloadBytes);
+      const last = end === chunk.length;
+      const message = channelMessage(this.channel, chunk.subarray(offset, end));
+      this.socket.send(message, { binary: true }, last ? () => waiting && callback() : undefined);
+    }
+    if (this.socket.bufferedAmount <= sendBufferLimit) callback();
+    else waiting = true;
   }
 
   override _final(callback: () => void): void {
     this.onFinal();
     callback();
-  }
-
-  #send(chunk: Buffer, offset: number, callback: () => void): void {
-    // A closed socket drops the write: the session's `closed` says the peer is gone.
-    if (this.socket.readyState !== this.socket.OPEN) return callback();
-    const end = Math.min(chunk.length, offset + maxPayloadBytes);
-    const message = channelMessage(this.channel, chunk.subarray(offset, end));
-    this.socket.send(message, { binary: true }, () => {
-      if (end < chunk.length) this.#send(chunk, end, callback);
-      else callback();
-    });
   }
 }
 
