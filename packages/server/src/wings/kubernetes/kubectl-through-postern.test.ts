@@ -23,7 +23,7 @@ import { kubeServerName } from './kube-ca.js';
 // audited without), port forwarding, and what the API server is told about who asks.
 
 const version = await kubectlVersion();
-const execTransports = [
+const execTransports: { name: string; env: Record<string, string> }[] = [
   { name: version.execOverWebSocket ? 'over WebSocket' : 'over SPDY (kubectl default)', env: {} },
   { name: 'over SPDY', env: { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' } },
 ];
