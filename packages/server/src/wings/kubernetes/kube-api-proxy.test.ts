@@ -219,6 +219,16 @@ describe('what reaches the API server', () => {
     expect(answer.body.items!.map((item) => item.metadata.name)).toEqual(['web-1', 'web-2']);
   });
 
+  it("refuses every path, discovery too, on a cluster outside the roles' labels", async () => {
+    const before = seen.length;
+    for (const path of ['/kube/dev/api', '/kube/dev/version', '/kube/dev/api/v1/pods']) {
+      const answer = await call(path, 'alice@dev');
+      expect(answer.status, path).toBe(403);
+      expect(answer.body.message).toBe('your roles do not reach Kubernetes cluster dev');
+    }
+    expect(seen.length).toBe(before);
+  });
+
   it('refuses every path, discovery too, to a user whose roles name no Kubernetes user or group', async () => {
     const answer = await call('/kube/prod/api', 'nobody@prod');
     expect(answer.status).toBe(403);
