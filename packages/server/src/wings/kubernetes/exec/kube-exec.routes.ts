@@ -1,16 +1,9 @@
 import { apiPaths, kubeExecRequestSchema, type KubeExecRequest } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { resolveClusterId } from '../../../cluster-context.js';
 import { accessDenied, ApiError, badParameter, notFound } from '../../../errors.js';
-import {
-  identifyByCredentials,
-  sessionCookieName,
-  type GuardDeps,
-  type Identity,
-} from '../../../http/request-identity.js';
-import { sameOrigin } from '../../../http/same-origin.js';
+import type { GuardDeps, Identity } from '../../../http/request-identity.js';
+import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
 import type { TerminalSessions } from '../../../modules/terminal/terminal-socket.js';
-import { serveTerminalSocket } from '../../../modules/terminal/terminal-socket.js';
 import type { KubeExecSessions } from './kube-exec-sessions.js';
 import type { ExecAccess } from './exec-access.js';
 
@@ -22,37 +15,14 @@ interface KubeExecRoutesOptions {
   pingIntervalMs: number;
 }
 
-type ExecSocketRequest = {
-  Params: { clusterId: string; name: string };
-  Querystring: { params?: string };
-};
-
 /**
  * Exec in the browser: the terminal WebSocket (in-band bearer, envelope frames) with a pod,
  * container and command in `params`; the session is the same as kubectl's exec with a terminal
  * (live, recorded, joinable from Active Sessions, ended by locks).
  */
 export async function kubeExecRoutes(app: FastifyInstance, options: KubeExecRoutesOptions) {
-  app.get<ExecSocketRequest>(
-    apiPaths.patterns.kubeExec,
-    {
-      websocket: true,
-      config: { access: 'public' },
-      preValidation: async (request) => {
-        resolveClusterId(request.params.clusterId, options.clusterName);
-        if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
-      },
-    },
-    (socket, request) => {
-      const cookie = request.cookies[sessionCookieName];
-      serveTerminalSocket(socket, {
-        sessions: browserExecSessions(options, request.params.name, request.ip),
-        authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
-        params: request.query.params,
-        pingIntervalMs: options.pingIntervalMs,
-        log: (error, message) => request.log.error({ err: error }, message),
-      });
-    },
+  terminalSocketRoute(app, apiPaths.patterns.kubeExec, options, (request) =>
+    browserExecSessions(options, request.params.name ?? '', request.ip),
   );
 }
 

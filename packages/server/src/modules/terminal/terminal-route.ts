@@ -1,0 +1,62 @@
+import type { ParticipantMode } from '@postern/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveClusterId } from '../../cluster-context.js';
+import { accessDenied } from '../../errors.js';
+import {
+  identifyByCredentials,
+  sessionCookieName,
+  type GuardDeps,
+} from '../../http/request-identity.js';
+import { sameOrigin } from '../../http/same-origin.js';
+import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
+
+export interface TerminalRouteOptions {
+  guard: Pick<GuardDeps, 'sessions' | 'access'>;
+  clusterName: string;
+  pingIntervalMs: number;
+}
+
+type TerminalUpgrade = FastifyRequest<{
+  Params: { clusterId: string } & Record<string, string>;
+  Querystring: { params?: string; traceparent?: string };
+}>;
+
+/**
+ * Registers a terminal WebSocket at `pattern` (the servers' shell, a database's SQL console, a
+ * pod's exec): the upgrade itself is public, since the caller proves itself in-band (the cookie
+ * of the upgrade plus the bearer of the first frame), so no secret ever sits in a URL or a log
+ * line; a page of another origin is refused before the upgrade. `sessions` says, per upgrade,
+ * what the socket's sessions are.
+ */
+export function terminalSocketRoute<Request extends { sid?: string; mode?: ParticipantMode }>(
+  app: FastifyInstance,
+  pattern: string,
+  options: TerminalRouteOptions,
+  sessions: (request: TerminalUpgrade) => TerminalSessions<Request>,
+  logFields: (request: TerminalUpgrade) => object = () => ({}),
+): void {
+  app.get<{
+    Params: { clusterId: string } & Record<string, string>;
+    Querystring: { params?: string; traceparent?: string };
+  }>(
+    pattern,
+    {
+      websocket: true,
+      config: { access: 'public' },
+      preValidation: async (request) => {
+        resolveClusterId(request.params.clusterId, options.clusterName);
+        if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
+      },
+    },
+    (socket, request) => {
+      const cookie = request.cookies[sessionCookieName];
+      serveTerminalSocket(socket, {
+        sessions: sessions(request),
+        authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
+        params: request.query.params,
+        pingIntervalMs: options.pingIntervalMs,
+        log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
+      });
+    },
+  );
+}
