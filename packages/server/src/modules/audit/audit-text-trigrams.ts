@@ -27,8 +27,19 @@ export function forEachBucket(text: string, bucketBits: number, visit: (bucket: 
 /** The distinct buckets of a search text's trigrams (none when it has fewer than three units). */
 export function textBuckets(text: string, bucketBits: number): number[] {
   const buckets = new Set<number>();
-  forEachBucket(text, bucketBits, (bucket) => buckets.add(bucket));
+  forEachBucket(wellFormed(text), bucketBits, (bucket) => buckets.add(bucket));
   return [...buckets];
+}
+
+/**
+ * The text as SQLite gets it: a lone surrogate becomes U+FFFD on the way to UTF-8, so LIKE looks
+ * for that. Events need nothing of the kind: JSON.stringify escapes lone surrogates.
+ */
+function wellFormed(text: string): string {
+  return text.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );
 }
 
 /** A multiplicative mix of three 16-bit units; its top bits are the bucket. */

@@ -11,6 +11,7 @@ import {
 } from './audit-text-sql.sqlite.js';
 import {
   MIDDLE_SHAPE,
+  SMALL_SHAPE,
   T0,
   direct,
   expectSameAsScan,
@@ -104,6 +105,47 @@ describe('sqlite text index', () => {
       });
     },
   );
+
+  it('finds what LIKE finds: texts across JSON syntax, key names, short, non-ASCII, odd case', async () => {
+    await withFile(async (file) => {
+      const first = new SqliteAuditStore(file, 'c', { textIndexShape: SMALL_SHAPE });
+      const dbUsers = ['postgres', 'Émile', 'émile', 'ÅSA', 'x\uFFFDy', '🔑 k'];
+      const written = await first.emitBatch(
+        Array.from({ length: 1500 }, (_, n) => ({
+          event: 'db.session.query',
+          code: 'TDB02I',
+          time: new Date(T0 + n),
+          user: n % 7 ? 'alice' : 'BOB',
+          sid: `node-${n % 40}`,
+          db_user: dbUsers[n % dbUsers.length]!,
+          db_query: `SELECT abalance FROM pgbench_accounts WHERE aid = ${n};`,
+        })),
+      );
+      await first.close();
+      const stores = strategies(file);
+      try {
+        const searches = [
+          ...['node-17"', '"node-17', 'db_user', 'DB_USER":"POSTGRES"', '":"', 'aid = 12;"'],
+          ...['a', 'É', 'ob', '"}', 'émile', 'ÉMILE', 'Émile', 'åsa', 'ÅSA', '🔑', '🔑 K'],
+          ...['\uFFFD', 'x\uD800y', 'x\uFFFDy', '\uD83D', 'zebra', 'bob"', 'Bob","sid":"node-7"'],
+        ];
+        const all = { from: new Date(T0), to: new Date(T0 + 1500), limit: 700 };
+        for (const search of searches)
+          for (const order of ['desc', 'asc'] as const)
+            await expectSameAsScan(stores, { ...all, search, order });
+        // What matches is certain where the text is ASCII: the JSON holds it, ignoring case.
+        const fold = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+        for (const search of ['node-17"', 'DB_USER":"POSTGRES"', 'Bob","sid":"node-7"']) {
+          const { events } = await stores[1]!.search({ ...all, limit: 5000, search });
+          const expected = written.filter((e) => fold(JSON.stringify(e)).includes(fold(search)));
+          expect(events.length, search).toBe(expected.length);
+          expect(expected.length, search).toBeGreaterThan(0);
+        }
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+    });
+  });
 
   it('plans each round as meant: candidate columns drive the lookups, the scan reads in order', async () => {
     await withFile(async (file) => {

@@ -148,7 +148,8 @@ export class SqliteTextIndex {
     this.maxId = db.prepare('SELECT max(id) FROM audit_events').pluck();
     this.putSlice = db.prepare(`INSERT OR REPLACE INTO ${SLICES} VALUES (?, ?, ?)`);
     this.putBlock = db.prepare(`INSERT OR REPLACE INTO ${TIME_BLOCKS} VALUES (?, ?, ?)`);
-    this.setSealed = db.prepare(`UPDATE ${META} SET sealed_below = ?`);
+    // Never lowered: another process may have written more segments meanwhile.
+    this.setSealed = db.prepare(`UPDATE ${META} SET sealed_below = max(sealed_below, ?)`);
     this.slicesOf = db
       .prepare(
         `SELECT bucket, bits FROM ${SLICES}
@@ -167,17 +168,16 @@ export class SqliteTextIndex {
    */
   sealBacklog(): void {
     const last = this.maxId.get() as number | null;
-    if (last !== null && this.segmentOf(last) > (this.sealedBelow.get() as number)) {
-      this.catchUp();
-      this.seal();
-    }
+    if (last !== null && this.segmentOf(last) > (this.sealedBelow.get() as number))
+      this.catchUp(true);
   }
 
   /**
    * Brings the open segments up to every committed row (in a transaction, so the rows it reads
-   * stay put); builds them from the log the first time.
+   * stay put); builds them from the log the first time. In a write transaction (`writing`), it
+   * writes the segments it completes as it goes, so a long backlog never sits in memory whole.
    */
-  catchUp(): OpenSegments {
+  catchUp(writing = false): OpenSegments {
     const sealedBelow = this.sealedBelow.get() as number;
     const firstOpenId = sealedBelow * 2 ** this.shape.segmentShift;
     let open = this.open;
@@ -193,6 +193,7 @@ export class SqliteTextIndex {
     for (;;) {
       const rows = this.rowsAfter.all(open.lastSeen, READ_ROWS) as [number, number, string][];
       this.add(rows.map(([id, timeMs, json]) => ({ id, timeMs, json })));
+      if (writing) this.seal();
       if (rows.length < READ_ROWS) return open;
     }
   }

@@ -170,7 +170,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     const index = this.textIndex;
     const run = this.db.transaction((rows: readonly { row: AuditRow; event: AuditEvent }[]) => {
       // Rows another process wrote since this store last looked go into the index first.
-      if (this.textIndexWrites) index.catchUp();
+      if (this.textIndexWrites) index.catchUp(true);
       let { head } = state.get() as { head: string };
       let firstId: number | bigint | undefined;
       const indexed: IndexedRow[] = [];
