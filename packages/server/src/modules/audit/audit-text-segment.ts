@@ -167,22 +167,29 @@ export class SegmentBits {
  */
 export function encodeSlice(words: Uint32Array): Buffer | undefined {
   let count = 0;
-  for (const word of words) count += popcount(word);
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) count += popcount(words[i]!);
   if (count === 0) return undefined;
-  if (count * 2 >= words.length * 4) {
-    const out = Buffer.alloc(words.length * 4);
-    words.forEach((word, i) => out.writeUInt32LE(word, i * 4));
-    return out;
-  }
-  const out = Buffer.alloc(count * 2);
+  if (count * 2 >= words.length * 4) return toLittleEndian(words.slice());
+  // Run at every write of a segment, 8,192 times: typed arrays, no per-bit calls.
+  const places = new Uint16Array(count);
   let at = 0;
-  words.forEach((word, i) => {
-    for (let bits = word; bits !== 0; bits &= bits - 1) {
-      out.writeUInt16LE(i * 32 + 31 - Math.clz32(bits & -bits), at);
-      at += 2;
-    }
-  });
-  return out;
+  for (let i = 0; i < words.length; i++) {
+    for (let bits = words[i]!; bits !== 0; bits &= bits - 1)
+      places[at++] = i * 32 + 31 - Math.clz32(bits & -bits);
+  }
+  return toLittleEndian(places);
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The array's bytes as stored: little-endian, whatever the machine (the array is its own). */
+function toLittleEndian(array: Uint16Array | Uint32Array): Buffer {
+  const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  if (!littleEndian) {
+    if (array instanceof Uint16Array) bytes.swap16();
+    else bytes.swap32();
+  }
+  return bytes;
 }
 
 export function decodeSlice(blob: Buffer, length: number): Uint32Array {

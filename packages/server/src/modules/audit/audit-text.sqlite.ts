@@ -142,8 +142,12 @@ export class SqliteTextIndex {
     readonly shape: IndexShape,
   ) {
     this.sealedBelow = db.prepare(`SELECT sealed_below FROM ${META}`).pluck();
+    // The limit written in, not bound: bound, it made this statement four times slower (5 µs,
+    // a fifth of what the index added to a single emit).
     this.rowsAfter = db
-      .prepare('SELECT id, time_ms, data FROM audit_events WHERE id > ? ORDER BY id LIMIT ?')
+      .prepare(
+        `SELECT id, time_ms, data FROM audit_events WHERE id > ? ORDER BY id LIMIT ${READ_ROWS}`,
+      )
       .raw();
     this.maxId = db.prepare('SELECT max(id) FROM audit_events').pluck();
     this.putSlice = db.prepare(`INSERT OR REPLACE INTO ${SLICES} VALUES (?, ?, ?)`);
@@ -191,7 +195,7 @@ export class SqliteTextIndex {
     }
     this.open = open;
     for (;;) {
-      const rows = this.rowsAfter.all(open.lastSeen, READ_ROWS) as [number, number, string][];
+      const rows = this.rowsAfter.all(open.lastSeen) as [number, number, string][];
       this.add(rows.map(([id, timeMs, json]) => ({ id, timeMs, json })));
       if (writing) this.seal();
       if (rows.length < READ_ROWS) return open;
