@@ -110,14 +110,14 @@ export class TextIndexReader {
     }
   }
 
-  /** A segment's slices of some buckets: from memory when open, else read once per search. */
+  /** A segment's slices of some buckets, each got once per search: from memory when open. */
   private slicesOf(segment: number, buckets: number[]): Uint32Array[] {
-    const open = this.open.get(segment);
-    if (open) return buckets.map((bucket) => open.slice(bucket));
     let read = this.slices.get(segment);
     if (!read) this.slices.set(segment, (read = new Map()));
     const missing = buckets.filter((bucket) => !read.has(bucket));
-    if (missing.length > 0)
+    const open = this.open.get(segment);
+    if (open) for (const bucket of missing) read.set(bucket, open.slice(bucket));
+    else if (missing.length > 0)
       for (const [bucket, slice] of this.index.sealedSlices(segment, missing))
         read.set(bucket, slice);
     return buckets.map((bucket) => read.get(bucket)!);

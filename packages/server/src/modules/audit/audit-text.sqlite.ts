@@ -3,22 +3,24 @@ import type { IndexShape } from './audit-text-segment.js';
 import { DEFAULT_SHAPE, SegmentBits, decodeSlice, isUsableShape } from './audit-text-segment.js';
 
 /**
- * The index behind the audit log's text search in SQLite: for each run of ids (a column, 16 by
+ * The index behind the audit log's text search in SQLite: for each run of ids (a column, 4 by
  * default), a set of bits saying which trigram buckets its events' JSON holds, built in JS as
- * events are written, and written to the file a segment (65,536 ids) at a time, sliced by bucket
- * so that a search reads only its text's buckets. A search ANDs its text's slices, and LIKE reads
- * the columns that may hold it (audit-text-search.sqlite.ts).
+ * events are written, and written to the file a segment (16,384 ids) at a time, sliced by
+ * bucket so that a search reads only its text's buckets (audit-text-segment.ts). A search ANDs
+ * its text's slices, and LIKE reads the columns left (audit-text-search.sqlite.ts).
  *
- * It replaced an FTS5 trigram index kept by triggers, which made every write about seven times
- * dearer: FTS5 keeps each trigram's list of rows, about 400 entries per event. Here an event
- * costs setting a bit per trigram in memory (the writes of a segment come to 64 bytes an event).
+ * It replaced an FTS5 trigram index kept by triggers, which made a batched write about seven
+ * times dearer: FTS5 keeps each trigram's list of rows, about 400 entries an event (fed in bulk,
+ * 4,096 rows at a time, it still cost 20 µs an event more than a plain insert). Here an event
+ * costs a bit per distinct trigram of its column in memory, and a segment comes to 30 to 80
+ * bytes an event in the file.
  *
  * Who keeps it: whichever store writes. A write transaction first reads the rows written since it
  * last looked (another process's), so the segment it completes is complete, and writes the
  * segment in that transaction. Segments still open live in each store's memory only: rebuilt from
  * their rows at the first write or indexed search, read again after a failed write. Rows changed
- * by hand (the log is append-only) are listed in audit_text_changed by a trigger, and searches
- * read them by LIKE alone.
+ * by hand (the log is append-only) are listed in audit_text_changed by triggers, and searches
+ * read them by LIKE alone, and so are rows inserted by hand with an id below the newest.
  *
  * Tables: audit_text_index (the shape and which segments are written), audit_text_slices (a
  * segment's bits, per bucket; a missing slice has no bit set), audit_time_blocks (the time span of
@@ -56,6 +58,12 @@ const TABLES = `
   CREATE TABLE ${CHANGED} (id INTEGER PRIMARY KEY);
   CREATE TRIGGER audit_events_text_changed AFTER UPDATE OF id, time_ms, data ON audit_events BEGIN
     INSERT OR IGNORE INTO ${CHANGED} (id) VALUES (new.id);
+  END;
+  -- A row given an id below the newest (by hand: the store's ids only grow) lands where the
+  -- index has looked already.
+  CREATE TRIGGER audit_events_text_inserted AFTER INSERT ON audit_events
+    WHEN EXISTS (SELECT 1 FROM audit_events WHERE id > new.id) BEGIN
+    INSERT OR IGNORE INTO ${CHANGED} (id) VALUES (new.id);
   END;`;
 
 // What the FTS5 index of earlier releases left, and this index's own objects, for a rebuild.
@@ -65,6 +73,7 @@ const EARLIER = `
   DROP TRIGGER IF EXISTS audit_events_text_update;
   DROP TABLE IF EXISTS audit_events_text;
   DROP TRIGGER IF EXISTS audit_events_text_changed;
+  DROP TRIGGER IF EXISTS audit_events_text_inserted;
   DROP TABLE IF EXISTS ${META};
   DROP TABLE IF EXISTS ${SLICES};
   DROP TABLE IF EXISTS ${TIME_BLOCKS};
