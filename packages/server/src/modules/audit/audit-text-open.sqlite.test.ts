@@ -104,7 +104,6 @@ describe('sqlite text index, opening logs of earlier releases', () => {
         'audit_events',
         'audit_events_sid_time',
         'audit_events_text_changed',
-        'audit_events_text_inserted',
         'audit_events_time',
         'audit_events_type_time',
         'audit_events_user_time',

@@ -113,8 +113,15 @@ export class SegmentBits {
 
   /** The slices to store: those with a bit set (a missing one reads as all clear). */
   *slices(): Generator<{ bucket: number; bits: Buffer }> {
+    const scratch = new Uint32Array(this.sliceWords);
     for (let bucket = 0; bucket < this.buckets; bucket++) {
-      const bits = encodeSlice(this.slice(bucket));
+      let any = 0;
+      for (let i = 0; i < scratch.length; i++) {
+        const word = this.words[i * this.buckets + bucket]!;
+        scratch[i] = word;
+        any |= word;
+      }
+      const bits = any === 0 ? undefined : encodeSlice(scratch);
       if (bits) yield { bucket, bits };
     }
   }
@@ -141,7 +148,7 @@ export function encodeSlice(words: Uint32Array): Buffer | undefined {
   let count = 0;
   for (let i = 0; i < words.length; i++) if (words[i] !== 0) count += popcount(words[i]!);
   if (count === 0) return undefined;
-  if (count * 2 >= words.length * 4) return toLittleEndian(words);
+  if (count * 2 >= words.length * 4) return toLittleEndian(words.slice());
   // Run at every write of a segment, 8,192 times: typed arrays, no per-bit calls.
   const places = new Uint16Array(count);
   let at = 0;
@@ -154,7 +161,7 @@ export function encodeSlice(words: Uint32Array): Buffer | undefined {
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/** The array's bytes as stored: little-endian, whatever the machine (the array is handed over). */
+/** The array's bytes as stored: little-endian, whatever the machine (the array is its own). */
 function toLittleEndian(array: Uint16Array | Uint32Array): Buffer {
   const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
   if (!littleEndian) {

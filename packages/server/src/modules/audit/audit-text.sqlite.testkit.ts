@@ -31,7 +31,6 @@ export const MIDDLE_SHAPE: IndexShape = {
 /** What the text index adds to a log: dropped, the log is as a release before it made it. */
 export const TEXT_INDEX_OBJECTS = `
   DROP TRIGGER audit_events_text_changed;
-  DROP TRIGGER audit_events_text_inserted;
   DROP TABLE audit_text_index;
   DROP TABLE audit_text_slices;
   DROP TABLE audit_time_blocks;

@@ -19,8 +19,8 @@ import { DEFAULT_SHAPE, SegmentBits, decodeSlice, isUsableShape } from './audit-
  * last looked (another process's), so the segment it completes is complete, and writes the
  * segment in that transaction. Segments still open live in each store's memory only: rebuilt from
  * their rows at the first write or indexed search, read again after a failed write. Rows changed
- * by hand (the log is append-only) are listed in audit_text_changed by triggers, and searches
- * read them by LIKE alone, and so are rows inserted by hand with an id below the newest.
+ * by hand (the log is append-only) are listed in audit_text_changed by a trigger, and searches
+ * read them by LIKE alone.
  *
  * Tables: audit_text_index (the shape and which segments are written), audit_text_slices (a
  * segment's bits, per bucket; a missing slice has no bit set), audit_time_blocks (the time span of
@@ -55,14 +55,17 @@ const TABLES = `
     min_time INTEGER NOT NULL,
     max_time INTEGER NOT NULL
   );
-  CREATE TABLE ${CHANGED} (id INTEGER PRIMARY KEY);
-  CREATE TRIGGER audit_events_text_changed AFTER UPDATE OF id, time_ms, data ON audit_events BEGIN
-    INSERT OR IGNORE INTO ${CHANGED} (id) VALUES (new.id);
-  END;
-  -- A row given an id below the newest (by hand: the store's ids only grow) lands where the
-  -- index has looked already.
-  CREATE TRIGGER audit_events_text_inserted AFTER INSERT ON audit_events
-    WHEN EXISTS (SELECT 1 FROM audit_events WHERE id > new.id) BEGIN
+  CREATE TABLE ${CHANGED} (id INTEGER PRIMARY KEY);`;
+
+/**
+ * The trigger that lists rows changed by hand; exported for the bench, which drops it. There is
+ * none for rows inserted by hand with an id below the newest (only possible by naming the id):
+ * a trigger on every insert cost 2.3 µs an event, half again what the index costs, for a row
+ * `postern verify audit` names as out of the chain anyway.
+ */
+export const TEXT_INDEX_TRIGGERS = `
+  CREATE TRIGGER IF NOT EXISTS audit_events_text_changed
+    AFTER UPDATE OF id, time_ms, data ON audit_events BEGIN
     INSERT OR IGNORE INTO ${CHANGED} (id) VALUES (new.id);
   END;`;
 
@@ -73,7 +76,6 @@ const EARLIER = `
   DROP TRIGGER IF EXISTS audit_events_text_update;
   DROP TABLE IF EXISTS audit_events_text;
   DROP TRIGGER IF EXISTS audit_events_text_changed;
-  DROP TRIGGER IF EXISTS audit_events_text_inserted;
   DROP TABLE IF EXISTS ${META};
   DROP TABLE IF EXISTS ${SLICES};
   DROP TABLE IF EXISTS ${TIME_BLOCKS};
@@ -106,6 +108,7 @@ export function installTextIndex(db: Database.Database, shape: IndexShape): Inde
   if (meta?.format === FORMAT && found && isUsableShape(found)) return found;
   db.exec(EARLIER);
   db.exec(TABLES);
+  db.exec(TEXT_INDEX_TRIGGERS);
   db.prepare(`INSERT INTO ${META} VALUES (1, ?, ?, ?, ?, ?, 0)`).run(
     FORMAT,
     shape.segmentShift,
