@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { CheckedQuery } from './audit.common.js';
-import { TEXT_INDEX, TIME_BLOCKS, TIME_BLOCK_SHIFT } from './audit-text.sqlite.js';
+import type { SqliteTextIndex } from './audit-text.sqlite.js';
+import { TextIndexReader } from './audit-text-reader.sqlite.js';
 import type { Key, KeyRange } from './audit-text-sql.sqlite.js';
 import {
+  changedRowsSql,
   initialRange,
   textIndexSql,
   textScanSql,
@@ -11,21 +13,21 @@ import {
 } from './audit-text-sql.sqlite.js';
 
 /**
- * One page of a text search in SQLite, using the trigram index (audit-text.sqlite.ts) next to
- * the plain scan, with the same result as the scan alone: the scan's LIKE decides every row.
+ * One page of a text search in SQLite, using the text index (audit-text.sqlite.ts) next to the
+ * plain scan, with the same result as the scan alone: the scan's LIKE decides every row.
  *
  * Neither way wins alone. The scan walks the time index in page order and checks each row's
  * JSON: quick for a common text, a walk through the whole range for a rare one. The index
- * finds a rare text's rows at once, but in id order, so they must be fetched and sorted, and a
- * common text has millions. So both run in turns, each taking a round twice as large as its
- * last, the index being given a set multiple of the scan's time: a page costs at most about
- * 1 + 1/share times what the index alone would, or 1 + share times the scan alone. A sample of
- * the text's trigrams in the rows where the page starts says which way leads: where the text
- * may be in a quarter of them or more, the scan goes first (its first round then fills a page)
- * and the share is 4; otherwise the index goes first, the share is 16 and the scan starts small
- * (it stays in case the sample misjudged the rest of the range). Both work from the newest end
- * of the page order (oldest for `asc`), and the page is complete as soon as no row either has
- * left could come before its end.
+ * finds the few columns (runs of 16 ids) that may hold a rare text at once, but in id order, so
+ * their rows must be fetched and sorted, and a common text is in every column. So both run in
+ * turns, each taking a round twice as large as its last, the index being given a set multiple
+ * of the scan's time: a page costs at most about 1 + 1/share times what the index alone would,
+ * or 1 + share times the scan alone. A sample of the index where the page starts says which way
+ * leads: where the text may be in a quarter of the columns or more, the scan goes first (its
+ * first round then fills a page) and the share is 4; otherwise the index goes first, the share
+ * is 16 and the scan starts small (it stays in case the sample misjudged the rest of the range).
+ * Both work from the newest end of the page order (oldest for `asc`), and the page is complete
+ * as soon as no row either has left could come before its end.
  */
 
 export interface TextSearchRow {
@@ -37,22 +39,19 @@ export interface TextSearchRow {
 /** Which way a search may go: 'auto' races both; the others are for tests and the bench. */
 export type TextSearchStrategy = 'auto' | 'scan' | 'index';
 
-/** The trigram tokenizer needs three characters; control characters never occur in JSON text. */
+/** The index knows trigrams: a text needs three UTF-16 code units (as it hashes them). */
 export function usesTextIndex(text: string): boolean {
-  return [...text].length >= 3 && !/\p{Cc}/u.test(text);
+  return text.length >= 3;
 }
 
-/** The trigram sample: in this many blocks where the page starts, at most so many trigrams. */
+/** The sample: this many blocks where the page starts. */
 const SAMPLE_BLOCKS = 2;
-const MAX_SAMPLED_TRIGRAMS = 24;
-/** A trigram in this share of the sample or more counts as common. */
+/** A text whose columns are this share of the sample or more may be common. */
 const COMMON = 1 / 4;
-/** At most this many id ranges per index round; nearby ranges are read as one. */
-const MAX_ID_RANGES = 8;
 /**
  * At most this many blocks per index round: a round cannot be cut short, and a text rare where
  * the page starts may be in every row further on (a round of 64 blocks reads at most 262,144
- * candidates, about half a second; reading 10M ids takes 38 rounds instead of 12).
+ * candidates; reading 10M ids takes 38 rounds instead of 12).
  */
 const MAX_ROUND_BLOCKS = 64;
 
@@ -61,6 +60,7 @@ export type Prepare = (sql: string) => Database.Statement;
 
 export function searchWithTextIndex(
   prepare: Prepare,
+  index: SqliteTextIndex,
   q: CheckedQuery & { searchText: string; searchPattern: string },
   strategy: 'auto' | 'index',
 ): TextSearchRow[] {
@@ -94,21 +94,30 @@ export function searchWithTextIndex(
     found = [...byId.values()].sort((x, y) => order(keyOf(x), keyOf(y))).slice(0, need);
   };
 
+  // Rows changed by hand may say what their columns' bits do not: LIKE reads them all.
+  const changed = changedRowsSql(whole, types, q.order);
+  keep(prepare(changed.sql).all(...changed.params, q.searchPattern, need) as TextSearchRow[]);
+
   // Blocks that may hold rows of the page's time span, in the order their rows could come: the
   // index reads a growing number of them per round; the first ones are sampled.
+  const reader = new TextIndexReader(index, q.searchText);
   const span = timeSpan(whole);
-  const blocks = prepare(
-    `SELECT block, min_time, max_time FROM ${TIME_BLOCKS} WHERE max_time >= ? AND min_time <= ?`,
-  ).all(span.from, span.to) as { block: number; min_time: number; max_time: number }[];
+  const blocks = reader.blocks(prepare, span.from, span.to);
   blocks.sort((x, y) =>
     desc
       ? y.max_time - x.max_time || y.block - x.block
       : x.min_time - y.min_time || x.block - y.block,
   );
-  if (blocks.length === 0) return [];
+  if (blocks.length === 0) return found;
+  const { columnShift, timeShift } = index.shape;
   const sampled = blocks.slice(0, SAMPLE_BLOCKS).map((b) => b.block);
-  const trigrams = sampleTrigrams(prepare, q.searchText, idRanges(sampled));
-  const mayBeCommon = trigrams.rarestShare >= COMMON;
+  const rowsIn = prepare('SELECT count(*) FROM audit_events WHERE id >= ? AND id < ?').pluck();
+  const sampleRows = sampled.reduce(
+    (sum, block) =>
+      sum + (rowsIn.get(block * 2 ** timeShift, (block + 1) * 2 ** timeShift) as number),
+    0,
+  );
+  const mayBeCommon = reader.choose(sampled, Math.ceil(sampleRows / 2 ** columnShift)) >= COMMON;
   const indexShare = mayBeCommon ? 4 : 16;
 
   // The scan: the next `scanRows` rows in page order (found in the time index alone), then the
@@ -132,30 +141,27 @@ export function searchWithTextIndex(
     scanRows *= 2;
   };
 
-  // The index.
+  // The index: the columns of the next blocks that may hold the text, their rows by LIKE.
   let nextBlock = 0;
   let roundBlocks = 1;
   const indexRound = () => {
     const taken = blocks.slice(nextBlock, nextBlock + roundBlocks).map((b) => b.block);
     nextBlock += taken.length;
-    const lookup = textIndexSql(remaining(), types, q.order);
-    const select = prepare(lookup.sql);
-    let dense = false;
-    for (const [first, last] of idRanges(taken)) {
-      const [firstId, lastId] = blockIds(first, last);
-      const rows = select.all(
-        trigrams.match,
-        firstId,
-        lastId,
+    const columns = reader.candidates(taken);
+    if (columns.length > 0) {
+      const lookup = textIndexSql(remaining(), types, q.order);
+      const rows = prepare(lookup.sql).all(
+        JSON.stringify(columns),
+        2 ** columnShift - 1,
         ...lookup.params,
         q.searchPattern,
         need,
       ) as TextSearchRow[];
-      dense ||= rows.length >= need;
       keep(rows);
+      // Where a round alone filled a page, a larger one would only read more candidates.
+      if (rows.length >= need) return;
     }
-    // Where a round alone filled a page, a larger one would only read more candidates.
-    if (!dense) roundBlocks = Math.min(roundBlocks * 2, MAX_ROUND_BLOCKS);
+    roundBlocks = Math.min(roundBlocks * 2, MAX_ROUND_BLOCKS);
   };
 
   /** Whether no row left unread by both ways could come before the page's last row. */
@@ -181,82 +187,4 @@ export function searchWithTextIndex(
     spentMs[turn] += performance.now() - started;
   }
   return found;
-}
-
-/** Block numbers as runs of neighbours, at most MAX_ID_RANGES of them (closest runs joined). */
-function idRanges(blocks: number[]): [number, number][] {
-  const sorted = [...blocks].sort((x, y) => x - y);
-  const runs: [number, number][] = [];
-  for (const block of sorted) {
-    const last = runs.at(-1);
-    if (last && block === last[1] + 1) last[1] = block;
-    else runs.push([block, block]);
-  }
-  if (runs.length <= MAX_ID_RANGES) return runs;
-  // Join across the smallest gaps: the blocks in them are read early, and found rows are kept
-  // by id, so a row read twice counts once.
-  const gaps = runs.slice(1).map((run, i) => run[0] - runs[i]![1]);
-  const widest = [...gaps].sort((x, y) => y - x)[MAX_ID_RANGES - 2]!;
-  const joined: [number, number][] = [runs[0]!];
-  runs.slice(1).forEach((run, i) => {
-    const last = joined.at(-1)!;
-    if (gaps[i]! < widest || joined.length >= MAX_ID_RANGES) last[1] = run[1];
-    else joined.push(run);
-  });
-  return joined;
-}
-
-const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
-
-/**
- * The index query for a text: its rarest trigrams, ANDed, and the rarest one's share of the
- * rows in `sample` (id ranges where the page starts). Every trigram of the text would say more,
- * but FTS5 reads each one's list of rows, and in JSON many trigrams (`"ev`, `uid`, `":"`) are in
- * every row; a few rare ones find almost the same rows for a fraction of the work, and LIKE on
- * each row removes the rest.
- */
-function sampleTrigrams(
-  prepare: Prepare,
-  text: string,
-  sample: [number, number][],
-): { match: string; rarestShare: number } {
-  const chars = [...text];
-  const byFold = new Map<string, string>();
-  for (let i = 0; i + 3 <= chars.length; i++) {
-    const trigram = chars.slice(i, i + 3).join('');
-    if (!byFold.has(trigram.toLowerCase())) byFold.set(trigram.toLowerCase(), trigram);
-  }
-  const all = [...byFold.values()];
-  const step = Math.max(1, all.length / MAX_SAMPLED_TRIGRAMS);
-  const sampled = all.filter((_, i) => Math.floor(i / step) !== Math.floor((i - 1) / step));
-  const ids = sample.map(([first, last]) => blockIds(first, last));
-  const rowsIn = prepare('SELECT count(*) AS n FROM audit_events WHERE id >= ? AND id <= ?');
-  const size = Math.max(1, sum(ids.map(([lo, hi]) => (rowsIn.get(lo, hi) as { n: number }).n)));
-  // Counting stops at the share where a trigram is common anyway.
-  const cap = Math.ceil(size * COMMON);
-  const count = prepare(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM ${TEXT_INDEX}
-      WHERE ${TEXT_INDEX} MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?)`,
-  );
-  const rowsWith = (trigram: string) =>
-    sum(ids.map(([lo, hi]) => (count.get(phrase(trigram), lo, hi, cap) as { n: number }).n));
-  const counted = sampled
-    .map((trigram) => ({ trigram, rows: rowsWith(trigram) }))
-    .sort((x, y) => x.rows - y.rows);
-  return {
-    match: counted
-      .filter((c, i) => i === 0 || c.rows < cap)
-      .slice(0, 3)
-      .map((c) => phrase(c.trigram))
-      .join(' AND '),
-    rarestShare: counted[0]!.rows / size,
-  };
-}
-
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-
-/** The ids of blocks `first` to `last`, as integers: FTS5 seeks to a rowid bound only then. */
-function blockIds(first: number, last: number): [bigint, bigint] {
-  const shift = BigInt(TIME_BLOCK_SHIFT);
-  return [BigInt(first) << shift, ((BigInt(last) + 1n) << shift) - 1n];
 }

@@ -1,6 +1,6 @@
 import type { CheckedQuery } from './audit.common.js';
 import { rangeBounds } from './audit.common.js';
-import { TEXT_INDEX } from './audit-text.sqlite.js';
+import { CHANGED } from './audit-text.sqlite.js';
 
 /**
  * The SQL of a text search's rounds (audit-text-search.sqlite.ts), over a slice of the page
@@ -46,24 +46,37 @@ export function textScanSql(range: KeyRange, types: string[], order: 'asc' | 'de
 }
 
 /**
- * The index over one id range. CROSS JOIN keeps the trigram matches as the outer loop, each
- * row then found by its id; left to itself the planner may walk the time index instead and
- * look every row up in the trigram index. Binds MATCH and the id range first, then `params`,
- * then the LIKE pattern and the limit.
+ * The rows of the columns the text index found (audit-text-reader.sqlite.ts), given as a JSON
+ * list of their first ids. CROSS JOIN keeps the list as the outer loop, each column then read
+ * as a range of ids. Binds the list and the ids per column less one first, then `params`, then
+ * the LIKE pattern and the limit.
  */
 export function textIndexSql(range: KeyRange, types: string[], order: 'asc' | 'desc') {
-  const where = rangeSql(range, 'e.');
+  // `+` keeps the planner off the time and type indexes: it would walk one per column.
+  const where = rangeSql(range, '+e.');
   const dir = order === 'asc' ? 'ASC' : 'DESC';
   return {
-    sql: `SELECT e.id, e.time_ms, e.data FROM ${TEXT_INDEX} f CROSS JOIN audit_events e ON e.id = f.rowid
-      WHERE f.${TEXT_INDEX} MATCH ? AND f.rowid >= ? AND f.rowid <= ?
-        AND ${where.sql}${typeSql('e.', types)} AND e.data LIKE ? ESCAPE '\\'
+    sql: `SELECT e.id, e.time_ms, e.data FROM json_each(?) c CROSS JOIN audit_events e
+        ON e.id >= c.value AND e.id <= c.value + ?
+      WHERE ${where.sql}${typeSql('+e.', types)} AND e.data LIKE ? ESCAPE '\\'
       ORDER BY e.time_ms ${dir}, e.id ${dir} LIMIT ?`,
     params: [...where.params, ...types],
   };
 }
 
-/** `prefix` names the table (`e.`), or is `+` to keep the planner off the type index. */
+/** The rows changed by hand (audit_text_changed) that match; binds the pattern and limit last. */
+export function changedRowsSql(range: KeyRange, types: string[], order: 'asc' | 'desc') {
+  const where = rangeSql(range, '+e.');
+  const dir = order === 'asc' ? 'ASC' : 'DESC';
+  return {
+    sql: `SELECT e.id, e.time_ms, e.data FROM ${CHANGED} c CROSS JOIN audit_events e ON e.id = c.id
+      WHERE ${where.sql}${typeSql('+e.', types)} AND e.data LIKE ? ESCAPE '\\'
+      ORDER BY e.time_ms ${dir}, e.id ${dir} LIMIT ?`,
+    params: [...where.params, ...types],
+  };
+}
+
+/** `prefix` names the table (`e.`), with `+` before it to keep the planner off the indexes. */
 function typeSql(prefix: string, types: string[]): string {
   return types.length ? ` AND ${prefix}event_type IN (${types.map(() => '?').join(', ')})` : '';
 }

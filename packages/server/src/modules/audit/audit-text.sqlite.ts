@@ -1,101 +1,282 @@
 import type Database from 'better-sqlite3';
+import type { IndexShape } from './audit-text-segment.js';
+import { DEFAULT_SHAPE, SegmentBits, decodeSlice, isUsableShape } from './audit-text-segment.js';
 
 /**
- * The index behind the audit log's text search in SQLite, kept in step with audit_events by
- * triggers, so every writer (emit, retention, a hand-run DELETE) updates it without knowing.
+ * The index behind the audit log's text search in SQLite: for each run of ids (a column, 4 by
+ * default), a set of bits saying which trigram buckets its events' JSON holds, built in JS as
+ * events are written, and written to the file a segment (16,384 ids) at a time, sliced by
+ * bucket so that a search reads only its text's buckets (audit-text-segment.ts). A search ANDs
+ * its text's slices, and LIKE reads the columns left (audit-text-search.sqlite.ts).
  *
- * - audit_events_text: an FTS5 trigram index over each event's JSON. Contentless: the JSON
- *   lives in audit_events already, and a row is removed by handing FTS5 its old JSON (the
- *   trigger has it). Not contentless_delete, which removes by rowid alone but took 14 s for
- *   the first retention batch of 10,000 after a backfill of 1M (it writes tombstones into every
- *   big segment). detail=none, because searches only ask which rows hold some trigrams (LIKE on
- *   the row decides the rest), and positions would triple the index.
- * - audit_time_blocks: the time span of each run of 2^12 ids. Trigram matches come out in id
- *   order and pages are in time order; this small table says which id ranges a time window can
- *   hold (ids follow time closely, but spooled and imported events arrive late).
+ * It replaced an FTS5 trigram index kept by triggers, which made a batched write about seven
+ * times dearer: FTS5 keeps each trigram's list of rows, about 400 entries an event (fed in bulk,
+ * 4,096 rows at a time, it still cost 20 µs an event more than a plain insert). Here an event
+ * costs a bit per distinct trigram of its column in memory, and a segment comes to 30 to 80
+ * bytes an event in the file.
+ *
+ * Who keeps it: whichever store writes. A write transaction first reads the rows written since it
+ * last looked (another process's), so the segment it completes is complete, and writes the
+ * segment in that transaction. Segments still open live in each store's memory only: rebuilt from
+ * their rows at the first write or indexed search, read again after a failed write. Rows changed
+ * by hand (the log is append-only) are listed in audit_text_changed by a trigger, and searches
+ * read them by LIKE alone.
+ *
+ * Tables: audit_text_index (the shape and which segments are written), audit_text_slices (a
+ * segment's bits, per bucket; a missing slice has no bit set), audit_time_blocks (the time span of
+ * each time block of written segments) and audit_text_changed.
  */
 
-export const TEXT_INDEX = 'audit_events_text';
 export const TIME_BLOCKS = 'audit_time_blocks';
-/** ids per time block, as a shift: block = id >> TIME_BLOCK_SHIFT. */
-export const TIME_BLOCK_SHIFT = 12;
+export const CHANGED = 'audit_text_changed';
+const META = 'audit_text_index';
+const SLICES = 'audit_text_slices';
+/** The file format: the trigram hash (audit-text-trigrams.ts) and the tables. */
+const FORMAT = 1;
 
-// FTS5 writes a small segment per transaction (an emit is one) and merges segments of a level
-// when it has `automerge` of them: at the default 4, an emit cost 750 µs of CPU on a log of 1M
-// events, at 8 about 200 µs (80 µs without the index), for a few more segments per search.
-const TEXT_INDEX_TABLE = `
-  CREATE VIRTUAL TABLE ${TEXT_INDEX} USING fts5(
-    data, content='', detail=none, tokenize='trigram'
+const TABLES = `
+  CREATE TABLE ${META} (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    format INTEGER NOT NULL,
+    segment_shift INTEGER NOT NULL,
+    column_shift INTEGER NOT NULL,
+    time_shift INTEGER NOT NULL,
+    bucket_bits INTEGER NOT NULL,
+    sealed_below INTEGER NOT NULL
   );
-  INSERT INTO ${TEXT_INDEX} (${TEXT_INDEX}, rank) VALUES ('automerge', 8);`;
-
-const TIME_BLOCKS_TABLE = `
+  CREATE TABLE ${SLICES} (
+    segment INTEGER NOT NULL,
+    bucket INTEGER NOT NULL,
+    bits BLOB NOT NULL,
+    PRIMARY KEY (segment, bucket)
+  ) WITHOUT ROWID;
   CREATE TABLE ${TIME_BLOCKS} (
     block INTEGER PRIMARY KEY,
     min_time INTEGER NOT NULL,
     max_time INTEGER NOT NULL
-  );`;
-
-// A block only ever widens: deleting rows leaves its span a little too wide, which costs a
-// search a few wasted lookups but never a missed row. Retention drops whole blocks behind it.
-const widenBlock = (row: 'new') => `
-  INSERT INTO ${TIME_BLOCKS} (block, min_time, max_time)
-    VALUES (${row}.id >> ${TIME_BLOCK_SHIFT}, ${row}.time_ms, ${row}.time_ms)
-    ON CONFLICT (block) DO UPDATE SET
-      min_time = min(min_time, excluded.min_time), max_time = max(max_time, excluded.max_time);`;
-
-// A contentless index forgets a row by being told the text it indexed for it.
-const forget = (row: 'old') =>
-  `INSERT INTO ${TEXT_INDEX} (${TEXT_INDEX}, rowid, data) VALUES ('delete', ${row}.id, ${row}.data);`;
-
-const TRIGGERS = `
-  CREATE TRIGGER IF NOT EXISTS audit_events_text_insert AFTER INSERT ON audit_events BEGIN
-    INSERT INTO ${TEXT_INDEX} (rowid, data) VALUES (new.id, new.data);
-    ${widenBlock('new')}
-  END;
-  CREATE TRIGGER IF NOT EXISTS audit_events_text_delete AFTER DELETE ON audit_events BEGIN
-    ${forget('old')}
-  END;
-  -- The log is append-only, but a row changed by hand must still be found by what it now says.
-  CREATE TRIGGER IF NOT EXISTS audit_events_text_update AFTER UPDATE OF id, time_ms, data ON audit_events BEGIN
-    ${forget('old')}
-    INSERT INTO ${TEXT_INDEX} (rowid, data) VALUES (new.id, new.data);
-    ${widenBlock('new')}
-  END;`;
+  );
+  CREATE TABLE ${CHANGED} (id INTEGER PRIMARY KEY);`;
 
 /**
- * Creates the index and its triggers; run inside the schema transaction. A database made before
- * the index is backfilled here, once, in that same transaction: all or nothing, and no event
- * written meanwhile can slip between the backfill and the triggers.
- *
- * The backfill tokenizes every event: about 20 s per million events on a shared 2-core machine
- * (the bench, bench/audit-search.mjs, times it), and the index adds about half the file's size
- * again, written to the WAL first. The store is opened synchronously, so the server does not
- * start serving until it is done, and other writers of the file (a CLI command) wait or spool
- * meanwhile. It happens once: later opens find the index.
+ * The trigger that lists rows changed by hand; exported for the bench, which drops it. There is
+ * none for rows inserted by hand with an id below the newest (only possible by naming the id):
+ * a trigger on every insert cost 2.3 µs an event, half again what the index costs, for a row
+ * `postern verify audit` names as out of the chain anyway.
  */
-export function installTextIndex(db: Database.Database): void {
-  const exists = (name: string) =>
-    db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
-  if (!exists(TEXT_INDEX)) {
-    db.exec(TEXT_INDEX_TABLE);
-    db.exec(`INSERT INTO ${TEXT_INDEX} (rowid, data) SELECT id, data FROM audit_events`);
-    // Merged into one segment now (a fifth more time), rather than by the first writes: left
-    // to them, the first thousand emits after a backfill of 1M took 3 ms each instead of 0.2.
-    db.exec(`INSERT INTO ${TEXT_INDEX} (${TEXT_INDEX}) VALUES ('optimize')`);
-  }
-  if (!exists(TIME_BLOCKS)) {
-    db.exec(TIME_BLOCKS_TABLE);
-    db.exec(`INSERT INTO ${TIME_BLOCKS} (block, min_time, max_time)
-      SELECT id >> ${TIME_BLOCK_SHIFT}, min(time_ms), max(time_ms) FROM audit_events GROUP BY 1`);
-  }
-  db.exec(TRIGGERS);
+export const TEXT_INDEX_TRIGGERS = `
+  CREATE TRIGGER IF NOT EXISTS audit_events_text_changed
+    AFTER UPDATE OF id, time_ms, data ON audit_events BEGIN
+    INSERT OR IGNORE INTO ${CHANGED} (id) VALUES (new.id);
+  END;`;
+
+// What the FTS5 index of earlier releases left, and this index's own objects, for a rebuild.
+const EARLIER = `
+  DROP TRIGGER IF EXISTS audit_events_text_insert;
+  DROP TRIGGER IF EXISTS audit_events_text_delete;
+  DROP TRIGGER IF EXISTS audit_events_text_update;
+  DROP TABLE IF EXISTS audit_events_text;
+  DROP TRIGGER IF EXISTS audit_events_text_changed;
+  DROP TABLE IF EXISTS ${META};
+  DROP TABLE IF EXISTS ${SLICES};
+  DROP TABLE IF EXISTS ${TIME_BLOCKS};
+  DROP TABLE IF EXISTS ${CHANGED};`;
+
+interface MetaRow {
+  format: number;
+  segment_shift: number;
+  column_shift: number;
+  time_shift: number;
+  bucket_bits: number;
 }
 
-/** For retention, which removes every id up to one: drops the blocks wholly behind it. */
-export function removedBlocksDropper(db: Database.Database): (lastId: number) => void {
-  const drop = db.prepare(
-    `DELETE FROM ${TIME_BLOCKS} WHERE block < (? + 1) >> ${TIME_BLOCK_SHIFT}`,
+/**
+ * Creates the index's tables, or finds them; run inside the schema transaction. A log of an
+ * earlier release (no index, or the FTS5 one) loses what it had and gets these tables empty: the
+ * store then indexes every row in the same transaction (SqliteTextIndex.sealBacklog).
+ */
+export function installTextIndex(db: Database.Database, shape: IndexShape): IndexShape {
+  const exists = db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(META) !== undefined;
+  const meta = exists
+    ? (db.prepare(`SELECT * FROM ${META}`).get() as MetaRow | undefined)
+    : undefined;
+  const found = meta && {
+    segmentShift: meta.segment_shift,
+    columnShift: meta.column_shift,
+    timeShift: meta.time_shift,
+    bucketBits: meta.bucket_bits,
+  };
+  if (meta?.format === FORMAT && found && isUsableShape(found)) return found;
+  db.exec(EARLIER);
+  db.exec(TABLES);
+  db.exec(TEXT_INDEX_TRIGGERS);
+  db.prepare(`INSERT INTO ${META} VALUES (1, ?, ?, ?, ?, ?, 0)`).run(
+    FORMAT,
+    shape.segmentShift,
+    shape.columnShift,
+    shape.timeShift,
+    shape.bucketBits,
   );
-  return (lastId) => drop.run(BigInt(lastId));
+  return shape;
+}
+
+export { DEFAULT_SHAPE };
+
+/** The segments not yet written, as far as this store has read the log. */
+interface OpenSegments {
+  /** Every segment below this one is in the file. */
+  sealedBelow: number;
+  /** Every row up to this id, in segments from sealedBelow on, is in `segments`. */
+  lastSeen: number;
+  segments: Map<number, SegmentBits>;
+}
+
+export interface IndexedRow {
+  id: number;
+  timeMs: number;
+  json: string;
+}
+
+/** Rows read per statement when catching up: bounded memory on a log of any size. */
+const READ_ROWS = 4096;
+
+export class SqliteTextIndex {
+  private open: OpenSegments | undefined;
+  private readonly sealedBelow: Database.Statement;
+  private readonly rowsAfter: Database.Statement;
+  private readonly maxId: Database.Statement;
+  private readonly putSlice: Database.Statement;
+  private readonly putBlock: Database.Statement;
+  private readonly setSealed: Database.Statement;
+  private readonly slicesOf: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    readonly shape: IndexShape,
+  ) {
+    this.sealedBelow = db.prepare(`SELECT sealed_below FROM ${META}`).pluck();
+    // The limit written in, not bound: bound, it made this statement four times slower (5 µs,
+    // a fifth of what the index added to a single emit).
+    this.rowsAfter = db
+      .prepare(
+        `SELECT id, time_ms, data FROM audit_events WHERE id > ? ORDER BY id LIMIT ${READ_ROWS}`,
+      )
+      .raw();
+    this.maxId = db.prepare('SELECT max(id) FROM audit_events').pluck();
+    this.putSlice = db.prepare(`INSERT OR REPLACE INTO ${SLICES} VALUES (?, ?, ?)`);
+    this.putBlock = db.prepare(`INSERT OR REPLACE INTO ${TIME_BLOCKS} VALUES (?, ?, ?)`);
+    // Never lowered: another process may have written more segments meanwhile.
+    this.setSealed = db.prepare(`UPDATE ${META} SET sealed_below = max(sealed_below, ?)`);
+    this.slicesOf = db
+      .prepare(
+        `SELECT bucket, bits FROM ${SLICES}
+          WHERE segment = ? AND bucket IN (SELECT value FROM json_each(?))`,
+      )
+      .raw();
+  }
+
+  private segmentOf(id: number): number {
+    return Math.floor(id / 2 ** this.shape.segmentShift);
+  }
+
+  /**
+   * At open, in the schema transaction: indexes the segments that are complete but not written
+   * (all of them for a log of an earlier release; none after a clean run).
+   */
+  sealBacklog(): void {
+    const last = this.maxId.get() as number | null;
+    if (last !== null && this.segmentOf(last) > (this.sealedBelow.get() as number))
+      this.catchUp(true);
+  }
+
+  /**
+   * Brings the open segments up to every committed row (in a transaction, so the rows it reads
+   * stay put); builds them from the log the first time. In a write transaction (`writing`), it
+   * writes the segments it completes as it goes, so a long backlog never sits in memory whole.
+   */
+  catchUp(writing = false): OpenSegments {
+    const sealedBelow = this.sealedBelow.get() as number;
+    const firstOpenId = sealedBelow * 2 ** this.shape.segmentShift;
+    let open = this.open;
+    if (!open) open = { sealedBelow, lastSeen: firstOpenId - 1, segments: new Map() };
+    else if (sealedBelow > open.sealedBelow) {
+      // Another process wrote segments that were open here.
+      for (const segment of open.segments.keys())
+        if (segment < sealedBelow) open.segments.delete(segment);
+      open.sealedBelow = sealedBelow;
+      open.lastSeen = Math.max(open.lastSeen, firstOpenId - 1);
+    }
+    this.open = open;
+    for (;;) {
+      const rows = this.rowsAfter.all(open.lastSeen) as [number, number, string][];
+      this.add(rows.map(([id, timeMs, json]) => ({ id, timeMs, json })));
+      if (writing) this.seal();
+      if (rows.length < READ_ROWS) return open;
+    }
+  }
+
+  /** Adds rows with ids above any seen before, in id order (a write's own rows, after catchUp). */
+  add(rows: readonly IndexedRow[]): void {
+    const open = this.open;
+    if (!open) throw new Error('the text index must catch up first');
+    for (const { id, timeMs, json } of rows) {
+      const number = this.segmentOf(id);
+      let segment = open.segments.get(number);
+      if (!segment) {
+        segment = new SegmentBits(this.shape, number);
+        open.segments.set(number, segment);
+      }
+      segment.add(id, timeMs, json);
+      open.lastSeen = id;
+    }
+  }
+
+  /**
+   * Writes every segment that is complete: one that a later id has been seen after, as ids only
+   * grow. Runs in the write transaction that completed them.
+   */
+  seal(): void {
+    const open = this.open;
+    if (!open) return;
+    const complete = this.segmentOf(open.lastSeen);
+    if (complete <= open.sealedBelow) return;
+    for (const [number, segment] of open.segments) {
+      if (number >= complete) continue;
+      for (const { bucket, bits } of segment.slices()) this.putSlice.run(number, bucket, bits);
+      for (const block of segment.blocks())
+        this.putBlock.run(block.block, block.min_time, block.max_time);
+      open.segments.delete(number);
+    }
+    this.setSealed.run(complete);
+    open.sealedBelow = complete;
+  }
+
+  /** After a failed write transaction: what the store holds may include rows rolled back. */
+  forget(): void {
+    this.open = undefined;
+  }
+
+  /** A written segment's slices of some buckets (all clear where none is stored). */
+  sealedSlices(segment: number, buckets: number[]): Map<number, Uint32Array> {
+    const words = 2 ** (this.shape.segmentShift - this.shape.columnShift - 5);
+    const rows = this.slicesOf.all(segment, JSON.stringify(buckets)) as [number, Buffer][];
+    const out = new Map(rows.map(([bucket, bits]) => [bucket, decodeSlice(bits, words)]));
+    for (const bucket of buckets) if (!out.has(bucket)) out.set(bucket, new Uint32Array(words));
+    return out;
+  }
+}
+
+/**
+ * For retention, which removes every id up to one: drops the segments and time blocks wholly
+ * behind it, and the removed rows' marks of change.
+ */
+export function removedRowsDropper(
+  db: Database.Database,
+  shape: IndexShape,
+): (lastId: number) => void {
+  const statements = [
+    db.prepare(`DELETE FROM ${SLICES} WHERE segment < (? + 1) >> ${shape.segmentShift}`),
+    db.prepare(`DELETE FROM ${TIME_BLOCKS} WHERE block < (? + 1) >> ${shape.timeShift}`),
+    db.prepare(`DELETE FROM ${CHANGED} WHERE id <= ?`),
+  ];
+  return (lastId) => statements.forEach((statement) => statement.run(BigInt(lastId)));
 }
