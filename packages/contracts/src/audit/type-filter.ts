@@ -118,6 +118,12 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'db.update': 'Database Updated',
     'db.delete': 'Database Deleted',
   }),
+  family('Kubernetes', {
+    'kube.request': 'Kubernetes Request',
+    'kube.create': 'Kubernetes Cluster Created',
+    'kube.update': 'Kubernetes Cluster Updated',
+    'kube.delete': 'Kubernetes Cluster Deleted',
+  }),
   family('Cluster', {
     'postern.start': 'Postern Started',
     'audit.degraded': 'Audit Log Degraded',

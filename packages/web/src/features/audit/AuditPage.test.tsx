@@ -60,9 +60,11 @@ describe('AuditPage (useAuditLog)', () => {
     expect(screen.getByRole('group', { name: 'Locks' })).toBeTruthy();
     // Raw type names are not shown, nor types of the catalogue Postern never emits.
     expect(screen.queryByRole('option', { name: 'session.start' })).toBeNull();
-    expect(screen.queryByRole('option', { name: /Kubernetes|Desktop|SQL Server/ })).toBeNull();
+    expect(screen.queryByRole('option', { name: /Desktop|SQL Server/ })).toBeNull();
     const databases = screen.getByRole('group', { name: 'Databases' });
     expect(within(databases).getByRole('option', { name: 'Database Query' })).toBeTruthy();
+    const kubernetes = screen.getByRole('group', { name: 'Kubernetes' });
+    expect(within(kubernetes).getByRole('option', { name: 'Kubernetes Request' })).toBeTruthy();
   });
 
   it('sends the text search and the type filter to the server', async () => {
