@@ -10,11 +10,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { loadFakeKube } from './support/fake-kube.mjs';
+import { pathToFileURL } from 'node:url';
 import {
   assertBuilt,
   createCliLogin,
   createRole,
   posternBin,
+  repoRoot,
   rssBytes,
   startPostern,
 } from './support/postern.mjs';
@@ -35,7 +37,9 @@ figure runs through Postern and straight to the fake (with its token) in the sam
      (and the wall time of a whole \`kubectl get pods\`, for context)
   2  kubectl exec (no terminal) of \`head -c --exec-size /dev/zero\`, output read by the bench:
      MiB/s from its first byte to its last, the median of --runs   target >= 0.8x straight
-     (and the time to the first byte, which holds kubectl's start and the exec's set-up)
+     (and the time to the first byte, which holds kubectl's start and the exec's set-up; and,
+     for context, the same through a bare TLS relay written in the bench, which decrypts and
+     encrypts every byte as any proxy in between must)
   3  --watches watches of the pods held open at once through Postern, each on its own
      connection: Postern's RSS growth per watch          target <= 100 KiB
 
@@ -141,6 +145,10 @@ try {
   const through = await contextOf(throughKubeconfig);
   const straightKubeconfig = path.join(dir, 'straight.kubeconfig');
   await writeFile(straightKubeconfig, straightConfig(fake));
+  const relay = await startTlsRelay(fake);
+  cleanups.push(() => relay.stop());
+  const relayKubeconfig = path.join(dir, 'relay.kubeconfig');
+  await writeFile(relayKubeconfig, straightConfig({ ...fake, url: relay.url, caPem: relay.caPem }));
 
   const only = new Set(opts.only.split(',').map((figure) => figure.trim()));
   // (1) one request at a time on a warm connection.
@@ -212,12 +220,13 @@ try {
   // (2) exec output throughput, rounds taking turns.
   if (only.has('2')) {
     fake.pods.add({ name: 'exec-0' });
-    const rates = { straight: [], postern: [] };
-    const firstBytes = { straight: [], postern: [] };
+    const rates = { straight: [], postern: [], relay: [] };
+    const firstBytes = { straight: [], postern: [], relay: [] };
     for (let round = 1; round <= runs; round++) {
       for (const [name, file] of [
         ['straight', straightKubeconfig],
         ['postern', throughKubeconfig],
+        ['relay', relayKubeconfig],
       ]) {
         log(`(2) round ${round}/${runs}: exec ${fmt(execBytes / MiB, 0)} MiB ${name}`);
         const measured = await execThroughput(file, execBytes);
@@ -234,6 +243,14 @@ try {
       compare: `${fmt(rate('postern') / rate('straight'), 2)}×`,
       target: '>= 0.8x straight',
       verdict: verdict(rate('postern') / rate('straight') >= 0.8),
+    });
+    rows.push({
+      figure: '    through the bare TLS relay, MiB/s',
+      value: '',
+      baseline: `${fmt(rate('relay'))} relay`,
+      compare: `${fmt(rate('relay') / rate('straight'), 2)}× straight`,
+      target: '(context)',
+      verdict: '',
     });
     rows.push({
       figure: '    time to its first byte, ms',
@@ -271,6 +288,32 @@ try {
 console.log('');
 printTable(rows);
 console.log(`load average ${load()} at the end`);
+
+/**
+ * The least a proxy between kubectl and the API server must do: TLS in (its own certificate),
+ * TLS out, bytes piped both ways; nothing read, nothing authorized.
+ */
+async function startTlsRelay(fake) {
+  const { createServer } = await import('node:tls');
+  const { connect } = await import('node:tls');
+  const module = path.join(repoRoot, 'packages/server/dist/tls/self-signed.js');
+  const { createSelfSigned } = await import(pathToFileURL(module).href);
+  const own = await createSelfSigned(['localhost', '127.0.0.1']);
+  const upstream = new URL(fake.url);
+  const server = createServer({ cert: own.cert, key: own.key }, (client) => {
+    const out = connect({ host: upstream.hostname, port: Number(upstream.port), ca: fake.caPem });
+    client.on('error', () => out.destroy());
+    out.on('error', () => client.destroy());
+    client.pipe(out);
+    out.pipe(client);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${server.address().port}`,
+    caPem: own.cert,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
 
 /** The server, CA and client files of the context `postern kube login` wrote. */
 async function contextOf(file) {

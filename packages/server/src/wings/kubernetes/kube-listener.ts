@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
+import { preferredCiphers } from './upstream/tls-ciphers.js';
 
 /** The listener's own certificate lives as long as the process does, up to a year. */
 const serverCertTtlMs = 365 * 24 * 3_600_000;
@@ -28,6 +29,8 @@ export async function createKubeServer(deps: {
       // A request without a certificate gets a Status kubectl prints, not a TLS alert.
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
+      ciphers: preferredCiphers,
+      honorCipherOrder: true,
       handshakeTimeout: 10_000,
       headersTimeout: 10_000,
     },

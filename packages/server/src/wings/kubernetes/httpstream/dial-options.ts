@@ -5,7 +5,7 @@ import { statusSchema, type Status } from './status.js';
 /** How to reach an API server: its CA, a client certificate, and the like (node:tls names). */
 export type TlsClientOptions = Pick<
   ConnectionOptions,
-  'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized' | 'checkServerIdentity'
+  'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized' | 'checkServerIdentity' | 'ciphers'
 >;
 
 export interface DialOptions {

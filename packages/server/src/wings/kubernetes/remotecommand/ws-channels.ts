@@ -18,6 +18,12 @@ export function channelMessage(channel: number, payload: Buffer): Buffer {
 const sendBufferLimit = 512 * 1024;
 
 /**
+ * What a channel's reader holds before the socket is paused: every pause costs the peer a round
+ * trip before it sends again, so a bulk output (cat of a log) flows in long runs.
+ */
+const readerBufferBytes = 512 * 1024;
+
+/**
  * One outgoing channel as a Writable. Each chunk goes out as messages at once; the write
  * completes at once while the socket holds little unsent, and once the socket took it when it
  * holds more, so a slow peer holds the writer back (the WebSocket has no window of its own)
@@ -66,7 +72,7 @@ export class ChannelReaders {
   ) {
     for (const channel of channels) {
       const reader = new Readable({
-        highWaterMark: 64 * 1024,
+        highWaterMark: readerBufferBytes,
         read: () => this.#caughtUp(channel),
       });
       this.#readers.set(channel, reader);

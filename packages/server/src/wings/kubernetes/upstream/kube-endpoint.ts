@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CreateConnection, TlsClientOptions } from '../httpstream/dial-options.js';
 import type { KubeTarget } from './kube-target.js';
+import { preferredCiphers } from './tls-ciphers.js';
 
 /**
  * How requests reach one cluster's API server: straight over TLS with the cluster's credential
@@ -42,6 +43,7 @@ export function directEndpoint(target: KubeTarget): KubeEndpoint {
     // SNI takes a name, never an address.
     servername: target.servername ?? (isIP(hostname) === 0 ? hostname : undefined),
     rejectUnauthorized: !target.insecureSkipVerify,
+    ciphers: preferredCiphers,
     // client-go would speak HTTP/2; one HTTP/1.1 connection per request in flight is simpler
     // to relay and every API server speaks it.
     ALPNProtocols: ['http/1.1'],
@@ -72,6 +74,7 @@ export function directEndpoint(target: KubeTarget): KubeEndpoint {
         key: target.clientKey,
         servername: target.servername ?? (isIP(hostname) === 0 ? hostname : undefined),
         rejectUnauthorized: !target.insecureSkipVerify,
+        ciphers: preferredCiphers,
       },
       headers: credential,
     }),
