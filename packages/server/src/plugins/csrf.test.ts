@@ -38,6 +38,8 @@ describe('the double-submit CSRF check on public mutations', () => {
         'POST /v1/webapi/sso/console/exchange',
         // `postern db login`: signed with the login's certificate, no cookie read.
         'POST /v1/webapi/dbconnect/:name/login',
+        // `postern kube login`: the same.
+        'POST /v1/webapi/kubeconnect/:name/login',
         // The SAML ACS: the IdP's page posts it cross-site, so no header can come along. The
         // RelayState must equal the browser's state cookie and the signed assertion must answer
         // a request of ours, both once (docs/sso.md).

@@ -50,11 +50,11 @@ export const kubernetesWing = {
   },
   start: async (s) => {
     await s.kubeClusters.start();
-    s.stopHealth = checkKubeHealth(s.kubeClusters, s.endpointFor, s.healthIntervalMs);
+    s.stopKubeHealth = checkKubeHealth(s.kubeClusters, s.kubeEndpointFor, s.kubeHealthIntervalMs);
   },
   close: async (s) => {
-    s.stopHealth?.();
-    s.closeServer();
+    s.stopKubeHealth?.();
+    s.closeKubeServer();
     s.kubeEndpoints.close();
     await s.kubeRequestAudit.flush();
     await s.kubeClusters.close();
@@ -69,7 +69,7 @@ export const kubernetesWing = {
         await listen(server, address.host, address.port);
         const bound = { host: address.host, port: (server.address() as AddressInfo).port };
         ctx.log('info', 'Kubernetes listener', bound);
-        return { address: bound, stop: async () => s.closeServer() };
+        return { address: bound, stop: async () => s.closeKubeServer() };
       },
     },
   ],
@@ -163,10 +163,10 @@ function buildKubernetes(ctx: ServerContext) {
       audit: kubeRequestAudit,
     }),
     kubeServer,
-    endpointFor,
-    healthIntervalMs: config.heartbeatIntervalMs,
-    stopHealth: undefined as (() => void) | undefined,
-    closeServer: () =>
+    kubeEndpointFor: endpointFor,
+    kubeHealthIntervalMs: config.heartbeatIntervalMs,
+    stopKubeHealth: undefined as (() => void) | undefined,
+    closeKubeServer: () =>
       void server?.then(
         (made) => made.close(),
         () => undefined,

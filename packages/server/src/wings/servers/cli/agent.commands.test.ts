@@ -76,6 +76,7 @@ describe('postern agent', () => {
       insecure: false,
       apps: [],
       databases: [],
+      kubeClusters: [],
       log,
     });
   });
