@@ -33,6 +33,13 @@ export class TlsRoutes {
 const maxHelloBytes = 5 + 16_384;
 
 /**
+ * How long a connection may take to send its ClientHello: the TLS handshake's own deadline
+ * (slowClientLimits in app.ts) only starts once the connection is handed on, so a silent one
+ * must be cut here.
+ */
+const helloTimeoutMs = 10_000;
+
+/**
  * Reads the connection's first TLS record, puts it back, and hands the connection to the handler
  * claiming its server name, or to `fallback`. What is not a ClientHello with a server name goes
  * to `fallback` too, which answers it as it would have.
@@ -44,7 +51,10 @@ export function routeTlsConnection(
 ): void {
   if (routes.empty) return fallback(socket);
   let buffered = Buffer.alloc(0);
+  const deadline = setTimeout(() => socket.destroy(), helloTimeoutMs);
+  deadline.unref();
   const done = (handler?: TlsHandler) => {
+    clearTimeout(deadline);
     socket.off('data', onData);
     socket.off('close', onClose);
     socket.pause();
@@ -58,7 +68,10 @@ export function routeTlsConnection(
     if (name === 'incomplete' && buffered.length < maxHelloBytes) return;
     done(typeof name === 'string' && name !== 'incomplete' ? routes.match(name) : undefined);
   };
-  const onClose = () => socket.off('data', onData);
+  const onClose = () => {
+    clearTimeout(deadline);
+    socket.off('data', onData);
+  };
   socket.on('data', onData);
   socket.once('close', onClose);
 }
