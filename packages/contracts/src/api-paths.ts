@@ -80,6 +80,19 @@ export const apiPaths = {
   kubeCatalog: `${apiPrefix}/kubeconnect`,
   /** POST: a client certificate for one cluster, for `postern kube login` (signed). */
   kubeLogin: (name: string) => `${apiPrefix}/kubeconnect/${seg(name)}/login`,
+  // Desktops (docs/desktops.md).
+  desktops: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/desktops`,
+  desktop: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/desktops/${seg(name)}`,
+  desktopActive: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/desktops/${seg(name)}/active`,
+  desktopServices: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/desktopservices`,
+  /** WebSocket: a desktop session (in-band bearer, then the desktop protocol: RFB for VNC). */
+  desktopConnect: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/desktops/${seg(name)}/connect/ws`,
+  /** WebSocket: a desktop recording's events, played at the pace the player asks. */
+  desktopPlayback: (clusterId: string, sid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/desktopplayback/${seg(sid)}/ws`,
   /** POST: a launcher's session on one app (spec §7). */
   appSession: `${apiPrefix}/sessions/app`,
   /** GET: where an app lives, for the launcher (spec §7 `apps/{fqdn}/{clusterId?}/{publicAddr?}`). */
@@ -138,6 +151,12 @@ export const apiPaths = {
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,
     databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,
+    desktops: `${apiPrefix}/sites/:clusterId/desktops`,
+    desktop: `${apiPrefix}/sites/:clusterId/desktops/:desktopName`,
+    desktopActive: `${apiPrefix}/sites/:clusterId/desktops/:desktopName/active`,
+    desktopServices: `${apiPrefix}/sites/:clusterId/desktopservices`,
+    desktopConnect: `${apiPrefix}/sites/:clusterId/desktops/:desktopName/connect/ws`,
+    desktopPlayback: `${apiPrefix}/sites/:clusterId/desktopplayback/:sid/ws`,
     kubernetes: `${apiPrefix}/sites/:clusterId/kubernetes`,
     kubeResources: `${apiPrefix}/sites/:clusterId/kubernetes/:name/resources`,
     kubeExec: `${apiPrefix}/sites/:clusterId/kubernetes/:name/exec/ws`,

@@ -22,6 +22,7 @@ export * from './resource-list.js';
 export * from './apps.js';
 export * from './databases.js';
 export * from './kubernetes.js';
+export * from './desktops.js';
 export * from './database-console.js';
 export * from './connection-diagnostics.js';
 export * from './recordings.js';
