@@ -118,6 +118,11 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'db.update': 'Database Updated',
     'db.delete': 'Database Deleted',
   }),
+  family('Desktops', {
+    'windows.desktop.create': 'Desktop Created',
+    'windows.desktop.update': 'Desktop Updated',
+    'windows.desktop.delete': 'Desktop Deleted',
+  }),
   family('Kubernetes', {
     'kube.request': 'Kubernetes Request',
     'kube.create': 'Kubernetes Cluster Created',

@@ -73,7 +73,10 @@ export async function createFromFile(
 
 async function createOne(ctx: AdminContext, doc: Document, force: boolean): Promise<string> {
   const kinds = creatable();
-  const kind = kinds.find((candidate) => candidate.kind === doc.kind);
+  // A kind's other names count too: `windows_desktop` is the reference's name of a desktop.
+  const kind = kinds.find(
+    (candidate) => candidate.kind === doc.kind || candidate.words.includes(doc.kind),
+  );
   if (!kind?.create) {
     const names = joinOr(kinds.map((candidate) => candidate.kind));
     throw new ConfigError(`unsupported kind '${doc.kind}': use ${names}`);

@@ -3,6 +3,8 @@ import {
   databaseResourceSchema,
   type AppResource,
   type DatabaseResource,
+  desktopResourceSchema,
+  type DesktopResource,
   kubeClusterResourceSchema,
   type KubeClusterResource,
 } from '@postern/contracts';
@@ -109,6 +111,8 @@ export interface Config {
   databases: DatabaseResource[];
   /** Kubernetes clusters from the config file, reached by this proxy (docs/kubernetes.md). */
   kubeClusters: KubeClusterResource[];
+  /** Desktops from the config file, reached by this proxy (docs/desktops.md). */
+  desktops: DesktopResource[];
 }
 
 export interface SshServiceConfig {
@@ -133,6 +137,19 @@ function readPem(file: string, field: string): string {
     throw new ConfigError(`${field}: ${file} holds no PEM certificate`);
   }
   return text;
+}
+
+/** A secret kept in a file of its own (a VNC password): its first line, which must not be empty. */
+function readSecretFile(file: string, field: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${field}: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const secret = text.split(/\r?\n/)[0] ?? '';
+  if (!secret) throw new ConfigError(`${field}: ${file} is empty`);
+  return secret;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -258,6 +275,19 @@ export function resolveConfig(flags: ConfigFlags): Config {
           tls: db.tls,
         },
       }),
+    ),
+    desktops: (file.desktops ?? []).map(
+      ({ name, description, labels, vnc_password_file, ...spec }) =>
+        desktopResourceSchema.parse({
+          kind: 'desktop',
+          metadata: { name, description, labels },
+          spec: {
+            ...spec,
+            vnc_password: vnc_password_file
+              ? readSecretFile(vnc_password_file, `desktops.${name}.vnc_password_file`)
+              : undefined,
+          },
+        }),
     ),
     kubeClusters: (file.kubernetes_clusters ?? []).map(({ name, description, labels, ...spec }) =>
       kubeClusterResourceSchema.parse({

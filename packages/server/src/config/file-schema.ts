@@ -6,6 +6,9 @@ import {
   databaseResourceSchema,
   databaseTlsModes,
   databaseUriSchema,
+  desktopAddrSchema,
+  desktopNameSchema,
+  desktopProtocols,
   kubeClusterNameSchema,
   kubeClusterSpecSchema,
   publicAddrSchema,
@@ -177,6 +180,26 @@ export const fileConfigSchema = z
               .object({ mode: z.enum(databaseTlsModes) })
               .strict()
               .optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    /**
+     * Desktops this proxy reaches itself (docs/desktops.md): the desktop resource's fields, flat,
+     * with `vnc_password_file` naming a file that holds the VNC password instead of the password.
+     */
+    desktops: z
+      .array(
+        z
+          .object({
+            name: desktopNameSchema,
+            description: z.string().max(1024).optional(),
+            labels: z.record(z.string().max(256), z.string().max(256)).optional(),
+            addr: desktopAddrSchema,
+            protocol: z.enum(desktopProtocols).optional(),
+            os: z.string().max(64).optional(),
+            host_id: z.string().max(256).optional(),
+            vnc_password_file: z.string().min(1).optional(),
           })
           .strict(),
       )

@@ -1,4 +1,9 @@
-import type { AppResource, DatabaseResource, KubeClusterResource } from '@postern/contracts';
+import type {
+  AppResource,
+  DatabaseResource,
+  DesktopResource,
+  KubeClusterResource,
+} from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,6 +84,8 @@ export interface TestAppOptions {
   databases?: DatabaseResource[];
   /** Kubernetes clusters of the config file (docs/kubernetes.md). */
   kubeClusters?: KubeClusterResource[];
+  /** Desktops of the config file (docs/desktops.md). */
+  desktops?: DesktopResource[];
   /** public_addr (default proxy.test:3080); port 0 means the port the app listens on. */
   publicAddr?: string;
 }
@@ -110,6 +117,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.apps) config.apps = options.apps;
   if (options.databases) config.databases = options.databases;
   if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
+  if (options.desktops) config.desktops = options.desktops;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

@@ -82,6 +82,21 @@ export const resourceEvents = {
     desc: 'Kubernetes Deleted',
     message: 'User [{user}] deleted Kubernetes cluster [{name}]',
   },
+  TDP20I: {
+    type: 'windows.desktop.create',
+    desc: 'Desktop Created',
+    message: 'User [{user}] registered desktop [{name}]',
+  },
+  TDP21I: {
+    type: 'windows.desktop.update',
+    desc: 'Desktop Updated',
+    message: 'User [{user}] updated desktop [{name}]',
+  },
+  TDP22I: {
+    type: 'windows.desktop.delete',
+    desc: 'Desktop Deleted',
+    message: 'User [{user}] deleted desktop [{name}]',
+  },
   TDB03I: {
     type: 'db.create',
     desc: 'Database Created',

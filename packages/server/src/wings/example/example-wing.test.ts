@@ -54,7 +54,7 @@ describe('a wing added beside the registry', () => {
 
   it('names its resource kind beside the servers wing', async () => {
     const kinds = app.context.kinds().map((kind) => kind.kind);
-    expect(kinds).toEqual(['node', 'app', 'db', 'kube_cluster', 'echo']);
+    expect(kinds).toEqual(['node', 'app', 'db', 'kube_cluster', 'windows_desktop', 'echo']);
     const echo = app.context.kinds().find((kind) => kind.kind === 'echo')!;
     expect(echo.count()).toBeGreaterThan(0);
   });
@@ -73,12 +73,19 @@ describe('a wing added beside the registry', () => {
   });
 
   it("keeps each wing's services apart and the registry free of the example", () => {
-    expect(wings.map((wing) => wing.name)).toEqual(['servers', 'apps', 'databases', 'kubernetes']);
+    expect(wings.map((wing) => wing.name)).toEqual([
+      'servers',
+      'apps',
+      'databases',
+      'kubernetes',
+      'desktops',
+    ]);
     expect(app.wings.map(({ wing }) => wing.name)).toEqual([
       'servers',
       'apps',
       'databases',
       'kubernetes',
+      'desktops',
       'example',
     ]);
     const names = app.wings.map(({ services }) => Object.keys(services));

@@ -60,7 +60,7 @@ describe('AuditPage (useAuditLog)', () => {
     expect(screen.getByRole('group', { name: 'Locks' })).toBeTruthy();
     // Raw type names are not shown, nor types of the catalogue Postern never emits.
     expect(screen.queryByRole('option', { name: 'session.start' })).toBeNull();
-    expect(screen.queryByRole('option', { name: /Desktop|SQL Server/ })).toBeNull();
+    expect(screen.queryByRole('option', { name: /SQL Server/ })).toBeNull();
     const databases = screen.getByRole('group', { name: 'Databases' });
     expect(within(databases).getByRole('option', { name: 'Database Query' })).toBeTruthy();
     const kubernetes = screen.getByRole('group', { name: 'Kubernetes' });
