@@ -94,6 +94,9 @@ const DatabaseConsolePage = lazy(() =>
     default: m.DatabaseConsolePage,
   })),
 );
+const DesktopsPage = lazy(() =>
+  import('../features/desktops/DesktopsPage').then((m) => ({ default: m.DesktopsPage })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -185,6 +188,7 @@ export const features: readonly Feature[] = [
     route: 'clusterDesktops',
     placement: resources,
     flag: 'desktops',
+    page: DesktopsPage,
   },
   {
     id: 'activeSessions',
