@@ -97,6 +97,11 @@ const DatabaseConsolePage = lazy(() =>
 const DesktopsPage = lazy(() =>
   import('../features/desktops/DesktopsPage').then((m) => ({ default: m.DesktopsPage })),
 );
+const DesktopSessionPage = lazy(() =>
+  import('../features/desktops/DesktopSessionPage').then((m) => ({
+    default: m.DesktopSessionPage,
+  })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -189,6 +194,15 @@ export const features: readonly Feature[] = [
     placement: resources,
     flag: 'desktops',
     page: DesktopsPage,
+  },
+  // A desktop session (full page), opened from a desktop's Connect in a new browser tab.
+  {
+    id: 'desktopSession',
+    title: 'Desktop Session',
+    route: 'desktopSession',
+    placement: { nav: 'none' },
+    flag: 'desktops',
+    page: DesktopSessionPage,
   },
   {
     id: 'activeSessions',
