@@ -94,6 +94,14 @@ const DatabaseConsolePage = lazy(() =>
     default: m.DatabaseConsolePage,
   })),
 );
+const DesktopsPage = lazy(() =>
+  import('../features/desktops/DesktopsPage').then((m) => ({ default: m.DesktopsPage })),
+);
+const DesktopSessionPage = lazy(() =>
+  import('../features/desktops/DesktopSessionPage').then((m) => ({
+    default: m.DesktopSessionPage,
+  })),
+);
 const SessionsPage = lazy(() =>
   import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
 );
@@ -185,6 +193,16 @@ export const features: readonly Feature[] = [
     route: 'clusterDesktops',
     placement: resources,
     flag: 'desktops',
+    page: DesktopsPage,
+  },
+  // A desktop session (full page), opened from a desktop's Connect in a new browser tab.
+  {
+    id: 'desktopSession',
+    title: 'Desktop Session',
+    route: 'desktopSession',
+    placement: { nav: 'none' },
+    flag: 'desktops',
+    page: DesktopSessionPage,
   },
   {
     id: 'activeSessions',

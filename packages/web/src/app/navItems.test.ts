@@ -15,13 +15,14 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
       { id: 'applications', title: 'Applications', to: '/web/cluster/root/apps', exact: true },
       { id: 'kubernetes', title: 'Kubernetes', to: '/web/cluster/root/kubernetes', exact: true },
       { id: 'databases', title: 'Databases', to: '/web/cluster/root/databases', exact: true },
+      { id: 'desktops', title: 'Desktops', to: '/web/cluster/root/desktops', exact: true },
       {
         id: 'activeSessions',
         title: 'Active Sessions',
@@ -98,6 +99,7 @@ describe('buildNavigation with this build’s registry', () => {
         'Applications',
         'Kubernetes',
         'Databases',
+        'Desktops',
         'Active Sessions',
         'Session Recordings',
       ],

@@ -177,7 +177,7 @@ describe('private routes (signed in)', () => {
     expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
   });
 
-  it.each(['/web/nope', '/web/cluster/root/desktops', '/web/integrations'])(
+  it.each(['/web/nope', '/web/trust', '/web/integrations'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();

@@ -69,7 +69,7 @@ describe('routePath', () => {
     );
     expect(() => untyped('player', { clusterId: 'c' })).toThrow(/"sid"/);
     expect(() => untyped('clusterNodes', { clusterId: '' })).toThrow(/clusterId/);
-    expect(() => untyped('desktop')).toThrow(/clusterId/);
+    expect(() => untyped('desktopSession')).toThrow(/clusterId/);
     // The types catch the same mistake at compile time.
     // @ts-expect-error clusterId is required
     expect(() => routePath('clusterNodes')).toThrow(/clusterId/);
@@ -177,7 +177,7 @@ describe('route table flags', () => {
         'consoleNodes',
         'consoleSession',
         'databaseConsole',
-        'desktop',
+        'desktopSession',
         'headlessSso',
         'kubeExec',
         'player',

@@ -39,7 +39,11 @@ export const routeTable = {
   clusterDatabases: { path: '/web/cluster/:clusterId/databases' },
   clusterDesktops: { path: '/web/cluster/:clusterId/desktops' },
   clusterKubernetes: { path: '/web/cluster/:clusterId/kubernetes' },
-  desktop: { path: '/web/cluster/:clusterId/desktops/:desktopName/:username', fullPage: true },
+  /** A desktop session (full page), as one login. */
+  desktopSession: {
+    path: '/web/cluster/:clusterId/desktops/:desktopName/:username',
+    fullPage: true,
+  },
   console: { path: '/web/cluster/:clusterId/console', fullPage: true },
   consoleNodes: { path: '/web/cluster/:clusterId/console/nodes', fullPage: true },
   consoleConnect: { path: '/web/cluster/:clusterId/console/node/:serverId/:login', fullPage: true },

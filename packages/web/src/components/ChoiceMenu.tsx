@@ -40,6 +40,13 @@ interface Props {
    */
   disabledReason?: string;
   size?: 'compact-xs' | 'compact-sm' | 'xs' | 'sm';
+  /**
+   * Shown at the top of the open menu, above the choices (what is known about the target now,
+   * e.g. that a session is already open on it). Informs; never blocks a choice.
+   */
+  note?: ReactNode;
+  /** Told when the menu opens and closes (e.g. to check something only while it is open). */
+  onOpenChange?: (opened: boolean) => void;
 }
 
 /** Takes a choice outside the menu's own items (a typed one): a link is followed, an action run. */
@@ -52,8 +59,12 @@ export function takeChoice(choice: Choice) {
 /** A button opening a menu of choices (logins to connect with, modes to join in). */
 export function ChoiceMenu(props: Props) {
   const { label, ariaLabel, heading, choices, typed, emptyNote, disabledReason } = props;
-  const { size = 'compact-sm' } = props;
-  const [opened, setOpened] = useState(false);
+  const { size = 'compact-sm', note, onOpenChange } = props;
+  const [opened, setOpenedState] = useState(false);
+  const setOpened = (next: boolean) => {
+    setOpenedState(next);
+    onOpenChange?.(next);
+  };
   const [text, setText] = useState('');
   if (choices.length === 0 && !typed) {
     if (!disabledReason) return null;
@@ -95,6 +106,11 @@ export function ChoiceMenu(props: Props) {
         </Button>
       </Menu.Target>
       <Menu.Dropdown maw={320}>
+        {note && (
+          <Box px="sm" py={6} fz="sm" style={{ whiteSpace: 'normal' }}>
+            {note}
+          </Box>
+        )}
         {typed && (
           <Menu.Search
             aria-label={typed.label}

@@ -141,4 +141,25 @@ describe('ChoiceMenu', () => {
     rerender(<ChoiceMenu label="Join" choices={[]} />);
     expect(screen.queryByRole('button', { name: /Join/ })).toBeNull();
   });
+
+  it('shows a note above the choices while open, and says when it opens and closes', async () => {
+    const onOpenChange = vi.fn();
+    const user = userEvent.setup();
+    renderWithTheme(
+      <ChoiceMenu
+        label="Connect"
+        choices={[{ label: 'alice', href: '/x/alice', newTab: true }]}
+        note={<span>Someone is in a session here</span>}
+        onOpenChange={onOpenChange}
+      />,
+    );
+    expect(screen.queryByText('Someone is in a session here')).toBeNull();
+    await user.click(screen.getByRole('button', { name: /Connect/ }));
+    expect(await screen.findByText('Someone is in a session here')).toBeTruthy();
+    expect(onOpenChange).toHaveBeenLastCalledWith(true);
+    // The note informs; the choice stays there to take.
+    expect(screen.getByRole('menuitem', { name: 'alice' }).getAttribute('href')).toBe('/x/alice');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(onOpenChange).toHaveBeenLastCalledWith(false));
+  });
 });

@@ -1,0 +1,371 @@
+import { apiPaths, type CreateSessionResponse } from '@postern/contracts';
+import { socketScheme, type SocketOrigin } from '../console/tty';
+
+/**
+ * A desktop session's connection, free of React: the desktop connect socket (docs: "the
+ * terminal sockets' first frame and answer", then RFB), its in-band authentication, and the
+ * hand-off of the open socket to noVNC, which speaks RFB through it from then on. The page
+ * (DesktopSessionPage) shows what `onStatus` reports and calls the actions.
+ */
+
+/** Makes a method-typed (bivariant) handler, so the DOM's WebSocket and test fakes both fit. */
+type Handler<E> = { bivariance(event: E): void }['bivariance'];
+
+export interface SocketCloseInfo {
+  code: number;
+  reason: string;
+}
+
+/** What the connection needs of a WebSocket before and after it hands it to noVNC. */
+export interface DesktopSocket {
+  binaryType: string;
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: Handler<unknown> | null;
+  onmessage: Handler<{ data: unknown }> | null;
+  onclose: Handler<SocketCloseInfo> | null;
+  onerror: Handler<unknown> | null;
+  /** Used for `close` after the hand-off, when noVNC owns `onclose`. */
+  addEventListener(type: 'close', listener: Handler<SocketCloseInfo>): void;
+}
+
+/** The part of noVNC's RFB client the session uses (see novnc.d.ts). */
+export interface RfbClient {
+  scaleViewport: boolean;
+  resizeSession: boolean;
+  disconnect(): void;
+  sendCtrlAltDel(): void;
+  clipboardPasteFrom(text: string): void;
+  focus(options?: FocusOptions): void;
+  addEventListener(type: 'connect', listener: () => void): void;
+  addEventListener(
+    type: 'disconnect',
+    listener: (event: CustomEvent<{ clean: boolean }>) => void,
+  ): void;
+  addEventListener(
+    type: 'securityfailure',
+    listener: (event: CustomEvent<{ status: number; reason?: string }>) => void,
+  ): void;
+  addEventListener(
+    type: 'clipboard',
+    listener: (event: CustomEvent<{ text: string }>) => void,
+  ): void;
+}
+
+/** Starts noVNC on an authenticated socket, drawing into `target`. */
+export type StartRfb = (target: HTMLElement, socket: DesktopSocket) => RfbClient;
+
+/** The world outside: the page's browser objects, or fakes in tests. */
+export interface DesktopDeps {
+  createSocket: (url: string) => DesktopSocket;
+  /** Loads noVNC (its own chunk) and says how to start it. */
+  loadRfb: () => Promise<StartRfb>;
+  /** The bearer token for the socket's first frame. */
+  token: () => string | undefined;
+  origin: SocketOrigin;
+  clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
+  /** Where focus and paste are heard (the window). */
+  events: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+}
+
+export interface DesktopTarget {
+  clusterId: string;
+  desktopName: string;
+  username: string;
+}
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+export type DesktopStatus =
+  | { state: 'connecting'; step: 'loading' | 'authenticating' | 'handshake' }
+  | { state: 'connected' }
+  /** `failed`: refused or lost, as against ended by the user or, cleanly, by the desktop. */
+  | { state: 'ended'; reason: string; failed: boolean };
+
+export interface DesktopConnectionOptions {
+  target: DesktopTarget;
+  /** The screen to ask for: the space the page has for the desktop. */
+  size: ScreenSize;
+  /** Where noVNC draws. */
+  screen: HTMLElement;
+  /** The user's ACL `clipboardSharingEnabled`. */
+  clipboardSharing: boolean;
+  deps: DesktopDeps;
+  onStatus: (status: DesktopStatus) => void;
+}
+
+/** The connect socket's query allows 1…8192 on each side. */
+const clampSide = (n: number) => Math.min(8192, Math.max(1, Math.round(n) || 1));
+
+/**
+ * `ws(s)://<host>/v1/webapi/sites/<cluster>/desktops/<name>/connect/ws?username=&width=&height=`.
+ * The bearer token is never part of the URL: it travels in the first (text) frame.
+ */
+export function desktopSocketUrl(
+  origin: SocketOrigin,
+  target: DesktopTarget,
+  size: ScreenSize,
+): string {
+  const query = new URLSearchParams({
+    username: target.username,
+    width: String(clampSide(size.width)),
+    height: String(clampSide(size.height)),
+  });
+  const path = apiPaths.desktopConnect(target.clusterId, target.desktopName);
+  return `${socketScheme(origin.protocol)}://${origin.host}${path}?${query.toString()}`;
+}
+
+const normalClosure = 1000;
+
+export class DesktopConnection {
+  private socket: DesktopSocket | undefined;
+  private rfb: RfbClient | undefined;
+  private step: 'loading' | 'authenticating' | 'handshake' = 'loading';
+  private connected = false;
+  /** Why the session never started (refused auth, a broken answer, a viewer that failed). */
+  private refusal: string | undefined;
+  private securityFailure: string | undefined;
+  private closeInfo: SocketCloseInfo | undefined;
+  private rfbEnd: { clean: boolean } | undefined;
+  private userDisconnected = false;
+  private disposed = false;
+  private lastStatus = '';
+  /** The clipboard text both sides have now, so neither gets its own text back. */
+  private sharedText: string | undefined;
+  private readonly cleanups: (() => void)[] = [];
+
+  constructor(private readonly options: DesktopConnectionOptions) {}
+
+  /** Loads noVNC, then opens the socket and sends the bearer as soon as it opens. */
+  async start(): Promise<void> {
+    const { deps } = this.options;
+    const token = deps.token();
+    if (!token) {
+      this.refusal = 'not signed in';
+      this.update();
+      return;
+    }
+    this.update();
+    let startRfb: StartRfb;
+    try {
+      startRfb = await deps.loadRfb();
+    } catch (err) {
+      this.refusal = `could not load the desktop viewer: ${messageOf(err)}`;
+      this.update();
+      return;
+    }
+    if (this.disposed || this.userDisconnected) return;
+
+    const socket = deps.createSocket(
+      desktopSocketUrl(deps.origin, this.options.target, this.options.size),
+    );
+    this.socket = socket;
+    socket.binaryType = 'arraybuffer';
+    socket.onopen = () => {
+      this.step = 'authenticating';
+      this.update();
+      socket.send(JSON.stringify({ token }));
+    };
+    socket.onmessage = (event) => this.receive(event.data, startRfb);
+    socket.onerror = () => {
+      // The close event follows with the details.
+    };
+    socket.onclose = (event) => {
+      this.closeInfo = { code: event.code, reason: event.reason };
+      this.update();
+    };
+  }
+
+  /** Ctrl-Alt-Del to the desktop (no browser lets a page see that combination typed). */
+  ctrlAltDel(): void {
+    this.rfb?.sendCtrlAltDel();
+    this.rfb?.focus({ preventScroll: true });
+  }
+
+  /** The user ends the session. */
+  disconnect(): void {
+    if (this.ended()) return;
+    this.userDisconnected = true;
+    this.stop();
+    this.update();
+  }
+
+  /** The page goes away: everything stops, nothing more is reported. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.stop();
+  }
+
+  private stop(): void {
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    if (this.rfb) this.rfb.disconnect();
+    else this.socket?.close(normalClosure);
+  }
+
+  /** Before the hand-off, frames carry only the answer to the bearer. */
+  private receive(data: unknown, startRfb: StartRfb): void {
+    if (this.ended()) return;
+    if (typeof data !== 'string') {
+      this.refuse('the server sent desktop data before the session was authorised');
+      return;
+    }
+    let answer: Partial<CreateSessionResponse>;
+    try {
+      answer = JSON.parse(data) as Partial<CreateSessionResponse>;
+    } catch {
+      this.refuse('unexpected answer from the server');
+      return;
+    }
+    if (answer.type !== 'create_session_response') return;
+    if (answer.status !== 'ok') {
+      this.refuse(answer.message || 'the server refused the session');
+      return;
+    }
+    this.handOff(startRfb);
+  }
+
+  /**
+   * The socket is authenticated: noVNC takes it over, in this same message event, so no RFB
+   * byte can arrive before it listens. noVNC replaces the socket's `on…` handlers; the close
+   * reason (a lock, an unreachable desktop) is read with a listener of our own, since noVNC's
+   * events do not carry it.
+   */
+  private handOff(startRfb: StartRfb): void {
+    const socket = this.socket;
+    if (!socket) return;
+    socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+    socket.addEventListener('close', (event) => {
+      this.closeInfo = { code: event.code, reason: event.reason };
+      this.update();
+    });
+    this.step = 'handshake';
+    let rfb: RfbClient;
+    try {
+      rfb = startRfb(this.options.screen, socket);
+    } catch (err) {
+      this.refuse(`could not start the desktop viewer: ${messageOf(err)}`);
+      return;
+    }
+    this.rfb = rfb;
+    // The desktop fills the page, scaled to fit; the proxy passes our size on to desktops that
+    // can change theirs (SetDesktopSize).
+    rfb.scaleViewport = true;
+    rfb.resizeSession = true;
+    rfb.addEventListener('connect', () => {
+      this.connected = true;
+      this.update();
+      rfb.focus({ preventScroll: true });
+      if (this.options.clipboardSharing) void this.sendBrowserClipboard();
+    });
+    rfb.addEventListener('disconnect', (event) => {
+      this.rfbEnd = { clean: event.detail.clean };
+      for (const cleanup of this.cleanups.splice(0)) cleanup();
+      this.update();
+    });
+    rfb.addEventListener('securityfailure', (event) => {
+      this.securityFailure =
+        event.detail.reason || `security type refused (status ${event.detail.status})`;
+      this.update();
+    });
+    if (this.options.clipboardSharing) this.shareClipboard(rfb);
+    this.update();
+  }
+
+  /**
+   * Clipboard sharing, both ways: the desktop's copies go to the browser's clipboard (when the
+   * browser lets the page write it), and the browser's text goes to the desktop when the page
+   * gets focus back and on paste. Without sharing, none of this is wired.
+   */
+  private shareClipboard(rfb: RfbClient): void {
+    const { clipboard, events } = this.options.deps;
+    rfb.addEventListener('clipboard', (event) => {
+      this.sharedText = event.detail.text;
+      clipboard?.writeText(event.detail.text).catch(() => {
+        // Not focused, or not allowed: the desktop's text stays there.
+      });
+    });
+    const onFocus = () => void this.sendBrowserClipboard();
+    const onPaste = (event: Event) => {
+      const text = (event as ClipboardEvent).clipboardData?.getData('text/plain');
+      if (text) this.pasteToDesktop(text);
+    };
+    events.addEventListener('focus', onFocus);
+    events.addEventListener('paste', onPaste, true);
+    this.cleanups.push(() => {
+      events.removeEventListener('focus', onFocus);
+      events.removeEventListener('paste', onPaste, true);
+    });
+  }
+
+  private async sendBrowserClipboard(): Promise<void> {
+    const clipboard = this.options.deps.clipboard;
+    if (!clipboard || !this.connected || this.ended()) return;
+    let text: string;
+    try {
+      text = await clipboard.readText();
+    } catch {
+      return; // The browser did not let the page read it (no focus, no permission).
+    }
+    if (text && text !== this.sharedText) this.pasteToDesktop(text);
+  }
+
+  private pasteToDesktop(text: string): void {
+    if (!this.rfb || !this.connected || this.ended()) return;
+    this.sharedText = text;
+    this.rfb.clipboardPasteFrom(text);
+  }
+
+  private refuse(reason: string): void {
+    this.refusal ??= reason;
+    this.stop();
+    this.update();
+  }
+
+  private ended(): boolean {
+    return this.status().state === 'ended';
+  }
+
+  /** What the page shows, from everything known so far, whatever order the events came in. */
+  private status(): DesktopStatus {
+    const ended = (reason: string, failed = true): DesktopStatus => ({
+      state: 'ended',
+      reason,
+      failed,
+    });
+    if (this.refusal) return ended(this.refusal);
+    if (this.securityFailure)
+      return ended(`the desktop refused the connection: ${this.securityFailure}`);
+    if (this.userDisconnected) return ended('you disconnected', false);
+    const close = this.closeInfo;
+    if (close?.reason) return ended(close.reason);
+    if (close && !this.rfb) return ended(`could not connect to the desktop (code ${close.code})`);
+    if (this.rfbEnd?.clean === false || (close && !this.connected)) {
+      return ended(
+        close
+          ? `the connection to the desktop was lost (code ${close.code})`
+          : 'the connection to the desktop was lost',
+      );
+    }
+    if (this.rfbEnd || close) return ended('the desktop session ended', false);
+    if (this.connected) return { state: 'connected' };
+    return { state: 'connecting', step: this.step };
+  }
+
+  private update(): void {
+    if (this.disposed) return;
+    const status = this.status();
+    const key = JSON.stringify(status);
+    if (key === this.lastStatus) return;
+    this.lastStatus = key;
+    this.options.onStatus(status);
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
