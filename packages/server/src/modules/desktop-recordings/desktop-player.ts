@@ -6,7 +6,8 @@ import {
 } from '@postern/contracts';
 import type { BlobStore } from '../../blobs/blob-store.js';
 import type { DesktopRecordingIndex } from './desktop-recording-blobs.js';
-import { openRecords, type RecordCursor } from './desktop-recording-reader.js';
+import type { ChunkRecord } from '../recordings/recording-integrity.js';
+import { openRecords, readChunks, type RecordCursor } from './desktop-recording-reader.js';
 import { toEvent } from './record-format.js';
 
 /** Where the player's frames go: the playback socket. */
@@ -44,6 +45,8 @@ export class DesktopPlayer {
   private anchor = { wall: 0, pos: 0 };
   private generation = 0;
   private cursor: RecordCursor | undefined;
+  /** The chunk list, read at the first seek and kept for the others. */
+  private chunks: Promise<ChunkRecord[]> | undefined;
   private ended = false;
   private closed = false;
   private readonly wakers = new Set<() => void>();
@@ -116,7 +119,8 @@ export class DesktopPlayer {
   private async run(generation: number, pos: number): Promise<void> {
     const { index, blobs } = this.options;
     const keyframe = index.keyframes.findLast((k) => k.ms <= pos) ?? index.keyframes[0];
-    const cursor = await openRecords(blobs, index, keyframe?.at ?? 0);
+    this.chunks ??= readChunks(blobs, index);
+    const cursor = await openRecords(blobs, index, keyframe?.at ?? 0, await this.chunks);
     if (generation !== this.generation) return cursor.close();
     this.cursor = cursor;
     // A keyframe after the first chunk: the screen's size at that time comes first.

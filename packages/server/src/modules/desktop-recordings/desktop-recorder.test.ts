@@ -145,4 +145,20 @@ describe('a desktop recording', () => {
     expect(index.integrity.chunks).toBe(2); // the first screen, and the end
     expect(index.durationMs).toBe(60_000);
   });
+
+  it('never ends before its last write, when told the session stopped a moment earlier', async () => {
+    const clock = virtualClock();
+    const screen = new TestScreen(32, 32, clock.now);
+    const { blobs, recording } = recordOn(screen, clock);
+    await waitForChunks(blobs, sid, 1);
+    const stoppedAt = clock.now() + 500;
+    clock.advance(700);
+    screen.paint({ x: 0, y: 0, width: 8, height: 8 }, noise(3));
+    await waitForChunks(blobs, sid, 2);
+    expect(await recording.close(stoppedAt)).toMatchObject({ durationMs: 700 });
+    const events = await readEvents(blobs, (await readDesktopIndex(blobs, sid))!);
+    const times = events.map((e) => e.ms);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(events.at(-1)).toEqual({ type: 'end', ms: 700 });
+  });
 });

@@ -82,6 +82,8 @@ class DesktopRecorder implements DesktopRecording {
   private urgent = true;
   private lastWriteAt = -Infinity;
   private lastKeyframeAt = -Infinity;
+  /** The time of the last capture: no later record is earlier. */
+  private lastMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private waitingForDisk = false;
@@ -121,7 +123,10 @@ class DesktopRecorder implements DesktopRecording {
   }
 
   close(stoppedAt = this.options.now()): Promise<{ size: number; durationMs: number }> {
-    this.closing ??= this.finish(Math.max(0, Math.round(stoppedAt - this.startedAt)));
+    // A write may have captured the screen after the instant the session ended: the end is
+    // never before it, so times only ever grow.
+    const durationMs = Math.max(this.lastMs, Math.round(stoppedAt - this.startedAt));
+    this.closing ??= this.finish(durationMs);
     return this.closing;
   }
 
@@ -216,7 +221,8 @@ class DesktopRecorder implements DesktopRecording {
    */
   private capture(maxMs = Infinity): Capture {
     const at = this.options.now();
-    const ms = Math.min(this.elapsed(at), maxMs);
+    const ms = Math.max(this.lastMs, Math.min(this.elapsed(at), maxMs));
+    this.lastMs = ms;
     const { width, height } = this.options.framebuffer;
     const pixels = this.options.framebuffer.pixels();
     const whole = { x: 0, y: 0, width, height };

@@ -18,6 +18,15 @@ export interface RecordCursor {
   close(): void;
 }
 
+/** A sealed recording's chunk list: read once by a player, for every seek. */
+export async function readChunks(
+  blobs: BlobStore,
+  index: DesktopRecordingIndex,
+): Promise<ChunkRecord[]> {
+  const list = await blobs.get(desktopBlobName(index.sid, 'desktop.chunks.jsonl'));
+  return parseChunkList(list ?? Buffer.alloc(0));
+}
+
 /**
  * Reads from the chunk that starts at byte `at` (a keyframe's, or 0), one chunk at a time:
  * each is checked against the chunk list's chain (recording-integrity.ts, shared with terminal
@@ -28,9 +37,9 @@ export async function openRecords(
   blobs: BlobStore,
   index: DesktopRecordingIndex,
   at: number,
+  chunkList?: ChunkRecord[],
 ): Promise<RecordCursor> {
-  const list = await blobs.get(desktopBlobName(index.sid, 'desktop.chunks.jsonl'));
-  const chunks = parseChunkList(list ?? Buffer.alloc(0));
+  const chunks = chunkList ?? (await readChunks(blobs, index));
   const first = chunks.findIndex((chunk) => chunk.gz === at);
   const source =
     first >= 0
