@@ -22,7 +22,7 @@ export async function solidRect(
   height: number,
   value: number,
   keyframe = false,
-): Promise<DesktopRecordingEvent> {
+): Promise<Extract<DesktopRecordingEvent, { type: 'rect' }>> {
   const rgba = await deflateBase64(new Uint8Array(width * height * 4).fill(value));
   return { type: 'rect', ms: 0, x, y, width, height, rgba, ...(keyframe ? { keyframe } : {}) };
 }
