@@ -53,6 +53,15 @@ export class DesktopChunkWriter {
     return bytes.length;
   }
 
+  /** What the seal says of the chunks: the events' size, the keyframes, the chain. */
+  sealed() {
+    return {
+      size: this.position,
+      keyframes: this.keyframes,
+      integrity: { algorithm: 'sha256-chain' as const, chunks: this.chunks, head: this.chain },
+    };
+  }
+
   /** Completes both blobs. */
   async finish(): Promise<void> {
     const streams = [this.events, this.list];

@@ -1,14 +1,11 @@
-import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
 import type { BlobStore } from '../../blobs/blob-store.js';
+import { captureRecords, copyRect, type Capture } from './capture.js';
 import { DesktopChunkWriter } from './chunk-writer.js';
 import { Damage } from './damage.js';
-import { writeDesktopIndex, type DesktopKeyframe } from './desktop-recording-blobs.js';
+import { writeDesktopIndex } from './desktop-recording-blobs.js';
 import type { FramebufferSource, Rect } from './framebuffer-source.js';
 import type { StoredRecord } from './record-format.js';
 import { WriteBudget } from './write-budget.js';
-
-const deflateAsync = promisify(deflate);
 
 export interface DesktopRecordingOptions {
   sid: string;
@@ -58,14 +55,6 @@ const maxPendingRecords = 1024;
  */
 export function startDesktopRecording(options: DesktopRecordingOptions): DesktopRecording {
   return new DesktopRecorder(options);
-}
-
-interface Capture {
-  records: StoredRecord[];
-  ms: number;
-  rects: Rect[];
-  copies: Buffer[];
-  keyframe: Omit<DesktopKeyframe, 'at'> | undefined;
 }
 
 class DesktopRecorder implements DesktopRecording {
@@ -252,20 +241,10 @@ class DesktopRecorder implements DesktopRecording {
     };
   }
 
-  /** Deflates the captured rectangles (zlib's thread pool) and writes them as one chunk. */
+  /** Deflates the captured rectangles (capture.ts) and writes them as one chunk. */
   private async encode(capture: Capture): Promise<void> {
-    const level = this.options.level ?? 4;
-    const deflated = await Promise.all(capture.copies.map((copy) => deflateAsync(copy, { level })));
-    if (this.failed) return;
-    const rects = capture.rects.map((rect, i) => ({
-      type: 'rect' as const,
-      ms: capture.ms,
-      ...rect,
-      keyframe: capture.keyframe !== undefined,
-      pixels: deflated[i]!,
-    }));
-    const records = [...capture.records, ...rects];
-    if (records.length === 0) return;
+    const records = await captureRecords(capture, this.options.level ?? 4);
+    if (this.failed || records.length === 0) return;
     const bytes = this.writer.append(records, capture.keyframe);
     this.budget?.spend(bytes, this.options.now());
   }
@@ -287,18 +266,4 @@ class DesktopRecorder implements DesktopRecording {
     this.writer.destroy();
     this.options.onFailure?.(reason);
   }
-}
-
-/** The RGBA rows of `rect`, copied out of a screen `width` pixels wide. */
-function copyRect(pixels: Uint8Array, width: number, rect: Rect): Buffer {
-  const stride = width * 4;
-  if (rect.x === 0 && rect.width === width)
-    return Buffer.from(pixels.subarray(rect.y * stride, (rect.y + rect.height) * stride));
-  const rowBytes = rect.width * 4;
-  const out = Buffer.allocUnsafe(rowBytes * rect.height);
-  for (let row = 0; row < rect.height; row++) {
-    const start = (rect.y + row) * stride + rect.x * 4;
-    out.set(pixels.subarray(start, start + rowBytes), row * rowBytes);
-  }
-  return out;
 }
