@@ -93,6 +93,9 @@ export const apiPaths = {
   /** WebSocket: a desktop recording's events, played at the pace the player asks. */
   desktopPlayback: (clusterId: string, sid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/desktopplayback/${seg(sid)}/ws`,
+  /** GET: a desktop recording's info (duration, screen size, keyframe times). */
+  desktopRecordingInfo: (clusterId: string, sid: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/desktopplayback/${seg(sid)}`,
   /** POST: a launcher's session on one app (spec §7). */
   appSession: `${apiPrefix}/sessions/app`,
   /** GET: where an app lives, for the launcher (spec §7 `apps/{fqdn}/{clusterId?}/{publicAddr?}`). */
@@ -157,6 +160,7 @@ export const apiPaths = {
     desktopServices: `${apiPrefix}/sites/:clusterId/desktopservices`,
     desktopConnect: `${apiPrefix}/sites/:clusterId/desktops/:desktopName/connect/ws`,
     desktopPlayback: `${apiPrefix}/sites/:clusterId/desktopplayback/:sid/ws`,
+    desktopRecordingInfo: `${apiPrefix}/sites/:clusterId/desktopplayback/:sid`,
     kubernetes: `${apiPrefix}/sites/:clusterId/kubernetes`,
     kubeResources: `${apiPrefix}/sites/:clusterId/kubernetes/:name/resources`,
     kubeExec: `${apiPrefix}/sites/:clusterId/kubernetes/:name/exec/ws`,

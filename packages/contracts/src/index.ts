@@ -23,6 +23,7 @@ export * from './apps.js';
 export * from './databases.js';
 export * from './kubernetes.js';
 export * from './desktops.js';
+export * from './desktop-playback.js';
 export * from './database-console.js';
 export * from './connection-diagnostics.js';
 export * from './recordings.js';

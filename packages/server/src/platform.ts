@@ -8,6 +8,7 @@ import { ListenAddresses } from './config/listen-addresses.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
+import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
@@ -41,7 +42,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
   const locks = new LockWatcher(backend, now, onError('locks'));
   const access = new AccessResolver(backend, onError('roles and users'));
-  const recordings = new DirRecordingStore(config.recordings.dir);
+  // One blob store for every recording format; a crash's open recordings are sealed at start.
+  const recordings = new DirRecordingStore(config.recordings.dir, [desktopRecordingSealer]);
   const hub = new SessionHub({
     backend,
     audit,

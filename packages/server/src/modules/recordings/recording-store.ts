@@ -78,23 +78,57 @@ export interface RecordingStore {
 
 const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
 
+/** Whether `sid` may name a recording: its blobs are named after it. */
+export const isRecordingSid = (sid: string) => sidPattern.test(sid);
+
+/**
+ * A recording format whose recordings a crash can leave open (written while the session ran,
+ * sealed at its end): terminal recordings, and the formats the platform adds (desktops). At
+ * start, `init` seals every open one.
+ */
+export interface CrashSealer {
+  /** The blob every recording of the format starts with (`cast.gz`): `<sid>.<part>`. */
+  firstPart: string;
+  /** The blob that exists once a recording is sealed (`index.json`). */
+  sealPart: string;
+  /** Seals an open recording: keeps what a crash left readable, and marks it incomplete. */
+  seal(blobs: BlobStore, sid: string): Promise<void>;
+}
+
+const terminalRecordings: CrashSealer = {
+  firstPart: 'cast.gz',
+  sealPart: 'index.json',
+  seal: sealAfterCrash,
+};
+
 /**
  * The recording format over a blob store: `<sid>.cast.gz`, `<sid>.keyframes.jsonl` and
  * `<sid>.chunks.jsonl` appended as the session runs, `<sid>.index.json` (the seal) put at its end.
- * A cast without a seal was cut short by a crash and is sealed at the next start.
+ * A cast without a seal was cut short by a crash and is sealed at the next start; so is an open
+ * recording of each format in `formats` (desktop recordings), in the same blob store.
  */
 export class BlobRecordingStore implements RecordingStore {
-  constructor(readonly blobs: BlobStore) {}
+  private readonly sealers: readonly CrashSealer[];
+
+  constructor(
+    readonly blobs: BlobStore,
+    formats: readonly CrashSealer[] = [],
+  ) {
+    this.sealers = [terminalRecordings, ...formats];
+  }
 
   async init(): Promise<{ sealed: string[] }> {
     await this.blobs.init();
     const sealed: string[] = [];
     for (const name of await this.blobs.list()) {
-      const sid = name.endsWith('.cast.gz') ? name.slice(0, -'.cast.gz'.length) : '';
-      if (!sidPattern.test(sid)) continue;
-      if (await this.blobs.stat(recordingBlobName(sid, 'index.json'))) continue;
-      await sealAfterCrash(this.blobs, sid);
-      sealed.push(sid);
+      for (const sealer of this.sealers) {
+        const suffix = `.${sealer.firstPart}`;
+        const sid = name.endsWith(suffix) ? name.slice(0, -suffix.length) : '';
+        if (!sidPattern.test(sid)) continue;
+        if (await this.blobs.stat(`${sid}.${sealer.sealPart}`)) continue;
+        await sealer.seal(this.blobs, sid);
+        sealed.push(sid);
+      }
     }
     return { sealed };
   }
@@ -152,9 +186,12 @@ export class BlobRecordingStore implements RecordingStore {
 export class DirRecordingStore extends BlobRecordingStore {
   private readonly local: LocalDirBlobStore;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    formats: readonly CrashSealer[] = [],
+  ) {
     const local = new LocalDirBlobStore(dir);
-    super(local);
+    super(local, formats);
     this.local = local;
   }
 

@@ -175,7 +175,7 @@ function onFrame(session: LiveSession, party: WebSocketParty, frame: Uint8Array)
 }
 
 /** Server pings; a peer that misses two in a row is gone (load balancers drop idle sockets). */
-function keepAlive(socket: WebSocket, intervalMs: number) {
+export function keepAlive(socket: WebSocket, intervalMs: number) {
   let answered = true;
   socket.on('pong', () => (answered = true));
   const timer = setInterval(() => {

@@ -11,12 +11,14 @@ interface Props {
   controls: PlaybackControls;
   /** Joins and resizes, marked on the timeline. */
   marks: readonly RecordingMark[];
+  /** Offer Skip idle (default); a player whose server keeps time has none. */
+  skipIdle?: boolean;
 }
 
 const speedOptions = playbackSpeeds.map((speed) => ({ value: String(speed), label: `${speed}×` }));
 
 /** Play/pause, the timeline with the time, speed and skip idle (off: real time). */
-export function PlayerControlsBar({ state, controls, marks }: Props) {
+export function PlayerControlsBar({ state, controls, marks, skipIdle = true }: Props) {
   // Where the thumb is while the user drags it: shown instead of the playing time.
   const [dragMs, setDragMs] = useState<number>();
   const playing = state.status === 'playing';
@@ -58,13 +60,15 @@ export function PlayerControlsBar({ state, controls, marks }: Props) {
         value={String(state.speed)}
         onChange={(event) => controls.setSpeed(Number(event.currentTarget.value) as PlaybackSpeed)}
       />
-      <Checkbox
-        size="xs"
-        label="Skip idle"
-        checked={state.skipIdle}
-        onChange={(event) => controls.setSkipIdle(event.currentTarget.checked)}
-        style={{ whiteSpace: 'nowrap' }}
-      />
+      {skipIdle && (
+        <Checkbox
+          size="xs"
+          label="Skip idle"
+          checked={state.skipIdle}
+          onChange={(event) => controls.setSkipIdle(event.currentTarget.checked)}
+          style={{ whiteSpace: 'nowrap' }}
+        />
+      )}
     </Group>
   );
 }

@@ -1,10 +1,12 @@
-import type { RecordingChunk, RecordingInfo } from '@postern/contracts';
+import type { DesktopRecordingInfo, RecordingChunk, RecordingInfo } from '@postern/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeToken } from '../../api/credentials';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import type { FakeSocket } from '../console/tty/fakeSocket';
+import { solidRect, type FakeSurface } from './desktop/fakeDesktop';
 import type { FakePlaybackTerminal } from './fakePlayback';
 import { PlayerPage } from './PlayerPage';
 
@@ -20,6 +22,43 @@ vi.mock('./playerTerminal', async () => {
     },
   };
 });
+
+// Nor does a canvas draw: the desktop player draws on a recording fake, over a fake socket.
+const desktop = vi.hoisted(() => ({
+  sockets: [] as FakeSocket[],
+  surfaces: [] as FakeSurface[],
+}));
+vi.mock('./desktop/desktopSocket', async () => {
+  const { FakeSocket: Socket } = await import('../console/tty/fakeSocket');
+  return {
+    openDesktopPlaybackSocket: (clusterId: string, sid: string) => {
+      const socket = new Socket(`ws://proxy/${clusterId}/${sid}`);
+      desktop.sockets.push(socket);
+      return socket;
+    },
+  };
+});
+vi.mock('./desktop/canvasSurface', async () => {
+  const { FakeSurface: Surface } = await import('./desktop/fakeDesktop');
+  return {
+    openCanvasSurface: () => {
+      const surface = new Surface();
+      desktop.surfaces.push(surface);
+      return surface;
+    },
+  };
+});
+
+const desktopInfo: DesktopRecordingInfo = {
+  sid: 'sid-1',
+  durationMs: 65_000,
+  incomplete: false,
+  width: 1280,
+  height: 800,
+  size: 123_456,
+  keyframeTimes: [0, 5000],
+  desktopName: 'win-1',
+};
 
 const info: RecordingInfo = {
   sid: 'sid-1',
@@ -38,6 +77,8 @@ function stubServer(answers: { info?: Response } = {}) {
   const stub = vi.fn(async (url: string, _init?: RequestInit) => {
     const { pathname, searchParams } = new URL(url, 'http://x');
     if (pathname.endsWith('/recording/info')) return answers.info ?? jsonResponse(info);
+    if (pathname.endsWith('/desktopplayback/sid-1'))
+      return answers.info ?? jsonResponse(desktopInfo);
     if (pathname.endsWith('/recording/events')) return jsonResponse(firstChunk);
     if (searchParams.get('format') === 'cast') return new Response('{"version":2}\n');
     return errorResponse(404, 'not found');
@@ -55,6 +96,8 @@ const renderPlayer = (query = 'recordingType=ssh') =>
 
 beforeEach(() => {
   fake.terminals.length = 0;
+  desktop.sockets.length = 0;
+  desktop.surfaces.length = 0;
   storeToken({
     accessToken: 'bearer-tok',
     expiresIn: 600,
@@ -122,10 +165,45 @@ describe('PlayerPage', () => {
     ).toBe('/web/cluster/one/recordings');
   });
 
-  it('does not play desktop recordings', async () => {
+  it('plays desktop recordings on a canvas, from their playback socket', async () => {
     const stub = stubServer();
+    renderPlayer('recordingType=desktop&durationMs=64000');
+    expect(await screen.findByRole('heading', { name: 'Desktop win-1' })).toBeTruthy();
+    const canvas = screen.getByRole('img', { name: 'Recorded desktop' }) as HTMLCanvasElement;
+    expect([canvas.width, canvas.height]).toEqual([1280, 800]);
+    expect(screen.getByTestId('player-time').textContent).toBe('00:00 / 01:04');
+    expect(stub.mock.calls.map(([url]) => url)).toEqual([
+      '/v1/webapi/sites/one/desktopplayback/sid-1',
+    ]);
+
+    await waitFor(() => expect(desktop.sockets).toHaveLength(1));
+    const socket = desktop.sockets[0]!;
+    expect(socket.url).toBe('ws://proxy/one/sid-1');
+    socket.open();
+    expect(socket.sent).toEqual([JSON.stringify({ token: 'bearer-tok' })]);
+    socket.accept();
+    const send = (message: unknown) => socket.receiveText(JSON.stringify({ message }));
+    send({ type: 'screen', ms: 0, width: 1280, height: 800 });
+    send({ ...(await solidRect(0, 0, 16, 8, 9, true)), ms: 0 });
+    await waitFor(() =>
+      expect(desktop.surfaces[0]!.calls).toEqual(['resize 1280x800', 'draw 0,0 16x8 9 512']),
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    expect(JSON.parse(socket.sent.at(-1) as string)).toEqual({ action: 'play/pause' });
+    expect(screen.getByRole('button', { name: 'Play' })).toBeTruthy();
+  });
+
+  it('says so when a desktop recording may not be played', async () => {
+    stubServer({ info: errorResponse(403, 'access denied') });
     renderPlayer('recordingType=desktop');
-    expect(await screen.findByText('Desktop recordings cannot be played yet')).toBeTruthy();
+    expect(await screen.findByText('Access Denied')).toBeTruthy();
+    expect(desktop.sockets).toEqual([]);
+  });
+
+  it('does not play recordings of a type it does not know', async () => {
+    const stub = stubServer();
+    renderPlayer('recordingType=vhs');
+    expect(await screen.findByText('Recordings of type "vhs" cannot be played')).toBeTruthy();
     expect(stub).not.toHaveBeenCalled();
   });
 });

@@ -1,7 +1,7 @@
 import { Anchor, Box, Text } from '@mantine/core';
 import type { RecordingInfo } from '@postern/contracts';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useMutation, useQuery, type UseQueryResult } from '@tanstack/react-query';
+import { useCallback, type ReactNode } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api';
 import { useClientConfig } from '../../app/clientConfig';
@@ -12,12 +12,18 @@ import { useNotify } from '../../components/Notifications';
 import { attemptOf } from '../../lib/attempt';
 import { downloadBlob } from '../audit/exportAudit';
 import type { ChunkQuery } from './playbackTypes';
+import { LoadedDesktopRecording } from './desktop/LoadedDesktopRecording';
 import { openPlayerTerminal } from './playerTerminal';
 import { PlayerView } from './PlayerView';
-import { fetchCastFile, fetchRecordingChunk, fetchRecordingInfo } from './recordingApi';
+import {
+  fetchCastFile,
+  fetchDesktopRecordingInfo,
+  fetchRecordingChunk,
+  fetchRecordingInfo,
+} from './recordingApi';
 import { usePlayback } from './usePlayback';
 
-/** Recording types this player draws: terminal sessions. */
+/** Recording types of terminal sessions; `desktop` has a player of its own. */
 const terminalTypes = ['ssh', 'k8s'];
 
 /** `/web/cluster/:clusterId/session/:sid?recordingType=ssh&durationMs=N`, full page. */
@@ -27,24 +33,21 @@ export function PlayerPage() {
   const [search] = useSearchParams();
   const recordingType = search.get('recordingType') ?? 'ssh';
   const backHref = routePath('clusterRecordings', { clusterId });
+  const durationMs = Number(search.get('durationMs'));
+  const props = {
+    clusterId,
+    sid,
+    backHref,
+    // The list passes the duration along, so the timeline is right before the info arrives.
+    durationMs: Number.isFinite(durationMs) && durationMs > 0 ? durationMs : undefined,
+  };
 
+  if (recordingType === 'desktop') return <DesktopRecording {...props} />;
   if (!terminalTypes.includes(recordingType)) {
-    const title =
-      recordingType === 'desktop'
-        ? 'Desktop recordings cannot be played yet'
-        : `Recordings of type "${recordingType}" cannot be played`;
+    const title = `Recordings of type "${recordingType}" cannot be played`;
     return <Notice title={title} backHref={backHref} />;
   }
-  const durationMs = Number(search.get('durationMs'));
-  return (
-    <TerminalRecording
-      clusterId={clusterId}
-      sid={sid}
-      backHref={backHref}
-      // The list passes the duration along, so the timeline is right before the info arrives.
-      durationMs={Number.isFinite(durationMs) && durationMs > 0 ? durationMs : undefined}
-    />
-  );
+  return <TerminalRecording {...props} />;
 }
 
 interface RecordingProps {
@@ -55,11 +58,41 @@ interface RecordingProps {
 }
 
 function TerminalRecording(props: RecordingProps) {
-  const { clusterId, sid, backHref } = props;
+  const { clusterId, sid } = props;
   const info = useQuery({
     queryKey: ['recordingInfo', clusterId, sid],
     queryFn: ({ signal }) => fetchRecordingInfo(clusterId, sid, signal),
   });
+  return (
+    <InfoGate info={info} backHref={props.backHref}>
+      {(loaded) => <LoadedRecording {...props} info={loaded} />}
+    </InfoGate>
+  );
+}
+
+function DesktopRecording(props: RecordingProps) {
+  const { clusterId, sid } = props;
+  const info = useQuery({
+    queryKey: ['desktopRecordingInfo', clusterId, sid],
+    queryFn: ({ signal }) => fetchDesktopRecordingInfo(clusterId, sid, signal),
+  });
+  return (
+    <InfoGate info={info} backHref={props.backHref}>
+      {(loaded) => <LoadedDesktopRecording {...props} info={loaded} />}
+    </InfoGate>
+  );
+}
+
+/** The player once its recording's info is in; until then, why not (or that it is loading). */
+function InfoGate<T>({
+  info,
+  backHref,
+  children,
+}: {
+  info: UseQueryResult<T>;
+  backHref: string;
+  children: (loaded: T) => ReactNode;
+}) {
   const status = info.error instanceof ApiError ? info.error.status : undefined;
   if (status === 404) return <Notice title="Recording not found" backHref={backHref} />;
   if (status === 403) {
@@ -70,7 +103,7 @@ function TerminalRecording(props: RecordingProps) {
     );
   }
   const attempt = attemptOf(info);
-  if (attempt.status === 'success') return <LoadedRecording {...props} info={attempt.data} />;
+  if (attempt.status === 'success') return children(attempt.data);
   return (
     <Box p="md">
       <AttemptView attempt={attempt} onRetry={() => void info.refetch()}>

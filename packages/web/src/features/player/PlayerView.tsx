@@ -1,13 +1,9 @@
-import { Alert, Anchor, Box, Button, Group, Text, Title } from '@mantine/core';
+import { Box, Button } from '@mantine/core';
 import type { RecordingMark } from '@postern/contracts';
 import type { Ref } from 'react';
-import { Link } from 'react-router';
-import { formatDuration } from '../../lib/format';
-import { PlayerControlsBar } from './PlayerControlsBar';
+import { PlayerFrame } from './PlayerFrame';
 import type { PlaybackState } from './playbackTypes';
 import type { PlaybackControls } from './usePlayback';
-import { useFullscreen } from './useFullscreen';
-import { usePlayerKeys } from './usePlayerKeys';
 
 interface Props {
   title: string;
@@ -26,78 +22,20 @@ interface Props {
   downloading: boolean;
 }
 
-/** The full-page player: header, the recorded terminal, the controls. */
+/** The full-page terminal player: header, the recorded terminal, the controls. */
 export function PlayerView(props: Props) {
-  const { state, controls } = props;
-  usePlayerKeys(controls);
-  const fullscreen = useFullscreen<HTMLDivElement>();
-
+  const { terminalRef, onDownload, downloading, ...frame } = props;
   return (
-    <Box
-      ref={fullscreen.ref}
-      data-testid="player"
-      // The page's own background, so the player in fullscreen keeps the theme.
-      bg="var(--mantine-color-body)"
-      style={{ display: 'flex', flexDirection: 'column', height: '100dvh' }}
+    <PlayerFrame
+      {...frame}
+      actions={
+        <Button size="xs" variant="light" loading={downloading} onClick={onDownload}>
+          Download .cast
+        </Button>
+      }
     >
-      <Group justify="space-between" wrap="nowrap" px="md" py="xs" style={borderBottom}>
-        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
-          <Anchor component={Link} to={props.backHref} size="sm">
-            ← Recordings
-          </Anchor>
-          <Title order={1} size="h4" style={{ overflowWrap: 'anywhere' }}>
-            {props.title || 'Session recording'}
-          </Title>
-          <Text size="xs" c="dimmed" ff="monospace">
-            {props.sid}
-          </Text>
-        </Group>
-        <Group gap="xs" wrap="nowrap">
-          <Button size="xs" variant="light" loading={props.downloading} onClick={props.onDownload}>
-            Download .cast
-          </Button>
-          <Button size="xs" variant="default" onClick={fullscreen.toggle}>
-            {fullscreen.active ? 'Exit fullscreen' : 'Fullscreen'}
-          </Button>
-        </Group>
-      </Group>
-      {props.incomplete && (
-        <Alert color="yellow" py="xs" radius={0} role="note">
-          This recording is incomplete: the proxy stopped before the session ended.
-        </Alert>
-      )}
-      {state.damagedAtMs !== undefined && (
-        <Alert color="orange" py="xs" radius={0} role="note" data-testid="player-damaged">
-          This recording is damaged after {formatDuration(state.damagedAtMs)}; it plays up to there.
-        </Alert>
-      )}
-      {state.status === 'error' && (
-        <Alert color="red" py="xs" radius={0} role="alert" title="Playback stopped">
-          <Group justify="space-between" wrap="nowrap">
-            <Text size="sm">{state.error}</Text>
-            <Button size="xs" variant="light" color="red" onClick={controls.play}>
-              Retry
-            </Button>
-          </Group>
-        </Alert>
-      )}
-      <Box style={terminalArea}>
-        {/* Centred when smaller than the area, scrolled when larger. */}
-        <Box ref={props.terminalRef} style={{ margin: 'auto' }} data-testid="player-terminal" />
-      </Box>
-      <Box style={{ borderTop: borderBottom.borderBottom }}>
-        <PlayerControlsBar state={state} controls={controls} marks={props.marks} />
-      </Box>
-    </Box>
+      {/* Centred when smaller than the area, scrolled when larger. */}
+      <Box ref={terminalRef} style={{ margin: 'auto' }} data-testid="player-terminal" />
+    </PlayerFrame>
   );
 }
-
-const borderBottom = { borderBottom: '1px solid var(--mantine-color-default-border)' };
-const terminalArea = {
-  flex: 1,
-  minHeight: 0,
-  overflow: 'auto',
-  display: 'flex',
-  padding: 8,
-  background: '#1b1b22',
-};

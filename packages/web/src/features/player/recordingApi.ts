@@ -1,7 +1,9 @@
 import {
   apiPaths,
+  desktopRecordingInfoSchema,
   recordingChunkSchema,
   recordingInfoSchema,
+  type DesktopRecordingInfo,
   type RecordingChunk,
   type RecordingInfo,
 } from '@postern/contracts';
@@ -35,4 +37,14 @@ export async function fetchRecordingChunk(
 /** The plain asciicast, fetched with the bearer header (a link could not send it). */
 export async function fetchCastFile(clusterId: string, sid: string): Promise<Blob> {
   return api.getBlob(`${apiPaths.sessionRecording(clusterId, sid)}?format=cast`);
+}
+
+/** `GET .../desktopplayback/:sid`: a desktop recording's size, length and keyframes. */
+export async function fetchDesktopRecordingInfo(
+  clusterId: string,
+  sid: string,
+  signal?: AbortSignal,
+): Promise<DesktopRecordingInfo> {
+  const url = apiPaths.desktopRecordingInfo(clusterId, sid);
+  return decode(desktopRecordingInfoSchema, await api.get(url, { signal }), url);
 }

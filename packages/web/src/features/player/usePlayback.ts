@@ -9,7 +9,7 @@ export type PlaybackControls = Pick<
   'play' | 'pause' | 'toggle' | 'seek' | 'seekBy' | 'setSpeed' | 'setSkipIdle'
 >;
 
-const browserClock: PlaybackClock = {
+export const browserClock: PlaybackClock = {
   now: () => performance.now(),
   nextFrame: (run) => {
     const id = requestAnimationFrame(run);

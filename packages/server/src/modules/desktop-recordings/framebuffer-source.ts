@@ -1,0 +1,22 @@
+/**
+ * The screen a desktop session shows, as the proxy decodes it (VNC's RFB, later RDP), and what the
+ * recorder reads. This is a copy of the interface `wings/desktops/rfb/` implements, kept here
+ * until that file lands; both must stay the same shape.
+ */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface FramebufferSource {
+  readonly width: number;
+  readonly height: number;
+  /** RGBA, width*height*4 bytes, rows top to bottom; current after each update. */
+  pixels(): Uint8Array;
+  /** Rectangles whose pixels changed; returns the unsubscribe. */
+  onUpdate(listener: (rects: Rect[]) => void): () => void;
+  /** The screen's new size (the pixels are of that size from then on); returns the unsubscribe. */
+  onResize(listener: (width: number, height: number) => void): () => void;
+}
