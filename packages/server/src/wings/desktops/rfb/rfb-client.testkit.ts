@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import { PassThrough, type Duplex } from 'node:stream';
 import { ByteInput } from './byte-input.js';
 import { ByteOutput } from './byte-output.js';
 import {
@@ -66,18 +66,30 @@ export class TestRfbClient {
   readonly ended: Promise<Error | undefined>;
   readonly #stream: Duplex;
   readonly #out: ByteOutput;
+  readonly #hold: { held: boolean };
 
   static async connect(stream: Duplex, encodings = noVncEncodings): Promise<TestRfbClient> {
     const received: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => received.push(chunk));
-    const input = new ByteInput(stream, 'the proxy');
+    // Reads go through `feed`, so pauseReading can hold the socket whatever the reader does.
+    const feed = new PassThrough();
+    const hold = { held: false };
+    stream.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      if (!feed.write(chunk) || hold.held) stream.pause();
+    });
+    feed.on('drain', () => hold.held || stream.resume());
+    stream.once('end', () => feed.end());
+    stream.once('close', () => feed.destroy());
+    stream.on('error', () => undefined);
+    const input = new ByteInput(feed, 'the proxy');
     const out = new ByteOutput(stream, 'the proxy');
     const handshake = await handshakeAsClient(input, out, { shared: true });
-    return new TestRfbClient(stream, input, out, handshake, received, encodings);
+    return new TestRfbClient(stream, hold, input, out, handshake, received, encodings);
   }
 
   private constructor(
     stream: Duplex,
+    hold: { held: boolean },
     input: ByteInput,
     out: ByteOutput,
     handshake: ClientHandshake,
@@ -85,6 +97,7 @@ export class TestRfbClient {
     encodings: number[],
   ) {
     this.#stream = stream;
+    this.#hold = hold;
     this.#out = out;
     this.handshake = handshake;
     this.received = received;
@@ -145,6 +158,17 @@ export class TestRfbClient {
     this.send(
       encodeSetDesktopSize(width, height, [{ id: 0, x: 0, y: 0, width, height, flags: 0 }]),
     );
+  }
+
+  /** Stops reading, like a browser tab that cannot keep up. */
+  pauseReading(): void {
+    this.#hold.held = true;
+    this.#stream.pause();
+  }
+
+  resumeReading(): void {
+    this.#hold.held = false;
+    this.#stream.resume();
   }
 
   /** Everything received so far, as one buffer. */
