@@ -213,6 +213,7 @@ describe('server messages', () => {
             { x: 10, y: 5, width: 4, height: 2 },
           ],
           resizable: true,
+          encodings: [encoding.extendedDesktopSize, 0, 1, encoding.cursor, encoding.lastRect],
         },
         { type: 'bell', wire: bell },
         { type: 'cut-text', length: 6, wire: clipboard },

@@ -60,6 +60,8 @@ export class TestRfbClient {
   readonly cutTexts: Buffer[] = [];
   bells = 0;
   updates = 0;
+  /** Every encoding the server used, pseudo-encodings too. */
+  readonly encodingsSeen = new Set<number>();
   /** The server sent ExtendedDesktopSize. */
   resizable = false;
   /** Resolves with the reason the connection ended (an Error), or undefined on a clean end. */
@@ -117,6 +119,7 @@ export class TestRfbClient {
       const message = await reader.next();
       if (message.type === 'update') {
         this.updates++;
+        for (const kind of message.encodings) this.encodingsSeen.add(kind);
         if (message.resizable) this.resizable = true;
         const { width, height } = this.framebuffer;
         this.send(encodeUpdateRequest(true, { x: 0, y: 0, width, height }));

@@ -43,3 +43,28 @@ export function choppedInput(bytes: Buffer, seed = 1, maxPiece = 7): ByteInput {
   stream.end();
   return input;
 }
+
+/**
+ * Resolves once the async `check` holds, checking again every 100 ms; a check that throws
+ * (a command that cannot succeed yet) counts as not yet.
+ */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  limitMs = 10_000,
+): Promise<void> {
+  const started = Date.now();
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() - started > limitMs) {
+      const detail = lastError instanceof Error ? ` (last: ${lastError.message})` : '';
+      throw new Error(`timed out waiting for ${what}${detail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -20,6 +20,8 @@ export type ServerMessage =
       rects: Rect[];
       /** It held an ExtendedDesktopSize rectangle: the desktop takes SetDesktopSize. */
       resizable: boolean;
+      /** The encoding of each rectangle, pseudo ones too, in order (for diagnostics). */
+      encodings: number[];
     }
   | { type: 'colour-map'; wire: Buffer }
   | { type: 'bell'; wire: Buffer }
@@ -76,6 +78,7 @@ export class ServerMessageReader {
     await this.#forward(header);
     const count = header.readUInt16BE(2);
     const painted: Rect[] = [];
+    const encodings: number[] = [];
     let resizable = false;
     for (let i = 0; i < count; i++) {
       const rectHeader = await this.#input.read(12);
@@ -87,12 +90,13 @@ export class ServerMessageReader {
         height: rectHeader.readUInt16BE(6),
       };
       const kind = rectHeader.readInt32BE(8);
+      encodings.push(kind);
       if (kind === encoding.lastRect) break;
       if (kind === encoding.extendedDesktopSize) resizable = true;
       if (await this.#rect(rect, kind)) painted.push(rect);
     }
     this.#framebuffer.endUpdate(painted);
-    return { type: 'update', rects: painted, resizable };
+    return { type: 'update', rects: painted, resizable, encodings };
   }
 
   /** Reads (and forwards) one rectangle's payload; true when it painted pixels. */
