@@ -1,6 +1,10 @@
 import type { Readable } from 'node:stream';
 import { PeerGoneError } from './rfb-errors.js';
 
+/** Chunks shorter than this are copied together into blocks of `blockBytes`. */
+const smallChunk = 1024;
+const blockBytes = 16 * 1024;
+
 /**
  * Reads RFB from a stream as a series of awaited reads (`await input.read(12)`), so parsers are
  * straight-line code however the bytes were split into chunks.
@@ -17,6 +21,9 @@ export class ByteInput {
   readonly #highWater: number;
   #chunks: Buffer[] = [];
   #length = 0;
+  /** Where small chunks are gathered (see #pushSmall), and how much of it is filled. */
+  #block: Buffer | undefined;
+  #blockUsed = 0;
   #gone: PeerGoneError | undefined;
   #waiter: { bytes: number; resolve: () => void; reject: (error: Error) => void } | undefined;
 
@@ -100,7 +107,8 @@ export class ByteInput {
 
   #push(chunk: Buffer): void {
     if (chunk.length === 0) return;
-    this.#chunks.push(chunk);
+    if (chunk.length < smallChunk) this.#pushSmall(chunk);
+    else this.#chunks.push(chunk);
     this.#length += chunk.length;
     const waiter = this.#waiter;
     if (waiter && this.#length >= waiter.bytes) {
@@ -108,6 +116,36 @@ export class ByteInput {
       waiter.resolve();
     }
     if (this.#length >= this.#highWater && !this.#waiter) this.#stream.pause();
+  }
+
+  /**
+   * Copies a small chunk into a shared 16 KiB block, growing the queue's last entry, so a peer
+   * that trickles a long message a byte at a time costs bytes, not a Buffer object per byte.
+   */
+  #pushSmall(chunk: Buffer): void {
+    const block = this.#block;
+    const last = this.#chunks[this.#chunks.length - 1];
+    const blockEnd = block ? block.byteOffset + this.#blockUsed : -1;
+    if (
+      block &&
+      last &&
+      last.buffer === block.buffer &&
+      last.byteOffset + last.length === blockEnd &&
+      this.#blockUsed + chunk.length <= block.length
+    ) {
+      chunk.copy(block, this.#blockUsed);
+      this.#blockUsed += chunk.length;
+      this.#chunks[this.#chunks.length - 1] = Buffer.from(
+        block.buffer,
+        last.byteOffset,
+        last.length + chunk.length,
+      );
+      return;
+    }
+    this.#block = Buffer.allocUnsafeSlow(blockBytes);
+    chunk.copy(this.#block);
+    this.#blockUsed = chunk.length;
+    this.#chunks.push(this.#block.subarray(0, chunk.length));
   }
 
   #end(failure?: Error): void {

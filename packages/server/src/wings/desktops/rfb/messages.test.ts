@@ -1,4 +1,6 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ByteInput } from './byte-input.js';
 import {
   encodeCutText,
   encodeKeyEvent,
@@ -103,6 +105,25 @@ describe('client messages', () => {
       length: rfbLimits.cutTextBytes + 1,
     });
     expect(await readClientMessage(input)).toMatchObject({ type: 'key', keysym: 0x61 });
+  });
+
+  it('holds no more than a chunk of an over-long clipboard text while reading past it', async () => {
+    const stream = new PassThrough();
+    const input = new ByteInput(stream, 'the browser');
+    const length = 16 * 1024 * 1024;
+    const read = readClientMessage(input);
+    const header = encodeCutText(Buffer.alloc(0));
+    header.writeUInt32BE(length, 4);
+    stream.write(header);
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    let most = 0;
+    for (let sent = 0; sent < length; sent += piece.length) {
+      stream.write(piece);
+      await new Promise((resolve) => setImmediate(resolve));
+      most = Math.max(most, input.length);
+    }
+    expect(await read).toEqual({ type: 'cut-text', length });
+    expect(most).toBeLessThanOrEqual(piece.length);
   });
 
   it.each([

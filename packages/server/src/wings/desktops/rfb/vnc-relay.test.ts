@@ -65,7 +65,8 @@ describe('the VNC relay: handshakes', () => {
       (failure: Error) => failure,
     );
     await new Promise((resolve) => setImmediate(resolve));
-    const browserIntact = !browser.server.destroyed;
+    // Not destroyed, and not read from: the caller can still tell the browser what happened.
+    const browserIntact = !browser.server.destroyed && browser.server.listenerCount('data') === 0;
     browser.client.destroy();
     fake.server.destroy();
     return { message: error?.message, received: Buffer.concat(received), browserIntact };

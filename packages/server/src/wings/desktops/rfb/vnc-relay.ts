@@ -48,8 +48,6 @@ export async function startVncRelay(options: VncRelayOptions): Promise<VncSessio
   const { browser, desktop } = options;
   const desktopIn = new ByteInput(desktop, 'the desktop');
   const desktopOut = new ByteOutput(desktop, 'the desktop');
-  const browserIn = new ByteInput(browser, 'the browser');
-  const browserOut = new ByteOutput(browser, 'the browser');
 
   let signedIn;
   let framebuffer: Framebuffer;
@@ -66,6 +64,9 @@ export async function startVncRelay(options: VncRelayOptions): Promise<VncSessio
     throw new Error(handshakeFailure(error, 'the desktop'));
   }
 
+  // Only now does the proxy read from the browser, so a failed desktop leaves it untouched.
+  const browserIn = new ByteInput(browser, 'the browser');
+  const browserOut = new ByteOutput(browser, 'the browser');
   const init = signedIn.serverInit;
   try {
     await withDeadline(browser, 'the browser', () =>
