@@ -2,9 +2,9 @@
 # Installs what the tests need from Debian's packages when it is missing: Chromium for the
 # end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
 # large file served through the proxy) and Jupyter Notebook (a real app with cookies and
-# WebSockets), PostgreSQL and MariaDB for the database tests, and kubectl for the Kubernetes
-# tests. Browser downloads by test tools do not work on our machines, so Chromium always comes
-# from apt.
+# WebSockets), PostgreSQL and MariaDB for the database tests, kubectl for the Kubernetes tests,
+# and TigerVNC's Xvnc with a few X clients for the VNC desktop tests. Browser downloads by test
+# tools do not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
 missing=()
@@ -22,6 +22,16 @@ compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgres
 # the mariadb client they run SQL through.
 [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 [ -x /usr/bin/mariadb ] || missing+=(mariadb-client)
+# The VNC desktop tests: TigerVNC's Xvnc (an X server served over RFB) and its vncpasswd (in
+# tigervnc-tools since Debian 12), then X clients that change its screen and clipboard: xsetroot
+# (x11-xserver-utils), xterm, xclip, xwd and xwud (x11-apps), xwininfo and xdpyinfo (x11-utils).
+[ -x /usr/bin/Xvnc ] || missing+=(tigervnc-standalone-server)
+command -v vncpasswd >/dev/null || missing+=(tigervnc-tools)
+[ -x /usr/bin/xsetroot ] || missing+=(x11-xserver-utils)
+[ -x /usr/bin/xterm ] || missing+=(xterm)
+[ -x /usr/bin/xclip ] || missing+=(xclip)
+[ -x /usr/bin/xwud ] || missing+=(x11-apps)
+[ -x /usr/bin/xwininfo ] || missing+=(x11-utils)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

@@ -1,0 +1,140 @@
+import { RfbProtocolError } from './rfb-errors.js';
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** What session recordings read: the desktop's screen as the browser sees it. */
+export interface FramebufferSource {
+  readonly width: number;
+  readonly height: number;
+  /** The screen as RGBA (width*height*4 bytes, rows top to bottom), current after each update. */
+  pixels(): Uint8Array;
+  /** Called after each FramebufferUpdate was applied, with the rectangles it changed. */
+  onUpdate(listener: (rects: Rect[]) => void): () => void;
+  onResize(listener: (width: number, height: number) => void): () => void;
+}
+
+/**
+ * Largest width and height the proxy keeps a copy of (the connect socket's own limit): an RGBA
+ * copy of 8192×8192 is already 256 MiB.
+ */
+export const maxScreenSide = 8192;
+
+/**
+ * The decoded screen. The decoders write into it rectangle by rectangle; `endUpdate` tells the
+ * listeners once a whole FramebufferUpdate is in. `pixels()` is the live buffer, not a copy:
+ * read it inside a listener (or copy it) and never write to it.
+ */
+export class Framebuffer implements FramebufferSource {
+  #width = 0;
+  #height = 0;
+  #pixels = new Uint8Array(0);
+  readonly #updateListeners = new Set<(rects: Rect[]) => void>();
+  readonly #resizeListeners = new Set<(width: number, height: number) => void>();
+
+  constructor(width: number, height: number) {
+    this.#allocate(width, height);
+  }
+
+  get width(): number {
+    return this.#width;
+  }
+  get height(): number {
+    return this.#height;
+  }
+  pixels(): Uint8Array {
+    return this.#pixels;
+  }
+
+  onUpdate(listener: (rects: Rect[]) => void): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+  onResize(listener: (width: number, height: number) => void): () => void {
+    this.#resizeListeners.add(listener);
+    return () => this.#resizeListeners.delete(listener);
+  }
+
+  /** A new size; what was on screen stays where it still fits (the desktop repaints it anyway). */
+  resize(width: number, height: number): void {
+    if (width === this.#width && height === this.#height) return;
+    const old = this.#pixels;
+    const oldWidth = this.#width;
+    const keptRows = Math.min(this.#height, height);
+    const keptRowBytes = Math.min(oldWidth, width) * 4;
+    this.#allocate(width, height);
+    for (let row = 0; row < keptRows; row++) {
+      const from = row * oldWidth * 4;
+      this.#pixels.set(old.subarray(from, from + keptRowBytes), row * width * 4);
+    }
+    for (const listener of this.#resizeListeners) listener(width, height);
+  }
+
+  /** Throws unless `rect` lies inside the screen (a desktop must never draw outside it). */
+  checkInside(rect: Rect, what: string): void {
+    if (rect.x + rect.width > this.#width || rect.y + rect.height > this.#height) {
+      throw new RfbProtocolError(
+        `${what} at ${rect.x},${rect.y} of ${rect.width}×${rect.height} going past the ${this.#width}×${this.#height} screen`,
+      );
+    }
+  }
+
+  /** Copies RGBA rows (`rect.width * 4` bytes each) into `rect`. */
+  putRgba(rect: Rect, rgba: Uint8Array): void {
+    const rowBytes = rect.width * 4;
+    for (let row = 0; row < rect.height; row++) {
+      const to = ((rect.y + row) * this.#width + rect.x) * 4;
+      this.#pixels.set(rgba.subarray(row * rowBytes, (row + 1) * rowBytes), to);
+    }
+  }
+
+  /** Paints `rect` one colour. */
+  fill(rect: Rect, red: number, green: number, blue: number): void {
+    const pixels = this.#pixels;
+    for (let row = 0; row < rect.height; row++) {
+      let at = ((rect.y + row) * this.#width + rect.x) * 4;
+      for (let column = 0; column < rect.width; column++, at += 4) {
+        pixels[at] = red;
+        pixels[at + 1] = green;
+        pixels[at + 2] = blue;
+        pixels[at + 3] = 255;
+      }
+    }
+  }
+
+  /** CopyRect: `rect` takes what was at (`fromX`, `fromY`); the two may overlap. */
+  copy(rect: Rect, fromX: number, fromY: number): void {
+    const rowBytes = rect.width * 4;
+    const stride = this.#width * 4;
+    // Moving down, copy the bottom row first so no source row is overwritten before it is read.
+    const downwards = rect.y > fromY;
+    for (let i = 0; i < rect.height; i++) {
+      const row = downwards ? rect.height - 1 - i : i;
+      const from = (fromY + row) * stride + fromX * 4;
+      this.#pixels.copyWithin((rect.y + row) * stride + rect.x * 4, from, from + rowBytes);
+    }
+  }
+
+  /** Tells the listeners that one FramebufferUpdate is complete. */
+  endUpdate(rects: Rect[]): void {
+    if (rects.length === 0) return;
+    for (const listener of this.#updateListeners) listener(rects);
+  }
+
+  #allocate(width: number, height: number): void {
+    if (width > maxScreenSide || height > maxScreenSide) {
+      throw new RfbProtocolError(
+        `a screen of ${width}×${height}, over the limit of ${maxScreenSide}×${maxScreenSide}`,
+      );
+    }
+    this.#width = width;
+    this.#height = height;
+    this.#pixels = new Uint8Array(width * height * 4);
+    // Opaque black until the desktop paints: alpha is always 255.
+    for (let at = 3; at < this.#pixels.length; at += 4) this.#pixels[at] = 255;
+  }
+}
