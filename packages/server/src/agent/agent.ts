@@ -18,6 +18,9 @@ import {
 import { postJoin } from './join.js';
 import { proxyBaseUrl } from './proxy-address.js';
 import { forwardTcp, forwardToApp, type AgentApp, type AgentDatabase } from './app-forwarder.js';
+import { relaySignedIn } from '../wings/desktops/rfb/signed-in-relay.js';
+import { dialTcp } from '../modules/tunnel/dial-tcp.js';
+import type { AgentDesktop } from './desktop-flags.js';
 import { KubeForwarder, type AgentKubeCluster } from './kube-forwarder.js';
 import { TunnelClient, type AgentLog } from './tunnel-client.js';
 
@@ -41,6 +44,8 @@ export interface AgentOptions {
   databases?: AgentDatabase[];
   /** Kubernetes clusters reached from this host (`--kube NAME --kubeconfig FILE`). */
   kubeClusters?: AgentKubeCluster[];
+  /** VNC desktops reached from this host (`--desktop name=vnc://host:port`). */
+  desktops?: AgentDesktop[];
   log: AgentLog;
 }
 
@@ -98,6 +103,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
     cluster,
     forwarder: new KubeForwarder(cluster),
   }));
+  const desktops = options.desktops ?? [];
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
   const tunnel = new TunnelClient({
@@ -126,6 +132,13 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
         name: cluster.name,
         labels: options.labels,
       })),
+      desktops: desktops.map((desktop) => ({
+        name: desktop.name,
+        protocol: 'vnc',
+        addr: `${desktop.host.includes(':') ? `[${desktop.host}]` : desktop.host}:${desktop.port}`,
+        os: osName,
+        labels: options.labels,
+      })),
     }),
     services: [
       {
@@ -149,6 +162,21 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
       ...kubeClusters.map(({ cluster, forwarder }) => ({
         service: { kind: 'kube', name: cluster.name },
         handle: (stream: Duplex) => forwarder.serve(stream),
+      })),
+      ...desktops.map((desktop) => ({
+        service: { kind: 'desktop', name: desktop.name },
+        // The agent signs in to the desktop; the proxy gets it with no password asked.
+        handle: (stream: Duplex) => {
+          dialTcp(desktop)
+            .then((tcp) => relaySignedIn(stream, tcp, desktop.password))
+            .catch((error: Error) => {
+              stream.destroy();
+              log.warn(
+                { desktop: desktop.name, err: error.message },
+                'a desktop connection failed',
+              );
+            });
+        },
       })),
     ],
     onReady: (keys) => {

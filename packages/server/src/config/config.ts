@@ -140,7 +140,7 @@ function readPem(file: string, field: string): string {
 }
 
 /** A secret kept in a file of its own (a VNC password): its first line, which must not be empty. */
-function readSecretFile(file: string, field: string): string {
+export function readSecretFile(file: string, field: string): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

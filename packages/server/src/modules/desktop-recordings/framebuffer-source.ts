@@ -1,7 +1,6 @@
 /**
- * The screen a desktop session shows, as the proxy decodes it (VNC's RFB, later RDP), and what the
- * recorder reads. This is a copy of the interface `wings/desktops/rfb/` implements, kept here
- * until that file lands; both must stay the same shape.
+ * The screen a desktop session shows, as the proxy decodes it (VNC's RFB in wings/desktops/rfb,
+ * later RDP), and what the recorder reads.
  */
 export interface Rect {
   x: number;

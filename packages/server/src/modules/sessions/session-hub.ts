@@ -60,6 +60,8 @@ export class SessionHub {
   private lastRefresh = 0;
   private readonly onLock = () => this.enforce();
   private readonly guards = new Set<AccessGuard>();
+  /** Sessions of other shapes (desktops) listed in Active Sessions: their current trackers. */
+  private readonly tracked = new Map<string, () => SessionTracker>();
   private stopAccessChanges: (() => void) | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
@@ -113,6 +115,21 @@ export class SessionHub {
   guard(guard: AccessGuard): () => void {
     this.guards.add(guard);
     return () => this.guards.delete(guard);
+  }
+
+  /**
+   * Lists a live session that is not a terminal (a desktop's) in Active Sessions: its tracker is
+   * written now and refreshed like the terminal sessions' until the returned function is called,
+   * which removes it. Its owner enforces locks and access itself, through `guard`.
+   */
+  track(tracker: () => SessionTracker): () => void {
+    const id = tracker().id;
+    this.tracked.set(id, tracker);
+    this.put(tracker());
+    return () => {
+      if (!this.tracked.delete(id)) return;
+      void this.store.remove(id).catch(this.deps.onError);
+    };
   }
 
   /**
@@ -181,6 +198,7 @@ export class SessionHub {
     if (now - this.lastRefresh >= this.ttl() / 4) {
       this.lastRefresh = now;
       for (const session of this.live.values()) this.publish(session);
+      for (const tracker of this.tracked.values()) this.put(tracker());
     }
   }
 
@@ -204,7 +222,11 @@ export class SessionHub {
 
   private publish(session: LiveSession): void {
     if (session.isEnded) return;
-    void this.store.put(session.toTracker(), this.ttl(), this.deps.now()).catch(this.deps.onError);
+    this.put(session.toTracker());
+  }
+
+  private put(tracker: SessionTracker): void {
+    void this.store.put(tracker, this.ttl(), this.deps.now()).catch(this.deps.onError);
   }
 
   private ttl(): number {

@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
+import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentDatabaseHeartbeats } from './agent-databases.js';
@@ -138,7 +138,7 @@ function buildDatabases(ctx: ServerContext) {
     (accessCa ??= DatabaseClientCa.load(backend, config.clusterName, now, 'access'));
   const dial = (db: DatabaseRecord): Promise<Duplex> => {
     if (db.source === 'agent') return ctx.tunnels.dial({ kind: 'db', name: db.metadata.name });
-    return dialTcp(db);
+    return dialTcp(databaseAddress(db));
   };
   // Discover's connection test of a database: the roles, then whether it answers.
   ctx.connectionDiagnostics.add('db', databaseConnectionTest({ databases, dial }));
@@ -160,19 +160,4 @@ function buildDatabases(ctx: ServerContext) {
       now,
     }),
   };
-}
-
-/** A TCP connection to the database's own address, once it is established. */
-function dialTcp(db: DatabaseRecord): Promise<Duplex> {
-  const { host, port } = databaseAddress(db);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    // Queries are small request-and-answer exchanges: Nagle's wait would cost each one.
-    socket.setNoDelay(true);
-    socket.once('connect', () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
-    socket.once('error', reject);
-  });
 }

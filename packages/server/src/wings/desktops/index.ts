@@ -1,9 +1,15 @@
+import { desktopRecordingRoutes } from '../../modules/desktop-recordings/desktop-recordings.routes.js';
+import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentDesktopHeartbeats } from './agent-desktops.js';
 import { addDesktopCommands } from './cli/desktops.commands.js';
 import { desktopsRoutes } from './desktops.routes.js';
+import { desktopAddress, type DesktopRecord } from './desktop-kind.js';
 import { DesktopsService } from './desktops.service.js';
+import { DesktopAccess } from './sessions/desktop-access.js';
+import { desktopConnectRoutes } from './sessions/desktop-connect.routes.js';
+import { DesktopSessions } from './sessions/desktop-sessions.js';
 
 /**
  * Desktops: VNC (and RDP) desktops in the browser through the proxy, which signs in to them
@@ -20,11 +26,26 @@ export const desktopsWing = {
         ctx.hub.list().some((tracker) => tracker.kind === 'desktop' && tracker.serverId === name),
       proxyServiceName: () => ctx.addresses.publicAddr().host,
     });
+    await server.register(desktopConnectRoutes, {
+      access: s.desktopAccess,
+      sessions: s.desktopSessions,
+      dial: s.dialDesktop,
+      guard: ctx.guard,
+      clusterName: ctx.config.clusterName,
+    });
+    await server.register(desktopRecordingRoutes, {
+      blobs: ctx.recordings.blobs,
+      audit: ctx.audit,
+      guard: ctx.guard,
+      clusterName: ctx.config.clusterName,
+      pingIntervalMs: ctx.pingIntervalMs,
+    });
   },
   start: async (s) => {
     await s.desktops.start();
   },
   close: async (s) => {
+    await s.desktopSessions.closeAll();
     await s.desktops.close();
   },
   commands: addDesktopCommands,
@@ -43,5 +64,24 @@ function buildDesktops(ctx: ServerContext) {
     'desktop',
     agentDesktopHeartbeats(desktops, ctx.config.heartbeatIntervalMs * 3),
   );
-  return { desktops };
+  // A desktop an agent serves is reached through its tunnel; the agent signs in to it.
+  const dialDesktop = (desktop: DesktopRecord) =>
+    desktop.source === 'agent'
+      ? ctx.tunnels.dial({ kind: 'desktop', name: desktop.metadata.name })
+      : dialTcp(desktopAddress(desktop));
+  const desktopSessions = new DesktopSessions({
+    hub: ctx.hub,
+    audit: ctx.audit,
+    blobs: ctx.recordings.blobs,
+    clusterName: ctx.config.clusterName,
+    now: ctx.now,
+    lineageAlive: (lineage) => ctx.guard.sessions.lineageAlive(lineage),
+    onError: ctx.onError('desktop sessions'),
+  });
+  const desktopAccess = new DesktopAccess({
+    desktops,
+    subjects: ctx.access,
+    locks: ctx.locks,
+  });
+  return { desktops, desktopSessions, desktopAccess, dialDesktop };
 }

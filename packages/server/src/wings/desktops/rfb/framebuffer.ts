@@ -1,22 +1,14 @@
 import { RfbProtocolError } from './rfb-errors.js';
 
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** What session recordings read: the desktop's screen as the browser sees it. */
-export interface FramebufferSource {
-  readonly width: number;
-  readonly height: number;
-  /** The screen as RGBA (width*height*4 bytes, rows top to bottom), current after each update. */
-  pixels(): Uint8Array;
-  /** Called after each FramebufferUpdate was applied, with the rectangles it changed. */
-  onUpdate(listener: (rects: Rect[]) => void): () => void;
-  onResize(listener: (width: number, height: number) => void): () => void;
-}
+// The interface lives with the recorder, on the platform: every desktop protocol decodes into it.
+export type {
+  FramebufferSource,
+  Rect,
+} from '../../../modules/desktop-recordings/framebuffer-source.js';
+import type {
+  FramebufferSource,
+  Rect,
+} from '../../../modules/desktop-recordings/framebuffer-source.js';
 
 /**
  * Largest width and height the proxy keeps a copy of (the connect socket's own limit): an RGBA

@@ -20,6 +20,11 @@ export interface VncRelayOptions {
   onClipboard?(direction: 'to-desktop' | 'from-desktop', bytes: number, allowed: boolean): void;
   /** What the browser is told (ServerInit name); default the server's. */
   desktopName?: string;
+  /**
+   * Called once the desktop signed the proxy in, before a byte goes to the browser: the connect
+   * socket tells the browser its session is on (its in-band answer) only then.
+   */
+  onDesktopReady?(): void;
 }
 
 export interface VncSession {
@@ -64,6 +69,7 @@ export async function startVncRelay(options: VncRelayOptions): Promise<VncSessio
     throw new Error(handshakeFailure(error, 'the desktop'));
   }
 
+  options.onDesktopReady?.();
   // Only now does the proxy read from the browser, so a failed desktop leaves it untouched.
   const browserIn = new ByteInput(browser, 'the browser');
   const browserOut = new ByteOutput(browser, 'the browser');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AgentKubeCluster } from '../../../agent/kube-forwarder.js';
 import type { AgentApp } from '../../../agent/app-forwarder.js';
 import { parseDatabaseFlags as parseDatabases } from '../../../agent/database-flags.js';
+import { parseDesktopFlags } from '../../../agent/desktop-flags.js';
 import { ConfigError } from '../../../config/config-error.js';
 import { runAgent, type AgentOptions } from '../../../agent/agent.js';
 import type { AgentLog } from '../../../agent/tunnel-client.js';
@@ -22,18 +23,19 @@ export interface AgentFlags {
   kube?: string;
   kubeconfig?: string;
   kubeContext?: string;
+  desktop?: string[];
 }
 
 /**
  * `postern agent --proxy HOST:3080 [--token T] [--labels k=v,...] [--app name=uri ...]
  * [--db name=postgres://host:port ...] [--kube NAME --kubeconfig FILE [--kube-context CTX]]
- * [--data-dir DIR] [--insecure]`.
+ * [--desktop name=vnc://host:port?password_file=FILE ...] [--data-dir DIR] [--insecure]`.
  */
 export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {}): void {
   program
     .command('agent')
     .description(
-      "serve this host's SSH, and the apps, databases and Kubernetes clusters it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
+      "serve this host's SSH, and the apps, databases, Kubernetes clusters and desktops it reaches, through a reverse tunnel to a Postern proxy (no inbound port)",
     )
     .requiredOption(
       '--proxy <host:port>',
@@ -63,6 +65,12 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
     .option(
       '--kube-context <context>',
       "the kubeconfig's context to use (default: its current one)",
+    )
+    .option(
+      '--desktop <name=uri>',
+      'serve a VNC desktop reached from this host, e.g. build=vnc://localhost:5901 with ' +
+        '?password_file=FILE (its VNC password, which stays on this host) (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
@@ -102,6 +110,7 @@ export function agentOptionsFromFlags(flags: AgentFlags, log: AgentLog): AgentOp
     apps: parseApps(flags.app ?? []),
     databases: parseDatabases(flags.db ?? []),
     kubeClusters: parseKube(flags),
+    desktops: parseDesktopFlags(flags.desktop ?? []),
     log,
   };
 }

@@ -91,12 +91,12 @@ export class AgentJoinService {
     };
     let token;
     try {
-      // An agent serves apps, databases and Kubernetes clusters as well as its host: an App, Db
-      // or Kube token (install-app.sh's, install-database.sh's) lets one join. An OpenSSH host
-      // serves SSH only.
+      // An agent serves apps, databases, Kubernetes clusters and desktops as well as its host:
+      // an App, Db, Kube or WindowsDesktop token (install-app.sh's, install-database.sh's…) lets
+      // one join. An OpenSSH host serves SSH only.
       token = await tokens.validate(
         request.token,
-        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App', 'Db', 'Kube'],
+        request.subKind === 'openssh' ? ['Node'] : ['Node', 'App', 'Db', 'Kube', 'WindowsDesktop'],
       );
     } catch (error) {
       throw await failed('invalid join token', error);
