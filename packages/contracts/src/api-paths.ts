@@ -201,6 +201,9 @@ export const scriptPaths = {
   /** An agent serving the app `name` at `uri` (spec §7). */
   installApp: (token: string, app: { name: string; uri: string }) =>
     `/scripts/${seg(token)}/install-app.sh?${new URLSearchParams(app).toString()}`,
+  /** An agent serving the VNC desktop `name` at `uri` (`vnc://host:port?password_file=…`). */
+  installDesktop: (token: string, desktop: { name: string; uri: string }) =>
+    `/scripts/${seg(token)}/install-desktop.sh?${new URLSearchParams(desktop).toString()}`,
   /** An agent serving the database `name` at `uri` (`postgres://host:port?sslmode=…`). */
   installDatabase: (token: string, db: { name: string; uri: string }) =>
     `/scripts/${seg(token)}/install-database.sh?${new URLSearchParams(db).toString()}`,
@@ -208,6 +211,7 @@ export const scriptPaths = {
     installNode: '/scripts/:token/install-node.sh',
     installApp: '/scripts/:token/install-app.sh',
     installDatabase: '/scripts/:token/install-database.sh',
+    installDesktop: '/scripts/:token/install-desktop.sh',
   },
 } as const;
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { shellQuote, type InstallScriptOptions } from './install-script.js';
 
 /**
- * What install-app.sh and install-database.sh share: a bash script that runs `postern agent`
+ * What install-app.sh, install-database.sh and install-desktop.sh share: a bash script that runs `postern agent`
  * serving one resource (`--app name=uri`, `--db name=uri`), joined with the link's token; as
  * root with systemd, as a service that starts at boot. Every value the server puts in is
  * shell-quoted, and was checked first: the name is a DNS label and the uri holds only
@@ -10,8 +10,8 @@ import { shellQuote, type InstallScriptOptions } from './install-script.js';
  * puts it either.
  */
 export interface AgentResource {
-  /** `app` or `db`: the agent's flag (`--app`, `--db`) and the service's and files' prefix. */
-  kind: 'app' | 'db';
+  /** The agent's flag (`--app`, `--db`, `--desktop`) and the service's and files' prefix. */
+  kind: 'app' | 'db' | 'desktop';
   /** How the script names the kind to people: `application`, `database`. */
   noun: string;
   name: string;

@@ -19,6 +19,7 @@ import {
 import { badInstallLinkScript, queryProblem } from './agent-install-script.js';
 import { installAppQuerySchema, installAppScript } from './install-app-script.js';
 import { installDatabaseQuerySchema, installDatabaseScript } from './install-database-script.js';
+import { installDesktopQuerySchema, installDesktopScript } from './install-desktop-script.js';
 import { installNodeScript, invalidTokenScript } from './install-script.js';
 import { joinTokenJson, type JoinTokensService } from './join-tokens.service.js';
 
@@ -124,5 +125,11 @@ export async function joinTokensRoutes(
     ['Db', 'Node'],
     installDatabaseQuerySchema,
     installDatabaseScript,
+  );
+  agentScript(
+    scriptPaths.patterns.installDesktop,
+    ['WindowsDesktop', 'Node'],
+    installDesktopQuerySchema,
+    installDesktopScript,
   );
 }
