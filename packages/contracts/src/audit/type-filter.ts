@@ -119,6 +119,10 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'db.delete': 'Database Deleted',
   }),
   family('Desktops', {
+    'windows.desktop.session.start': 'Desktop Session Started',
+    'windows.desktop.session.end': 'Desktop Session Ended',
+    'desktop.clipboard.send': 'Clipboard Data Sent',
+    'desktop.clipboard.receive': 'Clipboard Data Received',
     'windows.desktop.create': 'Desktop Created',
     'windows.desktop.update': 'Desktop Updated',
     'windows.desktop.delete': 'Desktop Deleted',
