@@ -32,6 +32,13 @@ export function summarize({ stages, vitest, e2e }) {
     if (status !== 0 && !reported) {
       problems.push(`stage '${name}' failed with exit code ${status}`);
       failed += 1;
+    } else if (status !== 0 && reportedNoFailure(name, vitest, e2e)) {
+      // Vitest fails a run whose tests all passed when errors escaped them (an unhandled
+      // rejection) or a hook failed: that counts too, and the runner's output says where.
+      problems.push(
+        `stage '${name}' failed with exit code ${status} though no test failed: see its errors above`,
+      );
+      failed += 1;
     }
   }
   const failedStages = stages.filter(({ status }) => status !== 0).map(({ name }) => name);
@@ -41,4 +48,11 @@ export function summarize({ stages, vitest, e2e }) {
     problems,
     ok: failed === 0 && failedStages.length === 0,
   };
+}
+
+/** Whether the runner of a failed stage reported every test as passed. */
+function reportedNoFailure(name, vitest, e2e) {
+  if (name === 'vitest') return vitest?.numFailedTests === 0;
+  if (name === 'playwright') return e2e?.stats.unexpected === 0;
+  return false;
 }

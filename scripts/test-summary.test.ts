@@ -39,4 +39,13 @@ describe('the npm test summary line', () => {
     expect(summary.line).toBe('40 passed, 4 failed, 2 skipped');
     expect(summary.ok).toBe(false);
   });
+
+  it('counts a runner that failed with every test passed (unhandled errors) as one failure', () => {
+    const summary = summarize({ stages: ran({ vitest: 1 }), vitest, e2e });
+    expect(summary.line).toBe('50 passed, 1 failed, 2 skipped');
+    expect(summary.problems[0]).toBe(
+      "stage 'vitest' failed with exit code 1 though no test failed: see its errors above",
+    );
+    expect(summary.ok).toBe(false);
+  });
 });

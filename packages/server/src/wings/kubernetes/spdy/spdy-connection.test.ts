@@ -93,10 +93,12 @@ describe('SpdyConnection', () => {
     await expect(client.openStream({ Connection: 'close' })).rejects.toThrow(/forbids/);
     await expect(client.openStream({ '': 'nameless' })).rejects.toThrow(/empty/);
     const accepted = new Promise<SpdyStream>((resolve) => server.once('stream', resolve));
-    void client.openStream({ fine: 'yes' });
+    const opening = client.openStream({ fine: 'yes' });
     const peer = await accepted;
     expect(() => peer.reply({ bad: 'a\0b' })).toThrow(/NUL/);
     peer.reply();
+    // The refused headers cost nothing: the stream still opens with the reply that followed.
+    expect((await opening).id).toBe(peer.id);
   });
 
   it('answers PING', async () => {
