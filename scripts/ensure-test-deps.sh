@@ -3,8 +3,8 @@
 # end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
 # large file served through the proxy) and Jupyter Notebook (a real app with cookies and
 # WebSockets), PostgreSQL and MariaDB for the database tests, kubectl for the Kubernetes tests,
-# and TigerVNC's Xvnc with a few X clients for the VNC desktop tests. Browser downloads by test
-# tools do not work on our machines, so Chromium always comes from apt.
+# TigerVNC's Xvnc with a few X clients for the VNC desktop tests, and xrdp for the RDP ones.
+# Browser downloads by test tools do not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
 missing=()
@@ -32,6 +32,10 @@ command -v vncpasswd >/dev/null || missing+=(tigervnc-tools)
 [ -x /usr/bin/xclip ] || missing+=(xclip)
 [ -x /usr/bin/xwud ] || missing+=(x11-apps)
 [ -x /usr/bin/xwininfo ] || missing+=(x11-utils)
+# The RDP desktop tests: xrdp, run on its own in front of an Xvnc through its VNC module (no
+# session manager or Xorg driver), and openssl for its test certificate.
+[ -x /usr/sbin/xrdp ] || missing+=(xrdp)
+command -v openssl >/dev/null || missing+=(openssl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

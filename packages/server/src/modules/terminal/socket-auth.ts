@@ -1,7 +1,4 @@
-import {
-  terminalAuthFrameSchema,
-  type CreateSessionResponse,
-} from '@postern/contracts';
+import { terminalAuthFrameSchema, type CreateSessionResponse } from '@postern/contracts';
 import type { RawData, WebSocket } from 'ws';
 import type { Identity } from '../../http/request-identity.js';
 

@@ -100,8 +100,11 @@ async function connect(
     options.sessions.denied(identity.user, request.name, addr, login, grant.refused);
     return refuse(grant.refused);
   }
-  if (grant.desktop.spec.protocol !== 'vnc') {
-    const message = `desktop ${request.name} speaks RDP, which this proxy does not relay yet`;
+  const { spec } = grant.desktop;
+  if (spec.protocol === 'rdp' && spec.rdp_passwords?.[login] === undefined) {
+    // The proxy signs in to RDP desktops with the login's stored password: without one there
+    // is nothing to try (and no Windows logon screen is shown instead).
+    const message = `no password is stored for the login ${login} on desktop ${request.name}`;
     options.sessions.denied(identity.user, request.name, shownAddr(grant.desktop), login, message);
     return refuse(message, failedCode);
   }
@@ -124,6 +127,7 @@ async function connect(
       browser,
       desktop,
       remoteAddr: request.remoteAddr,
+      size: { width: query.data.width ?? 1280, height: query.data.height ?? 800 },
       onReady: () => {
         ready = true;
         answerSession(socket, 'ok');

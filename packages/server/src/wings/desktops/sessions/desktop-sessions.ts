@@ -12,6 +12,7 @@ import {
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import type { SessionTracker } from '../../../modules/sessions/session-tracker.store.js';
 import { shownAddr } from '../desktop-kind.js';
+import { startRdpRelay } from '../rdp/rdp-relay.js';
 import { startVncRelay, type VncSession } from '../rfb/index.js';
 import type { DesktopGrant } from './desktop-access.js';
 
@@ -36,6 +37,8 @@ export interface DesktopConnection {
   /** A stream to the desktop, direct or through its agent's tunnel. */
   desktop: Duplex;
   remoteAddr: string;
+  /** The screen the browser has room for: an RDP session is opened at this size. */
+  size: { width: number; height: number };
   /** The desktop signed the proxy in: the browser is told its session is on. */
   onReady(): void;
   /** Ends the browser's side with a reason it shows (a lock, a sign-out). */
@@ -119,17 +122,9 @@ class LiveDesktop {
   }
 
   async run(): Promise<void> {
-    const { grant, connection, deps } = this;
+    const { grant, deps } = this;
     try {
-      this.relay = await startVncRelay({
-        browser: connection.browser,
-        desktop: connection.desktop,
-        password: grant.desktop.spec.vnc_password,
-        clipboard: { toDesktop: grant.clipboard, fromDesktop: grant.clipboard },
-        onClipboard: (direction, bytes, allowed) => this.clipboard(direction, bytes, allowed),
-        desktopName: grant.desktop.metadata.name,
-        onDesktopReady: () => connection.onReady(),
-      });
+      this.relay = await this.startRelay();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       emitAuditInBackground(deps.audit, 'TDP00W', {
@@ -157,6 +152,31 @@ class LiveDesktop {
       unguard();
       untrack();
     }
+  }
+
+  /** VNC is relayed as it is; RDP is spoken by the proxy and served to noVNC as VNC. */
+  private startRelay(): Promise<VncSession> {
+    const { grant, connection } = this;
+    const { desktop } = grant;
+    if (desktop.spec.protocol === 'rdp') {
+      return startRdpRelay({
+        browser: connection.browser,
+        desktop: connection.desktop,
+        login: { user: grant.login, password: desktop.spec.rdp_passwords?.[grant.login] ?? '' },
+        ...connection.size,
+        desktopName: desktop.metadata.name,
+        onDesktopReady: () => connection.onReady(),
+      });
+    }
+    return startVncRelay({
+      browser: connection.browser,
+      desktop: connection.desktop,
+      password: desktop.spec.vnc_password,
+      clipboard: { toDesktop: grant.clipboard, fromDesktop: grant.clipboard },
+      onClipboard: (direction, bytes, allowed) => this.clipboard(direction, bytes, allowed),
+      desktopName: desktop.metadata.name,
+      onDesktopReady: () => connection.onReady(),
+    });
   }
 
   /** Ends the session (idempotent) and resolves once its recording is sealed and audited. */

@@ -1,0 +1,112 @@
+import { execFile, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, waitForPort } from './sshd.testkit.js';
+import { startXvnc, type RunningXvnc, type StartXvncOptions } from './xvnc.testkit.js';
+
+const XRDP = '/usr/sbin/xrdp';
+
+export interface RunningXrdp {
+  host: string;
+  /** Where it takes RDP connections. */
+  port: number;
+  /** The X server behind it, whose screen the RDP session shows (X clients run there). */
+  xvnc: RunningXvnc;
+  /** What signs in: any user name, and this password (the Xvnc's VNC password). */
+  password: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real RDP server: xrdp (Debian's xrdp, installed by scripts/ensure-test-deps.sh) on a free
+ * loopback port, with TLS only, in front of a TigerVNC Xvnc through xrdp's own VNC module (so
+ * no session manager, PAM or Xorg driver is involved: the credentials an RDP client sends sign
+ * in to the Xvnc). Its config asks for what Postern's client decodes: slow-path output, no
+ * bitmap compression or caches.
+ */
+export async function startXrdp(
+  options: StartXvncOptions & { password: string },
+): Promise<RunningXrdp> {
+  const xvnc = await startXvnc(options);
+  try {
+    const port = await freePort();
+    const dir = xvnc.dir;
+    await promisify(execFile)('openssl', [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=xrdp-test'],
+      ...['-keyout', path.join(dir, 'xrdp-key.pem'), '-out', path.join(dir, 'xrdp-cert.pem')],
+    ]);
+    const config = path.join(dir, 'xrdp.ini');
+    await writeFile(
+      config,
+      `[Globals]
+ini_version=1
+fork=false
+port=tcp://127.0.0.1:${port}
+tcp_nodelay=true
+security_layer=tls
+crypt_level=none
+certificate=${path.join(dir, 'xrdp-cert.pem')}
+key_file=${path.join(dir, 'xrdp-key.pem')}
+ssl_protocols=TLSv1.2, TLSv1.3
+autorun=xvnc
+allow_channels=false
+bitmap_cache=false
+bitmap_compression=false
+bulk_compression=false
+max_bpp=32
+new_cursors=false
+use_fastpath=none
+[Logging]
+LogFile=${path.join(dir, 'xrdp.log')}
+LogLevel=INFO
+EnableSyslog=false
+[xvnc]
+name=xvnc
+lib=libvnc.so
+ip=127.0.0.1
+port=${xvnc.port}
+username=na
+password=ask
+`,
+    );
+    const child = spawn(XRDP, ['--nodaemon', '--config', config], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let running = true;
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', (error) => {
+        output += `cannot run ${XRDP}: ${error.message}\n`;
+        resolve();
+      });
+    });
+    void exited.then(() => (running = false));
+    await waitForPort(
+      port,
+      () => running,
+      () => output,
+      'xrdp',
+    );
+    return {
+      host: '127.0.0.1',
+      port,
+      xvnc,
+      password: options.password,
+      output: () => output,
+      async stop() {
+        if (running) child.kill('SIGTERM');
+        await exited;
+        await xvnc.stop();
+      },
+    };
+  } catch (error) {
+    await xvnc.stop();
+    throw error;
+  }
+}
