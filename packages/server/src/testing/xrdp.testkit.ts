@@ -23,11 +23,17 @@ export interface RunningXrdp {
  * A real RDP server: xrdp (Debian's xrdp, installed by scripts/ensure-test-deps.sh) on a free
  * loopback port, with TLS only, in front of a TigerVNC Xvnc through xrdp's own VNC module (so
  * no session manager, PAM or Xorg driver is involved: the credentials an RDP client sends sign
- * in to the Xvnc). Its config asks for what Postern's client decodes: slow-path output, no
- * bitmap compression or caches.
+ * in to the Xvnc). Its config is xrdp's usual one (bitmap compression on) but for slow-path
+ * output and no bitmap cache, which Postern's client does not ask for anyway.
  */
 export async function startXrdp(
-  options: StartXvncOptions & { password: string },
+  options: StartXvncOptions & {
+    password: string;
+    /** Bitmap compression (interleaved RLE, planar at 32 bpp), as xrdp's default; default on. */
+    compression?: boolean;
+    /** The most bits per pixel the server uses (default 32). */
+    maxBpp?: 15 | 16 | 24 | 32;
+  },
 ): Promise<RunningXrdp> {
   const xvnc = await startXvnc(options);
   try {
@@ -53,9 +59,9 @@ ssl_protocols=TLSv1.2, TLSv1.3
 autorun=xvnc
 allow_channels=false
 bitmap_cache=false
-bitmap_compression=false
+bitmap_compression=${options.compression === false ? 'false' : 'true'}
 bulk_compression=false
-max_bpp=32
+max_bpp=${options.maxBpp ?? 32}
 new_cursors=false
 use_fastpath=none
 [Logging]

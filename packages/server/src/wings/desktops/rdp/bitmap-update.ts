@@ -1,13 +1,13 @@
 import type { Framebuffer } from '../rfb/framebuffer.js';
 import type { Rect } from '../rfb/framebuffer.js';
+import { decodeInterleavedRle } from './interleaved-rle.js';
+import { decodePlanar } from './planar.js';
 import { RdpProtocolError } from './rdp-wire.js';
 
 /**
- * A slow-path Bitmap Update (MS-RDPBCGR 2.2.9.1.1.3.1.2): rectangles of pixels, bottom-up rows
- * padded to 4 bytes, at 32, 24, 16 or 15 bits per pixel, written into the framebuffer as RGBA.
- * Compressed bitmaps (interleaved RLE, 2.2.9.1.1.3.1.2.4; planar at 32 bpp, MS-RDPEGDI
- * 2.2.2.5.1) are not decoded yet: the client asks servers for none it can avoid, and a server
- * that sends them anyway ends the session with a clear reason (docs/desktops.md, "RDP").
+ * A slow-path Bitmap Update (MS-RDPBCGR 2.2.9.1.1.3.1.2): rectangles of pixels, bottom-up rows,
+ * at 32, 24, 16 or 15 bits per pixel, uncompressed (rows padded to 4 bytes) or compressed
+ * (interleaved RLE below 32 bits, planar at 32), written into the framebuffer as RGBA.
  */
 export function decodeBitmapUpdate(update: Buffer, framebuffer: Framebuffer): void {
   const count = update.readUInt16LE(2);
@@ -27,15 +27,26 @@ export function decodeBitmapUpdate(update: Buffer, framebuffer: Framebuffer): vo
     at += 18;
     const data = update.subarray(at, at + length);
     at += length;
-    if (flags & 0x0001) {
-      throw new RdpProtocolError('the server sent a compressed bitmap, which is not decoded yet');
-    }
     const rect = clip(
       { x: left, y: top, width: right - left + 1, height: bottom - top + 1 },
       framebuffer,
     );
     if (!rect) continue;
-    framebuffer.putRgba(rect, toRgba(data, width, height, bpp, rect));
+    const bytes = Math.ceil(bpp / 8);
+    if (![15, 16, 24, 32].includes(bpp)) {
+      throw new RdpProtocolError(`a bitmap of ${bpp} bits per pixel`);
+    }
+    if (flags & 0x0001) {
+      // Without NO_BITMAP_COMPRESSION_HDR an 8-byte TS_CD_HEADER comes first.
+      const body = flags & 0x0400 ? data : data.subarray(8);
+      const pixels =
+        bpp === 32
+          ? decodePlanar(body, width, height)
+          : decodeInterleavedRle(body, width, height, bytes as 2 | 3);
+      framebuffer.putRgba(rect, toRgba(pixels, width, height, bpp, rect, width * bytes));
+    } else {
+      framebuffer.putRgba(rect, toRgba(data, width, height, bpp, rect, (width * bytes + 3) & ~3));
+    }
     rects.push(rect);
   }
   if (rects.length > 0) framebuffer.endUpdate(rects);
@@ -48,10 +59,16 @@ function clip(rect: Rect, framebuffer: Framebuffer): Rect | undefined {
 }
 
 /** The `rect.width`×`rect.height` top-left part of a bottom-up bitmap, as RGBA rows top-down. */
-function toRgba(data: Buffer, width: number, height: number, bpp: number, rect: Rect): Uint8Array {
+function toRgba(
+  data: Buffer,
+  width: number,
+  height: number,
+  bpp: number,
+  rect: Rect,
+  stride: number,
+): Uint8Array {
   const bytes = Math.ceil(bpp / 8);
-  const stride = (width * bytes + 3) & ~3;
-  if (![15, 16, 24, 32].includes(bpp) || data.length < stride * height) {
+  if (data.length < stride * height) {
     throw new RdpProtocolError(`a bitmap of ${bpp} bits per pixel that does not fit its size`);
   }
   const out = new Uint8Array(rect.width * rect.height * 4);

@@ -2,8 +2,9 @@ import type { InputEvent } from './share-pdus.js';
 
 /**
  * X keysyms (what noVNC sends) as RDP input (what Windows and xrdp take): keys with a place on
- * a US keyboard become scancodes, the same key whatever Shift does (noVNC sends Shift itself, so
- * `$` is Shift then the 4 key); any other character is sent as a Unicode key event.
+ * a US keyboard become scancodes, the same key whatever Shift does (`$` is the 4 key); any other
+ * character is sent as a Unicode key event. A keysym says the character, not whether Shift was
+ * held for it, so KeyboardState puts Shift right for each character.
  */
 const special: Record<number, [code: number, extended?: boolean]> = {
   0xff08: [0x0e], // BackSpace
@@ -43,10 +44,17 @@ const rows: [string, string, number][] = [
   ['\\zxcvbnm,./', '|ZXCVBNM<>?', 0x2b],
 ];
 const printable = new Map<number, number>([[0x20, 0x39]]);
+/** The printable characters typed with Shift on a US keyboard (Caps Lock aside). */
+const shiftedChars = new Set<number>();
 for (const [plain, shifted, first] of rows) {
   [...plain].forEach((char, i) => printable.set(char.charCodeAt(0), first + i));
-  [...shifted].forEach((char, i) => printable.set(char.charCodeAt(0), first + i));
+  [...shifted].forEach((char, i) => {
+    printable.set(char.charCodeAt(0), first + i);
+    shiftedChars.add(char.charCodeAt(0));
+  });
 }
+const isLetter = (keysym: number) => (keysym | 0x20) >= 0x61 && (keysym | 0x20) <= 0x7a;
+const shiftKeysyms = [0xffe1, 0xffe2];
 
 export function keyEvent(keysym: number, down: boolean): InputEvent | undefined {
   const key = special[keysym];
@@ -58,6 +66,42 @@ export function keyEvent(keysym: number, down: boolean): InputEvent | undefined 
     keysym >= 0xa0 && keysym <= 0xff ? keysym : keysym >= 0x1000100 ? keysym - 0x1000000 : 0;
   if (codePoint > 0 && codePoint <= 0xffff) return { type: 'unicode', code: codePoint, down };
   return undefined;
+}
+
+/**
+ * Key events with Shift made right for the US keyboard the scancodes are for: a shifted
+ * character typed without Shift held (a browser layout, on-screen keyboard or script that
+ * sends `$` alone) gets Shift around it; an unshifted one typed with Shift held (`1` is Shift
+ * and the & key on a French keyboard) gets Shift lifted around it. Otherwise the desktop would
+ * type `4` for `$`, or `!` for `1`.
+ */
+export class KeyboardState {
+  readonly #shiftHeld = new Set<number>();
+  #capsLock = false;
+
+  events(keysym: number, down: boolean): InputEvent[] {
+    if (shiftKeysyms.includes(keysym)) {
+      if (down) this.#shiftHeld.add(keysym);
+      else this.#shiftHeld.delete(keysym);
+    }
+    if (keysym === 0xffe5 && down) this.#capsLock = !this.#capsLock;
+    const event = keyEvent(keysym, down);
+    if (!event) return [];
+    // Only presses of characters with a place on the keyboard; a release is the key's either way.
+    if (!down || event.type !== 'scancode' || !printable.has(keysym) || keysym === 0x20) {
+      return [event];
+    }
+    const wanted = isLetter(keysym)
+      ? shiftedChars.has(keysym) !== this.#capsLock
+      : shiftedChars.has(keysym);
+    const held = this.#shiftHeld.size > 0;
+    if (wanted === held) return [event];
+    const shift = (shiftDown: boolean): InputEvent[] =>
+      (held ? [...this.#shiftHeld] : [0xffe1]).map((k) => keyEvent(k, shiftDown)!);
+    return held
+      ? [...shift(false), event, ...shift(true)]
+      : [...shift(true), event, ...shift(false)];
+  }
 }
 
 /** RFB's button mask (bit 0 left, 1 middle, 2 right, 3/4 wheel) as RDP pointer events. */

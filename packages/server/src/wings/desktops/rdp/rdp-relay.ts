@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { VncSession } from '../rfb/vnc-relay.js';
-import { keyEvent, PointerState } from './keyboard.js';
+import { KeyboardState, PointerState } from './keyboard.js';
 import { RdpClient, type RdpLogin } from './rdp-client.js';
 import { RdpProtocolError } from './rdp-wire.js';
 import { serveRfb } from './rfb-server.js';
@@ -43,6 +43,7 @@ export async function startRdpRelay(options: RdpRelayOptions): Promise<VncSessio
     );
   }
   options.onDesktopReady?.();
+  const keyboard = new KeyboardState();
   const pointer = new PointerState();
   let server;
   try {
@@ -51,8 +52,8 @@ export async function startRdpRelay(options: RdpRelayOptions): Promise<VncSessio
       framebuffer: client.framebuffer,
       name: options.desktopName,
       onKey: (keysym, down) => {
-        const event = keyEvent(keysym, down);
-        if (event) client.send([event]);
+        const events = keyboard.events(keysym, down);
+        if (events.length > 0) client.send(events);
       },
       onPointer: (buttons, x, y) => client.send(pointer.events(buttons, x, y)),
     });
