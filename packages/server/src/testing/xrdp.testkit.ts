@@ -57,13 +57,21 @@ certificate=${path.join(dir, 'xrdp-cert.pem')}
 key_file=${path.join(dir, 'xrdp-key.pem')}
 ssl_protocols=TLSv1.2, TLSv1.3
 autorun=xvnc
-allow_channels=false
+allow_channels=true
 bitmap_cache=false
 bitmap_compression=${options.compression === false ? 'false' : 'true'}
 bulk_compression=false
 max_bpp=${options.maxBpp ?? 32}
 new_cursors=false
 use_fastpath=none
+[Channels]
+cliprdr=true
+rdpdr=false
+rdpsnd=false
+drdynvc=false
+rail=false
+xrdpvr=false
+tcutils=false
 [Logging]
 LogFile=${path.join(dir, 'xrdp.log')}
 LogLevel=INFO

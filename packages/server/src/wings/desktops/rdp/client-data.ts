@@ -21,8 +21,13 @@ function block(type: number, body: Buffer): Buffer {
   return Buffer.concat([header, body]);
 }
 
-/** CS_CORE, CS_SECURITY, CS_NET (no virtual channels) and CS_CLUSTER. */
-export function clientDataBlocks(width: number, height: number, selectedProtocol: number): Buffer {
+/** CS_CORE, CS_SECURITY, CS_NET (the static virtual channels named) and CS_CLUSTER. */
+export function clientDataBlocks(
+  width: number,
+  height: number,
+  selectedProtocol: number,
+  channels: { name: string; options: number }[] = [],
+): Buffer {
   const core = Buffer.alloc(212);
   let at = 0;
   const u16 = (value: number) => (at = core.writeUInt16LE(value, at));
@@ -49,7 +54,12 @@ export function clientDataBlocks(width: number, height: number, selectedProtocol
   at += 2; // connectionType, pad1octet
   u32(selectedProtocol);
   const security = Buffer.alloc(8); // no RDP encryption: TLS carries it
-  const net = Buffer.alloc(4); // channelCount 0
+  const net = Buffer.alloc(4 + channels.length * 12);
+  net.writeUInt32LE(channels.length, 0);
+  channels.forEach((channel, i) => {
+    net.write(channel.name.slice(0, 7), 4 + i * 12, 'latin1');
+    net.writeUInt32LE(channel.options >>> 0, 4 + i * 12 + 8);
+  });
   const cluster = Buffer.alloc(8);
   cluster.writeUInt32LE(0x0d, 0); // REDIRECTION_SUPPORTED, version 4
   return Buffer.concat([

@@ -3,6 +3,11 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ByteInput } from '../rfb/byte-input.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { decodeBitmapUpdate } from './bitmap-update.js';
+import {
+  ClipboardChannel,
+  clipboardChannelName,
+  clipboardChannelOptions,
+} from './clipboard-channel.js';
 import { clientDataBlocks, clientInfoPdu, newLicenseRequest } from './client-data.js';
 import {
   connectionRequest,
@@ -38,6 +43,11 @@ export interface RdpClientOptions {
   login: RdpLogin;
   width: number;
   height: number;
+  /**
+   * Text copied on the desktop; with it the clipboard channel is opened. Without it there is no
+   * channel at all, so nothing can pass either way.
+   */
+  onClipboardText?(text: string): void;
 }
 
 /**
@@ -55,6 +65,8 @@ export class RdpClient {
   #input!: ByteInput;
   #userId = 0;
   #ioChannel = 0;
+  #clipboardChannelId = 0;
+  #clipboard: ClipboardChannel | undefined;
   #shareId = 0;
   #active = false;
   #resolveClosed!: (error: Error | undefined) => void;
@@ -75,6 +87,11 @@ export class RdpClient {
   send(events: InputEvent[]): void {
     if (!this.#active || events.length === 0) return;
     this.#write(this.#ioChannel, inputPdu(this.#userId, this.#shareId, events));
+  }
+
+  /** Offers the browser's text to the desktop's clipboard (when the channel is open). */
+  setClipboardText(text: string): void {
+    if (this.#active) this.#clipboard?.setText(text);
   }
 
   close(): void {
@@ -102,15 +119,24 @@ export class RdpClient {
     this.#tls.on('error', () => undefined);
 
     const { width, height } = options;
-    this.#tls.write(
-      tpkt(
-        mcsConnectInitial(gccConferenceCreateRequest(clientDataBlocks(width, height, selected))),
-      ),
-    );
+    const onText = options.onClipboardText;
+    const channels = onText
+      ? [{ name: clipboardChannelName, options: clipboardChannelOptions }]
+      : [];
+    const data = clientDataBlocks(width, height, selected, channels);
+    this.#tls.write(tpkt(mcsConnectInitial(gccConferenceCreateRequest(data))));
     const blocks = readConnectResponse((await readTpkt(this.#input)).subarray(3));
     const net = blocks.get(0x0c03);
     if (!net || net.length < 2) throw new RdpProtocolError('the server named no I/O channel');
     this.#ioChannel = net.readUInt16LE(0);
+    // The ids of the channels asked for, in order (0: the server refused one).
+    if (onText && net.length >= 6 && net.readUInt16LE(2) >= 1) {
+      this.#clipboardChannelId = net.readUInt16LE(4);
+      this.#clipboard = new ClipboardChannel({
+        send: (chunk) => this.#write(this.#clipboardChannelId, chunk),
+        onText,
+      });
+    }
 
     this.#tls.write(tpkt(mcs.erectDomainRequest()));
     this.#tls.write(tpkt(mcs.attachUserRequest()));
@@ -119,10 +145,11 @@ export class RdpClient {
       throw new RdpProtocolError('the server refused the MCS user');
     }
     this.#userId = attached.userId;
-    for (const channel of [this.#userId, this.#ioChannel]) {
+    const joined = [this.#userId, this.#ioChannel, this.#clipboardChannelId].filter(Boolean);
+    for (const channel of joined) {
       this.#tls.write(tpkt(mcs.channelJoinRequest(this.#userId, channel)));
-      const joined = await this.#nextMcs();
-      if (joined.kind !== 'channel-join-confirm' || joined.result !== 0) {
+      const confirm = await this.#nextMcs();
+      if (confirm.kind !== 'channel-join-confirm' || confirm.result !== 0) {
         throw new RdpProtocolError(`the server refused to join channel ${channel}`);
       }
     }
@@ -221,11 +248,15 @@ export class RdpClient {
     return readMcsPdu(packet.subarray(3));
   }
 
-  /** The next Send Data Indication's payload (on any channel: only the I/O channel is joined). */
+  /** The next Send Data Indication's payload on the I/O channel; the clipboard's go to it. */
   async #nextData(): Promise<Buffer> {
     for (;;) {
       const pdu = await this.#nextMcs();
-      if (pdu.kind === 'send-data-indication') return pdu.data;
+      if (pdu.kind === 'send-data-indication') {
+        if (pdu.channelId === this.#ioChannel) return pdu.data;
+        if (pdu.channelId === this.#clipboardChannelId) this.#clipboard?.receive(pdu.data);
+        continue;
+      }
       if (pdu.kind === 'disconnect') {
         throw new RdpProtocolError(`the server ended the session (reason ${pdu.reason})`);
       }

@@ -15,6 +15,10 @@ export interface RdpRelayOptions {
   width: number;
   height: number;
   desktopName: string;
+  /** Whether copied text may pass; with false the desktop gets no clipboard channel at all. */
+  clipboard: boolean;
+  /** Each text that passed, for the audit (sizes only). */
+  onClipboard?(direction: 'to-desktop' | 'from-desktop', bytes: number, allowed: boolean): void;
   /** Called once the desktop signed the proxy in, before a byte goes to the browser. */
   onDesktopReady?(): void;
 }
@@ -27,6 +31,8 @@ export interface RdpRelayOptions {
  */
 export async function startRdpRelay(options: RdpRelayOptions): Promise<VncSession> {
   let client: RdpClient;
+  // Set once the browser's side is served: text the desktop copies before that is dropped.
+  let toBrowser: ((text: string) => void) | undefined;
   try {
     client = await RdpClient.connect({
       transport: options.desktop,
@@ -34,6 +40,14 @@ export async function startRdpRelay(options: RdpRelayOptions): Promise<VncSessio
       // Servers want a width that is a multiple of 4, and sizes a desktop can have.
       width: clamp(options.width) & ~3,
       height: clamp(options.height),
+      ...(options.clipboard
+        ? {
+            onClipboardText: (text: string) => {
+              options.onClipboard?.('from-desktop', Buffer.byteLength(text), true);
+              toBrowser?.(text);
+            },
+          }
+        : {}),
     });
   } catch (error) {
     options.desktop.destroy();
@@ -56,7 +70,12 @@ export async function startRdpRelay(options: RdpRelayOptions): Promise<VncSessio
         if (events.length > 0) client.send(events);
       },
       onPointer: (buttons, x, y) => client.send(pointer.events(buttons, x, y)),
+      onCutText: (text) => {
+        options.onClipboard?.('to-desktop', Buffer.byteLength(text, 'latin1'), options.clipboard);
+        if (options.clipboard) client.setClipboardText(text);
+      },
     });
+    toBrowser = server.sendCutText;
   } catch (error) {
     client.close();
     options.browser.destroy();

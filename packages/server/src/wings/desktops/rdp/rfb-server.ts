@@ -5,7 +5,7 @@ import { readClientMessage } from '../rfb/client-messages.js';
 import type { Framebuffer, Rect } from '../rfb/framebuffer.js';
 import { handshakeAsServer } from '../rfb/handshake-as-server.js';
 import { proxyPixelFormat, type PixelFormat } from '../rfb/pixel-format.js';
-import { encoding } from '../rfb/protocol.js';
+import { encoding, serverMessageType } from '../rfb/protocol.js';
 import { PeerGoneError, RfbProtocolError } from '../rfb/rfb-errors.js';
 import { encodeRectHeader, encodeUpdateHeader } from '../rfb/server-messages.js';
 
@@ -16,6 +16,8 @@ export interface RfbServerOptions {
   name: string;
   onKey(keysym: number, down: boolean): void;
   onPointer(buttons: number, x: number, y: number): void;
+  /** Text the browser copied (ClientCutText, Latin-1 as RFB has it). */
+  onCutText?(text: string): void;
 }
 
 /** More damaged rectangles than this are sent as their bounding box. */
@@ -42,6 +44,9 @@ export async function serveRfb(options: RfbServerOptions) {
   let damage: Rect[] = [];
   let requested = false;
   let sending = false;
+  // Messages to the browser go out whole and in turn: an update and a clipboard text never mix.
+  let outgoing: Promise<void> = Promise.resolve();
+  const queue = (write: () => Promise<void>) => (outgoing = outgoing.then(write));
   const send = async () => {
     if (sending || !requested || damage.length === 0) return;
     sending = true;
@@ -49,12 +54,14 @@ export async function serveRfb(options: RfbServerOptions) {
     const rects = damage.length > maxRectsPerUpdate ? [boundingBox(damage)] : damage;
     damage = [];
     try {
-      await output.write(encodeUpdateHeader(rects.length));
-      for (const rect of rects) {
-        await output.write(encodeRectHeader(rect, encoding.raw));
-        await output.write(rawPixels(framebuffer, rect));
-      }
-      await output.flush();
+      await queue(async () => {
+        await output.write(encodeUpdateHeader(rects.length));
+        for (const rect of rects) {
+          await output.write(encodeRectHeader(rect, encoding.raw));
+          await output.write(rawPixels(framebuffer, rect));
+        }
+        await output.flush();
+      });
     } finally {
       sending = false;
     }
@@ -83,6 +90,8 @@ export async function serveRfb(options: RfbServerOptions) {
           options.onKey(message.keysym, message.down);
         } else if (message.type === 'pointer') {
           options.onPointer(message.buttons, message.x, message.y);
+        } else if (message.type === 'cut-text' && message.wire) {
+          options.onCutText?.(message.wire.subarray(8).toString('latin1'));
         }
         // SetEncodings: Raw is always understood; clipboard and resizes are not offered.
       }
@@ -95,7 +104,17 @@ export async function serveRfb(options: RfbServerOptions) {
       stopUpdates();
     }
   })();
-  return { closed };
+  /** Puts `text` on the browser's clipboard (ServerCutText, Latin-1 as RFB has it). */
+  const sendCutText = (text: string) => {
+    const bytes = Buffer.from(text, 'latin1');
+    const header = Buffer.from([serverMessageType.serverCutText, 0, 0, 0, 0, 0, 0, 0]);
+    header.writeUInt32BE(bytes.length, 4);
+    queue(async () => {
+      await output.write(Buffer.concat([header, bytes]));
+      await output.flush();
+    }).catch(failed);
+  };
+  return { closed, sendCutText };
 }
 
 function rawPixels(framebuffer: Framebuffer, rect: Rect): Buffer {

@@ -20,6 +20,7 @@ let xrdp: RunningXrdp;
 let app: TestApp;
 let wsBase: string;
 let dev: Record<string, string>;
+let noClipboard: Record<string, string>;
 
 beforeAll(async () => {
   xrdp = await startXrdp({ password, width: 640, height: 480 });
@@ -44,9 +45,22 @@ beforeAll(async () => {
     }),
     hostActor('test'),
   );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'dev-no-clipboard' },
+      spec: {
+        options: { desktop_clipboard: false },
+        allow: { windows_desktop_labels: { env: 'dev' }, windows_desktop_logins: ['dev'] },
+      },
+    }),
+    hostActor('test'),
+  );
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   wsBase = `ws://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
   dev = await app.signIn(['dev-desktops'], 'dana');
+  noClipboard = await app.signIn(['dev-no-clipboard'], 'nico');
 });
 
 afterAll(async () => {
@@ -54,10 +68,10 @@ afterAll(async () => {
   await xrdp?.stop();
 });
 
-async function openDesktop(name: string, username: string) {
+async function openDesktop(name: string, username: string, headers = dev) {
   const query = new URLSearchParams({ username, width: '400', height: '300' });
   const url = `${wsBase}${apiPaths.desktopConnect('-current-', name)}?${query.toString()}`;
-  const socket = new WebSocket(url, { headers: { cookie: dev.cookie ?? '' } });
+  const socket = new WebSocket(url, { headers: { cookie: headers.cookie ?? '' } });
   const incoming = new PassThrough();
   socket.on('close', () => incoming.end());
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -66,7 +80,7 @@ async function openDesktop(name: string, username: string) {
   const answer = await new Promise<{ status: string; message?: string }>((resolve, reject) => {
     socket.once('error', reject);
     socket.once('open', () =>
-      socket.send(JSON.stringify({ token: dev.authorization?.replace(/^Bearer /, '') })),
+      socket.send(JSON.stringify({ token: headers.authorization?.replace(/^Bearer /, '') })),
     );
     socket.on('message', (data: Buffer, isBinary) =>
       isBinary ? incoming.write(data) : resolve(JSON.parse(data.toString())),
@@ -137,5 +151,57 @@ describe('an RDP desktop in the browser', () => {
   it('says why when no password is stored for the login, before dialling', async () => {
     const none = await openDesktop('win-box', 'ops');
     expect(none.answer.message).toBe('no password is stored for the login ops on desktop win-box');
+  });
+
+  it('passes copied text both ways over the clipboard channel, audited, only when the role shares it', async () => {
+    const copyOnDesktop = (text: string) =>
+      xrdp.xvnc
+        .run('xclip', ['-selection', 'clipboard', '-quiet'], {
+          stdio: ['pipe', 'ignore', 'ignore'],
+        })
+        .stdin?.end(text);
+    const shared = await openDesktop('win-box', 'dev');
+    const client = await TestRfbClient.connect(shared.rfb);
+    await client.until(() => client.updates > 0, 'the first update');
+    // xrdp's VNC side starts watching the clipboard a moment after the session is up: a copy
+    // made before that is not announced, so the copy is made again until one arrives.
+    const arrived = () =>
+      client.cutTexts.some((text) => text.toString('latin1') === 'from the rdp desktop');
+    for (let attempt = 0; attempt < 15 && !arrived(); attempt++) {
+      copyOnDesktop('from the rdp desktop');
+      await client.until(arrived, 'the desktop’s text', 1000).catch(() => undefined);
+    }
+    expect(arrived()).toBe(true);
+    client.cutText('from the browser');
+    await eventually(
+      async () =>
+        (await xrdp.xvnc.exec('xclip', ['-o', '-selection', 'clipboard'])).toString() ===
+        'from the browser',
+      'the browser’s text on the desktop',
+    );
+    shared.socket.close();
+
+    const withheld = await openDesktop('win-box', 'dev', noClipboard);
+    const quiet = await TestRfbClient.connect(withheld.rfb);
+    await quiet.until(() => quiet.updates > 0, 'the first update');
+    copyOnDesktop('not for nico');
+    quiet.cutText('nor from nico');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(quiet.cutTexts).toEqual([]);
+    expect((await xrdp.xvnc.exec('xclip', ['-o', '-selection', 'clipboard'])).toString()).toBe(
+      'not for nico',
+    );
+    withheld.socket.close();
+    const { events } = await app.audit.search({
+      from: new Date(Date.now() - 60_000),
+      to: new Date(Date.now() + 60_000),
+      limit: 200,
+    });
+    const clipboard = events.filter((e) => e.code === 'TDP02I' || e.code === 'TDP03I');
+    expect(clipboard.some((e) => e.user === 'dana' && e.code === 'TDP03I')).toBe(true);
+    expect(clipboard.some((e) => e.user === 'dana' && e.code === 'TDP02I' && e.length === 16)).toBe(
+      true,
+    );
+    expect(clipboard.some((e) => e.user === 'nico')).toBe(false);
   });
 });

@@ -165,6 +165,8 @@ class LiveDesktop {
         login: { user: grant.login, password: desktop.spec.rdp_passwords?.[grant.login] ?? '' },
         ...connection.size,
         desktopName: desktop.metadata.name,
+        clipboard: grant.clipboard,
+        onClipboard: (direction, bytes, allowed) => this.clipboard(direction, bytes, allowed),
         onDesktopReady: () => connection.onReady(),
       });
     }
