@@ -1,11 +1,30 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { startXvnc, type RunningXvnc } from '../packages/server/src/testing/xvnc.testkit.js';
+import {
+  blue,
+  cluster,
+  cornerPixel,
+  createFromYaml,
+  desktopAuditEvents,
+  desktopRole,
+  desktopRow,
+  desktopSessionPath,
+  expectCanvasColour,
+  expectDesktopsListed,
+  expectWindow,
+  hex,
+  orange,
+  playerCanvas,
+  removeAll,
+  screenPosition,
+  shared,
+  toolbar,
+  type Rgb,
+} from './support/desktops.js';
 import { postern, uniqueUser } from './support/identity.js';
-import type { RunningPostern } from './support/postern-process.js';
 import { signIn } from './support/session.js';
 
 // VNC desktops in the browser against the shared server and a REAL TigerVNC Xvnc (VNC
@@ -15,16 +34,8 @@ import { signIn } from './support/session.js';
 // the browser (and the audit log) only for a role that shares the clipboard; a lock ends the open
 // session with its message.
 
-const cluster = 'e2e-cluster';
-const shared = () => ({ dataDir: process.env.POSTERN_E2E_DATA_DIR! }) as RunningPostern;
-const api = (rest: string) => `/v1/webapi/sites/${cluster}/${rest}`;
 const vncPassword = 'vnc-e2e-7';
 const login = 'vncuser';
-type Rgb = [number, number, number];
-const orange: Rgb = [0xff, 0x80, 0x00];
-const blue: Rgb = [0x00, 0x80, 0xff];
-const hex = ([r, g, b]: Rgb) =>
-  `#${[r, g, b].map((c) => c.toString(16).padStart(2, '0')).join('')}`;
 
 let suite: string;
 let desktopName: string;
@@ -34,19 +45,7 @@ let userName: string;
 let quietName: string;
 let xvnc: RunningXvnc;
 
-const role = (name: string, options = '') => `kind: role
-version: v7
-metadata:
-  name: ${name}
-spec:
-${options}  allow:
-    windows_desktop_labels: {suite: ${suite}}
-    windows_desktop_logins: [${login}]
-    rules:
-      - resources: [session, event]
-        verbs: [list, read]
-  deny: {}
-`;
+const role = (name: string, options = '') => desktopRole(name, suite, login, options);
 
 const desktop = () => `kind: desktop
 version: v3
@@ -61,40 +60,10 @@ spec:
   vnc_password: ${vncPassword}
 `;
 
-async function createFromYaml(yaml: string) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-desktop-'));
-  try {
-    await writeFile(path.join(dir, 'resource.yaml'), yaml);
-    postern(shared(), 'create', '-f', path.join(dir, 'resource.yaml'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-const sessionPath = () => `/web/cluster/${cluster}/desktops/${desktopName}/${login}`;
-const toolbar = (page: Page) => page.locator('header[aria-label="Desktop toolbar"]');
-
-/** The pixel near the bottom-right corner of a canvas (the root window: no xterm there). */
-async function cornerPixel(page: Page, selector: string): Promise<Rgb | string> {
-  return page.evaluate((css) => {
-    const canvas = document.querySelector<HTMLCanvasElement>(css);
-    if (!canvas) return 'no canvas';
-    if (canvas.width < 20 || canvas.height < 20) return `a ${canvas.width}×${canvas.height} canvas`;
-    const context = canvas.getContext('2d');
-    if (!context) return 'no 2d context';
-    const [r, g, b] = context.getImageData(canvas.width - 10, canvas.height - 10, 1, 1).data;
-    return [r!, g!, b!] as [number, number, number];
-  }, selector);
-}
-
-const screenCanvas = '[data-testid="desktop-screen"] canvas';
+const sessionPath = () => desktopSessionPath(desktopName, login);
 
 /** Waits until noVNC's canvas shows `colour` in the corner. */
-async function expectScreenColour(page: Page, colour: Rgb) {
-  await expect
-    .poll(() => cornerPixel(page, screenCanvas), { message: `the desktop shows ${hex(colour)}` })
-    .toEqual(colour);
-}
+const expectScreenColour = (page: Page, colour: Rgb) => expectCanvasColour(page, colour);
 
 /** Opens the session page (a tab of its own) and waits until noVNC is connected. */
 async function openSession(context: BrowserContext): Promise<{ page: Page; frames: Buffer[] }> {
@@ -126,17 +95,6 @@ function copyOnDesktop(text: string): ChildProcess {
   return xclip;
 }
 
-/** Waits until an X client's window of this title is on the screen. */
-async function expectWindow(title: string) {
-  await expect
-    .poll(
-      // Until the client has made its window, xwininfo fails ("No window with name").
-      () => xvnc.exec('xwininfo', ['-name', title]).then(String, (error: Error) => error.message),
-      { message: `the ${title} window` },
-    )
-    .toContain('IsViewable');
-}
-
 test.describe.serial('desktops', () => {
   let context: BrowserContext;
   let quietContext: BrowserContext;
@@ -145,18 +103,7 @@ test.describe.serial('desktops', () => {
   let lockName: string | undefined;
 
   /** Audit events of one type, through the API (the user's roles may read events). */
-  async function auditEvents(type: string) {
-    const from = new Date(Date.now() - 3_600_000).toISOString();
-    const to = new Date(Date.now() + 60_000).toISOString();
-    const response = await context.request.get(
-      api(`events/search?from=${from}&to=${to}&include=${type}&limit=500`),
-      { headers: { Authorization: `Bearer ${bearer}` } },
-    );
-    expect(response.ok(), await response.text()).toBe(true);
-    return ((await response.json()).events as Record<string, unknown>[]).filter(
-      (event) => event.desktop_name === desktopName,
-    );
-  }
+  const auditEvents = (type: string) => desktopAuditEvents(context, bearer, type, desktopName);
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(120_000);
@@ -192,15 +139,7 @@ test.describe.serial('desktops', () => {
     bearer = String((await signIn(context, [roleName], userName)).bearerToken);
     await signIn(quietContext, [quietRoleName], quietName);
     // The roles and the desktop reached storage from the command line; the server's watch brings them.
-    await expect
-      .poll(async () => {
-        const response = await context.request.get(api('desktops'), {
-          headers: { Authorization: `Bearer ${bearer}` },
-        });
-        if (!response.ok()) return [];
-        return ((await response.json()).items as { name: string }[]).map((item) => item.name);
-      })
-      .toEqual([desktopName]);
+    await expectDesktopsListed(context, bearer, [desktopName]);
     page = await context.newPage();
   });
 
@@ -210,26 +149,17 @@ test.describe.serial('desktops', () => {
     await xvnc?.stop();
     const refs = [`desktop/${desktopName}`, `role/${roleName}`, `role/${quietRoleName}`];
     if (lockName) refs.push(`lock/${lockName}`);
-    for (const ref of refs) {
-      try {
-        postern(shared(), 'rm', ref);
-      } catch {
-        // Never created: the setup failed before it.
-      }
-    }
+    removeAll(refs);
   });
 
   test('Connect opens the desktop: noVNC draws its screen and types into an xterm on it', async () => {
     const title = `typing-${suite}`;
     xvnc.run('xterm', ['-geometry', '80x24+0+0', '-T', title, '-e', 'sh'], { cwd: xvnc.dir });
-    await expectWindow(title);
+    await expectWindow(xvnc, title);
 
     await page.goto(`/web/cluster/${cluster}/desktops`);
     await expect(page.getByRole('heading', { name: 'Desktops', level: 2 })).toBeVisible();
-    const row = page
-      .getByRole('main')
-      .getByRole('row')
-      .filter({ has: page.getByText(desktopName, { exact: true }) });
+    const row = desktopRow(page, desktopName);
     await expect(row.getByText(`suite: ${suite}`, { exact: true })).toBeVisible();
     await row.getByRole('button', { name: `Connect to ${desktopName}` }).click();
     const [session] = await Promise.all([
@@ -245,15 +175,8 @@ test.describe.serial('desktops', () => {
 
     // No window manager: keys go to the window under the pointer, so the click puts it on the
     // xterm (at 100,100 of the desktop's screen, wherever the canvas is scaled to).
-    const canvas = session.locator(screenCanvas);
-    const size = await canvas.evaluate((element: HTMLCanvasElement) => ({
-      width: element.width,
-      height: element.height,
-    }));
-    const box = (await canvas.boundingBox())!;
-    await canvas.click({
-      position: { x: (100 * box.width) / size.width, y: (100 * box.height) / size.height },
-    });
+    const { canvas, position } = await screenPosition(session, 100, 100);
+    await canvas.click({ position });
     await session.keyboard.type('echo typed-$((6*7)) > typed.txt');
     await session.keyboard.press('Enter');
     const typed = path.join(xvnc.dir, 'typed.txt');
@@ -294,7 +217,7 @@ test.describe.serial('desktops', () => {
     const player = page.getByRole('img', { name: 'Recorded desktop' });
     await expect(player).toBeVisible();
     await expect
-      .poll(() => cornerPixel(page, '[data-testid="player-desktop"]'), {
+      .poll(() => cornerPixel(page, playerCanvas), {
         message: 'the player shows the desktop colour',
       })
       .toEqual(orange);
@@ -350,7 +273,8 @@ test.describe.serial('desktops', () => {
     const message = `desktop review ${suite}`;
     const output = postern(shared(), 'locks', 'add', '--user', userName, '--message', message);
     lockName = /Created lock (\S+)/.exec(output)?.[1];
-    await expect(session.getByRole('alert')).toContainText('Disconnected');
+    // By name: the page's notice of the lock is an alert too, and may come first.
+    await expect(session.getByRole('alert', { name: 'Disconnected' })).toBeVisible();
     await expect(session.getByTestId('desktop-ended-reason')).toHaveText(`locked: ${message}`);
     await expect(toolbar(session).getByText('Disconnected', { exact: true })).toBeVisible();
     await session.close();

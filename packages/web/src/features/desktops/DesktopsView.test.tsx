@@ -106,18 +106,24 @@ describe('DesktopsView', () => {
     expect(items[0]!.getAttribute('rel')).toBe('noopener noreferrer');
   });
 
-  it('Connect is disabled, with the reason, without a login or for an RDP desktop', () => {
+  it('Connect is disabled, with the reason, without a login', () => {
     renderView();
     const none = within(rowOf('lab-7')).getByRole('button', { name: 'Connect to lab-7' });
     expect(none.getAttribute('aria-disabled')).toBe('true');
     expect(none.getAttribute('aria-description')).toBe(
       'Your roles allow no login on this desktop: ask an admin for one.',
     );
-    const rdp = within(rowOf('win-11')).getByRole('button', { name: 'Connect to win-11' });
-    expect(rdp.getAttribute('aria-disabled')).toBe('true');
-    expect(rdp.getAttribute('aria-description')).toBe(
-      'RDP desktops cannot be opened in the browser yet.',
-    );
+  });
+
+  it('Connect opens an RDP desktop in the browser too (the proxy serves it as VNC)', async () => {
+    renderView();
+    await userEvent
+      .setup()
+      .click(within(rowOf('win-11')).getByRole('button', { name: 'Connect to win-11' }));
+    const items = await screen.findAllByRole('menuitem');
+    expect(items.map((i) => [i.textContent, i.getAttribute('href')])).toEqual([
+      ['Administrator', '/web/cluster/root/desktops/win-11/Administrator'],
+    ]);
   });
 
   it('shows how to add a desktop when there is none', () => {

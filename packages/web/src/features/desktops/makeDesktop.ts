@@ -43,7 +43,10 @@ export type DesktopFilters = ListFilters<DesktopSortField>;
 
 export const noFilters: DesktopFilters = { search: '', query: '' };
 
-/** The protocols the browser's session page speaks: noVNC's RFB. */
-export const browserProtocols: readonly DesktopProtocol[] = ['vnc'];
+/**
+ * The protocols the browser's session page opens: noVNC speaks RFB, and for RDP desktops the
+ * proxy is the RDP client and serves the screen to noVNC as VNC.
+ */
+export const browserProtocols: readonly DesktopProtocol[] = ['vnc', 'rdp'];
 
 export const protocolName = (protocol: DesktopProtocol) => protocol.toUpperCase();
