@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { startXrdp, type RunningXrdp } from '../packages/server/src/testing/xrdp.testkit.js';
 import {
@@ -19,6 +17,8 @@ import {
   screenPosition,
   shared,
   toolbar,
+  playDesktopRecording,
+  typeIntoXterm,
 } from './support/desktops.js';
 import { postern, uniqueUser } from './support/identity.js';
 import { signIn } from './support/session.js';
@@ -118,12 +118,7 @@ test.describe.serial('RDP desktops', () => {
     await canvas.click({ position });
     // Playwright types `$`, `(`, `*`, `)` and `>` without Shift (noVNC sends the keysyms alone);
     // the proxy sends each key's US scancode with Shift around it.
-    await session.keyboard.type('echo typed-$((6*7)) > typed.txt');
-    await session.keyboard.press('Enter');
-    const typed = path.join(xrdp.xvnc.dir, 'typed.txt');
-    await expect
-      .poll(() => readFile(typed, 'utf8').catch(() => ''), { message: 'the file the xterm wrote' })
-      .toBe('typed-42\n');
+    await typeIntoXterm(session, xrdp.xvnc.dir);
 
     await bar.getByRole('button', { name: 'Disconnect' }).click();
     await expect(session.getByTestId('desktop-ended-reason')).toHaveText('you disconnected');
@@ -131,19 +126,7 @@ test.describe.serial('RDP desktops', () => {
   });
 
   test('the RDP session is a desktop recording the player draws, audited as RDP', async () => {
-    await page.goto(`/web/cluster/${cluster}/recordings`);
-    const recording = page
-      .getByRole('table', { name: 'Session Recordings' })
-      .getByRole('row')
-      .filter({ hasText: desktopName })
-      .first();
-    await expect(recording).toBeVisible();
-    await expect(recording.getByRole('img', { name: 'Desktop session' })).toBeVisible();
-    await recording.getByRole('link', { name: `Play recording of ${desktopName}` }).click();
-    await expect(page).toHaveURL(
-      new RegExp(`/web/cluster/${cluster}/session/[^/?]+\\?recordingType=desktop&durationMs=\\d+`),
-    );
-    const sid = /\/session\/([^/?]+)\?/.exec(page.url())![1]!;
+    const sid = await playDesktopRecording(page, desktopName);
     const ofSession = (events: Record<string, unknown>[]) =>
       events
         .filter((event) => (event.session_id ?? event.sid) === sid)

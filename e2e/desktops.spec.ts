@@ -1,6 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { startXvnc, type RunningXvnc } from '../packages/server/src/testing/xvnc.testkit.js';
 import {
@@ -23,6 +21,8 @@ import {
   shared,
   toolbar,
   type Rgb,
+  playDesktopRecording,
+  typeIntoXterm,
 } from './support/desktops.js';
 import { postern, uniqueUser } from './support/identity.js';
 import { signIn } from './support/session.js';
@@ -177,12 +177,7 @@ test.describe.serial('desktops', () => {
     // xterm (at 100,100 of the desktop's screen, wherever the canvas is scaled to).
     const { canvas, position } = await screenPosition(session, 100, 100);
     await canvas.click({ position });
-    await session.keyboard.type('echo typed-$((6*7)) > typed.txt');
-    await session.keyboard.press('Enter');
-    const typed = path.join(xvnc.dir, 'typed.txt');
-    await expect
-      .poll(() => readFile(typed, 'utf8').catch(() => ''), { message: 'the file the xterm wrote' })
-      .toBe('typed-42\n');
+    await typeIntoXterm(session, xvnc.dir);
 
     await bar.getByRole('button', { name: 'Disconnect' }).click();
     await expect(session.getByTestId('desktop-ended-reason')).toHaveText('you disconnected');
@@ -190,20 +185,7 @@ test.describe.serial('desktops', () => {
   });
 
   test('Session Recordings lists it as a desktop recording, and the player draws the same screen', async () => {
-    await page.goto(`/web/cluster/${cluster}/recordings`);
-    const recording = page
-      .getByRole('table', { name: 'Session Recordings' })
-      .getByRole('row')
-      .filter({ hasText: desktopName })
-      .first();
-    await expect(recording).toBeVisible();
-    await expect(recording.getByRole('img', { name: 'Desktop session' })).toBeVisible();
-    await recording.getByRole('link', { name: `Play recording of ${desktopName}` }).click();
-    await expect(page).toHaveURL(
-      new RegExp(`/web/cluster/${cluster}/session/[^/?]+\\?recordingType=desktop&durationMs=\\d+`),
-    );
-    // The session's start and end are in the audit log, the end naming this recording.
-    const sid = /\/session\/([^/?]+)\?/.exec(page.url())![1]!;
+    const sid = await playDesktopRecording(page, desktopName);
     const ofSession = (events: Record<string, unknown>[]) =>
       events
         .filter((event) => (event.session_id ?? event.sid) === sid)

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, type BrowserContext, type Page } from '@playwright/test';
@@ -152,4 +152,31 @@ export async function expectWindow(xvnc: RunningXvnc, title: string) {
       { message: `the ${title} window` },
     )
     .toContain('IsViewable');
+}
+
+/** Types a shell line into the xterm with focus, and waits for the file it writes in `dir`. */
+export async function typeIntoXterm(session: Page, dir: string) {
+  await session.keyboard.type('echo typed-$((6*7)) > typed.txt');
+  await session.keyboard.press('Enter');
+  const typed = path.join(dir, 'typed.txt');
+  await expect
+    .poll(() => readFile(typed, 'utf8').catch(() => ''), { message: 'the file the xterm wrote' })
+    .toBe('typed-42\n');
+}
+
+/** Opens the player of the desktop's recording from Session Recordings; returns its sid. */
+export async function playDesktopRecording(page: Page, desktopName: string): Promise<string> {
+  await page.goto(`/web/cluster/${cluster}/recordings`);
+  const recording = page
+    .getByRole('table', { name: 'Session Recordings' })
+    .getByRole('row')
+    .filter({ hasText: desktopName })
+    .first();
+  await expect(recording).toBeVisible();
+  await expect(recording.getByRole('img', { name: 'Desktop session' })).toBeVisible();
+  await recording.getByRole('link', { name: `Play recording of ${desktopName}` }).click();
+  await expect(page).toHaveURL(
+    new RegExp(`/web/cluster/${cluster}/session/[^/?]+\\?recordingType=desktop&durationMs=\\d+`),
+  );
+  return /\/session\/([^/?]+)\?/.exec(page.url())![1]!;
 }

@@ -1,7 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { spawnDaemon } from './daemon.testkit.js';
 import { freePort, waitForPort } from './sshd.testkit.js';
 import { startXvnc, type RunningXvnc, type StartXvncOptions } from './xvnc.testkit.js';
 
@@ -85,37 +86,16 @@ username=na
 password=ask
 `,
     );
-    const child = spawn(XRDP, ['--nodaemon', '--config', config], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    let running = true;
-    const exited = new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.once('error', (error) => {
-        output += `cannot run ${XRDP}: ${error.message}\n`;
-        resolve();
-      });
-    });
-    void exited.then(() => (running = false));
-    await waitForPort(
-      port,
-      () => running,
-      () => output,
-      'xrdp',
-    );
+    const xrdp = spawnDaemon(XRDP, ['--nodaemon', '--config', config], dir);
+    await waitForPort(port, xrdp.running, xrdp.output, 'xrdp');
     return {
       host: '127.0.0.1',
       port,
       xvnc,
       password: options.password,
-      output: () => output,
+      output: xrdp.output,
       async stop() {
-        if (running) child.kill('SIGTERM');
-        await exited;
+        await xrdp.stop();
         await xvnc.stop();
       },
     };

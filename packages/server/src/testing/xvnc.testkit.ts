@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawnDaemon } from './daemon.testkit.js';
 import { freePort, waitForPort } from './sshd.testkit.js';
 
 const XVNC = '/usr/bin/Xvnc';
@@ -81,29 +82,13 @@ async function launch(
   port: number,
   args: string[],
 ): Promise<RunningXvnc | undefined> {
-  const child = spawn(XVNC, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  let running = true;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    // A missing binary arrives as 'error' (no 'exit'); scripts/ensure-test-deps.sh installs it.
-    child.once('error', (error) => {
-      output += `cannot run ${XVNC}: ${error.message}\n`;
-      resolve();
-    });
-  });
-  void exited.then(() => (running = false));
+  const xvnc = spawnDaemon(XVNC, args, dir);
   try {
-    await waitForPort(
-      port,
-      () => running,
-      () => output,
-      'Xvnc',
-    );
+    await waitForPort(port, xvnc.running, xvnc.output, 'Xvnc');
   } catch (error) {
-    if (/already active|Cannot establish any listening sockets/.test(output)) return undefined;
+    if (/already active|Cannot establish any listening sockets/.test(xvnc.output())) {
+      return undefined;
+    }
     throw error;
   }
 
@@ -114,7 +99,7 @@ async function launch(
     port,
     display,
     dir,
-    output: () => output,
+    output: xvnc.output,
     run(command, clientArgs, spawnOptions = {}) {
       const client = spawn(command, clientArgs, { stdio: 'ignore', ...spawnOptions, env });
       client.on('error', () => undefined);
@@ -127,8 +112,7 @@ async function launch(
     exec: (command, clientArgs, input) => runChild(command, clientArgs, input, env),
     async stop() {
       for (const client of clients) client.kill('SIGTERM');
-      if (running) child.kill('SIGTERM');
-      await exited;
+      await xvnc.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

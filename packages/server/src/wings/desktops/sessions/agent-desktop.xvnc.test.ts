@@ -1,16 +1,15 @@
-import { apiPaths, createJoinTokenRequestSchema } from '@postern/contracts';
+import { createJoinTokenRequestSchema } from '@postern/contracts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Duplex, PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { runAgent, type RunningAgent } from '../../../agent/agent.js';
 import { parseDesktopFlags } from '../../../agent/desktop-flags.js';
 import { recordingLog } from '../../../agent/tunnel-proxy.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { openDesktopSocket } from '../../../testing/desktop-socket.testkit.js';
 import { startXvnc, type RunningXvnc } from '../../../testing/xvnc.testkit.js';
 import { TestRfbClient } from '../rfb/rfb-client.testkit.js';
 
@@ -84,25 +83,13 @@ it('lists the desktop from the heartbeat, with no password in storage', () => {
 
 it('opens the desktop through the tunnel, the agent signing in to it', async () => {
   const headers = await app.signIn(['inside-desktops'], 'olga');
-  const query = new URLSearchParams({ username: 'ops' });
-  const url = `ws://127.0.0.1:${port}${apiPaths.desktopConnect('-current-', 'inside-box')}?${query}`;
-  const socket = new WebSocket(url, { headers: { cookie: headers.cookie } });
-  const incoming = new PassThrough();
-  socket.on('close', () => incoming.end());
-  const answer = await new Promise<{ status: string }>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () =>
-      socket.send(JSON.stringify({ token: headers.authorization.replace(/^Bearer /, '') })),
-    );
-    socket.on('message', (data: Buffer, isBinary) =>
-      isBinary ? incoming.write(data) : resolve(JSON.parse(data.toString())),
-    );
+  const { answer, socket, rfb } = await openDesktopSocket({
+    wsBase: `ws://127.0.0.1:${port}`,
+    headers,
+    name: 'inside-box',
+    username: 'ops',
   });
   expect(answer.status).toBe('ok');
-  const rfb = Duplex.from({
-    readable: incoming,
-    writable: new Writable({ write: (chunk: Buffer, _e, done) => socket.send(chunk, done) }),
-  });
   const client = await TestRfbClient.connect(rfb);
   expect(client.handshake.serverInit).toMatchObject({ width: 300, height: 180 });
   await client.until(() => client.updates > 0, 'the first update');

@@ -1,12 +1,11 @@
-import { apiPaths, desktopResourceSchema } from '@postern/contracts';
+import { desktopResourceSchema } from '@postern/contracts';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Duplex, PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { openDesktopSocket } from '../../../testing/desktop-socket.testkit.js';
 import { startXrdp, type RunningXrdp } from '../../../testing/xrdp.testkit.js';
 import { TestRfbClient } from '../rfb/rfb-client.testkit.js';
 import { eventually } from '../rfb/rfb.testkit.js';
@@ -68,30 +67,8 @@ afterAll(async () => {
   await xrdp?.stop();
 });
 
-async function openDesktop(name: string, username: string, headers = dev) {
-  const query = new URLSearchParams({ username, width: '400', height: '300' });
-  const url = `${wsBase}${apiPaths.desktopConnect('-current-', name)}?${query.toString()}`;
-  const socket = new WebSocket(url, { headers: { cookie: headers.cookie ?? '' } });
-  const incoming = new PassThrough();
-  socket.on('close', () => incoming.end());
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  const answer = await new Promise<{ status: string; message?: string }>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () =>
-      socket.send(JSON.stringify({ token: headers.authorization?.replace(/^Bearer /, '') })),
-    );
-    socket.on('message', (data: Buffer, isBinary) =>
-      isBinary ? incoming.write(data) : resolve(JSON.parse(data.toString())),
-    );
-  });
-  const rfb = Duplex.from({
-    readable: incoming,
-    writable: new Writable({ write: (chunk: Buffer, _e, done) => socket.send(chunk, done) }),
-  });
-  return { answer, socket, rfb, closed };
-}
+const openDesktop = (name: string, username: string, headers = dev) =>
+  openDesktopSocket({ wsBase, headers, name, username, width: 400, height: 300 });
 
 const pixelAt = (client: TestRfbClient, x: number, y: number) => {
   const at = (y * client.framebuffer.width + x) * 4;

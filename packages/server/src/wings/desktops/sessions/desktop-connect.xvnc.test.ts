@@ -1,10 +1,10 @@
 import { apiPaths, desktopResourceSchema } from '@postern/contracts';
 import type { AddressInfo } from 'node:net';
-import { Duplex, PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { openDesktopSocket } from '../../../testing/desktop-socket.testkit.js';
 import { freePort } from '../../../testing/sshd.testkit.js';
 import { startXvnc, type RunningXvnc } from '../../../testing/xvnc.testkit.js';
 import { TestRfbClient } from '../rfb/rfb-client.testkit.js';
@@ -65,46 +65,13 @@ afterAll(async () => {
   await xvnc?.stop();
 });
 
-interface Opened {
-  answer: { type: string; status: string; message?: string };
-  socket: WebSocket;
-  /** The RFB bytes after the answer, as a stream (caught from the first frame on). */
-  rfb: Duplex;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
 /** Opens the connect socket as the console does: cookie on the upgrade, bearer in frame one. */
-async function openDesktop(
+const openDesktop = (
   headers: Record<string, string>,
   name: string,
   username: string,
-  token = headers.authorization?.replace(/^Bearer /, '') ?? '',
-): Promise<Opened> {
-  const query = new URLSearchParams({ username, width: '320', height: '200' });
-  const url = `${wsBase}${apiPaths.desktopConnect('-current-', name)}?${query.toString()}`;
-  const socket = new WebSocket(url, { headers: { cookie: headers.cookie ?? '' } });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  // RFB can follow the answer in the same read: binary frames are kept from the start.
-  const incoming = new PassThrough();
-  const rfb = Duplex.from({
-    readable: incoming,
-    writable: new Writable({
-      write: (chunk: Buffer, _encoding, done) => socket.send(chunk, done),
-    }),
-  });
-  socket.on('close', () => incoming.end());
-  const answer = await new Promise<Opened['answer']>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ token })));
-    socket.on('message', (data: Buffer, isBinary) => {
-      if (isBinary) incoming.write(data);
-      else resolve(JSON.parse(data.toString()));
-    });
-  });
-  return { answer, socket, rfb, closed };
-}
+  token?: string,
+) => openDesktopSocket({ wsBase, headers, name, username, ...(token ? { token } : {}) });
 
 async function auditOf(code: string, user: string) {
   const { events } = await app.audit.search({
