@@ -53,6 +53,10 @@ Options:
   --fps-seconds 10     counting time of (2), after 2 s of warm-up
   --record-seconds 60  how long the Postern session of (2) and (3) is held in all
   --source-fps 60      frames a second the animation draws (0: as fast as it can)
+  --no-recording       the role turns desktop recording off (record_session: {desktop: false}),
+                       to tell the relay's cost from the recorder's; (3) is not measured
+  --cpu-prof DIR       run postern with node --cpu-prof, the profile written to DIR at exit
+                       (bench/profile-summary.mjs, or any .cpuprofile reader)
   -h, --help           this text`;
 
 const { values: opts } = parseArgs({
@@ -61,6 +65,8 @@ const { values: opts } = parseArgs({
     'fps-seconds': { type: 'string', default: '10' },
     'record-seconds': { type: 'string', default: '60' },
     'source-fps': { type: 'string', default: '60' },
+    'no-recording': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -72,6 +78,7 @@ const samples = Number(opts.samples);
 const fpsSeconds = Number(opts['fps-seconds']);
 const recordSeconds = Math.max(Number(opts['record-seconds']), fpsSeconds + 4);
 const sourceFps = Number(opts['source-fps']);
+const recordingOff = opts['no-recording'];
 if (!(samples > 0) || !(fpsSeconds > 0) || !(recordSeconds > 0) || !(sourceFps >= 0)) {
   console.error(usage);
   process.exit(2);
@@ -126,7 +133,12 @@ try {
   cleanups.push(() => bench.stop());
 
   log('starting postern');
-  const postern = await startPostern({ dataDir: path.join(dir, 'postern') });
+  const postern = await startPostern({
+    dataDir: path.join(dir, 'postern'),
+    extraNodeArgs: opts['cpu-prof']
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts['cpu-prof'])}`]
+      : [],
+  });
   cleanups.push(() => postern.stop());
   const desktopFile = path.join(dir, 'desktop.yaml');
   await writeFile(
@@ -145,10 +157,23 @@ try {
     ].join('\n'),
   );
   await postern.cli(['create', '-f', desktopFile]);
-  await createRole(postern, 'bench-desktop', [
-    'windows_desktop_labels: {env: bench}',
-    'windows_desktop_logins: [bench]',
-  ]);
+  const roleAllow = ['windows_desktop_labels: {env: bench}', 'windows_desktop_logins: [bench]'];
+  if (recordingOff) {
+    // createRole writes `allow` only; the option sits beside it in the role's spec.
+    const roleFile = path.join(postern.dataDir, 'role-bench-desktop.yaml');
+    await writeFile(
+      roleFile,
+      [
+        ...['kind: role', 'version: v7', 'metadata:', '  name: bench-desktop', 'spec:'],
+        ...['  options:', '    record_session: {desktop: false}', '  allow:'],
+        ...roleAllow.map((line) => `    ${line}`),
+        '',
+      ].join('\n'),
+    );
+    await postern.cli(['create', '-f', roleFile]);
+  } else {
+    await createRole(postern, 'bench-desktop', roleAllow);
+  }
   const session = await createWebSession(postern, 'bench', ['bench-desktop']);
   const recordingsDir = path.join(postern.dataDir, 'recordings');
 
@@ -313,7 +338,7 @@ try {
   await sleep(1000);
   const fps = {};
   for (const name of ['relay', 'relaySame', 'postern']) {
-    const recorded = name === 'postern';
+    const recorded = name === 'postern' && !recordingOff;
     log(
       `(2) ${fpsSeconds} s through ${paths[name].label}` +
         (recorded ? `, held ${recordSeconds} s in all for (3)` : ''),
@@ -415,7 +440,7 @@ try {
       target: '<= 20 MB',
       verdict: verdict(perMinute / MB <= 20),
     });
-  } else if (fps.postern) {
+  } else if (fps.postern && !recordingOff) {
     notes.push('(3) no sealed recording of the Postern session was found');
   }
 } finally {

@@ -17,11 +17,19 @@ export interface Capture {
   keyframe: Omit<DesktopKeyframe, 'at'> | undefined;
 }
 
-/** The RGBA rows of `rect`, copied out of a screen `width` pixels wide. */
+/**
+ * The RGBA rows of `rect`, copied out of a screen `width` pixels wide. `set` copies as memcpy
+ * does; `Buffer.from(aUint8Array)` goes element by element (16 ms for a 1280×800 keyframe,
+ * against 4 ms), on the event loop that relays the screen.
+ */
 export function copyRect(pixels: Uint8Array, width: number, rect: Rect): Buffer {
   const stride = width * 4;
-  if (rect.x === 0 && rect.width === width)
-    return Buffer.from(pixels.subarray(rect.y * stride, (rect.y + rect.height) * stride));
+  if (rect.x === 0 && rect.width === width) {
+    const rows = pixels.subarray(rect.y * stride, (rect.y + rect.height) * stride);
+    const out = Buffer.allocUnsafe(rows.length);
+    out.set(rows);
+    return out;
+  }
   const rowBytes = rect.width * 4;
   const out = Buffer.allocUnsafe(rowBytes * rect.height);
   for (let row = 0; row < rect.height; row++) {

@@ -50,8 +50,11 @@ export class RelaySession {
     this.#ends = ends;
     this.#policy = policy;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-    this.#updates = new ServerMessageReader(ends.desktopIn, framebuffer, (bytes) =>
-      ends.browserOut.write(bytes),
+    this.#updates = new ServerMessageReader(
+      ends.desktopIn,
+      framebuffer,
+      (bytes) => ends.browserOut.write(bytes),
+      () => ends.browserOut.flush(),
     );
     this.#desktopToBrowser().catch((error: unknown) => this.#failed(error, 'the desktop'));
     this.#browserToDesktop().catch((error: unknown) => this.#failed(error, 'the browser'));

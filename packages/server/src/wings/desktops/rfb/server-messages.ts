@@ -29,22 +29,32 @@ export type ServerMessage =
   | { type: 'cut-text'; length: number; wire?: Buffer };
 
 export type Forward = (bytes: Buffer) => Promise<void> | undefined;
+export type Flush = () => Promise<void> | undefined;
 
 /**
  * Reads what a desktop sends after ServerInit, keeping `framebuffer` current. It expects the
  * proxy's pixel format (the relay set it before asking for any update) and only the encodings
  * the relay lets browsers ask for; anything else is a protocol error.
+ *
+ * ZRLE tiles are inflated behind the forwarding (zrle.ts): an update goes through at the speed
+ * it is read, and only then does the reader wait for the last tiles. Every other change to the
+ * framebuffer waits for the ZRLE rectangles before it (a CopyRect may copy their pixels), and
+ * the update ends (`endUpdate`) only once all are in: the framebuffer is current after each one.
+ * `flush`, when given, is called as the update's last byte is forwarded, before that wait, so
+ * the browser has the whole update while the proxy finishes decoding it.
  */
 export class ServerMessageReader {
   readonly #input: ByteInput;
   readonly #framebuffer: Framebuffer;
   readonly #forward: Forward;
+  readonly #flush: Flush | undefined;
   readonly #zrle = new ZrleDecoder();
 
-  constructor(input: ByteInput, framebuffer: Framebuffer, forward: Forward) {
+  constructor(input: ByteInput, framebuffer: Framebuffer, forward: Forward, flush?: Flush) {
     this.#input = input;
     this.#framebuffer = framebuffer;
     this.#forward = forward;
+    this.#flush = flush;
   }
 
   async next(): Promise<ServerMessage> {
@@ -95,6 +105,8 @@ export class ServerMessageReader {
       if (kind === encoding.extendedDesktopSize) resizable = true;
       if (await this.#rect(rect, kind)) painted.push(rect);
     }
+    await this.#flush?.();
+    await this.#zrle.settled();
     this.#framebuffer.endUpdate(painted);
     return { type: 'update', rects: painted, resizable, encodings };
   }
@@ -106,6 +118,7 @@ export class ServerMessageReader {
       case encoding.raw: {
         framebuffer.checkInside(rect, 'a Raw rectangle');
         const writer = new RawRectWriter(rect, framebuffer);
+        await this.#zrle.settled();
         await this.#stream(writer.length, (piece) => writer.write(piece));
         return rect.width > 0 && rect.height > 0;
       }
@@ -115,14 +128,16 @@ export class ServerMessageReader {
         await this.#forward(source);
         const [fromX, fromY] = [source.readUInt16BE(0), source.readUInt16BE(2)];
         framebuffer.checkInside({ ...rect, x: fromX, y: fromY }, 'a CopyRect source');
+        await this.#zrle.settled();
         framebuffer.copy(rect, fromX, fromY);
         return rect.width > 0 && rect.height > 0;
       }
       case encoding.zrle:
         framebuffer.checkInside(rect, 'a ZRLE rectangle');
-        await this.#zrle.readRect(rect, framebuffer, this.#input, this.#forward);
+        await this.#zrle.streamRect(rect, framebuffer, this.#input, this.#forward);
         return rect.width > 0 && rect.height > 0;
       case encoding.desktopSize:
+        await this.#zrle.settled();
         framebuffer.resize(rect.width, rect.height);
         return false;
       case encoding.extendedDesktopSize: {
@@ -131,6 +146,7 @@ export class ServerMessageReader {
         const layout = await this.#input.read(4);
         await this.#forward(layout);
         await this.#forward(await this.#input.read(layout[0]! * screenBytes));
+        await this.#zrle.settled();
         if (!(rect.x === 1 && rect.y !== 0)) framebuffer.resize(rect.width, rect.height);
         return false;
       }

@@ -6,6 +6,14 @@ import { RfbProtocolError } from './rfb-errors.js';
 import { decodeZrleTile, zrleTileSide } from './zrle-tile.js';
 
 /**
+ * Where each tile is decoded before it goes into the framebuffer: one for all, since a tile is
+ * decoded and copied out in one go (a rectangle each had cost a 16 KiB allocation, and
+ * TigerVNC sends tens of rectangles an update).
+ */
+const scratch = new Uint8Array(zrleTileSide * zrleTileSide * 4);
+const empty = Buffer.alloc(0);
+
+/**
  * Follows the tiles of one ZRLE rectangle as inflated bytes arrive, in whatever pieces zlib hands
  * them over. A tile cut by a piece's end waits for the next piece (a tile is at most about 16 KiB
  * encoded, so that is all ever held back).
@@ -15,9 +23,8 @@ export class ZrleRectTiles {
   readonly #framebuffer: Framebuffer;
   readonly #across: number;
   readonly #count: number;
-  readonly #scratch = new Uint8Array(zrleTileSide * zrleTileSide * 4);
   #next = 0;
-  #pending: Buffer = Buffer.alloc(0);
+  #pending: Buffer = empty;
 
   constructor(rect: Rect, framebuffer: Framebuffer) {
     this.#rect = rect;
@@ -30,23 +37,35 @@ export class ZrleRectTiles {
     return this.#next === this.#count;
   }
 
+  /** Takes a piece that belongs to this rectangle alone. */
   push(piece: Buffer): void {
-    if (this.done)
+    if (this.feed(piece).length > 0) {
       throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
+    }
+  }
+
+  /**
+   * Decodes the tiles `piece` completes and returns what comes after this rectangle's last tile
+   * (empty until it is done): inflated data runs on from one rectangle into the next.
+   */
+  feed(piece: Buffer): Buffer {
+    if (this.done) return piece;
     const bytes = this.#pending.length > 0 ? Buffer.concat([this.#pending, piece]) : piece;
     let at = 0;
     while (!this.done) {
       const tile = this.#tile(this.#next);
-      const end = decodeZrleTile(bytes, at, tile.width, tile.height, this.#scratch);
+      const end = decodeZrleTile(bytes, at, tile.width, tile.height, scratch);
       if (end === undefined) break;
-      this.#framebuffer.putRgba(tile, this.#scratch);
+      this.#framebuffer.putRgba(tile, scratch);
       at = end;
       this.#next++;
     }
-    this.#pending = bytes.subarray(at);
-    if (this.done && this.#pending.length > 0) {
-      throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
+    if (this.done) {
+      this.#pending = empty;
+      return bytes.subarray(at);
     }
+    this.#pending = bytes.subarray(at);
+    return empty;
   }
 
   /** Tiles go left to right, then top to bottom. */
@@ -63,36 +82,71 @@ export class ZrleRectTiles {
 }
 
 /**
+ * Compressed bytes zlib may be behind the wire by before reading waits for it: a screen update's
+ * worth, so forwarding never waits on zlib in practice, and the memory stays bounded.
+ */
+const maxBehindBytes = 256 * 1024;
+/**
+ * zlib's output buffer. Each time it fills, zlib goes back to the thread pool for the rest:
+ * at its 16 KiB default a full-screen update took dozens of round trips.
+ */
+const inflateChunkBytes = 256 * 1024;
+
+/**
  * ZRLE for one connection (RFC 6143 §7.7.6): all its rectangles share one zlib stream, so the
- * inflater lives as long as the connection. Inflating runs in Node's zlib (off the event loop);
- * each piece of compressed data is handed over and its output applied before the next is read.
+ * inflater lives as long as the connection. Inflating runs on zlib's thread pool, behind the
+ * forwarding: `streamRect` hands the compressed bytes to zlib and returns without waiting, and
+ * `settled` waits until every tile is in the framebuffer.
+ *
+ * Why: each zlib write is a round trip to the thread pool and back, which on a busy machine
+ * costs a scheduler wake-up or two (about 0.5 ms). A desktop sends tens of ZRLE rectangles per
+ * update (TigerVNC: one per changed area); waiting for each before reading the next held every
+ * update up by tens of ms and halved the frames noVNC could show. So the bytes that arrive while
+ * one write is in zlib go together as the next write: a few round trips an update.
+ *
+ * The inflated bytes run on from one rectangle into the next (the desktop flushes zlib at each
+ * rectangle's end), and the tiles are taken in order from the queue of rectangles.
  */
 export class ZrleDecoder {
   readonly #inflate: Inflate;
-  #tiles: ZrleRectTiles | undefined;
+  /** Rectangles whose data went (or is going) to zlib, oldest first, until all tiles are in. */
+  readonly #rects: ZrleRectTiles[] = [];
+  /** Compressed bytes that came while a write was in zlib: they go together next. */
+  #waiting: Buffer[] = [];
+  #waitingBytes = 0;
+  #writing = false;
+  #caughtUp: (() => void)[] = [];
   #failure: Error | undefined;
 
   constructor() {
-    this.#inflate = createInflate({ flush: constants.Z_SYNC_FLUSH });
-    this.#inflate.on('data', (piece: Buffer) => {
-      if (this.#failure) return;
-      try {
-        if (!this.#tiles) throw new RfbProtocolError('ZRLE data outside any rectangle');
-        this.#tiles.push(piece);
-      } catch (error) {
-        this.#failure = error as Error;
-      }
-    });
+    this.#inflate = createInflate({ flush: constants.Z_SYNC_FLUSH, chunkSize: inflateChunkBytes });
+    this.#inflate.on('data', (piece: Buffer) => this.#tiles(piece));
     this.#inflate.on('error', (error: Error) => {
-      this.#failure ??= new RfbProtocolError(`a broken ZRLE zlib stream (${error.message})`);
+      this.#fail(new RfbProtocolError(`a broken ZRLE zlib stream (${error.message})`));
     });
+    // A broken or closed zlib stream may never call back the write it had.
+    this.#inflate.on('close', () => this.#fail(new RfbProtocolError('ZRLE after the end')));
   }
 
   /**
    * Reads one ZRLE rectangle's payload (u32 length, zlib data) from `input`, handing every piece
-   * to `forward` as it is read and applying the tiles to `framebuffer`.
+   * to `forward` as it is read, and resolves once its tiles are in `framebuffer`.
    */
   async readRect(
+    rect: Rect,
+    framebuffer: Framebuffer,
+    input: ByteInput,
+    forward: (bytes: Buffer) => Promise<void> | undefined,
+  ): Promise<void> {
+    await this.streamRect(rect, framebuffer, input, forward);
+    await this.settled();
+  }
+
+  /**
+   * As `readRect`, but resolves once the payload is read and forwarded: its tiles go into
+   * `framebuffer` behind, and `settled` waits for them.
+   */
+  async streamRect(
     rect: Rect,
     framebuffer: Framebuffer,
     input: ByteInput,
@@ -101,34 +155,88 @@ export class ZrleDecoder {
     const header = await input.read(4);
     await forward(header);
     let left = checkedLength(header.readUInt32BE(0), rfbLimits.zrleBytes, 'ZRLE data');
-    this.#tiles = new ZrleRectTiles(rect, framebuffer);
+    if (this.#failure) throw this.#failure;
+    this.#rects.push(new ZrleRectTiles(rect, framebuffer));
     while (left > 0) {
       const piece = await input.readUpTo(left);
       left -= piece.length;
       await forward(piece);
-      await this.#inflatePiece(piece);
+      this.#write(piece);
+      if (this.#waitingBytes > maxBehindBytes) await this.#caughtUpWithWire();
       if (this.#failure) throw this.#failure;
     }
+  }
+
+  /**
+   * Resolves once zlib has inflated everything handed to it and each rectangle has all its
+   * tiles; rejects on a broken stream or a rectangle whose data ended before its last tile.
+   */
+  async settled(): Promise<void> {
+    await this.#caughtUpWithWire();
+    if (this.#failure) throw this.#failure;
     // zlib hands over a write's output before calling back, so every tile is in by now.
-    if (!this.#tiles.done) {
-      throw new RfbProtocolError('ZRLE data ending before the last tile of its rectangle');
+    while (this.#rects[0]?.done) this.#rects.shift();
+    if (this.#rects.length > 0) {
+      this.#fail(new RfbProtocolError('ZRLE data ending before the last tile of its rectangle'));
+      throw this.#failure;
     }
-    this.#tiles = undefined;
   }
 
   close(): void {
     this.#inflate.destroy();
   }
 
-  #inflatePiece(piece: Buffer): Promise<void> {
-    return new Promise((resolve) => {
-      // A broken zlib stream closes without calling back the write it failed on.
-      const done = () => {
-        this.#inflate.off('close', done);
-        resolve();
-      };
-      this.#inflate.on('close', done);
-      this.#inflate.write(piece, done);
-    });
+  #write(piece: Buffer): void {
+    if (this.#writing) {
+      this.#waiting.push(piece);
+      this.#waitingBytes += piece.length;
+      return;
+    }
+    this.#writing = true;
+    this.#inflate.write(piece, () => this.#written());
+  }
+
+  #written(): void {
+    if (this.#failure) return;
+    if (this.#waiting.length > 0) {
+      const batch = Buffer.concat(this.#waiting, this.#waitingBytes);
+      this.#waiting = [];
+      this.#waitingBytes = 0;
+      this.#inflate.write(batch, () => this.#written());
+      return;
+    }
+    this.#writing = false;
+    for (const resolve of this.#caughtUp.splice(0)) resolve();
+  }
+
+  #caughtUpWithWire(): Promise<void> | undefined {
+    if (!this.#writing) return undefined;
+    return new Promise((resolve) => this.#caughtUp.push(resolve));
+  }
+
+  /** Inflated bytes: the tiles of the oldest rectangle not done, then of the next. */
+  #tiles(piece: Buffer): void {
+    if (this.#failure) return;
+    try {
+      let rest = piece;
+      while (rest.length > 0) {
+        while (this.#rects[0]?.done) this.#rects.shift();
+        const rect = this.#rects[0];
+        if (!rect) {
+          throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
+        }
+        rest = rect.feed(rest);
+      }
+    } catch (error) {
+      this.#fail(error as Error);
+    }
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#writing = false;
+    this.#waiting = [];
+    this.#waitingBytes = 0;
+    for (const resolve of this.#caughtUp.splice(0)) resolve();
   }
 }
