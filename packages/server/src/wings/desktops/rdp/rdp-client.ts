@@ -22,8 +22,10 @@ import {
   tpkt,
   type McsPdu,
 } from './rdp-wire.js';
+import { readFirstTpkt, readTpkt } from './tpkt-reader.js';
 import {
   confirmActive,
+  desktopSizeOf,
   finalizationPdus,
   inputPdu,
   pduType,
@@ -69,6 +71,7 @@ export class RdpClient {
   #clipboard: ClipboardChannel | undefined;
   #shareId = 0;
   #active = false;
+  #lastError = 0;
   #resolveClosed!: (error: Error | undefined) => void;
 
   private constructor(width: number, height: number) {
@@ -236,13 +239,6 @@ export class RdpClient {
     }
   }
 
-  #lastError = 0;
-
-  /** The server's last Set Error Info code (2.2.5.1.1), for a message when it disconnects. */
-  get lastError(): number {
-    return this.#lastError;
-  }
-
   async #nextMcs(): Promise<McsPdu> {
     const packet = await readTpkt(this.#input);
     return readMcsPdu(packet.subarray(3));
@@ -258,7 +254,9 @@ export class RdpClient {
         continue;
       }
       if (pdu.kind === 'disconnect') {
-        throw new RdpProtocolError(`the server ended the session (reason ${pdu.reason})`);
+        // Set Error Info (2.2.5.1.1) said why, when the server sent one before leaving.
+        const info = this.#lastError ? `, error info 0x${this.#lastError.toString(16)}` : '';
+        throw new RdpProtocolError(`the server ended the session (reason ${pdu.reason}${info})`);
       }
     }
   }
@@ -266,68 +264,4 @@ export class RdpClient {
   #write(channel: number, data: Buffer): void {
     this.#tls.write(tpkt(mcs.sendDataRequest(this.#userId, channel, data)));
   }
-}
-
-/**
- * The Connection Confirm, read straight off the stream: TLS takes the stream over next, so
- * nothing may stay subscribed to it (the server sends nothing else before TLS starts).
- */
-function readFirstTpkt(stream: Duplex): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let held = Buffer.alloc(0);
-    const done = (error?: Error, packet?: Buffer) => {
-      stream.off('data', onData).off('error', onError).off('close', onClose);
-      if (error) reject(error);
-      else resolve(packet!);
-    };
-    const onData = (chunk: Buffer) => {
-      held = Buffer.concat([held, chunk]);
-      if (held.length < 4) return;
-      const length = held.readUInt16BE(2);
-      if (held[0] !== 3 || length < 7)
-        return done(new RdpProtocolError('the server does not speak RDP'));
-      if (held.length < length) return;
-      stream.pause();
-      if (held.length > length) stream.unshift(held.subarray(length));
-      done(undefined, held.subarray(4, length));
-    };
-    const onError = (error: Error) => done(error);
-    const onClose = () => done(new RdpProtocolError('the RDP server closed the connection'));
-    stream.on('data', onData).once('error', onError).once('close', onClose);
-  });
-}
-
-/** The next slow-path packet's X.224 payload; fast-path packets are read past (not asked for). */
-async function readTpkt(input: ByteInput): Promise<Buffer> {
-  for (;;) {
-    const head = await input.read(2);
-    if (head[0] === 3) {
-      const rest = await input.read(2);
-      const length = rest.readUInt16BE(0);
-      if (length < 7) throw new RdpProtocolError(`a TPKT of ${length} bytes`);
-      return Buffer.from(await input.read(length - 4));
-    }
-    // Fast-path: the length is one or two bytes, the second byte's top bit saying which.
-    let length = head[1]!;
-    if (length & 0x80) length = ((length & 0x7f) << 8) | (await input.read(1))[0]!;
-    await input.skip(length - (head[1]! & 0x80 ? 3 : 2));
-  }
-}
-
-/** The desktop size in a Demand Active's bitmap capability set, if it has one. */
-function desktopSizeOf(pdu: Buffer): { width: number; height: number } | undefined {
-  const sourceLength = pdu.readUInt16LE(10);
-  let at = 14 + sourceLength;
-  const count = pdu.readUInt16LE(at);
-  at += 4;
-  for (let i = 0; i < count && at + 4 <= pdu.length; i++) {
-    const type = pdu.readUInt16LE(at);
-    const length = pdu.readUInt16LE(at + 2);
-    if (type === 2 && length >= 16) {
-      return { width: pdu.readUInt16LE(at + 12), height: pdu.readUInt16LE(at + 14) };
-    }
-    if (length < 4) break;
-    at += length;
-  }
-  return undefined;
 }

@@ -198,3 +198,21 @@ export function inputPdu(userId: number, shareId: number, events: InputEvent[]):
   }
   return dataPdu(userId, shareId, pduType2.input, w.done());
 }
+
+/** The desktop size in a Demand Active's bitmap capability set, if it has one. */
+export function desktopSizeOf(pdu: Buffer): { width: number; height: number } | undefined {
+  const sourceLength = pdu.readUInt16LE(10);
+  let at = 14 + sourceLength;
+  const count = pdu.readUInt16LE(at);
+  at += 4;
+  for (let i = 0; i < count && at + 4 <= pdu.length; i++) {
+    const type = pdu.readUInt16LE(at);
+    const length = pdu.readUInt16LE(at + 2);
+    if (type === 2 && length >= 16) {
+      return { width: pdu.readUInt16LE(at + 12), height: pdu.readUInt16LE(at + 14) };
+    }
+    if (length < 4) break;
+    at += length;
+  }
+  return undefined;
+}
