@@ -77,6 +77,7 @@ describe('postern agent', () => {
       apps: [],
       databases: [],
       kubeClusters: [],
+      desktops: [],
       log,
     });
   });
