@@ -10,6 +10,12 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
+/** Daemons still running: a test that timed out must not leave them behind the test run. */
+const running = new Set<() => void>();
+process.once('exit', () => {
+  for (const kill of running) kill();
+});
+
 /**
  * A server program a test starts (Xvnc, xrdp), its output kept. A binary that is missing shows
  * in its output ("cannot run …") rather than as an unhandled error: scripts/ensure-test-deps.sh
@@ -20,7 +26,9 @@ export function spawnDaemon(binary: string, args: string[], cwd: string): Daemon
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  let running = true;
+  let alive = true;
+  const kill = () => child.kill('SIGTERM');
+  running.add(kill);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', (error) => {
@@ -28,13 +36,16 @@ export function spawnDaemon(binary: string, args: string[], cwd: string): Daemon
       resolve();
     });
   });
-  void exited.then(() => (running = false));
+  void exited.then(() => {
+    alive = false;
+    running.delete(kill);
+  });
   return {
     output: () => output,
-    running: () => running,
+    running: () => alive,
     exited,
     async stop() {
-      if (running) child.kill('SIGTERM');
+      if (alive) kill();
       await exited;
     },
   };
