@@ -38,6 +38,18 @@ export const apiPaths = {
   locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
   lock: (clusterId: string, uuid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
+  // Access requests and the integrations that notify reviewers (docs/access-requests.md).
+  accessRequests: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/accessrequests`,
+  accessRequest: (clusterId: string, id: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/accessrequests/${seg(id)}`,
+  accessRequestReviews: (clusterId: string, id: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/accessrequests/${seg(id)}/reviews`,
+  integrations: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/integrations`,
+  integration: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/integrations/${seg(name)}`,
+  /** POST: sends a test message through the integration now. */
+  integrationTest: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/integrations/${seg(name)}/test`,
   // Servers and the web terminal.
   nodes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/nodes`,
   // Applications (docs/apps.md).
@@ -182,6 +194,12 @@ export const apiPaths = {
     user: `${apiPrefix}/users/:username`,
     context: `${apiPrefix}/sites/:clusterId/context`,
     locks: `${apiPrefix}/sites/:clusterId/locks`,
+    accessRequests: `${apiPrefix}/sites/:clusterId/accessrequests`,
+    accessRequest: `${apiPrefix}/sites/:clusterId/accessrequests/:requestId`,
+    accessRequestReviews: `${apiPrefix}/sites/:clusterId/accessrequests/:requestId/reviews`,
+    integrations: `${apiPrefix}/sites/:clusterId/integrations`,
+    integration: `${apiPrefix}/sites/:clusterId/integrations/:name`,
+    integrationTest: `${apiPrefix}/sites/:clusterId/integrations/:name/test`,
     lock: `${apiPrefix}/sites/:clusterId/locks/:uuid`,
     headless: `${apiPrefix}/headless/:requestId`,
     headlessChallenge: `${apiPrefix}/headless/:requestId/challenge`,

@@ -42,5 +42,13 @@ export const userContextSchema = z.object({
   }),
   /** Set when the session carries roles of an approved access request; '' otherwise. */
   accessRequestId: z.string(),
+  /**
+   * Postern's own addition, for the top bar: when the assumed request's access ends (RFC 3339),
+   * '' when none is assumed, and the roles it adds.
+   */
+  accessRequestExpires: z.string().default(''),
+  assumedRoles: z.array(z.string()).default([]),
+  /** Roles the user may search resources as, for a resource request (reference `allowedSearchAsRoles`). */
+  allowedSearchAsRoles: z.array(z.string()).default([]),
 });
 export type UserContext = z.infer<typeof userContextSchema>;

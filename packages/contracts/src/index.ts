@@ -36,3 +36,5 @@ export * from './terminal/envelope.js';
 export * from './terminal/request.js';
 export * from './ssh/login.js';
 export * from './connector-specs.js';
+export * from './access-requests.js';
+export * from './integrations.js';

@@ -9,6 +9,7 @@ import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { connectionDiagnosticsRoutes } from './modules/connection-diagnostics/connection-diagnostics.routes.js';
 import { UserContextService } from './modules/context/context.service.js';
 import { contextRoutes } from './modules/context/context.routes.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { RecordingsService } from './modules/recordings/recordings.service.js';
@@ -24,7 +25,8 @@ export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 
 
 /**
  * The routes every access protocol shares: ping, clusters and the user's context, the audit
- * log, live sessions and recordings, the connection test, and the console's error capture.
+ * log, live sessions and recordings, the connection test, integrations, and the console's error
+ * capture.
  */
 export async function platformRoutes(
   server: FastifyInstance,
@@ -40,12 +42,17 @@ export async function platformRoutes(
   const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);
   const search = new AuditSearchService(signedAudit);
   await server.register(auditRoutes, { search, clusterName });
-  const context = new UserContextService({ clusters, roleNames: () => ctx.access.roleNames() });
+  const context = new UserContextService({
+    clusters,
+    roleNames: () => ctx.access.roleNames(),
+    requests: ctx.access.requests,
+  });
   await server.register(contextRoutes, { context, clusterName });
   await server.register(activeSessionsRoutes, { hub, clusterName });
   const recordingsService = new RecordingsService(recordings, audit);
   await server.register(recordingsRoutes, { recordings: recordingsService, clusterName });
   const diagnostics = ctx.connectionDiagnostics;
   await server.register(connectionDiagnosticsRoutes, { diagnostics, clusterName });
+  await server.register(integrationsRoutes, { integrations: ctx.integrations, clusterName });
   await server.register(captureRoutes);
 }

@@ -9,6 +9,7 @@ import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
+import { buildIntegrations } from './modules/integrations/index.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
@@ -41,7 +42,7 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     log.warn({ err: error }, `watching ${what} failed; listing again`);
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
   const locks = new LockWatcher(backend, now, onError('locks'));
-  const access = new AccessResolver(backend, onError('roles and users'));
+  const access = new AccessResolver(backend, onError('roles, users and access requests'), now);
   // One blob store for every recording format; a crash's open recordings are sealed at start.
   const recordings = new DirRecordingStore(config.recordings.dir, [desktopRecordingSealer]);
   const hub = new SessionHub({
@@ -56,6 +57,17 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   const tunnels = new TunnelRegistry();
   // Filled by the wings as they build: what agents may serve and how their heartbeats are read.
   const agentReports = new AgentReports();
+  const addresses = new ListenAddresses(config);
+  // Notifies reviewers of access requests; built here since it needs the watched users (their
+  // e-mail) and the listeners' addresses (which it may not target).
+  const integrations = buildIntegrations({
+    backend,
+    audit,
+    now,
+    users: access.users,
+    addresses,
+    onError: (error) => log.warn({ err: error }, 'integration delivery bookkeeping failed'),
+  });
   return {
     config,
     backend,
@@ -73,7 +85,9 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     agentReports,
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
-    addresses: new ListenAddresses(config),
+    addresses,
+    /** Integrations (chat, e-mail, webhook) and the notifier of access requests. */
+    integrations,
     onError,
     pingIntervalMs: deps.pingIntervalMs ?? 20_000,
     loginRateLimit: perMinute(config.auth.loginRateLimit),
@@ -83,6 +97,7 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
       await hub.start();
     },
     close: async () => {
+      integrations.close();
       tunnels.close();
       await hub.close();
       await Promise.all([access.close(), locks.close()]);

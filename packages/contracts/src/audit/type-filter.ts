@@ -71,6 +71,19 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'saml.created': 'SAML Connector Created',
     'saml.deleted': 'SAML Connector Deleted',
   }),
+  family('Access Requests', {
+    'access_request.create': 'Access Request Created',
+    'access_request.update': 'Access Request Updated',
+    'access_request.review': 'Access Request Reviewed',
+    'access_request.delete': 'Access Request Deleted',
+    'access_request.search': 'Resource Access Search',
+  }),
+  family('Integrations', {
+    'integration.create': 'Integration Created',
+    'integration.update': 'Integration Updated',
+    'integration.delete': 'Integration Deleted',
+    'integration.delivery.failed': 'Notification Failed',
+  }),
   family('Locks', {
     'lock.created': 'Lock Created',
     'lock.deleted': 'Lock Deleted',

@@ -52,8 +52,21 @@ export const mfaLoginFinishRequestSchema = z.object({
 });
 export type MfaLoginFinishRequest = z.input<typeof mfaLoginFinishRequestSchema>;
 
-/** `POST /v1/webapi/sessions/web/renew`: empty for now; access requests add fields later. */
-export const renewSessionRequestSchema = z.object({}).passthrough();
+/**
+ * `POST /v1/webapi/sessions/web/renew` (reference §1.2): `{}`, or exactly one of `requestId`
+ * (assume an approved access request), `switchback: true` (drop every assumed request) or
+ * `reloadUser: true` (pick up changed traits: Postern reads them live, so it renews plainly).
+ */
+export const renewSessionRequestSchema = z
+  .strictObject({
+    requestId: z.string().trim().min(1).max(64).optional(),
+    switchback: z.literal(true).optional(),
+    reloadUser: z.literal(true).optional(),
+  })
+  .refine((body) => Object.values(body).filter((v) => v !== undefined).length <= 1, {
+    message: 'give at most one of requestId, switchback and reloadUser',
+  });
+export type RenewSessionRequest = z.input<typeof renewSessionRequestSchema>;
 
 /**
  * Sent by the console's timer calls (status poll, renewal), which are not user activity: the

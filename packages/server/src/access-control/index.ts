@@ -5,6 +5,10 @@ import { connectorsRoutes } from './connectors/connectors.routes.js';
 import { authProviders } from './connectors/connectors.service.js';
 import { watchConnectors } from './connectors/connectors.watch.js';
 import { locksRoutes } from './locks/locks.routes.js';
+import { accessRequestsRoutes } from './access-requests/access-requests.routes.js';
+import { AccessRequestsService } from './access-requests/access-requests.service.js';
+import { AccessRequestsStore } from './access-requests/access-requests.store.js';
+import { formatHostPort } from '../config/address.js';
 import { rolesRoutes } from './roles/roles.routes.js';
 import { usersAdminRoutes } from '../identity/users/users-admin.routes.js';
 
@@ -21,7 +25,15 @@ export const accessControlPart = {
     // The login page's providers come from memory: ping and config.js are public and hot.
     const connectorCache = watchConnectors(needs.backend, needs.onError('connectors'));
     const providers = () => authProviders(connectorCache.values());
-    return { ...admin, connectorCache, providers };
+    const publicUrl = `https://${formatHostPort(needs.config.publicAddr)}`;
+    const accessRequests = new AccessRequestsService({
+      store: new AccessRequestsStore(needs.backend),
+      audit: needs.audit,
+      now: needs.now,
+      roleNames: () => needs.access.roleNames(),
+      reviewUrl: (id) => `${publicUrl}/web/requests/${encodeURIComponent(id)}`,
+    });
+    return { ...admin, connectorCache, providers, accessRequests };
   },
   // Presets first, so the watched roles hold them by the time the server answers.
   start: async (services) => {
@@ -35,11 +47,17 @@ export const accessControlPart = {
     await server.register(usersAdminRoutes, services);
     await server.register(connectorsRoutes, services);
     await server.register(locksRoutes, { locks: services.locks, clusterName });
+    await server.register(accessRequestsRoutes, {
+      accessRequests: services.accessRequests,
+      clusterName,
+    });
   },
 } satisfies Part<Platform & Pick<Core, 'identity'>, AccessControlServices>;
 
 export type AccessControlServices = Admin & {
   connectorCache: ReturnType<typeof watchConnectors>;
+  /** Access requests: made, reviewed, and assumed through the renew call. */
+  accessRequests: AccessRequestsService;
   /** The sign-in providers the login page offers, from the watched connectors. */
   providers: () => ReturnType<typeof authProviders>;
 };

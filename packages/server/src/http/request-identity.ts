@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { notAuthenticated } from '../errors.js';
 import type { AccessResolver } from '../access-control/access/access-resolver.js';
 import type { Actor } from '../access-control/access/actor.js';
-import type { Credential } from '../access-control/access/credential-revocation.js';
+import type { Credential, SubjectRef } from '../access-control/access/credential-revocation.js';
 import type { LockView } from '../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../access-control/rbac/index.js';
 import type {
@@ -21,7 +21,12 @@ import type {
  * What a route needs: 'public' (anyone), 'authenticated' (any signed-in user), or an ACL area and
  * verb. Every API route must declare it; a route without one fails at start-up (deny by default).
  */
-export type RouteAccess = 'public' | 'authenticated' | { area: AclArea; verb: AclVerb };
+export type RouteAccess =
+  | 'public'
+  | 'authenticated'
+  | { area: AclArea; verb: AclVerb }
+  // Integrations carry one more verb: sending through one (Send test message).
+  | { area: 'integrations'; verb: 'use' };
 
 export interface Identity {
   user: string;
@@ -34,6 +39,8 @@ export interface Identity {
   session: WebSession;
   /** Whether the user has a record: a connection made for them ends if it goes. */
   hasRecord: boolean;
+  /** Roles the session's assumed access requests add now (also in `roles`). */
+  assumedRoles: string[];
 }
 
 declare module 'fastify' {
@@ -80,11 +87,22 @@ export async function identifyByCredentials(
   // A change of credentials deletes the user's other sessions; this also covers one renewed
   // (or written by another proxy) while that happened.
   if (deps.access.credentialRevoked(session.user, webSessionCredential(session))) return null;
-  const { roles, traits, authType, roleSet, acl, hasRecord } = deps.access.resolve(
+  const { roles, traits, authType, roleSet, acl, hasRecord, assumedRoles } = deps.access.resolve(
     session.user,
     session.roles,
+    session.accessRequests ?? [],
   );
-  return { user: session.user, roles, traits, authType, roleSet, acl, session, hasRecord };
+  return {
+    user: session.user,
+    roles,
+    traits,
+    authType,
+    roleSet,
+    acl,
+    session,
+    hasRecord,
+    assumedRoles,
+  };
 }
 
 /** A web session as a credential: its sign-in time (renewals keep it) and its lineage. */
@@ -92,6 +110,17 @@ export function webSessionCredential(session: WebSession): Credential {
   return {
     issuedAt: Date.parse(session.created),
     ...(session.lineage ? { lineage: session.lineage } : {}),
+  };
+}
+
+/** A web session's caller as a subject that live connections are judged again by. */
+export function webSessionSubject(identity: Identity): SubjectRef {
+  return {
+    user: identity.user,
+    roles: identity.session.roles,
+    credential: webSessionCredential(identity.session),
+    hadRecord: identity.hasRecord,
+    accessRequests: identity.session.accessRequests ?? [],
   };
 }
 

@@ -26,7 +26,8 @@ export const identityPart = {
   },
   routes: async (server, identity, ctx) => {
     const { loginRateLimit, accessControl } = ctx;
-    await server.register(authRoutes, { ...identity, loginRateLimit });
+    const { accessRequests } = accessControl;
+    await server.register(authRoutes, { ...identity, loginRateLimit, accessRequests });
     const { usersAdmin } = accessControl;
     await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
     await server.register(accountRoutes, { ...identity, loginRateLimit });

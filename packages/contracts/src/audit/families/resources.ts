@@ -27,6 +27,26 @@ export const resourceEvents = {
     desc: 'Resource Access Search',
     message: 'User [{user}] searched for resource kind [{resource_type}]',
   },
+  TIG01I: {
+    type: 'integration.create',
+    desc: 'Integration Created',
+    message: 'User [{user}] created a [{integration_type}] integration [{name}]',
+  },
+  TIG02I: {
+    type: 'integration.update',
+    desc: 'Integration Updated',
+    message: 'User [{user}] updated the integration [{name}]',
+  },
+  TIG03I: {
+    type: 'integration.delete',
+    desc: 'Integration Deleted',
+    message: 'User [{user}] deleted the integration [{name}]',
+  },
+  TIG10W: {
+    type: 'integration.delivery.failed',
+    desc: 'Notification Failed',
+    message: 'Integration [{name}] could not deliver [{subject}]: {error}',
+  },
   T7000I: {
     type: 'trusted_cluster.create',
     desc: 'Trusted Cluster Created',

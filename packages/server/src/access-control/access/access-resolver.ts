@@ -4,6 +4,8 @@ import { WatchedCache } from '../../backend/watched-cache.js';
 import { RoleSet, userAcl, type Role } from '../rbac/index.js';
 import { roleFromItem, rolesPrefix } from '../roles/roles.store.js';
 import { usersPrefix, type UserResource } from '../../identity/users/users.store.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { AssumedRequests } from './assumed-requests.js';
 import { credentialRevoked, type Credential, type SubjectRef } from './credential-revocation.js';
 
 /** What a signed-in user may do, worked out from their roles and traits. */
@@ -16,6 +18,8 @@ export interface ResolvedAccess {
   acl: UserAcl;
   /** Whether the user has a record (sessions written directly by tests have none). */
   hasRecord: boolean;
+  /** The roles that approved access requests add (also in `roles`), sorted. */
+  assumedRoles: string[];
 }
 
 /** A subject judged again: its current roles, or why it no longer counts. */
@@ -34,10 +38,13 @@ const memoLimit = 10_000;
 export class AccessResolver {
   readonly roles: WatchedCache<Role>;
   readonly users: WatchedCache<UserResource>;
+  /** Access requests: what an assumed one adds, judged live (approval, deletion, expiry). */
+  readonly requests: AssumedRequests;
   private memo = new Map<string, ResolvedAccess>();
   private memoGeneration = '';
 
-  constructor(backend: Backend, onError?: (error: unknown) => void) {
+  constructor(backend: Backend, onError?: (error: unknown) => void, now: Clock = systemClock) {
+    this.requests = new AssumedRequests(backend, now, onError);
     this.roles = new WatchedCache(backend, { prefix: rolesPrefix, parse: roleFromItem, onError });
     this.users = new WatchedCache(backend, {
       prefix: usersPrefix,
@@ -47,29 +54,35 @@ export class AccessResolver {
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.roles.start(), this.users.start()]);
+    await Promise.all([this.roles.start(), this.users.start(), this.requests.start()]);
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.roles.close(), this.users.close()]);
+    await Promise.all([this.roles.close(), this.users.close(), this.requests.close()]);
   }
 
   /**
    * The access of a session's user. Roles and traits come from the user's record, so a change
    * to them applies to sessions already open; a session whose user has no record (sessions that
    * tests and the e2e harness write directly) keeps the roles it was created with and no traits.
-   * Role names that no longer exist grant nothing.
+   * Role names that no longer exist grant nothing. `requestIds` are the access requests the
+   * credential assumed: the user's own approved ones add their roles until their access ends.
    */
-  resolve(user: string, sessionRoles: readonly string[]): ResolvedAccess {
+  resolve(
+    user: string,
+    sessionRoles: readonly string[],
+    requestIds: readonly string[] = [],
+  ): ResolvedAccess {
     const generation = `${this.roles.generation}:${this.users.generation}`;
     if (generation !== this.memoGeneration || this.memo.size >= memoLimit) {
       this.memo = new Map();
       this.memoGeneration = generation;
     }
-    const key = `${user}\n${sessionRoles.join(',')}`;
+    const assumed = requestIds.length > 0 ? this.requests.rolesOf(user, requestIds) : [];
+    const key = `${user}\n${sessionRoles.join(',')}\n${assumed.join(',')}`;
     let resolved = this.memo.get(key);
     if (!resolved) {
-      resolved = this.compute(user, sessionRoles);
+      resolved = this.compute(user, sessionRoles, assumed);
       this.memo.set(key, resolved);
     }
     return resolved;
@@ -89,7 +102,11 @@ export class AccessResolver {
     if (subject.hadRecord && !record) return { ok: false, reason: 'the user was deleted' };
     const revoked = credentialRevoked(record, subject.credential);
     if (revoked) return { ok: false, reason: revoked };
-    const { roles, roleSet } = this.resolve(subject.user, subject.roles);
+    const { roles, roleSet } = this.resolve(
+      subject.user,
+      subject.roles,
+      subject.accessRequests ?? [],
+    );
     return { ok: true, roles, roleSet };
   }
 
@@ -107,10 +124,12 @@ export class AccessResolver {
     for (const cache of [this.roles, this.users] as const) {
       cache.on('put', changed).on('delete', changed);
     }
+    this.requests.on('change', changed);
     return () => {
       for (const cache of [this.roles, this.users] as const) {
         cache.off('put', changed).off('delete', changed);
       }
+      this.requests.off('change', changed);
     };
   }
 
@@ -119,13 +138,18 @@ export class AccessResolver {
     return this.roles.names().sort();
   }
 
-  private compute(user: string, sessionRoles: readonly string[]): ResolvedAccess {
+  private compute(
+    user: string,
+    sessionRoles: readonly string[],
+    assumedRoles: string[],
+  ): ResolvedAccess {
     const record = this.users.get(user);
-    const roles = [...(record?.spec.roles ?? sessionRoles)].sort();
+    const roles = [...new Set([...(record?.spec.roles ?? sessionRoles), ...assumedRoles])].sort();
     const traits = { ...(record?.spec.traits ?? {}) };
     const defined = roles.flatMap((name) => this.roles.get(name) ?? []);
     const roleSet = new RoleSet(defined, { name: user, traits });
     const authType = !record || record.spec.authType === 'local' ? 'local' : 'sso';
-    return { roles, traits, authType, roleSet, acl: userAcl(roleSet), hasRecord: !!record };
+    const acl = userAcl(roleSet);
+    return { roles, traits, authType, roleSet, acl, hasRecord: !!record, assumedRoles };
   }
 }

@@ -23,6 +23,8 @@ export interface SubjectRef {
   credential: Credential;
   /** Whether the user had a record when the connection was made: its removal then ends it. */
   hadRecord: boolean;
+  /** The access requests the credential assumed: their roles count while they are approved. */
+  accessRequests?: string[];
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseDuration } from './duration.js';
 import type { JoinSessionPolicy } from '@postern/contracts';
 import { compileSelector, type CompiledSelector } from './labels.js';
 import type { Role, RoleConditions } from './role.schema.js';
@@ -62,6 +63,16 @@ export interface ExpandedConditions {
   searchAsRoles: string[];
   suggestedReviewers: string[];
   reviewRoles: string[];
+  requestThresholds: RequestThreshold[];
+  /** allow.request.max_duration in ms; undefined when the role sets none. */
+  requestMaxDurationMs: number | undefined;
+}
+
+/** One threshold of a role that lets its holder request roles. */
+export interface RequestThreshold {
+  name: string;
+  approve: number;
+  deny: number;
 }
 
 export interface ExpandedRole {
@@ -121,6 +132,14 @@ function expandConditions(
     searchAsRoles: c.request?.search_as_roles ?? [],
     suggestedReviewers: expandAll(c.request?.suggested_reviewers, traits),
     reviewRoles: c.review_requests?.roles ?? [],
+    requestThresholds: (c.request?.thresholds ?? []).map((t, i) => ({
+      name: t.name ?? `threshold-${i + 1}`,
+      approve: t.approve ?? 1,
+      deny: t.deny ?? 1,
+    })),
+    requestMaxDurationMs: c.request?.max_duration
+      ? parseDuration(c.request.max_duration)
+      : undefined,
   };
   if (side === 'allow') expanded.rules.push(...implicitRules(expanded));
   return expanded;

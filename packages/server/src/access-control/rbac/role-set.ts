@@ -6,7 +6,7 @@ import {
   wildcardPrincipals,
   type Principals,
 } from './access-checker.js';
-import { expandRole, type AccessKind, type ExpandedRole } from './expand.js';
+import { expandRole, type AccessKind, type ExpandedRole, type RequestThreshold } from './expand.js';
 import { matchesAny, type ResourceLabels } from './labels.js';
 import { mergeOptions, type EffectiveOptions } from './options.js';
 import type { Role } from './role.schema.js';
@@ -127,6 +127,39 @@ export class RoleSet {
   /** Of the given role names, those this user may search as (resource access requests). */
   searchAsRoles(allRoleNames: readonly string[]): string[] {
     return this.#requestable(allRoleNames, (c) => c.searchAsRoles);
+  }
+
+  /**
+   * The thresholds that apply to requesting `roleName`: those of every role that lets this user
+   * request it; one approval or one denial when none sets any (reference semantics).
+   */
+  requestThresholds(roleName: string): RequestThreshold[] {
+    const granting = this.roles.filter((r) => matchesAny(r.allow.requestRoles, roleName));
+    const thresholds = granting.flatMap((r) => r.allow.requestThresholds);
+    return thresholds.length > 0 ? thresholds : [{ name: 'default', approve: 1, deny: 1 }];
+  }
+
+  /**
+   * The longest access a request for these roles may give: the shortest max_duration of the roles
+   * that let this user request them, else the user's max_session_ttl.
+   */
+  requestMaxDurationMs(roleNames: readonly string[]): number {
+    const limits = this.roles
+      .filter((r) => roleNames.some((name) => matchesAny(r.allow.requestRoles, name)))
+      .flatMap((r) => (r.allow.requestMaxDurationMs ? [r.allow.requestMaxDurationMs] : []));
+    return limits.length > 0 ? Math.min(...limits) : this.options().maxSessionTtlMs;
+  }
+
+  /** Whether this user may review a request for every one of these roles (review_requests). */
+  mayReviewRoles(roleNames: readonly string[]): boolean {
+    return (
+      roleNames.length > 0 &&
+      roleNames.every(
+        (name) =>
+          this.roles.some((r) => matchesAny(r.allow.reviewRoles, name)) &&
+          !this.roles.some((r) => matchesAny(r.deny.reviewRoles, name)),
+      )
+    );
   }
 
   suggestedReviewers(): string[] {

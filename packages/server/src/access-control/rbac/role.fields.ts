@@ -98,11 +98,20 @@ export const kubeResourceShape = {
   name: nonEmpty,
   verbs: z.array(nonEmpty).optional(),
 };
+/**
+ * How many distinct reviewers approve or deny a requested role (reference `thresholds`); a role
+ * without any asks one approval and is denied by one denial. Filters are refused (not enforced).
+ */
+export const thresholdShape = {
+  name: z.string().optional(),
+  approve: z.number().int().min(1).max(100).optional(),
+  deny: z.number().int().min(1).max(100).optional(),
+};
 export const requestShape = {
   roles: z.array(pattern).optional(),
   search_as_roles: z.array(pattern).optional(),
   suggested_reviewers: z.array(templated).optional(),
-  thresholds: kept,
+  thresholds: z.array(z.strictObject(thresholdShape)).optional(),
   claims_to_roles: kept,
   annotations: kept,
   max_duration: duration.optional(),

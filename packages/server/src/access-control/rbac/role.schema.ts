@@ -10,6 +10,7 @@ import {
   recordSessionShape,
   requestShape,
   reviewShape,
+  thresholdShape,
   ruleShape,
 } from './role.fields.js';
 
@@ -102,6 +103,7 @@ export const unsupportedFields: Readonly<Record<string, string>> = {
   expires: 'roles that expire are not supported',
   actions: 'rule actions are not supported',
   where: 'filters on access requests are not supported yet',
+  filter: 'threshold filters are not supported yet',
 };
 
 const keysOf = (shape: object) => Object.keys(shape);
@@ -124,6 +126,7 @@ export function knownFieldsAt(path: readonly PropertyKey[]): string[] {
     kubernetes_resources: kubeResourceShape,
     request: requestShape,
     review_requests: reviewShape,
+    thresholds: thresholdShape,
   };
   return c && nested[c] ? keysOf(nested[c]) : [];
 }

@@ -6,18 +6,43 @@ import {
   okBody,
   renewSessionRequestSchema,
   type MfaChallenge,
+  type RenewSessionRequest,
   type SessionResponse,
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notAuthenticated } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
-import type { WebSessionService } from '../web-sessions/web-sessions.service.js';
+import type {
+  SessionChanges,
+  WebSession,
+  WebSessionService,
+} from '../web-sessions/web-sessions.service.js';
+import type { AccessRequestsService } from '../../access-control/access-requests/access-requests.service.js';
 import type { LoginService } from './login.service.js';
 import { clearSessionCookie, requestContext, setSessionCookie } from './session-cookie.js';
+
+/**
+ * The access requests a renewal leaves the session with: `requestId` adds one (the user's own,
+ * approved and not expired: checked here), `switchback` drops them all; otherwise unchanged.
+ */
+async function assumedAfter(
+  body: RenewSessionRequest,
+  session: WebSession,
+  user: string,
+  accessRequests: Pick<AccessRequestsService, 'assumable'>,
+): Promise<SessionChanges | undefined> {
+  if (body.switchback) return { accessRequests: [] };
+  if (!body.requestId) return undefined;
+  const request = await accessRequests.assumable(body.requestId, user);
+  const kept = (session.accessRequests ?? []).filter((id) => id !== request.metadata.name);
+  return { accessRequests: [...kept, request.metadata.name] };
+}
 
 export interface AuthRoutesOptions {
   login: LoginService;
   sessions: WebSessionService;
+  /** Which access request a renewal may assume. */
+  accessRequests: Pick<AccessRequestsService, 'assumable'>;
   /** Per-address limit on the sign-in calls (@fastify/rate-limit route config). */
   loginRateLimit: { max: number; timeWindow: number };
 }
@@ -55,8 +80,12 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     apiPaths.renewSession,
     { config: { access: 'authenticated', passive: true } },
     async (request, reply) => {
-      parseInput(renewSessionRequestSchema, request.body ?? {});
-      const renewed = await sessions.renew(identityOf(request).session);
+      const body = parseInput(renewSessionRequestSchema, request.body ?? {});
+      const { session, user } = identityOf(request);
+      const renewed = await sessions.renew(
+        session,
+        await assumedAfter(body, session, user, options.accessRequests),
+      );
       if (!renewed) throw notAuthenticated('this session has ended: sign in again');
       setSessionCookie(reply, renewed);
       return sessions.response(renewed) satisfies SessionResponse;

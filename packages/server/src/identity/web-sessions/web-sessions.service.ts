@@ -25,6 +25,11 @@ export interface WebSessionOptions {
   now?: Clock;
 }
 
+/** What a renewal may change: the access requests the new session assumes (reference §1.2). */
+export interface SessionChanges {
+  accessRequests: string[];
+}
+
 export interface WebSession extends WebSessionRecord {
   id: string;
 }
@@ -140,18 +145,22 @@ export class WebSessionService {
    * dropped connection or a reload, or another tab asked at the same moment), it answers with
    * the same successor: a session never forks, and a lost answer never costs the user theirs.
    */
-  async renew(session: WebSession): Promise<WebSession | null> {
+  async renew(session: WebSession, changes?: SessionChanges): Promise<WebSession | null> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.store.getWithRevision(session.id);
       if (!current) return null;
       if (current.record.replacedAt) {
         const successor = await this.successorOf(session.id, current.record);
+        // A change (assuming a request) asked of a session renewed meanwhile applies to the
+        // live one: renewing that one carries the change.
+        if (successor && changes) return this.renew(successor, changes);
         return successor && this.withFullBearerLife(successor);
       }
       const now = this.now();
       const graceEnd = Math.min(Date.parse(current.record.expires), now + renewGraceMs);
       const renewed: WebSession = {
         ...current.record,
+        ...changes,
         id: newSecret(),
         bearerToken: newSecret(),
         bearerExpires: this.bearerExpiry(current.record),

@@ -34,6 +34,8 @@ export interface WebSessionRecord {
    */
   priorBearer?: string;
   priorBearerExpires?: string;
+  /** Access requests this session assumed (renew with `requestId`); switching back clears them. */
+  accessRequests?: string[];
 }
 
 const prefix = '/web_sessions/';

@@ -1,11 +1,14 @@
 import type { UserContext } from '@postern/contracts';
 import type { Identity } from '../../http/request-identity.js';
+import type { AssumedRequests } from '../../access-control/access/assumed-requests.js';
 import type { ClustersService } from '../clusters/clusters.service.js';
 
 export interface UserContextDeps {
   clusters: ClustersService;
   /** Every role name, for the roles the user may request. */
   roleNames: () => string[];
+  /** The watched access requests, for the one the session assumed. */
+  requests: Pick<AssumedRequests, 'liveOf'>;
 }
 
 /**
@@ -19,6 +22,9 @@ export class UserContextService {
     const [cluster] = await this.deps.clusters.list();
     if (!cluster) throw new Error('no local cluster');
     const options = identity.roleSet.options();
+    const assumed = this.deps.requests.liveOf(identity.user, identity.session.accessRequests ?? []);
+    const ends = assumed.map((request) => request.spec.accessExpires).sort();
+    const roleNames = this.deps.roleNames();
     return {
       userName: identity.user,
       authType: identity.authType,
@@ -28,11 +34,16 @@ export class UserContextService {
       cluster,
       accessStrategy: { type: options.requestAccess, prompt: options.requestPrompt },
       accessCapabilities: {
-        requestableRoles: identity.roleSet.requestableRoles(this.deps.roleNames()),
+        requestableRoles: identity.roleSet
+          .requestableRoles(roleNames)
+          .filter((role) => !identity.roles.includes(role)),
         suggestedReviewers: identity.roleSet.suggestedReviewers(),
       },
       // Access requests (a later issue) set this when the session carries assumed roles.
-      accessRequestId: '',
+      accessRequestId: assumed.at(-1)?.metadata.name ?? '',
+      accessRequestExpires: ends[0] ?? '',
+      assumedRoles: identity.assumedRoles,
+      allowedSearchAsRoles: identity.roleSet.searchAsRoles(roleNames),
     };
   }
 }

@@ -148,6 +148,49 @@ describe('taking access away ends the sessions that relied on it', () => {
     );
   });
 
+  it('ends a terminal that only an assumed access request allowed when its access ends', async () => {
+    await putRole('may-request-root', { request: { roles: ['root-access'] } });
+    await putRole('reviews-root', { review_requests: { roles: ['root-access'] } });
+    await app.services.users.create({ name: 'quinn', roles: ['may-request-root'] }, 'test');
+    const quinn = await app.signIn(['may-request-root'], 'quinn');
+    const requests = app.services.accessRequests;
+    const quinnActor = { name: 'quinn', roleSet: app.services.access.resolve('quinn', []).roleSet };
+    const reviewer = {
+      name: 'rex',
+      roleSet: app.services.access.resolve('rex', ['reviews-root']).roleSet,
+    };
+    const request = await requests.create(
+      {
+        roles: ['root-access'],
+        resources: [],
+        reason: 'fix',
+        suggestedReviewers: [],
+        maxDuration: '4s',
+        dryRun: false,
+      },
+      quinnActor,
+    );
+    await requests.review(request.id, { state: 'APPROVED', reason: '' }, reviewer);
+    const renewed = await app.server.inject({
+      method: 'POST',
+      url: apiPaths.renewSession,
+      headers: quinn,
+      payload: { requestId: request.id },
+    });
+    expect(renewed.statusCode).toBe(200);
+    const assumed = {
+      cookie: String(renewed.headers['set-cookie']).split(';')[0]!,
+      authorization: `Bearer ${renewed.json().token}`,
+    };
+    const client = await shell(assumed);
+    const sid = sessionIdOf(client);
+    // Nothing changes in storage: the end of the request's access alone ends the session.
+    const closed = await closedWithin(client, 4_000 + endsWithinMs);
+    expect(closed.code).toBe(1000);
+    expect(errors(client)).toContain('access to root@sshd-host was removed');
+    expect((await endEvent(sid)).reason).toBe('access to root@sshd-host was removed');
+  });
+
   it("removes a joined observer whose role no longer lets them join; the owner's session goes on", async () => {
     await putRole('watcher', {
       join_sessions: [{ name: 'w', roles: ['root-access'], kinds: ['ssh'], modes: ['observer'] }],

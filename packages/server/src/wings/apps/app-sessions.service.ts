@@ -20,6 +20,8 @@ const checkCacheMs = 1_000;
 interface StoredLaunch {
   user: string;
   roles: string[];
+  /** The access requests the web session had assumed: their roles count while approved. */
+  accessRequests?: string[];
   lineage: string;
   app: string;
 }
@@ -85,6 +87,7 @@ export class AppSessionsService {
     const launch: StoredLaunch = {
       user: session.user,
       roles: session.roles,
+      accessRequests: session.accessRequests ?? [],
       lineage,
       app: app.metadata.name,
     };
@@ -179,7 +182,11 @@ export class AppSessionsService {
     session: StoredLaunch,
     app: AppRecord,
   ): Omit<AppIdentity, 'sid' | 'expiresMs'> | null {
-    const resolved = this.deps.access.resolve(session.user, session.roles);
+    const resolved = this.deps.access.resolve(
+      session.user,
+      session.roles,
+      session.accessRequests ?? [],
+    );
     if (this.deps.locks.isLocked({ user: session.user, roles: resolved.roles })) return null;
     if (!resolved.roleSet.canAccess('app', { labels: app.metadata.labels })) return null;
     return { user: session.user, roles: resolved.roles, traits: resolved.traits };

@@ -15,6 +15,8 @@ export interface DatabaseRoute {
    * tests and the e2e harness write): access is judged again with them, as for a terminal.
    */
   sessionRoles?: readonly string[];
+  /** The access requests the web session assumed (browser console): counted while approved. */
+  accessRequests?: readonly string[];
 }
 
 /** What the roles refuse: the database itself, the database user or the database name. */
@@ -65,7 +67,11 @@ export function routeWithdrawal(
   deps: { access: Pick<AccessResolver, 'resolve'>; locks: Pick<LockWatcher, 'isLocked'> },
   route: DatabaseRoute,
 ): string | undefined {
-  const resolved = deps.access.resolve(route.user, route.sessionRoles ?? []);
+  const resolved = deps.access.resolve(
+    route.user,
+    route.sessionRoles ?? [],
+    route.accessRequests ?? [],
+  );
   if (deps.locks.isLocked({ user: route.user, roles: resolved.roles })) {
     return `${route.user} is locked`;
   }

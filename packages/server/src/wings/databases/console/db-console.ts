@@ -118,6 +118,7 @@ function authorize(
     dbUser: params.db_user,
     dbName: params.db_name,
     sessionRoles: identity.session.roles,
+    accessRequests: identity.session.accessRequests ?? [],
   };
   const lock = deps.locks.lockFor({ user: identity.user, roles: identity.roles });
   const why = lock ? `locked: ${lockMessage(lock)}` : routeDenial(identity.roleSet, route)?.message;

@@ -2,7 +2,7 @@ import type { AccessResolver } from '../../../access-control/access/access-resol
 import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';
 import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
-import { webSessionCredential, type Identity } from '../../../http/request-identity.js';
+import { webSessionSubject, type Identity } from '../../../http/request-identity.js';
 import type { DesktopRecord } from '../desktop-kind.js';
 
 /** What a user may do on a desktop they opened: judged at the start, then again while it runs. */
@@ -40,12 +40,7 @@ export class DesktopAccess {
   constructor(private readonly deps: DesktopAccessDeps) {}
 
   open(identity: Identity, name: string, login: string): DesktopGrant | DesktopRefusal {
-    const subject: SubjectRef = {
-      user: identity.user,
-      roles: identity.session.roles,
-      credential: webSessionCredential(identity.session),
-      hadRecord: identity.hasRecord,
-    };
+    const subject = webSessionSubject(identity);
     const first = this.judge(subject, name, login);
     if ('refused' in first) return first;
     return {

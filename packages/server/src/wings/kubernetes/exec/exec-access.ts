@@ -35,7 +35,7 @@ export class ExecAccess {
       return { refused: `no Kubernetes cluster named ${clusterName}`, code: 404 };
     }
     const path = execPath(params);
-    const judged = this.judge(identity.user, identity.session.roles, cluster, path);
+    const judged = this.judge(identity, cluster, path);
     if ('refused' in judged) {
       this.deps.audit.record({
         user: identity.user,
@@ -64,7 +64,7 @@ export class ExecAccess {
         roles: identity.roles,
         roleSet: identity.roleSet,
         recheck: () => {
-          const again = this.judge(identity.user, identity.session.roles, cluster, path);
+          const again = this.judge(identity, cluster, path);
           return 'refused' in again ? again.refused : undefined;
         },
       },
@@ -80,13 +80,9 @@ export class ExecAccess {
     };
   }
 
-  private judge(
-    user: string,
-    sessionRoles: readonly string[],
-    cluster: KubeClusterRecord,
-    path: string,
-  ) {
-    const resolved = this.deps.access.resolve(user, [...sessionRoles]);
+  private judge(identity: Identity, cluster: KubeClusterRecord, path: string) {
+    const { user, session } = identity;
+    const resolved = this.deps.access.resolve(user, session.roles, session.accessRequests ?? []);
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, request: undefined };
     const authorized = authorizeKubeCall(

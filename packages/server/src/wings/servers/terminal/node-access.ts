@@ -1,7 +1,7 @@
 import { sessionEndReasons } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
-import { webSessionCredential, type Identity } from '../../../http/request-identity.js';
+import { webSessionSubject, type Identity } from '../../../http/request-identity.js';
 import type { ConnectToNodeOptions } from '../../../ssh/client.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';
@@ -34,12 +34,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   roles: identity.roles,
   roleSet: identity.roleSet,
   expiresAt: Date.parse(identity.session.expires),
-  subject: {
-    user: identity.user,
-    roles: identity.session.roles,
-    credential: webSessionCredential(identity.session),
-    hadRecord: identity.hasRecord,
-  },
+  subject: webSessionSubject(identity),
 });
 
 /** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
