@@ -132,6 +132,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
     built.push({ wing, services: await wing.build(ctx) });
   }
+  // Access requests name resources of any kind a wing serves and can find.
+  accessControl.accessRequests.findResource = (kind, name) =>
+    ctx
+      .kinds()
+      .find((served) => served.kind === kind)
+      ?.find?.(name);
   const clusters = buildClusters(ctx);
 
   // Presets before the watched roles load; every cache loads before the server answers.

@@ -46,4 +46,9 @@ export interface ServedKind {
   kind: string;
   /** How many the inventory holds now, from memory (the clusters list shows it). */
   count(): number;
+  /**
+   * One resource by its name or id, with its labels, for access requests that name it; a kind
+   * without it cannot be requested by resource yet.
+   */
+  find?(name: string): { id: string; labels: Record<string, string> } | undefined;
 }

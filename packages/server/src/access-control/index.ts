@@ -31,6 +31,7 @@ export const accessControlPart = {
       audit: needs.audit,
       now: needs.now,
       roleNames: () => needs.access.roleNames(),
+      roleSetOf: (user, roles) => needs.access.roleSetFor(user, roles),
       reviewUrl: (id) => `${publicUrl}/web/requests/${encodeURIComponent(id)}`,
     });
     return { ...admin, connectorCache, providers, accessRequests };

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { AccessRequestScope, ReviewVerdict } from '@postern/contracts';
+import type { AccessRequestScope, ResourceId, ReviewVerdict } from '@postern/contracts';
 import type { Clock } from '../../clock.js';
-import { accessDenied, ApiError, badParameter } from '../../errors.js';
+import { accessDenied, ApiError, badParameter, notFound } from '../../errors.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import type { AccessRequestNotice, RequestNotifier } from '../../modules/integrations/notice.js';
 import type { Actor } from '../access/actor.js';
-import { parseDuration } from '../rbac/index.js';
+import { parseDuration, type RoleSet } from '../rbac/index.js';
 import { decide, effectiveState, type AccessRequestResource } from './access-request.js';
 import { accessRequestJson, canReview, mayReviewRolesOf } from './access-request-json.js';
 import { accessRequestNotFound, type AccessRequestsStore } from './access-requests.store.js';
@@ -27,9 +27,34 @@ export interface AccessRequestsDeps {
   now: Clock;
   /** Every role name that exists now. */
   roleNames: () => string[];
+  /** These roles as a RoleSet for the user (their traits filled in). */
+  roleSetOf: (user: string, roles: string[]) => RoleSet;
   /** The console's review screen of a request, for notifications. */
   reviewUrl: (id: string) => string;
 }
+
+/** Finds a resource a request names (the wings' kinds); undefined: no such resource. */
+export type ResourceFinder = (
+  kind: string,
+  name: string,
+) => { id: string; labels: Record<string, string> } | undefined;
+
+/** How access requests name a kind, and the RBAC kind that decides who reaches it. */
+const accessKindOf = {
+  node: 'node',
+  app: 'app',
+  db: 'db',
+  kube_cluster: 'kube',
+  windows_desktop: 'desktop',
+} as const;
+/** The inventory's kind for each (ServedKind.kind). */
+export const servedKindOf: Record<keyof typeof accessKindOf, string> = {
+  node: 'node',
+  app: 'app',
+  db: 'db',
+  kube_cluster: 'kube_cluster',
+  windows_desktop: 'desktop',
+};
 
 /** A pending request nobody decides expires after this, at the latest. */
 const longestPendingMs = 7 * 24 * 3600 * 1000;
@@ -45,22 +70,22 @@ const shortestAccessMs = 2_000;
 export class AccessRequestsService {
   /** Set once the integrations are built; notices are never awaited. */
   notifier: RequestNotifier | undefined;
+  /** Set once the wings are built: finds the resources a request names. */
+  findResource: ResourceFinder = () => undefined;
 
   constructor(private readonly deps: AccessRequestsDeps) {}
 
   async create(input: NewAccessRequest, actor: Actor) {
     if (!actor.roleSet) throw badParameter('access requests are made by signed-in users');
-    if (input.resources.length > 0) {
-      throw badParameter('requests for specific resources are not supported yet: request roles');
-    }
-    const roles = [...new Set(input.roles)].sort();
     const existing = new Set(this.deps.roleNames());
     const requestable = new Set(actor.roleSet.requestableRoles([...existing]));
-    for (const role of roles) {
+    for (const role of input.roles) {
       if (!existing.has(role)) throw badParameter(`role ${role} does not exist`);
       if (actor.roleSet.roleNames.includes(role)) throw badParameter(`you already hold ${role}`);
       if (!requestable.has(role)) throw accessDenied(`you may not request the role ${role}`);
     }
+    const { resources, rolesForResources } = this.resolveResources(input.resources, actor);
+    const roles = [...new Set([...input.roles, ...rolesForResources])].sort();
     const options = actor.roleSet.options();
     const reason = input.reason.trim();
     if (options.requestAccess === 'reason' && !reason) {
@@ -80,7 +105,7 @@ export class AccessRequestsService {
       spec: {
         user: actor.name,
         roles,
-        resources: [],
+        resources,
         reason,
         state: 'PENDING',
         created: iso(now),
@@ -100,6 +125,7 @@ export class AccessRequestsService {
       user: actor.name,
       id: created.metadata.name,
       roles,
+      resources: resources.map((r) => `${r.kind}/${r.name}`),
       reason,
       state: 'PENDING',
       expires: created.spec.accessExpires,
@@ -212,6 +238,54 @@ export class AccessRequestsService {
       throw badParameter(`access request ${id} is ${state.toLowerCase()}: it cannot be assumed`);
     }
     return request;
+  }
+
+  /**
+   * The resources a request names, each found and given the requester's search_as_roles that
+   * reach it: those roles, granted for those resources only once approved.
+   */
+  private resolveResources(wanted: NewAccessRequest['resources'], actor: Actor) {
+    const resources: ResourceId[] = [];
+    const roles = new Set<string>();
+    if (wanted.length === 0) return { resources, rolesForResources: [] };
+    const searchAs = actor.roleSet!.searchAsRoles(this.deps.roleNames());
+    if (searchAs.length === 0) {
+      throw accessDenied('your roles let you request roles only, not specific resources');
+    }
+    const searchSet = this.searchRoleSet(actor, searchAs);
+    for (const item of wanted) {
+      if (!(item.kind in accessKindOf))
+        throw badParameter(`resources of kind ${item.kind} cannot be requested`);
+      const kind = item.kind as keyof typeof accessKindOf;
+      const found = this.findResource(servedKindOf[kind], item.name);
+      const granting = found ? searchSet.rolesGranting(accessKindOf[kind], found) : [];
+      // A resource the search roles cannot reach is "not found": its existence is not theirs.
+      if (!found || granting.length === 0) throw notFound(`${item.kind} ${item.name} not found`);
+      for (const role of granting) roles.add(role);
+      resources.push({ kind, clusterName: item.clusterName, name: found.id });
+    }
+    return { resources, rolesForResources: [...roles] };
+  }
+
+  /**
+   * What a listing with `searchAsRoles=yes` sees for the actor: their search_as_roles as one
+   * RoleSet, the search audited (reference T5004I). Refused to someone without any.
+   */
+  async searchAs(actor: Actor, resourceType: string): Promise<RoleSet> {
+    if (!actor.roleSet) throw badParameter('searching as requestable roles needs a signed-in user');
+    const searchAs = actor.roleSet.searchAsRoles(this.deps.roleNames());
+    if (searchAs.length === 0) throw accessDenied('your roles have no search_as_roles');
+    await emitAudit(this.deps.audit, 'T5004I', {
+      user: actor.name,
+      resource_type: resourceType,
+      search_as_roles: searchAs,
+    });
+    return this.searchRoleSet(actor, searchAs);
+  }
+
+  /** The user's search_as_roles as a RoleSet: what a resource request may reach. */
+  searchRoleSet(actor: Actor, searchAs: string[]): RoleSet {
+    return this.deps.roleSetOf(actor.name, searchAs);
   }
 
   /** A request the actor may see: their own, or one for roles they review. */

@@ -39,6 +39,18 @@ beforeAll(async () => {
     host,
   );
   await app.services.roles.create(
+    role('prod-access', { allow: { node_labels: { env: 'prod' }, logins: ['root'] } }),
+    host,
+  );
+  await app.services.roles.create(
+    role('node-searcher', { allow: { request: { search_as_roles: ['prod-access'] } } }),
+    host,
+  );
+  await app.services.roles.create(
+    role('prod-reviewer', { allow: { review_requests: { roles: ['prod-access'] } } }),
+    host,
+  );
+  await app.services.roles.create(
     role('strict-requester', {
       allow: { request: { roles: ['two-step'], thresholds: [{ approve: 2, deny: 1 }] } },
     }),
@@ -69,6 +81,70 @@ function renewedHeaders(res: Awaited<ReturnType<typeof renew>>): SignedInHeaders
   const cookie = String(res.headers['set-cookie']).split(';')[0]!;
   return { cookie, authorization: `Bearer ${res.json().token}` };
 }
+
+const nodesUrl = '/v1/webapi/sites/test-cluster/nodes';
+const hostnames = (body: { items: { hostname: string }[] }) =>
+  body.items.map((n) => n.hostname).sort();
+
+describe('requests for specific resources', () => {
+  it('lists with search_as_roles (audited), then grants the role for the requested node only', async () => {
+    const admin = { name: 'test', roleSet: null };
+    // Closed loopback ports: nothing is dialled, the nodes only need to be listed.
+    const web1 = await app.services.inventory.addOpenSsh(
+      { name: 'web-1', addr: '127.0.0.1:9', labels: { env: 'prod' } },
+      admin,
+    );
+    await app.services.inventory.addOpenSsh(
+      { name: 'web-2', addr: '127.0.0.2:9', labels: { env: 'prod' } },
+      admin,
+    );
+    const nina = await app.signIn(['node-searcher'], 'nina');
+    expect((await call(nina, 'GET', nodesUrl)).status).toBe(403);
+    const plain = await app.signIn(['requester'], 'plain');
+    expect((await call(plain, 'GET', `${nodesUrl}?searchAsRoles=yes`)).status).toBe(403);
+
+    // search_as_roles gives access_request rights, and the listing that builds a request.
+    const noSearch = await app.signIn(['requester'], 'olga');
+    const denied = await call(noSearch, 'POST', base, {
+      resources: [{ kind: 'node', name: web1.metadata.name }],
+    });
+    expect(denied.status).toBe(403);
+
+    const ninaList = await app.signIn(['node-searcher', 'access'], 'nina');
+    const searched = await call(ninaList, 'GET', `${nodesUrl}?searchAsRoles=yes`);
+    expect(searched.status).toBe(200);
+    expect(hostnames(searched.body)).toEqual(['web-1', 'web-2']);
+    const events = await app.audit.search({
+      from: new Date(0),
+      to: new Date(Date.now() + 60_000),
+      limit: 500,
+      order: 'desc',
+    });
+    expect(events.events.find((e) => e.code === 'T5004I' && e.user === 'nina')).toMatchObject({
+      resource_type: 'node',
+      search_as_roles: ['prod-access'],
+    });
+
+    const missing = await create(nina, { resources: [{ kind: 'node', name: 'no-such-node' }] });
+    expect(missing.status).toBe(404);
+    const { status, body: request } = await create(nina, {
+      resources: [{ kind: 'node', name: web1.metadata.name }],
+      reason: 'deploy',
+    });
+    expect(status).toBe(200);
+    expect(request).toMatchObject({
+      roles: ['prod-access'],
+      resources: [{ kind: 'node', clusterName: '', name: web1.metadata.name }],
+    });
+    const bob = await app.signIn(['prod-reviewer'], 'bob');
+    expect((await review(bob, request.id, 'APPROVED')).body.state).toBe('APPROVED');
+    const assumed = renewedHeaders(await renew(nina, { requestId: request.id }));
+    const listed = await call(assumed, 'GET', nodesUrl);
+    expect(listed.status).toBe(200);
+    expect(hostnames(listed.body)).toEqual(['web-1']);
+    expect(listed.body.items[0].sshLogins).toEqual(['root']);
+  });
+});
 
 describe('access requests', () => {
   it('lets a requester ask for a requestable role, with the suggested reviewers', async () => {

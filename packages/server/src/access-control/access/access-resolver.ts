@@ -5,7 +5,7 @@ import { RoleSet, userAcl, type Role } from '../rbac/index.js';
 import { roleFromItem, rolesPrefix } from '../roles/roles.store.js';
 import { usersPrefix, type UserResource } from '../../identity/users/users.store.js';
 import { systemClock, type Clock } from '../../clock.js';
-import { AssumedRequests } from './assumed-requests.js';
+import { AssumedRequests, type AssumedGrant } from './assumed-requests.js';
 import { credentialRevoked, type Credential, type SubjectRef } from './credential-revocation.js';
 
 /** What a signed-in user may do, worked out from their roles and traits. */
@@ -25,6 +25,8 @@ export interface ResolvedAccess {
 /** A subject judged again: its current roles, or why it no longer counts. */
 export type CurrentSubject =
   { ok: true; roles: string[]; roleSet: RoleSet } | { ok: false; reason: string };
+
+const noGrant: AssumedGrant = { roles: [], restrictions: new Map() };
 
 /** Memoised results kept at most; beyond it the memo starts again (it is only a cache). */
 const memoLimit = 10_000;
@@ -78,8 +80,9 @@ export class AccessResolver {
       this.memo = new Map();
       this.memoGeneration = generation;
     }
-    const assumed = requestIds.length > 0 ? this.requests.rolesOf(user, requestIds) : [];
-    const key = `${user}\n${sessionRoles.join(',')}\n${assumed.join(',')}`;
+    const assumed = requestIds.length > 0 ? this.requests.grantOf(user, requestIds) : noGrant;
+    const limits = [...assumed.restrictions].map(([role, keys]) => `${role}=${[...keys].sort()}`);
+    const key = `${user}\n${sessionRoles.join(',')}\n${assumed.roles.join(',')}\n${limits.sort()}`;
     let resolved = this.memo.get(key);
     if (!resolved) {
       resolved = this.compute(user, sessionRoles, assumed);
@@ -133,6 +136,13 @@ export class AccessResolver {
     };
   }
 
+  /** Just these roles, with the user's traits: what `search_as_roles` would let them see. */
+  roleSetFor(user: string, roleNames: readonly string[]): RoleSet {
+    const traits = { ...(this.users.get(user)?.spec.traits ?? {}) };
+    const defined = roleNames.flatMap((name) => this.roles.get(name) ?? []);
+    return new RoleSet(defined, { name: user, traits });
+  }
+
   /** Every role name, for the user context's requestable roles. */
   roleNames(): string[] {
     return this.roles.names().sort();
@@ -141,13 +151,17 @@ export class AccessResolver {
   private compute(
     user: string,
     sessionRoles: readonly string[],
-    assumedRoles: string[],
+    assumed: AssumedGrant,
   ): ResolvedAccess {
     const record = this.users.get(user);
-    const roles = [...new Set([...(record?.spec.roles ?? sessionRoles), ...assumedRoles])].sort();
+    const own = record?.spec.roles ?? sessionRoles;
+    const roles = [...new Set([...own, ...assumed.roles])].sort();
+    // A role the user holds anyway is never narrowed by a request for some resources.
+    const restrictions = new Map([...assumed.restrictions].filter(([role]) => !own.includes(role)));
+    const assumedRoles = assumed.roles;
     const traits = { ...(record?.spec.traits ?? {}) };
     const defined = roles.flatMap((name) => this.roles.get(name) ?? []);
-    const roleSet = new RoleSet(defined, { name: user, traits });
+    const roleSet = new RoleSet(defined, { name: user, traits }, restrictions);
     const authType = !record || record.spec.authType === 'local' ? 'local' : 'sso';
     const acl = userAcl(roleSet);
     return { roles, traits, authType, roleSet, acl, hasRecord: !!record, assumedRoles };

@@ -2,11 +2,18 @@ import { EventEmitter } from 'node:events';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
+import { resourceKey } from '../rbac/index.js';
 import {
   accessRequestFromItem,
   accessRequestsPrefix,
 } from '../access-requests/access-requests.store.js';
 import { effectiveState, type AccessRequestResource } from '../access-requests/access-request.js';
+
+/** What the assumed requests add: roles, and for those requested for resources, which ones. */
+export interface AssumedGrant {
+  roles: string[];
+  restrictions: Map<string, Set<string>>;
+}
 
 /** Timers further out than this are set again later (setTimeout's limit is about 24.8 days). */
 const longestTimerMs = 24 * 3600 * 1000;
@@ -58,12 +65,24 @@ export class AssumedRequests extends EventEmitter<{ change: [] }> {
    * The roles the named requests add for `user` now: only the user's own, approved requests whose
    * access has not ended. Others' ids, pending, denied and expired requests add nothing.
    */
-  rolesOf(user: string, requestIds: readonly string[]): string[] {
-    const roles = new Set<string>();
+  grantOf(user: string, requestIds: readonly string[]): AssumedGrant {
+    const free = new Set<string>();
+    const limited = new Map<string, Set<string>>();
     for (const request of this.liveOf(user, requestIds)) {
-      for (const role of request.spec.roles) roles.add(role);
+      const { roles, resources } = request.spec;
+      if (resources.length === 0) {
+        for (const role of roles) free.add(role);
+        continue;
+      }
+      // A request for resources gives its roles for those resources only.
+      for (const role of roles) {
+        const keys = limited.get(role) ?? new Set<string>();
+        for (const r of resources) keys.add(resourceKey(r.kind, r.name));
+        limited.set(role, keys);
+      }
     }
-    return [...roles].sort();
+    for (const role of free) limited.delete(role);
+    return { roles: [...new Set([...free, ...limited.keys()])].sort(), restrictions: limited };
   }
 
   /** The named requests that still grant `user` something now. */

@@ -5,7 +5,13 @@ export { accessKinds, type AccessKind, type PrincipalField } from './expand.js';
 export { canGrantRoles, type GrantCheck } from './grant.js';
 export { defaultMaxSessionTtlMs, type EffectiveOptions } from './options.js';
 export { editorResourceKinds, isPresetRoleName, presetRole, presetRoles } from './presets.js';
-export { RoleSet, type Labelled, type RoleSetUser } from './role-set.js';
+export {
+  resourceKey,
+  RoleSet,
+  type Labelled,
+  type RoleRestrictions,
+  type RoleSetUser,
+} from './role-set.js';
 export { roleSchema, type Role, type RoleConditions, type RoleOptions } from './role.schema.js';
 export { parseRoleYaml, RoleValidationError, roleToYaml } from './role.yaml.js';
 export { internalTraitNames, type TraitMap, type UserTraits } from './templates.js';

@@ -21,7 +21,30 @@ export interface RoleSetUser extends UserTraits {
 /** Anything with labels: a node, an app, a database, a Kubernetes cluster or a desktop. */
 export interface Labelled {
   labels?: ResourceLabels;
+  /** Its name or id: what a resource access request names (absent: matches no such request). */
+  id?: string;
+  name?: string;
+  metadata?: { name?: string };
 }
+
+/**
+ * Roles that count only for some resources: those an access request for specific resources
+ * added, by role name, each with the `kind:name` keys of the resources it was approved for.
+ */
+export type RoleRestrictions = ReadonlyMap<string, ReadonlySet<string>>;
+
+/** The key a resource access request names a resource by. */
+export const resourceKey = (kind: string, name: string) => `${kind}:${name}`;
+const keyOf = (kind: AccessKind, resource: Labelled) =>
+  resourceKey(requestKindOf[kind], resource.id ?? resource.name ?? resource.metadata?.name ?? '');
+/** How access requests name each kind (the reference's resource kinds). */
+const requestKindOf: Record<AccessKind, string> = {
+  node: 'node',
+  app: 'app',
+  db: 'db',
+  kube: 'kube_cluster',
+  desktop: 'windows_desktop',
+};
 
 /**
  * A user's roles, with their trait templates expanded, answering every access question the
@@ -33,8 +56,11 @@ export class RoleSet {
   readonly user: WhereUser;
   #options: EffectiveOptions | undefined;
 
-  constructor(roles: readonly Role[], user: RoleSetUser) {
+  readonly #restrictions: RoleRestrictions | undefined;
+
+  constructor(roles: readonly Role[], user: RoleSetUser, restrictions?: RoleRestrictions) {
     this.roles = roles.map((role) => expandRole(role, user));
+    this.#restrictions = restrictions && restrictions.size > 0 ? restrictions : undefined;
     this.roleNames = roles.map((role) => role.metadata.name);
     const traits: Record<string, readonly string[] | undefined> = { ...user.traits };
     for (const [name, values] of Object.entries(user.externalTraits ?? ({} as TraitMap))) {
@@ -45,6 +71,13 @@ export class RoleSet {
 
   static from(roles: readonly Role[], user: RoleSetUser): RoleSet {
     return new RoleSet(roles, user);
+  }
+
+  /** Of these roles, each one alone: which of them let this user reach the resource. */
+  rolesGranting(kind: AccessKind, resource: Labelled): string[] {
+    return this.roles
+      .filter((r) => resourceAllowed([r], kind, resource.labels ?? {}))
+      .map((r) => r.name);
   }
 
   /**
@@ -63,7 +96,15 @@ export class RoleSet {
 
   /** Whether the labels give access to the resource at all (listing, connecting). */
   canAccess(kind: AccessKind, resource: Labelled): boolean {
-    return resourceAllowed(this.roles, kind, resource.labels ?? {});
+    return resourceAllowed(this.#rolesFor(kind, resource), kind, resource.labels ?? {});
+  }
+
+  /** The roles that count for this resource: all, but restricted roles only for their own. */
+  #rolesFor(kind: AccessKind, resource: Labelled): readonly ExpandedRole[] {
+    const restrictions = this.#restrictions;
+    if (!restrictions) return this.roles;
+    const key = keyOf(kind, resource);
+    return this.roles.filter((r) => restrictions.get(r.name)?.has(key) ?? true);
   }
 
   /**
@@ -86,12 +127,12 @@ export class RoleSet {
 
   /** The logins allowed on a node, sorted. */
   loginsFor(node: Labelled): string[] {
-    return concretePrincipals(this.roles, 'node', 'logins', node.labels ?? {});
+    return concretePrincipals(this.#rolesFor('node', node), 'node', 'logins', node.labels ?? {});
   }
 
   desktopLoginsFor(desktop: Labelled): string[] {
     return concretePrincipals(
-      this.roles,
+      this.#rolesFor('desktop', desktop),
       'desktop',
       'windows_desktop_logins',
       desktop.labels ?? {},
@@ -99,19 +140,29 @@ export class RoleSet {
   }
 
   kubeGroupsFor(cluster: Labelled): string[] {
-    return concretePrincipals(this.roles, 'kube', 'kubernetes_groups', cluster.labels ?? {});
+    return concretePrincipals(
+      this.#rolesFor('kube', cluster),
+      'kube',
+      'kubernetes_groups',
+      cluster.labels ?? {},
+    );
   }
 
   kubeUsersFor(cluster: Labelled): string[] {
-    return concretePrincipals(this.roles, 'kube', 'kubernetes_users', cluster.labels ?? {});
+    return concretePrincipals(
+      this.#rolesFor('kube', cluster),
+      'kube',
+      'kubernetes_users',
+      cluster.labels ?? {},
+    );
   }
 
   dbNamesFor(db: Labelled): Principals {
-    return wildcardPrincipals(this.roles, 'db', 'db_names', db.labels ?? {});
+    return wildcardPrincipals(this.#rolesFor('db', db), 'db', 'db_names', db.labels ?? {});
   }
 
   dbUsersFor(db: Labelled): Principals {
-    return wildcardPrincipals(this.roles, 'db', 'db_users', db.labels ?? {});
+    return wildcardPrincipals(this.#rolesFor('db', db), 'db', 'db_users', db.labels ?? {});
   }
 
   options(): EffectiveOptions {

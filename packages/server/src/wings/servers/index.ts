@@ -30,7 +30,11 @@ export const serversWing = {
   routes: async (server, s, ctx) => {
     const { config, ca, tunnels, now, pingIntervalMs } = ctx;
     const clusterName = config.clusterName;
-    await server.register(nodesRoutes, { inventory: s.inventory, clusterName });
+    await server.register(nodesRoutes, {
+      inventory: s.inventory,
+      clusterName,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+    });
     await server.register(sshNodesRoutes, {
       certAuth: ctx.identity.certAuth,
       inventory: s.inventory,
@@ -75,7 +79,16 @@ export const serversWing = {
   close: (s) => s.inventory.close(),
   listeners: serversListeners,
   commands: addServersCommands,
-  kinds: (s) => [{ kind: 'node', count: () => s.inventory.nodeCount() }],
+  kinds: (s) => [
+    {
+      kind: 'node',
+      count: () => s.inventory.nodeCount(),
+      find: (id) => {
+        const node = s.inventory.get(id);
+        return node && { id: node.metadata.name, labels: s.inventory.row(node).labels };
+      },
+    },
+  ],
 } satisfies Wing<ServersServices>;
 
 export type ServersServices = ReturnType<typeof buildServers>;

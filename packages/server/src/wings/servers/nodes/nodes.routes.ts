@@ -8,12 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { actorOf } from '../../../http/request-identity.js';
 import { parseInput } from '../../../http/parse-input.js';
+import type { Actor } from '../../../access-control/access/actor.js';
+import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 
 interface NodesRoutesOptions {
   inventory: InventoryService;
   clusterName: string;
+  /** `searchAsRoles=yes`: the roles a resource access request may use (audited). */
+  searchAs: (actor: Actor, resourceType: string) => Promise<RoleSet>;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -21,7 +25,7 @@ type ClusterParams = { Params: { clusterId: string } };
 /** Servers (spec §7 `sites/{clusterId}/nodes`; reference §1.5): filtered by RBAC, then paged. */
 export async function nodesRoutes(
   app: FastifyInstance,
-  { inventory, clusterName }: NodesRoutesOptions,
+  { inventory, clusterName, searchAs }: NodesRoutesOptions,
 ) {
   app.get<ClusterParams>(
     apiPaths.patterns.nodes,
@@ -29,7 +33,9 @@ export async function nodesRoutes(
     async (request): Promise<NodeListResponse> => {
       const siteId = resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(nodeListQuerySchema, request.query);
-      const page = inventory.list(query, actorOf(request).roleSet);
+      const actor = actorOf(request);
+      const viewer = query.searchAsRoles === 'yes' ? await searchAs(actor, 'node') : actor.roleSet;
+      const page = inventory.list(query, viewer);
       return { ...page, items: page.items.map((row) => nodeJson(row, siteId)) };
     },
   );
