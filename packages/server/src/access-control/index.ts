@@ -34,6 +34,8 @@ export const accessControlPart = {
       roleSetOf: (user, roles) => needs.access.roleSetFor(user, roles),
       reviewUrl: (id) => `${publicUrl}/web/requests/${encodeURIComponent(id)}`,
     });
+    // Reviewers hear of requests through the integrations (chat, e-mail, webhooks).
+    accessRequests.notifier = needs.integrations;
     return { ...admin, connectorCache, providers, accessRequests };
   },
   // Presets first, so the watched roles hold them by the time the server answers.

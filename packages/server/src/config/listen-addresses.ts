@@ -24,6 +24,15 @@ export class ListenAddresses {
     return this.bound.get(listener) ?? this.configured(listener);
   }
 
+  /** Every listener's address: those that reported, and web and SSH as configured until then. */
+  all(): HostPort[] {
+    const names = new Set(['web', 'ssh', ...this.bound.keys()]);
+    return [...names].flatMap((name) => {
+      const address = this.of(name);
+      return address ? [address] : [];
+    });
+  }
+
   /** Where people reach the console: `public_addr`, whose port 0 means the web listener's. */
   publicAddr(): HostPort {
     const { host, port } = this.config.publicAddr;

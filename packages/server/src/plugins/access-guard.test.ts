@@ -60,6 +60,12 @@ describe('every API route is guarded', () => {
         'GET /v1/webapi/sites/:clusterId/locks',
         'PUT /v1/webapi/sites/:clusterId/locks',
         'DELETE /v1/webapi/sites/:clusterId/locks/:uuid',
+        'GET /v1/webapi/sites/:clusterId/integrations',
+        'POST /v1/webapi/sites/:clusterId/integrations',
+        'GET /v1/webapi/sites/:clusterId/integrations/:name',
+        'PUT /v1/webapi/sites/:clusterId/integrations/:name',
+        'DELETE /v1/webapi/sites/:clusterId/integrations/:name',
+        'POST /v1/webapi/sites/:clusterId/integrations/:name/test',
       ]),
     );
   });

@@ -52,7 +52,10 @@ export function installAccessGuard(
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     await sessions.noteActivity(request.identity.session, activityTime(request, passive));
     if (access === 'authenticated') return;
-    const granted = request.identity.acl[access.area] as unknown as Record<AclVerb, boolean>;
+    // `use` exists on integrations only; elsewhere it reads as undefined, so it is refused.
+    const granted = request.identity.acl[access.area] as unknown as Partial<
+      Record<AclVerb | 'use', boolean>
+    >;
     if (!granted[access.verb]) {
       throw accessDenied(`access denied: ${access.verb} on ${access.area} is not allowed`);
     }
