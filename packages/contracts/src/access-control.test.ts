@@ -63,8 +63,12 @@ describe('access-control contracts', () => {
     };
     expect(userContextSchema.parse(context)).toEqual(context);
     // An older server without the access request additions: none assumed, none to search as.
-    const { accessRequestExpires: _e, assumedRoles: _a, allowedSearchAsRoles: _s, ...older } =
-      context;
+    const {
+      accessRequestExpires: _e,
+      assumedRoles: _a,
+      allowedSearchAsRoles: _s,
+      ...older
+    } = context;
     expect(userContextSchema.parse(older)).toEqual(context);
     // An older server that does not name roles and logins: the console shows none.
     const { roles: _roles, logins: _logins, ...withoutRoles } = context;

@@ -114,3 +114,12 @@ export type AccessRequestList = z.infer<typeof accessRequestListSchema>;
 /** Request ids are UUIDs. */
 export const isAccessRequestId = (id: string) =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+
+/** `POST /ssh/certs/assume` (signed): the CLI's certificate again, assuming these requests. */
+export const assumeCertRequestSchema = z.strictObject({
+  pub_key: z.string().min(1).max(4096),
+  /** Approved requests of the caller; empty drops every assumed request. */
+  request_ids: z.array(z.string().max(64)).max(8).default([]),
+  ttl: z.number().int().positive().optional(),
+});
+export type AssumeCertRequest = z.input<typeof assumeCertRequestSchema>;

@@ -44,6 +44,12 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/accessrequests/${seg(id)}`,
   accessRequestReviews: (clusterId: string, id: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/accessrequests/${seg(id)}/reviews`,
+  /** The same, signed with a user certificate, for `postern request …` (docs/access-requests.md). */
+  cliAccessRequests: `${apiPrefix}/accessrequests`,
+  cliAccessRequest: (id: string) => `${apiPrefix}/accessrequests/${seg(id)}`,
+  cliAccessRequestReviews: (id: string) => `${apiPrefix}/accessrequests/${seg(id)}/reviews`,
+  /** POST, signed: a certificate for the same key that assumes these approved requests (or none). */
+  sshCertsAssume: `${apiPrefix}/ssh/certs/assume`,
   integrations: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/integrations`,
   integration: (clusterId: string, name: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/integrations/${seg(name)}`,
@@ -197,6 +203,8 @@ export const apiPaths = {
     accessRequests: `${apiPrefix}/sites/:clusterId/accessrequests`,
     accessRequest: `${apiPrefix}/sites/:clusterId/accessrequests/:requestId`,
     accessRequestReviews: `${apiPrefix}/sites/:clusterId/accessrequests/:requestId/reviews`,
+    cliAccessRequest: `${apiPrefix}/accessrequests/:requestId`,
+    cliAccessRequestReviews: `${apiPrefix}/accessrequests/:requestId/reviews`,
     integrations: `${apiPrefix}/sites/:clusterId/integrations`,
     integration: `${apiPrefix}/sites/:clusterId/integrations/:name`,
     integrationTest: `${apiPrefix}/sites/:clusterId/integrations/:name/test`,

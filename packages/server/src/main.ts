@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
+import { addRequestCommands } from './cli/requests/requests.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
   addCaCommands,
@@ -78,6 +79,7 @@ export function buildCli(): Command {
   addCaCommands(program);
   for (const wing of wings) wing.commands?.(program);
   addLoginCommands(program);
+  addRequestCommands(program);
   addVerifyCommands(program);
   return program;
 }

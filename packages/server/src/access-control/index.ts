@@ -6,6 +6,7 @@ import { authProviders } from './connectors/connectors.service.js';
 import { watchConnectors } from './connectors/connectors.watch.js';
 import { locksRoutes } from './locks/locks.routes.js';
 import { accessRequestsRoutes } from './access-requests/access-requests.routes.js';
+import { cliRequestsRoutes } from './access-requests/cli-requests.routes.js';
 import { AccessRequestsService } from './access-requests/access-requests.service.js';
 import { AccessRequestsStore } from './access-requests/access-requests.store.js';
 import { formatHostPort } from '../config/address.js';
@@ -53,6 +54,11 @@ export const accessControlPart = {
     await server.register(accessRequestsRoutes, {
       accessRequests: services.accessRequests,
       clusterName,
+    });
+    await server.register(cliRequestsRoutes, {
+      accessRequests: services.accessRequests,
+      certAuth: ctx.identity.certAuth,
+      issuer: ctx.identity.issuer,
     });
   },
 } satisfies Part<Platform & Pick<Core, 'identity'>, AccessControlServices>;

@@ -13,6 +13,12 @@ import { formatPublicKey, generateEd25519Key, parsePublicKey } from './keys.js';
  * extensions it does not know; our node service reads it to apply role locks.
  */
 export const POSTERN_ROLES_EXTENSION = 'postern-roles@postern.dev';
+/** Another, naming the access requests the certificate assumed (comma-separated ids). */
+export const POSTERN_REQUESTS_EXTENSION = 'postern-access-requests@postern.dev';
+
+/** The access requests a user certificate's extensions name. */
+export const assumedRequestsOf = (extensions: Record<string, string>) =>
+  (extensions[POSTERN_REQUESTS_EXTENSION] ?? '').split(',').filter(Boolean);
 
 /** Certificates start a minute in the past so a node whose clock runs a little behind accepts them. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -21,6 +27,8 @@ export interface IssueUserCertificateOptions {
   /** The Postern user name: the certificate's key id. */
   user: string;
   roles: string[];
+  /** Access requests it assumed: their roles count while they are approved. */
+  accessRequests?: string[];
   /** OS logins: the certificate's principals. */
   logins: string[];
   /** OpenSSH line of the user's (usually throwaway) Ed25519 key. */
@@ -76,6 +84,9 @@ export class ClusterCa {
       'permit-pty': '',
       [POSTERN_ROLES_EXTENSION]: opts.roles.join(','),
     };
+    if (opts.accessRequests?.length) {
+      extensions[POSTERN_REQUESTS_EXTENSION] = opts.accessRequests.join(',');
+    }
     if (opts.permitPortForwarding) extensions['permit-port-forwarding'] = '';
     if (opts.permitAgentForwarding) extensions['permit-agent-forwarding'] = '';
     return signCertificate(this.userCa.spec.privateKeyPem, {

@@ -1,6 +1,6 @@
 import { verify } from 'node:crypto';
 import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
-import { POSTERN_ROLES_EXTENSION } from './ca.service.js';
+import { assumedRequestsOf, POSTERN_ROLES_EXTENSION } from './ca.service.js';
 import {
   ED25519_CERT,
   parseCertificate,
@@ -15,6 +15,8 @@ import { SshReader, SshWriter } from './wire.js';
 export interface CertifiedIdentity {
   user: string;
   roles: string[];
+  /** The access requests the certificate assumed. */
+  accessRequests: string[];
   login: string;
   serial: bigint;
   /** When the certificate stops being valid: sessions on it end then at the latest. */
@@ -85,6 +87,7 @@ export function judgeUserCertificate(
   const identity: CertifiedIdentity = {
     user: cert.keyId,
     roles: (cert.extensions[POSTERN_ROLES_EXTENSION] ?? '').split(',').filter(Boolean),
+    accessRequests: assumedRequestsOf(cert.extensions),
     login: ctx.username,
     serial: cert.serial,
     validBefore: cert.validBefore,

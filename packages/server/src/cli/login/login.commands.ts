@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { print } from '../program.js';
+import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
 import { ProxyUnreachableError } from './proxy-client.js';
 import {
@@ -47,7 +48,15 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .option('--no-browser', 'with --auth: print the sign-in URL, do not open a browser')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
     .option('--no-ssh-config', 'do not add an Include line to ~/.ssh/config')
-    .action((flags: LoginFlags) => oneLine(() => login(flags, deps)));
+    .option('--request-id <id>', 'assume this approved access request (postern request ls)')
+    .action((flags: LoginFlags & { requestId?: string }) =>
+      oneLine(async () => {
+        await login(flags, deps);
+        if (!flags.requestId) return;
+        const expires = await (await requestsClient(deps.env)).assume([flags.requestId]);
+        deps.print(`Assumed access request ${flags.requestId}; valid until ${expires}.`);
+      }),
+    );
 
   program
     .command('status')

@@ -67,16 +67,24 @@ export class CertIssuer {
     publicKey: string;
     requestedTtlMs: number | undefined;
     addr: string | undefined;
+    /** Access requests the certificate assumes, checked by the caller, and when they end. */
+    assumed?: { ids: string[]; endsAt: number };
   }): Promise<SshCertsResponse> {
-    const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles);
+    const assumedIds = args.assumed?.ids ?? [];
+    const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
     const lock = this.deps.locks.lockFor({ user: args.user, roles });
     if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     const options = roleSet.options();
-    const ttlMs = clampTtl(args.requestedTtlMs, options.maxSessionTtlMs);
+    // A certificate that assumes requests lives no longer than their access.
+    const maxTtlMs = args.assumed
+      ? Math.min(options.maxSessionTtlMs, args.assumed.endsAt - this.deps.now())
+      : options.maxSessionTtlMs;
+    const ttlMs = clampTtl(args.requestedTtlMs, maxTtlMs);
     const logins = roleSet.certificateLogins();
     const cert = this.deps.ca.issueUserCertificate({
       user: args.user,
       roles,
+      accessRequests: assumedIds,
       logins,
       publicKey: args.publicKey,
       ttlMs,
@@ -89,6 +97,7 @@ export class CertIssuer {
       cert_type: 'user',
       logins,
       ttl_ms: ttlMs,
+      ...(assumedIds.length ? { access_requests: assumedIds } : {}),
       ...remoteAddr(args.addr),
     });
     return {

@@ -2,6 +2,7 @@ import { verify } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
+import { assumedRequestsOf } from '../../ssh/ca.service.js';
 import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
@@ -66,7 +67,7 @@ export class CertRequestAuth {
       certificateCredential(cert.validAfter),
     );
     if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
-    const resolved = this.deps.access.resolve(user, []);
+    const resolved = this.deps.access.resolve(user, [], assumedRequestsOf(cert.extensions));
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     return { ...resolved, user };

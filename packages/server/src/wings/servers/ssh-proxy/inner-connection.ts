@@ -104,11 +104,12 @@ function serve(
     const credential = certificateCredential(identity.validAfter);
     const revoked = deps.credentialRevoked(identity.user, credential);
     if (revoked) return refuse(ctx, revoked, true);
-    const { hasRecord, ...current } = deps.requesterFor(identity.user, identity.roles);
+    const { user, roles, accessRequests } = identity;
+    const { hasRecord, ...current } = deps.requesterFor(user, roles, accessRequests);
     const requester: Requester = {
       ...current,
       expiresAt: identity.validBefore.getTime(),
-      subject: { user: identity.user, roles: identity.roles, credential, hadRecord: hasRecord },
+      subject: { user, roles, credential, hadRecord: hasRecord, accessRequests },
     };
     const request = {
       serverId: target.node.id,

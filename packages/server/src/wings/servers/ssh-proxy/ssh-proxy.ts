@@ -32,6 +32,7 @@ export interface SshProxyDeps {
   requesterFor: (
     user: string,
     roles: string[],
+    accessRequests?: string[],
   ) => { user: string; roles: string[]; roleSet: RoleSet; hasRecord: boolean };
   /** Why a certificate no longer counts (its user's credentials changed since), or undefined. */
   credentialRevoked: (user: string, credential: Credential) => string | undefined;
@@ -139,7 +140,7 @@ export class SshProxy {
       deps.log('ssh proxy connection error', { error: error.message }),
     );
     const { refuse } = loginAttempts(connection, deps.log);
-    let user: { name: string; roles: string[] } | undefined;
+    let user: { name: string; roles: string[]; accessRequests: string[] } | undefined;
 
     connection.on('authentication', (ctx) => {
       if (ctx.method === 'none') return ctx.reject(['publickey']);
@@ -165,14 +166,17 @@ export class SshProxy {
         certificateCredential(identity.validAfter),
       );
       if (revoked) return refuse(ctx, revoked, true);
-      if (ctx.signature) user = { name: identity.user, roles: identity.roles };
+      if (ctx.signature) {
+        const { roles, accessRequests } = identity;
+        user = { name: identity.user, roles, accessRequests };
+      }
       ctx.accept();
     });
 
     connection.on('ready', () => {
       if (!user) return connection.end();
       const jump = { user: user.name, remoteAddr };
-      const { roleSet } = deps.requesterFor(user.name, user.roles);
+      const { roleSet } = deps.requesterFor(user.name, user.roles, user.accessRequests);
       connection.on('tcpip', (accept, reject, info) => {
         const target = this.resolveTarget(info.destIP, info.destPort, roleSet);
         if (!target) {

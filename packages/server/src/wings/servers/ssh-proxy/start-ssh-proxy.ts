@@ -49,8 +49,8 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     clusterName: config.clusterName,
     nodes: deps.nodes,
     terminals: deps.terminals,
-    requesterFor: (user, roles) => {
-      const resolved = deps.access.resolve(user, roles);
+    requesterFor: (user, roles, accessRequests = []) => {
+      const resolved = deps.access.resolve(user, roles, accessRequests);
       return {
         user,
         roles: resolved.roles,
