@@ -116,6 +116,27 @@ const PlayerPage = lazy(() =>
 const HeadlessPage = lazy(() =>
   import('../features/headless/HeadlessPage').then((m) => ({ default: m.HeadlessPage })),
 );
+const RequestsPage = lazy(() =>
+  import('../features/accessRequests/RequestsPage').then((m) => ({ default: m.RequestsPage })),
+);
+const NewRequestPage = lazy(() =>
+  import('../features/accessRequests/NewRequestPage').then((m) => ({
+    default: m.NewRequestPage,
+  })),
+);
+const RequestPage = lazy(() =>
+  import('../features/accessRequests/RequestPage').then((m) => ({ default: m.RequestPage })),
+);
+const IntegrationsPage = lazy(() =>
+  import('../features/integrations/IntegrationsPage').then((m) => ({
+    default: m.IntegrationsPage,
+  })),
+);
+const EnrollIntegrationPage = lazy(() =>
+  import('../features/integrations/EnrollIntegrationPage').then((m) => ({
+    default: m.EnrollIntegrationPage,
+  })),
+);
 const SettingsPage = lazy(() =>
   import('../features/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })),
 );
@@ -212,6 +233,31 @@ export const features: readonly Feature[] = [
     flag: 'activeSessions',
     page: SessionsPage,
   },
+  // Access requests (docs/access-requests.md): the list, a new request, one request's screen.
+  {
+    id: 'accessRequests',
+    title: 'Access Requests',
+    route: 'accessRequests',
+    placement: resources,
+    flag: 'accessRequests',
+    page: RequestsPage,
+  },
+  {
+    id: 'newAccessRequest',
+    title: 'New Access Request',
+    route: 'newAccessRequest',
+    placement: { nav: 'none' },
+    flag: 'newAccessRequest',
+    page: NewRequestPage,
+  },
+  {
+    id: 'accessRequest',
+    title: 'Access Request',
+    route: 'accessRequest',
+    placement: { nav: 'none' },
+    flag: 'accessRequests',
+    page: RequestPage,
+  },
   {
     id: 'users',
     title: 'Manage Users',
@@ -265,13 +311,16 @@ export const features: readonly Feature[] = [
     route: 'integrations',
     placement: management('Access'),
     flag: 'integrations',
+    page: IntegrationsPage,
   },
   {
     id: 'integrationEnroll',
     title: 'Enroll New Integration',
     route: 'integrationEnroll',
     placement: management('Access'),
-    flag: 'enrollIntegrations',
+    // Spec §6: integrations create, or plugins create (the reference's plugin tiles).
+    flag: 'enrollIntegrationsOrPlugins',
+    page: EnrollIntegrationPage,
   },
   {
     id: 'recordings',

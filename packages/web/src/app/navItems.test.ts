@@ -15,7 +15,7 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Users, Roles, Auth Connectors, Locks, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Integrations, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -29,6 +29,7 @@ describe('buildNavigation with this build’s registry', () => {
         to: '/web/cluster/root/sessions',
         exact: true,
       },
+      { id: 'accessRequests', title: 'Access Requests', to: '/web/requests', exact: true },
     ]);
     expect(nav.sideNav.management).toEqual([
       {
@@ -42,6 +43,18 @@ describe('buildNavigation with this build’s registry', () => {
             title: 'Manage Session & Identity Locks',
             to: '/web/locks',
             exact: true,
+          },
+          {
+            id: 'integrations',
+            title: 'Manage Integrations',
+            to: '/web/integrations',
+            exact: true,
+          },
+          {
+            id: 'integrationEnroll',
+            title: 'Enroll New Integration',
+            to: '/web/integrations/new',
+            exact: false,
           },
         ],
       },
@@ -82,6 +95,8 @@ describe('buildNavigation with this build’s registry', () => {
         'Manage Roles',
         'Manage Auth Connectors',
         'Manage Session & Identity Locks',
+        'Manage Integrations',
+        'Enroll New Integration',
         'Manage Clusters',
       ],
       '/web/users',
@@ -151,6 +166,7 @@ describe('buildNavigation ordering (all features implemented)', () => {
       '/web/cluster/east/databases',
       '/web/cluster/east/desktops',
       '/web/cluster/east/sessions',
+      '/web/requests',
     ]);
     expect(nav.sideNav.management.map((g) => g.section)).toEqual([
       'Access',

@@ -119,6 +119,8 @@ describe('private routes (signed in)', () => {
       'Manage Roles',
       'Manage Auth Connectors',
       'Manage Session & Identity Locks',
+      'Manage Integrations',
+      'Enroll New Integration',
     ]);
     expect(within(nav).getByRole('link', { name: 'Manage Clusters' })).toBeTruthy();
     await waitFor(() => expect(document.title).toBe('Manage Users'));
@@ -177,7 +179,7 @@ describe('private routes (signed in)', () => {
     expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
   });
 
-  it.each(['/web/nope', '/web/trust', '/web/integrations'])(
+  it.each(['/web/nope', '/web/trust', '/web/discover'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();

@@ -63,6 +63,10 @@ export const routeTable = {
   player: { path: '/web/cluster/:clusterId/session/:sid', fullPage: true },
   appLauncher: { path: '/web/launch/:fqdn/:clusterId?/:publicAddr?/:arn?', fullPage: true },
   headlessSso: { path: '/web/headless/:requestId', fullPage: true },
+  accessRequests: { path: '/web/requests' },
+  /** Before `accessRequest`, so the exact match of `/web/requests/new` names this route. */
+  newAccessRequest: { path: '/web/requests/new' },
+  accessRequest: { path: '/web/requests/:requestId' },
   integrations: { path: '/web/integrations' },
   integrationEnroll: { path: '/web/integrations/new/:type?', exact: false },
   locks: { path: '/web/locks' },

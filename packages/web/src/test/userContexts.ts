@@ -72,6 +72,9 @@ export function userContextFixture(
     accessStrategy: { type: 'optional', prompt: '' },
     accessCapabilities: { requestableRoles: [], suggestedReviewers: [] },
     accessRequestId: '',
+    accessRequestExpires: '',
+    assumedRoles: [],
+    allowedSearchAsRoles: [],
     ...overrides,
   };
 }

@@ -7,6 +7,7 @@ import { useClientConfig } from '../clientConfig';
 import { features } from '../features';
 import { useFeatureFlags } from '../featureFlagsContext';
 import { buildNavigation } from '../navItems';
+import { RequestOnlyGuard } from '../RequestOnlyGuard';
 import { PageFrame } from './PageFrame';
 import { SideNav } from './SideNav';
 import { TopBar } from './TopBar';
@@ -33,7 +34,9 @@ export default function MainLayout() {
         <SideNav nav={nav.sideNav} />
       </AppShell.Navbar>
       <AppShell.Main>
-        <PageFrame />
+        <RequestOnlyGuard>
+          <PageFrame />
+        </RequestOnlyGuard>
       </AppShell.Main>
     </AppShell>
   );

@@ -3,6 +3,7 @@ import { Link, useLocation } from 'react-router';
 import type { AppNavigation, NavItem } from '../navItems';
 import { useRouteTitle } from '../routeTitle';
 import { isActive } from './SideNav';
+import { AssumedRoles } from './AssumedRoles';
 import { UserMenu } from './UserMenu';
 
 interface Props {
@@ -37,6 +38,7 @@ export function TopBar({ nav, navOpened, onToggleNav }: Props) {
         </Title>
       </Group>
       <Group gap="xs" wrap="nowrap">
+        <AssumedRoles />
         <Group gap="xs" wrap="nowrap" component="nav" aria-label="Categories" visibleFrom="sm">
           {nav.topNav.map((item) => (
             <Button

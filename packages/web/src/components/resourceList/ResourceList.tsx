@@ -132,6 +132,8 @@ export interface ResourceListProps<Row, Field extends string> {
   compact?: boolean;
   /** A new page is on its way (the old one is still shown). */
   busy?: boolean;
+  /** Controls beside the page heading (shown even when the list is empty). */
+  headerActions?: ReactNode;
 }
 
 /**
@@ -144,7 +146,7 @@ export function ResourceList<Row extends object, Field extends string>(
 ) {
   const { title, itemsLabel, columns, rowKey, rowAction, attempt, onRetry } = props;
   const { filters, onFiltersChange, paging, pageSize, defaultSort, search, noMatchText } = props;
-  const { emptyState, notice, compact = false, busy = false } = props;
+  const { emptyState, notice, compact = false, busy = false, headerActions } = props;
   const labels = filters.query ? queryLabels(filters.query) : [];
   const list: ListCellContext = {
     selectLabel: (label) => onFiltersChange({ ...filters, query: addLabel(filters.query, label) }),
@@ -178,7 +180,13 @@ export function ResourceList<Row extends object, Field extends string>(
 
   return (
     <Stack gap="md">
-      {!compact && <Title order={2}>{title}</Title>}
+      {!compact && (
+        <Group justify="space-between">
+          <Title order={2}>{title}</Title>
+          {headerActions}
+        </Group>
+      )}
+      {compact && headerActions}
       <AttemptView attempt={attempt} onRetry={onRetry}>
         {(page) =>
           page.totalCount === 0 && !isFiltered(filters) ? (

@@ -3,6 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { resourceCart } from '../accessRequests/resourceCart';
 import { manyNodes, nodeFixtures, nodePage } from './fixtures';
 import { NodesPage } from './NodesPage';
 
@@ -104,5 +106,55 @@ describe('NodesPage', () => {
     renderPage(<NodesPage />);
     expect(await screen.findByRole('alert')).toBeTruthy();
     expect(screen.getByText('access denied')).toBeTruthy();
+  });
+});
+
+describe('NodesPage and access requests', () => {
+  afterEach(() => resourceCart().clear());
+
+  const requester = (allowedSearchAsRoles: string[] = []) =>
+    userContextFixture(aclWith({ nodes: ['list', 'read'], accessRequests: ['list', 'create'] }), {
+      allowedSearchAsRoles,
+    });
+
+  it('puts servers in the request cart and shows its count, linking to the new request', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse(nodePage(nodeFixtures))),
+    );
+    renderPage(<NodesPage />, { context: requester() });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Add db-1 to request' }));
+    expect(resourceCart().items()).toEqual([
+      { kind: 'node', clusterName: 'root', name: nodeFixtures[0]!.id, title: 'db-1' },
+    ]);
+    const cart = screen.getByRole('link', { name: 'Request access (1)' });
+    expect(cart.getAttribute('href')).toBe('/web/requests/new');
+    await user.click(screen.getByRole('button', { name: 'Remove db-1 from request' }));
+    expect(screen.getByRole('link', { name: 'Request access (0)' })).toBeTruthy();
+    // No search-as roles: no switch.
+    expect(screen.queryByRole('switch')).toBeNull();
+  });
+
+  it('lists with searchAsRoles=yes while the switch is on', async () => {
+    const stub = vi.fn(async (_url: string) => jsonResponse(nodePage(nodeFixtures)));
+    vi.stubGlobal('fetch', stub);
+    renderPage(<NodesPage />, { context: requester(['db-read']) });
+    const user = userEvent.setup();
+    await screen.findByText('db-1');
+    expect(stub.mock.calls.at(-1)?.[0]).not.toContain('searchAsRoles');
+    await user.click(screen.getByRole('switch', { name: 'Search resources as requestable roles' }));
+    await waitFor(() => expect(stub.mock.calls.at(-1)?.[0]).toContain('searchAsRoles=yes'));
+  });
+
+  it('offers no request actions without accessRequests create', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse(nodePage(nodeFixtures))),
+    );
+    renderPage(<NodesPage />, { context: userContextFixture(aclWith({ nodes: ['list'] })) });
+    await screen.findByText('db-1');
+    expect(screen.queryByRole('button', { name: /to request/ })).toBeNull();
+    expect(screen.queryByRole('link', { name: /Request access/ })).toBeNull();
   });
 });

@@ -13,13 +13,20 @@ export function nodeListQuery(request: NodeListRequest): string {
   return listQueryString(request, nodesPageSize);
 }
 
+export interface NodeListOptions {
+  /** List as the user's `search_as_roles` would see them (for building a resource request). */
+  searchAsRoles?: boolean;
+}
+
 /** One page of servers, searched, filtered and sorted by the server. */
 export async function fetchNodes(
   clusterId: string,
   request: NodeListRequest,
   signal?: AbortSignal,
+  options: NodeListOptions = {},
 ): Promise<NodePage> {
-  const url = `${apiPaths.nodes(clusterId)}?${nodeListQuery(request)}`;
+  const query = nodeListQuery(request) + (options.searchAsRoles ? '&searchAsRoles=yes' : '');
+  const url = `${apiPaths.nodes(clusterId)}?${query}`;
   const page = decode(nodeListResponseSchema, await api.get(url, { signal }), url);
   return { nodes: page.items.map(makeNode), startKey: page.startKey, totalCount: page.totalCount };
 }

@@ -1,21 +1,24 @@
 import { nodeSortFields } from '@postern/contracts';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import type { NodeFilters } from './makeNode';
-import { fetchNodes, nodesPageSize, type NodeListRequest } from './nodesApi';
+import { fetchNodes, nodesPageSize, type NodeListOptions, type NodeListRequest } from './nodesApi';
 
-export const nodesQueryKey = (clusterId: string, request: NodeListRequest) =>
-  ['nodes', clusterId, request] as const;
+export const nodesQueryKey = (
+  clusterId: string,
+  request: NodeListRequest,
+  options: NodeListOptions = {},
+) => ['nodes', clusterId, request, options] as const;
 
 /**
  * One page of the server list, with cursor paging over it. Changing the filters goes back to
  * page 1; while a page loads, the previous one stays on screen.
  */
-export function useNodes(clusterId: string, filters: NodeFilters) {
+export function useNodes(clusterId: string, filters: NodeFilters, options: NodeListOptions = {}) {
   // What every list of servers (the Servers page, the console's Servers tab) hands its view.
   return useResourceList(
     {
-      queryKey: (request) => nodesQueryKey(clusterId, request),
-      fetchPage: (request, signal) => fetchNodes(clusterId, request, signal),
+      queryKey: (request) => nodesQueryKey(clusterId, request, options),
+      fetchPage: (request, signal) => fetchNodes(clusterId, request, signal, options),
       pageSize: nodesPageSize,
     },
     filters,
