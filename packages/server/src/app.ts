@@ -133,11 +133,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     built.push({ wing, services: await wing.build(ctx) });
   }
   // Access requests name resources of any kind a wing serves and can find.
-  accessControl.accessRequests.findResource = (kind, name) =>
-    ctx
-      .kinds()
-      .find((served) => served.kind === kind)
-      ?.find?.(name);
+  accessControl.accessRequests.findResource = (kind, name) => {
+    const find = ctx.kinds().find((served) => served.kind === kind)?.find;
+    return find ? find(name) : null;
+  };
   const clusters = buildClusters(ctx);
 
   // Presets before the watched roles load; every cache loads before the server answers.

@@ -33,11 +33,14 @@ export interface AccessRequestsDeps {
   reviewUrl: (id: string) => string;
 }
 
-/** Finds a resource a request names (the wings' kinds); undefined: no such resource. */
+/**
+ * Finds a resource a request names, through the wings' kinds: null when the kind cannot be
+ * requested by resource (its wing registers no finder), undefined when there is no such resource.
+ */
 export type ResourceFinder = (
   kind: string,
   name: string,
-) => { id: string; labels: Record<string, string> } | undefined;
+) => { id: string; labels: Record<string, string> } | undefined | null;
 
 /** How access requests name a kind, and the RBAC kind that decides who reaches it. */
 const accessKindOf = {
@@ -47,14 +50,7 @@ const accessKindOf = {
   kube_cluster: 'kube',
   windows_desktop: 'desktop',
 } as const;
-/** The inventory's kind for each (ServedKind.kind). */
-export const servedKindOf: Record<keyof typeof accessKindOf, string> = {
-  node: 'node',
-  app: 'app',
-  db: 'db',
-  kube_cluster: 'kube_cluster',
-  windows_desktop: 'desktop',
-};
+
 
 /** A pending request nobody decides expires after this, at the latest. */
 const longestPendingMs = 7 * 24 * 3600 * 1000;
@@ -71,7 +67,7 @@ export class AccessRequestsService {
   /** Set once the integrations are built; notices are never awaited. */
   notifier: RequestNotifier | undefined;
   /** Set once the wings are built: finds the resources a request names. */
-  findResource: ResourceFinder = () => undefined;
+  findResource: ResourceFinder = () => null;
 
   constructor(private readonly deps: AccessRequestsDeps) {}
 
@@ -257,7 +253,10 @@ export class AccessRequestsService {
       if (!(item.kind in accessKindOf))
         throw badParameter(`resources of kind ${item.kind} cannot be requested`);
       const kind = item.kind as keyof typeof accessKindOf;
-      const found = this.findResource(servedKindOf[kind], item.name);
+      const found = this.findResource(kind, item.name);
+      if (found === null) {
+        throw badParameter(`resources of kind ${kind} cannot be requested yet: request a role`);
+      }
       const granting = found ? searchSet.rolesGranting(accessKindOf[kind], found) : [];
       // A resource the search roles cannot reach is "not found": its existence is not theirs.
       if (!found || granting.length === 0) throw notFound(`${item.kind} ${item.name} not found`);

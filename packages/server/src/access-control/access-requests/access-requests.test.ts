@@ -127,6 +127,11 @@ describe('requests for specific resources', () => {
 
     const missing = await create(nina, { resources: [{ kind: 'node', name: 'no-such-node' }] });
     expect(missing.status).toBe(404);
+    const app1 = await create(nina, { resources: [{ kind: 'app', name: 'grafana' }] });
+    expect(app1.status).toBe(400);
+    expect(app1.body.error.message).toBe(
+      'resources of kind app cannot be requested yet: request a role',
+    );
     const { status, body: request } = await create(nina, {
       resources: [{ kind: 'node', name: web1.metadata.name }],
       reason: 'deploy',
