@@ -125,6 +125,72 @@ spec:
     expect(stored?.spec).toMatchObject({ client_id: 'ann', client_secret: 'shh' });
   });
 
+  it('apply an access request approved through the other, and its deletion, to the session on this one', async () => {
+    const admin = { name: 'test', roleSet: null };
+    const role = (name: string, allow: object) =>
+      JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } });
+    await second.services.roles.create(
+      role('asks-editor-pg', { request: { roles: ['editor'] } }),
+      admin,
+    );
+    await second.services.roles.create(
+      role('reviews-editor-pg', { review_requests: { roles: ['editor'] } }),
+      admin,
+    );
+    const base = '/v1/webapi/sites/test-cluster/accessrequests';
+    const ria = await eventually(
+      () => first.signIn(['asks-editor-pg'], 'ria'),
+      () => first.services.access.roles.get('asks-editor-pg') !== undefined,
+    );
+    const created = await first.server.inject({
+      method: 'POST',
+      url: base,
+      headers: ria,
+      payload: { roles: ['editor'] },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const { id } = created.json();
+    // Approved through the second proxy.
+    const rex = await second.signIn(['reviews-editor-pg'], 'rex');
+    const reviewed = await eventually(
+      () =>
+        second.server.inject({
+          method: 'POST',
+          url: `${base}/${id}/reviews`,
+          headers: rex,
+          payload: { state: 'APPROVED' },
+        }),
+      (r) => r.statusCode === 200,
+    );
+    expect(reviewed.json().state).toBe('APPROVED');
+    // Assumed through the first, which saw the approval through the watch.
+    const renewed = await eventually(
+      () =>
+        first.server.inject({
+          method: 'POST',
+          url: '/v1/webapi/sessions/web/renew',
+          headers: ria,
+          payload: { requestId: id },
+        }),
+      (r) => r.statusCode === 200,
+    );
+    expect(renewed.statusCode, renewed.body).toBe(200);
+    const assumed = {
+      cookie: String(renewed.headers['set-cookie']).split(';')[0]!,
+      authorization: `Bearer ${renewed.json().token}`,
+    };
+    const users = () => first.server.inject({ url: '/v1/webapi/users', headers: assumed });
+    expect((await users()).statusCode).toBe(200);
+    // Deleted through the second: the first stops granting its roles within the watch's latency.
+    const deleted = await second.server.inject({
+      method: 'DELETE',
+      url: `${base}/${id}`,
+      headers: await second.signIn(['asks-editor-pg'], 'ria'),
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await eventually(users, (r) => r.statusCode === 403)).statusCode).toBe(403);
+  });
+
   it('seeded the preset roles once between them', async () => {
     const { items } = await first.backend.list({ prefix: '/roles/' });
     expect(items.map((item) => item.key)).toEqual(
