@@ -136,7 +136,7 @@ export function NewRequestView(props: NewRequestViewProps) {
           />
           <TextInput
             label="Duration"
-            description="How long the access should last once approved; empty for your roles' maximum"
+            description="How long the access lasts, counted from now (approval must come within it); empty for your roles' maximum"
             value={form.maxDuration}
             onChange={(e) => set('maxDuration', e.currentTarget.value)}
             error={errors.maxDuration}

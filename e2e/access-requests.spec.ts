@@ -1,0 +1,232 @@
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, expectSignedIn, identityConfig, linkIn, postern } from './support/identity.js';
+import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { serverRow } from './support/servers-page.js';
+import { startSshd, type RunningSshd } from './support/sshd.js';
+import {
+  expectConnected,
+  expectOnScreen,
+  runInTerminal,
+  watchScreenFor,
+} from './support/terminal.js';
+import { addVirtualAuthenticator } from './support/webauthn.js';
+
+// Just-in-time access in the console (issue 24): alice asks for editor and lab-root, bob
+// approves, alice assumes them (Manage Users appears, and root on a lab server), and when the
+// request's access ends her terminal on that server is closed and the roles are dropped.
+
+const sshdNode = 'lab-host';
+/**
+ * How long the approved access lasts, counted from when alice submits the request (the server
+ * counts it from creation, not approval). Approving, assuming and running a command in a new
+ * terminal tab took about 5 s here; the rest is margin for a loaded machine, and the test then
+ * waits out what is left.
+ */
+const accessSeconds = 40;
+
+const roles = `kind: role
+version: v7
+metadata:
+  name: requester
+spec:
+  allow:
+    request:
+      roles: [editor, lab-root]
+      suggested_reviewers: [bob]
+  deny: {}
+---
+kind: role
+version: v7
+metadata:
+  name: lab-root
+spec:
+  allow:
+    logins: [root]
+    node_labels: {lab: e2e}
+  deny: {}
+---
+kind: role
+version: v7
+metadata:
+  name: approver
+spec:
+  allow:
+    review_requests:
+      roles: [editor, lab-root]
+  deny: {}
+`;
+
+/** The top bar's badge of the assumed roles and their time left ("Assumed: … · 00:59"). */
+const assumedBadge = (page: Page) =>
+  page
+    .getByRole('banner')
+    .getByRole('status')
+    .filter({ hasText: /^Assumed:/ });
+
+/** Manage Users: in the navigation, and what /web/users shows. */
+async function expectUsersPage(page: Page, allowed: boolean) {
+  const link = page.getByRole('navigation').getByRole('link', { name: 'Manage Users' });
+  if (!allowed) {
+    // The navigation is drawn (so a missing link means something), without Manage Users.
+    await expect(
+      page.getByRole('navigation').getByRole('link', { name: 'Access Requests' }),
+    ).toBeVisible();
+    await expect(link).toHaveCount(0);
+    await page.goto('/web/users');
+    await expect(page.getByRole('heading', { name: 'Access Denied' })).toBeVisible();
+    return;
+  }
+  await link.click();
+  await expect(page).toHaveURL(/\/web\/users$/);
+  const users = page.getByRole('main').getByRole('row');
+  for (const [name, roles] of [
+    ['alice', 'requester'],
+    ['bob', 'approver'],
+  ] as const) {
+    const row = users.filter({ has: page.getByRole('cell', { name, exact: true }) });
+    await expect(row).toContainText(roles);
+  }
+}
+
+test.describe('access requests', () => {
+  let server: RunningPostern;
+  let sshd: RunningSshd | undefined;
+  const contexts: BrowserContext[] = [];
+
+  /** An invited user who registers a passkey, in a browser context of their own. */
+  async function signUp(browser: Browser, name: string, roleNames: string): Promise<Page> {
+    const context = await browser.newContext({ baseURL: server.url });
+    contexts.push(context);
+    const page = await context.newPage();
+    await addVirtualAuthenticator(context, page, { residentKey: true });
+    await page.goto(linkIn(postern(server, 'users', 'add', name, '--roles', roleNames), 'invite'));
+    await page.getByRole('button', { name: 'Use a passkey instead of a password' }).click();
+    await page.getByRole('button', { name: 'Register passkey', exact: true }).click();
+    await expectSignedIn(page);
+    return page;
+  }
+
+  test.beforeAll(async () => {
+    server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
+    const file = path.join(server.dataDir, 'access-request-roles.yaml');
+    await writeFile(file, roles);
+    postern(server, 'create', '-f', file);
+    // A real sshd that trusts the cluster's user CA, labelled for lab-root.
+    sshd = await startSshd(postern(server, 'ca', 'export', '--type', 'user'));
+    postern(
+      server,
+      'nodes',
+      'add',
+      '--name',
+      sshdNode,
+      '--addr',
+      `127.0.0.1:${sshd.port}`,
+      '--labels',
+      'lab=e2e',
+    );
+  });
+
+  test.afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await sshd?.stop();
+    await server?.stop();
+    if (server) await rm(server.dataDir, { recursive: true, force: true });
+  });
+
+  test('alice requests roles, bob approves, alice assumes them until their access ends', async ({
+    browser,
+  }) => {
+    // Two sign-ups, the request's whole access time, and the pages around it.
+    test.setTimeout(accessSeconds * 1000 + 120_000);
+    const alice = await signUp(browser, 'alice', 'requester');
+    const bob = await signUp(browser, 'bob', 'approver');
+
+    // Her own roles do not manage users.
+    await expectUsersPage(alice, false);
+
+    // Her request, from Access Requests.
+    await alice.getByRole('navigation').getByRole('link', { name: 'Access Requests' }).click();
+    await expect(alice).toHaveURL(/\/web\/requests$/);
+    await alice.getByRole('link', { name: 'New Access Request' }).click();
+    await expect(alice).toHaveURL(/\/web\/requests\/new$/);
+    const reason = `investigating lab incident ${Date.now().toString(36)}`;
+    await alice.getByRole('checkbox', { name: 'editor', exact: true }).check();
+    await alice.getByRole('checkbox', { name: 'lab-root', exact: true }).check();
+    await alice.getByLabel('Reason').fill(reason);
+    // Her roles suggest bob.
+    await expect(alice.getByLabel('Suggested reviewers')).toHaveValue('bob');
+    await alice.getByLabel('Duration').fill(`${accessSeconds}s`);
+    await alice.getByRole('button', { name: 'Submit Request' }).click();
+    await expect(alice).toHaveURL(/\/web\/requests\/[0-9a-f-]{36}$/);
+    const requestUrl = new URL(alice.url()).pathname;
+    const requestId = requestUrl.split('/').pop()!;
+    const details = alice.getByRole('table', { name: 'Request details' });
+    await expect(alice.getByRole('main').getByText('PENDING', { exact: true })).toBeVisible();
+    await expect(details.getByRole('row', { name: /^Roles/ })).toContainText('editor, lab-root');
+    await expect(details.getByRole('row', { name: /^Suggested reviewers/ })).toContainText('bob');
+
+    // Bob finds it under To review and approves it.
+    await bob.getByRole('navigation').getByRole('link', { name: 'Access Requests' }).click();
+    await bob.getByRole('tab', { name: 'To review' }).click();
+    await expect(bob).toHaveURL(/\/web\/requests\?tab=review$/);
+    const row = bob
+      .getByRole('table', { name: 'Requests to review' })
+      .getByRole('row')
+      .filter({ hasText: reason });
+    await expect(row).toContainText('alice');
+    await expect(row).toContainText('PENDING');
+    await row.getByRole('link', { name: `Review request ${requestId}` }).click();
+    await expect(bob).toHaveURL(new RegExp(`${requestUrl}$`));
+    await bob.getByLabel('Comment').fill('approved for the lab incident');
+    await bob.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(
+      bob.getByRole('main').getByText('APPROVED', { exact: true }).first(),
+    ).toBeVisible();
+    const reviews = bob.getByRole('region', { name: 'Reviews' });
+    await expect(reviews).toContainText('bob');
+    await expect(reviews).toContainText('approved for the lab incident');
+
+    // Alice sees the approval and assumes the roles: the page loads again under them.
+    await alice.reload();
+    await expect(
+      alice.getByRole('main').getByText('APPROVED', { exact: true }).first(),
+    ).toBeVisible();
+    await alice.getByRole('button', { name: 'Assume roles' }).click();
+    await expect(assumedBadge(alice)).toHaveText(/^Assumed: editor, lab-root · \d\d:\d\d$/);
+    await expectUsersPage(alice, true);
+
+    // And root on the lab server, in the browser's terminal.
+    await alice.getByRole('navigation').getByRole('link', { name: 'Servers' }).click();
+    const lab = serverRow(alice, sshdNode);
+    await expect(lab).toContainText('lab: e2e');
+    await lab.getByRole('button', { name: /^Connect to / }).click();
+    const [terminal] = await Promise.all([
+      alice.context().waitForEvent('page'),
+      alice.getByRole('menuitem', { name: 'root', exact: true }).click(),
+    ]);
+    await expectConnected(terminal);
+    await runInTerminal(terminal, 'echo "$(id -un)-$((6*7))"');
+    await expectOnScreen(terminal, 'root-42');
+    // All of that within the access: the badge still counts down.
+    await expect(assumedBadge(alice)).toHaveText(/· \d\d:\d\d$/);
+    await expect(assumedBadge(alice)).not.toHaveText(/· 00:00$/);
+
+    // When the access ends the server closes the terminal...
+    const removed = `access to root@${sshdNode} was removed`;
+    const ended = await watchScreenFor(terminal, removed);
+    await ended.within(accessSeconds * 1000 + 10_000);
+    await expect(terminal.getByRole('status')).toHaveText(`disconnected: ${removed}`);
+
+    // ...and the console drops the roles at zero, and loads the page again without them.
+    await expect(assumedBadge(alice)).toHaveCount(0, { timeout: 15_000 });
+    await expectSignedIn(alice);
+    await expectUsersPage(alice, false);
+    // The request is over: it shows EXPIRED and cannot be assumed again.
+    await alice.goto(requestUrl);
+    await expect(alice.getByRole('main').getByText('EXPIRED', { exact: true })).toBeVisible();
+    await expect(alice.getByRole('button', { name: 'Assume roles' })).toHaveCount(0);
+    await expect(assumedBadge(alice)).toHaveCount(0);
+  });
+});
