@@ -41,10 +41,16 @@ describe('options merge: the most restrictive wins', () => {
       { record_session: { default: 'strict' } },
     );
     expect(o.requireSessionMfa).toBe(true);
-    expect(o.recordSession).toEqual({ default: 'strict', ssh: 'strict', desktop: true });
+    expect(o.recordSession).toEqual({
+      default: 'strict',
+      ssh: 'strict',
+      k8s: 'strict',
+      desktop: true,
+    });
     expect(merged({ record_session: { default: 'off', desktop: false } }).recordSession).toEqual({
       default: 'off',
       ssh: 'off',
+      k8s: 'off',
       desktop: false,
     });
   });

@@ -1,5 +1,5 @@
 import { parseDuration } from './duration.js';
-import type { JoinSessionPolicy } from '@postern/contracts';
+import type { JoinSessionPolicy, ParticipantMode } from '@postern/contracts';
 import { compileSelector, type CompiledSelector } from './labels.js';
 import type { Role, RoleConditions } from './role.schema.js';
 import { expandAll, type UserTraits } from './templates.js';
@@ -59,6 +59,7 @@ export interface ExpandedConditions {
   principals: Record<PrincipalField, string[]>;
   rules: CompiledRule[];
   joinSessions: JoinSessionPolicy[];
+  requireSessionJoin: ModerationPolicy[];
   requestRoles: string[];
   searchAsRoles: string[];
   suggestedReviewers: string[];
@@ -94,6 +95,41 @@ function compileRule(rule: NonNullable<RoleConditions['rules']>[number]): Compil
   return { resources: rule.resources, verbs: rule.verbs, where };
 }
 
+/** One `require_session_join` policy, its filter parsed once. */
+export interface ModerationPolicy {
+  name: string;
+  /** Undefined: every participant matches. 'invalid' cannot happen for validated roles. */
+  filter: WhereExpr | 'invalid' | undefined;
+  kinds: readonly string[];
+  count: number;
+  modes: readonly ParticipantMode[];
+  onLeave: 'terminate' | 'pause';
+  /** The filter as written, for the waiting user's notice. */
+  filterText: string;
+}
+
+function compileModeration(
+  p: NonNullable<RoleConditions['require_session_join']>[number],
+): ModerationPolicy {
+  let filter: ModerationPolicy['filter'];
+  if (p.filter !== undefined) {
+    try {
+      filter = parseWhere(p.filter);
+    } catch {
+      filter = 'invalid';
+    }
+  }
+  return {
+    name: p.name,
+    filter,
+    kinds: p.kinds,
+    count: p.count,
+    modes: p.modes,
+    onLeave: p.on_leave ?? 'terminate',
+    filterText: p.filter ?? '',
+  };
+}
+
 function implicitRules(c: ExpandedConditions): CompiledRule[] {
   const readOnly = ['list', 'read'];
   const rules: CompiledRule[] = kinds
@@ -117,7 +153,8 @@ function expandConditions(
   const selectors = {} as Record<AccessKind, CompiledSelector>;
   const namesPrincipals = {} as Record<AccessKind, boolean>;
   for (const kind of kinds) {
-    selectors[kind] = compileSelector(c[accessKinds[kind].labels], traits);
+    const labels = accessKinds[kind].labels;
+    selectors[kind] = compileSelector(c[labels], traits, c[`${labels}_expression`]);
     namesPrincipals[kind] = accessKinds[kind].principals.some((f) => (c[f]?.length ?? 0) > 0);
   }
   const principals = {} as Record<PrincipalField, string[]>;
@@ -128,6 +165,7 @@ function expandConditions(
     principals,
     rules: (c.rules ?? []).map(compileRule),
     joinSessions: c.join_sessions ?? [],
+    requireSessionJoin: (c.require_session_join ?? []).map(compileModeration),
     requestRoles: c.request?.roles ?? [],
     searchAsRoles: c.request?.search_as_roles ?? [],
     suggestedReviewers: expandAll(c.request?.suggested_reviewers, traits),

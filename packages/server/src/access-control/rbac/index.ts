@@ -1,7 +1,12 @@
 export { permits, type Principals, type RuleMode } from './access-checker.js';
 export { aclAreaKinds, userAcl } from './acl.js';
 export { parseDuration } from './duration.js';
-export { accessKinds, type AccessKind, type PrincipalField } from './expand.js';
+export {
+  accessKinds,
+  type AccessKind,
+  type ModerationPolicy,
+  type PrincipalField,
+} from './expand.js';
 export { canGrantRoles, type GrantCheck } from './grant.js';
 export { defaultMaxSessionTtlMs, type EffectiveOptions } from './options.js';
 export { editorResourceKinds, isPresetRoleName, presetRole, presetRoles } from './presets.js';

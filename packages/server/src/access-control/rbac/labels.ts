@@ -1,4 +1,5 @@
 import type { LabelSelector } from '@postern/contracts';
+import { compileLabelExpression, type BoundLabelExpression } from './label-expression.js';
 import { expandTemplate, type UserTraits } from './templates.js';
 
 /**
@@ -7,6 +8,11 @@ import { expandTemplate, type UserTraits } from './templates.js';
  * matches; the key `*` (whose only value is `*`) matches any resource, labelled or not. An empty
  * selector matches nothing. Values may be trait templates, expanded before compiling; a key whose
  * values all expand to nothing can never match.
+ *
+ * A role may add a label expression for the kind (`node_labels_expression`, label-expression.ts),
+ * combined with the map as the reference does: an allow matches when the map (if set) AND the
+ * expression (if set) match; a deny matches when the map OR the expression does. Neither set:
+ * the selector is empty.
  */
 export type ResourceLabels = Readonly<Record<string, string>>;
 
@@ -14,10 +20,13 @@ export type ResourceLabels = Readonly<Record<string, string>>;
 type ValueMatcher = (value: string) => boolean;
 
 export interface CompiledSelector {
+  /** Neither a label map nor an expression: matches nothing. */
   readonly empty: boolean;
   readonly keys: ReadonlyArray<readonly [key: string, matchers: ValueMatcher[]]>;
   /** A value was not a valid regex: allow selectors then never match, deny selectors always do. */
   readonly invalid: boolean;
+  /** The role's label expression for the kind, bound to the user's traits. */
+  readonly expression?: BoundLabelExpression;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -53,6 +62,7 @@ export const asList = (values: string | readonly string[]): readonly string[] =>
 export function compileSelector(
   selector: LabelSelector | undefined,
   traits: UserTraits,
+  expressionText?: string,
 ): CompiledSelector {
   const keys: Array<readonly [string, ValueMatcher[]]> = [];
   let invalid = false;
@@ -69,7 +79,9 @@ export function compileSelector(
     }
     keys.push([key, matchers]);
   }
-  return { empty: keys.length === 0, keys, invalid };
+  if (expressionText === undefined) return { empty: keys.length === 0, keys, invalid };
+  const expression = compileLabelExpression(expressionText, traits);
+  return { empty: false, keys, invalid, expression };
 }
 
 /** Whether the selector matches a resource's labels (see the module comment). */
@@ -79,12 +91,25 @@ export function selectorMatches(
   side: 'allow' | 'deny',
 ): boolean {
   if (selector.empty) return false;
-  if (selector.invalid) return side === 'deny';
-  return selector.keys.every(([key, matchers]) => {
-    if (key === '*') return matchers.length > 0;
-    const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
-    return value !== undefined && matchers.some((match) => match(value));
-  });
+  const { expression } = selector;
+  const hasMap = selector.keys.length > 0;
+  const mapMatches = () => {
+    if (selector.invalid) return side === 'deny';
+    return selector.keys.every(([key, matchers]) => {
+      if (key === '*') return matchers.length > 0;
+      const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
+      return value !== undefined && matchers.some((match) => match(value));
+    });
+  };
+  // An expression that cannot be evaluated never allows and always denies.
+  const expressionMatches = () => {
+    const verdict = (expression as BoundLabelExpression)(labels);
+    return verdict === 'error' ? side === 'deny' : verdict;
+  };
+  if (side === 'allow') {
+    return (!hasMap || mapMatches()) && (expression === undefined || expressionMatches());
+  }
+  return (hasMap && mapMatches()) || (expression !== undefined && expressionMatches());
 }
 
 /** Whether a plain value (a role name, a login) matches any of the patterns. */

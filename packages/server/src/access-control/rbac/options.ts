@@ -12,7 +12,12 @@ export interface EffectiveOptions {
   requireSessionMfa: boolean;
   /** The strictest mode (strict > best_effort > off; unset is best_effort); desktops are
    * recorded unless every role says `desktop: false`. */
-  recordSession: { default: RecordSessionMode; ssh: RecordSessionMode; desktop: boolean };
+  recordSession: {
+    default: RecordSessionMode;
+    ssh: RecordSessionMode;
+    k8s: RecordSessionMode;
+    desktop: boolean;
+  };
   /** False if any role says false; otherwise true. */
   desktopClipboard: boolean;
   desktopDirectorySharing: boolean;
@@ -25,6 +30,20 @@ export interface EffectiveOptions {
   /** The strictest strategy (always > reason > optional) and the first prompt given. */
   requestAccess: RequestAccessStrategy;
   requestPrompt: string;
+  /** scp and sftp (SSH proxy, node service) and the console's file transfer: false if any says false. */
+  sshFileCopy: boolean;
+  /** True if any role says so: live sessions end when the certificate that opened them expires. */
+  disconnectExpiredCert: boolean;
+  /** The smallest non-zero limit of each; 0 means none. */
+  maxSessions: number;
+  maxConnections: number;
+  maxKubernetesConnections: number;
+  /** `strict` if any role says so: access is refused while the lock view may be stale. */
+  lockingMode: 'best_effort' | 'strict';
+  /** True if any role says so: certificates carry the client's address and work only from it. */
+  pinSourceIp: boolean;
+  /** Every role's cert_extensions (name → value; the first role that names one wins). */
+  certExtensions: Record<string, string>;
 }
 
 export const defaultMaxSessionTtlMs = 30 * 3_600_000;
@@ -60,6 +79,9 @@ export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
   const sshModes = all.map(
     (o) => o.record_session?.ssh ?? o.record_session?.default ?? 'best_effort',
   );
+  const k8sModes = all.map(
+    (o) => o.record_session?.k8s ?? o.record_session?.default ?? 'best_effort',
+  );
   return {
     maxSessionTtlMs: ttl.length > 0 ? Math.min(...ttl) : defaultMaxSessionTtlMs,
     clientIdleTimeoutMs: idle.length > 0 ? Math.min(...idle) : 0,
@@ -67,6 +89,7 @@ export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
     recordSession: {
       default: strictest(recordOrder, modes, modes[0] ?? 'best_effort'),
       ssh: strictest(recordOrder, sshModes, sshModes[0] ?? 'best_effort'),
+      k8s: strictest(recordOrder, k8sModes, k8sModes[0] ?? 'best_effort'),
       desktop: all.length === 0 || all.some((o) => o.record_session?.desktop !== false),
     },
     desktopClipboard: restrictive(
@@ -92,5 +115,29 @@ export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
       'optional',
     ),
     requestPrompt: all.find((o) => o.request_prompt)?.request_prompt ?? '',
+    sshFileCopy: !all.some((o) => o.ssh_file_copy === false),
+    disconnectExpiredCert: all.some((o) => o.disconnect_expired_cert === true),
+    maxSessions: smallestLimit(all.map((o) => o.max_sessions)),
+    maxConnections: smallestLimit(all.map((o) => o.max_connections)),
+    maxKubernetesConnections: smallestLimit(all.map((o) => o.max_kubernetes_connections)),
+    lockingMode: all.some((o) => o.lock === 'strict') ? 'strict' : 'best_effort',
+    pinSourceIp: all.some((o) => o.pin_source_ip === true),
+    certExtensions: certExtensionsOf(all),
   };
+}
+
+/** The smallest non-zero limit; 0 when no role sets one. */
+function smallestLimit(limits: ReadonlyArray<number | undefined>): number {
+  const set = limits.filter((n): n is number => typeof n === 'number' && n > 0);
+  return set.length > 0 ? Math.min(...set) : 0;
+}
+
+function certExtensionsOf(all: readonly RoleOptions[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const options of all) {
+    for (const { name, value } of options.cert_extensions ?? []) {
+      if (!(name in out)) out[name] = value;
+    }
+  }
+  return out;
 }

@@ -6,7 +6,13 @@ import {
   wildcardPrincipals,
   type Principals,
 } from './access-checker.js';
-import { expandRole, type AccessKind, type ExpandedRole, type RequestThreshold } from './expand.js';
+import {
+  expandRole,
+  type AccessKind,
+  type ExpandedRole,
+  type ModerationPolicy,
+  type RequestThreshold,
+} from './expand.js';
 import { matchesAny, type ResourceLabels } from './labels.js';
 import { mergeOptions, type EffectiveOptions } from './options.js';
 import type { Role } from './role.schema.js';
@@ -215,6 +221,18 @@ export class RoleSet {
 
   suggestedReviewers(): string[] {
     return [...new Set(this.roles.flatMap((r) => r.allow.suggestedReviewers))].sort();
+  }
+
+  /**
+   * The moderation a session of this kind needs (`require_session_join`): per role that has
+   * policies for the kind, those policies. Every role's set must be met (any one policy of it).
+   */
+  moderationPolicySets(kind: string): ModerationPolicy[][] {
+    return this.roles
+      .map((r) =>
+        r.allow.requireSessionJoin.filter((p) => p.kinds.some((k) => k === kind || k === '*')),
+      )
+      .filter((set) => set.length > 0);
   }
 
   /** Allow policies for joining other users' sessions. */

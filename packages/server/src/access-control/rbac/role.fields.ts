@@ -8,6 +8,7 @@ import {
 } from '@postern/contracts';
 import { z } from 'zod';
 import { durationHint, parseDuration } from './duration.js';
+import { labelExpressionProblem } from './label-expression.js';
 import { labelValueProblem } from './labels.js';
 import { templateProblem } from './templates.js';
 import { parseWhere } from './where.js';
@@ -15,8 +16,8 @@ import { parseWhere } from './where.js';
 /**
  * The fields of a role's options, allow and deny, as the reference system writes them. Reference
  * fields for features Postern does not have (cloud identities, host users, …) are kept but not
- * enforced; restrictions Postern does not enforce yet are accepted only at their "no restriction"
- * value. role.schema.ts assembles the resource and lists the fields Postern refuses.
+ * enforced; every restriction is enforced (docs/rbac.md, "Role options"), and a value Postern cannot
+ * enforce is refused. role.schema.ts assembles the resource and lists the fields Postern refuses.
  */
 
 const nonEmpty = z.string().min(1, 'must not be empty');
@@ -35,10 +36,6 @@ const duration = z.preprocess(
   (value) => (value === 0 ? '0' : value),
   z.string({ error: durationHint }).refine((v) => parseDuration(v) !== undefined, durationHint),
 );
-const keptAt = <T extends string | number | boolean>(value: T) =>
-  z
-    .literal(value, { error: `not enforced by Postern: only ${JSON.stringify(value)} is accepted` })
-    .optional();
 /** YAML `allow:` with nothing after it is null; read it as empty. */
 export const orEmpty = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === null || value === undefined ? {} : value), schema);
@@ -74,6 +71,13 @@ const labelSelector = z.record(z.string(), z.unknown()).transform((map, ctx) => 
 const resourceKind = z
   .string()
   .regex(/^(\*|[a-z][a-z0-9_]*)$/, 'expected a resource kind such as user, role or session, or *');
+/** `<kind>_labels_expression` (label-expression.ts): parsed here so errors name their line. */
+const labelExpression = z
+  .string({ error: 'expected a label expression (a string)' })
+  .superRefine((text, ctx) => {
+    const problem = labelExpressionProblem(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 const whereClause = z.string().superRefine((text, ctx) => {
   try {
     parseWhere(text);
@@ -91,6 +95,24 @@ export const joinSessionShape = {
   roles: z.array(pattern),
   kinds: z.array(z.enum(sessionKinds)),
   modes: z.array(z.enum(participantModes)),
+};
+/**
+ * Moderated sessions (reference `require_session_join`): a session of the owner's that a policy
+ * covers waits until `count` participants matching `filter` have joined in one of `modes`.
+ */
+export const requireSessionJoinShape = {
+  name: nonEmpty,
+  /** A `where`-style predicate on the participant: `contains(user.roles, "auditor")`. */
+  filter: whereClause.optional(),
+  // Only sessions with a shared screen can be moderated; '*' means both, as in the reference.
+  kinds: z.array(
+    z.enum(['ssh', 'k8s', '*'], {
+      error: 'expected ssh, k8s or *: only terminal sessions can be moderated',
+    }),
+  ),
+  count: z.number().int().min(1).max(100),
+  modes: z.array(z.enum(participantModes)).min(1),
+  on_leave: z.enum(['terminate', 'pause']).optional(),
 };
 export const kubeResourceShape = {
   kind: nonEmpty,
@@ -136,9 +158,19 @@ export const conditionsShape = {
   kubernetes_users: templatedList.optional(),
   kubernetes_resources: z.array(z.strictObject(kubeResourceShape)).optional(),
   windows_desktop_labels: labelSelector.optional(),
+  // Label expressions: with the map of the same kind, allow needs both, deny either.
+  node_labels_expression: labelExpression.optional(),
+  app_labels_expression: labelExpression.optional(),
+  db_labels_expression: labelExpression.optional(),
+  kubernetes_labels_expression: labelExpression.optional(),
+  windows_desktop_labels_expression: labelExpression.optional(),
+  // Checked, like any expression, but kept like their label maps: there is nothing to select.
+  db_service_labels_expression: labelExpression.optional(),
+  group_labels_expression: labelExpression.optional(),
   windows_desktop_logins: templatedList.optional(),
   rules: z.array(z.strictObject(ruleShape)).optional(),
   join_sessions: z.array(z.strictObject(joinSessionShape)).optional(),
+  require_session_join: z.array(z.strictObject(requireSessionJoinShape)).optional(),
   request: z.strictObject(requestShape).optional(),
   review_requests: z.strictObject(reviewShape).optional(),
   // Kept, not enforced: features Postern does not have, so there is nothing to grant or deny.
@@ -161,8 +193,28 @@ const modeSchema = z.enum(recordSessionModes);
 export const recordSessionShape = {
   default: modeSchema.optional(),
   ssh: modeSchema.optional(),
+  /** Postern's own: Kubernetes exec and attach sessions (the reference uses `default`). */
+  k8s: modeSchema.optional(),
   desktop: bool.optional(),
 };
+/** An extension added to the SSH user certificates a user is issued (reference `cert_extensions`). */
+export const certExtensionShape = {
+  type: z.literal('ssh', { error: "only type 'ssh' is supported (x509 extensions are not)" }),
+  mode: z.literal('extension', {
+    error: "only mode 'extension' is supported (critical options are not)",
+  }),
+  name: nonEmpty
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+    .refine(
+      (name) => !name.startsWith('permit-') && !name.endsWith('@postern.dev'),
+      'Postern sets this extension itself from the other options',
+    ),
+  value: z.string(),
+};
+const limit = z
+  .number({ error: 'expected a whole number (0 means no limit)' })
+  .int('expected a whole number (0 means no limit)')
+  .min(0, 'expected a whole number (0 means no limit)');
 const enabled = z.strictObject({ enabled: bool.optional() }).optional();
 export const optionsShape = {
   max_session_ttl: duration.optional(),
@@ -192,15 +244,18 @@ export const optionsShape = {
   create_db_user_mode: kept,
   idp: kept,
   mfa_verification_interval: kept,
-  // Restrictions Postern does not enforce yet: accepted only at their "no restriction" value.
-  ssh_file_copy: keptAt(true),
-  disconnect_expired_cert: keptAt(false),
-  pin_source_ip: keptAt(false),
-  max_connections: keptAt(0),
-  max_sessions: keptAt(0),
-  max_kubernetes_connections: keptAt(0),
-  lock: keptAt('best_effort'),
+  // Enforced restrictions (docs/rbac.md, "Role options").
+  ssh_file_copy: bool.optional(),
+  disconnect_expired_cert: bool.optional(),
+  pin_source_ip: bool.optional(),
+  max_connections: limit.optional(),
+  max_sessions: limit.optional(),
+  max_kubernetes_connections: limit.optional(),
+  lock: z
+    .enum(['best_effort', 'strict'], { error: "expected 'best_effort' or 'strict'" })
+    .optional(),
+  cert_extensions: z.array(z.strictObject(certExtensionShape)).optional(),
   device_trust_mode: z
-    .enum(['off', 'optional'], { error: "not enforced by Postern: only 'off' or 'optional'" })
+    .literal('off', { error: "device trust is not supported: only 'off' is accepted" })
     .optional(),
 };

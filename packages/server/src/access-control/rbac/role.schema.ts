@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   conditionsShape,
   joinSessionShape,
+  requireSessionJoinShape,
   kept,
   kubeResourceShape,
   optionsShape,
@@ -16,8 +17,8 @@ import {
 
 /**
  * The role resource as the reference system writes it (v5, v6 and v7), validated strictly: an
- * unknown field is an error, and fields whose absence would widen access (label expressions,
- * moderated sessions, role expiry, …) are refused with a reason. The output is always v7.
+ * unknown field is an error, and fields whose absence would widen access (role expiry, rule
+ * actions, …) are refused with a reason. The output is always v7.
  */
 
 const roleName = z
@@ -90,16 +91,9 @@ export const toSharedRole = (role: Role): SharedRole => role;
 
 /** Reference fields Postern refuses, with the reason shown instead of "unknown field". */
 export const unsupportedFields: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(
-    ['node', 'app', 'db', 'db_service', 'kubernetes', 'windows_desktop', 'group', 'cluster'].map(
-      (kind) => [
-        `${kind}_labels_expression`,
-        `label expressions are not supported; use ${kind}_labels`,
-      ],
-    ),
-  ),
   cluster_labels: 'access to trusted clusters by label is not supported yet',
-  require_session_join: 'moderated sessions are not supported yet',
+  cluster_labels_expression:
+    'access to trusted clusters by label expression is not supported: trusted clusters are not supported yet',
   expires: 'roles that expire are not supported',
   actions: 'rule actions are not supported',
   where: 'filters on access requests are not supported yet',
@@ -123,6 +117,7 @@ export function knownFieldsAt(path: readonly PropertyKey[]): string[] {
   const nested: Record<string, object> = {
     rules: ruleShape,
     join_sessions: joinSessionShape,
+    require_session_join: requireSessionJoinShape,
     kubernetes_resources: kubeResourceShape,
     request: requestShape,
     review_requests: reviewShape,

@@ -206,12 +206,13 @@ describe('parseRoleYaml', () => {
   });
 
   it('explains refused reference fields instead of calling them unknown', () => {
-    const text = minimal('  deny:\n    node_labels_expression: \'labels.env == "prod"\'\n');
+    const text = minimal('  deny:\n    cluster_labels_expression: \'labels.env == "prod"\'\n');
     expect(issuesOf(text)).toEqual([
       {
-        path: 'spec.deny.node_labels_expression',
+        path: 'spec.deny.cluster_labels_expression',
         line: 7,
-        message: 'label expressions are not supported; use node_labels',
+        message:
+          'access to trusted clusters by label expression is not supported: trusted clusters are not supported yet',
       },
     ]);
   });

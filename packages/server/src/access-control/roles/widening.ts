@@ -35,13 +35,34 @@ const listFields: readonly Field[] = [
   'kubernetes_users',
   'windows_desktop_logins',
 ];
-const labelFields: readonly Field[] = [
-  'node_labels',
-  'app_labels',
-  'db_labels',
-  'kubernetes_labels',
-  'windows_desktop_labels',
+/**
+ * Each kind's label map, its expression, and the fields of principals (and rules) a deny of the
+ * kind refuses everywhere when it selects nothing.
+ */
+const labelKinds: ReadonlyArray<{
+  labels: Field;
+  expression: Field;
+  principals: readonly Field[];
+}> = [
+  { labels: 'node_labels', expression: 'node_labels_expression', principals: ['logins'] },
+  { labels: 'app_labels', expression: 'app_labels_expression', principals: [] },
+  {
+    labels: 'db_labels',
+    expression: 'db_labels_expression',
+    principals: ['db_names', 'db_users'],
+  },
+  {
+    labels: 'kubernetes_labels',
+    expression: 'kubernetes_labels_expression',
+    principals: ['kubernetes_groups', 'kubernetes_users', 'kubernetes_resources'],
+  },
+  {
+    labels: 'windows_desktop_labels',
+    expression: 'windows_desktop_labels_expression',
+    principals: ['windows_desktop_logins'],
+  },
 ];
+const selectorFields = new Set(labelKinds.flatMap((k) => [k.labels, k.expression]));
 
 function conditionWidenings(
   before: RoleConditions,
@@ -59,12 +80,8 @@ function conditionWidenings(
     if (listFields.includes(field)) {
       const wider = uncovered(wide[field] as string[] | undefined, narrow[field] as string[]);
       if (wider.length > 0) reasons.push(`${at} ${verb} ${wider.join(', ')}`);
-    } else if (labelFields.includes(field)) {
-      const covered = selectorCovers(
-        wide[field] as LabelSelector | undefined,
-        narrow[field] as LabelSelector | undefined,
-      );
-      if (!covered) reasons.push(`${at} ${verb} more labels`);
+    } else if (selectorFields.has(field)) {
+      continue; // judged per kind below, the map with its expression
     } else if (field === 'rules') {
       const wider = uncoveredRules(wide.rules ?? [], narrow.rules ?? []);
       if (wider.length > 0) reasons.push(`${at} ${verb} ${wider.join(', ')}`);
@@ -73,7 +90,64 @@ function conditionWidenings(
       reasons.push(`${at} changed`);
     }
   }
+  for (const kind of labelKinds) {
+    if (![kind.labels, kind.expression].some((f) => f in before || f in after)) continue;
+    const pick = (c: RoleConditions): Selection => ({
+      map: c[kind.labels] as LabelSelector | undefined,
+      expression: c[kind.expression] as string | undefined,
+    });
+    const covered =
+      side === 'allow'
+        ? allowCovers(pick(wide), pick(narrow))
+        : denyCovers(
+            pick(wide),
+            pick(narrow),
+            kind.principals.some((f) => !isEmpty(narrow[f])),
+          );
+    if (!covered) {
+      const which = [kind.labels, kind.expression].filter((f) => f in before || f in after);
+      reasons.push(`${side}.${which.join(' and ')} ${verb} more labels`);
+    }
+  }
   return reasons;
+}
+
+/** What a role selects for one kind: its label map and its label expression. */
+interface Selection {
+  map: LabelSelector | undefined;
+  expression: string | undefined;
+}
+const selectsNothing = (s: Selection) =>
+  Object.keys(s.map ?? {}).length === 0 && s.expression === undefined;
+
+/**
+ * Allow selects what the map (if set) AND the expression (if set) match. `narrow` selects no more
+ * than `wide` when each part `wide` has is kept: its map by a map it covers, its expression by the
+ * very same text. Expressions are not compared by meaning: a changed or removed one is wider, and
+ * a map that gives way to an expression is too; adding an expression to a map only narrows it.
+ */
+function allowCovers(wide: Selection, narrow: Selection): boolean {
+  if (selectsNothing(narrow)) return true;
+  if (selectsNothing(wide)) return false;
+  if (Object.keys(wide.map ?? {}).length > 0) {
+    if (Object.keys(narrow.map ?? {}).length === 0 || !selectorCovers(wide.map, narrow.map)) {
+      return false;
+    }
+  }
+  return wide.expression === undefined || narrow.expression === wide.expression;
+}
+
+/**
+ * Deny refuses what the map OR the expression matches; a deny that selects nothing but names
+ * principals (or Kubernetes rules) for the kind refuses them everywhere. `narrow` (the old deny)
+ * must be inside `wide` (the new one): each of its parts kept, an everywhere kept everywhere.
+ */
+function denyCovers(wide: Selection, narrow: Selection, everywhere: boolean): boolean {
+  if (selectsNothing(narrow)) return !everywhere || selectsNothing(wide);
+  if (Object.keys(narrow.map ?? {}).length > 0 && !selectorCovers(wide.map, narrow.map)) {
+    return false;
+  }
+  return narrow.expression === undefined || wide.expression === narrow.expression;
 }
 
 /** The entries of `narrow` that `wide` does not have (`*` in `wide` has them all). */
@@ -148,7 +222,7 @@ function optionWidenings(old: EffectiveOptions, next: EffectiveOptions): string[
   if (old.requireSessionMfa && !next.requireSessionMfa) {
     reasons.push('options.require_session_mfa is off');
   }
-  for (const kind of ['default', 'ssh'] as const) {
+  for (const kind of ['default', 'ssh', 'k8s'] as const) {
     const from = recordOrder.indexOf(old.recordSession[kind]);
     if (recordOrder.indexOf(next.recordSession[kind]) < from) {
       reasons.push(`options.record_session.${kind} records less`);
@@ -163,12 +237,32 @@ function optionWidenings(old: EffectiveOptions, next: EffectiveOptions): string[
     ['forwardAgent', 'forward_agent'],
     ['portForwarding', 'port_forwarding'],
     ['mysqlLoadDataLocal', 'mysql_load_data_local'],
+    ['sshFileCopy', 'ssh_file_copy'],
   ] as const;
   for (const [key, name] of permits) {
     if (next[key] && !old[key]) reasons.push(`options.${name} is on`);
   }
   if (requestOrder.indexOf(next.requestAccess) < requestOrder.indexOf(old.requestAccess)) {
     reasons.push('options.request_access is looser');
+  }
+  const limit = (n: number) => (n === 0 ? Infinity : n);
+  const limits = [
+    ['maxSessions', 'max_sessions'],
+    ['maxConnections', 'max_connections'],
+    ['maxKubernetesConnections', 'max_kubernetes_connections'],
+  ] as const;
+  for (const [key, name] of limits) {
+    if (limit(next[key]) > limit(old[key])) reasons.push(`options.${name} is higher`);
+  }
+  const dropped = [
+    ['disconnectExpiredCert', 'disconnect_expired_cert'],
+    ['pinSourceIp', 'pin_source_ip'],
+  ] as const;
+  for (const [key, name] of dropped) {
+    if (old[key] && !next[key]) reasons.push(`options.${name} is off`);
+  }
+  if (old.lockingMode === 'strict' && next.lockingMode !== 'strict') {
+    reasons.push('options.lock is no longer strict');
   }
   return reasons;
 }
