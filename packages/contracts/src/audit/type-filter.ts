@@ -28,6 +28,7 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'session.join': 'User Joined Session',
     'session.leave': 'User Left Session',
     'session.rejected': 'Session Rejected',
+    'session.moderation': 'Session Moderation',
     resize: 'Terminal Resized',
     'session.recording.access': 'Recording Accessed',
     'session.recording.failed': 'Recording Failed',

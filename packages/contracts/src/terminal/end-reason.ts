@@ -13,6 +13,10 @@ export const sessionEndReasons = {
   shutdown: 'the proxy is shutting down',
   /** Access the session relied on (the login, the server, the join) was taken away. */
   accessRemoved: (login: string, hostname: string) => `access to ${login}@${hostname} was removed`,
+  /** A moderated session whose last required moderator left (on_leave: terminate). */
+  moderatorLeft: 'the last required moderator left the session',
+  /** A moderator ended it (the `t` key, or End Session). */
+  moderatorEnded: (user: string) => `terminated by moderator ${user}`,
 } as const;
 
 /** An end that is no error: shown in a neutral colour; anything else stays red. */

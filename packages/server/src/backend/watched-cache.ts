@@ -35,6 +35,11 @@ export class WatchedCache<T> extends EventEmitter {
   private retryTimer: NodeJS.Timeout | null = null;
   /** Bumped on every change, so callers can memoise what they derive from the cache. */
   generation = 0;
+  /**
+   * True from a watch failure until the re-list that follows it has loaded: meanwhile changes
+   * may be missing (a lock written elsewhere, say). Emits 'stale' and 'fresh' as it changes.
+   */
+  stale = false;
 
   constructor(
     private readonly backend: Backend,
@@ -79,6 +84,10 @@ export class WatchedCache<T> extends EventEmitter {
         try {
           await watcher.ready;
           await this.reload();
+          if (this.stale) {
+            this.stale = false;
+            this.emit('fresh');
+          }
           if (first) loaded();
           first = false;
           delay = this.options.retryMs ?? 1000;
@@ -94,6 +103,10 @@ export class WatchedCache<T> extends EventEmitter {
       } catch (error) {
         if (this.closed) return;
         if (first) return failed(error);
+        if (!this.stale) {
+          this.stale = true;
+          this.emit('stale');
+        }
         this.options.onError?.(error);
         await new Promise<void>((resolve) => {
           this.retryTimer = setTimeout(resolve, delay);

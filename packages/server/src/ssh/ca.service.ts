@@ -16,6 +16,20 @@ export const POSTERN_ROLES_EXTENSION = 'postern-roles@postern.dev';
 /** Another, naming the access requests the certificate assumed (comma-separated ids). */
 export const POSTERN_REQUESTS_EXTENSION = 'postern-access-requests@postern.dev';
 
+/**
+ * `pin_source_ip`: the client address a user certificate was issued to (an extension, not a
+ * critical option: our own judge refuses critical options it does not know, and the SSH proxy
+ * and signed requests enforce this one themselves).
+ */
+export const POSTERN_SOURCE_IP_EXTENSION = 'postern-source-ip@postern.dev';
+/**
+ * `ssh_file_copy: false`: nodes that read it (the node service) refuse the sftp subsystem and
+ * scp on the certificate; the SSH proxy refuses them itself for OpenSSH hosts.
+ */
+export const POSTERN_NO_FILE_COPY_EXTENSION = 'postern-no-file-copy@postern.dev';
+/** An address as one form: `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) is `127.0.0.1`. */
+export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
 /** The access requests a user certificate's extensions name. */
 export const assumedRequestsOf = (extensions: Record<string, string>) =>
   (extensions[POSTERN_REQUESTS_EXTENSION] ?? '').split(',').filter(Boolean);
@@ -36,6 +50,12 @@ export interface IssueUserCertificateOptions {
   ttlMs: number;
   permitPortForwarding?: boolean;
   permitAgentForwarding?: boolean;
+  /** ssh_file_copy: false; the certificate says so to nodes that read it. */
+  denyFileCopy?: boolean;
+  /** pin_source_ip: the only client address the certificate works from. */
+  sourceIp?: string;
+  /** The roles' cert_extensions; Postern's own extensions win over one of the same name. */
+  extraExtensions?: Record<string, string>;
   now?: Date;
 }
 
@@ -81,6 +101,7 @@ export class ClusterCa {
   issueUserCertificate(opts: IssueUserCertificateOptions): string {
     const now = opts.now ?? new Date();
     const extensions: Record<string, string> = {
+      ...opts.extraExtensions,
       'permit-pty': '',
       [POSTERN_ROLES_EXTENSION]: opts.roles.join(','),
     };
@@ -89,6 +110,8 @@ export class ClusterCa {
     }
     if (opts.permitPortForwarding) extensions['permit-port-forwarding'] = '';
     if (opts.permitAgentForwarding) extensions['permit-agent-forwarding'] = '';
+    if (opts.denyFileCopy) extensions[POSTERN_NO_FILE_COPY_EXTENSION] = '';
+    if (opts.sourceIp) extensions[POSTERN_SOURCE_IP_EXTENSION] = plainAddress(opts.sourceIp);
     return signCertificate(this.userCa.spec.privateKeyPem, {
       type: 'user',
       publicKey: opts.publicKey,

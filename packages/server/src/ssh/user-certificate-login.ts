@@ -1,6 +1,12 @@
 import { verify } from 'node:crypto';
 import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
-import { assumedRequestsOf, POSTERN_ROLES_EXTENSION } from './ca.service.js';
+import {
+  assumedRequestsOf,
+  plainAddress,
+  POSTERN_NO_FILE_COPY_EXTENSION,
+  POSTERN_ROLES_EXTENSION,
+  POSTERN_SOURCE_IP_EXTENSION,
+} from './ca.service.js';
 import {
   ED25519_CERT,
   parseCertificate,
@@ -23,6 +29,10 @@ export interface CertifiedIdentity {
   validBefore: Date;
   /** When it starts being valid: tells a certificate issued before a credentials change. */
   validAfter: Date;
+  /** pin_source_ip: the client address it was issued to, when pinned. */
+  pinnedIp?: string;
+  /** ssh_file_copy: false was in force when it was issued: no sftp, no scp. */
+  noFileCopy?: boolean;
 }
 
 export interface CertificatePolicy {
@@ -34,6 +44,8 @@ export interface CertificatePolicy {
   userNameIs?: 'login' | 'user';
   lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
   now: () => Date;
+  /** The client's address: a certificate pinned to another one is refused (pin_source_ip). */
+  clientIp?: string;
 }
 
 export type CertificateVerdict =
@@ -93,6 +105,18 @@ export function judgeUserCertificate(
     validBefore: cert.validBefore,
     validAfter: cert.validAfter,
   };
+  if (POSTERN_NO_FILE_COPY_EXTENSION in cert.extensions) identity.noFileCopy = true;
+  const pinned = cert.extensions[POSTERN_SOURCE_IP_EXTENSION];
+  if (pinned) {
+    identity.pinnedIp = pinned;
+    const from = policy.clientIp === undefined ? undefined : plainAddress(policy.clientIp);
+    if (from !== undefined && from !== pinned) {
+      return refuse(
+        `this certificate is pinned to ${pinned} (pin_source_ip); you connect from ${from}`,
+        true,
+      );
+    }
+  }
   const lockMessage = policy.lockedMessage?.(identity);
   if (lockMessage !== undefined) return refuse(`locked: ${lockMessage}`, true);
   if (ctx.signature && ctx.blob) {

@@ -39,6 +39,8 @@ export async function openSshClient(opts: {
   proxyPort: number;
   ttlMs?: number;
   permitPortForwarding?: boolean;
+  /** pin_source_ip: the address the certificate is pinned to. */
+  sourceIp?: string;
 }): Promise<OpenSshClientSetup> {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-ssh-client-'));
   const key = generateEd25519Key();
@@ -52,6 +54,7 @@ export async function openSshClient(opts: {
     publicKey: key.publicKey,
     ttlMs: opts.ttlMs ?? 600_000,
     permitPortForwarding: opts.permitPortForwarding ?? true,
+    ...(opts.sourceIp ? { sourceIp: opts.sourceIp } : {}),
   });
   await writeFile(`${keyFile}-cert.pub`, `${certificate}\n`);
   await writeFile(path.join(dir, 'known_hosts'), `${opts.ca.knownHostsLine()}\n`);

@@ -13,6 +13,7 @@ export async function startTestSshProxy(app: TestApp, options: { loginGraceMs?: 
     locks: app.services.lockWatcher,
     audit: app.audit,
     recordings: app.services.recordings,
+    backend: app.backend,
     now: Date.now,
     log: () => undefined,
     ...options,

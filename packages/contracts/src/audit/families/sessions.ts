@@ -62,6 +62,11 @@ export const sessionEvents = {
     desc: 'Session Recording Accessed',
     message: 'User [{user}] accessed a session recording [{sid}]',
   },
+  TPOS050I: {
+    type: 'session.moderation',
+    desc: 'Session Moderation',
+    message: 'Moderated session [{sid}] of [{user}] {state} ({moderators})',
+  },
   TPOS030E: {
     type: 'session.recording.failed',
     desc: 'Session Recording Failed',

@@ -51,7 +51,6 @@ const accessKindOf = {
   windows_desktop: 'desktop',
 } as const;
 
-
 /** A pending request nobody decides expires after this, at the latest. */
 const longestPendingMs = 7 * 24 * 3600 * 1000;
 /** Below this an approval would be over before anyone could use it. */

@@ -15,6 +15,20 @@ export interface LockSubject {
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
 export interface LockView {
   lockFor(subject: LockSubject): LockResource | undefined;
+  /**
+   * True while the view may miss locks (its watch failed and it has not listed again yet):
+   * roles with `lock: strict` refuse access then (strictLockProblem).
+   */
+  isStale?(): boolean;
+}
+
+/** What `lock: strict` says while the lock view is stale, or undefined. */
+export function strictLockProblem(
+  locks: LockView,
+  mode: 'best_effort' | 'strict',
+): string | undefined {
+  if (mode !== 'strict' || !locks.isStale?.()) return undefined;
+  return 'locked: the lock list cannot be confirmed current right now and your role requires strict locking (lock: strict); try again shortly';
 }
 
 /**
@@ -59,6 +73,11 @@ export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implemen
   /** The first lock in force that covers any part of the subject, or undefined. */
   lockFor(subject: LockSubject): LockResource | undefined {
     return this.locks().find((lock) => covers(lock, subject));
+  }
+
+  /** The watch on `/locks/` failed and the locks have not been listed again yet. */
+  isStale(): boolean {
+    return this.cache.stale;
   }
 
   isLocked(subject: LockSubject): boolean {

@@ -4,6 +4,7 @@ import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
 import { ProxyUnreachableError } from './proxy-client.js';
 import {
+  join,
   logout,
   ls,
   scp,
@@ -87,6 +88,16 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .action((args: string[]) =>
       oneLine(async () => {
         process.exitCode = await scp(deps.env, args, runOpenSsh);
+      }),
+    );
+
+  program
+    .command('join <sessionId>')
+    .description('join a live session (Active Sessions lists them) through the SSH proxy')
+    .option('--mode <mode>', 'observer (default for others), moderator or peer')
+    .action((sessionId: string, flags: { mode?: string }) =>
+      oneLine(async () => {
+        process.exitCode = await join(deps.env, sessionId, flags.mode, runOpenSsh);
       }),
     );
 

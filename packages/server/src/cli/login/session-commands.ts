@@ -82,6 +82,30 @@ export async function ssh(
 }
 
 /**
+ * `postern join SID [--mode observer|moderator|peer]`: the system ssh to the SSH proxy itself,
+ * whose `join` command attaches this terminal to the live session (Ctrl-C leaves; a moderator's
+ * `t` ends the session).
+ */
+export async function join(
+  env: NodeJS.ProcessEnv,
+  sid: string,
+  mode: string | undefined,
+  run: OpenSshRunner,
+): Promise<number> {
+  const profile = await currentLogin(env);
+  if (!/^[0-9a-f-]{36}$/.test(sid)) throw new ConfigError(`${sid} is not a session id`);
+  if (mode !== undefined && !['observer', 'moderator', 'peer'].includes(mode)) {
+    throw new ConfigError(`--mode ${mode}: expected observer, moderator or peer`);
+  }
+  const at = profile.ssh_proxy_addr.lastIndexOf(':');
+  const host = profile.ssh_proxy_addr.slice(0, at);
+  const port = profile.ssh_proxy_addr.slice(at + 1);
+  const config = new PosternHome(env).sshConfig;
+  const command = `join ${sid}${mode ? ` ${mode}` : ''}`;
+  return run('ssh', ['-F', config, '-t', '-p', port, `${profile.user}@${host}`, command]);
+}
+
+/**
  * `postern scp [options] source… target`: the system scp with the generated config, so
  * `[login@]node:path` works without the Include line in ~/.ssh/config. Options go to scp as given.
  */

@@ -1,7 +1,7 @@
 import type { SshCertsResponse } from '@postern/contracts';
 import type { Clock } from '../../clock.js';
 import { accessDenied, badParameter } from '../../errors.js';
-import type { ClusterCa } from '../../ssh/ca.service.js';
+import { plainAddress, type ClusterCa } from '../../ssh/ca.service.js';
 import { ED25519, formatPublicKey, parsePublicKey } from '../../ssh/keys.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
@@ -81,6 +81,12 @@ export class CertIssuer {
       : options.maxSessionTtlMs;
     const ttlMs = clampTtl(args.requestedTtlMs, maxTtlMs);
     const logins = roleSet.certificateLogins();
+    // pin_source_ip: the certificate works only from the address that asked for it.
+    if (options.pinSourceIp && !args.addr) {
+      throw accessDenied(
+        'your roles pin certificates to your address (pin_source_ip), which is unknown',
+      );
+    }
     const cert = this.deps.ca.issueUserCertificate({
       user: args.user,
       roles,
@@ -90,6 +96,9 @@ export class CertIssuer {
       ttlMs,
       permitPortForwarding: options.portForwarding,
       permitAgentForwarding: options.forwardAgent,
+      ...(options.pinSourceIp && args.addr ? { sourceIp: args.addr } : {}),
+      extraExtensions: options.certExtensions,
+      denyFileCopy: !options.sshFileCopy,
       now: new Date(this.deps.now()),
     });
     await emitAudit(this.deps.audit, 'TC000I', {
@@ -98,6 +107,7 @@ export class CertIssuer {
       logins,
       ttl_ms: ttlMs,
       ...(assumedIds.length ? { access_requests: assumedIds } : {}),
+      ...(options.pinSourceIp && args.addr ? { pinned_ip: plainAddress(args.addr) } : {}),
       ...remoteAddr(args.addr),
     });
     return {

@@ -2,7 +2,11 @@ import { verify } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
-import { assumedRequestsOf } from '../../ssh/ca.service.js';
+import {
+  assumedRequestsOf,
+  plainAddress,
+  POSTERN_SOURCE_IP_EXTENSION,
+} from '../../ssh/ca.service.js';
 import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
@@ -11,7 +15,11 @@ import type {
   ResolvedAccess,
 } from '../../access-control/access/access-resolver.js';
 import { certificateCredential } from '../../access-control/access/credential-revocation.js';
-import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  strictLockProblem,
+  type LockView,
+} from '../../access-control/locks/lock-watcher.js';
 
 /** How far a signed request's timestamp may be from our clock (either way). */
 export const signedRequestSkewMs = 5 * 60_000;
@@ -70,6 +78,23 @@ export class CertRequestAuth {
     const resolved = this.deps.access.resolve(user, [], assumedRequestsOf(cert.extensions));
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
+    const options = resolved.roleSet.options();
+    const stale = strictLockProblem(this.deps.locks, options.lockingMode);
+    if (stale) throw accessDenied(stale);
+    // pin_source_ip: a pinned certificate works only from its address; and while the roles
+    // ask for pinning, an unpinned one (issued before) does not work at all.
+    const pinned = cert.extensions[POSTERN_SOURCE_IP_EXTENSION];
+    const from = plainAddress(request.ip);
+    if (pinned && pinned !== from) {
+      throw notAuthenticated(
+        `this certificate is pinned to ${pinned} (pin_source_ip); you connect from ${from}`,
+      );
+    }
+    if (!pinned && options.pinSourceIp) {
+      throw notAuthenticated(
+        'your roles pin certificates to your address (pin_source_ip): run postern login',
+      );
+    }
     return { ...resolved, user };
   }
 }

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { readDiskUsage, systemStatfs } from '../disk-usage/disk-usage.js';
 import type { RecordingMark } from '@postern/contracts';
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { LocalDirBlobStore } from '../../blobs/local-dir-blob-store.js';
@@ -74,7 +78,15 @@ export interface RecordingStore {
   openKeyframes(sid: string): Promise<Readable | undefined>;
   /** The sessions that have a sealed recording. */
   listSealed(): Promise<string[]>;
+  /**
+   * Why a recording could not be written now (storage gone, volume full), or undefined: what
+   * `record_session: strict` asks before a session starts. Absent: assumed writable.
+   */
+  writableProblem?(): Promise<string | undefined>;
 }
+
+/** Below this much free space a strict session is not started: its recording would fail. */
+export const minFreeRecordingBytes = 16 * 1024 * 1024;
 
 const sidPattern = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -193,6 +205,20 @@ export class DirRecordingStore extends BlobRecordingStore {
     const local = new LocalDirBlobStore(dir);
     super(local, formats);
     this.local = local;
+  }
+
+  /** A probe file written and removed, and the volume's free space. */
+  async writableProblem(): Promise<string | undefined> {
+    const probe = path.join(this.dir, `.probe-${randomUUID()}`);
+    try {
+      await writeFile(probe, 'probe');
+      await rm(probe, { force: true });
+      const { availableBytes } = await readDiskUsage(this.dir, systemStatfs);
+      if (availableBytes < minFreeRecordingBytes) return 'the recordings volume is full';
+      return undefined;
+    } catch (error) {
+      return `the recordings directory cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    }
   }
 
   /** The file that holds one part of a recording, for tools and tests that work on files. */

@@ -21,8 +21,10 @@ export function participantModesFor(
   session: JoinableSession,
 ): ParticipantMode[] {
   if (!joinableKinds.has(session.kind)) return [];
+  // The owner comes back as a peer only: nobody moderates (or watches as a moderator would
+  // count) their own session.
+  if (viewer.user === session.owner) return ['peer'];
   const modes = new Set<ParticipantMode>();
-  if (viewer.user === session.owner) modes.add('peer');
   for (const policy of viewer.roleSet.joinSessionPolicies()) {
     const kindMatches = policy.kinds.some((k) => k === session.kind || (k as string) === '*');
     const roleMatches = session.ownerRoles.some((role) => matchesAny(policy.roles, role));

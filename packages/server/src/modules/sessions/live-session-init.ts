@@ -1,6 +1,7 @@
 import type { RecordSessionMode, SessionKind, TerminalSize } from '@postern/contracts';
 import type { AuditStore } from '../audit/index.js';
 import type { LiveSession } from './live-session.js';
+import type { Moderation } from './moderation.js';
 import type { ScreenMirror } from './screen-mirror.js';
 import type { SessionChannel } from './session-channel.js';
 import type { RecordingPolicy } from './session-recording.js';
@@ -48,6 +49,8 @@ export interface LiveSessionInit {
    * second): a reason ends the session, undefined lets it go on.
    */
   recheck?: () => string | undefined;
+  /** The owner's require_session_join policies for the kind; absent or empty: not moderated. */
+  moderation?: Moderation;
 }
 
 export interface LiveSessionDeps {
@@ -89,6 +92,7 @@ export function sessionAuditFields(sid: string, init: LiveSessionInit) {
 export function sessionTracker(
   init: LiveSessionInit,
   live: {
+    moderated: boolean;
     id: string;
     created: number;
     lastInput: number;
@@ -111,7 +115,7 @@ export function sessionTracker(
     ownerRoles: init.owner.roles,
     terminal: live.size ?? noTerminal,
     parties: live.parties(iso),
-    moderated: false,
+    moderated: live.moderated,
     command: init.command,
     proxyId: init.proxyId,
     expires: iso(init.expiresAt),

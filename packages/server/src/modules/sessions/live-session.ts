@@ -28,6 +28,7 @@ import { toActiveSessionJson } from './session-json.js';
 import { SessionOutput } from './session-output.js';
 import { SessionParties } from './session-parties.js';
 import { startTerminalRecording, type SessionRecording } from './session-recording.js';
+import type { ModerationState } from './moderation.js';
 import type { SessionTracker } from './session-tracker.store.js';
 
 export type { LiveSessionDeps, LiveSessionInit } from './live-session-init.js';
@@ -52,6 +53,10 @@ export class LiveSession {
   private ended = false;
   private recordingError = '';
   private exited: { status: ExitStatus; reason: string } | undefined;
+  /** A moderated session runs only while its moderators are there (moderation.ts). */
+  private moderationState: ModerationState;
+  /** Output that arrived while a moderated session waited or was paused: released when it runs. */
+  private held: Buffer[] = [];
 
   constructor(
     readonly init: LiveSessionInit,
@@ -79,11 +84,24 @@ export class LiveSession {
         onDrain: () => this.output.maybeResume(),
       });
     }
+    this.moderationState = init.moderation?.required ? 'waiting' : 'running';
     init.channel.start({
-      output: (chunk) => this.output.push(chunk),
+      // A session waiting for its moderators (or paused for them) holds what the program sends
+      // and stops reading: the protocol's flow control holds the program back, and not one byte
+      // reaches anyone, the recording included, before the policy is met.
+      output: (chunk) => {
+        if (this.moderationState === 'running') return this.output.push(chunk);
+        this.held.push(Buffer.from(chunk));
+        init.channel.pause();
+      },
       exit: (exit) => void (this.exited = exitOutcome(exit)),
       closed: (lostReason) => this.terminate(lostReason ?? this.exited?.reason ?? closedReason),
     });
+  }
+
+  /** Whether the session is moderated, and whether it runs, waits or is paused for that. */
+  get moderation(): { required: boolean; state: ModerationState } {
+    return { required: !!this.init.moderation?.required, state: this.moderationState };
   }
 
   /** How the program on the server ended, once it has (an SSH client relays it). */
@@ -133,6 +151,8 @@ export class LiveSession {
         mode: party.mode,
       });
     }
+    this.moderate();
+    if (this.ended) return;
     this.publish();
   }
 
@@ -148,6 +168,8 @@ export class LiveSession {
       reason,
     });
     if (!this.members.hasPeer()) return this.terminate(sessionEndReasons.allLeft);
+    this.moderate();
+    if (this.ended) return;
     this.output.maybeResume();
     this.publish();
   }
@@ -158,9 +180,10 @@ export class LiveSession {
     if (!member || this.ended) return;
     member.lastActive = this.deps.now();
     if (member.party.mode === 'moderator' && isTerminateKey(data)) {
-      return this.terminate(`terminated by moderator ${member.party.user}`);
+      return this.terminate(sessionEndReasons.moderatorEnded(member.party.user));
     }
     if (member.party.mode !== 'peer') return; // observers and moderators cannot type
+    if (this.moderationState !== 'running') return; // nobody drives it until it may run
     this.lastInput = member.lastActive;
     this.init.channel.write(data);
   }
@@ -239,6 +262,7 @@ export class LiveSession {
 
   toTracker(): SessionTracker {
     return sessionTracker(this.init, {
+      moderated: this.moderation.required,
       id: this.id,
       created: this.created,
       lastInput: this.lastInput,
@@ -262,6 +286,60 @@ export class LiveSession {
       user: this.init.owner.user,
       reason,
     });
+  }
+
+  /**
+   * Works out again whether a moderated session may run, after a join or a leave: it starts (or
+   * resumes) once its policies are met; when they stop being met it pauses or ends (on_leave).
+   * Every party is told in its terminal, as text: a stock ssh client has no other place for it.
+   */
+  private moderate(): void {
+    const moderation = this.init.moderation;
+    if (!moderation?.required || this.ended) return;
+    const participants = this.members.list();
+    const met = moderation.fulfilledBy(participants);
+    const present = moderation.counted(participants).map((p) => `${p.user} (${p.mode})`);
+    const joined = present.length > 0 ? present.join(', ') : 'nobody yet';
+    if (met && this.moderationState !== 'running') {
+      const resumed = this.moderationState === 'paused';
+      this.moderationState = 'running';
+      this.notice(`${joined} joined: the session ${resumed ? 'resumes' : 'starts'}.`);
+      this.release();
+      emitAuditInBackground(this.deps.audit, 'TPOS050I', {
+        ...this.auditFields(),
+        user: this.init.owner.user,
+        state: resumed ? 'resumed' : 'started',
+        moderators: present,
+      });
+    } else if (!met && this.moderationState === 'running') {
+      if (moderation.onLeave() === 'terminate') {
+        return this.terminate(sessionEndReasons.moderatorLeft);
+      }
+      this.moderationState = 'paused';
+      this.init.channel.pause();
+      this.notice(`paused until ${moderation.describe()} rejoin. Present: ${joined}.`);
+      emitAuditInBackground(this.deps.audit, 'TPOS050I', {
+        ...this.auditFields(),
+        user: this.init.owner.user,
+        state: 'paused',
+        moderators: present,
+      });
+    } else if (!met) {
+      this.notice(`this session needs ${moderation.describe()}. Joined: ${joined}. Waiting…`);
+    }
+  }
+
+  /** A running session's output flows again: what was held first, then the channel. */
+  private release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const chunk of held) this.output.push(chunk);
+    if (this.output.pausedSince === undefined) this.init.channel.resume();
+  }
+
+  /** A line from Postern in every party's terminal; not recorded, not part of the screen. */
+  private notice(text: string): void {
+    this.members.deliverLast(Buffer.from(`\r\nPostern > ${text}\r\n`, 'utf8'));
   }
 
   private publish(): void {

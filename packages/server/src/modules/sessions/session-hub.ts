@@ -111,6 +111,16 @@ export class SessionHub {
     return session;
   }
 
+  /**
+   * Why a recording could not be written now, or undefined: `record_session: strict` refuses to
+   * start a session that would be unrecorded from its first byte.
+   */
+  async recordingProblem(): Promise<string | undefined> {
+    const store = this.deps.recordings?.store;
+    if (!store) return 'session recording is not configured';
+    return store.writableProblem?.();
+  }
+
   /** Judges `guard` again whenever sessions are; call the returned function once it is over. */
   guard(guard: AccessGuard): () => void {
     this.guards.add(guard);

@@ -1,4 +1,5 @@
 import type { ServerChannel, Session } from 'ssh2';
+import { isScpCommand } from '../scp-command.js';
 import type { CertifiedIdentity } from './authenticate.js';
 import { sessionEnvironment, workingDirectory, type LoginAccount } from './os-user.js';
 import { startInPty, startPiped, type SessionProcess } from './processes.js';
@@ -118,9 +119,21 @@ export function serveSession(session: Session, ctx: SessionContext): void {
     start(accept(), undefined);
   });
 
+  /** ssh_file_copy: false on the certificate refuses sftp and scp, saying why. */
+  const copyAllowed = (channel: ServerChannel): boolean => {
+    if (!ctx.identity.noFileCopy) return true;
+    ctx.log('ssh file copy refused', { user: ctx.identity.user, login: ctx.identity.login });
+    channel.stderr.write('file copying is not allowed by your roles (ssh_file_copy: false)\r\n');
+    channel.exit(1);
+    channel.end();
+    return false;
+  };
+
   session.on('exec', (accept, reject, info) => {
     if (running) return reject?.();
-    start(accept(), info.command);
+    const channel = accept();
+    if (isScpCommand(info.command) && !copyAllowed(channel)) return;
+    start(channel, info.command);
   });
 
   // SFTP is OpenSSH's sftp-server run as the login's OS user, its stdin and stdout the channel
@@ -135,7 +148,7 @@ export function serveSession(session: Session, ctx: SessionContext): void {
     if (info.name !== 'sftp') return refuse('unknown subsystem');
     if (!ctx.sftpServer) return refuse('no sftp-server is installed on this host');
     const channel = accept();
-    if (!allowed(channel)) return;
+    if (!allowed(channel) || !copyAllowed(channel)) return;
     terminal = undefined;
     run(channel, ctx.sftpServer, [], 'ssh subsystem sftp started');
   });

@@ -1,4 +1,5 @@
 import type { Server } from 'node:https';
+import { BackendSemaphore } from '../../backend/semaphore.js';
 import type { AddressInfo } from 'node:net';
 import { certificateCredential } from '../../access-control/access/credential-revocation.js';
 import { lockMessage } from '../../access-control/locks/lock-watcher.js';
@@ -107,6 +108,7 @@ function buildKubernetes(ctx: ServerContext) {
     audit,
     clusterName: config.clusterName,
     now,
+    streamLeases: new BackendSemaphore(ctx.backend, { prefix: '/semaphores/kubernetes/' }),
   });
   const proxy = new KubeApiProxy({
     clusters: kubeClusters,

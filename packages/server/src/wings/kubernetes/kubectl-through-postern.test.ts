@@ -32,6 +32,7 @@ let fake: FakeKubeApiServer;
 let app: TestApp;
 let kubectl: KubectlHarness;
 let kubectlOther: KubectlHarness;
+let kubectlLimited: KubectlHarness;
 let echo: Server;
 
 beforeAll(async () => {
@@ -75,6 +76,16 @@ beforeAll(async () => {
   );
   await app.services.users.create({ name: 'alice', roles: ['web-team'] }, 'test');
   await app.services.users.create({ name: 'bob', roles: ['web-team'] }, 'test');
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'one-stream' },
+      spec: { options: { max_kubernetes_connections: 1 } },
+    }),
+    hostActor('test'),
+  );
+  await app.services.users.create({ name: 'carl', roles: ['web-team', 'one-stream'] }, 'test');
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.server.address() as AddressInfo).port;
   const ca = await app.services.kubeCa();
@@ -95,11 +106,13 @@ beforeAll(async () => {
   };
   kubectl = await harness('alice');
   kubectlOther = await harness('bob');
+  kubectlLimited = await harness('carl');
 });
 
 afterAll(async () => {
   await kubectl?.cleanup();
   await kubectlOther?.cleanup();
+  await kubectlLimited?.cleanup();
   await app?.close();
   await fake?.stop();
   await new Promise((resolve) => echo?.close(resolve));
@@ -217,6 +230,29 @@ describe.each(execTransports)('kubectl exec $name', ({ env }) => {
         return events.find((event) => event.sid === live!.id);
       })
       .toMatchObject({ proto: 'kube', kubernetes_cluster: 'prod', interactive: true });
+  });
+});
+
+describe('max_kubernetes_connections', () => {
+  it('refuses a second exec stream while one is open, and allows it once that one ends', async () => {
+    const shell = kubectlLimited.startInPty(['exec', '-it', '-n', 'prod', 'web-1', '--', 'sh'], {
+      cols: 80,
+      rows: 24,
+    });
+    await typeAndSee(shell, 'echo holding-$((3+4))', /holding-7/);
+    const refused = await kubectlLimited.run(['exec', '-n', 'prod', 'web-1', '--', 'echo', 'two']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      'too many Kubernetes connections: max_kubernetes_connections allows 1 at a time',
+    );
+    shell.write('exit 0\r');
+    await shell.exited;
+    await expect
+      .poll(
+        async () =>
+          (await kubectlLimited.run(['exec', '-n', 'prod', 'web-1', '--', 'echo', 'two'])).stdout,
+      )
+      .toBe('two\n');
   });
 });
 

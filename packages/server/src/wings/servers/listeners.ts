@@ -21,6 +21,7 @@ export const serversListeners: readonly WingListener<ServersServices>[] = [
         locks: ctx.locks,
         audit: ctx.audit,
         recordings: ctx.recordings,
+        backend: ctx.backend,
         now: Date.now,
         log: (message, fields) => ctx.log('info', message, fields),
       });

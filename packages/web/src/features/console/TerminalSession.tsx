@@ -29,6 +29,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       target: serverTerminalTarget(tab),
       deps,
       readOnly,
+      moderator: tab.mode === 'moderator',
       onShortcut,
       events: {
         connected: () => dispatch({ type: 'connected', id: tab.id }),
@@ -52,7 +53,9 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
         <>
           {readOnly && (
             <Badge color="yellow" variant="light" tt="none">
-              {tab.mode === 'moderator' ? 'Moderating (read-only)' : 'Observing (read-only)'}
+              {tab.mode === 'moderator'
+                ? 'Moderating (read-only; t ends the session)'
+                : 'Observing (read-only)'}
             </Badge>
           )}
           {tab.joined && tab.parties.length > 0 && (

@@ -41,6 +41,8 @@ interface StartOptions {
   deps: TerminalDeps;
   events: TerminalSessionEvents;
   readOnly: boolean;
+  /** Joined as a moderator: `t` ends the session. */
+  moderator?: boolean;
   onShortcut: (action: ShortcutAction) => void;
 }
 
@@ -68,7 +70,7 @@ export function serverTerminalTarget(tab: TerminalTab): TerminalSocketTarget {
 export function startTerminalSession(
   engine: TerminalEngine,
   container: HTMLElement,
-  { target, deps, events, readOnly, onShortcut }: StartOptions,
+  { target, deps, events, readOnly, moderator, onShortcut }: StartOptions,
 ): () => void {
   engine.mount(container);
   const { cols, rows } = engine.size();
@@ -80,6 +82,7 @@ export function startTerminalSession(
     token: token ?? '',
     createSocket: deps.createSocket,
     readOnly,
+    moderator: moderator === true,
     initialSize: term,
   });
   const batcher = new OutputBatcher({ sink: engine, acks: client, schedule: deps.schedule });

@@ -5,8 +5,14 @@ import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { Clock } from '../../../clock.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
+import { Moderation } from '../../../modules/sessions/moderation.js';
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
+import {
+  SemaphoreFullError,
+  type BackendSemaphore,
+  type SemaphoreLease,
+} from '../../../backend/semaphore.js';
 import type { Impersonation } from '../access/impersonation.js';
 import type { KubeRequest } from '../access/kube-request.js';
 import { UpgradeFailedError } from '../httpstream/dial-options.js';
@@ -31,6 +37,8 @@ export interface KubeExecDeps {
   audit: AuditStore;
   clusterName: string;
   now: Clock;
+  /** max_kubernetes_connections: leases counted across proxies (absent: not counted). */
+  streamLeases?: BackendSemaphore;
 }
 
 /** Who opens an exec, and what their roles let the session be. */
@@ -83,6 +91,19 @@ export class KubeExecSessions {
       // acceptExec answered the client itself (a bad query, no protocol in common).
       return call.done(400);
     }
+    const unrecordable = await this.strictRecordingProblem(owner);
+    if (unrecordable) {
+      call.done(403);
+      await server.finish(failureStatus(unrecordable)).catch(() => server.abort());
+      return;
+    }
+    const limit = await this.leaseStream(owner);
+    if ('refused' in limit) {
+      call.done(403);
+      await server.finish(failureStatus(limit.refused)).catch(() => server.abort());
+      return;
+    }
+    void server.closed.then(() => limit.lease?.release());
     // kubectl sends its size right after the start: listened for now, while the cluster is dialled.
     const sizes = watchSizes(server);
     const target: ExecTarget = {
@@ -121,6 +142,39 @@ export class KubeExecSessions {
     sizes.follow((next) => session.resize(party.id, next.w, next.h));
     void server.closed.then(() => session.leave(party.id, 'disconnected'));
     await session.join(party);
+  }
+
+  /** record_session k8s `strict` with storage that cannot be written: why the exec is refused. */
+  private async strictRecordingProblem(owner: ExecOwner): Promise<string | undefined> {
+    if (owner.roleSet.options().recordSession.k8s !== 'strict') return undefined;
+    const problem = await this.deps.hub.recordingProblem();
+    return problem && `this session must be recorded (record_session: strict), but ${problem}`;
+  }
+
+  /**
+   * One of the owner's max_kubernetes_connections (exec and attach streams from kubectl, counted
+   * on every proxy through the backend), or why not.
+   */
+  private async leaseStream(
+    owner: ExecOwner,
+  ): Promise<{ lease: SemaphoreLease | undefined } | { refused: string }> {
+    const limit = owner.roleSet.options().maxKubernetesConnections;
+    if (!limit || !this.deps.streamLeases) return { lease: undefined };
+    try {
+      return { lease: await this.deps.streamLeases.acquire(owner.user, limit) };
+    } catch (error) {
+      const refused =
+        error instanceof SemaphoreFullError
+          ? `too many Kubernetes connections: max_kubernetes_connections allows ${limit} at a time`
+          : 'cannot count your Kubernetes connections right now; try again';
+      emitAuditInBackground(this.deps.audit, 'T1006W', {
+        user: owner.user,
+        login: owner.user,
+        server_id: 'kubernetes',
+        reason: refused,
+      });
+      return { refused };
+    }
   }
 
   /** An exec from the console's terminal: a live session the browser's party then joins. */
@@ -179,9 +233,10 @@ export class KubeExecSessions {
       interactive: true,
       expiresAt: this.deps.now() + options.maxSessionTtlMs,
       idleTimeoutMs: options.clientIdleTimeoutMs,
-      recordSession: options.recordSession.default,
+      recordSession: options.recordSession.k8s,
       channel: new KubeExecChannel(client),
       recheck: owner.recheck,
+      moderation: new Moderation(owner.roleSet.moderationPolicySets('k8s'), owner.user),
       auditFields: {
         kubernetes_cluster: cluster,
         kubernetes_pod_namespace: target.namespace,

@@ -9,6 +9,7 @@ import type { Identity } from '../../../http/request-identity.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { requesterOf, type NodeAccess } from '../terminal/node-access.js';
+import { assertUnmoderated } from '../terminal/terminal.service.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import { remoteError, RemoteFiles } from './remote-files.js';
 import { TransferAudit } from './transfer-audit.js';
@@ -55,6 +56,9 @@ export interface UploadPart {
  * read beyond what the server allows).
  */
 const transferChunkBytes = 256 * 1024;
+
+/** What `ssh_file_copy: false` answers (the SSH proxy says the same to scp and sftp). */
+export const fileCopyRefusal = 'file copying is not allowed by your roles (ssh_file_copy: false)';
 
 /** Room for the multipart framing around the file (boundaries, part headers). */
 const multipartSlack = 64 * 1024;
@@ -227,6 +231,10 @@ export class FileTransferService {
     );
     if (verdict.node) audit.node = verdict.node;
     if (!verdict.ok) throw verdict.error;
+    // ssh_file_copy: false (strictest of the roles) refuses the console's transfers too.
+    if (!request.identity.roleSet.options().sshFileCopy) throw accessDenied(fileCopyRefusal);
+    // A moderated user's files move only where moderators could see them: nowhere here.
+    assertUnmoderated(requesterOf(request.identity), 'file transfer');
     return verdict.node;
   }
 

@@ -37,6 +37,15 @@ function innerPacketLimit(jumpChannel: Duplex): number | undefined {
 /** How often a connection checks for a lock or an expired certificate. */
 const recheckMs = 1_000;
 
+/** The client's connection to the proxy that an inner connection runs in. */
+export interface JumpConnection {
+  user: string;
+  remoteAddr: string;
+  clientIp: string;
+  /** Session channels open on all its inner connections (max_sessions). */
+  sessions: { open: number };
+}
+
 export interface InnerTarget {
   node: DialableNode;
   /** The name the client asked for (`ssh … root@<name>`): the host certificate must list it. */
@@ -54,7 +63,7 @@ export interface InnerTarget {
 export function serveInnerConnection(
   stream: Duplex,
   target: InnerTarget,
-  jump: { user: string; remoteAddr: string },
+  jump: JumpConnection,
   deps: SshProxyDeps,
 ): void {
   const certificate = deps.ca.issueHostCertificate({
@@ -75,7 +84,7 @@ export function serveInnerConnection(
 function serve(
   connection: Connection,
   target: InnerTarget,
-  jump: { user: string; remoteAddr: string },
+  jump: JumpConnection,
   deps: SshProxyDeps,
   stream: Duplex,
 ): void {
@@ -87,6 +96,7 @@ function serve(
   const policy: CertificatePolicy = {
     userCaPublicKeys: () => [deps.ca.userCaPublicKey],
     now: () => new Date(deps.now()),
+    clientIp: jump.clientIp,
   };
 
   connection.on('authentication', (ctx) => {
@@ -106,9 +116,12 @@ function serve(
     if (revoked) return refuse(ctx, revoked, true);
     const { user, roles, accessRequests } = identity;
     const { hasRecord, ...current } = deps.requesterFor(user, roles, accessRequests);
+    // disconnect_expired_cert: the certificate's end ends the connection and its sessions;
+    // without it they run to max_session_ttl (counted from each session's start).
+    const cutAtExpiry = current.roleSet.options().disconnectExpiredCert;
     const requester: Requester = {
       ...current,
-      expiresAt: identity.validBefore.getTime(),
+      expiresAt: cutAtExpiry ? identity.validBefore.getTime() : Number.POSITIVE_INFINITY,
       subject: { user, roles, credential, hadRecord: hasRecord, accessRequests },
     };
     const request = {
@@ -131,6 +144,7 @@ function serve(
           recordings: deps.recordings,
           maxPacketSize: innerPacketLimit(stream),
           channels: new Set(),
+          sessions: jump.sessions,
         };
         ctx.accept();
       },

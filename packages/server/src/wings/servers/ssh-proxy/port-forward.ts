@@ -1,4 +1,5 @@
 import type { Client, ClientChannel, ServerChannel, TcpipRequestInfo } from 'ssh2';
+import { moderationOf } from '../terminal/terminal.service.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { InnerLogin } from './session-channel.js';
 
@@ -27,10 +28,13 @@ export class PortForwarder {
       'addr.remote': login.remoteAddr,
       'addr.local': `${info.destIP}:${info.destPort}`,
     };
-    if (!login.reach.options.portForwarding) {
+    const moderated = moderationOf(login.requester).required;
+    if (!login.reach.options.portForwarding || moderated) {
       emitAuditInBackground(login.audit, 'T3003E', {
         ...fields,
-        error: 'port forwarding is not allowed by your roles',
+        error: moderated
+          ? 'port forwarding is not allowed in moderated sessions'
+          : 'port forwarding is not allowed by your roles',
       });
       return reject();
     }

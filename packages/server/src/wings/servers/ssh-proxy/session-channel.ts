@@ -1,7 +1,11 @@
 import type { ServerChannel, Session } from 'ssh2';
-import { ApiError } from '../../../errors.js';
+import { assertUnmoderated } from '../terminal/terminal.service.js';
+import { emitAudit } from '../../../modules/audit/emit.js';
+import { accessDenied, ApiError } from '../../../errors.js';
+import { isScpCommand } from '../../../ssh/scp-command.js';
 import { capOutgoingPacketSize } from '../../../ssh/ssh2-internals.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
+import { fileCopyRefusal } from '../file-transfer/file-transfer.service.js';
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
 import type { Reach, Requester, TerminalService } from '../terminal/terminal.service.js';
@@ -28,6 +32,8 @@ export interface InnerLogin {
   maxPacketSize?: number;
   /** The session channels open on this connection: told why when its access is revoked. */
   channels: Set<ServerChannel>;
+  /** Sessions open on the client's whole connection to the proxy (max_sessions). */
+  sessions: { open: number };
 }
 
 /** Only these come from the client's environment, as with OpenSSH's usual `AcceptEnv`. */
@@ -78,11 +84,19 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
     accept?.();
   });
 
-  const begin = (channel: ServerChannel, run: () => Promise<void>) => {
+  const begin = (channel: ServerChannel, run: () => Promise<void>, fileCopy = false) => {
     started = true;
-    login.channels.add(channel);
-    channel.on('close', () => login.channels.delete(channel));
-    run().catch((error: unknown) => {
+    const refusal = refusalOf(login, fileCopy);
+    if (!refusal) {
+      login.sessions.open++;
+      login.channels.add(channel);
+      channel.on('close', () => {
+        login.channels.delete(channel);
+        login.sessions.open--;
+      });
+    }
+    const attempt = refusal ? () => refuse(login, refusal) : run;
+    attempt().catch((error: unknown) => {
       const message = error instanceof ApiError ? error.message : 'internal error';
       if (!(error instanceof ApiError))
         login.log('ssh proxy session failed', { error: String(error) });
@@ -125,6 +139,8 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
   };
 
   const relayed = async (channel: ServerChannel, kind: 'command' | 'sftp', command?: string) => {
+    // Moderators watch a terminal; a command without one, scp or sftp would pass unseen.
+    assertUnmoderated(login.requester, kind === 'sftp' ? 'sftp' : 'a command without a terminal');
     const request = {
       serverId: login.reach.node.id,
       login: login.reach.login,
@@ -146,15 +162,40 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
   session.on('exec', (accept, reject, info) => {
     if (started) return reject?.();
     const channel = accept();
-    if (terminal) begin(channel, () => interactive(channel, info.command, terminal!));
-    else begin(channel, () => relayed(channel, 'command', info.command));
+    const scp = isScpCommand(info.command);
+    if (terminal) begin(channel, () => interactive(channel, info.command, terminal!), scp);
+    else begin(channel, () => relayed(channel, 'command', info.command), scp);
   });
   session.on('subsystem', (accept, reject, info) => {
     if (started || info.name !== 'sftp') return reject?.();
     const channel = accept();
     if (login.maxPacketSize) capOutgoingPacketSize(channel, login.maxPacketSize);
-    begin(channel, () => relayed(channel, 'sftp'));
+    begin(channel, () => relayed(channel, 'sftp'), true);
   });
+}
+
+/** Why this session may not start: max_sessions reached, or file copying refused. */
+function refusalOf(login: InnerLogin, fileCopy: boolean): string | undefined {
+  const { options } = login.reach;
+  if (fileCopy && !options.sshFileCopy) return fileCopyRefusal;
+  if (options.maxSessions > 0 && login.sessions.open >= options.maxSessions) {
+    return `too many sessions on this connection: max_sessions allows ${options.maxSessions}`;
+  }
+  return undefined;
+}
+
+/** A refused session: audited as a rejected session (T1006W), then told to the client. */
+async function refuse(login: InnerLogin, reason: string): Promise<void> {
+  const { node } = login.reach;
+  await emitAudit(login.audit, 'T1006W', {
+    user: login.requester.user,
+    login: login.reach.login,
+    server_id: node.id,
+    server_hostname: node.hostname,
+    reason,
+    'addr.remote': login.remoteAddr,
+  });
+  throw accessDenied(reason);
 }
 
 function clamp(value: number, fallback: number): number {

@@ -1,7 +1,8 @@
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { sessionEndReasons } from '@postern/contracts';
-import ssh2, { type Connection, type ServerChannel, type Session } from 'ssh2';
-import type { ClusterCa } from '../../../ssh/ca.service.js';
+import ssh2, { type Connection } from 'ssh2';
+import { SemaphoreFullError, type BackendSemaphore } from '../../../backend/semaphore.js';
+import { plainAddress, type ClusterCa } from '../../../ssh/ca.service.js';
 import { disconnectWithReason } from '../../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
 import { judgeUserCertificate } from '../../../ssh/user-certificate-login.js';
@@ -9,13 +10,19 @@ import {
   certificateCredential,
   type Credential,
 } from '../../../access-control/access/credential-revocation.js';
+import { emitAudit } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
-import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  strictLockProblem,
+  type LockView,
+} from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
-import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
+import type { NodeDirectory, Requester, TerminalService } from '../terminal/terminal.service.js';
 import { limitInFlight } from './in-flight.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
+import { serveProxySession } from './join-command.js';
 import { loginAttempts } from './login-attempts.js';
 
 export interface SshProxyDeps {
@@ -44,6 +51,11 @@ export interface SshProxyDeps {
   log: (message: string, fields?: object) => void;
   /** How long a client has from connecting to being signed in (default 30 s). */
   loginGraceMs?: number;
+  /**
+   * max_connections: a lease per signed-in connection, per user, shared by every proxy on the
+   * same storage (absent: not limited).
+   */
+  connectionLeases?: BackendSemaphore;
 }
 
 const closeGraceMs = 5_000;
@@ -106,9 +118,11 @@ export class SshProxy {
     socket.setNoDelay(true);
     const keys = new CertifiedHostKeys(this.deps.hostKey.privateKeyPem, this.hostCertificate());
     const remoteAddr = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`;
+    const clientIp = plainAddress(socket.remoteAddress ?? '');
     const server = new ssh2.Server(
       { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
-      (connection, info) => this.serve(connection, remoteAddr, info.header.versions.software),
+      (connection, info) =>
+        this.serve(connection, { remoteAddr, clientIp }, info.header.versions.software),
     );
     server.on('connection', (connection) => {
       keys.attach(connection);
@@ -132,15 +146,23 @@ export class SshProxy {
   }
 
   /** `software`: the client's, from its SSH identification ("OpenSSH_9.2p1"). */
-  private serve(connection: Connection, remoteAddr: string, software: string): void {
+  private serve(
+    connection: Connection,
+    { remoteAddr, clientIp }: { remoteAddr: string; clientIp: string },
+    software: string,
+  ): void {
     const { deps } = this;
     this.connections.add(connection);
-    connection.on('close', () => this.connections.delete(connection));
+    let lease: Promise<{ release(): Promise<void> } | undefined> | undefined;
+    connection.on('close', () => {
+      this.connections.delete(connection);
+      void lease?.then((held) => held?.release());
+    });
     connection.on('error', (error: Error) =>
       deps.log('ssh proxy connection error', { error: error.message }),
     );
     const { refuse } = loginAttempts(connection, deps.log);
-    let user: { name: string; roles: string[]; accessRequests: string[] } | undefined;
+    let user: SignedInUser | undefined;
 
     connection.on('authentication', (ctx) => {
       if (ctx.method === 'none') return ctx.reject(['publickey']);
@@ -154,28 +176,65 @@ export class SshProxy {
           return lock ? lockMessage(lock) : undefined;
         },
         now: () => new Date(deps.now()),
+        clientIp,
       });
       if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
       const { identity } = verdict;
       // A user removed since the certificate was issued keeps no access (as for signed requests).
-      if (!deps.requesterFor(identity.user, identity.roles).hasRecord) {
+      const current = deps.requesterFor(identity.user, identity.roles, identity.accessRequests);
+      if (!current.hasRecord) {
         return refuse(ctx, 'this user no longer exists', true);
+      }
+      const options = current.roleSet.options();
+      const stale = strictLockProblem(deps.locks, options.lockingMode);
+      if (stale) return refuse(ctx, stale, true);
+      if (options.pinSourceIp && !identity.pinnedIp) {
+        const why =
+          'your roles pin certificates to your address (pin_source_ip): run postern login';
+        return refuse(ctx, why, true);
       }
       const revoked = deps.credentialRevoked(
         identity.user,
         certificateCredential(identity.validAfter),
       );
       if (revoked) return refuse(ctx, revoked, true);
-      if (ctx.signature) {
-        const { roles, accessRequests } = identity;
-        user = { name: identity.user, roles, accessRequests };
-      }
-      ctx.accept();
+      if (!ctx.signature) return ctx.accept();
+      const { roles, accessRequests, validAfter, validBefore } = identity;
+      user = { name: identity.user, roles, accessRequests, validAfter, validBefore };
+      const limit = options.maxConnections;
+      if (!limit || !deps.connectionLeases || lease) return ctx.accept();
+      const leases = deps.connectionLeases;
+      lease = leases.acquire(identity.user, limit).then(
+        (held) => {
+          ctx.accept();
+          return held;
+        },
+        async (error: unknown) => {
+          const reason =
+            error instanceof SemaphoreFullError
+              ? `too many connections: max_connections allows ${limit} at a time`
+              : 'cannot count your connections (max_connections) right now; try again';
+          if (!(error instanceof SemaphoreFullError))
+            deps.log('ssh proxy: connection lease failed', { error: String(error) });
+          await emitAudit(deps.audit, 'T1006W', {
+            user: identity.user,
+            login: ctx.username,
+            server_id: 'ssh proxy',
+            reason,
+            'addr.remote': remoteAddr,
+          }).catch(() => undefined);
+          user = undefined;
+          lease = undefined; // a later attempt asks again
+          refuse(ctx, reason, true);
+          return undefined;
+        },
+      );
     });
 
     connection.on('ready', () => {
       if (!user) return connection.end();
-      const jump = { user: user.name, remoteAddr };
+      // max_sessions counts the sessions of every inner connection this client runs through us.
+      const jump = { user: user.name, remoteAddr, clientIp, sessions: { open: 0 } };
       const { roleSet } = deps.requesterFor(user.name, user.roles, user.accessRequests);
       connection.on('tcpip', (accept, reject, info) => {
         const target = this.resolveTarget(info.destIP, info.destPort, roleSet);
@@ -190,7 +249,11 @@ export class SshProxy {
         limitInFlight(channel, software);
         serveInnerConnection(channel, target, jump, deps);
       });
-      connection.on('session', (accept) => explainJumpHost(accept()));
+      // The proxy's own sessions: `join` (postern join), or how to use the proxy.
+      const requester = proxySessionRequester(user, deps);
+      connection.on('session', (accept) =>
+        serveProxySession(accept(), { terminals: deps.terminals, requester }),
+      );
     });
   }
 
@@ -215,18 +278,32 @@ export class SshProxy {
   }
 }
 
-/** `ssh alice@proxy:3023` alone: say how the proxy is used instead of hanging up silently. */
-function explainJumpHost(session: Session): void {
-  const explain = (channel: ServerChannel) => {
-    channel.stderr.write(
-      'Postern: this is an SSH proxy; reach a server through it with\r\n' +
-        '  ssh -J <you>@<this proxy>:<port> <login>@<server>\r\n' +
-        'or run `postern login` once, then plain `ssh <login>@<server>`.\r\n',
-    );
-    channel.exit(1);
-    channel.end();
+/** Who signed in to the SSH proxy, from their certificate. */
+interface SignedInUser {
+  name: string;
+  roles: string[];
+  accessRequests: string[];
+  validAfter: Date;
+  validBefore: Date;
+}
+
+/** The signed-in user as a requester judged against the current roles (for `join`). */
+function proxySessionRequester(user: SignedInUser, deps: SshProxyDeps): () => Requester {
+  return () => {
+    const { name, roles, accessRequests } = user;
+    const current = deps.requesterFor(name, roles, accessRequests);
+    return {
+      user: name,
+      roles: current.roles,
+      roleSet: current.roleSet,
+      expiresAt: user.validBefore.getTime(),
+      subject: {
+        user: name,
+        roles,
+        credential: certificateCredential(user.validAfter),
+        hadRecord: current.hasRecord,
+        accessRequests,
+      },
+    };
   };
-  session.on('pty', (accept) => accept?.());
-  session.on('shell', (accept) => explain(accept()));
-  session.on('exec', (accept) => explain(accept()));
 }

@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { Backend } from '../../../backend/index.js';
+import { BackendSemaphore } from '../../../backend/semaphore.js';
 import type { Config } from '../../../config/config.js';
 import type { ClusterCa } from '../../../ssh/ca.service.js';
 import { generateEd25519Key, publicKeyFromPrivatePem } from '../../../ssh/keys.js';
@@ -24,6 +26,8 @@ export interface StartSshProxyDeps {
   now: () => number;
   log: (message: string, fields?: object) => void;
   loginGraceMs?: number;
+  /** Where max_connections leases live (shared by every proxy on the same storage). */
+  backend?: Backend;
 }
 
 /**
@@ -65,6 +69,14 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     now: deps.now,
     log: deps.log,
     ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
+    ...(deps.backend
+      ? {
+          connectionLeases: new BackendSemaphore(deps.backend, {
+            prefix: '/semaphores/connections/',
+            log: deps.log,
+          }),
+        }
+      : {}),
   });
   // Relaying encrypts every packet twice more: its padding comes from a pool (padding-pool.ts).
   if (!poolPacketPadding()) {

@@ -30,6 +30,10 @@ export interface DialIdentity {
   ttlMs: number;
   permitPortForwarding: boolean;
   permitAgentForwarding: boolean;
+  /** The roles' cert_extensions. */
+  extensions?: Record<string, string>;
+  /** ssh_file_copy: false (the node service refuses sftp and scp). */
+  denyFileCopy?: boolean;
 }
 
 export class HostKeyMismatchError extends Error {}
@@ -66,6 +70,8 @@ export class NodeDialer {
       ttlMs: who.ttlMs,
       permitPortForwarding: who.permitPortForwarding,
       permitAgentForwarding: who.permitAgentForwarding,
+      extraExtensions: who.extensions,
+      denyFileCopy: who.denyFileCopy,
     });
     let presented = '';
     const verifyHostKey = async (blob: Buffer) => {

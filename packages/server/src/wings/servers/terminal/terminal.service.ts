@@ -5,12 +5,13 @@ import type { Identity } from '../../../http/request-identity.js';
 import { openExec, openShell } from '../../../ssh/client.js';
 import { cappedIncomingWindow } from '../../../ssh/incoming-window.js';
 import { SshSessionChannel } from '../../../ssh/ssh-session-channel.js';
-import { emitAudit } from '../../../modules/audit/emit.js';
+import { emitAudit, emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { defaultJoinMode, participantModesFor } from '../../../modules/sessions/join-policy.js';
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
+import { Moderation } from '../../../modules/sessions/moderation.js';
 import type { Party } from '../../../modules/sessions/party.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
@@ -31,6 +32,23 @@ export type { ForwardedAgent, NodeDirectory, Requester } from './node-access.js'
  */
 const heldOutputLimit = 384 * 1024;
 export { requesterOf } from './node-access.js';
+
+/** The moderation an SSH session of the requester needs (require_session_join), if any. */
+export const moderationOf = (requester: Pick<Requester, 'user' | 'roleSet'>) =>
+  new Moderation(requester.roleSet.moderationPolicySets('ssh'), requester.user);
+
+/**
+ * Refuses what a moderated user would otherwise do unwatched: a command without a terminal, a
+ * file copy, sftp. Only a terminal session can wait for its moderators and be seen by them.
+ */
+export function assertUnmoderated(requester: Pick<Requester, 'user' | 'roleSet'>, what: string) {
+  const moderation = moderationOf(requester);
+  if (moderation.required) {
+    throw accessDenied(
+      `${what} is not allowed: your sessions need ${moderation.describe()}; open a terminal session instead`,
+    );
+  }
+}
 
 export interface TerminalServiceDeps {
   hub: SessionHub;
@@ -110,6 +128,13 @@ export class TerminalService {
     agent?: ForwardedAgent,
   ): Promise<LiveSession> {
     const reach = await this.authorize(requester, request);
+    if (reach.options.recordSession.ssh === 'strict') {
+      const problem = await this.deps.hub.recordingProblem();
+      if (problem) {
+        const why = `this session must be recorded (record_session: strict), but ${problem}`;
+        throw await this.rejected(requester, request, reach.node, accessDenied(why));
+      }
+    }
     const client = await this.dial(requester, reach, request, agent);
     const { node, ttlMs, options } = reach;
     let channel: ClientChannel;
@@ -140,6 +165,7 @@ export class TerminalService {
       recordSession: options.recordSession.ssh,
       channel: new SshSessionChannel(client, channel),
       recheck: () => this.deps.access.recheck(requester, node, request.login),
+      moderation: moderationOf(requester),
     });
     // After the session's own readers are attached (same tick: no output can slip past them).
     window.after(channel);
@@ -163,7 +189,11 @@ export class TerminalService {
    * may no longer join in its mode (roles changed) or its credentials were revoked.
    */
   guardParty(identity: Identity, session: LiveSession, party: Party): () => void {
-    const requester = requesterOf(identity);
+    return this.guardJoined(requesterOf(identity), session, party);
+  }
+
+  /** guardParty for any joiner: a web session's, or an SSH client's certificate holder. */
+  guardJoined(requester: Requester, session: LiveSession, party: Party): () => void {
     const subject = requester.subject;
     const subjects = this.deps.subjects;
     if (!subject || !subjects) return () => undefined;
@@ -172,7 +202,7 @@ export class TerminalService {
         if (session.isEnded) return undefined;
         const current = subjects.current(subject);
         if (!current.ok) return current.reason;
-        const viewer = { user: identity.user, roleSet: current.roleSet };
+        const viewer = { user: requester.user, roleSet: current.roleSet };
         const modes = participantModesFor(viewer, session.toTracker());
         if (!modes.includes(party.mode)) return `your right to join this session was removed`;
         return undefined;
@@ -186,7 +216,11 @@ export class TerminalService {
   }
 
   /** The live session to join and the mode granted, or an error the joiner can read. */
-  joinable(identity: Identity, sid: string, mode?: ParticipantMode) {
+  joinable(
+    identity: Pick<Identity, 'user' | 'roles' | 'roleSet'>,
+    sid: string,
+    mode?: ParticipantMode,
+  ) {
     const tracker = this.deps.hub.tracker(sid);
     const session = this.deps.hub.get(sid);
     const viewer = { user: identity.user, roleSet: identity.roleSet };
@@ -194,7 +228,16 @@ export class TerminalService {
     if (!tracker || modes.length === 0) throw notFound(`session ${sid} is not found`);
     const granted = mode ?? defaultJoinMode(identity.user, tracker.owner);
     if (!modes.includes(granted)) {
-      throw accessDenied(`access denied: you may join this session as ${modes.join(' or ')}`);
+      const reason = `you may join this session as ${modes.join(' or ')}`;
+      emitAuditInBackground(this.deps.audit, 'T1006W', {
+        user: identity.user,
+        sid,
+        mode: granted,
+        login: tracker.login,
+        server_id: tracker.serverId,
+        reason,
+      });
+      throw accessDenied(`access denied: ${reason}`);
     }
     if (!session) {
       throw new ApiError(

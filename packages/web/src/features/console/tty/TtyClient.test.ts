@@ -224,6 +224,18 @@ describe('TtyClient frames', () => {
     client.readyToJoin();
     expect(socket.envelopes().map((e) => e.type)).toEqual(['j']);
   });
+
+  it("a moderator sends only t, which ends the session; an observer's t goes nowhere", () => {
+    const moderator = connect({ readOnly: true, moderator: true });
+    moderator.socket.accept();
+    moderator.client.send('ls\r');
+    moderator.client.send('t');
+    expect(moderator.socket.payloads(T.raw)).toEqual(['t']);
+    const observer = connect({ readOnly: true });
+    observer.socket.accept();
+    observer.client.send('t');
+    expect(observer.socket.payloads(T.raw)).toEqual([]);
+  });
 });
 
 describe('TtyClient flow control', () => {

@@ -54,6 +54,8 @@ export interface TtyClientOptions {
   createSocket?: (url: string) => WebSocketLike;
   /** Observers: keystrokes and resizes are never sent. */
   readOnly?: boolean;
+  /** A moderator: read-only, but `t` ends the session. */
+  moderator?: boolean;
   /** The size the URL's `params.term` announced, so an unchanged size is not sent again. */
   initialSize?: TerminalSize;
   /** Acknowledge at least every this many processed output bytes (default 64 KiB). */
@@ -156,9 +158,13 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.setState('connecting');
   }
 
-  /** Keystrokes or pasted text (`r`). Dropped for observers and before the session is open. */
+  /**
+   * Keystrokes or pasted text (`r`). Dropped for observers and before the session is open; a
+   * moderator's `t` alone goes through: it ends the session (the reference's key).
+   */
   send(data: string): void {
-    if (this.readOnly || data === '') return;
+    if (data === '') return;
+    if (this.readOnly && !(this.options.moderator && data === 't')) return;
     this.sendFrame(T.raw, data);
   }
 
