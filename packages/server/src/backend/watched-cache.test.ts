@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryBackend } from './memory.js';
-import { WatchFailedError, type Backend, type Watcher } from './types.js';
+import { WatchFailedError, type Backend } from './types.js';
 import { WatchedCache } from './watched-cache.js';
+import { failingBackend as failingBackendIn } from './testing/failing-backend.testkit.js';
 
 const backends: Backend[] = [];
 afterEach(async () => {
@@ -10,35 +10,7 @@ afterEach(async () => {
 
 const parse = (item: { value: string }) => JSON.parse(item.value) as { v: number };
 
-/** A memory backend whose next watcher can be made to fail, as a trimmed event log would. */
-function failingBackend() {
-  const backend = new MemoryBackend();
-  backends.push(backend);
-  let fail: (() => void) | null = null;
-  const watch = backend.watch.bind(backend);
-  backend.watch = (prefixes: string[]): Watcher => {
-    const inner = watch(prefixes);
-    let failed: (error: Error) => void = () => {};
-    const failure = new Promise<never>((_, reject) => (failed = reject));
-    failure.catch(() => {});
-    fail = () => failed(new WatchFailedError('fell behind'));
-    const iterator = inner.events[Symbol.asyncIterator]();
-    return {
-      ready: inner.ready,
-      close: () => inner.close(),
-      events: {
-        [Symbol.asyncIterator]: () => ({
-          next: () => Promise.race([iterator.next(), failure]),
-          return: async () => {
-            inner.close();
-            return { value: undefined, done: true };
-          },
-        }),
-      },
-    };
-  };
-  return { backend, failWatcher: () => fail?.() };
-}
+const failingBackend = () => failingBackendIn(backends);
 
 describe('WatchedCache', () => {
   it('loads the prefix, then follows puts and deletes', async () => {

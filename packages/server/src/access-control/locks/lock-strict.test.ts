@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryBackend } from '../../backend/memory.js';
-import { WatchFailedError, type Watcher } from '../../backend/types.js';
+import type { MemoryBackend } from '../../backend/memory.js';
 import { LockWatcher, strictLockProblem } from './lock-watcher.js';
+import { failingBackend as failingBackendIn } from '../../backend/testing/failing-backend.testkit.js';
 
 // `lock: strict`: while the lock view may be missing a lock (its watch failed and the locks
 // have not been listed again), access is refused to users whose roles ask for strict locking.
@@ -10,35 +10,7 @@ afterEach(async () => {
   for (const backend of backends.splice(0)) await backend.close();
 });
 
-/** A memory backend whose current watcher can be made to fail, as a trimmed event log would. */
-function failingBackend() {
-  const backend = new MemoryBackend();
-  backends.push(backend);
-  let fail: (() => void) | null = null;
-  const watch = backend.watch.bind(backend);
-  backend.watch = (prefixes: string[]): Watcher => {
-    const inner = watch(prefixes);
-    let failed: (error: Error) => void = () => {};
-    const failure = new Promise<never>((_, reject) => (failed = reject));
-    failure.catch(() => {});
-    fail = () => failed(new WatchFailedError('fell behind'));
-    const iterator = inner.events[Symbol.asyncIterator]();
-    return {
-      ready: inner.ready,
-      close: () => inner.close(),
-      events: {
-        [Symbol.asyncIterator]: () => ({
-          next: () => Promise.race([iterator.next(), failure]),
-          return: async () => {
-            inner.close();
-            return { value: undefined, done: true };
-          },
-        }),
-      },
-    };
-  };
-  return { backend, failWatcher: () => fail?.() };
-}
+const failingBackend = () => failingBackendIn(backends);
 
 describe('lock: strict', () => {
   it('refuses while the lock view is stale, and only for strict roles', async () => {

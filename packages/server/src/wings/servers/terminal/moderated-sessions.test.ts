@@ -2,17 +2,17 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import type { TestApp } from '../../../testing/app-harness.testkit.js';
+import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
 import { openSshClient, type OpenSshClientSetup } from '../../../testing/openssh-client.testkit.js';
 import { startTestSshProxy } from '../../../testing/ssh-proxy.testkit.js';
-import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
 
 // Moderated sessions (require_session_join) on a real OpenSSH sshd, from the browser terminal and
 // from a stock ssh client through the SSH proxy: nothing flows until the moderator is there, the
 // owner never moderates their own session, and on_leave pauses or ends it.
+let started: SshNodeApp;
 let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
 let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
 let baseUrl: string;
 let nodeId: string;
@@ -33,16 +33,8 @@ const ownSessions = {
 };
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  const node = await app.services.inventory.addOpenSsh(
-    { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },
-    admin,
-  );
-  nodeId = node.metadata.name;
+  started = await startSshNodeApp();
+  ({ app, baseUrl, nodeId } = started);
   const role = (name: string, allow: object) =>
     app.services.roles.create(
       JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
@@ -74,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
-  await sshd?.stop();
-  await app?.close();
+  await started?.close();
 });
 
 const open = async (user: string, roles: string[], params: object) =>

@@ -2,31 +2,22 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
-import { startSshd } from '../../../testing/sshd.testkit.js';
+import type { TestApp } from '../../../testing/app-harness.testkit.js';
+import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 
 // record_session: strict refuses to start a session whose recording could not be written (here:
 // the recordings directory is gone, a file in its place), before anything reaches the node;
 // best_effort starts it anyway.
+let started: SshNodeApp;
 let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
 let baseUrl: string;
 let nodeId: string;
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
+  started = await startSshNodeApp();
+  ({ app, baseUrl, nodeId } = started);
   const admin = hostActor('test');
-  nodeId = (
-    await app.services.inventory.addOpenSsh(
-      { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },
-      admin,
-    )
-  ).metadata.name;
   for (const [name, mode] of [
     ['recorded-strictly', 'strict'],
     ['recorded-if-possible', 'best_effort'],
@@ -46,10 +37,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(async () => {
-  await sshd?.stop();
-  await app?.close();
-});
+afterAll(() => started?.close());
 
 const shell = async (role: string) =>
   openTerminal({
