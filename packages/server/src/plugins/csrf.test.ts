@@ -40,6 +40,10 @@ describe('the double-submit CSRF check on public mutations', () => {
         'POST /v1/webapi/dbconnect/:name/login',
         // `postern kube login`: the same.
         'POST /v1/webapi/kubeconnect/:name/login',
+        // `postern request create|review|assume` (docs/access-requests.md): the same.
+        'POST /v1/webapi/accessrequests',
+        'POST /v1/webapi/accessrequests/:requestId/reviews',
+        'POST /v1/webapi/ssh/certs/assume',
         // The SAML ACS: the IdP's page posts it cross-site, so no header can come along. The
         // RelayState must equal the browser's state cookie and the signed assertion must answer
         // a request of ours, both once (docs/sso.md).

@@ -1,4 +1,4 @@
-import type { AccessRequestJson } from '@postern/contracts';
+import { appResourceSchema, type AccessRequestJson } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestApp,
@@ -13,7 +13,15 @@ const role = (name: string, spec: object) =>
   JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec });
 
 beforeAll(async () => {
-  app = await createTestApp();
+  app = await createTestApp({
+    apps: ['grafana', 'kibana'].map((name, n) =>
+      appResourceSchema.parse({
+        kind: 'app',
+        metadata: { name, labels: { env: 'prod' } },
+        spec: { uri: `http://127.0.0.1:${n + 1}` },
+      }),
+    ),
+  });
   const host = { name: 'test', roleSet: null };
   await app.services.roles.create(
     role('requester', {
@@ -47,7 +55,15 @@ beforeAll(async () => {
     host,
   );
   await app.services.roles.create(
-    role('prod-reviewer', { allow: { review_requests: { roles: ['prod-access'] } } }),
+    role('prod-reviewer', { allow: { review_requests: { roles: ['prod-access', 'prod-apps'] } } }),
+    host,
+  );
+  await app.services.roles.create(
+    role('prod-apps', { allow: { app_labels: { env: 'prod' } } }),
+    host,
+  );
+  await app.services.roles.create(
+    role('app-searcher', { allow: { request: { search_as_roles: ['prod-apps'] } } }),
     host,
   );
   await app.services.roles.create(
@@ -99,7 +115,10 @@ describe('requests for specific resources', () => {
       admin,
     );
     const nina = await app.signIn(['node-searcher'], 'nina');
-    expect((await call(nina, 'GET', nodesUrl)).status).toBe(403);
+    // search_as_roles makes the list reachable; her own roles show nothing on it.
+    const own = await call(nina, 'GET', nodesUrl);
+    expect(own.status).toBe(200);
+    expect(own.body.items).toEqual([]);
     const plain = await app.signIn(['requester'], 'plain');
     expect((await call(plain, 'GET', `${nodesUrl}?searchAsRoles=yes`)).status).toBe(403);
 
@@ -127,11 +146,8 @@ describe('requests for specific resources', () => {
 
     const missing = await create(nina, { resources: [{ kind: 'node', name: 'no-such-node' }] });
     expect(missing.status).toBe(404);
-    const app1 = await create(nina, { resources: [{ kind: 'app', name: 'grafana' }] });
-    expect(app1.status).toBe(400);
-    expect(app1.body.error.message).toBe(
-      'resources of kind app cannot be requested yet: request a role',
-    );
+    const unknownKind = await create(nina, { resources: [{ kind: 'bucket', name: 'x' }] });
+    expect(unknownKind.status).toBe(400);
     const { status, body: request } = await create(nina, {
       resources: [{ kind: 'node', name: web1.metadata.name }],
       reason: 'deploy',
@@ -148,6 +164,36 @@ describe('requests for specific resources', () => {
     expect(listed.status).toBe(200);
     expect(hostnames(listed.body)).toEqual(['web-1']);
     expect(listed.body.items[0].sshLogins).toEqual(['root']);
+  });
+});
+
+describe('requests for specific apps', () => {
+  it('grants the search role for the requested app only', async () => {
+    const olive = await app.signIn(['app-searcher'], 'olive');
+    const searched = await call(
+      olive,
+      'GET',
+      '/v1/webapi/sites/test-cluster/apps?searchAsRoles=yes',
+    );
+    expect(searched.body.items.map((a: { name: string }) => a.name).sort()).toEqual([
+      'grafana',
+      'kibana',
+    ]);
+    const { status, body: request } = await create(olive, {
+      resources: [{ kind: 'app', name: 'kibana' }],
+      reason: 'logs',
+    });
+    expect(status, JSON.stringify(request)).toBe(200);
+    expect(request).toMatchObject({
+      roles: ['prod-apps'],
+      resources: [{ kind: 'app', name: 'kibana' }],
+    });
+    const bob = await app.signIn(['prod-reviewer'], 'bob');
+    await review(bob, request.id, 'APPROVED');
+    const assumed = renewedHeaders(await renew(olive, { requestId: request.id }));
+    const listed = await call(assumed, 'GET', '/v1/webapi/sites/test-cluster/apps');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((a: { name: string }) => a.name)).toEqual(['kibana']);
   });
 });
 

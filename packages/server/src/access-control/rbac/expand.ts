@@ -138,6 +138,14 @@ function implicitRules(c: ExpandedConditions): CompiledRule[] {
   if (c.requestRoles.length > 0 || c.searchAsRoles.length > 0) {
     rules.push({ resources: ['access_request'], verbs: ['list', 'read', 'create'] });
   }
+  // Searching resources as requestable roles happens on the resource lists themselves
+  // (`searchAsRoles=yes`): they must be listable, though the user's own roles show none there.
+  if (c.searchAsRoles.length > 0) {
+    rules.push({
+      resources: kinds.flatMap((kind) => [...accessKinds[kind].ruleKinds]),
+      verbs: readOnly,
+    });
+  }
   if (c.reviewRoles.length > 0) rules.push({ resources: ['access_request'], verbs: readOnly });
   if (c.joinSessions.length > 0) {
     rules.push({ resources: ['session_tracker', 'ssh_session'], verbs: readOnly });

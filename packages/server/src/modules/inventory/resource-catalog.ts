@@ -111,6 +111,12 @@ export class ResourceCatalog<R extends Named, F extends string> {
     return this.inventory.get(name);
   }
 
+  /** One record by name with its labels, for access requests that name it (ServedKind.find). */
+  find(name: string): { id: string; labels: Record<string, string> } | undefined {
+    const record = this.get(name);
+    return record && { id: name, labels: this.kind.inventory.labelsOf(record) };
+  }
+
   /** `postern create -f`: a new resource, or with `force` one that replaces the one of that name. */
   async create(resource: R, actor: Actor, force = false): Promise<{ created: boolean }> {
     const { name } = resource.metadata;

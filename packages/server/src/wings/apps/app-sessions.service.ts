@@ -188,7 +188,10 @@ export class AppSessionsService {
       session.accessRequests ?? [],
     );
     if (this.deps.locks.isLocked({ user: session.user, roles: resolved.roles })) return null;
-    if (!resolved.roleSet.canAccess('app', { labels: app.metadata.labels })) return null;
+    if (
+      !resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name })
+    )
+      return null;
     return { user: session.user, roles: resolved.roles, traits: resolved.traits };
   }
 

@@ -9,6 +9,7 @@ import {
   type CreateAppSessionResponse,
   type ResolveAppResponse,
 } from '@postern/contracts';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
@@ -26,6 +27,8 @@ interface AppsRoutesOptions {
   clusterName: string;
   /** `https://host:port` of app origins, without the app's host: scheme and port suffix. */
   appOrigin: (host: string) => string;
+  /** `searchAsRoles=yes`: the roles a resource access request may use. */
+  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -41,7 +44,13 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
     async (request): Promise<AppListResponse> => {
       const clusterId = resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(appListQuerySchema, request.query);
-      const page = apps.list(query, actorOf(request).roleSet);
+      const viewer = await listViewer(
+        actorOf(request),
+        query.searchAsRoles,
+        options.searchAs,
+        'app',
+      );
+      const page = apps.list(query, viewer);
       return {
         items: page.rows.map((row) => appJson(row, clusterId, apps)),
         startKey: page.startKey,
@@ -81,7 +90,12 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
       const identity = request.identity!;
       const found = apps.byHost(body.fqdn.toLowerCase());
       if (!found) throw notFound(`no application at ${body.fqdn}`);
-      if (!identity.roleSet.canAccess('app', { labels: found.metadata.labels })) {
+      if (
+        !identity.roleSet.canAccess('app', {
+          labels: found.metadata.labels,
+          name: found.metadata.name,
+        })
+      ) {
         throw accessDenied(`access to application ${found.metadata.name} is denied`);
       }
       if (isTcpApp(found)) {
@@ -106,7 +120,11 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
   /** The app at `fqdn` if the caller may reach it; 404 alike for unknown and hidden ones. */
   function visibleApp(fqdn: string, roleSet: Parameters<AppsService['list']>[1]): AppRecord {
     const found = apps.byHost(fqdn.toLowerCase());
-    if (!found || (roleSet && !roleSet.canAccess('app', { labels: found.metadata.labels }))) {
+    if (
+      !found ||
+      (roleSet &&
+        !roleSet.canAccess('app', { labels: found.metadata.labels, name: found.metadata.name }))
+    ) {
       throw notFound(`no application at ${fqdn}`);
     }
     return found;

@@ -29,6 +29,7 @@ export const appsWing = {
       jwt: s.appJwt,
       clusterName: ctx.config.clusterName,
       appOrigin: (host) => appOrigin(ctx, host),
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
     await server.register(tcpTunnelRoutes, {
       apps: s.apps,
@@ -58,7 +59,7 @@ export const appsWing = {
     await s.apps.close();
   },
   commands: addAppsCommands,
-  kinds: (s) => [{ kind: 'app', count: () => s.apps.count() }],
+  kinds: (s) => [{ kind: 'app', count: () => s.apps.count(), find: (name) => s.apps.find(name) }],
 } satisfies Wing<AppsServices>;
 
 export type AppsServices = ReturnType<typeof buildApps>;

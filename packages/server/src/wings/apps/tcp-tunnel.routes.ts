@@ -53,7 +53,10 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
   const authorize = async (request: FastifyRequest<NameParams>) => {
     const identity = certAuth.identify(request);
     const app = apps.get(request.params.name);
-    if (!app || !identity.roleSet.canAccess('app', { labels: app.metadata.labels })) {
+    if (
+      !app ||
+      !identity.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name })
+    ) {
       throw notFound(`no application named ${request.params.name}`);
     }
     if (!isTcpApp(app))
@@ -106,7 +109,7 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
       const resolved = options.access.resolve(user, []);
       const allowed =
         !options.locks.isLocked({ user, roles: resolved.roles }) &&
-        resolved.roleSet.canAccess('app', { labels: app.metadata.labels });
+        resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name });
       if (!allowed) end('access to the app was withdrawn');
     }, recheckMs);
     recheck.unref();

@@ -11,6 +11,7 @@ import {
   type DatabaseServiceListResponse,
   type SignDatabaseCertResponse,
 } from '@postern/contracts';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -27,6 +28,8 @@ interface DatabasesRoutesOptions {
   clusterName: string;
   /** The name the proxy goes by as a database service: its public host name. */
   proxyServiceName: () => string;
+  /** `searchAsRoles=yes`: the roles a resource access request may use. */
+  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -46,7 +49,12 @@ export async function databasesRoutes(app: FastifyInstance, options: DatabasesRo
     async (request): Promise<DatabaseListResponse> => {
       resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(databaseListQuerySchema, request.query);
-      const roleSet = actorOf(request).roleSet;
+      const roleSet = await listViewer(
+        actorOf(request),
+        query.searchAsRoles,
+        options.searchAs,
+        'db',
+      );
       const page = databases.list(query, roleSet);
       return {
         items: page.rows.map((row) => databaseJson(row, roleSet)),
@@ -144,7 +152,7 @@ export async function databasesRoutes(app: FastifyInstance, options: DatabasesRo
 /** A database as the Databases page lists it, with the users and names this caller may use. */
 export function databaseJson(row: DatabaseRow, roleSet: RoleSet | null): DatabaseJson {
   const db = row.resource;
-  const labels = { labels: row.labels };
+  const labels = { labels: row.labels, name: db.metadata.name };
   const allowed = (principals: { values: string[]; any: boolean } | undefined) =>
     principals ? [...(principals.any ? ['*'] : []), ...principals.values] : ['*'];
   return {

@@ -60,7 +60,10 @@ export class DatabasesService extends ResourceCatalog<DatabaseResource, Database
   /** The live database of that name if the roles reach it (null: the host's administrator). */
   visible(name: string, roleSet: RoleSet | null): CatalogRecord<DatabaseResource> | undefined {
     const db = this.get(name);
-    if (!db || (roleSet && !roleSet.canAccess('db', { labels: db.metadata.labels }))) {
+    if (
+      !db ||
+      (roleSet && !roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name }))
+    ) {
       return undefined;
     }
     return db;
@@ -128,7 +131,8 @@ export class DatabasesService extends ResourceCatalog<DatabaseResource, Database
     const proxy: DatabaseServiceJson = { name: proxyName, matcherLabels: anyLabels, databases: [] };
     const agents = new Map<string, DatabaseServiceJson>();
     for (const row of this.rows()) {
-      if (roleSet && !roleSet.canAccess('db', { labels: row.labels })) continue;
+      const labelled = { labels: row.labels, name: row.resource.metadata.name };
+      if (roleSet && !roleSet.canAccess('db', labelled)) continue;
       const db = row.resource;
       if (db.source !== 'agent') {
         proxy.databases.push(db.metadata.name);

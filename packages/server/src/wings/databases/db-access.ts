@@ -32,7 +32,7 @@ export interface RouteDenial {
  */
 export function routeDenial(roleSet: RoleSet, route: DatabaseRoute): RouteDenial | undefined {
   const { db, user, dbUser, dbName } = route;
-  const labels = { labels: db.metadata.labels };
+  const labels = { labels: db.metadata.labels, name: db.metadata.name };
   if (!roleSet.canAccess('db', labels)) {
     return {
       refused: 'db',

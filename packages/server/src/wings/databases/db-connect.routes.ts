@@ -72,7 +72,10 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
   const authorize = async (request: FastifyRequest<NameParams>) => {
     const identity = certAuth.identify(request);
     const db = databases.get(request.params.name);
-    if (!db || !identity.roleSet.canAccess('db', { labels: db.metadata.labels })) {
+    if (
+      !db ||
+      !identity.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })
+    ) {
       throw notFound(`no database named ${request.params.name}`);
     }
     if (!engines[db.spec.protocol]) {
@@ -101,7 +104,10 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     async (request) => {
       const identity = certAuth.identify(request);
       const db = databases.get(request.params.name);
-      if (!db || !identity.roleSet.canAccess('db', { labels: db.metadata.labels })) {
+      if (
+        !db ||
+        !identity.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })
+      ) {
         throw notFound(`no database named ${request.params.name}`);
       }
       const body = parseInput(databaseLoginRequestSchema, request.body);

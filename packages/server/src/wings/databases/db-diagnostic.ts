@@ -48,7 +48,7 @@ export function databaseConnectionTest(deps: DatabaseDiagnosticDeps): Connection
     const dbName = request.database_name?.trim() || (db.spec.protocol === 'postgres' ? dbUser : '');
     const traces: ConnectionTrace[] = [];
 
-    if (!caller.roleSet.canAccess('db', { labels: db.metadata.labels })) {
+    if (!caller.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })) {
       traces.push(
         failed(
           'rbac_database',

@@ -35,6 +35,7 @@ export const databasesWing = {
       serverCerts: s.dbServerCerts,
       clusterName: ctx.config.clusterName,
       proxyServiceName: () => ctx.addresses.publicAddr().host,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
     await server.register(dbConsoleRoutes, {
       databases: s.databases,
@@ -117,7 +118,9 @@ export const databasesWing = {
     },
   ],
   commands: addDatabaseCommands,
-  kinds: (s) => [{ kind: 'db', count: () => s.databases.count() }],
+  kinds: (s) => [
+    { kind: 'db', count: () => s.databases.count(), find: (name) => s.databases.find(name) },
+  ],
 } satisfies Wing<DatabasesServices>;
 
 export type DatabasesServices = ReturnType<typeof buildDatabases>;

@@ -6,6 +6,7 @@ import {
   type DesktopListResponse,
   type DesktopServiceJson,
 } from '@postern/contracts';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -22,6 +23,8 @@ interface DesktopsRoutesOptions {
   active: (name: string) => boolean;
   /** The name the proxy goes by as a desktop service: its public host name. */
   proxyServiceName: () => string;
+  /** `searchAsRoles=yes`: the roles a resource access request may use. */
+  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -49,7 +52,12 @@ export async function desktopsRoutes(app: FastifyInstance, options: DesktopsRout
     async (request): Promise<DesktopListResponse> => {
       resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(desktopListQuerySchema, request.query);
-      const roleSet = actorOf(request).roleSet;
+      const roleSet = await listViewer(
+        actorOf(request),
+        query.searchAsRoles,
+        options.searchAs,
+        'windows_desktop',
+      );
       const page = desktops.list(query, roleSet);
       return {
         items: page.rows.map((row) => desktopJson(row, roleSet)),
@@ -111,7 +119,9 @@ export function desktopJson(row: DesktopRow, roleSet: RoleSet | null): DesktopJs
     labels: Object.entries(row.labels)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, value]) => ({ name, value })),
-    logins: roleSet ? roleSet.desktopLoginsFor({ labels: row.labels }) : [],
+    logins: roleSet
+      ? roleSet.desktopLoginsFor({ labels: row.labels, name: desktop.metadata.name })
+      : [],
     tunnel: desktop.source === 'agent',
     status: row.status,
   };
@@ -125,7 +135,8 @@ function desktopServices(
 ): DesktopServiceJson[] {
   const services = new Map<string, DesktopServiceJson>();
   for (const row of desktops.rows()) {
-    if (roleSet && !roleSet.canAccess('desktop', { labels: row.labels })) continue;
+    const labelled = { labels: row.labels, name: row.resource.metadata.name };
+    if (roleSet && !roleSet.canAccess('desktop', labelled)) continue;
     const agent = row.resource.source === 'agent' ? (row.resource.agentId ?? '') : '';
     const name = agent || proxyName;
     if (!services.has(name)) {

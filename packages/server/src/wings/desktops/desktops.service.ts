@@ -45,7 +45,11 @@ export class DesktopsService extends ResourceCatalog<DesktopResource, DesktopSor
     const desktop = this.get(name);
     if (
       !desktop ||
-      (roleSet && !roleSet.canAccess('desktop', { labels: desktop.metadata.labels }))
+      (roleSet &&
+        !roleSet.canAccess('desktop', {
+          labels: desktop.metadata.labels,
+          name: desktop.metadata.name,
+        }))
     ) {
       return undefined;
     }

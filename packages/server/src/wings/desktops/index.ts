@@ -25,6 +25,7 @@ export const desktopsWing = {
       active: (name) =>
         ctx.hub.list().some((tracker) => tracker.kind === 'desktop' && tracker.serverId === name),
       proxyServiceName: () => ctx.addresses.publicAddr().host,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
     await server.register(desktopConnectRoutes, {
       access: s.desktopAccess,
@@ -49,7 +50,13 @@ export const desktopsWing = {
     await s.desktops.close();
   },
   commands: addDesktopCommands,
-  kinds: (s) => [{ kind: 'windows_desktop', count: () => s.desktops.count() }],
+  kinds: (s) => [
+    {
+      kind: 'windows_desktop',
+      count: () => s.desktops.count(),
+      find: (name) => s.desktops.find(name),
+    },
+  ],
 } satisfies Wing<DesktopsServices>;
 
 export type DesktopsServices = ReturnType<typeof buildDesktops>;

@@ -34,6 +34,7 @@ export const kubernetesWing = {
       clusters: s.kubeClusters,
       resources: s.kubeResources,
       clusterName: ctx.config.clusterName,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
     await server.register(kubeExecRoutes, {
       exec: s.kubeExec,
@@ -75,7 +76,13 @@ export const kubernetesWing = {
     },
   ],
   commands: addKubeCommands,
-  kinds: (s) => [{ kind: 'kube_cluster', count: () => s.kubeClusters.count() }],
+  kinds: (s) => [
+    {
+      kind: 'kube_cluster',
+      count: () => s.kubeClusters.count(),
+      find: (name) => s.kubeClusters.find(name),
+    },
+  ],
 } satisfies Wing<KubernetesServices>;
 
 export type KubernetesServices = Awaited<ReturnType<typeof buildKubernetes>>;

@@ -46,7 +46,14 @@ export class KubeClustersService extends ResourceCatalog<
   /** The live cluster of that name if the roles reach it (null: the host's administrator). */
   visible(name: string, roleSet: RoleSet | null): KubeClusterRecord | undefined {
     const cluster = this.get(name);
-    if (!cluster || (roleSet && !roleSet.canAccess('kube', { labels: cluster.metadata.labels }))) {
+    if (
+      !cluster ||
+      (roleSet &&
+        !roleSet.canAccess('kube', {
+          labels: cluster.metadata.labels,
+          name: cluster.metadata.name,
+        }))
+    ) {
       return undefined;
     }
     return cluster;

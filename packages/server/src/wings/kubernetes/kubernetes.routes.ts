@@ -6,6 +6,7 @@ import {
   type KubeClusterListResponse,
   type KubeResourcesResponse,
 } from '@postern/contracts';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import type { FastifyInstance } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -19,6 +20,8 @@ interface KubernetesRoutesOptions {
   clusters: KubeClustersService;
   resources: KubeResourcesReader;
   clusterName: string;
+  /** `searchAsRoles=yes`: the roles a resource access request may use. */
+  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -37,7 +40,12 @@ export async function kubernetesRoutes(app: FastifyInstance, options: Kubernetes
     async (request): Promise<KubeClusterListResponse> => {
       resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(kubeClusterListQuerySchema, request.query);
-      const roleSet = actorOf(request).roleSet;
+      const roleSet = await listViewer(
+        actorOf(request),
+        query.searchAsRoles,
+        options.searchAs,
+        'kube_cluster',
+      );
       const page = clusters.list(query, roleSet);
       return {
         items: page.rows.map((row) => kubeClusterJson(row, roleSet)),
@@ -70,7 +78,7 @@ export async function kubernetesRoutes(app: FastifyInstance, options: Kubernetes
 /** A cluster as the list shows it, with the users and groups this user may act as there. */
 export function kubeClusterJson(row: KubeClusterRow, roleSet: RoleSet | null): KubeClusterJson {
   const cluster = row.resource;
-  const labelled = { labels: row.labels };
+  const labelled = { labels: row.labels, name: cluster.metadata.name };
   return {
     kind: 'kube_cluster',
     name: cluster.metadata.name,

@@ -106,7 +106,10 @@ function authorize(
   remoteAddr: string,
 ): DatabaseRoute {
   const db = deps.databases.get(database);
-  if (!db || !identity.roleSet.canAccess('db', { labels: db.metadata.labels })) {
+  if (
+    !db ||
+    !identity.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })
+  ) {
     throw notFound(`no database named ${database}`);
   }
   if (db.spec.protocol !== 'postgres') {

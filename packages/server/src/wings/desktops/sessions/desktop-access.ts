@@ -63,7 +63,11 @@ export class DesktopAccess {
     const { roles, roleSet } = current;
     const desktop = this.deps.desktops.visible(name, roleSet);
     if (!desktop) return { refused: `no desktop named ${name}`, code: 404 };
-    if (!roleSet.desktopLoginsFor({ labels: desktop.metadata.labels }).includes(login)) {
+    if (
+      !roleSet
+        .desktopLoginsFor({ labels: desktop.metadata.labels, name: desktop.metadata.name })
+        .includes(login)
+    ) {
       return {
         refused: `your roles do not allow the login ${login} on desktop ${name}`,
         code: 403,

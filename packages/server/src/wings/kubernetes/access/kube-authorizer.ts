@@ -29,15 +29,16 @@ export function authorizeKubeCall(
   headers: NodeJS.Dict<string[]> = {},
 ): KubeAuthorization {
   const labels = cluster.metadata.labels;
+  const labelled = { labels, name: cluster.metadata.name };
   // Unknown or out of the roles' reach alike: 403 for every path, discovery too.
-  if (!who.roleSet.canAccess('kube', { labels })) {
+  if (!who.roleSet.canAccess('kube', labelled)) {
     return {
       ok: false,
       code: 403,
       message: `your roles do not reach Kubernetes cluster ${cluster.metadata.name}`,
     };
   }
-  const impersonation = chooseImpersonation(who.roleSet, who.user, { labels }, headers);
+  const impersonation = chooseImpersonation(who.roleSet, who.user, labelled, headers);
   if ('refused' in impersonation) return { ok: false, code: 403, message: impersonation.refused };
   const request = parseKubeRequest(method, path);
   if (!request) {

@@ -31,7 +31,13 @@ export class ExecAccess {
     remoteAddr: string,
   ): { owner: ExecOwner; target: ExecTarget } | { refused: string; code: 403 | 404 } {
     const cluster = this.deps.clusters.get(clusterName);
-    if (!cluster || !identity.roleSet.canAccess('kube', { labels: cluster.metadata.labels })) {
+    if (
+      !cluster ||
+      !identity.roleSet.canAccess('kube', {
+        labels: cluster.metadata.labels,
+        name: cluster.metadata.name,
+      })
+    ) {
       return { refused: `no Kubernetes cluster named ${clusterName}`, code: 404 };
     }
     const path = execPath(params);

@@ -8,8 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { actorOf } from '../../../http/request-identity.js';
 import { parseInput } from '../../../http/parse-input.js';
-import type { Actor } from '../../../access-control/access/actor.js';
-import type { RoleSet } from '../../../access-control/rbac/index.js';
+import { listViewer, type SearchAs } from '../../../http/list-viewer.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 
@@ -17,7 +16,7 @@ interface NodesRoutesOptions {
   inventory: InventoryService;
   clusterName: string;
   /** `searchAsRoles=yes`: the roles a resource access request may use (audited). */
-  searchAs: (actor: Actor, resourceType: string) => Promise<RoleSet>;
+  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -33,8 +32,7 @@ export async function nodesRoutes(
     async (request): Promise<NodeListResponse> => {
       const siteId = resolveClusterId(request.params.clusterId, clusterName);
       const query = parseInput(nodeListQuerySchema, request.query);
-      const actor = actorOf(request);
-      const viewer = query.searchAsRoles === 'yes' ? await searchAs(actor, 'node') : actor.roleSet;
+      const viewer = await listViewer(actorOf(request), query.searchAsRoles, searchAs, 'node');
       const page = inventory.list(query, viewer);
       return { ...page, items: page.items.map((row) => nodeJson(row, siteId)) };
     },
