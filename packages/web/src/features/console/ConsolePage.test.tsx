@@ -289,6 +289,7 @@ describe('the console', () => {
       fontFamily: terminalFonts.system.css,
       scrollback: 5000,
       readOnly: false,
+      moderator: false,
     });
 
     await user.click(screen.getByRole('button', { name: 'Increase font size' }));

@@ -24,6 +24,8 @@ interface Props {
   active: boolean;
   /** Observers: no input, no Paste. */
   readOnly: boolean;
+  /** Joined as a moderator: read-only, but `t` ends the session. */
+  moderator?: boolean;
   fontSize: number;
   setFontSize: (px: number) => void;
   deps: Pick<TerminalDeps, 'loadEngine' | 'clipboard'>;
@@ -60,6 +62,7 @@ export function TerminalPane(props: Props) {
     fontFamily,
     scrollback,
     readOnly,
+    moderator: props.moderator === true,
     loadEngine: deps.loadEngine,
     start: props.start,
     onLoadFailed: props.onLoadFailed,

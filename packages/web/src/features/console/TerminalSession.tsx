@@ -44,6 +44,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       reason={tab.reason}
       active={active}
       readOnly={readOnly}
+      moderator={tab.mode === 'moderator'}
       fontSize={fontSize}
       setFontSize={setFontSize}
       deps={deps}

@@ -19,6 +19,11 @@ export interface TerminalEngineOptions {
   scrollback: number;
   /** Observers: input is off. */
   readOnly: boolean;
+  /**
+   * A moderator: read-only too, but keys still reach the session's client, which passes `t`
+   * alone (it ends the session) and drops the rest.
+   */
+  moderator?: boolean;
 }
 
 export interface TerminalEngine extends OutputSink {

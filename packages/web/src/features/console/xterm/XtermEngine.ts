@@ -39,7 +39,7 @@ export class XtermEngine implements TerminalEngine {
       fontSize: options.fontSize,
       fontFamily: options.fontFamily,
       scrollback: options.scrollback,
-      disableStdin: options.readOnly,
+      disableStdin: options.readOnly && !options.moderator,
       cursorBlink: !options.readOnly,
       allowProposedApi: false,
       // OSC 8 hyperlinks: http(s) only, opened without access to this page.

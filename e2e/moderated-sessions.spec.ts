@@ -1,0 +1,263 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, expectSignedIn, identityConfig, linkIn, postern } from './support/identity.js';
+import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
+import { serverRow } from './support/servers-page.js';
+import { startSshd, type RunningSshd } from './support/sshd.js';
+import {
+  expectConnected,
+  expectOnScreen,
+  runInTerminal,
+  screenText,
+  terminal,
+  watchScreenFor,
+} from './support/terminal.js';
+import { addVirtualAuthenticator } from './support/webauthn.js';
+
+// Moderated sessions (docs/moderated-sessions.md): alice's role makes her sessions wait for a
+// moderator holding `overseer`. Nothing she types runs, and nothing the node prints reaches her,
+// until bob joins from Active Sessions as a moderator; his `t` ends the session, and when he
+// leaves, on_leave: terminate ends it too. First in the browser terminal, then with the stock
+// OpenSSH client through the SSH proxy, with the files `postern login --headless` leaves.
+
+const cluster = 'e2e-cluster';
+const sessionsPath = `/web/cluster/${cluster}/sessions`;
+const sshdNode = 'guarded-host';
+const waiting =
+  'Postern > this session needs 1 moderator matching contains(user.roles, "overseer"). Joined: nobody yet. Waiting…';
+const started = 'bob (moderator) joined: the session starts.';
+
+const roles = `kind: role
+version: v7
+metadata:
+  name: supervised
+spec:
+  allow:
+    logins: [root]
+    node_labels: {guard: e2e}
+    require_session_join:
+      - name: oversight
+        filter: 'contains(user.roles, "overseer")'
+        kinds: [ssh]
+        count: 1
+        modes: [moderator]
+        on_leave: terminate
+    rules:
+      - resources: [session_tracker]
+        verbs: [list, read]
+        where: contains(session_tracker.participants, user.metadata.name)
+  deny: {}
+---
+kind: role
+version: v7
+metadata:
+  name: overseer
+spec:
+  allow:
+    join_sessions:
+      - name: moderate
+        roles: [supervised]
+        kinds: [ssh]
+        modes: [moderator, observer]
+    rules:
+      - resources: [session_tracker]
+        verbs: [list, read]
+  deny: {}
+`;
+
+/** What a child process printed, on both streams, and a way to wait for a piece of it. */
+function collect(child: ChildProcessWithoutNullStreams) {
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return {
+    text: () => text,
+    exited,
+    async until(wanted: string, timeout = 30_000) {
+      await expect
+        .poll(() => text, { timeout, message: `"${wanted}" in the ssh client's output` })
+        .toContain(wanted);
+    },
+  };
+}
+
+test.describe.serial('moderated sessions', () => {
+  let server: RunningPostern;
+  let sshd: RunningSshd | undefined;
+  let cliHome: string | undefined;
+  let alice: Page;
+  let bob: Page;
+  let aliceTerminal: Page;
+  let bobTerminal: Page;
+  const contexts: BrowserContext[] = [];
+  const children: ChildProcessWithoutNullStreams[] = [];
+
+  /** An invited user who registers a passkey, in a browser context of their own. */
+  async function signUp(browser: Browser, name: string, roleNames: string): Promise<Page> {
+    const context = await browser.newContext({ baseURL: server.url });
+    contexts.push(context);
+    const page = await context.newPage();
+    await addVirtualAuthenticator(context, page, { residentKey: true });
+    await page.goto(linkIn(postern(server, 'users', 'add', name, '--roles', roleNames), 'invite'));
+    await page.getByRole('button', { name: 'Use a passkey instead of a password' }).click();
+    await page.getByRole('button', { name: 'Register passkey', exact: true }).click();
+    await expectSignedIn(page);
+    return page;
+  }
+
+  /** bob joins alice's live session on the node from Active Sessions, as a moderator. */
+  async function joinAsModerator(): Promise<Page> {
+    await bob.goto(sessionsPath);
+    const session = bob.getByRole('main').getByRole('row').filter({ hasText: 'alice' });
+    // The page lists what was live when it loaded: reload until alice's session is there.
+    await expect(async () => {
+      await bob.reload();
+      await expect(session).toHaveCount(1, { timeout: 2000 });
+    }).toPass({ timeout: 30_000 });
+    await expect(session).toContainText('root');
+    await expect(session).toContainText(sshdNode);
+    await session.getByRole('button', { name: `Join session on ${sshdNode}` }).click();
+    // The modes his role gives, and no peer: nobody types into alice's session but alice.
+    await expect(bob.getByRole('menuitem', { name: 'As an observer (read-only)' })).toBeVisible();
+    await expect(bob.getByRole('menuitem', { name: 'As a peer (full input)' })).toHaveCount(0);
+    const [joined] = await Promise.all([
+      bob.context().waitForEvent('page'),
+      bob.getByRole('menuitem', { name: 'As a moderator' }).click(),
+    ]);
+    await expectConnected(joined);
+    await expect(joined.getByText('Moderating (read-only; t ends the session)')).toBeVisible();
+    return joined;
+  }
+
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(120_000);
+    server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
+    const file = path.join(server.dataDir, 'moderated-session-roles.yaml');
+    await writeFile(file, roles);
+    postern(server, 'create', '-f', file);
+    // A real sshd that trusts the cluster's user CA, labelled for `supervised`.
+    sshd = await startSshd(postern(server, 'ca', 'export', '--type', 'user'));
+    postern(
+      server,
+      'nodes',
+      'add',
+      '--name',
+      sshdNode,
+      '--addr',
+      `127.0.0.1:${sshd.port}`,
+      '--labels',
+      'guard=e2e',
+    );
+    alice = await signUp(browser, 'alice', 'supervised');
+    bob = await signUp(browser, 'bob', 'overseer');
+  });
+
+  test.afterAll(async () => {
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    for (const context of contexts) await context.close();
+    await sshd?.stop();
+    await server?.stop();
+    if (server) await rm(server.dataDir, { recursive: true, force: true });
+    if (cliHome) await rm(cliHome, { recursive: true, force: true });
+  });
+
+  test("alice's browser terminal waits for a moderator and starts when bob joins from Active Sessions", async () => {
+    await alice.getByRole('navigation').getByRole('link', { name: 'Servers' }).click();
+    const row = serverRow(alice, sshdNode);
+    await expect(row).toContainText('guard: e2e');
+    await row.getByRole('button', { name: /^Connect to / }).click();
+    [aliceTerminal] = await Promise.all([
+      alice.context().waitForEvent('page'),
+      alice.getByRole('menuitem', { name: 'root', exact: true }).click(),
+    ]);
+    await expectConnected(aliceTerminal);
+    await expectOnScreen(aliceTerminal, waiting);
+    // Held: what she types is dropped, and the node's prompt stays unread.
+    await runInTerminal(aliceTerminal, 'echo early-$((2*3))');
+    await aliceTerminal.waitForTimeout(1000);
+    expect(await screenText(aliceTerminal)).not.toContain('early-6');
+    expect(await screenText(aliceTerminal)).not.toMatch(/[#$] *$/m);
+
+    const aliceStarts = await watchScreenFor(aliceTerminal, started);
+    bobTerminal = await joinAsModerator();
+    await aliceStarts.within(30_000);
+    // The node's held output is released (the prompt), and now her command runs.
+    await expect.poll(() => screenText(aliceTerminal)).toMatch(/[#$] *$/m);
+    await runInTerminal(aliceTerminal, 'echo "$((6*7))-ok"');
+    await expectOnScreen(aliceTerminal, '42-ok');
+    await expectOnScreen(bobTerminal, '42-ok');
+    expect(await screenText(aliceTerminal)).not.toContain('early-6');
+  });
+
+  test("bob's t in his browser terminal ends alice's session", async () => {
+    const terminated = 'terminated by moderator bob';
+    try {
+      const aliceEnds = await watchScreenFor(aliceTerminal, terminated);
+      await terminal(bobTerminal).click();
+      await bobTerminal.keyboard.press('t');
+      await aliceEnds.within(10_000);
+      await expect(aliceTerminal.getByRole('status')).toHaveText(`disconnected: ${terminated}`);
+    } finally {
+      // Either way the session ends here: bob leaving ends it too (on_leave: terminate).
+      await bobTerminal.close();
+      await expectOnScreen(aliceTerminal, 'disconnected:');
+      await aliceTerminal.close();
+    }
+  });
+
+  test('alice waits through the stock ssh client too; bob moderates it, and his leaving ends it', async () => {
+    // `postern login --headless`, approved with alice's passkey: a certificate, known_hosts and
+    // an ssh_config that jumps through the proxy.
+    cliHome = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
+    const posternHome = path.join(cliHome, '.postern');
+    const login = spawn(
+      process.execPath,
+      [posternBin, 'login', '--headless', '--proxy', server.url, '--user', 'alice'],
+      { env: { ...process.env, POSTERN_HOME: posternHome, HOME: cliHome } },
+    );
+    children.push(login);
+    const loginOut = collect(login);
+    await loginOut.until('Complete the login in your browser:');
+    const approval = /https?:\/\/\S+?(\/web\/headless\/\w+)/.exec(loginOut.text())![1]!;
+    await alice.goto(approval);
+    await alice.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(alice.getByRole('status')).toContainText('You can close this tab');
+    expect(await loginOut.exited, loginOut.text()).toBe(0);
+    expect(loginOut.text()).toContain(`Logged in as alice to ${cluster}`);
+
+    const owner = spawn(
+      'ssh',
+      [
+        ...['-F', path.join(posternHome, 'ssh_config')],
+        ...['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes'],
+        '-tt',
+        `root@${sshdNode}`,
+      ],
+      { env: { ...process.env, HOME: cliHome } },
+    );
+    children.push(owner);
+    const ownerOut = collect(owner);
+    await ownerOut.until(waiting);
+    owner.stdin.write('echo early-via-ssh-$((3*3))\n');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(ownerOut.text()).not.toContain('early-via-ssh-9');
+
+    const moderator = await joinAsModerator();
+    await ownerOut.until(started);
+    owner.stdin.write('echo via-ssh-$((4*4))\n');
+    await ownerOut.until('via-ssh-16');
+    await expectOnScreen(moderator, 'via-ssh-16');
+    expect(ownerOut.text()).not.toContain('early-via-ssh-9');
+
+    // bob closes his tab: the last required moderator left, and on_leave ends alice's session.
+    await moderator.close();
+    await ownerOut.until('the last required moderator left the session');
+    expect(await ownerOut.exited).not.toBe(0);
+  });
+});
