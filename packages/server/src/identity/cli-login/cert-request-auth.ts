@@ -39,7 +39,7 @@ export interface CertRequestAuthDeps {
 export class CertRequestAuth {
   constructor(private readonly deps: CertRequestAuthDeps) {}
 
-  identify(request: FastifyRequest): ResolvedAccess & { user: string } {
+  identify(request: FastifyRequest): ResolvedAccess & { user: string; accessRequests: string[] } {
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : '';
@@ -75,7 +75,8 @@ export class CertRequestAuth {
       certificateCredential(cert.validAfter),
     );
     if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
-    const resolved = this.deps.access.resolve(user, [], assumedRequestsOf(cert.extensions));
+    const accessRequests = assumedRequestsOf(cert.extensions);
+    const resolved = this.deps.access.resolve(user, [], accessRequests);
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
@@ -95,7 +96,7 @@ export class CertRequestAuth {
         'your roles pin certificates to your address (pin_source_ip): run postern login',
       );
     }
-    return { ...resolved, user };
+    return { ...resolved, user, accessRequests };
   }
 }
 

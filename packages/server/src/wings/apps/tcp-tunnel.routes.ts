@@ -29,6 +29,8 @@ interface TcpTunnelOptions {
 interface Tunnel {
   user: string;
   app: AppRecord;
+  /** The access requests the user's certificate assumed. */
+  accessRequests: string[];
 }
 
 declare module 'fastify' {
@@ -61,7 +63,7 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
     }
     if (!isTcpApp(app))
       throw badParameter(`${app.metadata.name} is not a TCP app: open it in a browser`);
-    request.tcpTunnel = { user: identity.user, app };
+    request.tcpTunnel = { user: identity.user, app, accessRequests: identity.accessRequests };
   };
 
   server.get<NameParams>(
@@ -97,7 +99,12 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
       );
   }
 
-  function join(socket: WebSocket, stream: Duplex, upstream: Duplex, { user, app }: Tunnel) {
+  function join(
+    socket: WebSocket,
+    stream: Duplex,
+    upstream: Duplex,
+    { user, app, accessRequests }: Tunnel,
+  ) {
     const sid = randomBytes(16).toString('hex');
     emitAuditInBackground(audit, 'T2007I', {
       user,
@@ -106,7 +113,7 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
       app_uri: app.spec.uri,
     });
     const recheck = setInterval(() => {
-      const resolved = options.access.resolve(user, []);
+      const resolved = options.access.resolve(user, [], accessRequests);
       const allowed =
         !options.locks.isLocked({ user, roles: resolved.roles }) &&
         resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name });

@@ -105,7 +105,7 @@ function buildKubernetes(ctx: ServerContext) {
     if (!ctx.access.users.get(user)) return { refused: 'this user no longer exists', code: 401 };
     const revoked = ctx.access.credentialRevoked(user, certificateCredential(cert.issuedAt));
     if (revoked) return { refused: `${revoked}: run postern login`, code: 401 };
-    const resolved = ctx.access.resolve(user, []);
+    const resolved = ctx.access.resolve(user, [], cert.accessRequests);
     const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     return { user, roleSet: resolved.roleSet, roles: resolved.roles };

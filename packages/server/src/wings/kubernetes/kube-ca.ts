@@ -7,6 +7,8 @@ import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/s
 export const kubeServerName = 'kube.postern.internal';
 
 const clusterUriScheme = 'postern-kube:';
+/** One more URI per access request the certificate assumed (`postern request assume`). */
+const requestUriScheme = 'postern-access-request:';
 
 /** Who a verified client certificate names, and the one cluster it is for. */
 export interface CertifiedKubeUser {
@@ -14,6 +16,8 @@ export interface CertifiedKubeUser {
   cluster: string;
   /** When it was issued (its notBefore), for credentials changed since. */
   issuedAt: Date;
+  /** The access requests it assumed: their roles count while they are approved. */
+  accessRequests: string[];
 }
 
 /**
@@ -40,13 +44,22 @@ export class KubeCa {
   }
 
   /** A person's certificate for one cluster. */
-  userCertificate(user: string, cluster: string, ttlMs: number): Promise<IssuedCertificate> {
+  userCertificate(
+    user: string,
+    cluster: string,
+    ttlMs: number,
+    accessRequests: readonly string[] = [],
+  ): Promise<IssuedCertificate> {
     return this.ca.signLeaf({
       subject: commonName(user),
       ttlMs,
       usage: x509.ExtendedKeyUsage.clientAuth,
       altNames: new x509.SubjectAlternativeNameExtension([
         { type: 'url', value: `${clusterUriScheme}${encodeURIComponent(cluster)}` },
+        ...accessRequests.map((id) => ({
+          type: 'url' as const,
+          value: `${requestUriScheme}${encodeURIComponent(id)}`,
+        })),
       ]),
     });
   }
@@ -87,5 +100,10 @@ export function certifiedKubeUser(
   }
   const issuedAt = new Date(peer.valid_from);
   if (!cluster || Number.isNaN(issuedAt.getTime())) return undefined;
-  return { user, cluster, issuedAt };
+  const accessRequests = (peer.subjectaltname ?? '')
+    .split(', ')
+    .filter((name) => name.startsWith(`URI:${requestUriScheme}`))
+    .map((name) => name.slice(`URI:${requestUriScheme}`.length))
+    .filter((id) => /^[0-9a-f-]{36}$/.test(id));
+  return { user, cluster, issuedAt, accessRequests };
 }

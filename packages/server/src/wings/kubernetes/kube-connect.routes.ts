@@ -63,7 +63,13 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
         );
       }
       const ca = await options.ca();
-      const issued = await ca.userCertificate(identity.user, cluster.metadata.name, loginCertTtlMs);
+      // The login's assumed access requests come along: their roles count while approved.
+      const issued = await ca.userCertificate(
+        identity.user,
+        cluster.metadata.name,
+        loginCertTtlMs,
+        identity.accessRequests,
+      );
       return {
         cert: issued.certPem,
         key: issued.keyPem,
