@@ -113,6 +113,8 @@ export interface ResourceListProps<Row, Field extends string> {
   rowKey: (row: Row) => string;
   /** The last cell of each row (a connect or launch menu), under a visually hidden header. */
   rowAction?: (row: Row) => ReactNode;
+  /** A second action beside the row's own (Add to request), in the same cell. */
+  extraRowAction?: (row: Row) => ReactNode;
   attempt: Attempt<ResourcePage<Row>>;
   onRetry: () => void;
   filters: ListFilters<Field>;
@@ -136,6 +138,12 @@ export interface ResourceListProps<Row, Field extends string> {
   headerActions?: ReactNode;
 }
 
+/** What a page adds around a kind's list: a second row action and controls by the heading. */
+export type ResourceListExtras<Row> = Pick<
+  ResourceListProps<Row, string>,
+  'extraRowAction' | 'headerActions'
+>;
+
 /**
  * A server-side resource list: search, label filters, sort and keyset pages, with loading and
  * error states. Pure: the rows, filters and paging come in as props (see `useResourceList`), and
@@ -144,7 +152,7 @@ export interface ResourceListProps<Row, Field extends string> {
 export function ResourceList<Row extends object, Field extends string>(
   props: ResourceListProps<Row, Field>,
 ) {
-  const { title, itemsLabel, columns, rowKey, rowAction, attempt, onRetry } = props;
+  const { title, itemsLabel, columns, rowKey, rowAction, extraRowAction, attempt, onRetry } = props;
   const { filters, onFiltersChange, paging, pageSize, defaultSort, search, noMatchText } = props;
   const { emptyState, notice, compact = false, busy = false, headerActions } = props;
   const labels = filters.query ? queryLabels(filters.query) : [];
@@ -169,12 +177,20 @@ export function ResourceList<Row extends object, Field extends string>(
     visibleFrom: c.visibleFrom,
     fit: c.fit,
   }));
-  if (rowAction) {
+  if (rowAction || extraRowAction) {
     tableColumns.push({
       key: 'row-action',
       header: <VisuallyHidden>Actions</VisuallyHidden>,
       fit: true,
-      render: rowAction,
+      render: (row: Row) =>
+        extraRowAction ? (
+          <Group gap={4} wrap="nowrap">
+            {rowAction?.(row)}
+            {extraRowAction(row)}
+          </Group>
+        ) : (
+          rowAction?.(row)
+        ),
     });
   }
 

@@ -39,5 +39,10 @@ describe('list filters', () => {
         sort: 'name:desc',
       }).toString(),
     );
+    // Searching as the requestable roles: the same list, asked with searchAsRoles=yes.
+    expect(listQueryString(request, 15, { searchAsRoles: true })).toBe(
+      'limit=3&search=graf&searchAsRoles=yes',
+    );
+    expect(listQueryString(request, 15, { searchAsRoles: false })).toBe('limit=3&search=graf');
   });
 });

@@ -48,14 +48,28 @@ export type ListPageRequest<F extends ListFilters = ListFilters> = F & {
   limit?: number;
 };
 
-/** The query string of a list call (`limit`, `startKey`, `search`, `query`, `sort`; empty left out). */
-export function listQueryString(request: ListPageRequest, defaultLimit: number): string {
+/** How a list is asked for, beside its filters and page; every resource list takes these. */
+export interface ListOptions {
+  /** List as the user's `search_as_roles` would see it (to build a resource access request). */
+  searchAsRoles?: boolean;
+}
+
+/**
+ * The query string of a list call (`limit`, `startKey`, `search`, `query`, `sort`; empty left
+ * out), with `searchAsRoles=yes` when the options ask for it.
+ */
+export function listQueryString(
+  request: ListPageRequest,
+  defaultLimit: number,
+  options: ListOptions = {},
+): string {
   const params = new URLSearchParams({ limit: String(request.limit ?? defaultLimit) });
   if (request.startKey) params.set('startKey', request.startKey);
   if (request.search.trim()) params.set('search', request.search.trim());
   if (request.query.trim()) params.set('query', request.query.trim());
   const sort = listSortParam(request.sort);
   if (sort) params.set('sort', sort);
+  if (options.searchAsRoles) params.set('searchAsRoles', 'yes');
   return params.toString();
 }
 

@@ -73,10 +73,43 @@ describe('NewRequestPage', () => {
     expect(resourceCart().items()).toEqual([]);
   });
 
+  it('lists resources of every kind by kind, and requests them all', async () => {
+    const picked = [
+      { kind: 'node', clusterName: 'localhost', name: 'id-1', title: 'db-1' },
+      { kind: 'app', clusterName: 'localhost', name: 'grafana', title: 'grafana' },
+      { kind: 'db', clusterName: 'localhost', name: 'orders', title: 'orders' },
+      { kind: 'kube_cluster', clusterName: 'localhost', name: 'prod', title: 'prod' },
+      { kind: 'windows_desktop', clusterName: 'localhost', name: 'build-box', title: 'build-box' },
+    ] as const;
+    for (const item of picked) resourceCart().add(item);
+    const { mutations, user } = setup();
+    const resources = await screen.findByRole('list', { name: 'Requested resources' });
+    expect(
+      within(resources)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      'Server: db-1',
+      'Application: grafana',
+      'Database: orders',
+      'Kubernetes cluster: prod',
+      'Desktop: build-box',
+    ]);
+    // A database and an app may share a name: the kind tells them apart.
+    expect(within(resources).getByRole('button', { name: 'Remove Database orders' })).toBeTruthy();
+    await user.type(screen.getByRole('textbox', { name: 'Reason' }), 'release day');
+    await user.click(screen.getByRole('button', { name: 'Submit Request' }));
+    await waitFor(() => expect(mutations()).toHaveLength(1));
+    expect(mutations()[0]?.[2]).toMatchObject({
+      roles: [],
+      resources: picked.map(({ kind, clusterName, name }) => ({ kind, clusterName, name })),
+    });
+  });
+
   it('removes a resource from the cart', async () => {
     resourceCart().add({ kind: 'node', clusterName: 'localhost', name: 'id-1', title: 'db-1' });
     const { user } = setup();
-    await user.click(await screen.findByRole('button', { name: 'Remove db-1' }));
+    await user.click(await screen.findByRole('button', { name: 'Remove Server db-1' }));
     expect(screen.queryByRole('list', { name: 'Requested resources' })).toBeNull();
     expect(resourceCart().items()).toEqual([]);
   });

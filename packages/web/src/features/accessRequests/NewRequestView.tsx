@@ -98,18 +98,23 @@ export function NewRequestView(props: NewRequestViewProps) {
             </Text>
             {resources.length === 0 ? (
               <Text size="sm" c="dimmed">
-                None. Use “Add to request” on the Servers page to ask for single servers.
+                None. Use “Add to request” on the Servers, Applications, Databases, Kubernetes or
+                Desktops page to ask for single resources.
               </Text>
             ) : (
               <Stack gap={2} component="ul" aria-label="Requested resources" p={0} m={0}>
                 {resources.map((item) => (
-                  <Group key={`${item.kind}/${item.name}`} gap="xs" component="li">
+                  <Group
+                    key={`${item.clusterName}/${item.kind}/${item.name}`}
+                    gap="xs"
+                    component="li"
+                  >
                     <Text size="sm">
                       {resourceKindLabels[item.kind]}: <strong>{item.title}</strong>
                     </Text>
                     <CloseButton
                       size="sm"
-                      aria-label={`Remove ${item.title}`}
+                      aria-label={`Remove ${resourceKindLabels[item.kind]} ${item.title}`}
                       onClick={() => onRemoveResource(item)}
                     />
                   </Group>

@@ -39,11 +39,12 @@ export const stateColors: Record<AccessRequestState, string> = {
   EXPIRED: 'gray',
 };
 
+/** What each requestable kind is called where people read it (the request cart). */
 export const resourceKindLabels: Record<ResourceId['kind'], string> = {
   node: 'Server',
   app: 'Application',
   db: 'Database',
-  kube_cluster: 'Kubernetes',
+  kube_cluster: 'Kubernetes cluster',
   windows_desktop: 'Desktop',
 };
 

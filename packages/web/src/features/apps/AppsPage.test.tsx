@@ -3,6 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { resourceCart } from '../accessRequests/resourceCart';
 import { AppsPage } from './AppsPage';
 import { appFixtures, appPage, manyApps } from './fixtures';
 
@@ -117,5 +119,58 @@ describe('AppsPage', () => {
     expect(await screen.findByRole('alert')).toBeTruthy();
     expect(screen.getByText('access denied')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
+  });
+});
+
+describe('AppsPage and access requests', () => {
+  afterEach(() => resourceCart().clear());
+
+  const requester = (allowedSearchAsRoles: string[] = []) =>
+    userContextFixture(
+      aclWith({ appServers: ['list', 'read'], accessRequests: ['list', 'create'] }),
+      { allowedSearchAsRoles },
+    );
+
+  it('puts apps in the request cart beside Launch, and shows its count', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse(appPage(appFixtures))),
+    );
+    renderPage(<AppsPage />, { context: requester() });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Add grafana to request' }));
+    expect(resourceCart().items()).toEqual([
+      { kind: 'app', clusterName: 'root', name: 'grafana', title: 'grafana' },
+    ]);
+    expect(screen.getByRole('link', { name: 'Request access (1)' }).getAttribute('href')).toBe(
+      '/web/requests/new',
+    );
+    // The app's own action stays.
+    expect(screen.getByRole('link', { name: 'Launch grafana' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Remove grafana from request' }));
+    expect(resourceCart().items()).toEqual([]);
+    expect(screen.queryByRole('switch')).toBeNull();
+  });
+
+  it('lists with searchAsRoles=yes while the switch is on', async () => {
+    const stub = vi.fn(async (_url: string) => jsonResponse(appPage(appFixtures)));
+    vi.stubGlobal('fetch', stub);
+    renderPage(<AppsPage />, { context: requester(['ops-access']) });
+    const user = userEvent.setup();
+    await screen.findByText('Dashboards');
+    expect(stub.mock.calls.at(-1)?.[0]).not.toContain('searchAsRoles');
+    await user.click(screen.getByRole('switch', { name: 'Search resources as requestable roles' }));
+    await waitFor(() => expect(stub.mock.calls.at(-1)?.[0]).toContain('searchAsRoles=yes'));
+  });
+
+  it('offers no request actions without accessRequests create', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => jsonResponse(appPage(appFixtures))),
+    );
+    renderPage(<AppsPage />);
+    await screen.findByText('Dashboards');
+    expect(screen.queryByRole('button', { name: /to request/ })).toBeNull();
+    expect(screen.queryByRole('link', { name: /Request access/ })).toBeNull();
   });
 });

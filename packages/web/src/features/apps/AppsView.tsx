@@ -18,12 +18,13 @@ import {
   nameColumn,
   ResourceList,
   type ListColumn,
+  type ResourceListExtras,
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
 import { proxyAppCommand, type App, type AppFilters, type AppPage } from './makeApp';
 
-interface Props {
+interface Props extends ResourceListExtras<App> {
   attempt: Attempt<AppPage>;
   onRetry: () => void;
   filters: AppFilters;

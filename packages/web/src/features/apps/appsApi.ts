@@ -7,7 +7,11 @@ import {
   type CreateAppSessionResponse,
 } from '@postern/contracts';
 import { api, decode } from '../../api';
-import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
+import {
+  listQueryString,
+  type ListOptions,
+  type ListPageRequest,
+} from '../../components/resourceList/listFilters';
 import { makeApp, type AppFilters, type AppPage } from './makeApp';
 
 /** The console asks for 15 apps a page, as for servers (reference §1.5). */
@@ -16,8 +20,8 @@ export { appsPageSize };
 export type AppListRequest = ListPageRequest<AppFilters>;
 
 /** The query string of `GET sites/{clusterId}/apps` (empty values left out). */
-export function appListQuery(request: AppListRequest): string {
-  return listQueryString(request, appsPageSize);
+export function appListQuery(request: AppListRequest, options: ListOptions = {}): string {
+  return listQueryString(request, appsPageSize, options);
 }
 
 /** One page of applications, searched, filtered and sorted by the server. */
@@ -25,8 +29,9 @@ export async function fetchApps(
   clusterId: string,
   request: AppListRequest,
   signal?: AbortSignal,
+  options: ListOptions = {},
 ): Promise<AppPage> {
-  const url = `${apiPaths.apps(clusterId)}?${appListQuery(request)}`;
+  const url = `${apiPaths.apps(clusterId)}?${appListQuery(request, options)}`;
   const page = decode(appListResponseSchema, await api.get(url, { signal }), url);
   return { apps: page.items.map(makeApp), startKey: page.startKey, totalCount: page.totalCount };
 }

@@ -19,6 +19,7 @@ import {
   nameColumn,
   ResourceList,
   type ListColumn,
+  type ResourceListExtras,
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
@@ -29,7 +30,7 @@ import {
   type DatabasePage,
 } from './makeDatabase';
 
-interface Props {
+interface Props extends ResourceListExtras<Database> {
   /** The cluster the databases belong to (for the SQL console's link). */
   clusterId: string;
   attempt: Attempt<DatabasePage>;

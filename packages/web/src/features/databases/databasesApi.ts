@@ -1,6 +1,10 @@
 import { apiPaths, databaseListResponseSchema, resourcePageSize } from '@postern/contracts';
 import { api, decode } from '../../api';
-import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
+import {
+  listQueryString,
+  type ListOptions,
+  type ListPageRequest,
+} from '../../components/resourceList/listFilters';
 import { makeDatabase, type DatabaseFilters, type DatabasePage } from './makeDatabase';
 
 export const databasesPageSize = resourcePageSize;
@@ -12,8 +16,10 @@ export async function fetchDatabases(
   clusterId: string,
   request: DatabaseListRequest,
   signal?: AbortSignal,
+  options: ListOptions = {},
 ): Promise<DatabasePage> {
-  const url = `${apiPaths.databases(clusterId)}?${listQueryString(request, databasesPageSize)}`;
+  const query = listQueryString(request, databasesPageSize, options);
+  const url = `${apiPaths.databases(clusterId)}?${query}`;
   const page = decode(databaseListResponseSchema, await api.get(url, { signal }), url);
   return {
     databases: page.items.map(makeDatabase),

@@ -1,8 +1,11 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import type { UserContext } from '@postern/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { resourceCart } from '../accessRequests/resourceCart';
 import { DesktopsPage } from './DesktopsPage';
 import { desktopFixtures, desktopPage } from './fixtures';
 
@@ -12,7 +15,7 @@ afterEach(() => vi.unstubAllGlobals());
 
 const activeUrl = '/v1/webapi/sites/root/desktops/build-box/active';
 
-function setup(active: () => Response, query = '') {
+function setup(active: () => Response, query = '', context?: UserContext) {
   const fetchStub = vi.fn(async (url: string) => {
     if (url.startsWith('/v1/webapi/sites/root/desktops?')) {
       return jsonResponse(desktopPage(desktopFixtures));
@@ -24,6 +27,7 @@ function setup(active: () => Response, query = '') {
   renderPage(<DesktopsPage />, {
     path: '/web/cluster/:clusterId/desktops',
     url: `/web/cluster/root/desktops${query}`,
+    context,
   });
   const urls = () => fetchStub.mock.calls.map(([url]) => url);
   return { urls, user: userEvent.setup() };
@@ -86,5 +90,48 @@ describe('DesktopsPage', () => {
       ),
     ).toBeTruthy();
     expect(items).toHaveLength(2);
+  });
+});
+
+describe('DesktopsPage and access requests', () => {
+  afterEach(() => resourceCart().clear());
+
+  const requester = (allowedSearchAsRoles: string[] = []) =>
+    userContextFixture(
+      aclWith({ desktops: ['list', 'read'], accessRequests: ['list', 'create'] }),
+      {
+        allowedSearchAsRoles,
+      },
+    );
+  const inactive = () => jsonResponse({ active: false });
+
+  it('puts desktops in the request cart beside Connect, and shows its count', async () => {
+    const { user } = setup(inactive, '', requester());
+    await user.click(await screen.findByRole('button', { name: 'Add build-box to request' }));
+    expect(resourceCart().items()).toEqual([
+      { kind: 'windows_desktop', clusterName: 'root', name: 'build-box', title: 'build-box' },
+    ]);
+    expect(screen.getByRole('link', { name: 'Request access (1)' }).getAttribute('href')).toBe(
+      '/web/requests/new',
+    );
+    expect(screen.getByRole('button', { name: 'Connect to build-box' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Remove build-box from request' }));
+    expect(resourceCart().items()).toEqual([]);
+    expect(screen.queryByRole('switch')).toBeNull();
+  });
+
+  it('lists with searchAsRoles=yes while the switch is on', async () => {
+    const { urls, user } = setup(inactive, '', requester(['desktop-access']));
+    await screen.findByText('alice, ops');
+    expect(urls().at(-1)).not.toContain('searchAsRoles');
+    await user.click(screen.getByRole('switch', { name: 'Search resources as requestable roles' }));
+    await waitFor(() => expect(urls().at(-1)).toContain('searchAsRoles=yes'));
+  });
+
+  it('offers no request actions without accessRequests create', async () => {
+    setup(inactive);
+    await screen.findByText('alice, ops');
+    expect(screen.queryByRole('button', { name: /to request/ })).toBeNull();
+    expect(screen.queryByRole('link', { name: /Request access/ })).toBeNull();
   });
 });

@@ -6,13 +6,14 @@ import {
   nameColumn,
   ResourceList,
   type ListColumn,
+  type ResourceListExtras,
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
 import { AddDesktopHelp } from './AddDesktopHelp';
 import { protocolName, type Desktop, type DesktopFilters, type DesktopPage } from './makeDesktop';
 
-interface Props {
+interface Props extends ResourceListExtras<Desktop> {
   attempt: Attempt<DesktopPage>;
   onRetry: () => void;
   filters: DesktopFilters;

@@ -5,7 +5,11 @@ import {
   resourcePageSize,
 } from '@postern/contracts';
 import { api, decode } from '../../api';
-import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
+import {
+  listQueryString,
+  type ListOptions,
+  type ListPageRequest,
+} from '../../components/resourceList/listFilters';
 import { makeDesktop, type DesktopFilters, type DesktopPage } from './makeDesktop';
 
 export const desktopsPageSize = resourcePageSize;
@@ -17,8 +21,10 @@ export async function fetchDesktops(
   clusterId: string,
   request: DesktopListRequest,
   signal?: AbortSignal,
+  options: ListOptions = {},
 ): Promise<DesktopPage> {
-  const url = `${apiPaths.desktops(clusterId)}?${listQueryString(request, desktopsPageSize)}`;
+  const query = listQueryString(request, desktopsPageSize, options);
+  const url = `${apiPaths.desktops(clusterId)}?${query}`;
   const page = decode(desktopListResponseSchema, await api.get(url, { signal }), url);
   return {
     desktops: page.items.map(makeDesktop),

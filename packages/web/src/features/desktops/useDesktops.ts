@@ -1,5 +1,6 @@
 import { desktopSortFields } from '@postern/contracts';
 import { useQuery } from '@tanstack/react-query';
+import type { ListOptions } from '../../components/resourceList/listFilters';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import { attemptOf } from '../../lib/attempt';
 import {
@@ -10,15 +11,18 @@ import {
 } from './desktopsApi';
 import type { DesktopFilters } from './makeDesktop';
 
-export const desktopsQueryKey = (clusterId: string, request: DesktopListRequest) =>
-  ['desktops', clusterId, request] as const;
+export const desktopsQueryKey = (
+  clusterId: string,
+  request: DesktopListRequest,
+  options: ListOptions = {},
+) => ['desktops', clusterId, request, options] as const;
 
 /** One page of the desktop list, with cursor paging over it. */
-export function useDesktops(clusterId: string, filters: DesktopFilters) {
+export function useDesktops(clusterId: string, filters: DesktopFilters, options: ListOptions = {}) {
   return useResourceList(
     {
-      queryKey: (request) => desktopsQueryKey(clusterId, request),
-      fetchPage: (request, signal) => fetchDesktops(clusterId, request, signal),
+      queryKey: (request) => desktopsQueryKey(clusterId, request, options),
+      fetchPage: (request, signal) => fetchDesktops(clusterId, request, signal, options),
       pageSize: desktopsPageSize,
     },
     filters,

@@ -1,8 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import type { UserContext } from '@postern/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { resourceCart } from '../accessRequests/resourceCart';
 import {
   kubeClusterFixtures,
   kubeClusterPage,
@@ -19,7 +22,11 @@ const resources = '/v1/webapi/sites/root/kubernetes/prod/resources';
 const namespacesUrl = `${resources}?kind=namespace`;
 const shopPodsUrl = `${resources}?kind=pod&kubeNamespace=shop`;
 
-function setup(answer: (url: string) => Response | undefined = () => undefined, query = '') {
+function setup(
+  answer: (url: string) => Response | undefined = () => undefined,
+  query = '',
+  context?: UserContext,
+) {
   const fetchStub = vi.fn(async (url: string) => {
     const answered = answer(url);
     if (answered) return answered;
@@ -35,6 +42,7 @@ function setup(answer: (url: string) => Response | undefined = () => undefined, 
   renderPage(<KubernetesPage />, {
     path: '/web/cluster/:clusterId/kubernetes',
     url: `/web/cluster/root/kubernetes${query}`,
+    context,
   });
   const urls = () => fetchStub.mock.calls.map(([url]) => url);
   return { urls, user: userEvent.setup() };
@@ -155,5 +163,45 @@ describe('KubernetesPage', () => {
       'Could not list namespaces: the cluster refused: namespaces is forbidden',
     );
     expect(within(dialog).queryByLabelText('Pod', { selector: 'input' })).toBeNull();
+  });
+});
+
+describe('KubernetesPage and access requests', () => {
+  afterEach(() => resourceCart().clear());
+
+  const requester = (allowedSearchAsRoles: string[] = []) =>
+    userContextFixture(
+      aclWith({ kubeServers: ['list', 'read'], accessRequests: ['list', 'create'] }),
+      { allowedSearchAsRoles },
+    );
+
+  it('puts clusters in the request cart beside Connect, and shows its count', async () => {
+    const { user } = setup(undefined, '', requester());
+    await user.click(await screen.findByRole('button', { name: 'Add prod to request' }));
+    expect(resourceCart().items()).toEqual([
+      { kind: 'kube_cluster', clusterName: 'root', name: 'prod', title: 'prod' },
+    ]);
+    expect(screen.getByRole('link', { name: 'Request access (1)' }).getAttribute('href')).toBe(
+      '/web/requests/new',
+    );
+    expect(screen.getByRole('button', { name: 'Connect to prod' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Remove prod from request' }));
+    expect(resourceCart().items()).toEqual([]);
+    expect(screen.queryByRole('switch')).toBeNull();
+  });
+
+  it('lists with searchAsRoles=yes while the switch is on', async () => {
+    const { urls, user } = setup(undefined, '', requester(['kube-access']));
+    await screen.findByText('Production');
+    expect(urls().at(-1)).not.toContain('searchAsRoles');
+    await user.click(screen.getByRole('switch', { name: 'Search resources as requestable roles' }));
+    await waitFor(() => expect(urls().at(-1)).toContain('searchAsRoles=yes'));
+  });
+
+  it('offers no request actions without accessRequests create', async () => {
+    setup();
+    await screen.findByText('Production');
+    expect(screen.queryByRole('button', { name: /to request/ })).toBeNull();
+    expect(screen.queryByRole('link', { name: /Request access/ })).toBeNull();
   });
 });

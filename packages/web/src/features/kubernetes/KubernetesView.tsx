@@ -7,6 +7,7 @@ import {
   nameColumn,
   ResourceList,
   type ListColumn,
+  type ResourceListExtras,
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
@@ -20,7 +21,7 @@ import {
   type KubeClusterPage,
 } from './makeKubeCluster';
 
-interface Props {
+interface Props extends ResourceListExtras<KubeCluster> {
   attempt: Attempt<KubeClusterPage>;
   onRetry: () => void;
   filters: KubeClusterFilters;

@@ -6,7 +6,11 @@ import {
   type KubeResourceItem,
 } from '@postern/contracts';
 import { api, decode } from '../../api';
-import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
+import {
+  listQueryString,
+  type ListOptions,
+  type ListPageRequest,
+} from '../../components/resourceList/listFilters';
 import { makeKubeCluster, type KubeClusterFilters, type KubeClusterPage } from './makeKubeCluster';
 
 export const kubeClustersPageSize = resourcePageSize;
@@ -18,8 +22,10 @@ export async function fetchKubeClusters(
   clusterId: string,
   request: KubeClusterListRequest,
   signal?: AbortSignal,
+  options: ListOptions = {},
 ): Promise<KubeClusterPage> {
-  const url = `${apiPaths.kubernetes(clusterId)}?${listQueryString(request, kubeClustersPageSize)}`;
+  const query = listQueryString(request, kubeClustersPageSize, options);
+  const url = `${apiPaths.kubernetes(clusterId)}?${query}`;
   const page = decode(kubeClusterListResponseSchema, await api.get(url, { signal }), url);
   return {
     clusters: page.items.map(makeKubeCluster),

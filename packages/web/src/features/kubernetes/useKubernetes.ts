@@ -1,5 +1,6 @@
 import { kubeClusterSortFields } from '@postern/contracts';
 import { useQuery } from '@tanstack/react-query';
+import type { ListOptions } from '../../components/resourceList/listFilters';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import { attemptOf } from '../../lib/attempt';
 import {
@@ -10,15 +11,22 @@ import {
 } from './kubernetesApi';
 import type { KubeClusterFilters } from './makeKubeCluster';
 
-export const kubeClustersQueryKey = (clusterId: string, request: KubeClusterListRequest) =>
-  ['kubernetes', clusterId, request] as const;
+export const kubeClustersQueryKey = (
+  clusterId: string,
+  request: KubeClusterListRequest,
+  options: ListOptions = {},
+) => ['kubernetes', clusterId, request, options] as const;
 
 /** One page of the Kubernetes cluster list, with cursor paging over it. */
-export function useKubeClusters(clusterId: string, filters: KubeClusterFilters) {
+export function useKubeClusters(
+  clusterId: string,
+  filters: KubeClusterFilters,
+  options: ListOptions = {},
+) {
   return useResourceList(
     {
-      queryKey: (request) => kubeClustersQueryKey(clusterId, request),
-      fetchPage: (request, signal) => fetchKubeClusters(clusterId, request, signal),
+      queryKey: (request) => kubeClustersQueryKey(clusterId, request, options),
+      fetchPage: (request, signal) => fetchKubeClusters(clusterId, request, signal, options),
       pageSize: kubeClustersPageSize,
     },
     filters,

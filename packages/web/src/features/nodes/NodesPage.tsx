@@ -1,12 +1,7 @@
-import { Group } from '@mantine/core';
-import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useClientConfig } from '../../app/clientConfig';
-import { useFeatureFlags } from '../../app/featureFlagsContext';
 import { routePath } from '../../app/routes';
-import { useUserContext } from '../../app/userContext';
-import { AddToRequestButton, CartButton, SearchAsRolesSwitch } from '../accessRequests/RequestCart';
-import { useResourceCart } from '../accessRequests/resourceCart';
+import { useResourceRequest } from '../accessRequests/useResourceRequest';
 import type { ServerNode } from './makeNode';
 import type { ProxyAddress } from './NodesView';
 import { NodesView } from './NodesView';
@@ -30,22 +25,14 @@ export function NodesPage() {
   const { proxyCluster } = useClientConfig();
   const clusterId = useParams().clusterId ?? proxyCluster;
   const [filters, setFilters] = useUrlNodeFilters();
-  const flags = useFeatureFlags();
-  const { allowedSearchAsRoles } = useUserContext();
-  const canRequest = flags.newAccessRequest;
-  const canSearchAs = canRequest && allowedSearchAsRoles.length > 0;
-  const [searchAsRoles, setSearchAsRoles] = useState(false);
-  const { cart, items } = useResourceCart();
-  const { listProps } = useNodes(clusterId, filters, {
-    searchAsRoles: canSearchAs && searchAsRoles,
-  });
-  const loginsHelp = useLoginsHelp();
-  const cartItem = (node: ServerNode) => ({
-    kind: 'node' as const,
+  const request = useResourceRequest((node: ServerNode) => ({
+    kind: 'node',
     clusterName: node.clusterId,
     name: node.id,
     title: node.hostname,
-  });
+  }));
+  const { listProps } = useNodes(clusterId, filters, request.listOptions);
+  const loginsHelp = useLoginsHelp();
   return (
     <NodesView
       {...listProps}
@@ -58,19 +45,8 @@ export function NodesPage() {
       })}
       loginsHelp={loginsHelp}
       proxy={proxyAddressOf(window.location)}
-      extraAction={
-        canRequest ? (node) => <AddToRequestButton item={cartItem(node)} cart={cart} /> : undefined
-      }
-      headerActions={
-        canRequest && (
-          <Group gap="md">
-            {canSearchAs && (
-              <SearchAsRolesSwitch checked={searchAsRoles} onChange={setSearchAsRoles} />
-            )}
-            <CartButton count={items.length} />
-          </Group>
-        )
-      }
+      extraRowAction={request.extraRowAction}
+      headerActions={request.headerActions}
     />
   );
 }

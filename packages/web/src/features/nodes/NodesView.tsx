@@ -1,11 +1,11 @@
 import { Alert, Badge, Card, Code, Group, List, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { defaultNodeSort, type NodeSortField } from '@postern/contracts';
-import type { ReactNode } from 'react';
 import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
 import {
   labelsColumn,
   ResourceList,
   type ListColumn,
+  type ResourceListExtras,
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
@@ -23,7 +23,7 @@ export interface ProxyAddress {
   origin: string;
 }
 
-interface Props {
+interface Props extends ResourceListExtras<ServerNode> {
   attempt: Attempt<NodePage>;
   onRetry: () => void;
   filters: NodeFilters;
@@ -39,10 +39,6 @@ interface Props {
   compact?: boolean;
   /** A new page is on its way (the old one is still shown). */
   busy?: boolean;
-  /** A second row action (Add to request), beside Connect. */
-  extraAction?: (node: ServerNode) => ReactNode;
-  /** Controls beside the heading (the request cart, searching as requestable roles). */
-  headerActions?: ReactNode;
 }
 
 /** The Servers list's columns; labels filter the list when clicked. */
@@ -109,7 +105,7 @@ const nodeColumns: ListColumn<ServerNode, NodeSortField>[] = [
 
 /** Servers: search, label filters and sort on the server, paged 15 at a time. */
 export function NodesView(props: Props) {
-  const { attempt, connect, loginsHelp, proxy, extraAction, ...list } = props;
+  const { attempt, connect, loginsHelp, proxy, ...list } = props;
   return (
     <ResourceList
       {...list}
@@ -134,22 +130,19 @@ export function NodesView(props: Props) {
         )
       }
       rowAction={(n) => (
-        <Group gap={4} wrap="nowrap">
-          <ChoiceMenu
-            label="Connect"
-            ariaLabel={`Connect to ${n.hostname}`}
-            heading="Log in as"
-            choices={n.sshLogins.map((login) => connect(n, login))}
-            // The list is what the roles allowed when the page loaded; the server decides anew.
-            typed={{
-              label: 'Login',
-              placeholder: 'Type a login…',
-              toChoice: (login) => connect(n, login),
-            }}
-            emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
-          />
-          {extraAction?.(n)}
-        </Group>
+        <ChoiceMenu
+          label="Connect"
+          ariaLabel={`Connect to ${n.hostname}`}
+          heading="Log in as"
+          choices={n.sshLogins.map((login) => connect(n, login))}
+          // The list is what the roles allowed when the page loaded; the server decides anew.
+          typed={{
+            label: 'Login',
+            placeholder: 'Type a login…',
+            toChoice: (login) => connect(n, login),
+          }}
+          emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
+        />
       )}
     />
   );

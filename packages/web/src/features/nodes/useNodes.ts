@@ -1,19 +1,20 @@
 import { nodeSortFields } from '@postern/contracts';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import type { NodeFilters } from './makeNode';
-import { fetchNodes, nodesPageSize, type NodeListOptions, type NodeListRequest } from './nodesApi';
+import type { ListOptions } from '../../components/resourceList/listFilters';
+import { fetchNodes, nodesPageSize, type NodeListRequest } from './nodesApi';
 
 export const nodesQueryKey = (
   clusterId: string,
   request: NodeListRequest,
-  options: NodeListOptions = {},
+  options: ListOptions = {},
 ) => ['nodes', clusterId, request, options] as const;
 
 /**
  * One page of the server list, with cursor paging over it. Changing the filters goes back to
  * page 1; while a page loads, the previous one stays on screen.
  */
-export function useNodes(clusterId: string, filters: NodeFilters, options: NodeListOptions = {}) {
+export function useNodes(clusterId: string, filters: NodeFilters, options: ListOptions = {}) {
   // What every list of servers (the Servers page, the console's Servers tab) hands its view.
   return useResourceList(
     {

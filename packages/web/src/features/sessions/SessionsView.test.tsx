@@ -96,6 +96,17 @@ describe('SessionsView', () => {
     expect(within(rowOf('web-1')).queryByRole('button', { name: /Join/ })).toBeNull();
   });
 
+  it('marks a moderated session with a badge, and only that one', () => {
+    const [first, second] = sessionFixtures;
+    const sessions = makeSessions([{ ...first!, moderated: true }, second!], now);
+    renderWithTheme(
+      <SessionsView attempt={{ status: 'success', data: sessions }} onRetry={vi.fn()} />,
+    );
+    expect(within(rowOf('db-1')).getByText('Moderated')).toBeTruthy();
+    expect(within(rowOf('web-1')).queryByText('Moderated')).toBeNull();
+    expect(screen.getAllByText('Moderated')).toHaveLength(1);
+  });
+
   it('without joining, there is no Join column', () => {
     renderView();
     expect(screen.queryByRole('columnheader', { name: 'Actions' })).toBeNull();

@@ -35,7 +35,15 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
       sortable: true,
       render: (s) => (
         <Stack gap={0}>
-          <Text size="sm">{s.resourceName}</Text>
+          <Group gap={6} wrap="nowrap">
+            <Text size="sm">{s.resourceName}</Text>
+            {/* Moderated sessions (require_session_join): moderators watch over them. */}
+            {s.moderated && (
+              <Badge color="orange" variant="light" tt="none">
+                Moderated
+              </Badge>
+            )}
+          </Group>
           {s.addr && (
             <Text size="xs" c="dimmed">
               {s.addr}
