@@ -44,6 +44,10 @@ export function buildCli(): Command {
       '--public-addr <host:port>',
       'the address users reach this proxy at, used in the links it prints (default localhost:web port, or the --web-addr host when it names one)',
     )
+    .option(
+      '--metrics-addr <host:port>',
+      'a listener of its own serving Prometheus metrics at /metrics (default: off)',
+    )
     .addOption(
       new Option(
         '--log-format <format>',
@@ -61,7 +65,8 @@ export function buildCli(): Command {
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {
           // Forced: even closing storage may hang on a stuck disk; the grace is a promise.
-          setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
+          const bound = config.shutdownDrainMs + config.shutdownGraceMs + 5_000;
+          setTimeout(() => process.exit(1), bound).unref();
           server.stop(signal).then(
             (clean) => process.exit(clean ? 0 : 1),
             (error: unknown) => {

@@ -9,6 +9,7 @@ import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { connectionDiagnosticsRoutes } from './modules/connection-diagnostics/connection-diagnostics.routes.js';
 import { UserContextService } from './modules/context/context.service.js';
 import { contextRoutes } from './modules/context/context.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
@@ -24,7 +25,7 @@ export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 
 }
 
 /**
- * The routes every access protocol shares: ping, clusters and the user's context, the audit
+ * The routes every access protocol shares: health and readiness, ping, clusters and the user's context, the audit
  * log, live sessions and recordings, the connection test, integrations, and the console's error
  * capture.
  */
@@ -37,6 +38,8 @@ export async function platformRoutes(
   const clusterName = config.clusterName;
   const providers = ctx.accessControl.providers;
   await server.register(pingRoutes, { config, addresses, providers });
+  // Outside the web API, for load balancers: liveness and readiness (docs/high-availability.md).
+  await server.register(healthRoutes, { readiness: ctx.readiness });
   await server.register(clustersRoutes, { clusters });
   const cursorSecret = await clusterSecret(backend, 'audit_cursor');
   const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);

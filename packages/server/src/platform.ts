@@ -9,7 +9,9 @@ import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
+import { ReadinessService } from './modules/health/readiness.service.js';
 import { buildIntegrations } from './modules/integrations/index.js';
+import { meteredAudit, ServerMetrics } from './modules/metrics/server-metrics.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
@@ -36,15 +38,22 @@ export interface PlatformDeps {
  * the addresses the listeners bound. One of each per process, shared by every access protocol.
  */
 export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) {
-  const { config, backend, audit } = deps;
+  const { config, backend } = deps;
   const now = deps.now ?? systemClock;
+  // One set of metrics per process; every part writes audit events through the measured store.
+  const metrics = new ServerMetrics();
+  const audit = meteredAudit(deps.audit, metrics);
   const onError = (what: string) => (error: unknown) =>
     log.warn({ err: error }, `watching ${what} failed; listing again`);
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
   const locks = new LockWatcher(backend, now, onError('locks'));
   const access = new AccessResolver(backend, onError('roles, users and access requests'), now);
   // One blob store for every recording format; a crash's open recordings are sealed at start.
-  const recordings = new DirRecordingStore(config.recordings.dir, [desktopRecordingSealer]);
+  const recordings = new DirRecordingStore(
+    config.recordings.dir,
+    [desktopRecordingSealer],
+    (bytes) => metrics.recordingBytes.inc({}, bytes),
+  );
   const hub = new SessionHub({
     backend,
     audit,
@@ -58,6 +67,20 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   // Filled by the wings as they build: what agents may serve and how their heartbeats are read.
   const agentReports = new AgentReports();
   const addresses = new ListenAddresses(config);
+  metrics.readFrom({
+    sessionsByKind: () => hub.activeByKind(),
+    agentTunnels: () => tunnels.count(),
+  });
+  const readiness = new ReadinessService({
+    backend,
+    caches: () => [
+      { name: 'roles', loaded: access.roles.loaded, stale: access.roles.stale },
+      { name: 'users', loaded: access.users.loaded, stale: access.users.stale },
+      { name: 'locks', loaded: locks.isLoaded(), stale: locks.isStale() },
+    ],
+    draining: () => hub.draining,
+    metrics,
+  });
   // Notifies reviewers of access requests; built here since it needs the watched users (their
   // e-mail) and the listeners' addresses (which it may not target).
   const integrations = buildIntegrations({
@@ -86,6 +109,9 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
     addresses,
+    /** The process's metrics (`/metrics` on metrics_addr) and readiness (`/readyz`). */
+    metrics,
+    readiness,
     /** Integrations (chat, e-mail, webhook) and the notifier of access requests. */
     integrations,
     onError,

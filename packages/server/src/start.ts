@@ -10,6 +10,7 @@ import { createLogger, logDestination } from './logger.js';
 import { backgroundAuditWritten } from './modules/audit/emit.js';
 import { openAuditStore, startAuditRetention } from './modules/audit/index.js';
 import { SpooledAuditStore } from './modules/audit/spool/index.js';
+import { startMetricsListener, type MetricsListener } from './modules/metrics/metrics-listener.js';
 import { bootstrapFirstAdmin, recordPublicUrl } from './identity/bootstrap/first-admin.js';
 import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
@@ -90,6 +91,17 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const address = app.server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
   addresses.report('web', { host: config.webAddr.host, port });
+  // Off unless metrics_addr is set: plain HTTP, no authentication (docs/high-availability.md).
+  let metricsListener: MetricsListener | undefined;
+  if (config.metricsAddr) {
+    const { metrics } = app.services;
+    metricsListener = await startMetricsListener(config.metricsAddr, () => metrics.render());
+    addresses.report('metrics', metricsListener.address);
+    logger.info(
+      { metricsAddr: formatHostPort(metricsListener.address) },
+      `metrics listener bound to ${formatHostPort(metricsListener.address)}`,
+    );
+  }
   // Before the "serving" line, so ping and that line report each listener's real port.
   const listeners = await startWingListeners(app, (level, message, fields) =>
     logger[level](fields ?? {}, message),
@@ -137,6 +149,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       version: serverVersion,
       cluster: config.clusterName,
       webAddr: formatHostPort({ host: config.webAddr.host, port }),
+      ...(metricsListener ? { metricsAddr: formatHostPort(metricsListener.address) } : {}),
       sshAddr: formatHostPort(addresses.of('ssh') ?? config.sshAddr),
       dataDir: config.dataDir,
       storage: config.storage.type,
@@ -146,14 +159,20 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
 
   let stopping: Promise<boolean> | undefined;
   /**
-   * Stops gracefully within shutdown_grace: every live session ends telling its parties why
+   * Drains first (shutdown_drain): /readyz answers 503 so load balancers stop sending traffic,
+   * and new sessions of every kind are refused with "this proxy is shutting down; reconnect"
+   * while the live ones go on. Then stops gracefully within shutdown_grace: every live session ends telling its parties why
    * (browser terminals close with 1001, SSH clients get the reason and a disconnect message),
    * its recording is sealed complete and its end event written before storage closes. Resolves
    * false when the grace ran out first (the caller then exits anyway).
    */
   const stop = (signal: string) => {
     stopping ??= (async () => {
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining');
+      app.services.hub.drain();
+      if (config.shutdownDrainMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
       const graceful = (async () => {
         await app.services.hub.shutdown();
         for (const listener of [...listeners].reverse()) await listener.stop();
@@ -173,12 +192,13 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
       await diskMonitor.stop();
       await audit.close();
       await backend.close();
+      await metricsListener?.stop();
       logger.info('stopped');
       return clean;
     })();
     return stopping;
   };
-  // diskUsage: the recordings volume's last reading, for a metric once there is an endpoint.
+  // diskUsage: the recordings volume's last reading (not a metric yet).
   return { app, port, stop, diskUsage: () => diskMonitor.usage() };
 }
 

@@ -40,6 +40,8 @@ export class WatchedCache<T> extends EventEmitter {
    * may be missing (a lock written elsewhere, say). Emits 'stale' and 'fresh' as it changes.
    */
   stale = false;
+  /** True once the first list has loaded (readiness waits for it). */
+  loaded = false;
 
   constructor(
     private readonly backend: Backend,
@@ -88,7 +90,10 @@ export class WatchedCache<T> extends EventEmitter {
             this.stale = false;
             this.emit('fresh');
           }
-          if (first) loaded();
+          if (first) {
+            this.loaded = true;
+            loaded();
+          }
           first = false;
           delay = this.options.retryMs ?? 1000;
           for await (const event of watcher.events) {

@@ -46,6 +46,7 @@ export interface ConfigFlags {
   postgresAddr?: string;
   kubeAddr?: string;
   publicAddr?: string;
+  metricsAddr?: string;
   clusterName?: string;
   insecureNoTls?: boolean;
   logFormat?: string;
@@ -69,6 +70,8 @@ export interface Config {
   /** The Kubernetes listener's own port; undefined: only the web port serves it (over TLS). */
   kubeAddr: HostPort | undefined;
   publicAddr: HostPort;
+  /** The metrics listener's address (`GET /metrics`); undefined: no such listener. */
+  metricsAddr: HostPort | undefined;
   insecureNoTls: boolean;
   tls?: { certFile: string; keyFile: string };
   storage: StorageConfig;
@@ -105,6 +108,11 @@ export interface Config {
   ssh: { keepaliveIntervalMs: number };
   /** How long SIGTERM waits for sessions to end and recordings to seal before it forces exit. */
   shutdownGraceMs: number;
+  /**
+   * How long SIGTERM drains before the grace starts: /readyz answers 503 and new sessions are
+   * refused while live ones go on, so a load balancer sends traffic elsewhere first.
+   */
+  shutdownDrainMs: number;
   /** Applications from the config file, served by this proxy (docs/apps.md). */
   apps: AppResource[];
   /** Databases from the config file, reached by this proxy (docs/databases.md). */
@@ -192,6 +200,10 @@ export function resolveConfig(flags: ConfigFlags): Config {
   const publicAddr = publicAddrText
     ? parseHostPort(publicAddrText, '--public-addr')
     : defaultPublicAddr(webAddr);
+  const metricsAddrText = flags.metricsAddr ?? file.metrics_addr;
+  const metricsAddr = metricsAddrText
+    ? parseHostPort(metricsAddrText, '--metrics-addr')
+    : undefined;
   const clusterName = flags.clusterName ?? file.cluster_name ?? hostname();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(clusterName)) {
     throw new ConfigError(
@@ -207,6 +219,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     postgresAddr,
     kubeAddr,
     publicAddr,
+    metricsAddr,
     insecureNoTls: flags.insecureNoTls ?? file.insecure_no_tls ?? false,
     tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,
     storage,
@@ -250,6 +263,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ),
     },
     shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
+    shutdownDrainMs: parseDuration(file.shutdown_drain ?? 0, 'shutdown_drain'),
     apps: (file.apps ?? []).map((app) =>
       appResourceSchema.parse({
         kind: 'app',

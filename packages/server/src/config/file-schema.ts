@@ -106,6 +106,8 @@ export const fileConfigSchema = z
     /** A port of its own for the Kubernetes listener (docs/kubernetes.md); off unless set. */
     kube_addr: hostPort.optional(),
     public_addr: hostPort.optional(),
+    /** Prometheus metrics at `/metrics` on a listener of its own (docs/high-availability.md). */
+    metrics_addr: hostPort.optional(),
     insecure_no_tls: z.boolean().optional(),
     tls: z.object({ cert_file: z.string(), key_file: z.string() }).strict().optional(),
     storage: storageSchema.optional(),
@@ -126,6 +128,8 @@ export const fileConfigSchema = z
       .strict()
       .optional(),
     shutdown_grace: z.union([z.string(), z.number()]).optional(),
+    /** How long SIGTERM drains (readyz 503, new sessions refused) before sessions are ended. */
+    shutdown_drain: z.union([z.string(), z.number()]).optional(),
     recordings: z
       .object({
         dir: z.string().optional(),

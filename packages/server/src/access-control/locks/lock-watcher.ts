@@ -80,6 +80,11 @@ export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implemen
     return this.cache.stale;
   }
 
+  /** The first list of locks has loaded. */
+  isLoaded(): boolean {
+    return this.cache.loaded;
+  }
+
   isLocked(subject: LockSubject): boolean {
     return this.lockFor(subject) !== undefined;
   }

@@ -6,6 +6,7 @@ import { readDiskUsage, systemStatfs } from '../disk-usage/disk-usage.js';
 import type { RecordingMark } from '@postern/contracts';
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { LocalDirBlobStore } from '../../blobs/local-dir-blob-store.js';
+import { meteredBlobStore } from '../../blobs/metered-blob-store.js';
 import { sealAfterCrash } from './crash-seal.js';
 import { recordingBlobName, writeIndex, type RecordingPart } from './recording-blobs.js';
 import type { RecordingIntegrity } from './recording-integrity.js';
@@ -201,9 +202,11 @@ export class DirRecordingStore extends BlobRecordingStore {
   constructor(
     readonly dir: string,
     formats: readonly CrashSealer[] = [],
+    /** Told the bytes of each write, for the recording bytes metric. */
+    onWritten?: (bytes: number) => void,
   ) {
     const local = new LocalDirBlobStore(dir);
-    super(local, formats);
+    super(onWritten ? meteredBlobStore(local, onWritten) : local, formats);
     this.local = local;
   }
 

@@ -3,6 +3,7 @@ import { sessionEndReasons } from '@postern/contracts';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
@@ -15,6 +16,9 @@ import {
   trackerFromItem,
   type SessionTracker,
 } from './session-tracker.store.js';
+
+/** What a new session hears while the proxy drains before it stops. */
+export const proxyShuttingDown = 'this proxy is shutting down; reconnect';
 
 export interface SessionHubDeps {
   backend: Backend;
@@ -63,6 +67,7 @@ export class SessionHub {
   /** Sessions of other shapes (desktops) listed in Active Sessions: their current trackers. */
   private readonly tracked = new Map<string, () => SessionTracker>();
   private stopAccessChanges: (() => void) | undefined;
+  private drainingSince: number | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.store = new SessionTrackerStore(deps.backend);
@@ -85,6 +90,32 @@ export class SessionHub {
     this.stopAccessChanges = this.deps.accessChanges?.(() => this.recheckAccess());
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
     this.timer.unref();
+  }
+
+  /**
+   * The proxy stops soon: from now on new sessions of every kind are refused (`assertAccepting`)
+   * and readiness reports draining, while the live ones go on until `shutdown`.
+   */
+  drain(): void {
+    this.drainingSince ??= this.deps.now();
+  }
+
+  get draining(): boolean {
+    return this.drainingSince !== undefined;
+  }
+
+  /** Throws the error to show when a new session may not start here (the proxy is draining). */
+  assertAccepting(): void {
+    if (this.draining) throw new ApiError('connection_problem', proxyShuttingDown);
+  }
+
+  /** Live sessions held by this proxy by kind, desktops (tracked) included: for the metrics. */
+  activeByKind(): Map<string, number> {
+    const counts = new Map<string, number>();
+    const add = (kind: string) => counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    for (const session of this.live.values()) if (!session.isEnded) add(session.init.kind);
+    for (const tracker of this.tracked.values()) add(tracker().kind);
+    return counts;
   }
 
   /** Registers a session whose channel is open; its owner joins next. */

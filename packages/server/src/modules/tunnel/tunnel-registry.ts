@@ -52,6 +52,11 @@ export class TunnelRegistry implements TunnelDialer {
 
   constructor(private readonly options: { dialTimeoutMs?: number } = {}) {}
 
+  /** How many agents are connected to this proxy now. */
+  count(): number {
+    return this.channels.size;
+  }
+
   connected(nodeId: string): boolean {
     return this.channels.has(nodeId);
   }

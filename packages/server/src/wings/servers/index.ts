@@ -123,6 +123,7 @@ function buildServers(ctx: ServerContext) {
     openRate: new OpenRateLimiter(config.sessionOpenLimit, now),
     subjects: access,
     auditHealth: ctx.auditHealth,
+    drain: hub,
   });
   const terminals = new TerminalService({
     hub,

@@ -39,6 +39,7 @@ export function dbConsoleSessions(
   return {
     request,
     start: async (identity, params) => {
+      deps.hub.assertAccepting();
       const route = authorize(deps, identity, database, params, remoteAddr);
       const engine = await deps.engine();
       const connect = () => {

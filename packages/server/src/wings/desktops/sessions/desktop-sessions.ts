@@ -17,7 +17,7 @@ import { startVncRelay, type VncSession } from '../rfb/index.js';
 import type { DesktopGrant } from './desktop-access.js';
 
 export interface DesktopSessionsDeps {
-  hub: Pick<SessionHub, 'track' | 'guard' | 'proxyId'>;
+  hub: Pick<SessionHub, 'track' | 'guard' | 'proxyId' | 'assertAccepting'>;
   audit: AuditStore;
   /** Where recordings go (the platform's blob store, shared with terminal recordings). */
   blobs: BlobStore;
@@ -124,6 +124,7 @@ class LiveDesktop {
   async run(): Promise<void> {
     const { grant, deps } = this;
     try {
+      deps.hub.assertAccepting();
       this.relay = await this.startRelay();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -91,7 +91,7 @@ export class KubeExecSessions {
       // acceptExec answered the client itself (a bad query, no protocol in common).
       return call.done(400);
     }
-    const unrecordable = await this.strictRecordingProblem(owner);
+    const unrecordable = this.drainProblem() ?? (await this.strictRecordingProblem(owner));
     if (unrecordable) {
       call.done(403);
       await server.finish(failureStatus(unrecordable)).catch(() => server.abort());
@@ -145,6 +145,16 @@ export class KubeExecSessions {
   }
 
   /** record_session k8s `strict` with storage that cannot be written: why the exec is refused. */
+  /** Why no exec may start now: the proxy drains before it stops. */
+  private drainProblem(): string | undefined {
+    try {
+      this.deps.hub.assertAccepting();
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
   private async strictRecordingProblem(owner: ExecOwner): Promise<string | undefined> {
     if (owner.roleSet.options().recordSession.k8s !== 'strict') return undefined;
     const problem = await this.deps.hub.recordingProblem();
@@ -185,6 +195,7 @@ export class KubeExecSessions {
     container: string,
     size: TerminalSize,
   ): Promise<LiveSession> {
+    this.deps.hub.assertAccepting();
     const request: ExecRequest = {
       command,
       container: container || undefined,

@@ -55,6 +55,8 @@ export interface NodeAccessDeps {
   subjects?: Pick<AccessResolver, 'current'>;
   /** Refuses new sessions while the audit log cannot take their events (audit.on_failure). */
   auditHealth?: AuditHealth;
+  /** Refuses new sessions while the proxy drains before it stops (the session hub). */
+  drain?: { assertAccepting(): void };
 }
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
@@ -90,6 +92,7 @@ export class NodeAccess {
     const stale = strictLockProblem(locks, requester.roleSet.options().lockingMode);
     if (stale) return refuse(accessDenied(stale));
     try {
+      this.deps.drain?.assertAccepting();
       this.deps.auditHealth?.assertCanAudit();
     } catch (error) {
       if (error instanceof ApiError) return refuse(error);
