@@ -283,6 +283,64 @@ describe('an access request assumed by postern kube login', () => {
   });
 });
 
+describe('a moderated kubectl exec (require_session_join kinds: [k8s])', () => {
+  it('waits for the moderator before the shell runs, and ends when they leave', async () => {
+    const admin = hostActor('test');
+    const role = (name: string, allow: object) =>
+      app.services.roles.create(
+        JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
+        admin,
+      );
+    await role('watched-web', {
+      require_session_join: [
+        {
+          name: 'kube oversight',
+          filter: 'contains(user.roles, "kube-mod")',
+          kinds: ['k8s'],
+          count: 1,
+          modes: ['moderator'],
+        },
+      ],
+    });
+    await app.services.users.create({ name: 'eve', roles: ['web-team', 'watched-web'] }, 'test');
+    const eve = await harnessFor('eve');
+    try {
+      const before = new Set(app.services.hub.list().map((t) => t.id));
+      const shell = eve.startInPty(['exec', '-it', '-n', 'prod', 'web-1', '--', 'sh'], {
+        cols: 80,
+        rows: 24,
+      });
+      await shell.waitFor(/this session needs 1 moderator matching/, 'the waiting notice');
+      shell.write('echo early-$((2*3))\r');
+      const sid = app.services.hub.list().find((t) => !before.has(t.id) && t.owner === 'eve')!.id;
+      expect(app.services.hub.tracker(sid)).toMatchObject({ kind: 'k8s', moderated: true });
+      // A moderator's party (as the console's or `postern join`'s would be), on the live session.
+      const session = app.services.hub.get(sid)!;
+      const seen: string[] = [];
+      const moderator = {
+        id: 'moderator-party',
+        user: 'mo',
+        roles: ['kube-mod'],
+        mode: 'moderator' as const,
+        output: (chunk: Uint8Array) => void seen.push(Buffer.from(chunk).toString()),
+        event: () => undefined,
+        sessionData: () => undefined,
+        end: () => undefined,
+      };
+      await session.join(moderator);
+      await shell.waitFor(/mo \(moderator\) joined: the session starts/, 'the start');
+      await typeAndSee(shell, 'echo kube-$((2*5))', /kube-10/);
+      expect(shell.output()).not.toContain('early-6');
+      expect(seen.join('')).toContain('kube-10');
+      session.leave(moderator.id, 'left');
+      expect(await shell.exited).not.toBe(0);
+      expect(shell.output()).toContain('the last required moderator left the session');
+    } finally {
+      await eve.cleanup();
+    }
+  });
+});
+
 describe('max_kubernetes_connections', () => {
   it('refuses a second exec stream while one is open, and allows it once that one ends', async () => {
     const shell = kubectlLimited.startInPty(['exec', '-it', '-n', 'prod', 'web-1', '--', 'sh'], {
