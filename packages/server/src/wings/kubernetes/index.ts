@@ -134,6 +134,12 @@ function buildKubernetes(ctx: ServerContext) {
       void kubeExec
         .fromKubectl(call, { ...call.identity, recheck: () => call.recheck() }, req, socket, head)
         .catch(() => socket.destroy()),
+    streamLease: async (call) => {
+      const limit = await kubeExec.leaseStream(call.identity);
+      return 'refused' in limit
+        ? limit
+        : { release: () => limit.lease?.release() ?? Promise.resolve() };
+    },
   });
   // One TLS server for the Kubernetes listener, made the first time a connection needs it.
   let server: ReturnType<typeof createKubeServer> | undefined;

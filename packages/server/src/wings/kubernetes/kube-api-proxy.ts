@@ -45,6 +45,11 @@ export interface KubeApiProxyDeps {
   guard(identity: CertifiedKubeUser, revoke: (why: string) => void): () => void;
   /** Interactive exec and attach, as live sessions; absent, they are relayed as they are. */
   exec?(call: KubeCall, req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * One of the user's max_kubernetes_connections for a port-forward (exec and attach take
+   * theirs in `exec`): a release to call when it closes, or why it is refused.
+   */
+  streamLease?(call: KubeCall): Promise<{ release?: () => Promise<void> } | { refused: string }>;
 }
 
 /** Every request names its cluster first: `https://<proxy>/kube/<cluster>/api/v1/...`. */
@@ -83,7 +88,18 @@ export class KubeApiProxy {
       request.plural === 'pods' &&
       (request.subresource === 'exec' || request.subresource === 'attach');
     if (interactive && this.deps.exec) return this.deps.exec(call, req, socket, head);
-    forwardUpgrade(req, socket, head, call.endpoint, call.path, call.headers, call.done);
+    const counted = request.resource && request.subresource === 'portforward';
+    if (!counted || !this.deps.streamLease) {
+      return forwardUpgrade(req, socket, head, call.endpoint, call.path, call.headers, call.done);
+    }
+    void this.deps.streamLease(call).then((lease) => {
+      if ('refused' in lease) {
+        call.done(403);
+        return void socket.end(rawResponse(403, kubeStatus(403, lease.refused)));
+      }
+      socket.once('close', () => void lease.release?.());
+      forwardUpgrade(req, socket, head, call.endpoint, call.path, call.headers, call.done);
+    });
   }
 
   /** Filtered listings and watches: the API server's JSON is read and passed on in part. */

@@ -353,6 +353,10 @@ describe('max_kubernetes_connections', () => {
     expect(refused.stderr).toContain(
       'too many Kubernetes connections: max_kubernetes_connections allows 1 at a time',
     );
+    // A port-forward counts too.
+    const forward = await kubectlLimited.run(['port-forward', '-n', 'prod', 'pod/web-1', ':8080']);
+    expect(forward.code).not.toBe(0);
+    expect(forward.stderr).toContain('too many Kubernetes connections');
     shell.write('exit 0\r');
     await shell.exited;
     await expect

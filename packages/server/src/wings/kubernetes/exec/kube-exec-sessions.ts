@@ -165,8 +165,8 @@ export class KubeExecSessions {
    * One of the owner's max_kubernetes_connections (exec and attach streams from kubectl, counted
    * on every proxy through the backend), or why not.
    */
-  private async leaseStream(
-    owner: ExecOwner,
+  async leaseStream(
+    owner: Pick<ExecOwner, 'user' | 'roleSet'>,
   ): Promise<{ lease: SemaphoreLease | undefined } | { refused: string }> {
     const limit = owner.roleSet.options().maxKubernetesConnections;
     if (!limit || !this.deps.streamLeases) return { lease: undefined };
