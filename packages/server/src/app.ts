@@ -144,6 +144,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await identityPart.start(identity);
   await platform.start();
   for (const { wing, services } of built) await wing.start?.(services);
+  // Listening, this proxy knows its port: it joins the cluster's list of proxies for agents.
+  server.addHook('onListen', async () => {
+    const address = server.server.address();
+    if (typeof address === 'object' && address) {
+      platform.addresses.report('web', { host: deps.config.webAddr.host, port: address.port });
+    }
+    await platform.proxies.announce().catch((error: unknown) => {
+      server.log.error({ err: error }, 'cannot register this proxy for agents');
+    });
+  });
   server.addHook('onClose', async () => {
     for (const { wing, services } of [...built].reverse()) await wing.close?.(services);
     await platform.close();

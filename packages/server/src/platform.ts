@@ -14,7 +14,7 @@ import { buildIntegrations } from './modules/integrations/index.js';
 import { meteredAudit, ServerMetrics } from './modules/metrics/server-metrics.js';
 import { DirRecordingStore } from './modules/recordings/recording-store.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
-import { AgentReports, TunnelRegistry } from './modules/tunnel/index.js';
+import { AgentReports, ProxyRegistry, TunnelRegistry } from './modules/tunnel/index.js';
 import { perMinute } from './plugins/rate-limit.js';
 import { ClusterCa } from './ssh/ca.service.js';
 
@@ -63,10 +63,20 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     recordings: { store: recordings, onFailure: config.recordings.onFailure },
     accessChanges: access.onChange.bind(access),
   });
-  const tunnels = new TunnelRegistry();
+  const addresses = new ListenAddresses(config);
+  // This proxy in the cluster's list (announced once listening); agents are told the list so
+  // they keep a tunnel to every proxy (docs/high-availability.md).
+  const proxies = new ProxyRegistry({
+    // One id per proxy: the hub's, which its sessions' trackers carry (cross-proxy joins).
+    id: hub.proxyId,
+    backend,
+    address: () => addresses.publicBaseUrl(),
+    onError: (error, what) => log.warn({ err: error }, what),
+    onChange: (list) => tunnels.setProxies(list),
+  });
+  const tunnels = new TunnelRegistry({ proxyId: proxies.id });
   // Filled by the wings as they build: what agents may serve and how their heartbeats are read.
   const agentReports = new AgentReports();
-  const addresses = new ListenAddresses(config);
   metrics.readFrom({
     sessionsByKind: () => hub.activeByKind(),
     agentTunnels: () => tunnels.count(),
@@ -105,6 +115,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     recordings,
     hub,
     tunnels,
+    /** The cluster's proxies: this one's heartbeat record and the watched list. */
+    proxies,
     agentReports,
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
@@ -119,11 +131,12 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     loginRateLimit: perMinute(config.auth.loginRateLimit),
     /** Loads the watched state, then the live sessions that are judged against it. */
     start: async () => {
-      await Promise.all([access.start(), locks.start()]);
+      await Promise.all([access.start(), locks.start(), proxies.start()]);
       await hub.start();
     },
     close: async () => {
       integrations.close();
+      await proxies.close();
       tunnels.close();
       await hub.close();
       await Promise.all([access.close(), locks.close()]);

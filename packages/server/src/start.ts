@@ -16,6 +16,7 @@ import { DiskUsageMonitor } from './modules/disk-usage/disk-usage.monitor.js';
 import { loadOrCreateTls } from './tls/self-signed.js';
 import { serverVersion } from './version.js';
 import { startWingListeners } from './wings/run-listeners.js';
+import { internalWebUrl } from './modules/sessions/peer-proof.js';
 
 /** Where the console build sits in this repository: packages/web/dist beside this package. */
 export const defaultWebDistDir = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -91,6 +92,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const address = app.server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
   addresses.report('web', { host: config.webAddr.host, port });
+  // Joins of this proxy's sessions through the other proxies come here (high-availability.md).
+  app.context.hub.advertise(internalWebUrl(config.webAddr.host, port, https !== undefined));
   // Off unless metrics_addr is set: plain HTTP, no authentication (docs/high-availability.md).
   let metricsListener: MetricsListener | undefined;
   if (config.metricsAddr) {

@@ -22,7 +22,8 @@ import { relaySignedIn } from '../wings/desktops/rfb/signed-in-relay.js';
 import { dialTcp } from '../modules/tunnel/dial-tcp.js';
 import type { AgentDesktop } from './desktop-flags.js';
 import { KubeForwarder, type AgentKubeCluster } from './kube-forwarder.js';
-import { TunnelClient, type AgentLog } from './tunnel-client.js';
+import { TunnelClient, type AgentLog, type TunnelClientOptions } from './tunnel-client.js';
+import type { ProxyAddress } from '../modules/tunnel/tunnel-protocol.js';
 
 export interface AgentOptions {
   /** `HOST:PORT` (HTTPS), or a full `http://` / `https://` URL. */
@@ -51,8 +52,13 @@ export interface AgentOptions {
 
 export interface RunningAgent {
   nodeId: string;
-  /** Whether the proxy has the tunnel right now. */
+  /** Whether the proxy it was started with (`--proxy`) has the tunnel right now. */
   connected(): boolean;
+  /**
+   * Every tunnel it keeps: the one to `--proxy` first, then one per other proxy the cluster
+   * listed, with the id each proxy gave (once it let the agent in).
+   */
+  tunnels(): { proxy: string; proxyId: string | undefined; connected: boolean }[];
   /** Ends every session, closes the tunnel and stops reconnecting. */
   stop(): Promise<void>;
 }
@@ -106,8 +112,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
   const desktops = options.desktops ?? [];
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
-  const tunnel = new TunnelClient({
-    base,
+  const tunnelOptions: Omit<TunnelClientOptions, 'base'> = {
     insecure: options.insecure,
     nodeId: identity.nodeId,
     hostCertificate: () => identity.hostCertificate,
@@ -181,6 +186,11 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
     ],
     onReady: (keys) => {
       if (keys && keys.length > 0) userCaKeys = keys;
+      reconcile();
+    },
+    onProxies: (list) => {
+      proxyList = list;
+      reconcile();
     },
     onCertificate: (hostCertificate) => {
       const refused = certificateProblem(hostCertificate, identity.nodeId, hostKey);
@@ -192,20 +202,60 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
       );
     },
     log,
-  });
+  };
+  // One tunnel to --proxy (the bootstrap, perhaps a load balancer), and one to each other proxy
+  // the cluster lists, by proxy id; a proxy that leaves the list loses its tunnel.
+  const tunnel = new TunnelClient({ ...tunnelOptions, base });
+  const others = new Map<string, TunnelClient>();
+  let proxyList: ProxyAddress[] = [];
+  let stopped = false;
+  function reconcile(): void {
+    if (stopped) return;
+    // The bootstrap's proxy needs no second tunnel: the proxy would keep only one of the two.
+    const wanted = new Map(
+      proxyList.filter((proxy) => proxy.id !== tunnel.proxyId).map((p) => [p.id, p.addr]),
+    );
+    for (const [id, other] of others) {
+      if (wanted.has(id) && proxyBaseUrl(wanted.get(id)!).origin === other.proxy) continue;
+      others.delete(id);
+      log.info({ proxy: other.proxy, proxyId: id }, 'closing the tunnel to a proxy that left');
+      void other.retire();
+    }
+    for (const [id, addr] of wanted) {
+      if (others.has(id)) continue;
+      let url: URL;
+      try {
+        url = proxyBaseUrl(addr);
+      } catch {
+        log.warn({ proxyId: id, addr }, 'ignored a proxy with an unusable address');
+        continue;
+      }
+      const other = new TunnelClient({ ...tunnelOptions, base: url });
+      others.set(id, other);
+      log.info({ proxy: url.origin, proxyId: id }, 'opening a tunnel to another proxy');
+      other.start();
+    }
+  }
   tunnel.start();
 
   let stopping: Promise<void> | undefined;
   return {
     nodeId: identity.nodeId,
     connected: () => tunnel.connected,
+    tunnels: () =>
+      [tunnel, ...others.values()].map((client) => ({
+        proxy: client.proxy,
+        proxyId: client.proxyId,
+        connected: client.connected,
+      })),
     stop: () => {
       stopping ??= (async () => {
+        stopped = true;
         commandLabels?.stop();
         for (const { forwarder } of kubeClusters) forwarder.close();
         // Sessions first, so their clients get a proper SSH disconnect through the tunnel.
         await nodeService.close();
-        await tunnel.stop();
+        await Promise.all([tunnel, ...others.values()].map((client) => client.stop()));
       })();
       return stopping;
     },

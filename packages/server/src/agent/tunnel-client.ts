@@ -13,6 +13,7 @@ import {
   tunnelProtocolVersion,
   versionMismatch,
   type AgentHeartbeat,
+  type ProxyAddress,
   type TunnelService,
 } from '../modules/tunnel/tunnel-protocol.js';
 import { Backoff } from './backoff.js';
@@ -43,8 +44,10 @@ export interface TunnelClientOptions {
   heartbeatMs: number;
   /** What this agent serves (advertised in its hello); today its node service. */
   services: LocalService[];
-  /** The proxy let us in; it may name the user CA keys in force now. */
-  onReady: (userCaKeys: string[] | undefined) => void;
+  /** The proxy let us in; it may name the user CA keys in force now, and its own proxy id. */
+  onReady: (userCaKeys: string[] | undefined, proxyId: string | undefined) => void;
+  /** The proxy told us every proxy of the cluster (on connect and whenever it changes). */
+  onProxies?: (proxies: ProxyAddress[]) => void;
   /** The proxy sent a renewed host certificate. */
   onCertificate: (hostCertificate: string) => void;
   log: AgentLog;
@@ -69,6 +72,7 @@ export class TunnelClient {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private ready = false;
   private stopped = false;
+  private currentProxyId: string | undefined;
   private readonly handlers: Map<string, LocalService>;
 
   constructor(private readonly options: TunnelClientOptions) {
@@ -81,8 +85,28 @@ export class TunnelClient {
     return this.ready;
   }
 
+  /** The id the proxy gave in its ready frame (the last one, while reconnecting). */
+  get proxyId(): string | undefined {
+    return this.currentProxyId;
+  }
+
+  /** The proxy this tunnel dials (its origin). */
+  get proxy(): string {
+    return this.options.base.origin;
+  }
+
   start(): void {
     this.connect();
+  }
+
+  /**
+   * Closes the control socket and stops reconnecting, but lets open connections end on their
+   * own: a proxy that left the list may still carry sessions.
+   */
+  retire(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    return this.socket ? closeAndWait(this.socket) : Promise.resolve();
   }
 
   /** Closes the control socket and every open connection; no reconnect follows. */
@@ -174,7 +198,8 @@ export class TunnelClient {
         this.backoff.reset();
         pingIntervalMs = msg.pingIntervalMs ?? proxyPingIntervalMs;
         feedWatchdog();
-        options.onReady(msg.userCaKeys);
+        this.currentProxyId = msg.proxyId;
+        options.onReady(msg.userCaKeys, msg.proxyId);
         options.log.info(
           { proxy: options.base.origin, nodeId: options.nodeId },
           'tunnel to the proxy is up',
@@ -189,6 +214,8 @@ export class TunnelClient {
         socket.send(JSON.stringify({ type: 'dialRefused', id: msg.id, message: why }));
       } else if (stage === 'in' && msg.type === 'certificate') {
         options.onCertificate(msg.hostCertificate);
+      } else if (stage === 'in' && msg.type === 'proxies') {
+        options.onProxies?.(msg.proxies);
       }
     });
     socket.on('ping', feedWatchdog);

@@ -88,6 +88,8 @@ export interface TestAppOptions {
   desktops?: DesktopResource[];
   /** public_addr (default proxy.test:3080); port 0 means the port the app listens on. */
   publicAddr?: string;
+  /** insecure_no_tls: public URLs (what agents are told, for one) say http://. */
+  insecureNoTls?: boolean;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.databases) config.databases = options.databases;
   if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
   if (options.desktops) config.desktops = options.desktops;
+  if (options.insecureNoTls) config.insecureNoTls = true;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

@@ -18,6 +18,8 @@ export async function startSshNodeApp(options: TestAppOptions = {}): Promise<Ssh
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  // As `postern start` does once it listens: where the other proxies reach this one.
+  app.context.hub.advertise(baseUrl);
   const sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   const node = await app.services.inventory.addOpenSsh(
     { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },

@@ -24,6 +24,8 @@ export interface Party {
   sessionData(session: ActiveSessionJson): void;
   /** The session ended (or this party was removed from it); the party closes its transport. */
   end(reason: string, kind?: EndKind): void;
+  /** An error the client prints without the session ending (a refused resize), if it can. */
+  error?(message: string): void;
   /** Output written and still queued in this process (not yet taken by the OS), if known. */
   queuedBytes?(): number;
 }

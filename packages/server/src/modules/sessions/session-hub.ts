@@ -68,6 +68,7 @@ export class SessionHub {
   private readonly tracked = new Map<string, () => SessionTracker>();
   private stopAccessChanges: (() => void) | undefined;
   private drainingSince: number | undefined;
+  private internalAddr: string | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.store = new SessionTrackerStore(deps.backend);
@@ -90,6 +91,20 @@ export class SessionHub {
     this.stopAccessChanges = this.deps.accessChanges?.(() => this.recheckAccess());
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
     this.timer.unref();
+  }
+
+  /**
+   * Where the other proxies of the cluster reach this one (its web listener as bound): written
+   * into the trackers of its sessions, so a join through another proxy can come here.
+   */
+  advertise(url: string): void {
+    this.internalAddr = url;
+    for (const session of this.live.values()) this.publish(session);
+  }
+
+  /** What `advertise` was told, if anything. */
+  get address(): string | undefined {
+    return this.internalAddr;
   }
 
   /**
@@ -263,7 +278,8 @@ export class SessionHub {
 
   private publish(session: LiveSession): void {
     if (session.isEnded) return;
-    this.put(session.toTracker());
+    const tracker = session.toTracker();
+    this.put(this.internalAddr ? { ...tracker, proxyAddr: this.internalAddr } : tracker);
   }
 
   private put(tracker: SessionTracker): void {

@@ -35,6 +35,11 @@ export interface SessionTracker {
   command: string;
   /** Which proxy process holds the session (joins must reach it). */
   proxyId: string;
+  /**
+   * Where the other proxies reach that proxy: its web listener as bound (`https://host:port`,
+   * `http://` with --insecure-no-tls). Nothing secret; absent before it listens.
+   */
+  proxyAddr?: string;
   /** RFC 3339: when the session must end at the latest (max_session_ttl, web session expiry). */
   expires: string;
   traceId: string;

@@ -14,6 +14,7 @@ import { ApiError } from '../../errors.js';
 import type { Identity } from '../../http/request-identity.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
+import type { JoinedSession } from '../sessions/remote-session.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
 
@@ -29,9 +30,9 @@ export interface TerminalSessions<Request extends { sid?: string; mode?: Partici
     identity: Identity,
     sid: string,
     mode: ParticipantMode | undefined,
-  ): { session: LiveSession; mode: ParticipantMode };
+  ): { session: JoinedSession; mode: ParticipantMode };
   /** Keeps a joined party under the access re-checks; returns the stop. */
-  guardParty(identity: Identity, session: LiveSession, party: Party): () => void;
+  guardParty(identity: Identity, session: JoinedSession, party: Party): () => void;
 }
 
 export interface TerminalSocketOptions<Request extends { sid?: string; mode?: ParticipantMode }> {
@@ -58,7 +59,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
   options: TerminalSocketOptions<Request>,
 ): void {
   let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
-  let session: LiveSession | undefined;
+  let session: JoinedSession | undefined;
   let party: WebSocketParty | undefined;
   let stopGuard: (() => void) | undefined;
   // Keystrokes typed while the node is being dialled are kept and replayed, not lost.
@@ -129,21 +130,23 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
       stopGuard = options.sessions.guardParty(identity, session, party);
     } else {
-      session = await options.sessions.start(identity, request.data);
+      const started = await options.sessions.start(identity, request.data);
+      session = started;
       party = new WebSocketParty(socket, identity.user, identity.roles, 'peer');
-    }
-    if (stage === 'closed') {
       // The browser left while we dialled: nobody owns the new session.
-      if (!sid) session.terminate('the client disconnected before the session started');
-      return;
+      if (stage === 'closed') {
+        return started.terminate('the client disconnected before the session started');
+      }
     }
+    if (stage === 'closed') return;
     stage = 'live';
     await session.join(party);
     for (const frame of early.splice(0)) onFrame(session, party, frame);
   }
 }
 
-function onFrame(session: LiveSession, party: WebSocketParty, frame: Uint8Array): void {
+/** One envelope frame from a client (or a proxy relaying one) to its party in the session. */
+export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Uint8Array): void {
   let decoded;
   try {
     decoded = decodeEnvelopeBytes(frame);

@@ -164,16 +164,20 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
       nodeId,
       services: claimed.services,
       requestDial: (id, service) => send({ type: 'dial', id, service }),
+      announceProxies: (proxies) => send({ type: 'proxies', proxies }),
       close: (code, reason) => socket.close(code, closeReason(reason)),
     };
-    options.registry.register(channel);
+    const { proxyId } = options.registry;
     send({
       type: 'ready',
       version: tunnelProtocolVersion,
       pingIntervalMs: options.pingIntervalMs,
       ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.userCaPublicKeys ? { userCaKeys: options.userCaPublicKeys() } : {}),
+      ...(proxyId ? { proxyId } : {}),
     });
+    // After ready: registering sends the list of proxies, which the agent reads only once in.
+    options.registry.register(channel);
     options.log.info(
       { nodeId, services: claimed.services.map(describeService) },
       'agent tunnel connected',

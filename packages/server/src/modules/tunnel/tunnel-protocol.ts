@@ -9,7 +9,9 @@ import { z } from 'zod';
  *   agent → proxy  {version, nodeId, hostCertificate, services}   services: [{kind, name}]
  *   proxy → agent  {challenge}                       32 random bytes, base64
  *   agent → proxy  {signature}                       Ed25519 over proofMessage(), base64
- *   proxy → agent  {type:'ready', version, pingIntervalMs, userCaKeys}
+ *   proxy → agent  {type:'ready', version, pingIntervalMs, userCaKeys, proxyId?}
+ *   proxy → agent  {type:'proxies', proxies: [{id, addr}]}   every proxy of the cluster, after
+ *                                                    ready and whenever the list changes
  *   agent → proxy  {type:'heartbeat', hostname, os, labels, cmdLabels, hostPublicKey, apps?}  repeatedly
  *   proxy → agent  {type:'dial', id, service}        open a data socket for connection `id` to
  *                                                    the advertised service {kind, name}
@@ -110,6 +112,13 @@ export const dialRefusedSchema = z.object({
   message: z.string().max(512),
 });
 
+/** One proxy of the cluster, as agents are told: its id and the base URL they reach it at. */
+export const proxyAddressSchema = z.object({
+  id: z.string().min(1).max(128),
+  addr: z.string().url().max(1024),
+});
+export type ProxyAddress = z.infer<typeof proxyAddressSchema>;
+
 /** What the proxy may send once the agent is in. */
 export const proxyMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -120,7 +129,10 @@ export const proxyMessageSchema = z.discriminatedUnion('type', [
     /** How often to heartbeat: the proxy owns the offline timeout, so it sets the pace. */
     heartbeatMs: z.number().int().min(100).optional(),
     userCaKeys: z.array(z.string()).optional(),
+    /** Which proxy this is, so the agent opens no second tunnel to it from the list. */
+    proxyId: z.string().min(1).max(128).optional(),
   }),
+  z.object({ type: z.literal('proxies'), proxies: z.array(proxyAddressSchema).max(256) }),
   z.object({ type: z.literal('dial'), id: connectionId, service: tunnelServiceSchema }),
   z.object({
     type: z.literal('certificate'),

@@ -6,6 +6,7 @@ import {
   dialTimeoutMs,
   GOING_AWAY,
   serviceKey,
+  type ProxyAddress,
   type TunnelService,
 } from './tunnel-protocol.js';
 
@@ -25,6 +26,8 @@ export interface ControlChannel {
   readonly services: readonly TunnelService[];
   /** Asks the agent to open a data socket for connection `id` to `service`. */
   requestDial(id: string, service: TunnelService): void;
+  /** Tells the agent every proxy of the cluster, so it keeps a tunnel to each. */
+  announceProxies?(proxies: ProxyAddress[]): void;
   close(code: number, reason: string): void;
 }
 
@@ -40,8 +43,8 @@ interface PendingDial {
  * The agents connected to this proxy, by node id, the services they advertised, and the
  * connections being opened through them. A dial names a service `{kind, name}` and goes to the
  * latest agent advertising it, as a single-use random id sent down the control socket; the agent
- * answers by opening a data socket that names it (or by refusing it). Only this process knows its agents: see docs/agents.md for what that
- * means behind a load balancer.
+ * answers by opening a data socket that names it (or by refusing it). Only this process knows its
+ * agents; agents keep a tunnel to every proxy of the list it is told (setProxies, docs/agents.md).
  */
 export class TunnelRegistry implements TunnelDialer {
   private readonly channels = new Map<string, ControlChannel>();
@@ -49,8 +52,21 @@ export class TunnelRegistry implements TunnelDialer {
   private readonly providers = new Map<string, ControlChannel[]>();
   private readonly pending = new Map<string, PendingDial>();
   private closed = false;
+  /** The cluster's proxies as last known (ProxyRegistry); undefined until first told. */
+  private proxyList: ProxyAddress[] | undefined;
 
-  constructor(private readonly options: { dialTimeoutMs?: number } = {}) {}
+  constructor(private readonly options: { dialTimeoutMs?: number; proxyId?: string } = {}) {}
+
+  /** This proxy's id in the cluster's list of proxies, told to agents in the ready frame. */
+  get proxyId(): string | undefined {
+    return this.options.proxyId;
+  }
+
+  /** A new list of proxies: every connected agent is told, and so is each that connects later. */
+  setProxies(proxies: ProxyAddress[]): void {
+    this.proxyList = proxies;
+    for (const channel of this.channels.values()) channel.announceProxies?.(proxies);
+  }
 
   /** How many agents are connected to this proxy now. */
   count(): number {
@@ -75,6 +91,7 @@ export class TunnelRegistry implements TunnelDialer {
       this.failDialsOf(older, 'the agent reconnected');
       older.close(GOING_AWAY, 'replaced by a newer connection from this agent');
     }
+    if (this.proxyList) channel.announceProxies?.(this.proxyList);
   }
 
   /** Forgets a channel that closed (unless a newer one already replaced it) and fails its dials. */

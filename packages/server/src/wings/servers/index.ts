@@ -10,6 +10,7 @@ import { agentNodeHeartbeats } from './nodes/agent-heartbeats.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { sshNodesRoutes } from './nodes/ssh-nodes.routes.js';
 import { tunnelRoutes } from '../../modules/tunnel/index.js';
+import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { inventoryDirectory } from './terminal/inventory-directory.js';
 import { NodeAccess } from './terminal/node-access.js';
 import { NodeDialer } from './terminal/node-dialer.js';
@@ -73,6 +74,12 @@ export const serversWing = {
       guard: ctx.guard,
       clusterName,
       pingIntervalMs,
+      peers: {
+        hub: ctx.hub,
+        proofs: s.peerProofs,
+        roleSetFor: (user, roles) => ctx.access.roleSetFor(user, roles),
+        locks: ctx.locks,
+      },
     });
   },
   start: (s) => s.inventory.start(),
@@ -125,6 +132,8 @@ function buildServers(ctx: ServerContext) {
     auditHealth: ctx.auditHealth,
     drain: hub,
   });
+  // Joins of sessions another proxy holds, and that proxy's check of them (peer-proof.ts).
+  const peerProofs = new PeerProofs({ backend, now });
   const terminals = new TerminalService({
     hub,
     access: nodeAccess,
@@ -133,6 +142,7 @@ function buildServers(ctx: ServerContext) {
     audit,
     clusterName,
     now,
+    peers: peerProofs,
   });
   const fileTransfers = new FileTransferService({
     access: nodeAccess,
@@ -141,5 +151,5 @@ function buildServers(ctx: ServerContext) {
     guards: hub,
     log: (error, message) => ctx.onError(`file transfer: ${message}`)(error),
   });
-  return { inventory, joinTokens, agentJoin, nodeDirectory, terminals, fileTransfers };
+  return { inventory, joinTokens, agentJoin, nodeDirectory, terminals, fileTransfers, peerProofs };
 }

@@ -70,7 +70,10 @@ function join(
     stopGuard();
     session.leave(party.id, 'disconnected');
   });
-  void session.join(party);
+  session.join(party).catch((error: unknown) => {
+    stopGuard();
+    fail(channel, error instanceof ApiError ? error.message : 'internal error');
+  });
 }
 
 function fail(channel: ServerChannel, message: string): void {

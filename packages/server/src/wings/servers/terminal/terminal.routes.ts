@@ -2,6 +2,10 @@ import { apiPaths, terminalRequestSchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { GuardDeps } from '../../../http/request-identity.js';
+import {
+  peerJoinRoute,
+  type PeerJoinRouteOptions,
+} from '../../../modules/terminal/peer-join-route.js';
 import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
 import { requesterOf, type TerminalService } from './terminal.service.js';
 
@@ -10,6 +14,8 @@ interface TerminalRoutesOptions {
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
   clusterName: string;
   pingIntervalMs: number;
+  /** The internal route other proxies join this one's sessions through (absent: none). */
+  peers?: Omit<PeerJoinRouteOptions, 'pingIntervalMs'>;
 }
 
 const traceparentPattern = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -42,4 +48,7 @@ export async function terminalRoutes(app: FastifyInstance, options: TerminalRout
     }),
     (request) => ({ traceId: traceIdOf(request) }),
   );
+  if (options.peers) {
+    peerJoinRoute(app, { ...options.peers, pingIntervalMs: options.pingIntervalMs });
+  }
 }

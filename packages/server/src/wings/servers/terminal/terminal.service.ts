@@ -13,6 +13,8 @@ import { defaultJoinMode, participantModesFor } from '../../../modules/sessions/
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
 import { Moderation } from '../../../modules/sessions/moderation.js';
 import type { Party } from '../../../modules/sessions/party.js';
+import type { PeerProofs } from '../../../modules/sessions/peer-proof.js';
+import { RemoteSession, type JoinedSession } from '../../../modules/sessions/remote-session.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import {
@@ -59,6 +61,8 @@ export interface TerminalServiceDeps {
   audit: AuditStore;
   clusterName: string;
   now: () => number;
+  /** Proofs for joining a session another proxy holds (absent: such joins are refused). */
+  peers?: PeerProofs;
 }
 
 export interface ReachRequest {
@@ -188,12 +192,12 @@ export class TerminalService {
    * Keeps a joined party under the re-checks: it leaves the session, told why, once its user
    * may no longer join in its mode (roles changed) or its credentials were revoked.
    */
-  guardParty(identity: Identity, session: LiveSession, party: Party): () => void {
+  guardParty(identity: Identity, session: JoinedSession, party: Party): () => void {
     return this.guardJoined(requesterOf(identity), session, party);
   }
 
   /** guardParty for any joiner: a web session's, or an SSH client's certificate holder. */
-  guardJoined(requester: Requester, session: LiveSession, party: Party): () => void {
+  guardJoined(requester: Requester, session: JoinedSession, party: Party): () => void {
     const subject = requester.subject;
     const subjects = this.deps.subjects;
     if (!subject || !subjects) return () => undefined;
@@ -215,12 +219,15 @@ export class TerminalService {
     return stop;
   }
 
-  /** The live session to join and the mode granted, or an error the joiner can read. */
+  /**
+   * The live session to join and the mode granted, or an error the joiner can read. A session
+   * another proxy holds is joined through that proxy (RemoteSession), judged here first.
+   */
   joinable(
     identity: Pick<Identity, 'user' | 'roles' | 'roleSet'>,
     sid: string,
     mode?: ParticipantMode,
-  ) {
+  ): { session: JoinedSession; mode: ParticipantMode } {
     const tracker = this.deps.hub.tracker(sid);
     const session = this.deps.hub.get(sid);
     const viewer = { user: identity.user, roleSet: identity.roleSet };
@@ -239,15 +246,23 @@ export class TerminalService {
       });
       throw accessDenied(`access denied: ${reason}`);
     }
-    if (!session) {
-      throw new ApiError(
-        'connection_problem',
-        'this session is held by another proxy; joining across proxies is not supported yet',
-      );
-    }
     const lock = this.deps.locks.lockFor({ user: identity.user, roles: identity.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
-    return { session, mode: granted };
+    if (session) return { session, mode: granted };
+    const { proxyAddr } = tracker;
+    if (!this.deps.peers || !proxyAddr || tracker.proxyId === this.deps.hub.proxyId) {
+      throw new ApiError(
+        'connection_problem',
+        'this session is held by another proxy, which cannot be reached from here',
+      );
+    }
+    const remote = new RemoteSession({
+      tracker: { ...tracker, proxyAddr },
+      current: () => this.deps.hub.tracker(sid),
+      proofs: this.deps.peers,
+      joiner: { user: identity.user, roles: identity.roles, mode: granted },
+    });
+    return { session: remote, mode: granted };
   }
 
   private async rejected(
