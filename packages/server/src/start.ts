@@ -93,7 +93,10 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const port = typeof address === 'object' && address ? address.port : config.webAddr.port;
   addresses.report('web', { host: config.webAddr.host, port });
   // Joins of this proxy's sessions through the other proxies come here (high-availability.md).
-  app.context.hub.advertise(internalWebUrl(config.webAddr.host, port, https !== undefined));
+  app.context.hub.advertise(
+    internalWebUrl(config.webAddr.host, port, https !== undefined),
+    https ? String(https.cert) : undefined,
+  );
   // Off unless metrics_addr is set: plain HTTP, no authentication (docs/high-availability.md).
   let metricsListener: MetricsListener | undefined;
   if (config.metricsAddr) {

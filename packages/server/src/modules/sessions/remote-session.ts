@@ -5,6 +5,8 @@ import {
   type ActiveSessionJson,
   type ParticipantMode,
 } from '@postern/contracts';
+import { X509Certificate } from 'node:crypto';
+import { rootCertificates, type PeerCertificate } from 'node:tls';
 import WebSocket, { type RawData } from 'ws';
 import { ApiError } from '../../errors.js';
 import type { LiveSession } from './live-session.js';
@@ -72,13 +74,13 @@ export class RemoteSession implements JoinedSession {
     });
     if (this.ended) return;
     const url = new URL(peerJoinPath(tracker.id), tracker.proxyAddr.replace(/^http/, 'ws'));
-    // The proof is what authenticates; the holder's certificate is not verified yet (its web
-    // certificate names the public address, not the internal one): keep proxies on a private
-    // network (docs/high-availability.md).
+    // The proof authenticates this side; the holder is authenticated by its certificate, pinned
+    // to the one its tracker names (the name in it is the public address, not this internal
+    // one): the proof is sent only over a connection to that very certificate's holder.
     const socket = new WebSocket(url, {
       headers,
-      rejectUnauthorized: false,
       handshakeTimeout: this.deps.connectTimeoutMs ?? 10_000,
+      ...pinnedTo(tracker.proxyCert),
     });
     this.socket = socket;
     // Failures are answered below (while connecting) or end the party (once closed).
@@ -219,4 +221,17 @@ function truncateReason(reason: string): string {
         .subarray(0, 120)
         .toString('utf8')
         .replace(/\uFFFD$/, '');
+}
+
+/** TLS options that trust exactly the holder's certificate (self-signed or CA-issued). */
+export function pinnedTo(certPem: string | undefined) {
+  if (!certPem) return {};
+  const fingerprint = new X509Certificate(certPem).fingerprint256;
+  return {
+    ca: [...rootCertificates, certPem],
+    checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+      cert.fingerprint256 === fingerprint
+        ? undefined
+        : new Error('the proxy holding the session presented another certificate'),
+  };
 }

@@ -69,6 +69,7 @@ export class SessionHub {
   private stopAccessChanges: (() => void) | undefined;
   private drainingSince: number | undefined;
   private internalAddr: string | undefined;
+  private internalCert: string | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
     this.store = new SessionTrackerStore(deps.backend);
@@ -97,8 +98,9 @@ export class SessionHub {
    * Where the other proxies of the cluster reach this one (its web listener as bound): written
    * into the trackers of its sessions, so a join through another proxy can come here.
    */
-  advertise(url: string): void {
+  advertise(url: string, certPem?: string): void {
     this.internalAddr = url;
+    this.internalCert = certPem;
     for (const session of this.live.values()) this.publish(session);
   }
 
@@ -279,7 +281,11 @@ export class SessionHub {
   private publish(session: LiveSession): void {
     if (session.isEnded) return;
     const tracker = session.toTracker();
-    this.put(this.internalAddr ? { ...tracker, proxyAddr: this.internalAddr } : tracker);
+    const reach = this.internalAddr && {
+      proxyAddr: this.internalAddr,
+      ...(this.internalCert ? { proxyCert: this.internalCert } : {}),
+    };
+    this.put(reach ? { ...tracker, ...reach } : tracker);
   }
 
   private put(tracker: SessionTracker): void {

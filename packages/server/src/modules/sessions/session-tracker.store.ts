@@ -40,6 +40,11 @@ export interface SessionTracker {
    * `http://` with --insecure-no-tls). Nothing secret; absent before it listens.
    */
   proxyAddr?: string;
+  /**
+   * That listener's TLS certificate (PEM, public): another proxy trusts exactly it, as its name is
+   * the public address and not the internal one. Absent for plain HTTP.
+   */
+  proxyCert?: string;
   /** RFC 3339: when the session must end at the latest (max_session_ttl, web session expiry). */
   expires: string;
   traceId: string;
