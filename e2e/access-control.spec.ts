@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import {
   expect,
@@ -130,6 +132,33 @@ test.describe('access control in the console', () => {
       await expect(victim.page).toHaveURL(/\/web\/login/);
     } finally {
       await victim.context.close();
+    }
+  });
+
+  test("the reference system's presets and documented role examples save as they are in the Roles screen", async ({
+    page,
+    context,
+    server,
+  }) => {
+    await addVirtualAuthenticator(context, page, { residentKey: true });
+    await signUpWithPasskey(page, server, 'editor');
+    const dir = path.resolve('packages/server/src/access-control/rbac/reference-roles');
+    const documents = readdirSync(dir)
+      .filter((file) => file.endsWith('.yaml'))
+      .flatMap((file) => readFileSync(path.join(dir, file), 'utf8').split(/^---$/m));
+    expect(documents.length).toBeGreaterThanOrEqual(8);
+    await page.goto('/web/roles');
+    for (const document of documents) {
+      // Each under a name of its own: the presets exist already under theirs.
+      const name = uniqueUser('ref-');
+      const text = document.replace(/^(\s*)name: .*$/m, `$1name: ${name}`).trim();
+      await page.getByRole('button', { name: 'Create New Role' }).click();
+      await setEditorText(page, `${text}\n`);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect(
+        page.getByRole('main').getByRole('row', { name: new RegExp(name) }),
+        text.slice(0, 200),
+      ).toBeVisible();
     }
   });
 

@@ -52,12 +52,13 @@ describe('reference roles', () => {
   it("load through the Roles screen's call (POST /v1/webapi/roles)", async () => {
     const headers = await app.signIn(['editor'], 'admin');
     for (const [name, role] of roles) {
-      if (name === 'access' || name === 'auditor' || name === 'editor') continue; // presets exist
+      // Under a name of its own: the presets exist already under theirs.
+      const copy = { ...role, metadata: { ...role.metadata, name: `copy-of-${name}` } };
       const res = await app.server.inject({
         method: 'POST',
         url: '/v1/webapi/roles',
         headers,
-        payload: { content: JSON.stringify(role) },
+        payload: { content: JSON.stringify(copy) },
       });
       expect(res.statusCode, `${name}: ${res.body}`).toBe(200);
     }
