@@ -174,7 +174,7 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
    */
   const stop = (signal: string) => {
     stopping ??= (async () => {
-      logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: draining');
+      logger.info({ signal, drainMs: config.shutdownDrainMs, draining: true }, 'shutting down');
       app.services.hub.drain();
       if (config.shutdownDrainMs > 0) {
         await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
