@@ -1,17 +1,16 @@
-import { rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { expect, expectSignedIn, identityConfig, linkIn, postern } from './support/identity.js';
-import { startPostern, type RunningPostern } from './support/postern-process.js';
+import { expect, expectSignedIn } from './support/identity.js';
+import type { RunningPostern } from './support/postern-process.js';
+import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
 import { serverRow } from './support/servers-page.js';
-import { startSshd, type RunningSshd } from './support/sshd.js';
+import type { RunningSshd } from './support/sshd.js';
 import {
   expectConnected,
   expectOnScreen,
   runInTerminal,
   watchScreenFor,
 } from './support/terminal.js';
-import { addVirtualAuthenticator } from './support/webauthn.js';
 
 // Just-in-time access in the console (issue 24): alice asks for editor and lab-root, bob
 // approves, alice assumes them (Manage Users appears, and root on a lab server), and when the
@@ -96,36 +95,14 @@ test.describe('access requests', () => {
   const contexts: BrowserContext[] = [];
 
   /** An invited user who registers a passkey, in a browser context of their own. */
-  async function signUp(browser: Browser, name: string, roleNames: string): Promise<Page> {
-    const context = await browser.newContext({ baseURL: server.url });
-    contexts.push(context);
-    const page = await context.newPage();
-    await addVirtualAuthenticator(context, page, { residentKey: true });
-    await page.goto(linkIn(postern(server, 'users', 'add', name, '--roles', roleNames), 'invite'));
-    await page.getByRole('button', { name: 'Use a passkey instead of a password' }).click();
-    await page.getByRole('button', { name: 'Register passkey', exact: true }).click();
-    await expectSignedIn(page);
-    return page;
-  }
+  const signUp = (browser: Browser, name: string, roleNames: string) =>
+    signUpInOwnContext(browser, server, contexts, name, roleNames);
 
   test.beforeAll(async () => {
-    server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
-    const file = path.join(server.dataDir, 'access-request-roles.yaml');
-    await writeFile(file, roles);
-    postern(server, 'create', '-f', file);
-    // A real sshd that trusts the cluster's user CA, labelled for lab-root.
-    sshd = await startSshd(postern(server, 'ca', 'export', '--type', 'user'));
-    postern(
-      server,
-      'nodes',
-      'add',
-      '--name',
-      sshdNode,
-      '--addr',
-      `127.0.0.1:${sshd.port}`,
-      '--labels',
-      'lab=e2e',
-    );
+    ({ server, sshd } = await startWithRolesAndNode({
+      roles,
+      node: { name: sshdNode, labels: 'lab=e2e' },
+    }));
   });
 
   test.afterAll(async () => {

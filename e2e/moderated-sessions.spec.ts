@@ -1,12 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { expect, expectSignedIn, identityConfig, linkIn, postern } from './support/identity.js';
-import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
+import { expect } from './support/identity.js';
+import { posternBin, type RunningPostern } from './support/postern-process.js';
+import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
 import { serverRow } from './support/servers-page.js';
-import { startSshd, type RunningSshd } from './support/sshd.js';
+import type { RunningSshd } from './support/sshd.js';
 import {
   expectConnected,
   expectOnScreen,
@@ -15,7 +16,6 @@ import {
   terminal,
   watchScreenFor,
 } from './support/terminal.js';
-import { addVirtualAuthenticator } from './support/webauthn.js';
 
 // Moderated sessions (docs/moderated-sessions.md): alice's role makes her sessions wait for a
 // moderator holding `overseer`. Nothing she types runs, and nothing the node prints reaches her,
@@ -97,17 +97,8 @@ test.describe.serial('moderated sessions', () => {
   const children: ChildProcessWithoutNullStreams[] = [];
 
   /** An invited user who registers a passkey, in a browser context of their own. */
-  async function signUp(browser: Browser, name: string, roleNames: string): Promise<Page> {
-    const context = await browser.newContext({ baseURL: server.url });
-    contexts.push(context);
-    const page = await context.newPage();
-    await addVirtualAuthenticator(context, page, { residentKey: true });
-    await page.goto(linkIn(postern(server, 'users', 'add', name, '--roles', roleNames), 'invite'));
-    await page.getByRole('button', { name: 'Use a passkey instead of a password' }).click();
-    await page.getByRole('button', { name: 'Register passkey', exact: true }).click();
-    await expectSignedIn(page);
-    return page;
-  }
+  const signUp = (browser: Browser, name: string, roleNames: string) =>
+    signUpInOwnContext(browser, server, contexts, name, roleNames);
 
   /** bob joins alice's live session on the node from Active Sessions, as a moderator. */
   async function joinAsModerator(): Promise<Page> {
@@ -135,23 +126,10 @@ test.describe.serial('moderated sessions', () => {
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(120_000);
-    server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
-    const file = path.join(server.dataDir, 'moderated-session-roles.yaml');
-    await writeFile(file, roles);
-    postern(server, 'create', '-f', file);
-    // A real sshd that trusts the cluster's user CA, labelled for `supervised`.
-    sshd = await startSshd(postern(server, 'ca', 'export', '--type', 'user'));
-    postern(
-      server,
-      'nodes',
-      'add',
-      '--name',
-      sshdNode,
-      '--addr',
-      `127.0.0.1:${sshd.port}`,
-      '--labels',
-      'guard=e2e',
-    );
+    ({ server, sshd } = await startWithRolesAndNode({
+      roles,
+      node: { name: sshdNode, labels: 'guard=e2e' },
+    }));
     alice = await signUp(browser, 'alice', 'supervised');
     bob = await signUp(browser, 'bob', 'overseer');
   });
