@@ -69,8 +69,13 @@ describe('GET /healthz and /readyz', () => {
 
   it('readyz is 503 when a backend read hangs past the timeout', async () => {
     const { app, baseUrl } = await listening();
-    (app.backend as { get: (key: string) => Promise<null> }).get = () =>
-      new Promise(() => undefined);
+    const backend = app.backend as { get: (key: string) => Promise<unknown> };
+    const read = backend.get.bind(app.backend);
+    backend.get = () => new Promise(() => undefined);
+    // Reads answer again before the app closes (cleanups run last first): stopping reads too.
+    cleanups.push(async () => {
+      backend.get = read;
+    });
     const started = Date.now();
     const ready = await fetch(`${baseUrl}/readyz`);
     expect(ready.status).toBe(503);
