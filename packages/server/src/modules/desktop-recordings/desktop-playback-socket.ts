@@ -13,6 +13,7 @@ import { keepAlive } from '../terminal/terminal-socket.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import type { DesktopRecordingIndex } from './desktop-recording-blobs.js';
 import { DesktopPlayer } from './desktop-player.js';
+import { toBytes } from '../../websocket/frames.js';
 
 export interface DesktopPlaybackSocketOptions {
   /** Proves the bearer of the first frame together with the upgrade request's cookie. */
@@ -124,9 +125,4 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }

@@ -13,6 +13,7 @@ import type { LiveSession } from './live-session.js';
 import type { EndKind, Party } from './party.js';
 import { peerJoinPath, type PeerProofs } from './peer-proof.js';
 import type { SessionTracker } from './session-tracker.store.js';
+import { toBytes, truncateReason } from '../../websocket/frames.js';
 
 /** What a joiner uses of a session: one this proxy holds, or one another proxy holds. */
 export type JoinedSession = Pick<
@@ -205,22 +206,6 @@ function parse<T>(text: string): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-}
-
-/** A close reason must fit in 123 bytes. */
-function truncateReason(reason: string): string {
-  const bytes = Buffer.from(reason, 'utf8');
-  return bytes.length <= 120
-    ? reason
-    : bytes
-        .subarray(0, 120)
-        .toString('utf8')
-        .replace(/\uFFFD$/, '');
 }
 
 /** TLS options that trust exactly the holder's certificate (self-signed or CA-issued). */

@@ -9,6 +9,7 @@ import { peerJoinPattern, type PeerClaim, type PeerProofs } from '../sessions/pe
 import type { SessionHub } from '../sessions/session-hub.js';
 import { keepAlive, onFrame } from './terminal-socket.js';
 import { WebSocketParty } from './websocket-party.js';
+import { toBytes } from '../../websocket/frames.js';
 
 export interface PeerJoinRouteOptions {
   hub: SessionHub;
@@ -73,9 +74,4 @@ export function peerJoinRoute(app: FastifyInstance, options: PeerJoinRouteOption
       });
     },
   );
-}
-
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }

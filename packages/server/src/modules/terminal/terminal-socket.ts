@@ -17,6 +17,7 @@ import type { Party } from '../sessions/party.js';
 import type { JoinedSession } from '../sessions/remote-session.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
+import { toBytes } from '../../websocket/frames.js';
 
 /**
  * What a terminal socket serves: the sessions of one protocol (a shell on a server, a SQL
@@ -192,11 +193,6 @@ export function keepAlive(socket: WebSocket, intervalMs: number) {
 
 function answer(socket: WebSocket, response: CreateSessionResponse): void {
   socket.send(JSON.stringify(response));
-}
-
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }
 
 const toText = (data: RawData) => Buffer.from(toBytes(data)).toString('utf8');

@@ -7,6 +7,7 @@ import {
 } from '@postern/contracts';
 import type { WebSocket } from 'ws';
 import type { EndKind, Party } from '../sessions/party.js';
+import { truncateReason } from '../../websocket/frames.js';
 
 /** The most output payload one `r` frame carries (docs/protocol.md §3). */
 export const maxOutputFrameBytes = 128 * 1024;
@@ -129,15 +130,4 @@ export class WebSocketParty implements Party {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(frame);
   }
-}
-
-/** A close reason must fit in 123 bytes. */
-function truncateReason(reason: string): string {
-  const bytes = Buffer.from(reason, 'utf8');
-  return bytes.length <= 120
-    ? reason
-    : bytes
-        .subarray(0, 120)
-        .toString('utf8')
-        .replace(/\uFFFD$/, '');
 }
