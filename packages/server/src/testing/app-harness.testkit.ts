@@ -181,7 +181,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await app.server.close();
       await audit.close();
       await backend.close();
-      await rm(dir, { recursive: true, force: true });
+      // A recording may still be sealing into the dir as the app closes: retry the removal.
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
