@@ -41,6 +41,9 @@ export function summarize({ stages, vitest, e2e }) {
       failed += 1;
     }
   }
+  // The names of the failed tests come last but one, so that a CI log cut to its tail still
+  // says which test failed and why.
+  problems.push(...failedVitestTests(vitest), ...failedE2eTests(e2e));
   const failedStages = stages.filter(({ status }) => status !== 0).map(({ name }) => name);
   if (failedStages.length) problems.push(`failed stages: ${failedStages.join(', ')}`);
   return {
@@ -55,4 +58,44 @@ function reportedNoFailure(name, vitest, e2e) {
   if (name === 'vitest') return vitest?.numFailedTests === 0;
   if (name === 'playwright') return e2e?.stats.unexpected === 0;
   return false;
+}
+
+const firstLine = (text) =>
+  String(text ?? '')
+    .split('\n')
+    .find((line) => line.trim()) ?? '';
+
+/** `failed: file › test: first line of its error` for each failed vitest test. */
+function failedVitestTests(vitest) {
+  const lines = [];
+  for (const file of vitest?.testResults ?? []) {
+    const failed = (file.assertionResults ?? []).filter(({ status }) => status === 'failed');
+    for (const test of failed) {
+      lines.push(
+        `failed: ${file.name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
+      );
+    }
+    // A file that failed before any test ran (an import error, a hook) has no failed test.
+    if (!failed.length && file.status === 'failed') {
+      lines.push(`failed: ${file.name}: ${firstLine(file.message)}`);
+    }
+  }
+  return lines;
+}
+
+/** `failed: file:line › title: first line of its error` for each unexpected Playwright test. */
+function failedE2eTests(e2e) {
+  const lines = [];
+  const visit = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status !== 'unexpected') continue;
+        const error = test.results?.at(-1)?.error?.message;
+        lines.push(`failed: ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child);
+  };
+  for (const suite of e2e?.suites ?? []) visit(suite);
+  return lines;
 }

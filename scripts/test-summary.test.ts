@@ -48,4 +48,52 @@ describe('the npm test summary line', () => {
     );
     expect(summary.ok).toBe(false);
   });
+
+  it('names each failed test with its first error line, so a log cut to its tail says which', () => {
+    const report = {
+      ...vitest,
+      numFailedTests: 1,
+      testResults: [
+        {
+          name: '/ci/a.test.ts',
+          status: 'failed',
+          assertionResults: [
+            { fullName: 'a works', status: 'passed', failureMessages: [] },
+            {
+              fullName: 'a fails',
+              status: 'failed',
+              failureMessages: ['\nAssertionError: 1 != 2\n at x'],
+            },
+          ],
+        },
+        {
+          name: '/ci/b.test.ts',
+          status: 'failed',
+          message: 'Cannot find module x',
+          assertionResults: [],
+        },
+      ],
+    };
+    const spec = (status: string) => ({
+      file: 'e2e/c.spec.ts',
+      line: 7,
+      title: 'c ' + status,
+      tests: [{ status, results: [{ error: { message: 'Timeout 5000ms exceeded.\nCall log' } }] }],
+    });
+    const failingE2e = {
+      stats: { expected: 1, flaky: 0, unexpected: 1, skipped: 0 },
+      suites: [{ specs: [], suites: [{ specs: [spec('expected'), spec('unexpected')] }] }],
+    };
+    const summary = summarize({
+      stages: ran({ vitest: 1, playwright: 1 }),
+      vitest: report,
+      e2e: failingE2e,
+    });
+    expect(summary.problems).toEqual([
+      'failed: /ci/a.test.ts › a fails: AssertionError: 1 != 2',
+      'failed: /ci/b.test.ts: Cannot find module x',
+      'failed: e2e/c.spec.ts:7 › c unexpected: Timeout 5000ms exceeded.',
+      'failed stages: vitest, playwright',
+    ]);
+  });
 });
