@@ -233,7 +233,14 @@ export const scriptPaths = {
   /** An agent serving the database `name` at `uri` (`postgres://host:port?sslmode=…`). */
   installDatabase: (token: string, db: { name: string; uri: string }) =>
     `/scripts/${seg(token)}/install-database.sh?${new URLSearchParams(db).toString()}`,
+  /** Active Directory for desktop access: PowerShell for a domain controller (spec §7). */
+  installAdDs: (token: string) => `/scripts/${seg(token)}/install-ad-ds.ps1`,
+  installAdCs: (token: string) => `/scripts/${seg(token)}/install-ad-cs.ps1`,
+  configureAd: (token: string) => `/scripts/${seg(token)}/configure-ad.ps1`,
   patterns: {
+    installAdDs: '/scripts/:token/install-ad-ds.ps1',
+    installAdCs: '/scripts/:token/install-ad-cs.ps1',
+    configureAd: '/scripts/:token/configure-ad.ps1',
     installNode: '/scripts/:token/install-node.sh',
     installApp: '/scripts/:token/install-app.sh',
     installDatabase: '/scripts/:token/install-database.sh',

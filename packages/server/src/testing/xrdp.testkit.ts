@@ -64,7 +64,7 @@ bitmap_compression=${options.compression === false ? 'false' : 'true'}
 bulk_compression=false
 max_bpp=${options.maxBpp ?? 32}
 new_cursors=false
-use_fastpath=none
+use_fastpath=both
 [Channels]
 cliprdr=true
 rdpdr=false

@@ -9,11 +9,15 @@ import {
   clipboardChannelOptions,
 } from './clipboard-channel.js';
 import { clientDataBlocks, clientInfoPdu, newLicenseRequest } from './client-data.js';
+import { subjectPublicKey } from './credssp.js';
+import { FastPathOutput, fastPathUpdate } from './fast-path.js';
+import { authenticateWithNla, splitLogin } from './nla.js';
 import {
   connectionRequest,
   gccConferenceCreateRequest,
   mcs,
   mcsConnectInitial,
+  protocolHybrid,
   protocolSsl,
   RdpProtocolError,
   readConnectionConfirm,
@@ -53,8 +57,9 @@ export interface RdpClientOptions {
 }
 
 /**
- * An RDP client on the proxy (MS-RDPBCGR): TLS security (never RDP's own encryption, never
- * CredSSP), slow-path PDUs, no drawing orders and no caches, so every screen change arrives as a
+ * An RDP client on the proxy (MS-RDPBCGR): TLS security, with Network Level Authentication
+ * (CredSSP, nla.ts) first when the server wants it, never RDP's own encryption; slow-path PDUs
+ * and fast-path output, no drawing orders and no caches, so every screen change arrives as a
  * bitmap update that it decodes into `framebuffer`, the same decoded screen the VNC relay keeps.
  * The browser then sees that screen as VNC (rdp-to-rfb.ts), and recordings read it as they read
  * a VNC one.
@@ -72,6 +77,9 @@ export class RdpClient {
   #shareId = 0;
   #active = false;
   #lastError = 0;
+  readonly #fastPath = new FastPathOutput((code, data) => {
+    if (code === fastPathUpdate.bitmap) decodeBitmapUpdate(data, this.framebuffer);
+  });
   #resolveClosed!: (error: Error | undefined) => void;
 
   private constructor(width: number, height: number) {
@@ -104,10 +112,18 @@ export class RdpClient {
   async #connect(options: RdpClientOptions): Promise<void> {
     // Failures of the connection show in `closed` (or the handshake's rejection), not as events.
     options.transport.on('error', () => undefined);
-    options.transport.write(connectionRequest(options.login.user));
+    const login = { ...options.login, ...splitLogin(options.login) };
+    // NLA needs the password; the server picks it over plain TLS when it can (Windows does).
+    const protocols = login.password ? protocolSsl | protocolHybrid : protocolSsl;
+    options.transport.write(connectionRequest(options.login.user, protocols));
     const selected = readConnectionConfirm(await readFirstTpkt(options.transport));
-    if (!(selected & protocolSsl)) {
-      throw new RdpProtocolError('the RDP server does not offer TLS');
+    const hybrid = selected === protocolHybrid && (protocols & protocolHybrid) !== 0;
+    if (selected !== protocolSsl && !hybrid) {
+      throw new RdpProtocolError(
+        selected === 0
+          ? 'the RDP server offers neither TLS nor NLA (only RDP encryption)'
+          : `the RDP server chose a security protocol not asked for (${selected})`,
+      );
     }
     this.#tls = tlsConnect({
       socket: options.transport,
@@ -120,6 +136,18 @@ export class RdpClient {
     });
     this.#input = new ByteInput(this.#tls, 'the RDP server');
     this.#tls.on('error', () => undefined);
+    if (hybrid) {
+      const certificate = this.#tls.getPeerX509Certificate();
+      if (!certificate) throw new RdpProtocolError('the RDP server presented no certificate');
+      await authenticateWithNla({
+        send: (data) => this.#tls.write(data),
+        input: this.#input,
+        serverPublicKey: subjectPublicKey(
+          certificate.publicKey.export({ type: 'spki', format: 'der' }),
+        ),
+        credentials: login,
+      });
+    }
 
     const { width, height } = options;
     const onText = options.onClipboardText;
@@ -156,7 +184,7 @@ export class RdpClient {
         throw new RdpProtocolError(`the server refused to join channel ${channel}`);
       }
     }
-    this.#write(this.#ioChannel, clientInfoPdu(options.login));
+    this.#write(this.#ioChannel, clientInfoPdu(login));
     await this.#untilActive(options);
     void this.#run().then(
       () => this.#resolveClosed(undefined),
@@ -169,8 +197,7 @@ export class RdpClient {
     const { width, height } = options;
     for (;;) {
       const data = await this.#nextData();
-      const flags = data.readUInt16LE(0);
-      if (flags & 0x0080) {
+      if (isLicensingPdu(data)) {
         // SEC_LICENSE_PKT: a server that licenses nothing (xrdp, most hosts) says so with an
         // error alert of STATUS_VALID_CLIENT; anything else would need a licence we do not have.
         const message = data[4];
@@ -240,7 +267,9 @@ export class RdpClient {
   }
 
   async #nextMcs(): Promise<McsPdu> {
-    const packet = await readTpkt(this.#input);
+    const packet = await readTpkt(this.#input, (header, body) =>
+      this.#fastPath.receive(header, body),
+    );
     return readMcsPdu(packet.subarray(3));
   }
 
@@ -264,4 +293,17 @@ export class RdpClient {
   #write(channel: number, data: Buffer): void {
     this.#tls.write(tpkt(mcs.sendDataRequest(this.#userId, channel, data)));
   }
+}
+
+/**
+ * Whether a slow-path PDU of the connection phase is a licensing one. Under TLS only licensing
+ * PDUs carry a security header (its flags with SEC_LICENSE_PKT); every other PDU starts with a
+ * share control header instead, whose first field is the PDU's own length. That length can have
+ * the same bit set (a Demand Active of 0x019a bytes, as xrdp sends with fast-path on), so the
+ * length is what tells them apart.
+ */
+export function isLicensingPdu(data: Buffer): boolean {
+  if (data.length < 4) return false;
+  const sharePdu = data.readUInt16LE(0) === data.length && (data.readUInt16LE(2) & 0xfff0) === 0x10;
+  return !sharePdu && (data.readUInt16LE(0) & 0x0080) !== 0;
 }

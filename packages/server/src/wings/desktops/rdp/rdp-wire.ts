@@ -16,16 +16,20 @@ export function tpkt(payload: Buffer): Buffer {
 /** X.224 Data TPDU header (LI 2, DT, EOT): what every packet after the connection carries. */
 export const x224Data = Buffer.from([0x02, 0xf0, 0x80]);
 
-/** RDP_NEG_REQ's protocols (2.2.1.1.1): TLS only, since Postern never speaks RDP's own crypto. */
+/**
+ * RDP_NEG_REQ's protocols (2.2.1.1.1): TLS, and TLS with CredSSP (NLA) on top. Never RDP's own
+ * encryption (protocol 0).
+ */
 export const protocolSsl = 0x00000001;
+export const protocolHybrid = 0x00000002;
 
-/** X.224 Connection Request with a routing cookie and RDP_NEG_REQ asking for TLS. */
-export function connectionRequest(user: string): Buffer {
+/** X.224 Connection Request with a routing cookie and RDP_NEG_REQ asking for `protocols`. */
+export function connectionRequest(user: string, protocols = protocolSsl): Buffer {
   const cookie = Buffer.from(`Cookie: mstshash=${user.replace(/[^\w.@-]/g, '').slice(0, 9)}\r\n`);
   const negotiation = Buffer.alloc(8);
   negotiation.writeUInt8(0x01, 0); // TYPE_RDP_NEG_REQ
   negotiation.writeUInt16LE(8, 2);
-  negotiation.writeUInt32LE(protocolSsl, 4);
+  negotiation.writeUInt32LE(protocols, 4);
   const body = Buffer.concat([Buffer.from([0xe0, 0, 0, 0, 0, 0]), cookie, negotiation]);
   return tpkt(Buffer.concat([Buffer.from([body.length]), body]));
 }
@@ -40,10 +44,21 @@ export function readConnectionConfirm(tpdu: Buffer): number {
   const type = negotiation.readUInt8(0);
   const value = negotiation.readUInt32LE(4);
   if (type === 0x03) {
-    throw new RdpProtocolError(`the server refused TLS (RDP_NEG_FAILURE code ${value})`);
+    const reason = negotiationFailures[value] ?? `RDP_NEG_FAILURE code ${value}`;
+    throw new RdpProtocolError(`the server refused the connection (${reason})`);
   }
   return value;
 }
+
+/** RDP_NEG_FAILURE's codes (2.2.1.2.2), as the session's reason says them. */
+const negotiationFailures: Record<number, string> = {
+  1: 'it requires TLS',
+  2: 'it does not allow TLS',
+  3: 'it has no TLS certificate',
+  4: 'inconsistent security flags',
+  5: 'it requires NLA, which needs a password for the login',
+  6: 'it requires TLS with client certificates',
+};
 
 // BER (the MCS connect PDUs).
 

@@ -51,9 +51,9 @@ function capability(type: number, body: Buffer): Buffer {
 }
 
 /**
- * The capability sets the client confirms: slow-path output, no drawing orders and no bitmap
- * cache (so every change arrives as a bitmap update the proxy decodes into its framebuffer),
- * 32 bits per pixel, scancode and Unicode keyboard input.
+ * The capability sets the client confirms: slow-path or fast-path output (fast-path.ts),
+ * no drawing orders and no bitmap cache (so every change arrives as a bitmap update the proxy
+ * decodes into its framebuffer), 32 bits per pixel, scancode and Unicode keyboard input.
  */
 function capabilitySets(width: number, height: number): Buffer[] {
   const general = new Writer()
@@ -62,7 +62,8 @@ function capabilitySets(width: number, height: number): Buffer[] {
     .u16(0x0200) // TS_CAPS_PROTOCOLVERSION
     .u16(0)
     .u16(0) // generalCompressionTypes
-    .u16(0x0004 | 0x0400) // LONG_CREDENTIALS_SUPPORTED, NO_BITMAP_COMPRESSION_HDR
+    // FASTPATH_OUTPUT_SUPPORTED, LONG_CREDENTIALS_SUPPORTED, NO_BITMAP_COMPRESSION_HDR
+    .u16(0x0001 | 0x0004 | 0x0400)
     .u16(0)
     .u16(0)
     .u16(0)

@@ -31,8 +31,14 @@ export function readFirstTpkt(stream: Duplex): Promise<Buffer> {
   });
 }
 
-/** The next slow-path packet's X.224 payload; fast-path packets are read past (not asked for). */
-export async function readTpkt(input: ByteInput): Promise<Buffer> {
+/**
+ * The next slow-path packet's X.224 payload. Fast-path packets met on the way go to
+ * `onFastPath` (their first byte, and what follows their length), or are read past without it.
+ */
+export async function readTpkt(
+  input: ByteInput,
+  onFastPath?: (header: number, body: Buffer) => void,
+): Promise<Buffer> {
   for (;;) {
     const head = await input.read(2);
     if (head[0] === 3) {
@@ -44,6 +50,9 @@ export async function readTpkt(input: ByteInput): Promise<Buffer> {
     // Fast-path: the length is one or two bytes, the second byte's top bit saying which.
     let length = head[1]!;
     if (length & 0x80) length = ((length & 0x7f) << 8) | (await input.read(1))[0]!;
-    await input.skip(length - (head[1]! & 0x80 ? 3 : 2));
+    const bodyLength = length - (head[1]! & 0x80 ? 3 : 2);
+    if (bodyLength < 0) throw new RdpProtocolError(`a fast-path PDU of ${length} bytes`);
+    if (onFastPath) onFastPath(head[0]!, Buffer.from(await input.read(bodyLength)));
+    else await input.skip(bodyLength);
   }
 }

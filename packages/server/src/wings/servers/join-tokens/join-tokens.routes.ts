@@ -21,6 +21,12 @@ import { installAppQuerySchema, installAppScript } from './install-app-script.js
 import { installDatabaseQuerySchema, installDatabaseScript } from './install-database-script.js';
 import { installDesktopQuerySchema, installDesktopScript } from './install-desktop-script.js';
 import { installNodeScript, invalidTokenScript } from './install-script.js';
+import {
+  configureAdScript,
+  installAdCsScript,
+  installAdDsScript,
+  invalidTokenPowershell,
+} from './windows-ad-scripts.js';
 import { joinTokenJson, type JoinTokensService } from './join-tokens.service.js';
 
 interface JoinTokensRoutesOptions {
@@ -126,6 +132,29 @@ export async function joinTokensRoutes(
     installDatabaseQuerySchema,
     installDatabaseScript,
   );
+  // Active Directory for desktop access (spec §7): PowerShell, for a WindowsDesktop token only.
+  const adScripts: [string, () => string][] = [
+    [scriptPaths.patterns.installAdDs, installAdDsScript],
+    [scriptPaths.patterns.installAdCs, installAdCsScript],
+    [scriptPaths.patterns.configureAd, () => configureAdScript({ baseUrl: publicBaseUrl() })],
+  ];
+  for (const [pattern, script] of adScripts) {
+    app.get<ScriptParams>(
+      pattern,
+      { config: { access: 'public', rateLimit } },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store').type('text/plain; charset=utf-8');
+        try {
+          await joinTokens.validate(request.params.token, 'WindowsDesktop');
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          return reply.code(404).send(invalidTokenPowershell);
+        }
+        return script();
+      },
+    );
+  }
+
   agentScript(
     scriptPaths.patterns.installDesktop,
     ['WindowsDesktop', 'Node'],
