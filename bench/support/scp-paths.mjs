@@ -48,6 +48,9 @@ export async function setUpScpPaths({ dir, bytes, posternNodeArgs = [] }) {
       nodes: ['bench-sshd'],
       dir: path.join(dir, 'client'),
     });
+    // The user record was written beside the server, which learns of it from its storage's
+    // watch (SQLite: polled): wait until a login through the proxy is taken.
+    await untilLoginTaken(login.configFile, 'root@bench-sshd');
     const source = path.join(dir, 'source.bin');
     await writeRandomFile(source, bytes);
     const direct = [
@@ -77,6 +80,16 @@ export async function setUpScpPaths({ dir, bytes, posternNodeArgs = [] }) {
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+async function untilLoginTaken(configFile, host, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tried = spawnSync('ssh', ['-F', configFile, host, 'true'], { stdio: 'ignore' });
+    if (tried.status === 0) return;
+    if (Date.now() > deadline) throw new Error(`ssh through the proxy to ${host} is refused`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
