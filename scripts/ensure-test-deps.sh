@@ -3,7 +3,8 @@
 # end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
 # large file served through the proxy) and Jupyter Notebook (a real app with cookies and
 # WebSockets), PostgreSQL and MariaDB for the database tests, kubectl for the Kubernetes tests,
-# TigerVNC's Xvnc with a few X clients for the VNC desktop tests, and xrdp for the RDP ones.
+# TigerVNC's Xvnc with a few X clients for the VNC desktop tests, xrdp for the RDP ones, Swift
+# (an S3 server) for the storage tests and HAProxy for the high-availability ones.
 # Browser downloads by test tools do not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
@@ -36,6 +37,19 @@ command -v vncpasswd >/dev/null || missing+=(tigervnc-tools)
 # session manager or Xorg driver), and openssl for its test certificate.
 [ -x /usr/sbin/xrdp ] || missing+=(xrdp)
 command -v openssl >/dev/null || missing+=(openssl)
+# The RDP tests with Network Level Authentication: FreeRDP's shadow server, which requires
+# CredSSP (NTLM against a SAM file whose hash openssl makes) and shows an Xvnc's screen.
+[ -x /usr/bin/freerdp-shadow-cli ] || missing+=(freerdp2-shadow-x11)
+# An S3-compatible object store for the storage tests: OpenStack Swift with its s3api middleware,
+# run as four servers on loopback (proxy, account, container, object; python3-swift comes with
+# them) over rings built by swift-ring-builder (in swift).
+[ -x /usr/bin/swift-ring-builder ] || missing+=(swift)
+[ -x /usr/bin/swift-proxy-server ] || missing+=(swift-proxy)
+[ -x /usr/bin/swift-account-server ] || missing+=(swift-account)
+[ -x /usr/bin/swift-container-server ] || missing+=(swift-container)
+[ -x /usr/bin/swift-object-server ] || missing+=(swift-object)
+# HAProxy for the high-availability tests, in front of several Postern instances.
+[ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

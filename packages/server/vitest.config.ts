@@ -13,5 +13,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // One S3 server (Swift) for the whole run, started when a test first asks for it.
+    globalSetup: ['src/testing/swift.global-setup.testkit.ts'],
   },
 });

@@ -57,3 +57,11 @@ export class InvalidBlobNameError extends Error {
     super(`invalid blob name ${JSON.stringify(name.slice(0, 64))}`);
   }
 }
+
+/** A blob's stream read to its end, for stores whose `get` is their `read` held in memory. */
+export async function readWhole(source: Readable | undefined): Promise<Buffer | undefined> {
+  if (!source) return undefined;
+  const pieces: Buffer[] = [];
+  for await (const piece of source) pieces.push(piece as Buffer);
+  return Buffer.concat(pieces);
+}
