@@ -19,6 +19,7 @@ import { buildClusters, platformRoutes } from './platform-routes.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
 import { installCsrfCheck } from './plugins/csrf.js';
 import { defaultDocsDir, docsRoutes } from './plugins/docs.js';
+import { closeConnectionsWhileDraining } from './modules/health/drain-connections.js';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { installRateLimit } from './plugins/rate-limit.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
@@ -110,6 +111,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       tlsRoutes,
     ),
     bodyLimit: 1024 * 1024,
+    // Behind an HTTP load balancer every client shares its address; from the ones configured,
+    // X-Forwarded-For says who the client is (rate limits, audit). None by default: a forged
+    // header from anyone else is ignored.
+    trustProxy: deps.config.trustedProxies.length > 0 ? deps.config.trustedProxies : false,
     // Generated ids keep each request's log lines together without echoing client input.
     requestIdHeader: false,
   }) as unknown as FastifyInstance;
@@ -162,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installErrorHandler(server);
   await installSecurityHeaders(server);
+  closeConnectionsWhileDraining(server, () => platform.hub.draining);
   await server.register(cookie);
   await installRateLimit(server);
   const routes = installAccessGuard(server, ctx.guard, [`${apiPrefix}/`]);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { AccessResolver } from './access-control/access/access-resolver.js';
 import { LockWatcher } from './access-control/locks/lock-watcher.js';
@@ -12,7 +13,8 @@ import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-cra
 import { ReadinessService } from './modules/health/readiness.service.js';
 import { buildIntegrations } from './modules/integrations/index.js';
 import { meteredAudit, ServerMetrics } from './modules/metrics/server-metrics.js';
-import { DirRecordingStore } from './modules/recordings/recording-store.js';
+import { openRecordingStore } from './modules/recordings/open-recording-store.js';
+import { DeadProxyRecovery } from './modules/sessions/dead-proxy-recovery.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
 import { AgentReports, ProxyRegistry, TunnelRegistry } from './modules/tunnel/index.js';
 import { perMinute } from './plugins/rate-limit.js';
@@ -48,13 +50,22 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
   const locks = new LockWatcher(backend, now, onError('locks'));
   const access = new AccessResolver(backend, onError('roles, users and access requests'), now);
-  // One blob store for every recording format; a crash's open recordings are sealed at start.
-  const recordings = new DirRecordingStore(
-    config.recordings.dir,
-    [desktopRecordingSealer],
-    (bytes) => metrics.recordingBytes.inc({}, bytes),
-  );
+  // One id per process: the registry's, the trackers' (cross-proxy joins) and the spool's owner.
+  const proxyId = randomUUID();
+  // One blob store for every recording format; a crash's open recordings are sealed (at start
+  // in a directory; by a surviving proxy in a shared bucket, docs/high-availability.md).
+  const recordings = openRecordingStore(config, {
+    owner: proxyId,
+    formats: [desktopRecordingSealer],
+    onWritten: (bytes) => metrics.recordingBytes.inc({}, bytes),
+    onError: (error, what) => log.warn({ err: error }, what),
+    onUploaded: (lag) => metrics.recordingUploadLag.observe(lag),
+  });
   const hub = new SessionHub({
+    proxyId,
+    // A dead proxy's trackers must outlive its registry record: the survivors end its sessions
+    // from them (dead-proxy-recovery.ts) once the record is gone.
+    trackerTtlMs: Math.max(60_000, 2 * config.proxyTtlMs),
     backend,
     audit,
     locks,
@@ -67,19 +78,33 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   // This proxy in the cluster's list (announced once listening); agents are told the list so
   // they keep a tunnel to every proxy (docs/high-availability.md).
   const proxies = new ProxyRegistry({
-    // One id per proxy: the hub's, which its sessions' trackers carry (cross-proxy joins).
-    id: hub.proxyId,
+    id: proxyId,
+    ttlMs: config.proxyTtlMs,
+    refreshMs: config.proxyTtlMs / 3,
     backend,
     address: () => addresses.publicBaseUrl(),
     onError: (error, what) => log.warn({ err: error }, what),
     onChange: (list) => tunnels.setProxies(list),
   });
   const tunnels = new TunnelRegistry({ proxyId: proxies.id });
+  // What a proxy that died leaves (its sessions' ends, its open recordings), finished by us.
+  const recovery = new DeadProxyRecovery({
+    backend,
+    audit,
+    now,
+    proxies,
+    sessions: hub,
+    recordings,
+    onError: (error, what) => log.warn({ err: error }, what),
+    onRecovered: ({ sessions, recordings: sealed }) =>
+      log.info({ sessions, recordings: sealed }, 'finished what a stopped proxy left'),
+  });
   // Filled by the wings as they build: what agents may serve and how their heartbeats are read.
   const agentReports = new AgentReports();
   metrics.readFrom({
     sessionsByKind: () => hub.activeByKind(),
     agentTunnels: () => tunnels.count(),
+    recordingUploadsWaiting: () => recordings.uploadsWaiting(),
   });
   const readiness = new ReadinessService({
     backend,
@@ -133,12 +158,15 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     start: async () => {
       await Promise.all([access.start(), locks.start(), proxies.start()]);
       await hub.start();
+      recovery.start();
     },
     close: async () => {
       integrations.close();
+      await recovery.close();
       await proxies.close();
       tunnels.close();
       await hub.close();
+      await recordings.close();
       await Promise.all([access.close(), locks.close()]);
     },
   };

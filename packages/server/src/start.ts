@@ -54,7 +54,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     audit,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
   });
-  diskMonitor.start();
+  // A bucket has no volume to fill; its own limits are the object store's business.
+  if (!config.recordings.s3) diskMonitor.start();
   const https = config.insecureNoTls
     ? undefined
     : await loadOrCreateTls({
@@ -176,6 +177,8 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
     stopping ??= (async () => {
       logger.info({ signal, drainMs: config.shutdownDrainMs, draining: true }, 'shutting down');
       app.services.hub.drain();
+      // Agents hear it too: they reconnect elsewhere at once when this proxy's tunnel closes.
+      app.context.tunnels.drain();
       if (config.shutdownDrainMs > 0) {
         await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
       }

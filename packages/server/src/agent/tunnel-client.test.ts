@@ -4,7 +4,7 @@ import { agentPaths } from '@postern/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ed25519PrivateKeyObject, generateEd25519Key } from '../ssh/keys.js';
-import { tunnelProtocolVersion } from '../modules/tunnel/tunnel-protocol.js';
+import { agentTunnelDraining, tunnelProtocolVersion } from '../modules/tunnel/tunnel-protocol.js';
 import { Backoff } from './backoff.js';
 import { TunnelClient } from './tunnel-client.js';
 import { eventually, recordingLog } from './tunnel-proxy.testkit.js';
@@ -122,6 +122,38 @@ describe('the agent end of the tunnel', () => {
       nodeId,
       services: [{ kind: 'node', name: nodeId }],
     });
+  });
+
+  it('told that the proxy drains, reconnects at once when it closes instead of backing off', async () => {
+    proxy = await fakeProxy(handshake(tunnelProtocolVersion));
+    // A backoff that would wait 20 s: only the draining path can reconnect within the test.
+    const { tunnel, log } = client(proxy, new Backoff(20_000, 30_000, () => 1));
+    stop = () => tunnel.stop();
+    tunnel.start();
+    await eventually(() => tunnel.connected, 5000, 'ready');
+    proxy.control()!.send(JSON.stringify({ type: 'draining' }));
+    await eventually(() => log.lines.some((l) => l.includes('shutting down')), 5000, 'heard');
+    expect(tunnel.connected).toBe(true); // live connections go on until the proxy closes
+    proxy.control()!.close(1001, 'proxy stopping');
+    await eventually(() => proxy!.attempts.length === 2, 3000, 'reconnected');
+    expect(proxy.attempts[1]! - proxy.attempts[0]!).toBeLessThan(5000);
+  });
+
+  it('refused by a draining proxy, tries again soon; refused otherwise, it backs off', async () => {
+    let refusals = 1;
+    proxy = await fakeProxy((socket, frame, step) => {
+      if (step === 0 && refusals-- > 0) {
+        socket.send(JSON.stringify({ type: 'error', message: agentTunnelDraining }));
+        socket.close(1008, 'draining');
+        return;
+      }
+      handshake(tunnelProtocolVersion)(socket, frame, step);
+    });
+    const { tunnel } = client(proxy, new Backoff(20_000, 30_000, () => 1));
+    stop = () => tunnel.stop();
+    tunnel.start();
+    await eventually(() => tunnel.connected, 3000, 'in through the next attempt');
+    expect(proxy.attempts).toHaveLength(2);
   });
 
   it('refuses a dial for a service it does not serve, and tells the proxy why', async () => {

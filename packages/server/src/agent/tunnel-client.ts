@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { agentPaths } from '@postern/contracts';
 import { createWebSocketStream, WebSocket, type RawData } from 'ws';
 import {
+  agentTunnelDraining,
   challengeSchema,
   describeService,
   parseTextFrame,
@@ -65,6 +66,9 @@ const missedPingsAllowed = 2.5;
  * for each connection the proxy asks for. Whenever it drops it comes back, after a growing,
  * jittered delay that starts over once the proxy has let it in again.
  */
+/** How soon to connect again after a draining proxy's tunnel closed: long enough not to spin. */
+const drainingRetryMs = 250;
+
 export class TunnelClient {
   private socket: WebSocket | undefined;
   private readonly dataSockets = new Set<WebSocket>();
@@ -73,6 +77,8 @@ export class TunnelClient {
   private ready = false;
   private stopped = false;
   private currentProxyId: string | undefined;
+  /** The proxy said it stops soon (or refused us for that): reconnect quickly, not with backoff. */
+  private proxyDraining = false;
   private readonly handlers: Map<string, LocalService>;
 
   constructor(private readonly options: TunnelClientOptions) {
@@ -180,7 +186,15 @@ export class TunnelClient {
         // Before we are in, an error is the proxy's refusal (it closes the socket next).
         const proxy = options.base.origin;
         if (stage === 'in') options.log.warn({ proxy }, `the proxy says: ${msg.message}`);
-        else options.log.error({ proxy }, `the proxy refused this agent: ${msg.message}`);
+        else if (msg.message === agentTunnelDraining) {
+          // Not a refusal of this agent: try again soon, another proxy will take it.
+          options.log.info({ proxy }, 'the proxy is shutting down; connecting again');
+          this.proxyDraining = true;
+        } else options.log.error({ proxy }, `the proxy refused this agent: ${msg.message}`);
+      } else if (stage === 'in' && msg.type === 'draining') {
+        // Live connections go on; when this tunnel closes, come back at once (elsewhere).
+        options.log.info({ proxy: options.base.origin }, 'the proxy is shutting down');
+        this.proxyDraining = true;
       } else if (stage === 'ready' && msg.type === 'ready') {
         // A proxy of protocol 1 would dial without naming a service: we cannot serve it. Leaving
         // keeps the backoff growing, since only a proxy that lets us in resets it.
@@ -232,7 +246,9 @@ export class TunnelClient {
       this.ready = false;
       if (this.socket === socket) this.socket = undefined;
       if (this.stopped) return;
-      const retryInMs = this.backoff.next();
+      // A draining proxy: a quick retry (through a load balancer, a proxy that stays up answers).
+      const retryInMs = this.proxyDraining ? drainingRetryMs : this.backoff.next();
+      this.proxyDraining = false;
       options.log.warn(
         { proxy: options.base.origin, code, reason: reason.toString(), retryInMs },
         'tunnel to the proxy closed; reconnecting',

@@ -75,6 +75,13 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection that dies while checked out (the server restarts mid-transaction) emits 'error'
+  // on the client, and pg-pool listens only while a client is idle: without this listener the
+  // error is unhandled and the process exits.
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -86,6 +93,7 @@ export async function inTransaction<T>(
     });
     throw error;
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }

@@ -7,7 +7,8 @@ import {
   type AuditChainSource,
 } from '../modules/audit/audit-chain.js';
 import { openAuditStore } from '../modules/audit/index.js';
-import { DirRecordingStore } from '../modules/recordings/recording-store.js';
+import { openRecordingStore } from '../modules/recordings/open-recording-store.js';
+import type { RecordingStore } from '../modules/recordings/recording-store.js';
 import { verifyRecording, type RecordingVerdict } from '../modules/recordings/recording-verify.js';
 import type { AdminContext } from './admin-context.js';
 import { print, withAdmin, withStorageFlags } from './program.js';
@@ -61,7 +62,23 @@ export async function verifyRecordings(
   sid: string | undefined,
   out: Print,
 ): Promise<boolean> {
-  const store = new DirRecordingStore(ctx.config.recordings.dir);
+  // Reads only: its owner id takes nothing over and uploads nothing (it spooled nothing).
+  const store = openRecordingStore(ctx.config, { owner: `postern-verify-${process.pid}` });
+  // A bucket's client and spool need opening; a directory's init would seal the recordings a
+  // running server is writing, so it is left alone.
+  if (ctx.config.recordings.s3) await store.init();
+  try {
+    return await verifyEach(store, sid, out);
+  } finally {
+    await store.close();
+  }
+}
+
+async function verifyEach(
+  store: RecordingStore,
+  sid: string | undefined,
+  out: Print,
+): Promise<boolean> {
   const sids = sid === undefined ? await store.listSealed() : [sid];
   const verdicts: RecordingVerdict[] = [];
   for (const each of sids) {

@@ -39,6 +39,7 @@ describe('resolveConfig', () => {
       onFailure: 'fail_closed',
       diskCheckIntervalMs: 60_000,
       diskWarnPercent: 90,
+      spoolFlushIntervalMs: 2000,
     });
     expect(config.auditSpool).toEqual({
       dir: path.resolve('postern-data/audit-spool'),
@@ -73,6 +74,7 @@ describe('resolveConfig', () => {
       onFailure: 'fail_open',
       diskCheckIntervalMs: 60_000,
       diskWarnPercent: 90,
+      spoolFlushIntervalMs: 2000,
     });
     const disk = await configFile('recordings: {disk_check_interval: 5m, disk_warn_percent: 80}\n');
     expect(resolveConfig({ config: disk }).recordings).toMatchObject({
@@ -83,6 +85,69 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ config: fast })).toThrow(/disk_check_interval/);
     const bad = await configFile('recordings: {on_failure: ignore}\n');
     expect(() => resolveConfig({ config: bad })).toThrow(/recordings/);
+  });
+
+  it('reads recordings in an S3 bucket: location, credentials (or a file of the secret), flush interval', async () => {
+    await writeFile(path.join(dir, 'secret'), 'from-a-file\n');
+    const file = await configFile(
+      [
+        'recordings:',
+        '  type: s3',
+        '  bucket: postern-recordings',
+        '  endpoint: http://127.0.0.1:9000',
+        '  prefix: prod/',
+        '  spool_flush_interval: 1s',
+        `  credentials: {access_key_id: AK, secret_access_key_file: ${dir}/secret}`,
+      ].join('\n'),
+    );
+    expect(resolveConfig({ config: file }).recordings).toMatchObject({
+      spoolFlushIntervalMs: 1000,
+      s3: {
+        bucket: 'postern-recordings',
+        endpoint: 'http://127.0.0.1:9000',
+        region: 'us-east-1',
+        pathStyle: true,
+        prefix: 'prod/',
+        credentials: { accessKeyId: 'AK', secretAccessKey: 'from-a-file' },
+      },
+    });
+    const aws = await configFile('recordings: {type: s3, bucket: b-1, region: eu-west-1}\n');
+    expect(resolveConfig({ config: aws }).recordings.s3).toEqual({
+      bucket: 'b-1',
+      region: 'eu-west-1',
+      pathStyle: false,
+      prefix: '',
+      endpoint: undefined,
+      credentials: undefined,
+    });
+    const refusals: [string, RegExp][] = [
+      ['recordings: {type: s3}', /needs recordings.bucket/],
+      ['recordings: {bucket: b-1}', /recordings.bucket is for recordings.type: s3/],
+      [
+        'recordings: {type: s3, bucket: b-1, credentials: {access_key_id: A}}',
+        /one of secret_access_key/,
+      ],
+      ['recordings: {type: s3, bucket: b-1, spool_flush_interval: 10s}', /between 100ms and 5s/],
+      ['recordings: {type: s3, bucket: b-1, prefix: "../x y"}', /prefix/],
+    ];
+    for (const [text, error] of refusals) {
+      const bad = await configFile(text);
+      expect(() => resolveConfig({ config: bad }), text).toThrow(error);
+    }
+  });
+
+  it('reads trusted_proxies: addresses and CIDR ranges, none by default', async () => {
+    expect(resolveConfig({}).trustedProxies).toEqual([]);
+    const file = await configFile('trusted_proxies: [10.0.0.5, 10.1.0.0/16, "fd00::/8"]\n');
+    expect(resolveConfig({ config: file }).trustedProxies).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      'fd00::/8',
+    ]);
+    for (const bad of ['10.0.0.0/33', 'lb.internal', '10.0.0.0/', '10.0.0.0/8/1', '::/129']) {
+      const text = await configFile(`trusted_proxies: ["${bad}"]\n`);
+      expect(() => resolveConfig({ config: text }), bad).toThrow(/trusted_proxies/);
+    }
   });
 
   it('reads file_transfer.max_bytes (1 GiB by default) and ssh_service.sftp_server', async () => {

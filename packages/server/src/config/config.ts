@@ -9,6 +9,7 @@ import {
   type KubeClusterResource,
 } from '@postern/contracts';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -16,6 +17,8 @@ import { parseHostPort, type HostPort } from './address.js';
 import { resolveAuth, type AuthSettings } from './auth-config.js';
 import { ConfigError } from './config-error.js';
 import { parseDuration } from './duration.js';
+import { resolveRecordings, type RecordingsConfig } from './recordings-config.js';
+import { readSecretFile } from './secret-file.js';
 import {
   defaultAuditSpoolMaxBytes,
   fileConfigSchema,
@@ -25,6 +28,7 @@ import {
 } from './file-schema.js';
 
 export { ConfigError };
+export { readSecretFile } from './secret-file.js';
 export {
   defaultAuditSpoolMaxBytes,
   fileConfigSchema,
@@ -87,13 +91,7 @@ export interface Config {
   /** 'auto': readable lines when stdout is a terminal, JSON lines otherwise. */
   logFormat: LogFormat;
   /** Session recordings: where, and whether a storage failure ends the session. */
-  recordings: {
-    dir: string;
-    onFailure: 'fail_closed' | 'fail_open';
-    /** How often the volume's usage is checked, and the percent that is announced. */
-    diskCheckIntervalMs: number;
-    diskWarnPercent: number;
-  };
+  recordings: RecordingsConfig;
   auth: AuthSettings;
   sshService: SshServiceConfig;
   /** How often node services and agents report; three missed and a server shows offline. */
@@ -113,6 +111,10 @@ export interface Config {
    * refused while live ones go on, so a load balancer sends traffic elsewhere first.
    */
   shutdownDrainMs: number;
+  /** The life of this proxy's registry record without a renewal (renewed every third of it). */
+  proxyTtlMs: number;
+  /** Addresses or CIDR ranges whose X-Forwarded-For is believed (HTTP load balancers). */
+  trustedProxies: string[];
   /** Applications from the config file, served by this proxy (docs/apps.md). */
   apps: AppResource[];
   /** Databases from the config file, reached by this proxy (docs/databases.md). */
@@ -145,19 +147,6 @@ function readPem(file: string, field: string): string {
     throw new ConfigError(`${field}: ${file} holds no PEM certificate`);
   }
   return text;
-}
-
-/** A secret kept in a file of its own (a VNC password): its first line, which must not be empty. */
-export function readSecretFile(file: string, field: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${field}: cannot read ${file}: ${(error as Error).message}`);
-  }
-  const secret = text.split(/\r?\n/)[0] ?? '';
-  if (!secret) throw new ConfigError(`${field}: ${file} is empty`);
-  return secret;
 }
 
 export function readConfigFile(file: string): FileConfig {
@@ -232,12 +221,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     },
     logLevel: file.log?.level ?? 'info',
     logFormat: resolveLogFormat(flags.logFormat ?? file.log?.format),
-    recordings: {
-      dir: path.resolve(dataDir, file.recordings?.dir ?? 'recordings'),
-      onFailure: file.recordings?.on_failure ?? 'fail_closed',
-      diskCheckIntervalMs: parseDiskCheckInterval(file.recordings?.disk_check_interval ?? '60s'),
-      diskWarnPercent: file.recordings?.disk_warn_percent ?? 90,
-    },
+    recordings: resolveRecordings(file.recordings, dataDir),
     auth: resolveAuth(file.auth, publicAddr.host),
     heartbeatIntervalMs: parseDuration(file.heartbeat_interval ?? '60s', 'heartbeat_interval'),
     opensshCheckIntervalMs: parseCheckInterval(file.openssh_check_interval ?? '30s'),
@@ -264,6 +248,8 @@ export function resolveConfig(flags: ConfigFlags): Config {
     },
     shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
     shutdownDrainMs: parseDuration(file.shutdown_drain ?? 0, 'shutdown_drain'),
+    proxyTtlMs: parseProxyTtl(file.proxy_ttl ?? '30s'),
+    trustedProxies: (file.trusted_proxies ?? []).map(parseTrustedProxy),
     apps: (file.apps ?? []).map((app) =>
       appResourceSchema.parse({
         kind: 'app',
@@ -345,12 +331,6 @@ function parseCheckInterval(value: string | number): number {
   return ms;
 }
 
-function parseDiskCheckInterval(value: string | number): number {
-  const ms = parseDuration(value, 'recordings.disk_check_interval');
-  if (ms < 1000) throw new ConfigError('recordings.disk_check_interval must be at least 1s');
-  return ms;
-}
-
 function resolveStorage(storage: FileConfig['storage'], dataDir: string): StorageConfig {
   if (!storage || storage.type === 'sqlite') {
     return { type: 'sqlite', path: path.resolve(dataDir, storage?.path ?? 'postern.db') };
@@ -362,6 +342,25 @@ function resolveStorage(storage: FileConfig['storage'], dataDir: string): Storag
 function parseRetention(value: string | number): number {
   const days = typeof value === 'string' ? /^(\d+)d$/.exec(value.trim()) : null;
   return days ? Number(days[1]) * 86_400_000 : parseDuration(value, 'audit.retention');
+}
+
+/** `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`: an address and an optional prefix length that fits it. */
+function parseTrustedProxy(text: string): string {
+  const [address = '', prefix, extra] = text.split('/');
+  const family = isIP(address);
+  const max = family === 4 ? 32 : 128;
+  const bits = prefix === undefined ? max : Number(prefix);
+  const badPrefix = prefix !== undefined && !/^\d{1,3}$/.test(prefix);
+  if (!family || extra !== undefined || badPrefix || bits > max) {
+    throw new ConfigError(`trusted_proxies: '${text}' is not an IP address or CIDR range`);
+  }
+  return text;
+}
+
+function parseProxyTtl(value: string | number): number {
+  const ms = parseDuration(value, 'proxy_ttl');
+  if (ms < 3000) throw new ConfigError('proxy_ttl must be at least 3s');
+  return ms;
 }
 
 /** The audit log lives beside the state unless configured apart; memory state audits to SQLite. */

@@ -130,6 +130,16 @@ export const fileConfigSchema = z
     shutdown_grace: z.union([z.string(), z.number()]).optional(),
     /** How long SIGTERM drains (readyz 503, new sessions refused) before sessions are ended. */
     shutdown_drain: z.union([z.string(), z.number()]).optional(),
+    /**
+     * How long this proxy's registry record lives without a renewal: when the others take it for
+     * dead and finish its sessions and recordings (docs/high-availability.md). Renewed every third.
+     */
+    proxy_ttl: z.union([z.string(), z.number()]).optional(),
+    /**
+     * Load balancers that terminate HTTP in front of the proxy (addresses or CIDR ranges): from
+     * them, X-Forwarded-For names the client, for rate limits and the audit log.
+     */
+    trusted_proxies: z.array(z.string().min(1).max(64)).max(64).optional(),
     recordings: z
       .object({
         dir: z.string().optional(),
@@ -138,6 +148,29 @@ export const fileConfigSchema = z
         disk_check_interval: z.union([z.string(), z.number()]).optional(),
         /** The usage, in percent, at which a warning is logged and audited. */
         disk_warn_percent: z.number().min(1).max(100).optional(),
+        /** `dir` (default): files under `dir`; `s3`: an S3-compatible bucket (high availability). */
+        type: z.enum(['dir', 's3']).optional(),
+        bucket: z.string().min(3).max(63).optional(),
+        endpoint: z.string().url().optional(),
+        region: z.string().min(1).optional(),
+        path_style: z.boolean().optional(),
+        /** Keys start with it (`recordings/`); letters, digits, `/`, `.`, `_` and `-`. */
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9/._-]*$/)
+          .optional(),
+        /** Absent: the environment's (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, profiles). */
+        credentials: z
+          .object({
+            access_key_id: z.string().min(1),
+            secret_access_key: z.string().min(1).optional(),
+            /** A file holding the secret, so the config file need not. */
+            secret_access_key_file: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        /** How long recorded bytes may wait in memory before they reach the spool (s3; ≤ 5s). */
+        spool_flush_interval: z.union([z.string(), z.number()]).optional(),
       })
       .strict()
       .optional(),

@@ -90,6 +90,8 @@ export interface TestAppOptions {
   publicAddr?: string;
   /** insecure_no_tls: public URLs (what agents are told, for one) say http://. */
   insecureNoTls?: boolean;
+  /** trusted_proxies: whose X-Forwarded-For is believed. */
+  trustedProxies?: string[];
 }
 
 /**
@@ -121,6 +123,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
   if (options.desktops) config.desktops = options.desktops;
   if (options.insecureNoTls) config.insecureNoTls = true;
+  if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

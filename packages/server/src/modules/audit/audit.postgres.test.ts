@@ -209,6 +209,9 @@ describe('postgres audit text index without pg_trgm', () => {
         return { rows: [], rowCount: 0 };
       },
       release() {},
+      // inTransaction listens for a connection dying while it holds the client.
+      on() {},
+      removeListener() {},
     };
     return { pool: { connect: async () => client } as unknown as pg.Pool, sent };
   };

@@ -20,7 +20,7 @@ export async function healthRoutes(
     const { ready, checks } = await readiness.check();
     void reply.header('cache-control', 'no-store').code(ready ? 200 : 503);
     const notReady = Object.entries(checks)
-      .filter(([, value]) => value !== 'ok')
+      .filter(([, value]) => value !== 'ok' && value !== 'skipped')
       .map(([name]) => name);
     return {
       status: ready ? 'ok' : 'not_ready',

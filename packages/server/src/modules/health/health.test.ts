@@ -28,6 +28,16 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** Backend reads hang from now on; they answer again before the app closes (cleanups run last first: closing reads too). */
+function hangReads(app: { backend: unknown }): void {
+  const backend = app.backend as { get: (key: string) => Promise<unknown> };
+  const read = backend.get.bind(app.backend);
+  backend.get = () => new Promise(() => undefined);
+  cleanups.push(async () => {
+    backend.get = read;
+  });
+}
+
 describe('GET /healthz and /readyz', () => {
   it('answer without a session: alive, and ready once storage and the caches are', async () => {
     const { baseUrl } = await listening();
@@ -69,13 +79,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('readyz is 503 when a backend read hangs past the timeout', async () => {
     const { app, baseUrl } = await listening();
-    const backend = app.backend as { get: (key: string) => Promise<unknown> };
-    const read = backend.get.bind(app.backend);
-    backend.get = () => new Promise(() => undefined);
-    // Reads answer again before the app closes (cleanups run last first): stopping reads too.
-    cleanups.push(async () => {
-      backend.get = read;
-    });
+    hangReads(app);
     const started = Date.now();
     const ready = await fetch(`${baseUrl}/readyz`);
     expect(ready.status).toBe(503);
@@ -83,6 +87,21 @@ describe('GET /healthz and /readyz', () => {
       backend: 'timeout',
     });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('readyz says draining at once, without waiting on a backend that hangs', async () => {
+    const { app, baseUrl } = await listening();
+    hangReads(app);
+    app.context.hub.drain();
+    const started = Date.now();
+    const ready = await fetch(`${baseUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({
+      checks: { backend: 'skipped', drain: 'draining' },
+      // Only what failed is named: the read that was not made is not one of them.
+      not_ready: ['drain'],
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
 

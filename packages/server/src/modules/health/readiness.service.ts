@@ -39,7 +39,8 @@ export class ReadinessService {
   constructor(private readonly deps: ReadinessDeps) {}
 
   async check(): Promise<Readiness> {
-    const backend = await this.probeBackend();
+    // Draining settles it: the load balancer must hear it at once, not after a slow backend read.
+    const backend = this.deps.draining() ? 'skipped' : await this.probeBackend();
     const notReady = this.deps
       .caches()
       .filter((cache) => !cache.loaded || cache.stale)
@@ -49,6 +50,7 @@ export class ReadinessService {
       caches: notReady.length === 0 ? 'ok' : `stale: ${notReady.join(', ')}`,
       drain: this.deps.draining() ? 'draining' : 'ok',
     };
+    // A skipped backend read happens only while draining, which is not ready anyway.
     return { ready: Object.values(checks).every((value) => value === 'ok'), checks };
   }
 

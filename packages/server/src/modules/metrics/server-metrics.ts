@@ -7,6 +7,8 @@ export interface MetricSources {
   sessionsByKind(): ReadonlyMap<string, number>;
   /** Agents connected to this proxy through a tunnel. */
   agentTunnels(): number;
+  /** Recordings written to the spool and waiting for their upload to the bucket (s3 only). */
+  recordingUploadsWaiting?(): number;
 }
 
 /**
@@ -30,6 +32,10 @@ export class ServerMetrics {
     'postern_recording_bytes_total',
     'Bytes of session recordings handed to the recordings storage.',
   );
+  readonly recordingUploadLag = new Histogram(
+    'postern_recording_upload_lag_seconds',
+    'Seconds from a recording part being whole in the spool to its upload to the bucket.',
+  );
   private sources: MetricSources | undefined;
 
   /** Sets where the gauges read from (the platform, once it is built). */
@@ -50,6 +56,11 @@ export class ServerMetrics {
       new Gauge('postern_agent_tunnels', 'Agents connected to this proxy through a tunnel.', () => [
         { value: sources?.agentTunnels() ?? 0 },
       ]),
+      new Gauge(
+        'postern_recording_uploads_waiting',
+        'Recording parts in the spool waiting for their upload to the bucket.',
+        () => [{ value: sources?.recordingUploadsWaiting?.() ?? 0 }],
+      ),
     ];
     return renderExposition([
       ...gauges,
@@ -57,6 +68,7 @@ export class ServerMetrics {
       this.backendLatency,
       this.auditEmitLatency,
       this.recordingBytes,
+      this.recordingUploadLag,
     ]);
   }
 

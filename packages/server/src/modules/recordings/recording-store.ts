@@ -84,6 +84,14 @@ export interface RecordingStore {
    * `record_session: strict` asks before a session starts. Absent: assumed writable.
    */
   writableProblem?(): Promise<string | undefined>;
+  /**
+   * Shared stores only (several proxies on one bucket): takes over the open recordings of the
+   * proxies `isLive` says are gone, seals them and returns their session ids.
+   */
+  recover?(isLive: (proxyId: string) => boolean): Promise<string[]>;
+  /** Recordings of this proxy written but not yet in their final storage (a metric). */
+  uploadsWaiting?(): number;
+  close?(): Promise<void>;
 }
 
 /** Below this much free space a strict session is not started: its recording would fail. */
@@ -132,8 +140,16 @@ export class BlobRecordingStore implements RecordingStore {
 
   async init(): Promise<{ sealed: string[] }> {
     await this.blobs.init();
+    return { sealed: await this.sealOpen(await this.blobs.list()) };
+  }
+
+  /**
+   * Seals the recordings these blobs start (each format's first part) that have no seal: what a
+   * proxy that died mid-session left. Returns their session ids.
+   */
+  protected async sealOpen(names: string[]): Promise<string[]> {
     const sealed: string[] = [];
-    for (const name of await this.blobs.list()) {
+    for (const name of names) {
       for (const sealer of this.sealers) {
         const suffix = `.${sealer.firstPart}`;
         const sid = name.endsWith(suffix) ? name.slice(0, -suffix.length) : '';
@@ -143,7 +159,15 @@ export class BlobRecordingStore implements RecordingStore {
         sealed.push(sid);
       }
     }
-    return { sealed };
+    return sealed;
+  }
+
+  /** Releases what the store holds open (a directory holds nothing). */
+  async close(): Promise<void> {}
+
+  /** Parts waiting for an upload: none, when blobs are written where they stay. */
+  uploadsWaiting(): number {
+    return 0;
   }
 
   create(sid: string): RecordingWriter {

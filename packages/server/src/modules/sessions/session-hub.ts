@@ -30,6 +30,8 @@ export interface SessionHubDeps {
   checkIntervalMs?: number;
   /** Trackers live this long unless refreshed, so a dead proxy's sessions disappear. */
   trackerTtlMs?: number;
+  /** This proxy's id in the registry and in trackers (default: a random UUID). */
+  proxyId?: string;
   /** Where sessions are recorded; absent, nothing is recorded. */
   recordings?: RecordingPolicy;
   /** Subscribes to changes of roles and users: every access re-check runs at once then. */
@@ -55,8 +57,10 @@ export interface AccessGuard {
  */
 export class SessionHub {
   /** Names this process in trackers, so a join can tell whether the session is here. */
-  readonly proxyId = randomUUID();
+  readonly proxyId: string;
   private readonly live = new Map<string, LiveSession>();
+  /** Recordings of ended sessions still being sealed. */
+  private readonly sealing = new Set<Promise<void>>();
   private readonly trackers: WatchedCache<SessionTracker>;
   private readonly store: SessionTrackerStore;
   private readonly mirror = new ScreenMirror();
@@ -72,6 +76,7 @@ export class SessionHub {
   private internalCert: string | undefined;
 
   constructor(private readonly deps: SessionHubDeps) {
+    this.proxyId = deps.proxyId ?? randomUUID();
     this.store = new SessionTrackerStore(deps.backend);
     this.trackers = new WatchedCache(deps.backend, {
       prefix: activeSessionsPrefix,
@@ -145,6 +150,7 @@ export class SessionHub {
       onChange: (s) => this.publish(s),
       onEnd: (s) => {
         this.live.delete(s.id);
+        this.keepSealing(s.recordingDone);
         void this.store.remove(s.id).catch(this.deps.onError);
       },
     });
@@ -225,6 +231,12 @@ export class SessionHub {
     return this.trackers.values();
   }
 
+  /** Removes the tracker of a session another proxy held and lost (dead-proxy-recovery.ts). */
+  async forget(sid: string): Promise<void> {
+    if (this.live.has(sid) || this.tracked.has(sid)) return;
+    await this.store.remove(sid);
+  }
+
   tracker(sid: string): SessionTracker | undefined {
     return this.trackers.get(sid);
   }
@@ -237,6 +249,16 @@ export class SessionHub {
     const sessions = [...this.live.values()];
     for (const session of sessions) session.terminate(sessionEndReasons.shutdown, 'shutdown');
     await Promise.all(sessions.map((s) => s.recordingDone));
+    // Sessions that ended just before: their recordings may still be sealing into the storage
+    // that closes next.
+    await Promise.allSettled([...this.sealing]);
+  }
+
+  /** Holds an ended session's recording seal until it settles, for `shutdown` to wait on. */
+  private keepSealing(done: Promise<void>): void {
+    this.sealing.add(done);
+    const forget = () => this.sealing.delete(done);
+    done.then(forget, forget);
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import {
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
 import {
+  agentTunnelDraining,
   describeService,
   dialRefusedSchema,
   GOING_AWAY,
@@ -120,6 +121,9 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
   closeOnProtocolError(socket);
 
   function onHello(frame: unknown): void {
+    // A proxy about to stop takes no new agents: refused, the agent retries and (through a load
+    // balancer that already saw /readyz fail) reaches another proxy.
+    if (options.registry.draining) return refuse(agentTunnelDraining);
     // A hello without a version is protocol 1, what agents sent before they advertised services.
     const version = helloVersionSchema.safeParse(frame);
     const spoken = version.success ? (version.data.version ?? 1) : tunnelProtocolVersion;
@@ -165,6 +169,7 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
       services: claimed.services,
       requestDial: (id, service) => send({ type: 'dial', id, service }),
       announceProxies: (proxies) => send({ type: 'proxies', proxies }),
+      announceDraining: () => send({ type: 'draining' }),
       close: (code, reason) => socket.close(code, closeReason(reason)),
     };
     const { proxyId } = options.registry;

@@ -72,6 +72,14 @@ export class ProxyRegistry {
     this.options.onChange?.(this.list());
   }
 
+  /**
+   * Whether `list()` can be trusted to say which proxies are gone: loaded, not re-listing after
+   * a watch failure, and this proxy announced (so it does not take itself for dead).
+   */
+  isCurrent(): boolean {
+    return this.cache.loaded && !this.cache.stale && this.announced && !this.closed;
+  }
+
   /** The live proxies, this one included once it announced itself, by id. */
   list(): ProxyAddress[] {
     return this.cache

@@ -18,6 +18,10 @@ import { z } from 'zod';
  *   agent → proxy  {type:'dialRefused', id, message} this agent serves no such service
  *   proxy → agent  {type:'certificate', hostCertificate}   a renewed host certificate, to keep
  *   proxy → agent  {type:'error', message}           a refusal (then close) or a rejected heartbeat
+ *   proxy → agent  {type:'draining'}                 this proxy stops soon (SIGTERM): when this
+ *                                                    tunnel closes, reconnect at once (through a
+ *                                                    load balancer, to another proxy); a proxy
+ *                                                    that drains refuses new tunnels
  *
  * Data socket (`agentPaths.dial(id)`): the agent's first text frame is {id}; every later frame is
  * raw bytes of one connection to the dialled service (for a node: SSH to its node service).
@@ -66,6 +70,8 @@ export function serviceKey(service: TunnelService): string {
 export const POLICY_VIOLATION = 1008;
 /** Close code when the proxy is shutting down or the agent is replaced by a newer connection. */
 export const GOING_AWAY = 1001;
+/** Why a draining proxy refuses a new tunnel (the agent retries at once, see 'draining'). */
+export const agentTunnelDraining = 'this proxy is shutting down; connect to another proxy';
 
 export const proxyPingIntervalMs = 20_000;
 export const dialTimeoutMs = 10_000;
@@ -142,6 +148,8 @@ export const proxyMessageSchema = z.discriminatedUnion('type', [
       .max(16 * 1024),
   }),
   z.object({ type: z.literal('error'), message: z.string() }),
+  /** The proxy stops soon: live connections go on, the next tunnel should go elsewhere. */
+  z.object({ type: z.literal('draining') }),
 ]);
 export type ProxyMessage = z.infer<typeof proxyMessageSchema>;
 

@@ -28,6 +28,8 @@ export interface ControlChannel {
   requestDial(id: string, service: TunnelService): void;
   /** Tells the agent every proxy of the cluster, so it keeps a tunnel to each. */
   announceProxies?(proxies: ProxyAddress[]): void;
+  /** Tells the agent this proxy stops soon, so it reconnects elsewhere without waiting. */
+  announceDraining?(): void;
   close(code: number, reason: string): void;
 }
 
@@ -52,6 +54,8 @@ export class TunnelRegistry implements TunnelDialer {
   private readonly providers = new Map<string, ControlChannel[]>();
   private readonly pending = new Map<string, PendingDial>();
   private closed = false;
+  /** True once the proxy drains before it stops: no new tunnels. */
+  draining = false;
   /** The cluster's proxies as last known (ProxyRegistry); undefined until first told. */
   private proxyList: ProxyAddress[] | undefined;
 
@@ -66,6 +70,16 @@ export class TunnelRegistry implements TunnelDialer {
   setProxies(proxies: ProxyAddress[]): void {
     this.proxyList = proxies;
     for (const channel of this.channels.values()) channel.announceProxies?.(proxies);
+  }
+
+  /**
+   * This proxy stops soon (SIGTERM): every connected agent is told, and new tunnels are refused
+   * (`draining`), so agents reconnect to the other proxies while the live connections go on.
+   */
+  drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    for (const channel of this.channels.values()) channel.announceDraining?.();
   }
 
   /** How many agents are connected to this proxy now. */

@@ -109,6 +109,7 @@ export const databasesWing = {
               cancelKeys: s.pgCancelKeys,
             },
             sessions: s.dbSessions,
+            draining: () => ctx.hub.draining,
           },
           ctx.config.postgresAddr!,
         );

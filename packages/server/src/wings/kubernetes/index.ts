@@ -151,6 +151,7 @@ function buildKubernetes(ctx: ServerContext) {
           ...new Set([kubeServerName, ctx.addresses.publicAddr().host, 'localhost', '127.0.0.1']),
         ],
         proxy,
+        draining: () => ctx.hub.draining,
       }),
     ));
   ctx.tlsRoutes.add({

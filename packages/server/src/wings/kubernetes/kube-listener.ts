@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
+import { closeAfterResponse } from '../../modules/health/drain-connections.js';
 import { preferredCiphers } from './upstream/tls-ciphers.js';
 
 /** The listener's own certificate lives as long as the process does, up to a year. */
@@ -17,6 +18,8 @@ export async function createKubeServer(deps: {
   ca: KubeCa;
   serverNames: string[];
   proxy: KubeApiProxy;
+  /** True while the proxy drains before it stops (drain.ts explains the `Connection: close`). */
+  draining?: () => boolean;
 }): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
   const own = await deps.ca.serverCertificate(deps.serverNames, serverCertTtlMs);
   const sockets = new Set<Socket>();
@@ -34,7 +37,10 @@ export async function createKubeServer(deps: {
       handshakeTimeout: 10_000,
       headersTimeout: 10_000,
     },
-    (req, res) => deps.proxy.request(req, res),
+    (req, res) => {
+      if (deps.draining?.()) closeAfterResponse(res);
+      deps.proxy.request(req, res);
+    },
   );
   server.on('upgrade', (req, socket, head) => deps.proxy.upgrade(req, socket, head));
   server.on('connection', (socket: Socket) => {

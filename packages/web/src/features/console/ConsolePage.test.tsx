@@ -278,6 +278,88 @@ describe('the console', () => {
     await waitFor(() => expect(engine.text).toContain('\x1b[31mdisconnected: exited with code 2'));
   });
 
+  describe('when the proxy goes away', () => {
+    // The proxy shuts down (its session end, then 1001), closes with 1001, or dies (1006).
+    const goneAway: [string, (socket: FakeSocket) => void, string][] = [
+      [
+        'shuts down',
+        (socket) =>
+          socket.receive(T.sessionEnd, JSON.stringify({ reason: 'the proxy is shutting down' })),
+        'disconnected: the proxy is shutting down',
+      ],
+      [
+        'closes with 1001',
+        (socket) => socket.serverClose(1001, ''),
+        'disconnected: connection closed (code 1001)',
+      ],
+      [
+        'dies (an abnormal close)',
+        (socket) => socket.serverClose(1006, ''),
+        'disconnected: connection closed (code 1006)',
+      ],
+    ];
+
+    it.each(goneAway)('the proxy %s: the tab offers to reconnect', async (_, goAway, status) => {
+      renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+      const socket = await nextSocket(1);
+      socket.accept();
+      goAway(socket);
+      expect((await screen.findByText(status)).getAttribute('data-ended')).toBe('failed');
+      expect(screen.getByRole('button', { name: 'Reconnect' })).toBeTruthy();
+    });
+
+    it.each(['exited with code 0', 'terminated by moderator bob', 'locked: under review'])(
+      'a session that ended (%s) offers no reconnect',
+      async (reason) => {
+        renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+        const socket = await nextSocket(1);
+        socket.accept();
+        socket.receive(T.sessionEnd, JSON.stringify({ reason }));
+        expect(await screen.findByText(`disconnected: ${reason}`)).toBeTruthy();
+        expect(screen.queryByRole('button', { name: 'Reconnect' })).toBeNull();
+      },
+    );
+
+    it('Reconnect starts a new session on the same server and login, in the same tab', async () => {
+      const user = userEvent.setup();
+      const router = renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+      const first = await nextSocket(1);
+      first.accept();
+      first.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
+      expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
+      first.receive(T.raw, 'before the crash\r\n');
+      await waitFor(() => expect(fake.engines[0]!.plain()).toContain('before the crash'));
+      first.serverClose(1006, '');
+
+      await user.click(await screen.findByRole('button', { name: 'Reconnect' }));
+      const second = await nextSocket(2);
+      // The same server and login, as a new session (no sid of the old one's).
+      expect(JSON.parse(new URL(second.url).searchParams.get('params') ?? '')).toEqual({
+        server_id: db1.id,
+        login: 'root',
+        term: { w: 80, h: 24 },
+      });
+      expect(fake.engines[0]!.disposed).toBe(true);
+      expect(screen.getByText('Connecting…')).toBeTruthy();
+      expect(screen.queryByRole('button', { name: 'Reconnect' })).toBeNull();
+      second.open();
+      expect(second.sent).toEqual([JSON.stringify({ token: 'bearer-tok' })]);
+      second.accept();
+      await waitFor(() => expect(screen.queryByText('Connecting…')).toBeNull());
+      expect(screen.queryByRole('status')).toBeNull();
+
+      // The tab works again, on the new socket and a new terminal.
+      const engine = fake.engines[1]!;
+      engine.type('echo again\r');
+      expect(second.payloads(T.raw)).toEqual(['echo again\r']);
+      second.receive(T.raw, 'again\r\n');
+      await waitFor(() => expect(engine.plain()).toContain('again'));
+      expect(engine.plain()).not.toContain('before the crash');
+      expect(tabNames()).toEqual(['Servers', 'root@db-1']);
+      expect(router.state.location.pathname).toBe(`/web/cluster/root/console/node/${db1.id}/root`);
+    });
+  });
+
   it('font size, find, copy and paste', async () => {
     const user = userEvent.setup();
     renderConsole(`/web/cluster/root/console/node/${db1.id}/root`, presetAcls.access, 5000);

@@ -33,6 +33,8 @@ interface Props {
   start: StartTerminal;
   /** The terminal could not load (its chunk failed, say): the session never starts. */
   onLoadFailed: (reason: string) => void;
+  /** Once disconnected: offered as a Reconnect button beside the status when given. */
+  onReconnect?: () => void;
   /** More about the session, beside its status (read-only badge, participants). */
   info?: ReactNode;
   /** Buttons of the page's own, before the terminal's (file transfers). */
@@ -156,6 +158,11 @@ export function TerminalPane(props: Props) {
             >
               disconnected: {reason}
             </Text>
+          )}
+          {status === 'disconnected' && props.onReconnect && (
+            <Button size="compact-xs" variant="light" onClick={props.onReconnect}>
+              Reconnect
+            </Button>
           )}
           {props.info}
         </Group>

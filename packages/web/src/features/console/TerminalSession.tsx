@@ -34,14 +34,20 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       events: {
         connected: () => dispatch({ type: 'connected', id: tab.id }),
         session: (session) => dispatch({ type: 'session', id: tab.id, session }),
-        disconnected: (reason) => dispatch({ type: 'disconnected', id: tab.id, reason }),
+        disconnected: (reason, proxyGone) =>
+          dispatch({ type: 'disconnected', id: tab.id, reason, proxyGone }),
       },
     });
 
   return (
     <TerminalPane
+      // A reconnect is a new terminal on a new socket: the pane starts over.
+      key={tab.connection}
       status={tab.status}
       reason={tab.reason}
+      onReconnect={
+        tab.reconnectable ? () => dispatch({ type: 'reconnect', id: tab.id }) : undefined
+      }
       active={active}
       readOnly={readOnly}
       moderator={tab.mode === 'moderator'}

@@ -108,6 +108,69 @@ describe('console tab store', () => {
   });
 });
 
+describe('reconnecting a tab', () => {
+  const started = () => {
+    let state = initConsole({ ...connect, hostname: 'web-1' });
+    state = consoleReducer(state, { type: 'connected', id: 'terminal-1' });
+    return consoleReducer(state, {
+      type: 'session',
+      id: 'terminal-1',
+      session: {
+        sid: 'old-sid',
+        serverId: 'uuid-1',
+        hostname: 'web-1',
+        login: 'root',
+        parties: [{ user: 'alice', mode: 'peer' }],
+      },
+    });
+  };
+
+  it('a tab whose proxy went away may reconnect: a new session on the same server and login', () => {
+    let state = consoleReducer(started(), {
+      type: 'disconnected',
+      id: 'terminal-1',
+      reason: 'connection closed (code 1006)',
+      proxyGone: true,
+    });
+    expect(activeTab(state)).toMatchObject({ status: 'disconnected', reconnectable: true });
+    state = consoleReducer(state, { type: 'reconnect', id: 'terminal-1' });
+    expect(activeTab(state)).toMatchObject({
+      id: 'terminal-1',
+      status: 'connecting',
+      reason: '',
+      reconnectable: false,
+      connection: 2,
+      serverId: 'node-1',
+      login: 'root',
+      hostname: 'web-1',
+      sid: '',
+      parties: [],
+    });
+    expect(tabUrl(activeTab(state), 'root')).toBe('/web/cluster/root/console/node/node-1/root');
+    // Once connecting, a second click changes nothing.
+    expect(consoleReducer(state, { type: 'reconnect', id: 'terminal-1' })).toBe(state);
+  });
+
+  it('a session that ended, or a joined one, does not reconnect', () => {
+    const ended = consoleReducer(started(), {
+      type: 'disconnected',
+      id: 'terminal-1',
+      reason: 'exited with code 0',
+    });
+    expect(activeTab(ended)).toMatchObject({ reconnectable: false });
+    expect(consoleReducer(ended, { type: 'reconnect', id: 'terminal-1' })).toBe(ended);
+
+    const joined = consoleReducer(initConsole(join), {
+      type: 'disconnected',
+      id: 'terminal-1',
+      reason: 'the proxy is shutting down',
+      proxyGone: true,
+    });
+    expect(activeTab(joined)).toMatchObject({ status: 'disconnected', reconnectable: false });
+    expect(consoleReducer(joined, { type: 'reconnect', id: 'terminal-1' })).toBe(joined);
+  });
+});
+
 describe('console URLs', () => {
   it('each tab has its URL', () => {
     const state = initConsole(connect);

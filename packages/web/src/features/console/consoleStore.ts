@@ -37,6 +37,13 @@ export interface TerminalTab {
   status: TerminalStatus;
   /** Why the session is over, once it is. */
   reason: string;
+  /**
+   * Over because the proxy went away (it shut down or died), in a tab that started its own
+   * session: it may connect again, to a new session on the same server and login.
+   */
+  reconnectable: boolean;
+  /** Which connection of the tab this is: 1, then one more at each reconnect. */
+  connection: number;
   parties: Party[];
 }
 
@@ -73,7 +80,10 @@ export type ConsoleAction =
   | { type: 'close'; id: string }
   | { type: 'connected'; id: string }
   | { type: 'session'; id: string; session: SessionInfo }
-  | { type: 'disconnected'; id: string; reason: string };
+  /** `proxyGone`: the proxy went away (shut down, died) rather than the session ending. */
+  | { type: 'disconnected'; id: string; reason: string; proxyGone?: boolean }
+  /** Connect again, in the same tab: a new session on the same server and login. */
+  | { type: 'reconnect'; id: string };
 
 export const serversTabId = 'servers';
 const serversTab: ServersTab = { kind: 'servers', id: serversTabId };
@@ -123,7 +133,29 @@ export function consoleReducer(state: ConsoleState, action: ConsoleAction): Cons
       }));
     case 'disconnected':
       return updateTerminal(state, action.id, (t) =>
-        t.status === 'disconnected' ? t : { ...t, status: 'disconnected', reason: action.reason },
+        t.status === 'disconnected'
+          ? t
+          : {
+              ...t,
+              status: 'disconnected',
+              reason: action.reason,
+              reconnectable: action.proxyGone === true && startsOwnSession(t),
+            },
+      );
+    case 'reconnect':
+      return updateTerminal(state, action.id, (t) =>
+        t.status === 'disconnected' && t.reconnectable
+          ? {
+              ...t,
+              status: 'connecting',
+              reason: '',
+              reconnectable: false,
+              connection: t.connection + 1,
+              // A new session: the old one's id and parties are not its own.
+              sid: '',
+              parties: [],
+            }
+          : t,
       );
     default:
       return state;
@@ -148,6 +180,8 @@ function open(state: ConsoleState, target: ConsoleTarget, fromUrl: boolean): Con
     clusterId: target.clusterId,
     status: 'connecting' as const,
     reason: '',
+    reconnectable: false,
+    connection: 1,
     parties: [],
   };
   const tab: TerminalTab =
@@ -198,6 +232,14 @@ export function tabTitle(tab: ConsoleTab): string {
   if (tab.login && host) return `${tab.login}@${host}`;
   return `session ${tab.sid.slice(0, 8)}`;
 }
+
+/**
+ * A tab that started a session of its own (not a join) on a known server and login: what a
+ * reconnect needs. A joined session lived on the proxy that went away, so it cannot be joined
+ * again.
+ */
+const startsOwnSession = (tab: TerminalTab) =>
+  !tab.joined && tab.serverId !== '' && tab.login !== '';
 
 export const isReadOnly = (tab: TerminalTab) =>
   tab.joined && (tab.mode === 'observer' || tab.mode === 'moderator');

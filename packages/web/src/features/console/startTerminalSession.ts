@@ -5,6 +5,7 @@ import type { ShortcutAction, TerminalEngine } from './terminalEngine';
 import {
   createTraceparent,
   OutputBatcher,
+  proxyWentAway,
   socketUrl,
   terminalParams,
   TtyClient,
@@ -32,8 +33,11 @@ export interface TerminalSessionEvents {
   connected: () => void;
   /** The server's data about the session (sid, host, parties), when it sends some. */
   session?: (session: SessionInfo) => void;
-  /** The session is over, and why. */
-  disconnected: (reason: string) => void;
+  /**
+   * The session is over, and why. `proxyGone`: it ended because the proxy went away (shut down
+   * or died), not because the session did, so connecting again may work.
+   */
+  disconnected: (reason: string, proxyGone?: boolean) => void;
 }
 
 interface StartOptions {
@@ -107,10 +111,11 @@ export function startTerminalSession(
   client.on('notice', (text) => line(text, sgr.dim));
   client.on('error', (text) => line(text, sgr.red));
   client.on('resize', (size) => engine.resize({ cols: size.w, rows: size.h }));
-  client.on('close', ({ reason }) => {
+  client.on('close', (info) => {
+    const { reason } = info;
     // A program that exited 0 ended as meant: no error colour for it.
     line(`disconnected: ${reason}`, isNormalSessionEnd(reason) ? sgr.dim : sgr.red);
-    events.disconnected(reason);
+    events.disconnected(reason, proxyWentAway(info));
   });
   engine.onData((data) => client.send(data));
   engine.onResize((size) => client.resize({ w: size.cols, h: size.rows }));

@@ -26,6 +26,8 @@ let home: string;
 let listener: { address: { port: number }; stop: () => Promise<void> };
 let files: { cert: string; key: string; ca: string };
 let scratch: string;
+/** The proxy draining before it stops (SIGTERM), as the hub would say. */
+let draining = false;
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -80,6 +82,7 @@ beforeAll(async () => {
         cancelKeys: app.services.pgCancelKeys,
       },
       sessions: app.services.dbSessions,
+      draining: () => draining,
     },
     { host: '127.0.0.1', port: 0 },
   );
@@ -132,6 +135,18 @@ describe('the native PostgreSQL listener', () => {
     const result = await psql(conninfo(), 'select current_user, current_database()');
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('alice_db|appdb');
+  });
+
+  it('refuses new connections while the proxy drains, telling psql the server is shutting down', async () => {
+    draining = true;
+    try {
+      const refused = await psql(conninfo(), 'select 1');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('this proxy is shutting down; reconnect');
+    } finally {
+      draining = false;
+    }
+    expect((await psql(conninfo(), 'select 1')).stdout.trim()).toBe('1');
   });
 
   it('refuses a client that skips TLS, or brings no certificate', async () => {

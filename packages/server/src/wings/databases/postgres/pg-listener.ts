@@ -9,7 +9,7 @@ import type { DatabaseSessions } from '../db-session-audit.js';
 import { PacketReader } from './pg-reader.js';
 import { forwardCancel, servePostgres, type PostgresEngineDeps } from './pg-session.js';
 import { errorResponse, parseStartupPacket, WireError } from './pg-wire.js';
-
+import { proxyShuttingDown } from '../../../modules/sessions/session-hub.js';
 export interface PostgresListenerDeps {
   /** The access CA: it signs this listener's certificate and people's `postern db login` ones. */
   accessCa: DatabaseClientCa;
@@ -20,6 +20,8 @@ export interface PostgresListenerDeps {
   identify: (user: string) => { roleSet: RoleSet; roles: string[] } | string;
   engine: PostgresEngineDeps;
   sessions: DatabaseSessions;
+  /** True while the proxy drains before it stops: new connections are refused (cancels pass). */
+  draining?: () => boolean;
 }
 
 /** The listener's own certificate lives as long as the process does, up to a year. */
@@ -128,6 +130,9 @@ async function secure(
   const peer = tls.getPeerCertificate() as PeerCertificate & { subjectaltname?: string };
   const untrusted = certificateProblem(peer, deps.accessCa.certPem);
   if (untrusted) return fatal(tls, '28000', `${tlsRequired} (${untrusted})`);
+  // 57P01 (admin_shutdown): psql and drivers report it as the server shutting down; through a
+  // load balancer the next connection reaches another proxy.
+  if (deps.draining?.()) return fatal(tls, '57P01', proxyShuttingDown);
   const route = certifiedRoute(peer);
   if (!route)
     return fatal(tls, '28000', 'this certificate names no database: run postern db login');

@@ -5,7 +5,13 @@ import { fakeSockets, type FakeSocket } from './fakeSocket';
 import { OutputBatcher, microtaskScheduler } from './OutputBatcher';
 import { createTraceparent, isTraceparent } from './traceparent';
 import { terminalUrl } from './terminalUrl';
-import { TtyClient, parseSize, type TtyClientOptions } from './TtyClient';
+import {
+  TtyClient,
+  parseSize,
+  proxyWentAway,
+  type TtyClientOptions,
+  type TtyCloseInfo,
+} from './TtyClient';
 
 function connect(options: Partial<TtyClientOptions> = {}) {
   const factory = fakeSockets();
@@ -203,6 +209,78 @@ describe('TtyClient frames', () => {
     socket.serverClose(4001, 'locked: under review');
     client.close();
     expect(events).toEqual(['close 4001 locked: under review']);
+  });
+
+  it('tells a proxy that went away from a session that ended', () => {
+    const closeOf = (play: (socket: FakeSocket, client: TtyClient) => void) => {
+      const { client, socket } = connect();
+      let info: TtyCloseInfo | undefined;
+      client.on('close', (i) => (info = i));
+      play(socket, client);
+      if (!info) throw new Error('no close');
+      return { ...info, proxyWentAway: proxyWentAway(info) };
+    };
+    // The proxy shuts down: its session end, then 1001.
+    expect(
+      closeOf((socket) => {
+        socket.accept();
+        socket.receive(T.sessionEnd, JSON.stringify({ reason: 'the proxy is shutting down' }));
+      }),
+    ).toMatchObject({
+      reason: 'the proxy is shutting down',
+      endedBy: 'server',
+      proxyWentAway: true,
+    });
+    // A 1001 close without a session end.
+    expect(
+      closeOf((socket) => {
+        socket.accept();
+        socket.serverClose(1001, '');
+      }),
+    ).toMatchObject({ code: 1001, endedBy: 'socket', proxyWentAway: true });
+    // The proxy died: the connection drops with no close frame, open or not yet.
+    expect(
+      closeOf((socket) => {
+        socket.accept();
+        socket.serverClose(1006, '');
+      }),
+    ).toMatchObject({
+      reason: 'connection closed (code 1006)',
+      endedBy: 'socket',
+      proxyWentAway: true,
+    });
+    expect(closeOf((socket) => socket.serverClose(1006, ''))).toMatchObject({
+      proxyWentAway: true,
+    });
+    // Sessions that ended, refusals, a lock's close and the tab closing are not the proxy's doing.
+    for (const reason of ['exited with code 0', 'exited with code 1', 'locked: under review']) {
+      expect(
+        closeOf((socket) => {
+          socket.accept();
+          socket.receive(T.sessionEnd, JSON.stringify({ reason }));
+        }),
+      ).toMatchObject({ reason, endedBy: 'server', proxyWentAway: false });
+    }
+    expect(
+      closeOf((socket) => {
+        socket.open();
+        socket.receiveText(
+          JSON.stringify({ type: 'create_session_response', status: 'error', message: 'denied' }),
+        );
+      }),
+    ).toMatchObject({ endedBy: 'client', proxyWentAway: false });
+    expect(
+      closeOf((socket) => {
+        socket.accept();
+        socket.serverClose(4001, 'locked: under review');
+      }),
+    ).toMatchObject({ endedBy: 'socket', proxyWentAway: false });
+    expect(
+      closeOf((socket, client) => {
+        socket.accept();
+        client.close();
+      }),
+    ).toMatchObject({ endedBy: 'client', proxyWentAway: false });
   });
 
   it('closing the tab closes the socket with code 1000', () => {

@@ -2,6 +2,7 @@ import {
   activeSessionJsonSchema,
   decodeEnvelopeBytes,
   encodeEnvelope,
+  sessionEndReasons,
   terminalMessageTypes as T,
   type ActiveSessionJson,
   type CreateSessionResponse,
@@ -69,10 +70,33 @@ export interface TerminalSize {
 
 export type TtyState = 'idle' | 'connecting' | 'authenticating' | 'open' | 'closed';
 
+/**
+ * Who ended the connection: the server with a session end (`c`), this client (the tab closed,
+ * or the server's answer was refused), or neither: the socket closed by itself.
+ */
+export type TtyEndedBy = 'server' | 'client' | 'socket';
+
 export interface TtyCloseInfo {
   code: number;
   /** Why the session is over, for "disconnected: <reason>". */
   reason: string;
+  endedBy: TtyEndedBy;
+}
+
+/** The close code of a proxy going away (it is shutting down). */
+export const goingAway = 1001;
+/** The close code of a connection lost without a close frame (the proxy died, the network broke). */
+export const abnormalClosure = 1006;
+
+/**
+ * The proxy went away rather than the session ending: it shut down (its session end, or a 1001
+ * close) or the connection broke with no session end (1006: the proxy was killed). Through a load
+ * balancer a new connection lands on a proxy that is up, so it is worth offering one.
+ */
+export function proxyWentAway(info: TtyCloseInfo): boolean {
+  if (info.endedBy === 'server') return info.reason === sessionEndReasons.shutdown;
+  if (info.endedBy === 'client') return false;
+  return info.code === goingAway || info.code === abnormalClosure;
 }
 
 export interface TtyEvents {
@@ -111,6 +135,7 @@ export class TtyClient extends Emitter<TtyEvents> {
   private lastSize: string | undefined;
   private pendingSize: TerminalSize | undefined;
   private endReason: string | undefined;
+  private endedBy: TtyEndedBy | undefined;
   private closeRequested = false;
   private received = 0;
   private acknowledged = 0;
@@ -207,6 +232,7 @@ export class TtyClient extends Emitter<TtyEvents> {
     if (this.stateValue === 'closed' || this.closeRequested) return;
     this.closeRequested = true;
     this.endReason ??= reason;
+    this.endedBy ??= 'client';
     if (this.socket) this.socket.close(normalClosure, reason);
     else this.closed(normalClosure, reason);
   }
@@ -295,6 +321,7 @@ export class TtyClient extends Emitter<TtyEvents> {
       case T.sessionEnd: {
         const reason = endReason(body);
         this.endReason ??= reason;
+        this.endedBy ??= 'server';
         this.emit('end', reason);
         this.close(reason);
         return;
@@ -370,6 +397,6 @@ export class TtyClient extends Emitter<TtyEvents> {
     if (this.socket) {
       this.socket.onopen = this.socket.onmessage = this.socket.onclose = null;
     }
-    this.emit('close', { code, reason: why });
+    this.emit('close', { code, reason: why, endedBy: this.endedBy ?? 'socket' });
   }
 }

@@ -21,14 +21,18 @@ export {
   type TerminalParams,
 } from './terminalUrl';
 export {
+  abnormalClosure,
   defaultAckEvery,
+  goingAway,
   normalClosure,
   parseSize,
+  proxyWentAway,
   sizeText,
   TtyClient,
   type TerminalSize,
   type TtyClientOptions,
   type TtyCloseInfo,
+  type TtyEndedBy,
   type TtyEvents,
   type TtyState,
   type WebSocketLike,
