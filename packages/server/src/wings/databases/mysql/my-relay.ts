@@ -1,3 +1,4 @@
+import { coalescingPipe } from '../../../net/coalescing-pipe.js';
 import { routeDenial, type DatabaseRoute, type RouteDenial } from '../db-access.js';
 import { CommandGate } from './my-command-gate.js';
 import type { MysqlBackend } from './my-connect.js';
@@ -100,13 +101,14 @@ export function relayMysql(
   });
 
   let ended = false;
+  let unpipe = () => {};
   const end = (reason: string, tellClient?: string) => {
     if (ended) return;
     ended = true;
     onEnd();
     session.end(terminated ? 'closed' : reason);
     client.stream.off('data', onClientData);
-    socket.unpipe(client.stream);
+    unpipe();
     if (tellClient && client.stream.writable) {
       client.stream.end(
         packet(
@@ -141,7 +143,7 @@ export function relayMysql(
   if (pending.length > 0) onClientData(pending);
   client.stream.on('data', onClientData);
   client.stream.resume();
-  socket.pipe(client.stream);
+  unpipe = coalescingPipe(socket, client.stream);
   client.stream.once('end', () => end('closed'));
   client.stream.once('close', () => end('closed'));
   client.stream.on('error', () => end('the client connection failed'));

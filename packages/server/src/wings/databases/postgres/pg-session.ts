@@ -3,6 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { routeRefusal, type DatabaseRoute } from '../db-access.js';
 import type { DatabaseRecord } from '../db-kind.js';
+import { coalescingPipe } from '../../../net/coalescing-pipe.js';
 import type { DatabaseSessionAudit } from '../db-session-audit.js';
 import type { CancelKeys } from './cancel-keys.js';
 import type { DialDatabase } from '../db-kind.js';
@@ -254,13 +255,14 @@ function relay(
     },
   );
   let ended = false;
+  let unpipe = () => {};
   const end = (reason: string, tellClient?: string) => {
     if (ended) return;
     ended = true;
     deps.cancelKeys.drop(key.pid, key.secret);
     session.end(terminated ? 'closed' : reason);
     client.stream.off('data', onClientData);
-    backend.unpipe(client.stream);
+    unpipe();
     if (tellClient && client.stream.writable) {
       client.stream.end(errorResponse({ severity: 'FATAL', code: '57P01', message: tellClient }));
     } else {
@@ -285,7 +287,7 @@ function relay(
   if (pending.length > 0) onClientData(pending);
   client.stream.on('data', onClientData);
   client.stream.resume();
-  backend.pipe(client.stream);
+  unpipe = coalescingPipe(backend, client.stream);
   client.stream.once('end', () => end('closed'));
   client.stream.once('close', () => end('closed'));
   client.stream.on('error', () => end('the client connection failed'));
