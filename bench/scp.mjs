@@ -2,7 +2,8 @@
 // scp through the SSH proxy: the stock `scp` copies a file to and from a real sshd,
 // once through Postern's SSH listener (`-J`, the proxy ends the inner connection and relays the
 // SFTP session with its auditor) and once straight to the same sshd with a plain key, in the same
-// run. Run after `npm run build`. Target: through the proxy at least 0.7× direct.
+// run. Run after `npm run build`. Targets: through the proxy at least 0.7× direct for the upload
+// and 0.75× for the download (issue 19).
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,6 +59,8 @@ try {
     }
   }
   const rate = (ms) => bytes / MiB / (ms / 1000);
+  // The upload's target is the SSH issue's; the download's was raised by the terminal issue (19).
+  const targetOf = { up: 0.7, down: 0.75 };
   const rows = ['up', 'down'].map((way) => {
     const proxy = rate(median(results.proxy[way]));
     const baseline = rate(median(results.direct[way]));
@@ -66,8 +69,8 @@ try {
       value: `${fmt(proxy)} MiB/s`,
       baseline: `${fmt(baseline)} MiB/s`,
       compare: `${fmt(proxy / baseline, 2)}×`,
-      target: '≥ 0.7×',
-      verdict: verdict(proxy / baseline >= 0.7),
+      target: `≥ ${targetOf[way]}×`,
+      verdict: verdict(proxy / baseline >= targetOf[way]),
     };
   });
   // Context, no target: the proxy against a straight copy with its own cipher (what is left
