@@ -1,3 +1,4 @@
+import { TrustedProxies } from './net/proxy-protocol.js';
 import { HostRoutes, hostRoutingServerFactory } from './http/host-routes.js';
 import { TlsRoutes } from './http/tls-routes.js';
 import cookie from '@fastify/cookie';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
         : { http: slowClientLimits.http },
       tlsRoutes,
+      new TrustedProxies(deps.config.trustedProxies),
     ),
     bodyLimit: 1024 * 1024,
     // Behind an HTTP load balancer every client shares its address; from the ones configured,

@@ -6,7 +6,9 @@ import {
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import { routeTlsConnection, type TlsRoutes } from './tls-routes.js';
+import { acceptProxied, proxiedSourceOf, reportAs, TrustedProxies } from '../net/proxy-protocol.js';
 
 /**
  * Requests for host names that are not the console's: an application's `<name>.<proxy host>`
@@ -61,6 +63,7 @@ export function hostRoutingServerFactory(
   routes: HostRoutes,
   options: { https?: ServerOptions; http?: object },
   tlsRoutes?: TlsRoutes,
+  trusted: TrustedProxies = new TrustedProxies([]),
 ) {
   return (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void) => {
     const dispatch = (req: IncomingMessage, res: ServerResponse) => {
@@ -75,11 +78,24 @@ export function hostRoutingServerFactory(
     server.requestTimeout = 0;
     server.setTimeout(0);
     const emit = server.emit.bind(server) as (event: string, ...args: unknown[]) => boolean;
+    const routeConnection = (socket: Socket) => {
+      // A TLS server name a wing claims takes the connection before TLS starts here.
+      if (options.https && tlsRoutes) {
+        routeTlsConnection(socket, tlsRoutes, (routed) => emit('connection', routed));
+      } else {
+        emit('connection', socket);
+      }
+    };
     server.emit = ((event: string, ...args: unknown[]) => {
-      if (event === 'connection' && options.https && tlsRoutes) {
-        // A TLS server name a wing claims takes the connection before TLS starts here.
-        routeTlsConnection(args[0] as Socket, tlsRoutes, (socket) => emit('connection', socket));
+      if (event === 'connection') {
+        // From a trusted balancer, a PROXY protocol header first says whom the connection is for.
+        acceptProxied(args[0] as Socket, trusted, routeConnection);
         return true;
+      }
+      if (event === 'secureConnection') {
+        // TLS sockets ask the kernel for their peer, not the socket they run on: they are told.
+        const source = proxiedSourceOf(tlsParentOf(args[0] as TLSSocket));
+        if (source) reportAs(args[0] as Socket, source);
       }
       if (event === 'upgrade') {
         const [req, socket, head] = args as [IncomingMessage, Duplex, Buffer];
@@ -93,4 +109,13 @@ export function hostRoutingServerFactory(
     }) as typeof server.emit;
     return server;
   };
+}
+
+/**
+ * The socket a server-side TLS socket runs on. Node keeps it as `_parent` (not public API, but
+ * unchanged since TLS sockets wrap sockets); the PROXY protocol test through HAProxy breaks if a
+ * Node upgrade moves it.
+ */
+function tlsParentOf(socket: TLSSocket): object {
+  return (socket as unknown as { _parent?: object })._parent ?? socket;
 }

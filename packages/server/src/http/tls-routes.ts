@@ -57,6 +57,7 @@ export function routeTlsConnection(
     clearTimeout(deadline);
     socket.off('data', onData);
     socket.off('close', onClose);
+    socket.off('error', onError);
     socket.pause();
     socket.unshift(buffered);
     if (handler) handler.connection(socket);
@@ -72,8 +73,13 @@ export function routeTlsConnection(
     clearTimeout(deadline);
     socket.off('data', onData);
   };
+  // Until the connection is handed on nobody else listens: a reset must not be an unhandled error.
+  const onError = () => socket.destroy();
   socket.on('data', onData);
   socket.once('close', onClose);
+  socket.on('error', onError);
+  // A socket handed on paused (after a PROXY protocol header) flows again for this reader.
+  socket.resume();
 }
 
 /**

@@ -62,13 +62,24 @@ export interface RunningHaproxy {
 export async function startHaproxy(options: {
   backends: HaproxyBackend[];
   tls?: boolean;
+  /**
+   * Pass connections through in TCP mode with a PROXY protocol v2 header first (`send-proxy-v2`),
+   * as in front of the SSH port or TLS passed through; the backends must trust haproxy.
+   */
+  sendProxy?: boolean;
+  /** false: no /readyz checks (the SSH port has none); the backends count as up. */
+  check?: boolean;
 }): Promise<RunningHaproxy> {
   if (options.backends.length === 0) throw new Error('haproxy needs at least one backend');
   // A port taken between freePort() and haproxy's bind fails that attempt: try fresh ports.
   for (let attempt = 1; ; attempt++) {
     const dir = await mkdtemp(path.join(tmpdir(), 'postern-haproxy-'));
     try {
-      return await launch(dir, options.backends, options.tls === true);
+      return await launch(dir, options.backends, {
+        tls: options.tls === true,
+        sendProxy: options.sendProxy === true,
+        check: options.check !== false,
+      });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       if (attempt >= 3) throw error;
@@ -76,15 +87,22 @@ export async function startHaproxy(options: {
   }
 }
 
+interface HaproxyMode {
+  tls: boolean;
+  sendProxy: boolean;
+  check: boolean;
+}
+
 async function launch(
   dir: string,
   backends: HaproxyBackend[],
-  tls: boolean,
+  mode: HaproxyMode,
 ): Promise<RunningHaproxy> {
+  const { tls } = mode;
   const port = await freePort();
   const socket = path.join(dir, 'admin.sock');
   const config = path.join(dir, 'haproxy.cfg');
-  await writeFile(config, haproxyConfig({ port, backends, tls, socket }));
+  await writeFile(config, haproxyConfig({ port, backends, socket, ...mode }));
   const daemon: Daemon = spawnDaemon(HAPROXY, ['-f', config, '-db'], dir);
   const stop = async () => {
     await daemon.stop();
@@ -115,7 +133,8 @@ async function launch(
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const states = await servers();
-        if (states.length === backends.length && states.every((s) => s.status === 'UP')) return;
+        const up = (status: string) => status === 'UP' || (!mode.check && status === 'no check');
+        if (states.length === backends.length && states.every((s) => up(s.status))) return;
         if (Date.now() > deadline) {
           throw new Error(`haproxy's backends are not all up: ${JSON.stringify(states)}`);
         }
@@ -127,13 +146,13 @@ async function launch(
   };
 }
 
-function haproxyConfig(options: {
-  port: number;
-  backends: HaproxyBackend[];
-  tls: boolean;
-  socket: string;
-}): string {
-  const { port, backends, tls, socket } = options;
+function haproxyConfig(
+  options: { port: number; backends: HaproxyBackend[]; socket: string } & HaproxyMode,
+): string {
+  const { port, backends, socket, sendProxy } = options;
+  // PROXY headers pass connections through: TCP mode, as with TLS.
+  const tcp = options.tls || sendProxy;
+  const tls = options.tls;
   const check = [
     `inter ${haproxyCheckIntervalMs}`,
     `fastinter ${haproxyCheckIntervalMs}`,
@@ -142,8 +161,12 @@ function haproxyConfig(options: {
     'rise 1',
     ...(tls ? ['check-ssl', 'verify none'] : []),
   ].join(' ');
+  const serverOptions = [
+    ...(options.check ? [`check ${check}`] : []),
+    ...(sendProxy ? ['send-proxy-v2'] : []),
+  ].join(' ');
   const servers = backends
-    .map((backend, i) => `  server p${i} ${backend.host}:${backend.port} check ${check}`)
+    .map((backend, i) => `  server p${i} ${backend.host}:${backend.port} ${serverOptions}`)
     .join('\n');
   return `global
   log stderr format raw local0 info
@@ -153,9 +176,9 @@ function haproxyConfig(options: {
   spread-checks 0
 
 defaults
-  mode ${tls ? 'tcp' : 'http'}
+  mode ${tcp ? 'tcp' : 'http'}
   log global
-  option ${tls ? 'tcplog' : 'httplog'}
+  option ${tcp ? 'tcplog' : 'httplog'}
   option dontlognull
   timeout connect 2s
   timeout client 60s
@@ -166,17 +189,14 @@ defaults
   # A connection a proxy refuses (it stopped listening) is tried again on another proxy.
   retries 3
   option redispatch 1
-${tls ? '' : '  retry-on conn-failure\n  timeout http-request 10s\n  timeout http-keep-alive 10s\n'}
+${tcp ? '' : '  retry-on conn-failure\n  timeout http-request 10s\n  timeout http-keep-alive 10s\n'}
 frontend postern_in
   bind 127.0.0.1:${port}
   default_backend postern
 
 backend postern
   balance roundrobin
-${tls ? '' : '  option http-server-close\n'}  option httpchk
-  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost
-  http-check expect status 200
-${servers}
+${tcp ? '' : '  option http-server-close\n'}${options.check ? '  option httpchk\n  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost\n  http-check expect status 200\n' : ''}${servers}
 `;
 }
 

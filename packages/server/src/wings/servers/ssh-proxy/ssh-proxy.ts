@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { acceptProxied, TrustedProxies } from '../../../net/proxy-protocol.js';
 import { sessionEndReasons } from '@postern/contracts';
 import ssh2, { type Connection } from 'ssh2';
 import { SemaphoreFullError, type BackendSemaphore } from '../../../backend/semaphore.js';
@@ -51,6 +52,8 @@ export interface SshProxyDeps {
   log: (message: string, fields?: object) => void;
   /** How long a client has from connecting to being signed in (default 30 s). */
   loginGraceMs?: number;
+  /** Balancers whose PROXY protocol header names the client (trusted_proxies). */
+  trustedProxies?: TrustedProxies;
   /**
    * max_connections: a lease per signed-in connection, per user, shared by every proxy on the
    * same storage (absent: not limited).
@@ -80,7 +83,10 @@ export class SshProxy {
   private certificate: { line: string; renewAt: number } | undefined;
 
   constructor(private readonly deps: SshProxyDeps) {
-    this.server = createServer((socket) => this.accept(socket));
+    const trusted = deps.trustedProxies ?? new TrustedProxies([]);
+    this.server = createServer((socket) =>
+      acceptProxied(socket, trusted, (proxied) => this.accept(proxied)),
+    );
     this.server.on('error', (error) => deps.log('ssh proxy error', { error: error.message }));
   }
 

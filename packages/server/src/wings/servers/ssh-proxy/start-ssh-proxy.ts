@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Backend } from '../../../backend/index.js';
 import { BackendSemaphore } from '../../../backend/semaphore.js';
 import type { Config } from '../../../config/config.js';
+import { TrustedProxies } from '../../../net/proxy-protocol.js';
 import type { ClusterCa } from '../../../ssh/ca.service.js';
 import { generateEd25519Key, publicKeyFromPrivatePem } from '../../../ssh/keys.js';
 import { poolPacketPadding } from '../../../ssh/padding-pool.js';
@@ -68,6 +69,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     recordings: { store: deps.recordings, onFailure: config.recordings.onFailure },
     now: deps.now,
     log: deps.log,
+    trustedProxies: new TrustedProxies(config.trustedProxies),
     ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
     ...(deps.backend
       ? {
