@@ -6,9 +6,8 @@ import {
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import { routeTlsConnection, type TlsRoutes } from './tls-routes.js';
-import { acceptProxied, proxiedSourceOf, reportAs, TrustedProxies } from '../net/proxy-protocol.js';
+import { acceptProxied, reportTlsPeer, TrustedProxies } from '../net/proxy-protocol.js';
 
 /**
  * Requests for host names that are not the console's: an application's `<name>.<proxy host>`
@@ -92,11 +91,7 @@ export function hostRoutingServerFactory(
         acceptProxied(args[0] as Socket, trusted, routeConnection);
         return true;
       }
-      if (event === 'secureConnection') {
-        // TLS sockets ask the kernel for their peer, not the socket they run on: they are told.
-        const source = proxiedSourceOf(tlsParentOf(args[0] as TLSSocket));
-        if (source) reportAs(args[0] as Socket, source);
-      }
+      if (event === 'secureConnection') reportTlsPeer(args[0] as Socket);
       if (event === 'upgrade') {
         const [req, socket, head] = args as [IncomingMessage, Duplex, Buffer];
         const handler = routes.match(req);
@@ -109,13 +104,4 @@ export function hostRoutingServerFactory(
     }) as typeof server.emit;
     return server;
   };
-}
-
-/**
- * The socket a server-side TLS socket runs on. Node keeps it as `_parent` (not public API, but
- * unchanged since TLS sockets wrap sockets); the PROXY protocol test through HAProxy breaks if a
- * Node upgrade moves it.
- */
-function tlsParentOf(socket: TLSSocket): object {
-  return (socket as unknown as { _parent?: object })._parent ?? socket;
 }

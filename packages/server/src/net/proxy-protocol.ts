@@ -115,8 +115,8 @@ function readV2(bytes: Buffer): HeaderReading {
 /**
  * Takes a new connection: from a trusted balancer, reads a PROXY header if it starts with one
  * and makes the socket report the client it names (`remoteAddress`, `remotePort`,
- * `remoteFamily`); then hands it on with every byte after the header unread. A trusted
- * balancer's broken header ends the connection.
+ * `remoteFamily`); then hands it on with every byte after the header unread, paused: a reader
+ * that listens for 'data' resumes it. A trusted balancer's broken header ends the connection.
  */
 export function acceptProxied(
   socket: Socket,
@@ -166,9 +166,16 @@ export function reportAs(socket: Socket, source: ProxiedAddress): void {
   proxiedSources.set(socket, source);
 }
 
-/** The client a PROXY header named for this socket, when one did. */
-export function proxiedSourceOf(socket: object): ProxiedAddress | undefined {
-  return proxiedSources.get(socket);
+/**
+ * For a server-side TLS socket (its server's 'secureConnection'): a TLS socket asks the kernel
+ * for its peer, not the socket it runs on, so it is told what that socket's PROXY header said.
+ * Node keeps that socket as `_parent` (not public API, but unchanged since TLS sockets wrap
+ * sockets); the PROXY protocol test through HAProxy fails if a Node upgrade moves it.
+ */
+export function reportTlsPeer(tlsSocket: Socket): void {
+  const parent = (tlsSocket as unknown as { _parent?: object })._parent;
+  const source = parent && proxiedSources.get(parent);
+  if (source) reportAs(tlsSocket, source);
 }
 
 const proxiedSources = new WeakMap<object, ProxiedAddress>();

@@ -69,6 +69,11 @@ export async function startHaproxy(options: {
   sendProxy?: boolean;
   /** false: no /readyz checks (the SSH port has none); the backends count as up. */
   check?: boolean;
+  /**
+   * The loopback address haproxy connects to the backends from (`source`), so a test can tell
+   * the balancer's address from its client's when both are on this machine.
+   */
+  source?: string;
 }): Promise<RunningHaproxy> {
   if (options.backends.length === 0) throw new Error('haproxy needs at least one backend');
   // A port taken between freePort() and haproxy's bind fails that attempt: try fresh ports.
@@ -79,6 +84,7 @@ export async function startHaproxy(options: {
         tls: options.tls === true,
         sendProxy: options.sendProxy === true,
         check: options.check !== false,
+        ...(options.source ? { source: options.source } : {}),
       });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -91,6 +97,7 @@ interface HaproxyMode {
   tls: boolean;
   sendProxy: boolean;
   check: boolean;
+  source?: string;
 }
 
 async function launch(
@@ -164,6 +171,7 @@ function haproxyConfig(
   const serverOptions = [
     ...(options.check ? [`check ${check}`] : []),
     ...(sendProxy ? ['send-proxy-v2'] : []),
+    ...(options.source ? [`source ${options.source}`] : []),
   ].join(' ');
   const servers = backends
     .map((backend, i) => `  server p${i} ${backend.host}:${backend.port} ${serverOptions}`)

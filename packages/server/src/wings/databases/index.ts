@@ -1,3 +1,4 @@
+import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Duplex } from 'node:stream';
 import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
 import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
@@ -110,6 +111,7 @@ export const databasesWing = {
             },
             sessions: s.dbSessions,
             draining: () => ctx.hub.draining,
+            trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
           },
           ctx.config.postgresAddr!,
         );

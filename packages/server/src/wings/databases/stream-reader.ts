@@ -34,6 +34,8 @@ export class StreamReader {
     stream.on('end', this.#onEnd);
     stream.on('close', this.#onEnd);
     stream.on('error', this.#onError);
+    // A stream handed on paused (after a PROXY protocol header) flows again for this reader.
+    stream.resume();
   }
 
   /** How many bytes are buffered. */

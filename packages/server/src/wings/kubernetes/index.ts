@@ -1,3 +1,4 @@
+import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Server } from 'node:https';
 import { BackendSemaphore } from '../../backend/semaphore.js';
 import type { AddressInfo } from 'node:net';
@@ -152,6 +153,7 @@ function buildKubernetes(ctx: ServerContext) {
         ],
         proxy,
         draining: () => ctx.hub.draining,
+        trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
       }),
     ));
   ctx.tlsRoutes.add({

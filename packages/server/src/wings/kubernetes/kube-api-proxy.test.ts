@@ -1,3 +1,4 @@
+import { startHaproxy } from '../../testing/haproxy.testkit.js';
 import { kubeClusterResourceSchema } from '@postern/contracts';
 import {
   createServer as createHttpsServer,
@@ -58,7 +59,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const server = `https://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
 
-  app = await createTestApp({ https: await createSelfSigned(['proxy.test']) });
+  app = await createTestApp({
+    https: await createSelfSigned(['proxy.test']),
+    // The balancer of the PROXY protocol test connects from 127.0.0.2; clients from 127.0.0.1.
+    trustedProxies: ['127.0.0.2'],
+  });
   for (const [name, env] of [
     ['prod', 'prod'],
     ['dev', 'dev'],
@@ -121,12 +126,13 @@ function call(
   path: string,
   who?: string,
   headers: Record<string, string | string[]> = {},
+  through = port,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       {
         host: '127.0.0.1',
-        port,
+        port: through,
         path,
         servername: kubeServerName,
         ca,
@@ -151,6 +157,31 @@ describe('the Kubernetes listener on the web port', () => {
     const answer = await call('/kube/prod/version', 'alice@prod');
     expect(answer.status).toBe(200);
     expect(lastSeen().url).toBe('/version');
+  });
+
+  it('behind a trusted balancer sending the PROXY protocol, audits the client’s address', async () => {
+    const balancer = await startHaproxy({
+      backends: [{ host: '127.0.0.1', port }],
+      sendProxy: true,
+      check: false,
+      source: '127.0.0.2',
+    });
+    try {
+      const started = new Date();
+      const answer = await call('/kube/prod/version', 'alice@prod', {}, balancer.port);
+      expect(answer.status).toBe(200);
+      await app.services.kubeRequestAudit.flush();
+      const { events } = await app.audit.search({
+        from: started,
+        to: new Date(Date.now() + 60_000),
+        eventTypes: ['kube.request'],
+        limit: 10,
+      });
+      // Without the header it would be the balancer's 127.0.0.2.
+      expect(events.map((event) => event['addr.remote'])).toEqual(['127.0.0.1']);
+    } finally {
+      await balancer.stop();
+    }
   });
 
   it('answers 401 in Kubernetes terms without a client certificate', async () => {

@@ -1,3 +1,4 @@
+import { acceptProxied, reportTlsPeer, TrustedProxies } from '../../net/proxy-protocol.js';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
@@ -20,6 +21,8 @@ export async function createKubeServer(deps: {
   proxy: KubeApiProxy;
   /** True while the proxy drains before it stops (drain.ts explains the `Connection: close`). */
   draining?: () => boolean;
+  /** Balancers whose PROXY protocol header names the client on `kube_addr` (trusted_proxies). */
+  trustedProxies?: TrustedProxies;
 }): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
   const own = await deps.ca.serverCertificate(deps.serverNames, serverCertTtlMs);
   const sockets = new Set<Socket>();
@@ -43,6 +46,23 @@ export async function createKubeServer(deps: {
     },
   );
   server.on('upgrade', (req, socket, head) => deps.proxy.upgrade(req, socket, head));
+  // Connections to kube_addr may start with a PROXY header from a trusted balancer; those the
+  // web port hands over (`take`) had theirs read there. Either way TLS sockets learn it.
+  const emit = server.emit.bind(server) as (event: string, ...args: unknown[]) => boolean;
+  const handedOver = new WeakSet<Socket>();
+  const trusted = deps.trustedProxies ?? new TrustedProxies([]);
+  server.emit = ((event: string, ...args: unknown[]) => {
+    const socket = args[0] as Socket;
+    if (event === 'connection' && !handedOver.has(socket)) {
+      acceptProxied(socket, trusted, (accepted) => {
+        handedOver.add(accepted);
+        emit('connection', accepted);
+      });
+      return true;
+    }
+    if (event === 'secureConnection') reportTlsPeer(socket);
+    return emit(event, ...args);
+  }) as typeof server.emit;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -52,7 +72,10 @@ export async function createKubeServer(deps: {
   server.setTimeout(0);
   return {
     server,
-    take: (socket) => server.emit('connection', socket),
+    take: (socket) => {
+      handedOver.add(socket);
+      server.emit('connection', socket);
+    },
     close: () => {
       server.close();
       for (const socket of sockets) socket.destroy();

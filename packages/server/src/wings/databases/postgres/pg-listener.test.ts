@@ -15,6 +15,8 @@ import {
 } from '../../../testing/private-postgres.testkit.js';
 import { loginCommand } from '../cli/db-client.js';
 import { startPostgresListener } from './pg-listener.js';
+import { TrustedProxies } from '../../../net/proxy-protocol.js';
+import { startHaproxy } from '../../../testing/haproxy.testkit.js';
 
 // The native PostgreSQL listener: psql straight to the proxy with TLS and a `postern db login`
 // certificate that names one route, no tunnel process in between; a real PostgreSQL behind.
@@ -83,6 +85,8 @@ beforeAll(async () => {
       },
       sessions: app.services.dbSessions,
       draining: () => draining,
+      // The balancer of the PROXY protocol test connects from 127.0.0.2; psql from 127.0.0.1.
+      trustedProxies: new TrustedProxies(['127.0.0.2']),
     },
     { host: '127.0.0.1', port: 0 },
   );
@@ -147,6 +151,32 @@ describe('the native PostgreSQL listener', () => {
       draining = false;
     }
     expect((await psql(conninfo(), 'select 1')).stdout.trim()).toBe('1');
+  });
+
+  it('behind a trusted balancer sending the PROXY protocol, audits the client’s address', async () => {
+    const balancer = await startHaproxy({
+      backends: [{ host: '127.0.0.1', port: listener.address.port }],
+      sendProxy: true,
+      check: false,
+      source: '127.0.0.2',
+    });
+    try {
+      const started = new Date();
+      const result = await psql(conninfo({ port: String(balancer.port) }), 'select 1');
+      expect(result.stdout.trim()).toBe('1');
+      await vi.waitFor(async () => {
+        const { events } = await app.audit.search({
+          from: started,
+          to: new Date(Date.now() + 60_000),
+          eventTypes: ['db.session.start'],
+          limit: 10,
+        });
+        // Without the header it would be the balancer's 127.0.0.2.
+        expect(events.map((event) => event['addr.remote'])).toEqual(['127.0.0.1']);
+      });
+    } finally {
+      await balancer.stop();
+    }
   });
 
   it('refuses a client that skips TLS, or brings no certificate', async () => {

@@ -10,6 +10,8 @@ import { PacketReader } from './pg-reader.js';
 import { forwardCancel, servePostgres, type PostgresEngineDeps } from './pg-session.js';
 import { errorResponse, parseStartupPacket, WireError } from './pg-wire.js';
 import { proxyShuttingDown } from '../../../modules/sessions/session-hub.js';
+import { acceptProxied, TrustedProxies } from '../../../net/proxy-protocol.js';
+
 export interface PostgresListenerDeps {
   /** The access CA: it signs this listener's certificate and people's `postern db login` ones. */
   accessCa: DatabaseClientCa;
@@ -22,6 +24,8 @@ export interface PostgresListenerDeps {
   sessions: DatabaseSessions;
   /** True while the proxy drains before it stops: new connections are refused (cancels pass). */
   draining?: () => boolean;
+  /** Balancers whose PROXY protocol header names the client (trusted_proxies). */
+  trustedProxies?: TrustedProxies;
 }
 
 /** The listener's own certificate lives as long as the process does, up to a year. */
@@ -47,12 +51,15 @@ export async function startPostgresListener(
     ca: deps.accessCa.certPem,
   });
   const sockets = new Set<Socket>();
-  const listener = createServer((socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.setNoDelay(true);
-    socket.on('error', () => undefined);
-    void accept(socket, context, deps).catch(() => socket.destroy());
+  const trusted = deps.trustedProxies ?? new TrustedProxies([]);
+  const listener = createServer((connection) => {
+    sockets.add(connection);
+    connection.once('close', () => sockets.delete(connection));
+    connection.setNoDelay(true);
+    connection.on('error', () => undefined);
+    acceptProxied(connection, trusted, (socket) => {
+      void accept(socket, context, deps).catch(() => socket.destroy());
+    });
   });
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
