@@ -1,3 +1,4 @@
+import { hashSignedBodies } from './identity/cli-login/signed-body.js';
 import { TrustedProxies } from './net/proxy-protocol.js';
 import { HostRoutes, hostRoutingServerFactory } from './http/host-routes.js';
 import { TlsRoutes } from './http/tls-routes.js';
@@ -151,6 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await identityPart.start(identity);
   await platform.start();
   for (const { wing, services } of built) await wing.start?.(services);
+  // Before every part's routes: the bodies of certificate-signed requests are hashed as they come.
+  hashSignedBodies(server);
   // Listening, this proxy knows its port: it joins the cluster's list of proxies for agents.
   server.addHook('onListen', async () => {
     const address = server.server.address();

@@ -1,12 +1,14 @@
-import { sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import { parseCertificate } from './certificates.js';
 import { ed25519PrivateKeyObject } from './keys.js';
 
 /**
  * An HTTP request signed with the key of a user certificate, so the CLI can call the proxy with
  * what `postern login` gave it (no web session, no bearer on disk). The signature covers the
- * method, the path with its query, and a timestamp the proxy accepts within a few minutes of
- * its clock; the certificate says who the key belongs to and until when.
+ * method, the path with its query, a timestamp the proxy accepts within a few minutes of its
+ * clock, and the SHA-256 of the body (empty without one), so a request seen on the way (a
+ * balancer's log, say) can be neither changed nor sent again: the proxy takes each signature
+ * once. The certificate says who the key belongs to and until when.
  */
 export const signedRequestHeaders = {
   /** The certificate blob, base64 (the middle field of the `-cert.pub` line). */
@@ -15,12 +17,23 @@ export const signedRequestHeaders = {
   timestamp: 'x-postern-timestamp',
   /** Raw Ed25519 signature of `signedRequestPayload`, base64. */
   signature: 'x-postern-signature',
+  /** The body's SHA-256, lower-case hex (of nothing for a request without a body). */
+  contentSha256: 'x-postern-content-sha256',
 } as const;
 
-export function signedRequestPayload(method: string, pathAndQuery: string, timestamp: string) {
+export function signedRequestPayload(
+  method: string,
+  pathAndQuery: string,
+  timestamp: string,
+  contentSha256: string,
+) {
   return Buffer.from(
-    `postern-signed-request-v1\n${method.toUpperCase()}\n${pathAndQuery}\n${timestamp}`,
+    `postern-signed-request-v2\n${method.toUpperCase()}\n${pathAndQuery}\n${timestamp}\n${contentSha256}`,
   );
+}
+
+export function sha256Hex(body: string | Buffer = ''): string {
+  return createHash('sha256').update(body).digest('hex');
 }
 
 /** The headers that sign one request with a certificate's private key. */
@@ -30,9 +43,12 @@ export function signRequest(args: {
   certificateLine: string;
   privateKeyPem: string;
   now: number;
+  /** The exact bytes sent as the body, if any. */
+  body?: string | Buffer;
 }): Record<string, string> {
   const timestamp = String(args.now);
-  const payload = signedRequestPayload(args.method, args.pathAndQuery, timestamp);
+  const contentSha256 = sha256Hex(args.body);
+  const payload = signedRequestPayload(args.method, args.pathAndQuery, timestamp, contentSha256);
   const signature = sign(null, payload, ed25519PrivateKeyObject(args.privateKeyPem));
   return {
     [signedRequestHeaders.certificate]: parseCertificate(args.certificateLine).blob.toString(
@@ -40,5 +56,6 @@ export function signRequest(args: {
     ),
     [signedRequestHeaders.timestamp]: timestamp,
     [signedRequestHeaders.signature]: signature.toString('base64'),
+    [signedRequestHeaders.contentSha256]: contentSha256,
   };
 }

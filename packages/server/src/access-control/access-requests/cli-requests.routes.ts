@@ -38,8 +38,8 @@ export async function cliRequestsRoutes(
   { accessRequests, certAuth, issuer }: CliRequestsRoutesOptions,
 ) {
   /** The signer, with the same ACL check the console's routes make. */
-  const signer = (request: FastifyRequest, verb: Verb): Actor => {
-    const { user, roleSet, acl } = certAuth.identify(request);
+  const signer = async (request: FastifyRequest, verb: Verb): Promise<Actor> => {
+    const { user, roleSet, acl } = await certAuth.identify(request);
     if (!acl.accessRequests[verb]) {
       throw accessDenied(`access denied: ${verb} on accessRequests is not allowed`);
     }
@@ -48,29 +48,29 @@ export async function cliRequestsRoutes(
   const signed = { config: { access: 'public' } } as const;
 
   app.get(apiPaths.cliAccessRequests, signed, async (request): Promise<AccessRequestList> => {
-    const actor = signer(request, 'list');
+    const actor = await signer(request, 'list');
     const { scope } = parseInput(listQuerySchema, request.query);
     return { items: await accessRequests.list(actor, scope) };
   });
 
   app.post(apiPaths.cliAccessRequests, signed, async (request): Promise<AccessRequestJson> => {
-    const actor = signer(request, 'create');
+    const actor = await signer(request, 'create');
     return accessRequests.create(parseInput(createAccessRequestSchema, request.body), actor);
   });
 
   app.get<RequestParams>(apiPaths.patterns.cliAccessRequest, signed, async (request) =>
-    accessRequests.get(request.params.requestId, signer(request, 'read')),
+    accessRequests.get(request.params.requestId, await signer(request, 'read')),
   );
 
   app.post<RequestParams>(apiPaths.patterns.cliAccessRequestReviews, signed, async (request) => {
-    const actor = signer(request, 'read');
+    const actor = await signer(request, 'read');
     const body = parseInput(submitReviewSchema, request.body);
     return accessRequests.review(request.params.requestId, body, actor);
   });
 
   // Any signed-in user may drop assumed requests; assuming checks each one is theirs and approved.
   app.post(apiPaths.sshCertsAssume, signed, async (request): Promise<SshCertsResponse> => {
-    const { user, roles } = certAuth.identify(request);
+    const { user, roles } = await certAuth.identify(request);
     const body = parseInput(assumeCertRequestSchema, request.body);
     const assumed = await Promise.all(
       [...new Set(body.request_ids)].map((id) => accessRequests.assumable(id, user)),

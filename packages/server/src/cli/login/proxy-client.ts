@@ -22,6 +22,11 @@ const certificateCodes = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** The bytes a JSON body is sent as: what a signature of the request covers too. */
+export function jsonBody(body: unknown): string | undefined {
+  return body === undefined ? undefined : JSON.stringify(body);
+}
+
 /**
  * JSON calls to a proxy's web API. node:http(s) rather than fetch, because `--insecure` must
  * turn certificate checks off for these requests only, not for the whole process.
@@ -82,7 +87,7 @@ export class ProxyClient {
     headers: Record<string, string>,
   ): Promise<{ status: number; text: string }> {
     const url = new URL(path, this.base);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const payload = jsonBody(body);
     const secure = url.protocol === 'https:';
     const transport = secure ? https : http;
     return new Promise((resolve, reject) => {

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
 import { signRequest } from '../../ssh/signed-request.js';
-import { ProxyClient } from './proxy-client.js';
+import { jsonBody, ProxyClient } from './proxy-client.js';
 import { currentLogin } from './session-commands.js';
 
 /**
- * The current login's proxy client, and headers signing a request with its certificate: how a
- * wing's commands (`postern db …`, `postern kube …`) call the proxy as the signed-in user.
+ * The current login's calls to the proxy, each signed with its certificate (the body's bytes
+ * included): how a wing's commands (`postern db …`, `postern kube …`) call the proxy as the
+ * signed-in user.
  */
 export async function signedClient(env: NodeJS.ProcessEnv) {
   const profile = await currentLogin(env);
@@ -14,7 +16,20 @@ export async function signedClient(env: NodeJS.ProcessEnv) {
     readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
   ]);
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const sign = (method: string, pathAndQuery: string) =>
-    signRequest({ method, pathAndQuery, certificateLine, privateKeyPem, now: Date.now() });
-  return { profile, client, sign };
+  const sign = (method: string, pathAndQuery: string, body?: unknown) =>
+    signRequest({
+      method,
+      pathAndQuery,
+      certificateLine,
+      privateKeyPem,
+      now: Date.now(),
+      body: jsonBody(body),
+    });
+  return {
+    profile,
+    get: <T>(pathAndQuery: string, schema: z.ZodType<T>) =>
+      client.get(pathAndQuery, schema, sign('GET', pathAndQuery)),
+    post: <T>(path: string, body: unknown, schema: z.ZodType<T>) =>
+      client.post(path, body, schema, sign('POST', path, body)),
+  };
 }

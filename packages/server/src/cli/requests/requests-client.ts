@@ -16,23 +16,24 @@ import { signedClient } from '../login/signed-client.js';
 
 /** The access request calls of `postern request …`, signed with the current login's certificate. */
 export async function requestsClient(env: NodeJS.ProcessEnv) {
-  const { profile, client, sign } = await signedClient(env);
+  const { profile, get, post } = await signedClient(env);
   return {
     list: async (scope: AccessRequestScope) => {
       const path = `${apiPaths.cliAccessRequests}?scope=${scope}`;
-      return (await client.get(path, accessRequestListSchema, sign('GET', path))).items;
+      return (await get(path, accessRequestListSchema)).items;
     },
     show: (id: string) => {
       const path = apiPaths.cliAccessRequest(id);
-      return client.get(path, accessRequestJsonSchema, sign('GET', path));
+      return get(path, accessRequestJsonSchema);
     },
     create: (body: CreateAccessRequest): Promise<AccessRequestJson> => {
       const path = apiPaths.cliAccessRequests;
-      return client.post(path, body, accessRequestJsonSchema, sign('POST', path));
+      return post(path, body, accessRequestJsonSchema);
     },
     review: (id: string, state: ReviewVerdict, reason: string) => {
       const path = apiPaths.cliAccessRequestReviews(id);
-      return client.post(path, { state, reason }, accessRequestJsonSchema, sign('POST', path));
+      const body = { state, reason };
+      return post(path, body, accessRequestJsonSchema);
     },
     /**
      * A certificate for the login's own key that assumes these requests (none: drops them all),
@@ -43,7 +44,7 @@ export async function requestsClient(env: NodeJS.ProcessEnv) {
       const pubKey = formatPublicKey(ED25519, current.publicKeyBlob);
       const path = apiPaths.sshCertsAssume;
       const body = { pub_key: pubKey, request_ids: requestIds };
-      const issued = await client.post(path, body, sshCertsResponseSchema, sign('POST', path));
+      const issued = await post(path, body, sshCertsResponseSchema);
       await writeFile(profile.cert_path, `${issued.cert.trim()}\n`, { mode: 0o600 });
       const expires = parseCertificate(issued.cert).validBefore.toISOString();
       await new PosternHome(env).writeProfile({ ...profile, expires });

@@ -10,6 +10,8 @@ import {
 import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
 import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
+import { signedBodyDigest } from './signed-body.js';
+import type { SignatureUses } from './signature-uses.js';
 import type {
   AccessResolver,
   ResolvedAccess,
@@ -29,17 +31,22 @@ export interface CertRequestAuthDeps {
   access: Pick<AccessResolver, 'resolve' | 'users' | 'credentialRevoked'>;
   locks: LockView;
   now: Clock;
+  /** Each signature once, cluster-wide. */
+  uses: Pick<SignatureUses, 'claim'>;
 }
 
 /**
  * Who signed a request with a user certificate (ssh/signed-request.ts): a certificate of our
  * user CA, valid now, for a user who still exists and is not locked, and a signature by its
- * key over this very request, made recently. Their access comes from their current record.
+ * key over this very request (its body's bytes included), made recently and not used before.
+ * Their access comes from their current record.
  */
 export class CertRequestAuth {
   constructor(private readonly deps: CertRequestAuthDeps) {}
 
-  identify(request: FastifyRequest): ResolvedAccess & { user: string; accessRequests: string[] } {
+  async identify(
+    request: FastifyRequest,
+  ): Promise<ResolvedAccess & { user: string; accessRequests: string[] }> {
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : '';
@@ -62,7 +69,14 @@ export class CertRequestAuth {
       now: new Date(now),
     });
     if (!verdict.ok) throw notAuthenticated(`${verdict.reason}: run postern login`);
-    const payload = signedRequestPayload(request.method, request.url, timestamp);
+    const contentSha256 = header(signedRequestHeaders.contentSha256);
+    if (!contentSha256) {
+      throw notAuthenticated('the request is signed the old way: update the postern client');
+    }
+    if (contentSha256 !== signedBodyDigest(request)) {
+      throw notAuthenticated('the request body is not the one that was signed');
+    }
+    const payload = signedRequestPayload(request.method, request.url, timestamp, contentSha256);
     if (!signedBy(cert.publicKeyBlob, payload, signature)) {
       throw notAuthenticated('the request signature is invalid');
     }
@@ -95,6 +109,10 @@ export class CertRequestAuth {
       throw notAuthenticated(
         'your roles pin certificates to your address (pin_source_ip): run postern login',
       );
+    }
+    // Last, so only a request that passed everything else uses its signature up.
+    if (!(await this.deps.uses.claim(signature, Number(timestamp) + signedRequestSkewMs))) {
+      throw notAuthenticated('this signed request was already used: sign a new one');
     }
     return { ...resolved, user, accessRequests };
   }

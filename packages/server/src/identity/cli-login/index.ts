@@ -6,6 +6,7 @@ import { HeadlessService } from '../headless/headless.service.js';
 import { HeadlessStore } from '../headless/headless.store.js';
 import { CertIssuer } from './cert-issuer.js';
 import { CertRequestAuth } from './cert-request-auth.js';
+import { SignatureUses } from './signature-uses.js';
 import { sshLoginRoutes } from './ssh-login.routes.js';
 import { SshCertsService } from './ssh-certs.service.js';
 
@@ -38,6 +39,7 @@ export function buildCliLogin(platform: Platform, identity: IdentityBasics) {
     access,
     locks,
     now,
+    uses: new SignatureUses(platform.backend),
   });
   const headless = new HeadlessService({
     store: new HeadlessStore(platform.backend, headlessKeepMs),

@@ -53,7 +53,7 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
   const recheckMs = options.recheckMs ?? 2_000;
 
   const authorize = async (request: FastifyRequest<NameParams>) => {
-    const identity = certAuth.identify(request);
+    const identity = await certAuth.identify(request);
     const app = apps.get(request.params.name);
     if (
       !app ||

@@ -70,7 +70,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
   const { databases, certAuth, engines } = options;
 
   const authorize = async (request: FastifyRequest<NameParams>) => {
-    const identity = certAuth.identify(request);
+    const identity = await certAuth.identify(request);
     const db = databases.get(request.params.name);
     if (
       !db ||
@@ -86,7 +86,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.databaseCatalog, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = certAuth.identify(request);
+    const { acl, roleSet } = await certAuth.identify(request);
     if (!acl.dbServers.list) throw accessDenied('access denied: list on dbServers is not allowed');
     const query = parseInput(databaseListQuerySchema, request.query);
     const page = databases.list(query, roleSet);
@@ -102,7 +102,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     apiPaths.patterns.databaseLogin,
     { config: { access: 'public' } },
     async (request) => {
-      const identity = certAuth.identify(request);
+      const identity = await certAuth.identify(request);
       const db = databases.get(request.params.name);
       if (
         !db ||

@@ -36,7 +36,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.kubeCatalog, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = certAuth.identify(request);
+    const { acl, roleSet } = await certAuth.identify(request);
     if (!acl.kubeServers.list) {
       throw accessDenied('access denied: list on kubeServers is not allowed');
     }
@@ -53,7 +53,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
     apiPaths.patterns.kubeLogin,
     { config: { access: 'public' } },
     async (request): Promise<KubeLoginResponse> => {
-      const identity = certAuth.identify(request);
+      const identity = await certAuth.identify(request);
       const cluster = clusters.visible(request.params.name, identity.roleSet);
       if (!cluster) throw notFound(`no Kubernetes cluster named ${request.params.name}`);
       const base = options.listenerUrl();

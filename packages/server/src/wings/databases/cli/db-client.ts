@@ -18,13 +18,9 @@ export interface ConnectFlags {
 
 /** Every database the user may reach, through the signed catalog (`dbconnect`). */
 async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
-  const { client, sign } = await signedClient(env);
+  const { get } = await signedClient(env);
   const pathAndQuery = `${apiPaths.databaseCatalog}?limit=1000`;
-  const answer = await client.get(
-    pathAndQuery,
-    databaseListResponseSchema,
-    sign('GET', pathAndQuery),
-  );
+  const answer = await get(pathAndQuery, databaseListResponseSchema);
   return answer.items;
 }
 
@@ -39,14 +35,10 @@ export async function loginCommand(
 ): Promise<{ lines: string[]; files: { cert: string; key: string; ca: string } }> {
   const db = await fetchDatabase(env, name);
   const dbName = flags.dbName ?? (db.protocol === 'postgres' ? flags.dbUser : '');
-  const { profile, client, sign } = await signedClient(env);
+  const { profile, post } = await signedClient(env);
   const path = apiPaths.databaseLogin(name);
-  const answer = await client.post(
-    path,
-    { db_user: flags.dbUser, db_name: dbName },
-    databaseLoginResponseSchema,
-    sign('POST', path),
-  );
+  const body = { db_user: flags.dbUser, db_name: dbName };
+  const answer = await post(path, body, databaseLoginResponseSchema);
   const home = new PosternHome(env);
   const files = home.databaseFiles(new URL(profile.proxy).hostname, name);
   await home.writeCertificateFiles(files, answer);

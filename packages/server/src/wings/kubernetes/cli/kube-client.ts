@@ -12,13 +12,9 @@ import { kubeconfigPath, writeKubeContext, type KubeContext } from './kubeconfig
 
 /** Every Kubernetes cluster the user may reach, through the signed catalog (`kubeconnect`). */
 export async function fetchKubeClusters(env: NodeJS.ProcessEnv): Promise<KubeClusterJson[]> {
-  const { client, sign } = await signedClient(env);
+  const { get } = await signedClient(env);
   const pathAndQuery = `${apiPaths.kubeCatalog}?limit=1000`;
-  const answer = await client.get(
-    pathAndQuery,
-    kubeClusterListResponseSchema,
-    sign('GET', pathAndQuery),
-  );
+  const answer = await get(pathAndQuery, kubeClusterListResponseSchema);
   return answer.items;
 }
 
@@ -44,9 +40,9 @@ export async function fetchKubeCertificate(
   env: NodeJS.ProcessEnv,
   name: string,
 ): Promise<{ answer: KubeLoginResponse; proxyHost: string }> {
-  const { profile, client, sign } = await signedClient(env);
+  const { profile, post } = await signedClient(env);
   const path = apiPaths.kubeLogin(name);
-  const answer = await client.post(path, {}, kubeLoginResponseSchema, sign('POST', path));
+  const answer = await post(path, {}, kubeLoginResponseSchema);
   return { answer, proxyHost: new URL(profile.proxy).hostname };
 }
 

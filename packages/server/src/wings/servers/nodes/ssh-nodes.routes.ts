@@ -18,7 +18,7 @@ export async function sshNodesRoutes(app: FastifyInstance, options: SshNodesRout
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   app.get(apiPaths.sshNodes, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = certAuth.identify(request);
+    const { acl, roleSet } = await certAuth.identify(request);
     if (!acl.nodes.list) throw accessDenied('access denied: list on nodes is not allowed');
     const query = parseInput(nodeListQuerySchema, request.query);
     const page = inventory.list(query, roleSet);
