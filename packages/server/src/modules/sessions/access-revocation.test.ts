@@ -294,7 +294,8 @@ describe('taking access away ends the sessions that relied on it', () => {
         const key = name as keyof typeof seen;
         child.stdout.on('data', (d: Buffer) => (seen[key] += d.toString()));
         child.stderr.on('data', (d: Buffer) => (seen[key] += d.toString()));
-        return new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+        // 'close': what each printed last is read before its end is checked.
+        return new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       });
       clients.sftp.stdin.write('pwd\n');
       const until = async (what: () => boolean | Promise<boolean>) => {

@@ -214,7 +214,7 @@ describe('PostgreSQL through Postern', () => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.stdin.end(`${rows}\n\\.\n`);
-      child.once('exit', (code) => resolve({ code, out }));
+      child.once('close', (code) => resolve({ code, out }));
     });
     expect(copyIn.code).toBe(0);
     const [count] = copyIn.out.trim().split('\n').at(-1)!.split('|');
@@ -259,7 +259,7 @@ describe('PostgreSQL through Postern', () => {
     );
     const interrupted = Date.now();
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(stderr).toContain('canceling statement due to user request');
     expect(code).toBe(1);
     expect(Date.now() - interrupted).toBeLessThan(5_000);
@@ -318,7 +318,7 @@ describe('PostgreSQL through Postern', () => {
       hostActor('test'),
     );
     const locked = Date.now();
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(Date.now() - locked).toBeLessThan(5_000);
     expect(code).not.toBe(0);
     expect(stderr).toContain('terminating connection: alice is locked');
