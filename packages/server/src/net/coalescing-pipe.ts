@@ -1,10 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import { corkForTick } from './cork-for-tick.js';
 
 /**
  * Pipes `from` into `to` like `Readable.pipe`, but writes what arrives within one turn of the
  * event loop as one write: `to` is corked at the turn's first chunk and uncorked on the next
- * tick (corkForTick), and backpressure is looked at once per turn, not once per chunk.
+ * tick, and backpressure is looked at once per turn, not once per chunk.
  *
  * Why: a TLS socket hands its reader one 16 KiB record at a time, several per read from the
  * network, and its writer's high-water mark is 16 KiB. Piped as they come, each record is its
@@ -18,11 +17,12 @@ import { corkForTick } from './cork-for-tick.js';
  * reader until it drains. Returns the function that undoes the pipe.
  */
 export function coalescingPipe(from: Readable, to: Writable): () => void {
-  let checking = false;
+  let corked = false;
   let piped = true;
-  // Runs after corkForTick's uncork (queued after it in the same tick): the turn's writes left.
-  const checkBackpressure = () => {
-    checking = false;
+  // The next tick: the turn's writes leave as one, then backpressure is looked at.
+  const endOfTurn = () => {
+    corked = false;
+    to.uncork();
     if (piped && to.writableNeedDrain && !from.isPaused()) {
       from.pause();
       to.once('drain', resume);
@@ -33,10 +33,10 @@ export function coalescingPipe(from: Readable, to: Writable): () => void {
   };
   const onData = (chunk: Buffer) => {
     if (to.writableEnded || to.destroyed) return;
-    if (!checking) {
-      checking = true;
-      corkForTick(to);
-      process.nextTick(checkBackpressure);
+    if (!corked) {
+      corked = true;
+      to.cork();
+      process.nextTick(endOfTurn);
     }
     to.write(chunk);
   };
