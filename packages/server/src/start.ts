@@ -31,9 +31,10 @@ export async function startServer(config: Config, webDistDir = defaultWebDistDir
   const backend = await openBackend(config.storage);
   // Events the store cannot take wait in a spool in the data dir; a full spool refuses sessions.
   const audit = await SpooledAuditStore.open(
-    await openAuditStore(config.audit, config.clusterName, (level, message, fields) =>
-      logger[level](fields ?? {}, message),
-    ),
+    await openAuditStore(config.audit, config.clusterName, {
+      log: (level, message, fields) => logger[level](fields ?? {}, message),
+      writerThread: true,
+    }),
     {
       ...config.auditSpool,
       clusterName: config.clusterName,

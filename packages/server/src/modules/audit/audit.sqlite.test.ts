@@ -4,66 +4,17 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { verifyAuditChain } from './audit-chain.js';
-import { checkQuery } from './audit.common.js';
 import { runAuditStoreConformance } from './audit.conformance.testkit.js';
-import { SqliteAuditStore, sqliteSearchSql } from './audit.sqlite.js';
+import { SqliteAuditStore } from './audit.sqlite.js';
 import { SMALL_SHAPE } from './audit-text.sqlite.testkit.js';
+import { sqliteStoreUnderTest } from './audit.sqlite.testkit.js';
 
-runAuditStoreConformance('sqlite', async (clusterName) => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'postern-audit-'));
-  const file = path.join(dir, 'audit.db');
-  const store = new SqliteAuditStore(file, clusterName, { textIndexShape: SMALL_SHAPE });
-  // The same file read one way only, as a second store would (the first one made the schema).
-  const byScan = new SqliteAuditStore(file, clusterName, { textSearch: 'scan' });
-  const byIndex = new SqliteAuditStore(file, clusterName, { textSearch: 'index' });
-  const direct = (run: (db: Database.Database) => void) => {
-    const db = new Database(file);
-    try {
-      run(db);
-    } finally {
-      db.close();
-    }
-  };
-  return {
-    store,
-    async openSecond() {
-      return new SqliteAuditStore(file, clusterName);
-    },
-    async alterEvent(uid, text, replacement) {
-      direct((db) =>
-        db
-          .prepare('UPDATE audit_events SET data = replace(data, ?, ?) WHERE data LIKE ?')
-          .run(text, replacement, `%${uid}%`),
-      );
-    },
-    async deleteEvent(uid) {
-      direct((db) => db.prepare('DELETE FROM audit_events WHERE data LIKE ?').run(`%${uid}%`));
-    },
-    async explainSearch(query) {
-      const { sql, params } = sqliteSearchSql(checkQuery(query));
-      const db = new Database(file, { readonly: true });
-      try {
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
-        const text = rows.map((row) => row.detail).join('\n');
-        return {
-          text,
-          indexes: [...text.matchAll(/USING (?:COVERING )?INDEX (\w+)/g)].map(
-            (match) => match[1] as string,
-          ),
-          sorts: /TEMP B-TREE/.test(text),
-        };
-      } finally {
-        db.close();
-      }
-    },
-    searchByScan: (query) => byScan.search(query),
-    searchByIndex: (query) => byIndex.search(query),
-    async cleanup() {
-      await Promise.all([store.close(), byScan.close(), byIndex.close()]);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+runAuditStoreConformance('sqlite', (clusterName) =>
+  sqliteStoreUnderTest(
+    clusterName,
+    (file, name) => new SqliteAuditStore(file, name, { textIndexShape: SMALL_SHAPE }),
+  ),
+);
 
 describe('sqlite audit store made before the hash chain', () => {
   it('adds the chain columns; old rows are reported as unchained, new ones verify', async () => {

@@ -287,6 +287,14 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     return prepared.map(({ event }) => event);
   }
 
+  /**
+   * Stores rows completed elsewhere (by prepareEvent, on the thread that took the events: the
+   * writer thread's side of threaded-sqlite-audit-store.ts), in one transaction like emitBatch.
+   */
+  appendRows(rows: readonly AuditRow[]): void {
+    this.append(rows.map((row) => ({ row, event: JSON.parse(row.json) as AuditEvent })));
+  }
+
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     const checked = checkQuery(q);
     const rows = this.rows(checked);

@@ -2,22 +2,33 @@ import { PostgresAuditStore } from './audit.postgres.js';
 import { SqliteAuditStore } from './audit.sqlite.js';
 import type { AuditStoreLog } from './audit-text.postgres.js';
 import type { AuditStore } from './audit.types.js';
+import { ThreadedSqliteAuditStore } from './threaded-sqlite-audit-store.js';
 
 export type AuditStoreConfig =
   { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string };
 
-/**
- * Opens the audit log; `clusterName` is stamped on events that do not name a cluster, and `log`
- * hears when the text search must do without its index.
- */
+export interface OpenAuditStoreOptions {
+  /** `log` hears when the text search must do without its index. */
+  log?: AuditStoreLog;
+  /**
+   * SQLite: write on a thread of its own (the server, where sessions audit every statement; see
+   * threaded-sqlite-audit-store.ts). Running from source, where the compiled writer is absent
+   * (unit tests), writes stay on the calling thread.
+   */
+  writerThread?: boolean;
+}
+
+/** Opens the audit log; `clusterName` is stamped on events that do not name a cluster. */
 export async function openAuditStore(
   config: AuditStoreConfig,
   clusterName: string,
-  log?: AuditStoreLog,
+  { log, writerThread = false }: OpenAuditStoreOptions = {},
 ): Promise<AuditStore> {
   switch (config.type) {
     case 'sqlite':
-      return new SqliteAuditStore(config.path, clusterName);
+      return writerThread && ThreadedSqliteAuditStore.available()
+        ? new ThreadedSqliteAuditStore(config.path, clusterName)
+        : new SqliteAuditStore(config.path, clusterName);
     case 'postgres':
       return PostgresAuditStore.open({ url: config.url, schema: config.schema, log }, clusterName);
     default:
@@ -31,6 +42,7 @@ export { SESSION_END_EVENTS, MAX_SEARCH_LIMIT } from './audit.common.js';
 export { PostgresAuditStore } from './audit.postgres.js';
 export type { PostgresAuditStoreOptions } from './audit.postgres.js';
 export { SqliteAuditStore } from './audit.sqlite.js';
+export { ThreadedSqliteAuditStore } from './threaded-sqlite-audit-store.js';
 export { applyAuditRetention, startAuditRetention } from './retention.js';
 export { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 export type {

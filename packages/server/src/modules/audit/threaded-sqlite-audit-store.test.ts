@@ -1,0 +1,153 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditChain } from './audit-chain.js';
+import { runAuditStoreConformance } from './audit.conformance.testkit.js';
+import { SqliteAuditStore } from './audit.sqlite.js';
+import { SMALL_SHAPE } from './audit-text.sqlite.testkit.js';
+import { sqliteStoreUnderTest } from './audit.sqlite.testkit.js';
+import { ThreadedSqliteAuditStore } from './threaded-sqlite-audit-store.js';
+
+// The writer thread runs compiled code: these tests take it from the build (`npm test` builds
+// before it runs vitest), with this thread's side from source.
+const workerEntry = new URL('../../../dist/modules/audit/audit-writer.worker.js', import.meta.url);
+if (!ThreadedSqliteAuditStore.available(workerEntry)) {
+  throw new Error(`${workerEntry.pathname} is missing: run npm run build first`);
+}
+
+runAuditStoreConformance('sqlite with a writer thread', (clusterName) =>
+  sqliteStoreUnderTest(
+    clusterName,
+    (file, name) =>
+      new ThreadedSqliteAuditStore(file, name, { textIndexShape: SMALL_SHAPE, workerEntry }),
+  ),
+);
+
+describe('sqlite audit store with a writer thread', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'postern-audit-thread-'));
+    file = path.join(dir, 'audit.db');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const statement = (n: number) => ({
+    event: 'db.session.query',
+    code: 'TDB02I',
+    user: 'alice',
+    sid: 'b1f0c6d2-5a4e-4c1e-9b7a-2f3d4c5b6a79',
+    db_query: `SELECT abalance FROM pgbench_accounts WHERE aid = ${n};`,
+  });
+
+  it('keeps the event loop free while a large batch is written', async () => {
+    const store = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
+    const inThread = new SqliteAuditStore(path.join(dir, 'same-work.db'), 'c');
+    try {
+      const batch = Array.from({ length: 20_000 }, (_, n) => statement(n));
+      await store.emit(statement(-1)); // the writer thread is up
+      // The same batch written on this thread holds it for the whole write.
+      let started = performance.now();
+      await inThread.emitBatch(batch);
+      const heldInThread = performance.now() - started;
+      // With the writer thread, this thread only completes the events; timers keep firing.
+      let longestGap = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }, 1);
+      started = performance.now();
+      await store.emitBatch(batch);
+      clearInterval(ticker);
+      const result = await store.search({
+        from: new Date(Date.now() - 60_000),
+        to: new Date(Date.now() + 60_000),
+        limit: 5000,
+      });
+      expect(result.events).toHaveLength(5000);
+      expect(longestGap).toBeLessThan(heldInThread / 2);
+    } finally {
+      await store.close();
+      await inThread.close();
+    }
+  });
+
+  it('writes in order with one hash chain, and search finds the rows the writer wrote', async () => {
+    const store = new ThreadedSqliteAuditStore(file, 'c', {
+      workerEntry,
+      textIndexShape: SMALL_SHAPE,
+    });
+    try {
+      const writes = [];
+      for (let n = 0; n < 300; n += 30) {
+        writes.push(store.emitBatch(Array.from({ length: 30 }, (_, i) => statement(n + i))));
+      }
+      writes.push(store.emit({ event: 'user.login', code: 'T1000I', user: 'bob' }));
+      await Promise.all(writes);
+      const db = new Database(file, { readonly: true });
+      const queries = db
+        .prepare(`SELECT json_extract(data, '$.db_query') AS q FROM audit_events ORDER BY id`)
+        .pluck()
+        .all();
+      db.close();
+      expect(queries.slice(0, 300)).toEqual(
+        Array.from({ length: 300 }, (_, n) => statement(n).db_query),
+      );
+      expect(await verifyAuditChain(store)).toEqual({ verified: 301, unchained: 0 });
+      const found = await store.search({
+        from: new Date(Date.now() - 60_000),
+        to: new Date(Date.now() + 60_000),
+        search: 'aid = 217;',
+        limit: 100,
+      });
+      expect(found.events.map((event) => event.db_query)).toEqual([statement(217).db_query]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('passes SQLite busy errors on with their code, and writes again once the lock is gone', async () => {
+    const store = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
+    const locker = new Database(file);
+    try {
+      await store.emit(statement(0));
+      locker.exec('BEGIN IMMEDIATE');
+      await expect(store.emit(statement(1))).rejects.toMatchObject({
+        code: expect.stringMatching(/^SQLITE_BUSY/),
+      });
+      locker.exec('ROLLBACK');
+      await store.emit(statement(2));
+      const { events } = await store.search({
+        from: new Date(Date.now() - 60_000),
+        to: new Date(Date.now() + 60_000),
+        order: 'asc',
+        limit: 100,
+      });
+      expect(events.map((event) => event.db_query)).toEqual([
+        statement(0).db_query,
+        statement(2).db_query,
+      ]);
+    } finally {
+      locker.close();
+      await store.close();
+    }
+  });
+
+  it('refuses writes once closed, and a new store on the file carries the chain on', async () => {
+    const store = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
+    await store.emit(statement(0));
+    await store.close();
+    await expect(store.emit(statement(1))).rejects.toThrow(/closed/);
+    const again = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
+    try {
+      await again.emit(statement(2));
+      expect(await verifyAuditChain(again)).toEqual({ verified: 2, unchained: 0 });
+    } finally {
+      await again.close();
+    }
+  });
+});
