@@ -30,6 +30,7 @@ import { clientConfigFor } from './modules/client-config/client-config.service.j
 import { ssoPart } from './sso/index.js';
 import { wings } from './wings/index.js';
 import type { Wing, WingServices } from './wings/wing.js';
+import { preferredCiphers } from './tls/preferred-ciphers.js';
 
 export interface AppDeps {
   config: Config;
@@ -108,7 +109,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     serverFactory: hostRoutingServerFactory(
       hostRoutes,
       deps.https
-        ? { https: { ...deps.https, ...slowClientLimits.tls, ...slowClientLimits.http } }
+        ? {
+            https: {
+              ...deps.https,
+              ...slowClientLimits.tls,
+              ...slowClientLimits.http,
+              // Apps, tunnels and terminals relay bulk data through this port too.
+              ciphers: preferredCiphers,
+              honorCipherOrder: true,
+            },
+          }
         : { http: slowClientLimits.http },
       tlsRoutes,
       new TrustedProxies(deps.config.trustedProxies),

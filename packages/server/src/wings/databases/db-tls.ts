@@ -1,6 +1,7 @@
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { preferredCiphers } from '../../tls/preferred-ciphers.js';
 import type { ClientCertificate } from './db-client-ca.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
 
@@ -24,6 +25,7 @@ export function startDatabaseTls(
     host,
     servername: isIP(host) ? undefined : host,
     rejectUnauthorized: mode !== 'insecure',
+    ciphers: preferredCiphers,
     ...(mode === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}),
   };
   return new Promise((resolve, reject) => {

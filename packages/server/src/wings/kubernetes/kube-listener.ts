@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
 import { closeAfterResponse } from '../../modules/health/drain-connections.js';
-import { preferredCiphers } from './upstream/tls-ciphers.js';
+import { preferredCiphers } from '../../tls/preferred-ciphers.js';
 
 /** The listener's own certificate lives as long as the process does, up to a year. */
 const serverCertTtlMs = 365 * 24 * 3_600_000;

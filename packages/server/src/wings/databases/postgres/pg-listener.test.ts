@@ -135,6 +135,14 @@ function psql(info: string, sql: string) {
 }
 
 describe('the native PostgreSQL listener', () => {
+  it('speaks AES-128-GCM with psql, whatever order the client offers', async () => {
+    // libpq (OpenSSL) offers AES-256-GCM first; the listener puts AES-128-GCM first
+    // (tls/preferred-ciphers.ts). The proxy offers the same order to the database, which
+    // PostgreSQL overrules with its own (ssl_prefer_server_ciphers is on by default).
+    const client = await run('psql', [conninfo(), '-X', '-c', '\\conninfo'], { timeout: 30_000 });
+    expect(client.stdout).toMatch(/protocol: TLSv1\.3, cipher: TLS_AES_128_GCM_SHA256/);
+  });
+
   it('lets psql in with the db login certificate, verified both ways', async () => {
     const result = await psql(conninfo(), 'select current_user, current_database()');
     expect(result.stderr).toBe('');

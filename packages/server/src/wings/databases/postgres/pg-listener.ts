@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type PeerCertificate } from 'node:tls';
+import { preferredCiphers } from '../../../tls/preferred-ciphers.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { HostPort } from '../../../config/address.js';
 import { certifiedRoute, type DatabaseClientCa } from '../db-client-ca.js';
@@ -49,6 +50,8 @@ export async function startPostgresListener(
     cert: server.certPem,
     key: server.keyPem,
     ca: deps.accessCa.certPem,
+    ciphers: preferredCiphers,
+    honorCipherOrder: true,
   });
   const sockets = new Set<Socket>();
   const trusted = deps.trustedProxies ?? new TrustedProxies([]);

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CreateConnection, TlsClientOptions } from '../httpstream/dial-options.js';
 import type { KubeTarget } from './kube-target.js';
-import { preferredCiphers } from './tls-ciphers.js';
+import { preferredCiphers } from '../../../tls/preferred-ciphers.js';
 
 /**
  * How requests reach one cluster's API server: straight over TLS with the cluster's credential

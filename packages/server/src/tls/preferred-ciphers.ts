@@ -1,8 +1,9 @@
 /**
- * The TLS cipher order of the Kubernetes listener and of the proxy's connections to API servers:
+ * The TLS cipher order of the listeners that relay bulk data (Kubernetes, the native PostgreSQL
+ * listener) and of the proxy's connections to what they relay to (API servers, databases):
  * AES-128-GCM first, as Go's TLS orders it. As safe as AES-256-GCM (OpenSSL's first choice), and
- * a third less work per byte of an exec's, a log's or a watch's output, which the proxy decrypts
- * and encrypts again.
+ * a third less work per byte of an exec's output or a COPY, which the proxy decrypts and encrypts
+ * again.
  */
 export const preferredCiphers = [
   'TLS_AES_128_GCM_SHA256',
