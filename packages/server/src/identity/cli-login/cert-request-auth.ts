@@ -9,7 +9,11 @@ import {
 } from '../../ssh/ca.service.js';
 import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
 import { ed25519PublicKeyObject } from '../../ssh/keys.js';
-import { signedRequestHeaders, signedRequestPayload } from '../../ssh/signed-request.js';
+import {
+  signedRequestHeaders,
+  signedRequestNonce,
+  signedRequestPayload,
+} from '../../ssh/signed-request.js';
 import { signedBodyDigest } from './signed-body.js';
 import type { SignatureUses } from './signature-uses.js';
 import type {
@@ -70,13 +74,20 @@ export class CertRequestAuth {
     });
     if (!verdict.ok) throw notAuthenticated(`${verdict.reason}: run postern login`);
     const contentSha256 = header(signedRequestHeaders.contentSha256);
-    if (!contentSha256) {
+    const nonce = header(signedRequestHeaders.nonce);
+    if (!contentSha256 || !signedRequestNonce.test(nonce)) {
       throw notAuthenticated('the request is signed the old way: update the postern client');
     }
     if (contentSha256 !== signedBodyDigest(request)) {
       throw notAuthenticated('the request body is not the one that was signed');
     }
-    const payload = signedRequestPayload(request.method, request.url, timestamp, contentSha256);
+    const payload = signedRequestPayload(
+      request.method,
+      request.url,
+      timestamp,
+      contentSha256,
+      nonce,
+    );
     if (!signedBy(cert.publicKeyBlob, payload, signature)) {
       throw notAuthenticated('the request signature is invalid');
     }

@@ -88,4 +88,38 @@ describe('certificate-signed requests', () => {
     expect(old.statusCode).toBe(401);
     expect(old.json().error.message).toMatch(/update the postern client/);
   });
+
+  it('refuse a request signed without a nonce, and one whose nonce was changed', async () => {
+    const headers = sign('GET', nodesUrl);
+    const nonce = headers[signedRequestHeaders.nonce]!;
+    delete headers[signedRequestHeaders.nonce];
+    const without = await app.server.inject({ url: nodesUrl, headers });
+    expect(without.statusCode).toBe(401);
+    expect(without.json().error.message).toMatch(/update the postern client/);
+    const other = nonce.replace(/^./, (digit) => (digit === '0' ? '1' : '0'));
+    const changed = await app.server.inject({
+      url: nodesUrl,
+      headers: { ...headers, [signedRequestHeaders.nonce]: other },
+    });
+    expect(changed.statusCode).toBe(401);
+    expect(changed.json().error.message).toMatch(/signature is invalid/);
+  });
+
+  it('take the same request signed twice in the same millisecond as two requests', async () => {
+    // What `postern proxy app` does for a burst of connections: one tunnel each, same path, no
+    // body, often the same millisecond. Each signature must be its own.
+    const now = app.clock.now();
+    const signAt = () =>
+      signRequest({
+        method: 'GET',
+        pathAndQuery: nodesUrl,
+        certificateLine: certificateLine(),
+        privateKeyPem: key.privateKeyPem,
+        now,
+      });
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => app.server.inject({ url: nodesUrl, headers: signAt() })),
+    );
+    expect(burst.map((response) => response.statusCode)).toEqual(Array(8).fill(200));
+  });
 });
