@@ -8,12 +8,12 @@ export type AuditStoreConfig =
   { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string };
 
 export interface OpenAuditStoreOptions {
-  /** `log` hears when the text search must do without its index. */
+  /** `log` hears when the text search must do without its index, or writes without their thread. */
   log?: AuditStoreLog;
   /**
    * SQLite: write on a thread of its own (the server, where sessions audit every statement; see
    * threaded-sqlite-audit-store.ts). Running from source, where the compiled writer is absent
-   * (unit tests), writes stay on the calling thread.
+   * (unit tests), writes stay on the calling thread, and `log` hears it.
    */
   writerThread?: boolean;
 }
@@ -26,9 +26,12 @@ export async function openAuditStore(
 ): Promise<AuditStore> {
   switch (config.type) {
     case 'sqlite':
-      return writerThread && ThreadedSqliteAuditStore.available()
-        ? new ThreadedSqliteAuditStore(config.path, clusterName)
-        : new SqliteAuditStore(config.path, clusterName);
+      if (!writerThread) return new SqliteAuditStore(config.path, clusterName);
+      if (ThreadedSqliteAuditStore.available())
+        return new ThreadedSqliteAuditStore(config.path, clusterName);
+      // Only from source (tests) or a broken install: said, so the second is not missed.
+      log?.('warn', 'audit writes stay on the main thread: the compiled writer thread is missing');
+      return new SqliteAuditStore(config.path, clusterName);
     case 'postgres':
       return PostgresAuditStore.open({ url: config.url, schema: config.schema, log }, clusterName);
     default:

@@ -9,6 +9,7 @@ import { SqliteAuditStore } from './audit.sqlite.js';
 import { SMALL_SHAPE } from './audit-text.sqlite.testkit.js';
 import { sqliteStoreUnderTest } from './audit.sqlite.testkit.js';
 import { ThreadedSqliteAuditStore } from './threaded-sqlite-audit-store.js';
+import { openAuditStore } from './index.js';
 
 // The writer thread runs compiled code: these tests take it from the build (`npm test` builds
 // before it runs vitest), with this thread's side from source.
@@ -135,6 +136,29 @@ describe('sqlite audit store with a writer thread', () => {
       locker.close();
       await store.close();
     }
+  });
+
+  it('is what the server opens, and says so when the compiled writer is missing', async () => {
+    // From source (this test) the writer thread's JS is not beside the module: the store says
+    // so and writes in-thread; the build's store is the threaded one.
+    const warnings: string[] = [];
+    const store = await openAuditStore({ type: 'sqlite', path: file }, 'c', {
+      writerThread: true,
+      log: (_level, message) => warnings.push(message),
+    });
+    await store.close();
+    expect(store).toBeInstanceOf(SqliteAuditStore);
+    expect(warnings).toEqual([
+      'audit writes stay on the main thread: the compiled writer thread is missing',
+    ]);
+    const built = await import(
+      new URL('../../../dist/modules/audit/index.js', import.meta.url).href
+    );
+    const threaded = await built.openAuditStore({ type: 'sqlite', path: file }, 'c', {
+      writerThread: true,
+    });
+    await threaded.close();
+    expect(threaded.constructor.name).toBe('ThreadedSqliteAuditStore');
   });
 
   it('refuses writes once closed, and a new store on the file carries the chain on', async () => {
