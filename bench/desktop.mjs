@@ -457,9 +457,9 @@ console.log(`
     its parsing and recording, or the bare relay), noVNC's decoding and up to one frame (16.7 ms)
     of waiting for the next rAF; "drawn" stops at the moment noVNC drew it into the canvas.
     The same costs are in both columns but the path and the encodings: through Postern noVNC
-    gets Raw, CopyRect and ZRLE only; through the bare relay it talks TigerVNC's own way (Tight
-    with JPEG, ContinuousUpdates, Fence). The "Postern's encodings" rows keep noVNC to the list
-    Postern passes on, over the bare relay, to tell the two apart.
+    gets Raw, CopyRect and ZRLE (with Fence and ContinuousUpdates); through the bare relay it
+    talks TigerVNC's own way (Tight with JPEG too). The "Postern's encodings" rows keep noVNC
+    to the list Postern passes on, over the bare relay, to tell the two apart.
 (2) counts distinct frame numbers (8 black or white squares the animation draws in its corner)
     in noVNC's canvas after each FramebufferUpdate it draws: animation frames that reached the
     canvas, not browser paints. Everything shares ${cpus().length} CPUs: Xvnc, the animation, Postern
@@ -761,7 +761,7 @@ requestAnimationFrame(onFrame);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Only what Postern relays (docs/desktops.md, Encodings), in noVNC's order.
-const relayed = new Set([0, 1, 16, -223, -224, -239, -308]);
+const relayed = new Set([0, 1, 16, -223, -224, -239, -308, -312, -313]);
 
 window.bench = {
   connect({ kind, url, token, password, sameEncodings }) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ByteInput } from './byte-input.js';
 import {
   encodeCutText,
+  encodeEnableContinuousUpdates,
   encodeKeyEvent,
   encodePointerEvent,
   encodeSetDesktopSize,
@@ -11,6 +12,7 @@ import {
   encodeUpdateRequest,
   readClientMessage,
 } from './client-messages.js';
+import { encodeFence, fenceFlag } from './fence.js';
 import { proxyPixelFormat, sameLayoutAsProxy, type PixelFormat } from './pixel-format.js';
 import { parseVersion, rfbLimits } from './protocol.js';
 import { relayedEncodingsOf } from './relayed-encodings.js';
@@ -61,6 +63,8 @@ describe('client messages', () => {
     encodePointerEvent(5, 640, 480),
     encodeCutText(Buffer.from('héllo', 'latin1')),
     encodeSetDesktopSize(1024, 768, [screen]),
+    encodeEnableContinuousUpdates(true, { x: 0, y: 0, width: 1024, height: 768 }),
+    encodeFence(fenceFlag.blockBefore, Buffer.from('ping')),
   ];
 
   it('reads every message whatever the chunks, keeping its bytes', async () => {
@@ -76,6 +80,8 @@ describe('client messages', () => {
         'pointer',
         'cut-text',
         'set-desktop-size',
+        'enable-continuous-updates',
+        'fence',
       ]);
       read.forEach((message, i) => expect(message.wire).toEqual(messages[i]));
       expect(read[1]).toMatchObject({ encodings: [16, 0, -239] });
@@ -86,6 +92,11 @@ describe('client messages', () => {
       expect(read[3]).toMatchObject({ down: true, keysym: 0xff0d });
       expect(read[4]).toMatchObject({ buttons: 5, x: 640, y: 480 });
       expect(read[6]).toMatchObject({ width: 1024, height: 768, screens: [screen] });
+      expect(read[7]).toMatchObject({
+        enable: true,
+        rect: { x: 0, y: 0, width: 1024, height: 768 },
+      });
+      expect(read[8]).toMatchObject({ flags: fenceFlag.blockBefore, payload: Buffer.from('ping') });
     }
   });
 
@@ -130,6 +141,11 @@ describe('client messages', () => {
       Buffer.from([6, 0, 0, 0, 0xff, 0xff, 0xff, 0xf0]),
       'Extended Clipboard',
     ],
+    [
+      'a Fence with more than 64 bytes of payload',
+      Buffer.concat([Buffer.from([248, 0, 0, 0, 0, 0, 0, 0, 65]), Buffer.alloc(65)]),
+      'Fence with 65 bytes of payload, over the limit of 64',
+    ],
     ['SetDesktopSize with no screen', encodeSetDesktopSize(800, 600, []), 'with 0 screens'],
     [
       'a pixel format of 24 bits',
@@ -143,7 +159,9 @@ describe('client messages', () => {
   });
 
   it("keeps only the encodings the proxy reads, in the browser's order", () => {
-    expect(relayedEncodingsOf(noVncEncodings)).toEqual([1, 16, 0, -223, -224, -308, -239]);
+    expect(relayedEncodingsOf(noVncEncodings)).toEqual([
+      1, 16, 0, -223, -224, -308, -312, -313, -239,
+    ]);
     expect(relayedEncodingsOf([0, 0, 5, 0])).toEqual([0]);
   });
 });

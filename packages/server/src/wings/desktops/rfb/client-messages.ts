@@ -1,4 +1,5 @@
 import type { ByteInput } from './byte-input.js';
+import { readFence, type Fence } from './fence.js';
 import type { Rect } from './framebuffer.js';
 import {
   decodePixelFormat,
@@ -11,7 +12,8 @@ import { RfbProtocolError } from './rfb-errors.js';
 import { decodeScreens, encodeScreens, screenBytes, type Screen } from './screens.js';
 
 /**
- * Client-to-server messages (RFC 6143 §7.5, and SetDesktopSize from rfbproto §7.5.8). Each
+ * Client-to-server messages (RFC 6143 §7.5, and SetDesktopSize, EnableContinuousUpdates and Fence
+ * from rfbproto §7.5.8–10). Each
  * parsed message keeps its bytes as read (`wire`) so the relay forwards exactly what came.
  */
 export type ClientMessage =
@@ -22,7 +24,9 @@ export type ClientMessage =
   | { type: 'pointer'; buttons: number; x: number; y: number; wire: Buffer }
   /** `wire` is absent when the text was over the limit and was read past, not kept. */
   | { type: 'cut-text'; length: number; wire?: Buffer }
-  | { type: 'set-desktop-size'; width: number; height: number; screens: Screen[]; wire: Buffer };
+  | { type: 'set-desktop-size'; width: number; height: number; screens: Screen[]; wire: Buffer }
+  | { type: 'enable-continuous-updates'; enable: boolean; rect: Rect; wire: Buffer }
+  | Fence;
 
 /** Reads the next client message whole (they are all small, or bounded by `rfbLimits`). */
 export async function readClientMessage(input: ByteInput): Promise<ClientMessage> {
@@ -47,13 +51,7 @@ export async function readClientMessage(input: ByteInput): Promise<ClientMessage
     }
     case clientMessageType.framebufferUpdateRequest: {
       const wire = await input.read(10);
-      const rect = {
-        x: wire.readUInt16BE(2),
-        y: wire.readUInt16BE(4),
-        width: wire.readUInt16BE(6),
-        height: wire.readUInt16BE(8),
-      };
-      return { type: 'update-request', incremental: wire[1] !== 0, rect, wire };
+      return { type: 'update-request', incremental: wire[1] !== 0, rect: rectAt(wire), wire };
     }
     case clientMessageType.keyEvent: {
       const wire = await input.read(8);
@@ -82,9 +80,25 @@ export async function readClientMessage(input: ByteInput): Promise<ClientMessage
         wire: Buffer.concat([header, layout]),
       };
     }
+    case clientMessageType.enableContinuousUpdates: {
+      const wire = await input.read(10);
+      return { type: 'enable-continuous-updates', enable: wire[1] !== 0, rect: rectAt(wire), wire };
+    }
+    case clientMessageType.fence:
+      return readFence(input);
     default:
       throw new RfbProtocolError(`a client message of unknown type ${type}`);
   }
+}
+
+/** FramebufferUpdateRequest and EnableContinuousUpdates: x, y, width, height from byte 2. */
+function rectAt(wire: Buffer): Rect {
+  return {
+    x: wire.readUInt16BE(2),
+    y: wire.readUInt16BE(4),
+    width: wire.readUInt16BE(6),
+    height: wire.readUInt16BE(8),
+  };
 }
 
 /**
@@ -125,9 +139,17 @@ export function encodeSetEncodings(encodings: number[]): Buffer {
 }
 
 export function encodeUpdateRequest(incremental: boolean, rect: Rect): Buffer {
+  return encodeFlagAndRect(clientMessageType.framebufferUpdateRequest, incremental, rect);
+}
+
+export function encodeEnableContinuousUpdates(enable: boolean, rect: Rect): Buffer {
+  return encodeFlagAndRect(clientMessageType.enableContinuousUpdates, enable, rect);
+}
+
+function encodeFlagAndRect(type: number, flag: boolean, rect: Rect): Buffer {
   const bytes = Buffer.alloc(10);
-  bytes[0] = clientMessageType.framebufferUpdateRequest;
-  bytes[1] = incremental ? 1 : 0;
+  bytes[0] = type;
+  bytes[1] = flag ? 1 : 0;
   bytes.writeUInt16BE(rect.x, 2);
   bytes.writeUInt16BE(rect.y, 4);
   bytes.writeUInt16BE(rect.width, 6);

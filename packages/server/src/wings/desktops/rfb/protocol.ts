@@ -1,6 +1,9 @@
 import { RfbProtocolError } from './rfb-errors.js';
 
-/** RFB's numbers (RFC 6143 and, for SetDesktopSize and its pseudo-encoding, rfbproto). */
+/**
+ * RFB's numbers (RFC 6143 and, for SetDesktopSize, Fence and ContinuousUpdates and their
+ * pseudo-encodings, the community's rfbproto).
+ */
 
 export const securityType = { invalid: 0, none: 1, vncAuthentication: 2 } as const;
 
@@ -27,6 +30,8 @@ export const clientMessageType = {
   keyEvent: 4,
   pointerEvent: 5,
   clientCutText: 6,
+  enableContinuousUpdates: 150,
+  fence: 248,
   setDesktopSize: 251,
 } as const;
 
@@ -35,6 +40,8 @@ export const serverMessageType = {
   setColourMapEntries: 1,
   bell: 2,
   serverCutText: 3,
+  endOfContinuousUpdates: 150,
+  fence: 248,
 } as const;
 
 export const encoding = {
@@ -45,6 +52,8 @@ export const encoding = {
   desktopSize: -223,
   lastRect: -224,
   extendedDesktopSize: -308,
+  fence: -312,
+  continuousUpdates: -313,
 } as const;
 
 /** The protocol versions this code speaks, as [major, minor]. */
@@ -99,4 +108,6 @@ export const rfbLimits = {
   zrleBytes: 256 * 1024 * 1024,
   /** Width and height of a Cursor pseudo-rectangle, which streams through too. */
   cursorSide: 1024,
+  /** A Fence's payload, either way (rfbproto §7.5.9 caps it at 64). */
+  fencePayloadBytes: 64,
 };

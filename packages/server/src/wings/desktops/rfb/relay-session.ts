@@ -57,6 +57,7 @@ export class RelaySession {
       () => ends.browserOut.flush(),
     );
     this.#desktopToBrowser().catch((error: unknown) => this.#failed(error, 'the desktop'));
+    void this.#updates.decodeFailed.then((error) => this.#failed(error, 'the desktop'));
     this.#browserToDesktop().catch((error: unknown) => this.#failed(error, 'the browser'));
   }
 

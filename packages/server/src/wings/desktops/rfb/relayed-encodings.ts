@@ -4,8 +4,11 @@ import { encoding } from './protocol.js';
  * The encodings the proxy can read, hence all a browser may ask a desktop for: Raw, CopyRect and
  * ZRLE, and the pseudo-encodings whose rectangles have a size the proxy can tell (DesktopSize and
  * LastRect carry nothing, ExtendedDesktopSize a counted screen list, Cursor pixels and a mask).
- * Everything else noVNC offers (Tight, Hextile, JPEG, Fence, ContinuousUpdates, the QEMU key
- * events, Extended Clipboard, DesktopName…) is left out, so the desktop never uses it.
+ * Fence and ContinuousUpdates bring no rectangles, only messages the proxy reads and relays: with
+ * them the desktop sends updates as the screen changes instead of one per request, which is most
+ * of the frame rate a bare relay gets on a busy screen (docs/desktops.md, Encodings).
+ * Everything else noVNC offers (Tight, Hextile, JPEG, the QEMU key events, Extended Clipboard,
+ * DesktopName…) is left out, so the desktop never uses it.
  */
 const relayedEncodings: ReadonlySet<number> = new Set([
   encoding.raw,
@@ -15,6 +18,8 @@ const relayedEncodings: ReadonlySet<number> = new Set([
   encoding.extendedDesktopSize,
   encoding.lastRect,
   encoding.cursor,
+  encoding.fence,
+  encoding.continuousUpdates,
 ]);
 
 /** The browser's list cut to what the proxy reads, in the browser's order, without repeats. */

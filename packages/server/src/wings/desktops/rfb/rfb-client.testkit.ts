@@ -3,6 +3,7 @@ import { ByteInput } from './byte-input.js';
 import { ByteOutput } from './byte-output.js';
 import {
   encodeCutText,
+  encodeEnableContinuousUpdates,
   encodeKeyEvent,
   encodePointerEvent,
   encodeSetDesktopSize,
@@ -10,6 +11,7 @@ import {
   encodeSetPixelFormat,
   encodeUpdateRequest,
 } from './client-messages.js';
+import { encodeFence, fenceFlag } from './fence.js';
 import { Framebuffer } from './framebuffer.js';
 import { handshakeAsClient, type ClientHandshake } from './handshake-as-client.js';
 import { proxyPixelFormat } from './pixel-format.js';
@@ -49,8 +51,10 @@ export const noVncEncodings = [
 /**
  * A small RFB client that behaves like noVNC towards the proxy: 3.8, security None, a shared
  * ClientInit, noVNC's pixel format, its encodings, a full update request and then an
- * incremental one after every update. It decodes what it receives into its own framebuffer
- * and keeps every byte, so tests can look for what must never reach a browser.
+ * incremental one after every update, until the desktop says it takes ContinuousUpdates: then
+ * it enables them for the whole screen and asks no more. It answers the desktop's fence
+ * requests as noVNC does. It decodes what it receives into its own framebuffer and keeps every
+ * byte, so tests can look for what must never reach a browser.
  */
 export class TestRfbClient {
   readonly framebuffer: Framebuffer;
@@ -60,6 +64,12 @@ export class TestRfbClient {
   readonly cutTexts: Buffer[] = [];
   bells = 0;
   updates = 0;
+  /** Updates that came after the last FramebufferUpdateRequest had been answered. */
+  unaskedUpdates = 0;
+  /** Fence requests the desktop sent (and this client answered). */
+  fences = 0;
+  /** The client turned ContinuousUpdates on, the desktop having offered them. */
+  continuousUpdates = false;
   /** Every encoding the server used, pseudo-encodings too. */
   readonly encodingsSeen = new Set<number>();
   /** The server sent ExtendedDesktopSize. */
@@ -69,6 +79,8 @@ export class TestRfbClient {
   readonly #stream: Duplex;
   readonly #out: ByteOutput;
   readonly #hold: { held: boolean };
+  /** A FramebufferUpdateRequest is out and not answered yet. */
+  #asked = false;
 
   static async connect(stream: Duplex, encodings = noVncEncodings): Promise<TestRfbClient> {
     const received: Buffer[] = [];
@@ -107,7 +119,8 @@ export class TestRfbClient {
     this.framebuffer = new Framebuffer(width, height);
     this.send(encodeSetPixelFormat(proxyPixelFormat));
     this.send(encodeSetEncodings(encodings));
-    this.send(encodeUpdateRequest(false, { x: 0, y: 0, width, height }));
+    this.#ask(false);
+    this.framebuffer.onResize(() => this.continuousUpdates && this.#enableContinuousUpdates());
     const reader = new ServerMessageReader(input, this.framebuffer, () => undefined);
     this.ended = this.#read(reader).catch((error: Error) =>
       error instanceof PeerGoneError && !error.failure ? undefined : error,
@@ -119,16 +132,38 @@ export class TestRfbClient {
       const message = await reader.next();
       if (message.type === 'update') {
         this.updates++;
+        if (this.#asked) this.#asked = false;
+        else this.unaskedUpdates++;
         for (const kind of message.encodings) this.encodingsSeen.add(kind);
         if (message.resizable) this.resizable = true;
-        const { width, height } = this.framebuffer;
-        this.send(encodeUpdateRequest(true, { x: 0, y: 0, width, height }));
+        if (!this.continuousUpdates) this.#ask(true);
+      } else if (message.type === 'fence') {
+        this.fences++;
+        const flags = message.flags & (fenceFlag.blockBefore | fenceFlag.blockAfter);
+        this.send(encodeFence(flags, message.payload));
+      } else if (message.type === 'end-of-continuous-updates') {
+        if (!this.continuousUpdates) {
+          this.continuousUpdates = true;
+          this.#enableContinuousUpdates();
+        }
       } else if (message.type === 'bell') {
         this.bells++;
       } else if (message.type === 'cut-text' && message.wire) {
         this.cutTexts.push(message.wire.subarray(8));
       }
     }
+  }
+
+  /** For the whole screen, again after each resize (as noVNC does). */
+  #enableContinuousUpdates(): void {
+    const { width, height } = this.framebuffer;
+    this.send(encodeEnableContinuousUpdates(true, { x: 0, y: 0, width, height }));
+  }
+
+  #ask(incremental: boolean): void {
+    this.#asked = true;
+    const { width, height } = this.framebuffer;
+    this.send(encodeUpdateRequest(incremental, { x: 0, y: 0, width, height }));
   }
 
   /** Sends `bytes`; a connection already gone shows in `ended`, not as a rejection here. */

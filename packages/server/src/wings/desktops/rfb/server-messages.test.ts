@@ -1,5 +1,7 @@
+import { constants, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeCutText } from './client-messages.js';
+import { encodeFence, fenceFlag } from './fence.js';
 import { Framebuffer, type Rect } from './framebuffer.js';
 import { encoding, serverMessageType } from './protocol.js';
 import { choppedInput } from './rfb.testkit.js';
@@ -73,13 +75,15 @@ describe('server messages', () => {
     const bell = Buffer.from([serverMessageType.bell]);
     const clipboard = encodeCutText(Buffer.from('copied'), serverMessageType.serverCutText);
     const colours = Buffer.from([1, 0, 0, 0, 0, 1, 0, 1, 0, 2, 0, 3]);
+    const endOfContinuous = Buffer.from([serverMessageType.endOfContinuousUpdates]);
+    const fence = encodeFence(fenceFlag.request | fenceFlag.blockBefore, Buffer.from([1, 2, 3]));
     for (const seed of [1, 2, 3]) {
       const framebuffer = new Framebuffer(8, 8);
       const sizes: number[][] = [];
       const painted: Rect[][] = [];
       framebuffer.onResize((width, height) => sizes.push([width, height]));
       framebuffer.onUpdate((rects) => painted.push(rects));
-      const all = Buffer.concat([update, bell, clipboard, colours]);
+      const all = Buffer.concat([update, bell, clipboard, colours, endOfContinuous, fence]);
       const { messages, forwarded } = await readAll(all, framebuffer, seed);
       expect(messages).toEqual([
         {
@@ -94,6 +98,13 @@ describe('server messages', () => {
         { type: 'bell', wire: bell },
         { type: 'cut-text', length: 6, wire: clipboard },
         { type: 'colour-map', wire: colours },
+        { type: 'end-of-continuous-updates', wire: endOfContinuous },
+        {
+          type: 'fence',
+          flags: (fenceFlag.request | fenceFlag.blockBefore) >>> 0,
+          payload: Buffer.from([1, 2, 3]),
+          wire: fence,
+        },
       ]);
       expect(forwarded).toEqual(update);
       expect(sizes).toEqual([[20, 10]]);
@@ -135,9 +146,65 @@ describe('server messages', () => {
     await expect(readAll(bytes, new Framebuffer(8, 8))).rejects.toThrow(message);
   });
 
+  /** A ZRLE rectangle of one solid tile (subencoding 1, then one CPIXEL), in a new zlib stream. */
+  const solidZrle = (rect: Rect, rgb: [number, number, number]) => {
+    const data = deflateSync(Buffer.from([1, ...rgb]), { finishFlush: constants.Z_SYNC_FLUSH });
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([encodeRectHeader(rect, encoding.zrle), length, data]);
+  };
+
+  it('ends updates in order, and a CopyRect of the next update copies the tiles before it', async () => {
+    const first = { x: 0, y: 0, width: 4, height: 2 };
+    const second = { x: 4, y: 0, width: 4, height: 2 };
+    const bytes = Buffer.concat([
+      encodeUpdateHeader(1),
+      solidZrle(first, [50, 60, 70]),
+      encodeUpdateHeader(1),
+      copy(second, 0, 0),
+    ]);
+    const framebuffer = new Framebuffer(8, 8);
+    const ended: Rect[][] = [];
+    framebuffer.onUpdate((rects) => ended.push(rects));
+    const { messages } = await readAll(bytes, framebuffer, 1);
+    expect(messages.map((message) => message.type)).toEqual(['update', 'update']);
+    expect(ended).toEqual([[first], [second]]);
+    expect(pixel(framebuffer, 7, 1)).toEqual([50, 60, 70, 255]);
+  });
+
+  it('reads on while an update decodes, and reports a broken stream found behind', async () => {
+    const broken = Buffer.concat([
+      encodeRectHeader({ x: 0, y: 0, width: 4, height: 2 }, encoding.zrle),
+      Buffer.from([0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8]),
+    ]);
+    const fence = encodeFence(fenceFlag.request, Buffer.from('rtt'));
+    const bytes = Buffer.concat([encodeUpdateHeader(1), broken, fence, fence]);
+    const reader = new ServerMessageReader(
+      choppedInput(bytes, 1, 64),
+      new Framebuffer(8, 8),
+      () => undefined,
+    );
+    // The fence behind the update comes out before zlib has said anything about its data.
+    expect((await reader.next()).type).toBe('update');
+    expect((await reader.next()).type).toBe('fence');
+    expect((await reader.decodeFailed).message).toContain('a broken ZRLE zlib stream');
+    await expect(reader.next()).rejects.toThrow('a broken ZRLE zlib stream');
+    reader.close();
+  });
+
   it('refuses an unknown message type', async () => {
-    await expect(readAll(Buffer.from([150]), new Framebuffer(8, 8))).rejects.toThrow(
-      'unknown type 150',
+    await expect(readAll(Buffer.from([149]), new Framebuffer(8, 8))).rejects.toThrow(
+      'unknown type 149',
+    );
+  });
+
+  it('refuses a Fence with more than 64 bytes of payload', async () => {
+    const fence = Buffer.concat([
+      Buffer.from([248, 0, 0, 0, 0x80, 0, 0, 0, 200]),
+      Buffer.alloc(200),
+    ]);
+    await expect(readAll(fence, new Framebuffer(8, 8))).rejects.toThrow(
+      'Fence with 200 bytes of payload',
     );
   });
 });

@@ -1,5 +1,6 @@
 import type { ByteInput } from './byte-input.js';
 import { readCutText } from './client-messages.js';
+import { readFence, type Fence } from './fence.js';
 import type { Framebuffer, Rect } from './framebuffer.js';
 import { encoding, rfbLimits, serverMessageType } from './protocol.js';
 import { RawRectWriter } from './raw-rect.js';
@@ -8,7 +9,8 @@ import { screenBytes } from './screens.js';
 import { ZrleDecoder } from './zrle.js';
 
 /**
- * Server-to-client messages (RFC 6143 §7.6). A FramebufferUpdate can be as large as the screen,
+ * Server-to-client messages (RFC 6143 §7.6, and EndOfContinuousUpdates and Fence from rfbproto
+ * §7.7.3–4). A FramebufferUpdate can be as large as the screen,
  * so it is never held whole: it goes to `forward` piece by piece as it is read, and into the
  * framebuffer as it is decoded. The other messages are small and come back whole (`wire`) for
  * the caller to forward or drop.
@@ -26,7 +28,10 @@ export type ServerMessage =
   | { type: 'colour-map'; wire: Buffer }
   | { type: 'bell'; wire: Buffer }
   /** `wire` is absent when the text was over the limit and was read past, not kept. */
-  | { type: 'cut-text'; length: number; wire?: Buffer };
+  | { type: 'cut-text'; length: number; wire?: Buffer }
+  /** The desktop takes EnableContinuousUpdates, or has stopped sending them. */
+  | { type: 'end-of-continuous-updates'; wire: Buffer }
+  | Fence;
 
 export type Forward = (bytes: Buffer) => Promise<void> | undefined;
 export type Flush = () => Promise<void> | undefined;
@@ -37,11 +42,17 @@ export type Flush = () => Promise<void> | undefined;
  * the relay lets browsers ask for; anything else is a protocol error.
  *
  * ZRLE tiles are inflated behind the forwarding (zrle.ts): an update goes through at the speed
- * it is read, and only then does the reader wait for the last tiles. Every other change to the
- * framebuffer waits for the ZRLE rectangles before it (a CopyRect may copy their pixels), and
- * the update ends (`endUpdate`) only once all are in: the framebuffer is current after each one.
- * `flush`, when given, is called as the update's last byte is forwarded, before that wait, so
- * the browser has the whole update while the proxy finishes decoding it.
+ * it is read, and the reader goes on to the next message while its last tiles are decoded. So a
+ * Fence or the next update that follows it reaches the browser without waiting for the proxy's
+ * copy: a desktop that paces itself by fences (TigerVNC) would otherwise count the proxy's
+ * decoding as network delay and send fewer frames. Every other change to the framebuffer waits
+ * for the ZRLE rectangles and updates before it (a CopyRect may copy their pixels), and each
+ * update ends (`endUpdate`) once all its tiles are in, in order. `flush`, when given, is called
+ * as the update's last byte is forwarded.
+ *
+ * A failure found behind the reading (a broken zlib stream) rejects the next call to `next`
+ * and resolves `decodeFailed` at once, so the caller can end the session without waiting for
+ * the desktop's next message.
  */
 export class ServerMessageReader {
   readonly #input: ByteInput;
@@ -49,15 +60,23 @@ export class ServerMessageReader {
   readonly #forward: Forward;
   readonly #flush: Flush | undefined;
   readonly #zrle = new ZrleDecoder();
+  /** Resolves with the first failure found while an update decoded behind the reading. */
+  readonly decodeFailed: Promise<Error>;
+  #reportFailure!: (error: Error) => void;
+  #failure: Error | undefined;
+  /** The updates read but still decoding: resolves once the last has ended. Never rejects. */
+  #decoding: Promise<void> = Promise.resolve();
 
   constructor(input: ByteInput, framebuffer: Framebuffer, forward: Forward, flush?: Flush) {
     this.#input = input;
     this.#framebuffer = framebuffer;
     this.#forward = forward;
     this.#flush = flush;
+    this.decodeFailed = new Promise((resolve) => (this.#reportFailure = resolve));
   }
 
   async next(): Promise<ServerMessage> {
+    if (this.#failure) throw this.#failure;
     const input = this.#input;
     await input.need(1);
     const type = input.peekU8();
@@ -73,6 +92,10 @@ export class ServerMessageReader {
         return { type: 'bell', wire: await input.read(1) };
       case serverMessageType.serverCutText:
         return readCutText(input, 'ServerCutText');
+      case serverMessageType.endOfContinuousUpdates:
+        return { type: 'end-of-continuous-updates', wire: await input.read(1) };
+      case serverMessageType.fence:
+        return readFence(input);
       default:
         throw new RfbProtocolError(`a server message of unknown type ${type}`);
     }
@@ -106,9 +129,27 @@ export class ServerMessageReader {
       if (await this.#rect(rect, kind)) painted.push(rect);
     }
     await this.#flush?.();
-    await this.#zrle.settled();
-    this.#framebuffer.endUpdate(painted);
+    this.#endBehind(painted);
     return { type: 'update', rects: painted, resizable, encodings };
+  }
+
+  /** Ends the update once its tiles are in, after the updates before it. */
+  #endBehind(painted: Rect[]): void {
+    const tiles = this.#zrle.settled();
+    this.#decoding = Promise.all([this.#decoding, tiles]).then(
+      () => this.#framebuffer.endUpdate(painted),
+      (error: Error) => {
+        this.#failure ??= error;
+        this.#reportFailure(this.#failure);
+      },
+    );
+  }
+
+  /** Waits for every tile and update before a change that is not ZRLE (it may read them). */
+  async #caughtUp(): Promise<void> {
+    await this.#zrle.settled();
+    await this.#decoding;
+    if (this.#failure) throw this.#failure;
   }
 
   /** Reads (and forwards) one rectangle's payload; true when it painted pixels. */
@@ -118,7 +159,7 @@ export class ServerMessageReader {
       case encoding.raw: {
         framebuffer.checkInside(rect, 'a Raw rectangle');
         const writer = new RawRectWriter(rect, framebuffer);
-        await this.#zrle.settled();
+        await this.#caughtUp();
         await this.#stream(writer.length, (piece) => writer.write(piece));
         return rect.width > 0 && rect.height > 0;
       }
@@ -128,7 +169,7 @@ export class ServerMessageReader {
         await this.#forward(source);
         const [fromX, fromY] = [source.readUInt16BE(0), source.readUInt16BE(2)];
         framebuffer.checkInside({ ...rect, x: fromX, y: fromY }, 'a CopyRect source');
-        await this.#zrle.settled();
+        await this.#caughtUp();
         framebuffer.copy(rect, fromX, fromY);
         return rect.width > 0 && rect.height > 0;
       }
@@ -137,7 +178,7 @@ export class ServerMessageReader {
         await this.#zrle.streamRect(rect, framebuffer, this.#input, this.#forward);
         return rect.width > 0 && rect.height > 0;
       case encoding.desktopSize:
-        await this.#zrle.settled();
+        await this.#caughtUp();
         framebuffer.resize(rect.width, rect.height);
         return false;
       case encoding.extendedDesktopSize: {
@@ -146,7 +187,7 @@ export class ServerMessageReader {
         const layout = await this.#input.read(4);
         await this.#forward(layout);
         await this.#forward(await this.#input.read(layout[0]! * screenBytes));
-        await this.#zrle.settled();
+        await this.#caughtUp();
         if (!(rect.x === 1 && rect.y !== 0)) framebuffer.resize(rect.width, rect.height);
         return false;
       }

@@ -48,6 +48,24 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
     session.close('test over');
   });
 
+  it('relays Fence and ContinuousUpdates: the screen keeps coming without a request per update', async () => {
+    const { session, client } = await relayTo(xvnc);
+    await client.until(
+      () => client.continuousUpdates && client.fences > 0,
+      'Xvnc offering ContinuousUpdates and asking a fence, through the proxy',
+    );
+    const unaskedBefore = client.unaskedUpdates;
+    for (const colour of ['#203040', '#304050', '#405060']) {
+      await xvnc.exec('xsetroot', ['-solid', colour]);
+      const rgb = [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16));
+      await client.until(() => allOneColour(client.framebuffer, rgb), `the browser in ${colour}`);
+      await until(() => allOneColour(session.framebuffer, rgb), `the proxy’s copy in ${colour}`);
+    }
+    // The client asks nothing once ContinuousUpdates are on: these updates came unasked.
+    expect(client.unaskedUpdates).toBeGreaterThan(unaskedBefore);
+    session.close('test over');
+  });
+
   it('decodes ZRLE to exactly the X server’s screen (xwd), as a Raw-only session sees it', async () => {
     const [width, height, left, top] = [300, 200, 20, 30];
     const image = everyKindOfTile(width, height);
@@ -89,6 +107,9 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
       );
     }, 'the decoded screens to match xwd');
     expect([...raw.client.encodingsSeen].filter((kind) => kind >= 0)).toEqual([encoding.raw]);
+    // Not asked for, so never offered: every update of that session answered a request.
+    expect([raw.client.fences, raw.client.unaskedUpdates]).toEqual([0, 0]);
+    expect(raw.client.continuousUpdates).toBe(false);
     zrle.session.close('test over');
     raw.session.close('test over');
   });

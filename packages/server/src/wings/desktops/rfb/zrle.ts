@@ -105,17 +105,23 @@ const inflateChunkBytes = 256 * 1024;
  * one write is in zlib go together as the next write: a few round trips an update.
  *
  * The inflated bytes run on from one rectangle into the next (the desktop flushes zlib at each
- * rectangle's end), and the tiles are taken in order from the queue of rectangles.
+ * rectangle's end), and the tiles are taken in order from the queue of rectangles. `settled`
+ * waits for the rectangles handed in before it was called, not for zlib to go idle: the next
+ * update may be streaming in meanwhile (server-messages.ts reads on while the last one decodes).
  */
 export class ZrleDecoder {
   readonly #inflate: Inflate;
   /** Rectangles whose data went (or is going) to zlib, oldest first, until all tiles are in. */
   readonly #rects: ZrleRectTiles[] = [];
+  /** Rectangles handed in so far, and those with all their tiles in the framebuffer. */
+  #handedIn = 0;
+  #done = 0;
   /** Compressed bytes that came while a write was in zlib: they go together next. */
   #waiting: Buffer[] = [];
   #waitingBytes = 0;
   #writing = false;
-  #caughtUp: (() => void)[] = [];
+  /** Called back each time zlib finishes a write (or the stream fails). */
+  #onProgress: (() => void)[] = [];
   #failure: Error | undefined;
 
   constructor() {
@@ -157,28 +163,34 @@ export class ZrleDecoder {
     let left = checkedLength(header.readUInt32BE(0), rfbLimits.zrleBytes, 'ZRLE data');
     if (this.#failure) throw this.#failure;
     this.#rects.push(new ZrleRectTiles(rect, framebuffer));
+    this.#handedIn++;
     while (left > 0) {
       const piece = await input.readUpTo(left);
       left -= piece.length;
       await forward(piece);
       this.#write(piece);
-      if (this.#waitingBytes > maxBehindBytes) await this.#caughtUpWithWire();
+      while (this.#waitingBytes > maxBehindBytes && !this.#failure) await this.#progress();
       if (this.#failure) throw this.#failure;
     }
   }
 
   /**
-   * Resolves once zlib has inflated everything handed to it and each rectangle has all its
-   * tiles; rejects on a broken stream or a rectangle whose data ended before its last tile.
+   * Resolves once every rectangle handed in so far has all its tiles in the framebuffer; rejects
+   * on a broken stream or a rectangle whose data ended before its last tile. Call it once the
+   * rectangles' data is all handed in (after `streamRect`).
    */
   async settled(): Promise<void> {
-    await this.#caughtUpWithWire();
-    if (this.#failure) throw this.#failure;
-    // zlib hands over a write's output before calling back, so every tile is in by now.
-    while (this.#rects[0]?.done) this.#rects.shift();
-    if (this.#rects.length > 0) {
-      this.#fail(new RfbProtocolError('ZRLE data ending before the last tile of its rectangle'));
-      throw this.#failure;
+    const target = this.#handedIn;
+    for (;;) {
+      this.#dropDone();
+      if (this.#failure) throw this.#failure;
+      if (this.#done >= target) return;
+      // zlib hands over a write's output before calling back: idle, it has inflated all it had.
+      if (!this.#writing) {
+        this.#fail(new RfbProtocolError('ZRLE data ending before the last tile of its rectangle'));
+        throw this.#failure;
+      }
+      await this.#progress();
     }
   }
 
@@ -203,15 +215,22 @@ export class ZrleDecoder {
       this.#waiting = [];
       this.#waitingBytes = 0;
       this.#inflate.write(batch, () => this.#written());
-      return;
+    } else {
+      this.#writing = false;
     }
-    this.#writing = false;
-    for (const resolve of this.#caughtUp.splice(0)) resolve();
+    for (const resolve of this.#onProgress.splice(0)) resolve();
   }
 
-  #caughtUpWithWire(): Promise<void> | undefined {
-    if (!this.#writing) return undefined;
-    return new Promise((resolve) => this.#caughtUp.push(resolve));
+  /** Resolves when zlib next finishes a write. */
+  #progress(): Promise<void> {
+    return new Promise((resolve) => this.#onProgress.push(resolve));
+  }
+
+  #dropDone(): void {
+    while (this.#rects[0]?.done) {
+      this.#rects.shift();
+      this.#done++;
+    }
   }
 
   /** Inflated bytes: the tiles of the oldest rectangle not done, then of the next. */
@@ -220,7 +239,7 @@ export class ZrleDecoder {
     try {
       let rest = piece;
       while (rest.length > 0) {
-        while (this.#rects[0]?.done) this.#rects.shift();
+        this.#dropDone();
         const rect = this.#rects[0];
         if (!rect) {
           throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
@@ -237,6 +256,6 @@ export class ZrleDecoder {
     this.#writing = false;
     this.#waiting = [];
     this.#waitingBytes = 0;
-    for (const resolve of this.#caughtUp.splice(0)) resolve();
+    for (const resolve of this.#onProgress.splice(0)) resolve();
   }
 }
