@@ -54,7 +54,8 @@ Options:
   --record-seconds 60  how long the Postern session of (2) and (3) is held in all
   --source-fps 60      frames a second the animation draws (0: as fast as it can)
   --no-recording       the role turns desktop recording off (record_session: {desktop: false}),
-                       to tell the relay's cost from the recorder's; (3) is not measured
+                       so Postern relays without decoding the screen, to tell the relay's cost
+                       from the recorder's and the decoder's; (3) is not measured
   --cpu-prof DIR       run postern with node --cpu-prof, the profile written to DIR at exit
                        (bench/profile-summary.mjs, or any .cpuprofile reader)
   -h, --help           this text`;

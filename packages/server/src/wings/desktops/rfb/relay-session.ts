@@ -19,6 +19,8 @@ export interface RelayEnds {
 
 export interface RelayPolicy {
   clipboard: { toDesktop: boolean; fromDesktop: boolean };
+  /** Keep the framebuffer's pixels current (default true); see ServerMessageReaderOptions. */
+  pixels?: boolean;
   onClipboard?(direction: 'to-desktop' | 'from-desktop', bytes: number, allowed: boolean): void;
 }
 
@@ -54,7 +56,7 @@ export class RelaySession {
       ends.desktopIn,
       framebuffer,
       (bytes) => ends.browserOut.write(bytes),
-      () => ends.browserOut.flush(),
+      { flush: () => ends.browserOut.flush(), pixels: policy.pixels },
     );
     this.#desktopToBrowser().catch((error: unknown) => this.#failed(error, 'the desktop'));
     void this.#updates.decodeFailed.then((error) => this.#failed(error, 'the desktop'));

@@ -2,7 +2,7 @@ import type { ByteInput } from './byte-input.js';
 import { readCutText } from './client-messages.js';
 import { readFence, type Fence } from './fence.js';
 import type { Framebuffer, Rect } from './framebuffer.js';
-import { encoding, rfbLimits, serverMessageType } from './protocol.js';
+import { checkedLength, encoding, rfbLimits, serverMessageType } from './protocol.js';
 import { RawRectWriter } from './raw-rect.js';
 import { RfbProtocolError } from './rfb-errors.js';
 import { screenBytes } from './screens.js';
@@ -36,6 +36,17 @@ export type ServerMessage =
 export type Forward = (bytes: Buffer) => Promise<void> | undefined;
 export type Flush = () => Promise<void> | undefined;
 
+export interface ServerMessageReaderOptions {
+  /** Called as an update's last byte is forwarded. */
+  flush?: Flush;
+  /**
+   * false: rectangles are checked and forwarded but not decoded, so the framebuffer follows the
+   * screen's size and not its pixels. For a session nobody records, where the copy would be
+   * read by no one: decoding ZRLE is most of what the relay costs (docs/desktops.md).
+   */
+  pixels?: boolean;
+}
+
 /**
  * Reads what a desktop sends after ServerInit, keeping `framebuffer` current. It expects the
  * proxy's pixel format (the relay set it before asking for any update) and only the encodings
@@ -59,6 +70,7 @@ export class ServerMessageReader {
   readonly #framebuffer: Framebuffer;
   readonly #forward: Forward;
   readonly #flush: Flush | undefined;
+  readonly #pixels: boolean;
   readonly #zrle = new ZrleDecoder();
   /** Resolves with the first failure found while an update decoded behind the reading. */
   readonly decodeFailed: Promise<Error>;
@@ -67,11 +79,17 @@ export class ServerMessageReader {
   /** The updates read but still decoding: resolves once the last has ended. Never rejects. */
   #decoding: Promise<void> = Promise.resolve();
 
-  constructor(input: ByteInput, framebuffer: Framebuffer, forward: Forward, flush?: Flush) {
+  constructor(
+    input: ByteInput,
+    framebuffer: Framebuffer,
+    forward: Forward,
+    options: ServerMessageReaderOptions = {},
+  ) {
     this.#input = input;
     this.#framebuffer = framebuffer;
     this.#forward = forward;
-    this.#flush = flush;
+    this.#flush = options.flush;
+    this.#pixels = options.pixels ?? true;
     this.decodeFailed = new Promise((resolve) => (this.#reportFailure = resolve));
   }
 
@@ -158,6 +176,10 @@ export class ServerMessageReader {
     switch (kind) {
       case encoding.raw: {
         framebuffer.checkInside(rect, 'a Raw rectangle');
+        if (!this.#pixels) {
+          await this.#stream(rect.width * rect.height * 4);
+          return rect.width > 0 && rect.height > 0;
+        }
         const writer = new RawRectWriter(rect, framebuffer);
         await this.#caughtUp();
         await this.#stream(writer.length, (piece) => writer.write(piece));
@@ -169,13 +191,22 @@ export class ServerMessageReader {
         await this.#forward(source);
         const [fromX, fromY] = [source.readUInt16BE(0), source.readUInt16BE(2)];
         framebuffer.checkInside({ ...rect, x: fromX, y: fromY }, 'a CopyRect source');
+        if (!this.#pixels) return rect.width > 0 && rect.height > 0;
         await this.#caughtUp();
         framebuffer.copy(rect, fromX, fromY);
         return rect.width > 0 && rect.height > 0;
       }
       case encoding.zrle:
         framebuffer.checkInside(rect, 'a ZRLE rectangle');
-        await this.#zrle.streamRect(rect, framebuffer, this.#input, this.#forward);
+        if (this.#pixels) {
+          await this.#zrle.streamRect(rect, framebuffer, this.#input, this.#forward);
+        } else {
+          const header = await this.#input.read(4);
+          await this.#forward(header);
+          await this.#stream(
+            checkedLength(header.readUInt32BE(0), rfbLimits.zrleBytes, 'ZRLE data'),
+          );
+        }
         return rect.width > 0 && rect.height > 0;
       case encoding.desktopSize:
         await this.#caughtUp();

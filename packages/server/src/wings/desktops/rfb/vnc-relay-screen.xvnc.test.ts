@@ -66,6 +66,25 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
     session.close('test over');
   });
 
+  it('with pixels off, forwards the screen undecoded and follows only its size', async () => {
+    const { session, client } = await relayTo(xvnc, { pixels: false });
+    await client.until(() => client.resizable, 'ExtendedDesktopSize from Xvnc');
+    await xvnc.exec('xsetroot', ['-solid', '#605040']);
+    await client.until(
+      () => allOneColour(client.framebuffer, [0x60, 0x50, 0x40]),
+      'the browser’s screen in #605040',
+    );
+    // The proxy's copy was never painted: opaque black, as it starts.
+    expect(allOneColour(session.framebuffer, [0, 0, 0])).toBe(true);
+    client.setDesktopSize(720, 400);
+    await until(() => session.framebuffer.width === 720, 'the proxy’s copy at 720×400');
+    await client.until(() => client.framebuffer.width === 720, 'the browser at 720×400');
+    expect(session.framebuffer.height).toBe(400);
+    client.setDesktopSize(640, 480);
+    await until(() => session.framebuffer.width === 640, 'back at 640×480');
+    session.close('test over');
+  });
+
   it('decodes ZRLE to exactly the X server’s screen (xwd), as a Raw-only session sees it', async () => {
     const [width, height, left, top] = [300, 200, 20, 30];
     const image = everyKindOfTile(width, height);

@@ -18,6 +18,11 @@ export interface VncRelayOptions {
   password?: string;
   clipboard: { toDesktop: boolean; fromDesktop: boolean };
   onClipboard?(direction: 'to-desktop' | 'from-desktop', bytes: number, allowed: boolean): void;
+  /**
+   * Keep `framebuffer`'s pixels current (default true). A session nobody records passes false:
+   * its updates are checked and forwarded without being decoded, and only the size is followed.
+   */
+  pixels?: boolean;
   /** What the browser is told (ServerInit name); default the server's. */
   desktopName?: string;
   /**
@@ -91,7 +96,7 @@ export async function startVncRelay(options: VncRelayOptions): Promise<VncSessio
   const session = new RelaySession(
     { browser, desktop, browserIn, browserOut, desktopIn, desktopOut },
     framebuffer,
-    { clipboard: options.clipboard, onClipboard: options.onClipboard },
+    { clipboard: options.clipboard, onClipboard: options.onClipboard, pixels: options.pixels },
   );
   return {
     framebuffer,

@@ -8,6 +8,7 @@ import { openDesktopSocket } from '../../../testing/desktop-socket.testkit.js';
 import { freePort } from '../../../testing/sshd.testkit.js';
 import { startXvnc, type RunningXvnc } from '../../../testing/xvnc.testkit.js';
 import { TestRfbClient } from '../rfb/rfb-client.testkit.js';
+import { allOneColour } from '../rfb/xvnc-relay.testkit.js';
 
 // The desktop connect socket end to end against a real TigerVNC Xvnc: the in-band sign-in, the
 // roles' labels and logins, the proxy signing in with the resource's password, the live session
@@ -161,6 +162,12 @@ describe('the desktop connect socket', () => {
     expect(opened.answer.status).toBe('ok');
     const client = await TestRfbClient.connect(opened.rfb);
     await client.until(() => client.updates > 0, 'the first update');
+    // Unrecorded, the proxy leaves the pixels undecoded; the browser still gets every change.
+    await xvnc.exec('xsetroot', ['-solid', '#507090']);
+    await client.until(
+      () => allOneColour(client.framebuffer, [0x50, 0x70, 0x90]),
+      'the browser’s screen in #507090',
+    );
     const copy = xvnc.run('xclip', ['-selection', 'clipboard', '-quiet'], {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
@@ -179,6 +186,12 @@ describe('the desktop connect socket', () => {
     const opened = await openDesktop(dev, 'build-box', 'dev');
     const client = await TestRfbClient.connect(opened.rfb);
     await client.until(() => client.updates > 0, 'the first update');
+    // Unrecorded, the proxy leaves the pixels undecoded; the browser still gets every change.
+    await xvnc.exec('xsetroot', ['-solid', '#507090']);
+    await client.until(
+      () => allOneColour(client.framebuffer, [0x50, 0x70, 0x90]),
+      'the browser’s screen in #507090',
+    );
     const copy = xvnc.run('xclip', ['-selection', 'clipboard', '-quiet'], {
       stdio: ['pipe', 'ignore', 'ignore'],
     });

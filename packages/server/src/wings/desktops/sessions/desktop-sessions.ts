@@ -175,6 +175,8 @@ class LiveDesktop {
       browser: connection.browser,
       desktop: connection.desktop,
       password: desktop.spec.vnc_password,
+      // Only the recorder reads the screen's pixels: unrecorded, the relay leaves them alone.
+      pixels: grant.record,
       clipboard: { toDesktop: grant.clipboard, fromDesktop: grant.clipboard },
       onClipboard: (direction, bytes, allowed) => this.clipboard(direction, bytes, allowed),
       desktopName: desktop.metadata.name,
