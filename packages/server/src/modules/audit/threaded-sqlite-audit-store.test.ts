@@ -163,9 +163,15 @@ describe('sqlite audit store with a writer thread', () => {
 
   it('refuses writes once closed, and a new store on the file carries the chain on', async () => {
     const store = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
-    await store.emit(statement(0));
-    await store.close();
-    await expect(store.emit(statement(1))).rejects.toThrow(/closed/);
+    const taken = store.emit(statement(0));
+    const closing = store.close();
+    // From the call on, not only once the writer has stopped; one close for both callers.
+    await expect(store.emit(statement(1))).rejects.toThrow('the audit store is closed');
+    expect(store.close()).toBe(closing);
+    await closing;
+    // The write taken before the close was written, not dropped.
+    await taken;
+    await expect(store.emit(statement(1))).rejects.toThrow('the audit store is closed');
     const again = new ThreadedSqliteAuditStore(file, 'c', { workerEntry });
     try {
       await again.emit(statement(2));

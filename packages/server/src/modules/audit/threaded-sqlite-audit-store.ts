@@ -57,7 +57,7 @@ export class ThreadedSqliteAuditStore implements AuditStore, AuditChainSource {
     { resolve(reply: WriterReply): void; reject(e: Error): void }
   >();
   #nextId = 1;
-  #closing = false;
+  #closed: Promise<void> | undefined;
 
   constructor(
     path: string,
@@ -91,8 +91,7 @@ export class ThreadedSqliteAuditStore implements AuditStore, AuditChainSource {
   }
 
   async removeOlderThan(cutoff: Date, batchSize: number): Promise<number> {
-    const reply = await this.#call({ op: 'remove', cutoffMs: cutoff.getTime(), batchSize });
-    return reply.ok ? (reply.removed ?? 0) : 0;
+    return (await this.#call({ op: 'remove', cutoffMs: cutoff.getTime(), batchSize })).removed ?? 0;
   }
 
   chainState(): Promise<ChainState> {
@@ -103,21 +102,34 @@ export class ThreadedSqliteAuditStore implements AuditStore, AuditChainSource {
     return this.#reader.chainRows(afterId, limit);
   }
 
-  /** Waits for the writes already taken, stops the writer, and closes the reading side. */
-  async close(): Promise<void> {
-    if (this.#closing) return;
+  /**
+   * Waits for the writes already taken, stops the writer, and closes the reading side. Writes
+   * from the moment it is called are refused; a second call gets the first one's promise.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#shutDown();
+    return this.#closed;
+  }
+
+  async #shutDown(): Promise<void> {
     const worker = this.#worker;
-    if (worker) await this.#call({ op: 'close' }).catch(() => undefined);
-    this.#closing = true;
+    // The writer takes messages in order: the close comes after every write already sent.
+    if (worker) await this.#send(worker, { op: 'close' }).catch(() => undefined);
     this.#worker = undefined;
     await worker?.terminate();
     await this.#reader.close();
   }
 
   #call(request: DistributiveOmit<WriterRequest, 'id'>): Promise<WriterReply & { ok: true }> {
-    if (this.#closing) return Promise.reject(new Error('the audit store is closed'));
+    if (this.#closed) return Promise.reject(new Error('the audit store is closed'));
+    return this.#send(this.#ensureWorker(), request);
+  }
+
+  #send(
+    worker: Worker,
+    request: DistributiveOmit<WriterRequest, 'id'>,
+  ): Promise<WriterReply & { ok: true }> {
     const id = this.#nextId++;
-    const worker = this.#ensureWorker();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, {
         resolve: (reply) => (reply.ok ? resolve(reply) : reject(rebuildError(reply.error))),
