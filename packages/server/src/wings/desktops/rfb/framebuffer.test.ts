@@ -28,6 +28,21 @@ describe('Framebuffer', () => {
     expect(reds(up)).toEqual([0, 3, 4, 3, 6, 7, 6, 9, 10, 9, 10, 11]);
   });
 
+  it('puts words into a rectangle row by row, and still after a resize', () => {
+    // Words laid out R, G, B, A in memory, as the decoders make them, whatever the byte order.
+    const words = (...red: number[]) => {
+      const out = new Uint32Array(red.length);
+      new Uint8Array(out.buffer).set(red.flatMap((r) => [r, 0, 0, 255]));
+      return out;
+    };
+    const framebuffer = numbered(4, 3);
+    framebuffer.putWords({ x: 1, y: 1, width: 2, height: 2 }, words(20, 21, 22, 23));
+    expect(reds(framebuffer)).toEqual([0, 1, 2, 3, 4, 20, 21, 7, 8, 22, 23, 11]);
+    framebuffer.resize(5, 2);
+    framebuffer.putWords({ x: 3, y: 0, width: 2, height: 2 }, words(30, 31, 32, 33));
+    expect(reds(framebuffer)).toEqual([0, 1, 2, 30, 31, 4, 20, 21, 32, 33]);
+  });
+
   it('keeps what still fits on a resize', () => {
     const framebuffer = numbered(3, 2);
     framebuffer.resize(2, 3);

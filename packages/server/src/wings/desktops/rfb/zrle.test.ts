@@ -15,9 +15,12 @@ const cpixels = (...colours: Rgb[]) => colours.flat();
 
 /** Decodes one tile and returns its pixels as RGB triples, row by row. */
 function tile(bytes: number[], width: number, height: number): Rgb[] {
-  const out = new Uint8Array(width * height * 4);
-  const end = decodeZrleTile(Buffer.from(bytes), 0, width, height, out);
+  const words = new Uint32Array(width * height);
+  const end = decodeZrleTile(Buffer.from(bytes), 0, width, height, words);
   expect(end).toBe(bytes.length);
+  const out = new Uint8Array(words.buffer);
+  // Every pixel opaque, whatever its sub-encoding.
+  expect(out.filter((_, i) => i % 4 === 3).every((alpha) => alpha === 255)).toBe(true);
   return Array.from({ length: width * height }, (_, i) => [
     out[i * 4]!,
     out[i * 4 + 1]!,
@@ -78,7 +81,7 @@ describe('ZRLE tiles', () => {
 
   it('waits for more bytes at every cut of a tile, then decodes it', () => {
     const bytes = Buffer.from([131, ...cpixels(red, green, blue), 2, 0x80, ...run(300), 1]);
-    const out = new Uint8Array(302 * 4);
+    const out = new Uint32Array(302);
     for (let cut = 0; cut < bytes.length; cut++) {
       expect(decodeZrleTile(bytes.subarray(0, cut), 0, 302, 1, out)).toBeUndefined();
     }
@@ -98,7 +101,7 @@ describe('ZRLE tiles', () => {
     ['a palette run past the tile', [130, ...cpixels(red, green), 0x81, ...run(9)], 'run longer'],
     ['a stream of 255s', [128, ...red, ...Array(100).fill(255)], 'run longer'],
   ])('refuses %s', (_name, bytes, message) => {
-    const out = new Uint8Array(4 * 4);
+    const out = new Uint32Array(4);
     expect(() => decodeZrleTile(Buffer.from(bytes), 0, 2, 2, out)).toThrow(RfbProtocolError);
     expect(() => decodeZrleTile(Buffer.from(bytes), 0, 2, 2, out)).toThrow(message);
   });

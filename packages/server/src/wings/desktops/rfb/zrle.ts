@@ -10,7 +10,7 @@ import { decodeZrleTile, zrleTileSide } from './zrle-tile.js';
  * decoded and copied out in one go (a rectangle each had cost a 16 KiB allocation, and
  * TigerVNC sends tens of rectangles an update).
  */
-const scratch = new Uint8Array(zrleTileSide * zrleTileSide * 4);
+const scratch = new Uint32Array(zrleTileSide * zrleTileSide);
 const empty = Buffer.alloc(0);
 
 /**
@@ -56,7 +56,7 @@ export class ZrleRectTiles {
       const tile = this.#tile(this.#next);
       const end = decodeZrleTile(bytes, at, tile.width, tile.height, scratch);
       if (end === undefined) break;
-      this.#framebuffer.putRgba(tile, scratch);
+      this.#framebuffer.putWords(tile, scratch);
       at = end;
       this.#next++;
     }
