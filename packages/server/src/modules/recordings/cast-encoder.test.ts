@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CastEncoder } from './cast-encoder.js';
@@ -101,6 +102,26 @@ describe('CastEncoder', () => {
     expect(stored.member.length).toBeGreaterThan(text.length);
     expect(compressed.member.length).toBeLessThan(text.length / 10);
     expect(gunzipSync(stored.member)).toEqual(gunzipSync(compressed.member));
+  });
+
+  it('probes: compresses a member whose sample halves, stores one whose sample does not', async () => {
+    const noise = Buffer.from(randomBytes(192 * 1024).toString('base64'));
+    const text = Buffer.from('the same line again\r\n'.repeat(10_000));
+    const enc = encoder();
+    const probe = async (bytes: Buffer, recording: number) => {
+      const h = new HeldEvents();
+      h.output(0, bytes);
+      const { events, blocks } = h.take();
+      return enc.encode(events, blocks, 'probe', { recording, seed: 's' });
+    };
+    const incompressible = await probe(noise, 1);
+    const compressible = await probe(text, 2);
+    // Stored: the member is the cast line and gzip's framing, larger than the output.
+    expect(incompressible.member.length).toBeGreaterThan(noise.length);
+    expect(gunzipSync(incompressible.member).toString()).toBe(
+      `${JSON.stringify([0, 'o', noise.toString()])}\n`,
+    );
+    expect(compressible.member.length).toBeLessThan(text.length / 10);
   });
 
   it('answers in order, rejects a bad request alone, and keeps working', async () => {

@@ -15,6 +15,9 @@ import { storedGzipMember } from './stored-gzip.js';
  * A UTF-8 character split between two outputs (two reads of the SSH channel) is held back and
  * recorded whole with the next one (cast-line.ts), not as two U+FFFD.
  */
+/** What a `probe` member (MemberLevel) compresses to decide. */
+const probeSampleBytes = 32 * 1024;
+
 const workerSource = `
 const { parentPort } = require('node:worker_threads');
 const { isUtf8 } = require('node:buffer');
@@ -49,6 +52,19 @@ function outputLine(recording, t, bytes, lines) {
   }
   lines.push(lineEnd);
 }
+const probeSampleBytes = ${probeSampleBytes};
+function encodeMember(cast, level) {
+  if (level === 0) return storedGzipMember(cast, crc32);
+  if (level === 'probe') {
+    // Level 1 crawls on output that does not compress; its first 32 KiB tell whether to try.
+    if (cast.length > 2 * probeSampleBytes) {
+      const sample = gzipSync(cast.subarray(0, probeSampleBytes), { level: 1 });
+      if (sample.length > probeSampleBytes / 2) return storedGzipMember(cast, crc32);
+    }
+    level = 1;
+  }
+  return gzipSync(cast, { level, chunkSize: 256 * 1024 });
+}
 parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) => {
   if (op === 'forget') { chains.delete(recording); tails.delete(recording); return; }
   try {
@@ -63,7 +79,7 @@ parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) =>
       outputLine(recording, e.t, block.subarray(e.start, e.end), lines);
     }
     const cast = lines.length === 1 ? lines[0] : Buffer.concat(lines);
-    const member = level === 0 ? storedGzipMember(cast, crc32) : gzipSync(cast, { level, chunkSize: 256 * 1024 });
+    const member = encodeMember(cast, level);
     const chain = createHash('sha256').update(previous).update(member).digest('hex');
     chains.set(recording, chain);
     // Handed over whole when it owns its memory; a small one may sit in Buffer's shared pool.
@@ -80,6 +96,14 @@ parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) =>
  * One event of a member: output is a range of one of the member's blocks, resizes and markers
  * are text, and `line` is a whole line written as it is (the cast's header).
  */
+/**
+ * How a member is made: stored (0), compressed at level 1, or `probe`: compressed only if a
+ * sample of it halves at level 1, else stored. A recorder storing incompressible output probes
+ * now and then whether it compresses again; compressing a whole member of base64 at level 1
+ * to find out took about as long as escaping it.
+ */
+export type MemberLevel = 0 | 1 | 'probe';
+
 export type CastEvent =
   | { t: number; kind: 'o'; block: number; start: number; end: number }
   | { t: number; kind: 'r' | 'm'; text: string }
@@ -124,7 +148,7 @@ export class CastEncoder {
   encode(
     events: CastEvent[],
     blocks: Uint8Array[],
-    level: number,
+    level: MemberLevel,
     of: MemberOf,
   ): Promise<EncodedMember> {
     const id = this.nextId++;

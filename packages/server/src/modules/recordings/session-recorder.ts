@@ -230,7 +230,8 @@ export class SessionRecorder {
    * Hands what is held to the encoder as one member. Level 1 compresses terminal text about
    * eightfold at over 200 MiB/s, but crawls (about 40 MiB/s) on output that does not compress
    * (base64, binary noise). Members of such output are stored (level 0, several hundred MiB/s);
-   * every 16th is compressed to see whether the output compresses again.
+   * every 16th probes whether the output compresses again: its first 32 KiB are compressed, and
+   * the member too only if they halved (cast-encoder.ts, MemberLevel).
    */
   private flush(): void {
     clearTimeout(this.timer);
@@ -247,7 +248,9 @@ export class SessionRecorder {
     // Encoding starts now, in parallel with earlier members' writes; writing waits its turn.
     // The first member (the header's) starts the encoder's chain from the seed.
     const seed = this.requested++ === 0 ? { seed: this.chain } : {};
-    const encoded = this.encoder.encode(events, blocks, probe ? 1 : 0, {
+    // Storing, a probe compresses only if a sample says the output compresses again.
+    const level = !this.storing ? 1 : probe ? 'probe' : 0;
+    const encoded = this.encoder.encode(events, blocks, level, {
       recording: this.encoderRecording,
       ...seed,
     });
