@@ -75,12 +75,20 @@ export interface ScreenMirrorOptions {
   flushDelayMs?: number;
 }
 
+const blockBytes = 65536;
+
 /** Output of one session waiting for the next batch, in blocks this mirror owns. */
 class Pending {
   blocks: Uint8Array[] = [];
   /** Bytes used in the last block. */
   used = 0;
   bytes = 0;
+  /**
+   * A block dropped from the front, never handed over, for the next one: in a flood nearly all
+   * output is dropped unparsed, and a new zeroed block for each 64 KiB of it (and its garbage)
+   * cost the event loop more than copying the output did.
+   */
+  #spare: Uint8Array | undefined;
 
   append(data: Uint8Array, limit: number): void {
     let last = this.blocks.at(-1);
@@ -88,7 +96,9 @@ class Pending {
     while (offset < data.length) {
       if (!last || this.used === last.length) {
         // Unpooled memory, so each block's ArrayBuffer can be transferred to the worker whole.
-        last = new Uint8Array(Math.max(this.bytes === 0 ? 4096 : 65536, data.length - offset));
+        const size = Math.max(this.bytes === 0 ? 4096 : blockBytes, data.length - offset);
+        last = size === blockBytes && this.#spare ? this.#spare : new Uint8Array(size);
+        if (last === this.#spare) this.#spare = undefined;
         this.blocks.push(last);
         this.used = 0;
       }
@@ -100,7 +110,9 @@ class Pending {
     }
     // Drop whole blocks from the front while what stays is still over the limit.
     while (this.blocks.length > 1 && this.bytes - this.blocks[0]!.length >= limit) {
-      this.bytes -= this.blocks.shift()!.length;
+      const dropped = this.blocks.shift()!;
+      this.bytes -= dropped.length;
+      if (dropped.length === blockBytes) this.#spare = dropped;
     }
   }
 
