@@ -192,6 +192,27 @@ describe('server messages', () => {
     reader.close();
   });
 
+  it('fails the reader, never the process, when an update listener throws', async () => {
+    const framebuffer = new Framebuffer(8, 8);
+    framebuffer.onUpdate(() => {
+      throw new Error('the listener broke');
+    });
+    const bytes = Buffer.concat([
+      encodeUpdateHeader(1),
+      raw({ x: 0, y: 0, width: 1, height: 1 }, [1, 2, 3]),
+      Buffer.from([serverMessageType.bell]),
+    ]);
+    const reader = new ServerMessageReader(
+      choppedInput(bytes, 1, 64),
+      framebuffer,
+      () => undefined,
+    );
+    expect((await reader.next()).type).toBe('update');
+    expect((await reader.decodeFailed).message).toBe('the listener broke');
+    await expect(reader.next()).rejects.toThrow('the listener broke');
+    reader.close();
+  });
+
   it('refuses an unknown message type', async () => {
     await expect(readAll(Buffer.from([149]), new Framebuffer(8, 8))).rejects.toThrow(
       'unknown type 149',

@@ -154,13 +154,13 @@ export class ServerMessageReader {
   /** Ends the update once its tiles are in, after the updates before it. */
   #endBehind(painted: Rect[]): void {
     const tiles = this.#zrle.settled();
-    this.#decoding = Promise.all([this.#decoding, tiles]).then(
-      () => this.#framebuffer.endUpdate(painted),
-      (error: Error) => {
+    // A listener that throws fails the session as a broken stream does, never the process.
+    this.#decoding = Promise.all([this.#decoding, tiles])
+      .then(() => this.#framebuffer.endUpdate(painted))
+      .catch((error: Error) => {
         this.#failure ??= error;
         this.#reportFailure(this.#failure);
-      },
-    );
+      });
   }
 
   /** Waits for every tile and update before a change that is not ZRLE (it may read them). */
