@@ -84,6 +84,50 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       }
     });
 
+    it('lists a blob whose upload ends between its reads of the spool and of the store', async () => {
+      const { store, spool, root } = await spooledStore(kind);
+      await store.init();
+      try {
+        // The upload waits until the first of the two reads is over, then runs to its end.
+        const target = store.target as LocalDirBlobStore;
+        const put = target.put.bind(target);
+        let allowUpload!: () => void;
+        const uploadAllowed = new Promise<void>((resolve) => (allowUpload = resolve));
+        target.put = async (name, data) => {
+          await uploadAllowed;
+          return put(name, data);
+        };
+        const writer = store.append('race.cast.gz');
+        writer.write('whole');
+        await finish(writer);
+        let firstListed!: () => void;
+        const firstOver = new Promise<void>((resolve) => (firstListed = resolve));
+        let reads = 0;
+        const uploaded = firstOver.then(async () => {
+          allowUpload();
+          while (await spool.entry('race.cast.gz')) await new Promise((r) => setTimeout(r, 10));
+        });
+        const hook =
+          <T>(read: (prefix?: string) => Promise<T>) =>
+          async (prefix?: string): Promise<T> => {
+            if (reads++ > 0) {
+              await uploaded;
+              return read(prefix);
+            }
+            const answer = await read(prefix);
+            firstListed();
+            return answer;
+          };
+        target.list = hook(target.list.bind(target));
+        spool.list = hook(spool.list.bind(spool));
+        expect(await store.list('race.')).toEqual(['race.cast.gz']);
+        expect(await target.stat('race.cast.gz')).toEqual({ size: 5 });
+      } finally {
+        await store.close();
+        await rm(root, { recursive: true, force: true });
+      }
+    });
+
     it('another proxy adopts a dead proxy’s open append with what was flushed, and uploads it', async () => {
       const a = await spooledStore(kind, 'proxy-a');
       const b = await spooledStore(kind, 'proxy-b', a.root);

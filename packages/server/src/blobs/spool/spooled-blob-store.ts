@@ -129,11 +129,14 @@ export class SpooledBlobStore implements BlobStore {
     return this.spool.entry(name);
   }
 
+  /**
+   * The spool is read first, then the store: an upload puts the object before it removes the
+   * spool's entry, so a blob uploaded meanwhile is in one answer or the other. Read together,
+   * an upload finishing between the two reads left the blob out of both.
+   */
   async list(prefix = ''): Promise<string[]> {
-    const [stored, spooled] = await Promise.all([
-      this.target.list(prefix),
-      this.spool.list(prefix),
-    ]);
+    const spooled = await this.spool.list(prefix);
+    const stored = await this.target.list(prefix);
     return [...new Set([...stored, ...spooled.map((entry) => entry.name)])].sort();
   }
 
