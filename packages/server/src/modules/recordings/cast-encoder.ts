@@ -2,6 +2,9 @@ import { Worker } from 'node:worker_threads';
 import { incompleteUtf8Tail } from './cast-line.js';
 import { storedGzipMember } from './stored-gzip.js';
 
+/** What a `probe` member (MemberLevel) compresses to decide. */
+const probeSampleBytes = 32 * 1024;
+
 /**
  * Turns held recording events into asciicast lines and one gzip member, on ONE worker thread
  * shared by every recording in the process. JSON-escaping terminal output and compressing it
@@ -15,9 +18,6 @@ import { storedGzipMember } from './stored-gzip.js';
  * A UTF-8 character split between two outputs (two reads of the SSH channel) is held back and
  * recorded whole with the next one (cast-line.ts), not as two U+FFFD.
  */
-/** What a `probe` member (MemberLevel) compresses to decide. */
-const probeSampleBytes = 32 * 1024;
-
 const workerSource = `
 const { parentPort } = require('node:worker_threads');
 const { isUtf8 } = require('node:buffer');
@@ -93,10 +93,6 @@ parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) =>
 `;
 
 /**
- * One event of a member: output is a range of one of the member's blocks, resizes and markers
- * are text, and `line` is a whole line written as it is (the cast's header).
- */
-/**
  * How a member is made: stored (0), compressed at level 1, or `probe`: compressed only if a
  * sample of it halves at level 1, else stored. A recorder storing incompressible output probes
  * now and then whether it compresses again; compressing a whole member of base64 at level 1
@@ -104,6 +100,10 @@ parentPort.on('message', ({ op, id, recording, seed, events, blocks, level }) =>
  */
 export type MemberLevel = 0 | 1 | 'probe';
 
+/**
+ * One event of a member: output is a range of one of the member's blocks, resizes and markers
+ * are text, and `line` is a whole line written as it is (the cast's header).
+ */
 export type CastEvent =
   | { t: number; kind: 'o'; block: number; start: number; end: number }
   | { t: number; kind: 'r' | 'm'; text: string }

@@ -13,8 +13,8 @@ import { decodeScreens, encodeScreens, screenBytes, type Screen } from './screen
 
 /**
  * Client-to-server messages (RFC 6143 §7.5, and SetDesktopSize, EnableContinuousUpdates and Fence
- * from rfbproto §7.5.8–10). Each
- * parsed message keeps its bytes as read (`wire`) so the relay forwards exactly what came.
+ * from rfbproto §7.5.8–10). Each parsed message keeps its bytes as read (`wire`) so the relay
+ * forwards exactly what came.
  */
 export type ClientMessage =
   | { type: 'set-pixel-format'; format: PixelFormat; wire: Buffer }

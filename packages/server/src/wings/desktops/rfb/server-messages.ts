@@ -10,10 +10,9 @@ import { ZrleDecoder } from './zrle.js';
 
 /**
  * Server-to-client messages (RFC 6143 §7.6, and EndOfContinuousUpdates and Fence from rfbproto
- * §7.7.3–4). A FramebufferUpdate can be as large as the screen,
- * so it is never held whole: it goes to `forward` piece by piece as it is read, and into the
- * framebuffer as it is decoded. The other messages are small and come back whole (`wire`) for
- * the caller to forward or drop.
+ * §7.7.3–4). A FramebufferUpdate can be as large as the screen, so it is never held whole: it
+ * goes to `forward` piece by piece as it is read, and into the framebuffer as it is decoded. The
+ * other messages are small and come back whole (`wire`) for the caller to forward or drop.
  */
 export type ServerMessage =
   | {
