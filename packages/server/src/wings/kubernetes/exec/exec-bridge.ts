@@ -17,6 +17,9 @@ export async function bridgeExec(
   if (server.stdin && client.stdin) server.stdin.pipe(client.stdin);
   // A channel nobody reads would hold the whole connection back.
   else server.stdin?.resume();
+  // WebSocket on both sides: output messages pass whole (the channel bytes are the same in v4
+  // and v5), neither taken apart into streams nor copied; the streams below then only end.
+  if (server.outputSink && client.divertOutput) client.divertOutput(server.outputSink);
   const relayed = [relay(client.stdout, server.stdout), relay(client.stderr, server.stderr)];
   void server.closed.then(() => client.close());
   const status = await client.status;

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExecRequest } from './exec-request.js';
 import type { RemoteCommandProtocol, TerminalSize } from './protocol.js';
 import type { Status } from '../httpstream/status.js';
+import type { ChannelMessageSink } from './ws-channels.js';
 
 export type RemoteCommandTransport = 'websocket' | 'spdy';
 
@@ -18,6 +19,11 @@ export interface ExecServerSession {
   readonly stdin?: Readable;
   readonly stdout?: Writable;
   readonly stderr?: Writable;
+  /**
+   * WebSocket only: sends whole stdout and stderr messages as another WebSocket session's
+   * `divertOutput` hands them, paced as `stdout` is and ordered with it and the status.
+   */
+  readonly outputSink?: ChannelMessageSink;
   /** Called with each size the client sends (a tty only); the first comes right after start. */
   onResize(listener: (size: TerminalSize) => void): void;
   /**
@@ -42,6 +48,12 @@ export interface ExecClientSession {
   readonly stdin?: Writable;
   readonly stdout?: Readable;
   readonly stderr?: Readable;
+  /**
+   * WebSocket only: stdout and stderr messages go to `sink` whole, as they came, and the
+   * `stdout`/`stderr` streams only end. A relay to a WebSocket peer then neither takes the
+   * messages apart nor copies them.
+   */
+  divertOutput?(sink: ChannelMessageSink): void;
   resize(width: number, height: number): void;
   readonly status: Promise<Status>;
   close(): void;

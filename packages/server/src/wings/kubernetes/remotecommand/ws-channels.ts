@@ -24,11 +24,19 @@ const sendBufferLimit = 512 * 1024;
 const readerBufferBytes = 512 * 1024;
 
 /**
- * One outgoing channel as a Writable. Each chunk goes out as messages at once; the write
- * completes at once while the socket holds little unsent, and once the socket took it when it
- * holds more, so a slow peer holds the writer back (the WebSocket has no window of its own)
- * without a round trip per message on a fast one.
+ * Sends one message. True while the socket holds little unsent; otherwise false, and `whenSent`
+ * is called once this message has left (or the socket failed): a slow peer holds the sender
+ * back (the WebSocket has no window of its own) without a round trip per message on a fast one.
  */
+function sendPaced(socket: WebSocket, message: Buffer, whenSent: () => void): boolean {
+  let waiting = false;
+  socket.send(message, { binary: true }, () => waiting && whenSent());
+  if (socket.bufferedAmount <= sendBufferLimit) return true;
+  waiting = true;
+  return false;
+}
+
+/** One outgoing channel as a Writable: each chunk goes out as messages at once, paced. */
 export class ChannelWriter extends Writable {
   constructor(
     private readonly socket: WebSocket,
@@ -40,16 +48,14 @@ export class ChannelWriter extends Writable {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
     // A closed socket drops the write: the session's `closed` says the peer is gone.
-    if (this.socket.readyState !== this.socket.OPEN) return callback();
-    let waiting = false;
-    for (let offset = 0; offset < chunk.length; offset += maxPayloadBytes) {
-      const end = Math.min(chunk.length, offset + maxPayloadBytes);
-      const last = end === chunk.length;
-      const message = channelMessage(this.channel, chunk.subarray(offset, end));
-      this.socket.send(message, { binary: true }, last ? () => waiting && callback() : undefined);
+    if (this.socket.readyState !== this.socket.OPEN || chunk.length === 0) return callback();
+    let offset = 0;
+    for (; chunk.length - offset > maxPayloadBytes; offset += maxPayloadBytes) {
+      const payload = chunk.subarray(offset, offset + maxPayloadBytes);
+      this.socket.send(channelMessage(this.channel, payload), { binary: true });
     }
-    if (this.socket.bufferedAmount <= sendBufferLimit) callback();
-    else waiting = true;
+    const last = channelMessage(this.channel, chunk.subarray(offset));
+    if (sendPaced(this.socket, last, callback)) callback();
   }
 
   override _final(callback: () => void): void {
@@ -59,11 +65,29 @@ export class ChannelWriter extends Writable {
 }
 
 /**
- * The incoming channels: one Readable each. When a reader falls behind the socket is paused
- * (every channel shares it), and resumed once all readers caught up.
+ * Where whole channel messages (channel byte first) go when two WebSocket sessions are joined
+ * as they are. `send` returns false when the sender should wait for `whenSent`.
+ */
+export interface ChannelMessageSink {
+  send(message: Buffer, whenSent: () => void): boolean;
+}
+
+/** Whole messages sent on `socket`, paced as a ChannelWriter is. */
+export function channelMessageSink(socket: WebSocket): ChannelMessageSink {
+  return {
+    send: (message, whenSent) =>
+      socket.readyState !== socket.OPEN || sendPaced(socket, message, whenSent),
+  };
+}
+
+/**
+ * The incoming channels: one Readable each, or a sink that takes a channel's messages whole.
+ * When a reader or sink falls behind the socket is paused (every channel shares it), and
+ * resumed once all caught up.
  */
 export class ChannelReaders {
   readonly #readers = new Map<number, Readable>();
+  readonly #sinks = new Map<number, ChannelMessageSink>();
   readonly #behind = new Set<number>();
 
   constructor(
@@ -83,14 +107,27 @@ export class ChannelReaders {
     return this.#readers.get(channel);
   }
 
-  /** A message's payload for `channel`; false when nobody reads that channel. */
-  deliver(channel: number, payload: Buffer): boolean {
+  /**
+   * From now on the channels' messages go to `sink` as they came, channel byte and all; their
+   * Readables only end, with the socket.
+   */
+  divert(channels: number[], sink: ChannelMessageSink): void {
+    for (const channel of channels) this.#sinks.set(channel, sink);
+  }
+
+  /** A message (channel byte, payload); false when nobody reads its channel. */
+  deliver(message: Buffer): boolean {
+    const channel = message[0]!;
+    const sink = this.#sinks.get(channel);
+    if (sink) {
+      if (message.length > 1 && !sink.send(message, () => this.#caughtUp(channel))) {
+        this.#fellBehind(channel);
+      }
+      return true;
+    }
     const reader = this.#readers.get(channel);
     if (!reader || reader.readableEnded || reader.destroyed) return false;
-    if (payload.length > 0 && !reader.push(payload)) {
-      this.#behind.add(channel);
-      this.socket.pause();
-    }
+    if (message.length > 1 && !reader.push(message.subarray(1))) this.#fellBehind(channel);
     return true;
   }
 
@@ -103,6 +140,11 @@ export class ChannelReaders {
 
   endAll(): void {
     for (const channel of this.#readers.keys()) this.end(channel);
+  }
+
+  #fellBehind(channel: number): void {
+    this.#behind.add(channel);
+    this.socket.pause();
   }
 
   #caughtUp(channel: number): void {

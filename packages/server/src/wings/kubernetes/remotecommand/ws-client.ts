@@ -44,7 +44,7 @@ export function execOverWebSocket(
     } else if (bytes[0] === channel.close) {
       readers.end(payload[0] ?? -1);
     } else {
-      readers.deliver(bytes[0]!, payload);
+      readers.deliver(bytes);
     }
   });
   socket.on('error', () => socket.terminate());
@@ -67,6 +67,7 @@ export function execOverWebSocket(
     stdin,
     stdout: readers.get(channel.stdout),
     stderr: readers.get(channel.stderr),
+    divertOutput: (sink) => readers.divert(outputs, sink),
     resize: (width, height) => {
       if (!request.tty || socket.readyState !== socket.OPEN) return;
       socket.send(channelMessage(channel.resize, encodeResize({ width, height })));

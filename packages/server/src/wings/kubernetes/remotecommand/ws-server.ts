@@ -7,7 +7,12 @@ import { channel, streamProtocolV5, type RemoteCommandProtocol } from './protoco
 import { ResizeDecoder } from './resize.js';
 import type { ExecServerSession } from './session.js';
 import type { Status } from '../httpstream/status.js';
-import { ChannelReaders, ChannelWriter, channelMessage } from './ws-channels.js';
+import {
+  ChannelReaders,
+  ChannelWriter,
+  channelMessage,
+  channelMessageSink,
+} from './ws-channels.js';
 
 /** How long `finish` waits for the client to answer the close before cutting the socket. */
 const closeGraceMs = 2_000;
@@ -35,7 +40,7 @@ export function serveExecOverWebSocket(
     const payload = bytes.subarray(1);
     switch (bytes[0]) {
       case channel.stdin:
-        readers.deliver(channel.stdin, payload);
+        readers.deliver(bytes);
         return;
       case channel.resize:
         if (request.tty) for (const size of decoder.push(payload)) resizes.emit('resize', size);
@@ -64,6 +69,7 @@ export function serveExecOverWebSocket(
     stdin: readers.get(channel.stdin),
     stdout,
     stderr,
+    outputSink: channelMessageSink(socket),
     onResize: (listener) => void resizes.on('resize', listener),
     finish: async (status: Status) => {
       await Promise.all([flushed(stdout), flushed(stderr)]);
