@@ -111,6 +111,14 @@ export class ResourceCatalog<R extends Named, F extends string> {
     return this.inventory.get(name);
   }
 
+  /** The live record of that name if the roles reach it (null: the host's administrator). */
+  visible(name: string, roleSet: RoleSet | null): CatalogRecord<R> | undefined {
+    const record = this.get(name);
+    if (!record || !roleSet) return record;
+    const labels = this.kind.inventory.labelsOf(record);
+    return roleSet.canAccess(this.kind.inventory.accessKind, { labels, name }) ? record : undefined;
+  }
+
   /** One record by name with its labels, for access requests that name it (ServedKind.find). */
   find(name: string): { id: string; labels: Record<string, string> } | undefined {
     const record = this.get(name);

@@ -9,7 +9,8 @@ import {
   type CreateAppSessionResponse,
   type ResolveAppResponse,
 } from '@postern/contracts';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
+import type { SearchAs } from '../../http/list-viewer.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
@@ -31,33 +32,21 @@ interface AppsRoutesOptions {
   searchAs: SearchAs;
 }
 
-type ClusterParams = { Params: { clusterId: string } };
 type ResolveParams = { Params: { fqdn: string; clusterId?: string; publicAddr?: string } };
 
 /** Applications (spec §7): the list, the launcher's lookup and session, and the JWT keys. */
 export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOptions) {
   const { apps, sessions, jwt, clusterName, appOrigin } = options;
 
-  app.get<ClusterParams>(
-    apiPaths.patterns.apps,
-    { config: { access: { area: 'appServers', verb: 'list' } } },
-    async (request): Promise<AppListResponse> => {
-      const clusterId = resolveClusterId(request.params.clusterId, clusterName);
-      const query = parseInput(appListQuerySchema, request.query);
-      const viewer = await listViewer(
-        actorOf(request),
-        query.searchAsRoles,
-        options.searchAs,
-        'app',
-      );
-      const page = apps.list(query, viewer);
-      return {
-        items: page.rows.map((row) => appJson(row, clusterId, apps)),
-        startKey: page.startKey,
-        totalCount: page.totalCount,
-      };
-    },
-  );
+  resourceListRoute(app, options, {
+    path: apiPaths.patterns.apps,
+    area: 'appServers',
+    resourceType: 'app',
+    query: appListQuerySchema,
+    list: (query, viewer) => apps.list(query, viewer),
+    json: (row, _viewer, clusterId): AppListResponse['items'][number] =>
+      appJson(row, clusterId, apps),
+  });
 
   for (const pattern of [
     apiPaths.patterns.resolveApp,

@@ -11,7 +11,8 @@ import {
   type DatabaseServiceListResponse,
   type SignDatabaseCertResponse,
 } from '@postern/contracts';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
+import type { SearchAs } from '../../http/list-viewer.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -43,26 +44,14 @@ type DatabaseParams = { Params: { clusterId: string; database: string } };
 export async function databasesRoutes(app: FastifyInstance, options: DatabasesRoutesOptions) {
   const { databases, serverCerts, clusterName, proxyServiceName } = options;
 
-  app.get<ClusterParams>(
-    apiPaths.patterns.databases,
-    { config: { access: { area: 'dbServers', verb: 'list' } } },
-    async (request): Promise<DatabaseListResponse> => {
-      resolveClusterId(request.params.clusterId, clusterName);
-      const query = parseInput(databaseListQuerySchema, request.query);
-      const roleSet = await listViewer(
-        actorOf(request),
-        query.searchAsRoles,
-        options.searchAs,
-        'db',
-      );
-      const page = databases.list(query, roleSet);
-      return {
-        items: page.rows.map((row) => databaseJson(row, roleSet)),
-        startKey: page.startKey,
-        totalCount: page.totalCount,
-      };
-    },
-  );
+  resourceListRoute(app, options, {
+    path: apiPaths.patterns.databases,
+    area: 'dbServers',
+    resourceType: 'db',
+    query: databaseListQuerySchema,
+    list: (query, viewer) => databases.list(query, viewer),
+    json: (row, viewer): DatabaseListResponse['items'][number] => databaseJson(row, viewer),
+  });
 
   app.get<DatabaseParams>(
     apiPaths.patterns.database,

@@ -57,18 +57,6 @@ export class DatabasesService extends ResourceCatalog<DatabaseResource, Database
     );
   }
 
-  /** The live database of that name if the roles reach it (null: the host's administrator). */
-  visible(name: string, roleSet: RoleSet | null): CatalogRecord<DatabaseResource> | undefined {
-    const db = this.get(name);
-    if (
-      !db ||
-      (roleSet && !roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name }))
-    ) {
-      return undefined;
-    }
-    return db;
-  }
-
   /** `POST …/databases`: a database the proxy serves, as `postern create -f` makes one. */
   async createFromRequest(
     input: CreateDatabaseInput,

@@ -6,7 +6,8 @@ import {
   type DesktopListResponse,
   type DesktopServiceJson,
 } from '@postern/contracts';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
+import type { SearchAs } from '../../http/list-viewer.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -46,26 +47,14 @@ export async function desktopsRoutes(app: FastifyInstance, options: DesktopsRout
     return desktops.inventory.row(desktop);
   };
 
-  app.get<ClusterParams>(
-    apiPaths.patterns.desktops,
-    { config: { access: { area: 'desktops', verb: 'list' } } },
-    async (request): Promise<DesktopListResponse> => {
-      resolveClusterId(request.params.clusterId, clusterName);
-      const query = parseInput(desktopListQuerySchema, request.query);
-      const roleSet = await listViewer(
-        actorOf(request),
-        query.searchAsRoles,
-        options.searchAs,
-        'windows_desktop',
-      );
-      const page = desktops.list(query, roleSet);
-      return {
-        items: page.rows.map((row) => desktopJson(row, roleSet)),
-        startKey: page.startKey,
-        totalCount: page.totalCount,
-      };
-    },
-  );
+  resourceListRoute(app, options, {
+    path: apiPaths.patterns.desktops,
+    area: 'desktops',
+    resourceType: 'windows_desktop',
+    query: desktopListQuerySchema,
+    list: (query, viewer) => desktops.list(query, viewer),
+    json: (row, viewer): DesktopListResponse['items'][number] => desktopJson(row, viewer),
+  });
 
   app.get<DesktopParams>(
     apiPaths.patterns.desktop,

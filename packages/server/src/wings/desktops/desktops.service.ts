@@ -3,12 +3,11 @@ import {
   type DesktopResource,
   type DesktopSortField,
 } from '@postern/contracts';
-import type { RoleSet } from '../../access-control/rbac/index.js';
 import type { Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { ResourceCatalog, type CatalogRow } from '../../modules/inventory/resource-catalog.js';
-import { desktopKind, type DesktopRecord } from './desktop-kind.js';
+import { desktopKind } from './desktop-kind.js';
 
 export type DesktopRow = CatalogRow<DesktopResource>;
 
@@ -38,21 +37,5 @@ export class DesktopsService extends ResourceCatalog<DesktopResource, DesktopSor
       },
       options,
     );
-  }
-
-  /** The live desktop of that name if the roles reach it (null: the host's administrator). */
-  visible(name: string, roleSet: RoleSet | null): DesktopRecord | undefined {
-    const desktop = this.get(name);
-    if (
-      !desktop ||
-      (roleSet &&
-        !roleSet.canAccess('desktop', {
-          labels: desktop.metadata.labels,
-          name: desktop.metadata.name,
-        }))
-    ) {
-      return undefined;
-    }
-    return desktop;
   }
 }

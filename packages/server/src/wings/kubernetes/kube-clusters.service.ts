@@ -3,12 +3,11 @@ import {
   type KubeClusterResource,
   type KubeClusterSortField,
 } from '@postern/contracts';
-import type { RoleSet } from '../../access-control/rbac/index.js';
 import type { Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { ResourceCatalog, type CatalogRow } from '../../modules/inventory/resource-catalog.js';
-import { kubeClusterKind, type KubeClusterRecord } from './kube-kind.js';
+import { kubeClusterKind } from './kube-kind.js';
 
 export type KubeClusterRow = CatalogRow<KubeClusterResource>;
 
@@ -41,21 +40,5 @@ export class KubeClustersService extends ResourceCatalog<
       },
       options,
     );
-  }
-
-  /** The live cluster of that name if the roles reach it (null: the host's administrator). */
-  visible(name: string, roleSet: RoleSet | null): KubeClusterRecord | undefined {
-    const cluster = this.get(name);
-    if (
-      !cluster ||
-      (roleSet &&
-        !roleSet.canAccess('kube', {
-          labels: cluster.metadata.labels,
-          name: cluster.metadata.name,
-        }))
-    ) {
-      return undefined;
-    }
-    return cluster;
   }
 }

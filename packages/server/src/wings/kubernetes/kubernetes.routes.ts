@@ -6,7 +6,8 @@ import {
   type KubeClusterListResponse,
   type KubeResourcesResponse,
 } from '@postern/contracts';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
+import type { SearchAs } from '../../http/list-viewer.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -24,7 +25,6 @@ interface KubernetesRoutesOptions {
   searchAs: SearchAs;
 }
 
-type ClusterParams = { Params: { clusterId: string } };
 type NamedParams = { Params: { clusterId: string; name: string } };
 
 /**
@@ -34,26 +34,14 @@ type NamedParams = { Params: { clusterId: string; name: string } };
 export async function kubernetesRoutes(app: FastifyInstance, options: KubernetesRoutesOptions) {
   const { clusters, clusterName } = options;
 
-  app.get<ClusterParams>(
-    apiPaths.patterns.kubernetes,
-    { config: { access: { area: 'kubeServers', verb: 'list' } } },
-    async (request): Promise<KubeClusterListResponse> => {
-      resolveClusterId(request.params.clusterId, clusterName);
-      const query = parseInput(kubeClusterListQuerySchema, request.query);
-      const roleSet = await listViewer(
-        actorOf(request),
-        query.searchAsRoles,
-        options.searchAs,
-        'kube_cluster',
-      );
-      const page = clusters.list(query, roleSet);
-      return {
-        items: page.rows.map((row) => kubeClusterJson(row, roleSet)),
-        startKey: page.startKey,
-        totalCount: page.totalCount,
-      };
-    },
-  );
+  resourceListRoute(app, options, {
+    path: apiPaths.patterns.kubernetes,
+    area: 'kubeServers',
+    resourceType: 'kube_cluster',
+    query: kubeClusterListQuerySchema,
+    list: (query, viewer) => clusters.list(query, viewer),
+    json: (row, viewer): KubeClusterListResponse['items'][number] => kubeClusterJson(row, viewer),
+  });
 
   app.get<NamedParams>(
     apiPaths.patterns.kubeResources,

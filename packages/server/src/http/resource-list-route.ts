@@ -1,0 +1,63 @@
+import type { AclArea } from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { RoleSet } from '../access-control/rbac/index.js';
+import { resolveClusterId } from '../cluster-context.js';
+import { listViewer, type SearchAs } from './list-viewer.js';
+import { parseInput } from './parse-input.js';
+import { actorOf } from './request-identity.js';
+
+/** One page of rows as a wing's catalog lists them, filtered by the viewer before paging. */
+interface RowPage<Row> {
+  rows: Row[];
+  startKey: string;
+  totalCount: number;
+}
+
+/** What sets one wing's resource list apart from the others. */
+export interface ResourceListRoute<S extends z.ZodType<{ searchAsRoles?: string }>, Row, Json> {
+  /** The route pattern, `/v1/webapi/sites/:clusterId/<resources>`. */
+  path: string;
+  /** The ACL area whose `list` verb the route needs (`dbServers`, `kubeServers`, …). */
+  area: AclArea;
+  /** The resource kind access requests name, for `searchAsRoles=yes` (`db`, `kube_cluster`, …). */
+  resourceType: string;
+  /** The query at the edge: paging, sort, search, labels and searchAsRoles. */
+  query: S;
+  list: (query: z.output<S>, viewer: RoleSet | null) => RowPage<Row>;
+  /** A row as the console shows it, seen with the viewer's roles (logins, users). */
+  json: (row: Row, viewer: RoleSet | null, clusterId: string) => Json;
+}
+
+/**
+ * A wing's resource list (spec §7, `GET /sites/{clusterId}/<resources>`), the same for every
+ * protocol: the cluster checked, the query parsed, the rows seen with the caller's roles (or,
+ * with `searchAsRoles=yes`, the roles they may request resources as, reference §1.5), and the
+ * page answered as `{items, startKey, totalCount}`.
+ */
+export function resourceListRoute<S extends z.ZodType<{ searchAsRoles?: string }>, Row, Json>(
+  app: FastifyInstance,
+  context: { clusterName: string; searchAs: SearchAs },
+  route: ResourceListRoute<S, Row, Json>,
+): void {
+  app.get<{ Params: { clusterId: string } }>(
+    route.path,
+    { config: { access: { area: route.area, verb: 'list' } } },
+    async (request): Promise<{ items: Json[]; startKey: string; totalCount: number }> => {
+      const clusterId = resolveClusterId(request.params.clusterId, context.clusterName);
+      const query = parseInput(route.query, request.query);
+      const viewer = await listViewer(
+        actorOf(request),
+        query.searchAsRoles,
+        context.searchAs,
+        route.resourceType,
+      );
+      const page = route.list(query, viewer);
+      return {
+        items: page.rows.map((row) => route.json(row, viewer, clusterId)),
+        startKey: page.startKey,
+        totalCount: page.totalCount,
+      };
+    },
+  );
+}
