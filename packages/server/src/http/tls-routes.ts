@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { peekConnection, type Peeked } from '../net/peek-connection.js';
 
 /**
  * Connections to the web port that ask, in their TLS ClientHello, for a server name (SNI) that a
@@ -50,36 +51,16 @@ export function routeTlsConnection(
   fallback: (socket: Socket) => void,
 ): void {
   if (routes.empty) return fallback(socket);
-  let buffered = Buffer.alloc(0);
-  const deadline = setTimeout(() => socket.destroy(), helloTimeoutMs);
-  deadline.unref();
-  const done = (handler?: TlsHandler) => {
-    clearTimeout(deadline);
-    socket.off('data', onData);
-    socket.off('close', onClose);
-    socket.off('error', onError);
-    socket.pause();
-    socket.unshift(buffered);
+  const decide = (bytes: Buffer): Peeked<TlsHandler | undefined> | undefined => {
+    const name = serverNameOf(bytes);
+    if (name === 'incomplete' && bytes.length < maxHelloBytes) return undefined;
+    const named = typeof name === 'string' && name !== 'incomplete';
+    return { decision: named ? routes.match(name) : undefined };
+  };
+  peekConnection(socket, helloTimeoutMs, decide, (handler) => {
     if (handler) handler.connection(socket);
     else fallback(socket);
-  };
-  const onData = (chunk: Buffer) => {
-    buffered = Buffer.concat([buffered, chunk]);
-    const name = serverNameOf(buffered);
-    if (name === 'incomplete' && buffered.length < maxHelloBytes) return;
-    done(typeof name === 'string' && name !== 'incomplete' ? routes.match(name) : undefined);
-  };
-  const onClose = () => {
-    clearTimeout(deadline);
-    socket.off('data', onData);
-  };
-  // Until the connection is handed on nobody else listens: a reset must not be an unhandled error.
-  const onError = () => socket.destroy();
-  socket.on('data', onData);
-  socket.once('close', onClose);
-  socket.on('error', onError);
-  // A socket handed on paused (after a PROXY protocol header) flows again for this reader.
-  socket.resume();
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { BlockList, isIP, type Socket } from 'node:net';
+import { peekConnection, type Peeked } from './peek-connection.js';
 
 /**
  * The PROXY protocol (HAProxy's, versions 1 and 2): a load balancer passing connections through
@@ -115,8 +116,9 @@ function readV2(bytes: Buffer): HeaderReading {
 /**
  * Takes a new connection: from a trusted balancer, reads a PROXY header if it starts with one
  * and makes the socket report the client it names (`remoteAddress`, `remotePort`,
- * `remoteFamily`); then hands it on with every byte after the header unread, paused: a reader
- * that listens for 'data' resumes it. A trusted balancer's broken header ends the connection.
+ * `remoteFamily`); then hands it on with every byte after the header unread, paused: its reader
+ * resumes it (or a TLS server takes it as it is). A trusted balancer's broken header ends the
+ * connection.
  */
 export function acceptProxied(
   socket: Socket,
@@ -124,34 +126,16 @@ export function acceptProxied(
   next: (socket: Socket) => void,
 ): void {
   if (!trusted.includes(socket.remoteAddress)) return next(socket);
-  let buffered: Buffer = Buffer.alloc(0);
-  const deadline = setTimeout(() => socket.destroy(), headerTimeoutMs);
-  deadline.unref();
-  // Until it is handed on, nobody else listens: a reset must not be an unhandled error.
-  const onError = () => socket.destroy();
-  const stop = () => {
-    clearTimeout(deadline);
-    socket.off('data', onData);
-    socket.off('close', stop);
-    socket.off('error', onError);
+  const decide = (bytes: Buffer): Peeked<HeaderReading> | undefined => {
+    const reading = readProxyHeader(bytes);
+    if (reading.kind === 'incomplete') return undefined;
+    return { decision: reading, consumed: reading.kind === 'header' ? reading.length : 0 };
   };
-  const onData = (chunk: Buffer) => {
-    buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
-    const reading = readProxyHeader(buffered);
-    if (reading.kind === 'incomplete') return;
-    stop();
+  peekConnection(socket, headerTimeoutMs, decide, (reading) => {
     if (reading.kind === 'invalid') return void socket.destroy();
-    socket.pause();
-    if (reading.kind === 'header') {
-      if (reading.source) reportAs(socket, reading.source);
-      buffered = buffered.subarray(reading.length);
-    }
-    if (buffered.length) socket.unshift(buffered);
+    if (reading.kind === 'header' && reading.source) reportAs(socket, reading.source);
     next(socket);
-  };
-  socket.on('data', onData);
-  socket.once('close', stop);
-  socket.on('error', onError);
+  });
 }
 
 /** What the connection says it came from, for every reader of the socket's peer address. */
