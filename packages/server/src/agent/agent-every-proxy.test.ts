@@ -1,6 +1,5 @@
 import { createJoinTokenRequestSchema } from '@postern/contracts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,8 +23,7 @@ let agent: RunningAgent;
 let dir: string;
 
 async function listen(app: TestApp): Promise<number> {
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  return (app.server.server.address() as AddressInfo).port;
+  return (await app.listenOnLoopback()).port;
 }
 
 beforeAll(async () => {

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type {
   AppResource,
   DatabaseResource,
@@ -35,6 +36,8 @@ export interface TestApp extends App {
   csrf: { token: string; cookie: string; headers: Record<string, string> };
   /** Headers of a signed-in browser whose user holds `roles` (a session made directly). */
   signIn(roles: string[], user?: string): Promise<SignedInHeaders>;
+  /** Listens on 127.0.0.1 on a port the OS picks: the port, and `http://127.0.0.1:<port>`. */
+  listenOnLoopback(): Promise<{ port: number; baseUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -179,6 +182,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         cookie: `${sessionCookieName}=${session.id}`,
         authorization: `Bearer ${session.bearerToken}`,
       };
+    },
+    async listenOnLoopback() {
+      await app.server.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.server.address() as AddressInfo;
+      return { port, baseUrl: `http://127.0.0.1:${port}` };
     },
     async close() {
       await app.server.close();

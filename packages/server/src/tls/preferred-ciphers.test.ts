@@ -11,9 +11,7 @@ let port: number;
 
 beforeAll(async () => {
   app = await createTestApp({ https: await createSelfSigned(['localhost']) });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  port = typeof address === 'object' && address ? address.port : 0;
+  ({ port } = await app.listenOnLoopback());
 }, 30_000);
 
 afterAll(() => app?.close());

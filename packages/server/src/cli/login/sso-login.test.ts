@@ -27,9 +27,7 @@ let dir: string;
 
 beforeAll(async () => {
   app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  proxy = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  proxy = (await app.listenOnLoopback()).baseUrl;
   await createOpsRole(app);
   idp = await startTestOidcProvider({
     redirectUris: ['https://proxy.test:3080/v1/webapi/oidc/callback'],

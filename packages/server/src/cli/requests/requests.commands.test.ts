@@ -27,9 +27,7 @@ const users: Record<string, TestUser> = {};
 
 beforeAll(async () => {
   app = await createTestApp({ auth: { second_factor: 'off' } });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  proxy = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  proxy = (await app.listenOnLoopback()).baseUrl;
   const admin = hostActor('test');
   const role = (name: string, allow: object) =>
     JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } });

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import {
   apiPaths,
   desktopPlaybackFrameSchema,
@@ -74,8 +73,7 @@ beforeAll(async () => {
   }
   ({ durationMs } = await recording.close(clock.now()));
   all = await readEvents(blobs, (await readDesktopIndex(blobs, sid))!);
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `ws://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  baseUrl = `ws://127.0.0.1:${(await app.listenOnLoopback()).port}`;
 }, 60_000);
 afterAll(() => app?.close());
 

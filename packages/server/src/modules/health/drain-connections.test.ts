@@ -1,5 +1,4 @@
 import { Agent, get } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 
@@ -7,8 +6,7 @@ let app: TestApp;
 let port: number;
 beforeAll(async () => {
   app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
 });
 afterAll(() => app.close());
 

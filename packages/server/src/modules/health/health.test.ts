@@ -14,8 +14,7 @@ afterEach(async () => {
 async function listening(): Promise<{ app: TestApp; baseUrl: string }> {
   const app = await createTestApp();
   cleanups.push(() => app.close());
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.server.address() as AddressInfo;
+  const { port } = await app.listenOnLoopback();
   return { app, baseUrl: `http://127.0.0.1:${port}` };
 }
 

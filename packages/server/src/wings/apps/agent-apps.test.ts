@@ -49,8 +49,7 @@ beforeAll(async () => {
   await createAppRole(app, 'prod-apps', { env: 'prod' });
   await app.services.users.create({ name: 'alice', roles: ['prod-apps'] }, 'test');
   alice = await app.signIn(['prod-apps'], 'alice');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
 
   const token = await app.services.joinTokens.create(
     createJoinTokenRequestSchema.parse({ roles: ['Node'] }),

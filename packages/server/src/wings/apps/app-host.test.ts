@@ -56,8 +56,7 @@ beforeAll(async () => {
   });
   await createAppRole(app, 'prod-apps', { env: 'prod' });
   alice = await app.signIn(['prod-apps'], 'alice');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
 });
 
 afterAll(async () => {

@@ -2,7 +2,6 @@ import { appResourceSchema } from '@postern/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -49,8 +48,7 @@ beforeAll(async () => {
     ],
   });
   await createAppRole(app, 'prod-apps', { env: 'prod' });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
 }, 120_000);
 
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -34,8 +33,7 @@ beforeAll(async () => {
   });
   await createAppRole(app, 'prod-apps', { env: 'prod' });
   await app.services.users.create({ name: 'alice', roles: ['prod-apps'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
   ({ home, key } = await signedInHome(app, port, 'alice', ['prod-apps']));
   listener = await listenThroughProxy(
     { POSTERN_HOME: home },

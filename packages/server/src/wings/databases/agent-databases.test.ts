@@ -1,7 +1,6 @@
 import { apiPaths, createJoinTokenRequestSchema } from '@postern/contracts';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -49,8 +48,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['inside-db'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   const token = await app.services.joinTokens.create(
     createJoinTokenRequestSchema.parse({ roles: ['Db'] }),
     hostActor('test'),

@@ -1,6 +1,5 @@
 import { createJoinTokenRequestSchema } from '@postern/contracts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,8 +62,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['inside'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   const token = await app.services.joinTokens.create(
     createJoinTokenRequestSchema.parse({ roles: ['Kube'] }),
     hostActor('test'),

@@ -93,8 +93,7 @@ beforeAll(async () => {
   await role('kube-none', { kubernetes_labels: { env: 'prod' } });
   await app.services.users.create({ name: 'alice', roles: ['kube-prod'] }, 'test');
   await app.services.users.create({ name: 'nobody', roles: ['kube-none'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
   const kubeCa = await app.services.kubeCa();
   ca = kubeCa.certPem;
   for (const [user, cluster] of [

@@ -87,8 +87,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'carl', roles: ['web-team', 'one-stream'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   const ca = await app.services.kubeCa();
   const harness = async (user: string, accessRequests: string[] = []) => {
     const issued = await ca.userCertificate(user, 'prod', 3_600_000, accessRequests);

@@ -26,9 +26,7 @@ async function appWithFullSpool(onFailure: AuditOnFailure) {
     },
   });
   cleanups.push(() => app.close());
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const baseUrl = (await app.listenOnLoopback()).baseUrl;
   const sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   cleanups.push(() => sshd.stop());
   const node = await app.services.inventory.addOpenSsh(

@@ -1,6 +1,5 @@
 import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
 import { gunzipSync } from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
@@ -51,8 +50,7 @@ beforeAll(async () => {
     rules: [{ resources: ['session_tracker', 'session'], verbs: ['list', 'read'] }],
   });
   await role('pg-outsider', { db_labels: { env: 'prod' }, db_users: ['*'], db_names: ['*'] });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  baseUrl = (await app.listenOnLoopback()).baseUrl;
   alice = await app.signIn(['pg-console'], 'alice');
   outsider = await app.signIn(['pg-outsider'], 'olga');
 }, 120_000);

@@ -1,7 +1,7 @@
 import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -86,8 +86,7 @@ beforeAll(async () => {
   await role('maria-loaders', { mysql_load_data_local: true });
   await app.services.users.create({ name: 'alice', roles: ['maria-users'] }, 'test');
   await app.services.users.create({ name: 'lou', roles: ['maria-loaders'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   await vi.waitFor(() => expect(app.services.databases.get('maria')).toBeDefined());
   listener = await listenAs('alice', ['maria-users'], port);
   loaderListener = await listenAs('lou', ['maria-loaders'], port);

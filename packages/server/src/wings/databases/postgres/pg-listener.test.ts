@@ -1,7 +1,6 @@
 import { apiPaths, databaseResourceSchema } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -66,10 +65,8 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['pg-native'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  ({ home } = await signedInHome(app, (app.server.server.address() as AddressInfo).port, 'alice', [
-    'pg-native',
-  ]));
+  const { port } = await app.listenOnLoopback();
+  ({ home } = await signedInHome(app, port, 'alice', ['pg-native']));
   const { access } = app.services;
   listener = await startPostgresListener(
     {

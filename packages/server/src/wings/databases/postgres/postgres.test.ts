@@ -1,7 +1,7 @@
 import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -68,8 +68,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['pg-users'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   ({ home } = await signedInHome(app, port, 'alice', ['pg-users']));
   await vi.waitFor(() => expect(app.services.databases.get('pg')).toBeDefined());
   listener = await listenThroughProxy(

@@ -1,6 +1,5 @@
 import { createJoinTokenRequestSchema } from '@postern/contracts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -39,8 +38,7 @@ beforeAll(async () => {
     }),
     hostActor('test'),
   );
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  port = (app.server.server.address() as AddressInfo).port;
+  ({ port } = await app.listenOnLoopback());
   const token = await app.services.joinTokens.create(
     createJoinTokenRequestSchema.parse({ roles: ['WindowsDesktop'] }),
     hostActor('test'),

@@ -1,6 +1,5 @@
 import { desktopResourceSchema } from '@postern/contracts';
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -56,8 +55,7 @@ beforeAll(async () => {
     }),
     hostActor('test'),
   );
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  wsBase = `ws://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  wsBase = `ws://127.0.0.1:${(await app.listenOnLoopback()).port}`;
   dev = await app.signIn(['dev-desktops'], 'dana');
   noClipboard = await app.signIn(['dev-no-clipboard'], 'nico');
 });

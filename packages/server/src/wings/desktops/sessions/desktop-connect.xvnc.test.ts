@@ -1,5 +1,4 @@
 import { apiPaths, desktopResourceSchema } from '@postern/contracts';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -54,8 +53,7 @@ beforeAll(async () => {
     allow: { rules: [{ resources: ['session'], verbs: ['list', 'read'] }] },
   });
   await role('servers-only', { allow: { node_labels: { '*': '*' }, logins: ['root'] } });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  wsBase = `ws://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  wsBase = `ws://127.0.0.1:${(await app.listenOnLoopback()).port}`;
   dev = await app.signIn(['dev-desktops', 'recordings-reader'], 'dana');
   noClipboard = await app.signIn(['dev-no-clipboard'], 'nico');
   serversOnly = await app.signIn(['servers-only'], 'sam');

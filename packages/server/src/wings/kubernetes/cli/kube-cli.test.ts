@@ -1,6 +1,5 @@
 import { kubeClusterResourceSchema } from '@postern/contracts';
 import { readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,8 +53,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['lab'] }, 'test');
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.server.address() as AddressInfo).port;
+  const { port } = await app.listenOnLoopback();
   app.context.addresses.report('web', { host: '127.0.0.1', port });
   ({ home } = await signedInHome(app, port, 'alice', ['lab'], { tls: true }));
   env = {

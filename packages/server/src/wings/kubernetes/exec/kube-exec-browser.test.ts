@@ -1,5 +1,4 @@
 import { apiPaths, kubeClusterResourceSchema } from '@postern/contracts';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
@@ -47,8 +46,7 @@ beforeAll(async () => {
     join_sessions: [{ name: 'watch', roles: ['web-exec'], kinds: ['k8s'], modes: ['observer'] }],
   });
   await role('servers-only', { node_labels: { '*': '*' }, logins: ['root'] });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  baseUrl = (await app.listenOnLoopback()).baseUrl;
   alice = await app.signIn(['web-exec'], 'alice');
   watcher = await app.signIn(['watcher'], 'wade');
   outsider = await app.signIn(['servers-only'], 'sam');

@@ -32,9 +32,7 @@ const role = (name: string, allow: object) =>
 
 beforeAll(async () => {
   app = await createTestApp({ fileTransferMaxBytes: maxBytes });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  baseUrl = (await app.listenOnLoopback()).baseUrl;
   sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   const node = await app.services.inventory.addOpenSsh(
     { name: 'sshd-host', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'test' } },

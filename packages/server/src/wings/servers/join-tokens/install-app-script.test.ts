@@ -26,8 +26,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   uri = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
   app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.server.address() as AddressInfo;
+  const { port } = await app.listenOnLoopback();
   app.config.publicAddr = { host: '127.0.0.1', port };
   app.config.insecureNoTls = true;
   baseUrl = `http://127.0.0.1:${port}`;

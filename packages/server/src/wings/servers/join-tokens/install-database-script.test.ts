@@ -1,7 +1,6 @@
 import { scriptPaths } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +33,7 @@ const token = (roles: ('App' | 'Db')[]) =>
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'postern-install-db-'));
   app = await createTestApp();
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.server.address() as AddressInfo;
+  const { port } = await app.listenOnLoopback();
   app.config.publicAddr = { host: '127.0.0.1', port };
   app.config.insecureNoTls = true;
   baseUrl = `http://127.0.0.1:${port}`;

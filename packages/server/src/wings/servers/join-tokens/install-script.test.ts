@@ -20,13 +20,10 @@ let token: string;
 beforeAll(async () => {
   app = await createTestApp();
   // A real listener on loopback, in plain HTTP; the script fetches from the URL the server names.
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.addresses()[0];
-  if (typeof address !== 'object') throw new Error('expected a TCP listener');
-  const { port } = address;
+  let port: number;
+  ({ port, baseUrl } = await app.listenOnLoopback());
   app.config.publicAddr = { host: '127.0.0.1', port };
   app.config.insecureNoTls = true;
-  baseUrl = `http://127.0.0.1:${port}`;
   const issued = await app.services.joinTokens.create(
     {
       roles: ['Node'],

@@ -28,9 +28,7 @@ let webUrl: string;
 beforeAll(async () => {
   app = await createTestApp();
   app.config.publicAddr = { host: '127.0.0.1', port: 0 };
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.server.address();
-  webUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  webUrl = (await app.listenOnLoopback()).baseUrl;
   sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   await app.services.inventory.addOpenSsh(
     { name: 'web-1', addr: `127.0.0.1:${sshd.port}`, labels: {} },

@@ -169,8 +169,7 @@ describe('ssh through the proxy', () => {
   });
 
   it('lets a browser join a session an ssh client started, and sees what it types', async () => {
-    await app.server.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.server.address() as AddressInfo;
+    const { baseUrl } = await app.listenOnLoopback();
     const child = alice.spawn('ssh', ['-tt', 'root@sshd-host']);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -181,7 +180,7 @@ describe('ssh through the proxy', () => {
     // Alice in the browser (her own session: she may join it as a peer).
     const headers = await app.signIn(['root-access'], 'alice');
     const browser = await openTerminal({
-      baseUrl: `http://127.0.0.1:${address.port}`,
+      baseUrl,
       headers,
       params: { sid: tracker!.id, mode: 'peer', term: { w: 80, h: 24 } } as never,
     });

@@ -30,9 +30,7 @@ beforeAll(async () => {
   holder = await startSshNodeApp({ storage, audit: storage });
   b = holder.app;
   a = await createTestApp({ storage, audit: storage });
-  await a.server.listen({ host: '127.0.0.1', port: 0 });
-  const address = a.server.server.address();
-  aUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  aUrl = (await a.listenOnLoopback()).baseUrl;
   a.context.hub.advertise(aUrl);
   const role = (name: string, allow: object) =>
     b.services.roles.create(
