@@ -3,8 +3,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import path from 'node:path';
+import { accepts, freePort } from './ports.mjs';
 
 /** TigerVNC's Xvnc as packages/server/src/testing/xvnc.testkit.ts starts it, at `screen`'s size. */
 export async function startXvnc(xvncDir, screen) {
@@ -39,7 +39,7 @@ export async function startXvnc(xvncDir, screen) {
     let running = true;
     void exited.then(() => (running = false));
     const deadline = Date.now() + 15_000;
-    while (running && Date.now() < deadline && !(await canConnect(port))) {
+    while (running && Date.now() < deadline && !(await accepts(port))) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     if (!running) {
@@ -78,28 +78,6 @@ function runTool(command, args, input) {
       code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${command}: ${err}`)),
     );
     child.stdin.end(input);
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createTcpServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const socket = tcpConnect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
   });
 }
 

@@ -3,23 +3,15 @@
 // docs/databases.md sets a database up; accounts are made `REQUIRE SUBJECT` by the caller.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { repoRoot } from './postern.mjs';
+import { freePort } from './ports.mjs';
 
 const run = promisify(execFile);
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function startMariadb(clientCaPem) {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-maria-'));

@@ -3,8 +3,8 @@
 // loopback port, in front of the bench's upstream. Buffering on (nginx's default) and off.
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
 import path from 'node:path';
+import { accepts, freePort } from './ports.mjs';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -64,25 +64,4 @@ ${proxy(unbuffered, 'off')}
       await exited;
     },
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

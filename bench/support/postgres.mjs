@@ -3,12 +3,12 @@
 // certificate from Postern's database client CA, as docs/databases.md sets a database up.
 import { execFile } from 'node:child_process';
 import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { repoRoot } from './postern.mjs';
+import { freePort } from './ports.mjs';
 
 const run = promisify(execFile);
 
@@ -16,14 +16,6 @@ async function newestBin() {
   const versions = (await readdir('/usr/lib/postgresql')).sort((a, b) => Number(b) - Number(a));
   if (!versions[0]) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
   return (name) => path.join('/usr/lib/postgresql', versions[0], 'bin', name);
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A self-signed server certificate (the server's own CA), made by the built server's module. */

@@ -4,9 +4,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.mjs';
 
 const SSHD = '/usr/sbin/sshd';
 const run = promisify(execFile);
@@ -92,17 +93,6 @@ export async function startSshd({ dir, trustedUserCaKeys, nice }) {
       await exited;
     },
   };
-}
-
-/** A port the kernel just handed out (the race until sshd binds it is harmless here). */
-export async function freePort() {
-  const server = createServer();
-  await new Promise((resolve, reject) =>
-    server.once('error', reject).listen(0, '127.0.0.1', resolve),
-  );
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function waitForPort(port, isRunning, output) {

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './postern.mjs';
-import { freePort } from './sshd.mjs';
+import { freePort } from './ports.mjs';
 
 export const WETTY_VERSION = '3.2.0';
 const cacheDir = path.join(repoRoot, 'bench/.cache/wetty');
