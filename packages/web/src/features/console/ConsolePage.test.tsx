@@ -1,23 +1,17 @@
-import {
-  clientConfigSchema,
-  emptyAcl,
-  terminalMessageTypes as T,
-  type UserAcl,
-} from '@postern/contracts';
+import { emptyAcl, terminalMessageTypes as T, type UserAcl } from '@postern/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
-import { appRoutes } from '../../app/router';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { terminalFonts } from '../../lib/consoleSettings';
-import { jsonResponse, renderRoutes } from '../../test/authConfig';
-import { presetAcls, userContextFixture } from '../../test/userContexts';
+import { jsonResponse } from '../../test/authConfig';
+import { presetAcls } from '../../test/userContexts';
 import { nodeFixtures, nodePage } from '../nodes/fixtures';
 import { sessionFixtures } from '../sessions/fixtures';
 import type { FakeEngine } from './fakeEngine';
 import { fontSizeStorageKey } from './fontSize';
 import type * as TerminalEngineModule from './terminalEngine';
-import { FakeSocket } from './tty/fakeSocket';
+import type { FakeSocket } from './tty/fakeSocket';
+import { fakeSocketsPerTest, renderSignedIn } from './terminalPage.testkit';
 import { isTraceparent } from './tty/traceparent';
 
 // xterm does not render in jsdom: the console gets a fake terminal instead.
@@ -35,48 +29,22 @@ vi.mock('./terminalEngine', async (importOriginal) => {
   };
 });
 
-let sockets: FakeSocket[] = [];
-class BrowserSocket extends FakeSocket {
-  constructor(url: string) {
-    super(url);
-    sockets.push(this);
-  }
-}
-
+const fakeSockets = fakeSocketsPerTest();
+const sockets = fakeSockets.sockets;
 beforeEach(() => {
-  sockets = [];
   fake.engines.length = 0;
-  vi.stubGlobal('WebSocket', BrowserSocket);
 });
-afterEach(() => vi.unstubAllGlobals());
 
 const db1 = nodeFixtures[0]!;
 const web1 = nodeFixtures[1]!;
 
 function renderConsole(path: string, acl: UserAcl = presetAcls.access, scrollbackLines = 1000) {
-  storeToken({
-    accessToken: 'bearer-tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => {
-      if (url === '/v1/webapi/sites/root/context') return jsonResponse(userContextFixture(acl));
-      if (url.startsWith('/v1/webapi/sites/root/nodes?')) return jsonResponse(nodePage());
-      return jsonResponse({ error: { message: 'not found', code: 'not_found' } }, 404);
-    }),
-  );
-  const config = clientConfigSchema.parse({ proxyCluster: 'root', ui: { scrollbackLines } });
-  return renderRoutes(appRoutes(), path, config).router;
+  const answer = (url: string) =>
+    url.startsWith('/v1/webapi/sites/root/nodes?') ? jsonResponse(nodePage()) : undefined;
+  return renderSignedIn(path, acl, { answer, ui: { scrollbackLines } });
 }
 
-async function nextSocket(count: number): Promise<FakeSocket> {
-  await waitFor(() => expect(sockets).toHaveLength(count));
-  return sockets[count - 1]!;
-}
+const nextSocket = (count: number) => fakeSockets.nth(count);
 
 const tabNames = () => screen.getAllByRole('tab').map((t) => t.textContent);
 

@@ -1,18 +1,10 @@
-import {
-  clientConfigSchema,
-  emptyAcl,
-  terminalMessageTypes as T,
-  type UserAcl,
-} from '@postern/contracts';
+import { emptyAcl, terminalMessageTypes as T, type UserAcl } from '@postern/contracts';
 import { screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
-import { appRoutes } from '../../app/router';
-import { jsonResponse, renderRoutes } from '../../test/authConfig';
-import { presetAcls, userContextFixture } from '../../test/userContexts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { presetAcls } from '../../test/userContexts';
 import type { FakeEngine } from '../console/fakeEngine';
 import type * as TerminalEngineModule from '../console/terminalEngine';
-import { FakeSocket } from '../console/tty/fakeSocket';
+import { fakeSocketsPerTest, paramsOf, renderSignedIn } from '../console/terminalPage.testkit';
 import { isTraceparent } from '../console/tty/traceparent';
 
 // Exec in browser's page: the server console's terminal, on the Kubernetes cluster's exec socket.
@@ -32,47 +24,15 @@ vi.mock('../console/terminalEngine', async (importOriginal) => {
   };
 });
 
-let sockets: FakeSocket[] = [];
-class BrowserSocket extends FakeSocket {
-  constructor(url: string) {
-    super(url);
-    sockets.push(this);
-  }
-}
-
+const fakeSockets = fakeSocketsPerTest();
+const sockets = fakeSockets.sockets;
 beforeEach(() => {
-  sockets = [];
   fake.engines.length = 0;
-  vi.stubGlobal('WebSocket', BrowserSocket);
 });
-afterEach(() => vi.unstubAllGlobals());
 
-function renderExec(path: string, acl: UserAcl = presetAcls.access) {
-  storeToken({
-    accessToken: 'bearer-tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => {
-      if (url === '/v1/webapi/sites/root/context') return jsonResponse(userContextFixture(acl));
-      return jsonResponse({ error: { message: 'not found', code: 'not_found' } }, 404);
-    }),
-  );
-  const config = clientConfigSchema.parse({ proxyCluster: 'root' });
-  return renderRoutes(appRoutes(), path, config).router;
-}
+const renderExec = (path: string, acl: UserAcl = presetAcls.access) => renderSignedIn(path, acl);
 
-async function firstSocket(): Promise<FakeSocket> {
-  await waitFor(() => expect(sockets).toHaveLength(1));
-  return sockets[0]!;
-}
-
-const paramsOf = (socket: FakeSocket) =>
-  JSON.parse(new URL(socket.url).searchParams.get('params') ?? '') as unknown;
+const firstSocket = () => fakeSockets.nth(1);
 
 describe('the Kubernetes exec page', () => {
   it('opens the cluster’s exec socket on the namespace, pod, container and command of its URL', async () => {
