@@ -5,10 +5,8 @@ import {
   type NodeListResponse,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { resolveClusterId } from '../../../cluster-context.js';
-import { actorOf } from '../../../http/request-identity.js';
-import { parseInput } from '../../../http/parse-input.js';
-import { listViewer, type SearchAs } from '../../../http/list-viewer.js';
+import type { SearchAs } from '../../../http/list-viewer.js';
+import { resourceListRoute } from '../../../http/resource-list-route.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 
@@ -19,24 +17,21 @@ interface NodesRoutesOptions {
   searchAs: SearchAs;
 }
 
-type ClusterParams = { Params: { clusterId: string } };
-
 /** Servers (spec §7 `sites/{clusterId}/nodes`; reference §1.5): filtered by RBAC, then paged. */
-export async function nodesRoutes(
-  app: FastifyInstance,
-  { inventory, clusterName, searchAs }: NodesRoutesOptions,
-) {
-  app.get<ClusterParams>(
-    apiPaths.patterns.nodes,
-    { config: { access: { area: 'nodes', verb: 'list' } } },
-    async (request): Promise<NodeListResponse> => {
-      const siteId = resolveClusterId(request.params.clusterId, clusterName);
-      const query = parseInput(nodeListQuerySchema, request.query);
-      const viewer = await listViewer(actorOf(request), query.searchAsRoles, searchAs, 'node');
-      const page = inventory.list(query, viewer);
-      return { ...page, items: page.items.map((row) => nodeJson(row, siteId)) };
+export async function nodesRoutes(app: FastifyInstance, options: NodesRoutesOptions) {
+  const { inventory } = options;
+  resourceListRoute(app, options, {
+    path: apiPaths.patterns.nodes,
+    area: 'nodes',
+    resourceType: 'node',
+    query: nodeListQuerySchema,
+    list: (query, viewer) => {
+      // The inventory pages nodes with their logins worked out, as `items`.
+      const { items, startKey, totalCount } = inventory.list(query, viewer);
+      return { rows: items, startKey, totalCount };
     },
-  );
+    json: (row, _viewer, clusterId): NodeListResponse['items'][number] => nodeJson(row, clusterId),
+  });
 }
 
 /** A node as the Servers screen lists it. */
