@@ -2,6 +2,7 @@ import { clientConfigSchema, type AuthConfig, type ClientConfig } from '@postern
 import { render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router';
+import { storeToken } from '../api/credentials';
 import { ClientConfigContext } from '../app/clientConfig';
 import { TestTheme } from './render';
 
@@ -37,3 +38,14 @@ export const jsonResponse = (body: unknown, status = 200) =>
 
 export const errorResponse = (status: number, message: string, code = 'access_denied') =>
   jsonResponse({ error: { message, code }, message }, status);
+
+/** A signed-in browser's bearer token (`bearer-tok`), fresh for ten minutes, as sign-in stores it. */
+export function storeTestBearer(): void {
+  storeToken({
+    accessToken: 'bearer-tok',
+    expiresIn: 600,
+    created: Date.now(),
+    sessionExpires: '',
+    sessionInactiveTimeout: 0,
+  });
+}

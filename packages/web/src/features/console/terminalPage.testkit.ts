@@ -1,9 +1,8 @@
 import { clientConfigSchema, type UserAcl } from '@postern/contracts';
 import { waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
 import { appRoutes } from '../../app/router';
-import { jsonResponse, renderRoutes } from '../../test/authConfig';
+import { jsonResponse, renderRoutes, storeTestBearer } from '../../test/authConfig';
 import { userContextFixture } from '../../test/userContexts';
 import { FakeSocket } from './tty/fakeSocket';
 
@@ -44,13 +43,7 @@ export function renderSignedIn(
   acl: UserAcl,
   options: { answer?: (url: string) => Response | undefined; ui?: object } = {},
 ) {
-  storeToken({
-    accessToken: 'bearer-tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
+  storeTestBearer();
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string) => {

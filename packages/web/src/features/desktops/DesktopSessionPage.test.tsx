@@ -2,9 +2,8 @@ import { clientConfigSchema, emptyAcl, type UserAcl } from '@postern/contracts';
 import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
 import { appRoutes } from '../../app/router';
-import { jsonResponse, renderRoutes } from '../../test/authConfig';
+import { jsonResponse, renderRoutes, storeTestBearer } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
 import { presetAcls, userContextFixture } from '../../test/userContexts';
 import { desktopSocketUrl, type DesktopDeps } from './desktopConnection';
@@ -52,13 +51,7 @@ beforeEach(() => {
   sockets = [];
   novnc.instances.length = 0;
   vi.stubGlobal('WebSocket', BrowserSocket);
-  storeToken({
-    accessToken: 'bearer-tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
+  storeTestBearer();
 });
 afterEach(() => vi.unstubAllGlobals());
 

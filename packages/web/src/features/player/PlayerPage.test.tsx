@@ -2,8 +2,7 @@ import type { DesktopRecordingInfo, RecordingChunk, RecordingInfo } from '@poste
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { storeToken } from '../../api/credentials';
-import { errorResponse, jsonResponse } from '../../test/authConfig';
+import { errorResponse, jsonResponse, storeTestBearer } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
 import type { FakeSocket } from '../console/tty/fakeSocket';
 import { solidRect, type FakeSurface } from './desktop/fakeDesktop';
@@ -98,13 +97,7 @@ beforeEach(() => {
   fake.terminals.length = 0;
   desktop.sockets.length = 0;
   desktop.surfaces.length = 0;
-  storeToken({
-    accessToken: 'bearer-tok',
-    expiresIn: 600,
-    created: Date.now(),
-    sessionExpires: '',
-    sessionInactiveTimeout: 0,
-  });
+  storeTestBearer();
 });
 afterEach(() => {
   vi.unstubAllGlobals();
