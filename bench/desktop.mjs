@@ -449,10 +449,10 @@ console.log(`
     the bench, xsetroot's start and its X request, Xvnc's update, the path (Postern's relay and
     its parsing and recording, or the bare relay), noVNC's decoding and up to one frame (16.7 ms)
     of waiting for the next rAF; "drawn" stops at the moment noVNC drew it into the canvas.
-    The same costs are in both columns but the path and the encodings: through Postern noVNC
-    gets Raw, CopyRect and ZRLE (with Fence and ContinuousUpdates); through the bare relay it
-    talks TigerVNC's own way (Tight with JPEG too). The "Postern's encodings" rows keep noVNC
-    to the list Postern passes on, over the bare relay, to tell the two apart.
+    The same costs are in both columns but the path: through Postern noVNC gets Raw, CopyRect,
+    Tight (with JPEG) and ZRLE, with Fence and ContinuousUpdates; through the bare relay it
+    talks TigerVNC's own way, which adds only encodings noVNC does not pick first here. The
+    "Postern's encodings" rows keep noVNC to the list Postern passes on, over the bare relay.
 (2) counts distinct frame numbers (8 black or white squares the animation draws in its corner)
     in noVNC's canvas after each FramebufferUpdate it draws: animation frames that reached the
     canvas, not browser paints. Everything shares ${cpus().length} CPUs: Xvnc, the animation, Postern

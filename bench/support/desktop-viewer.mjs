@@ -209,8 +209,14 @@ requestAnimationFrame(onFrame);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Only what Postern relays (docs/desktops.md, Encodings), in noVNC's order.
-const relayed = new Set([0, 1, 16, -223, -224, -239, -308, -312, -313]);
+// Only what Postern relays (docs/desktops.md, Encodings), in noVNC's order: Tight with its
+// quality (-32…-23) and zlib (-256…-247) levels among them.
+const levels = (first) => Array.from({ length: 10 }, (_, level) => first + level);
+const relayed = new Set([
+  ...[0, 1, 7, 16, -223, -224, -239, -308, -312, -313],
+  ...levels(-32),
+  ...levels(-256),
+]);
 
 window.bench = {
   connect({ kind, url, token, password, sameEncodings }) {

@@ -1,3 +1,5 @@
+import { PaintLog, type DeferredPaint, type PaintTarget } from './paint-log.js';
+import { rfbLimits } from './protocol.js';
 import { RfbProtocolError } from './rfb-errors.js';
 
 // The interface lives with the recorder, on the platform: every desktop protocol decodes into it.
@@ -20,6 +22,10 @@ export const maxScreenSide = 8192;
  * The decoded screen. The decoders write into it rectangle by rectangle; `endUpdate` tells the
  * listeners once a whole FramebufferUpdate is in. `pixels()` is the live buffer, not a copy:
  * read it inside a listener (or copy it) and never write to it.
+ *
+ * Some paints are deferred (`defer`: Tight's JPEG, palette and fill rectangles, paint-log.ts):
+ * they are drawn when the pixels are read, or before any other change, so the copy is always
+ * what the paints so far make, in their order, whoever reads it.
  */
 export class Framebuffer implements FramebufferSource {
   #width = 0;
@@ -29,6 +35,8 @@ export class Framebuffer implements FramebufferSource {
   #words = new Uint32Array(0);
   readonly #updateListeners = new Set<(rects: Rect[]) => void>();
   readonly #resizeListeners = new Set<(width: number, height: number) => void>();
+  readonly #deferred = new PaintLog();
+  readonly #paintFailureListeners = new Set<(error: Error) => void>();
 
   constructor(width: number, height: number) {
     this.#allocate(width, height);
@@ -41,7 +49,23 @@ export class Framebuffer implements FramebufferSource {
     return this.#height;
   }
   pixels(): Uint8Array {
+    this.#settle();
     return this.#pixels;
+  }
+
+  /**
+   * Takes a paint to draw when the screen is next read (or changed otherwise). When the paints
+   * waiting hold over `rfbLimits.deferredPaintBytes`, the ready ones are drawn now.
+   */
+  defer(paint: DeferredPaint): void {
+    this.#deferred.add(paint);
+    if (this.#deferred.bytes > rfbLimits.deferredPaintBytes) this.#settle();
+  }
+
+  /** Deferred paints whose data does not decode, found when they are drawn. */
+  onPaintFailure(listener: (error: Error) => void): () => void {
+    this.#paintFailureListeners.add(listener);
+    return () => this.#paintFailureListeners.delete(listener);
   }
 
   onUpdate(listener: (rects: Rect[]) => void): () => void {
@@ -56,6 +80,7 @@ export class Framebuffer implements FramebufferSource {
   /** A new size; what was on screen stays where it still fits (the desktop repaints it anyway). */
   resize(width: number, height: number): void {
     if (width === this.#width && height === this.#height) return;
+    this.#settle();
     const old = this.#pixels;
     const oldWidth = this.#width;
     const keptRows = Math.min(this.#height, height);
@@ -79,6 +104,7 @@ export class Framebuffer implements FramebufferSource {
 
   /** Copies RGBA rows (`rect.width * 4` bytes each) into `rect`. */
   putRgba(rect: Rect, rgba: Uint8Array): void {
+    if (this.#deferred.length > 0) this.#settle();
     const rowBytes = rect.width * 4;
     for (let row = 0; row < rect.height; row++) {
       const to = ((rect.y + row) * this.#width + rect.x) * 4;
@@ -92,6 +118,7 @@ export class Framebuffer implements FramebufferSource {
    * rows, for which making two views a row cost more than the copy.
    */
   putWords(rect: Rect, words: Uint32Array): void {
+    if (this.#deferred.length > 0) this.#settle();
     const target = this.#words;
     const { width, height } = rect;
     let from = 0;
@@ -104,6 +131,7 @@ export class Framebuffer implements FramebufferSource {
 
   /** Paints `rect` one colour. */
   fill(rect: Rect, red: number, green: number, blue: number): void {
+    if (this.#deferred.length > 0) this.#settle();
     const pixels = this.#pixels;
     for (let row = 0; row < rect.height; row++) {
       let at = ((rect.y + row) * this.#width + rect.x) * 4;
@@ -118,6 +146,7 @@ export class Framebuffer implements FramebufferSource {
 
   /** CopyRect: `rect` takes what was at (`fromX`, `fromY`); the two may overlap. */
   copy(rect: Rect, fromX: number, fromY: number): void {
+    if (this.#deferred.length > 0) this.#settle();
     const rowBytes = rect.width * 4;
     const stride = this.#width * 4;
     // Moving down, copy the bottom row first so no source row is overwritten before it is read.
@@ -133,6 +162,23 @@ export class Framebuffer implements FramebufferSource {
   endUpdate(rects: Rect[]): void {
     if (rects.length === 0) return;
     for (const listener of this.#updateListeners) listener(rects);
+  }
+
+  /**
+   * Draws the deferred paints that are ready. The reader makes every paint ready before it
+   * changes the screen any other way (server-messages.ts), so none is ever drawn out of order.
+   */
+  #settle(): void {
+    if (this.#deferred.length === 0) return;
+    const target: PaintTarget = {
+      width: this.#width,
+      height: this.#height,
+      pixels: this.#pixels,
+      words: this.#words,
+    };
+    this.#deferred.settle(target, (error) => {
+      for (const listener of this.#paintFailureListeners) listener(error);
+    });
   }
 
   #allocate(width: number, height: number): void {

@@ -47,6 +47,7 @@ export const serverMessageType = {
 export const encoding = {
   raw: 0,
   copyRect: 1,
+  tight: 7,
   zrle: 16,
   cursor: -239,
   desktopSize: -223,
@@ -54,6 +55,10 @@ export const encoding = {
   extendedDesktopSize: -308,
   fence: -312,
   continuousUpdates: -313,
+  /** Tight's JPEG quality, levels 0 to 9: -32 to -23 (rfbproto §7.8.6). */
+  qualityLevel0: -32,
+  /** Tight's zlib level, 0 to 9: -256 to -247 (rfbproto §7.8.7). */
+  compressLevel0: -256,
 } as const;
 
 /** The protocol versions this code speaks, as [major, minor]. */
@@ -106,6 +111,11 @@ export const rfbLimits = {
   nameBytes: 4096,
   /** ZRLE data of one rectangle. It streams through, so this only stops absurd lengths. */
   zrleBytes: 256 * 1024 * 1024,
+  /**
+   * Tight's deferred paints (JPEG and inflated rectangles) the proxy's copy holds before it
+   * paints them whatever the recorder asks: bounds the memory of a copy nobody reads for a while.
+   */
+  deferredPaintBytes: 16 * 1024 * 1024,
   /** Width and height of a Cursor pseudo-rectangle, which streams through too. */
   cursorSide: 1024,
   /** A Fence's payload, either way (rfbproto §7.5.9 caps it at 64). */

@@ -6,6 +6,7 @@ import { checkedLength, encoding, rfbLimits, serverMessageType } from './protoco
 import { RawRectWriter } from './raw-rect.js';
 import { RfbProtocolError } from './rfb-errors.js';
 import { screenBytes } from './screens.js';
+import { TightDecoder } from './tight.js';
 import { ZrleDecoder } from './zrle.js';
 
 /**
@@ -71,6 +72,7 @@ export class ServerMessageReader {
   readonly #flush: Flush | undefined;
   readonly #pixels: boolean;
   readonly #zrle = new ZrleDecoder();
+  readonly #tight: TightDecoder;
   /** Resolves with the first failure found while an update decoded behind the reading. */
   readonly decodeFailed: Promise<Error>;
   #reportFailure!: (error: Error) => void;
@@ -89,7 +91,10 @@ export class ServerMessageReader {
     this.#forward = forward;
     this.#flush = options.flush;
     this.#pixels = options.pixels ?? true;
+    this.#tight = new TightDecoder({ decode: this.#pixels });
     this.decodeFailed = new Promise((resolve) => (this.#reportFailure = resolve));
+    // A deferred paint (Tight's JPEG) found broken when the copy is read fails the session.
+    framebuffer.onPaintFailure((error) => this.#fail(error));
   }
 
   async next(): Promise<ServerMessage> {
@@ -118,9 +123,10 @@ export class ServerMessageReader {
     }
   }
 
-  /** Ends the connection's zlib stream. */
+  /** Ends the connection's zlib streams. */
   close(): void {
     this.#zrle.close();
+    this.#tight.close();
   }
 
   async #update(): Promise<ServerMessage> {
@@ -150,21 +156,28 @@ export class ServerMessageReader {
     return { type: 'update', rects: painted, resizable, encodings };
   }
 
-  /** Ends the update once its tiles are in, after the updates before it. */
+  /** Ends the update once its tiles and Tight data are in, after the updates before it. */
   #endBehind(painted: Rect[]): void {
-    const tiles = this.#zrle.settled();
+    const decoded = [this.#zrle.settled(), this.#tight.settled()];
     // A listener that throws fails the session as a broken stream does, never the process.
-    this.#decoding = Promise.all([this.#decoding, tiles])
+    this.#decoding = Promise.all([this.#decoding, ...decoded])
       .then(() => this.#framebuffer.endUpdate(painted))
-      .catch((error: Error) => {
-        this.#failure ??= error;
-        this.#reportFailure(this.#failure);
-      });
+      .catch((error: Error) => this.#fail(error));
   }
 
-  /** Waits for every tile and update before a change that is not ZRLE (it may read them). */
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#reportFailure(this.#failure);
+  }
+
+  /**
+   * Waits for every tile, Tight rectangle and update before a change that is neither ZRLE nor
+   * Tight (it may read them). ZRLE waits for Tight and Tight for ZRLE, so the copy takes the
+   * rectangles in their order; a desktop uses one of the two, so neither waits in practice.
+   */
   async #caughtUp(): Promise<void> {
     await this.#zrle.settled();
+    await this.#tight.settled();
     await this.#decoding;
     if (this.#failure) throw this.#failure;
   }
@@ -195,8 +208,14 @@ export class ServerMessageReader {
         framebuffer.copy(rect, fromX, fromY);
         return rect.width > 0 && rect.height > 0;
       }
+      case encoding.tight:
+        framebuffer.checkInside(rect, 'a Tight rectangle');
+        if (this.#pixels) await this.#zrle.settled();
+        await this.#tight.readRect(rect, framebuffer, this.#input, this.#forward);
+        return rect.width > 0 && rect.height > 0;
       case encoding.zrle:
         framebuffer.checkInside(rect, 'a ZRLE rectangle');
+        if (this.#pixels) await this.#tight.settled();
         if (this.#pixels) {
           await this.#zrle.streamRect(rect, framebuffer, this.#input, this.#forward);
         } else {

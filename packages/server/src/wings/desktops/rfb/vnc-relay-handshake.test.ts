@@ -30,7 +30,7 @@ describe('the VNC relay: handshakes', () => {
       expect((await peer.next()).wire).toEqual(encodeSetPixelFormat(proxyPixelFormat));
       expect(await peer.next()).toMatchObject({
         type: 'set-encodings',
-        encodings: [1, 16, 0, -223, -224, -308, -312, -313, -239],
+        encodings: [1, 7, 16, 0, -26, -223, -224, -308, -312, -313, -239],
       });
       expect(await peer.next()).toMatchObject({ type: 'update-request', incremental: false });
       expect(client.bytes().includes('secret')).toBe(false);

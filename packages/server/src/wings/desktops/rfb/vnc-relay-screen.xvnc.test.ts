@@ -8,6 +8,7 @@ import { ByteInput } from './byte-input.js';
 import { ByteOutput } from './byte-output.js';
 import { handshakeAsClient } from './handshake-as-client.js';
 import { encoding } from './protocol.js';
+import { noVncEncodings } from './rfb-client.testkit.js';
 import { eventually, until } from './rfb.testkit.js';
 import { allOneColour, everyKindOfTile, relayTo, sameScreen } from './xvnc-relay.testkit.js';
 
@@ -42,8 +43,8 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
     await client.until(
       () =>
         allOneColour(client.framebuffer, [0x10, 0x20, 0x30]) &&
-        client.encodingsSeen.has(encoding.zrle),
-      'the browser’s screen in #102030, sent as ZRLE',
+        client.encodingsSeen.has(encoding.tight),
+      'the browser’s screen in #102030, sent as Tight (noVNC’s first choice)',
     );
     session.close('test over');
   });
@@ -85,12 +86,18 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
     session.close('test over');
   });
 
-  it('decodes ZRLE to exactly the X server’s screen (xwd), as a Raw-only session sees it', async () => {
+  it('decodes ZRLE and lossless Tight to exactly the X server’s screen (xwd), as a Raw-only session sees it', async () => {
     const [width, height, left, top] = [300, 200, 20, 30];
     const image = everyKindOfTile(width, height);
     const file = path.join(xvnc.dir, 'tiles.xwd');
     await writeFile(file, rgbaToXwd(width, height, image));
-    const zrle = await relayTo(xvnc);
+    const withoutTight = noVncEncodings.filter((kind) => kind !== encoding.tight);
+    const zrle = await relayTo(xvnc, {}, withoutTight);
+    // Tight with no JPEG quality level asked: fills, palettes and zlib, never JPEG.
+    const losslessTight = noVncEncodings.filter(
+      (kind) => kind !== encoding.zrle && (kind < -32 || kind > -23),
+    );
+    const tight = await relayTo(xvnc, {}, losslessTight);
     // With Cursor, Xvnc sends the pointer apart instead of drawing it into the screen (xwd
     // leaves it out too).
     const raw = await relayTo(xvnc, {}, [encoding.raw, encoding.cursor]);
@@ -121,15 +128,23 @@ describe('the VNC relay with a real Xvnc (security None)', () => {
       if (![0, 63, 100, 150, 199].every(shown)) return false;
       // The browser's last pixels may be in before the end of their update (a LastRect).
       if (!zrle.client.encodingsSeen.has(encoding.zrle)) return false;
-      return [zrle.session.framebuffer, zrle.client.framebuffer, raw.session.framebuffer].every(
-        (framebuffer) => sameScreen(framebuffer, screen),
-      );
+      if (!tight.client.encodingsSeen.has(encoding.tight)) return false;
+      return [
+        zrle.session.framebuffer,
+        zrle.client.framebuffer,
+        tight.session.framebuffer,
+        tight.client.framebuffer,
+        raw.session.framebuffer,
+      ].every((framebuffer) => sameScreen(framebuffer, screen));
     }, 'the decoded screens to match xwd');
+    expect(zrle.client.encodingsSeen.has(encoding.tight)).toBe(false);
+    expect(tight.client.encodingsSeen.has(encoding.zrle)).toBe(false);
     expect([...raw.client.encodingsSeen].filter((kind) => kind >= 0)).toEqual([encoding.raw]);
     // Not asked for, so never offered: every update of that session answered a request.
     expect([raw.client.fences, raw.client.unaskedUpdates]).toEqual([0, 0]);
     expect(raw.client.continuousUpdates).toBe(false);
     zrle.session.close('test over');
+    tight.session.close('test over');
     raw.session.close('test over');
   });
 });

@@ -1,6 +1,6 @@
-import { constants, createInflate, type Inflate } from 'node:zlib';
 import type { ByteInput } from './byte-input.js';
 import type { Framebuffer, Rect } from './framebuffer.js';
+import { InflateBehind } from './inflate-behind.js';
 import { checkedLength, rfbLimits } from './protocol.js';
 import { RfbProtocolError } from './rfb-errors.js';
 import { decodeZrleTile, zrleTileSide } from './zrle-tile.js';
@@ -86,23 +86,17 @@ export class ZrleRectTiles {
  * worth, so forwarding never waits on zlib in practice, and the memory stays bounded.
  */
 const maxBehindBytes = 256 * 1024;
-/**
- * zlib's output buffer. Each time it fills, zlib goes back to the thread pool for the rest:
- * at its 16 KiB default a full-screen update took dozens of round trips.
- */
-const inflateChunkBytes = 256 * 1024;
 
 /**
  * ZRLE for one connection (RFC 6143 §7.7.6): all its rectangles share one zlib stream, so the
  * inflater lives as long as the connection. Inflating runs on zlib's thread pool, behind the
- * forwarding: `streamRect` hands the compressed bytes to zlib and returns without waiting, and
- * `settled` waits until every tile is in the framebuffer.
+ * forwarding (inflate-behind.ts): `streamRect` hands the compressed bytes to zlib and returns
+ * without waiting, and `settled` waits until every tile is in the framebuffer.
  *
  * Why: each zlib write is a round trip to the thread pool and back, which on a busy machine
  * costs a scheduler wake-up or two (about 0.5 ms). A desktop sends tens of ZRLE rectangles per
  * update (TigerVNC: one per changed area); waiting for each before reading the next held every
- * update up by tens of ms and halved the frames noVNC could show. So the bytes that arrive while
- * one write is in zlib go together as the next write: a few round trips an update.
+ * update up by tens of ms and halved the frames noVNC could show.
  *
  * The inflated bytes run on from one rectangle into the next (the desktop flushes zlib at each
  * rectangle's end), and the tiles are taken in order from the queue of rectangles. `settled`
@@ -110,29 +104,12 @@ const inflateChunkBytes = 256 * 1024;
  * update may be streaming in meanwhile (server-messages.ts reads on while the last one decodes).
  */
 export class ZrleDecoder {
-  readonly #inflate: Inflate;
+  readonly #zlib = new InflateBehind('ZRLE zlib stream', (piece) => this.#tiles(piece));
   /** Rectangles whose data went (or is going) to zlib, oldest first, until all tiles are in. */
   readonly #rects: ZrleRectTiles[] = [];
   /** Rectangles handed in so far, and those with all their tiles in the framebuffer. */
   #handedIn = 0;
   #done = 0;
-  /** Compressed bytes that came while a write was in zlib: they go together next. */
-  #waiting: Buffer[] = [];
-  #waitingBytes = 0;
-  #writing = false;
-  /** Called back each time zlib finishes a write (or the stream fails). */
-  #onProgress: (() => void)[] = [];
-  #failure: Error | undefined;
-
-  constructor() {
-    this.#inflate = createInflate({ flush: constants.Z_SYNC_FLUSH, chunkSize: inflateChunkBytes });
-    this.#inflate.on('data', (piece: Buffer) => this.#tiles(piece));
-    this.#inflate.on('error', (error: Error) => {
-      this.#fail(new RfbProtocolError(`a broken ZRLE zlib stream (${error.message})`));
-    });
-    // A broken or closed zlib stream may never call back the write it had.
-    this.#inflate.on('close', () => this.#fail(new RfbProtocolError('ZRLE after the end')));
-  }
 
   /**
    * Reads one ZRLE rectangle's payload (u32 length, zlib data) from `input`, handing every piece
@@ -161,16 +138,17 @@ export class ZrleDecoder {
     const header = await input.read(4);
     await forward(header);
     let left = checkedLength(header.readUInt32BE(0), rfbLimits.zrleBytes, 'ZRLE data');
-    if (this.#failure) throw this.#failure;
+    const zlib = this.#zlib;
+    if (zlib.failure) throw zlib.failure;
     this.#rects.push(new ZrleRectTiles(rect, framebuffer));
     this.#handedIn++;
     while (left > 0) {
       const piece = await input.readUpTo(left);
       left -= piece.length;
       await forward(piece);
-      this.#write(piece);
-      while (this.#waitingBytes > maxBehindBytes && !this.#failure) await this.#progress();
-      if (this.#failure) throw this.#failure;
+      zlib.write(piece);
+      while (zlib.behindBytes > maxBehindBytes && !zlib.failure) await zlib.progress();
+      if (zlib.failure) throw zlib.failure;
     }
   }
 
@@ -181,49 +159,22 @@ export class ZrleDecoder {
    */
   async settled(): Promise<void> {
     const target = this.#handedIn;
+    const zlib = this.#zlib;
     for (;;) {
       this.#dropDone();
-      if (this.#failure) throw this.#failure;
+      if (zlib.failure) throw zlib.failure;
       if (this.#done >= target) return;
       // zlib hands over a write's output before calling back: idle, it has inflated all it had.
-      if (!this.#writing) {
-        this.#fail(new RfbProtocolError('ZRLE data ending before the last tile of its rectangle'));
-        throw this.#failure;
+      if (zlib.idle) {
+        zlib.fail(new RfbProtocolError('ZRLE data ending before the last tile of its rectangle'));
+        throw zlib.failure!;
       }
-      await this.#progress();
+      await zlib.progress();
     }
   }
 
   close(): void {
-    this.#inflate.destroy();
-  }
-
-  #write(piece: Buffer): void {
-    if (this.#writing) {
-      this.#waiting.push(piece);
-      this.#waitingBytes += piece.length;
-      return;
-    }
-    this.#writing = true;
-    this.#inflate.write(piece, () => this.#written());
-  }
-
-  #written(): void {
-    if (this.#failure) return;
-    if (this.#waiting.length > 0) {
-      const batch = Buffer.concat(this.#waiting, this.#waitingBytes);
-      this.#waiting = [];
-      this.#waitingBytes = 0;
-      this.#inflate.write(batch, () => this.#written());
-    } else {
-      this.#writing = false;
-    }
-    for (const resolve of this.#onProgress.splice(0)) resolve();
-  }
-
-  /** Resolves when zlib next finishes a write. */
-  #progress(): Promise<void> {
-    return new Promise((resolve) => this.#onProgress.push(resolve));
+    this.#zlib.close();
   }
 
   #dropDone(): void {
@@ -233,29 +184,16 @@ export class ZrleDecoder {
     }
   }
 
-  /** Inflated bytes: the tiles of the oldest rectangle not done, then of the next. */
+  /** Inflated bytes: the tiles of the oldest rectangle not done, then of the next. Throws on bad tiles. */
   #tiles(piece: Buffer): void {
-    if (this.#failure) return;
-    try {
-      let rest = piece;
-      while (rest.length > 0) {
-        this.#dropDone();
-        const rect = this.#rects[0];
-        if (!rect) {
-          throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
-        }
-        rest = rect.feed(rest);
+    let rest = piece;
+    while (rest.length > 0) {
+      this.#dropDone();
+      const rect = this.#rects[0];
+      if (!rect) {
+        throw new RfbProtocolError('ZRLE data going on past the last tile of its rectangle');
       }
-    } catch (error) {
-      this.#fail(error as Error);
+      rest = rect.feed(rest);
     }
-  }
-
-  #fail(error: Error): void {
-    this.#failure ??= error;
-    this.#writing = false;
-    this.#waiting = [];
-    this.#waitingBytes = 0;
-    for (const resolve of this.#onProgress.splice(0)) resolve();
   }
 }
