@@ -55,9 +55,18 @@ export class JpegPaint implements DeferredPaint {
 
   paint(target: PaintTarget): void {
     const { x, y, width, height } = this.rect;
+    const bytes = Buffer.concat(this.#pieces, this.bytes);
+    // Checked before decoding: the decoder allocates for the size the JPEG claims.
+    const claimed = jpegFrameSize(bytes);
+    if (!claimed) throw new RfbProtocolError('a Tight JPEG without a baseline frame header');
+    if (claimed.width !== width || claimed.height !== height) {
+      throw new RfbProtocolError(
+        `a Tight JPEG of ${claimed.width}×${claimed.height} for a ${width}×${height} rectangle`,
+      );
+    }
     let image: { width: number; height: number; data: Uint8Array };
     try {
-      image = jpeg.decode(Buffer.concat(this.#pieces, this.bytes), {
+      image = jpeg.decode(bytes, {
         useTArray: true,
         formatAsRGBA: true,
         tolerantDecoding: false,
@@ -81,6 +90,26 @@ export class JpegPaint implements DeferredPaint {
       );
     }
   }
+}
+
+/**
+ * The width and height in a JPEG's frame header (SOF0 to SOF2: baseline, extended, progressive),
+ * walking the segments from SOI; undefined when there is none before the scan.
+ */
+export function jpegFrameSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  let at = 2;
+  while (at + 4 <= bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1]!;
+    const length = bytes.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xc2) {
+      if (at + 9 > bytes.length) return undefined;
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
+    if (marker === 0xda || length < 2) return undefined;
+    at += 2 + length;
+  }
+  return undefined;
 }
 
 export type TightFilter = 'copy' | 'palette' | 'gradient';

@@ -227,7 +227,11 @@ describe('Tight rectangles', () => {
 
   it('never decodes a JPEG that later rectangles cover, and fails the session on one still on screen', async () => {
     const rect = { x: 0, y: 0, width: 8, height: 8 };
-    const broken = Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0, 3, 1, 2, 3, 4]);
+    // A frame header of the rectangle's size, then nothing a decoder can use.
+    const broken = Buffer.from([
+      ...[0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, 0],
+      ...[0xff, 0xda, 0, 2],
+    ]);
     const covered = Buffer.concat([
       encodeUpdateHeader(3),
       jpegRect(rect, broken),
@@ -249,7 +253,7 @@ describe('Tight rectangles', () => {
     expect((await second.failure())?.message).toContain('a Tight JPEG that does not decode');
   });
 
-  it('refuses a JPEG of another size than its rectangle', async () => {
+  it('refuses a JPEG claiming another size than its rectangle before decoding it', async () => {
     const rect = { x: 0, y: 0, width: 8, height: 8 };
     const bytes = Buffer.concat([
       encodeUpdateHeader(1),
@@ -262,6 +266,18 @@ describe('Tight rectangles', () => {
     const { failure } = await readAll(bytes, framebuffer);
     framebuffer.pixels();
     expect((await failure())?.message).toContain('a Tight JPEG of 16×8 for a 8×8 rectangle');
+
+    // A header claiming a huge image, and no image: refused on the header, nothing allocated.
+    const huge = Buffer.from([
+      ...[0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, 0x1f, 0x40, 0x1f, 0x40, 1, 1, 0x11, 0],
+    ]);
+    const other = new Framebuffer(8, 8);
+    const second = await readAll(
+      Buffer.concat([encodeUpdateHeader(1), jpegRect(rect, huge)]),
+      other,
+    );
+    other.pixels();
+    expect((await second.failure())?.message).toContain('a Tight JPEG of 8000×8000 for a 8×8');
   });
 
   it('with pixels off, forwards every rectangle and decodes none', async () => {
