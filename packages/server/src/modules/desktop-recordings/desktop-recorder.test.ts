@@ -34,7 +34,32 @@ const same = (replayed: Replayed, width: number, height: number, pixels: Uint8Ar
   replayed.height === height &&
   Buffer.from(replayed.pixels).equals(Buffer.from(pixels));
 
+/** A screen whose pixels need work first (as deferred JPEG does): done only in `prepare`. */
+class PreparedScreen extends TestScreen {
+  prepared = 0;
+  prepare(): Promise<void> {
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        this.prepared++;
+        this.data.fill(this.prepared * 10);
+        resolve();
+      }, 5),
+    );
+  }
+}
+
 describe('a desktop recording', () => {
+  it('reads the screen only once it is prepared', async () => {
+    const clock = virtualClock();
+    const screen = new PreparedScreen(8, 8, clock.now);
+    const { blobs, recording } = recordOn(screen, clock);
+    await waitForChunks(blobs, sid, 1);
+    expect(screen.prepared).toBe(1);
+    expect(screen.captures).toHaveLength(1);
+    expect(screen.captures[0]!.pixels.every((byte) => byte === 10)).toBe(true);
+    await recording.close(clock.now());
+  });
+
   it('replays into the pixels the framebuffer had at every write and at the end', async () => {
     const clock = virtualClock();
     const screen = new TestScreen(96, 64, clock.now);

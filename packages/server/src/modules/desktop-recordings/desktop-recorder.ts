@@ -194,8 +194,12 @@ class DesktopRecorder implements DesktopRecording {
   private write(): void {
     this.timer = undefined;
     if (this.failed || this.closing) return;
-    const capture = this.capture();
-    this.writing = this.encode(capture)
+    // The screen's own work first (decoding, off the event loop), so the capture is a copy.
+    const prepared = this.options.framebuffer.prepare?.();
+    const written = prepared
+      ? prepared.then(() => this.captureAndEncode())
+      : this.captureAndEncode();
+    this.writing = written
       .catch((error: Error) => this.fail(error.message))
       .finally(() => {
         this.writing = undefined;
@@ -239,6 +243,12 @@ class DesktopRecorder implements DesktopRecording {
       copies: kept.map((rect) => copyRect(pixels, width, rect)),
       keyframe: keyframe && usable ? { ms, width, height } : undefined,
     };
+  }
+
+  private captureAndEncode(): Promise<void> {
+    // A close meanwhile takes the last capture itself.
+    if (this.failed || this.closing) return Promise.resolve();
+    return this.encode(this.capture());
   }
 
   /** Deflates the captured rectangles (capture.ts) and writes them as one chunk. */

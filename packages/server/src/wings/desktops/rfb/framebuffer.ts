@@ -62,6 +62,16 @@ export class Framebuffer implements FramebufferSource {
     if (this.#deferred.bytes > rfbLimits.deferredPaintBytes) this.#settle();
   }
 
+  /**
+   * Decodes, off the event loop, the deferred paints a read now would draw (JPEG, on its
+   * thread): the recorder awaits it before it reads, so the read itself stays short. Undefined
+   * when there is nothing to do; never rejects.
+   */
+  prepare(): Promise<void> | undefined {
+    if (this.#deferred.length === 0) return undefined;
+    return this.#deferred.prepare(this.#target());
+  }
+
   /** Deferred paints whose data does not decode, found when they are drawn. */
   onPaintFailure(listener: (error: Error) => void): () => void {
     this.#paintFailureListeners.add(listener);
@@ -170,15 +180,13 @@ export class Framebuffer implements FramebufferSource {
    */
   #settle(): void {
     if (this.#deferred.length === 0) return;
-    const target: PaintTarget = {
-      width: this.#width,
-      height: this.#height,
-      pixels: this.#pixels,
-      words: this.#words,
-    };
-    this.#deferred.settle(target, (error) => {
+    this.#deferred.settle(this.#target(), (error) => {
       for (const listener of this.#paintFailureListeners) listener(error);
     });
+  }
+
+  #target(): PaintTarget {
+    return { width: this.#width, height: this.#height, pixels: this.#pixels, words: this.#words };
   }
 
   #allocate(width: number, height: number): void {

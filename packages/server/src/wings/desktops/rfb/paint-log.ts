@@ -20,6 +20,8 @@ export interface DeferredPaint {
   readonly ready: boolean;
   /** Draws it; throws on data that does not decode (the session then ends). */
   paint(target: PaintTarget): void;
+  /** Work that drawing it needs, done off the event loop ahead of time; never rejects. */
+  prepare?(): Promise<void>;
 }
 
 /**
@@ -56,14 +58,22 @@ export class PaintLog {
     this.#bytes = 0;
   }
 
+  /** Readies, off the event loop, the ready paints that a settle now would draw. */
+  prepare(target: PaintTarget): Promise<void> | undefined {
+    const waits: Promise<void>[] = [];
+    for (const paint of this.#visible(target, this.#readyCount())) {
+      if (paint.prepare) waits.push(paint.prepare());
+    }
+    return waits.length > 0 ? Promise.all(waits).then(() => undefined) : undefined;
+  }
+
   /**
    * Draws the ready paints, oldest first, leaving the first one not ready and those after it.
    * A paint covered whole by later ones is skipped. A paint that throws is reported to
    * `onFailure` and the others are drawn.
    */
   settle(target: PaintTarget, onFailure: (error: Error) => void): void {
-    let ready = 0;
-    while (ready < this.#paints.length && this.#paints[ready]!.ready) ready++;
+    const ready = this.#readyCount();
     if (ready === 0) return;
     const drawn = this.#visible(target, ready);
     const rest = this.#paints.slice(ready);
@@ -78,9 +88,15 @@ export class PaintLog {
     }
   }
 
+  #readyCount(): number {
+    let ready = 0;
+    while (ready < this.#paints.length && this.#paints[ready]!.ready) ready++;
+    return ready;
+  }
+
   /** The first `count` paints less those later ones among them cover, oldest first. */
   #visible(target: PaintTarget, count: number): DeferredPaint[] {
-    if (count === 1) return [this.#paints[0]!];
+    if (count <= 1) return this.#paints.slice(0, count);
     const area = target.width * target.height;
     if (this.#covered.length !== area) this.#covered = new Uint8Array(area);
     const covered = this.#covered;

@@ -2,6 +2,7 @@ import jpeg from 'jpeg-js';
 import type { Rect } from './framebuffer.js';
 import type { DeferredPaint, PaintTarget } from './paint-log.js';
 import { maxScreenSide } from './framebuffer.js';
+import { decodeJpegOffThread } from './jpeg-thread.js';
 import { RfbProtocolError } from './rfb-errors.js';
 
 /**
@@ -38,12 +39,16 @@ export class FillPaint implements DeferredPaint {
 
 /**
  * JpegCompression: a JPEG of the rectangle, kept as it came (the pieces it was read in) and
- * decoded only if it is still on screen when the copy is read.
+ * decoded only if it is still on screen when the copy is read: on the JPEG thread when the
+ * reader says so first (`prepare`, jpeg-thread.ts), otherwise here when drawn.
  */
 export class JpegPaint implements DeferredPaint {
   readonly ready = true;
   readonly bytes: number;
   readonly #pieces: Buffer[];
+  #prepared: Promise<void> | undefined;
+  #decoded: Uint8Array | undefined;
+  #failure: Error | undefined;
 
   constructor(
     readonly rect: Rect,
@@ -53,20 +58,35 @@ export class JpegPaint implements DeferredPaint {
     this.bytes = pieces.reduce((sum, piece) => sum + piece.length, 0);
   }
 
+  /** Decodes it on the JPEG thread; never rejects (a failure is thrown when it is drawn). */
+  prepare(): Promise<void> {
+    this.#prepared ??= (async () => {
+      try {
+        const { width, height } = this.rect;
+        const image = await decodeJpegOffThread(this.#checkedBytes(), width, height);
+        this.#decoded = this.#checkedImage(image);
+      } catch (error) {
+        this.#failure = asProtocolError(error as Error);
+      }
+    })();
+    return this.#prepared;
+  }
+
   paint(target: PaintTarget): void {
+    if (this.#failure) throw this.#failure;
+    const data = this.#decoded ?? this.#decodeHere();
     const { x, y, width, height } = this.rect;
-    const bytes = Buffer.concat(this.#pieces, this.bytes);
-    // Checked before decoding: the decoder allocates for the size the JPEG claims.
-    const claimed = jpegFrameSize(bytes);
-    if (!claimed) throw new RfbProtocolError('a Tight JPEG without a baseline frame header');
-    if (claimed.width !== width || claimed.height !== height) {
-      throw new RfbProtocolError(
-        `a Tight JPEG of ${claimed.width}×${claimed.height} for a ${width}×${height} rectangle`,
-      );
+    const rowBytes = width * 4;
+    for (let row = 0; row < height; row++) {
+      const from = row * rowBytes;
+      target.pixels.set(data.subarray(from, from + rowBytes), ((y + row) * target.width + x) * 4);
     }
+  }
+
+  #decodeHere(): Uint8Array {
     let image: { width: number; height: number; data: Uint8Array };
     try {
-      image = jpeg.decode(bytes, {
+      image = jpeg.decode(this.#checkedBytes(), {
         useTArray: true,
         formatAsRGBA: true,
         tolerantDecoding: false,
@@ -74,22 +94,39 @@ export class JpegPaint implements DeferredPaint {
         maxMemoryUsageInMB: 512,
       });
     } catch (error) {
-      throw new RfbProtocolError(`a Tight JPEG that does not decode (${(error as Error).message})`);
+      throw asProtocolError(error as Error);
     }
-    if (image.width !== width || image.height !== height) {
+    return this.#checkedImage(image);
+  }
+
+  /** The JPEG whole, once its frame header says it is the rectangle's size. */
+  #checkedBytes(): Buffer {
+    const bytes = Buffer.concat(this.#pieces, this.bytes);
+    // Checked before decoding: the decoder allocates for the size the JPEG claims.
+    const claimed = jpegFrameSize(bytes);
+    if (!claimed) throw new RfbProtocolError('a Tight JPEG without a baseline frame header');
+    this.#checkSize(claimed);
+    return bytes;
+  }
+
+  #checkedImage(image: { width: number; height: number; data: Uint8Array }): Uint8Array {
+    this.#checkSize(image);
+    return image.data;
+  }
+
+  #checkSize(size: { width: number; height: number }): void {
+    const { width, height } = this.rect;
+    if (size.width !== width || size.height !== height) {
       throw new RfbProtocolError(
-        `a Tight JPEG of ${image.width}×${image.height} for a ${width}×${height} rectangle`,
-      );
-    }
-    const rowBytes = width * 4;
-    for (let row = 0; row < height; row++) {
-      const from = row * rowBytes;
-      target.pixels.set(
-        image.data.subarray(from, from + rowBytes),
-        ((y + row) * target.width + x) * 4,
+        `a Tight JPEG of ${size.width}×${size.height} for a ${width}×${height} rectangle`,
       );
     }
   }
+}
+
+function asProtocolError(error: Error): Error {
+  if (error instanceof RfbProtocolError) return error;
+  return new RfbProtocolError(`a Tight JPEG that does not decode (${error.message})`);
 }
 
 /**

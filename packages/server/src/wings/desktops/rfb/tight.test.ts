@@ -10,6 +10,7 @@ import {
   ServerMessageReader,
   type ServerMessage,
 } from './server-messages.js';
+import { JpegPaint } from './tight-paints.js';
 
 type Rgb = [number, number, number];
 
@@ -251,6 +252,34 @@ describe('Tight rectangles', () => {
     const second = await readAll(visible, other);
     other.pixels();
     expect((await second.failure())?.message).toContain('a Tight JPEG that does not decode');
+  });
+
+  it('decodes a JPEG on the JPEG thread when the screen is prepared, so the read only copies', async () => {
+    const rect = { x: 0, y: 0, width: 16, height: 8 };
+    const colour = (x: number, y: number): Rgb => [200 - x * 8, 40 + y * 10, 90];
+    const bytes = jpegOf(rect, colour);
+    const framebuffer = new Framebuffer(16, 8);
+    framebuffer.defer(new JpegPaint(rect, [bytes]));
+    await framebuffer.prepare();
+    // Spoil what was received: only what the thread decoded can still draw the image.
+    bytes.fill(0);
+    const got = pixel(framebuffer, 15, 7);
+    got.forEach((value, c) => expect(Math.abs(value - colour(15, 7)[c]!)).toBeLessThan(12));
+
+    // A broken one fails when drawn, with the thread's reason; prepare itself never rejects.
+    const broken = Buffer.from([
+      ...[0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, 0, 8, 0, 16, 1, 1, 0x11, 0],
+      ...[0xff, 0xda, 0, 2],
+    ]);
+    const other = new Framebuffer(16, 8);
+    const failures: Error[] = [];
+    other.onPaintFailure((error) => failures.push(error));
+    other.defer(new JpegPaint(rect, [broken]));
+    await other.prepare();
+    other.pixels();
+    expect(failures.map((error) => error.message)).toEqual([
+      expect.stringContaining('a Tight JPEG that does not decode'),
+    ]);
   });
 
   it('refuses a JPEG claiming another size than its rectangle before decoding it', async () => {

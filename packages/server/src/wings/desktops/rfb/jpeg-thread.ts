@@ -1,0 +1,93 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * JPEG decoding for the proxy's copies of desktop screens, on ONE worker thread shared by every
+ * session. Decoding in JavaScript costs about 80 ms a megapixel; on the event loop, one busy
+ * recorded desktop would stall every session the proxy carries (terminals, other desktops) by
+ * that much each time its recorder reads the screen.
+ */
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const jpeg = require(workerData.jpeg);
+parentPort.on('message', ({ id, bytes, width, height }) => {
+  try {
+    const image = jpeg.decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      tolerantDecoding: false,
+      maxResolutionInMP: (width * height) / 1e6 + 0.001,
+      maxMemoryUsageInMB: 512,
+    });
+    parentPort.postMessage(
+      { id, width: image.width, height: image.height, data: image.data },
+      [image.data.buffer],
+    );
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+export interface DecodedJpeg {
+  width: number;
+  height: number;
+  /** RGBA rows, opaque. */
+  data: Uint8Array;
+}
+
+type Reply = { id: number; error: string } | ({ id: number } & DecodedJpeg);
+
+let worker: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<
+  number,
+  { resolve: (image: DecodedJpeg) => void; reject: (error: Error) => void }
+>();
+
+/**
+ * Decodes `bytes` (a JPEG whose frame header the caller checked says `width`×`height`) off the
+ * event loop. Rejects when it does not decode, or when the thread is gone.
+ */
+export function decodeJpegOffThread(
+  bytes: Uint8Array,
+  width: number,
+  height: number,
+): Promise<DecodedJpeg> {
+  // Its own memory, transferred: a small Buffer may be a slice of Node's shared pool.
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    thread().postMessage({ id, bytes: copy, width, height }, [copy.buffer]);
+  });
+}
+
+function thread(): Worker {
+  if (worker) return worker;
+  const require = createRequire(import.meta.url);
+  const started = new Worker(workerSource, {
+    eval: true,
+    workerData: { jpeg: require.resolve('jpeg-js') },
+  });
+  started.on('message', (reply: Reply) => {
+    const entry = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (!entry) return;
+    if ('error' in reply) entry.reject(new Error(reply.error));
+    else entry.resolve(reply);
+  });
+  const gone = (error: Error) => {
+    // Whatever was asked is refused; the next decode starts a new thread.
+    for (const entry of waiting.values()) entry.reject(error);
+    waiting.clear();
+    if (worker === started) worker = undefined;
+  };
+  started.on('error', gone);
+  started.on('exit', () => gone(new Error('the JPEG decoding thread stopped')));
+  // Do not keep the process alive just for it.
+  started.unref();
+  worker = started;
+  return started;
+}
