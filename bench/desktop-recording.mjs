@@ -18,7 +18,9 @@ import { fmt, printTable, verdict } from './support/report.mjs';
 const usage = `Usage: npm run build && npm run bench:desktop-recording [-- --seconds 60] [--scene scroll]
 
   --seconds  how long each scene is recorded (default 60)
-  --scene    one scene only: scroll (full-screen animation), windows, video
+  --scene    one scene only: scroll (full-screen animation), windows, video, jpeg (the scroll
+             as Tight JPEG strips deferred in the proxy's framebuffer, as TigerVNC sends a busy
+             screen; also recorded with the JPEG decoded on the event loop, for comparison)
   --no-budget  also record each scene without the byte budget, for comparison`;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +50,9 @@ const load = (name) =>
   });
 const { startDesktopRecording } = await load('modules/desktop-recordings/desktop-recorder.js');
 const { LocalDirBlobStore } = await load('blobs/local-dir-blob-store.js');
+const { Framebuffer } = await load('wings/desktops/rfb/framebuffer.js');
+const { JpegPaint } = await load('wings/desktops/rfb/tight-paints.js');
+const { default: jpeg } = await import('jpeg-js');
 
 const W = 1280;
 const H = 800;
@@ -72,6 +77,16 @@ class SyntheticScreen {
   }
   update(rects) {
     for (const listener of this.listeners) listener(rects);
+  }
+}
+
+/** The proxy's own framebuffer, whose paints are deferred (Tight) until the recorder reads it. */
+class DeferredScreen extends Framebuffer {
+  constructor() {
+    super(W, H);
+  }
+  update(rects) {
+    this.endUpdate(rects);
   }
 }
 
@@ -113,7 +128,10 @@ function renderDocument(height) {
   return doc;
 }
 
-/** The scenes: each returns a function that paints update `n` and returns its damage. */
+/**
+ * The scenes: each returns a function that paints update `n` and returns its damage.
+ * `recorded` is false for the run without a recorder.
+ */
 const scenes = {
   // A page scrolled full screen, 4 px per update: every pixel row moves, every update.
   scroll: (screen) => {
@@ -156,6 +174,20 @@ const scenes = {
       return [...damage, ...previous, clock];
     };
   },
+  // The scroll as a desktop speaking Tight sends it: JPEG strips, deferred in the proxy's
+  // framebuffer and decoded when the recorder reads it (docs/desktops.md, Tight).
+  jpeg: (screen, { recorded }) => {
+    jpegFrames ??= jpegStrips(updatesPerSecond);
+    return (n) => {
+      // Without a recorder nothing reads the copy: a session not recorded keeps none.
+      if (recorded) {
+        for (const { rect, bytes } of jpegFrames[n % jpegFrames.length]) {
+          screen.defer(new JpegPaint(rect, [bytes]));
+        }
+      }
+      return [{ x: 0, y: 0, width: W, height: H }];
+    };
+  },
   // A 640×360 video (noise: nothing to compress) on a still desktop.
   video: (screen) => {
     fill(screen.data, { x: 0, y: 0, width: W, height: H }, [38, 70, 110]);
@@ -173,6 +205,24 @@ const scenes = {
   },
 };
 
+/** Strips of the scroll scene's frames as JPEG (quality 80), 20 px high, a second's cycle. */
+function jpegStrips(frames) {
+  const doc = renderDocument(4000);
+  const strip = 20;
+  return Array.from({ length: frames }, (_, k) => {
+    const top = k * 4;
+    const strips = [];
+    for (let y = 0; y < H; y += strip) {
+      const height = Math.min(strip, H - y);
+      const data = doc.subarray((top + y) * W * 4, (top + y + height) * W * 4);
+      const bytes = jpeg.encode({ width: W, height, data }, 80).data;
+      strips.push({ rect: { x: 0, y, width: W, height }, bytes });
+    }
+    return strips;
+  });
+}
+let jpegFrames;
+
 function bounce(position, limit) {
   const period = 2 * limit;
   const p = ((position % period) + period) % period;
@@ -181,8 +231,10 @@ function bounce(position, limit) {
 
 /** Runs a scene in real time for `duration` s, with a recorder or not; what it cost. */
 async function run(name, duration, recorder) {
-  const screen = new SyntheticScreen();
-  const paint = scenes[name](screen);
+  const screen = name === 'jpeg' ? new DeferredScreen() : new SyntheticScreen();
+  // The comparison: the recorder reads without preparing, so JPEG decodes on the event loop.
+  if (recorder?.jpegOnLoop) screen.prepare = () => undefined;
+  const paint = scenes[name](screen, { recorded: Boolean(recorder) });
   const dir = mkdtempSync(path.join(tmpdir(), 'postern-bench-desktop-'));
   const blobs = new LocalDirBlobStore(dir);
   await blobs.init();
@@ -254,17 +306,23 @@ console.log(
 const rows = [];
 for (const name of names) {
   const variants = args['no-budget'] ? [{}, { budget: false }] : [{}];
+  if (name === 'jpeg') variants.push({ jpegOnLoop: true });
   // The scene alone, for the CPU the synthetic screen costs without a recorder.
   const bare = await run(name, Math.min(seconds, 15), undefined);
   const bareCpuPerSecond = bare.cpuMs / bare.elapsed;
   for (const recorder of variants) {
-    const label = recorder.budget === false ? `${name}, no budget` : name;
+    const label =
+      recorder.budget === false
+        ? `${name}, no budget`
+        : recorder.jpegOnLoop
+          ? `${name}, decoded on the event loop`
+          : name;
     const r = await run(name, seconds, recorder);
     const perMinute = (bytes) => (bytes / r.elapsed) * 60;
     const mbPerMinute = perMinute(r.result.files) / MB;
     const rawPerMinute = perMinute(r.changed) / MB;
     const cpuPerSecond = r.cpuMs / r.elapsed - bareCpuPerSecond;
-    const full = name === 'scroll' && recorder.budget !== false;
+    const full = (name === 'scroll' || name === 'jpeg') && recorder.budget !== false;
     rows.push(
       {
         figure: `${label}: MB per minute`,

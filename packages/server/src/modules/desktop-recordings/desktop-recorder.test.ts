@@ -34,22 +34,30 @@ const same = (replayed: Replayed, width: number, height: number, pixels: Uint8Ar
   replayed.height === height &&
   Buffer.from(replayed.pixels).equals(Buffer.from(pixels));
 
-/** A screen whose pixels need work first (as deferred JPEG does): done only in `prepare`. */
+/**
+ * A screen whose pixels need work first (as deferred JPEG does), done only in `prepare`, and
+ * which changes while that work is on: the recorder must read it as it was when prepared.
+ */
 class PreparedScreen extends TestScreen {
   prepared = 0;
-  prepare(): Promise<void> {
+  prepare(): Promise<() => Uint8Array> {
+    const asked = this.data.slice();
     return new Promise((resolve) =>
       setTimeout(() => {
         this.prepared++;
-        this.data.fill(this.prepared * 10);
-        resolve();
+        asked.fill(this.prepared * 10);
+        this.data.fill(99);
+        resolve(() => {
+          this.captures.push({ at: 0, width: this.width, height: this.height, pixels: asked });
+          return asked;
+        });
       }, 5),
     );
   }
 }
 
 describe('a desktop recording', () => {
-  it('reads the screen only once it is prepared', async () => {
+  it('reads the screen through its prepared reader, as it was when prepared', async () => {
     const clock = virtualClock();
     const screen = new PreparedScreen(8, 8, clock.now);
     const { blobs, recording } = recordOn(screen, clock);
@@ -57,7 +65,11 @@ describe('a desktop recording', () => {
     expect(screen.prepared).toBe(1);
     expect(screen.captures).toHaveLength(1);
     expect(screen.captures[0]!.pixels.every((byte) => byte === 10)).toBe(true);
-    await recording.close(clock.now());
+    const index = await recording.close(clock.now());
+    expect(index.size).toBeGreaterThan(0);
+    const events = await readEvents(blobs, (await readDesktopIndex(blobs, sid))!);
+    const first = replay(events.filter((event) => event.ms === 0));
+    expect(first.pixels.every((byte) => byte === 10)).toBe(true);
   });
 
   it('replays into the pixels the framebuffer had at every write and at the end', async () => {

@@ -48,6 +48,17 @@ const wholeScreenShare = 0.6;
 /** Clipboard events held while the disk is stuck; later ones are not recorded. */
 const maxPendingRecords = 1024;
 
+/** What a write takes, decided before the pixels are read (they may need work first). */
+interface CapturePlan {
+  at: number;
+  ms: number;
+  width: number;
+  height: number;
+  rects: Rect[];
+  keyframe: boolean;
+  records: Capture['records'];
+}
+
 /**
  * Records a desktop session from its framebuffer (docs/desktops.md, "Recordings"). Updates only
  * mark damage; at most every `intervalMs` the damage is read from the framebuffer's current
@@ -123,7 +134,7 @@ class DesktopRecorder implements DesktopRecording {
     this.stopListening();
     try {
       await this.writing;
-      if (!this.failed && this.hasWork()) await this.encode(this.capture(durationMs));
+      if (!this.failed && this.hasWork()) await this.encode(await this.capture(durationMs));
       if (this.failed) return { size: this.writer.position, durationMs };
       this.writer.append([{ type: 'end', ms: durationMs }]);
       await this.writer.finish();
@@ -194,12 +205,8 @@ class DesktopRecorder implements DesktopRecording {
   private write(): void {
     this.timer = undefined;
     if (this.failed || this.closing) return;
-    // The screen's own work first (decoding, off the event loop), so the capture is a copy.
-    const prepared = this.options.framebuffer.prepare?.();
-    const written = prepared
-      ? prepared.then(() => this.captureAndEncode())
-      : this.captureAndEncode();
-    this.writing = written
+    this.writing = this.capture()
+      .then((capture) => this.encode(capture))
       .catch((error: Error) => this.fail(error.message))
       .finally(() => {
         this.writing = undefined;
@@ -208,33 +215,55 @@ class DesktopRecorder implements DesktopRecording {
   }
 
   /**
-   * Takes what changed, reading the pixels now. A whole screen when one is due: the first, after
-   * a resize, every `keyframeIntervalMs` while the screen changes, or when most of it changed.
-   * `maxMs`: at the close, no event may be later than the end.
+   * Takes what changed (see `plan`) and reads it. A screen with work to do first (decoding,
+   * off the event loop) is read as it was now once that is done: what changes meanwhile comes
+   * as updates after this, and goes in the next write.
    */
-  private capture(maxMs = Infinity): Capture {
+  private async capture(maxMs = Infinity): Promise<Capture> {
+    const screen = this.options.framebuffer;
+    const prepared = screen.prepare?.();
+    const plan = this.plan(maxMs);
+    return this.read(plan, prepared ? (await prepared)() : screen.pixels());
+  }
+
+  /**
+   * Takes what changed since the last write: a whole screen when one is due (the first, after
+   * a resize, every `keyframeIntervalMs` while the screen changes, or when most of it changed),
+   * otherwise the damage. `maxMs`: at the close, no event may be later than the end.
+   */
+  private plan(maxMs = Infinity): CapturePlan {
     const at = this.options.now();
     const ms = Math.max(this.lastMs, Math.min(this.elapsed(at), maxMs));
     this.lastMs = ms;
     const { width, height } = this.options.framebuffer;
-    const pixels = this.options.framebuffer.pixels();
-    const whole = { x: 0, y: 0, width, height };
     const changed = !this.damage.empty;
     const keyframe =
       this.keyframeWanted ||
       (changed && at - this.lastKeyframeAt >= (this.options.keyframeIntervalMs ?? 5000)) ||
       this.damage.area >= width * height * wholeScreenShare;
-    const rects = keyframe ? [whole] : this.damage.take();
+    const rects = keyframe ? [{ x: 0, y: 0, width, height }] : this.damage.take();
     this.damage.clear();
     const records = this.pending.map((record) => ({ ...record, ms: Math.min(record.ms, ms) }));
     this.pending = [];
     this.lastWriteAt = at;
-    // A framebuffer whose pixels do not match its size is skipped rather than misread.
-    const usable = width > 0 && height > 0 && pixels.length >= width * height * 4;
-    if (keyframe && usable) {
+    if (keyframe) {
       this.keyframeWanted = this.urgent = false;
       this.lastKeyframeAt = at;
     }
+    return { at, ms, width, height, rects, keyframe, records };
+  }
+
+  /** The planned rectangles copied out of `pixels`, the screen as it was when planned. */
+  private read(plan: CapturePlan, pixels: Uint8Array): Capture {
+    const { ms, width, height, rects, keyframe, records } = plan;
+    // Pixels that do not match the planned size (a resize came between) are not misread: the
+    // resize asks for a keyframe of its own.
+    const usable =
+      width > 0 &&
+      height > 0 &&
+      pixels.length >= width * height * 4 &&
+      this.options.framebuffer.width === width;
+    if (!usable && keyframe) this.keyframeWanted = this.urgent = true;
     const kept = usable ? rects : [];
     return {
       records,
@@ -243,12 +272,6 @@ class DesktopRecorder implements DesktopRecording {
       copies: kept.map((rect) => copyRect(pixels, width, rect)),
       keyframe: keyframe && usable ? { ms, width, height } : undefined,
     };
-  }
-
-  private captureAndEncode(): Promise<void> {
-    // A close meanwhile takes the last capture itself.
-    if (this.failed || this.closing) return Promise.resolve();
-    return this.encode(this.capture());
   }
 
   /** Deflates the captured rectangles (capture.ts) and writes them as one chunk. */

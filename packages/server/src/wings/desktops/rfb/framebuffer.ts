@@ -55,21 +55,30 @@ export class Framebuffer implements FramebufferSource {
 
   /**
    * Takes a paint to draw when the screen is next read (or changed otherwise). When the paints
-   * waiting hold over `rfbLimits.deferredPaintBytes`, the ready ones are drawn now.
+   * waiting hold over `rfbLimits.deferredPaintBytes`, those later ones cover are forgotten, and
+   * if that is not enough, the ready ones are drawn now.
    */
   defer(paint: DeferredPaint): void {
     this.#deferred.add(paint);
+    if (this.#deferred.bytes <= rfbLimits.deferredPaintBytes) return;
+    this.#deferred.compact(this.#target());
     if (this.#deferred.bytes > rfbLimits.deferredPaintBytes) this.#settle();
   }
 
   /**
    * Decodes, off the event loop, the deferred paints a read now would draw (JPEG, on its
-   * thread): the recorder awaits it before it reads, so the read itself stays short. Undefined
-   * when there is nothing to do; never rejects.
+   * thread), and resolves with a reader of the screen as those paints make it: paints that
+   * come meanwhile stay deferred for the next read (their updates come after it), so the read
+   * only copies. The recorder reads this way. Undefined when nothing is deferred; never rejects.
    */
-  prepare(): Promise<void> | undefined {
+  prepare(): Promise<() => Uint8Array> | undefined {
     if (this.#deferred.length === 0) return undefined;
-    return this.#deferred.prepare(this.#target());
+    const mark = this.#deferred.mark;
+    const read = () => {
+      this.#settle(mark);
+      return this.#pixels;
+    };
+    return (this.#deferred.prepare(this.#target()) ?? Promise.resolve()).then(() => read);
   }
 
   /** Deferred paints whose data does not decode, found when they are drawn. */
@@ -178,11 +187,12 @@ export class Framebuffer implements FramebufferSource {
    * Draws the deferred paints that are ready. The reader makes every paint ready before it
    * changes the screen any other way (server-messages.ts), so none is ever drawn out of order.
    */
-  #settle(): void {
+  #settle(mark?: number): void {
     if (this.#deferred.length === 0) return;
-    this.#deferred.settle(this.#target(), (error) => {
+    const onFailure = (error: Error) => {
       for (const listener of this.#paintFailureListeners) listener(error);
-    });
+    };
+    this.#deferred.settle(this.#target(), onFailure, mark);
   }
 
   #target(): PaintTarget {

@@ -59,8 +59,11 @@ export function decodeJpegOffThread(
   copy.set(bytes);
   const id = nextId++;
   return new Promise((resolve, reject) => {
+    const decoder = thread();
+    // Held while it has work: a decode awaited at the end must not see the process exit.
+    if (waiting.size === 0) decoder.ref();
     waiting.set(id, { resolve, reject });
-    thread().postMessage({ id, bytes: copy, width, height }, [copy.buffer]);
+    decoder.postMessage({ id, bytes: copy, width, height }, [copy.buffer]);
   });
 }
 
@@ -74,6 +77,7 @@ function thread(): Worker {
   started.on('message', (reply: Reply) => {
     const entry = waiting.get(reply.id);
     waiting.delete(reply.id);
+    if (waiting.size === 0) started.unref();
     if (!entry) return;
     if ('error' in reply) entry.reject(new Error(reply.error));
     else entry.resolve(reply);
@@ -86,7 +90,7 @@ function thread(): Worker {
   };
   started.on('error', gone);
   started.on('exit', () => gone(new Error('the JPEG decoding thread stopped')));
-  // Do not keep the process alive just for it.
+  // Idle, it does not keep the process alive.
   started.unref();
   worker = started;
   return started;

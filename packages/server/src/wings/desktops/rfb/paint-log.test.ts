@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Framebuffer } from './framebuffer.js';
-import type { DeferredPaint, PaintTarget } from './paint-log.js';
+import { PaintLog, type DeferredPaint, type PaintTarget } from './paint-log.js';
 import { FillPaint } from './tight-paints.js';
 
 /** A seeded generator, so a failure can be replayed. */
@@ -76,5 +76,36 @@ describe('deferred paints', () => {
     expect([...framebuffer.pixels().subarray((3 * 8 + 2) * 4, (3 * 8 + 2) * 4 + 3)]).toEqual([
       4, 4, 4,
     ]);
+  });
+
+  it('reads at a prepare’s mark, and compacting meanwhile keeps what that read draws', async () => {
+    const pixels = new Uint8Array(8 * 8 * 4);
+    const target: PaintTarget = {
+      width: 8,
+      height: 8,
+      pixels,
+      words: new Uint32Array(pixels.buffer),
+    };
+    const log = new PaintLog();
+    const fill = (rect: { x: number; y: number; width: number; height: number }, value: number) =>
+      new CountedFill(rect, Buffer.from([value, value, value]));
+    const under = fill({ x: 0, y: 0, width: 8, height: 8 }, 1);
+    const top = fill({ x: 0, y: 0, width: 8, height: 4 }, 2);
+    const bottom = fill({ x: 0, y: 4, width: 8, height: 4 }, 3);
+    for (const paint of [under, top, bottom]) log.add(paint);
+    await log.prepare(target);
+    const mark = log.mark;
+    const later = fill({ x: 0, y: 0, width: 8, height: 8 }, 4);
+    const latest = fill({ x: 0, y: 0, width: 8, height: 8 }, 5);
+    log.add(later);
+    log.add(latest);
+    // Compacting may forget `later` (covered by `latest`), never what the marked read draws.
+    log.compact(target);
+    expect(log.length).toBe(4);
+    log.settle(target, (error) => expect.fail(error.message), mark);
+    expect([pixels[0], pixels[8 * 8 * 4 - 4]]).toEqual([2, 3]);
+    expect([under.drawn, top.drawn, bottom.drawn, later.drawn]).toEqual([0, 1, 1, 0]);
+    log.settle(target, (error) => expect.fail(error.message));
+    expect([pixels[0], later.drawn, latest.drawn]).toEqual([5, 0, 1]);
   });
 });

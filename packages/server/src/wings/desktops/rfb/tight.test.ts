@@ -10,7 +10,7 @@ import {
   ServerMessageReader,
   type ServerMessage,
 } from './server-messages.js';
-import { JpegPaint } from './tight-paints.js';
+import { FillPaint, JpegPaint } from './tight-paints.js';
 
 type Rgb = [number, number, number];
 
@@ -260,11 +260,16 @@ describe('Tight rectangles', () => {
     const bytes = jpegOf(rect, colour);
     const framebuffer = new Framebuffer(16, 8);
     framebuffer.defer(new JpegPaint(rect, [bytes]));
-    await framebuffer.prepare();
+    const prepared = framebuffer.prepare()!;
+    // A paint after the prepare stays for the next read: the reader shows the screen as it was.
+    framebuffer.defer(new FillPaint(rect, Buffer.from([1, 2, 3])));
+    const read = await prepared;
     // Spoil what was received: only what the thread decoded can still draw the image.
     bytes.fill(0);
-    const got = pixel(framebuffer, 15, 7);
+    const at = (15 + 7 * 16) * 4;
+    const got = [...read().subarray(at, at + 3)];
     got.forEach((value, c) => expect(Math.abs(value - colour(15, 7)[c]!)).toBeLessThan(12));
+    expect(pixel(framebuffer, 15, 7)).toEqual([1, 2, 3]);
 
     // A broken one fails when drawn, with the thread's reason; prepare itself never rejects.
     const broken = Buffer.from([
