@@ -1,3 +1,4 @@
+import { constants, type Deflate } from 'node:zlib';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { ByteInput } from './byte-input.js';
@@ -67,4 +68,15 @@ export async function eventually(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Writes `data` through a desktop's zlib stream and takes what one Z_SYNC_FLUSH lets out. */
+export async function deflateFlushed(deflate: Deflate, data: Buffer): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  const collect = (piece: Buffer) => pieces.push(piece);
+  deflate.on('data', collect);
+  deflate.write(data);
+  await new Promise<void>((resolve) => deflate.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+  deflate.off('data', collect);
+  return Buffer.concat(pieces);
 }

@@ -1,9 +1,9 @@
-import { constants, createDeflate, type Deflate } from 'node:zlib';
+import { createDeflate, type Deflate } from 'node:zlib';
 import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import { Framebuffer, type Rect } from './framebuffer.js';
 import { encoding } from './protocol.js';
-import { choppedInput } from './rfb.testkit.js';
+import { choppedInput, deflateFlushed } from './rfb.testkit.js';
 import {
   encodeRectHeader,
   encodeUpdateHeader,
@@ -18,15 +18,8 @@ type Rgb = [number, number, number];
 class TightEncoder {
   readonly #streams: Deflate[] = [];
 
-  async deflate(stream: number, data: Buffer): Promise<Buffer> {
-    const deflate = (this.#streams[stream] ??= createDeflate());
-    const out: Buffer[] = [];
-    const collect = (piece: Buffer) => out.push(piece);
-    deflate.on('data', collect);
-    deflate.write(data);
-    await new Promise<void>((resolve) => deflate.flush(constants.Z_SYNC_FLUSH, () => resolve()));
-    deflate.off('data', collect);
-    return Buffer.concat(out);
+  deflate(stream: number, data: Buffer): Promise<Buffer> {
+    return deflateFlushed((this.#streams[stream] ??= createDeflate()), data);
   }
 
   close() {

@@ -1,8 +1,8 @@
-import { constants, createDeflate } from 'node:zlib';
+import { createDeflate } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Framebuffer, type Rect } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-errors.js';
-import { choppedInput } from './rfb.testkit.js';
+import { choppedInput, deflateFlushed } from './rfb.testkit.js';
 import { ZrleDecoder, ZrleRectTiles } from './zrle.js';
 import { decodeZrleTile } from './zrle-tile.js';
 
@@ -147,13 +147,7 @@ describe('ZRLE rectangles', () => {
     const deflate = createDeflate();
     const payloads: Buffer[] = [];
     for (const data of rects) {
-      const pieces: Buffer[] = [];
-      const collect = (piece: Buffer) => pieces.push(piece);
-      deflate.on('data', collect);
-      deflate.write(data);
-      await new Promise<void>((resolve) => deflate.flush(constants.Z_SYNC_FLUSH, () => resolve()));
-      deflate.off('data', collect);
-      const compressed = Buffer.concat(pieces);
+      const compressed = await deflateFlushed(deflate, data);
       const length = Buffer.alloc(4);
       length.writeUInt32BE(compressed.length);
       payloads.push(Buffer.concat([length, compressed]));
