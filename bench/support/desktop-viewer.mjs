@@ -209,21 +209,16 @@ requestAnimationFrame(onFrame);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Only what Postern relays (docs/desktops.md, Encodings), in noVNC's order: Tight with its
-// quality (-32…-23) and zlib (-256…-247) levels among them.
-const levels = (first) => Array.from({ length: 10 }, (_, level) => first + level);
-const relayed = new Set([
-  ...[0, 1, 7, 16, -223, -224, -239, -308, -312, -313],
-  ...levels(-32),
-  ...levels(-256),
-]);
+// What Postern relayed before it read Tight (Raw, CopyRect, ZRLE and the pseudo-encodings), in
+// noVNC's order: the baseline that shows what Tight with JPEG is worth.
+const zrleOnly = new Set([0, 1, 16, -223, -224, -239, -308, -312, -313]);
 
 window.bench = {
-  connect({ kind, url, token, password, sameEncodings }) {
-    if (sameEncodings) {
+  connect({ kind, url, token, password, zrleOnly: onlyZrle }) {
+    if (onlyZrle) {
       const clientEncodings = RFB.messages.clientEncodings;
       RFB.messages.clientEncodings = (sock, list) =>
-        clientEncodings(sock, list.filter((e) => relayed.has(e)));
+        clientEncodings(sock, list.filter((e) => zrleOnly.has(e)));
     }
     return new Promise((resolve, reject) => {
       const start = (channel, options) => {
