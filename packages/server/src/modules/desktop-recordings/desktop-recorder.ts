@@ -50,7 +50,6 @@ const maxPendingRecords = 1024;
 
 /** What a write takes, decided before the pixels are read (they may need work first). */
 interface CapturePlan {
-  at: number;
   ms: number;
   width: number;
   height: number;
@@ -250,7 +249,7 @@ class DesktopRecorder implements DesktopRecording {
       this.keyframeWanted = this.urgent = false;
       this.lastKeyframeAt = at;
     }
-    return { at, ms, width, height, rects, keyframe, records };
+    return { ms, width, height, rects, keyframe, records };
   }
 
   /** The planned rectangles copied out of `pixels`, the screen as it was when planned. */

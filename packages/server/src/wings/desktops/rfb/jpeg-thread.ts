@@ -10,15 +10,9 @@ import { Worker } from 'node:worker_threads';
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const jpeg = require(workerData.jpeg);
-parentPort.on('message', ({ id, bytes, width, height }) => {
+parentPort.on('message', ({ id, bytes, options }) => {
   try {
-    const image = jpeg.decode(bytes, {
-      useTArray: true,
-      formatAsRGBA: true,
-      tolerantDecoding: false,
-      maxResolutionInMP: (width * height) / 1e6 + 0.001,
-      maxMemoryUsageInMB: 512,
-    });
+    const image = jpeg.decode(bytes, options);
     parentPort.postMessage(
       { id, width: image.width, height: image.height, data: image.data },
       [image.data.buffer],
@@ -34,6 +28,20 @@ export interface DecodedJpeg {
   height: number;
   /** RGBA rows, opaque. */
   data: Uint8Array;
+}
+
+/**
+ * jpeg-js's options, on the thread and off it: RGBA out, strict, and no larger than the
+ * rectangle (whose size the caller checked in the JPEG's frame header).
+ */
+export function jpegDecodeOptions(size: { width: number; height: number }) {
+  return {
+    useTArray: true as const,
+    formatAsRGBA: true,
+    tolerantDecoding: false,
+    maxResolutionInMP: (size.width * size.height) / 1e6 + 0.001,
+    maxMemoryUsageInMB: 512,
+  };
 }
 
 type Reply = { id: number; error: string } | ({ id: number } & DecodedJpeg);
@@ -63,7 +71,9 @@ export function decodeJpegOffThread(
     // Held while it has work: a decode awaited at the end must not see the process exit.
     if (waiting.size === 0) decoder.ref();
     waiting.set(id, { resolve, reject });
-    decoder.postMessage({ id, bytes: copy, width, height }, [copy.buffer]);
+    decoder.postMessage({ id, bytes: copy, options: jpegDecodeOptions({ width, height }) }, [
+      copy.buffer,
+    ]);
   });
 }
 

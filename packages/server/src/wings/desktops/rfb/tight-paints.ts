@@ -1,8 +1,7 @@
 import jpeg from 'jpeg-js';
 import type { Rect } from './framebuffer.js';
 import type { DeferredPaint, PaintTarget } from './paint-log.js';
-import { maxScreenSide } from './framebuffer.js';
-import { decodeJpegOffThread } from './jpeg-thread.js';
+import { decodeJpegOffThread, jpegDecodeOptions } from './jpeg-thread.js';
 import { RfbProtocolError } from './rfb-errors.js';
 
 /**
@@ -86,13 +85,7 @@ export class JpegPaint implements DeferredPaint {
   #decodeHere(): Uint8Array {
     let image: { width: number; height: number; data: Uint8Array };
     try {
-      image = jpeg.decode(this.#checkedBytes(), {
-        useTArray: true,
-        formatAsRGBA: true,
-        tolerantDecoding: false,
-        maxResolutionInMP: (maxScreenSide * maxScreenSide) / 1e6,
-        maxMemoryUsageInMB: 512,
-      });
+      image = jpeg.decode(this.#checkedBytes(), jpegDecodeOptions(this.rect));
     } catch (error) {
       throw asProtocolError(error as Error);
     }
@@ -192,7 +185,7 @@ export class TightRectPaint implements DeferredPaint {
 }
 
 /** Bytes of a basic rectangle's data once inflated. */
-export function tightDataSize(rect: Rect, filter: TightFilter, colours: number): number {
+function tightDataSize(rect: Rect, filter: TightFilter, colours: number): number {
   if (filter !== 'palette') return rect.width * rect.height * 3;
   const rowBytes = colours <= 2 ? Math.ceil(rect.width / 8) : rect.width;
   return rowBytes * rect.height;
