@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { startAppTunnel } from './support/apps-tcp.mjs';
+import { cpuSnapshot, cpuSpent, isPostern, perUnit, sumSpent } from './support/cpu-account.mjs';
 import { startTlsRelay } from './support/db-relay.mjs';
 import { startMariadb } from './support/mariadb.mjs';
 import { startPostgres } from './support/postgres.mjs';
@@ -195,7 +196,9 @@ try {
   };
 
   const results = { tps: {}, latency: {}, copy: {} };
+  const cpuUse = {};
   for (const name of Object.keys(paths)) {
+    cpuUse[name] = { runs: [], transactions: 0 };
     results.tps[name] = [];
     results.latency[name] = [];
     results.copy[name] = [];
@@ -203,7 +206,10 @@ try {
   for (let round = 1; round <= runs; round++) {
     for (const [name, conninfo] of Object.entries(paths)) {
       log(`round ${round}/${runs}: ${name}: pgbench -S -c${clients}`);
-      results.tps[name].push((await pgbench(conninfo, clients, 2)).tps);
+      const bench = await pgbench(conninfo, clients, 2);
+      results.tps[name].push(bench.tps);
+      cpuUse[name].runs.push(bench.cpu);
+      cpuUse[name].transactions += bench.transactions;
       log(`round ${round}/${runs}: ${name}: pgbench -S -c1`);
       results.latency[name].push((await pgbench(conninfo, 1, 1)).latencyMs);
       log(`round ${round}/${runs}: ${name}: COPY of ${fmt(copyBytes / MiB, 0)} MiB`);
@@ -330,6 +336,16 @@ try {
       .join(', ');
     context.push(`${kind} per round: ${each}`);
   }
+  // What a transaction of (1) cost each part of the machine: the relays' share is the bench
+  // process, Postern's is split into its main thread and the rest (the audit writer above all).
+  context.push(
+    '',
+    `CPU per transaction of (1), pgbench -S -c${clients}, by part (/proc), over its rounds:`,
+  );
+  for (const [name, { runs: spent, transactions }] of Object.entries(cpuUse)) {
+    const unit = { unit: 'µs/transaction', scale: 1000, digits: 0, floor: 1 };
+    context.push(`  ${name.padEnd(9)} ${perUnit(sumSpent(spent), transactions, unit)}`);
+  }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
 }
@@ -365,7 +381,18 @@ async function slap(args, concurrency) {
 }
 
 /** pgbench -S against `conninfo`: its TPS and average latency. */
+/** The parts of the path: the relays run in the bench's own process; postern proxy db is 'tunnel'. */
+function dbParts(comm, cmdline) {
+  if (isPostern(comm, cmdline)) return 'postern';
+  if (comm === 'node' && /postern\.js\0proxy\0db/.test(cmdline)) return 'tunnel';
+  if (comm === 'postgres' || comm === 'pgbench' || comm === 'psql') return comm;
+  if (cmdline.includes('bench/db.mjs')) return 'bench (relays)';
+  return 'other';
+}
+
 async function pgbench(conninfo, clientCount, threads) {
+  const cpuBefore = cpuSnapshot(dbParts, { splitPostern: true, reaped: 'pgbench' });
+  const begin = process.hrtime.bigint();
   const { stdout } = await run(
     'pgbench',
     [
@@ -381,10 +408,13 @@ async function pgbench(conninfo, clientCount, threads) {
     ],
     { timeout: (duration + 120) * 1000, maxBuffer: 1 << 24 },
   );
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  const cpu = cpuSpent(cpuBefore, cpuSnapshot(dbParts, { splitPostern: true, reaped: 'pgbench' }), seconds);
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1];
   const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
-  if (!tps || !latency) throw new Error(`pgbench printed no figures:\n${stdout}`);
-  return { tps: Number(tps), latencyMs: Number(latency) };
+  const done = /number of transactions actually processed: (\d+)/.exec(stdout)?.[1];
+  if (!tps || !latency || !done) throw new Error(`pgbench printed no figures:\n${stdout}`);
+  return { tps: Number(tps), latencyMs: Number(latency), transactions: Number(done), cpu };
 }
 
 /** psql's COPY of generated rows (1 KiB a row, newline included) to /dev/null: MiB/s. */

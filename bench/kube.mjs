@@ -9,6 +9,7 @@ import { request as httpsRequest, Agent } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { cpuSnapshot, cpuSpent, isPostern, perMiB, sumSpent } from './support/cpu-account.mjs';
 import { loadFakeKube } from './support/fake-kube.mjs';
 import { pathToFileURL } from 'node:url';
 import {
@@ -93,6 +94,7 @@ console.log(
 const dir = await mkdtemp(path.join(tmpdir(), 'postern-bench-kube-'));
 const cleanups = [() => rm(dir, { recursive: true, force: true })];
 const rows = [];
+const cpuNotes = [];
 try {
   log('starting the fake API server');
   const { startFakeKubeApiServer } = await loadFakeKube();
@@ -222,6 +224,7 @@ try {
     fake.pods.add({ name: 'exec-0' });
     const rates = { straight: [], postern: [], relay: [] };
     const firstBytes = { straight: [], postern: [], relay: [] };
+    const cpuUse = { straight: [], postern: [], relay: [] };
     for (let round = 1; round <= runs; round++) {
       for (const [name, file] of [
         ['straight', straightKubeconfig],
@@ -232,6 +235,7 @@ try {
         const measured = await execThroughput(file, execBytes);
         rates[name].push(measured.mibPerSecond);
         firstBytes[name].push(measured.firstByteMs);
+        cpuUse[name].push(measured.cpu);
       }
     }
     const rate = (name) => median(rates[name]);
@@ -252,6 +256,12 @@ try {
       target: '(context)',
       verdict: '',
     });
+    // Where the CPU went, summed over the rounds, per MiB: on 2 cores a path is often bound by
+    // one part (the fake API server is a single Node thread), which says what a ratio means.
+    const mib = (runs * execBytes) / MiB;
+    for (const name of ['straight', 'postern', 'relay']) {
+      cpuNotes.push(`(2) ${name.padEnd(8)} ${perMiB(sumSpent(cpuUse[name]), mib)}`);
+    }
     rows.push({
       figure: '    time to its first byte, ms',
       value: fmt(firstByte('postern'), 0),
@@ -287,6 +297,11 @@ try {
 }
 console.log('');
 printTable(rows);
+if (cpuNotes.length > 0) {
+  console.log('\nCPU per MiB of exec output from its first byte to its last, by part (/proc), and how');
+  console.log('busy the cores were; Postern split into its main thread and its other threads:');
+  for (const line of cpuNotes) console.log(`  ${line}`);
+}
 console.log(`load average ${load()} at the end`);
 
 /**
@@ -383,6 +398,14 @@ async function sequentialGets(target, apiPath, count) {
   return times;
 }
 
+/** The parts of (2)'s path: the bench's own process runs the fake API server and the relay. */
+function kubeParts(comm, cmdline) {
+  if (isPostern(comm, cmdline)) return 'postern';
+  if (comm === 'kubectl' || comm === 'head') return comm;
+  if (cmdline.includes('bench/kube.mjs')) return 'bench (fake API server, relay)';
+  return 'other';
+}
+
 /**
  * kubectl exec of `head -c bytes /dev/zero`, its stdout counted: MiB/s from the first byte to the
  * last (the transfer), and ms from kubectl's start to the first byte (its start and the set-up).
@@ -400,21 +423,28 @@ function execThroughput(kubeconfig, bytes) {
     );
     let received = 0;
     let first;
+    let cpuBefore;
     let stderr = '';
     child.stdout.on('data', (chunk) => {
-      first ??= process.hrtime.bigint();
+      if (first === undefined) {
+        first = process.hrtime.bigint();
+        cpuBefore = cpuSnapshot(kubeParts, { splitPostern: true });
+      }
       received += chunk.length;
     });
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.stdout.once('end', () => {
       const last = process.hrtime.bigint();
+      const seconds = Number(last - first) / 1e9;
+      const cpu = cpuSpent(cpuBefore, cpuSnapshot(kubeParts, { splitPostern: true }), seconds);
       child.once('close', (code) => {
         if (code !== 0 || received !== bytes) {
           return reject(new Error(`kubectl exec: code ${code}, ${received} bytes: ${stderr}`));
         }
         resolve({
-          mibPerSecond: bytes / MiB / (Number(last - first) / 1e9),
+          mibPerSecond: bytes / MiB / seconds,
           firstByteMs: Number(first - begin) / 1e6,
+          cpu,
         });
       });
     });
