@@ -7,6 +7,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runClient } from './support/apps-client.mjs';
+import { cpuSnapshot, cpuSpent, isPostern, perMiB } from './support/cpu-account.mjs';
 import { redisBenchmark, startAppTunnel } from './support/apps-tcp.mjs';
 import { startNginxProxy } from './support/nginx-proxy.mjs';
 import { startServer } from './support/apps-servers.mjs';
@@ -203,6 +204,7 @@ try {
   // (2) Large transfers, one at a time, Postern's RSS polled meanwhile.
   const mib = fmt(size / MiB, 0);
   const transfers = {};
+  const cpuNotes = [];
   for (const [way, route] of [
     ['download', `/download?bytes=${size}`],
     ['upload', '/upload'],
@@ -216,13 +218,25 @@ try {
         bytes: size,
         upload: way === 'upload',
       };
+      const cpuBefore = cpuSnapshot(appParts, { splitPostern: true, reaped: 'client' });
+      const begin = performance.now();
       const measured =
         name === 'postern'
           ? await pollRss(postern.pid, () => runClient(job))
           : { result: await runClient(job) };
+      const cpuAfter = cpuSnapshot(appParts, { splitPostern: true, reaped: 'client' });
+      const cpu = cpuSpent(cpuBefore, cpuAfter, (performance.now() - begin) / 1000);
       transfers[`${name} ${way}`] = { ...measured.result, rss: measured.rss };
+      cpuNotes.push(`(2) ${`${way} ${name}`.padEnd(26)} ${perMiB(cpu, size / MiB)}`);
     }
   }
+  context.push(
+    '',
+    '(2) CPU per MiB of each transfer by part (/proc; the start of the client process included), and',
+    '    how busy the cores were: on 2 cores the three processes of a proxied path share them.',
+    ...cpuNotes.map((line) => `  ${line}`),
+    '',
+  );
   const down = transfers['postern download'];
   const downDirect = transfers['direct download'];
   rows.push({
@@ -306,6 +320,17 @@ console.log(`
     \`postern proxy app cache\` (each client connection a WebSocket through the proxy, signed
     with a user certificate) and against Redis itself.`);
 for (const line of context) console.log(line);
+
+/** The parts of (2)'s paths, each in a process of its own; the client is a child that ends. */
+function appParts(comm, cmdline) {
+  if (isPostern(comm, cmdline)) return 'postern';
+  if (comm === 'nginx') return 'nginx';
+  if (cmdline.includes('apps-servers.mjs\0upstream')) return 'upstream';
+  if (cmdline.includes('apps-servers.mjs\0bare-proxy')) return 'bare proxy';
+  if (cmdline.includes('apps-client.mjs')) return 'client';
+  if (cmdline.includes('bench/apps.mjs')) return 'bench';
+  return 'other';
+}
 
 function ratio(a, b) {
   return `${fmt(a / b, 2)}×`;

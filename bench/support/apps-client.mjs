@@ -21,13 +21,19 @@ export function runClient(job) {
   const child = fork(fileURLToPath(import.meta.url), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // Settled once the process has ended, so a caller accounting CPU (cpu-account.mjs) finds it
+  // among the children waited for, not half in /proc and half in the next run's count.
   return new Promise((resolve, reject) => {
+    let answer;
     child.once('message', (message) => {
-      if (message.error) reject(new Error(message.error));
-      else resolve(message);
+      answer = message;
       child.disconnect();
     });
-    child.once('exit', (code) => reject(new Error(`the bench client exited with ${code}`)));
+    child.once('exit', (code) => {
+      if (answer === undefined) reject(new Error(`the bench client exited with ${code}`));
+      else if (answer.error) reject(new Error(answer.error));
+      else resolve(answer);
+    });
     child.send(job);
   });
 }
