@@ -409,7 +409,11 @@ async function pgbench(conninfo, clientCount, threads) {
     { timeout: (duration + 120) * 1000, maxBuffer: 1 << 24 },
   );
   const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
-  const cpu = cpuSpent(cpuBefore, cpuSnapshot(dbParts, { splitPostern: true, reaped: 'pgbench' }), seconds);
+  const cpu = cpuSpent(
+    cpuBefore,
+    cpuSnapshot(dbParts, { splitPostern: true, reaped: 'pgbench' }),
+    seconds,
+  );
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1];
   const latency = /latency average = ([\d.]+) ms/.exec(stdout)?.[1];
   const done = /number of transactions actually processed: (\d+)/.exec(stdout)?.[1];

@@ -298,7 +298,9 @@ try {
 console.log('');
 printTable(rows);
 if (cpuNotes.length > 0) {
-  console.log('\nCPU per MiB of exec output from its first byte to its last, by part (/proc), and how');
+  console.log(
+    '\nCPU per MiB of exec output from its first byte to its last, by part (/proc), and how',
+  );
   console.log('busy the cores were; Postern split into its main thread and its other threads:');
   for (const line of cpuNotes) console.log(`  ${line}`);
 }

@@ -45,14 +45,21 @@ function ticksOf(stat, { children = false } = {}) {
  * recording encoder, libuv's pool) count as two parts, "postern main" and "postern threads".
  * Every process's count includes its children that ended in the run (see ticksOf), but for
  * this one's: with `reaped` they count as that part (a client run to its end, like pgbench),
- * without it not at all.
+ * without it not at all. Each entry names its parent's entry, for cpuSpent.
  */
 export function cpuSnapshot(partOf = terminalParts, { splitPostern = false, reaped } = {}) {
   const snapshot = new Map();
   const self = readFileSync('/proc/self/stat', 'utf8');
   if (reaped) {
-    snapshot.set('reaped', { part: reaped, ticks: ticksOf(self, { children: true }) - ticksOf(self) });
+    snapshot.set('reaped', {
+      part: reaped,
+      ticks: ticksOf(self, { children: true }) - ticksOf(self),
+    });
   }
+  const parentKey = (stat) => {
+    const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    return Number(ppid) === process.pid ? 'reaped' : ppid;
+  };
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -65,7 +72,8 @@ export function cpuSnapshot(partOf = terminalParts, { splitPostern = false, reap
         snapshot.set(`${pid}/main`, { part: `${part} main`, ticks: main });
         snapshot.set(`${pid}/threads`, { part: `${part} threads`, ticks: ticksOf(stat) - main });
       } else {
-        snapshot.set(pid, { part, ticks: ticksOf(stat, { children: Number(pid) !== process.pid }) });
+        const ticks = ticksOf(stat, { children: Number(pid) !== process.pid });
+        snapshot.set(pid, { part, ticks, parent: parentKey(stat) });
       }
     } catch {
       // Gone between the listing and the read.
@@ -79,10 +87,17 @@ export function cpuSnapshot(partOf = terminalParts, { splitPostern = false, reap
  * were (the machine's whole CPU time over its cores × the wall time).
  */
 export function cpuSpent(before, after, seconds) {
+  // A process that ended in the run came back in its parent's count with all its life's CPU;
+  // what it had used before the run was counted then, so it comes off the parent's.
+  const earlier = new Map();
+  for (const [key, { ticks, parent }] of before) {
+    if (after.has(key) || !after.has(parent)) continue;
+    earlier.set(parent, (earlier.get(parent) ?? 0) + ticks);
+  }
   const parts = {};
   let total = 0;
-  for (const [pid, { part, ticks }] of after) {
-    const used = (ticks - (before.get(pid)?.ticks ?? 0)) * msPerTick;
+  for (const [key, { part, ticks }] of after) {
+    const used = (ticks - (before.get(key)?.ticks ?? 0) - (earlier.get(key) ?? 0)) * msPerTick;
     if (used <= 0) continue;
     parts[part] = (parts[part] ?? 0) + used;
     total += used;
