@@ -146,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     kinds: () => built.flatMap(({ wing, services }): readonly ServedKind[] => wing.kinds(services)),
     hostRoutes,
     tlsRoutes,
+    log: (level, message, fields) => server.log[level](fields ?? {}, message),
   };
   for (const wing of deps.wings ?? (wings as readonly Wing<object>[])) {
     built.push({ wing, services: await wing.build(ctx) });

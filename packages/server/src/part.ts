@@ -38,6 +38,8 @@ export type ServerContext = Platform &
     hostRoutes: HostRoutes;
     /** Handlers for TLS server names on the web port that are not the console's (Kubernetes). */
     tlsRoutes: TlsRoutes;
+    /** The server's log, for what a wing's services report while they run. */
+    log: (level: 'info' | 'warn', message: string, fields?: object) => void;
   };
 
 /** A kind of resource a wing serves (`node`; `app`, `db`, `kube_cluster`, `desktop` later). */

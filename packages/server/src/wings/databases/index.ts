@@ -112,6 +112,10 @@ export const databasesWing = {
             sessions: s.dbSessions,
             draining: () => ctx.hub.draining,
             trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
+            renewalFailed: (error) =>
+              ctx.log('warn', 'the PostgreSQL listener could not renew its certificate; retrying', {
+                reason: (error as Error).message,
+              }),
           },
           ctx.config.postgresAddr!,
         );

@@ -154,6 +154,10 @@ function buildKubernetes(ctx: ServerContext) {
         proxy,
         draining: () => ctx.hub.draining,
         trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
+        renewalFailed: (error) =>
+          ctx.log('warn', 'the Kubernetes listener could not renew its certificate; retrying', {
+            reason: (error as Error).message,
+          }),
       }),
     ));
   ctx.tlsRoutes.add({

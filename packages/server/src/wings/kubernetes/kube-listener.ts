@@ -4,9 +4,11 @@ import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
 import { closeAfterResponse } from '../../modules/health/drain-connections.js';
+import { keepCertificateRenewed } from '../../tls/certificate-renewal.js';
+import type { IssuedCertificate } from '../../x509/stored-ca.js';
 import { preferredCiphers } from '../../tls/preferred-ciphers.js';
 
-/** The listener's own certificate lives as long as the process does, up to a year. */
+/** How long the listener's own certificate is valid; a new one replaces it before it ends. */
 const serverCertTtlMs = 365 * 24 * 3_600_000;
 
 /**
@@ -23,20 +25,29 @@ export async function createKubeServer(deps: {
   draining?: () => boolean;
   /** Balancers whose PROXY protocol header names the client on `kube_addr` (trusted_proxies). */
   trustedProxies?: TrustedProxies;
+  /** How long each of the listener's own certificates is valid (tests shorten it). */
+  certTtlMs?: number;
+  /** Told when a renewal of the listener's certificate failed (it is tried again). */
+  renewalFailed?: (error: unknown) => void;
 }): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
-  const own = await deps.ca.serverCertificate(deps.serverNames, serverCertTtlMs);
+  const ttlMs = deps.certTtlMs ?? serverCertTtlMs;
+  const issue = () => deps.ca.serverCertificate(deps.serverNames, ttlMs);
+  const own = await issue();
+  const context = (issued: IssuedCertificate) => ({
+    cert: issued.certPem,
+    key: issued.keyPem,
+    ca: deps.ca.certPem,
+    ciphers: preferredCiphers,
+    honorCipherOrder: true,
+  });
   const sockets = new Set<Socket>();
   const server = createServer(
     {
-      cert: own.certPem,
-      key: own.keyPem,
-      ca: deps.ca.certPem,
+      ...context(own),
       requestCert: true,
       // A request without a certificate gets a Status kubectl prints, not a TLS alert.
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
-      ciphers: preferredCiphers,
-      honorCipherOrder: true,
       handshakeTimeout: 10_000,
       headersTimeout: 10_000,
     },
@@ -70,6 +81,13 @@ export async function createKubeServer(deps: {
   // No deadline on bodies and answers: watches and exec sessions last as long as they are used.
   server.requestTimeout = 0;
   server.setTimeout(0);
+  // A proxy that runs for longer than the certificate is valid serves a new one before then.
+  const stopRenewal = keepCertificateRenewed({
+    ttlMs,
+    issue,
+    use: (issued) => server.setSecureContext(context(issued)),
+    failed: deps.renewalFailed,
+  });
   return {
     server,
     take: (socket) => {
@@ -77,6 +95,7 @@ export async function createKubeServer(deps: {
       server.emit('connection', socket);
     },
     close: () => {
+      stopRenewal();
       server.close();
       for (const socket of sockets) socket.destroy();
     },

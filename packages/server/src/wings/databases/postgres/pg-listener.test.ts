@@ -1,5 +1,7 @@
 import { apiPaths, databaseResourceSchema } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +15,8 @@ import {
   type PrivatePostgres,
 } from '../../../testing/private-postgres.testkit.js';
 import { loginCommand } from '../cli/db-client.js';
-import { startPostgresListener } from './pg-listener.js';
+import { startPostgresListener, type PostgresListenerDeps } from './pg-listener.js';
+import { sslRequest } from './pg-wire.js';
 import { TrustedProxies } from '../../../net/proxy-protocol.js';
 import { startHaproxy } from '../../../testing/haproxy.testkit.js';
 
@@ -25,6 +28,7 @@ let app: TestApp;
 let postgres: PrivatePostgres;
 let home: string;
 let listener: { address: { port: number }; stop: () => Promise<void> };
+let listenerDeps: PostgresListenerDeps;
 let files: { cert: string; key: string; ca: string };
 let scratch: string;
 /** The proxy draining before it stops (SIGTERM), as the hub would say. */
@@ -68,25 +72,23 @@ beforeAll(async () => {
   const { port } = await app.listenOnLoopback();
   ({ home } = await signedInHome(app, port, 'alice', ['pg-native']));
   const { access } = app.services;
-  listener = await startPostgresListener(
-    {
-      accessCa: await app.services.dbAccessCa(),
-      serverNames: ['localhost', '127.0.0.1'],
-      databases: app.services.databases,
-      identify: (user) =>
-        access.users.get(user) ? access.resolve(user, []) : 'this user no longer exists',
-      engine: {
-        ca: clientCa,
-        dial: app.services.dialDatabase,
-        cancelKeys: app.services.pgCancelKeys,
-      },
-      sessions: app.services.dbSessions,
-      draining: () => draining,
-      // The balancer of the PROXY protocol test connects from 127.0.0.2; psql from 127.0.0.1.
-      trustedProxies: new TrustedProxies(['127.0.0.2']),
+  listenerDeps = {
+    accessCa: await app.services.dbAccessCa(),
+    serverNames: ['localhost', '127.0.0.1'],
+    databases: app.services.databases,
+    identify: (user) =>
+      access.users.get(user) ? access.resolve(user, []) : 'this user no longer exists',
+    engine: {
+      ca: clientCa,
+      dial: app.services.dialDatabase,
+      cancelKeys: app.services.pgCancelKeys,
     },
-    { host: '127.0.0.1', port: 0 },
-  );
+    sessions: app.services.dbSessions,
+    draining: () => draining,
+    // The balancer of the PROXY protocol test connects from 127.0.0.2; psql from 127.0.0.1.
+    trustedProxies: new TrustedProxies(['127.0.0.2']),
+  };
+  listener = await startPostgresListener(listenerDeps, { host: '127.0.0.1', port: 0 });
   const login = await loginCommand({ POSTERN_HOME: home }, 'pg', {
     dbUser: 'alice_db',
     dbName: 'appdb',
@@ -131,7 +133,46 @@ function psql(info: string, sql: string) {
   );
 }
 
+/** The fingerprint of the certificate the listener on `port` serves (SSLRequest, then TLS). */
+function servedCertificate(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const raw = connect({ host: '127.0.0.1', port }, () => raw.write(sslRequest()));
+    raw.once('error', reject);
+    raw.once('data', () => {
+      const tls = tlsConnect({ socket: raw, servername: 'localhost', rejectUnauthorized: false });
+      tls.once('error', reject);
+      tls.once('secureConnect', () => {
+        resolve(tls.getPeerCertificate().fingerprint256);
+        tls.destroy();
+      });
+    });
+  });
+}
+
 describe('the native PostgreSQL listener', () => {
+  it('serves a new certificate of its own before the one it started with expires', async () => {
+    // A proxy runs for longer than its listener's certificate is valid (a year): two thirds
+    // into its life a new one is issued, and new connections get it, which psql verifies.
+    const renewing = await startPostgresListener(
+      { ...listenerDeps, certTtlMs: 3_000 },
+      { host: '127.0.0.1', port: 0 },
+    );
+    try {
+      const port = renewing.address.port;
+      const first = await servedCertificate(port);
+      expect(await servedCertificate(port)).toBe(first);
+      await vi.waitFor(async () => expect(await servedCertificate(port)).not.toBe(first), {
+        timeout: 10_000,
+        interval: 200,
+      });
+      const result = await psql(conninfo({ port: String(port) }), 'select current_user');
+      expect(result.stderr).toBe('');
+      expect(result.stdout.trim()).toBe('alice_db');
+    } finally {
+      await renewing.stop();
+    }
+  });
+
   it('speaks AES-128-GCM with psql, whatever order the client offers', async () => {
     // libpq (OpenSSL) offers AES-256-GCM first; the listener puts AES-128-GCM first
     // (tls/preferred-ciphers.ts). The proxy offers the same order to the database, which

@@ -1,7 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type PeerCertificate } from 'node:tls';
+import { keepCertificateRenewed } from '../../../tls/certificate-renewal.js';
 import { preferredCiphers } from '../../../tls/preferred-ciphers.js';
+import type { IssuedCertificate } from '../../../x509/stored-ca.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { HostPort } from '../../../config/address.js';
 import { certifiedRoute, type DatabaseClientCa } from '../db-client-ca.js';
@@ -27,9 +29,13 @@ export interface PostgresListenerDeps {
   draining?: () => boolean;
   /** Balancers whose PROXY protocol header names the client (trusted_proxies). */
   trustedProxies?: TrustedProxies;
+  /** How long each of the listener's own certificates is valid (tests shorten it). */
+  certTtlMs?: number;
+  /** Told when a renewal of the listener's certificate failed (it is tried again). */
+  renewalFailed?: (error: unknown) => void;
 }
 
-/** The listener's own certificate lives as long as the process does, up to a year. */
+/** How long the listener's own certificate is valid; a new one replaces it before it ends. */
 const serverCertTtlMs = 365 * 24 * 3_600_000;
 
 const tlsRequired =
@@ -45,13 +51,23 @@ export async function startPostgresListener(
   deps: PostgresListenerDeps,
   address: HostPort,
 ): Promise<{ address: HostPort; stop: () => Promise<void> }> {
-  const server = await deps.accessCa.serverCertificate(deps.serverNames, serverCertTtlMs);
-  const context = createSecureContext({
-    cert: server.certPem,
-    key: server.keyPem,
-    ca: deps.accessCa.certPem,
-    ciphers: preferredCiphers,
-    honorCipherOrder: true,
+  const ttlMs = deps.certTtlMs ?? serverCertTtlMs;
+  const issue = () => deps.accessCa.serverCertificate(deps.serverNames, ttlMs);
+  const contextOf = (issued: IssuedCertificate) =>
+    createSecureContext({
+      cert: issued.certPem,
+      key: issued.keyPem,
+      ca: deps.accessCa.certPem,
+      ciphers: preferredCiphers,
+      honorCipherOrder: true,
+    });
+  // Each new connection takes the context of the moment: renewal swaps it, open ones keep theirs.
+  let context = contextOf(await issue());
+  const stopRenewal = keepCertificateRenewed({
+    ttlMs,
+    issue,
+    use: (issued) => (context = contextOf(issued)),
+    failed: deps.renewalFailed,
   });
   const sockets = new Set<Socket>();
   const trusted = deps.trustedProxies ?? new TrustedProxies([]);
@@ -65,13 +81,17 @@ export async function startPostgresListener(
     });
   });
   await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
+    listener.once('error', (error) => {
+      stopRenewal();
+      reject(error);
+    });
     listener.listen(address.port, address.host, () => resolve());
   });
   const bound = listener.address() as AddressInfo;
   return {
     address: { host: address.host, port: bound.port },
     stop: async () => {
+      stopRenewal();
       await new Promise<void>((resolve) => {
         listener.close(() => resolve());
         for (const socket of sockets) socket.destroy();
