@@ -2,7 +2,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadOrCreateTls } from './self-signed.js';
 
 let dir: string;
@@ -43,6 +43,24 @@ describe('self-signed TLS', () => {
     const cert = new X509Certificate(after.cert);
     expect(cert.checkHost('grafana.proxy.example.com')).toBe('*.proxy.example.com');
     expect((await loadOrCreateTls({ dataDir: other, hostnames: wanted })).source).toBe('data-dir');
+  });
+
+  it('makes a new one at start when the stored one ends within a month', async () => {
+    const other = path.join(dir, 'ageing');
+    const first = await loadOrCreateTls({ dataDir: other, hostnames: [] });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      // 340 days on, the year-long certificate has 25 days left: replaced, valid for a year.
+      vi.setSystemTime(Date.now() + 340 * 24 * 3600 * 1000);
+      const renewed = await loadOrCreateTls({ dataDir: other, hostnames: [] });
+      expect(renewed.source).toBe('generated');
+      expect(renewed.cert).not.toBe(first.cert);
+      const validTo = Date.parse(new X509Certificate(renewed.cert).validTo);
+      expect(validTo).toBeGreaterThan(Date.now() + 300 * 24 * 3600 * 1000);
+      expect((await loadOrCreateTls({ dataDir: other, hostnames: [] })).source).toBe('data-dir');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('uses configured files instead of generating', async () => {

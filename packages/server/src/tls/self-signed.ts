@@ -42,8 +42,11 @@ export async function loadOrCreateTls(options: {
   const keyFile = path.join(dir, 'self-signed.key');
   if (existsSync(certFile) && existsSync(keyFile)) {
     const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-    // Kept unless it lacks a name now wanted (a new public address, the app hosts' wildcard).
-    if (namesAll(cert, options.hostnames)) return { cert, key, source: 'data-dir' };
+    // Kept unless it lacks a name now wanted (a new public address, the app hosts' wildcard),
+    // or it ends within a month: a proxy started on an expired one would serve it for a year.
+    if (namesAll(cert, options.hostnames) && validUntilAtLeast(cert, Date.now() + renewWithinMs)) {
+      return { cert, key, source: 'data-dir' };
+    }
   }
   const { cert, key } = await createSelfSigned(options.hostnames);
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -86,6 +89,18 @@ export async function createSelfSigned(
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   const key = x509.PemConverter.encode(pkcs8, 'PRIVATE KEY');
   return { cert: certificate.toString('pem'), key };
+}
+
+/** A kept self-signed certificate this close to its end is made anew at start. */
+const renewWithinMs = 30 * 24 * 3600 * 1000;
+
+/** Whether the certificate is still valid at `time` (ms since the epoch). */
+function validUntilAtLeast(pem: string, time: number): boolean {
+  try {
+    return new x509.X509Certificate(pem).notAfter.getTime() > time;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the certificate names every one of `hostnames` in its subject alternative names. */
