@@ -21,6 +21,7 @@ interface Seen {
   method: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  body: string;
 }
 
 let app: TestApp;
@@ -40,8 +41,11 @@ const pods = (names: [string, string][]) => ({
 
 beforeAll(async () => {
   const tls = await createSelfSigned(['localhost']);
-  upstream = createHttpsServer(tls, (req, res) => {
-    seen.push({ method: req.method!, url: req.url!, headers: req.headers });
+  upstream = createHttpsServer(tls, async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
     res.setHeader('content-type', 'application/json');
     if (req.url?.startsWith('/api/v1/namespaces/prod/pods?')) {
       return res.end(
@@ -88,6 +92,7 @@ beforeAll(async () => {
     kubernetes_users: ['alice-k8s'],
     kubernetes_resources: [
       { kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['get', 'list', 'watch'] },
+      { kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['create'] },
     ],
   });
   await role('kube-none', { kubernetes_labels: { env: 'prod' } });
@@ -150,6 +155,40 @@ function call(
 }
 
 const lastSeen = () => seen.at(-1)!;
+
+/** A POST of `body` (JSON unless said otherwise) as `who`. */
+function post(
+  path: string,
+  who: string,
+  body: string | Buffer,
+  contentType = 'application/json',
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      {
+        method: 'POST',
+        host: '127.0.0.1',
+        port,
+        path,
+        servername: kubeServerName,
+        ca,
+        ...certs[who],
+        headers: { 'content-type': contentType },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
+    // A refusal may come before the whole body is sent; its answer is what counts.
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const podNamed = (metadata: object) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata, spec: { containers: [] } });
 
 describe('the Kubernetes listener on the web port', () => {
   it('is reached by its server name and presents a certificate of the Kubernetes CA', async () => {
@@ -281,6 +320,59 @@ describe('what reaches the API server', () => {
       kubernetes_cluster: 'prod',
       kubernetes_users: ['alice-k8s'],
     });
+  });
+});
+
+describe('a create the roles allow for some names only', () => {
+  const pods = '/kube/prod/api/v1/namespaces/prod/pods';
+
+  it('goes on, its body as it came, when the name in the body passes', async () => {
+    const pod = podNamed({ name: 'web-3' });
+    const answer = await post(pods, 'alice@prod', pod);
+    expect(answer.status).toBe(200);
+    expect(lastSeen()).toMatchObject({
+      method: 'POST',
+      url: '/api/v1/namespaces/prod/pods',
+      body: pod,
+    });
+    expect(lastSeen().headers['content-length']).toBe(String(Buffer.byteLength(pod)));
+  });
+
+  it('is refused before the API server sees it when the name does not pass', async () => {
+    const before = seen.length;
+    const answer = await post(pods, 'alice@prod', podNamed({ name: 'db-3' }));
+    expect(answer.status).toBe(403);
+    expect(answer.body.message).toBe(
+      'your roles do not allow create on pods "db-3" in namespace "prod"',
+    );
+    expect(seen.length).toBe(before);
+  });
+
+  it('refuses what it cannot judge: a generateName, YAML, another namespace, bad JSON, too much', async () => {
+    const before = seen.length;
+    const cases: [string | Buffer, string, number, RegExp][] = [
+      [
+        podNamed({ generateName: 'web-' }),
+        'application/json',
+        403,
+        /give the object a metadata\.name/,
+      ],
+      [
+        'metadata:\n  name: web-4\n',
+        'application/yaml',
+        415,
+        /send the object as application\/json/,
+      ],
+      [podNamed({ name: 'web-5', namespace: 'dev' }), 'application/json', 400, /namespace "dev"/],
+      ['{"metadata":', 'application/json', 400, /not valid JSON/],
+      [Buffer.alloc(3 * 1024 * 1024 + 1, 0x20), 'application/json', 413, /larger than/],
+    ];
+    for (const [body, type, status, message] of cases) {
+      const answer = await post(pods, 'alice@prod', body, type);
+      expect(answer.status, type).toBe(status);
+      expect(answer.body.message).toMatch(message);
+    }
+    expect(seen.length).toBe(before);
   });
 });
 

@@ -5,7 +5,8 @@ import type { RoleSet } from '../../access-control/rbac/index.js';
 import { isImpersonationHeader, type Impersonation } from './access/impersonation.js';
 import { authorizeKubeCall } from './access/kube-authorizer.js';
 import type { KubeRequest } from './access/kube-request.js';
-import type { KubeItem } from './access/kube-verdict.js';
+import { readCreatedObject } from './access/created-object.js';
+import { describeKubeRequest, type KubeItem } from './access/kube-verdict.js';
 import { readableAnswerHeaders, relayFilteredList, WatchFilter } from './access/list-filter.js';
 import { certifiedKubeUser, type CertifiedKubeUser } from './kube-ca.js';
 import type { KubeClusterRecord } from './kube-kind.js';
@@ -52,6 +53,19 @@ export interface KubeApiProxyDeps {
   streamLease?(call: KubeCall): Promise<{ release?: () => Promise<void> } | { refused: string }>;
 }
 
+/** A judged create refused: audited with its status, answered in Kubernetes terms. */
+function refuseCreate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: KubeCall,
+  refusal: KubeStatus,
+): void {
+  call.done(refusal.code);
+  writeStatus(res, refusal);
+  // A body left unread (one over the limit) must not hold the connection open.
+  if (!req.complete) res.once('finish', () => req.destroy());
+}
+
 /** Every request names its cluster first: `https://<proxy>/kube/<cluster>/api/v1/...`. */
 export const kubePathPrefix = '/kube/';
 
@@ -70,10 +84,33 @@ export class KubeApiProxy {
     if (!call) return;
     const stopGuard = this.guardUntilClosed(req, res.socket, call);
     res.on('close', stopGuard);
+    if (call.judgeCreated) return this.relayJudgedCreate(req, res, call, call.judgeCreated);
     if (!call.filter) {
       return forwardRequest(req, res, call.endpoint, call.path, call.headers, call.done);
     }
     this.relayFiltered(req, res, call, call.filter);
+  }
+
+  /** A create the roles allow for some names: the object's name, from its body, decides. */
+  private relayJudgedCreate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: KubeCall,
+    judge: (item: KubeItem) => boolean,
+  ): void {
+    const { request } = call;
+    // Only a resource's create is judged by name (kube-verdict.ts); nothing else comes here.
+    if (!request.resource) return refuseCreate(req, res, call, kubeStatus(400, 'not a create'));
+    const { namespace } = request;
+    void readCreatedObject(req, namespace).then((created) => {
+      if (res.destroyed) return;
+      if ('refused' in created) return refuseCreate(req, res, call, created.refused);
+      if (!judge({ namespace, name: created.name })) {
+        const what = describeKubeRequest({ ...request, name: created.name }, 'create');
+        return refuseCreate(req, res, call, kubeStatus(403, `your roles do not allow ${what}`));
+      }
+      forwardRequest(req, res, call.endpoint, call.path, call.headers, call.done, created.body);
+    });
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -144,7 +181,12 @@ export class KubeApiProxy {
   private authorize(
     req: IncomingMessage,
     refuse: (status: KubeStatus) => void,
-  ): (KubeCall & { filter?: (item: KubeItem) => boolean }) | undefined {
+  ):
+    | (KubeCall & {
+        filter?: (item: KubeItem) => boolean;
+        judgeCreated?: (item: KubeItem) => boolean;
+      })
+    | undefined {
     const remoteAddr = req.socket.remoteAddress;
     const cert = verifiedPeer(req);
     if (!cert) {
@@ -194,7 +236,7 @@ export class KubeApiProxy {
     if (!authorized.ok) {
       return refuseAndAudit(authorized.code, authorized.message, authorized.request);
     }
-    const { request, impersonation, filter } = authorized;
+    const { request, impersonation, filter, judgeCreated } = authorized;
     const headers = {
       ...passedHeaders(req.headers, isCredentialHeader),
       ...impersonated(impersonation),
@@ -209,6 +251,7 @@ export class KubeApiProxy {
       headers,
       remoteAddr,
       filter,
+      judgeCreated,
       done: (status) => audited(status, request, impersonation),
       recheck: () => {
         const now = this.deps.identify(cert);

@@ -12,6 +12,8 @@ export type KubeAuthorization =
       impersonation: Impersonation;
       /** Listings the roles reach in part: what each object must pass. */
       filter?: (item: KubeItem) => boolean;
+      /** A create the roles allow for some names: what the object's name must pass. */
+      judgeCreated?: (item: KubeItem) => boolean;
     }
   | { ok: false; code: 400 | 403; message: string; request?: KubeRequest };
 
@@ -47,5 +49,6 @@ export function authorizeKubeCall(
   if (!request.resource) return { ok: true, request, impersonation };
   const verdict = judgeKubeRequest(kubeResourceRules(who.roleSet.roles, labels), request);
   if (!verdict.allowed) return { ok: false, code: 403, message: verdict.reason, request };
-  return { ok: true, request, impersonation, filter: verdict.filter };
+  const { filter, judgeCreated } = verdict;
+  return { ok: true, request, impersonation, filter, judgeCreated };
 }

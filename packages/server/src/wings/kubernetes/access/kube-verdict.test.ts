@@ -19,7 +19,7 @@ function verdict(roles: ReturnType<typeof role>[], method: string, url: string):
   const set = RoleSet.from(roles, { name: 'alice', traits: {} });
   return judgeKubeRequest(kubeResourceRules(set.roles, prod), request);
 }
-const allowed = (v: KubeVerdict) => v.allowed && !v.filter;
+const allowed = (v: KubeVerdict) => v.allowed && !v.filter && !v.judgeCreated;
 const filtered = (v: KubeVerdict) => v.allowed && !!v.filter;
 
 const webPods = role('web-pods', {
@@ -84,6 +84,40 @@ describe('pods named web-* in prod', () => {
       allowed: false,
       reason: 'your roles do not allow get on pods "db-1" in namespace "prod"',
     });
+  });
+});
+
+describe('a create the roles allow for some names', () => {
+  const creators = role(
+    'creators',
+    {
+      ...reach,
+      kubernetes_resources: [{ kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['create'] }],
+    },
+    {
+      kubernetes_resources: [{ kind: 'pod', namespace: 'prod', name: 'web-admin', verbs: ['*'] }],
+    },
+  );
+  it('is allowed with a judge of the created object’s name (read from its body)', () => {
+    const v = verdict([creators], 'POST', '/api/v1/namespaces/prod/pods');
+    if (!v.allowed || !v.judgeCreated) throw new Error('no judge');
+    expect(v.filter).toBeUndefined();
+    expect(v.judgeCreated({ namespace: 'prod', name: 'web-9' })).toBe(true);
+    expect(v.judgeCreated({ namespace: 'prod', name: 'db-1' })).toBe(false);
+    // A deny of one name wins over the allow of its pattern.
+    expect(v.judgeCreated({ namespace: 'prod', name: 'web-admin' })).toBe(false);
+  });
+  it('is refused where no name could pass, and for subresources', () => {
+    expect(verdict([creators], 'POST', '/api/v1/namespaces/dev/pods').allowed).toBe(false);
+    expect(verdict([creators], 'POST', '/api/v1/namespaces/prod/secrets').allowed).toBe(false);
+    expect(verdict([webPods], 'POST', '/api/v1/namespaces/prod/pods').allowed).toBe(false);
+  });
+  it('needs no judge where every name passes', () => {
+    const any = role('any', {
+      ...reach,
+      kubernetes_resources: [{ kind: 'pod', namespace: 'prod', name: '*', verbs: ['create'] }],
+    });
+    expect(allowed(verdict([any], 'POST', '/api/v1/namespaces/prod/pods'))).toBe(true);
   });
 });
 

@@ -18,10 +18,20 @@ export interface KubeItem {
 /**
  * The proxy's answer to one request under the roles' `kubernetes_resources`: refused (with the
  * reason kubectl shows), allowed, or allowed with a filter every listed or watched object must
- * pass (the roles reach some objects of the collection, not all).
+ * pass (the roles reach some objects of the collection, not all), or with a judge of the name of
+ * the object a create makes.
  */
 export type KubeVerdict =
-  { allowed: false; reason: string } | { allowed: true; filter?: (item: KubeItem) => boolean };
+  | { allowed: false; reason: string }
+  | {
+      allowed: true;
+      filter?: (item: KubeItem) => boolean;
+      /**
+       * A create the roles allow for some names only: the object's own name (in the request's
+       * body) must pass before the request goes on.
+       */
+      judgeCreated?: (item: KubeItem) => boolean;
+    };
 
 export function judgeKubeRequest(rules: KubeResourceRules, request: ResourceRequest): KubeVerdict {
   const kind = roleKindOf(request.apiGroup, request.plural);
@@ -35,7 +45,7 @@ export function judgeKubeRequest(rules: KubeResourceRules, request: ResourceRequ
     name: request.name || undefined,
     verb,
   };
-  const what = describe(request, verb);
+  const what = describeKubeRequest(request, verb);
   const reaches = (side: 'allow' | 'deny', of: KubeResourceTarget) =>
     rules[side].some((rule) => kubeRuleReaches(rule, of));
   if (target.name !== undefined) {
@@ -59,6 +69,7 @@ export function judgeKubeRequest(rules: KubeResourceRules, request: ResourceRequ
     return reaches('allow', one) && !reaches('deny', one);
   };
   if (verb === 'list' || verb === 'watch') return { allowed: true, filter };
+  if (verb === 'create' && !request.subresource) return { allowed: true, judgeCreated: filter };
   return {
     allowed: false,
     reason: `your roles allow ${what} only for some objects: name the object`,
@@ -66,7 +77,7 @@ export function judgeKubeRequest(rules: KubeResourceRules, request: ResourceRequ
 }
 
 /** `get on pods "web-1" in namespace "prod"`, for refusals. */
-function describe(request: ResourceRequest, verb: string): string {
+export function describeKubeRequest(request: ResourceRequest, verb: string): string {
   const resource = request.subresource
     ? `${request.plural}/${request.subresource}`
     : request.plural;

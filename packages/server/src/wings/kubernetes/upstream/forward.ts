@@ -51,8 +51,14 @@ export function forwardRequest(
   path: string,
   headers: OutgoingHttpHeaders,
   onResponse: (status: number) => void = () => undefined,
+  /** The request's body, when it was read already (a create judged by its name). */
+  body?: Buffer,
 ): void {
-  const upstream = endpoint.request(req.method ?? 'GET', path, headers);
+  const upstream = endpoint.request(
+    req.method ?? 'GET',
+    path,
+    body ? withLength(headers, body.length) : headers,
+  );
   let answered = false;
   upstream.on('response', (answer) => {
     answered = true;
@@ -73,7 +79,14 @@ export function forwardRequest(
   });
   // The client leaving ends the upstream request (a watch the client stopped reading).
   res.on('close', () => upstream.destroy());
-  req.pipe(upstream);
+  if (body) upstream.end(body);
+  else req.pipe(upstream);
+}
+
+/** The headers of a body sent whole: its length, not the client's framing. */
+function withLength(headers: OutgoingHttpHeaders, length: number): OutgoingHttpHeaders {
+  const { 'transfer-encoding': _framing, 'content-length': _length, ...rest } = headers;
+  return { ...rest, 'content-length': length };
 }
 
 /**

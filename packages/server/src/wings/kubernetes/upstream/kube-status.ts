@@ -17,6 +17,8 @@ const reasons: Record<number, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   502: 'ServiceUnavailable',
   503: 'ServiceUnavailable',
