@@ -136,6 +136,8 @@ function buildKubernetes(ctx: ServerContext) {
         .fromKubectl(call, { ...call.identity, recheck: () => call.recheck() }, req, socket, head)
         .catch(() => socket.destroy()),
     streamLease: async (call) => {
+      const unwatched = kubeExec.unwatchedProblem(call.identity, 'port forwarding');
+      if (unwatched) return { refused: unwatched };
       const limit = await kubeExec.leaseStream(call.identity);
       return 'refused' in limit
         ? limit

@@ -283,14 +283,8 @@ describe('an access request assumed by postern kube login', () => {
 });
 
 describe('a moderated kubectl exec (require_session_join kinds: [k8s])', () => {
-  it('waits for the moderator before the shell runs, and ends when they leave', async () => {
-    const admin = hostActor('test');
-    const role = (name: string, allow: object) =>
-      app.services.roles.create(
-        JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
-        admin,
-      );
-    await role('watched-web', {
+  beforeAll(async () => {
+    const allow = {
       require_session_join: [
         {
           name: 'kube oversight',
@@ -300,8 +294,39 @@ describe('a moderated kubectl exec (require_session_join kinds: [k8s])', () => {
           modes: ['moderator'],
         },
       ],
-    });
+    };
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'watched-web' },
+        spec: { allow },
+      }),
+      hostActor('test'),
+    );
     await app.services.users.create({ name: 'eve', roles: ['web-team', 'watched-web'] }, 'test');
+  });
+
+  it('refuses what a moderator could not watch: exec without a terminal, kubectl cp, port-forward', async () => {
+    const eve = await harnessFor('eve');
+    try {
+      const needs =
+        'your Kubernetes sessions need 1 moderator matching contains(user.roles, "kube-mod")';
+      const command = await eve.run(['exec', '-n', 'prod', 'web-1', '--', 'echo', 'unwatched']);
+      expect(command.code).not.toBe(0);
+      expect(command.stdout).not.toContain('unwatched');
+      expect(command.stderr).toContain(`a command without a terminal is not allowed: ${needs}`);
+      const copy = await eve.run(['cp', 'prod/web-1:/etc/hostname', '/dev/null']);
+      expect(copy.code).not.toBe(0);
+      const forward = await eve.run(['port-forward', '-n', 'prod', 'pod/web-1', ':8080']);
+      expect(forward.code).not.toBe(0);
+      expect(forward.stderr).toContain(`port forwarding is not allowed: ${needs}`);
+    } finally {
+      await eve.cleanup();
+    }
+  });
+
+  it('waits for the moderator before the shell runs, and ends when they leave', async () => {
     const eve = await harnessFor('eve');
     try {
       const before = new Set(app.services.hub.list().map((t) => t.id));

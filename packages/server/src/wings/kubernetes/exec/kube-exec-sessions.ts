@@ -62,6 +62,10 @@ export interface ExecTarget {
   remoteAddr?: string;
 }
 
+/** The moderation a Kubernetes session of `owner` needs (require_session_join), if any. */
+const moderationOf = (owner: Pick<ExecOwner, 'user' | 'roleSet'>) =>
+  new Moderation(owner.roleSet.moderationPolicySets('k8s'), owner.user);
+
 /** kubectl's first size comes right after the exec starts; a session needs one to begin. */
 const firstSizeWaitMs = 500;
 const defaultSize: TerminalSize = { w: 80, h: 24 };
@@ -91,10 +95,13 @@ export class KubeExecSessions {
       // acceptExec answered the client itself (a bad query, no protocol in common).
       return call.done(400);
     }
-    const unrecordable = this.drainProblem() ?? (await this.strictRecordingProblem(owner));
-    if (unrecordable) {
+    const refused =
+      (server.tty ? undefined : this.unwatchedProblem(owner, 'a command without a terminal')) ??
+      this.drainProblem() ??
+      (await this.strictRecordingProblem(owner));
+    if (refused) {
       call.done(403);
-      await server.finish(failureStatus(unrecordable)).catch(() => server.abort());
+      await server.finish(failureStatus(refused)).catch(() => server.abort());
       return;
     }
     const limit = await this.leaseStream(owner);
@@ -144,7 +151,17 @@ export class KubeExecSessions {
     await session.join(party);
   }
 
-  /** record_session k8s `strict` with storage that cannot be written: why the exec is refused. */
+  /**
+   * Why something a moderator could not watch is refused to a user whose Kubernetes sessions
+   * need moderation (docs/moderated-sessions.md): exec or attach without a terminal (`kubectl
+   * cp` too), port forwarding. Undefined when their sessions need none.
+   */
+  unwatchedProblem(owner: Pick<ExecOwner, 'user' | 'roleSet'>, what: string): string | undefined {
+    const moderation = moderationOf(owner);
+    if (!moderation.required) return undefined;
+    return `${what} is not allowed: your Kubernetes sessions need ${moderation.describe()}; run kubectl exec -it, which they can join`;
+  }
+
   /** Why no exec may start now: the proxy drains before it stops. */
   private drainProblem(): string | undefined {
     try {
@@ -155,6 +172,7 @@ export class KubeExecSessions {
     }
   }
 
+  /** record_session k8s `strict` with storage that cannot be written: why the exec is refused. */
   private async strictRecordingProblem(owner: ExecOwner): Promise<string | undefined> {
     if (owner.roleSet.options().recordSession.k8s !== 'strict') return undefined;
     const problem = await this.deps.hub.recordingProblem();
@@ -247,7 +265,7 @@ export class KubeExecSessions {
       recordSession: options.recordSession.k8s,
       channel: new KubeExecChannel(client),
       recheck: owner.recheck,
-      moderation: new Moderation(owner.roleSet.moderationPolicySets('k8s'), owner.user),
+      moderation: moderationOf(owner),
       auditFields: {
         kubernetes_cluster: cluster,
         kubernetes_pod_namespace: target.namespace,
