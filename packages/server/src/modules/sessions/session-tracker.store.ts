@@ -63,6 +63,24 @@ export class SessionTrackerStore {
     });
   }
 
+  /**
+   * Sets a stored tracker's last activity (and its parties'), if it is still stored: written only
+   * over the revision it read, so a session that ended meanwhile is not brought back.
+   */
+  async touch(id: string, lastActive: string): Promise<void> {
+    const item = await this.backend.get(activeSessionsPrefix + id);
+    if (!item) return;
+    const tracker = trackerFromItem(item);
+    tracker.lastActive = lastActive;
+    tracker.parties = tracker.parties.map((party) => ({ ...party, lastActive }));
+    await this.backend
+      .update(
+        { key: item.key, value: JSON.stringify(tracker), expires: item.expires },
+        item.revision,
+      )
+      .catch(() => undefined);
+  }
+
   async remove(id: string): Promise<void> {
     await this.backend.delete(activeSessionsPrefix + id).catch(() => undefined);
   }

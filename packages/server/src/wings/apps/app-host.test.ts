@@ -196,7 +196,7 @@ describe('an app host', () => {
   it('lists an app session on Active Sessions (not joinable) until its sign-in ends', async () => {
     // `access` may list sessions (ssh_session list).
     const carol = await app.signIn(['prod-apps', 'access'], 'carol');
-    await signedInCookie('wiki.proxy.test', carol);
+    const carolsCookie = await signedInCookie('wiki.proxy.test', carol);
     const listed = async () => {
       const res = await app.server.inject({
         method: 'GET',
@@ -218,6 +218,15 @@ describe('an app host', () => {
           parties: [expect.objectContaining({ user: 'carol' })],
         }),
       ]),
+    );
+    // Its last activity is its last request, gathered and written in the background.
+    const [started] = await listed();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await get('wiki.proxy.test', '/', { cookie: carolsCookie })).status).toBe(200);
+    await app.services.appSessions.writeActivity();
+    const [active] = await listed();
+    expect(Date.parse(String(active!.last_active))).toBeGreaterThan(
+      Date.parse(String(started!.last_active)),
     );
 
     const logout = await app.server.inject({

@@ -176,7 +176,10 @@ export class AppHost implements HostHandler {
       ...(app.source === 'agent'
         ? { connect: () => this.deps.dialAgentApp(app.metadata.name) }
         : {}),
-      onRequestDone: (request) => this.deps.audit.record(app, identity, request),
+      onRequestDone: (request) => {
+        this.deps.audit.record(app, identity, request);
+        this.deps.sessions.touched(identity.sid);
+      },
     };
   }
 

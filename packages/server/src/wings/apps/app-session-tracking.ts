@@ -23,6 +23,8 @@ export interface AppSessionTrackingDeps {
   /** The host name the app is served at: the session's address. */
   publicHostOf: (app: AppRecord) => string;
   now: Clock;
+  /** How long requests' activity is gathered before the trackers are written (default 15 s). */
+  activityWriteMs?: number;
 }
 
 /**
@@ -31,7 +33,33 @@ export interface AppSessionTrackingDeps {
  * proxy lists it) and removed when it ends. App sessions cannot be joined (join-policy.ts).
  */
 export class AppSessionTracking {
+  /** Sessions that had requests since the last write, and when their latest came. */
+  private readonly touchedAt = new Map<string, number>();
+  private writing: NodeJS.Timeout | undefined;
+
   constructor(private readonly deps: AppSessionTrackingDeps) {}
+
+  /**
+   * A request of the session went through (Active Sessions' last activity). Gathered, and
+   * written every `activityWriteMs` at most, so a page of fifty assets is one write.
+   */
+  touched(sid: string): void {
+    this.touchedAt.set(sid, this.deps.now());
+    if (this.writing) return;
+    this.writing = setTimeout(() => void this.writeTouched(), this.deps.activityWriteMs ?? 15_000);
+    this.writing.unref();
+  }
+
+  /** Writes the gathered activity now (also what the timer does). */
+  async writeTouched(): Promise<void> {
+    clearTimeout(this.writing);
+    this.writing = undefined;
+    const touched = [...this.touchedAt];
+    this.touchedAt.clear();
+    for (const [sid, at] of touched) {
+      await this.deps.store.touch(sid, new Date(at).toISOString()).catch(() => undefined);
+    }
+  }
 
   async opened(session: TrackedAppSession, app: AppRecord): Promise<void> {
     const now = this.deps.now();
@@ -61,6 +89,7 @@ export class AppSessionTracking {
   }
 
   closed(sid: string): Promise<void> {
+    this.touchedAt.delete(sid);
     return this.deps.store.remove(sid);
   }
 }

@@ -147,6 +147,16 @@ export class AppSessionsService {
   }
 
   /** The identity behind an app session cookie for `app`, or null (then the browser signs in). */
+  /** A request of the session went through: its last activity on Active Sessions. */
+  touched(sid: string): void {
+    this.deps.tracking?.touched(sid);
+  }
+
+  /** Writes the sessions' gathered activity now instead of at the next write (a stop, tests). */
+  async writeActivity(): Promise<void> {
+    await this.deps.tracking?.writeTouched();
+  }
+
   async authenticate(cookie: string | undefined, app: AppRecord): Promise<AppIdentity | null> {
     if (!cookie || !isSecret(cookie)) return null;
     const key = hashed(cookie);

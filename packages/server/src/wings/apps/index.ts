@@ -55,6 +55,7 @@ export const appsWing = {
     s.appHost.stop();
     s.appJwt.stop();
     s.appRequestAudit.flushAll();
+    await s.appSessions.writeActivity().catch(() => undefined);
     s.appProxy.close();
     await s.apps.close();
   },
