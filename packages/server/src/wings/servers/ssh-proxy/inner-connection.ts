@@ -159,6 +159,12 @@ function serve(
     const forwarder = new PortForwarder(current);
     connection.on('session', (accept) => serveProxiedSession(accept(), current));
     connection.on('tcpip', (accept, reject, info) => void forwarder.forward(info, accept, reject));
+    // `ssh -R`: the node listens for the client (other global requests are refused).
+    connection.on('request', (accept, reject, name, info) => {
+      if (name === 'tcpip-forward') return void forwarder.listen(info, accept, reject);
+      if (name === 'cancel-tcpip-forward') return void forwarder.unlisten(info, accept, reject);
+      reject?.();
+    });
     // A lock or the end of the certificate ends the connection (live sessions end themselves).
     // Access taken away (a role edit, a changed password) ends the whole connection, saying why.
     const stopGuard = deps.terminals.guard(current.requester, current.reach, (reason) => {

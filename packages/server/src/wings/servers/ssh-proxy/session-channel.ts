@@ -1,4 +1,4 @@
-import type { ServerChannel, Session } from 'ssh2';
+import type { Connection, ServerChannel, Session } from 'ssh2';
 import { assertUnmoderated } from '../terminal/terminal.service.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
 import { accessDenied, ApiError } from '../../../errors.js';
@@ -25,7 +25,7 @@ export interface InnerLogin {
   now: () => number;
   log: (message: string, fields?: object) => void;
   /** The client's inner connection: a forwarded agent is reached through it. */
-  connection: object;
+  connection: Connection;
   /** Where commands without a terminal are recorded (terminal sessions: the session hub). */
   recordings?: RecordingPolicy;
   /** The largest data packet that, encrypted, still fits one packet of the jump channel. */

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalNode } from '../local-node.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { openSshClient, type OpenSshClientSetup } from '../../../testing/openssh-client.testkit.js';
@@ -64,10 +64,23 @@ beforeAll(async () => {
     }),
     admin,
   );
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'no-forwarding' },
+      spec: { options: { port_forwarding: false }, allow: {} },
+    }),
+    admin,
+  );
   // The proxy takes certificates of users who have a record (a deleted user's are refused).
   await app.services.users.create({ name: 'alice', roles: ['root-access'] }, 'test');
   await app.services.users.create(
     { name: 'carol', roles: ['root-access', 'agent-forwarding'] },
+    'test',
+  );
+  await app.services.users.create(
+    { name: 'dave', roles: ['root-access', 'no-forwarding'] },
     'test',
   );
   proxy = await startTestSshProxy(app);
@@ -230,6 +243,62 @@ describe('ssh through the proxy', () => {
     } finally {
       child.kill();
       web.server.close();
+    }
+  });
+});
+
+describe('remote forwarding through the proxy', () => {
+  it('has the node listen for the client (ssh -R) when the roles allow port forwarding', async () => {
+    // The node (a real sshd on this machine) listens on its loopback; a connection there comes
+    // back through the proxy to the client, which connects to its own local web server.
+    const web = await listenHttp('back through the tunnel');
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = alice.spawn('ssh', [
+      '-N',
+      '-o',
+      'ExitOnForwardFailure=yes',
+      '-R',
+      `127.0.0.1:${port}:127.0.0.1:${web.port}`,
+      'root@sshd-host',
+    ]);
+    try {
+      const body = await retry(async () => (await fetch(`http://127.0.0.1:${port}/`)).text());
+      expect(body).toBe('back through the tunnel');
+      await vi.waitFor(async () => {
+        const forwarded = (await events()).filter(
+          (e) =>
+            e.code === 'T3003I' && e.user === 'alice' && e['addr.local'] === `127.0.0.1:${port}`,
+        );
+        expect(forwarded.length).toBeGreaterThan(0);
+      });
+    } finally {
+      child.kill();
+      web.server.close();
+    }
+  });
+
+  it('refuses ssh -R to a login whose roles do not allow port forwarding', async () => {
+    const dave = await openSshClient({
+      ca: app.services.ca,
+      user: 'dave',
+      roles: ['root-access', 'no-forwarding'],
+      logins: ['root'],
+      proxyPort: proxy.port,
+    });
+    try {
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const result = await dave.run('ssh', [
+        '-N',
+        '-o',
+        'ExitOnForwardFailure=yes',
+        '-R',
+        `127.0.0.1:${port}:127.0.0.1:9`,
+        'root@sshd-host',
+      ]);
+      expect(result.code).toBe(255);
+      expect(result.stderr).toMatch(/remote port forwarding failed/i);
+    } finally {
+      await dave.remove();
     }
   });
 });
