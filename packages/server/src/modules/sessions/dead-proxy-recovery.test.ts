@@ -39,12 +39,22 @@ function survivors(
   const audit = { emit: async (e: AuditEvent) => void events.push(e) } as unknown as AuditStore;
   const forgotten: string[] = [];
   const recovered: string[][] = [];
+  const leaveListeners = new Set<() => void>();
   const make = (id: string, current = true) =>
     new DeadProxyRecovery({
       backend,
       audit,
       now: () => Date.parse('2026-11-25T09:01:00.000Z'),
-      proxies: { id, isCurrent: () => current, list: () => live.map((p) => ({ id: p })) },
+      intervalMs: 3600_000,
+      proxies: {
+        id,
+        isCurrent: () => current,
+        list: () => live.map((p) => ({ id: p })),
+        onLeave: (listener) => {
+          leaveListeners.add(listener);
+          return () => leaveListeners.delete(listener);
+        },
+      },
       sessions: {
         list: () => trackers.filter((t) => !forgotten.includes(t.id)),
         forget: async (sid) => void forgotten.push(sid),
@@ -58,7 +68,12 @@ function survivors(
       } as unknown as RecordingStore,
       onError: (error) => expect.fail(String(error)),
     });
-  return { make, events, forgotten, recovered };
+  /** A proxy's record goes: `live` loses it and the registry's listeners are told. */
+  const leaves = (proxyId: string) => {
+    live.splice(live.indexOf(proxyId), 1);
+    for (const listener of leaveListeners) listener();
+  };
+  return { make, events, forgotten, recovered, leaves, leaveListeners };
 }
 
 describe('recovery after a proxy dies', () => {
@@ -109,5 +124,27 @@ describe('recovery after a proxy dies', () => {
     const self = survivors([], [tracker('s1', 'a')], []);
     await self.make('a').runOnce();
     expect(self.events).toEqual([]);
+  });
+
+  it('looks as soon as a proxy leaves the list, not at the next periodic look', async () => {
+    const cluster = survivors(['b', 'dead'], [tracker('s1', 'dead')], ['s1']);
+    const b = cluster.make('b');
+    b.start();
+    cluster.leaves('dead');
+    await expect.poll(() => cluster.events.map((e) => e.sid)).toEqual(['s1']);
+    await b.close();
+    expect(cluster.leaveListeners.size).toBe(0);
+  });
+
+  it('a proxy that leaves during a look gets a look of its own right after it', async () => {
+    const cluster = survivors(['b', 'x', 'y'], [tracker('s1', 'x'), tracker('s2', 'y')], []);
+    const b = cluster.make('b');
+    b.start();
+    cluster.leaves('x');
+    // The first look has read the list (without x); y leaves before it ends.
+    cluster.leaves('y');
+    await expect.poll(() => cluster.events.map((e) => e.sid).sort()).toEqual(['s1', 's2']);
+    expect(cluster.recovered).toEqual([['b', 'y'], ['b']]);
+    await b.close();
   });
 });

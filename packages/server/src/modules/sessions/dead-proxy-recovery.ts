@@ -24,12 +24,20 @@ export interface DeadProxyRecoveryDeps {
   backend: Backend;
   audit: AuditStore;
   now: Clock;
-  /** This proxy's id, and whether the list of live proxies can be trusted now. */
-  proxies: { id: string; isCurrent(): boolean; list(): { id: string }[] };
+  /**
+   * This proxy's id, whether the list of live proxies can be trusted now, and (optionally) a
+   * subscription to proxies leaving it, which starts a look at once.
+   */
+  proxies: {
+    id: string;
+    isCurrent(): boolean;
+    list(): { id: string }[];
+    onLeave?(listener: () => void): () => void;
+  };
   /** Every live session of the cluster (the watched trackers), and removing one. */
   sessions: { list(): SessionTracker[]; forget(sid: string): Promise<void> };
   recordings: RecordingStore;
-  /** How often to look (default 5 s). */
+  /** How often to look besides when a proxy leaves (default 5 s). */
   intervalMs?: number;
   onError: (error: unknown, what: string) => void;
   /** Told what each pass recovered (logs, tests). */
@@ -45,17 +53,24 @@ export interface DeadProxyRecoveryDeps {
  */
 export class DeadProxyRecovery {
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
+  /** A look asked for while one ran: that one may have read the list before the change. */
+  private again: Promise<void> | undefined;
 
   constructor(private readonly deps: DeadProxyRecoveryDeps) {}
 
   start(): void {
     this.timer ??= setInterval(() => void this.runOnce(), this.deps.intervalMs ?? 5000);
     this.timer.unref();
+    // A proxy's record going is the moment its sessions are known lost: look now, not in 5 s.
+    this.unsubscribe ??= this.deps.proxies.onLeave?.(() => void this.lookAfterChange());
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.again;
     await this.running;
   }
 
@@ -67,6 +82,19 @@ export class DeadProxyRecovery {
         this.running = undefined;
       });
     return this.running;
+  }
+
+  /**
+   * A look that starts after the list changed: at once when none runs, else right after the
+   * running one (which may have missed the change). Several changes meanwhile share that look.
+   */
+  lookAfterChange(): Promise<void> {
+    if (!this.running) return this.runOnce();
+    this.again ??= this.running.then(() => {
+      this.again = undefined;
+      return this.runOnce();
+    });
+    return this.again;
   }
 
   private async recover(): Promise<void> {

@@ -45,10 +45,15 @@ describe('the registry of proxies', () => {
       ),
     );
     expect(changes).toHaveBeenLastCalledWith(two.list());
+    const left = vi.fn();
+    two.onLeave(left);
+    expect(left).not.toHaveBeenCalled();
     await one.close();
     await vi.waitFor(() =>
       expect(two.list()).toEqual([{ id: two.id, addr: 'https://two.test:3080' }]),
     );
+    // The one leaving is told to whoever finishes what it left (dead-proxy-recovery.ts).
+    expect(left).toHaveBeenCalledTimes(1);
   });
 
   it('refreshes its own record', async () => {

@@ -52,6 +52,7 @@ export class ProxyRegistry {
   private refreshing: Promise<void> | undefined;
   private announced = false;
   private closed = false;
+  private readonly leaveListeners = new Set<() => void>();
 
   constructor(private readonly options: ProxyRegistryOptions) {
     this.id = options.id ?? randomUUID();
@@ -64,6 +65,19 @@ export class ProxyRegistry {
     const changed = () => options.onChange?.(this.list());
     this.cache.on('put', changed);
     this.cache.on('delete', changed);
+    this.cache.on('delete', () => {
+      for (const listener of this.leaveListeners) listener();
+    });
+  }
+
+  /**
+   * Calls `listener` whenever a proxy's record goes (a graceful stop, or its TTL ran out after a
+   * crash), so what it left can be finished at once rather than at the next periodic look.
+   * Returns the unsubscribe.
+   */
+  onLeave(listener: () => void): () => void {
+    this.leaveListeners.add(listener);
+    return () => this.leaveListeners.delete(listener);
   }
 
   /** Loads the list of proxies and watches it. */
