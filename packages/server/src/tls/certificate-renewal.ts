@@ -1,3 +1,9 @@
+/**
+ * How long a listener's own certificate (Kubernetes, PostgreSQL) is valid by default: a year,
+ * with a new one put to use after eight months (keepCertificateRenewed).
+ */
+export const listenerCertTtlMs = 365 * 24 * 3_600_000;
+
 export interface CertificateRenewalOptions<Issued> {
   /** How long each certificate `issue` makes is valid. */
   ttlMs: number;
@@ -65,6 +71,6 @@ export function keepCertificateRenewed<Issued>(
 }
 
 /** When a certificate valid for `ttlMs` is replaced: after two thirds of its life. */
-export function renewalDelay(ttlMs: number): number {
+function renewalDelay(ttlMs: number): number {
   return Math.floor((ttlMs * 2) / 3);
 }

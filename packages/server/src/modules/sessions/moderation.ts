@@ -19,6 +19,14 @@ export type ModerationState = 'waiting' | 'running' | 'paused';
  * its modes. Pure: the live session asks it at each join and leave.
  */
 export class Moderation {
+  /** The moderation a session of `kind` started by `owner` needs, from the owner's roles. */
+  static of(
+    owner: { user: string; roleSet: { moderationPolicySets(kind: string): ModerationPolicy[][] } },
+    kind: 'ssh' | 'k8s',
+  ): Moderation {
+    return new Moderation(owner.roleSet.moderationPolicySets(kind), owner.user);
+  }
+
   constructor(
     private readonly policySets: readonly (readonly ModerationPolicy[])[],
     private readonly owner: string,

@@ -4,12 +4,9 @@ import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
 import { closeAfterResponse } from '../../modules/health/drain-connections.js';
-import { keepCertificateRenewed } from '../../tls/certificate-renewal.js';
+import { keepCertificateRenewed, listenerCertTtlMs } from '../../tls/certificate-renewal.js';
 import type { IssuedCertificate } from '../../x509/stored-ca.js';
 import { preferredCiphers } from '../../tls/preferred-ciphers.js';
-
-/** How long the listener's own certificate is valid; a new one replaces it before it ends. */
-const serverCertTtlMs = 365 * 24 * 3_600_000;
 
 /**
  * The Kubernetes listener: TLS with the Kubernetes CA's server certificate, asking for a client
@@ -30,7 +27,7 @@ export async function createKubeServer(deps: {
   /** Told when a renewal of the listener's certificate failed (it is tried again). */
   renewalFailed?: (error: unknown) => void;
 }): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
-  const ttlMs = deps.certTtlMs ?? serverCertTtlMs;
+  const ttlMs = deps.certTtlMs ?? listenerCertTtlMs;
   const issue = () => deps.ca.serverCertificate(deps.serverNames, ttlMs);
   const own = await issue();
   const context = (issued: IssuedCertificate) => ({

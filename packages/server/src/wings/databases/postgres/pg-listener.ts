@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type PeerCertificate } from 'node:tls';
-import { keepCertificateRenewed } from '../../../tls/certificate-renewal.js';
+import { keepCertificateRenewed, listenerCertTtlMs } from '../../../tls/certificate-renewal.js';
 import { preferredCiphers } from '../../../tls/preferred-ciphers.js';
 import type { IssuedCertificate } from '../../../x509/stored-ca.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
@@ -35,9 +35,6 @@ export interface PostgresListenerDeps {
   renewalFailed?: (error: unknown) => void;
 }
 
-/** How long the listener's own certificate is valid; a new one replaces it before it ends. */
-const serverCertTtlMs = 365 * 24 * 3_600_000;
-
 const tlsRequired =
   "Postern's PostgreSQL listener takes TLS with a client certificate only: connect with sslmode=verify-full and the files `postern db login` wrote";
 
@@ -51,7 +48,7 @@ export async function startPostgresListener(
   deps: PostgresListenerDeps,
   address: HostPort,
 ): Promise<{ address: HostPort; stop: () => Promise<void> }> {
-  const ttlMs = deps.certTtlMs ?? serverCertTtlMs;
+  const ttlMs = deps.certTtlMs ?? listenerCertTtlMs;
   const issue = () => deps.accessCa.serverCertificate(deps.serverNames, ttlMs);
   const contextOf = (issued: IssuedCertificate) =>
     createSecureContext({

@@ -62,10 +62,6 @@ export interface ExecTarget {
   remoteAddr?: string;
 }
 
-/** The moderation a Kubernetes session of `owner` needs (require_session_join), if any. */
-const moderationOf = (owner: Pick<ExecOwner, 'user' | 'roleSet'>) =>
-  new Moderation(owner.roleSet.moderationPolicySets('k8s'), owner.user);
-
 /** kubectl's first size comes right after the exec starts; a session needs one to begin. */
 const firstSizeWaitMs = 500;
 const defaultSize: TerminalSize = { w: 80, h: 24 };
@@ -157,7 +153,7 @@ export class KubeExecSessions {
    * cp` too), port forwarding. Undefined when their sessions need none.
    */
   unwatchedProblem(owner: Pick<ExecOwner, 'user' | 'roleSet'>, what: string): string | undefined {
-    const moderation = moderationOf(owner);
+    const moderation = Moderation.of(owner, 'k8s');
     if (!moderation.required) return undefined;
     return `${what} is not allowed: your Kubernetes sessions need ${moderation.describe()}; run kubectl exec -it, which they can join`;
   }
@@ -265,7 +261,7 @@ export class KubeExecSessions {
       recordSession: options.recordSession.k8s,
       channel: new KubeExecChannel(client),
       recheck: owner.recheck,
-      moderation: moderationOf(owner),
+      moderation: Moderation.of(owner, 'k8s'),
       auditFields: {
         kubernetes_cluster: cluster,
         kubernetes_pod_namespace: target.namespace,

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, ServerChannel, TcpipRequestInfo } from 'ssh2';
-import { moderationOf } from '../terminal/terminal.service.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
+import { Moderation } from '../../../modules/sessions/moderation.js';
 import type { InnerLogin } from './session-channel.js';
 
 /**
@@ -88,6 +88,8 @@ export class PortForwarder {
     accept: (() => void) | undefined,
     reject: (() => void) | undefined,
   ): Promise<void> {
+    // No forward was ever asked for: nothing listens on the node, and no need to dial it.
+    if (!this.client) return reject?.();
     try {
       const client = await this.connect();
       await new Promise<void>((resolve, fail) =>
@@ -110,7 +112,7 @@ export class PortForwarder {
 
   /** Why port forwarding is refused to this login, if it is. */
   private refusal(): string | undefined {
-    if (moderationOf(this.login.requester).required) {
+    if (Moderation.of(this.login.requester, 'ssh').required) {
       return 'port forwarding is not allowed in moderated sessions';
     }
     if (!this.login.reach.options.portForwarding)

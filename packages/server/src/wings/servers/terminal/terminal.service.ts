@@ -35,16 +35,12 @@ export type { ForwardedAgent, NodeDirectory, Requester } from './node-access.js'
 const heldOutputLimit = 384 * 1024;
 export { requesterOf } from './node-access.js';
 
-/** The moderation an SSH session of the requester needs (require_session_join), if any. */
-export const moderationOf = (requester: Pick<Requester, 'user' | 'roleSet'>) =>
-  new Moderation(requester.roleSet.moderationPolicySets('ssh'), requester.user);
-
 /**
  * Refuses what a moderated user would otherwise do unwatched: a command without a terminal, a
  * file copy, sftp. Only a terminal session can wait for its moderators and be seen by them.
  */
 export function assertUnmoderated(requester: Pick<Requester, 'user' | 'roleSet'>, what: string) {
-  const moderation = moderationOf(requester);
+  const moderation = Moderation.of(requester, 'ssh');
   if (moderation.required) {
     throw accessDenied(
       `${what} is not allowed: your sessions need ${moderation.describe()}; open a terminal session instead`,
@@ -169,7 +165,7 @@ export class TerminalService {
       recordSession: options.recordSession.ssh,
       channel: new SshSessionChannel(client, channel),
       recheck: () => this.deps.access.recheck(requester, node, request.login),
-      moderation: moderationOf(requester),
+      moderation: Moderation.of(requester, 'ssh'),
     });
     // After the session's own readers are attached (same tick: no output can slip past them).
     window.after(channel);
