@@ -24,7 +24,7 @@ const usage = `Usage: npm run build && npm run bench:audit [-- --sizes 1e6] [--r
                     and 4 GB)
   --runs            timed repetitions per page; the median is reported (default 7)
   --baseline-runs   repetitions of each scan baseline (default 3: a rare text scans all rows)
-  --keep            leave the seeded database files in place (their paths are printed)
+  --keep            leave the seeded database files and PostgreSQL schema in place (named)
   --pg              also seed 1M events into a scratch schema of PostgreSQL and time the
                     text searches there (with pg_trgm, against the scan); dropped afterwards
   --pg-url          the PostgreSQL to use (default postgres://postgres@127.0.0.1:5432/test)`;
@@ -454,7 +454,8 @@ async function postgres(size) {
       await store.close();
     }
   } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    if (args.keep) console.log(`${label}: kept the schema ${schema}`);
+    else await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.end();
   }
 }
