@@ -48,6 +48,14 @@ export const apiPaths = {
   cliAccessRequests: `${apiPrefix}/accessrequests`,
   cliAccessRequest: (id: string) => `${apiPrefix}/accessrequests/${seg(id)}`,
   cliAccessRequestReviews: (id: string) => `${apiPrefix}/accessrequests/${seg(id)}/reviews`,
+  /**
+   * Signed with a user certificate, for `postern recordings ls` and `postern play`
+   * (docs/recordings.md): the recordings list (as events/search/sessions), and a recording's
+   * info and chunks of events (as the player's calls).
+   */
+  cliRecordings: `${apiPrefix}/recordings`,
+  cliRecordingInfo: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/info`,
+  cliRecordingEvents: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/events`,
   /** POST, signed: a certificate for the same key that assumes these approved requests (or none). */
   sshCertsAssume: `${apiPrefix}/ssh/certs/assume`,
   integrations: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/integrations`,
@@ -205,6 +213,8 @@ export const apiPaths = {
     accessRequestReviews: `${apiPrefix}/sites/:clusterId/accessrequests/:requestId/reviews`,
     cliAccessRequest: `${apiPrefix}/accessrequests/:requestId`,
     cliAccessRequestReviews: `${apiPrefix}/accessrequests/:requestId/reviews`,
+    cliRecordingInfo: `${apiPrefix}/recordings/:sid/info`,
+    cliRecordingEvents: `${apiPrefix}/recordings/:sid/events`,
     integrations: `${apiPrefix}/sites/:clusterId/integrations`,
     integration: `${apiPrefix}/sites/:clusterId/integrations/:name`,
     integrationTest: `${apiPrefix}/sites/:clusterId/integrations/:name/test`,

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
+import { addRecordingsCommands } from './cli/recordings/recordings.commands.js';
 import { addRequestCommands } from './cli/requests/requests.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
@@ -85,6 +86,7 @@ export function buildCli(): Command {
   for (const wing of wings) wing.commands?.(program);
   addLoginCommands(program);
   addRequestCommands(program);
+  addRecordingsCommands(program);
   addVerifyCommands(program);
   return program;
 }
