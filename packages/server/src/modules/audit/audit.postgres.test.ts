@@ -4,7 +4,13 @@ import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.tes
 import { verifyAuditChain } from './audit-chain.js';
 import { checkQuery, encodeStartKey } from './audit.common.js';
 import { runAuditStoreConformance } from './audit.conformance.testkit.js';
-import { PostgresAuditStore, postgresSearchSql } from './audit.postgres.js';
+import {
+  PostgresAuditStore,
+  estimatedRows,
+  postgresRangeEstimateSql,
+  postgresSearchSql,
+  textWalkMaxRows,
+} from './audit.postgres.js';
 import { installTrigramIndex } from './audit-text.postgres.js';
 import type { AuditEvent, AuditSearchQuery, AuditSearchResult } from './audit.types.js';
 
@@ -191,6 +197,39 @@ describe('postgres audit store', () => {
         return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
       expect(plan).toMatch(/Bitmap Index Scan on audit_events_text/);
+
+      // A range expected to hold fewer rows than textWalkMaxRows is walked: the estimate reads
+      // the statistics, and the text filter is worded so that the index cannot serve it, even
+      // when forced to.
+      await schemas.query(`ANALYZE ${table}`);
+      const estimate = async (from: string, to: string) => {
+        const range = checkQuery({ ...query, from: new Date(from), to: new Date(to) });
+        const explained = postgresRangeEstimateSql(table, range);
+        const answer = await schemas.query<{ 'QUERY PLAN': unknown }>(
+          explained.sql,
+          explained.params,
+        );
+        return estimatedRows(answer.rows);
+      };
+      const all = await estimate('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z');
+      expect(all).toBeGreaterThan(1500);
+      expect(all).toBeLessThan(textWalkMaxRows);
+      expect(await estimate('2025-01-01T00:00:00Z', '2025-01-02T00:00:00Z')).toBeLessThan(10);
+      const walked = postgresSearchSql(table, checkQuery(query), { textIndex: false });
+      const walkPlan = await schemas.inTransaction(async (client) => {
+        await forceWay(client, table, 'index');
+        const explained = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN ${walked.sql}`.replace(/\$(\d+)/g, (_, n: string) =>
+            literal(walked.params[Number(n) - 1]),
+          ),
+        );
+        return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+      });
+      expect(walkPlan).not.toMatch(/audit_events_text/);
+      const walkedRows = await schemas.query<{ data: AuditEvent }>(walked.sql, walked.params);
+      expect(walkedRows.rows.slice(0, 100).map((row) => row.data.uid)).toEqual(
+        found.events.map((event) => event.uid),
+      );
     } finally {
       await store.close();
       await schemas.drop(schema);
