@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { writeSealedRecording } from './recording-fixture.testkit.js';
 import { flipByteInChunk, recordMinute } from './recording-integrity.testkit.js';
 import { DirRecordingStore, type RecordingIndex } from './recording-store.js';
 
@@ -14,20 +15,7 @@ const url = (id = sid) => `/v1/webapi/sites/-current-/sessions/${id}/recording`;
 
 beforeAll(async () => {
   app = await createTestApp();
-  const store = new DirRecordingStore(app.config.recordings.dir);
-  await mkdir(store.dir, { recursive: true });
-  await writeFile(store.file(sid, 'cast.gz'), gzipSync(cast));
-  const index: RecordingIndex = {
-    version: 1,
-    sid,
-    sealed: true,
-    incomplete: false,
-    durationMs: 100,
-    participants: ['alice'],
-    castBytes: cast.length,
-    keyframes: [],
-  };
-  await writeFile(store.file(sid, 'index.json'), JSON.stringify(index));
+  await writeSealedRecording(app, sid, cast, { participants: ['alice'], durationMs: 100 });
 });
 afterAll(() => app?.close());
 
