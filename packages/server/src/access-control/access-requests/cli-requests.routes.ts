@@ -10,7 +10,6 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { accessDenied } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { CertIssuer } from '../../identity/cli-login/cert-issuer.js';
@@ -20,7 +19,7 @@ import type { AccessRequestsService } from './access-requests.service.js';
 
 interface CliRequestsRoutesOptions {
   accessRequests: AccessRequestsService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
   issuer: Pick<CertIssuer, 'issue'>;
 }
 
@@ -39,10 +38,7 @@ export async function cliRequestsRoutes(
 ) {
   /** The signer, with the same ACL check the console's routes make. */
   const signer = async (request: FastifyRequest, verb: Verb): Promise<Actor> => {
-    const { user, roleSet, acl } = await certAuth.identify(request);
-    if (!acl.accessRequests[verb]) {
-      throw accessDenied(`access denied: ${verb} on accessRequests is not allowed`);
-    }
+    const { user, roleSet } = await certAuth.identifyAllowed(request, 'accessRequests', verb);
     return { name: user, roleSet };
   };
   const signed = { config: { access: 'public' } } as const;

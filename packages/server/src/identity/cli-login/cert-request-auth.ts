@@ -1,4 +1,5 @@
 import { verify } from 'node:crypto';
+import type { AclArea, AclVerb } from '@postern/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
@@ -47,6 +48,18 @@ export interface CertRequestAuthDeps {
  */
 export class CertRequestAuth {
   constructor(private readonly deps: CertRequestAuthDeps) {}
+
+  /**
+   * `identify`, then the check the guard makes of a web session's routes: `verb` on `area` in
+   * the signer's ACL, or 403.
+   */
+  async identifyAllowed(request: FastifyRequest, area: AclArea, verb: AclVerb) {
+    const identity = await this.identify(request);
+    if (!identity.acl[area][verb]) {
+      throw accessDenied(`access denied: ${verb} on ${area} is not allowed`);
+    }
+    return identity;
+  }
 
   async identify(
     request: FastifyRequest,

@@ -2,13 +2,11 @@ import {
   apiPaths,
   auditSearchQuerySchema,
   recordingEventsQuerySchema,
-  type AclArea,
   type AclVerb,
   type RecordingChunk,
   type RecordingInfo,
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accessDenied } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { AuditSearchService } from '../audit/audit-search.service.js';
@@ -17,7 +15,7 @@ import type { RecordingReader, RecordingsService } from './recordings.service.js
 interface CliRecordingsRoutesOptions {
   recordings: RecordingsService;
   search: AuditSearchService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identifyAllowed'>;
 }
 
 type SidRequest = FastifyRequest<{ Params: { sid: string } }>;
@@ -33,9 +31,7 @@ export async function cliRecordingsRoutes(
   { recordings, search, certAuth }: CliRecordingsRoutesOptions,
 ) {
   const signer = async (request: FastifyRequest, verb: AclVerb): Promise<RecordingReader> => {
-    const { user, roleSet, acl } = await certAuth.identify(request);
-    const area: AclArea = 'recordedSessions';
-    if (!acl[area][verb]) throw accessDenied(`access denied: ${verb} on ${area} is not allowed`);
+    const { user, roleSet } = await certAuth.identifyAllowed(request, 'recordedSessions', verb);
     return { actor: { name: user, roleSet }, ip: request.ip };
   };
   const signed = { config: { access: 'public' } } as const;

@@ -64,8 +64,8 @@ export class ProxyRegistry {
     });
     const changed = () => options.onChange?.(this.list());
     this.cache.on('put', changed);
-    this.cache.on('delete', changed);
     this.cache.on('delete', () => {
+      changed();
       for (const listener of this.leaveListeners) listener();
     });
   }

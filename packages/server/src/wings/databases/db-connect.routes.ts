@@ -32,7 +32,7 @@ export interface DatabaseConnection {
 
 interface DbConnectOptions {
   databases: DatabasesService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
   engines: Partial<Record<string, DatabaseEngine>>;
   /** The native listeners' certificates (`postern db login`). */
   login: {
@@ -86,8 +86,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.databaseCatalog, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = await certAuth.identify(request);
-    if (!acl.dbServers.list) throw accessDenied('access denied: list on dbServers is not allowed');
+    const { roleSet } = await certAuth.identifyAllowed(request, 'dbServers', 'list');
     const query = parseInput(databaseListQuerySchema, request.query);
     const page = databases.list(query, roleSet);
     return {

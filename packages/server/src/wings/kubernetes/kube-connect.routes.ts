@@ -5,7 +5,7 @@ import {
   type KubeLoginResponse,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { accessDenied, badParameter, notFound } from '../../errors.js';
+import { badParameter, notFound } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
@@ -15,7 +15,7 @@ import { kubeClusterJson } from './kubernetes.routes.js';
 
 interface KubeConnectOptions {
   clusters: KubeClustersService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
   ca: () => Promise<KubeCa>;
   /** `https://host:port` of the Kubernetes listener, or '' when none takes TLS from outside. */
   listenerUrl: () => string;
@@ -36,10 +36,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.kubeCatalog, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = await certAuth.identify(request);
-    if (!acl.kubeServers.list) {
-      throw accessDenied('access denied: list on kubeServers is not allowed');
-    }
+    const { roleSet } = await certAuth.identifyAllowed(request, 'kubeServers', 'list');
     const query = parseInput(kubeClusterListQuerySchema, request.query);
     const page = clusters.list(query, roleSet);
     return {

@@ -1,13 +1,12 @@
 import { apiPaths, nodeListQuerySchema, type NodeListResponse } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { accessDenied } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
 import type { InventoryService } from './inventory.service.js';
 import { nodeJson } from './nodes.routes.js';
 
 export interface SshNodesRoutesOptions {
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
   inventory: InventoryService;
   clusterName: string;
 }
@@ -18,8 +17,7 @@ export async function sshNodesRoutes(app: FastifyInstance, options: SshNodesRout
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   app.get(apiPaths.sshNodes, { config: { access: 'public' } }, async (request) => {
-    const { acl, roleSet } = await certAuth.identify(request);
-    if (!acl.nodes.list) throw accessDenied('access denied: list on nodes is not allowed');
+    const { roleSet } = await certAuth.identifyAllowed(request, 'nodes', 'list');
     const query = parseInput(nodeListQuerySchema, request.query);
     const page = inventory.list(query, roleSet);
     return {
