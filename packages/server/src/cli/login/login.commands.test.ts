@@ -22,7 +22,7 @@ beforeAll(async () => {
   await createOpsRole(app);
   alice = await inviteUser(app, 'alice', { roles: ['ops'] });
   await app.services.inventory.addOpenSsh(
-    { name: 'web-1', addr: '10.0.0.1:22', labels: { env: 'prod' } },
+    { name: 'web-1', addr: '127.0.0.21:22', labels: { env: 'prod' } },
     hostActor('test'),
   );
   dir = await mkdtemp(path.join(tmpdir(), 'postern-login-'));
@@ -136,7 +136,7 @@ describe('postern login (password and TOTP)', () => {
   it('ls lists the nodes through a certificate-signed request', async () => {
     const { lines } = await postern(home(), ['ls']);
     expect(lines[0]).toMatch(/^Node\s+Address\s+Logins\s+Labels$/);
-    expect(lines[1]).toMatch(/^web-1\s+10\.0\.0\.1:22\s+root,ubuntu\s+env=prod$/);
+    expect(lines[1]).toMatch(/^web-1\s+127\.0\.0\.21:22\s+root,ubuntu\s+env=prod$/);
   });
 
   it('ssh runs the system ssh with the generated config', async () => {

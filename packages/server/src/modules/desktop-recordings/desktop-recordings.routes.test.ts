@@ -220,7 +220,7 @@ describe('Session Recordings', () => {
       user: 'alice',
       session_id: sid,
       desktop_name: 'win-1',
-      desktop_addr: '10.0.0.5:5900',
+      desktop_addr: '127.0.0.25:5900',
       windows_user: 'alice',
       participants: ['alice'],
       recorded: true,

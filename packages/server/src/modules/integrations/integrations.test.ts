@@ -210,7 +210,7 @@ describe('integrations API', () => {
         {
           name: 'x',
           type: 'email',
-          settings: { host: '10.1.2.3', port: 25, security: 'none', from: 'a@b.c' },
+          settings: { host: 'smtp.example.com', port: 25, security: 'none', from: 'a@b.c' },
         },
         /^settings\.security: none sends the password in plain text/,
       ],

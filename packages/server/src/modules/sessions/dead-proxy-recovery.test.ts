@@ -5,12 +5,16 @@ import type { RecordingStore } from '../recordings/recording-store.js';
 import { DeadProxyRecovery, proxyLostReason } from './dead-proxy-recovery.js';
 import type { SessionTracker } from './session-tracker.store.js';
 
+// On the real clock: the backend expires the claims by it, so a fixed date would let them lapse.
+const stopMs = Date.now();
+const at = (offsetMs: number) => new Date(stopMs + offsetMs).toISOString();
+
 const tracker = (id: string, proxyId: string): SessionTracker => ({
   kind: 'ssh',
   id,
   login: 'root',
-  created: '2026-11-25T09:00:00.000Z',
-  lastActive: '2026-11-25T09:00:05.000Z',
+  created: at(-60_000),
+  lastActive: at(-55_000),
   serverId: 'node-1',
   serverHostname: 'web-1',
   serverAddr: '127.0.0.1:22',
@@ -18,11 +22,11 @@ const tracker = (id: string, proxyId: string): SessionTracker => ({
   owner: 'alice',
   ownerRoles: ['access'],
   terminal: { w: 80, h: 24 },
-  parties: [{ id: 'p', user: 'alice', mode: 'peer', lastActive: '2026-11-25T09:00:05.000Z' }],
+  parties: [{ id: 'p', user: 'alice', mode: 'peer', lastActive: at(-55_000) }],
   moderated: false,
   command: '',
   proxyId,
-  expires: '2026-11-25T21:00:00.000Z',
+  expires: at(12 * 3600_000),
   traceId: '',
 });
 
@@ -44,7 +48,7 @@ function survivors(
     new DeadProxyRecovery({
       backend,
       audit,
-      now: () => Date.parse('2026-11-25T09:01:00.000Z'),
+      now: () => stopMs,
       intervalMs: 3600_000,
       proxies: {
         id,
@@ -95,8 +99,8 @@ describe('recovery after a proxy dies', () => {
       error: proxyLostReason,
       participants: ['alice'],
       interactive: true,
-      session_start: '2026-11-25T09:00:00.000Z',
-      session_stop: '2026-11-25T09:01:00.000Z',
+      session_start: at(-60_000),
+      session_stop: at(0),
       session_recording: 'on',
       lost_proxy: 'dead',
     });

@@ -48,7 +48,7 @@ export function testSessionInit(
   return {
     owner: { user: 'alice', roles: ['access'] },
     login: 'root',
-    node: { id: 'n1', hostname: 'web-1', addr: '10.0.0.1:22' },
+    node: { id: 'n1', hostname: 'web-1', addr: '127.0.0.21:22' },
     clusterName: 'c',
     proxyId: 'p',
     traceId: '',

@@ -90,7 +90,7 @@ function start(overrides: Partial<LiveSessionInit> = {}) {
     terminal: { w: 80, h: 24 },
     owner: { user: 'alice', roles: ['access'] },
     login: 'root',
-    node: { id: 'n1', hostname: 'web-1', addr: '10.0.0.1:22' },
+    node: { id: 'n1', hostname: 'web-1', addr: '127.0.0.21:22' },
     clusterName: 'c',
     proxyId: hub.proxyId,
     traceId: '',

@@ -87,7 +87,7 @@ describe('agent tunnel, proxy side', () => {
         type: 'heartbeat',
         id: forged,
         tunnel: false,
-        addr: '10.0.0.1:22',
+        addr: '127.0.0.21:22',
         hostname: 'db-1',
         os: 'Linux 6.1',
         labels: { env: 'prod' },

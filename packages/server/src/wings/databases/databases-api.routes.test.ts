@@ -234,7 +234,7 @@ describe('PUT /sites/{clusterId}/databases/{database}', () => {
     const served = databaseResourceSchema.parse({
       kind: 'db',
       metadata: { name: 'inside', labels: { site: 'inside' } },
-      spec: { protocol: 'postgres', uri: '10.0.0.5:5432' },
+      spec: { protocol: 'postgres', uri: '127.0.0.25:5432' },
     });
     await app.services.databases.reportFromAgent('node-7', [served], 60_000);
     await vi.waitFor(() => expect(app.services.databases.get('inside')).toBeDefined());
@@ -296,7 +296,7 @@ describe('GET /sites/{clusterId}/databaseservices', () => {
     const served = databaseResourceSchema.parse({
       kind: 'db',
       metadata: { name: 'warehouse', labels: { env: 'prod' } },
-      spec: { protocol: 'postgres', uri: '10.0.0.9:5432' },
+      spec: { protocol: 'postgres', uri: '127.0.0.29:5432' },
     });
     await app.services.databases.reportFromAgent('node-3', [served], 60_000);
     await vi.waitFor(() => expect(app.services.databases.get('warehouse')).toBeDefined());

@@ -28,7 +28,7 @@ beforeAll(async () => {
       desktopResourceSchema.parse({
         kind: 'windows_desktop',
         metadata: { name: 'win-1', labels: { os: 'windows' } },
-        spec: { addr: '10.0.0.9:3389', protocol: 'rdp', os: 'Windows' },
+        spec: { addr: '127.0.0.29:3389', protocol: 'rdp', os: 'Windows' },
       }),
     ],
   });

@@ -113,7 +113,7 @@ describe('postern kube login', () => {
     const file = path.join(home, 'other-kubeconfig');
     await writeKubeContext(file, {
       name: 'elsewhere',
-      server: 'https://10.0.0.1:6443',
+      server: 'https://127.0.0.21:6443',
       tlsServerName: 'x',
       caFile: '/ca',
       certFile: '/c',

@@ -35,9 +35,9 @@ describe('--labels', () => {
 
 describe('--app', () => {
   it('reads name=uri, repeated', () => {
-    expect(parseApps(['grafana=http://localhost:3000', 'cache = tcp://10.0.0.5:6379'])).toEqual([
+    expect(parseApps(['grafana=http://localhost:3000', 'cache = tcp://127.0.0.25:6379'])).toEqual([
       { name: 'grafana', uri: 'http://localhost:3000' },
-      { name: 'cache', uri: 'tcp://10.0.0.5:6379' },
+      { name: 'cache', uri: 'tcp://127.0.0.25:6379' },
     ]);
   });
 

@@ -21,17 +21,17 @@ describe('postern nodes', () => {
   it('add registers an agentless host the running server sees, and says how to set it up', async () => {
     let id = '';
     const lines = await run(async (ctx, print) => {
-      id = await nodesAdd(ctx, { name: 'db-1', addr: '10.0.0.5:22', labels: 'env=prod' }, print);
+      id = await nodesAdd(ctx, { name: 'db-1', addr: '127.0.0.25:22', labels: 'env=prod' }, print);
     });
-    expect(lines[0]).toBe(`Added server db-1 (${id}) at 10.0.0.5:22.`);
+    expect(lines[0]).toBe(`Added server db-1 (${id}) at 127.0.0.25:22.`);
     expect(lines.at(-1)).toMatch(/^ssh-ed25519 \S+ postern-user-ca@/);
     const node = await waitForNode(inventory, id);
     expect(node.spec).toMatchObject({ subKind: 'openssh', hostname: 'db-1', hostPublicKey: '' });
     expect(node.metadata.labels).toEqual({ env: 'prod' });
 
     expect(
-      await failure((ctx, print) => nodesAdd(ctx, { name: 'db-2', addr: '10.0.0.5:22' }, print)),
-    ).toMatch(/a server at 10.0.0.5:22 is registered already/);
+      await failure((ctx, print) => nodesAdd(ctx, { name: 'db-2', addr: '127.0.0.25:22' }, print)),
+    ).toMatch(/a server at 127.0.0.25:22 is registered already/);
     expect(await failure((ctx, print) => nodesAdd(ctx, { name: 'x', addr: 'x' }, print))).toMatch(
       /^addr: expected HOST:PORT/,
     );
@@ -88,12 +88,12 @@ describe('postern nodes', () => {
         '--name',
         'web-3',
         '--addr',
-        '10.9.9.9:22',
+        '127.0.0.99:22',
         ...flags,
       ]);
       log.mockClear();
       await buildCli().parseAsync([...cli, 'ls', ...flags]);
-      expect(log.mock.calls.flat().join('\n')).toMatch(/web-3 +10\.9\.9\.9:22 +openssh/);
+      expect(log.mock.calls.flat().join('\n')).toMatch(/web-3 +127\.0\.0\.99:22 +openssh/);
       await buildCli().parseAsync([...cli, 'rm', 'web-3', ...flags]);
       expect(String(log.mock.calls.at(-1)?.[0])).toMatch(/^Removed server web-3/);
     } finally {

@@ -43,7 +43,7 @@ describe('POST /v1/agent/join', () => {
       token: token.token,
       hostname: 'db-7',
       hostPublicKey: `${publicKey} root@db-7`,
-      addr: '10.2.0.7:22',
+      addr: '127.0.2.7:22',
       subKind: 'openssh',
       os: 'linux',
       labels: { env: 'dev', rack: 'r1' },
@@ -61,7 +61,7 @@ describe('POST /v1/agent/join', () => {
     expect(
       verifyCertificate(cert, { caPublicKeys: [ca.hostCaPublicKey], type: 'host', now }),
     ).toEqual({ ok: true });
-    expect(cert.principals).toEqual([body.nodeId, 'db-7', '10.2.0.7']);
+    expect(cert.principals).toEqual([body.nodeId, 'db-7', '127.0.2.7']);
     expect(cert.keyId).toBe(body.nodeId);
     expect(cert.validBefore.getTime() - now.getTime()).toBeGreaterThan(29 * 864e5);
     expect(cert.publicKeyBlob.toString('base64')).toBe(publicKey.split(' ')[1]);
@@ -69,7 +69,7 @@ describe('POST /v1/agent/join', () => {
     const node = await waitForNode(app.services.inventory, body.nodeId);
     expect(node.spec).toMatchObject({
       hostname: 'db-7',
-      addr: '10.2.0.7:22',
+      addr: '127.0.2.7:22',
       subKind: 'openssh',
       tunnel: false,
       hostPublicKey: publicKey,
@@ -83,7 +83,7 @@ describe('POST /v1/agent/join', () => {
       [internalResourceIdLabel]: token.resource.spec.internalResourceId,
     });
     expect(node.metadata.expires).toBeUndefined();
-    // An agentless host is online once the proxy's check reaches 10.2.0.7:22; none runs here.
+    // An agentless host is online once the proxy's check reaches 127.0.2.7:22; none runs here.
     expect(app.services.inventory.row(node).status).toBe('offline');
 
     const [joined] = (await joinEvents()).filter((event) => event.host_id === body.nodeId);
@@ -100,12 +100,12 @@ describe('POST /v1/agent/join', () => {
       token: token.token,
       hostname: 'db-7',
       hostPublicKey: publicKey,
-      addr: '10.2.0.70:22',
+      addr: '127.0.2.70:22',
       subKind: 'openssh',
     });
     expect(again.json().nodeId).toBe(body.nodeId);
     await vi.waitFor(() =>
-      expect(app.services.inventory.get(body.nodeId)!.spec.addr).toBe('10.2.0.70:22'),
+      expect(app.services.inventory.get(body.nodeId)!.spec.addr).toBe('127.0.2.70:22'),
     );
   });
 
@@ -115,7 +115,7 @@ describe('POST /v1/agent/join', () => {
       token: token.token,
       hostname: 'edge-1',
       hostPublicKey: publicKey,
-      addr: '192.168.1.5:3022',
+      addr: '127.0.1.5:3022',
       subKind: 'postern',
     });
     expect(res.statusCode, res.body).toBe(200);

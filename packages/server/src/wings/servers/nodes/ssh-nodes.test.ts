@@ -17,7 +17,7 @@ beforeAll(async () => {
   await app.services.users.create({ name: 'alice', roles: ['ops'] }, 'test');
   await app.services.users.create({ name: 'nora', roles: ['auditor'] }, 'test');
   await app.services.inventory.addOpenSsh(
-    { name: 'web-1', addr: '10.0.0.1:22', labels: {} },
+    { name: 'web-1', addr: '127.0.0.21:22', labels: {} },
     admin,
   );
 });
