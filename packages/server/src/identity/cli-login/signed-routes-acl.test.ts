@@ -25,7 +25,12 @@ beforeAll(async () => {
   app = await createTestApp();
   const role = (name: string, rules: unknown[]) =>
     app.services.roles.create(
-      JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow: { rules } } }),
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name },
+        spec: { allow: { rules } },
+      }),
       hostActor('test'),
     );
   await role('no-listings', []);
