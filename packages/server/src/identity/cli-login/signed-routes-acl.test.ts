@@ -1,9 +1,8 @@
 import { apiPaths } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
-import { generateEd25519Key } from '../../ssh/keys.js';
-import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { signedHeaders } from '../../testing/signed-request.testkit.js';
 
 /**
  * The CLI's signed listings, each behind CertRequestAuth.identifyAllowed: unsigned is 401, a
@@ -19,7 +18,6 @@ const listings = [
 ] as const;
 
 let app: TestApp;
-const key = generateEd25519Key();
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -44,25 +42,7 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 const get = (path: string, user?: string) =>
-  app.server.inject({
-    url: path,
-    headers: user
-      ? signRequest({
-          method: 'GET',
-          pathAndQuery: path,
-          certificateLine: app.services.ca.issueUserCertificate({
-            user,
-            roles: [],
-            logins: [],
-            publicKey: key.publicKey,
-            ttlMs: 60_000,
-            now: new Date(app.clock.now()),
-          }),
-          privateKeyPem: key.privateKeyPem,
-          now: app.clock.now(),
-        })
-      : {},
-  });
+  app.server.inject({ url: path, headers: user ? signedHeaders(app, user, { path }) : {} });
 
 describe("the CLI's signed listings", () => {
   for (const { name, path } of listings) {

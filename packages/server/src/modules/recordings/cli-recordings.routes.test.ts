@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateEd25519Key } from '../../ssh/keys.js';
-import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { signedHeaders } from '../../testing/signed-request.testkit.js';
 import { writeSealedRecording } from './recording-fixture.testkit.js';
 
 // `postern recordings ls` and `postern play` call these, signed with the user's certificate.
 let app: TestApp;
-const key = generateEd25519Key();
 const sid = '7a1c2d3e-aaaa-4bbb-8ccc-123456789abc';
 const cast =
   '{"version":2,"width":80,"height":24,"timestamp":1,"env":{},"title":"t"}\n[0.1,"o","hi"]\n';
@@ -31,25 +29,7 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 const get = (path: string, user?: string) =>
-  app.server.inject({
-    url: path,
-    headers: user
-      ? signRequest({
-          method: 'GET',
-          pathAndQuery: path,
-          certificateLine: app.services.ca.issueUserCertificate({
-            user,
-            roles: [],
-            logins: [],
-            publicKey: key.publicKey,
-            ttlMs: 60_000,
-            now: new Date(app.clock.now()),
-          }),
-          privateKeyPem: key.privateKeyPem,
-          now: app.clock.now(),
-        })
-      : {},
-  });
+  app.server.inject({ url: path, headers: user ? signedHeaders(app, user, { path }) : {} });
 
 const opened = async () =>
   (
