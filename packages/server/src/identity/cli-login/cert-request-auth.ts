@@ -61,9 +61,14 @@ export class CertRequestAuth {
     return identity;
   }
 
-  async identify(
-    request: FastifyRequest,
-  ): Promise<ResolvedAccess & { user: string; accessRequests: string[] }> {
+  async identify(request: FastifyRequest): Promise<
+    ResolvedAccess & {
+      user: string;
+      accessRequests: string[];
+      /** When the signing certificate stops counting (ms). */
+      expiresMs: number;
+    }
+  > {
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : '';
@@ -138,7 +143,7 @@ export class CertRequestAuth {
     if (!(await this.deps.uses.claim(signature, Number(timestamp) + signedRequestSkewMs))) {
       throw notAuthenticated('this signed request was already used: sign a new one');
     }
-    return { ...resolved, user, accessRequests };
+    return { ...resolved, user, accessRequests, expiresMs: cert.validBefore.getTime() };
   }
 }
 

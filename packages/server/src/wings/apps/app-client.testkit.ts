@@ -1,4 +1,5 @@
 import { apiPaths, createAppSessionResponseSchema } from '@postern/contracts';
+import { createPublicKey, verify } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { expect } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
@@ -70,4 +71,30 @@ export function createAppRole(app: TestApp, name: string, labels: Record<string,
     }),
     hostActor('test'),
   );
+}
+
+/**
+ * The claims of an app identity JWT if it verifies under the key the proxy's JWKS names for it,
+ * as an app that trusts Postern checks it; undefined otherwise.
+ */
+export async function verifiedJwtClaims(
+  app: TestApp,
+  token: string,
+): Promise<Record<string, unknown> | undefined> {
+  const [head, body, signature] = token.split('.') as [string, string, string];
+  const { keys } = (await app.server.inject({ url: '/.well-known/jwks.json' })).json() as {
+    keys: (Record<string, string> & { kid: string })[];
+  };
+  const header = JSON.parse(Buffer.from(head, 'base64url').toString()) as { kid: string };
+  const jwk = keys.find((key) => key.kid === header.kid);
+  if (!jwk || signature === undefined) return undefined;
+  const valid = verify(
+    'sha256',
+    Buffer.from(`${head}.${body}`),
+    { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
+  return valid
+    ? (JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>)
+    : undefined;
 }

@@ -1,12 +1,11 @@
 import { apiPaths, appResourceSchema, type AppResourceInput } from '@postern/contracts';
-import { createPublicKey, verify } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { appBrowser, createAppRole } from './app-client.testkit.js';
+import { appBrowser, createAppRole, verifiedJwtClaims } from './app-client.testkit.js';
 
 // A real listening Postern in front of a real upstream (node:http with a WebSocket echo), driven
 // by Host headers as a browser on the app's own origin sends them.
@@ -136,23 +135,14 @@ describe('an app host', () => {
     expect(upstreamSaw.headers['x-forwarded-for']).toBe('127.0.0.1');
     const token = String(upstreamSaw.headers['postern-jwt-assertion']);
     expect(token).not.toBe('forged');
-    const [head, body, signature] = token.split('.') as [string, string, string];
-    const { keys } = (await app.server.inject({ url: '/.well-known/jwks.json' })).json() as {
-      keys: (Record<string, string> & { kid: string })[];
-    };
-    const header = JSON.parse(Buffer.from(head, 'base64url').toString()) as { kid: string };
-    const jwk = keys.find((key) => key.kid === header.kid)!;
-    const valid = verify(
-      'sha256',
-      Buffer.from(`${head}.${body}`),
-      { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
-      Buffer.from(signature, 'base64url'),
-    );
-    expect(valid).toBe(true);
-    const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
-    expect(claims).toMatchObject({ sub: 'alice', username: 'alice', roles: ['prod-apps'] });
-    expect(claims.aud).toEqual(['https://grafana.proxy.test:3080']);
-    expect(claims.exp * 1000).toBeGreaterThan(Date.now());
+    const claims = await verifiedJwtClaims(app, token);
+    expect(claims).toMatchObject({
+      sub: 'alice',
+      username: 'alice',
+      roles: ['prod-apps'],
+      aud: ['https://grafana.proxy.test:3080'],
+    });
+    expect(Number(claims?.exp) * 1000).toBeGreaterThan(Date.now());
     // The app's redirect to its own address comes back on the app's public address, and its
     // cookie binds to the app's host.
     const login = await get('grafana.proxy.test', '/login', { cookie });

@@ -1,5 +1,5 @@
 import { appAuthPath, appJwtHeader, appSessionCookie } from '@postern/contracts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { hostOf, type HostHandler } from '../../http/host-routes.js';
 import type { AppJwtSigner } from './app-jwt.js';
@@ -37,8 +37,42 @@ export class AppHost implements HostHandler {
   /** Upgraded sockets per app session cookie, closed when the session ends. */
   private readonly open = new Map<string, { app: AppRecord; sockets: Set<Duplex> }>();
   private sweep: ReturnType<typeof setInterval> | undefined;
+  /** Who each `postern proxy app` connection is, for the HTTP server that reads its requests. */
+  private readonly tunnelled = new WeakMap<Duplex, { app: AppRecord; identity: AppIdentity }>();
+  private tunnelServer: Server | undefined;
 
   constructor(private readonly deps: AppHostDeps) {}
+
+  /**
+   * Serves the HTTP requests arriving on `connection` (a `postern proxy app` tunnel to an HTTP
+   * app, its user authenticated by certificate) as the browser's are served: the same
+   * forwarding, identity JWT, header rules and per-request audit, without a cookie. Returns
+   * what to call as the tunnel ends: its requests' audit is written before its end event.
+   */
+  serveTunnel(connection: Duplex, app: AppRecord, identity: AppIdentity): () => void {
+    this.tunnelled.set(connection, { app, identity });
+    this.tunnelServer ??= this.createTunnelServer();
+    this.tunnelServer.emit('connection', connection);
+    return () => this.deps.audit.flush(identity.sid);
+  }
+
+  private createTunnelServer(): Server {
+    const server = createServer({ requestTimeout: 0, headersTimeout: 60_000 });
+    const whose = (req: IncomingMessage) => this.tunnelled.get(req.socket);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const tunnel = whose(req);
+      if (!tunnel) return errorPage(res, 404, 'There is no application at this address.');
+      this.deps.proxy.forward(req, res, this.target(tunnel.app, tunnel.identity));
+    });
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const tunnel = whose(req);
+      if (!tunnel) return socket.destroy();
+      this.deps.proxy.upgrade(req, socket, head, this.target(tunnel.app, tunnel.identity));
+    });
+    // A client's malformed request ends its connection only, as on the listener.
+    server.on('clientError', (_error, socket: Duplex) => socket.destroy());
+    return server;
+  }
 
   claims(host: string): boolean {
     const proxyHost = new URL(this.deps.consoleUrl()).hostname.toLowerCase();

@@ -51,7 +51,8 @@ export class AppRequestAudit {
     for (const sid of [...this.pending.keys()]) this.flush(sid);
   }
 
-  private flush(sid: string): void {
+  /** Writes a session's pending chunk now (its connection ended). */
+  flush(sid: string): void {
     const entry = this.pending.get(sid);
     if (!entry) return;
     this.pending.delete(sid);

@@ -38,6 +38,7 @@ export const appsWing = {
       locks: ctx.locks,
       audit: ctx.audit,
       dialAgentApp: s.dialAgentApp,
+      httpApps: s.appHost,
     });
   },
   start: async (s) => {

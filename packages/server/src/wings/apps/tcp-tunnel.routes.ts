@@ -5,13 +5,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connect } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import { badParameter, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
+import { duplexPair } from '../../net/duplex-pair.js';
+import type { AppHost } from './app-host.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
+import type { AppIdentity } from './app-sessions.service.js';
 import type { AppsService } from './apps.service.js';
 
 interface TcpTunnelOptions {
@@ -22,8 +25,16 @@ interface TcpTunnelOptions {
   audit: AuditStore;
   /** A connection to an app an agent serves, through that agent's tunnel. */
   dialAgentApp: (name: string) => Promise<Duplex>;
+  /** Serves an HTTP app's requests arriving on a tunnel, as the browser's are served. */
+  httpApps: Pick<AppHost, 'serveTunnel'>;
   /** How often a live tunnel asks again whether its user still may (locks, roles). */
   recheckMs?: number;
+}
+
+/** Where a tunnel's bytes go, and what to tell when it ends. */
+interface Upstream {
+  stream: Duplex;
+  ended?: () => void;
 }
 
 interface Tunnel {
@@ -31,6 +42,11 @@ interface Tunnel {
   app: AppRecord;
   /** The access requests the user's certificate assumed. */
   accessRequests: string[];
+  /** Who the app's identity JWT names, for an HTTP app. */
+  roles: string[];
+  traits: Record<string, string[]>;
+  expiresMs: number;
+  clientAddress: string;
 }
 
 declare module 'fastify' {
@@ -42,11 +58,12 @@ declare module 'fastify' {
 type NameParams = { Params: { name: string } };
 
 /**
- * TCP apps (docs/apps.md, "TCP apps"): `postern proxy app NAME` opens one WebSocket per local
+ * `postern proxy app NAME` (docs/apps.md, "From the command line") opens one WebSocket per local
  * connection here, signed with the user's certificate from `postern login`; the proxy checks the
  * signature, the app's labels against the user's roles and locks before the upgrade (401/403/404
- * as HTTP answers), then relays bytes to the app's `tcp://host:port` until either side ends, a
- * lock falls on the user or their roles stop reaching the app.
+ * as HTTP answers), then relays the connection until either side ends, a lock falls on the user
+ * or their roles stop reaching the app: to a TCP app's `tcp://host:port` as bytes, and to an
+ * HTTP app through the app proxy, which reads its requests as it reads a browser's.
  */
 export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunnelOptions) {
   const { apps, certAuth, audit } = options;
@@ -61,9 +78,15 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
-    if (!isTcpApp(app))
-      throw badParameter(`${app.metadata.name} is not a TCP app: open it in a browser`);
-    request.tcpTunnel = { user: identity.user, app, accessRequests: identity.accessRequests };
+    request.tcpTunnel = {
+      user: identity.user,
+      app,
+      accessRequests: identity.accessRequests,
+      roles: identity.roles,
+      traits: identity.traits,
+      expiresMs: identity.expiresMs,
+      clientAddress: request.ip,
+    };
   };
 
   server.get<NameParams>(
@@ -78,20 +101,32 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
     },
   );
 
-  /** The app's own listener, or for an agent's app a stream through that agent's tunnel. */
-  function openUpstream(app: AppRecord): Duplex | Promise<Duplex> {
-    if (app.source === 'agent') return options.dialAgentApp(app.metadata.name);
+  /**
+   * An HTTP app: one end of an in-memory connection whose other end the app proxy serves. A TCP
+   * app: its own listener, or for an agent's app a stream through that agent's tunnel.
+   */
+  async function openUpstream(tunnel: Tunnel, sid: string): Promise<Upstream> {
+    const { app } = tunnel;
+    if (!isTcpApp(app)) {
+      const [client, server] = duplexPair(tunnel.clientAddress);
+      const ended = options.httpApps.serveTunnel(server, app, identityOf(tunnel, sid));
+      return { stream: client, ended };
+    }
+    if (app.source === 'agent') return { stream: await options.dialAgentApp(app.metadata.name) };
     const uri = new URL(app.spec.uri);
-    return connect({ host: uri.hostname.replace(/^\[|\]$/g, ''), port: Number(uri.port) });
+    return {
+      stream: connect({ host: uri.hostname.replace(/^\[|\]$/g, ''), port: Number(uri.port) }),
+    };
   }
 
   function relay(socket: WebSocket, tunnel: Tunnel): void {
     // Frames that arrive while the agent's tunnel opens wait in the WebSocket stream's buffer.
     const stream = createWebSocketStream(socket);
+    const sid = randomBytes(16).toString('hex');
     Promise.resolve()
-      .then(() => openUpstream(tunnel.app))
+      .then(() => openUpstream(tunnel, sid))
       .then(
-        (upstream) => join(socket, stream, upstream, tunnel),
+        (upstream) => join(socket, stream, upstream, tunnel, sid),
         () => {
           stream.destroy();
           socket.close(1011, 'the app cannot be reached');
@@ -102,10 +137,10 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
   function join(
     socket: WebSocket,
     stream: Duplex,
-    upstream: Duplex,
+    { stream: upstream, ended: tunnelEnded }: Upstream,
     { user, app, accessRequests }: Tunnel,
+    sid: string,
   ) {
-    const sid = randomBytes(16).toString('hex');
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
@@ -125,6 +160,7 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
       if (ended) return;
       ended = true;
       clearInterval(recheck);
+      tunnelEnded?.();
       emitAuditInBackground(audit, 'T2011I', { user, sid, app_name: app.metadata.name, reason });
       if (socket.readyState !== socket.OPEN) {
         upstream.destroy();
@@ -142,4 +178,9 @@ export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunne
     pipeline(upstream, stream, (error) => end(error ? 'the app closed the connection' : 'closed'));
     socket.once('close', () => end('closed'));
   }
+}
+
+function identityOf(tunnel: Tunnel, sid: string): AppIdentity {
+  const { user, roles, traits, expiresMs } = tunnel;
+  return { sid, user, roles, traits, expiresMs };
 }

@@ -190,8 +190,9 @@ export function AddAppHelp({ proxyHost }: { proxyHost: string }) {
               HTTP applications
             </Text>{' '}
             (<Code>http://</Code> or <Code>https://</Code> in <Code>uri</Code>) open in the browser
-            with Launch. Without <Code>public_addr</Code> one is served at{' '}
-            <Code>{`<name>.${proxyHost}`}</Code>.
+            with Launch, and to scripts and <Code>curl</Code> through{' '}
+            <Code>postern proxy app &lt;name&gt;</Code>. Without <Code>public_addr</Code> one is
+            served at <Code>{`<name>.${proxyHost}`}</Code>.
           </List.Item>
           <List.Item>
             <Text size="sm" span fw={600}>

@@ -75,7 +75,9 @@ export function addAppsCommands(program: Command): void {
   addCliKind(appCliKind);
   commandGroup(program, 'proxy', 'local listeners that tunnel to resources through the proxy')
     .command('app <name>')
-    .description('listen on 127.0.0.1 and tunnel each connection to the TCP app NAME')
+    .description(
+      'listen on 127.0.0.1 and tunnel each connection to the app NAME: any client of a TCP app, or plain HTTP (curl, scripts) to a web app',
+    )
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
     .action(async (name: string, flags: { port: string }) => {
       const listener = await listenThroughProxy(
