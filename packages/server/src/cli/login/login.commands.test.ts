@@ -146,6 +146,13 @@ describe('postern login (password and TOTP)', () => {
     ]);
   });
 
+  it("ssh passes ssh's own options as given (forwarding, -N), and wants a node", async () => {
+    const args = ['-N', '-L', '8080:127.0.0.1:80', '-o', 'ExitOnForwardFailure=yes', 'root@web-1'];
+    const { openSsh } = await postern(home(), ['ssh', ...args]);
+    expect(openSsh).toEqual([['ssh', '-F', path.join(home(), '.postern', 'ssh_config'), ...args]]);
+    await expect(postern(home(), ['ssh', '-N'])).rejects.toThrow(/^usage: postern ssh/);
+  });
+
   it("scp runs the system scp with the generated config, scp's options as given", async () => {
     const args = ['-r', '-P', '22', 'dir', 'root@web-1:/tmp/'];
     const { openSsh } = await postern(home(), ['scp', ...args]);

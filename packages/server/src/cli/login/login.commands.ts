@@ -70,12 +70,16 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .action(() => oneLine(() => ls(deps.env, deps.print)));
 
   program
-    .command('ssh <target> [command...]')
-    .description('ssh to [login@]node through the proxy, with the login from postern login')
-    .passThroughOptions()
-    .action((target: string, command: string[]) =>
+    .command('ssh')
+    .description(
+      "ssh to [login@]node through the proxy, with the login from postern login; ssh's own options (-L, -R, -D, -N, -t, -A…) as given",
+    )
+    .argument('<args...>', "ssh's options, then [login@]node and a command")
+    .allowUnknownOption()
+    .helpOption(false)
+    .action((args: string[]) =>
       oneLine(async () => {
-        process.exitCode = await ssh(deps.env, target, command, runOpenSsh);
+        process.exitCode = await ssh(deps.env, args, runOpenSsh);
       }),
     );
 

@@ -70,15 +70,16 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print) {
   printTable(['Node', 'Address', 'Logins', 'Labels'], rows, print);
 }
 
-/** `postern ssh [login@]node [command…]`: the system ssh with the generated config. */
-export async function ssh(
-  env: NodeJS.ProcessEnv,
-  target: string,
-  command: string[],
-  run: OpenSshRunner,
-): Promise<number> {
+/**
+ * `postern ssh [ssh options] [login@]node [command…]`: the system ssh with the generated config,
+ * its options passed as given (-L, -R and -D forwarding, -N, -t, -A), as `tsh ssh` takes them.
+ */
+export async function ssh(env: NodeJS.ProcessEnv, args: string[], run: OpenSshRunner) {
   await currentLogin(env);
-  return run('ssh', ['-F', new PosternHome(env).sshConfig, target, ...command]);
+  if (!args.some((arg) => !arg.startsWith('-'))) {
+    throw new ConfigError('usage: postern ssh [ssh options] [login@]node [command...]');
+  }
+  return run('ssh', ['-F', new PosternHome(env).sshConfig, ...args]);
 }
 
 /**

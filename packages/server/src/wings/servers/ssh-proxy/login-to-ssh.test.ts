@@ -1,18 +1,20 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addLoginCommands } from '../../../cli/login/login.commands.js';
 import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { inviteUser, type TestUser } from '../../../testing/identity.testkit.js';
 import { createOpsRole } from '../../../testing/ssh-login.testkit.js';
 import { startTestSshProxy } from '../../../testing/ssh-proxy.testkit.js';
-import { startSshd } from '../../../testing/sshd.testkit.js';
+import { freePort, startSshd } from '../../../testing/sshd.testkit.js';
 import { totpCode } from '../../../testing/totp.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 
@@ -179,4 +181,57 @@ describe('from postern login to the stock OpenSSH client', () => {
       await rm(work, { recursive: true, force: true });
     }
   });
+
+  it("postern ssh -N -L forwards a local port through the proxy, ssh's options passed as given", async () => {
+    // Port forwarding is a role option that any role can turn off (ops does): alice gets a role
+    // that reaches the same node with it on, instead.
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'forwarding' },
+        spec: {
+          options: { port_forwarding: true },
+          allow: { node_labels: { '*': '*' }, logins: ['root'] },
+        },
+      }),
+      hostActor('test'),
+    );
+    await app.services.users.update({ name: 'alice', roles: ['forwarding'] }, 'test');
+    await login();
+    const target = createServer((_req, res) => res.end('forwarded'));
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const localPort = await freePort();
+    let child: ChildProcess | undefined;
+    // The real ssh; -N runs until it is stopped, so this runner resolves when it exits.
+    const runOpenSsh: OpenSshRunner = (program, args) =>
+      new Promise((resolve) => {
+        child = spawn(program, ['-o', 'BatchMode=yes', ...args], { stdio: 'ignore' });
+        child.once('exit', (code) => resolve(code ?? 1));
+      });
+    const forward = `${localPort}:127.0.0.1:${(target.address() as AddressInfo).port}`;
+    const running = postern(['ssh', '-N', '-L', forward, 'root@web-1'], { runOpenSsh });
+    try {
+      await vi.waitFor(async () => expect(await httpText(localPort)).toBe('forwarded'), {
+        timeout: 20_000,
+        interval: 250,
+      });
+    } finally {
+      child?.kill();
+      await running.catch(() => undefined);
+      target.close();
+    }
+  });
 });
+
+/** The body of GET / on a loopback port. */
+function httpText(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path: '/' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
