@@ -54,6 +54,8 @@ export const apiPaths = {
    * info and chunks of events (as the player's calls).
    */
   cliRecordings: `${apiPrefix}/recordings`,
+  /** GET: the live sessions the user may see, for `postern sessions ls` (signed, like `sshNodes`). */
+  cliActiveSessions: `${apiPrefix}/activesessions`,
   cliRecordingInfo: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/info`,
   cliRecordingEvents: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/events`,
   /** POST, signed: a certificate for the same key that assumes these approved requests (or none). */

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
 import { addRecordingsCommands } from './cli/recordings/recordings.commands.js';
+import { addSessionsCommands } from './cli/sessions/sessions.commands.js';
 import { addRequestCommands } from './cli/requests/requests.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
@@ -87,6 +88,7 @@ export function buildCli(): Command {
   addLoginCommands(program);
   addRequestCommands(program);
   addRecordingsCommands(program);
+  addSessionsCommands(program);
   addVerifyCommands(program);
   return program;
 }

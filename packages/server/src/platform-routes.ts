@@ -13,6 +13,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
 import { cliRecordingsRoutes } from './modules/recordings/cli-recordings.routes.js';
+import { cliActiveSessionsRoutes } from './modules/sessions/cli-active-sessions.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { RecordingsService } from './modules/recordings/recordings.service.js';
 import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
@@ -57,6 +58,7 @@ export async function platformRoutes(
   await server.register(recordingsRoutes, { recordings: recordingsService, clusterName });
   const certAuth = ctx.identity.certAuth;
   await server.register(cliRecordingsRoutes, { recordings: recordingsService, search, certAuth });
+  await server.register(cliActiveSessionsRoutes, { hub, certAuth });
   const diagnostics = ctx.connectionDiagnostics;
   await server.register(connectionDiagnosticsRoutes, { diagnostics, clusterName });
   await server.register(integrationsRoutes, { integrations: ctx.integrations, clusterName });

@@ -15,6 +15,7 @@ const listings = [
   { name: 'postern db ls', path: apiPaths.databaseCatalog, area: 'db_server' },
   { name: 'postern request ls', path: apiPaths.cliAccessRequests, area: 'access_request' },
   { name: 'postern recordings ls', path: apiPaths.cliRecordings, area: 'session' },
+  { name: 'postern sessions ls', path: apiPaths.cliActiveSessions, area: 'session_tracker' },
 ] as const;
 
 let app: TestApp;
