@@ -5,6 +5,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
+import { rawEd25519PublicKey } from './ed25519-der.js';
 import { parseOpenSshPrivateKey } from './openssh-key-format.js';
 import { SshReader, SshWriter } from './wire.js';
 
@@ -101,9 +102,7 @@ export function ed25519PublicKeyObject(blob: Buffer): KeyObject {
 }
 
 export function ed25519BlobFromKeyObject(key: KeyObject): Buffer {
-  const { x } = key.export({ format: 'jwk' });
-  if (key.asymmetricKeyType !== 'ed25519' || !x) throw new Error('not an Ed25519 key');
-  return ed25519BlobFromRaw(Buffer.from(x, 'base64url'));
+  return ed25519BlobFromRaw(rawEd25519PublicKey(key));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { ed25519Seed, rawEd25519PublicKey } from './ed25519-der.js';
 import { SshReader, SshWriter } from './wire.js';
 
 /**
@@ -15,11 +16,10 @@ const BLOCK_SIZE = 8;
 
 /** Writes an Ed25519 node:crypto private key in the openssh-key-v1 format. */
 export function toOpenSshPrivateKey(key: KeyObject, comment = ''): string {
-  const { d, x } = key.export({ format: 'jwk' });
-  if (key.asymmetricKeyType !== 'ed25519' || !d || !x)
-    throw new Error('not an Ed25519 private key');
-  const seed = Buffer.from(d, 'base64url');
-  const publicRaw = Buffer.from(x, 'base64url');
+  if (key.type !== 'private') throw new Error('not an Ed25519 private key');
+  // From DER, never a JWK export (keys.ts says why).
+  const seed = ed25519Seed(key);
+  const publicRaw = rawEd25519PublicKey(key);
   const publicBlob = new SshWriter().string('ssh-ed25519').string(publicRaw).toBuffer();
 
   // The two equal check integers let a reader detect a wrong passphrase; unencrypted, they just match.

@@ -50,13 +50,15 @@ export class TestAuthenticator {
     const reused = extra.reuse === undefined ? undefined : this.credentials[extra.reuse];
     const privateKey =
       reused?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+    // The point from the SPKI's last 65 bytes (04, x, y), not from a JWK export: Node 20 can
+    // deadlock exporting a JWK of a just-generated key (ssh/ed25519-der.ts says how).
+    const point = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-65);
     const cose = new Map<number, number | Uint8Array>([
       [1, 2], // kty: EC2
       [3, -7], // alg: ES256
       [-1, 1], // crv: P-256
-      [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
-      [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
+      [-2, new Uint8Array(point.subarray(1, 33))],
+      [-3, new Uint8Array(point.subarray(33))],
     ]);
     const credential: SoftCredential = reused ?? {
       id: randomBytes(32),
