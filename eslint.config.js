@@ -145,6 +145,22 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'warn',
     },
   },
+  {
+    // Node 20 can deadlock writing a JWK of a key whose generating job the collector frees
+    // meanwhile (packages/server/src/ssh/ed25519-der.ts): read keys from DER instead.
+    files: ['packages/server/**/*.ts', 'e2e/**/*.ts', 'bench/**/*.mjs'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name='export'] > ObjectExpression > Property[key.name='format'][value.value='jwk']",
+          message:
+            "No KeyObject.export({ format: 'jwk' }): Node 20 can deadlock there (ssh/ed25519-der.ts); read the key from DER.",
+        },
+      ],
+    },
+  },
   // Layer rules: which folders may import which (docs/ARCHITECTURE.md, "Layers and dependencies").
   // A file gets one no-restricted-imports setting (a later match replaces an earlier one), so each
   // block below lists every group that applies to its files.

@@ -186,8 +186,25 @@ function newKey(now: number): StoredKey {
   };
 }
 
+/** A P-256 SubjectPublicKeyInfo up to its uncompressed point (04, x, y). */
+const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
+
+/**
+ * The public JWK, read from DER: Node 20 can deadlock exporting a JWK (ssh/ed25519-der.ts).
+ */
 function publishedKey(key: KeyObject): PublishedKey {
-  const publicJwk = createPublicKey(key).export({ format: 'jwk' });
+  const der = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  if (
+    der.length !== P256_SPKI_PREFIX.length + 65 ||
+    !der.subarray(0, P256_SPKI_PREFIX.length).equals(P256_SPKI_PREFIX)
+  )
+    throw new Error('the app JWT key is not a P-256 key');
+  const publicJwk = {
+    kty: 'EC',
+    crv: 'P-256',
+    x: der.subarray(27, 59).toString('base64url'),
+    y: der.subarray(59).toString('base64url'),
+  };
   return { ...publicJwk, kid: thumbprint(publicJwk), alg: 'ES256', use: 'sig' };
 }
 
