@@ -92,6 +92,8 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/databases/${seg(name)}/console/ws`,
   /** GET: the databases the user may reach, for `postern db ls` (signed, like `sshNodes`). */
   databaseCatalog: `${apiPrefix}/dbconnect`,
+  /** GET: the apps the user may reach, for `postern apps ls` (signed, like `sshNodes`). */
+  appCatalog: `${apiPrefix}/appconnect`,
   /** POST: a certificate for the native database listener, for `postern db login` (signed). */
   databaseLogin: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}/login`,
   /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */

@@ -13,6 +13,7 @@ const listings = [
   { name: 'postern ls', path: apiPaths.sshNodes, area: 'node' },
   { name: 'postern kube ls', path: apiPaths.kubeCatalog, area: 'kube_server' },
   { name: 'postern db ls', path: apiPaths.databaseCatalog, area: 'db_server' },
+  { name: 'postern apps ls', path: apiPaths.appCatalog, area: 'app_server' },
   { name: 'postern request ls', path: apiPaths.cliAccessRequests, area: 'access_request' },
   { name: 'postern recordings ls', path: apiPaths.cliRecordings, area: 'session' },
   { name: 'postern sessions ls', path: apiPaths.cliActiveSessions, area: 'session_tracker' },

@@ -12,7 +12,7 @@ import { appsRoutes } from './apps.routes.js';
 import { AppsService } from './apps.service.js';
 import { addAppsCommands } from './cli/apps.commands.js';
 import { AppProxy } from './proxy/app-proxy.js';
-import { tcpTunnelRoutes } from './tcp-tunnel.routes.js';
+import { appConnectRoutes } from './app-connect.routes.js';
 
 /**
  * Applications: web apps proxied by host name (`<name>.<proxy host>` or their own public_addr)
@@ -31,9 +31,10 @@ export const appsWing = {
       appOrigin: (host) => appOrigin(ctx, host),
       searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
-    await server.register(tcpTunnelRoutes, {
+    await server.register(appConnectRoutes, {
       apps: s.apps,
       certAuth: ctx.identity.certAuth,
+      clusterName: ctx.config.clusterName,
       access: ctx.access,
       locks: ctx.locks,
       audit: ctx.audit,

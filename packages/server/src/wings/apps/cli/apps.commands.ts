@@ -1,16 +1,22 @@
-import { apiPaths, appResourceSchema } from '@postern/contracts';
+import {
+  apiPaths,
+  appListResponseSchema,
+  appResourceSchema,
+  type AppJson,
+} from '@postern/contracts';
 import { labelsCell } from '../../../cli/table.js';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { AdminContext } from '../../../cli/admin-context.js';
-import { addCliKind, listKind, type CliKind, type TableView } from '../../../cli/kinds.js';
+import { addCliKind, type CliKind, type TableView } from '../../../cli/kinds.js';
 import { commandGroup, print, withAdmin, withStorageFlags } from '../../../cli/program.js';
-import { hostActor } from '../../../access-control/access/actor.js';
 import { ConfigError, type ConfigFlags } from '../../../config/config.js';
 import { rotateAppJwtKey } from '../app-jwt.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
+import { signedClient } from '../../../cli/login/signed-client.js';
+import { printTable } from '../../../cli/table.js';
 
 /** The apps in storage, loaded for one command. */
 async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
@@ -38,7 +44,7 @@ const columns: TableView<AppRow> = {
   ],
 };
 
-/** `get app`, `create -f app.yaml`, `rm app/NAME`, `apps ls`. */
+/** `get apps`, `create -f app.yaml`, `rm app/NAME`: what an admin sees, status and source too. */
 export const appCliKind: CliKind<AppRow> = {
   kind: 'app',
   words: ['apps', 'app'],
@@ -63,14 +69,13 @@ export const appCliKind: CliKind<AppRow> = {
     return `app ${parsed.data.metadata.name} has been ${created ? 'created' : 'overwritten'}`;
   },
   remove: (ctx, name, actor) => withApps(ctx, (apps) => apps.remove(name, actor)),
-  ls: {
-    ...columns,
-    empty: 'No applications.',
-    sort: (a, b) => a.resource.metadata.name.localeCompare(b.resource.metadata.name),
-  },
 };
 
-/** The apps wing's commands: `postern apps ls`, `postern proxy app`, and the app kind. */
+/**
+ * The apps wing's commands: `postern apps ls` and `postern proxy app` for users (signed with
+ * their `postern login`), `postern apps jwt rotate` and the app kind (`get/create/rm app`) for
+ * admins over the storage.
+ */
 export function addAppsCommands(program: Command): void {
   addCliKind(appCliKind);
   commandGroup(program, 'proxy', 'local listeners that tunnel to resources through the proxy')
@@ -88,12 +93,11 @@ export function addAppsCommands(program: Command): void {
       );
       print(`Proxying connections to ${name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
     });
-  const apps = program.command('apps').description('manage applications');
-  withStorageFlags(apps.command('ls'))
-    .description('list applications with their address, source, status and labels')
-    .action((flags: ConfigFlags) =>
-      withAdmin(flags, (ctx) => listKind(ctx, appCliKind, hostActor('postern'), print)),
-    );
+  const apps = program.command('apps').description('applications');
+  apps
+    .command('ls')
+    .description('list the applications you may reach (after postern login)')
+    .action(async () => printApps(await fetchApps(process.env)));
   withStorageFlags(apps.command('jwt').command('rotate'))
     .description("make a new key for the apps' identity JWTs; the old one stays in the JWKS 20 min")
     .action((flags: ConfigFlags) =>
@@ -105,4 +109,27 @@ export function addAppsCommands(program: Command): void {
         }
       }),
     );
+}
+
+/** Every app the signed-in user may reach, through the signed catalog (`appconnect`). */
+export async function fetchApps(env: NodeJS.ProcessEnv): Promise<AppJson[]> {
+  const { get } = await signedClient(env);
+  return (await get(`${apiPaths.appCatalog}?limit=1000`, appListResponseSchema)).items;
+}
+
+export function printApps(list: AppJson[], out: (line: string) => void = print): void {
+  if (list.length === 0) return out('No applications that you may reach.');
+  printTable(
+    ['NAME', 'TYPE', 'ADDRESS', 'DESCRIPTION', 'LABELS'],
+    list.map((app) => [
+      app.name,
+      app.isTcp ? 'tcp' : 'http',
+      app.isTcp ? '-' : `https://${app.publicAddr}`,
+      app.description ?? '',
+      app.labels.map(({ name, value }) => `${name}=${value}`).join(','),
+    ]),
+    out,
+  );
+  out('');
+  out('From here: postern proxy app NAME (any TCP client, or curl for an HTTP app)');
 }

@@ -8,6 +8,7 @@ import { hostActor } from '../../access-control/access/actor.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { createAppRole } from './app-client.testkit.js';
+import { fetchApps, printApps } from './cli/apps.commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 
@@ -50,6 +51,18 @@ afterAll(async () => {
 
 const redis = (...args: string[]) =>
   run('redis-cli', ['-h', '127.0.0.1', '-p', String(listener.port), ...args], { timeout: 10_000 });
+
+describe('postern apps ls', () => {
+  it('lists the apps the user’s roles reach, and no other', async () => {
+    const apps = await fetchApps({ POSTERN_HOME: home });
+    expect(apps.map((each) => [each.name, each.isTcp])).toEqual([['cache', true]]);
+    const lines: string[] = [];
+    printApps(apps, (line) => lines.push(line));
+    expect(lines[0]).toMatch(/^NAME\s+TYPE\s+ADDRESS\s+DESCRIPTION\s+LABELS$/);
+    expect(lines[1]).toMatch(/^cache\s+tcp\s+-\s+env=prod$/);
+    expect(lines.at(-1)).toMatch(/postern proxy app NAME/);
+  });
+});
 
 describe('postern proxy app (TCP apps)', () => {
   it('carries a real client’s protocol to the app: redis-cli through the tunnel', async () => {

@@ -1,5 +1,5 @@
 import type {} from '@fastify/websocket';
-import { apiPaths } from '@postern/contracts';
+import { apiPaths, appListQuerySchema, type AppListResponse } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connect } from 'node:net';
@@ -14,12 +14,15 @@ import { emitAuditInBackground } from '../../modules/audit/emit.js';
 import { duplexPair } from '../../net/duplex-pair.js';
 import type { AppHost } from './app-host.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
+import { appJson } from './apps.routes.js';
+import { parseInput } from '../../http/parse-input.js';
 import type { AppIdentity } from './app-sessions.service.js';
 import type { AppsService } from './apps.service.js';
 
-interface TcpTunnelOptions {
+interface AppConnectOptions {
   apps: AppsService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
+  clusterName: string;
   access: Pick<AccessResolver, 'resolve'>;
   locks: Pick<LockWatcher, 'isLocked'>;
   audit: AuditStore;
@@ -58,16 +61,30 @@ declare module 'fastify' {
 type NameParams = { Params: { name: string } };
 
 /**
- * `postern proxy app NAME` (docs/apps.md, "From the command line") opens one WebSocket per local
+ * `postern apps ls` and `postern proxy app NAME`, signed with the user's certificate from
+ * `postern login`. The proxy command (docs/apps.md, "TCP apps" and "HTTP apps from the command
+ * line") opens one WebSocket per local
  * connection here, signed with the user's certificate from `postern login`; the proxy checks the
  * signature, the app's labels against the user's roles and locks before the upgrade (401/403/404
  * as HTTP answers), then relays the connection until either side ends, a lock falls on the user
  * or their roles stop reaching the app: to a TCP app's `tcp://host:port` as bytes, and to an
  * HTTP app through the app proxy, which reads its requests as it reads a browser's.
  */
-export async function tcpTunnelRoutes(server: FastifyInstance, options: TcpTunnelOptions) {
+export async function appConnectRoutes(server: FastifyInstance, options: AppConnectOptions) {
   const { apps, certAuth, audit } = options;
   const recheckMs = options.recheckMs ?? 2_000;
+
+  // `postern apps ls`: the apps the user may reach. Public for the guard: the request is
+  // authenticated by its certificate signature instead.
+  server.get(apiPaths.appCatalog, { config: { access: 'public' } }, async (request) => {
+    const { roleSet } = await certAuth.identifyAllowed(request, 'appServers', 'list');
+    const page = apps.list(parseInput(appListQuerySchema, request.query), roleSet);
+    return {
+      items: page.rows.map((row) => appJson(row, options.clusterName, apps)),
+      startKey: page.startKey,
+      totalCount: page.totalCount,
+    } satisfies AppListResponse;
+  });
 
   const authorize = async (request: FastifyRequest<NameParams>) => {
     const identity = await certAuth.identify(request);
