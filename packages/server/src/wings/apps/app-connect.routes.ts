@@ -54,7 +54,7 @@ interface Tunnel {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    tcpTunnel?: Tunnel;
+    appTunnel?: Tunnel;
   }
 }
 
@@ -95,7 +95,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
-    request.tcpTunnel = {
+    request.appTunnel = {
       user: identity.user,
       app,
       accessRequests: identity.accessRequests,
@@ -112,7 +112,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     // check runs here, before the upgrade.
     { websocket: true, config: { access: 'public' }, preValidation: authorize },
     (socket: WebSocket, request) => {
-      const tunnel = request.tcpTunnel;
+      const tunnel = request.appTunnel;
       if (!tunnel) return socket.close(1011, 'not authorized');
       relay(socket, tunnel);
     },
