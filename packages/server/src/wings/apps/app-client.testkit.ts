@@ -5,6 +5,13 @@ import { expect } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
 
+/** A request as the test's upstream app saw it. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
 export interface AppReply {
   status: number;
   headers: IncomingHttpHeaders;

@@ -1,26 +1,25 @@
 import { apiPaths, appResourceSchema, type AppResourceInput } from '@postern/contracts';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { appBrowser, createAppRole, verifiedJwtClaims } from './app-client.testkit.js';
+import {
+  appBrowser,
+  createAppRole,
+  verifiedJwtClaims,
+  type SeenRequest,
+} from './app-client.testkit.js';
 
 // A real listening Postern in front of a real upstream (node:http with a WebSocket echo), driven
 // by Host headers as a browser on the app's own origin sends them.
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-}
 
 let app: TestApp;
 let upstream: Server;
 let wss: WebSocketServer;
 let port: number;
-const seen: Seen[] = [];
+const seen: SeenRequest[] = [];
 let alice: Record<string, string>;
 
 const resource = (input: AppResourceInput) => appResourceSchema.parse(input);

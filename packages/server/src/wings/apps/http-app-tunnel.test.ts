@@ -1,7 +1,7 @@
 import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -9,23 +9,17 @@ import { hostActor } from '../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
-import { createAppRole, verifiedJwtClaims } from './app-client.testkit.js';
+import { createAppRole, verifiedJwtClaims, type SeenRequest } from './app-client.testkit.js';
 
 // `postern proxy app NAME` for an HTTP app: curl or a script talks plain HTTP to the local
 // listener, and each request reaches the app as a browser's does (identity JWT, header rules,
 // per-request audit), through a listening Postern and a real upstream (node:http + ws).
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-}
-
 let app: TestApp;
 let upstream: Server;
 let home: string;
 let listener: TunnelListener;
-const seen: Seen[] = [];
+const seen: SeenRequest[] = [];
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
