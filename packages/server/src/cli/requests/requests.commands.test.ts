@@ -43,7 +43,12 @@ beforeAll(async () => {
     role('reviews-root', { review_requests: { roles: ['root-on-lab'] } }),
     admin,
   );
+  await app.services.roles.create(
+    role('searches-lab', { request: { search_as_roles: ['root-on-lab'] } }),
+    admin,
+  );
   users.alice = await inviteUser(app, 'alice', { roles: ['asks-root'], device: 'none' });
+  users.carol = await inviteUser(app, 'carol', { roles: ['searches-lab'], device: 'none' });
   users.bob = await inviteUser(app, 'bob', { roles: ['reviews-root'], device: 'none' });
   sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   await app.services.inventory.addOpenSsh(
@@ -200,5 +205,31 @@ describe('postern request', () => {
     const id = /^Request (\S+) is/.exec(created[0]!)![1]!;
     await expect(postern('alice', ['request', 'assume', id])).rejects.toThrow(/is pending/);
     await expect(postern('bob', ['request', 'assume', id])).rejects.toThrow(/not found/);
+  });
+
+  it('search lists what the search_as_roles reach, with the command that asks', async () => {
+    await postern('carol', ['login', '--proxy', proxy, '--no-ssh-config']);
+    const node = app.services.inventory.rows().find((row) => row.node.spec.hostname === 'lab-1')!;
+    const lines = await postern('carol', ['request', 'search', '--kind', 'node']);
+    expect(lines[0]).toMatch(/^NAME\s+LABELS$/);
+    expect(lines[1]).toMatch(new RegExp(`^${node.node.metadata.name}\\s+lab-1\\s+env=lab$`));
+    expect(lines.at(-1)).toBe(
+      'Ask with: postern request create --resource node/NAME --reason "..."',
+    );
+    // Searched, not reached: the search is audited, and carol's own roles list nothing.
+    const { events } = await app.audit.search({
+      from: new Date(0),
+      to: new Date(Date.now() + 60_000),
+      limit: 500,
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ code: 'T5004I', user: 'carol', resource_type: 'node' }),
+    );
+    expect(await postern('carol', ['request', 'search', '--kind', 'db'])).toEqual([
+      'No db that you may request.',
+    ]);
+    await expect(postern('carol', ['request', 'search', '--kind', 'desk'])).rejects.toThrow(
+      /--kind desk: one of node, app, db, kube_cluster/,
+    );
   });
 });

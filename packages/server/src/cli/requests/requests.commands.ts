@@ -1,3 +1,4 @@
+import { searchableKinds, searchRequestable } from './request-search.js';
 import type { AccessRequestJson, CreateAccessRequest, ReviewVerdict } from '@postern/contracts';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
@@ -64,7 +65,7 @@ function printRequest(r: AccessRequestJson, print: Print) {
 }
 
 /**
- * `postern request create | ls | show | review | assume | drop` (docs/access-requests.md): the
+ * `postern request search | create | ls | show | review | assume | drop` (docs/access-requests.md): the
  * console's access requests from a terminal, signed with the current `postern login`.
  */
 export function addRequestCommands(
@@ -76,6 +77,15 @@ export function addRequestCommands(
   const request = program
     .command('request')
     .description('ask for roles or resources, review, assume');
+
+  request
+    .command('search')
+    .description('the resources you may request (search_as_roles), with the command that asks')
+    .requiredOption('--kind <kind>', `what to look for: ${searchableKinds.join(', ')}`)
+    .option('--search <words>', 'words the name, address or labels must match', '')
+    .action((flags: { kind: string; search: string }) =>
+      searchRequestable(env, flags.kind, flags.search, print),
+    );
 
   request
     .command('create')

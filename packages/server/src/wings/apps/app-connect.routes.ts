@@ -15,6 +15,7 @@ import { duplexPair } from '../../net/duplex-pair.js';
 import type { AppHost } from './app-host.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
 import { appJson } from './apps.routes.js';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { AppIdentity } from './app-sessions.service.js';
 import type { AppsService } from './apps.service.js';
@@ -30,6 +31,8 @@ interface AppConnectOptions {
   dialAgentApp: (name: string) => Promise<Duplex>;
   /** Serves an HTTP app's requests arriving on a tunnel, as the browser's are served. */
   httpApps: Pick<AppHost, 'serveTunnel'>;
+  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
+  searchAs: SearchAs;
   /** How often a live tunnel asks again whether its user still may (locks, roles). */
   recheckMs?: number;
 }
@@ -77,8 +80,13 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
   // `postern apps ls`: the apps the user may reach. Public for the guard: the request is
   // authenticated by its certificate signature instead.
   server.get(apiPaths.appCatalog, { config: { access: 'public' } }, async (request) => {
-    const { roleSet } = await certAuth.identifyAllowed(request, 'appServers', 'list');
-    const page = apps.list(parseInput(appListQuerySchema, request.query), roleSet);
+    const { user, roleSet } = await certAuth.identifyAllowed(request, 'appServers', 'list');
+    const query = parseInput(appListQuerySchema, request.query);
+    const viewer = { name: user, roleSet };
+    const page = apps.list(
+      query,
+      await listViewer(viewer, query.searchAsRoles, options.searchAs, 'app'),
+    );
     return {
       items: page.rows.map((row) => appJson(row, options.clusterName, apps)),
       startKey: page.startKey,

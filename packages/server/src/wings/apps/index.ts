@@ -40,6 +40,7 @@ export const appsWing = {
       audit: ctx.audit,
       dialAgentApp: s.dialAgentApp,
       httpApps: s.appHost,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
   },
   start: async (s) => {

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { databaseJson } from './databases.routes.js';
@@ -34,6 +35,8 @@ interface DbConnectOptions {
   databases: DatabasesService;
   certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
   engines: Partial<Record<string, DatabaseEngine>>;
+  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
+  searchAs: SearchAs;
   /** The native listeners' certificates (`postern db login`). */
   login: {
     accessCa: () => Promise<DatabaseClientCa>;
@@ -86,8 +89,10 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.databaseCatalog, { config: { access: 'public' } }, async (request) => {
-    const { roleSet } = await certAuth.identifyAllowed(request, 'dbServers', 'list');
+    const { user, roleSet: own } = await certAuth.identifyAllowed(request, 'dbServers', 'list');
     const query = parseInput(databaseListQuerySchema, request.query);
+    const viewer = { name: user, roleSet: own };
+    const roleSet = (await listViewer(viewer, query.searchAsRoles, options.searchAs, 'db'))!;
     const page = databases.list(query, roleSet);
     return {
       items: page.rows.map((row) => databaseJson(row, roleSet)),

@@ -57,6 +57,7 @@ export const databasesWing = {
     await server.register(dbConnectRoutes, {
       databases: s.databases,
       certAuth: ctx.identity.certAuth,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
       login: {
         accessCa: s.dbAccessCa,
         listener: (protocol) =>

@@ -49,6 +49,7 @@ export const kubernetesWing = {
       certAuth: ctx.identity.certAuth,
       ca: s.kubeCa,
       listenerUrl: () => kubeListenerUrl(ctx),
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
   },
   start: async (s) => {

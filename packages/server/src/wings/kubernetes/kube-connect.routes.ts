@@ -6,6 +6,7 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { badParameter, notFound } from '../../errors.js';
+import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
@@ -19,6 +20,8 @@ interface KubeConnectOptions {
   ca: () => Promise<KubeCa>;
   /** `https://host:port` of the Kubernetes listener, or '' when none takes TLS from outside. */
   listenerUrl: () => string;
+  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
+  searchAs: SearchAs;
 }
 
 /** A `postern kube login` certificate lives as long as a CLI sign-in's does, at most. */
@@ -32,12 +35,14 @@ type NameParams = { Params: { name: string } };
  * the Kubernetes listener (docs/kubernetes.md).
  */
 export async function kubeConnectRoutes(server: FastifyInstance, options: KubeConnectOptions) {
-  const { clusters, certAuth } = options;
+  const { clusters, certAuth, searchAs } = options;
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.get(apiPaths.kubeCatalog, { config: { access: 'public' } }, async (request) => {
-    const { roleSet } = await certAuth.identifyAllowed(request, 'kubeServers', 'list');
+    const { user, roleSet: own } = await certAuth.identifyAllowed(request, 'kubeServers', 'list');
     const query = parseInput(kubeClusterListQuerySchema, request.query);
+    const viewer = { name: user, roleSet: own };
+    const roleSet = (await listViewer(viewer, query.searchAsRoles, searchAs, 'kube_cluster'))!;
     const page = clusters.list(query, roleSet);
     return {
       items: page.rows.map((row) => kubeClusterJson(row, roleSet)),

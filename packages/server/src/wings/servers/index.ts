@@ -40,6 +40,7 @@ export const serversWing = {
       certAuth: ctx.identity.certAuth,
       inventory: s.inventory,
       clusterName,
+      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
     await server.register(joinTokensRoutes, {
       joinTokens: s.joinTokens,
