@@ -1,5 +1,5 @@
 import type {} from '@fastify/websocket';
-import { apiPaths, appListQuerySchema, type AppListResponse } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connect } from 'node:net';
@@ -14,16 +14,12 @@ import { emitAuditInBackground } from '../../modules/audit/emit.js';
 import { duplexPair } from '../../net/duplex-pair.js';
 import type { AppHost } from './app-host.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
-import { appJson } from './apps.routes.js';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
-import { parseInput } from '../../http/parse-input.js';
 import type { AppIdentity } from './app-sessions.service.js';
 import type { AppsService } from './apps.service.js';
 
 interface AppConnectOptions {
   apps: AppsService;
-  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
-  clusterName: string;
+  certAuth: Pick<CertRequestAuth, 'identify'>;
   access: Pick<AccessResolver, 'resolve'>;
   locks: Pick<LockWatcher, 'isLocked'>;
   audit: AuditStore;
@@ -31,8 +27,6 @@ interface AppConnectOptions {
   dialAgentApp: (name: string) => Promise<Duplex>;
   /** Serves an HTTP app's requests arriving on a tunnel, as the browser's are served. */
   httpApps: Pick<AppHost, 'serveTunnel'>;
-  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
-  searchAs: SearchAs;
   /** How often a live tunnel asks again whether its user still may (locks, roles). */
   recheckMs?: number;
 }
@@ -64,35 +58,17 @@ declare module 'fastify' {
 type NameParams = { Params: { name: string } };
 
 /**
- * `postern apps ls` and `postern proxy app NAME`, signed with the user's certificate from
- * `postern login`. The proxy command (docs/apps.md, "TCP apps" and "HTTP apps from the command
- * line") opens one WebSocket per local
- * connection here, signed with the user's certificate from `postern login`; the proxy checks the
- * signature, the app's labels against the user's roles and locks before the upgrade (401/403/404
- * as HTTP answers), then relays the connection until either side ends, a lock falls on the user
- * or their roles stop reaching the app: to a TCP app's `tcp://host:port` as bytes, and to an
- * HTTP app through the app proxy, which reads its requests as it reads a browser's.
+ * `postern proxy app NAME` (docs/apps.md, "TCP apps" and "HTTP apps from the command line") opens
+ * one WebSocket per local connection here, signed with the user's certificate from `postern
+ * login`; the proxy checks the signature, the app's labels against the user's roles and locks
+ * before the upgrade (401/403/404 as HTTP answers), then relays the connection until either side
+ * ends, a lock falls on the user or their roles stop reaching the app: to a TCP app's
+ * `tcp://host:port` as bytes, and to an HTTP app through the app proxy, which reads its requests
+ * as it reads a browser's.
  */
 export async function appConnectRoutes(server: FastifyInstance, options: AppConnectOptions) {
   const { apps, certAuth, audit } = options;
   const recheckMs = options.recheckMs ?? 2_000;
-
-  // `postern apps ls`: the apps the user may reach. Public for the guard: the request is
-  // authenticated by its certificate signature instead.
-  server.get(apiPaths.appCatalog, { config: { access: 'public' } }, async (request) => {
-    const { user, roleSet } = await certAuth.identifyAllowed(request, 'appServers', 'list');
-    const query = parseInput(appListQuerySchema, request.query);
-    const viewer = { name: user, roleSet };
-    const page = apps.list(
-      query,
-      await listViewer(viewer, query.searchAsRoles, options.searchAs, 'app'),
-    );
-    return {
-      items: page.rows.map((row) => appJson(row, options.clusterName, apps)),
-      startKey: page.startKey,
-      totalCount: page.totalCount,
-    } satisfies AppListResponse;
-  });
 
   const authorize = async (request: FastifyRequest<NameParams>) => {
     const identity = await certAuth.identify(request);

@@ -10,7 +10,7 @@ import {
   type ResolveAppResponse,
 } from '@postern/contracts';
 import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute } from '../../http/resource-list-route.js';
+import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
@@ -30,6 +30,8 @@ interface AppsRoutesOptions {
   appOrigin: (host: string) => string;
   /** `searchAsRoles=yes`: the roles a resource access request may use. */
   searchAs: SearchAs;
+  /** Checks the CLI's signed requests (the list's `signedPath`). */
+  certAuth: SignedRequestAuth;
 }
 
 type ResolveParams = { Params: { fqdn: string; clusterId?: string; publicAddr?: string } };
@@ -40,6 +42,7 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
 
   resourceListRoute(app, options, {
     path: apiPaths.patterns.apps,
+    signedPath: apiPaths.appCatalog,
     area: 'appServers',
     resourceType: 'app',
     query: appListQuerySchema,

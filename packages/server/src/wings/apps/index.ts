@@ -25,6 +25,7 @@ export const appsWing = {
   routes: async (server, s, ctx) => {
     await server.register(appsRoutes, {
       apps: s.apps,
+      certAuth: ctx.identity.certAuth,
       sessions: s.appSessions,
       jwt: s.appJwt,
       clusterName: ctx.config.clusterName,
@@ -34,13 +35,11 @@ export const appsWing = {
     await server.register(appConnectRoutes, {
       apps: s.apps,
       certAuth: ctx.identity.certAuth,
-      clusterName: ctx.config.clusterName,
       access: ctx.access,
       locks: ctx.locks,
       audit: ctx.audit,
       dialAgentApp: s.dialAgentApp,
       httpApps: s.appHost,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
   },
   start: async (s) => {

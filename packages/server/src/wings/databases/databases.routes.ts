@@ -12,7 +12,7 @@ import {
   type SignDatabaseCertResponse,
 } from '@postern/contracts';
 import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute } from '../../http/resource-list-route.js';
+import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -31,6 +31,8 @@ interface DatabasesRoutesOptions {
   proxyServiceName: () => string;
   /** `searchAsRoles=yes`: the roles a resource access request may use. */
   searchAs: SearchAs;
+  /** Checks the CLI's signed requests (the list's `signedPath`). */
+  certAuth: SignedRequestAuth;
 }
 
 type ClusterParams = { Params: { clusterId: string } };
@@ -46,6 +48,7 @@ export async function databasesRoutes(app: FastifyInstance, options: DatabasesRo
 
   resourceListRoute(app, options, {
     path: apiPaths.patterns.databases,
+    signedPath: apiPaths.databaseCatalog,
     area: 'dbServers',
     resourceType: 'db',
     query: databaseListQuerySchema,

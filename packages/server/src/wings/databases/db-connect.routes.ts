@@ -1,9 +1,7 @@
 import type {} from '@fastify/websocket';
 import {
   apiPaths,
-  databaseListQuerySchema,
   databaseLoginRequestSchema,
-  type DatabaseListResponse,
   type DatabaseLoginResponse,
 } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,10 +9,8 @@ import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
-import { databaseJson } from './databases.routes.js';
 import type { DatabasesService } from './databases.service.js';
 import { routeDenial } from './db-access.js';
 import type { DatabaseClientCa } from './db-client-ca.js';
@@ -33,10 +29,8 @@ export interface DatabaseConnection {
 
 interface DbConnectOptions {
   databases: DatabasesService;
-  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
+  certAuth: Pick<CertRequestAuth, 'identify'>;
   engines: Partial<Record<string, DatabaseEngine>>;
-  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
-  searchAs: SearchAs;
   /** The native listeners' certificates (`postern db login`). */
   login: {
     accessCa: () => Promise<DatabaseClientCa>;
@@ -86,20 +80,6 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     }
     request.databaseConnection = { user: identity.user, roleSet: identity.roleSet, db };
   };
-
-  // Public for the guard: the request is authenticated by its certificate signature instead.
-  server.get(apiPaths.databaseCatalog, { config: { access: 'public' } }, async (request) => {
-    const { user, roleSet: own } = await certAuth.identifyAllowed(request, 'dbServers', 'list');
-    const query = parseInput(databaseListQuerySchema, request.query);
-    const viewer = { name: user, roleSet: own };
-    const roleSet = (await listViewer(viewer, query.searchAsRoles, options.searchAs, 'db'))!;
-    const page = databases.list(query, roleSet);
-    return {
-      items: page.rows.map((row) => databaseJson(row, roleSet)),
-      startKey: page.startKey,
-      totalCount: page.totalCount,
-    } satisfies DatabaseListResponse;
-  });
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
   server.post<NameParams>(

@@ -33,6 +33,7 @@ export const databasesWing = {
   routes: async (server, s, ctx) => {
     await server.register(databasesRoutes, {
       databases: s.databases,
+      certAuth: ctx.identity.certAuth,
       serverCerts: s.dbServerCerts,
       clusterName: ctx.config.clusterName,
       proxyServiceName: () => ctx.addresses.publicAddr().host,
@@ -57,7 +58,6 @@ export const databasesWing = {
     await server.register(dbConnectRoutes, {
       databases: s.databases,
       certAuth: ctx.identity.certAuth,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
       login: {
         accessCa: s.dbAccessCa,
         listener: (protocol) =>

@@ -33,6 +33,7 @@ export const kubernetesWing = {
   routes: async (server, s, ctx) => {
     await server.register(kubernetesRoutes, {
       clusters: s.kubeClusters,
+      certAuth: ctx.identity.certAuth,
       resources: s.kubeResources,
       clusterName: ctx.config.clusterName,
       searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
@@ -49,7 +50,6 @@ export const kubernetesWing = {
       certAuth: ctx.identity.certAuth,
       ca: s.kubeCa,
       listenerUrl: () => kubeListenerUrl(ctx),
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });
   },
   start: async (s) => {

@@ -1,27 +1,17 @@
-import {
-  apiPaths,
-  kubeClusterListQuerySchema,
-  type KubeClusterListResponse,
-  type KubeLoginResponse,
-} from '@postern/contracts';
+import { apiPaths, type KubeLoginResponse } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { badParameter, notFound } from '../../errors.js';
-import { listViewer, type SearchAs } from '../../http/list-viewer.js';
-import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
 import { kubePathPrefix } from './kube-api-proxy.js';
 import type { KubeClustersService } from './kube-clusters.service.js';
-import { kubeClusterJson } from './kubernetes.routes.js';
 
 interface KubeConnectOptions {
   clusters: KubeClustersService;
-  certAuth: Pick<CertRequestAuth, 'identify' | 'identifyAllowed'>;
+  certAuth: Pick<CertRequestAuth, 'identify'>;
   ca: () => Promise<KubeCa>;
   /** `https://host:port` of the Kubernetes listener, or '' when none takes TLS from outside. */
   listenerUrl: () => string;
-  /** `searchAsRoles=yes` (`postern request search`): the roles a resource request may use. */
-  searchAs: SearchAs;
 }
 
 /** A `postern kube login` certificate lives as long as a CLI sign-in's does, at most. */
@@ -30,26 +20,12 @@ const loginCertTtlMs = 12 * 3_600_000;
 type NameParams = { Params: { name: string } };
 
 /**
- * `postern kube ls` and `postern kube login`: requests signed with the user's certificate from
+ * `postern kube login`: requests signed with the user's certificate from
  * `postern login`. Login answers a client certificate for one cluster, which kubectl presents to
  * the Kubernetes listener (docs/kubernetes.md).
  */
 export async function kubeConnectRoutes(server: FastifyInstance, options: KubeConnectOptions) {
-  const { clusters, certAuth, searchAs } = options;
-
-  // Public for the guard: the request is authenticated by its certificate signature instead.
-  server.get(apiPaths.kubeCatalog, { config: { access: 'public' } }, async (request) => {
-    const { user, roleSet: own } = await certAuth.identifyAllowed(request, 'kubeServers', 'list');
-    const query = parseInput(kubeClusterListQuerySchema, request.query);
-    const viewer = { name: user, roleSet: own };
-    const roleSet = (await listViewer(viewer, query.searchAsRoles, searchAs, 'kube_cluster'))!;
-    const page = clusters.list(query, roleSet);
-    return {
-      items: page.rows.map((row) => kubeClusterJson(row, roleSet)),
-      startKey: page.startKey,
-      totalCount: page.totalCount,
-    } satisfies KubeClusterListResponse;
-  });
+  const { clusters, certAuth } = options;
 
   server.post<NameParams>(
     apiPaths.patterns.kubeLogin,

@@ -7,7 +7,7 @@ import {
   type KubeResourcesResponse,
 } from '@postern/contracts';
 import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute } from '../../http/resource-list-route.js';
+import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -23,6 +23,8 @@ interface KubernetesRoutesOptions {
   clusterName: string;
   /** `searchAsRoles=yes`: the roles a resource access request may use. */
   searchAs: SearchAs;
+  /** Checks the CLI's signed requests (the list's `signedPath`). */
+  certAuth: SignedRequestAuth;
 }
 
 type NamedParams = { Params: { clusterId: string; name: string } };
@@ -36,6 +38,7 @@ export async function kubernetesRoutes(app: FastifyInstance, options: Kubernetes
 
   resourceListRoute(app, options, {
     path: apiPaths.patterns.kubernetes,
+    signedPath: apiPaths.kubeCatalog,
     area: 'kubeServers',
     resourceType: 'kube_cluster',
     query: kubeClusterListQuerySchema,

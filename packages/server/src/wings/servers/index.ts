@@ -8,7 +8,6 @@ import { JoinTokensStore } from './join-tokens/join-tokens.store.js';
 import { InventoryService } from './nodes/inventory.service.js';
 import { agentNodeHeartbeats } from './nodes/agent-heartbeats.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
-import { sshNodesRoutes } from './nodes/ssh-nodes.routes.js';
 import { tunnelRoutes } from '../../modules/tunnel/index.js';
 import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { inventoryDirectory } from './terminal/inventory-directory.js';
@@ -33,12 +32,7 @@ export const serversWing = {
     const clusterName = config.clusterName;
     await server.register(nodesRoutes, {
       inventory: s.inventory,
-      clusterName,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
-    });
-    await server.register(sshNodesRoutes, {
       certAuth: ctx.identity.certAuth,
-      inventory: s.inventory,
       clusterName,
       searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
     });

@@ -6,7 +6,7 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { SearchAs } from '../../../http/list-viewer.js';
-import { resourceListRoute } from '../../../http/resource-list-route.js';
+import { resourceListRoute, type SignedRequestAuth } from '../../../http/resource-list-route.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 
@@ -15,6 +15,8 @@ interface NodesRoutesOptions {
   clusterName: string;
   /** `searchAsRoles=yes`: the roles a resource access request may use (audited). */
   searchAs: SearchAs;
+  /** Checks the CLI's signed requests (the list's `signedPath`). */
+  certAuth: SignedRequestAuth;
 }
 
 /** Servers (spec §7 `sites/{clusterId}/nodes`; reference §1.5): filtered by RBAC, then paged. */
@@ -22,6 +24,7 @@ export async function nodesRoutes(app: FastifyInstance, options: NodesRoutesOpti
   const { inventory } = options;
   resourceListRoute(app, options, {
     path: apiPaths.patterns.nodes,
+    signedPath: apiPaths.sshNodes,
     area: 'nodes',
     resourceType: 'node',
     query: nodeListQuerySchema,
