@@ -35,7 +35,7 @@ WebSocket and, as the baseline, \`ssh -tt\` to the same sshd:
   e  proxy RSS with --sessions idle sessions, per session               target <= 0.5 MiB
   f  output rendered by the console in Chromium (/usr/bin/chromium):
      cat of a base64 file of --browser-size random bytes, MiB/s;
-     baseline: the same bytes written straight into xterm.js in the page target >= 17 MiB/s
+     baseline: the same bytes written straight into xterm.js in the page target >= 0.6x it
      (and, for context, the same cat to a bare WebSocket in the page);
      against wetty 3.2 (another web terminal), the same cat in its page   target >= 3x wetty
      in the same browser, with the console's font and terminal size
@@ -251,8 +251,9 @@ try {
       value: fmt(f.proxy.mibps),
       baseline: `${fmt(f.direct.mibps)} xterm direct`,
       compare: `${fmt(f.proxy.mibps / f.direct.mibps, 2)}x`,
-      target: '>= 17 MiB/s',
-      verdict: verdict(f.proxy.mibps >= 17),
+      // Issue 19's target (issue 5 asked for 17 MiB/s, met since).
+      target: '>= 0.6x xterm direct',
+      verdict: verdict(f.proxy.mibps >= 0.6 * f.direct.mibps),
     });
     rows.push({
       figure: '(f) ... the same cat over a bare page WebSocket',
