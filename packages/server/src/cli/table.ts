@@ -23,3 +23,8 @@ export function labelsCell(labels: Record<string, string>): string {
     .map(([name, value]) => `${name}=${value}`)
     .join(',');
 }
+
+/** Labels as the API lists them (`{name, value}`, already sorted): one cell, as `labelsCell`. */
+export function labelListCell(labels: readonly { name: string; value: string }[]): string {
+  return labels.map(({ name, value }) => `${name}=${value}`).join(',');
+}

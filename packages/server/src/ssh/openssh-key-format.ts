@@ -17,7 +17,7 @@ const BLOCK_SIZE = 8;
 /** Writes an Ed25519 node:crypto private key in the openssh-key-v1 format. */
 export function toOpenSshPrivateKey(key: KeyObject, comment = ''): string {
   if (key.type !== 'private') throw new Error('not an Ed25519 private key');
-  // From DER, never a JWK export (keys.ts says why).
+  // From DER, never a JWK export (ed25519-der.ts says why).
   const seed = ed25519Seed(key);
   const publicRaw = rawEd25519PublicKey(key);
   const publicBlob = new SshWriter().string('ssh-ed25519').string(publicRaw).toBuffer();

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../../config/config-error.js';
 import { POSTERN_ROLES_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
-import { printTable, type Print } from '../table.js';
+import { printTable, type Print, labelListCell } from '../table.js';
 import { listNodes } from './nodes.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
@@ -65,7 +65,7 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print) {
     node.hostname,
     node.addr || (node.tunnel ? '⟵ tunnel' : ''),
     node.sshLogins.join(','),
-    node.tags.map((tag) => `${tag.name}=${tag.value}`).join(','),
+    labelListCell(node.tags),
   ]);
   printTable(['Node', 'Address', 'Logins', 'Labels'], rows, print);
 }

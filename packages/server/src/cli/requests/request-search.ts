@@ -8,7 +8,7 @@ import {
 import type { z } from 'zod';
 import { ConfigError } from '../../config/config-error.js';
 import { signedClient } from '../login/signed-client.js';
-import { printTable, type Print } from '../table.js';
+import { printTable, type Print, labelListCell } from '../table.js';
 
 /** One requestable resource: the name a request names it by, and how a person knows it. */
 interface Found {
@@ -77,11 +77,7 @@ export async function searchRequestable(
     return print(`No ${kind} that you may request${search ? ` matching "${search}"` : ''}.`);
   printTable(
     ['NAME', '', 'LABELS'],
-    rows.map((row) => [
-      row.name,
-      row.shown,
-      row.labels.map(({ name, value }) => `${name}=${value}`).join(','),
-    ]),
+    rows.map((row) => [row.name, row.shown, labelListCell(row.labels)]),
     print,
   );
   print('');

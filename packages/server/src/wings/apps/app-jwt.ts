@@ -194,16 +194,18 @@ const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d03
  */
 function publishedKey(key: KeyObject): PublishedKey {
   const der = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  const point = der.subarray(P256_SPKI_PREFIX.length);
   if (
-    der.length !== P256_SPKI_PREFIX.length + 65 ||
-    !der.subarray(0, P256_SPKI_PREFIX.length).equals(P256_SPKI_PREFIX)
+    !der.subarray(0, P256_SPKI_PREFIX.length).equals(P256_SPKI_PREFIX) ||
+    point.length !== 65 ||
+    point[0] !== 0x04
   )
     throw new Error('the app JWT key is not a P-256 key');
   const publicJwk = {
     kty: 'EC',
     crv: 'P-256',
-    x: der.subarray(27, 59).toString('base64url'),
-    y: der.subarray(59).toString('base64url'),
+    x: point.subarray(1, 33).toString('base64url'),
+    y: point.subarray(33).toString('base64url'),
   };
   return { ...publicJwk, kid: thumbprint(publicJwk), alg: 'ES256', use: 'sig' };
 }

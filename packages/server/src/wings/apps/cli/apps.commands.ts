@@ -4,7 +4,7 @@ import {
   appResourceSchema,
   type AppJson,
 } from '@postern/contracts';
-import { labelsCell } from '../../../cli/table.js';
+import { labelListCell, labelsCell, printTable, type Print } from '../../../cli/table.js';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { AdminContext } from '../../../cli/admin-context.js';
@@ -16,7 +16,6 @@ import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
-import { printTable } from '../../../cli/table.js';
 
 /** The apps in storage, loaded for one command. */
 async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
@@ -117,7 +116,7 @@ export async function fetchApps(env: NodeJS.ProcessEnv): Promise<AppJson[]> {
   return (await get(`${apiPaths.appCatalog}?limit=1000`, appListResponseSchema)).items;
 }
 
-export function printApps(list: AppJson[], out: (line: string) => void = print): void {
+export function printApps(list: AppJson[], out: Print = print): void {
   if (list.length === 0) return out('No applications that you may reach.');
   printTable(
     ['NAME', 'TYPE', 'ADDRESS', 'DESCRIPTION', 'LABELS'],
@@ -126,7 +125,7 @@ export function printApps(list: AppJson[], out: (line: string) => void = print):
       app.isTcp ? 'tcp' : 'http',
       app.isTcp ? '-' : `https://${app.publicAddr}`,
       app.description ?? '',
-      app.labels.map(({ name, value }) => `${name}=${value}`).join(','),
+      labelListCell(app.labels),
     ]),
     out,
   );

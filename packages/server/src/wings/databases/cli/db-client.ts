@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
-import { printTable } from '../../../cli/table.js';
+import { printTable, labelListCell } from '../../../cli/table.js';
 import { ConfigError } from '../../../config/config.js';
 
 export interface ConnectFlags {
@@ -83,7 +83,7 @@ export async function listDatabases(env: NodeJS.ProcessEnv, print: (line: string
       db.database_users.join(',') || '(none)',
       db.database_names.join(',') || '(none)',
       db.status,
-      db.labels.map(({ name, value }) => `${name}=${value}`).join(','),
+      labelListCell(db.labels),
     ]),
     print,
   );

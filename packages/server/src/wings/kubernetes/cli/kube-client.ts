@@ -7,7 +7,7 @@ import {
 } from '@postern/contracts';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
-import { printTable } from '../../../cli/table.js';
+import { printTable, labelListCell } from '../../../cli/table.js';
 import { kubeconfigPath, writeKubeContext, type KubeContext } from './kubeconfig-file.js';
 
 /** Every Kubernetes cluster the user may reach, through the signed catalog (`kubeconnect`). */
@@ -29,7 +29,7 @@ export async function listKubeClusters(env: NodeJS.ProcessEnv, print: (line: str
       cluster.kubernetes_users.join(',') || '(your name)',
       cluster.kubernetes_groups.join(',') || '(none)',
       cluster.status,
-      cluster.labels.map(({ name, value }) => `${name}=${value}`).join(','),
+      labelListCell(cluster.labels),
     ]),
     print,
   );
