@@ -13,6 +13,7 @@ import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
 import { duplexPair } from '../../net/duplex-pair.js';
 import type { AppHost } from './app-host.js';
+import type { AppSessionTracking } from './app-session-tracking.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
 import type { AppIdentity } from './app-sessions.service.js';
 import type { AppsService } from './apps.service.js';
@@ -27,6 +28,8 @@ interface AppConnectOptions {
   dialAgentApp: (name: string) => Promise<Duplex>;
   /** Serves an HTTP app's requests arriving on a tunnel, as the browser's are served. */
   httpApps: Pick<AppHost, 'serveTunnel'>;
+  /** Each tunnelled connection is a session on Active Sessions, as a browser's app session is. */
+  tracking: Pick<AppSessionTracking, 'opened' | 'closed'>;
   /** How often a live tunnel asks again whether its user still may (locks, roles). */
   recheckMs?: number;
 }
@@ -139,15 +142,17 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     socket: WebSocket,
     stream: Duplex,
     { stream: upstream, ended: tunnelEnded }: Upstream,
-    { user, app, accessRequests }: Tunnel,
+    tunnel: Tunnel,
     sid: string,
   ) {
+    const { user, app, accessRequests } = tunnel;
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
       app_name: app.metadata.name,
       app_uri: app.spec.uri,
     });
+    const tracked = track(tunnel, sid);
     const recheck = setInterval(() => {
       const resolved = options.access.resolve(user, [], accessRequests);
       const allowed =
@@ -162,6 +167,8 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       ended = true;
       clearInterval(recheck);
       tunnelEnded?.();
+      // After its write, so a short connection's tracker cannot outlive it.
+      void tracked.then(() => options.tracking.closed(sid)).catch(() => undefined);
       emitAuditInBackground(audit, 'T2011I', { user, sid, app_name: app.metadata.name, reason });
       if (socket.readyState !== socket.OPEN) {
         upstream.destroy();
@@ -178,6 +185,15 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     pipeline(stream, upstream, (error) => end(error ? 'the connection failed' : 'closed'));
     pipeline(upstream, stream, (error) => end(error ? 'the app closed the connection' : 'closed'));
     socket.once('close', () => end('closed'));
+  }
+
+  /** Lists the connection on Active Sessions until it ends, or its certificate expires. */
+  function track({ user, roles, app, expiresMs }: Tunnel, sid: string): Promise<void> {
+    const created = new Date().toISOString();
+    const expires = new Date(expiresMs).toISOString();
+    return options.tracking
+      .opened({ sid, user, roles, created, expires }, app)
+      .catch(() => undefined);
   }
 }
 

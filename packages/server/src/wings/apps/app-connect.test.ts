@@ -120,6 +120,38 @@ describe('postern proxy app (TCP apps)', () => {
     expect(await upgrade('cache', signedFor('secret-cache'))).toBe(401);
   });
 
+  it('lists an open connection on Active Sessions until it closes', async () => {
+    const viewer = await app.signIn(['auditor'], 'auditor');
+    const tunnels = async () => {
+      const res = await app.server.inject({
+        method: 'GET',
+        url: apiPaths.activeSessions('test-cluster'),
+        headers: viewer,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const { sessions } = res.json() as { sessions: Record<string, unknown>[] };
+      return sessions.filter((session) => session.kind === 'app' && session.owner === 'alice');
+    };
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp('cache')}`, {
+      headers: signedFor('cache'),
+    });
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    await vi.waitFor(async () =>
+      expect(await tunnels()).toEqual([
+        expect.objectContaining({
+          server_hostname: 'cache',
+          participantModes: [],
+          parties: [expect.objectContaining({ user: 'alice' })],
+        }),
+      ]),
+    );
+    socket.close();
+    await vi.waitFor(async () => expect(await tunnels()).toEqual([]));
+  });
+
   it('ends a live tunnel when the user is locked, and refuses new ones', async () => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp('cache')}`, {
       headers: signedFor('cache'),

@@ -40,6 +40,7 @@ export const appsWing = {
       audit: ctx.audit,
       dialAgentApp: s.dialAgentApp,
       httpApps: s.appHost,
+      tracking: s.appTracking,
     });
   },
   start: async (s) => {
@@ -99,19 +100,21 @@ function buildApps(ctx: ServerContext) {
     configApps: config.apps,
     proxyHost: () => new URL(consoleUrl()).hostname,
   });
+  // Browser sessions and `postern proxy app` connections alike are listed on Active Sessions.
+  const appTracking = new AppSessionTracking({
+    store: new SessionTrackerStore(backend),
+    proxyId: ctx.hub.proxyId,
+    clusterName: config.clusterName,
+    publicHostOf: (app) => apps.publicHostOf(app),
+    now,
+  });
   const appSessions = new AppSessionsService({
     backend,
     audit,
     webSessions: ctx.identity.sessions,
     access,
     locks,
-    tracking: new AppSessionTracking({
-      store: new SessionTrackerStore(backend),
-      proxyId: ctx.hub.proxyId,
-      clusterName: config.clusterName,
-      publicHostOf: (app) => apps.publicHostOf(app),
-      now,
-    }),
+    tracking: appTracking,
     now,
   });
   const appJwt = new AppJwtSigner(backend, consoleUrl, now);
@@ -135,6 +138,7 @@ function buildApps(ctx: ServerContext) {
   return {
     apps,
     appSessions,
+    appTracking,
     appJwt,
     appProxy,
     appRequestAudit,
