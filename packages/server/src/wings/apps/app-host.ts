@@ -62,7 +62,10 @@ export class AppHost implements HostHandler {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const tunnel = whose(req);
       if (!tunnel) return errorPage(res, 404, 'There is no application at this address.');
-      this.deps.proxy.forward(req, res, this.target(tunnel.app, tunnel.identity));
+      this.deps.proxy.forward(req, res, {
+        ...this.target(tunnel.app, tunnel.identity),
+        clientOrigin: listenerOrigin(req),
+      });
     });
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const tunnel = whose(req);
@@ -224,6 +227,15 @@ export class AppHost implements HostHandler {
       this.open.delete(cookie);
     }
   }
+}
+
+/**
+ * `http://<Host>`: the `postern proxy app` listener the client talks plain HTTP to, named as the
+ * client named it. A Host that is not a plain `name[:port]` leaves redirects on the public host.
+ */
+function listenerOrigin(req: IncomingMessage): string | undefined {
+  const host = req.headers.host ?? '';
+  return /^([a-z\d.-]+|\[[\da-f:.]+\])(:\d{1,5})?$/i.test(host) ? `http://${host}` : undefined;
 }
 
 /** A path on the app's own origin: anything else (`//evil`, `https://...`) becomes `/`. */

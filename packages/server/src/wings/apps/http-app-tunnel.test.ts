@@ -32,6 +32,11 @@ beforeAll(async () => {
       hash.update(chunk);
     });
     req.on('end', () => {
+      if (req.url === '/old') {
+        // The app redirects to the address it believes it has.
+        res.writeHead(302, { location: `http://${req.headers.host}/new?from=old` });
+        return res.end();
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(req.method === 'POST' ? `${size} ${hash.digest('hex')}` : `hello from ${req.url}`);
     });
@@ -78,7 +83,12 @@ function local(
     agent,
   }: { headers?: Record<string, string>; body?: Buffer; agent?: Agent | false },
 ) {
-  return new Promise<{ status: number; body: string; socket: unknown }>((resolve, reject) => {
+  return new Promise<{
+    status: number;
+    body: string;
+    socket: unknown;
+    headers: Record<string, unknown>;
+  }>((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port: listener.port, method, path, headers, agent },
       (res) => {
@@ -86,7 +96,9 @@ function local(
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text, socket }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: text, socket, headers: res.headers }),
+        );
       },
     );
     req.on('error', reject);
@@ -129,6 +141,12 @@ describe('postern proxy app (HTTP apps)', () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  it('points the app’s redirects at the local listener, not at the public host', async () => {
+    const res = await local('GET', '/old', {});
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe(`http://127.0.0.1:${listener.port}/new?from=old`);
   });
 
   it('carries a WebSocket to the app', async () => {

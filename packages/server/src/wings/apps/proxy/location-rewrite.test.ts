@@ -85,4 +85,26 @@ describe('rewriteLocation', () => {
       expect(rewriteLocation(location, upstream)).toBe(location);
     }
   });
+
+  it('sends redirects to the app, or to its public host, to a local listener when there is one', () => {
+    const local = rules('http://127.0.0.1:8080/base', { clientOrigin: 'http://127.0.0.1:5000' });
+    expect(rewriteLocation('http://127.0.0.1:8080/base/login?x=1#a', local)).toBe(
+      'http://127.0.0.1:5000/login?x=1#a',
+    );
+    // Built from X-Forwarded-Host: the public host's path is the app's path already.
+    expect(rewriteLocation('https://grafana.proxy.example.com/base/d', local)).toBe(
+      'http://127.0.0.1:5000/base/d',
+    );
+    // The public host on another port is another site.
+    const elsewhere = 'https://grafana.proxy.example.com:4443/d';
+    expect(rewriteLocation(elsewhere, local)).toBe(elsewhere);
+    expect(rewriteLocation('https://accounts.example.com/o', local)).toBe(
+      'https://accounts.example.com/o',
+    );
+    // Without a listener, the public host's own URLs stay as they are.
+    const browser = rules('http://127.0.0.1:8080/base');
+    expect(rewriteLocation('https://grafana.proxy.example.com/base/d', browser)).toBe(
+      'https://grafana.proxy.example.com/base/d',
+    );
+  });
 });

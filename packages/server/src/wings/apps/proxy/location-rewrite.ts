@@ -7,6 +7,11 @@ export interface LocationRules {
   redirectHosts: readonly string[];
   publicHost: string;
   publicPort: string;
+  /**
+   * The origin the client reached the app at, when that is not the public one: a `postern proxy
+   * app` listener (`http://127.0.0.1:8080`). Redirects to the app, or to its public host, go there.
+   */
+  clientOrigin?: string;
 }
 
 /** `https://publicHost[:port]`, the origin the browser knows the app by. */
@@ -31,9 +36,16 @@ export function rewriteLocation(location: string, rules: LocationRules): string 
     return location;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return location;
+  const rest = `${url.search}${url.hash}`;
+  const publicAddress = publicOrigin(rules.publicHost, rules.publicPort);
+  // An app that builds its URLs from X-Forwarded-Host names the public host: from a local
+  // listener, that host would want a browser's sign-in, so the listener is meant.
+  if (rules.clientOrigin && url.origin === publicAddress) {
+    return `${rules.clientOrigin}${url.pathname}${rest}`;
+  }
   if (!pointsAtApp(url, rules)) return location;
   const path = withoutBase(url.pathname, rules.basePath);
-  return `${publicOrigin(rules.publicHost, rules.publicPort)}${path}${url.search}${url.hash}`;
+  return `${rules.clientOrigin ?? publicAddress}${path}${rest}`;
 }
 
 function pointsAtApp(url: URL, rules: LocationRules): boolean {

@@ -9,6 +9,8 @@ export interface ProxyTarget {
   /** The host name the browser uses for this app (e.g. grafana.proxy.example.com), and the port it sees ('' for 443). */
   publicHost: string;
   publicPort: string;
+  /** Where redirects to the app point instead of the public host (location-rewrite.ts). */
+  clientOrigin?: string;
   /** Headers the proxy sets on every upstream request (overwriting any the client sent): the signed identity JWT, the app's rewrite headers. */
   setHeaders: Record<string, string>;
   /** Header names (lower-case) that must never reach the app from the client (identity headers); setHeaders are applied after stripping. */
