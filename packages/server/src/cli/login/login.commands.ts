@@ -11,12 +11,18 @@ import {
   ssh,
   status,
   systemOpenSsh,
+  systemPipedSsh,
   type OpenSshRunner,
+  type SshRunners,
 } from './session-commands.js';
+import type { PipedSshRunner } from './ssh-fanout.js';
 
 export interface LoginCommandDeps extends Partial<CliDeps> {
   /** The system's ssh and scp, unless a test gives its own. */
   runOpenSsh?: OpenSshRunner;
+  /** ssh for each node of a label selector, its output piped; and where that output goes. */
+  runPipedSsh?: PipedSshRunner;
+  write?: SshRunners['write'];
 }
 
 /**
@@ -31,6 +37,14 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     ...(overrides.pollIntervalMs ? { pollIntervalMs: overrides.pollIntervalMs } : {}),
   };
   const runOpenSsh = overrides.runOpenSsh ?? systemOpenSsh;
+  const sshRunners: SshRunners = {
+    run: runOpenSsh,
+    runPiped: overrides.runPipedSsh ?? systemPipedSsh,
+    write: overrides.write ?? {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    },
+  };
 
   program
     .command('login')
@@ -72,14 +86,14 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
   program
     .command('ssh')
     .description(
-      "ssh to [login@]node through the proxy, with the login from postern login; ssh's own options (-L, -R, -D, -N, -t, -A…) as given",
+      "ssh to [login@]node through the proxy, with the login from postern login; ssh's own options (-L, -R, -D, -N, -t, -A…) as given; [login@]name=value[,name=value] COMMAND runs it on every node with those labels",
     )
     .argument('<args...>', "ssh's options, then [login@]node and a command")
     .allowUnknownOption()
     .helpOption(false)
     .action((args: string[]) =>
       oneLine(async () => {
-        process.exitCode = await ssh(deps.env, args, runOpenSsh);
+        process.exitCode = await ssh(deps.env, args, sshRunners);
       }),
     );
 

@@ -5,6 +5,13 @@ import { POSTERN_ROLES_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { printTable, type Print, labelListCell } from '../table.js';
 import { listNodes } from './nodes.js';
+import {
+  labelSelector,
+  nodesMatching,
+  runOnNodes,
+  splitSshArguments,
+  type PipedSshRunner,
+} from './ssh-fanout.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
 
@@ -19,6 +26,22 @@ export const systemOpenSsh: OpenSshRunner = (program, args) =>
     );
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
+
+export const systemPipedSsh: PipedSshRunner = (args, sink) =>
+  new Promise((resolve, reject) => {
+    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk: Buffer) => sink.stdout(chunk));
+    child.stderr.on('data', (chunk: Buffer) => sink.stderr(chunk));
+    child.on('error', (error) => reject(new ConfigError(`cannot run ssh: ${error.message}`)));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+
+/** How `postern ssh` runs ssh: as itself for one node, piped for each of a label selector's. */
+export interface SshRunners {
+  run: OpenSshRunner;
+  runPiped: PipedSshRunner;
+  write: { stdout(text: string): void; stderr(text: string): void };
+}
 
 /** The current login, refused once its certificate has expired. */
 export async function currentLogin(env: NodeJS.ProcessEnv, now = Date.now()): Promise<Profile> {
@@ -73,13 +96,41 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print) {
 /**
  * `postern ssh [ssh options] [login@]node [command…]`: the system ssh with the generated config,
  * its options passed as given (-L, -R and -D forwarding, -N, -t, -A), as `tsh ssh` takes them.
+ * `[login@]name=value[,name=value] command…` runs the command on every node with those labels
+ * (ssh-fanout.ts).
  */
-export async function ssh(env: NodeJS.ProcessEnv, args: string[], run: OpenSshRunner) {
-  await currentLogin(env);
-  if (!args.some((arg) => !arg.startsWith('-'))) {
-    throw new ConfigError('usage: postern ssh [ssh options] [login@]node [command...]');
+export async function ssh(env: NodeJS.ProcessEnv, args: string[], runners: SshRunners) {
+  const profile = await currentLogin(env);
+  const split = splitSshArguments(args);
+  if (!split) throw new ConfigError('usage: postern ssh [ssh options] [login@]node [command...]');
+  const config = ['-F', new PosternHome(env).sshConfig];
+  const loginPrefix = split.destination.slice(0, split.destination.lastIndexOf('@') + 1);
+  const host = split.destination.slice(loginPrefix.length);
+  const selector = selectorOf(host);
+  if (!selector) return runners.run('ssh', [...config, ...args]);
+  if (split.command.length === 0) {
+    throw new ConfigError(`${host} names nodes by label: give a command to run on each of them`);
   }
-  return run('ssh', ['-F', new PosternHome(env).sshConfig, ...args]);
+  const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
+  const nodes = nodesMatching(await listNodes(client, profile), selector);
+  if (nodes.length === 0) throw new ConfigError(`no node you may reach has the labels ${host}`);
+  return runOnNodes({
+    nodes,
+    loginPrefix,
+    cluster: profile.cluster,
+    options: [...config, ...split.options],
+    command: split.command,
+    run: runners.runPiped,
+    write: runners.write,
+  });
+}
+
+function selectorOf(host: string) {
+  try {
+    return labelSelector(host);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 /**

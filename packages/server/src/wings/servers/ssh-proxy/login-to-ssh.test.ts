@@ -9,7 +9,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addLoginCommands } from '../../../cli/login/login.commands.js';
-import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
+import type { OpenSshRunner, SshRunners } from '../../../cli/login/session-commands.js';
+import { systemPipedSsh } from '../../../cli/login/session-commands.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { inviteUser, type TestUser } from '../../../testing/identity.testkit.js';
 import { createOpsRole } from '../../../testing/ssh-login.testkit.js';
@@ -22,6 +23,7 @@ import { hostActor } from '../../../access-control/access/actor.js';
 // ssh, scp and sftp, through the Include line in ~/.ssh/config, with nothing else set up.
 let app: TestApp;
 let sshd: Awaited<ReturnType<typeof startSshd>>;
+const labSshds: Awaited<ReturnType<typeof startSshd>>[] = [];
 let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
 let alice: TestUser;
 let home: string;
@@ -45,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.stop();
   await sshd?.stop();
+  for (const each of labSshds) await each.stop();
   await app?.close();
   if (home) await rm(home, { recursive: true, force: true });
 });
@@ -52,7 +55,12 @@ afterAll(async () => {
 /** Runs `postern <args>` as main does, with these answers to its prompts; returns what it printed. */
 async function postern(
   args: string[],
-  options: { answers?: string[]; runOpenSsh?: OpenSshRunner } = {},
+  options: {
+    answers?: string[];
+    runOpenSsh?: OpenSshRunner;
+    runPipedSsh?: SshRunners['runPiped'];
+    write?: SshRunners['write'];
+  } = {},
 ): Promise<string[]> {
   const lines: string[] = [];
   const program = new Command('postern').enablePositionalOptions().exitOverride();
@@ -63,6 +71,8 @@ async function postern(
     print: (line) => lines.push(line),
     pollIntervalMs: 20,
     runOpenSsh: options.runOpenSsh ?? (async () => 0),
+    ...(options.runPipedSsh ? { runPipedSsh: options.runPipedSsh } : {}),
+    ...(options.write ? { write: options.write } : {}),
   });
   await program.parseAsync(['node', 'postern', ...args]);
   return lines;
@@ -180,6 +190,58 @@ describe('from postern login to the stock OpenSSH client', () => {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  });
+
+  it('postern ssh root@env=lab runs a command on every node with the label, each line marked', async () => {
+    // Two more servers, labelled, and added after login (no login again): reached by id in the
+    // cluster, which the written config jumps for.
+    const lab = await Promise.all(
+      [1, 2].map(() => startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() })),
+    );
+    labSshds.push(...lab);
+    for (const [index, server] of lab.entries()) {
+      await app.services.inventory.addOpenSsh(
+        { name: `lab-${index + 1}`, addr: `127.0.0.1:${server.port}`, labels: { env: 'lab' } },
+        hostActor('test'),
+      );
+    }
+    const out: string[] = [];
+    const err: string[] = [];
+    const write = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
+    // The real ssh, piped; BatchMode so that a prompt fails rather than hangs.
+    const runPipedSsh: SshRunners['runPiped'] = (args, sink) =>
+      systemPipedSsh(['-o', 'BatchMode=yes', ...args], sink);
+    const exitCodes: (number | string | undefined)[] = [];
+    const run = async (command: string) => {
+      out.length = 0;
+      err.length = 0;
+      process.exitCode = undefined;
+      await postern(['ssh', 'root@env=lab', command], { runPipedSsh, write });
+      exitCodes.push(process.exitCode);
+      process.exitCode = undefined;
+    };
+
+    await run('echo one; echo two');
+    expect(out.join('').split('\n').sort()).toEqual([
+      '',
+      '[lab-1] one',
+      '[lab-1] two',
+      '[lab-2] one',
+      '[lab-2] two',
+    ]);
+    expect(err.join('')).not.toMatch(/authenticity|WARNING/);
+
+    await run('echo bye; exit 3');
+    expect(out.join('')).toContain('[lab-2] bye\n');
+    expect(err.join('')).toContain('postern: 2 of 2 nodes failed: lab-1 (exit 3), lab-2 (exit 3)');
+    expect(exitCodes).toEqual([0, 3]);
+
+    await expect(
+      postern(['ssh', 'root@env=nowhere', 'id'], { runPipedSsh, write }),
+    ).rejects.toThrow(/no node you may reach has the labels env=nowhere/);
+    await expect(postern(['ssh', 'root@env=lab'], { runPipedSsh, write })).rejects.toThrow(
+      /give a command/,
+    );
   });
 
   it("postern ssh -N -L forwards a local port through the proxy, ssh's options passed as given", async () => {
