@@ -57,3 +57,14 @@ export const mfaChallengeSchema = z.object({
   totp_challenge: z.boolean(),
 });
 export type MfaChallenge = z.infer<typeof mfaChallengeSchema>;
+
+/**
+ * The answer to a per-session MFA challenge (role option `require_session_mfa`), sent back on the
+ * terminal's `n` frame: a key's assertion (the reference's `webauthn_response`) or, when the
+ * challenge allowed one, an authenticator code.
+ */
+export const sessionMfaResponseSchema = z.union([
+  z.strictObject({ webauthn_response: webauthnAssertionSchema }),
+  z.strictObject({ totp_code: z.string().regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code') }),
+]);
+export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;

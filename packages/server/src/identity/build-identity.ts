@@ -8,6 +8,7 @@ import { LoginService } from './auth/login.service.js';
 import type { LockView } from '../access-control/locks/lock-watcher.js';
 import { ChallengeStore } from './mfa/challenges.store.js';
 import { WebauthnCredentialIndex } from './mfa/credential-index.js';
+import { SessionMfa } from './mfa/session-mfa.js';
 import { SecondFactorService } from './mfa/second-factor.service.js';
 import { WebauthnService } from './mfa/webauthn.service.js';
 import { CompleteTokenService } from './user-tokens/complete-token.service.js';
@@ -63,6 +64,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
   });
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
   const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
+  const sessionMfa = new SessionMfa({ users: usersStore, secondFactor, audit });
   const credentialIndex = new WebauthnCredentialIndex(backend, usersStore, audit, now);
   const tokens = new UserTokensService({
     store: tokenStore,
@@ -127,6 +129,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     tokens,
     login,
     secondFactor,
+    sessionMfa,
     completion,
     account,
     devices,

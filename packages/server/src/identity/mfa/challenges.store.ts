@@ -4,7 +4,14 @@ import type { Clock } from '../../clock.js';
 
 /** What a WebAuthn challenge was issued for; an answer is accepted only for the same purpose. */
 export type ChallengePurpose =
-  'login' | 'passwordless' | 'register' | 'privilege' | 'password-change' | 'headless';
+  | 'login'
+  | 'passwordless'
+  | 'register'
+  | 'privilege'
+  | 'password-change'
+  | 'headless'
+  /** Per-session MFA (session-mfa.ts): its subject names the session asked for. */
+  | 'session';
 
 export interface ChallengeRecord {
   /** The user it was issued to; '' for a passwordless login, where the answer names the user. */

@@ -1,5 +1,6 @@
 import type { ParticipantMode } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied } from '../../errors.js';
 import {
@@ -8,12 +9,15 @@ import {
   type GuardDeps,
 } from '../../http/request-identity.js';
 import { sameOrigin } from '../../http/same-origin.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
 
 export interface TerminalRouteOptions {
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
   clusterName: string;
   pingIntervalMs: number;
+  /** Per-session MFA for callers whose roles ask for it (absent: their sessions are refused). */
+  sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
 }
 
 type TerminalUpgrade = FastifyRequest<{
@@ -55,6 +59,14 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
         authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
         params: request.query.params,
         pingIntervalMs: options.pingIntervalMs,
+        // Bound to this socket (a fresh id) and its path and parameters: the server and login,
+        // the database or the pod. An answer to one socket's challenge opens no other.
+        mfaSubject: (identity) =>
+          SessionMfa.required(identity.roleSet)
+            ? `terminal ${randomUUID()} ${request.url}`
+            : undefined,
+        ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
+        origin: request.headers.origin,
         log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
       });
     },

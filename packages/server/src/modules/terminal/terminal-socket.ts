@@ -2,6 +2,7 @@ import {
   decodeEnvelopeBytes,
   encodeEnvelope,
   resizePayloadSchema,
+  sessionMfaResponseSchema,
   terminalAuthFrameSchema,
   terminalMessageTypes as T,
   terminalSizeSchema,
@@ -10,7 +11,8 @@ import {
 } from '@postern/contracts';
 import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
-import { ApiError } from '../../errors.js';
+import { accessDenied, ApiError, badParameter } from '../../errors.js';
+import { sessionMfaTimeoutMs, type SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { Identity } from '../../http/request-identity.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
@@ -43,6 +45,16 @@ export interface TerminalSocketOptions<Request extends { sid?: string; mode?: Pa
   params: string | undefined;
   pingIntervalMs: number;
   authTimeoutMs?: number;
+  /**
+   * What a per-session MFA check of this caller is bound to, when their roles ask for one
+   * (require_session_mfa); undefined when they do not.
+   */
+  mfaSubject?: (identity: Identity) => string | undefined;
+  /** Per-session MFA, asked over `n` frames (absent: a session that needs it is refused). */
+  mfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
+  /** The upgrade's Origin, which a key's answer must name. */
+  origin?: string | undefined;
+  mfaTimeoutMs?: number;
   log: (error: unknown, message: string) => void;
 }
 
@@ -66,6 +78,8 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
   // Keystrokes typed while the node is being dialled are kept and replayed, not lost.
   const early: Uint8Array[] = [];
   let earlyBytes = 0;
+  // The answer to a per-session MFA challenge, awaited before the session starts.
+  let mfaAnswer: { resolve(text: string): void; reject(error: Error): void } | undefined;
   const fail = (message: string, code = 1008) => {
     if (stage === 'auth')
       answer(socket, { type: 'create_session_response', status: 'error', message });
@@ -93,6 +107,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     if (!isBinary) return;
     if (stage === 'starting') {
       const frame = toBytes(data);
+      if (mfaAnswer && isMfaFrame(frame)) return mfaAnswer.resolve(mfaText(frame));
       earlyBytes += frame.length;
       if (earlyBytes > earlyInputLimit) return fail('too much input before the session started');
       early.push(frame);
@@ -106,6 +121,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     clearTimeout(authTimer);
     alive.stop();
     stage = 'closed';
+    mfaAnswer?.reject(new ApiError('connection_problem', 'the client disconnected'));
     stopGuard?.();
     if (session && party) session.leave(party.id, 'disconnected');
   });
@@ -124,6 +140,12 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       return fail(`bad terminal parameters: ${request.error.issues[0]?.message ?? 'invalid'}`);
     }
     answer(socket, { type: 'create_session_response', status: 'ok' });
+    // Before a session starts or is joined: nothing of it is shown to an unchecked caller.
+    const subject = options.mfaSubject?.(identity);
+    if (subject !== undefined) {
+      await passMfa(identity.user, subject);
+      if (socket.readyState !== socket.OPEN) return;
+    }
     const { sid, mode } = request.data;
     if (sid) {
       const joined = options.sessions.joinable(identity, sid, mode);
@@ -144,7 +166,38 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     await session.join(party);
     for (const frame of early.splice(0)) onFrame(session, party, frame);
   }
+
+  /** Sends the challenge on an `n` frame and checks the answer that comes back on one. */
+  async function passMfa(user: string, subject: string): Promise<void> {
+    const mfa = options.mfa;
+    if (!mfa) throw accessDenied('this session needs a per-session MFA check, not offered here');
+    const challenge = await mfa.challenge(user, subject);
+    socket.send(encodeEnvelope(T.mfaChallenge, JSON.stringify(challenge)));
+    const text = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(accessDenied('the MFA check for this session was not answered in time')),
+        options.mfaTimeoutMs ?? sessionMfaTimeoutMs,
+      );
+      mfaAnswer = {
+        resolve: (answered) => (clearTimeout(timer), resolve(answered)),
+        reject: (error) => (clearTimeout(timer), reject(error)),
+      };
+    }).finally(() => (mfaAnswer = undefined));
+    const response = sessionMfaResponseSchema.safeParse(safeJson(text));
+    if (!response.success) throw badParameter('the MFA answer is not a key assertion or a code');
+    await mfa.verify(user, subject, response.data, options.origin);
+  }
 }
+
+function isMfaFrame(frame: Uint8Array): boolean {
+  try {
+    return decodeEnvelopeBytes(frame).type === T.mfaChallenge;
+  } catch {
+    return false;
+  }
+}
+
+const mfaText = (frame: Uint8Array) => decoder.decode(decodeEnvelopeBytes(frame).body);
 
 /** One envelope frame from a client (or a proxy relaying one) to its party in the session. */
 export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Uint8Array): void {

@@ -53,6 +53,7 @@ export const databasesWing = {
       clusterName: ctx.config.clusterName,
       now: ctx.now,
       guard: ctx.guard,
+      sessionMfa: ctx.identity.sessionMfa,
       pingIntervalMs: ctx.pingIntervalMs,
     });
     await server.register(dbConnectRoutes, {

@@ -42,6 +42,7 @@ export const kubernetesWing = {
       exec: s.kubeExec,
       access: s.kubeExecAccess,
       guard: ctx.guard,
+      sessionMfa: ctx.identity.sessionMfa,
       clusterName: ctx.config.clusterName,
       pingIntervalMs: ctx.pingIntervalMs,
     });

@@ -67,6 +67,7 @@ export const serversWing = {
     await server.register(terminalRoutes, {
       terminals: s.terminals,
       guard: ctx.guard,
+      sessionMfa: ctx.identity.sessionMfa,
       clusterName,
       pingIntervalMs,
       peers: {

@@ -2,6 +2,7 @@ import { Anchor, Box, Group, Title } from '@mantine/core';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { TerminalStatus } from './consoleStore';
 import { useTerminalFontSize } from './fontSize';
+import { useSessionMfaPrompt } from './SessionMfaDialog';
 import { startTerminalSession, type TerminalSocketTarget } from './startTerminalSession';
 import { browserTerminalDeps, type TerminalDeps } from './terminalDeps';
 import { TerminalPane, type StartTerminal } from './TerminalPane';
@@ -65,6 +66,7 @@ function SocketTerminal({ target, deps }: { target: TerminalSocketTarget; deps: 
   });
   const disconnected = (reason: string) =>
     setState((now) => (now.status === 'disconnected' ? now : { status: 'disconnected', reason }));
+  const mfa = useSessionMfaPrompt();
 
   const start: StartTerminal = (engine, container, onShortcut) =>
     startTerminalSession(engine, container, {
@@ -76,6 +78,7 @@ function SocketTerminal({ target, deps }: { target: TerminalSocketTarget; deps: 
         connected: () =>
           setState((now) => (now.status === 'connecting' ? { ...now, status: 'connected' } : now)),
         disconnected,
+        mfaChallenge: mfa.ask,
       },
     });
 
@@ -90,6 +93,8 @@ function SocketTerminal({ target, deps }: { target: TerminalSocketTarget; deps: 
       deps={deps}
       start={start}
       onLoadFailed={disconnected}
-    />
+    >
+      {mfa.dialog}
+    </TerminalPane>
   );
 }

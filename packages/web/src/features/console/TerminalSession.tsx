@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { useConsole } from './ConsoleContext';
 import { isReadOnly, type TerminalTab } from './consoleStore';
+import { useSessionMfaPrompt } from './SessionMfaDialog';
 import { serverTerminalTarget, startTerminalSession } from './startTerminalSession';
 import { TerminalPane, type StartTerminal } from './TerminalPane';
 import { DownloadDialog, UploadDialog } from './transfers/TransferDialogs';
@@ -22,6 +23,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
   const transfers = useFileTransfers(endpoint, ui.fileTransferMaxBytes, deps.transfers);
   // Files move as the tab's own login; someone who joined a session has no login of their own there.
   const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
+  const mfa = useSessionMfaPrompt();
 
   // The tab as it opened: a join that learns its server later keeps its socket.
   const start: StartTerminal = (engine, container, onShortcut) =>
@@ -36,6 +38,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
         session: (session) => dispatch({ type: 'session', id: tab.id, session }),
         disconnected: (reason, proxyGone) =>
           dispatch({ type: 'disconnected', id: tab.id, reason, proxyGone }),
+        mfaChallenge: mfa.ask,
       },
     });
 
@@ -89,6 +92,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
         )
       }
     >
+      {mfa.dialog}
       <TransferPanel
         transfers={transfers.transfers}
         onCancel={transfers.cancel}

@@ -1,4 +1,9 @@
-import { apiPaths, isNormalSessionEnd } from '@postern/contracts';
+import {
+  apiPaths,
+  isNormalSessionEnd,
+  type MfaChallenge,
+  type SessionMfaResponse,
+} from '@postern/contracts';
 import type { SessionInfo, TerminalTab } from './consoleStore';
 import type { TerminalDeps } from './terminalDeps';
 import type { ShortcutAction, TerminalEngine } from './terminalEngine';
@@ -38,6 +43,16 @@ export interface TerminalSessionEvents {
    * or died), not because the session did, so connecting again may work.
    */
   disconnected: (reason: string, proxyGone?: boolean) => void;
+  /**
+   * The session needs a fresh second factor first (require_session_mfa): ask the user, then
+   * `answer`, or `cancel` to give the session up. Without it the session cannot start.
+   */
+  mfaChallenge?: (challenge: MfaChallenge, reply: MfaReply) => void;
+}
+
+export interface MfaReply {
+  answer: (response: SessionMfaResponse) => void;
+  cancel: () => void;
 }
 
 interface StartOptions {
@@ -108,6 +123,17 @@ export function startTerminalSession(
       parties: session.parties.map((p) => ({ user: p.user, mode: p.mode })),
     }),
   );
+  client.on('mfaChallenge', (challenge) => {
+    if (!events.mfaChallenge) {
+      line('this session needs an MFA check that this page cannot ask for', sgr.red);
+      return client.close('MFA check not possible here');
+    }
+    line('This session needs a fresh MFA check (your roles ask for one per session).', sgr.dim);
+    events.mfaChallenge(challenge, {
+      answer: (response) => client.answerMfa(response),
+      cancel: () => client.close('MFA check cancelled'),
+    });
+  });
   client.on('notice', (text) => line(text, sgr.dim));
   client.on('error', (text) => line(text, sgr.red));
   client.on('resize', (size) => engine.resize({ cols: size.w, rows: size.h }));

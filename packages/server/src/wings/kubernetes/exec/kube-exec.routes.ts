@@ -2,6 +2,7 @@ import { apiPaths, kubeExecRequestSchema, type KubeExecRequest } from '@postern/
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, ApiError, badParameter, notFound } from '../../../errors.js';
 import type { GuardDeps, Identity } from '../../../http/request-identity.js';
+import type { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
 import type { TerminalSessions } from '../../../modules/terminal/terminal-socket.js';
 import type { KubeExecSessions } from './kube-exec-sessions.js';
@@ -11,6 +12,7 @@ interface KubeExecRoutesOptions {
   exec: KubeExecSessions;
   access: ExecAccess;
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
+  sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
 }

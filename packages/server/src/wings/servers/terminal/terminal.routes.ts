@@ -2,6 +2,7 @@ import { apiPaths, terminalRequestSchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { GuardDeps } from '../../../http/request-identity.js';
+import type { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import {
   peerJoinRoute,
   type PeerJoinRouteOptions,
@@ -12,6 +13,7 @@ import { requesterOf, type TerminalService } from './terminal.service.js';
 interface TerminalRoutesOptions {
   terminals: TerminalService;
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
+  sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
   /** The internal route other proxies join this one's sessions through (absent: none). */

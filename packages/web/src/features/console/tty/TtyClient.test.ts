@@ -141,6 +141,21 @@ describe('TtyClient frames', () => {
     });
   });
 
+  it('hands a per-session MFA challenge over, and sends the answer back on n', () => {
+    const { client, socket, events } = connect();
+    const challenges: unknown[] = [];
+    client.on('mfaChallenge', (challenge) => challenges.push(challenge));
+    socket.accept();
+    socket.receive(T.mfaChallenge, JSON.stringify({ totp_challenge: true }));
+    expect(challenges).toEqual([{ totp_challenge: true }]);
+    client.answerMfa({ totp_code: '123456' });
+    expect(socket.payloads(T.mfaChallenge)).toEqual([JSON.stringify({ totp_code: '123456' })]);
+    // A challenge that cannot be read is said, not swallowed.
+    socket.receive(T.mfaChallenge, '{"webauthn_challenge": 5}');
+    expect(challenges).toHaveLength(1);
+    expect(events).toContain('error the proxy asked for an MFA check this page cannot read');
+  });
+
   it('decodes output, keeping a multi-byte character split across frames', () => {
     const { socket, output } = connect();
     socket.accept();

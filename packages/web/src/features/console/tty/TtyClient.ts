@@ -2,10 +2,13 @@ import {
   activeSessionJsonSchema,
   decodeEnvelopeBytes,
   encodeEnvelope,
+  mfaChallengeSchema,
   sessionEndReasons,
   terminalMessageTypes as T,
   type ActiveSessionJson,
   type CreateSessionResponse,
+  type MfaChallenge,
+  type SessionMfaResponse,
 } from '@postern/contracts';
 import { Emitter } from './emitter';
 import { endReason, parseJson, parseSize, sizeText, text, toBytes, validSize } from './frameData';
@@ -113,6 +116,11 @@ export interface TtyEvents {
   notice: [text: string];
   /** Another party resized the session's terminal. */
   resize: [size: TerminalSize];
+  /**
+   * `n`: the session starts only after a fresh second factor (role option require_session_mfa);
+   * answer with `answerMfa`.
+   */
+  mfaChallenge: [challenge: MfaChallenge];
   /** `e`: an error the server reported; the session may go on. */
   error: [message: string];
   /** `c`: the server ended the session. */
@@ -201,6 +209,11 @@ export class TtyClient extends Emitter<TtyEvents> {
       return;
     }
     this.sendResize(size);
+  }
+
+  /** Answers the server's per-session MFA challenge (`n`): a key's assertion or a code. */
+  answerMfa(response: SessionMfaResponse): void {
+    this.sendFrame(T.mfaChallenge, JSON.stringify(response));
   }
 
   /** A joiner says its terminal is ready for the session's replay and stream (`j`). */
@@ -326,12 +339,12 @@ export class TtyClient extends Emitter<TtyEvents> {
         this.close(reason);
         return;
       }
-      case T.mfaChallenge:
-        this.emit(
-          'error',
-          'this session needs a per-session MFA check, which is not supported yet',
-        );
+      case T.mfaChallenge: {
+        const challenge = mfaChallengeSchema.safeParse(parseJson(body));
+        if (challenge.success) this.emit('mfaChallenge', challenge.data);
+        else this.emit('error', 'the proxy asked for an MFA check this page cannot read');
         return;
+      }
       default:
         // Latency, session status and later types: nothing to do yet.
         return;

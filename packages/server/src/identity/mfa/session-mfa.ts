@@ -1,0 +1,69 @@
+import type { MfaChallenge, SessionMfaResponse } from '@postern/contracts';
+import type { RoleSet } from '../../access-control/rbac/index.js';
+import { accessDenied } from '../../errors.js';
+import { emitAuditInBackground } from '../../modules/audit/emit.js';
+import type { AuditStore } from '../../modules/audit/index.js';
+import type { UsersStore } from '../users/users.store.js';
+import { SecondFactorRejected, type SecondFactorService } from './second-factor.service.js';
+
+export interface SessionMfaDeps {
+  users: Pick<UsersStore, 'credentials'>;
+  secondFactor: Pick<SecondFactorService, 'challengeFor' | 'verifyAssertion' | 'verifyTotp'>;
+  audit: AuditStore;
+}
+
+/** How long a session waits for its user to answer the MFA challenge. */
+export const sessionMfaTimeoutMs = 60_000;
+
+/**
+ * Per-session MFA (role option `require_session_mfa`, docs/rbac.md): a session of a user whose
+ * roles ask for it starts only after a fresh second factor, asked for that session. The challenge
+ * is bound to the session's subject (`ssh:root@web-1`), so an answer cannot open another one.
+ */
+export class SessionMfa {
+  constructor(private readonly deps: SessionMfaDeps) {}
+
+  /** Whether the roles ask for a check before each session (any role asking is enough). */
+  static required(roleSet: Pick<RoleSet, 'options'>): boolean {
+    return roleSet.options().requireSessionMfa;
+  }
+
+  /** The challenge for this user and subject; refused when they have no device to answer it. */
+  async challenge(user: string, subject: string): Promise<MfaChallenge> {
+    const credentials = await this.deps.users.credentials(user);
+    const challenge = await this.deps.secondFactor.challengeFor(
+      user,
+      credentials,
+      'session',
+      subject,
+    );
+    if (!challenge.webauthn_challenge && !challenge.totp_challenge) {
+      throw accessDenied(
+        'your roles require an MFA check for each session (require_session_mfa), and you have no MFA device this cluster accepts: add one in Account Settings',
+      );
+    }
+    return challenge;
+  }
+
+  /** Checks the answer to `challenge`'s; a wrong one is audited as a failed auth attempt. */
+  async verify(
+    user: string,
+    subject: string,
+    response: SessionMfaResponse,
+    origin: string | undefined,
+  ): Promise<void> {
+    try {
+      if ('webauthn_response' in response) {
+        const expected = { user, purposes: ['session' as const], subject };
+        await this.deps.secondFactor.verifyAssertion(response.webauthn_response, expected, origin);
+      } else {
+        await this.deps.secondFactor.verifyTotp(user, response.totp_code);
+      }
+    } catch (error) {
+      if (!(error instanceof SecondFactorRejected)) throw error;
+      const reason = `the MFA check for this session failed: ${error.message}`;
+      emitAuditInBackground(this.deps.audit, 'T3007W', { user, error: reason, subject });
+      throw accessDenied(reason);
+    }
+  }
+}
