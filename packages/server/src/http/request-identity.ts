@@ -41,6 +41,11 @@ export interface Identity {
   hasRecord: boolean;
   /** Roles the session's assumed access requests add now (also in `roles`). */
   assumedRoles: string[];
+  /**
+   * Set by a terminal socket whose caller has just passed a per-session MFA check on it
+   * (require_session_mfa): the session it opens may start.
+   */
+  mfaVerified?: boolean;
 }
 
 declare module 'fastify' {

@@ -12,6 +12,19 @@ export interface SessionMfaDeps {
   audit: AuditStore;
 }
 
+/**
+ * Why a session the roles want checked cannot start on a path that cannot ask for the check
+ * (plain ssh, kubectl, a database client, an app, a desktop), or undefined when it may: the
+ * roles do not ask, or the caller passed the check for this session (`mfaVerified`).
+ */
+export function sessionMfaRefusal(
+  who: { roleSet: Pick<RoleSet, 'options'>; mfaVerified?: boolean },
+  what: string,
+): string | undefined {
+  if (who.mfaVerified || !SessionMfa.required(who.roleSet)) return undefined;
+  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console's terminals (servers, databases, Kubernetes exec) ask for it`;
+}
+
 /** How long a session waits for its user to answer the MFA challenge. */
 export const sessionMfaTimeoutMs = 60_000;
 

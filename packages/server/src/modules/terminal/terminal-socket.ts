@@ -146,16 +146,17 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       await passMfa(identity.user, subject);
       if (socket.readyState !== socket.OPEN) return;
     }
+    const caller: Identity = subject === undefined ? identity : { ...identity, mfaVerified: true };
     const { sid, mode } = request.data;
     if (sid) {
-      const joined = options.sessions.joinable(identity, sid, mode);
+      const joined = options.sessions.joinable(caller, sid, mode);
       session = joined.session;
-      party = new WebSocketParty(socket, identity.user, identity.roles, joined.mode);
-      stopGuard = options.sessions.guardParty(identity, session, party);
+      party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode);
+      stopGuard = options.sessions.guardParty(caller, session, party);
     } else {
-      const started = await options.sessions.start(identity, request.data);
+      const started = await options.sessions.start(caller, request.data);
       session = started;
-      party = new WebSocketParty(socket, identity.user, identity.roles, 'peer');
+      party = new WebSocketParty(socket, caller.user, caller.roles, 'peer');
       // The browser left while we dialled: nobody owns the new session.
       if (stage === 'closed') {
         return started.terminate('the client disconnected before the session started');

@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import type {} from '@fastify/websocket';
 import { apiPaths } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
@@ -5,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connect } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import { notFound } from '../../errors.js';
+import { accessDenied, notFound } from '../../errors.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
@@ -82,6 +83,8 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
+    const unchecked = sessionMfaRefusal(identity, 'postern proxy app');
+    if (unchecked) throw accessDenied(unchecked);
     request.appTunnel = {
       user: identity.user,
       app,

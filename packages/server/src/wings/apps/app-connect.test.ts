@@ -96,12 +96,12 @@ describe('postern proxy app (TCP apps)', () => {
       socket.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
       socket.once('error', reject);
     });
-  const signedFor = (name: string) =>
+  const signedFor = (name: string, user = 'alice') =>
     signRequest({
       method: 'GET',
       pathAndQuery: apiPaths.appTcp(name),
       certificateLine: app.services.ca.issueUserCertificate({
-        user: 'alice',
+        user,
         roles: [],
         logins: [],
         publicKey: key.publicKey,
@@ -118,6 +118,20 @@ describe('postern proxy app (TCP apps)', () => {
     expect(await upgrade('cache', signedFor('cache'))).toBe(101);
     // Signed for another path: the signature covers it.
     expect(await upgrade('cache', signedFor('secret-cache'))).toBe(401);
+  });
+
+  it('refuses a user whose roles ask for a per-session MFA check (403 before the upgrade)', async () => {
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'checked' },
+        spec: { options: { require_session_mfa: true } },
+      }),
+      hostActor('test'),
+    );
+    await app.services.users.create({ name: 'mika', roles: ['prod-apps', 'checked'] }, 'test');
+    expect(await upgrade('cache', signedFor('cache', 'mika'))).toBe(403);
   });
 
   it('lists an open connection on Active Sessions until it closes', async () => {

@@ -148,6 +148,23 @@ describe('the launcher', () => {
     ).toBe(404);
   });
 
+  it('refuses a launch when the roles ask for a per-session MFA check (403, nothing handed out)', async () => {
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'checked' },
+        spec: { options: { require_session_mfa: true } },
+      }),
+      hostActor('test'),
+    );
+    const checked = await app.signIn(['apps-all', 'checked'], 'mika');
+    const res = await launch({ fqdn: 'grafana.proxy.test' }, checked);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toMatch(/require an MFA check for each session/);
+    expect(res.json()).not.toHaveProperty('value');
+  });
+
   it('resolves an app for the launcher only when the caller reaches it', async () => {
     const path = apiPaths.resolveApp('grafana.proxy.test', 'test-cluster', 'grafana.proxy.test');
     expect((await app.server.inject({ url: path })).statusCode).toBe(401);

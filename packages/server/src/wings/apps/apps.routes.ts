@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import {
   apiPaths,
   appAuthPath,
@@ -95,6 +96,8 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
           `${found.metadata.name} is a TCP app: use postern proxy app ${found.metadata.name}`,
         );
       }
+      const unchecked = sessionMfaRefusal(identity, 'an application launch');
+      if (unchecked) throw accessDenied(unchecked);
       const state = await sessions.launch(identity.session, found);
       const host = apps.publicHostOf(found);
       const exchange = new URL(appAuthPath, appOrigin(host));

@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import type {} from '@fastify/websocket';
 import {
   apiPaths,
@@ -78,6 +79,8 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     if (!engines[db.spec.protocol]) {
       throw badParameter(`Postern does not speak ${db.spec.protocol} yet`);
     }
+    const unchecked = sessionMfaRefusal(identity, 'a database client');
+    if (unchecked) throw accessDenied(unchecked);
     request.databaseConnection = { user: identity.user, roleSet: identity.roleSet, db };
   };
 

@@ -1,3 +1,4 @@
+import { listenerIdentity } from './listener-identity.js';
 import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Duplex } from 'node:stream';
 import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
@@ -100,12 +101,7 @@ export const databasesWing = {
             accessCa: await s.dbAccessCa(),
             serverNames: [...new Set([host, 'localhost', '127.0.0.1', '::1'])],
             databases: s.databases,
-            identify: (user) => {
-              if (!ctx.access.users.get(user)) return 'this user no longer exists';
-              const resolved = ctx.access.resolve(user, []);
-              const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
-              return lock ? `${user} is locked` : resolved;
-            },
+            identify: listenerIdentity(ctx.access, ctx.locks),
             engine: {
               ca: await s.dbClientCa(),
               dial: s.dialDatabase,

@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Server } from 'node:https';
 import { BackendSemaphore } from '../../backend/semaphore.js';
@@ -111,6 +112,8 @@ function buildKubernetes(ctx: ServerContext) {
     const resolved = ctx.access.resolve(user, [], cert.accessRequests);
     const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
+    const unchecked = sessionMfaRefusal(resolved, 'kubectl');
+    if (unchecked) return { refused: unchecked, code: 403 };
     return { user, roleSet: resolved.roleSet, roles: resolved.roles };
   };
   const kubeExec = new KubeExecSessions({

@@ -282,6 +282,34 @@ describe('an access request assumed by postern kube login', () => {
   });
 });
 
+describe('require_session_mfa', () => {
+  it('refuses kubectl, which cannot ask for the check, before the API server sees a request', async () => {
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'kube-checked' },
+        spec: { options: { require_session_mfa: true } },
+      }),
+      hostActor('test'),
+    );
+    await app.services.users.create({ name: 'mona', roles: ['web-team', 'kube-checked'] }, 'test');
+    const mona = await harnessFor('mona');
+    const seen = fake.requests.length;
+    try {
+      // --raw: no discovery first, so kubectl prints the refusal's own message.
+      const result = await mona.run(['get', '--raw', '/kube/prod/api/v1/namespaces/prod/pods']);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        'require an MFA check for each session (require_session_mfa)',
+      );
+      expect(fake.requests.slice(seen).some((r) => r.path.includes('/pods'))).toBe(false);
+    } finally {
+      await mona.cleanup();
+    }
+  });
+});
+
 describe('a moderated kubectl exec (require_session_join kinds: [k8s])', () => {
   beforeAll(async () => {
     const allow = {

@@ -15,6 +15,7 @@ import {
   type PrivatePostgres,
 } from '../../../testing/private-postgres.testkit.js';
 import { loginCommand } from '../cli/db-client.js';
+import { listenerIdentity } from '../listener-identity.js';
 import { startPostgresListener, type PostgresListenerDeps } from './pg-listener.js';
 import { sslRequest } from './pg-wire.js';
 import { TrustedProxies } from '../../../net/proxy-protocol.js';
@@ -76,8 +77,7 @@ beforeAll(async () => {
     accessCa: await app.services.dbAccessCa(),
     serverNames: ['localhost', '127.0.0.1'],
     databases: app.services.databases,
-    identify: (user) =>
-      access.users.get(user) ? access.resolve(user, []) : 'this user no longer exists',
+    identify: listenerIdentity(access, app.services.lockWatcher),
     engine: {
       ca: clientCa,
       dial: app.services.dialDatabase,
@@ -185,6 +185,31 @@ describe('the native PostgreSQL listener', () => {
     const result = await psql(conninfo(), 'select current_user, current_database()');
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('alice_db|appdb');
+  });
+
+  it('refuses psql when the roles ask for a per-session MFA check, which psql cannot give', async () => {
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'pg-checked' },
+        spec: { options: { require_session_mfa: true } },
+      }),
+      hostActor('test'),
+    );
+    await app.services.users.update({ name: 'alice', roles: ['pg-native', 'pg-checked'] }, 'test');
+    try {
+      await vi.waitFor(async () => {
+        const refused = await psql(conninfo(), 'select 1');
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain('require an MFA check for each session');
+      });
+    } finally {
+      await app.services.users.update({ name: 'alice', roles: ['pg-native'] }, 'test');
+    }
+    await vi.waitFor(async () =>
+      expect((await psql(conninfo(), 'select 1')).stdout.trim()).toBe('1'),
+    );
   });
 
   it('refuses new connections while the proxy drains, telling psql the server is shutting down', async () => {

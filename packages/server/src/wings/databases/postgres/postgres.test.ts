@@ -9,6 +9,8 @@ import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import { signedHeaders } from '../../../testing/signed-request.testkit.js';
+import WebSocket from 'ws';
 import {
   startPrivatePostgres,
   type PrivatePostgres,
@@ -24,6 +26,7 @@ let app: TestApp;
 let postgres: PrivatePostgres;
 let home: string;
 let listener: TunnelListener;
+let port: number;
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -68,7 +71,7 @@ beforeAll(async () => {
     hostActor('test'),
   );
   await app.services.users.create({ name: 'alice', roles: ['pg-users'] }, 'test');
-  const { port } = await app.listenOnLoopback();
+  ({ port } = await app.listenOnLoopback());
   ({ home } = await signedInHome(app, port, 'alice', ['pg-users']));
   await vi.waitFor(() => expect(app.services.databases.get('pg')).toBeDefined());
   listener = await listenThroughProxy(
@@ -144,6 +147,29 @@ describe('PostgreSQL through Postern', () => {
         ]),
       );
     });
+  });
+
+  it('refuses the tunnel before the upgrade (403) when the roles ask for a per-session MFA check', async () => {
+    await app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'checked' },
+        spec: { options: { require_session_mfa: true } },
+      }),
+      hostActor('test'),
+    );
+    await app.services.users.create({ name: 'mika', roles: ['pg-users', 'checked'] }, 'test');
+    const path = apiPaths.databaseConnect('pg');
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, {
+        headers: signedHeaders(app, 'mika', { path }),
+      });
+      socket.once('open', () => (socket.close(), resolve(101)));
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
+      socket.once('error', reject);
+    });
+    expect(status).toBe(403);
   });
 
   it('refuses startup parameters that would change who the session runs as', async () => {

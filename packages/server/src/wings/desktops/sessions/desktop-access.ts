@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';
 import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
@@ -43,6 +44,8 @@ export class DesktopAccess {
     const subject = webSessionSubject(identity);
     const first = this.judge(subject, name, login);
     if ('refused' in first) return first;
+    const unchecked = sessionMfaRefusal(identity, 'the desktop page');
+    if (unchecked) return { refused: unchecked, code: 403 };
     return {
       ...first,
       ...(identity.session.lineage ? { lineage: identity.session.lineage } : {}),

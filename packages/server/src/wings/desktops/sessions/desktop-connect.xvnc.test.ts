@@ -21,6 +21,8 @@ let dev: Record<string, string>;
 let noClipboard: Record<string, string>;
 let serversOnly: Record<string, string>;
 
+let role: (name: string, spec: object) => Promise<unknown>;
+
 beforeAll(async () => {
   xvnc = await startXvnc({ password, width: 320, height: 200 });
   const closedPort = await freePort();
@@ -37,7 +39,7 @@ beforeAll(async () => {
       desktop('prod-box', `127.0.0.1:${xvnc.port}`, { env: 'prod' }),
     ],
   });
-  const role = (name: string, spec: object) =>
+  role = (name: string, spec: object) =>
     app.services.roles.create(
       JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec }),
       hostActor('test'),
@@ -146,6 +148,14 @@ describe('the desktop connect socket', () => {
     const none = await openDesktop(serversOnly, 'build-box', 'dev');
     expect(none.answer.message).toBe('no desktop named build-box');
     await expect.poll(async () => (await auditOf('TDP00W', 'dana')).length).toBe(2);
+  });
+
+  it('refuses a user whose roles ask for a per-session MFA check, which this page cannot ask', async () => {
+    await role('checked', { options: { require_session_mfa: true } });
+    const checked = await app.signIn(['dev-desktops', 'checked'], 'mika');
+    const opened = await openDesktop(checked, 'build-box', 'dev');
+    expect(opened.answer.message).toMatch(/require an MFA check for each session/);
+    expect((await opened.closed).code).toBe(1008);
   });
 
   it('says when the desktop cannot be reached', async () => {

@@ -71,6 +71,7 @@ beforeAll(async () => {
   await role('cut-at-expiry', { disconnect_expired_cert: true });
   await role('one-session', { max_sessions: 1 });
   await role('pinned', { pin_source_ip: true });
+  await role('checked', { require_session_mfa: true });
   await role('extended', {
     cert_extensions: [{ type: 'ssh', mode: 'extension', name: 'login@example.com', value: 'x' }],
   });
@@ -125,6 +126,29 @@ describe('ssh_file_copy: false', () => {
     expect(res.json().error.message).toContain('ssh_file_copy: false');
     const audited = (await events()).find((e) => e.code === 'T3004E' && e.user === 'webcopy');
     expect(audited?.error).toContain('ssh_file_copy');
+  });
+});
+
+describe('require_session_mfa', () => {
+  it('refuses plain ssh through the proxy, which cannot ask for the check, saying where to go', async () => {
+    const client = await userWith('checked', ['plain', 'checked']);
+    // The refusal comes as an auth banner, which ssh shows from LogLevel INFO.
+    const result = await client.run('ssh', ['-o', 'LogLevel=INFO', 'root@sshd-host', 'echo ran']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain('ran');
+    expect(result.stderr).toContain('require an MFA check for each session (require_session_mfa)');
+    const refused = (await events()).filter((e) => e.code === 'T1006W' && e.user === 'checked');
+    expect(refused[0]?.reason).toContain('require_session_mfa');
+  });
+
+  it("refuses the console's file transfer, a request with no check of its own", async () => {
+    const headers = await app.signIn(['plain', 'checked'], 'webchecked');
+    const res = await app.server.inject({
+      url: `${apiPaths.fileTransfer('-current-', 'sshd-host', 'root')}?location=/etc/hostname`,
+      headers,
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toContain('require_session_mfa');
   });
 });
 

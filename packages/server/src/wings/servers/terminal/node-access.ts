@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import { sessionEndReasons } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
@@ -30,6 +31,8 @@ export interface Requester {
   expiresAt: number;
   /** Who to judge again while a connection lives (absent: only locks and time end it). */
   subject?: SubjectRef;
+  /** Passed a per-session MFA check for this session (require_session_mfa). */
+  mfaVerified?: boolean;
 }
 
 /** A web session's user as a requester. */
@@ -39,6 +42,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   roleSet: identity.roleSet,
   expiresAt: Date.parse(identity.session.expires),
   subject: webSessionSubject(identity),
+  ...(identity.mfaVerified ? { mfaVerified: true } : {}),
 });
 
 /** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
@@ -98,6 +102,8 @@ export class NodeAccess {
       if (error instanceof ApiError) return refuse(error);
       throw error;
     }
+    const unchecked = sessionMfaRefusal(requester, 'this client');
+    if (unchecked) return refuse(accessDenied(unchecked));
     if (!node.online)
       return refuse(new ApiError('connection_problem', `${node.hostname} is offline`));
     return { ok: true, node };

@@ -40,12 +40,27 @@ beforeAll(async () => {
     );
   await role('root-with-mfa', { require_session_mfa: true });
   await role('root', {});
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'watcher-with-mfa' },
+      spec: {
+        options: { require_session_mfa: true },
+        allow: {
+          join_sessions: [{ name: 'watch', roles: ['root'], kinds: ['ssh'], modes: ['observer'] }],
+        },
+      },
+    }),
+    hostActor('test'),
+  );
   users.tom = await inviteUser(app, 'tom', { roles: ['root-with-mfa'], device: 'totp' });
   users.kim = await inviteUser(app, 'kim', { roles: ['root-with-mfa'], device: 'webauthn' });
   // Signed in with no device registered (as an SSO user may be).
   const nina = await app.signIn(['root-with-mfa'], 'nina');
   users.nina = { name: 'nina', password: null, headers: nina } as unknown as TestUser;
   users.ron = await inviteUser(app, 'ron', { roles: ['root'], device: 'totp' });
+  users.wes = await inviteUser(app, 'wes', { roles: ['watcher-with-mfa'], device: 'totp' });
 }, 60_000);
 
 afterAll(async () => {
@@ -130,6 +145,25 @@ describe('require_session_mfa in the web terminal', () => {
     await challengeOf(garbled);
     answer(garbled, { code: 'yes please' });
     expect(await refusal(garbled)).toMatch(/not a key assertion or a code/);
+  });
+
+  it('asks before a join too, and the checked joiner watches the session', async () => {
+    const shell = await open(users.ron!);
+    await shell.waitForOutput(/[#$] $/m);
+    const sidFrame = shell.frames.find((f) => f.type === T.sessionData)!;
+    const sid = (JSON.parse(sidFrame.payload) as { session: { id: string } }).session.id;
+    const joiner = await openTerminal({
+      baseUrl,
+      headers: users.wes!.headers,
+      params: { term: { w: 80, h: 24 }, sid, mode: 'observer' },
+    });
+    expect(await challengeOf(joiner)).toEqual({ totp_challenge: true });
+    answer(joiner, { totp_code: nextTotp(app, users.wes!.totpSecret!) });
+    joiner.send(T.readyToJoin);
+    shell.type('echo "watched-$((2*21))"\r');
+    await joiner.waitForOutput('watched-42');
+    joiner.close();
+    shell.close();
   });
 
   it('asks nothing of a user whose roles do not require it', async () => {

@@ -1,3 +1,4 @@
+import { sessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import type { ParticipantMode, TerminalSize } from '@postern/contracts';
 import type { Client, ClientChannel } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
@@ -220,7 +221,7 @@ export class TerminalService {
    * another proxy holds is joined through that proxy (RemoteSession), judged here first.
    */
   joinable(
-    identity: Pick<Identity, 'user' | 'roles' | 'roleSet'>,
+    identity: Pick<Identity, 'user' | 'roles' | 'roleSet' | 'mfaVerified'>,
     sid: string,
     mode?: ParticipantMode,
   ): { session: JoinedSession; mode: ParticipantMode } {
@@ -229,6 +230,8 @@ export class TerminalService {
     const viewer = { user: identity.user, roleSet: identity.roleSet };
     const modes = tracker ? participantModesFor(viewer, tracker) : [];
     if (!tracker || modes.length === 0) throw notFound(`session ${sid} is not found`);
+    const unchecked = sessionMfaRefusal(identity, 'this client');
+    if (unchecked) throw accessDenied(unchecked);
     const granted = mode ?? defaultJoinMode(identity.user, tracker.owner);
     if (!modes.includes(granted)) {
       const reason = `you may join this session as ${modes.join(' or ')}`;
