@@ -153,6 +153,7 @@ export const apiPaths = {
   // Command-line sign-in (docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
+  sessionMfaSsh: `${apiPrefix}/mfa/session/ssh`,
   /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
   sshNodes: `${apiPrefix}/ssh/nodes`,
   /** POST: a CLI asks a signed-in browser to approve its key. */

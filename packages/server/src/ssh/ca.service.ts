@@ -27,6 +27,16 @@ export const POSTERN_SOURCE_IP_EXTENSION = 'postern-source-ip@postern.dev';
  * scp on the certificate; the SSH proxy refuses them itself for OpenSSH hosts.
  */
 export const POSTERN_NO_FILE_COPY_EXTENSION = 'postern-no-file-copy@postern.dev';
+/**
+ * A per-session MFA certificate (require_session_mfa): the sessions it may open, as
+ * `login@<node id>` separated by commas; the SSH proxy opens no other with it.
+ */
+export const POSTERN_SESSION_MFA_EXTENSION = 'postern-session-mfa@postern.dev';
+/**
+ * On a per-session MFA certificate: when the login certificate it was asked for with ends
+ * (RFC 3339), so disconnect_expired_cert still ends its sessions then, not a minute in.
+ */
+export const POSTERN_LOGIN_ENDS_EXTENSION = 'postern-login-ends@postern.dev';
 /** An address as one form: `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) is `127.0.0.1`. */
 export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 

@@ -3,8 +3,10 @@ import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
 import {
   assumedRequestsOf,
   plainAddress,
+  POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_NO_FILE_COPY_EXTENSION,
   POSTERN_ROLES_EXTENSION,
+  POSTERN_SESSION_MFA_EXTENSION,
   POSTERN_SOURCE_IP_EXTENSION,
 } from './ca.service.js';
 import {
@@ -33,6 +35,10 @@ export interface CertifiedIdentity {
   pinnedIp?: string;
   /** ssh_file_copy: false was in force when it was issued: no sftp, no scp. */
   noFileCopy?: boolean;
+  /** A per-session MFA certificate: the `login@<node id>` sessions it may open. */
+  sessionMfaTargets?: string[];
+  /** On such a certificate: when the login certificate behind it ends. */
+  loginEndsAt?: Date;
 }
 
 export interface CertificatePolicy {
@@ -106,6 +112,13 @@ export function judgeUserCertificate(
     validAfter: cert.validAfter,
   };
   if (POSTERN_NO_FILE_COPY_EXTENSION in cert.extensions) identity.noFileCopy = true;
+  const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
+  if (mfaTargets) {
+    identity.sessionMfaTargets = mfaTargets.split(',');
+    const loginEnds = Date.parse(cert.extensions[POSTERN_LOGIN_ENDS_EXTENSION] ?? '');
+    // Never later than its own end plus what the login said; a bad value ends it with itself.
+    identity.loginEndsAt = new Date(Number.isNaN(loginEnds) ? cert.validBefore.getTime() : loginEnds);
+  }
   const pinned = cert.extensions[POSTERN_SOURCE_IP_EXTENSION];
   if (pinned) {
     identity.pinnedIp = pinned;

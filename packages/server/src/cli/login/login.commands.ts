@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { print } from '../program.js';
 import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
+import { Prompter } from './prompt.js';
 import { ProxyUnreachableError } from './proxy-client.js';
 import {
   join,
@@ -43,6 +44,14 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     write: overrides.write ?? {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
+    },
+    askCode: async (question) => {
+      const prompter = new Prompter(deps.io);
+      try {
+        return await prompter.secret(question);
+      } finally {
+        prompter.close();
+      }
     },
   };
 
@@ -105,7 +114,7 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .helpOption(false)
     .action((args: string[]) =>
       oneLine(async () => {
-        process.exitCode = await scp(deps.env, args, runOpenSsh);
+        process.exitCode = await scp(deps.env, args, runOpenSsh, sshRunners.askCode);
       }),
     );
 

@@ -1,7 +1,12 @@
 import type { SshCertsResponse } from '@postern/contracts';
 import type { Clock } from '../../clock.js';
 import { accessDenied, badParameter } from '../../errors.js';
-import { plainAddress, type ClusterCa } from '../../ssh/ca.service.js';
+import {
+  plainAddress,
+  POSTERN_LOGIN_ENDS_EXTENSION,
+  POSTERN_SESSION_MFA_EXTENSION,
+  type ClusterCa,
+} from '../../ssh/ca.service.js';
 import { ED25519, formatPublicKey, parsePublicKey } from '../../ssh/keys.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
@@ -69,6 +74,11 @@ export class CertIssuer {
     addr: string | undefined;
     /** Access requests the certificate assumes, checked by the caller, and when they end. */
     assumed?: { ids: string[]; endsAt: number };
+    /**
+     * A per-session MFA certificate (require_session_mfa), after the caller checked the second
+     * factor: a minute long, for these `login@<node id>` sessions only.
+     */
+    session?: { targets: string[]; loginEndsAt: number };
   }): Promise<SshCertsResponse> {
     const assumedIds = args.assumed?.ids ?? [];
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
@@ -79,7 +89,15 @@ export class CertIssuer {
     const maxTtlMs = args.assumed
       ? Math.min(options.maxSessionTtlMs, args.assumed.endsAt - this.deps.now())
       : options.maxSessionTtlMs;
-    const ttlMs = clampTtl(args.requestedTtlMs, maxTtlMs);
+    const ttlMs = args.session
+      ? Math.min(sessionMfaCertTtlMs, maxTtlMs)
+      : clampTtl(args.requestedTtlMs, maxTtlMs);
+    const sessionExtensions: Record<string, string> = args.session
+      ? {
+          [POSTERN_SESSION_MFA_EXTENSION]: args.session.targets.join(','),
+          [POSTERN_LOGIN_ENDS_EXTENSION]: new Date(args.session.loginEndsAt).toISOString(),
+        }
+      : {};
     const logins = roleSet.certificateLogins();
     // pin_source_ip: the certificate works only from the address that asked for it.
     if (options.pinSourceIp && !args.addr) {
@@ -97,7 +115,7 @@ export class CertIssuer {
       permitPortForwarding: options.portForwarding,
       permitAgentForwarding: options.forwardAgent,
       ...(options.pinSourceIp && args.addr ? { sourceIp: args.addr } : {}),
-      extraExtensions: options.certExtensions,
+      extraExtensions: { ...options.certExtensions, ...sessionExtensions },
       denyFileCopy: !options.sshFileCopy,
       now: new Date(this.deps.now()),
     });
@@ -106,6 +124,7 @@ export class CertIssuer {
       cert_type: 'user',
       logins,
       ttl_ms: ttlMs,
+      ...(args.session ? { session_mfa: args.session.targets } : {}),
       ...(assumedIds.length ? { access_requests: assumedIds } : {}),
       ...(options.pinSourceIp && args.addr ? { pinned_ip: plainAddress(args.addr) } : {}),
       ...remoteAddr(args.addr),
@@ -119,6 +138,9 @@ export class CertIssuer {
     };
   }
 }
+
+/** How long a per-session MFA certificate may be used to start its sessions. */
+export const sessionMfaCertTtlMs = 60_000;
 
 const clampTtl = (requested: number | undefined, max: number) =>
   Math.max(minimumTtlMs, Math.min(requested ?? max, max));

@@ -22,7 +22,7 @@ export function sessionMfaRefusal(
   what: string,
 ): string | undefined {
   if (who.mfaVerified || !SessionMfa.required(who.roleSet)) return undefined;
-  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console's terminals (servers, databases, Kubernetes exec) ask for it`;
+  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console's terminals (servers, databases, Kubernetes exec), postern ssh and postern scp ask for it`;
 }
 
 /** How long a session waits for its user to answer the MFA challenge. */

@@ -15,6 +15,7 @@ import { NodeAccess } from './terminal/node-access.js';
 import { NodeDialer } from './terminal/node-dialer.js';
 import { OpenRateLimiter } from './terminal/open-rate.js';
 import { terminalRoutes } from './terminal/terminal.routes.js';
+import { sessionMfaCertRoutes } from './ssh-proxy/session-mfa-certs.routes.js';
 import { TerminalService } from './terminal/terminal.service.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
@@ -63,6 +64,14 @@ export const serversWing = {
       transfers: s.fileTransfers,
       clusterName,
       maxBytes: config.fileTransfer.maxBytes,
+    });
+    await server.register(sessionMfaCertRoutes, {
+      certAuth: ctx.identity.certAuth,
+      nodes: s.nodeDirectory,
+      clusterName,
+      recordRoles: (user) => ctx.access.users.get(user)?.spec.roles,
+      sessionMfa: ctx.identity.sessionMfa,
+      issuer: ctx.identity.issuer,
     });
     await server.register(terminalRoutes, {
       terminals: s.terminals,

@@ -119,10 +119,15 @@ function serve(
     // disconnect_expired_cert: the certificate's end ends the connection and its sessions;
     // without it they run to max_session_ttl (counted from each session's start).
     const cutAtExpiry = current.roleSet.options().disconnectExpiredCert;
+    // A per-session MFA certificate (require_session_mfa) opens the sessions it names, and
+    // its sessions end when the login behind it does, not a minute in.
+    const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${target.node.id}`);
+    const ends = identity.loginEndsAt ?? identity.validBefore;
     const requester: Requester = {
       ...current,
-      expiresAt: cutAtExpiry ? identity.validBefore.getTime() : Number.POSITIVE_INFINITY,
+      expiresAt: cutAtExpiry ? ends.getTime() : Number.POSITIVE_INFINITY,
       subject: { user, roles, credential, hadRecord: hasRecord, accessRequests },
+      ...(mfaVerified ? { mfaVerified: true } : {}),
     };
     const request = {
       serverId: target.node.id,

@@ -5,106 +5,33 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { addLoginCommands } from '../../../cli/login/login.commands.js';
 import type { OpenSshRunner, SshRunners } from '../../../cli/login/session-commands.js';
 import { systemPipedSsh } from '../../../cli/login/session-commands.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
-import { inviteUser, type TestUser } from '../../../testing/identity.testkit.js';
-import { createOpsRole } from '../../../testing/ssh-login.testkit.js';
-import { startTestSshProxy } from '../../../testing/ssh-proxy.testkit.js';
+import type { TestApp } from '../../../testing/app-harness.testkit.js';
+import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
 import { freePort, startSshd } from '../../../testing/sshd.testkit.js';
-import { totpCode } from '../../../testing/totp.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 
 // The README's path for a new user: `postern login` with a password and a code, then the stock
 // ssh, scp and sftp, through the Include line in ~/.ssh/config, with nothing else set up.
+let world: CliSshWorld;
 let app: TestApp;
-let sshd: Awaited<ReturnType<typeof startSshd>>;
 const labSshds: Awaited<ReturnType<typeof startSshd>>[] = [];
-let proxy: Awaited<ReturnType<typeof startTestSshProxy>>;
-let alice: TestUser;
 let home: string;
-let webUrl: string;
+let postern: CliSshWorld['postern'];
+let login: CliSshWorld['login'];
+let stock: CliSshWorld['stock'];
 
 beforeAll(async () => {
-  app = await createTestApp();
-  app.config.publicAddr = { host: '127.0.0.1', port: 0 };
-  webUrl = (await app.listenOnLoopback()).baseUrl;
-  sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
-  await app.services.inventory.addOpenSsh(
-    { name: 'web-1', addr: `127.0.0.1:${sshd.port}`, labels: {} },
-    hostActor('test'),
-  );
-  proxy = await startTestSshProxy(app);
-  await createOpsRole(app);
-  alice = await inviteUser(app, 'alice', { roles: ['ops'] });
-  home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
+  world = await startCliSshWorld();
+  ({ app, home, postern, login, stock } = world);
 }, 60_000);
 
 afterAll(async () => {
-  await proxy?.stop();
-  await sshd?.stop();
   for (const each of labSshds) await each.stop();
-  await app?.close();
-  if (home) await rm(home, { recursive: true, force: true });
+  await world?.stop();
 });
-
-/** Runs `postern <args>` as main does, with these answers to its prompts; returns what it printed. */
-async function postern(
-  args: string[],
-  options: {
-    answers?: string[];
-    runOpenSsh?: OpenSshRunner;
-    runPipedSsh?: SshRunners['runPiped'];
-    write?: SshRunners['write'];
-  } = {},
-): Promise<string[]> {
-  const lines: string[] = [];
-  const program = new Command('postern').enablePositionalOptions().exitOverride();
-  const answers = (options.answers ?? []).map((answer) => `${answer}\n`);
-  addLoginCommands(program, {
-    env: { POSTERN_HOME: path.join(home, '.postern'), HOME: home, USER: 'alice' },
-    io: { input: Readable.from(answers), output: new PassThrough() },
-    print: (line) => lines.push(line),
-    pollIntervalMs: 20,
-    runOpenSsh: options.runOpenSsh ?? (async () => 0),
-    ...(options.runPipedSsh ? { runPipedSsh: options.runPipedSsh } : {}),
-    ...(options.write ? { write: options.write } : {}),
-  });
-  await program.parseAsync(['node', 'postern', ...args]);
-  return lines;
-}
-
-/** `postern login`, answering the password and code prompts. */
-function login(): Promise<string[]> {
-  app.clock.advance(30_000);
-  const code = totpCode(alice.totpSecret!, app.clock.now());
-  return postern(['login', '--proxy', webUrl], { answers: [alice.password!, code] });
-}
-
-/**
- * The stock client with the user's own ~/.ssh/config (OpenSSH finds the home directory from the
- * password database, not $HOME, so the test names the file; the Include inside it is login's).
- */
-function stock(program: 'ssh' | 'scp' | 'sftp', args: string[], input = '') {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(
-      program,
-      ['-F', path.join(home, '.ssh', 'config'), '-o', 'BatchMode=yes', ...args],
-      { timeout: 30_000, encoding: 'utf8' },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-    child.stdin?.end(input);
-  });
-}
 
 describe('from postern login to the stock OpenSSH client', () => {
   it('login writes the files and the Include line', async () => {

@@ -20,6 +20,7 @@ import {
 } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
+import { resolveNodeName } from '../terminal/node-access.js';
 import type { NodeDirectory, Requester, TerminalService } from '../terminal/terminal.service.js';
 import { limitInFlight } from './in-flight.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
@@ -275,12 +276,7 @@ export class SshProxy {
   }
 
   private resolveName(host: string, roleSet: RoleSet) {
-    const direct = this.deps.nodes.resolve(host, roleSet);
-    if (direct) return direct;
-    // Only this cluster's name: another suffix is another cluster, or part of a real name.
-    const suffix = `.${this.deps.clusterName}`.toLowerCase();
-    if (host.length <= suffix.length || !host.toLowerCase().endsWith(suffix)) return undefined;
-    return this.deps.nodes.resolve(host.slice(0, -suffix.length), roleSet);
+    return resolveNodeName(this.deps.nodes, host, this.deps.clusterName, roleSet);
   }
 }
 

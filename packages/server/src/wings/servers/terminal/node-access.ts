@@ -22,6 +22,23 @@ export interface NodeDirectory {
   resolve(serverId: string, roleSet: RoleSet): DialableNode | undefined;
 }
 
+/**
+ * A server as `ssh` names it: its name (id), its hostname, or either with this cluster's name
+ * after it (`ssh root@web-1.lab`); another suffix is another cluster, or part of a real name.
+ */
+export function resolveNodeName(
+  nodes: NodeDirectory,
+  host: string,
+  clusterName: string,
+  roleSet: RoleSet,
+): DialableNode | undefined {
+  const direct = nodes.resolve(host, roleSet);
+  if (direct) return direct;
+  const suffix = `.${clusterName}`.toLowerCase();
+  if (host.length <= suffix.length || !host.toLowerCase().endsWith(suffix)) return undefined;
+  return nodes.resolve(host.slice(0, -suffix.length), roleSet);
+}
+
 /** Who asks for a server: a web session's user, or an SSH client's certificate. */
 export interface Requester {
   user: string;

@@ -1,0 +1,69 @@
+import {
+  apiPaths,
+  sessionMfaSshRequestSchema,
+  type SessionMfaSshResponse,
+} from '@postern/contracts';
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../../errors.js';
+import { parseInput } from '../../../http/parse-input.js';
+import type { CertIssuer } from '../../../identity/cli-login/cert-issuer.js';
+import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
+import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
+import { resolveNodeName, type NodeDirectory } from '../terminal/node-access.js';
+
+interface SessionMfaCertOptions {
+  certAuth: Pick<CertRequestAuth, 'identify'>;
+  nodes: NodeDirectory;
+  clusterName: string;
+  /** The roles on the user's record, which a certificate is issued from. */
+  recordRoles: (user: string) => string[] | undefined;
+  sessionMfa: Pick<SessionMfa, 'verify'>;
+  issuer: Pick<CertIssuer, 'issue'>;
+}
+
+/**
+ * `POST mfa/session/ssh` (docs/cli-login.md, "Per-session MFA"): how `postern ssh` opens a
+ * session whose roles ask for a fresh second factor (require_session_mfa). Signed with the
+ * login's certificate. Without a code it answers whether one is needed; with an authenticator
+ * code for the user it returns a certificate for the same roles that opens only the sessions
+ * named (`login@<node id>`), for a minute, and carries when the login behind it ends.
+ */
+export async function sessionMfaCertRoutes(
+  server: FastifyInstance,
+  options: SessionMfaCertOptions,
+) {
+  server.post(
+    apiPaths.sessionMfaSsh,
+    // The certificate is the credential: the guard lets it through and identify() checks it.
+    { config: { access: 'public' } },
+    async (request): Promise<SessionMfaSshResponse> => {
+      const identity = await options.certAuth.identify(request);
+      const body = parseInput(sessionMfaSshRequestSchema, request.body);
+      if (!SessionMfa.required(identity.roleSet)) return { required: false };
+      const targets = body.targets.map(({ node, login }) => {
+        const found = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
+        if (!found) throw notFound(`server "${node}" is not found`);
+        return `${login}@${found.id}`;
+      });
+      if (!body.totp_code) return { required: true };
+      const { user } = identity;
+      await options.sessionMfa.verify(
+        user,
+        `ssh ${targets.join(',')}`,
+        { totp_code: body.totp_code },
+        undefined,
+      );
+      const { accessRequests, expiresMs } = identity;
+      const issued = await options.issuer.issue({
+        user,
+        roles: options.recordRoles(user) ?? identity.roles,
+        publicKey: body.pub_key,
+        requestedTtlMs: undefined,
+        addr: request.ip,
+        ...(accessRequests.length ? { assumed: { ids: accessRequests, endsAt: expiresMs } } : {}),
+        session: { targets, loginEndsAt: expiresMs },
+      });
+      return { required: true, cert: issued.cert };
+    },
+  );
+}

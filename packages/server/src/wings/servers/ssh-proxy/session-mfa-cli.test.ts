@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
+import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
+import { totpCode } from '../../../testing/totp.testkit.js';
+
+// require_session_mfa with plain ssh: `postern ssh` asks for an authenticator code and gets a
+// one-minute certificate that opens only the session asked for; the stock ssh without it is
+// refused. The real ssh, through the proxy, to a real sshd.
+
+let world: CliSshWorld;
+let codesUsed = 0;
+
+beforeAll(async () => {
+  world = await startCliSshWorld();
+  const { app } = world;
+  await app.services.roles.create(
+    JSON.stringify({
+      kind: 'role',
+      version: 'v7',
+      metadata: { name: 'checked' },
+      spec: { options: { require_session_mfa: true } },
+    }),
+    hostActor('test'),
+  );
+  await world.login();
+  await app.services.users.update({ name: 'alice', roles: ['ops', 'checked'] }, 'test');
+}, 60_000);
+
+afterAll(() => world?.stop());
+
+/**
+ * A code for a step the server has not taken: codes work once each, and the server accepts the
+ * next step's too, so the clock moves a step for each.
+ */
+function nextCode(): string {
+  if (codesUsed++ > 0) world.app.clock.advance(30_000);
+  return totpCode(world.alice.totpSecret!, world.app.clock.now() + 30_000);
+}
+
+/** The real ssh with the arguments postern built, its output captured. */
+function realSsh(ran: { args: string[]; stdout: string; stderr: string }[]): OpenSshRunner {
+  return (program, args) =>
+    new Promise((resolve) =>
+      execFile(
+        program,
+        ['-o', 'BatchMode=yes', ...args],
+        { timeout: 30_000 },
+        (error, out, err) => {
+          ran.push({ args, stdout: String(out), stderr: String(err) });
+          resolve(error ? Number((error as { code?: number }).code ?? 1) : 0);
+        },
+      ),
+    );
+}
+
+describe('per-session MFA for plain ssh', () => {
+  it('the stock ssh with the login certificate alone is refused, saying why', async () => {
+    const result = await world.stock('ssh', ['-o', 'LogLevel=INFO', 'root@web-1', 'echo ran']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toContain('ran');
+    expect(result.stderr).toContain('require_session_mfa');
+  });
+
+  it('postern ssh asks for a code, and the session opens with the one-minute certificate', async () => {
+    const ran: { args: string[]; stdout: string; stderr: string }[] = [];
+    await world.postern(['ssh', 'root@web-1', 'echo "checked-$((6*7))"'], {
+      answers: [nextCode()],
+      runOpenSsh: realSsh(ran),
+    });
+    expect(ran).toHaveLength(1);
+    expect(ran[0]!.stdout).toContain('checked-42');
+    expect(ran[0]!.args).toEqual(
+      expect.arrayContaining([
+        '-o',
+        expect.stringMatching(/^CertificateFile=.*session-cert\.pub$/),
+      ]),
+    );
+    const issued = (
+      await world.app.audit.search({
+        from: new Date(0),
+        to: new Date(Date.now() + 60_000),
+        limit: 100,
+      })
+    ).events.find((event) => event.code === 'TC000I' && event.session_mfa !== undefined);
+    expect(issued).toMatchObject({ user: 'alice', ttl_ms: 60_000 });
+  });
+
+  it('postern scp asks for a code too, and copies with the certificate', async () => {
+    const ran: { args: string[]; stdout: string; stderr: string }[] = [];
+    const local = path.join(world.home, 'copied-hostname');
+    await world.postern(['scp', 'root@web-1:/etc/hostname', local], {
+      answers: [nextCode()],
+      runOpenSsh: realSsh(ran),
+    });
+    expect(ran[0]!.stderr).toBe('');
+    expect((await readFile(local, 'utf8')).trim()).toBe(
+      (await readFile('/etc/hostname', 'utf8')).trim(),
+    );
+  });
+
+  it('a wrong code runs nothing', async () => {
+    const ran: { args: string[]; stdout: string; stderr: string }[] = [];
+    await expect(
+      world.postern(['ssh', 'root@web-1', 'echo ran'], {
+        answers: ['00000000'],
+        runOpenSsh: realSsh(ran),
+      }),
+    ).rejects.toThrow(/the MFA check for this session failed/);
+    expect(ran).toEqual([]);
+  });
+
+  it('the certificate opens only the session it names', async () => {
+    const { app } = world;
+    // Never dialled: the proxy refuses the login before it would reach the node.
+    await app.services.inventory.addOpenSsh(
+      { name: 'web-2', addr: `127.0.0.2:${world.sshd.port}`, labels: {} },
+      hostActor('test'),
+    );
+    // A certificate for web-1, tried for web-2: ssh is given it, and the proxy refuses.
+    const ran: { args: string[]; stdout: string; stderr: string }[] = [];
+    await world.postern(['ssh', 'root@web-1', 'true'], {
+      answers: [nextCode()],
+      runOpenSsh: async (program, args) => {
+        const certificate = args[args.indexOf('-o') + 1]!;
+        const web2 = `root@web-2.${app.config.clusterName}`;
+        const swapped = args.map((arg) => (arg === 'root@web-1' ? web2 : arg));
+        const code = await realSsh(ran)(program, ['-o', 'LogLevel=INFO', ...swapped]);
+        expect(certificate).toMatch(/^CertificateFile=/);
+        return code;
+      },
+    });
+    expect(ran[0]!.stderr).toContain('require_session_mfa');
+    expect(ran[0]!.stdout).toBe('');
+  });
+});
