@@ -6,12 +6,13 @@ const key = generateEd25519Key();
 
 /**
  * The headers `postern` sends after `postern login` as `user`: the request signed with a key
- * whose certificate (a minute long, on the app's clock) the app's user CA issued.
+ * whose certificate (a minute long, on the app's clock) the app's user CA issued; `body` is the
+ * exact JSON text sent, when there is one.
  */
 export function signedHeaders(
   app: TestApp,
   user: string,
-  { method = 'GET', path }: { method?: string; path: string },
+  { method = 'GET', path, body }: { method?: string; path: string; body?: string },
 ): Record<string, string> {
   return signRequest({
     method,
@@ -26,5 +27,6 @@ export function signedHeaders(
     }),
     privateKeyPem: key.privateKeyPem,
     now: app.clock.now(),
+    ...(body === undefined ? {} : { body }),
   });
 }

@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { apiPaths } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
 import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
+import { signedHeaders } from '../../../testing/signed-request.testkit.js';
+import { generateEd25519Key } from '../../../ssh/keys.js';
 import { totpCode } from '../../../testing/totp.testkit.js';
 
 // require_session_mfa with plain ssh: `postern ssh` asks for an authenticator code and gets a
@@ -135,5 +138,42 @@ describe('per-session MFA for plain ssh', () => {
     });
     expect(ran[0]!.stderr).toContain('require_session_mfa');
     expect(ran[0]!.stdout).toBe('');
+  });
+
+  describe('POST mfa/session/ssh', () => {
+    const post = (payload: object, headers: Record<string, string> = {}) =>
+      world.app.server.inject({
+        method: 'POST',
+        url: apiPaths.sessionMfaSsh,
+        payload,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    const signed = (payload: object) =>
+      post(
+        payload,
+        signedHeaders(world.app, 'alice', {
+          method: 'POST',
+          path: apiPaths.sessionMfaSsh,
+          body: JSON.stringify(payload),
+        }),
+      );
+    const pubKey = generateEd25519Key().publicKey;
+
+    it('needs a signed request (401)', async () => {
+      const res = await post({ targets: [{ node: 'web-1', login: 'root' }], pub_key: pubKey });
+      expect(res.statusCode).toBe(401);
+    });
+
+    it('says a check is needed without a code, hides servers the roles do not reach, refuses bad input', async () => {
+      const needed = await signed({ targets: [{ node: 'web-1', login: 'root' }], pub_key: pubKey });
+      expect(needed.json()).toEqual({ required: true });
+      const hidden = await signed({
+        targets: [{ node: 'nowhere', login: 'root' }],
+        pub_key: pubKey,
+      });
+      expect(hidden.statusCode).toBe(404);
+      const bad = await signed({ targets: [], pub_key: pubKey });
+      expect(bad.statusCode).toBe(400);
+    });
   });
 });
