@@ -89,8 +89,15 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
 
   program
     .command('ls')
-    .description('list the nodes you may reach')
-    .action(() => oneLine(() => ls(deps.env, deps.print)));
+    .description(
+      'list the nodes you may reach; name=value[,name=value] keeps those with the labels',
+    )
+    .argument('[labels]', 'name=value[,name=value]: only nodes with all these labels')
+    .option('--search <words>', 'only nodes whose name, address or labels hold all the words')
+    .option('--format <format>', 'text (a table, the default) or json')
+    .action((labels: string | undefined, flags: { search?: string; format?: string }) =>
+      oneLine(() => ls(deps.env, deps.print, { ...flags, ...(labels ? { labels } : {}) })),
+    );
 
   program
     .command('ssh')

@@ -7,14 +7,25 @@ import type { ProxyClient } from './proxy-client.js';
 /** Pages read at most: a listing for ssh_config and `ls`, not an export. */
 const maxPages = 20;
 
-/** Every node the user may see, through `ssh/nodes` signed with the login's certificate. */
-export async function listNodes(client: ProxyClient, profile: Profile): Promise<NodeJson[]> {
+/**
+ * Every node the user may see, through `ssh/nodes` signed with the login's certificate; with
+ * `search`, those whose hostname, address or labels hold all its words (the console's search).
+ */
+export async function listNodes(
+  client: ProxyClient,
+  profile: Profile,
+  search = '',
+): Promise<NodeJson[]> {
   const privateKeyPem = await readFile(profile.key_path, 'utf8');
   const certificateLine = (await readFile(profile.cert_path, 'utf8')).trim();
   const nodes: NodeJson[] = [];
   let startKey = '';
   for (let page = 0; page < maxPages; page += 1) {
-    const query = new URLSearchParams({ limit: '500', ...(startKey ? { startKey } : {}) });
+    const query = new URLSearchParams({
+      limit: '500',
+      ...(startKey ? { startKey } : {}),
+      ...(search ? { search } : {}),
+    });
     const pathAndQuery = `${apiPaths.sshNodes}?${query.toString()}`;
     const headers = signRequest({
       method: 'GET',

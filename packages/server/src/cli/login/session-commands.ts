@@ -84,10 +84,39 @@ export async function status(env: NodeJS.ProcessEnv, print: Print, now = Date.no
 }
 
 /** `postern ls`: the nodes the user may reach, from the proxy. */
-export async function ls(env: NodeJS.ProcessEnv, print: Print) {
+export interface LsOptions {
+  /** `name=value[,name=value]`: only nodes with all these labels. */
+  labels?: string;
+  search?: string;
+  format?: string;
+}
+
+/** `postern ls [name=value,...] [--search WORDS] [--format text|json]`. */
+export async function ls(env: NodeJS.ProcessEnv, print: Print, options: LsOptions = {}) {
+  const format = options.format ?? 'text';
+  if (format !== 'text' && format !== 'json') {
+    throw new ConfigError(`--format is text or json, not ${format}`);
+  }
+  const selector = options.labels ? selectorOf(options.labels) : undefined;
+  if (options.labels && !selector) {
+    throw new ConfigError(`not a label selector: ${options.labels} (use name=value[,name=value])`);
+  }
   const profile = await currentLogin(env);
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const nodes = await listNodes(client, profile);
+  const listed = await listNodes(client, profile, options.search ?? '');
+  const nodes = selector ? nodesMatching(listed, selector) : listed;
+  if (format === 'json') {
+    const rows = nodes.map((node) => ({
+      id: node.id,
+      hostname: node.hostname,
+      addr: node.addr,
+      tunnel: node.tunnel,
+      labels: Object.fromEntries(node.tags.map((tag) => [tag.name, tag.value])),
+      logins: node.sshLogins,
+      status: node.status,
+    }));
+    return print(JSON.stringify(rows, null, 2));
+  }
   const rows = nodes.map((node) => [
     node.hostname,
     node.addr || (node.tunnel ? '⟵ tunnel' : ''),

@@ -171,6 +171,23 @@ describe('from postern login to the stock OpenSSH client', () => {
     );
   });
 
+  it('postern ls filters by labels and by search, and prints JSON for scripts', async () => {
+    const byLabel = await postern(['ls', 'env=lab']);
+    expect(byLabel[0]).toMatch(/^Node\s+Address\s+Logins\s+Labels$/);
+    expect(byLabel.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(['lab-1', 'lab-2']);
+    const searched = JSON.parse(
+      (await postern(['ls', '--search', 'lab-2', '--format', 'json']))[0]!,
+    );
+    expect(searched).toEqual([
+      expect.objectContaining({
+        hostname: 'lab-2',
+        labels: { env: 'lab' },
+        logins: expect.arrayContaining(['root']),
+      }),
+    ]);
+    await expect(postern(['ls', 'web-1'])).rejects.toThrow(/not a label selector/);
+  });
+
   it("postern ssh -N -L forwards a local port through the proxy, ssh's options passed as given", async () => {
     // Port forwarding is a role option that any role can turn off (ops does): alice gets a role
     // that reaches the same node with it on, instead.
