@@ -154,6 +154,7 @@ export const apiPaths = {
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
   sessionMfaSsh: `${apiPrefix}/mfa/session/ssh`,
+  sessionMfaChallenge: `${apiPrefix}/mfa/session/challenge`,
   /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
   sshNodes: `${apiPrefix}/ssh/nodes`,
   /** POST: a CLI asks a signed-in browser to approve its key. */

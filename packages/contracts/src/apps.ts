@@ -1,3 +1,4 @@
+import { sessionMfaResponseSchema } from './identity/webauthn.js';
 import { z } from 'zod';
 import { nodeLabelSchema } from './nodes.js';
 import {
@@ -117,6 +118,8 @@ export const createAppSessionRequestSchema = z.object({
   arn: z.string().max(2048).default(''),
   /** Where in the app to land (path and query), when the launcher was sent by the app itself. */
   path: z.string().max(4096).default('/'),
+  /** The answer to a per-session MFA challenge, when the roles ask for one (require_session_mfa). */
+  mfa_response: sessionMfaResponseSchema.optional(),
 });
 export type CreateAppSessionRequest = z.input<typeof createAppSessionRequestSchema>;
 

@@ -16,6 +16,9 @@ export const errorCatalogue = {
   /** A body or a file over a configured size limit. */
   too_large: 413,
   limit_exceeded: 429,
+  /** The session needs a fresh second factor first (role option require_session_mfa): ask for a
+   * challenge (`mfa/session/challenge`) and send its answer with the same call. */
+  mfa_required: 403,
   /** The proxy could not reach the server (offline, refused, host key changed). */
   connection_problem: 502,
   /** Storage is locked or unreachable for now (another process holds it, the database is

@@ -68,3 +68,12 @@ export const sessionMfaResponseSchema = z.union([
   z.strictObject({ totp_code: z.string().regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code') }),
 ]);
 export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;
+
+/**
+ * `POST mfa/session/challenge` (web session): a challenge for one per-session MFA check of the
+ * console's own calls (an application launch), bound to this web session and `resource`
+ * (`app:<fqdn>`); the call it is for takes the answer as `mfa_response`.
+ */
+export const sessionMfaChallengeRequestSchema = z.strictObject({
+  resource: z.string().regex(/^app:[^\s]{1,253}$/, 'expected app:<host>'),
+});

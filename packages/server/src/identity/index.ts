@@ -1,3 +1,4 @@
+import { sessionMfaRoutes } from './mfa/session-mfa.routes.js';
 import type { Part } from '../part.js';
 import type { Platform } from '../platform.js';
 import { accountRoutes } from './account/account.routes.js';
@@ -31,6 +32,7 @@ export const identityPart = {
     const { usersAdmin } = accessControl;
     await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
     await server.register(accountRoutes, { ...identity, loginRateLimit });
+    await server.register(sessionMfaRoutes, { sessionMfa: identity.sessionMfa });
     await cliLoginRoutes(server, identity, loginRateLimit);
   },
 } satisfies Part<Platform, IdentityBasics & CliLoginServices>;

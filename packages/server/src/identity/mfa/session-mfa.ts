@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MfaChallenge, SessionMfaResponse } from '@postern/contracts';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { accessDenied } from '../../errors.js';
@@ -23,6 +24,15 @@ export function sessionMfaRefusal(
 ): string | undefined {
   if (who.mfaVerified || !SessionMfa.required(who.roleSet)) return undefined;
   return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console's terminals (servers, databases, Kubernetes exec), postern ssh and postern scp ask for it`;
+}
+
+/**
+ * The subject of a check the console asks for on its own calls (an application launch): bound to
+ * the web session (by a digest: its id is a credential) and to what it opens (`app:<fqdn>`).
+ */
+export function webSessionMfaSubject(webSessionId: string, resource: string): string {
+  const session = createHash('sha256').update(webSessionId).digest('base64url').slice(0, 22);
+  return `web ${session} ${resource}`;
 }
 
 /** How long a session waits for its user to answer the MFA challenge. */

@@ -8,6 +8,7 @@ import {
 } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
+import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 
 let app: TestApp;
@@ -148,7 +149,7 @@ describe('the launcher', () => {
     ).toBe(404);
   });
 
-  it('refuses a launch when the roles ask for a per-session MFA check (403, nothing handed out)', async () => {
+  it('asks for a per-session MFA check when the roles want one, and launches on its answer', async () => {
     await app.services.roles.create(
       JSON.stringify({
         kind: 'role',
@@ -158,11 +159,46 @@ describe('the launcher', () => {
       }),
       hostActor('test'),
     );
-    const checked = await app.signIn(['apps-all', 'checked'], 'mika');
-    const res = await launch({ fqdn: 'grafana.proxy.test' }, checked);
-    expect(res.statusCode).toBe(403);
-    expect(res.json().error.message).toMatch(/require an MFA check for each session/);
-    expect(res.json()).not.toHaveProperty('value');
+    const tina = await inviteUser(app, 'tina', { roles: ['apps-all', 'checked'], device: 'totp' });
+    const grafana = { fqdn: 'grafana.proxy.test' };
+    const unchecked = await launch(grafana, tina.headers);
+    expect(unchecked.statusCode).toBe(403);
+    expect(unchecked.json().error.code).toBe('mfa_required');
+
+    const challenge = (resource: string, headers: Record<string, string>) =>
+      app.server.inject({
+        method: 'POST',
+        url: apiPaths.sessionMfaChallenge,
+        payload: { resource },
+        headers: {
+          ...headers,
+          ...app.csrf.headers,
+          cookie: `${headers.cookie}; ${app.csrf.cookie}`,
+        },
+      });
+    const asked = await challenge('app:grafana.proxy.test', tina.headers);
+    expect(asked.json()).toEqual({ totp_challenge: true });
+    expect((await challenge('grafana', tina.headers)).statusCode).toBe(400);
+    const anonymous = await app.server.inject({
+      method: 'POST',
+      url: apiPaths.sessionMfaChallenge,
+      payload: { resource: 'app:grafana.proxy.test' },
+    });
+    expect(anonymous.statusCode).toBe(401);
+
+    const wrong = await launch(
+      { ...grafana, mfa_response: { totp_code: '00000000' } },
+      tina.headers,
+    );
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.json().error.message).toMatch(/the MFA check for this session failed/);
+    const code = nextTotp(app, tina.totpSecret!);
+    const launched = await launch({ ...grafana, mfa_response: { totp_code: code } }, tina.headers);
+    expect(launched.statusCode, launched.body).toBe(200);
+    expect(createAppSessionResponseSchema.parse(launched.json()).fqdn).toBe('grafana.proxy.test');
+    // The code was used: the next launch needs another.
+    const again = await launch({ ...grafana, mfa_response: { totp_code: code } }, tina.headers);
+    expect(again.statusCode).toBe(403);
   });
 
   it('resolves an app for the launcher only when the caller reaches it', async () => {

@@ -1,4 +1,4 @@
-import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
+import { SessionMfa, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
 import {
   apiPaths,
   appAuthPath,
@@ -14,7 +14,7 @@ import type { SearchAs } from '../../http/list-viewer.js';
 import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
 import { resolveClusterId } from '../../cluster-context.js';
-import { accessDenied, badParameter, notFound } from '../../errors.js';
+import { accessDenied, ApiError, badParameter, notFound } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
 import { actorOf } from '../../http/request-identity.js';
 import { isTcpApp, type AppRecord } from './app-kind.js';
@@ -33,13 +33,15 @@ interface AppsRoutesOptions {
   searchAs: SearchAs;
   /** Checks the CLI's signed requests (the list's `signedPath`). */
   certAuth: SignedRequestAuth;
+  /** Per-session MFA for launches whose roles ask for it. */
+  sessionMfa: Pick<SessionMfa, 'verify'>;
 }
 
 type ResolveParams = { Params: { fqdn: string; clusterId?: string; publicAddr?: string } };
 
 /** Applications (spec §7): the list, the launcher's lookup and session, and the JWT keys. */
 export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOptions) {
-  const { apps, sessions, jwt, clusterName, appOrigin } = options;
+  const { apps, sessions, jwt, clusterName, appOrigin, sessionMfa } = options;
 
   resourceListRoute(app, options, {
     path: apiPaths.patterns.apps,
@@ -96,8 +98,14 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
           `${found.metadata.name} is a TCP app: use postern proxy app ${found.metadata.name}`,
         );
       }
-      const unchecked = sessionMfaRefusal(identity, 'an application launch');
-      if (unchecked) throw accessDenied(unchecked);
+      // require_session_mfa: each launch after a fresh check, bound to this session and app.
+      if (SessionMfa.required(identity.roleSet)) {
+        if (!body.mfa_response) {
+          throw new ApiError('mfa_required', 'this application needs a fresh MFA check first');
+        }
+        const subject = webSessionMfaSubject(identity.session.id, `app:${body.fqdn}`);
+        await sessionMfa.verify(identity.user, subject, body.mfa_response, request.headers.origin);
+      }
       const state = await sessions.launch(identity.session, found);
       const host = apps.publicHostOf(found);
       const exchange = new URL(appAuthPath, appOrigin(host));

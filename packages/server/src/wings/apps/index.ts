@@ -31,6 +31,7 @@ export const appsWing = {
       clusterName: ctx.config.clusterName,
       appOrigin: (host) => appOrigin(ctx, host),
       searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      sessionMfa: ctx.identity.sessionMfa,
     });
     await server.register(appConnectRoutes, {
       apps: s.apps,

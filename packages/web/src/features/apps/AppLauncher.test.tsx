@@ -1,4 +1,5 @@
 import { renderHook, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pageLocation } from '../../lib/pageLocation';
@@ -11,6 +12,7 @@ import {
   appRedirectTarget,
   launchErrorMessage,
   launchRequest,
+  mfaCancelledMessage,
   refusedRedirectMessage,
   useAppLauncher,
   type LaunchState,
@@ -74,6 +76,44 @@ describe('AppLauncherPage', () => {
       },
     ]);
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('asks for the per-session MFA check the server wants, then launches with its answer', async () => {
+    const answer = answerFor('grafana.example.com');
+    const replies = [
+      () => errorResponse(403, 'this application needs a fresh MFA check first', 'mfa_required'),
+      () => jsonResponse({ totp_challenge: true }),
+      () => jsonResponse(answer),
+    ];
+    const calls = fakeServer(() => replies.shift()!());
+    const replace = launch('/web/launch/grafana.example.com');
+    const dialog = await screen.findByRole('dialog', { name: 'Verify it is you' });
+    expect(dialog).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Authenticator code'), '123456');
+    await userEvent.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(answer.redirectUrl));
+    expect(calls.map((call) => [call.url, call.body])).toEqual([
+      ['/v1/webapi/sessions/app', expect.not.objectContaining({ mfa_response: expect.anything() })],
+      ['/v1/webapi/mfa/session/challenge', { resource: 'app:grafana.example.com' }],
+      [
+        '/v1/webapi/sessions/app',
+        expect.objectContaining({ mfa_response: { totp_code: '123456' } }),
+      ],
+    ]);
+  });
+
+  it('says so when the MFA check is cancelled, and launches nothing', async () => {
+    const replies = [
+      () => errorResponse(403, 'needs a check', 'mfa_required'),
+      () => jsonResponse({ totp_challenge: true }),
+    ];
+    const calls = fakeServer(() => replies.shift()!());
+    const replace = launch('/web/launch/grafana.example.com');
+    await screen.findByRole('dialog', { name: 'Verify it is you' });
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect((await screen.findByRole('alert')).textContent).toContain(mfaCancelledMessage);
+    expect(calls).toHaveLength(2);
+    expect(replace).not.toHaveBeenCalled();
   });
 
   it('sends empty strings for the parts the route leaves out, and the ARN when given', async () => {

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Group, Loader, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { MessageCard } from '../../components/MessageCard';
+import { SessionMfaDialog } from '../../components/SessionMfaDialog';
 import type { LaunchState } from './useAppLauncher';
 
 interface Props {
@@ -12,6 +13,16 @@ interface Props {
 
 /** The app launcher (spec §2 `/web/launch/...`, full page): a pure view. */
 export function AppLauncherView({ fqdn, state, appsHref }: Props) {
+  if (state.status === 'mfa') {
+    return (
+      <MessageCard title="Application Launcher">
+        <Text ta="center" style={{ overflowWrap: 'anywhere' }}>
+          {fqdn} needs a fresh two-factor check.
+        </Text>
+        <SessionMfaDialog challenge={state.challenge} reply={state.reply} />
+      </MessageCard>
+    );
+  }
   if (state.status === 'launching') {
     return (
       <MessageCard title="Application Launcher">

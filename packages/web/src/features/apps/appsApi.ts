@@ -5,6 +5,8 @@ import {
   createAppSessionResponseSchema,
   type CreateAppSessionRequest,
   type CreateAppSessionResponse,
+  mfaChallengeSchema,
+  type MfaChallenge,
 } from '@postern/contracts';
 import { api, decode } from '../../api';
 import {
@@ -40,6 +42,12 @@ export async function fetchApps(
 export type LaunchRequest = CreateAppSessionRequest & { path?: string };
 
 /** `POST sessions/app`: a session on one app, and where the browser goes to pick it up. */
+/** A per-session MFA challenge for launching the app at `fqdn` (require_session_mfa). */
+export async function sessionMfaChallenge(fqdn: string): Promise<MfaChallenge> {
+  const url = apiPaths.sessionMfaChallenge;
+  return decode(mfaChallengeSchema, await api.post(url, { resource: `app:${fqdn}` }), url);
+}
+
 export async function createAppSession(request: LaunchRequest): Promise<CreateAppSessionResponse> {
   const url = apiPaths.appSession;
   return decode(createAppSessionResponseSchema, await api.post(url, request), url);

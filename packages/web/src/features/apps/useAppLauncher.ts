@@ -1,8 +1,9 @@
-import type { CreateAppSessionResponse } from '@postern/contracts';
+import type { CreateAppSessionResponse, MfaChallenge } from '@postern/contracts';
+import type { MfaReply } from '../../components/SessionMfaDialog';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api';
 import { pageLocation } from '../../lib/pageLocation';
-import { createAppSession, type LaunchRequest } from './appsApi';
+import { createAppSession, sessionMfaChallenge, type LaunchRequest } from './appsApi';
 
 /** The launcher's route parameters (spec §2 `/web/launch/{fqdn}/{clusterId?}/{publicAddr?}/{arn?}`). */
 export interface LaunchParams {
@@ -17,8 +18,17 @@ export interface LaunchParams {
   path?: string;
 }
 
-/** Launching until the browser leaves for the app, or why it will not. */
-export type LaunchState = { status: 'launching' } | { status: 'error'; message: string };
+/**
+ * Launching until the browser leaves for the app, or why it will not; in between, perhaps, the
+ * per-session MFA check the roles ask for (require_session_mfa).
+ */
+export type LaunchState =
+  | { status: 'launching' }
+  | { status: 'mfa'; challenge: MfaChallenge; reply: MfaReply }
+  | { status: 'error'; message: string };
+
+export const mfaCancelledMessage =
+  'This application needs a fresh two-factor check, which was cancelled.';
 
 /** A path on the app's own origin (`/` and more, never `//host` or `/\host`) the proxy takes. */
 const isLandingPath = (path: string) => path.length <= 4096 && /^\/(?![/\\])/.test(path);
@@ -103,18 +113,39 @@ export function useAppLauncher(params: LaunchParams, deps: LauncherDeps = browse
     if (launched.current === key) return;
     launched.current = key;
     setState({ status: 'launching' });
-    createAppSession(request).then(
-      (answer) => {
-        if (launched.current !== key) return;
+    const current = () => launched.current === key;
+    const fail = (error: unknown) => {
+      if (current()) setState({ status: 'error', message: launchErrorMessage(error) });
+    };
+    const attempt = (extra: Partial<LaunchRequest>) =>
+      createAppSession({ ...request, ...extra }).then((answer) => {
+        if (!current()) return;
         const target = appRedirectTarget(answer, deps.protocol());
         if (target) deps.navigate(target);
         else setState({ status: 'error', message: refusedRedirectMessage });
-      },
-      (error: unknown) => {
-        if (launched.current !== key) return;
-        setState({ status: 'error', message: launchErrorMessage(error) });
-      },
-    );
+      });
+    // The roles may ask for a fresh check first: the server says so, and the answer goes along.
+    const askForMfa = async () => {
+      const challenge = await sessionMfaChallenge(request.fqdn);
+      if (!current()) return;
+      const reply: MfaReply = {
+        answer: (mfa_response) => {
+          setState({ status: 'launching' });
+          // A refused answer says why (a wrong or used code), not "no access".
+          attempt({ mfa_response }).catch((error: unknown) => {
+            if (!current()) return;
+            const message = error instanceof Error ? error.message : String(error);
+            setState({ status: 'error', message });
+          });
+        },
+        cancel: () => setState({ status: 'error', message: mfaCancelledMessage }),
+      };
+      setState({ status: 'mfa', challenge, reply });
+    };
+    attempt({}).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'mfa_required') askForMfa().catch(fail);
+      else fail(error);
+    });
   }, [fqdn, clusterId, publicAddr, arn, path, deps]);
 
   return state;

@@ -2,7 +2,7 @@ import { Anchor, Box, Group, Title } from '@mantine/core';
 import { useMemo, useState, type ReactNode } from 'react';
 import type { TerminalStatus } from './consoleStore';
 import { useTerminalFontSize } from './fontSize';
-import { useSessionMfaPrompt } from './SessionMfaDialog';
+import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
 import { startTerminalSession, type TerminalSocketTarget } from './startTerminalSession';
 import { browserTerminalDeps, type TerminalDeps } from './terminalDeps';
 import { TerminalPane, type StartTerminal } from './TerminalPane';

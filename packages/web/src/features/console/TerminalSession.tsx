@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { useConsole } from './ConsoleContext';
 import { isReadOnly, type TerminalTab } from './consoleStore';
-import { useSessionMfaPrompt } from './SessionMfaDialog';
+import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
 import { serverTerminalTarget, startTerminalSession } from './startTerminalSession';
 import { TerminalPane, type StartTerminal } from './TerminalPane';
 import { DownloadDialog, UploadDialog } from './transfers/TransferDialogs';

@@ -1,9 +1,5 @@
-import {
-  apiPaths,
-  isNormalSessionEnd,
-  type MfaChallenge,
-  type SessionMfaResponse,
-} from '@postern/contracts';
+import { apiPaths, isNormalSessionEnd, type MfaChallenge } from '@postern/contracts';
+import type { MfaReply } from '../../components/SessionMfaDialog';
 import type { SessionInfo, TerminalTab } from './consoleStore';
 import type { TerminalDeps } from './terminalDeps';
 import type { ShortcutAction, TerminalEngine } from './terminalEngine';
@@ -48,11 +44,6 @@ export interface TerminalSessionEvents {
    * `answer`, or `cancel` to give the session up. Without it the session cannot start.
    */
   mfaChallenge?: (challenge: MfaChallenge, reply: MfaReply) => void;
-}
-
-export interface MfaReply {
-  answer: (response: SessionMfaResponse) => void;
-  cancel: () => void;
 }
 
 interface StartOptions {

@@ -2,8 +2,8 @@ import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { MfaChallenge } from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import type { WebauthnClient } from '../../lib/webauthn';
-import { renderWithTheme } from '../../test/render';
+import type { WebauthnClient } from '../lib/webauthn';
+import { renderWithTheme } from '../test/render';
 import { SessionMfaDialog } from './SessionMfaDialog';
 
 const keyChallenge: MfaChallenge = {

@@ -1,11 +1,16 @@
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
-import type { MfaChallenge, WebauthnAssertion } from '@postern/contracts';
+import type { MfaChallenge, SessionMfaResponse, WebauthnAssertion } from '@postern/contracts';
 import { useCallback, useState, type FormEvent, type ReactNode } from 'react';
-import { CodeInput, MfaMethodRadio } from '../../components/secondFactorForms';
-import { browserWebauthn, getAssertion, type WebauthnClient } from '../../lib/webauthn';
-import type { MfaReply } from './startTerminalSession';
+import { CodeInput, MfaMethodRadio } from './secondFactorForms';
+import { browserWebauthn, getAssertion, type WebauthnClient } from '../lib/webauthn';
 
 type Method = 'webauthn' | 'otp';
+
+/** How a per-session MFA challenge is answered, or given up (the session is not opened). */
+export interface MfaReply {
+  answer: (response: SessionMfaResponse) => void;
+  cancel: () => void;
+}
 
 interface Props {
   challenge: MfaChallenge;
@@ -14,9 +19,9 @@ interface Props {
 }
 
 /**
- * The per-session MFA check (role option require_session_mfa) a terminal asks for before its
- * session starts: a tap of a registered key, or a code from an authenticator app when the
- * user has one. Cancelling gives the session up.
+ * The per-session MFA check (role option require_session_mfa) asked for before a session starts
+ * (a terminal, an application launch): a tap of a registered key, or a code from an
+ * authenticator app when the user has one. Cancelling gives the session up.
  */
 export function SessionMfaDialog({ challenge, reply, webauthn = browserWebauthn }: Props) {
   const methods: Method[] = [
@@ -51,8 +56,8 @@ export function SessionMfaDialog({ challenge, reply, webauthn = browserWebauthn 
       <form onSubmit={(event) => void submit(event)} noValidate aria-label="Session MFA check">
         <Stack gap="sm">
           <Text size="sm">
-            Your roles require a fresh two-factor check for each session. The session starts once
-            you answer it.
+            Your roles require a fresh two-factor check for each session. It starts once you answer
+            it.
           </Text>
           <MfaMethodRadio methods={methods} value={method} onChange={setMethod} />
           {method === 'otp' ? (
@@ -84,8 +89,9 @@ export function SessionMfaDialog({ challenge, reply, webauthn = browserWebauthn 
 }
 
 /**
- * A terminal's MFA prompt: `ask` is the terminal session's `mfaChallenge` event, `dialog` what to
- * render (nothing until the server asks, and again nothing once answered or cancelled).
+ * An MFA prompt: `ask` shows the dialog for a challenge (a terminal session's `mfaChallenge`
+ * event), `dialog` is what to render: nothing until asked, and again nothing once answered or
+ * cancelled.
  */
 export function useSessionMfaPrompt(): {
   ask: (challenge: MfaChallenge, reply: MfaReply) => void;
