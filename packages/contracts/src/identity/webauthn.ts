@@ -71,9 +71,11 @@ export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;
 
 /**
  * `POST mfa/session/challenge` (web session): a challenge for one per-session MFA check of the
- * console's own calls (an application launch), bound to this web session and `resource`
- * (`app:<fqdn>`); the call it is for takes the answer as `mfa_response`.
+ * console's own calls (an application launch, a desktop), bound to this web session and `resource`
+ * (`app:<fqdn>`, `desktop:<name>`); the call it is for takes the answer as `mfa_response`.
  */
 export const sessionMfaChallengeRequestSchema = z.strictObject({
-  resource: z.string().regex(/^app:[^\s]{1,253}$/, 'expected app:<host>'),
+  resource: z
+    .string()
+    .regex(/^(app|desktop):[^\s]{1,253}$/, 'expected app:<host> or desktop:<name>'),
 });

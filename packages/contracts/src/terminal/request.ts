@@ -1,3 +1,4 @@
+import { sessionMfaResponseSchema } from '../identity/webauthn.js';
 import { z } from 'zod';
 import { participantModes } from '../roles.js';
 
@@ -33,11 +34,22 @@ export type TerminalRequest = z.input<typeof terminalRequestSchema>;
 /** The first (text) frame on the socket: the bearer travels in-band, never in the URL. */
 export const terminalAuthFrameSchema = z.object({ token: z.string().min(1).max(4096) });
 
+/**
+ * The first frame of a desktop's socket: the bearer, and the answer to a per-session MFA
+ * challenge when the roles ask for one (require_session_mfa; `mfa/session/challenge` with
+ * `desktop:<name>`).
+ */
+export const desktopAuthFrameSchema = terminalAuthFrameSchema.extend({
+  mfa_response: sessionMfaResponseSchema.optional(),
+});
+
 /** The server's answer to the auth frame. */
 export interface CreateSessionResponse {
   type: 'create_session_response';
   status: 'ok' | 'error';
   message?: string;
+  /** `mfa_required`: connect again with the answer to a per-session MFA challenge. */
+  code?: 'mfa_required';
 }
 
 /** `w` payload from the client. */

@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 
 export interface OpenedDesktop {
   /** The server's answer to the first frame (`create_session_response`). */
-  answer: { type: string; status: string; message?: string };
+  answer: { type: string; status: string; message?: string; code?: string };
   socket: WebSocket;
   /** The RFB bytes after the answer, as a stream (caught from the first frame on). */
   rfb: Duplex;
@@ -24,6 +24,8 @@ export async function openDesktopSocket(options: {
   width?: number;
   height?: number;
   token?: string;
+  /** The answer to a per-session MFA challenge, sent with the bearer. */
+  mfaResponse?: object;
 }): Promise<OpenedDesktop> {
   const query = new URLSearchParams({
     username: options.username,
@@ -49,7 +51,8 @@ export async function openDesktopSocket(options: {
   const token = options.token ?? options.headers.authorization?.replace(/^Bearer /, '') ?? '';
   const answer = await new Promise<OpenedDesktop['answer']>((resolve, reject) => {
     socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ token })));
+    const mfa = options.mfaResponse ? { mfa_response: options.mfaResponse } : {};
+    socket.once('open', () => socket.send(JSON.stringify({ token, ...mfa })));
     socket.on('message', (data: Buffer, isBinary) => {
       if (isBinary) incoming.write(data);
       else resolve(JSON.parse(data.toString()));

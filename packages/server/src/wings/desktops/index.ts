@@ -33,6 +33,7 @@ export const desktopsWing = {
       dial: s.dialDesktop,
       guard: ctx.guard,
       clusterName: ctx.config.clusterName,
+      sessionMfa: ctx.identity.sessionMfa,
     });
     await server.register(desktopRecordingRoutes, {
       blobs: ctx.recordings.blobs,

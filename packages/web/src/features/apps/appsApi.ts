@@ -5,9 +5,9 @@ import {
   createAppSessionResponseSchema,
   type CreateAppSessionRequest,
   type CreateAppSessionResponse,
-  mfaChallengeSchema,
   type MfaChallenge,
 } from '@postern/contracts';
+import { requestSessionMfaChallenge } from '../../api/sessionMfa';
 import { api, decode } from '../../api';
 import {
   listQueryString,
@@ -43,10 +43,8 @@ export type LaunchRequest = CreateAppSessionRequest & { path?: string };
 
 /** `POST sessions/app`: a session on one app, and where the browser goes to pick it up. */
 /** A per-session MFA challenge for launching the app at `fqdn` (require_session_mfa). */
-export async function sessionMfaChallenge(fqdn: string): Promise<MfaChallenge> {
-  const url = apiPaths.sessionMfaChallenge;
-  return decode(mfaChallengeSchema, await api.post(url, { resource: `app:${fqdn}` }), url);
-}
+export const sessionMfaChallenge = (fqdn: string): Promise<MfaChallenge> =>
+  requestSessionMfaChallenge(`app:${fqdn}`);
 
 export async function createAppSession(request: LaunchRequest): Promise<CreateAppSessionResponse> {
   const url = apiPaths.appSession;

@@ -166,6 +166,36 @@ describe('the desktop session page', () => {
     expect((await endedReason()).textContent).toBe('you disconnected');
   });
 
+  it('asks for the per-session MFA check the server wants, and connects again with the answer', async () => {
+    const mfaChallenge = vi.fn(async () => ({ totp_challenge: true }));
+    renderWithDeps({ mfaChallenge }, false);
+    const first = await firstSocket();
+    act(() => first.open());
+    act(() =>
+      first.receiveText(
+        JSON.stringify({
+          type: 'create_session_response',
+          status: 'error',
+          message: 'this desktop needs a fresh MFA check first',
+          code: 'mfa_required',
+        }),
+      ),
+    );
+    await screen.findByRole('dialog', { name: 'Verify it is you' });
+    expect(mfaChallenge).toHaveBeenCalledWith('desktop:build-box');
+    await userEvent.type(screen.getByLabelText('Authenticator code'), '123456');
+    await userEvent.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(sockets).toHaveLength(2));
+    const second = sockets[1]!;
+    act(() => second.open());
+    expect(second.sent).toEqual([
+      JSON.stringify({ token: 'bearer-tok', mfa_response: { totp_code: '123456' } }),
+    ]);
+    act(() => second.accept());
+    act(() => novnc.instances[0]!.emit('connect'));
+    await screen.findByText('Connected');
+  });
+
   it.each([
     'access denied: your roles allow no login alice on desktop build-box',
     'locked: maintenance of the desktops until 18:00',

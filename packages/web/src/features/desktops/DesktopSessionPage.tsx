@@ -24,6 +24,7 @@ import {
   type DesktopStatus,
   type DesktopTarget,
 } from './desktopConnection';
+import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
 import { browserDesktopDeps } from './desktopDeps';
 
 /**
@@ -49,6 +50,8 @@ export function DesktopSessionPage({ deps }: { deps?: Partial<DesktopDeps> } = {
   const [status, setStatus] = useState<DesktopStatus>({ state: 'connecting', step: 'loading' });
   const [attempt, setAttempt] = useState(0);
   const fullscreen = useFullscreen();
+  const mfa = useSessionMfaPrompt();
+  const askMfa = mfa.ask;
 
   useEffect(() => {
     const screen = screenRef.current;
@@ -65,6 +68,7 @@ export function DesktopSessionPage({ deps }: { deps?: Partial<DesktopDeps> } = {
       clipboardSharing,
       deps: allDeps,
       onStatus: setStatus,
+      onMfa: askMfa,
     });
     connectionRef.current = connection;
     void connection.start();
@@ -72,7 +76,7 @@ export function DesktopSessionPage({ deps }: { deps?: Partial<DesktopDeps> } = {
       connection.dispose();
       if (connectionRef.current === connection) connectionRef.current = undefined;
     };
-  }, [clusterId, desktopName, username, clipboardSharing, allDeps, attempt]);
+  }, [clusterId, desktopName, username, clipboardSharing, allDeps, attempt, askMfa]);
 
   const connected = status.state === 'connected';
   const ended = status.state === 'ended';
@@ -163,6 +167,7 @@ export function DesktopSessionPage({ deps }: { deps?: Partial<DesktopDeps> } = {
           </Center>
         )}
       </Box>
+      {mfa.dialog}
     </Box>
   );
 }

@@ -1,4 +1,10 @@
-import { apiPaths, type CreateSessionResponse } from '@postern/contracts';
+import {
+  apiPaths,
+  type CreateSessionResponse,
+  type MfaChallenge,
+  type SessionMfaResponse,
+} from '@postern/contracts';
+import type { MfaReply } from '../../components/SessionMfaDialog';
 import { socketScheme, type SocketOrigin } from '../console/tty';
 
 /**
@@ -67,6 +73,8 @@ export interface DesktopDeps {
   clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
   /** Where focus and paste are heard (the window). */
   events: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+  /** A per-session MFA challenge for `desktop:<name>` (require_session_mfa). */
+  mfaChallenge: (resource: string) => Promise<MfaChallenge>;
 }
 
 export interface DesktopTarget {
@@ -96,6 +104,11 @@ export interface DesktopConnectionOptions {
   clipboardSharing: boolean;
   deps: DesktopDeps;
   onStatus: (status: DesktopStatus) => void;
+  /**
+   * The roles ask for a fresh second factor first: show the challenge, then `answer` (the
+   * connection tries again with it) or `cancel`. Without it such a desktop cannot be opened.
+   */
+  onMfa?: (challenge: MfaChallenge, reply: MfaReply) => void;
 }
 
 /** The connect socket's query allows 1…8192 on each side. */
@@ -132,6 +145,8 @@ export class DesktopConnection {
   private closeInfo: SocketCloseInfo | undefined;
   private rfbEnd: { clean: boolean } | undefined;
   private userDisconnected = false;
+  /** The answer to the server's per-session MFA challenge, sent with the bearer. */
+  private mfaResponse: SessionMfaResponse | undefined;
   private disposed = false;
   private lastStatus = '';
   /** The clipboard text both sides have now, so neither gets its own text back. */
@@ -159,7 +174,12 @@ export class DesktopConnection {
       return;
     }
     if (this.disposed || this.userDisconnected) return;
+    this.open(startRfb, token);
+  }
 
+  /** Opens the socket and proves who we are in its first frame (with an MFA answer, if any). */
+  private open(startRfb: StartRfb, token: string): void {
+    const { deps } = this.options;
     const socket = deps.createSocket(
       desktopSocketUrl(deps.origin, this.options.target, this.options.size),
     );
@@ -168,9 +188,10 @@ export class DesktopConnection {
     socket.onopen = () => {
       this.step = 'authenticating';
       this.update();
-      socket.send(JSON.stringify({ token }));
+      const mfa = this.mfaResponse ? { mfa_response: this.mfaResponse } : {};
+      socket.send(JSON.stringify({ token, ...mfa }));
     };
-    socket.onmessage = (event) => this.receive(event.data, startRfb);
+    socket.onmessage = (event) => this.receive(event.data, startRfb, token);
     socket.onerror = () => {
       // The close event follows with the details.
     };
@@ -208,7 +229,7 @@ export class DesktopConnection {
   }
 
   /** Before the hand-off, frames carry only the answer to the bearer. */
-  private receive(data: unknown, startRfb: StartRfb): void {
+  private receive(data: unknown, startRfb: StartRfb, token: string): void {
     if (this.ended()) return;
     if (typeof data !== 'string') {
       this.refuse('the server sent desktop data before the session was authorised');
@@ -223,10 +244,40 @@ export class DesktopConnection {
     }
     if (answer.type !== 'create_session_response') return;
     if (answer.status !== 'ok') {
+      if (answer.code === 'mfa_required' && this.options.onMfa && !this.mfaResponse) {
+        void this.askForMfa(startRfb, token);
+        return;
+      }
       this.refuse(answer.message || 'the server refused the session');
       return;
     }
     this.handOff(startRfb);
+  }
+
+  /** The server wants a fresh second factor: this socket goes, and the next carries the answer. */
+  private async askForMfa(startRfb: StartRfb, token: string): Promise<void> {
+    const socket = this.socket;
+    if (socket) {
+      socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+      socket.close(normalClosure);
+    }
+    let challenge: MfaChallenge;
+    try {
+      challenge = await this.options.deps.mfaChallenge(
+        `desktop:${this.options.target.desktopName}`,
+      );
+    } catch (err) {
+      this.refuse(messageOf(err));
+      return;
+    }
+    if (this.disposed || this.userDisconnected) return;
+    this.options.onMfa?.(challenge, {
+      answer: (response) => {
+        this.mfaResponse = response;
+        this.open(startRfb, token);
+      },
+      cancel: () => this.refuse('this desktop needs a fresh two-factor check, which was cancelled'),
+    });
   }
 
   /**

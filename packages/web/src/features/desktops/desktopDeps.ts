@@ -1,3 +1,4 @@
+import { requestSessionMfaChallenge } from '../../api/sessionMfa';
 import { pageOrigin, socketBearerToken } from '../../api/websocket';
 import type { DesktopDeps, DesktopSocket, StartRfb } from './desktopConnection';
 
@@ -22,5 +23,6 @@ export function browserDesktopDeps(): DesktopDeps {
     origin: pageOrigin(),
     clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
     events: window,
+    mfaChallenge: requestSessionMfaChallenge,
   };
 }

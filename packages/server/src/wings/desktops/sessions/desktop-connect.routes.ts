@@ -3,7 +3,8 @@ import { apiPaths, desktopConnectQuerySchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { resolveClusterId } from '../../../cluster-context.js';
-import { accessDenied } from '../../../errors.js';
+import { accessDenied, ApiError } from '../../../errors.js';
+import { SessionMfa, webSessionMfaSubject } from '../../../identity/mfa/session-mfa.js';
 import {
   identifyByCredentials,
   sessionCookieName,
@@ -22,6 +23,8 @@ export interface DesktopConnectRoutesOptions {
   dial(desktop: DesktopRecord): Promise<Duplex>;
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
   clusterName: string;
+  /** Per-session MFA for users whose roles ask for it. */
+  sessionMfa: Pick<SessionMfa, 'verify'>;
 }
 
 /** A WebSocket close reason holds at most 123 bytes. */
@@ -63,6 +66,7 @@ export async function desktopConnectRoutes(
         name: request.params.desktopName,
         query: request.query,
         remoteAddr: request.ip,
+        origin: request.headers.origin,
         authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
       }).catch((error: unknown) => {
         request.log.error({ err: error }, 'desktop connection failed');
@@ -76,6 +80,8 @@ interface ConnectRequestInfo {
   name: string;
   query: Record<string, string>;
   remoteAddr: string;
+  /** The upgrade's Origin, which a key's answer must name. */
+  origin: string | undefined;
   authenticate: Parameters<typeof authenticateFirstFrame>[1];
 }
 
@@ -84,8 +90,9 @@ async function connect(
   socket: WebSocket,
   request: ConnectRequestInfo,
 ): Promise<void> {
-  const identity = await authenticateFirstFrame(socket, request.authenticate);
-  if (!identity) return;
+  const caller = await authenticateFirstFrame(socket, request.authenticate);
+  if (!caller) return;
+  let { identity } = caller;
   const refuse = (message: string, code = refusedCode) => {
     answerSession(socket, 'error', message);
     socket.close(code, closeReason(message));
@@ -93,6 +100,22 @@ async function connect(
   const query = desktopConnectQuerySchema.safeParse(request.query);
   if (!query.success) return refuse(query.error.issues[0]?.message ?? 'bad query');
   const login = query.data.username;
+  // require_session_mfa: the page connects again with the answer to a challenge for this desktop.
+  if (SessionMfa.required(identity.roleSet)) {
+    if (!caller.mfaResponse) {
+      const message = 'this desktop needs a fresh MFA check first';
+      answerSession(socket, 'error', message, 'mfa_required');
+      return socket.close(refusedCode, message);
+    }
+    const subject = webSessionMfaSubject(identity.session.id, `desktop:${request.name}`);
+    try {
+      await options.sessionMfa.verify(identity.user, subject, caller.mfaResponse, request.origin);
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(error.message);
+      throw error;
+    }
+    identity = { ...identity, mfaVerified: true };
+  }
 
   const grant = options.access.open(identity, request.name, login);
   if ('refused' in grant) {

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { openDesktopSocket } from '../../../testing/desktop-socket.testkit.js';
+import { inviteUser, nextTotp } from '../../../testing/identity.testkit.js';
 import { freePort } from '../../../testing/sshd.testkit.js';
 import { startXvnc, type RunningXvnc } from '../../../testing/xvnc.testkit.js';
 import { TestRfbClient } from '../rfb/rfb-client.testkit.js';
@@ -150,12 +151,36 @@ describe('the desktop connect socket', () => {
     await expect.poll(async () => (await auditOf('TDP00W', 'dana')).length).toBe(2);
   });
 
-  it('refuses a user whose roles ask for a per-session MFA check, which this page cannot ask', async () => {
+  it('asks a user whose roles want a per-session MFA check for its answer, and connects with it', async () => {
     await role('checked', { options: { require_session_mfa: true } });
-    const checked = await app.signIn(['dev-desktops', 'checked'], 'mika');
-    const opened = await openDesktop(checked, 'build-box', 'dev');
-    expect(opened.answer.message).toMatch(/require an MFA check for each session/);
-    expect((await opened.closed).code).toBe(1008);
+    const mika = await inviteUser(app, 'mika', { roles: ['dev-desktops', 'checked'] });
+    const unchecked = await openDesktop(mika.headers, 'build-box', 'dev');
+    expect(unchecked.answer).toMatchObject({ status: 'error', code: 'mfa_required' });
+    expect((await unchecked.closed).code).toBe(1008);
+
+    const post = (resource: string) =>
+      app.server.inject({
+        method: 'POST',
+        url: apiPaths.sessionMfaChallenge,
+        payload: { resource },
+        headers: mika.headers,
+      });
+    expect((await post('desktop:build-box')).json()).toEqual({ totp_challenge: true });
+    const open = (mfaResponse: object) =>
+      openDesktopSocket({
+        wsBase,
+        headers: mika.headers,
+        name: 'build-box',
+        username: 'dev',
+        mfaResponse,
+      });
+    const wrong = await open({ totp_code: '00000000' });
+    expect(wrong.answer.message).toMatch(/the MFA check for this session failed/);
+    const checked = await open({ totp_code: nextTotp(app, mika.totpSecret!) });
+    expect(checked.answer.status).toBe('ok');
+    const client = await TestRfbClient.connect(checked.rfb);
+    await client.until(() => client.updates > 0, 'the first update');
+    checked.socket.close();
   });
 
   it('says when the desktop cannot be reached', async () => {
