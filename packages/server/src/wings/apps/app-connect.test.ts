@@ -11,6 +11,7 @@ import { createAppRole } from './app-client.testkit.js';
 import { fetchApps, printApps } from './cli/apps.commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
+import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 
 // `postern proxy app` against the machine's real Redis (127.0.0.1:6379, as CI has it), through a
 // listening Postern: redis-cli talks to the local listener, the bytes cross the proxy's port.
@@ -121,15 +122,7 @@ describe('postern proxy app (TCP apps)', () => {
   });
 
   it('refuses a user whose roles ask for a per-session MFA check (403 before the upgrade)', async () => {
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'checked' },
-        spec: { options: { require_session_mfa: true } },
-      }),
-      hostActor('test'),
-    );
+    await createSessionMfaRole(app);
     await app.services.users.create({ name: 'mika', roles: ['prod-apps', 'checked'] }, 'test');
     expect(await upgrade('cache', signedFor('cache', 'mika'))).toBe(403);
   });

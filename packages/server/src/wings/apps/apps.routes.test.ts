@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 
 let app: TestApp;
 let everyApp: Record<string, string>;
@@ -150,15 +151,7 @@ describe('the launcher', () => {
   });
 
   it('asks for a per-session MFA check when the roles want one, and launches on its answer', async () => {
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'checked' },
-        spec: { options: { require_session_mfa: true } },
-      }),
-      hostActor('test'),
-    );
+    await createSessionMfaRole(app);
     const tina = await inviteUser(app, 'tina', { roles: ['apps-all', 'checked'], device: 'totp' });
     const grafana = { fqdn: 'grafana.proxy.test' };
     const unchecked = await launch(grafana, tina.headers);

@@ -16,6 +16,7 @@ import {
 } from '../../testing/fake-kube/kubectl.testkit.js';
 import { createSelfSigned } from '../../tls/self-signed.js';
 import { kubeServerName } from './kube-ca.js';
+import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 
 // The real kubectl through Postern to the fake API server (testing/fake-kube: FAKE, see
 // docs/kubernetes.md): discovery, get, watch and logs with the roles' filters, exec and attach
@@ -284,15 +285,7 @@ describe('an access request assumed by postern kube login', () => {
 
 describe('require_session_mfa', () => {
   it('refuses kubectl, which cannot ask for the check, before the API server sees a request', async () => {
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'kube-checked' },
-        spec: { options: { require_session_mfa: true } },
-      }),
-      hostActor('test'),
-    );
+    await createSessionMfaRole(app, 'kube-checked');
     await app.services.users.create({ name: 'mona', roles: ['web-team', 'kube-checked'] }, 'test');
     const mona = await harnessFor('mona');
     const seen = fake.requests.length;

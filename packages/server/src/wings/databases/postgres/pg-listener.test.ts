@@ -20,6 +20,7 @@ import { startPostgresListener, type PostgresListenerDeps } from './pg-listener.
 import { sslRequest } from './pg-wire.js';
 import { TrustedProxies } from '../../../net/proxy-protocol.js';
 import { startHaproxy } from '../../../testing/haproxy.testkit.js';
+import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 
 // The native PostgreSQL listener: psql straight to the proxy with TLS and a `postern db login`
 // certificate that names one route, no tunnel process in between; a real PostgreSQL behind.
@@ -188,15 +189,7 @@ describe('the native PostgreSQL listener', () => {
   });
 
   it('refuses psql when the roles ask for a per-session MFA check, which psql cannot give', async () => {
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'pg-checked' },
-        spec: { options: { require_session_mfa: true } },
-      }),
-      hostActor('test'),
-    );
+    await createSessionMfaRole(app, 'pg-checked');
     await app.services.users.update({ name: 'alice', roles: ['pg-native', 'pg-checked'] }, 'test');
     try {
       await vi.waitFor(async () => {

@@ -16,6 +16,7 @@ import {
   type PrivatePostgres,
 } from '../../../testing/private-postgres.testkit.js';
 import { startupMessage } from './pg-wire.js';
+import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 
 // A real PostgreSQL (TLS on, `hostssl … cert`, trusting only the proxy's database client CA),
 // reached with the real psql and the `pg` driver through `postern proxy db`'s listener and a
@@ -150,15 +151,7 @@ describe('PostgreSQL through Postern', () => {
   });
 
   it('refuses the tunnel before the upgrade (403) when the roles ask for a per-session MFA check', async () => {
-    await app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name: 'checked' },
-        spec: { options: { require_session_mfa: true } },
-      }),
-      hostActor('test'),
-    );
+    await createSessionMfaRole(app);
     await app.services.users.create({ name: 'mika', roles: ['pg-users', 'checked'] }, 'test');
     const path = apiPaths.databaseConnect('pg');
     const status = await new Promise<number>((resolve, reject) => {

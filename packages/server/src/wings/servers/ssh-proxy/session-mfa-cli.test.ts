@@ -9,6 +9,7 @@ import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-wor
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
 import { generateEd25519Key } from '../../../ssh/keys.js';
 import { totpCode } from '../../../testing/totp.testkit.js';
+import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 
 // require_session_mfa with plain ssh: `postern ssh` asks for an authenticator code and gets a
 // one-minute certificate that opens only the session asked for; the stock ssh without it is
@@ -20,15 +21,7 @@ let codesUsed = 0;
 beforeAll(async () => {
   world = await startCliSshWorld();
   const { app } = world;
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'checked' },
-      spec: { options: { require_session_mfa: true } },
-    }),
-    hostActor('test'),
-  );
+  await createSessionMfaRole(app);
   await world.login();
   await app.services.users.update({ name: 'alice', roles: ['ops', 'checked'] }, 'test');
 }, 60_000);
