@@ -6,6 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { createRole } from '../../../testing/roles.testkit.js';
 import { inviteUser, nextTotp, type TestUser } from '../../../testing/identity.testkit.js';
 import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
@@ -28,32 +29,15 @@ beforeAll(async () => {
     hostActor('test'),
   );
   nodeId = node.metadata.name;
-  const role = (name: string, options: object) =>
-    app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name },
-        spec: { options, allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-      }),
-      hostActor('test'),
-    );
-  await role('root-with-mfa', { require_session_mfa: true });
-  await role('root', {});
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'watcher-with-mfa' },
-      spec: {
-        options: { require_session_mfa: true },
-        allow: {
-          join_sessions: [{ name: 'watch', roles: ['root'], kinds: ['ssh'], modes: ['observer'] }],
-        },
-      },
-    }),
-    hostActor('test'),
-  );
+  const root = { node_labels: { '*': '*' }, logins: ['root'] };
+  await createRole(app, 'root-with-mfa', { options: { require_session_mfa: true }, allow: root });
+  await createRole(app, 'root', { allow: root });
+  await createRole(app, 'watcher-with-mfa', {
+    options: { require_session_mfa: true },
+    allow: {
+      join_sessions: [{ name: 'watch', roles: ['root'], kinds: ['ssh'], modes: ['observer'] }],
+    },
+  });
   users.tom = await inviteUser(app, 'tom', { roles: ['root-with-mfa'], device: 'totp' });
   users.kim = await inviteUser(app, 'kim', { roles: ['root-with-mfa'], device: 'webauthn' });
   // Signed in with no device registered (as an SSO user may be).
