@@ -153,7 +153,7 @@ export const apiPaths = {
   // Command-line sign-in (docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
-  sessionMfaSsh: `${apiPrefix}/mfa/session/ssh`,
+  sessionMfaCerts: `${apiPrefix}/mfa/session/certs`,
   sessionMfaChallenge: `${apiPrefix}/mfa/session/challenge`,
   /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
   sshNodes: `${apiPrefix}/ssh/nodes`,

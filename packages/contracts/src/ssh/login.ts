@@ -92,33 +92,36 @@ export const headlessWaitResponseSchema = z.discriminatedUnion('state', [
 export type HeadlessWaitResponse = z.infer<typeof headlessWaitResponseSchema>;
 
 /**
- * `POST mfa/session/ssh`, signed with the login's certificate: per-session MFA for plain `ssh`
- * (role option require_session_mfa, docs/cli-login.md). Without a code it says whether the
+ * `POST mfa/session/certs`, signed with the login's certificate: per-session MFA from the command
+ * line (role option require_session_mfa, docs/cli-login.md). Without a code it says whether the
  * sessions need one; with an authenticator code it returns a certificate for the same key that
- * opens only these sessions, and only for a minute.
+ * opens only these sessions (ssh to a node as a login, a database or app tunnel), and only for
+ * a minute.
  */
-export const sessionMfaSshRequestSchema = z.strictObject({
-  targets: z
-    .array(
-      z.strictObject({
-        /** As `ssh` names it: a node's name, hostname or either with `.<cluster>`. */
-        node: z.string().min(1).max(253),
-        login: z.string().min(1).max(64),
-      }),
-    )
-    .min(1)
-    .max(64),
+const resourceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/, 'not a resource name');
+export const sessionMfaTargetSchema = z.union([
+  z.strictObject({
+    /** As `ssh` names it: a node's name, hostname or either with `.<cluster>`. */
+    node: z.string().min(1).max(253),
+    login: z.string().min(1).max(64),
+  }),
+  z.strictObject({ kind: z.enum(['db', 'app']), name: resourceName }),
+]);
+export type SessionMfaTarget = z.infer<typeof sessionMfaTargetSchema>;
+
+export const sessionMfaCertsRequestSchema = z.strictObject({
+  targets: z.array(sessionMfaTargetSchema).min(1).max(64),
   pub_key: publicKeyLine,
   totp_code: z
     .string()
     .regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code')
     .optional(),
 });
-export type SessionMfaSshRequest = z.infer<typeof sessionMfaSshRequestSchema>;
+export type SessionMfaCertsRequest = z.infer<typeof sessionMfaCertsRequestSchema>;
 
-export const sessionMfaSshResponseSchema = z.object({
+export const sessionMfaCertsResponseSchema = z.object({
   required: z.boolean(),
   /** With a code: the one-minute certificate for the targets. */
   cert: z.string().optional(),
 });
-export type SessionMfaSshResponse = z.infer<typeof sessionMfaSshResponseSchema>;
+export type SessionMfaCertsResponse = z.infer<typeof sessionMfaCertsResponseSchema>;

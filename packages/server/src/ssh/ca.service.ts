@@ -28,8 +28,8 @@ export const POSTERN_SOURCE_IP_EXTENSION = 'postern-source-ip@postern.dev';
  */
 export const POSTERN_NO_FILE_COPY_EXTENSION = 'postern-no-file-copy@postern.dev';
 /**
- * A per-session MFA certificate (require_session_mfa): the sessions it may open, as
- * `login@<node id>` separated by commas; the SSH proxy opens no other with it.
+ * A per-session MFA certificate (require_session_mfa): the sessions it may open, separated by
+ * commas: `login@<node id>` through the SSH proxy, `db:<name>` and `app:<name>` tunnels.
  */
 export const POSTERN_SESSION_MFA_EXTENSION = 'postern-session-mfa@postern.dev';
 /**

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { print } from '../program.js';
 import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
-import { Prompter } from './prompt.js';
+import { askCodeOn } from './session-mfa.js';
 import { ProxyUnreachableError } from './proxy-client.js';
 import {
   join,
@@ -45,14 +45,7 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
     },
-    askCode: async (question) => {
-      const prompter = new Prompter(deps.io);
-      try {
-        return await prompter.secret(question);
-      } finally {
-        prompter.close();
-      }
-    },
+    askCode: askCodeOn(deps.io),
   };
 
   program

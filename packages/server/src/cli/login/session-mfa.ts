@@ -1,16 +1,28 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { apiPaths, sessionMfaSshResponseSchema } from '@postern/contracts';
+import { apiPaths, sessionMfaCertsResponseSchema, type SessionMfaTarget } from '@postern/contracts';
 import { ConfigError } from '../../config/config-error.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { ED25519, formatPublicKey } from '../../ssh/keys.js';
+import { Prompter, type PromptIo } from './prompt.js';
 import { signedClient } from './signed-client.js';
 
-/** An ssh session to open: the node as the user named it, and the login. */
-export interface SshTarget {
-  node: string;
-  login: string;
+/** Asks the user for an authenticator code, without echo. */
+export type AskCode = (question: string) => Promise<string>;
+
+/** Asks on these streams (the terminal's stdin and stderr, unless a test gives its own). */
+export function askCodeOn(
+  io: PromptIo = { input: process.stdin, output: process.stderr },
+): AskCode {
+  return async (question) => {
+    const prompter = new Prompter(io);
+    try {
+      return await prompter.secret(question);
+    } finally {
+      prompter.close();
+    }
+  };
 }
 
 /** A certificate file for ssh's `-o CertificateFile=`, and what removes it. */
@@ -20,43 +32,86 @@ export interface SessionCertificate {
 }
 
 /**
- * Per-session MFA for plain ssh (require_session_mfa, docs/cli-login.md): asks the proxy
- * whether these sessions need a fresh second factor; if they do, asks the user for an
- * authenticator code and gets a one-minute certificate, for the login's key, that opens only
- * these sessions. Undefined when none is needed.
+ * Per-session MFA from the command line (require_session_mfa, docs/cli-login.md): asks the
+ * proxy whether these sessions need a fresh second factor; if they do, asks the user for an
+ * authenticator code and returns a one-minute certificate line, for the login's key, that opens
+ * only these sessions. Undefined when none is needed.
  */
-export async function sessionMfaCertificate(
+export async function sessionMfaCertificateLine(
   env: NodeJS.ProcessEnv,
-  targets: SshTarget[],
-  askCode: (question: string) => Promise<string>,
-): Promise<SessionCertificate | undefined> {
+  targets: SessionMfaTarget[],
+  askCode: AskCode,
+): Promise<string | undefined> {
   const client = await signedClient(env);
-  const loginCert = parseCertificate(
-    Buffer.from(
-      (await readFile(client.profile.cert_path, 'utf8')).trim().split(/\s+/)[1] ?? '',
-      'base64',
-    ),
-  );
+  const loginLine = (await readFile(client.profile.cert_path, 'utf8')).trim();
+  const loginCert = parseCertificate(Buffer.from(loginLine.split(/\s+/)[1] ?? '', 'base64'));
   const pubKey = formatPublicKey(ED25519, loginCert.publicKeyBlob);
   const ask = (code?: string) =>
     client.post(
-      apiPaths.sessionMfaSsh,
+      apiPaths.sessionMfaCerts,
       { targets, pub_key: pubKey, ...(code ? { totp_code: code } : {}) },
-      sessionMfaSshResponseSchema,
+      sessionMfaCertsResponseSchema,
     );
   if (!(await ask()).required) return undefined;
-  const names = targets.map(({ node, login }) => `${login}@${node}`).join(', ');
+  const names = targets.map(describe).join(', ');
   const code = (
     await askCode(
       `Your roles require an MFA check for each session. Authenticator code for ${names}: `,
     )
   ).trim();
-  if (!/^\d{6,8}$/.test(code))
+  if (!/^\d{6,8}$/.test(code)) {
     throw new ConfigError('expected the 6-digit code from your authenticator app');
+  }
   const { cert } = await ask(code);
   if (!cert) throw new ConfigError('the proxy issued no certificate for the session');
+  return cert;
+}
+
+/** The same, written to a file of its own for ssh and scp. */
+export async function sessionMfaCertificate(
+  env: NodeJS.ProcessEnv,
+  targets: SessionMfaTarget[],
+  askCode: AskCode,
+): Promise<SessionCertificate | undefined> {
+  const cert = await sessionMfaCertificateLine(env, targets, askCode);
+  if (!cert) return undefined;
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-session-'));
   const file = path.join(dir, 'session-cert.pub');
   await writeFile(file, `${cert}\n`, { mode: 0o600 });
   return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** How long a per-session certificate is used for new connections: well inside its minute. */
+const reuseMs = 45_000;
+
+/**
+ * The certificate a tunnel signs each new connection with (`postern db connect`, `postern proxy
+ * db|app`): the login's, or, when the roles ask for per-session MFA, a per-session certificate
+ * for `target`, asked for with a code when the last one is too old to start a connection.
+ */
+export function tunnelCertificates(
+  env: NodeJS.ProcessEnv,
+  target: SessionMfaTarget,
+  askCode: AskCode,
+  now: () => number = Date.now,
+): () => Promise<string | undefined> {
+  let needed: boolean | undefined;
+  let current: { line: string; until: number } | undefined;
+  let asking: Promise<string | undefined> | undefined;
+  return async () => {
+    if (needed === false) return undefined;
+    if (current && now() < current.until) return current.line;
+    // Connections that arrive together share one question.
+    asking ??= sessionMfaCertificateLine(env, [target], askCode).finally(
+      () => (asking = undefined),
+    );
+    const line = await asking;
+    needed = line !== undefined;
+    if (line) current = { line, until: now() + reuseMs };
+    return line;
+  };
+}
+
+function describe(target: SessionMfaTarget): string {
+  return 'kind' in target ? `${target.kind} ${target.name}` : `${target.login}@${target.node}`;
 }

@@ -19,7 +19,15 @@ export interface TunnelListener {
  */
 export async function listenThroughProxy(
   env: NodeJS.ProcessEnv,
-  target: { name: string; path: string },
+  target: {
+    name: string;
+    path: string;
+    /**
+     * The certificate to sign a new connection with instead of the login's (undefined: the
+     * login's): a per-session MFA one, from `tunnelCertificates`.
+     */
+    certificate?: () => Promise<string | undefined>;
+  },
   port: number,
   log: (line: string) => void = () => undefined,
 ): Promise<TunnelListener> {
@@ -37,10 +45,20 @@ export async function listenThroughProxy(
     local.pause();
     // Interactive protocols (a database's queries) trade small messages: no Nagle wait.
     local.setNoDelay(true);
+    (target.certificate?.() ?? Promise.resolve(undefined)).then(
+      (certificate) => open(local, certificate ?? certificateLine),
+      (error: Error) => {
+        log(`no connection to ${name}: ${error.message}`);
+        local.destroy();
+      },
+    );
+  };
+
+  const open = (local: Socket, certificate: string) => {
     const headers = signRequest({
       method: 'GET',
       pathAndQuery: path,
-      certificateLine,
+      certificateLine: certificate,
       privateKeyPem,
       now: Date.now(),
     });

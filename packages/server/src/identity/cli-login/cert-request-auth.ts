@@ -6,6 +6,8 @@ import { accessDenied, notAuthenticated } from '../../errors.js';
 import {
   assumedRequestsOf,
   plainAddress,
+  POSTERN_LOGIN_ENDS_EXTENSION,
+  POSTERN_SESSION_MFA_EXTENSION,
   POSTERN_SOURCE_IP_EXTENSION,
 } from '../../ssh/ca.service.js';
 import { parseCertificate, verifyCertificate } from '../../ssh/certificates.js';
@@ -65,8 +67,10 @@ export class CertRequestAuth {
     ResolvedAccess & {
       user: string;
       accessRequests: string[];
-      /** When the signing certificate stops counting (ms). */
+      /** When the signing certificate stops counting (ms): for a per-session MFA one, its login's. */
       expiresMs: number;
+      /** A per-session MFA certificate's sessions (`db:<name>`, …); absent on a login's. */
+      sessionMfaTargets?: string[];
     }
   > {
     const header = (name: string) => {
@@ -143,7 +147,16 @@ export class CertRequestAuth {
     if (!(await this.deps.uses.claim(signature, Number(timestamp) + signedRequestSkewMs))) {
       throw notAuthenticated('this signed request was already used: sign a new one');
     }
-    return { ...resolved, user, accessRequests, expiresMs: cert.validBefore.getTime() };
+    // A per-session MFA certificate lives a minute; what it opens lasts as the login behind it.
+    const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
+    const loginEnds = Date.parse(cert.extensions[POSTERN_LOGIN_ENDS_EXTENSION] ?? '');
+    return {
+      ...resolved,
+      user,
+      accessRequests,
+      expiresMs: mfaTargets && !Number.isNaN(loginEnds) ? loginEnds : cert.validBefore.getTime(),
+      ...(mfaTargets ? { sessionMfaTargets: mfaTargets.split(',') } : {}),
+    };
   }
 }
 

@@ -23,7 +23,7 @@ export function sessionMfaRefusal(
   what: string,
 ): string | undefined {
   if (who.mfaVerified || !SessionMfa.required(who.roleSet)) return undefined;
-  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console's terminals (servers, databases, Kubernetes exec), postern ssh and postern scp ask for it`;
+  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console, postern ssh, scp, db connect and proxy ask for it`;
 }
 
 /**

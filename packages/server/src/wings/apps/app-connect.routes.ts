@@ -83,7 +83,9 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
-    const unchecked = sessionMfaRefusal(identity, 'postern proxy app');
+    // A per-session MFA certificate for this app opens it (postern proxy app asks).
+    const mfaVerified = identity.sessionMfaTargets?.includes(`app:${app.metadata.name}`) === true;
+    const unchecked = sessionMfaRefusal({ ...identity, mfaVerified }, 'postern proxy app');
     if (unchecked) throw accessDenied(unchecked);
     request.appTunnel = {
       user: identity.user,

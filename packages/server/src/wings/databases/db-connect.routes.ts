@@ -79,7 +79,9 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     if (!engines[db.spec.protocol]) {
       throw badParameter(`Postern does not speak ${db.spec.protocol} yet`);
     }
-    const unchecked = sessionMfaRefusal(identity, 'a database client');
+    // A per-session MFA certificate for this database opens it (postern db connect asks).
+    const mfaVerified = identity.sessionMfaTargets?.includes(`db:${db.metadata.name}`) === true;
+    const unchecked = sessionMfaRefusal({ ...identity, mfaVerified }, 'a database client');
     if (unchecked) throw accessDenied(unchecked);
     request.databaseConnection = { user: identity.user, roleSet: identity.roleSet, db };
   };

@@ -16,6 +16,7 @@ import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
+import { askCodeOn, tunnelCertificates } from '../../../cli/login/session-mfa.js';
 
 /** The apps in storage, loaded for one command. */
 async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
@@ -84,9 +85,11 @@ export function addAppsCommands(program: Command): void {
     )
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
     .action(async (name: string, flags: { port: string }) => {
+      // require_session_mfa: a code when a connection needs a fresh per-session certificate.
+      const certificate = tunnelCertificates(process.env, { kind: 'app', name }, askCodeOn());
       const listener = await listenThroughProxy(
         process.env,
-        { name, path: apiPaths.appTcp(name) },
+        { name, path: apiPaths.appTcp(name), certificate },
         Number(flags.port),
         (line) => console.error(`postern: ${line}`),
       );

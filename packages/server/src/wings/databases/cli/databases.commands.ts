@@ -20,6 +20,7 @@ import {
   loginCommand,
   type ConnectFlags,
 } from './db-client.js';
+import { askCodeOn, tunnelCertificates } from '../../../cli/login/session-mfa.js';
 
 /** The databases in storage, loaded for one command. */
 async function withDatabases<T>(ctx: AdminContext, run: (dbs: DatabasesService) => Promise<T>) {
@@ -137,9 +138,11 @@ export function addDatabaseCommands(program: Command): void {
     .description('listen on 127.0.0.1 and tunnel each client connection to the database NAME')
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
     .action(async (name: string, flags: { port: string }) => {
+      // require_session_mfa: a code when a connection needs a fresh per-session certificate.
+      const certificate = tunnelCertificates(process.env, { kind: 'db', name }, askCodeOn());
       const listener = await listenThroughProxy(
         process.env,
-        { name, path: apiPaths.databaseConnect(name) },
+        { name, path: apiPaths.databaseConnect(name), certificate },
         Number(flags.port),
         (line) => console.error(`postern: ${line}`),
       );

@@ -7,6 +7,7 @@ import {
 import { spawn } from 'node:child_process';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
+import { askCodeOn, tunnelCertificates, type AskCode } from '../../../cli/login/session-mfa.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { printTable, labelListCell } from '../../../cli/table.js';
 import { ConfigError } from '../../../config/config.js';
@@ -97,15 +98,19 @@ export async function connectCommand(
   env: NodeJS.ProcessEnv,
   name: string,
   flags: ConnectFlags,
+  askCode: AskCode = askCodeOn(),
 ): Promise<number> {
   const db = await fetchDatabase(env, name);
   const launches = clientLaunches(db.protocol);
   if (launches.length === 0) {
     throw new ConfigError(`postern db connect has no client for ${db.protocol} (${name})`);
   }
+  // require_session_mfa: the code is asked for now, before the client takes the terminal.
+  const certificate = tunnelCertificates(env, { kind: 'db', name }, askCode);
+  await certificate();
   const listener = await listenThroughProxy(
     env,
-    { name, path: apiPaths.databaseConnect(name) },
+    { name, path: apiPaths.databaseConnect(name), certificate },
     0,
     (line) => console.error(`postern: ${line}`),
   );

@@ -10,6 +10,8 @@ import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunn
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
+import { inviteUser, nextTotp } from '../../../testing/identity.testkit.js';
+import { tunnelCertificates } from '../../../cli/login/session-mfa.js';
 import WebSocket from 'ws';
 import {
   startPrivatePostgres,
@@ -150,10 +152,11 @@ describe('PostgreSQL through Postern', () => {
     });
   });
 
-  it('refuses the tunnel before the upgrade (403) when the roles ask for a per-session MFA check', async () => {
+  it('needs a per-session MFA certificate for the tunnel when the roles ask, which a code gets', async () => {
     await createSessionMfaRole(app);
-    await app.services.users.create({ name: 'mika', roles: ['pg-users', 'checked'] }, 'test');
+    const mika = await inviteUser(app, 'mika', { roles: ['pg-users', 'checked'] });
     const path = apiPaths.databaseConnect('pg');
+    // The login's certificate alone: refused before the upgrade.
     const status = await new Promise<number>((resolve, reject) => {
       const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, {
         headers: signedHeaders(app, 'mika', { path }),
@@ -163,6 +166,40 @@ describe('PostgreSQL through Postern', () => {
       socket.once('error', reject);
     });
     expect(status).toBe(403);
+
+    // As postern db connect and postern proxy db do: a code, then a one-minute certificate.
+    const mikaHome = (await signedInHome(app, port, 'mika', ['pg-users', 'checked'])).home;
+    const env = { POSTERN_HOME: mikaHome };
+    const asked: string[] = [];
+    const certificate = tunnelCertificates(env, { kind: 'db', name: 'pg' }, async (question) => {
+      asked.push(question);
+      return nextTotp(app, mika.totpSecret!);
+    });
+    const tunnel = await listenThroughProxy(env, { name: 'pg', path, certificate }, 0);
+    try {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: tunnel.port,
+        user: 'alice_db',
+        database: 'appdb',
+      });
+      await client.connect();
+      expect((await client.query('select 41 + 1 as n')).rows).toEqual([{ n: 42 }]);
+      await client.end();
+      // A second connection within the minute reuses the certificate: one question in all.
+      const again = new pg.Client({
+        host: '127.0.0.1',
+        port: tunnel.port,
+        user: 'alice_db',
+        database: 'appdb',
+      });
+      await again.connect();
+      await again.end();
+      expect(asked).toEqual([expect.stringContaining('Authenticator code for db pg')]);
+    } finally {
+      await tunnel.close();
+      await rm(mikaHome, { recursive: true, force: true });
+    }
   });
 
   it('refuses startup parameters that would change who the session runs as', async () => {

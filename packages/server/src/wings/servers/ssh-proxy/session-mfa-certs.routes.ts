@@ -1,7 +1,8 @@
 import {
   apiPaths,
-  sessionMfaSshRequestSchema,
-  type SessionMfaSshResponse,
+  sessionMfaCertsRequestSchema,
+  type SessionMfaCertsResponse,
+  type SessionMfaTarget,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../../errors.js';
@@ -22,29 +23,34 @@ interface SessionMfaCertOptions {
 }
 
 /**
- * `POST mfa/session/ssh` (docs/cli-login.md, "Per-session MFA"): how `postern ssh` opens a
- * session whose roles ask for a fresh second factor (require_session_mfa). Signed with the
- * login's certificate. Without a code it answers whether one is needed; with an authenticator
- * code for the user it returns a certificate for the same roles that opens only the sessions
- * named (`login@<node id>`), for a minute, and carries when the login behind it ends.
+ * `POST mfa/session/certs` (docs/cli-login.md, "Per-session MFA"): how `postern ssh`, `scp`,
+ * `db connect` and the `proxy` tunnels open a session whose roles ask for a fresh second factor
+ * (require_session_mfa). Signed with the login's certificate. Without a code it answers whether
+ * one is needed; with an authenticator code for the user it returns a certificate for the same
+ * roles that opens only the sessions named (`login@<node id>`, `db:<name>`, `app:<name>`), for a
+ * minute, and carries when the login behind it ends. Database and app names are not looked up
+ * here: the tunnel that honours the certificate checks access as for any other.
  */
 export async function sessionMfaCertRoutes(
   server: FastifyInstance,
   options: SessionMfaCertOptions,
 ) {
   server.post(
-    apiPaths.sessionMfaSsh,
+    apiPaths.sessionMfaCerts,
     // The certificate is the credential: the guard lets it through and identify() checks it.
     { config: { access: 'public' } },
-    async (request): Promise<SessionMfaSshResponse> => {
+    async (request): Promise<SessionMfaCertsResponse> => {
       const identity = await options.certAuth.identify(request);
-      const body = parseInput(sessionMfaSshRequestSchema, request.body);
+      const body = parseInput(sessionMfaCertsRequestSchema, request.body);
       if (!SessionMfa.required(identity.roleSet)) return { required: false };
-      const targets = body.targets.map(({ node, login }) => {
+      const targetOf = (target: SessionMfaTarget) => {
+        if ('kind' in target) return `${target.kind}:${target.name}`;
+        const { node, login } = target;
         const found = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
         if (!found) throw notFound(`server "${node}" is not found`);
         return `${login}@${found.id}`;
-      });
+      };
+      const targets = body.targets.map(targetOf);
       if (!body.totp_code) return { required: true };
       const { user } = identity;
       await options.sessionMfa.verify(

@@ -137,7 +137,7 @@ describe('per-session MFA for plain ssh', () => {
     const post = (payload: object, headers: Record<string, string> = {}) =>
       world.app.server.inject({
         method: 'POST',
-        url: apiPaths.sessionMfaSsh,
+        url: apiPaths.sessionMfaCerts,
         payload,
         headers: { 'content-type': 'application/json', ...headers },
       });
@@ -146,7 +146,7 @@ describe('per-session MFA for plain ssh', () => {
         payload,
         signedHeaders(world.app, 'alice', {
           method: 'POST',
-          path: apiPaths.sessionMfaSsh,
+          path: apiPaths.sessionMfaCerts,
           body: JSON.stringify(payload),
         }),
       );
