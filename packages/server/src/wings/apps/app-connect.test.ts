@@ -10,6 +10,8 @@ import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.j
 import { createAppRole } from './app-client.testkit.js';
 import { fetchApps, printApps } from './cli/apps.commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
+import { tunnelCertificates } from '../../cli/login/session-mfa.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 
@@ -121,10 +123,32 @@ describe('postern proxy app (TCP apps)', () => {
     expect(await upgrade('cache', signedFor('secret-cache'))).toBe(401);
   });
 
-  it('refuses a user whose roles ask for a per-session MFA check (403 before the upgrade)', async () => {
+  it('needs a per-session MFA certificate for the app when the roles ask, which a code gets', async () => {
     await createSessionMfaRole(app);
-    await app.services.users.create({ name: 'mika', roles: ['prod-apps', 'checked'] }, 'test');
+    const mika = await inviteUser(app, 'mika', { roles: ['prod-apps', 'checked'] });
     expect(await upgrade('cache', signedFor('cache', 'mika'))).toBe(403);
+    // As postern proxy app does: a code, then a certificate that names app:cache.
+    const mikaHome = (await signedInHome(app, port, 'mika', ['prod-apps', 'checked'])).home;
+    const env = { POSTERN_HOME: mikaHome };
+    const ask = async () => nextTotp(app, mika.totpSecret!);
+    const tunnelTo = async (name: string) =>
+      listenThroughProxy(
+        env,
+        {
+          name,
+          path: apiPaths.appTcp(name),
+          certificate: tunnelCertificates(env, { kind: 'app', name }, ask),
+        },
+        0,
+      );
+    const checked = await tunnelTo('cache');
+    try {
+      const pong = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(checked.port), 'PING']);
+      expect(pong.stdout.trim()).toBe('PONG');
+    } finally {
+      await checked.close();
+      await rm(mikaHome, { recursive: true, force: true });
+    }
   });
 
   it('lists an open connection on Active Sessions until it closes', async () => {
