@@ -47,6 +47,7 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'user.update': 'User Updated',
     'user.delete': 'User Deleted',
     'user.password_change': 'Password Changed',
+    auth: 'Auth Attempt Failed',
     'user.locked': 'Account Locked',
     'user.unlocked': 'Account Unlocked',
     'mfa.add': 'MFA Device Added',

@@ -40,6 +40,8 @@ describe('the double-submit CSRF check on public mutations', () => {
         'POST /v1/webapi/dbconnect/:name/login',
         // `postern kube login`: the same.
         'POST /v1/webapi/kubeconnect/:name/login',
+        // `postern ssh|scp|db connect|proxy`'s per-session MFA certificates: the same.
+        'POST /v1/webapi/mfa/session/certs',
         // `postern request create|review|assume` (docs/access-requests.md): the same.
         'POST /v1/webapi/accessrequests',
         'POST /v1/webapi/accessrequests/:requestId/reviews',
