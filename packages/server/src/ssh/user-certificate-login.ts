@@ -117,7 +117,9 @@ export function judgeUserCertificate(
     identity.sessionMfaTargets = mfaTargets.split(',');
     const loginEnds = Date.parse(cert.extensions[POSTERN_LOGIN_ENDS_EXTENSION] ?? '');
     // Never later than its own end plus what the login said; a bad value ends it with itself.
-    identity.loginEndsAt = new Date(Number.isNaN(loginEnds) ? cert.validBefore.getTime() : loginEnds);
+    identity.loginEndsAt = new Date(
+      Number.isNaN(loginEnds) ? cert.validBefore.getTime() : loginEnds,
+    );
   }
   const pinned = cert.extensions[POSTERN_SOURCE_IP_EXTENSION];
   if (pinned) {
