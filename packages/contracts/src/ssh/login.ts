@@ -105,7 +105,8 @@ export const sessionMfaTargetSchema = z.union([
     node: z.string().min(1).max(253),
     login: z.string().min(1).max(64),
   }),
-  z.strictObject({ kind: z.enum(['db', 'app']), name: resourceName }),
+  /** A database or app tunnel by name; `join` a live session by its id (`postern join`). */
+  z.strictObject({ kind: z.enum(['db', 'app', 'join']), name: resourceName }),
 ]);
 export type SessionMfaTarget = z.infer<typeof sessionMfaTargetSchema>;
 

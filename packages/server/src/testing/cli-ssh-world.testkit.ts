@@ -38,7 +38,9 @@ export async function startCliSshWorld() {
     { name: 'web-1', addr: `127.0.0.1:${sshd.port}`, labels: {} },
     hostActor('test'),
   );
-  const proxy = await startTestSshProxy(app);
+  // Certificates are issued on the app's clock, which `login` moves a step for each code: the
+  // proxy judges them on the same clock.
+  const proxy = await startTestSshProxy(app, { now: () => app.clock.now() });
   await createOpsRole(app);
   const alice: TestUser = await inviteUser(app, 'alice', { roles: ['ops'] });
   const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));

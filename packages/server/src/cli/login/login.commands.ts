@@ -124,7 +124,13 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .option('--mode <mode>', 'observer (default for others), moderator or peer')
     .action((sessionId: string, flags: { mode?: string }) =>
       oneLine(async () => {
-        process.exitCode = await join(deps.env, sessionId, flags.mode, runOpenSsh);
+        process.exitCode = await join(
+          deps.env,
+          sessionId,
+          flags.mode,
+          runOpenSsh,
+          sshRunners.askCode,
+        );
       }),
     );
 

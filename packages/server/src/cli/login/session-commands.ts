@@ -208,6 +208,7 @@ export async function join(
   sid: string,
   mode: string | undefined,
   run: OpenSshRunner,
+  askCode: SshRunners['askCode'],
 ): Promise<number> {
   const profile = await currentLogin(env);
   if (!/^[0-9a-f-]{36}$/.test(sid)) throw new ConfigError(`${sid} is not a session id`);
@@ -219,7 +220,22 @@ export async function join(
   const port = profile.ssh_proxy_addr.slice(at + 1);
   const config = new PosternHome(env).sshConfig;
   const command = `join ${sid}${mode ? ` ${mode}` : ''}`;
-  return run('ssh', ['-F', config, '-t', '-p', port, `${profile.user}@${host}`, command]);
+  const certificate = await sessionMfaCertificate(env, [{ kind: 'join', name: sid }], askCode);
+  const target = `${profile.user}@${host}`;
+  try {
+    return await run('ssh', [
+      '-F',
+      config,
+      ...certificateOption(certificate),
+      '-t',
+      '-p',
+      port,
+      target,
+      command,
+    ]);
+  } finally {
+    await certificate?.remove();
+  }
 }
 
 /**

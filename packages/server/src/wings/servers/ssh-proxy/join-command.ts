@@ -43,7 +43,11 @@ function join(
   asked: ParticipantMode | undefined,
   deps: { terminals: TerminalService; requester: () => Requester },
 ): void {
-  const requester = deps.requester();
+  const signedIn = deps.requester();
+  // `postern join` signs in with a per-session MFA certificate naming this session, when the
+  // roles ask for the check (require_session_mfa).
+  const mfaVerified = signedIn.sessionMfaTargets?.includes(`join:${sid}`) === true;
+  const requester = { ...signedIn, ...(mfaVerified ? { mfaVerified } : {}) };
   const { session, mode } = deps.terminals.joinable(requester, sid, asked);
   const party: SshChannelParty = new SshChannelParty(
     channel,

@@ -1,12 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { apiPaths } from '@postern/contracts';
+import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
 import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
+import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 import { generateEd25519Key } from '../../../ssh/keys.js';
 import { totpCode } from '../../../testing/totp.testkit.js';
 import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
@@ -133,7 +134,47 @@ describe('per-session MFA for plain ssh', () => {
     expect(ran[0]!.stdout).toBe('');
   });
 
-  describe('POST mfa/session/ssh', () => {
+  it('postern join asks for a code, and joins with a certificate naming the session', async () => {
+    // alice's own browser terminal on web-1, opened after its own check.
+    const owner = await openTerminal({
+      baseUrl: world.webUrl,
+      headers: world.alice.headers,
+      params: { term: { w: 80, h: 24 }, server_id: 'web-1', login: 'root' },
+    });
+    await owner.waitFor(() => owner.frames.some((f) => f.type === T.mfaChallenge), 'a challenge');
+    owner.send(T.mfaChallenge, JSON.stringify({ totp_code: nextCode() }));
+    await owner.waitForOutput(/[#$] $/m);
+    const sidFrame = owner.frames.find((f) => f.type === T.sessionData)!;
+    const sid = (JSON.parse(sidFrame.payload) as { session: { id: string } }).session.id;
+    const port = String(world.proxy.address.port);
+    try {
+      // The login's certificate alone: the proxy refuses the join and says why.
+      const plain = await world.stock('ssh', ['-tt', '-p', port, 'alice@127.0.0.1', `join ${sid}`]);
+      expect(plain.stdout + plain.stderr).toContain('require_session_mfa');
+
+      let output = '';
+      await world.postern(['join', sid], {
+        answers: [nextCode()],
+        runOpenSsh: (program, args) =>
+          new Promise((resolve) => {
+            // -tt: a terminal even though the test's stdin is none; leave once joined.
+            const child = spawn(program, ['-o', 'BatchMode=yes', '-tt', ...args]);
+            const seen = (chunk: Buffer) => {
+              output += chunk.toString();
+              if (output.includes(`joined session ${sid}`)) child.kill();
+            };
+            child.stdout.on('data', seen);
+            child.stderr.on('data', seen);
+            child.on('close', (code) => resolve(code ?? 1));
+          }),
+      });
+      expect(output).toContain(`joined session ${sid}`);
+    } finally {
+      owner.close();
+    }
+  });
+
+  describe('POST mfa/session/certs', () => {
     const post = (payload: object, headers: Record<string, string> = {}) =>
       world.app.server.inject({
         method: 'POST',

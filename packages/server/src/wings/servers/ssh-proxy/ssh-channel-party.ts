@@ -44,6 +44,10 @@ export class SshChannelParty implements Party {
   end(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    // A client that went away (a joiner's ssh killed) has a closed channel: writing to it
+    // would throw out of the session's leave, uncaught.
+    const { channel } = this;
+    if (channel.destroyed || channel.writableEnded || channel.stderr.writableEnded) return;
     const exit = this.exit();
     if (!exit) this.channel.stderr.write(`\r\nPostern: ${reason}\r\n`);
     if (exit?.signal) this.channel.exit(exit.signal.replace(/^SIG/, ''), false, '');

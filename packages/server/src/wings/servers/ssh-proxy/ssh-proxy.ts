@@ -206,8 +206,9 @@ export class SshProxy {
       );
       if (revoked) return refuse(ctx, revoked, true);
       if (!ctx.signature) return ctx.accept();
-      const { roles, accessRequests, validAfter, validBefore } = identity;
+      const { roles, accessRequests, validAfter, validBefore, sessionMfaTargets } = identity;
       user = { name: identity.user, roles, accessRequests, validAfter, validBefore };
+      if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;
       const limit = options.maxConnections;
       if (!limit || !deps.connectionLeases || lease) return ctx.accept();
       const leases = deps.connectionLeases;
@@ -287,6 +288,8 @@ interface SignedInUser {
   accessRequests: string[];
   validAfter: Date;
   validBefore: Date;
+  /** A per-session MFA certificate's sessions (`join:<sid>` for `postern join`). */
+  sessionMfaTargets?: string[];
 }
 
 /** The signed-in user as a requester judged against the current roles (for `join`). */
@@ -299,6 +302,7 @@ function proxySessionRequester(user: SignedInUser, deps: SshProxyDeps): () => Re
       roles: current.roles,
       roleSet: current.roleSet,
       expiresAt: user.validBefore.getTime(),
+      ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
       subject: {
         user: name,
         roles,

@@ -50,6 +50,8 @@ export interface Requester {
   subject?: SubjectRef;
   /** Passed a per-session MFA check for this session (require_session_mfa). */
   mfaVerified?: boolean;
+  /** A per-session MFA certificate's sessions, for a join by id through the SSH proxy. */
+  sessionMfaTargets?: string[];
 }
 
 /** A web session's user as a requester. */
