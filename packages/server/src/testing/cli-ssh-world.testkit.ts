@@ -6,7 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
 import { hostActor } from '../access-control/access/actor.js';
 import { addLoginCommands } from '../cli/login/login.commands.js';
-import type { OpenSshRunner, SshRunners } from '../cli/login/session-commands.js';
+import type { OpenSshRunner, SshRunners } from '../cli/login/ssh-commands.js';
 import { createTestApp, type TestApp } from './app-harness.testkit.js';
 import { inviteUser, type TestUser } from './identity.testkit.js';
 import { createOpsRole } from './ssh-login.testkit.js';

@@ -4,18 +4,16 @@ import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
 import { askCodeOn } from './session-mfa.js';
 import { ProxyUnreachableError } from './proxy-client.js';
+import { logout, ls, status } from './session-commands.js';
 import {
   join,
-  logout,
-  ls,
   scp,
   ssh,
-  status,
   systemOpenSsh,
   systemPipedSsh,
   type OpenSshRunner,
   type SshRunners,
-} from './session-commands.js';
+} from './ssh-commands.js';
 import type { PipedSshRunner } from './ssh-fanout.js';
 
 export interface LoginCommandDeps extends Partial<CliDeps> {

@@ -40,8 +40,9 @@ export const sessionMfaTimeoutMs = 60_000;
 
 /**
  * Per-session MFA (role option `require_session_mfa`, docs/rbac.md): a session of a user whose
- * roles ask for it starts only after a fresh second factor, asked for that session. The challenge
- * is bound to the session's subject (`ssh:root@web-1`), so an answer cannot open another one.
+ * roles ask for it starts only after a fresh second factor, asked for that session. A key's
+ * challenge is bound to a subject (a terminal socket's id and request, or a web session and
+ * `app:<fqdn>`), so its answer opens nothing else; a code is single use.
  */
 export class SessionMfa {
   constructor(private readonly deps: SessionMfaDeps) {}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
-import type { OpenSshRunner } from '../../../cli/login/session-commands.js';
+import type { OpenSshRunner } from '../../../cli/login/ssh-commands.js';
 import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
