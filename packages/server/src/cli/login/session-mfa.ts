@@ -95,19 +95,26 @@ export function tunnelCertificates(
   askCode: AskCode,
   now: () => number = Date.now,
 ): () => Promise<string | undefined> {
-  let needed: boolean | undefined;
-  let current: { line: string; until: number } | undefined;
+  return reusedCertificates(() => sessionMfaCertificateLine(env, [target], askCode), now);
+}
+
+/**
+ * `fetch`'s answer (a certificate line, or undefined: none needed), kept for `reuseMs` either
+ * way: a certificate is used while young enough to start a connection, and "none needed" is
+ * asked again after as long, so roles changed under a running proxy count from then on.
+ */
+export function reusedCertificates(
+  fetch: () => Promise<string | undefined>,
+  now: () => number = Date.now,
+): () => Promise<string | undefined> {
+  let kept: { line: string | undefined; until: number } | undefined;
   let asking: Promise<string | undefined> | undefined;
   return async () => {
-    if (needed === false) return undefined;
-    if (current && now() < current.until) return current.line;
+    if (kept && now() < kept.until) return kept.line;
     // Connections that arrive together share one question.
-    asking ??= sessionMfaCertificateLine(env, [target], askCode).finally(
-      () => (asking = undefined),
-    );
+    asking ??= fetch().finally(() => (asking = undefined));
     const line = await asking;
-    needed = line !== undefined;
-    if (line) current = { line, until: now() + reuseMs };
+    kept = { line, until: now() + reuseMs };
     return line;
   };
 }
