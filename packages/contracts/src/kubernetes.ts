@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { totpCodeSchema } from './identity/webauthn.js';
 import { nodeLabelSchema } from './nodes.js';
 import { resourceListQuerySchema, resourceListResponseSchema } from './resource-list.js';
 import { participantModes } from './roles.js';
@@ -132,7 +133,17 @@ export const kubeExecRequestSchema = z.object({
 });
 export type KubeExecRequest = z.infer<typeof kubeExecRequestSchema>;
 
-/** `postern kube login NAME`: a certificate for one cluster. */
+/**
+ * `postern kube login NAME` and kubectl's credential plugin (`postern kube credentials NAME`):
+ * with an authenticator code, when the roles ask for per-session MFA (require_session_mfa), the
+ * certificate is a one-minute one that passed the check.
+ */
+export const kubeLoginRequestSchema = z.strictObject({
+  totp_code: totpCodeSchema.optional(),
+});
+export type KubeLoginRequest = z.infer<typeof kubeLoginRequestSchema>;
+
+/** A certificate for one cluster. */
 export const kubeLoginResponseSchema = z.object({
   /** The user's client certificate and key (PEM) for this cluster only. */
   cert: z.string(),
@@ -144,5 +155,12 @@ export const kubeLoginResponseSchema = z.object({
   server: z.string(),
   /** The TLS server name (SNI) that reaches the Kubernetes listener on that port. */
   tls_server_name: z.string(),
+  /**
+   * The roles ask for an MFA check for each session: a certificate issued without a code opens
+   * nothing, so kubectl must get one through the credential plugin, which asks for the code.
+   */
+  session_mfa_required: z.boolean(),
+  /** This certificate passed that check (it was asked for with a code): a one-minute one. */
+  session_mfa_verified: z.boolean(),
 });
 export type KubeLoginResponse = z.infer<typeof kubeLoginResponseSchema>;

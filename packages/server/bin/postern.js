@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // The postern binary: the compiled CLI (build with `npm run build` at the repository root).
-import { main } from '../dist/main.js';
+import { run } from '../dist/entry.js';
 
-await main(process.argv);
+await run(process.argv);

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
 import { addRecordingsCommands } from './cli/recordings/recordings.commands.js';
 import { addSessionsCommands } from './cli/sessions/sessions.commands.js';
@@ -11,8 +11,8 @@ import {
   addUsersCommands,
 } from './cli/register.js';
 import { addVerifyCommands } from './cli/verify.commands.js';
-import { ConfigError, resolveConfig, type ConfigFlags } from './config/config.js';
-import { ApiError } from './errors.js';
+import { resolveConfig, type ConfigFlags } from './config/config.js';
+import { runProgram } from './cli/run-program.js';
 import { tuneHeapForRelaying } from './heap-tuning.js';
 import { startServer } from './start.js';
 import { serverVersion } from './version.js';
@@ -94,15 +94,5 @@ export function buildCli(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  try {
-    await buildCli().parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-    // Bad input (flags, config, names, durations) is one line and exit code 2, never a stack.
-    if (error instanceof ConfigError || (error instanceof ApiError && error.statusCode < 500)) {
-      console.error(`postern: ${(error as Error).message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  await runProgram(buildCli(), argv);
 }

@@ -58,6 +58,9 @@ export const mfaChallengeSchema = z.object({
 });
 export type MfaChallenge = z.infer<typeof mfaChallengeSchema>;
 
+/** An authenticator app's code, as typed. */
+export const totpCodeSchema = z.string().regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code');
+
 /**
  * The answer to a per-session MFA challenge (role option `require_session_mfa`), sent back on the
  * terminal's `n` frame: a key's assertion (the reference's `webauthn_response`) or, when the
@@ -65,7 +68,7 @@ export type MfaChallenge = z.infer<typeof mfaChallengeSchema>;
  */
 export const sessionMfaResponseSchema = z.union([
   z.strictObject({ webauthn_response: webauthnAssertionSchema }),
-  z.strictObject({ totp_code: z.string().regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code') }),
+  z.strictObject({ totp_code: totpCodeSchema }),
 ]);
 export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;
 

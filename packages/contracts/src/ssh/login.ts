@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webauthnAssertionSchema } from '../identity/webauthn.js';
+import { totpCodeSchema, webauthnAssertionSchema } from '../identity/webauthn.js';
 
 /**
  * Signing in from the command line (`postern login`): a user certificate for an Ed25519 key the
@@ -113,10 +113,7 @@ export type SessionMfaTarget = z.infer<typeof sessionMfaTargetSchema>;
 export const sessionMfaCertsRequestSchema = z.strictObject({
   targets: z.array(sessionMfaTargetSchema).min(1).max(64),
   pub_key: publicKeyLine,
-  totp_code: z
-    .string()
-    .regex(/^\d{6,8}$/, 'expected a 6 to 8 digit code')
-    .optional(),
+  totp_code: totpCodeSchema.optional(),
 });
 export type SessionMfaCertsRequest = z.infer<typeof sessionMfaCertsRequestSchema>;
 

@@ -66,10 +66,24 @@ export class PosternHome {
     return { cert: `${base}.crt`, key: `${base}.key`, ca: `${base}-ca.crt` };
   }
 
-  /** Where `postern kube login` keeps a Kubernetes cluster's certificate, key and CA. */
+  /**
+   * Where `postern kube login` keeps a Kubernetes cluster's certificate, key and CA, and the
+   * credential plugin the last one-minute certificate that passed a per-session MFA check.
+   */
   kubeFiles(proxyHost: string, cluster: string) {
     const base = path.join(this.dir, 'kube', safeSegment(proxyHost), safeSegment(cluster));
-    return { cert: `${base}.crt`, key: `${base}.key`, ca: `${base}-ca.crt` };
+    return {
+      cert: `${base}.crt`,
+      key: `${base}.key`,
+      ca: `${base}-ca.crt`,
+      checked: `${base}-checked.json`,
+    };
+  }
+
+  /** A file only its owner reads (a credential), its directory made if need be. */
+  async writeSecret(file: string, text: string): Promise<void> {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writePrivate(file, text);
   }
 
   /** A certificate, its key (0600) and the CA to check the server with, from a wing's login. */

@@ -25,6 +25,16 @@ export function askCodeOn(
   };
 }
 
+/** Asks for the code of a per-session MFA check for `what`, and checks it looks like one. */
+export async function askSessionCode(askCode: AskCode, what: string): Promise<string> {
+  const question = `Your roles require an MFA check for each session. Authenticator code for ${what}: `;
+  const code = (await askCode(question)).trim();
+  if (!/^\d{6,8}$/.test(code)) {
+    throw new ConfigError('expected the 6-digit code from your authenticator app');
+  }
+  return code;
+}
+
 /** A certificate file for ssh's `-o CertificateFile=`, and what removes it. */
 export interface SessionCertificate {
   file: string;
@@ -53,15 +63,7 @@ export async function sessionMfaCertificateLine(
       sessionMfaCertsResponseSchema,
     );
   if (!(await ask()).required) return undefined;
-  const names = targets.map(describe).join(', ');
-  const code = (
-    await askCode(
-      `Your roles require an MFA check for each session. Authenticator code for ${names}: `,
-    )
-  ).trim();
-  if (!/^\d{6,8}$/.test(code)) {
-    throw new ConfigError('expected the 6-digit code from your authenticator app');
-  }
+  const code = await askSessionCode(askCode, targets.map(describe).join(', '));
   const { cert } = await ask(code);
   if (!cert) throw new ConfigError('the proxy issued no certificate for the session');
   return cert;

@@ -21,9 +21,11 @@ export interface SessionMfaDeps {
 export function sessionMfaRefusal(
   who: { roleSet: Pick<RoleSet, 'options'>; mfaVerified?: boolean },
   what: string,
+  /** What to do instead, when there is one for this path. */
+  fix = 'the web console, postern ssh, scp, db connect and proxy ask for it',
 ): string | undefined {
   if (who.mfaVerified || !SessionMfa.required(who.roleSet)) return undefined;
-  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; the web console, postern ssh, scp, db connect and proxy ask for it`;
+  return `access denied: your roles require an MFA check for each session (require_session_mfa), which ${what} cannot ask for yet; ${fix}`;
 }
 
 /**

@@ -109,12 +109,32 @@ export async function kubectlWith(
     'current-context': 'fake',
   };
   await writeFile(kubeconfig, JSON.stringify(config), { mode: 0o600 });
+  return kubectlIn(home, kubeconfig);
+}
+
+/**
+ * kubectl with a kubeconfig written elsewhere (by `postern kube login`), and `extraEnv` for the
+ * credential plugins it runs: its own home and discovery cache.
+ */
+export async function kubectlUsing(
+  kubeconfig: string,
+  extraEnv: Record<string, string> = {},
+): Promise<KubectlHarness> {
+  return kubectlIn(await mkdtemp(path.join(tmpdir(), 'postern-kubectl-')), kubeconfig, extraEnv);
+}
+
+function kubectlIn(
+  home: string,
+  kubeconfig: string,
+  extraEnv: Record<string, string> = {},
+): KubectlHarness {
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     KUBECONFIG: kubeconfig,
     KUBECACHEDIR: path.join(home, 'cache'),
     LANG: 'C.UTF-8',
+    ...extraEnv,
   };
   const children = new Set<{ stop(): void }>();
   const track = (running: RunningKubectl) => {

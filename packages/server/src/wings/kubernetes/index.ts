@@ -52,6 +52,8 @@ export const kubernetesWing = {
       certAuth: ctx.identity.certAuth,
       ca: s.kubeCa,
       listenerUrl: () => kubeListenerUrl(ctx),
+      sessionMfa: ctx.identity.sessionMfa,
+      now: ctx.now,
     });
   },
   start: async (s) => {
@@ -112,7 +114,13 @@ function buildKubernetes(ctx: ServerContext) {
     const resolved = ctx.access.resolve(user, [], cert.accessRequests);
     const lock = ctx.locks.lockFor({ user, roles: resolved.roles });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
-    const unchecked = sessionMfaRefusal(resolved, 'kubectl');
+    // A one-minute certificate from the credential plugin passed the check (kube-connect.routes).
+    const checked = { ...resolved, mfaVerified: cert.sessionMfaVerified };
+    const unchecked = sessionMfaRefusal(
+      checked,
+      'this kubectl context',
+      kubeSessionMfaFix(cert.cluster),
+    );
     if (unchecked) return { refused: unchecked, code: 403 };
     return { user, roleSet: resolved.roleSet, roles: resolved.roles };
   };
@@ -202,6 +210,10 @@ function buildKubernetes(ctx: ServerContext) {
       ),
   };
 }
+
+/** What a kubectl refused for want of a per-session MFA check should do. */
+const kubeSessionMfaFix = (cluster: string) =>
+  `run postern kube login ${cluster} again, and kubectl asks for your code through Postern`;
 
 /** Where kubectl reaches the Kubernetes listener: its own port, or the web port over TLS. */
 function kubeListenerUrl(ctx: ServerContext): string {

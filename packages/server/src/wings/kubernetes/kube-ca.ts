@@ -9,6 +9,11 @@ export const kubeServerName = 'kube.postern.internal';
 const clusterUriScheme = 'postern-kube:';
 /** One more URI per access request the certificate assumed (`postern request assume`). */
 const requestUriScheme = 'postern-access-request:';
+/**
+ * On a one-minute certificate issued after an MFA check (require_session_mfa): names the cluster
+ * it was checked for, as the cluster URI does.
+ */
+const sessionMfaUriScheme = 'postern-session-mfa:';
 
 /** Who a verified client certificate names, and the one cluster it is for. */
 export interface CertifiedKubeUser {
@@ -18,6 +23,15 @@ export interface CertifiedKubeUser {
   issuedAt: Date;
   /** The access requests it assumed: their roles count while they are approved. */
   accessRequests: string[];
+  /** Issued after an MFA check for this cluster: it may open sessions require_session_mfa guards. */
+  sessionMfaVerified: boolean;
+}
+
+/** What a user certificate carries besides the user and cluster. */
+export interface KubeCertificateMarks {
+  accessRequests?: readonly string[];
+  /** The user just passed an MFA check for this cluster (the certificate must be short-lived). */
+  sessionMfaVerified?: boolean;
 }
 
 /**
@@ -48,18 +62,20 @@ export class KubeCa {
     user: string,
     cluster: string,
     ttlMs: number,
-    accessRequests: readonly string[] = [],
+    { accessRequests = [], sessionMfaVerified = false }: KubeCertificateMarks = {},
   ): Promise<IssuedCertificate> {
+    const url = (scheme: string, value: string) => ({
+      type: 'url' as const,
+      value: `${scheme}${encodeURIComponent(value)}`,
+    });
     return this.ca.signLeaf({
       subject: commonName(user),
       ttlMs,
       usage: x509.ExtendedKeyUsage.clientAuth,
       altNames: new x509.SubjectAlternativeNameExtension([
-        { type: 'url', value: `${clusterUriScheme}${encodeURIComponent(cluster)}` },
-        ...accessRequests.map((id) => ({
-          type: 'url' as const,
-          value: `${requestUriScheme}${encodeURIComponent(id)}`,
-        })),
+        url(clusterUriScheme, cluster),
+        ...accessRequests.map((id) => url(requestUriScheme, id)),
+        ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
       ]),
     });
   }
@@ -100,10 +116,13 @@ export function certifiedKubeUser(
   }
   const issuedAt = new Date(peer.valid_from);
   if (!cluster || Number.isNaN(issuedAt.getTime())) return undefined;
-  const accessRequests = (peer.subjectaltname ?? '')
-    .split(', ')
+  const names = (peer.subjectaltname ?? '').split(', ');
+  const accessRequests = names
     .filter((name) => name.startsWith(`URI:${requestUriScheme}`))
     .map((name) => name.slice(`URI:${requestUriScheme}`.length))
     .filter((id) => /^[0-9a-f-]{36}$/.test(id));
-  return { user, cluster, issuedAt, accessRequests };
+  const sessionMfaVerified = names.includes(
+    `URI:${sessionMfaUriScheme}${encodeURIComponent(cluster)}`,
+  );
+  return { user, cluster, issuedAt, accessRequests, sessionMfaVerified };
 }

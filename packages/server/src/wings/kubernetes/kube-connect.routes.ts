@@ -1,7 +1,9 @@
-import { apiPaths, type KubeLoginResponse } from '@postern/contracts';
+import { apiPaths, kubeLoginRequestSchema, type KubeLoginResponse } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { badParameter, notFound } from '../../errors.js';
+import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
 import { kubePathPrefix } from './kube-api-proxy.js';
 import type { KubeClustersService } from './kube-clusters.service.js';
@@ -12,17 +14,24 @@ interface KubeConnectOptions {
   ca: () => Promise<KubeCa>;
   /** `https://host:port` of the Kubernetes listener, or '' when none takes TLS from outside. */
   listenerUrl: () => string;
+  sessionMfa: Pick<SessionMfa, 'verify'>;
+  now: () => number;
 }
 
 /** A `postern kube login` certificate lives as long as a CLI sign-in's does, at most. */
 const loginCertTtlMs = 12 * 3_600_000;
+/** One that passed a per-session MFA check starts kubectl's connections for a minute. */
+const sessionMfaCertTtlMs = 60_000;
 
 type NameParams = { Params: { name: string } };
 
 /**
- * `postern kube login`: requests signed with the user's certificate from
- * `postern login`. Login answers a client certificate for one cluster, which kubectl presents to
- * the Kubernetes listener (docs/kubernetes.md).
+ * `postern kube login` and kubectl's credential plugin (`postern kube credentials`): requests
+ * signed with the user's certificate from `postern login`. Login answers a client certificate for
+ * one cluster, which kubectl presents to the Kubernetes listener (docs/kubernetes.md). When the
+ * roles ask for an MFA check for each session, the certificate only opens kubectl's connections
+ * when it was asked for with an authenticator code: then it lasts a minute, and never past the
+ * login behind it.
  */
 export async function kubeConnectRoutes(server: FastifyInstance, options: KubeConnectOptions) {
   const { clusters, certAuth } = options;
@@ -32,29 +41,40 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
     { config: { access: 'public' } },
     async (request): Promise<KubeLoginResponse> => {
       const identity = await certAuth.identify(request);
+      const body = parseInput(kubeLoginRequestSchema, request.body ?? {});
       const cluster = clusters.visible(request.params.name, identity.roleSet);
       if (!cluster) throw notFound(`no Kubernetes cluster named ${request.params.name}`);
+      const name = cluster.metadata.name;
       const base = options.listenerUrl();
       if (!base) {
         throw badParameter(
           'this proxy takes no TLS for Kubernetes: its web port is plain HTTP, so set kube_addr',
         );
       }
+      const required = SessionMfa.required(identity.roleSet);
+      const checked = required && body.totp_code !== undefined;
+      if (checked) {
+        const code = { totp_code: body.totp_code! };
+        await options.sessionMfa.verify(identity.user, `kube ${name}`, code, undefined);
+      }
+      const ttlMs = checked
+        ? Math.min(sessionMfaCertTtlMs, identity.expiresMs - options.now())
+        : loginCertTtlMs;
       const ca = await options.ca();
       // The login's assumed access requests come along: their roles count while approved.
-      const issued = await ca.userCertificate(
-        identity.user,
-        cluster.metadata.name,
-        loginCertTtlMs,
-        identity.accessRequests,
-      );
+      const issued = await ca.userCertificate(identity.user, name, ttlMs, {
+        accessRequests: identity.accessRequests,
+        sessionMfaVerified: checked,
+      });
       return {
         cert: issued.certPem,
         key: issued.keyPem,
         ca: ca.certPem,
         expires: issued.notAfter.toISOString(),
-        server: `${base}${kubePathPrefix}${encodeURIComponent(cluster.metadata.name)}`,
+        server: `${base}${kubePathPrefix}${encodeURIComponent(name)}`,
         tls_server_name: kubeServerName,
+        session_mfa_required: required,
+        session_mfa_verified: checked,
       };
     },
   );

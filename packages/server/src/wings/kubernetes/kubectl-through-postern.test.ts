@@ -91,7 +91,7 @@ beforeAll(async () => {
   const { port } = await app.listenOnLoopback();
   const ca = await app.services.kubeCa();
   const harness = async (user: string, accessRequests: string[] = []) => {
-    const issued = await ca.userCertificate(user, 'prod', 3_600_000, accessRequests);
+    const issued = await ca.userCertificate(user, 'prod', 3_600_000, { accessRequests });
     const base64 = (text: string) => Buffer.from(text).toString('base64');
     return kubectlWith(
       {

@@ -100,6 +100,11 @@ describe('postern kube login', () => {
       server: expect.stringMatching(/^https:\/\/localhost:\d+\/kube\/lab$/),
       'tls-server-name': 'kube.postern.internal',
     });
+    // No per-session MFA in these roles: the certificate's files, no credential plugin.
+    expect(written.users[0].user).toEqual({
+      'client-certificate': expect.stringMatching(/lab\.crt$/),
+      'client-key': expect.stringMatching(/lab\.key$/),
+    });
     const pods = await kubectl(['get', 'pods']);
     expect(pods.stdout).toContain('web-1');
     const seen = fake.requests.findLast((request) => request.path.endsWith('/pods'));
@@ -116,10 +121,9 @@ describe('postern kube login', () => {
       server: 'https://127.0.0.21:6443',
       tlsServerName: 'x',
       caFile: '/ca',
-      certFile: '/c',
-      keyFile: '/k',
+      user: { certFile: '/c', keyFile: '/k' },
     });
-    await kubeLogin({ ...env, KUBECONFIG: file }, 'lab', false);
+    await kubeLogin({ ...env, KUBECONFIG: file }, 'lab', { setCurrent: false });
     const written = parse(await readFile(file, 'utf8'));
     expect(written.contexts.map((c: { name: string }) => c.name)).toEqual([
       'elsewhere',

@@ -5,10 +5,17 @@ import {
   type KubeClusterJson,
   type KubeLoginResponse,
 } from '@postern/contracts';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
 import { printTable, labelListCell } from '../../../cli/table.js';
-import { kubeconfigPath, writeKubeContext, type KubeContext } from './kubeconfig-file.js';
+import {
+  kubeconfigPath,
+  writeKubeContext,
+  type KubeContext,
+  type KubeUserCredential,
+} from './kubeconfig-file.js';
 
 /** Every Kubernetes cluster the user may reach, through the signed catalog (`kubeconnect`). */
 export async function fetchKubeClusters(env: NodeJS.ProcessEnv): Promise<KubeClusterJson[]> {
@@ -35,42 +42,86 @@ export async function listKubeClusters(env: NodeJS.ProcessEnv, print: (line: str
   );
 }
 
-/** A certificate for one cluster from the proxy, and where its files go. */
+/**
+ * A certificate for one cluster from the proxy; with an authenticator code, a one-minute one that
+ * passed the roles' per-session MFA check.
+ */
 export async function fetchKubeCertificate(
   env: NodeJS.ProcessEnv,
   name: string,
+  totpCode?: string,
 ): Promise<{ answer: KubeLoginResponse; proxyHost: string }> {
   const { profile, post } = await signedClient(env);
-  const path = apiPaths.kubeLogin(name);
-  const answer = await post(path, {}, kubeLoginResponseSchema);
+  const route = apiPaths.kubeLogin(name);
+  const body = totpCode ? { totp_code: totpCode } : {};
+  const answer = await post(route, body, kubeLoginResponseSchema);
   return { answer, proxyHost: new URL(profile.proxy).hostname };
 }
 
+/** How kubectl runs this postern again (its credential plugin): the same node and script. */
+export interface PosternCommand {
+  command: string;
+  args: string[];
+}
+
+export const thisPostern = (): PosternCommand => ({
+  command: process.execPath,
+  args: process.argv[1] ? [path.resolve(process.argv[1])] : [],
+});
+
+export interface KubeLoginOptions {
+  /** Make the context kubectl's current one (the default). */
+  setCurrent?: boolean;
+  /** What the credential plugin runs, when the roles ask for per-session MFA. */
+  postern?: PosternCommand;
+}
+
 /**
- * `postern kube login NAME`: a certificate for the cluster, written under ~/.postern/kube, and a
- * kubeconfig context using it (made current unless `setCurrent` is false).
+ * `postern kube login NAME`: a context for the cluster in kubectl's kubeconfig (made current
+ * unless told not to), with the CA under ~/.postern/kube. Its client certificate is written
+ * there too, unless the roles ask for an MFA check for each session: then the context runs
+ * `postern kube credentials` for it, which asks for a code (docs/kubernetes.md).
  */
 export async function kubeLogin(
   env: NodeJS.ProcessEnv,
   name: string,
-  setCurrent = true,
-): Promise<{ context: KubeContext; kubeconfig: string; expires: string }> {
+  { setCurrent = true, postern = thisPostern() }: KubeLoginOptions = {},
+): Promise<{ context: KubeContext; kubeconfig: string; expires: string; checked: boolean }> {
   const { answer, proxyHost } = await fetchKubeCertificate(env, name);
   const home = new PosternHome(env);
   const files = home.kubeFiles(proxyHost, name);
   await home.writeCertificateFiles(files, answer);
+  // A certificate checked under an earlier login or role set is not reused past this login.
+  await rm(files.checked, { force: true });
+  const checked = answer.session_mfa_required;
+  const user: KubeUserCredential = checked
+    ? {
+        exec: {
+          command: postern.command,
+          args: [...postern.args, ...credentialArgs(proxyHost, name)],
+        },
+      }
+    : { certFile: files.cert, keyFile: files.key };
   const context: KubeContext = {
     name: kubeContextName(proxyHost, name),
     server: answer.server,
     tlsServerName: answer.tls_server_name,
     caFile: files.ca,
-    certFile: files.cert,
-    keyFile: files.key,
+    user,
   };
   const kubeconfig = kubeconfigPath(env);
   await writeKubeContext(kubeconfig, context, setCurrent);
-  return { context, kubeconfig, expires: answer.expires };
+  return { context, kubeconfig, expires: answer.expires, checked };
 }
+
+/** `kube credentials NAME --proxy HOST`: the plugin checks the login is still for that proxy. */
+const credentialArgs = (proxyHost: string, name: string) => [
+  'kube',
+  'credentials',
+  name,
+  '--proxy',
+  proxyHost,
+];
 
 /** `<proxy host>-<cluster>`: one context per cluster per proxy. */
 export const kubeContextName = (proxyHost: string, cluster: string) => `${proxyHost}-${cluster}`;
@@ -80,6 +131,6 @@ export const kubeContextName = (proxyHost: string, cluster: string) => `${proxyH
  * what `postern kube exec` runs kubectl with.
  */
 export async function kubeContextFor(env: NodeJS.ProcessEnv, name: string): Promise<string> {
-  const { context } = await kubeLogin(env, name, false);
+  const { context } = await kubeLogin(env, name, { setCurrent: false });
   return context.name;
 }

@@ -3,6 +3,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PosternHome } from '../../../cli/login/postern-home.js';
+import { ConfigError } from '../../../config/config-error.js';
 import { forwardRequest, forwardUpgrade, passedHeaders } from '../upstream/forward.js';
 import { directEndpoint, type KubeEndpoint } from '../upstream/kube-endpoint.js';
 import { fetchKubeCertificate } from './kube-client.js';
@@ -25,6 +26,11 @@ export async function proxyKube(
   let renewal: NodeJS.Timeout | undefined;
   const renew = async () => {
     const { answer } = await fetchKubeCertificate(env, name);
+    if (answer.session_mfa_required) {
+      throw new ConfigError(
+        `your roles require an MFA check for each session (require_session_mfa), which a plain local endpoint cannot ask for: use kubectl with the context postern kube login ${name} writes`,
+      );
+    }
     const server = new URL(answer.server);
     endpoint?.close();
     endpoint = directEndpoint({

@@ -10,6 +10,7 @@ import { ConfigError } from '../../../config/config.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { KubeClustersService, type KubeClusterRow } from '../kube-clusters.service.js';
 import { kubeContextFor, kubeLogin, listKubeClusters } from './kube-client.js';
+import { addKubeCredentialsCommand } from './kube-credentials.command.js';
 import { proxyKube } from './kube-local-proxy.js';
 
 /** The clusters in storage, loaded for one command. */
@@ -99,14 +100,21 @@ export function addKubeCommands(program: Command): void {
     .description('get a certificate for the cluster NAME and make it the current kubectl context')
     .option('--no-set-context', 'write the context without making it current')
     .action(async (name: string, flags: { setContext: boolean }) => {
-      const { context, kubeconfig, expires } = await kubeLogin(process.env, name, flags.setContext);
-      print(`Logged in to Kubernetes cluster ${name} until ${expires}.`);
+      const login = await kubeLogin(process.env, name, { setCurrent: flags.setContext });
+      const { context, kubeconfig, expires, checked } = login;
+      print(
+        checked
+          ? `Logged in to Kubernetes cluster ${name}. Your roles require an MFA check for each session: kubectl asks for your authenticator code, and a check lasts a minute.`
+          : `Logged in to Kubernetes cluster ${name} until ${expires}.`,
+      );
       print(
         flags.setContext
           ? `kubectl now uses context ${context.name} (${kubeconfig}).`
           : `Use it with: kubectl --context ${context.name} (${kubeconfig})`,
       );
     });
+
+  addKubeCredentialsCommand(kube);
 
   kube
     .command('exec <name> <pod> [command...]')

@@ -10,8 +10,31 @@ export interface KubeContext {
   server: string;
   tlsServerName: string;
   caFile: string;
-  certFile: string;
-  keyFile: string;
+  user: KubeUserCredential;
+}
+
+/**
+ * How kubectl gets its client certificate: from files, or from a credential plugin it runs for
+ * each command (client-go's exec plugin: `postern kube credentials`), which may ask for a code.
+ */
+export type KubeUserCredential =
+  { certFile: string; keyFile: string } | { exec: { command: string; args: string[] } };
+
+/** The kubeconfig `user` entry for a credential. */
+function userEntry(credential: KubeUserCredential): Record<string, unknown> {
+  if ('certFile' in credential) {
+    return { 'client-certificate': credential.certFile, 'client-key': credential.keyFile };
+  }
+  return {
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: credential.exec.command,
+      args: credential.exec.args,
+      // The plugin reads an authenticator code from kubectl's terminal when it has one.
+      interactiveMode: 'IfAvailable',
+      provideClusterInfo: false,
+    },
+  };
 }
 
 /** The kubeconfig kubectl reads first: `$KUBECONFIG`'s first file, or `~/.kube/config`. */
@@ -52,9 +75,7 @@ export async function writeKubeContext(
       'tls-server-name': context.tlsServerName,
     },
   });
-  upsert(doc, 'users', context.name, {
-    user: { 'client-certificate': context.certFile, 'client-key': context.keyFile },
-  });
+  upsert(doc, 'users', context.name, { user: userEntry(context.user) });
   upsert(doc, 'contexts', context.name, {
     context: { cluster: context.name, user: context.name },
   });

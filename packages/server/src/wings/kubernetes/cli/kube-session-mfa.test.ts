@@ -1,0 +1,204 @@
+import { apiPaths, kubeClusterResourceSchema } from '@postern/contracts';
+import { X509Certificate } from 'node:crypto';
+import { readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import {
+  startFakeKubeApiServer,
+  type FakeKubeApiServer,
+} from '../../../testing/fake-kube/fake-kube-apiserver.testkit.js';
+import { kubectlUsing, kubectlWith } from '../../../testing/fake-kube/kubectl.testkit.js';
+import { inviteUser, nextTotp, type TestUser } from '../../../testing/identity.testkit.js';
+import { createRole, createSessionMfaRole } from '../../../testing/roles.testkit.js';
+import { signedHeaders } from '../../../testing/signed-request.testkit.js';
+import { createSelfSigned } from '../../../tls/self-signed.js';
+import { PosternHome } from '../../../cli/login/postern-home.js';
+import { kubeServerName } from '../kube-ca.js';
+import { kubeLogin } from './kube-client.js';
+import { proxyKube } from './kube-local-proxy.js';
+
+// require_session_mfa with kubectl: the login route issues a one-minute certificate marked as
+// checked only for an authenticator code; the Kubernetes listener lets a marked certificate
+// through and refuses the login's own; and `postern kube login` writes a context whose credential
+// plugin (the built `postern kube credentials`) asks for the code on kubectl's terminal. The real
+// kubectl, through a listening Postern over TLS, to the fake API server (FAKE: no Kubernetes here).
+
+const posternBin = fileURLToPath(new URL('../../../../bin/postern.js', import.meta.url));
+
+let app: TestApp;
+let fake: FakeKubeApiServer;
+let mona: TestUser;
+let home: string;
+let port: number;
+
+beforeAll(async () => {
+  fake = await startFakeKubeApiServer();
+  fake.pods.add({ name: 'web-1' });
+  app = await createTestApp({
+    https: await createSelfSigned(['localhost']),
+    publicAddr: 'localhost:0',
+    kubeClusters: [
+      kubeClusterResourceSchema.parse({
+        kind: 'kube_cluster',
+        metadata: { name: 'lab', labels: { env: 'lab' } },
+        spec: { server: fake.url, ca_cert: fake.caPem, credentials: { token: fake.token } },
+      }),
+    ],
+  });
+  await createRole(app, 'lab', {
+    allow: { kubernetes_labels: { env: 'lab' }, kubernetes_groups: ['lab-users'] },
+  });
+  await createSessionMfaRole(app);
+  mona = await inviteUser(app, 'mona', { roles: ['lab', 'checked'] });
+  ({ port } = await app.listenOnLoopback());
+  app.context.addresses.report('web', { host: '127.0.0.1', port });
+  ({ home } = await signedInHome(app, port, 'mona', ['lab', 'checked'], { tls: true }));
+});
+
+afterAll(async () => {
+  await app?.close();
+  await fake?.stop();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+function login(body: object) {
+  const url = apiPaths.kubeLogin('lab');
+  const payload = JSON.stringify(body);
+  return app.server.inject({
+    method: 'POST',
+    url,
+    headers: {
+      ...signedHeaders(app, 'mona', { method: 'POST', path: url, body: payload }),
+      'content-type': 'application/json',
+    },
+    payload,
+  });
+}
+
+const sessionMfaMark = 'URI:postern-session-mfa:lab';
+
+describe('POST kubeconnect/{name}/login for roles with require_session_mfa', () => {
+  it('says a check is needed, and marks nothing without a code', async () => {
+    const res = await login({});
+    expect(res.statusCode).toBe(200);
+    const answer = res.json();
+    expect(answer).toMatchObject({ session_mfa_required: true, session_mfa_verified: false });
+    expect(new X509Certificate(answer.cert).subjectAltName).not.toContain(sessionMfaMark);
+  });
+
+  it('refuses a wrong code (403, audited) and a malformed one (400)', async () => {
+    const wrong = await login({ totp_code: '000000' });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.json().error.message).toMatch(/the MFA check for this session failed/);
+    const failed = async () => {
+      const to = new Date(app.clock.now() + 60_000);
+      const { events } = await app.audit.search({ from: new Date(0), to, limit: 100 });
+      return events.some(
+        (e) => e.code === 'T3007W' && e.user === 'mona' && e.subject === 'kube lab',
+      );
+    };
+    await expect.poll(failed).toBe(true);
+    expect((await login({ totp_code: 'abc' })).statusCode).toBe(400);
+  });
+
+  it('with a code, issues a one-minute certificate marked as checked for this cluster', async () => {
+    const res = await login({ totp_code: nextTotp(app, mona.totpSecret!) });
+    expect(res.statusCode).toBe(200);
+    const answer = res.json();
+    expect(answer.session_mfa_verified).toBe(true);
+    const cert = new X509Certificate(answer.cert);
+    expect(cert.subjectAltName).toContain(sessionMfaMark);
+    const lifetime = Date.parse(cert.validTo) - app.clock.now();
+    expect(lifetime).toBeGreaterThan(50_000);
+    expect(lifetime).toBeLessThanOrEqual(61_000);
+  });
+});
+
+describe('the Kubernetes listener', () => {
+  const kubectlHolding = async (certPem: string, keyPem: string, caPem: string) => {
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    return kubectlWith(
+      {
+        server: `https://127.0.0.1:${port}/kube/lab`,
+        'certificate-authority-data': base64(caPem),
+        'tls-server-name': kubeServerName,
+      },
+      { 'client-certificate-data': base64(certPem), 'client-key-data': base64(keyPem) },
+    );
+  };
+
+  it("refuses the login's certificate, saying how to get a checked one, and takes a checked one", async () => {
+    const ca = await app.services.kubeCa();
+    const unchecked = await ca.userCertificate('mona', 'lab', 600_000);
+    const checked = await ca.userCertificate('mona', 'lab', 60_000, { sessionMfaVerified: true });
+    const refusedKubectl = await kubectlHolding(unchecked.certPem, unchecked.keyPem, ca.certPem);
+    const checkedKubectl = await kubectlHolding(checked.certPem, checked.keyPem, ca.certPem);
+    try {
+      const refused = await refusedKubectl.run([
+        'get',
+        '--raw',
+        '/kube/lab/api/v1/namespaces/default/pods',
+      ]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('run postern kube login lab again');
+      const pods = await checkedKubectl.run(['get', 'pods']);
+      expect(pods.stderr).toBe('');
+      expect(pods.stdout).toContain('web-1');
+    } finally {
+      await refusedKubectl.cleanup();
+      await checkedKubectl.cleanup();
+    }
+  });
+});
+
+describe('postern kube login, then kubectl', () => {
+  it('runs the credential plugin, which asks for a code on the terminal and keeps the check for its minute', async () => {
+    const kubeconfig = path.join(home, 'kubeconfig');
+    const env = { POSTERN_HOME: home, HOME: home, KUBECONFIG: kubeconfig };
+    const { context, checked } = await kubeLogin(env, 'lab', {
+      postern: { command: process.execPath, args: [posternBin] },
+    });
+    expect(checked).toBe(true);
+    const written = parse(await readFile(kubeconfig, 'utf8'));
+    expect(written.users[0].user.exec).toMatchObject({
+      command: process.execPath,
+      args: [posternBin, 'kube', 'credentials', 'lab', '--proxy', '127.0.0.1'],
+      interactiveMode: 'IfAvailable',
+    });
+    expect(written['current-context']).toBe(context.name);
+
+    const kubectl = await kubectlUsing(kubeconfig, { POSTERN_HOME: home });
+    try {
+      // No terminal and no check kept: the plugin cannot ask, and says so.
+      const blind = await kubectl.run(['get', 'pods']);
+      expect(blind.code).not.toBe(0);
+      expect(blind.stderr).toContain('kubectl has no terminal to ask for your code on');
+
+      const shell = kubectl.startInPty(['get', 'pods']);
+      await shell.waitFor(/Authenticator code for kube lab: /, 'the question');
+      shell.write(`${nextTotp(app, mona.totpSecret!)}\r`);
+      expect(await shell.exited).toBe(0);
+      expect(shell.output()).toContain('web-1');
+      const kept = new PosternHome({ POSTERN_HOME: home }).kubeFiles('127.0.0.1', 'lab').checked;
+      expect((await stat(kept)).mode & 0o777).toBe(0o600);
+
+      // Within the minute, the next kubectl needs no terminal: the check is kept.
+      const again = await kubectl.run(['get', 'pods']);
+      expect(again.stderr).toBe('');
+      expect(again.stdout).toContain('web-1');
+    } finally {
+      await kubectl.cleanup();
+    }
+  }, 60_000);
+
+  it('postern proxy kube, which cannot ask, refuses to start and says what to use', async () => {
+    const env = { POSTERN_HOME: home, HOME: home };
+    await expect(proxyKube(env, 'lab', 0)).rejects.toThrow(
+      'a plain local endpoint cannot ask for: use kubectl with the context postern kube login lab writes',
+    );
+  });
+});
