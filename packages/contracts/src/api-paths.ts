@@ -155,6 +155,8 @@ export const apiPaths = {
   sshCerts: `${apiPrefix}/ssh/certs`,
   sessionMfaCerts: `${apiPrefix}/mfa/session/certs`,
   sessionMfaChallenge: `${apiPrefix}/mfa/session/challenge`,
+  sessionMfaVerify: `${apiPrefix}/mfa/session/verify`,
+  mfaRequired: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/mfa/required`,
   /** GET: the nodes list for a request signed with a user certificate (the CLI's `ls`). */
   sshNodes: `${apiPrefix}/ssh/nodes`,
   /** POST: a CLI asks a signed-in browser to approve its key. */
@@ -194,6 +196,7 @@ export const apiPaths = {
     desktopPlayback: `${apiPrefix}/sites/:clusterId/desktopplayback/:sid/ws`,
     desktopRecordingInfo: `${apiPrefix}/sites/:clusterId/desktopplayback/:sid`,
     kubernetes: `${apiPrefix}/sites/:clusterId/kubernetes`,
+    mfaRequired: `${apiPrefix}/sites/:clusterId/mfa/required`,
     kubeResources: `${apiPrefix}/sites/:clusterId/kubernetes/:name/resources`,
     kubeExec: `${apiPrefix}/sites/:clusterId/kubernetes/:name/exec/ws`,
     kubeLogin: `${apiPrefix}/kubeconnect/:name/login`,

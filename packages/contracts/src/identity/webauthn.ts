@@ -73,12 +73,62 @@ export const sessionMfaResponseSchema = z.union([
 export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;
 
 /**
+ * What a console call's per-session MFA check is for: `app:<fqdn>`, `desktop:<name>`, or
+ * `files:<serverId>` (the console's file transfers to one server).
+ */
+export const sessionMfaResourceSchema = z
+  .string()
+  .regex(
+    /^(app|desktop|files):[^\s]{1,253}$/,
+    'expected app:<host>, desktop:<name> or files:<server id>',
+  );
+
+/**
  * `POST mfa/session/challenge` (web session): a challenge for one per-session MFA check of the
- * console's own calls (an application launch, a desktop), bound to this web session and `resource`
- * (`app:<fqdn>`, `desktop:<name>`); the call it is for takes the answer as `mfa_response`.
+ * console's own calls (an application launch, a desktop, file transfers), bound to this web
+ * session and `resource`. An application launch and a desktop take the answer as `mfa_response`;
+ * file transfers take it through `POST mfa/session/verify` first.
  */
 export const sessionMfaChallengeRequestSchema = z.strictObject({
-  resource: z
-    .string()
-    .regex(/^(app|desktop):[^\s]{1,253}$/, 'expected app:<host> or desktop:<name>'),
+  resource: sessionMfaResourceSchema,
 });
+
+/**
+ * `POST mfa/session/verify` (web session): the answer to a `files:<serverId>` challenge. A passed
+ * check lets this web session's file transfers to that server start for a minute, so the files
+ * chosen together need one check.
+ */
+export const sessionMfaVerifyRequestSchema = z.strictObject({
+  resource: sessionMfaResourceSchema.refine(
+    (resource) => resource.startsWith('files:'),
+    'only files:<server id> is checked on its own; an application or desktop takes the answer with its request',
+  ),
+  mfa_response: sessionMfaResponseSchema,
+});
+export type SessionMfaVerifyRequest = z.infer<typeof sessionMfaVerifyRequestSchema>;
+
+export const sessionMfaVerifyResponseSchema = z.object({
+  /** RFC 3339: until when the check lets transfers start. */
+  expires: z.string(),
+});
+export type SessionMfaVerifyResponse = z.infer<typeof sessionMfaVerifyResponseSchema>;
+
+/**
+ * `POST sites/{clusterId}/mfa/required` (the reference's shape): whether a session with the
+ * resource named needs a per-session MFA check first. The body names one resource as the
+ * reference does (`node: {node_name, login}`, `kube`, `database`, `windows_desktop`, `app`).
+ */
+export const mfaRequiredRequestSchema = z
+  .object({
+    node: z.object({ node_name: z.string().max(253), login: z.string().max(64) }).optional(),
+    kube: z.object({ cluster_name: z.string().max(253) }).optional(),
+    database: z.object({ service_name: z.string().max(253) }).passthrough().optional(),
+    windows_desktop: z.object({ desktop_name: z.string().max(253) }).passthrough().optional(),
+    app: z.object({}).passthrough().optional(),
+  })
+  .refine(
+    (body) => Object.values(body).filter(Boolean).length === 1,
+    'name one resource: node, kube, database, windows_desktop or app',
+  );
+export const mfaRequiredResponseSchema = z.object({ required: z.boolean() });
+export type MfaRequiredResponse = z.infer<typeof mfaRequiredResponseSchema>;

@@ -9,6 +9,7 @@ import type { LockView } from '../access-control/locks/lock-watcher.js';
 import { ChallengeStore } from './mfa/challenges.store.js';
 import { WebauthnCredentialIndex } from './mfa/credential-index.js';
 import { SessionMfa } from './mfa/session-mfa.js';
+import { SessionMfaGrants } from './mfa/session-mfa-grants.js';
 import { SecondFactorService } from './mfa/second-factor.service.js';
 import { WebauthnService } from './mfa/webauthn.service.js';
 import { CompleteTokenService } from './user-tokens/complete-token.service.js';
@@ -65,6 +66,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
   const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
   const sessionMfa = new SessionMfa({ users: usersStore, secondFactor, audit });
+  const sessionMfaGrants = new SessionMfaGrants({ backend, now });
   const credentialIndex = new WebauthnCredentialIndex(backend, usersStore, audit, now);
   const tokens = new UserTokensService({
     store: tokenStore,
@@ -130,6 +132,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     login,
     secondFactor,
     sessionMfa,
+    sessionMfaGrants,
     completion,
     account,
     devices,

@@ -32,7 +32,11 @@ export const identityPart = {
     const { usersAdmin } = accessControl;
     await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
     await server.register(accountRoutes, { ...identity, loginRateLimit });
-    await server.register(sessionMfaRoutes, { sessionMfa: identity.sessionMfa });
+    await server.register(sessionMfaRoutes, {
+      sessionMfa: identity.sessionMfa,
+      grants: identity.sessionMfaGrants,
+      clusterName: ctx.config.clusterName,
+    });
     await cliLoginRoutes(server, identity, loginRateLimit);
   },
 } satisfies Part<Platform, IdentityBasics & CliLoginServices>;

@@ -64,6 +64,7 @@ export const serversWing = {
       transfers: s.fileTransfers,
       clusterName,
       maxBytes: config.fileTransfer.maxBytes,
+      sessionMfaGrants: ctx.identity.sessionMfaGrants,
     });
     await server.register(sessionMfaCertRoutes, {
       certAuth: ctx.identity.certAuth,

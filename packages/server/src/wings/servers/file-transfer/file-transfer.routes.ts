@@ -2,14 +2,19 @@ import multipart from '@fastify/multipart';
 import { apiPaths, fileTransferQuerySchema, formDataRequiredMessage } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
-import { badParameter, notAuthenticated } from '../../../errors.js';
+import { ApiError, badParameter, notAuthenticated } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
+import type { Identity } from '../../../http/request-identity.js';
+import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
+import type { SessionMfaGrants } from '../../../identity/mfa/session-mfa-grants.js';
 import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
 
 interface FileTransferRoutesOptions {
   transfers: FileTransferService;
   clusterName: string;
   maxBytes: number;
+  /** Checks passed for `files:<serverId>` (`POST mfa/session/verify`), for require_session_mfa. */
+  sessionMfaGrants: Pick<SessionMfaGrants, 'holds'>;
 }
 
 type TransferRoute = FastifyRequest<{
@@ -33,12 +38,24 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
   await app.register(multipart, { limits: { files: 1, fields: 10, parts: 11 } });
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-  const transferRequest = (request: TransferRoute): TransferRequest => {
+  /**
+   * require_session_mfa: a transfer starts within a minute of a check passed for this server in
+   * this web session (the console asks for one before the files it was given).
+   */
+  const checkedIdentity = async (identity: Identity, serverId: string): Promise<Identity> => {
+    if (!SessionMfa.required(identity.roleSet)) return identity;
+    if (!(await options.sessionMfaGrants.holds(identity.session.id, `files:${serverId}`))) {
+      throw new ApiError('mfa_required', 'file transfers need a fresh MFA check first');
+    }
+    return { ...identity, mfaVerified: true };
+  };
+
+  const transferRequest = async (request: TransferRoute): Promise<TransferRequest> => {
     resolveClusterId(request.params.clusterId, clusterName);
     if (!request.identity) throw notAuthenticated();
     const query = parseInput(fileTransferQuerySchema, request.query);
     return {
-      identity: request.identity,
+      identity: await checkedIdentity(request.identity, request.params.serverId),
       serverId: request.params.serverId,
       login: request.params.login,
       location: query.location,
@@ -52,7 +69,7 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
     // A HEAD would dial the node and audit a download that never happens.
     { ...signedIn, exposeHeadRoute: false },
     async (request: TransferRoute, reply) => {
-      const download = await transfers.download(transferRequest(request));
+      const download = await transfers.download(await transferRequest(request));
       return reply
         .type('application/octet-stream')
         .header('content-length', download.size)
@@ -63,7 +80,7 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
   );
 
   app.post(apiPaths.patterns.fileTransfer, signedIn, async (request: TransferRoute, reply) => {
-    const target = transferRequest(request);
+    const target = await transferRequest(request);
     if (!request.isMultipart()) throw badParameter(formDataRequiredMessage);
     const declared = Number(request.headers['content-length']);
     // One byte over the limit is enough for the service to see that the file is too large.
