@@ -174,6 +174,7 @@ describe('the console', () => {
     const socket = await nextSocket(1);
     socket.accept();
     const fetchMock = vi.mocked(fetch);
+    fetchMock.mockImplementationOnce(async () => Response.json({ required: false }));
     fetchMock.mockImplementationOnce(
       async () => new Response('log lines', { headers: { 'content-length': '9' } }),
     );
@@ -202,6 +203,51 @@ describe('the console', () => {
     expect(init.headers).toMatchObject({ Authorization: 'Bearer bearer-tok' });
     expect(createObjectURL).toHaveBeenCalled();
     expect(saved).toEqual(['app.log']);
+    click.mockRestore();
+  });
+
+  it('asks for the MFA check the roles want before the transfer, once, and sends it to verify', async () => {
+    const user = userEvent.setup();
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    (await nextSocket(1)).accept();
+    const fetchMock = vi.mocked(fetch);
+    for (const body of [
+      { required: true },
+      { totp_challenge: true },
+      { expires: '2026-11-26T12:01:00Z' },
+    ]) {
+      fetchMock.mockImplementationOnce(async () => Response.json(body));
+    }
+    fetchMock.mockImplementationOnce(async () => new Response('x'));
+    Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:x'), revokeObjectURL: vi.fn() });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const calls = fetchMock.mock.calls.length;
+
+    await user.click(await screen.findByRole('button', { name: 'Download file' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Download file' });
+    await user.type(within(dialog).getByRole('textbox', { name: /File path/ }), '/etc/motd');
+    await user.click(within(dialog).getByRole('button', { name: 'Download' }));
+    await screen.findByRole('dialog', { name: 'Verify it is you' });
+    await user.type(screen.getByLabelText('Authenticator code'), '123456');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+
+    const row = await screen.findByRole('listitem', { name: 'Download motd' });
+    await waitFor(() => expect(within(row).getByRole('status').textContent).toBe('Done'));
+    const sent = fetchMock.mock.calls
+      .slice(calls)
+      .map(([url, init]) => [
+        String(url).split('?')[0],
+        init?.body ? JSON.parse(String(init.body)) : undefined,
+      ]);
+    expect(sent).toEqual([
+      ['/v1/webapi/sites/root/mfa/required', { node: { node_name: db1.id, login: 'root' } }],
+      ['/v1/webapi/mfa/session/challenge', { resource: `files:${db1.id}` }],
+      [
+        '/v1/webapi/mfa/session/verify',
+        { resource: `files:${db1.id}`, mfa_response: { totp_code: '123456' } },
+      ],
+      [`/v1/webapi/sites/root/nodes/${db1.id}/root/scp`, undefined],
+    ]);
     click.mockRestore();
   });
 

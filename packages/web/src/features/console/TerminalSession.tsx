@@ -6,6 +6,7 @@ import { isReadOnly, type TerminalTab } from './consoleStore';
 import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
 import { serverTerminalTarget, startTerminalSession } from './startTerminalSession';
 import { TerminalPane, type StartTerminal } from './TerminalPane';
+import { filesMfaCheck } from './transfers/filesMfaCheck';
 import { DownloadDialog, UploadDialog } from './transfers/TransferDialogs';
 import { TransferPanel } from './transfers/TransferPanel';
 import { useFileTransfers } from './transfers/useFileTransfers';
@@ -20,10 +21,11 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
     () => ({ clusterId: tab.clusterId, serverId: tab.serverId, login: tab.login }),
     [tab.clusterId, tab.serverId, tab.login],
   );
-  const transfers = useFileTransfers(endpoint, ui.fileTransferMaxBytes, deps.transfers);
+  const mfa = useSessionMfaPrompt();
+  const checkFiles = useMemo(() => filesMfaCheck(endpoint, mfa.ask), [endpoint, mfa.ask]);
+  const transfers = useFileTransfers(endpoint, ui.fileTransferMaxBytes, deps.transfers, checkFiles);
   // Files move as the tab's own login; someone who joined a session has no login of their own there.
   const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
-  const mfa = useSessionMfaPrompt();
 
   // The tab as it opened: a join that learns its server later keeps its socket.
   const start: StartTerminal = (engine, container, onShortcut) =>

@@ -118,7 +118,7 @@ export function saveBlob(blob: Blob, name: string, doc: Document = document): vo
 export const isAbortError = (err: unknown) =>
   err instanceof DOMException && err.name === 'AbortError';
 
-const abortError = () => new DOMException('The transfer was cancelled', 'AbortError');
+export const abortError = () => new DOMException('The transfer was cancelled', 'AbortError');
 
 /** Spec §8: the body's error.message, else message, else the status. */
 function messageOf(body: string, status: number, statusText: string): string {

@@ -70,6 +70,39 @@ describe('useFileTransfers', () => {
     expect(createRequest).not.toHaveBeenCalled();
   });
 
+  it('runs the check once for the files given together, and sends nothing when it fails', async () => {
+    const createRequest = vi.fn();
+    const deps = { ...fakeDeps(vi.fn()), createRequest };
+    const checkFirst = vi.fn(() => Promise.reject(new Error('The MFA check was cancelled')));
+    const { result } = renderHook(() => useFileTransfers(endpoint, 100, deps, checkFirst));
+    act(() => result.current.upload([new File(['a'], 'a.txt'), new File(['b'], 'b.txt')], '~'));
+    await waitFor(() =>
+      expect(result.current.transfers.map((t) => [t.status, t.error])).toEqual([
+        ['failed', 'The MFA check was cancelled'],
+        ['failed', 'The MFA check was cancelled'],
+      ]),
+    );
+    expect(checkFirst).toHaveBeenCalledTimes(1);
+    expect(createRequest).not.toHaveBeenCalled();
+  });
+
+  it('downloads only once the check has passed', async () => {
+    const order: string[] = [];
+    const fetch = vi.fn(async () => {
+      order.push('fetch');
+      return new Response('ok');
+    });
+    const checkFirst = vi.fn(async () => {
+      order.push('check');
+    });
+    const { result } = renderHook(() =>
+      useFileTransfers(endpoint, 100, fakeDeps(fetch), checkFirst),
+    );
+    act(() => result.current.download('/etc/hostname'));
+    await waitFor(() => expect(result.current.transfers[0]?.status).toBe('done'));
+    expect(order).toEqual(['check', 'fetch']);
+  });
+
   it('names a download after the last path segment', () => {
     expect(baseName('/var/log/syslog')).toBe('syslog');
     expect(baseName('dir/')).toBe('dir');

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { fileTooLargeMessage } from '@postern/contracts';
 import { apiCredentials } from '../../../api';
 import {
+  abortError,
   downloadFile,
   isAbortError,
   saveBlob,
@@ -25,6 +26,8 @@ const browserDeps: TransferDeps = {
   save: saveBlob,
 };
 
+const noCheck = () => Promise.resolve();
+
 /** The last path segment: what a downloaded file is saved as. */
 export const baseName = (remotePath: string) =>
   remotePath.replace(/\/+$/, '').split('/').pop() || 'download';
@@ -38,6 +41,11 @@ export function useFileTransfers(
   /** `file_transfer.max_bytes`: a larger file fails at once instead of after sending it. */
   maxBytes: number,
   deps: TransferDeps = browserDeps,
+  /**
+   * What must pass before the files given at once start (require_session_mfa's check, asked
+   * once for all of them); a rejection fails each with its message.
+   */
+  checkFirst: () => Promise<void> = noCheck,
 ) {
   const [state, dispatch] = useReducer(transfersReducer, initialTransfers);
   const controllers = useRef(new Map<string, AbortController>());
@@ -82,6 +90,9 @@ export function useFileTransfers(
 
   const upload = useCallback(
     (files: File[], directory: string) => {
+      // One check for the files chosen together, started once the small ones are known.
+      let checked: Promise<void> | undefined;
+      const check = () => (checked ??= checkFirst());
       for (const file of files) {
         const start = { direction: 'upload', name: file.name, remotePath: directory } as const;
         // The server refuses it too, but a browser whose upload is cut short by the refusal
@@ -90,25 +101,29 @@ export function useFileTransfers(
           run(start, () => Promise.reject(new Error(fileTooLargeMessage(maxBytes))));
           continue;
         }
-        run(start, (_id, signal, onProgress) =>
-          uploadFile({
+        run(start, async (_id, signal, onProgress) => {
+          await check();
+          return uploadFile({
             url: transferUrl(endpoint, { location: directory, filename: file.name }),
             file,
             headers: deps.headers(),
             onProgress,
             signal,
             ...(deps.createRequest ? { createRequest: deps.createRequest } : {}),
-          }),
-        );
+          });
+        });
       }
     },
-    [endpoint, maxBytes, deps, run],
+    [endpoint, maxBytes, deps, run, checkFirst],
   );
 
   const download = useCallback(
     (remotePath: string) => {
       const name = baseName(remotePath);
       run({ direction: 'download', name, remotePath }, async (_id, signal, onProgress) => {
+        await checkFirst();
+        // Cancelled while the check was asked: nothing is fetched.
+        if (signal.aborted) throw abortError();
         const blob = await downloadFile({
           url: transferUrl(endpoint, { location: remotePath, filename: name }),
           headers: deps.headers(),
@@ -119,7 +134,7 @@ export function useFileTransfers(
         deps.save(blob, name);
       });
     },
-    [endpoint, deps, run],
+    [endpoint, deps, run, checkFirst],
   );
 
   const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);
