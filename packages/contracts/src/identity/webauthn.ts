@@ -122,8 +122,14 @@ export const mfaRequiredRequestSchema = z
   .object({
     node: z.object({ node_name: z.string().max(253), login: z.string().max(64) }).optional(),
     kube: z.object({ cluster_name: z.string().max(253) }).optional(),
-    database: z.object({ service_name: z.string().max(253) }).passthrough().optional(),
-    windows_desktop: z.object({ desktop_name: z.string().max(253) }).passthrough().optional(),
+    database: z
+      .object({ service_name: z.string().max(253) })
+      .passthrough()
+      .optional(),
+    windows_desktop: z
+      .object({ desktop_name: z.string().max(253) })
+      .passthrough()
+      .optional(),
     app: z.object({}).passthrough().optional(),
   })
   .refine(
