@@ -61,6 +61,32 @@ test.describe.serial('per-session MFA in the web terminal', () => {
     await expectOnScreen(mia, 'mfa-42');
   });
 
+  test('uploading files asks once for the files chosen together, and they land', async () => {
+    await mia.goto(consolePath);
+    const check = mia.getByRole('dialog', { name: 'Verify it is you' });
+    await check.getByRole('button', { name: 'Verify' }).click();
+    await runInTerminal(mia, 'echo ready');
+    await expectOnScreen(mia, 'ready');
+
+    await mia.getByRole('button', { name: 'Upload files' }).click();
+    const dialog = mia.getByRole('dialog', { name: 'Upload files' });
+    await dialog.getByLabel('Files').setInputFiles([
+      { name: 'mfa-one.txt', mimeType: 'text/plain', buffer: Buffer.from('one\n') },
+      { name: 'mfa-two.txt', mimeType: 'text/plain', buffer: Buffer.from('two\n') },
+    ]);
+    await dialog.getByRole('button', { name: 'Upload' }).click();
+    // The transfers' own check, answered by the same virtual key: one for both files.
+    await expect(check).toBeVisible();
+    await check.getByRole('button', { name: 'Verify' }).click();
+    for (const name of ['mfa-one.txt', 'mfa-two.txt']) {
+      const row = mia.getByRole('listitem', { name: `Upload ${name}` });
+      await expect(row.getByRole('status')).toHaveText('Done', { timeout: 30_000 });
+    }
+    await expect(check).toHaveCount(0);
+    await runInTerminal(mia, 'cat ~/mfa-one.txt ~/mfa-two.txt | tr -d "\\n"; echo " landed"');
+    await expectOnScreen(mia, 'onetwo landed');
+  });
+
   test('cancelling the check ends the session before it starts', async () => {
     await mia.goto(consolePath);
     const check = mia.getByRole('dialog', { name: 'Verify it is you' });
