@@ -14,7 +14,6 @@ import { addVerifyCommands } from './cli/verify.commands.js';
 import { resolveConfig, type ConfigFlags } from './config/config.js';
 import { runProgram } from './cli/run-program.js';
 import { tuneHeapForRelaying } from './heap-tuning.js';
-import { startServer } from './start.js';
 import { serverVersion } from './version.js';
 import { wings } from './wings/index.js';
 
@@ -63,6 +62,8 @@ export function buildCli(): Command {
     .action(async (flags: ConfigFlags) => {
       const config = resolveConfig(flags);
       tuneHeapForRelaying();
+      // Loaded here: the server's modules are most of the CLI's start-up time, and only start needs them.
+      const { startServer } = await import('./start.js');
       const server = await startServer(config);
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ConfigFlags } from '../config/config.js';
-import { openAdminContext, type AdminContext } from './admin-context.js';
+import type { AdminContext } from './admin-context.js';
 
 /** The flags every command that touches storage shares, so admin commands find a running server's data. */
 export function withStorageFlags(command: Command): Command {
@@ -14,6 +14,9 @@ export function withStorageFlags(command: Command): Command {
 
 /** Runs an admin command against the storage the flags name, closing it afterwards. */
 export async function withAdmin(flags: ConfigFlags, run: (ctx: AdminContext) => Promise<unknown>) {
+  // Loaded here: storage and identity are much of the CLI's start-up time, and a user's commands
+  // (login, ssh, kube …) never open them.
+  const { openAdminContext } = await import('./admin-context.js');
   const ctx = await openAdminContext(flags);
   try {
     await run(ctx);
