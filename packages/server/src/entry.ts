@@ -3,7 +3,7 @@ import { runProgram } from './cli/run-program.js';
 
 /**
  * The binary's entry. kubectl runs `postern kube credentials` before each of its commands, so
- * that one loads only its own modules (about a quarter of the whole CLI's start-up time); every
+ * that one loads only its own modules (about a third of the whole CLI's start-up time); every
  * other command loads the whole CLI (main.ts).
  */
 export async function run(argv: string[]): Promise<void> {
