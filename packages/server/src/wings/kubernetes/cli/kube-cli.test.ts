@@ -1,17 +1,12 @@
-import { kubeClusterResourceSchema } from '@postern/contracts';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import type { TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
-import {
-  startFakeKubeApiServer,
-  type FakeKubeApiServer,
-} from '../../../testing/fake-kube/fake-kube-apiserver.testkit.js';
+import type { FakeKubeApiServer } from '../../../testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { kubectlBinary } from '../../../testing/fake-kube/kubectl.testkit.js';
-import { createSelfSigned } from '../../../tls/self-signed.js';
+import { startKubeLab, type KubeLab } from '../../../testing/kube-lab.testkit.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { kubeLogin, listKubeClusters } from './kube-client.js';
@@ -23,39 +18,17 @@ import { writeKubeContext } from './kubeconfig-file.js';
 // `postern proxy kube` serving the cluster on loopback without TLS.
 
 const run = promisify(execFile);
+let lab: KubeLab;
 let app: TestApp;
 let fake: FakeKubeApiServer;
 let home: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  fake = await startFakeKubeApiServer();
-  fake.pods.add({ name: 'web-1' });
-  // From the config file, so the health check's first round at start finds it.
-  app = await createTestApp({
-    https: await createSelfSigned(['localhost']),
-    publicAddr: 'localhost:0',
-    kubeClusters: [
-      kubeClusterResourceSchema.parse({
-        kind: 'kube_cluster',
-        metadata: { name: 'lab', labels: { env: 'lab' } },
-        spec: { server: fake.url, ca_cert: fake.caPem, credentials: { token: fake.token } },
-      }),
-    ],
-  });
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'lab' },
-      spec: { allow: { kubernetes_labels: { env: 'lab' }, kubernetes_groups: ['lab-users'] } },
-    }),
-    hostActor('test'),
-  );
+  lab = await startKubeLab();
+  ({ app, fake } = lab);
   await app.services.users.create({ name: 'alice', roles: ['lab'] }, 'test');
-  const { port } = await app.listenOnLoopback();
-  app.context.addresses.report('web', { host: '127.0.0.1', port });
-  ({ home } = await signedInHome(app, port, 'alice', ['lab'], { tls: true }));
+  ({ home } = await signedInHome(app, lab.port, 'alice', ['lab'], { tls: true }));
   env = {
     ...process.env,
     POSTERN_HOME: home,
@@ -65,8 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  await fake?.stop();
+  await lab?.stop();
   if (home) await rm(home, { recursive: true, force: true });
 });
 

@@ -1,21 +1,17 @@
-import { apiPaths, kubeClusterResourceSchema } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { X509Certificate } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import type { TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
-import {
-  startFakeKubeApiServer,
-  type FakeKubeApiServer,
-} from '../../../testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { kubectlUsing, kubectlWith } from '../../../testing/fake-kube/kubectl.testkit.js';
 import { inviteUser, nextTotp, type TestUser } from '../../../testing/identity.testkit.js';
-import { createRole, createSessionMfaRole } from '../../../testing/roles.testkit.js';
+import { startKubeLab, type KubeLab } from '../../../testing/kube-lab.testkit.js';
+import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
-import { createSelfSigned } from '../../../tls/self-signed.js';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { kubeServerName } from '../kube-ca.js';
 import { kubeLogin } from './kube-client.js';
@@ -29,39 +25,22 @@ import { proxyKube } from './kube-local-proxy.js';
 
 const posternBin = fileURLToPath(new URL('../../../../bin/postern.js', import.meta.url));
 
+let lab: KubeLab;
 let app: TestApp;
-let fake: FakeKubeApiServer;
 let mona: TestUser;
 let home: string;
 let port: number;
 
 beforeAll(async () => {
-  fake = await startFakeKubeApiServer();
-  fake.pods.add({ name: 'web-1' });
-  app = await createTestApp({
-    https: await createSelfSigned(['localhost']),
-    publicAddr: 'localhost:0',
-    kubeClusters: [
-      kubeClusterResourceSchema.parse({
-        kind: 'kube_cluster',
-        metadata: { name: 'lab', labels: { env: 'lab' } },
-        spec: { server: fake.url, ca_cert: fake.caPem, credentials: { token: fake.token } },
-      }),
-    ],
-  });
-  await createRole(app, 'lab', {
-    allow: { kubernetes_labels: { env: 'lab' }, kubernetes_groups: ['lab-users'] },
-  });
+  lab = await startKubeLab();
+  ({ app, port } = lab);
   await createSessionMfaRole(app);
   mona = await inviteUser(app, 'mona', { roles: ['lab', 'checked'] });
-  ({ port } = await app.listenOnLoopback());
-  app.context.addresses.report('web', { host: '127.0.0.1', port });
   ({ home } = await signedInHome(app, port, 'mona', ['lab', 'checked'], { tls: true }));
 });
 
 afterAll(async () => {
-  await app?.close();
-  await fake?.stop();
+  await lab?.stop();
   if (home) await rm(home, { recursive: true, force: true });
 });
 
