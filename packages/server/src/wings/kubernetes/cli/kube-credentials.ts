@@ -10,6 +10,9 @@ import { fetchKubeCertificate } from './kube-client.js';
 const certificateSchema = z.object({ cert: z.string(), key: z.string(), expires: z.string() });
 type KubeCertificate = z.infer<typeof certificateSchema>;
 
+/** A checked certificate as kept, with the login it was asked under. */
+const keptSchema = certificateSchema.extend({ user: z.string(), login_expires: z.string() });
+
 /**
  * A checked certificate is handed out again while this much of its minute is left: kubectl opens
  * its connections within a few seconds of starting, and asks again once it has ended.
@@ -46,7 +49,11 @@ export async function kubeCredentials(
   }
   const file = new PosternHome(env).kubeFiles(proxyHost, name).checked;
   const kept = await readKept(file);
-  if (kept && Date.parse(kept.expires) - now() > reuseMarginMs) return execCredential(kept);
+  // Only under the same login: another user's, or an earlier sign-in's, is never handed out.
+  const sameLogin = kept?.user === profile.user && kept.login_expires === profile.expires;
+  if (kept && sameLogin && Date.parse(kept.expires) - now() > reuseMarginMs) {
+    return execCredential(kept);
+  }
   const { answer } = await fetchKubeCertificate(env, name);
   if (!answer.session_mfa_required) return execCredential(answer);
   if (!interactive) {
@@ -57,7 +64,8 @@ export async function kubeCredentials(
   const code = await askSessionCode(askCode, `kube ${name}`);
   const checked = (await fetchKubeCertificate(env, name, code)).answer;
   const certificate = { cert: checked.cert, key: checked.key, expires: checked.expires };
-  await new PosternHome(env).writeSecret(file, JSON.stringify(certificate));
+  const login = { user: profile.user, login_expires: profile.expires };
+  await new PosternHome(env).writeSecret(file, JSON.stringify({ ...certificate, ...login }));
   return execCredential(certificate);
 }
 
@@ -84,9 +92,9 @@ function execCredential({ cert, key, expires }: KubeCertificate): string {
   });
 }
 
-async function readKept(file: string): Promise<KubeCertificate | undefined> {
+async function readKept(file: string): Promise<z.infer<typeof keptSchema> | undefined> {
   try {
-    const parsed = certificateSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const parsed = keptSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

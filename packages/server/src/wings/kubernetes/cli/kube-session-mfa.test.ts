@@ -1,6 +1,6 @@
 import { apiPaths } from '@postern/contracts';
 import { X509Certificate } from 'node:crypto';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -15,6 +15,7 @@ import { signedHeaders } from '../../../testing/signed-request.testkit.js';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { kubeServerName } from '../kube-ca.js';
 import { kubeLogin } from './kube-client.js';
+import { kubeCredentials } from './kube-credentials.js';
 import { proxyKube } from './kube-local-proxy.js';
 
 // require_session_mfa with kubectl: the login route issues a one-minute certificate marked as
@@ -59,6 +60,7 @@ function login(body: object) {
 }
 
 const sessionMfaMark = 'URI:postern-session-mfa:lab';
+const askCode = () => Promise.reject(new Error('no code should be asked for'));
 
 describe('POST kubeconnect/{name}/login for roles with require_session_mfa', () => {
   it('says a check is needed, and marks nothing without a code', async () => {
@@ -173,6 +175,18 @@ describe('postern kube login, then kubectl', () => {
       await kubectl.cleanup();
     }
   }, 60_000);
+
+  it("never hands out a check kept under another user's login", async () => {
+    const kept = new PosternHome({ POSTERN_HOME: home }).kubeFiles('127.0.0.1', 'lab').checked;
+    const mine = JSON.parse(await readFile(kept, 'utf8'));
+    await writeFile(kept, JSON.stringify({ ...mine, user: 'someone-else' }));
+    const env = { POSTERN_HOME: home, HOME: home };
+    const ask = () => kubeCredentials(env, 'lab', '127.0.0.1', { askCode, interactive: false });
+    // Not reused: a new check is needed, and without a terminal it cannot be asked for.
+    await expect(ask()).rejects.toThrow('kubectl has no terminal to ask for your code on');
+    await writeFile(kept, JSON.stringify(mine));
+    expect(JSON.parse(await ask()).status.clientCertificateData).toBe(mine.cert);
+  });
 
   it('postern proxy kube, which cannot ask, refuses to start and says what to use', async () => {
     const env = { POSTERN_HOME: home, HOME: home };
