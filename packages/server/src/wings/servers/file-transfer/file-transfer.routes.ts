@@ -45,7 +45,10 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
   const checkedIdentity = async (identity: Identity, serverId: string): Promise<Identity> => {
     if (!SessionMfa.required(identity.roleSet)) return identity;
     if (!(await options.sessionMfaGrants.holds(identity.session.id, `files:${serverId}`))) {
-      throw new ApiError('mfa_required', 'file transfers need a fresh MFA check first');
+      throw new ApiError(
+        'mfa_required',
+        'your roles require an MFA check for each session (require_session_mfa): pass one for this server first',
+      );
     }
     return { ...identity, mfaVerified: true };
   };

@@ -73,7 +73,8 @@ describe('file transfers under require_session_mfa', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error).toMatchObject({
       code: 'mfa_required',
-      message: 'file transfers need a fresh MFA check first',
+      message:
+        'your roles require an MFA check for each session (require_session_mfa): pass one for this server first',
     });
     const asked = await post(apiPaths.mfaRequired('-current-'), {
       node: { node_name: node, login: 'root' },

@@ -141,13 +141,14 @@ describe('require_session_mfa', () => {
     expect(refused[0]?.reason).toContain('require_session_mfa');
   });
 
-  it("refuses the console's file transfer, a request with no check of its own", async () => {
+  it("refuses the console's file transfer until the web session passed a check (mfa_required)", async () => {
     const headers = await app.signIn(['plain', 'checked'], 'webchecked');
     const res = await app.server.inject({
       url: `${apiPaths.fileTransfer('-current-', 'sshd-host', 'root')}?location=/etc/hostname`,
       headers,
     });
     expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('mfa_required');
     expect(res.json().error.message).toContain('require_session_mfa');
   });
 });
