@@ -1,48 +1,28 @@
 import { emptyAcl, terminalMessageTypes as T, type UserAcl } from '@postern/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { terminalFonts } from '../../lib/consoleSettings';
 import { jsonResponse } from '../../test/authConfig';
 import { presetAcls } from '../../test/userContexts';
 import { nodeFixtures, nodePage } from '../nodes/fixtures';
 import { sessionFixtures } from '../sessions/fixtures';
-import type { FakeEngine } from './fakeEngine';
 import { fontSizeStorageKey } from './fontSize';
-import type * as TerminalEngineModule from './terminalEngine';
 import type { FakeSocket } from './tty/fakeSocket';
-import { fakeSocketsPerTest, renderSignedIn } from './terminalPage.testkit';
+import { renderConsole } from './consolePage.testkit';
+import { fakeSocketsPerTest, fakeXtermPerTest } from './terminalPage.testkit';
 import { isTraceparent } from './tty/traceparent';
 
 // xterm does not render in jsdom: the console gets a fake terminal instead.
-const fake = vi.hoisted(() => ({ engines: [] as FakeEngine[] }));
-vi.mock('./terminalEngine', async (importOriginal) => {
-  const actual = await importOriginal<typeof TerminalEngineModule>();
-  const { FakeEngine: Engine } = await import('./fakeEngine');
-  return {
-    ...actual,
-    loadXtermEngine: async (options: ConstructorParameters<typeof Engine>[0]) => {
-      const engine = new Engine(options);
-      fake.engines.push(engine);
-      return engine;
-    },
-  };
-});
+vi.mock('./terminalEngine', async (original) =>
+  (await import('./fakeEngine')).withFakeXterm(original),
+);
+const engines = fakeXtermPerTest();
 
 const fakeSockets = fakeSocketsPerTest();
 const sockets = fakeSockets.sockets;
-beforeEach(() => {
-  fake.engines.length = 0;
-});
-
 const db1 = nodeFixtures[0]!;
 const web1 = nodeFixtures[1]!;
-
-function renderConsole(path: string, acl: UserAcl = presetAcls.access, scrollbackLines = 1000) {
-  const answer = (url: string) =>
-    url.startsWith('/v1/webapi/sites/root/nodes?') ? jsonResponse(nodePage()) : undefined;
-  return renderSignedIn(path, acl, { answer, ui: { scrollbackLines } });
-}
 
 const nextSocket = (count: number) => fakeSockets.nth(count);
 
@@ -71,7 +51,7 @@ describe('the console', () => {
     socket.accept();
     await waitFor(() => expect(screen.queryByText('Connecting…')).toBeNull());
 
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     expect(engine.mountedIn?.getAttribute('aria-label')).toBe('Terminal');
     engine.type('ls\r');
     expect(socket.payloads(T.raw)).toEqual(['ls\r']);
@@ -138,7 +118,7 @@ describe('the console', () => {
     expect(await screen.findByText('Observing (read-only)')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Paste' })).toBeNull();
 
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     expect(engine.options.readOnly).toBe(true);
     engine.type('whoami\r');
     engine.fitTo({ cols: 120, rows: 50 });
@@ -168,100 +148,6 @@ describe('the console', () => {
     expect(socket.closedWith?.code).toBe(1000);
   });
 
-  it('a terminal tab downloads a file with the console credentials and lists the transfer', async () => {
-    const user = userEvent.setup();
-    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
-    const socket = await nextSocket(1);
-    socket.accept();
-    const fetchMock = vi.mocked(fetch);
-    fetchMock.mockImplementationOnce(async () => Response.json({ required: false }));
-    fetchMock.mockImplementationOnce(
-      async () => new Response('log lines', { headers: { 'content-length': '9' } }),
-    );
-    const createObjectURL = vi.fn(() => 'blob:download');
-    // jsdom has no object URLs (left stubbed: the console revokes its URL later, on a timer).
-    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
-    // jsdom cannot follow a link; the saved name is on the link the console clicks.
-    const saved: string[] = [];
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (
-      this: HTMLAnchorElement,
-    ) {
-      saved.push(this.download);
-    });
-
-    await user.click(await screen.findByRole('button', { name: 'Download file' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Download file' });
-    await user.type(within(dialog).getByRole('textbox', { name: /File path/ }), '/var/log/app.log');
-    await user.click(within(dialog).getByRole('button', { name: 'Download' }));
-
-    const row = await screen.findByRole('listitem', { name: 'Download app.log' });
-    await waitFor(() => expect(within(row).getByRole('status').textContent).toBe('Done'));
-    const [url, init] = fetchMock.mock.calls.at(-1) as [string, RequestInit];
-    expect(url).toBe(
-      `/v1/webapi/sites/root/nodes/${db1.id}/root/scp?location=%2Fvar%2Flog%2Fapp.log&filename=app.log`,
-    );
-    expect(init.headers).toMatchObject({ Authorization: 'Bearer bearer-tok' });
-    expect(createObjectURL).toHaveBeenCalled();
-    expect(saved).toEqual(['app.log']);
-    click.mockRestore();
-  });
-
-  it('asks for the MFA check the roles want before the transfer, once, and sends it to verify', async () => {
-    const user = userEvent.setup();
-    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
-    (await nextSocket(1)).accept();
-    const fetchMock = vi.mocked(fetch);
-    for (const body of [
-      { required: true },
-      { totp_challenge: true },
-      { expires: '2026-11-26T12:01:00Z' },
-    ]) {
-      fetchMock.mockImplementationOnce(async () => Response.json(body));
-    }
-    fetchMock.mockImplementationOnce(async () => new Response('x'));
-    Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:x'), revokeObjectURL: vi.fn() });
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
-    const calls = fetchMock.mock.calls.length;
-
-    await user.click(await screen.findByRole('button', { name: 'Download file' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Download file' });
-    await user.type(within(dialog).getByRole('textbox', { name: /File path/ }), '/etc/motd');
-    await user.click(within(dialog).getByRole('button', { name: 'Download' }));
-    await screen.findByRole('dialog', { name: 'Verify it is you' });
-    await user.type(screen.getByLabelText('Authenticator code'), '123456');
-    await user.click(screen.getByRole('button', { name: 'Verify' }));
-
-    const row = await screen.findByRole('listitem', { name: 'Download motd' });
-    await waitFor(() => expect(within(row).getByRole('status').textContent).toBe('Done'));
-    const sent = fetchMock.mock.calls
-      .slice(calls)
-      .map(([url, init]) => [
-        String(url).split('?')[0],
-        init?.body ? JSON.parse(String(init.body)) : undefined,
-      ]);
-    expect(sent).toEqual([
-      ['/v1/webapi/sites/root/mfa/required', { node: { node_name: db1.id, login: 'root' } }],
-      ['/v1/webapi/mfa/session/challenge', { resource: `files:${db1.id}` }],
-      [
-        '/v1/webapi/mfa/session/verify',
-        { resource: `files:${db1.id}`, mfa_response: { totp_code: '123456' } },
-      ],
-      [`/v1/webapi/sites/root/nodes/${db1.id}/root/scp`, undefined],
-    ]);
-    click.mockRestore();
-  });
-
-  it('a joined session offers no file transfer: the joiner has no login of their own there', async () => {
-    const sid = sessionFixtures[0]!.id;
-    renderConsole(`/web/cluster/root/console/session/${sid}?mode=observer`);
-    const socket = await nextSocket(1);
-    socket.accept();
-    socket.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
-    expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Upload files' })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Download file' })).toBeNull();
-  });
-
   it('a program that exits 0 ends the tab in a neutral colour, not in red', async () => {
     renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
     const socket = await nextSocket(1);
@@ -273,7 +159,7 @@ describe('the console', () => {
     expect(status.getAttribute('data-ended')).toBe('normally');
     expect(status.getAttribute('style')).not.toContain('red');
     expect(tabTitle.getAttribute('style')).not.toContain('red');
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     await waitFor(() => expect(engine.text).toContain('\x1b[2mdisconnected: exited with code 0'));
   });
 
@@ -288,7 +174,7 @@ describe('the console', () => {
     expect(status.getAttribute('data-ended')).toBe('failed');
     expect(status.getAttribute('style')).toContain('red');
     expect(tabTitle.getAttribute('style')).toContain('red');
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     await waitFor(() => expect(engine.text).toContain('\x1b[31mdisconnected: exited with code 2'));
   });
 
@@ -342,7 +228,7 @@ describe('the console', () => {
       first.receive(T.sessionData, JSON.stringify({ session: sessionFixtures[0] }));
       expect(await screen.findByRole('tab', { name: 'root@db-1' })).toBeTruthy();
       first.receive(T.raw, 'before the crash\r\n');
-      await waitFor(() => expect(fake.engines[0]!.plain()).toContain('before the crash'));
+      await waitFor(() => expect(engines[0]!.plain()).toContain('before the crash'));
       first.serverClose(1006, '');
 
       await user.click(await screen.findByRole('button', { name: 'Reconnect' }));
@@ -353,7 +239,7 @@ describe('the console', () => {
         login: 'root',
         term: { w: 80, h: 24 },
       });
-      expect(fake.engines[0]!.disposed).toBe(true);
+      expect(engines[0]!.disposed).toBe(true);
       expect(screen.getByText('Connecting…')).toBeTruthy();
       expect(screen.queryByRole('button', { name: 'Reconnect' })).toBeNull();
       second.open();
@@ -363,7 +249,7 @@ describe('the console', () => {
       expect(screen.queryByRole('status')).toBeNull();
 
       // The tab works again, on the new socket and a new terminal.
-      const engine = fake.engines[1]!;
+      const engine = engines[1]!;
       engine.type('echo again\r');
       expect(second.payloads(T.raw)).toEqual(['echo again\r']);
       second.receive(T.raw, 'again\r\n');
@@ -379,7 +265,7 @@ describe('the console', () => {
     renderConsole(`/web/cluster/root/console/node/${db1.id}/root`, presetAcls.access, 5000);
     const socket = await nextSocket(1);
     socket.accept();
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     expect(engine.options).toEqual({
       fontSize: 14,
       fontFamily: terminalFonts.system.css,

@@ -100,3 +100,22 @@ export function fakeEngines() {
   };
   return { engines, load };
 }
+
+/** Every FakeEngine the faked xterm loader (withFakeXterm) handed out; cleared per test. */
+export const fakeXtermEngines: FakeEngine[] = [];
+
+/**
+ * The factory of a test file's `vi.mock` of terminalEngine, for pages that load xterm themselves
+ * (it does not render in jsdom): the real module, whose xterm loader hands out FakeEngines, kept
+ * in `fakeXtermEngines`. vi.mock is hoisted per file, so each file still names the module:
+ *
+ *   vi.mock('./terminalEngine', async (original) => (await import('./fakeEngine')).withFakeXterm(original));
+ */
+export async function withFakeXterm(importOriginal: () => Promise<object>) {
+  const loadXtermEngine: TerminalEngineLoader = async (options) => {
+    const engine = new FakeEngine(options);
+    fakeXtermEngines.push(engine);
+    return engine;
+  };
+  return { ...(await importOriginal()), loadXtermEngine };
+}

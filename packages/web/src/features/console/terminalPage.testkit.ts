@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { appRoutes } from '../../app/router';
 import { jsonResponse, renderRoutes, storeTestBearer } from '../../test/authConfig';
 import { userContextFixture } from '../../test/userContexts';
+import { type FakeEngine, fakeXtermEngines } from './fakeEngine';
 import { FakeSocket } from './tty/fakeSocket';
 
 /**
@@ -32,6 +33,17 @@ export function fakeSocketsPerTest() {
       return sockets[count - 1]!;
     },
   };
+}
+
+/**
+ * The FakeEngines of a file that mocks terminalEngine with withFakeXterm, in the order made,
+ * fresh for each test. Call once at the top of the test file.
+ */
+export function fakeXtermPerTest(): FakeEngine[] {
+  beforeEach(() => {
+    fakeXtermEngines.length = 0;
+  });
+  return fakeXtermEngines;
 }
 
 /**

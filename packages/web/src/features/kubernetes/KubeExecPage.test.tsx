@@ -1,35 +1,25 @@
 import { emptyAcl, terminalMessageTypes as T, type UserAcl } from '@postern/contracts';
 import { screen, waitFor } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { presetAcls } from '../../test/userContexts';
-import type { FakeEngine } from '../console/fakeEngine';
-import type * as TerminalEngineModule from '../console/terminalEngine';
-import { fakeSocketsPerTest, paramsOf, renderSignedIn } from '../console/terminalPage.testkit';
+import {
+  fakeSocketsPerTest,
+  fakeXtermPerTest,
+  paramsOf,
+  renderSignedIn,
+} from '../console/terminalPage.testkit';
 import { isTraceparent } from '../console/tty/traceparent';
 
 // Exec in browser's page: the server console's terminal, on the Kubernetes cluster's exec socket.
 
 // xterm does not render in jsdom: the page gets a fake terminal instead.
-const fake = vi.hoisted(() => ({ engines: [] as FakeEngine[] }));
-vi.mock('../console/terminalEngine', async (importOriginal) => {
-  const actual = await importOriginal<typeof TerminalEngineModule>();
-  const { FakeEngine: Engine } = await import('../console/fakeEngine');
-  return {
-    ...actual,
-    loadXtermEngine: async (options: ConstructorParameters<typeof Engine>[0]) => {
-      const engine = new Engine(options);
-      fake.engines.push(engine);
-      return engine;
-    },
-  };
-});
+vi.mock('../console/terminalEngine', async (original) =>
+  (await import('../console/fakeEngine')).withFakeXterm(original),
+);
+const engines = fakeXtermPerTest();
 
 const fakeSockets = fakeSocketsPerTest();
 const sockets = fakeSockets.sockets;
-beforeEach(() => {
-  fake.engines.length = 0;
-});
-
 const renderExec = (path: string, acl: UserAcl = presetAcls.access) => renderSignedIn(path, acl);
 
 const firstSocket = () => fakeSockets.nth(1);
@@ -67,7 +57,7 @@ describe('the Kubernetes exec page', () => {
     expect(socket.sent).toEqual([JSON.stringify({ token: 'bearer-tok' })]);
     socket.accept();
     await waitFor(() => expect(screen.queryByText('Connecting…')).toBeNull());
-    const engine = fake.engines[0]!;
+    const engine = engines[0]!;
     expect(engine.options.readOnly).toBe(false);
     socket.receive(T.raw, '/ # ');
     await waitFor(() => expect(engine.plain()).toContain('/ # '));
