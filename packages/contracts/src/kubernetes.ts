@@ -145,11 +145,16 @@ export type KubeLoginRequest = z.infer<typeof kubeLoginRequestSchema>;
 
 /** A certificate for one cluster. */
 export const kubeLoginResponseSchema = z.object({
-  /** The user's client certificate and key (PEM) for this cluster only. */
-  cert: z.string(),
-  key: z.string(),
+  /**
+   * The user's client certificate and key (PEM) for this cluster only. Absent when the roles ask
+   * for a per-session MFA check and no code came with the call: such a certificate would open
+   * nothing, so none is signed.
+   */
+  cert: z.string().optional(),
+  key: z.string().optional(),
   /** The CA that signed the Kubernetes listener's server certificate. */
   ca: z.string(),
+  /** When the certificate ends; without one, when the login behind the call does. */
   expires: z.string(),
   /** `https://host:port/kube/NAME`: the kubeconfig's server. */
   server: z.string(),

@@ -87,14 +87,23 @@ export class PosternHome {
   }
 
   /** A certificate, its key (0600) and the CA to check the server with, from a wing's login. */
+  /**
+   * The CA, and the client certificate and key when there are any; without them, earlier ones
+   * are removed (they would only be stale).
+   */
   async writeCertificateFiles(
     files: { cert: string; key: string; ca: string },
-    pems: { cert: string; key: string; ca: string },
+    pems: { cert?: string; key?: string; ca: string },
   ): Promise<void> {
     await mkdir(path.dirname(files.cert), { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);
-    await writePrivate(files.key, pems.key);
-    await writeFile(files.cert, pems.cert, { mode: 0o644 });
+    if (pems.cert && pems.key) {
+      await writePrivate(files.key, pems.key);
+      await writeFile(files.cert, pems.cert, { mode: 0o644 });
+    } else {
+      await rm(files.key, { force: true });
+      await rm(files.cert, { force: true });
+    }
     await writeFile(files.ca, pems.ca, { mode: 0o644 });
   }
 

@@ -18,7 +18,7 @@ interface KubeConnectOptions {
   now: () => number;
 }
 
-/** A `postern kube login` certificate lives as long as a CLI sign-in's does, at most. */
+/** A `postern kube login` certificate lives as long as a CLI sign-in's does, and never past it. */
 const loginCertTtlMs = 12 * 3_600_000;
 /** One that passed a per-session MFA check starts kubectl's connections for a minute. */
 const sessionMfaCertTtlMs = 60_000;
@@ -53,28 +53,36 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
       }
       const required = SessionMfa.required(identity.roleSet);
       const checked = required && body.totp_code !== undefined;
+      const ca = await options.ca();
+      const answer = {
+        ca: ca.certPem,
+        server: `${base}${kubePathPrefix}${encodeURIComponent(name)}`,
+        tls_server_name: kubeServerName,
+        session_mfa_required: required,
+        session_mfa_verified: checked,
+      };
+      // Unchecked under per-session MFA, a certificate would open nothing: none is signed.
+      if (required && !checked) {
+        return { ...answer, expires: new Date(identity.expiresMs).toISOString() };
+      }
       if (checked) {
         const code = { totp_code: body.totp_code! };
         await options.sessionMfa.verify(identity.user, `kube ${name}`, code, undefined);
       }
-      const ttlMs = checked
-        ? Math.min(sessionMfaCertTtlMs, identity.expiresMs - options.now())
-        : loginCertTtlMs;
-      const ca = await options.ca();
+      const ttlMs = Math.min(
+        checked ? sessionMfaCertTtlMs : loginCertTtlMs,
+        identity.expiresMs - options.now(),
+      );
       // The login's assumed access requests come along: their roles count while approved.
       const issued = await ca.userCertificate(identity.user, name, ttlMs, {
         accessRequests: identity.accessRequests,
         sessionMfaVerified: checked,
       });
       return {
+        ...answer,
         cert: issued.certPem,
         key: issued.keyPem,
-        ca: ca.certPem,
         expires: issued.notAfter.toISOString(),
-        server: `${base}${kubePathPrefix}${encodeURIComponent(name)}`,
-        tls_server_name: kubeServerName,
-        session_mfa_required: required,
-        session_mfa_verified: checked,
       };
     },
   );

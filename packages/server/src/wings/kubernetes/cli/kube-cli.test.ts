@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -77,6 +78,11 @@ describe('postern kube login', () => {
       'client-certificate': expect.stringMatching(/lab\.crt$/),
       'client-key': expect.stringMatching(/lab\.key$/),
     });
+    // It ends with the CLI login behind it (ten minutes here), not twelve hours later.
+    const certPem = await readFile(written.users[0].user['client-certificate'], 'utf8');
+    const lifetime = Date.parse(new X509Certificate(certPem).validTo) - Date.now();
+    expect(lifetime).toBeGreaterThan(500_000);
+    expect(lifetime).toBeLessThanOrEqual(600_000);
     const pods = await kubectl(['get', 'pods']);
     expect(pods.stdout).toContain('web-1');
     const seen = fake.requests.findLast((request) => request.path.endsWith('/pods'));

@@ -58,6 +58,17 @@ export async function fetchKubeCertificate(
   return { answer, proxyHost: new URL(profile.proxy).hostname };
 }
 
+/** The certificate of an answer that must hold one (no per-session MFA, or a checked one). */
+export function issuedCertificate(answer: KubeLoginResponse): {
+  cert: string;
+  key: string;
+  expires: string;
+} {
+  const { cert, key, expires } = answer;
+  if (!cert || !key) throw new Error('the proxy answered no certificate for this cluster');
+  return { cert, key, expires };
+}
+
 /** How kubectl runs this postern again (its credential plugin): the same node and script. */
 export interface PosternCommand {
   command: string;

@@ -4,7 +4,7 @@ import { PosternHome } from '../../../cli/login/postern-home.js';
 import { askSessionCode, type AskCode } from '../../../cli/login/session-mfa.js';
 import { currentLogin } from '../../../cli/login/session-commands.js';
 import { ConfigError } from '../../../config/config-error.js';
-import { fetchKubeCertificate } from './kube-client.js';
+import { fetchKubeCertificate, issuedCertificate } from './kube-client.js';
 
 /** A client certificate as kubectl is handed it. */
 const certificateSchema = z.object({ cert: z.string(), key: z.string(), expires: z.string() });
@@ -54,16 +54,16 @@ export async function kubeCredentials(
   if (kept && sameLogin && Date.parse(kept.expires) - now() > reuseMarginMs) {
     return execCredential(kept);
   }
+  // Under per-session MFA this signs nothing: it only says whether a code is needed.
   const { answer } = await fetchKubeCertificate(env, name);
-  if (!answer.session_mfa_required) return execCredential(answer);
+  if (!answer.session_mfa_required) return execCredential(issuedCertificate(answer));
   if (!interactive) {
     throw new ConfigError(
       `your roles require an MFA check for each session (require_session_mfa), and kubectl has no terminal to ask for your code on: run kubectl in a terminal, or postern kube exec`,
     );
   }
   const code = await askSessionCode(askCode, `kube ${name}`);
-  const checked = (await fetchKubeCertificate(env, name, code)).answer;
-  const certificate = { cert: checked.cert, key: checked.key, expires: checked.expires };
+  const certificate = issuedCertificate((await fetchKubeCertificate(env, name, code)).answer);
   const login = { user: profile.user, login_expires: profile.expires };
   await new PosternHome(env).writeSecret(file, JSON.stringify({ ...certificate, ...login }));
   return execCredential(certificate);

@@ -6,7 +6,7 @@ import { PosternHome } from '../../../cli/login/postern-home.js';
 import { ConfigError } from '../../../config/config-error.js';
 import { forwardRequest, forwardUpgrade, passedHeaders } from '../upstream/forward.js';
 import { directEndpoint, type KubeEndpoint } from '../upstream/kube-endpoint.js';
-import { fetchKubeCertificate } from './kube-client.js';
+import { fetchKubeCertificate, issuedCertificate } from './kube-client.js';
 
 /** The certificate is renewed this long before it ends. */
 const renewBeforeMs = 10 * 60_000;
@@ -31,6 +31,7 @@ export async function proxyKube(
         `your roles require an MFA check for each session (require_session_mfa), which a plain local endpoint cannot ask for: use kubectl with the context postern kube login ${name} writes`,
       );
     }
+    const { cert, key } = issuedCertificate(answer);
     const server = new URL(answer.server);
     endpoint?.close();
     endpoint = directEndpoint({
@@ -38,8 +39,8 @@ export async function proxyKube(
       ca: answer.ca,
       servername: answer.tls_server_name,
       insecureSkipVerify: false,
-      clientCert: answer.cert,
-      clientKey: answer.key,
+      clientCert: cert,
+      clientKey: key,
     });
     const wait = Math.max(60_000, Date.parse(answer.expires) - Date.now() - renewBeforeMs);
     renewal = setTimeout(() => void renew().catch(() => undefined), wait);

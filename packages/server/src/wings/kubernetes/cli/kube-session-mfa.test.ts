@@ -63,12 +63,19 @@ const sessionMfaMark = 'URI:postern-session-mfa:lab';
 const askCode = () => Promise.reject(new Error('no code should be asked for'));
 
 describe('POST kubeconnect/{name}/login for roles with require_session_mfa', () => {
-  it('says a check is needed, and marks nothing without a code', async () => {
+  it('says a check is needed, and signs nothing without a code (it would open nothing)', async () => {
     const res = await login({});
     expect(res.statusCode).toBe(200);
     const answer = res.json();
     expect(answer).toMatchObject({ session_mfa_required: true, session_mfa_verified: false });
-    expect(new X509Certificate(answer.cert).subjectAltName).not.toContain(sessionMfaMark);
+    expect(answer.cert).toBeUndefined();
+    expect(answer.key).toBeUndefined();
+    expect(new X509Certificate(answer.ca).ca).toBe(true);
+    expect(answer.server).toBe(`https://localhost:${port}/kube/lab`);
+    // Until when the context can ask for checked certificates: the login's end (a minute here).
+    const loginEnds = Date.parse(answer.expires) - app.clock.now();
+    expect(loginEnds).toBeGreaterThan(50_000);
+    expect(loginEnds).toBeLessThanOrEqual(60_000);
   });
 
   it('refuses a wrong code (403, audited) and a malformed one (400)', async () => {
@@ -151,6 +158,11 @@ describe('postern kube login, then kubectl', () => {
       interactiveMode: 'IfAvailable',
     });
     expect(written['current-context']).toBe(context.name);
+    // The CA only: no certificate was signed, since one without a code would open nothing.
+    const files = new PosternHome(env).kubeFiles('127.0.0.1', 'lab');
+    await expect(stat(files.cert)).rejects.toThrow(/ENOENT/);
+    await expect(stat(files.key)).rejects.toThrow(/ENOENT/);
+    expect((await stat(files.ca)).isFile()).toBe(true);
 
     const kubectl = await kubectlUsing(kubeconfig, { POSTERN_HOME: home });
     try {
