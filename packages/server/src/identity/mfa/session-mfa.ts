@@ -29,6 +29,14 @@ export function sessionMfaRefusal(
 }
 
 /**
+ * What a `mfa_required` answer says on the console's paths that ask for the check themselves
+ * first (an application launch, a desktop, file transfers): `what` is "this application", ….
+ */
+export function sessionMfaNeeded(what: string): string {
+  return `your roles require an MFA check for each session (require_session_mfa): pass one for ${what} first`;
+}
+
+/**
  * The subject of a check the console asks for on its own calls (an application launch): bound to
  * the web session (by a digest: its id is a credential) and to what it opens (`app:<fqdn>`).
  */

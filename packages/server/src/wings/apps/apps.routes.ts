@@ -1,4 +1,8 @@
-import { SessionMfa, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
+import {
+  SessionMfa,
+  sessionMfaNeeded,
+  webSessionMfaSubject,
+} from '../../identity/mfa/session-mfa.js';
 import {
   apiPaths,
   appAuthPath,
@@ -101,7 +105,7 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
       // require_session_mfa: each launch after a fresh check, bound to this session and app.
       if (SessionMfa.required(identity.roleSet)) {
         if (!body.mfa_response) {
-          throw new ApiError('mfa_required', 'this application needs a fresh MFA check first');
+          throw new ApiError('mfa_required', sessionMfaNeeded('this application'));
         }
         const subject = webSessionMfaSubject(identity.session.id, `app:${body.fqdn}`);
         await sessionMfa.verify(identity.user, subject, body.mfa_response, request.headers.origin);

@@ -81,7 +81,12 @@ describe('AppLauncherPage', () => {
   it('asks for the per-session MFA check the server wants, then launches with its answer', async () => {
     const answer = answerFor('grafana.example.com');
     const replies = [
-      () => errorResponse(403, 'this application needs a fresh MFA check first', 'mfa_required'),
+      () =>
+        errorResponse(
+          403,
+          'your roles require an MFA check for each session (require_session_mfa): pass one for this application first',
+          'mfa_required',
+        ),
       () => jsonResponse({ totp_challenge: true }),
       () => jsonResponse(answer),
     ];

@@ -176,7 +176,8 @@ describe('the desktop session page', () => {
         JSON.stringify({
           type: 'create_session_response',
           status: 'error',
-          message: 'this desktop needs a fresh MFA check first',
+          message:
+            'your roles require an MFA check for each session (require_session_mfa): pass one for this desktop first',
           code: 'mfa_required',
         }),
       ),

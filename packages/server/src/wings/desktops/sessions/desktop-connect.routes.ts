@@ -4,7 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { accessDenied, ApiError } from '../../../errors.js';
-import { SessionMfa, webSessionMfaSubject } from '../../../identity/mfa/session-mfa.js';
+import {
+  SessionMfa,
+  sessionMfaNeeded,
+  webSessionMfaSubject,
+} from '../../../identity/mfa/session-mfa.js';
 import {
   identifyByCredentials,
   sessionCookieName,
@@ -103,9 +107,9 @@ async function connect(
   // require_session_mfa: the page connects again with the answer to a challenge for this desktop.
   if (SessionMfa.required(identity.roleSet)) {
     if (!caller.mfaResponse) {
-      const message = 'this desktop needs a fresh MFA check first';
+      const message = sessionMfaNeeded('this desktop');
       answerSession(socket, 'error', message, 'mfa_required');
-      return socket.close(refusedCode, message);
+      return socket.close(refusedCode, closeReason(message));
     }
     const subject = webSessionMfaSubject(identity.session.id, `desktop:${request.name}`);
     try {

@@ -5,7 +5,7 @@ import { resolveClusterId } from '../../../cluster-context.js';
 import { ApiError, badParameter, notAuthenticated } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { Identity } from '../../../http/request-identity.js';
-import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
+import { SessionMfa, sessionMfaNeeded } from '../../../identity/mfa/session-mfa.js';
 import type { SessionMfaGrants } from '../../../identity/mfa/session-mfa-grants.js';
 import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
 
@@ -45,10 +45,7 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
   const checkedIdentity = async (identity: Identity, serverId: string): Promise<Identity> => {
     if (!SessionMfa.required(identity.roleSet)) return identity;
     if (!(await options.sessionMfaGrants.holds(identity.session.id, `files:${serverId}`))) {
-      throw new ApiError(
-        'mfa_required',
-        'your roles require an MFA check for each session (require_session_mfa): pass one for this server first',
-      );
+      throw new ApiError('mfa_required', sessionMfaNeeded('this server'));
     }
     return { ...identity, mfaVerified: true };
   };
