@@ -90,7 +90,8 @@ export function useFileTransfers(
 
   const upload = useCallback(
     (files: File[], directory: string) => {
-      // One check for the files chosen together, started once the small ones are known.
+      // One check for the files chosen together, asked by the first that fits the size limit
+      // (one too big fails at once and needs none); the others wait on the same check.
       let checked: Promise<void> | undefined;
       const check = () => (checked ??= checkFirst());
       for (const file of files) {
