@@ -1,11 +1,10 @@
-import { emptyAcl, terminalMessageTypes as T, type UserAcl } from '@postern/contracts';
+import { emptyAcl, terminalMessageTypes as T } from '@postern/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { terminalFonts } from '../../lib/consoleSettings';
-import { jsonResponse } from '../../test/authConfig';
 import { presetAcls } from '../../test/userContexts';
-import { nodeFixtures, nodePage } from '../nodes/fixtures';
+import { nodeFixtures } from '../nodes/fixtures';
 import { sessionFixtures } from '../sessions/fixtures';
 import { fontSizeStorageKey } from './fontSize';
 import type { FakeSocket } from './tty/fakeSocket';
