@@ -15,7 +15,7 @@ import { resolveConfig, type ConfigFlags } from './config/config.js';
 import { runProgram } from './cli/run-program.js';
 import { tuneHeapForRelaying } from './heap-tuning.js';
 import { serverVersion } from './version.js';
-import { wings } from './wings/index.js';
+import { wingCommands } from './wings/cli.js';
 
 export function buildCli(): Command {
   const program = new Command('postern')
@@ -85,7 +85,7 @@ export function buildCli(): Command {
   addResourceCommands(program);
   addLocksCommands(program);
   addCaCommands(program);
-  for (const wing of wings) wing.commands?.(program);
+  for (const addCommands of Object.values(wingCommands)) addCommands(program);
   addLoginCommands(program);
   addRequestCommands(program);
   addRecordingsCommands(program);

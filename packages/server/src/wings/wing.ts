@@ -1,19 +1,16 @@
-import type { Command } from 'commander';
 import type { HostPort } from '../config/address.js';
 import type { Part, ServedKind, ServerContext } from '../part.js';
 
 /**
  * One access protocol (servers over SSH; applications, databases, Kubernetes and desktops next):
  * a folder under wings/ that exports one of these, registered by one line in wings/index.ts.
- * It builds its services from the platform and the core, serves its routes, runs its listeners,
- * adds its CLI commands and names the kinds of resource it serves. A wing never imports another
+ * It builds its services from the platform and the core, serves its routes, runs its listeners
+ * and names the kinds of resource it serves; its CLI commands are listed in wings/cli.ts. A wing never imports another
  * wing's files; what two wings share belongs in the platform (modules/).
  */
 export interface Wing<Services extends object = object> extends Part<ServerContext, Services> {
   /** Listeners and background tasks `postern start` runs (tests build the app without them). */
   readonly listeners?: readonly WingListener<Services>[];
-  /** Its `postern ...` commands. */
-  commands?(program: Command): void;
   kinds(services: Services): readonly ServedKind[];
 }
 

@@ -10,7 +10,6 @@ import { AppSessionTracking } from './app-session-tracking.js';
 import { AppSessionsService } from './app-sessions.service.js';
 import { appsRoutes } from './apps.routes.js';
 import { AppsService } from './apps.service.js';
-import { addAppsCommands } from './cli/apps.commands.js';
 import { AppProxy } from './proxy/app-proxy.js';
 import { appConnectRoutes } from './app-connect.routes.js';
 
@@ -63,7 +62,6 @@ export const appsWing = {
     s.appProxy.close();
     await s.apps.close();
   },
-  commands: addAppsCommands,
   kinds: (s) => [{ kind: 'app', count: () => s.apps.count(), find: (name) => s.apps.find(name) }],
 } satisfies Wing<AppsServices>;
 

@@ -6,7 +6,6 @@ import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentDatabaseHeartbeats } from './agent-databases.js';
-import { addDatabaseCommands } from './cli/databases.commands.js';
 import { databasesRoutes } from './databases.routes.js';
 import { DatabasesService } from './databases.service.js';
 import { DatabaseClientCa } from './db-client-ca.js';
@@ -122,7 +121,6 @@ export const databasesWing = {
       },
     },
   ],
-  commands: addDatabaseCommands,
   kinds: (s) => [
     { kind: 'db', count: () => s.databases.count(), find: (name) => s.databases.find(name) },
   ],

@@ -3,7 +3,6 @@ import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentDesktopHeartbeats } from './agent-desktops.js';
-import { addDesktopCommands } from './cli/desktops.commands.js';
 import { desktopsRoutes } from './desktops.routes.js';
 import { desktopAddress, type DesktopRecord } from './desktop-kind.js';
 import { DesktopsService } from './desktops.service.js';
@@ -50,7 +49,6 @@ export const desktopsWing = {
     await s.desktopSessions.closeAll();
     await s.desktops.close();
   },
-  commands: addDesktopCommands,
   kinds: (s) => [
     {
       kind: 'windows_desktop',

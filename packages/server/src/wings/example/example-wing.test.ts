@@ -5,7 +5,7 @@ import { wings } from '../index.js';
 import { startWingListeners } from '../run-listeners.js';
 import type { RunningListener } from '../wing.js';
 import { echoStatusPath } from './echo.routes.js';
-import { echoOnce, exampleWing } from './index.js';
+import { addEchoCommands, echoOnce, exampleWing } from './index.js';
 
 // The example wing is the "Adding an access protocol" walk-through of docs/ARCHITECTURE.md: one
 // folder, added beside the registry's wings the way its one registration line would add it.
@@ -61,7 +61,7 @@ describe('a wing added beside the registry', () => {
 
   it('adds its CLI command to the program', async () => {
     const program = new Command('postern').exitOverride();
-    exampleWing.commands(program);
+    addEchoCommands(program);
     const printed = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
       const port = String(app.context.addresses.of('echo')!.port);

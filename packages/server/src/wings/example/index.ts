@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { connect } from 'node:net';
 import type { Wing } from '../wing.js';
 import { echoRoutes } from './echo.routes.js';
@@ -20,14 +21,19 @@ export const exampleWing = {
       start: ({ echo }) => echo.listen({ host: '127.0.0.1', port: 0 }),
     },
   ],
-  commands: (program) => {
-    program
-      .command('echo-check <port>')
-      .description('send a line to an echo listener on this host and print the answer')
-      .action(async (port: string) => console.log(await echoOnce(Number(port), 'hello')));
-  },
   kinds: ({ echo }) => [{ kind: 'echo', count: () => echo.connections() }],
 } satisfies Wing<{ echo: EchoService }>;
+
+/**
+ * Its command, `postern echo-check PORT`. A wing's commands are listed in wings/cli.ts, apart
+ * from the registry, so the CLI starts without loading the wings' server modules.
+ */
+export function addEchoCommands(program: Command): void {
+  program
+    .command('echo-check <port>')
+    .description('send a line to an echo listener on this host and print the answer')
+    .action(async (port: string) => console.log(await echoOnce(Number(port), 'hello')));
+}
 
 /** Sends `line` to the echo listener on loopback `port` and resolves with what came back. */
 export function echoOnce(port: number, line: string): Promise<string> {

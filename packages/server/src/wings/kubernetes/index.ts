@@ -11,7 +11,6 @@ import { agentKubeHeartbeats } from './agent-kube.js';
 import { ExecAccess } from './exec/exec-access.js';
 import { KubeExecSessions } from './exec/kube-exec-sessions.js';
 import { kubeExecRoutes } from './exec/kube-exec.routes.js';
-import { addKubeCommands } from './cli/kube.commands.js';
 import { KubeApiProxy, type KubeIdentity } from './kube-api-proxy.js';
 import { KubeCa, kubeServerName, type CertifiedKubeUser } from './kube-ca.js';
 import { KubeClustersService } from './kube-clusters.service.js';
@@ -81,7 +80,6 @@ export const kubernetesWing = {
       },
     },
   ],
-  commands: addKubeCommands,
   kinds: (s) => [
     {
       kind: 'kube_cluster',

@@ -1,4 +1,3 @@
-import { addServersCommands } from './cli/commands.js';
 import { FileTransferService } from './file-transfer/file-transfer.service.js';
 import { fileTransferRoutes } from './file-transfer/file-transfer.routes.js';
 import { AgentJoinService, hostCertificateTtlMs } from './join-tokens/agent-join.service.js';
@@ -91,7 +90,6 @@ export const serversWing = {
   start: (s) => s.inventory.start(),
   close: (s) => s.inventory.close(),
   listeners: serversListeners,
-  commands: addServersCommands,
   kinds: (s) => [
     {
       kind: 'node',

@@ -11,7 +11,6 @@ import type { AdminContext } from '../../../cli/admin-context.js';
 import { addCliKind, type CliKind, type TableView } from '../../../cli/kinds.js';
 import { commandGroup, print, withAdmin, withStorageFlags } from '../../../cli/program.js';
 import { ConfigError, type ConfigFlags } from '../../../config/config.js';
-import { rotateAppJwtKey } from '../app-jwt.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
@@ -104,6 +103,7 @@ export function addAppsCommands(program: Command): void {
     .description("make a new key for the apps' identity JWTs; the old one stays in the JWKS 20 min")
     .action((flags: ConfigFlags) =>
       withAdmin(flags, async (ctx) => {
+        const { rotateAppJwtKey } = await import('../app-jwt.js');
         const { previousKid, kid } = await rotateAppJwtKey(ctx.backend);
         print(`The apps' JWTs are signed with key ${kid} from now on (every proxy within 30 s).`);
         if (previousKid) {

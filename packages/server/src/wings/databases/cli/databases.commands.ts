@@ -9,7 +9,6 @@ import { labelsCell } from '../../../cli/table.js';
 import { ConfigError, type ConfigFlags } from '../../../config/config.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { DatabasesService, type DatabaseRow } from '../databases.service.js';
-import { DatabaseClientCa } from '../db-client-ca.js';
 import { databaseTypeTitle } from '../db-kind.js';
 import { caExportText } from './ca-export.js';
 import {
@@ -126,6 +125,7 @@ export function addDatabaseCommands(program: Command): void {
     .description("print the database client CA's certificate and how a database trusts it")
     .action((flags: ConfigFlags) =>
       withAdmin(flags, async (ctx) => {
+        const { DatabaseClientCa } = await import('../db-client-ca.js');
         const ca = await DatabaseClientCa.load(ctx.backend, ctx.config.clusterName);
         const { pem, hints } = caExportText(ca.certPem);
         print(pem);

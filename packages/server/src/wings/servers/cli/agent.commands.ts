@@ -7,9 +7,8 @@ import type { AgentApp } from '../../../agent/app-forwarder.js';
 import { parseDatabaseFlags as parseDatabases } from '../../../agent/database-flags.js';
 import { parseDesktopFlags } from '../../../agent/desktop-flags.js';
 import { ConfigError } from '../../../config/config-error.js';
-import { runAgent, type AgentOptions } from '../../../agent/agent.js';
+import type { AgentOptions } from '../../../agent/agent.js';
 import type { AgentLog } from '../../../agent/tunnel-client.js';
-import { createLogger } from '../../../logger.js';
 import { labelNamePattern } from '../nodes/node-records.js';
 
 export interface AgentFlags {
@@ -75,7 +74,10 @@ export function addAgentCommand(program: Command, deps: { log?: AgentLog } = {})
     .option('--data-dir <dir>', 'where the host key and the identity are kept', './postern-agent')
     .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
     .action(async (flags: AgentFlags) => {
-      const log = deps.log ?? createLogger('info');
+      // Loaded here, as in every command: the agent's SSH service and logger would slow every
+      // postern command's start.
+      const { runAgent } = await import('../../../agent/agent.js');
+      const log = deps.log ?? (await import('../../../logger.js')).createLogger('info');
       let agent;
       try {
         agent = await runAgent(agentOptionsFromFlags(flags, log));
