@@ -1,6 +1,4 @@
 import { MemoryBackend } from './memory.js';
-import { PostgresBackend } from './postgres.js';
-import { SqliteBackend } from './sqlite.js';
 import type { Backend } from './types.js';
 
 export type BackendConfig =
@@ -8,14 +6,22 @@ export type BackendConfig =
   | { type: 'sqlite'; path: string }
   | { type: 'postgres'; url: string; schema?: string };
 
+/**
+ * The drivers are loaded here, for the storage in use: most modules import this file for the
+ * errors and types, and loading better-sqlite3 and pg with it slowed every CLI command's start.
+ */
 export async function openBackend(config: BackendConfig): Promise<Backend> {
   switch (config.type) {
     case 'memory':
       return new MemoryBackend();
-    case 'sqlite':
+    case 'sqlite': {
+      const { SqliteBackend } = await import('./sqlite.js');
       return new SqliteBackend(config.path);
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { PostgresBackend } = await import('./postgres.js');
       return PostgresBackend.open({ url: config.url, schema: config.schema });
+    }
     default:
       throw new Error(
         `unknown backend type ${JSON.stringify((config as { type?: unknown }).type)}`,
@@ -28,9 +34,9 @@ export { readWithRevision, RevisionedStore } from './revisioned-store.js';
 export type { NamedResource, RevisionedKind } from './revisioned-store.js';
 export { MemoryBackend } from './memory.js';
 export type { MemoryBackendOptions } from './memory.js';
-export { SqliteBackend } from './sqlite.js';
+export type { SqliteBackend } from './sqlite.js';
 export type { SqliteBackendOptions } from './sqlite.js';
-export { PostgresBackend } from './postgres.js';
+export type { PostgresBackend } from './postgres.js';
 export type { PostgresBackendOptions } from './postgres.js';
 export {
   AlreadyExistsError,

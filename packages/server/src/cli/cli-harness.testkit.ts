@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { SqliteBackend } from '../backend/index.js';
+import { SqliteBackend } from '../backend/sqlite.js';
 import { ConfigError } from '../config/config.js';
 import { ApiError } from '../errors.js';
 import { LockWatcher } from '../access-control/locks/lock-watcher.js';

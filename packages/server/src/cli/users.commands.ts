@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { userNameSchema } from '@postern/contracts';
 import { ConfigError } from '../config/config.js';
-import { userTokenUrl } from '../identity/user-tokens/user-tokens.service.js';
+import { userTokenUrl } from '../identity/user-tokens/user-token-url.js';
 import type { AdminContext } from './admin-context.js';
 import { hostActor } from '../access-control/access/actor.js';
 import { listKind, userKind } from './kinds.js';

@@ -6,8 +6,6 @@ import {
   type AuditChainReport,
   type AuditChainSource,
 } from '../modules/audit/audit-chain.js';
-import { openAuditStore } from '../modules/audit/index.js';
-import { openRecordingStore } from '../modules/recordings/open-recording-store.js';
 import type { RecordingStore } from '../modules/recordings/recording-store.js';
 import { verifyRecording, type RecordingVerdict } from '../modules/recordings/recording-verify.js';
 import type { AdminContext } from './admin-context.js';
@@ -29,7 +27,9 @@ export async function verifyAudit(ctx: AdminContext, out: Print): Promise<boolea
   // The context's store may be wrapped (a spool in front of it); the chain lives in the store.
   const own = isChainSource(ctx.audit)
     ? undefined
-    : await openAuditStore(ctx.config.audit, ctx.config.clusterName);
+    : await (
+        await import('../modules/audit/index.js')
+      ).openAuditStore(ctx.config.audit, ctx.config.clusterName);
   const source = (own ?? ctx.audit) as unknown;
   try {
     if (!isChainSource(source)) throw new Error('this audit store keeps no hash chain');
@@ -63,6 +63,8 @@ export async function verifyRecordings(
   out: Print,
 ): Promise<boolean> {
   // Reads only: its owner id takes nothing over and uploads nothing (it spooled nothing).
+  // Loaded here: the stores' drivers (S3, PostgreSQL, SQLite) would slow every command's start.
+  const { openRecordingStore } = await import('../modules/recordings/open-recording-store.js');
   const store = openRecordingStore(ctx.config, { owner: `postern-verify-${process.pid}` });
   // A bucket's client and spool need opening; a directory's init would seal the recordings a
   // running server is writing, so it is left alone.

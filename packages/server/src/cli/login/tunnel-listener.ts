@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import WebSocket, { createWebSocketStream } from 'ws';
 import { signRequest } from '../../ssh/signed-request.js';
 import { currentLogin } from './session-commands.js';
 
@@ -32,6 +31,8 @@ export async function listenThroughProxy(
   log: (line: string) => void = () => undefined,
 ): Promise<TunnelListener> {
   const { name, path } = target;
+  // Loaded here rather than at the top: every postern command's start would pay for ws.
+  const { default: WebSocket, createWebSocketStream } = await import('ws');
   const profile = await currentLogin(env);
   const [privateKeyPem, certificateLine] = await Promise.all([
     readFile(profile.key_path, 'utf8'),

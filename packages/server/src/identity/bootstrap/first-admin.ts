@@ -1,7 +1,7 @@
 import { AlreadyExistsError, type Backend } from '../../backend/index.js';
 import type { IdentityServices } from '../index.js';
 import { ownUserName } from '../../ssh/node-service/os-user.js';
-import { userTokenUrl } from '../user-tokens/user-tokens.service.js';
+import { userTokenUrl } from '../user-tokens/user-token-url.js';
 
 /** Written once the first admin was created, so deleting every user later does not bring it back. */
 export const bootstrapKey = '/cluster/bootstrap';

@@ -142,11 +142,6 @@ export class UserTokensService {
   }
 }
 
-/** The link a person opens: `/web/invite/<id>` or `/web/reset/<id>` on the public address. */
-export function userTokenUrl(baseUrl: string, token: UserToken): string {
-  return `${baseUrl}/web/${token.type === 'invite' ? 'invite' : 'reset'}/${token.tokenId}`;
-}
-
 function tokenTtl(ttl: string | number | undefined): number {
   let ms = userTokenDefaultTtlMs;
   if (typeof ttl === 'number') ms = ttl;
