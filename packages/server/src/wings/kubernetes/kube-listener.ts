@@ -4,9 +4,7 @@ import type { Socket } from 'node:net';
 import type { KubeApiProxy } from './kube-api-proxy.js';
 import type { KubeCa } from './kube-ca.js';
 import { closeAfterResponse } from '../../modules/health/drain-connections.js';
-import { keepCertificateRenewed, listenerCertTtlMs } from '../../tls/certificate-renewal.js';
-import type { IssuedCertificate } from '../../x509/stored-ca.js';
-import { preferredCiphers } from '../../tls/preferred-ciphers.js';
+import { renewingListenerTls } from '../../tls/listener-tls.js';
 
 /**
  * The Kubernetes listener: TLS with the Kubernetes CA's server certificate, asking for a client
@@ -27,20 +25,16 @@ export async function createKubeServer(deps: {
   /** Told when a renewal of the listener's certificate failed (it is tried again). */
   renewalFailed?: (error: unknown) => void;
 }): Promise<{ server: Server; take: (socket: Socket) => void; close: () => void }> {
-  const ttlMs = deps.certTtlMs ?? listenerCertTtlMs;
-  const issue = () => deps.ca.serverCertificate(deps.serverNames, ttlMs);
-  const own = await issue();
-  const context = (issued: IssuedCertificate) => ({
-    cert: issued.certPem,
-    key: issued.keyPem,
-    ca: deps.ca.certPem,
-    ciphers: preferredCiphers,
-    honorCipherOrder: true,
+  // A proxy that runs for longer than the certificate is valid serves a new one before then.
+  const tls = await renewingListenerTls(deps.ca, deps.serverNames, {
+    renewed: (options) => server.setSecureContext(options),
+    ttlMs: deps.certTtlMs,
+    failed: deps.renewalFailed,
   });
   const sockets = new Set<Socket>();
   const server = createServer(
     {
-      ...context(own),
+      ...tls.options,
       requestCert: true,
       // A request without a certificate gets a Status kubectl prints, not a TLS alert.
       rejectUnauthorized: false,
@@ -78,13 +72,6 @@ export async function createKubeServer(deps: {
   // No deadline on bodies and answers: watches and exec sessions last as long as they are used.
   server.requestTimeout = 0;
   server.setTimeout(0);
-  // A proxy that runs for longer than the certificate is valid serves a new one before then.
-  const stopRenewal = keepCertificateRenewed({
-    ttlMs,
-    issue,
-    use: (issued) => server.setSecureContext(context(issued)),
-    failed: deps.renewalFailed,
-  });
   return {
     server,
     take: (socket) => {
@@ -92,7 +79,7 @@ export async function createKubeServer(deps: {
       server.emit('connection', socket);
     },
     close: () => {
-      stopRenewal();
+      tls.stop();
       server.close();
       for (const socket of sockets) socket.destroy();
     },

@@ -1,9 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { createSecureContext, TLSSocket, type PeerCertificate } from 'node:tls';
-import { keepCertificateRenewed, listenerCertTtlMs } from '../../../tls/certificate-renewal.js';
-import { preferredCiphers } from '../../../tls/preferred-ciphers.js';
-import type { IssuedCertificate } from '../../../x509/stored-ca.js';
+import { createSecureContext, TLSSocket, type PeerCertificate, type SecureContext } from 'node:tls';
+import { renewingListenerTls } from '../../../tls/listener-tls.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { HostPort } from '../../../config/address.js';
 import { certifiedRoute, type DatabaseClientCa } from '../db-client-ca.js';
@@ -48,24 +46,14 @@ export async function startPostgresListener(
   deps: PostgresListenerDeps,
   address: HostPort,
 ): Promise<{ address: HostPort; stop: () => Promise<void> }> {
-  const ttlMs = deps.certTtlMs ?? listenerCertTtlMs;
-  const issue = () => deps.accessCa.serverCertificate(deps.serverNames, ttlMs);
-  const contextOf = (issued: IssuedCertificate) =>
-    createSecureContext({
-      cert: issued.certPem,
-      key: issued.keyPem,
-      ca: deps.accessCa.certPem,
-      ciphers: preferredCiphers,
-      honorCipherOrder: true,
-    });
   // Each new connection takes the context of the moment: renewal swaps it, open ones keep theirs.
-  let context = contextOf(await issue());
-  const stopRenewal = keepCertificateRenewed({
-    ttlMs,
-    issue,
-    use: (issued) => (context = contextOf(issued)),
+  let context: SecureContext;
+  const tls = await renewingListenerTls(deps.accessCa, deps.serverNames, {
+    renewed: (options) => (context = createSecureContext(options)),
+    ttlMs: deps.certTtlMs,
     failed: deps.renewalFailed,
   });
+  context = createSecureContext(tls.options);
   const sockets = new Set<Socket>();
   const trusted = deps.trustedProxies ?? new TrustedProxies([]);
   const listener = createServer((connection) => {
@@ -79,7 +67,7 @@ export async function startPostgresListener(
   });
   await new Promise<void>((resolve, reject) => {
     listener.once('error', (error) => {
-      stopRenewal();
+      tls.stop();
       reject(error);
     });
     listener.listen(address.port, address.host, () => resolve());
@@ -88,7 +76,7 @@ export async function startPostgresListener(
   return {
     address: { host: address.host, port: bound.port },
     stop: async () => {
-      stopRenewal();
+      tls.stop();
       await new Promise<void>((resolve) => {
         listener.close(() => resolve());
         for (const socket of sockets) socket.destroy();
