@@ -5,7 +5,10 @@ import {
   startFakeKubeApiServer,
   type FakeKubeApiServer,
 } from './fake-kube/fake-kube-apiserver.testkit.js';
-import { createRole } from './roles.testkit.js';
+import { rm } from 'node:fs/promises';
+import { signedInHome } from './cli-home.testkit.js';
+import { inviteUser, type TestUser } from './identity.testkit.js';
+import { createRole, createSessionMfaRole } from './roles.testkit.js';
 
 export interface KubeLab {
   app: TestApp;
@@ -47,6 +50,32 @@ export async function startKubeLab(): Promise<KubeLab> {
     stop: async () => {
       await app.close();
       await fake.stop();
+    },
+  };
+}
+
+export interface CheckedKubeLab extends KubeLab {
+  /** A user whose roles (lab, checked) reach the cluster and ask for an MFA check per session. */
+  mona: TestUser;
+  /** Her CLI home, signed in to the proxy (`POSTERN_HOME`). */
+  home: string;
+}
+
+/** The lab with mona, whose roles ask for per-session MFA (require_session_mfa). */
+export async function startCheckedKubeLab(): Promise<CheckedKubeLab> {
+  const lab = await startKubeLab();
+  await createSessionMfaRole(lab.app);
+  const mona = await inviteUser(lab.app, 'mona', { roles: ['lab', 'checked'] });
+  const { home } = await signedInHome(lab.app, lab.port, 'mona', ['lab', 'checked'], {
+    tls: true,
+  });
+  return {
+    ...lab,
+    mona,
+    home,
+    stop: async () => {
+      await lab.stop();
+      await rm(home, { recursive: true, force: true });
     },
   };
 }

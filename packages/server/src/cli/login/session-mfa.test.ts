@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { reusedCertificates } from './session-mfa.js';
+import { reusedAnswer } from './session-mfa.js';
 
-describe('reusedCertificates', () => {
+describe('reusedAnswer', () => {
   it('keeps a certificate 45 s, shares one question among connections that come together', async () => {
     let clock = 0;
     const asked: number[] = [];
-    const next = reusedCertificates(
+    const next = reusedAnswer(
       async () => {
         asked.push(clock);
         return `cert-${asked.length}`;
@@ -24,7 +24,7 @@ describe('reusedCertificates', () => {
     let clock = 0;
     let required = false;
     let calls = 0;
-    const next = reusedCertificates(
+    const next = reusedAnswer(
       async () => {
         calls += 1;
         return required ? 'session-cert' : undefined;
@@ -42,7 +42,7 @@ describe('reusedCertificates', () => {
 
   it('asks again after a failed question', async () => {
     let fail = true;
-    const next = reusedCertificates(
+    const next = reusedAnswer(
       async () => {
         if (fail) throw new Error('invalid authenticator code');
         return 'cert';

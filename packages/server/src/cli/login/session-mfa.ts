@@ -97,27 +97,27 @@ export function tunnelCertificates(
   askCode: AskCode,
   now: () => number = Date.now,
 ): () => Promise<string | undefined> {
-  return reusedCertificates(() => sessionMfaCertificateLine(env, [target], askCode), now);
+  return reusedAnswer(() => sessionMfaCertificateLine(env, [target], askCode), now);
 }
 
 /**
- * `fetch`'s answer (a certificate line, or undefined: none needed), kept for `reuseMs` either
- * way: a certificate is used while young enough to start a connection, and "none needed" is
- * asked again after as long, so roles changed under a running proxy count from then on.
+ * `fetch`'s answer, kept for `reuseMs`: a per-session certificate (or what holds one) is used
+ * while young enough to start a connection, and an answer of "none needed" is asked again after
+ * as long, so roles changed under a running proxy count from then on. Callers that come while it
+ * is asked share the one question; a failure is not kept, so the next caller asks again.
  */
-export function reusedCertificates(
-  fetch: () => Promise<string | undefined>,
+export function reusedAnswer<T>(
+  fetch: () => Promise<T>,
   now: () => number = Date.now,
-): () => Promise<string | undefined> {
-  let kept: { line: string | undefined; until: number } | undefined;
-  let asking: Promise<string | undefined> | undefined;
+): () => Promise<T> {
+  let kept: { answer: T; until: number } | undefined;
+  let asking: Promise<T> | undefined;
   return async () => {
-    if (kept && now() < kept.until) return kept.line;
-    // Connections that arrive together share one question.
+    if (kept && now() < kept.until) return kept.answer;
     asking ??= fetch().finally(() => (asking = undefined));
-    const line = await asking;
-    kept = { line, until: now() + reuseMs };
-    return line;
+    const answer = await asking;
+    kept = { answer, until: now() + reuseMs };
+    return answer;
   };
 }
 

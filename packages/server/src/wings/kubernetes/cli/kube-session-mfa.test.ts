@@ -1,22 +1,19 @@
 import { apiPaths } from '@postern/contracts';
 import { X509Certificate } from 'node:crypto';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../../testing/app-harness.testkit.js';
-import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import { kubectlUsing, kubectlWith } from '../../../testing/fake-kube/kubectl.testkit.js';
-import { inviteUser, nextTotp, type TestUser } from '../../../testing/identity.testkit.js';
-import { startKubeLab, type KubeLab } from '../../../testing/kube-lab.testkit.js';
-import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
+import { nextTotp, type TestUser } from '../../../testing/identity.testkit.js';
+import { startCheckedKubeLab, type CheckedKubeLab } from '../../../testing/kube-lab.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { kubeServerName } from '../kube-ca.js';
 import { kubeLogin } from './kube-client.js';
 import { kubeCredentials } from './kube-credentials.js';
-import { proxyKube } from './kube-local-proxy.js';
 
 // require_session_mfa with kubectl: the login route issues a one-minute certificate marked as
 // checked only for an authenticator code; the Kubernetes listener lets a marked certificate
@@ -26,24 +23,18 @@ import { proxyKube } from './kube-local-proxy.js';
 
 const posternBin = fileURLToPath(new URL('../../../../bin/postern.js', import.meta.url));
 
-let lab: KubeLab;
+let lab: CheckedKubeLab;
 let app: TestApp;
 let mona: TestUser;
 let home: string;
 let port: number;
 
 beforeAll(async () => {
-  lab = await startKubeLab();
-  ({ app, port } = lab);
-  await createSessionMfaRole(app);
-  mona = await inviteUser(app, 'mona', { roles: ['lab', 'checked'] });
-  ({ home } = await signedInHome(app, port, 'mona', ['lab', 'checked'], { tls: true }));
+  lab = await startCheckedKubeLab();
+  ({ app, port, mona, home } = lab);
 });
 
-afterAll(async () => {
-  await lab?.stop();
-  if (home) await rm(home, { recursive: true, force: true });
-});
+afterAll(() => lab?.stop());
 
 function login(body: object) {
   const url = apiPaths.kubeLogin('lab');
@@ -198,12 +189,5 @@ describe('postern kube login, then kubectl', () => {
     await expect(ask()).rejects.toThrow('kubectl has no terminal to ask for your code on');
     await writeFile(kept, JSON.stringify(mine));
     expect(JSON.parse(await ask()).status.clientCertificateData).toBe(mine.cert);
-  });
-
-  it('postern proxy kube, which cannot ask, refuses to start and says what to use', async () => {
-    const env = { POSTERN_HOME: home, HOME: home };
-    await expect(proxyKube(env, 'lab', 0)).rejects.toThrow(
-      'a plain local endpoint cannot ask for: use kubectl with the context postern kube login lab writes',
-    );
   });
 });

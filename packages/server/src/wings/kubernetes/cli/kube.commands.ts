@@ -153,7 +153,9 @@ export function addKubeCommands(program: Command): void {
     )
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
     .action(async (name: string, flags: { port: string }) => {
-      const local = await proxyKube(process.env, name, Number(flags.port));
+      const local = await proxyKube(process.env, name, Number(flags.port), {
+        log: (line) => console.error(`postern: ${line}`),
+      });
       print(
         `Serving Kubernetes cluster ${name} on http://127.0.0.1:${local.port} (Ctrl-C to stop)`,
       );
