@@ -126,6 +126,15 @@ export async function startSshProxyWorld(): Promise<SshProxyWorld> {
   };
 }
 
+/**
+ * Both kinds of node, for `it.each`: OpenSSH by its name, the built-in node by its id (read when
+ * the test runs, after the world started).
+ */
+export const bothNodes = (world: () => SshProxyWorld): [string, () => string][] => [
+  ['an OpenSSH host', () => 'sshd-host'],
+  ['the built-in node', () => world().local.id],
+];
+
 /** The user's ssh client for `user` with `roles`, through the world's proxy, as root. */
 export function sshClientFor(world: SshProxyWorld, user: string, roles: string[]) {
   return openSshClient({

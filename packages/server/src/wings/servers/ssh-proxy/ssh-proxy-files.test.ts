@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenSshClientSetup } from '../../../testing/openssh-client.testkit.js';
 import {
+  bothNodes,
   startSshProxyWorld,
   type SshProxyWorld,
 } from '../../../testing/ssh-proxy-world.testkit.js';
@@ -25,11 +26,7 @@ afterAll(() => world?.stop());
 
 const events = () => world.events();
 
-/** Both kinds of node: OpenSSH by its name, the built-in node by its id. */
-const nodes = (): [string, () => string][] => [
-  ['an OpenSSH host', () => 'sshd-host'],
-  ['the built-in node', () => local.id],
-];
+const nodes = () => bothNodes(() => world);
 
 describe('sftp and scp through the proxy', () => {
   // The built-in node joins these once the node service serves the sftp subsystem.

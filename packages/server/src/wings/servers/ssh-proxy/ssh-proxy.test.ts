@@ -7,6 +7,7 @@ import {
   listenHttp,
   randomForwardPort,
   retry,
+  bothNodes,
   startSshProxyWorld,
   type SshProxyWorld,
 } from '../../../testing/ssh-proxy-world.testkit.js';
@@ -30,11 +31,7 @@ afterAll(() => world?.stop());
 
 const events = () => world.events();
 
-/** Both kinds of node: OpenSSH by its name, the built-in node by its id. */
-const nodes = (): [string, () => string][] => [
-  ['an OpenSSH host', () => 'sshd-host'],
-  ['the built-in node', () => local.id],
-];
+const nodes = () => bothNodes(() => world);
 
 describe('ssh through the proxy', () => {
   it.each(nodes())(
