@@ -24,12 +24,12 @@ const isChainSource = (store: unknown): store is AuditChainSource =>
 
 /** Returns true when the log is intact. */
 export async function verifyAudit(ctx: AdminContext, out: Print): Promise<boolean> {
+  // Loaded here: the stores' drivers (PostgreSQL, SQLite) would slow every command's start.
+  const { openAuditStore } = await import('../modules/audit/index.js');
   // The context's store may be wrapped (a spool in front of it); the chain lives in the store.
   const own = isChainSource(ctx.audit)
     ? undefined
-    : await (
-        await import('../modules/audit/index.js')
-      ).openAuditStore(ctx.config.audit, ctx.config.clusterName);
+    : await openAuditStore(ctx.config.audit, ctx.config.clusterName);
   const source = (own ?? ctx.audit) as unknown;
   try {
     if (!isChainSource(source)) throw new Error('this audit store keeps no hash chain');
