@@ -7,6 +7,7 @@ import { withStorageFlags } from './cli/program.js';
 import {
   addCaCommands,
   addLocksCommands,
+  describeResourceCommands,
   addResourceCommands,
   addUsersCommands,
 } from './cli/register.js';
@@ -91,6 +92,7 @@ export function buildCli(): Command {
   addRecordingsCommands(program);
   addSessionsCommands(program);
   addVerifyCommands(program);
+  describeResourceCommands(program);
   return program;
 }
 

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ConfigFlags } from '../config/config.js';
 import { caExport, caTypes } from './ca.commands.js';
 import { locksAdd, targetFlags, type LocksAddOptions } from './locks.commands.js';
-import { getWords, removableRefs } from './kinds.js';
+import { creatable, getWords, joinOr, removableRefs } from './kinds.js';
 import { print, withAdmin, withStorageFlags } from './program.js';
 import { createFromFile, getResources, removeResource, type Format } from './resources.commands.js';
 import {
@@ -65,7 +65,6 @@ export function addUsersCommands(program: Command): void {
 export function addResourceCommands(program: Command): void {
   type GetFlags = ConfigFlags & { format?: Format };
   withStorageFlags(program.command('get <kind> [name]'))
-    .description(`show roles or connectors (YAML), users or locks (tables); kind: ${getWords()}`)
     .addOption(
       new Option('--format <format>', 'yaml, json or text').choices(['yaml', 'json', 'text']),
     )
@@ -75,20 +74,31 @@ export function addResourceCommands(program: Command): void {
 
   type CreateFlags = ConfigFlags & { file: string; force?: boolean };
   withStorageFlags(program.command('create'))
-    .description(
-      'create roles, users, locks and connectors from a YAML file (documents split by ---)',
-    )
     .requiredOption('-f, --file <file>', 'the YAML file')
     .option('--force', 'overwrite existing roles, users and connectors')
     .action((flags: CreateFlags) =>
       withAdmin(flags, (ctx) => createFromFile(ctx, flags.file, flags, print)),
     );
 
-  withStorageFlags(program.command('rm <ref>'))
-    .description(`delete a resource: ${removableRefs()}`)
-    .action((ref: string, flags: ConfigFlags) =>
-      withAdmin(flags, (ctx) => removeResource(ctx, ref, print)),
-    );
+  withStorageFlags(program.command('rm <ref>')).action((ref: string, flags: ConfigFlags) =>
+    withAdmin(flags, (ctx) => removeResource(ctx, ref, print)),
+  );
+}
+
+/**
+ * The descriptions of get, create and rm, which name the kinds: set once every command is added,
+ * since each wing adds its kinds (app, db, …) with its commands.
+ */
+export function describeResourceCommands(program: Command): void {
+  const named = (name: string) => program.commands.find((command) => command.name() === name);
+  named('get')?.description(
+    `show resources, as YAML documents or tables (--format); kind: ${getWords()}`,
+  );
+  const documentKinds = creatable().map((kind) => kind.kind);
+  named('create')?.description(
+    `create ${joinOr(documentKinds)} from a YAML file (documents split by ---)`,
+  );
+  named('rm')?.description(`delete a resource: ${removableRefs()}`);
 }
 
 /** `postern locks add`. */
