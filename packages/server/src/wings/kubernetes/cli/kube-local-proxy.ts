@@ -67,13 +67,12 @@ export async function proxyKube(
     );
   });
   local.on('upgrade', (req, socket: Duplex, head: Buffer) => {
-    // Nothing is read until the upstream is known (clients wait for the handshake's answer).
+    // Held until the upstream has answered: forwardUpgrade pipes it on (clients wait for the
+    // handshake's answer before they send, but nothing may be lost while a code is asked).
     socket.pause();
     upstream.endpoint().then(
-      (endpoint) => {
-        forwardUpgrade(req, socket, head, endpoint, req.url ?? '/', passedHeaders(req.headers));
-        socket.resume();
-      },
+      (endpoint) =>
+        forwardUpgrade(req, socket, head, endpoint, req.url ?? '/', passedHeaders(req.headers)),
       (error: unknown) => refuseUpgrade(socket, refuse(error)),
     );
   });

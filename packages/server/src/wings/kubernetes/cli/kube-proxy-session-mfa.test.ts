@@ -46,6 +46,8 @@ describe('postern proxy kube under require_session_mfa', () => {
       expect(pods.stdout).toContain('web-1');
       const again = await kubectl.run(['get', 'pods', '-o', 'name']);
       expect(again.stdout).toContain('pod/web-1');
+      const exec = await kubectl.run(['exec', 'web-1', '--', 'echo', 'checked']);
+      expect(exec.stdout).toBe('checked\n');
       expect(questions.length).toBe(asked + 1);
     } finally {
       local.close();
