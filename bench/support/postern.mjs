@@ -268,7 +268,8 @@ async function issueUserCertificate(postern, { user, roles, logins }) {
   try {
     const ca = await ClusterCa.loadOrCreate(backend, postern.clusterName);
     const users = new UsersStore(backend);
-    if (!(await users.get(user))) {
+    const created = !(await users.get(user));
+    if (created) {
       await users.create({
         kind: 'user',
         version: 'v2',
@@ -281,6 +282,11 @@ async function issueUserCertificate(postern, { user, roles, logins }) {
         },
         status: {},
       });
+    }
+    if (created) {
+      // The server learns of a record written by another process at its next poll of the
+      // SQLite file (every 250 ms): a command signed before that is refused as a deleted user.
+      await new Promise((resolve) => setTimeout(resolve, 750));
     }
     const key = generateEd25519Key();
     const certificate = ca.issueUserCertificate({
