@@ -104,7 +104,9 @@ describe('AppsView', () => {
     expect(row.queryByRole('button', { name: /Launch/ })).toBeNull();
     await user.click(row.getByRole('button', { name: 'Connect to postgres' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect to postgres' });
-    expect(within(dialog).getByText('postern proxy app postgres')).toBeTruthy();
+    expect(within(dialog).getByLabelText('Tunnel command').textContent).toBe(
+      'postern proxy app postgres',
+    );
     await user.click(within(dialog).getByRole('button', { name: 'Copy command' }));
     expect(await navigator.clipboard.readText()).toBe('postern proxy app postgres');
     expect(within(dialog).getByRole('button', { name: 'Copied' })).toBeTruthy();

@@ -1,18 +1,5 @@
-import {
-  Autocomplete,
-  Button,
-  Card,
-  Code,
-  CopyButton,
-  Group,
-  Popover,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { defaultDatabaseSort, type DatabaseSortField } from '@postern/contracts';
-import { useState } from 'react';
-import { databaseConsolePath } from '../../app/routes';
 import {
   descriptionColumn,
   labelsColumn,
@@ -23,12 +10,9 @@ import {
 } from '../../components/resourceList/ResourceList';
 import type { ListPaging } from '../../components/resourceList/useResourceList';
 import { mapAttempt, type Attempt } from '../../lib/attempt';
-import {
-  connectCommand,
-  type Database,
-  type DatabaseFilters,
-  type DatabasePage,
-} from './makeDatabase';
+import { AddDatabaseHelp } from './AddDatabaseHelp';
+import { ConnectDatabase } from './ConnectDatabase';
+import type { Database, DatabaseFilters, DatabasePage } from './makeDatabase';
 
 interface Props extends ResourceListExtras<Database> {
   /** The cluster the databases belong to (for the SQL console's link). */
@@ -101,133 +85,5 @@ export function DatabasesView(props: Props) {
       emptyState={<AddDatabaseHelp />}
       rowAction={(db) => <ConnectDatabase db={db} clusterId={clusterId} />}
     />
-  );
-}
-
-/**
- * Connect: pick the database user and name the roles allow, and copy the exact command; for
- * PostgreSQL, or open the SQL console with them in a new browser tab.
- */
-export function ConnectDatabase({ db, clusterId }: { db: Database; clusterId: string }) {
-  const concrete = (values: string[]) => values.filter((value) => value !== '*');
-  const [dbUser, setDbUser] = useState(concrete(db.users)[0] ?? '');
-  const [dbName, setDbName] = useState(concrete(db.names)[0] ?? '');
-  const command = connectCommand(db, dbUser, dbName);
-  return (
-    <Popover position="bottom-end" withArrow shadow="md" trapFocus width={380}>
-      <Popover.Target>
-        <Button variant="default" size="compact-sm" aria-label={`Connect to ${db.name}`}>
-          Connect
-        </Button>
-      </Popover.Target>
-      <Popover.Dropdown aria-label={`Connect to ${db.name}`}>
-        <Stack gap="xs">
-          <Text size="sm">
-            Pick the database user and database, then run this with the Postern CLI (after{' '}
-            <Code>postern login</Code>):
-          </Text>
-          <Autocomplete
-            label="Database user"
-            data={concrete(db.users)}
-            value={dbUser}
-            onChange={setDbUser}
-            comboboxProps={{ withinPortal: false }}
-            description={db.users.includes('*') ? 'Your roles allow any user here.' : undefined}
-          />
-          <Autocomplete
-            label="Database name"
-            data={concrete(db.names)}
-            value={dbName}
-            onChange={setDbName}
-            comboboxProps={{ withinPortal: false }}
-            description={db.names.includes('*') ? 'Your roles allow any database here.' : undefined}
-          />
-          <Group gap="xs" wrap="nowrap" align="center">
-            <Code style={{ flex: 1, overflowWrap: 'anywhere' }} aria-label="Connect command">
-              {command}
-            </Code>
-            <CopyButton value={command}>
-              {({ copied, copy }) => (
-                <Button
-                  size="compact-sm"
-                  variant={copied ? 'light' : 'filled'}
-                  color={copied ? 'teal' : undefined}
-                  onClick={copy}
-                  aria-label={copied ? 'Copied' : 'Copy command'}
-                >
-                  {copied ? 'Copied' : 'Copy'}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
-          {db.protocol === 'postgres' && (
-            <SqlConsoleLink
-              href={databaseConsolePath({ clusterId, database: db.name, dbUser, dbName })}
-            />
-          )}
-        </Stack>
-      </Popover.Dropdown>
-    </Popover>
-  );
-}
-
-/** The SQL console (PostgreSQL only), in a new browser tab, once a user and name are chosen. */
-function SqlConsoleLink({ href }: { href: string | undefined }) {
-  return (
-    <Group gap="xs" justify="space-between" wrap="nowrap">
-      <Text size="sm" c="dimmed">
-        {href ? 'Or query it in the browser:' : 'Pick a user and a database to query it here.'}
-      </Text>
-      {href ? (
-        <Button
-          component="a"
-          href={href}
-          target="_blank"
-          rel="noopener noreferrer"
-          size="compact-sm"
-          variant="light"
-        >
-          Open SQL console
-        </Button>
-      ) : (
-        <Button size="compact-sm" variant="light" disabled>
-          Open SQL console
-        </Button>
-      )}
-    </Group>
-  );
-}
-
-const exampleDatabase = `kind: db
-version: v3
-metadata:
-  name: orders
-  description: Orders (primary)
-  labels:
-    env: prod
-spec:
-  protocol: postgres
-  uri: db1.internal:5432`;
-
-/** The empty state: how a database joins the cluster. */
-export function AddDatabaseHelp() {
-  return (
-    <Card withBorder padding="lg" aria-labelledby="add-db-title" component="section">
-      <Stack gap="sm">
-        <Title order={3} id="add-db-title">
-          No databases yet
-        </Title>
-        <Text size="sm">
-          A database appears here once the proxy knows it. Describe it in a file and create it, or
-          list it under <Code>databases:</Code> in the proxy&apos;s config file:
-        </Text>
-        <Code block>{exampleDatabase}</Code>
-        <Code block>postern create -f db.yaml</Code>
-        <Text size="sm">
-          The database must trust Postern&apos;s database client CA, which{' '}
-          <Code>postern db ca export</Code> prints with the lines to add to its configuration.
-        </Text>
-      </Stack>
-    </Card>
   );
 }

@@ -1,4 +1,5 @@
-import { Card, Code, Stack, Text, Title } from '@mantine/core';
+import { Code, Text } from '@mantine/core';
+import { AddResourceHelp } from '../../components/connect/AddResourceHelp';
 
 const exampleDesktop = `kind: desktop
 version: v3
@@ -19,25 +20,25 @@ const agentCommand =
 /** The empty state: how a desktop joins. */
 export function AddDesktopHelp() {
   return (
-    <Card withBorder padding="lg" aria-labelledby="add-desktop-title" component="section">
-      <Stack gap="sm">
-        <Title order={3} id="add-desktop-title">
-          No desktops yet
-        </Title>
+    <AddResourceHelp
+      id="add-desktop-title"
+      title="No desktops yet"
+      intro={
         <Text size="sm">
           A desktop appears here once the proxy knows it. Describe its VNC server in a file and
           create it (the password stays with the proxy: browsers never see it):
         </Text>
-        <Code block>{exampleDesktop}</Code>
-        <Code block>postern create -f desktop.yaml</Code>
-        <Text size="sm">
-          Or list it under <Code>desktops:</Code> in the proxy&apos;s config file.
-        </Text>
-        <Text size="sm">
-          A desktop only reachable from inside its own network joins through an agent there:
-        </Text>
-        <Code block>{agentCommand}</Code>
-      </Stack>
-    </Card>
+      }
+      example={exampleDesktop}
+      file="desktop.yaml"
+    >
+      <Text size="sm">
+        Or list it under <Code>desktops:</Code> in the proxy&apos;s config file.
+      </Text>
+      <Text size="sm">
+        A desktop only reachable from inside its own network joins through an agent there:
+      </Text>
+      <Code block>{agentCommand}</Code>
+    </AddResourceHelp>
   );
 }

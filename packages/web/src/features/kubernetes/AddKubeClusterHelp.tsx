@@ -1,4 +1,5 @@
-import { Card, Code, Stack, Text, Title } from '@mantine/core';
+import { Code, Text } from '@mantine/core';
+import { AddResourceHelp } from '../../components/connect/AddResourceHelp';
 
 const exampleCluster = `kind: kube_cluster
 version: v3
@@ -22,28 +23,28 @@ const agentCommand =
 /** The empty state: how a Kubernetes cluster joins. */
 export function AddKubeClusterHelp() {
   return (
-    <Card withBorder padding="lg" aria-labelledby="add-kube-title" component="section">
-      <Stack gap="sm">
-        <Title order={3} id="add-kube-title">
-          No Kubernetes clusters yet
-        </Title>
+    <AddResourceHelp
+      id="add-kube-title"
+      title="No Kubernetes clusters yet"
+      intro={
         <Text size="sm">
           A cluster appears here once the proxy knows it. Describe its API server in a file and
           create it:
         </Text>
-        <Code block>{exampleCluster}</Code>
-        <Code block>postern create -f kube.yaml</Code>
-        <Text size="sm">
-          Or list it under <Code>kubernetes_clusters:</Code> in the proxy&apos;s config file (with{' '}
-          <Code>ca_cert_file</Code> naming the CA&apos;s PEM file, or <Code>kubeconfig</Code> naming
-          a kubeconfig on the proxy&apos;s host).
-        </Text>
-        <Text size="sm">
-          A cluster only reachable from inside its own network joins through an agent there, which
-          keeps the kubeconfig to itself:
-        </Text>
-        <Code block>{agentCommand}</Code>
-      </Stack>
-    </Card>
+      }
+      example={exampleCluster}
+      file="kube.yaml"
+    >
+      <Text size="sm">
+        Or list it under <Code>kubernetes_clusters:</Code> in the proxy&apos;s config file (with{' '}
+        <Code>ca_cert_file</Code> naming the CA&apos;s PEM file, or <Code>kubeconfig</Code> naming a
+        kubeconfig on the proxy&apos;s host).
+      </Text>
+      <Text size="sm">
+        A cluster only reachable from inside its own network joins through an agent there, which
+        keeps the kubeconfig to itself:
+      </Text>
+      <Code block>{agentCommand}</Code>
+    </AddResourceHelp>
   );
 }

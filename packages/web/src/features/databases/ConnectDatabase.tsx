@@ -1,0 +1,73 @@
+import { Autocomplete, Button, Code, Group, Text } from '@mantine/core';
+import { useState } from 'react';
+import { databaseConsolePath } from '../../app/routes';
+import { ConnectPopover } from '../../components/connect/ConnectPopover';
+import { CopyableCommand } from '../../components/connect/CopyableCommand';
+import { connectCommand, type Database } from './makeDatabase';
+
+/**
+ * Connect: pick the database user and name the roles allow, and copy the exact command; for
+ * PostgreSQL, or open the SQL console with them in a new browser tab.
+ */
+export function ConnectDatabase({ db, clusterId }: { db: Database; clusterId: string }) {
+  const concrete = (values: string[]) => values.filter((value) => value !== '*');
+  const [dbUser, setDbUser] = useState(concrete(db.users)[0] ?? '');
+  const [dbName, setDbName] = useState(concrete(db.names)[0] ?? '');
+  return (
+    <ConnectPopover name={db.name} width={380}>
+      <Text size="sm">
+        Pick the database user and database, then run this with the Postern CLI (after{' '}
+        <Code>postern login</Code>):
+      </Text>
+      <Autocomplete
+        label="Database user"
+        data={concrete(db.users)}
+        value={dbUser}
+        onChange={setDbUser}
+        comboboxProps={{ withinPortal: false }}
+        description={db.users.includes('*') ? 'Your roles allow any user here.' : undefined}
+      />
+      <Autocomplete
+        label="Database name"
+        data={concrete(db.names)}
+        value={dbName}
+        onChange={setDbName}
+        comboboxProps={{ withinPortal: false }}
+        description={db.names.includes('*') ? 'Your roles allow any database here.' : undefined}
+      />
+      <CopyableCommand command={connectCommand(db, dbUser, dbName)} label="Connect command" />
+      {db.protocol === 'postgres' && (
+        <SqlConsoleLink
+          href={databaseConsolePath({ clusterId, database: db.name, dbUser, dbName })}
+        />
+      )}
+    </ConnectPopover>
+  );
+}
+
+/** The SQL console (PostgreSQL only), in a new browser tab, once a user and name are chosen. */
+function SqlConsoleLink({ href }: { href: string | undefined }) {
+  return (
+    <Group gap="xs" justify="space-between" wrap="nowrap">
+      <Text size="sm" c="dimmed">
+        {href ? 'Or query it in the browser:' : 'Pick a user and a database to query it here.'}
+      </Text>
+      {href ? (
+        <Button
+          component="a"
+          href={href}
+          target="_blank"
+          rel="noopener noreferrer"
+          size="compact-sm"
+          variant="light"
+        >
+          Open SQL console
+        </Button>
+      ) : (
+        <Button size="compact-sm" variant="light" disabled>
+          Open SQL console
+        </Button>
+      )}
+    </Group>
+  );
+}
