@@ -1,6 +1,7 @@
 import type { ConnectionTrace } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
 import { badParameter, notFound } from '../../errors.js';
+import { firstChunk } from '../../net/first-chunk.js';
 import type { ConnectionTest } from '../../modules/connection-diagnostics/connection-diagnostics.js';
 import type { DatabasesService } from './databases.service.js';
 import { routeRefusal } from './db-access.js';
@@ -124,7 +125,10 @@ async function probe(
   try {
     const stream = await Promise.race([dialled, timeout]);
     if (db.spec.protocol === 'postgres') stream.write(sslRequest());
-    const first = await Promise.race([firstChunk(stream), timeout]);
+    const first = await Promise.race([
+      firstChunk(stream, 'it closed the connection without a word'),
+      timeout,
+    ]);
     checkAnswer(db, first);
   } finally {
     clearTimeout(timer);
@@ -153,29 +157,4 @@ function checkAnswer(db: DatabaseRecord, first: Buffer): void {
       .replace(/[^\x20-\x7e]/g, '');
     throw new Error(`it refused the connection: ${text || 'no reason given'}`);
   }
-}
-
-function firstChunk(stream: Duplex): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      stream.off('data', onData);
-      stream.off('error', onError);
-      stream.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      cleanup();
-      resolve(chunk);
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onClose = () => {
-      cleanup();
-      reject(new Error('it closed the connection without a word'));
-    };
-    stream.on('data', onData);
-    stream.once('error', onError);
-    stream.once('close', onClose);
-  });
 }

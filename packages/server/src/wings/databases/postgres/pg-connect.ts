@@ -1,5 +1,5 @@
-import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { firstChunk } from '../../../net/first-chunk.js';
 import type { DatabaseClientCa } from '../db-client-ca.js';
 import type { DatabaseRecord, DialDatabase } from '../db-kind.js';
 import { startDatabaseTls } from '../db-tls.js';
@@ -18,8 +18,10 @@ export async function connectPostgres(
   const [raw, client] = await Promise.all([deps.dial(db), deps.ca.clientCertificate(dbUser)]);
   try {
     raw.write(sslRequest());
-    const answer = await firstByte(raw);
-    if (answer !== 'S') {
+    const answer = await firstChunk(raw, 'the database closed the connection');
+    // Nothing may follow the one-byte answer before the handshake (CVE-2021-23214's lesson).
+    if (answer.length !== 1) throw new Error('the database sent more than its TLS answer');
+    if (answer[0] !== 0x53 /* S */) {
       throw new Error(`database ${db.metadata.name} does not accept TLS (ssl = off?)`);
     }
     return await startDatabaseTls(raw, db, client);
@@ -27,32 +29,4 @@ export async function connectPostgres(
     raw.destroy();
     throw error;
   }
-}
-
-function firstByte(stream: Duplex): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const cleanup = () => {
-      stream.off('data', onData);
-      stream.off('error', onError);
-      stream.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      cleanup();
-      stream.pause();
-      // Nothing may follow the one-byte answer before the handshake (CVE-2021-23214's lesson).
-      if (chunk.length !== 1) reject(new Error('the database sent more than its TLS answer'));
-      else resolve(String.fromCharCode(chunk[0]!));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onClose = () => {
-      cleanup();
-      reject(new Error('the database closed the connection'));
-    };
-    stream.on('data', onData);
-    stream.once('error', onError);
-    stream.once('close', onClose);
-  });
 }
