@@ -4,7 +4,7 @@ import { useCallback, useState } from 'react';
 import { formatDuration } from '../../lib/format';
 import { playbackSpeeds, type PlaybackSpeed, type PlaybackState } from './playbackTypes';
 import { Timeline } from './Timeline';
-import type { PlaybackControls } from './usePlayback';
+import type { PlaybackControls } from './useEngineState';
 
 interface Props {
   state: PlaybackState;

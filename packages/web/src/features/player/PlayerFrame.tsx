@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { formatDuration } from '../../lib/format';
 import { PlayerControlsBar } from './PlayerControlsBar';
 import type { PlaybackState } from './playbackTypes';
-import type { PlaybackControls } from './usePlayback';
+import type { PlaybackControls } from './useEngineState';
 import { useFullscreen } from './useFullscreen';
 import { usePlayerKeys } from './usePlayerKeys';
 

@@ -6,7 +6,7 @@ import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
 import type { PlaybackState } from './playbackTypes';
-import type { PlaybackControls } from './usePlayback';
+import type { PlaybackControls } from './useEngineState';
 import { PlayerView } from './PlayerView';
 
 const playingAt12s: PlaybackState = {

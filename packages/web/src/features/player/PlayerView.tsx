@@ -3,7 +3,7 @@ import type { RecordingMark } from '@postern/contracts';
 import type { Ref } from 'react';
 import { PlayerFrame } from './PlayerFrame';
 import type { PlaybackState } from './playbackTypes';
-import type { PlaybackControls } from './usePlayback';
+import type { PlaybackControls } from './useEngineState';
 
 interface Props {
   title: string;

@@ -1,13 +1,8 @@
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { PlaybackEngine } from './PlaybackEngine';
 import type { PlayerTerminal } from './playerTerminal';
-import type { FetchChunk, PlaybackClock, PlaybackSetup, PlaybackState } from './playbackTypes';
-
-/** What the controls may do; a stand-in that does nothing until the terminal is open. */
-export type PlaybackControls = Pick<
-  PlaybackEngine,
-  'play' | 'pause' | 'toggle' | 'seek' | 'seekBy' | 'setSpeed' | 'setSkipIdle'
->;
+import type { FetchChunk, PlaybackClock, PlaybackSetup } from './playbackTypes';
+import { useEngineState } from './useEngineState';
 
 export const browserClock: PlaybackClock = {
   now: () => performance.now(),
@@ -16,8 +11,6 @@ export const browserClock: PlaybackClock = {
     return () => cancelAnimationFrame(id);
   },
 };
-
-const subscribeNothing = () => () => undefined;
 
 interface Options {
   setup: PlaybackSetup;
@@ -49,26 +42,5 @@ export function usePlayback({ setup, fetchChunk, openTerminal, clock = browserCl
     };
   }, [durationMs, cols, rows, fetchChunk, openTerminal, clock]);
 
-  // Before the engine exists: loading, at 0, of the known duration.
-  const waiting = useMemo<PlaybackState>(
-    () => ({ status: 'loading', timeMs: 0, durationMs, speed: 1, skipIdle: false }),
-    [durationMs],
-  );
-  const state = useSyncExternalStore(
-    engine?.subscribe ?? subscribeNothing,
-    engine?.getState ?? (() => waiting),
-  );
-  const controls = useMemo<PlaybackControls>(
-    () => ({
-      play: () => engine?.play(),
-      pause: () => engine?.pause(),
-      toggle: () => engine?.toggle(),
-      seek: (ms) => engine?.seek(ms),
-      seekBy: (ms) => engine?.seekBy(ms),
-      setSpeed: (speed) => engine?.setSpeed(speed),
-      setSkipIdle: (on) => engine?.setSkipIdle(on),
-    }),
-    [engine],
-  );
-  return { state, controls, terminalRef };
+  return { ...useEngineState(engine, durationMs), terminalRef };
 }

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { PlaybackControls } from './usePlayback';
+import type { PlaybackControls } from './useEngineState';
 
 export const keySeekMs = 5000;
 

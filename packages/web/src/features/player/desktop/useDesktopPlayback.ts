@@ -1,15 +1,14 @@
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { socketBearerToken } from '../../../api/websocket';
 import type { WebSocketLike } from '../../console/tty/TtyClient';
-import type { PlaybackClock, PlaybackState } from '../playbackTypes';
-import { browserClock, type PlaybackControls } from '../usePlayback';
+import type { PlaybackClock } from '../playbackTypes';
+import { browserClock } from '../usePlayback';
+import { useEngineState } from '../useEngineState';
 import { openCanvasSurface } from './canvasSurface';
 import { DesktopPlaybackEngine } from './DesktopPlaybackEngine';
 import { openDesktopPlaybackSocket } from './desktopSocket';
 import { inflate } from './inflate';
 import { RectDrawer } from './rectDrawer';
-
-const subscribeNothing = () => () => undefined;
 
 interface Options {
   clusterId: string;
@@ -55,25 +54,5 @@ export function useDesktopPlayback({
     };
   }, [clusterId, sid, durationMs, openSocket, clock]);
 
-  const waiting = useMemo<PlaybackState>(
-    () => ({ status: 'loading', timeMs: 0, durationMs, speed: 1, skipIdle: false }),
-    [durationMs],
-  );
-  const state = useSyncExternalStore(
-    engine?.subscribe ?? subscribeNothing,
-    engine?.getState ?? (() => waiting),
-  );
-  const controls = useMemo<PlaybackControls>(
-    () => ({
-      play: () => engine?.play(),
-      pause: () => engine?.pause(),
-      toggle: () => engine?.toggle(),
-      seek: (ms) => engine?.seek(ms),
-      seekBy: (ms) => engine?.seekBy(ms),
-      setSpeed: (speed) => engine?.setSpeed(speed),
-      setSkipIdle: () => undefined,
-    }),
-    [engine],
-  );
-  return { state, controls, canvasRef };
+  return { ...useEngineState(engine, durationMs), canvasRef };
 }
