@@ -1,7 +1,9 @@
-import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
+import { apiPaths, type AuditCode } from '@postern/contracts';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
+import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
+import { createRole } from '../../../testing/roles.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import {
   startPrivatePostgres,
@@ -25,31 +27,15 @@ beforeAll(async () => {
   postgres = await startPrivatePostgres({ tls: { clientCaPem: ca.certPem } });
   await postgres.sql('create role alice_db login');
   await postgres.sql('create database appdb owner alice_db');
-  await app.services.databases.create(
-    databaseResourceSchema.parse({
-      kind: 'db',
-      metadata: { name: 'pg', labels: { env: 'test' } },
-      spec: {
-        protocol: 'postgres',
-        uri: `127.0.0.1:${postgres.port}`,
-        ca_cert: postgres.serverCertPem,
-        tls: { mode: 'verify-full' },
-      },
-    }),
-    admin,
-  );
-  const role = (name: string, allow: object) =>
-    app.services.roles.create(
-      JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
-      admin,
-    );
-  await role('pg-console', {
-    db_labels: { env: 'test' },
+  await registerTestDatabase(app, postgres, { name: 'pg', protocol: 'postgres' });
+  await createDatabaseRole(app, 'pg-console', {
     db_users: ['alice_db'],
     db_names: ['appdb'],
     rules: [{ resources: ['session_tracker', 'session'], verbs: ['list', 'read'] }],
   });
-  await role('pg-outsider', { db_labels: { env: 'prod' }, db_users: ['*'], db_names: ['*'] });
+  await createRole(app, 'pg-outsider', {
+    allow: { db_labels: { env: 'prod' }, db_users: ['*'], db_names: ['*'] },
+  });
   baseUrl = (await app.listenOnLoopback()).baseUrl;
   alice = await app.signIn(['pg-console'], 'alice');
   outsider = await app.signIn(['pg-outsider'], 'olga');

@@ -1,4 +1,4 @@
-import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
+import { apiPaths, type AuditCode } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -9,6 +9,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
+import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import {
@@ -52,35 +53,13 @@ beforeAll(async () => {
     grant all on appdb.* to 'alice_db'@'%'; grant all on otherdb.* to 'alice_db'@'%';
     grant all on secretdb.* to 'alice_db'@'%'; grant all on appdb.* to 'shared'@'%';
     grant file on *.* to 'alice_db'@'%';`);
-  await app.services.databases.create(
-    databaseResourceSchema.parse({
-      kind: 'db',
-      metadata: { name: 'maria', labels: { env: 'test' } },
-      spec: {
-        protocol: 'mysql',
-        uri: `127.0.0.1:${mariadb.port}`,
-        ca_cert: mariadb.serverCertPem,
-        tls: { mode: 'verify-full' },
-      },
-    }),
-    hostActor('test'),
-  );
+  await registerTestDatabase(app, mariadb, { name: 'maria', protocol: 'mysql' });
   const role = (name: string, options: Record<string, unknown> = {}) =>
-    app.services.roles.create(
-      JSON.stringify({
-        kind: 'role',
-        version: 'v7',
-        metadata: { name },
-        spec: {
-          options,
-          allow: {
-            db_labels: { env: 'test' },
-            db_users: ['alice_db', 'shared', 'pw_user'],
-            db_names: ['appdb', 'otherdb'],
-          },
-        },
-      }),
-      hostActor('test'),
+    createDatabaseRole(
+      app,
+      name,
+      { db_users: ['alice_db', 'shared', 'pw_user'], db_names: ['appdb', 'otherdb'] },
+      options,
     );
   await role('maria-users');
   await role('maria-loaders', { mysql_load_data_local: true });

@@ -1,4 +1,4 @@
-import { apiPaths, databaseResourceSchema } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hostActor } from '../../../access-control/access/actor.js';
+import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import {
@@ -42,34 +42,11 @@ beforeAll(async () => {
   postgres = await startPrivatePostgres({ tls: { clientCaPem: clientCa.certPem } });
   await postgres.sql('create role alice_db login; create role shared login');
   await postgres.sql('create database appdb owner alice_db');
-  await app.services.databases.create(
-    databaseResourceSchema.parse({
-      kind: 'db',
-      metadata: { name: 'pg', labels: { env: 'test' } },
-      spec: {
-        protocol: 'postgres',
-        uri: `127.0.0.1:${postgres.port}`,
-        ca_cert: postgres.serverCertPem,
-        tls: { mode: 'verify-full' },
-      },
-    }),
-    hostActor('test'),
-  );
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'pg-native' },
-      spec: {
-        allow: {
-          db_labels: { env: 'test' },
-          db_users: ['alice_db', 'shared'],
-          db_names: ['appdb'],
-        },
-      },
-    }),
-    hostActor('test'),
-  );
+  await registerTestDatabase(app, postgres, { name: 'pg', protocol: 'postgres' });
+  await createDatabaseRole(app, 'pg-native', {
+    db_users: ['alice_db', 'shared'],
+    db_names: ['appdb'],
+  });
   await app.services.users.create({ name: 'alice', roles: ['pg-native'] }, 'test');
   const { port } = await app.listenOnLoopback();
   ({ home } = await signedInHome(app, port, 'alice', ['pg-native']));

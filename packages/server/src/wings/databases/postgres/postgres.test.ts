@@ -1,4 +1,4 @@
-import { apiPaths, databaseResourceSchema, type AuditCode } from '@postern/contracts';
+import { apiPaths, type AuditCode } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
+import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
@@ -45,34 +46,11 @@ beforeAll(async () => {
     create role pw_user login password 'secret';`);
   await postgres.sql('create database appdb owner alice_db');
   await postgres.sql('create database secretdb');
-  await app.services.databases.create(
-    databaseResourceSchema.parse({
-      kind: 'db',
-      metadata: { name: 'pg', labels: { env: 'test' } },
-      spec: {
-        protocol: 'postgres',
-        uri: `127.0.0.1:${postgres.port}`,
-        ca_cert: postgres.serverCertPem,
-        tls: { mode: 'verify-full' },
-      },
-    }),
-    hostActor('test'),
-  );
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'pg-users' },
-      spec: {
-        allow: {
-          db_labels: { env: 'test' },
-          db_users: ['alice_db', 'shared', 'pw_user'],
-          db_names: ['appdb', 'postgres'],
-        },
-      },
-    }),
-    hostActor('test'),
-  );
+  await registerTestDatabase(app, postgres, { name: 'pg', protocol: 'postgres' });
+  await createDatabaseRole(app, 'pg-users', {
+    db_users: ['alice_db', 'shared', 'pw_user'],
+    db_names: ['appdb', 'postgres'],
+  });
   await app.services.users.create({ name: 'alice', roles: ['pg-users'] }, 'test');
   ({ port } = await app.listenOnLoopback());
   ({ home } = await signedInHome(app, port, 'alice', ['pg-users']));
