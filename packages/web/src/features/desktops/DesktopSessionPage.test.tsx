@@ -1,102 +1,25 @@
-import { clientConfigSchema, emptyAcl, type UserAcl } from '@postern/contracts';
 import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { appRoutes } from '../../app/router';
-import { jsonResponse, renderRoutes, storeTestBearer } from '../../test/authConfig';
-import { renderPage } from '../../test/renderPage';
-import { presetAcls, userContextFixture } from '../../test/userContexts';
-import { desktopSocketUrl, type DesktopDeps } from './desktopConnection';
-import { DesktopSessionPage } from './DesktopSessionPage';
-import { FakeDesktopSocket } from './fakeDesktopSocket';
+import { emptyAcl } from '@postern/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import { desktopSocketUrl } from './desktopConnection';
+import {
+  button,
+  connect,
+  endedReason,
+  firstSocket,
+  renderSession,
+  sessionPath,
+  sockets,
+  installDesktopSessionFakes,
+} from './desktopSession.testkit';
+import { rfbInstances } from './fakeRfb';
 
 // The desktop session page: the connect socket's in-band bearer, then noVNC on the open socket.
+// Its per-session MFA check and its clipboard have files of their own.
 
-// noVNC, at its module boundary: a recording stand-in that the tests drive with its events.
-const novnc = vi.hoisted(() => {
-  class FakeRfb extends EventTarget {
-    scaleViewport = false;
-    resizeSession = false;
-    readonly sendCtrlAltDel = vi.fn();
-    readonly disconnect = vi.fn();
-    readonly clipboardPasteFrom = vi.fn();
-    readonly focus = vi.fn();
-    constructor(
-      readonly target: HTMLElement,
-      readonly channel: unknown,
-      readonly options: unknown,
-    ) {
-      super();
-      instances.push(this);
-    }
-    emit(type: string, detail: unknown = {}) {
-      this.dispatchEvent(new CustomEvent(type, { detail }));
-    }
-  }
-  const instances: FakeRfb[] = [];
-  return { FakeRfb, instances };
-});
-vi.mock('@novnc/novnc', () => ({ default: novnc.FakeRfb }));
-type FakeRfb = InstanceType<typeof novnc.FakeRfb>;
-
-let sockets: FakeDesktopSocket[] = [];
-class BrowserSocket extends FakeDesktopSocket {
-  constructor(url: string) {
-    super(url);
-    sockets.push(this);
-  }
-}
-
-beforeEach(() => {
-  sockets = [];
-  novnc.instances.length = 0;
-  vi.stubGlobal('WebSocket', BrowserSocket);
-  storeTestBearer();
-});
-afterEach(() => vi.unstubAllGlobals());
-
-const sessionPath = '/web/cluster/root/desktops/build-box/alice';
-
-/** The page as the console routes it, for a user with this ACL. */
-function renderSession(path = sessionPath, acl: UserAcl = presetAcls.access) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => {
-      if (url === '/v1/webapi/sites/root/context') return jsonResponse(userContextFixture(acl));
-      return jsonResponse({ error: { message: 'not found', code: 'not_found' } }, 404);
-    }),
-  );
-  const config = clientConfigSchema.parse({ proxyCluster: 'root' });
-  return renderRoutes(appRoutes(), path, config).router;
-}
-
-/** The page alone, with the clipboard and window events of a test. */
-function renderWithDeps(deps: Partial<DesktopDeps>, clipboardSharingEnabled: boolean) {
-  const acl = { ...presetAcls.access, clipboardSharingEnabled };
-  return renderPage(<DesktopSessionPage deps={deps} />, {
-    path: '/web/cluster/:clusterId/desktops/:desktopName/:username',
-    url: sessionPath,
-    context: userContextFixture(acl),
-  });
-}
-
-async function firstSocket(): Promise<FakeDesktopSocket> {
-  await waitFor(() => expect(sockets).toHaveLength(1));
-  return sockets[0]!;
-}
-
-/** Opens the socket, accepts the bearer and lets noVNC connect. */
-async function connect(): Promise<{ socket: FakeDesktopSocket; rfb: FakeRfb }> {
-  const socket = await firstSocket();
-  act(() => socket.accept());
-  const rfb = novnc.instances[0]!;
-  act(() => rfb.emit('connect'));
-  await screen.findByText('Connected');
-  return { socket, rfb };
-}
-
-const button = (name: string) => screen.getByRole('button', { name }) as HTMLButtonElement;
-const endedReason = () => screen.findByTestId('desktop-ended-reason');
+vi.mock('@novnc/novnc', () => import('./fakeRfb'));
+installDesktopSessionFakes();
 
 describe('the desktop session page', () => {
   it('authenticates in-band, then hands the open socket to noVNC', async () => {
@@ -126,10 +49,10 @@ describe('the desktop session page', () => {
     // The bearer is the first frame; noVNC gets nothing until the server says ok.
     act(() => socket.open());
     expect(socket.sent).toEqual([JSON.stringify({ token: 'bearer-tok' })]);
-    expect(novnc.instances).toHaveLength(0);
+    expect(rfbInstances).toHaveLength(0);
     act(() => socket.accept());
-    expect(novnc.instances).toHaveLength(1);
-    const rfb = novnc.instances[0]!;
+    expect(rfbInstances).toHaveLength(1);
+    const rfb = rfbInstances[0]!;
     expect(rfb.channel).toBe(socket);
     expect(rfb.target).toBe(screen.getByTestId('desktop-screen'));
     expect(rfb.options).toEqual({ shared: true });
@@ -166,37 +89,6 @@ describe('the desktop session page', () => {
     expect((await endedReason()).textContent).toBe('you disconnected');
   });
 
-  it('asks for the per-session MFA check the server wants, and connects again with the answer', async () => {
-    const mfaChallenge = vi.fn(async () => ({ totp_challenge: true }));
-    renderWithDeps({ mfaChallenge }, false);
-    const first = await firstSocket();
-    act(() => first.open());
-    act(() =>
-      first.receiveText(
-        JSON.stringify({
-          type: 'create_session_response',
-          status: 'error',
-          message:
-            'your roles require an MFA check for each session (require_session_mfa): pass one for this desktop first',
-          code: 'mfa_required',
-        }),
-      ),
-    );
-    await screen.findByRole('dialog', { name: 'Verify it is you' });
-    expect(mfaChallenge).toHaveBeenCalledWith('desktop:build-box');
-    await userEvent.type(screen.getByLabelText('Authenticator code'), '123456');
-    await userEvent.click(screen.getByRole('button', { name: 'Verify' }));
-    await waitFor(() => expect(sockets).toHaveLength(2));
-    const second = sockets[1]!;
-    act(() => second.open());
-    expect(second.sent).toEqual([
-      JSON.stringify({ token: 'bearer-tok', mfa_response: { totp_code: '123456' } }),
-    ]);
-    act(() => second.accept());
-    act(() => novnc.instances[0]!.emit('connect'));
-    await screen.findByText('Connected');
-  });
-
   it.each([
     'access denied: your roles allow no login alice on desktop build-box',
     'locked: maintenance of the desktops until 18:00',
@@ -212,7 +104,7 @@ describe('the desktop session page', () => {
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('Disconnected');
     expect(alert.textContent).toContain(message);
-    expect(novnc.instances).toHaveLength(0);
+    expect(rfbInstances).toHaveLength(0);
     expect(socket.closedWith).toEqual({ code: 1000, reason: undefined });
   });
 
@@ -227,7 +119,7 @@ describe('the desktop session page', () => {
       'desktop build-box is unreachable: connect ECONNREFUSED 10.0.0.5',
     );
     expect(screen.getByRole('alert')).toBeTruthy();
-    expect(novnc.instances).toHaveLength(0);
+    expect(rfbInstances).toHaveLength(0);
 
     await userEvent.setup().click(button('Reconnect'));
     await waitFor(() => expect(sockets).toHaveLength(2));
@@ -256,7 +148,7 @@ describe('the desktop session page', () => {
     renderSession();
     const socket = await firstSocket();
     act(() => socket.accept());
-    const rfb = novnc.instances[0]!;
+    const rfb = rfbInstances[0]!;
     act(() => rfb.emit('securityfailure', { status: 1, reason: 'no supported security type' }));
     act(() => rfb.emit('disconnect', { clean: false }));
     expect((await endedReason()).textContent).toBe(
@@ -283,7 +175,7 @@ describe('the desktop session page', () => {
     expect((await endedReason()).textContent).toBe(
       'the server sent desktop data before the session was authorised',
     );
-    expect(novnc.instances).toHaveLength(0);
+    expect(rfbInstances).toHaveLength(0);
   });
 
   it('Fullscreen takes the whole page to full screen and back', async () => {
@@ -327,77 +219,6 @@ describe('the desktop session page', () => {
     renderSession(sessionPath, emptyAcl());
     expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
     expect(sockets).toHaveLength(0);
-  });
-});
-
-describe('the desktop session’s clipboard', () => {
-  function fakeClipboard(text: string) {
-    const clipboard = {
-      text,
-      readText: vi.fn(async () => clipboard.text),
-      writeText: vi.fn(async (value: string) => {
-        clipboard.text = value;
-      }),
-    };
-    return clipboard;
-  }
-
-  const paste = (text: string) =>
-    Object.assign(new Event('paste'), { clipboardData: { getData: () => text } });
-
-  it('shared: the browser’s text goes to the desktop on connect, focus and paste; the desktop’s to the browser', async () => {
-    const clipboard = fakeClipboard('from the browser');
-    const events = new EventTarget();
-    renderWithDeps({ clipboard, events }, true);
-    expect(await screen.findByText('Clipboard sharing on')).toBeTruthy();
-    const { rfb } = await connect();
-    await waitFor(() => expect(rfb.clipboardPasteFrom).toHaveBeenCalledWith('from the browser'));
-
-    act(() => rfb.emit('clipboard', { text: 'from the desktop' }));
-    expect(clipboard.writeText).toHaveBeenCalledWith('from the desktop');
-
-    // Back to the page: the desktop's own text is not sent back to it; new text is.
-    act(() => void events.dispatchEvent(new Event('focus')));
-    await waitFor(() => expect(clipboard.readText).toHaveBeenCalledTimes(2));
-    expect(rfb.clipboardPasteFrom).toHaveBeenCalledTimes(1);
-    clipboard.text = 'copied elsewhere';
-    act(() => void events.dispatchEvent(new Event('focus')));
-    await waitFor(() =>
-      expect(rfb.clipboardPasteFrom).toHaveBeenLastCalledWith('copied elsewhere'),
-    );
-
-    act(() => void events.dispatchEvent(paste('pasted text')));
-    expect(rfb.clipboardPasteFrom).toHaveBeenLastCalledWith('pasted text');
-    expect(rfb.clipboardPasteFrom).toHaveBeenCalledTimes(3);
-  });
-
-  it('a clipboard the browser will not give or take is no error', async () => {
-    const clipboard = {
-      readText: vi.fn(() => Promise.reject(new DOMException('denied', 'NotAllowedError'))),
-      writeText: vi.fn(() => Promise.reject(new DOMException('denied', 'NotAllowedError'))),
-    };
-    renderWithDeps({ clipboard, events: new EventTarget() }, true);
-    const { rfb } = await connect();
-    await waitFor(() => expect(clipboard.readText).toHaveBeenCalled());
-    act(() => rfb.emit('clipboard', { text: 'from the desktop' }));
-    expect(clipboard.writeText).toHaveBeenCalled();
-    expect(rfb.clipboardPasteFrom).not.toHaveBeenCalled();
-    expect(screen.getByText('Connected')).toBeTruthy();
-  });
-
-  it('not shared: said in the toolbar, and nothing crosses either way', async () => {
-    const clipboard = fakeClipboard('from the browser');
-    const events = new EventTarget();
-    renderWithDeps({ clipboard, events }, false);
-    expect(await screen.findByText('Clipboard sharing off')).toBeTruthy();
-    const { rfb } = await connect();
-    act(() => rfb.emit('clipboard', { text: 'from the desktop' }));
-    act(() => void events.dispatchEvent(new Event('focus')));
-    act(() => void events.dispatchEvent(paste('pasted text')));
-    await act(() => Promise.resolve());
-    expect(clipboard.readText).not.toHaveBeenCalled();
-    expect(clipboard.writeText).not.toHaveBeenCalled();
-    expect(rfb.clipboardPasteFrom).not.toHaveBeenCalled();
   });
 });
 
