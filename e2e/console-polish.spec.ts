@@ -3,16 +3,12 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { accountMenu, postern, uniqueUser } from './support/identity.js';
-import type { RunningPostern } from './support/postern-process.js';
 import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, runInTerminal, terminal } from './support/terminal.js';
+import { cluster, shared } from './support/shared-server.js';
 
 // The console shell: who is signed in, Console Settings, the cluster link, the side
 // navigation, the spec's navigation rules and the small details, against the shared server.
-
-const cluster = 'e2e-cluster';
-/** The shared server, for its admin commands (they only need its data dir). */
-const shared = () => ({ dataDir: process.env.POSTERN_E2E_DATA_DIR! }) as RunningPostern;
 
 /** A role that may log in as root on every server (the built-in one runs as root here). */
 async function createRootRole(): Promise<string> {

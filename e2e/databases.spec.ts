@@ -10,21 +10,16 @@ import {
   type Page,
 } from '@playwright/test';
 import { postern, uniqueUser } from './support/identity.js';
-import type { RunningPostern } from './support/postern-process.js';
 import { startPostgres, type RunningPostgres } from './support/postgres.js';
 import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, screenText, terminal } from './support/terminal.js';
+import { cluster, shared, siteApi as api } from './support/shared-server.js';
 
 // Databases in the browser against the shared server: the Databases page lists what the spec
 // made (one PostgreSQL through the web API, one MySQL through `postern create -f`), searches,
 // and Connect gives the exact CLI command; for PostgreSQL it opens the SQL console, whose
 // statements run on a real PostgreSQL that trusts only Postern's database client CA, and land in
 // the Audit Log and the session's recording.
-
-const cluster = 'e2e-cluster';
-/** The shared server, for its admin commands (they only need its data dir). */
-const shared = () => ({ dataDir: process.env.POSTERN_E2E_DATA_DIR! }) as RunningPostern;
-const api = (rest: string) => `/v1/webapi/sites/${cluster}/${rest}`;
 
 // Fresh names for each run of the file (a worker may run it more than once).
 let suite: string;

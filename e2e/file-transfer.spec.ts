@@ -8,8 +8,8 @@ import { startPostern, type RunningPostern } from './support/postern-process.js'
 import { signIn } from './support/session.js';
 import { startSshd, type RunningSshd } from './support/sshd.js';
 import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
+import { cluster } from './support/shared-server.js';
 
-const cluster = 'e2e-cluster';
 const role = `kind: role
 version: v7
 metadata:

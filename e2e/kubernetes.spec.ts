@@ -7,19 +7,15 @@ import {
   type FakeKubeApiServer,
 } from '../packages/server/src/testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { postern, uniqueUser } from './support/identity.js';
-import type { RunningPostern } from './support/postern-process.js';
 import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, terminal } from './support/terminal.js';
+import { cluster, shared, siteApi as api } from './support/shared-server.js';
 
 // Kubernetes in the browser against the shared server and a FAKE API server
 // (packages/server/src/testing/fake-kube: it speaks the real wire protocol for pods; see
 // docs/kubernetes.md for what that proves): the Kubernetes page lists the cluster with the groups
 // the roles allow, Connect gives the login command, Exec in browser picks a namespace, pod and
 // container and opens a shell in a new tab as a live k8s session, and its recording plays.
-
-const cluster = 'e2e-cluster';
-const shared = () => ({ dataDir: process.env.POSTERN_E2E_DATA_DIR! }) as RunningPostern;
-const api = (rest: string) => `/v1/webapi/sites/${cluster}/${rest}`;
 
 let suite: string;
 let kubeName: string;

@@ -16,6 +16,7 @@ import {
   terminal,
   watchScreenFor,
 } from './support/terminal.js';
+import { cluster } from './support/shared-server.js';
 
 // Moderated sessions (docs/moderated-sessions.md): alice's role makes her sessions wait for a
 // moderator holding `overseer`. Nothing she types runs, and nothing the node prints reaches her,
@@ -23,7 +24,6 @@ import {
 // leaves, on_leave: terminate ends it too. First in the browser terminal, then with the stock
 // OpenSSH client through the SSH proxy, with the files `postern login --headless` leaves.
 
-const cluster = 'e2e-cluster';
 const sessionsPath = `/web/cluster/${cluster}/sessions`;
 const sshdNode = 'guarded-host';
 const waiting =

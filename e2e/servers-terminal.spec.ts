@@ -26,8 +26,8 @@ import {
   watchScreenFor,
 } from './support/terminal.js';
 import { nextStepCode, totpCode } from './support/totp.js';
+import { cluster } from './support/shared-server.js';
 
-const cluster = 'e2e-cluster';
 const serversPath = `/web/cluster/${cluster}/nodes`;
 const sessionsPath = `/web/cluster/${cluster}/sessions`;
 // The agent runs on this machine too, so its hostname is the built-in node's; labels tell the two

@@ -5,12 +5,12 @@ import type { RunningPostern } from './support/postern-process.js';
 import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
 import type { RunningSshd } from './support/sshd.js';
 import { expectOnScreen, runInTerminal, terminal } from './support/terminal.js';
+import { cluster } from './support/shared-server.js';
 
 // require_session_mfa (docs/rbac.md, "Per-session MFA"): a terminal of a user whose role asks
 // for it opens only after a fresh tap of their key, asked for in the console and answered by
 // Chromium's virtual authenticator; cancelling the check gives the session up.
 
-const cluster = 'e2e-cluster';
 const node = 'mfa-host';
 const consolePath = `/web/cluster/${cluster}/console/node/${node}/root`;
 const roles = `kind: role

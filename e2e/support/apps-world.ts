@@ -4,12 +4,13 @@ import { test as base, expect, type Browser, type Page } from '@playwright/test'
 import { expectSignedIn, linkIn, postern, strongPassword, uniqueUser } from './identity.js';
 import { startPostern, type RunningPostern } from './postern-process.js';
 import { startWebApp, type RunningWebApp } from './web-app.js';
+import { cluster } from './shared-server.js';
 
 // Applications (docs/apps.md) in a real browser: a proxy of the apps specs' own (one per worker), served over TLS at
 // proxy.e2e.test (its app hosts are *.proxy.e2e.test: the app cookie is `__Host-`, so Secure),
 // in front of a real web app with a WebSocket. Chromium resolves those names to loopback.
 
-export const cluster = 'e2e-cluster';
+export { cluster };
 export const proxyHost = 'proxy.e2e.test';
 
 /** The app people with `env: e2e` may open, and one only `team: finance` may. */

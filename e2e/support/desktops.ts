@@ -4,14 +4,12 @@ import path from 'node:path';
 import { expect, type BrowserContext, type Page } from '@playwright/test';
 import type { RunningXvnc } from '../../packages/server/src/testing/xvnc.testkit.js';
 import { postern } from './identity.js';
-import type { RunningPostern } from './postern-process.js';
+import { cluster, shared, siteApi as api } from './shared-server.js';
 
 // What the desktop specs (VNC and RDP) share: the shared server, the role and resource YAML,
 // the session page's toolbar and noVNC's canvas, pixels and colours, X windows, the audit log.
 
-export const cluster = 'e2e-cluster';
-export const shared = () => ({ dataDir: process.env.POSTERN_E2E_DATA_DIR! }) as RunningPostern;
-export const api = (rest: string) => `/v1/webapi/sites/${cluster}/${rest}`;
+export { cluster, shared, api };
 
 export type Rgb = [number, number, number];
 export const orange: Rgb = [0xff, 0x80, 0x00];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The server's own YAML library (a dependency of packages/server), so the file is read as it will.
 import { parseDocument } from 'yaml';
+import { cluster } from './shared-server.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const posternBin = path.join(repoRoot, 'packages/server/bin/postern.js');
@@ -43,7 +44,7 @@ export function startArgs(dataDir: string, extraArgs: string[]): string[] {
     '--ssh-addr',
     '127.0.0.1:0',
     '--cluster-name',
-    'e2e-cluster',
+    cluster,
     ...extraArgs,
   ];
 }
