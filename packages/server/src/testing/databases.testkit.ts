@@ -9,7 +9,7 @@ import { createRole } from './roles.testkit.js';
  */
 export function registerTestDatabase(
   app: TestApp,
-  server: { port: number; serverCertPem: string },
+  server: { port: number; serverCertPem?: string },
   db: { name: string; protocol: 'postgres' | 'mysql'; labels?: Record<string, string> },
   actor: Actor = hostActor('test'),
 ) {
