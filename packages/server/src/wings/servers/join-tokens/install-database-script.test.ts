@@ -1,57 +1,38 @@
 import { scriptPaths } from '@postern/contracts';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hostActor } from '../../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellQuote } from './install-script.js';
+import {
+  expectRefusedScript,
+  installScriptWorld,
+  runInstalledAgent,
+} from './install-script.testkit.js';
 
 // install-database.sh as an admin runs it: `curl … | bash` on a host that reaches the database,
 // which starts the real `postern agent --db` (the built binary) in the foreground. What reaches
 // the agent's command line is checked with a stand-in for postern that records its arguments.
 
 const run = promisify(execFile);
-const postern = fileURLToPath(new URL('../../../../bin/postern.js', import.meta.url));
-let app: TestApp;
-let baseUrl: string;
+const world = installScriptWorld();
 let dbToken: string;
 let appToken: string;
 let dir: string;
 
-const token = (roles: ('App' | 'Db')[]) =>
-  app.services.joinTokens
-    .create(
-      { roles, join_method: 'token', allow: [], suggested_agent_matcher_labels: {} },
-      hostActor('cli:test'),
-    )
-    .then((issued) => issued.token);
-
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'postern-install-db-'));
-  app = await createTestApp();
-  const { port } = await app.listenOnLoopback();
-  app.config.publicAddr = { host: '127.0.0.1', port };
-  app.config.insecureNoTls = true;
-  baseUrl = `http://127.0.0.1:${port}`;
-  dbToken = await token(['Db']);
-  appToken = await token(['App']);
+  dbToken = await world.token(['Db']);
+  appToken = await world.token(['App']);
 });
 afterAll(async () => {
-  await app.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-const scriptPath = (tokenValue: string) =>
-  scriptPaths.installDatabase(tokenValue, { name: '', uri: '' }).split('?')[0]!;
-const fetchScript = (tokenValue: string, query: Record<string, string>) =>
-  app.server.inject({
-    method: 'GET',
-    url: `${scriptPath(tokenValue)}?${new URLSearchParams(query)}`,
-  });
+const fetchScript = (token: string, query: Record<string, string>) =>
+  world.fetchScript(scriptPaths.installDatabase(token, { name: '', uri: '' }), query);
 
 describe('GET /scripts/:token/install-database.sh', () => {
   const uri = 'postgres://db1.internal:5432?sslmode=verify-full';
@@ -67,16 +48,8 @@ describe('GET /scripts/:token/install-database.sh', () => {
   });
 
   it('refuses a bad name or uri, saying which, in a script that fails', async () => {
-    const refused = async (query: Record<string, string>, why: string) => {
-      const res = await fetchScript(dbToken, query);
-      expect(res.statusCode, res.body).toBe(400);
-      expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toContain(why);
-      const ran = await run('sh', ['-c', res.body]).catch(
-        (error: { code: number; stderr: string }) => error,
-      );
-      expect(ran).toMatchObject({ code: 1, stderr: expect.stringContaining(why) });
-    };
+    const refused = async (query: Record<string, string>, why: string) =>
+      expectRefusedScript(await fetchScript(dbToken, query), why);
     await refused({ name: 'Orders', uri }, 'name: database names are DNS labels');
     await refused({ name: 'orders' }, 'uri: ');
     await refused(
@@ -132,7 +105,7 @@ describe('GET /scripts/:token/install-database.sh', () => {
     expect((await readFile(argsFile, 'utf8')).split('\n').slice(0, -1)).toEqual([
       'agent',
       '--proxy',
-      baseUrl,
+      world.baseUrl,
       '--token',
       dbToken,
       '--db',
@@ -145,37 +118,20 @@ describe('GET /scripts/:token/install-database.sh', () => {
 
   it('runs a real agent that serves the database through its tunnel, joined with a Db token', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-install-db-agent-'));
-    const url = `${baseUrl}${scriptPaths.installDatabase(dbToken, { name: 'orders', uri: 'postgres://127.0.0.1:5999?sslmode=verify-ca' })}`;
-    const child = spawn('bash', ['-c', `curl -fsS ${shellQuote(url)} | bash`], {
-      env: {
-        ...process.env,
-        POSTERN_BIN: postern,
-        POSTERN_DATA_DIR: dataDir,
-        POSTERN_FOREGROUND: '1',
-      },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const uri = 'postgres://127.0.0.1:5999?sslmode=verify-ca';
+    const url = `${world.baseUrl}${scriptPaths.installDatabase(dbToken, { name: 'orders', uri })}`;
+    const databases = () => world.app.services.databases;
     try {
-      await vi.waitFor(
-        () =>
-          expect(app.services.databases.get('orders'), output).toMatchObject({ source: 'agent' }),
-        { timeout: 20_000, interval: 200 },
-      );
-      expect(app.services.databases.get('orders')?.spec).toMatchObject({
+      await runInstalledAgent(url, dataDir, (output) => {
+        expect(databases().get('orders'), output).toMatchObject({ source: 'agent' });
+        expect(output).toContain(`postern: serving orders (${uri})`);
+      });
+      expect(databases().get('orders')?.spec).toMatchObject({
         protocol: 'postgres',
         uri: '127.0.0.1:5999',
         tls: { mode: 'verify-ca' },
       });
-      expect(output).toContain(
-        'postern: serving orders (postgres://127.0.0.1:5999?sslmode=verify-ca)',
-      );
     } finally {
-      process.kill(-child.pid!, 'SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
       await rm(dataDir, { recursive: true, force: true });
     }
   });
