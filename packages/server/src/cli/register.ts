@@ -75,7 +75,7 @@ export function addResourceCommands(program: Command): void {
   type CreateFlags = ConfigFlags & { file: string; force?: boolean };
   withStorageFlags(program.command('create'))
     .requiredOption('-f, --file <file>', 'the YAML file')
-    .option('--force', 'overwrite existing roles, users and connectors')
+    .option('--force', 'overwrite a resource that exists already (locks are always new)')
     .action((flags: CreateFlags) =>
       withAdmin(flags, (ctx) => createFromFile(ctx, flags.file, flags, print)),
     );

@@ -49,10 +49,11 @@ export async function getResources(
 const yamlOf = (item: unknown) => stringify(item, { lineWidth: 0, aliasDuplicateObjects: false });
 
 /**
- * `postern create -f FILE [--force]`: roles, users, locks and connectors from YAML documents. An
- * existing role, user or connector is refused unless --force, which overwrites it (a role
- * whatever its revision; a connector keeps the stored secret where the file has the
- * placeholder). Locks are always new (their names are generated).
+ * `postern create -f FILE [--force]`: any creatable kind (roles, users, locks, connectors, and the
+ * wings' apps, databases, Kubernetes clusters and desktops) from YAML documents. An existing
+ * resource is refused unless --force, which overwrites it (a role whatever its revision; a
+ * connector keeps the stored secret where the file has the placeholder). Locks are always new
+ * (their names are generated).
  */
 export async function createFromFile(
   ctx: AdminContext,
