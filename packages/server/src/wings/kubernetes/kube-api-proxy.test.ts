@@ -5,6 +5,7 @@ import {
   request as httpsRequest,
   type Server,
 } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
@@ -118,6 +119,8 @@ afterAll(async () => {
 
 interface Answer {
   status: number;
+  contentType: string;
+  /** A Status or an object, decoded; a text answer (discovery's refusals) as its message. */
   body: {
     kind?: string;
     message?: string;
@@ -146,12 +149,20 @@ function call(
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        res.on('end', () => resolve(answerOf(res, text)));
       },
     );
     request.on('error', reject);
     request.end();
   });
+}
+
+function answerOf(res: IncomingMessage, text: string): Answer {
+  const contentType = res.headers['content-type'] ?? '';
+  const body = contentType.startsWith('text/plain')
+    ? { message: text.trimEnd() }
+    : JSON.parse(text);
+  return { status: res.statusCode!, contentType, body };
 }
 
 const lastSeen = () => seen.at(-1)!;
@@ -178,7 +189,7 @@ function post(
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        res.on('end', () => resolve(answerOf(res, text)));
       },
     );
     // A refusal may come before the whole body is sent; its answer is what counts.
@@ -224,9 +235,16 @@ describe('the Kubernetes listener on the web port', () => {
 
   it('answers 401 in Kubernetes terms without a client certificate', async () => {
     const before = seen.length;
-    const answer = await call('/kube/prod/api');
+    const answer = await call('/kube/prod/api/v1/namespaces/prod/pods');
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized' });
+    // Discovery's client decodes no Status: the reason as text, which kubectl prints.
+    const discovery = await call('/kube/prod/api');
+    expect(discovery).toEqual({
+      status: 401,
+      contentType: 'text/plain; charset=utf-8',
+      body: { message: 'a client certificate from postern kube login is required' },
+    });
     expect(seen.length).toBe(before);
   });
 

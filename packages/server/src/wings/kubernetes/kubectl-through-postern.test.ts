@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
 import type { FakeKubeApiServer } from '../../testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { kubectlVersion, type KubectlHarness } from '../../testing/fake-kube/kubectl.testkit.js';
+import { createRole } from '../../testing/roles.testkit.js';
 import {
   startKubectlWorld,
   typeAndSee,
@@ -61,6 +62,21 @@ describe('kubectl get, watch and logs', () => {
     expect(fake.requests.slice(before).some((r) => r.path.includes('/namespaces/default/'))).toBe(
       false,
     );
+  });
+
+  it('prints why for a cluster the roles do not reach, refused at discovery, before anything is forwarded', async () => {
+    await createRole(app, 'other-clusters', { allow: { kubernetes_labels: { env: 'none' } } });
+    await app.services.users.create({ name: 'zed', roles: ['other-clusters'] }, 'test');
+    await vi.waitFor(() => expect(app.services.access.users.get('zed')).toBeDefined());
+    const outsider = await world.kubectlFor('zed');
+    const before = fake.requests.length;
+    const result = await outsider.run(['get', 'pods', '-n', 'prod']);
+    expect(result.code).not.toBe(0);
+    // Not "Error from server (Forbidden): unknown": discovery's refusal is text kubectl prints.
+    expect(result.stderr).toContain(
+      'Error from server (Forbidden): your roles do not reach Kubernetes cluster prod',
+    );
+    expect(fake.requests.length).toBe(before);
   });
 
   it('refuses to act as anyone the roles do not name (--as)', async () => {

@@ -53,8 +53,8 @@ export async function proxyKube(
   const upstream = first.session_mfa_required
     ? checkedUpstream(env, name, askCode)
     : renewedUpstream(env, name, first);
-  // kubectl prints a Status's message for most requests, but not for its discovery's: the
-  // reason goes to this terminal too, where the code was typed.
+  // kubectl prints the reason (writeStatus answers its discovery in text); it goes to this
+  // terminal too, where the code was typed.
   const refuse = (error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
     log(`a request could not be passed on: ${reason}`);

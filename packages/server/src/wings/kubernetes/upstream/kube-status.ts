@@ -36,10 +36,34 @@ export function kubeStatus(code: number, message: string): KubeStatus {
   };
 }
 
+/**
+ * Whether a request is kubectl's discovery: GET /api, /apis, a group or version under them,
+ * /version or /openapi/… (after /kube/<cluster> where the proxy's path has it). client-go's
+ * discovery client decodes no Status from an error: it prints "unknown" for any body but
+ * text/plain, whose text it prints as the message.
+ */
+export function isDiscoveryRequest(method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  let path = (url ?? '/').split('?')[0]!;
+  if (path.startsWith('/kube/')) {
+    const rest = path.indexOf('/', '/kube/'.length);
+    path = rest < 0 ? '/' : path.slice(rest);
+  }
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'api') return parts.length <= 2;
+  if (parts[0] === 'apis') return parts.length <= 3;
+  return parts[0] === 'version' || parts[0] === 'openapi';
+}
+
+/**
+ * Answers with the Status kubectl prints; to its discovery, whose client cannot decode one, the
+ * message alone as text, so kubectl shows the reason instead of "unknown".
+ */
 export function writeStatus(res: ServerResponse, status: KubeStatus): void {
-  const body = JSON.stringify(status);
+  const asText = isDiscoveryRequest(res.req?.method, res.req?.url);
+  const body = asText ? `${status.message}\n` : JSON.stringify(status);
   res.writeHead(status.code, {
-    'content-type': 'application/json',
+    'content-type': asText ? 'text/plain; charset=utf-8' : 'application/json',
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
