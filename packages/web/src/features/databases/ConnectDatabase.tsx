@@ -1,8 +1,9 @@
-import { Autocomplete, Button, Code, Group, Text } from '@mantine/core';
+import { Autocomplete, Code, Group, Text } from '@mantine/core';
 import { useState } from 'react';
 import { databaseConsolePath } from '../../app/routes';
 import { ConnectPopover } from '../../components/connect/ConnectPopover';
 import { CopyableCommand } from '../../components/connect/CopyableCommand';
+import { NewTabButton } from '../../components/connect/NewTabButton';
 import { connectCommand, type Database } from './makeDatabase';
 
 /**
@@ -52,22 +53,7 @@ function SqlConsoleLink({ href }: { href: string | undefined }) {
       <Text size="sm" c="dimmed">
         {href ? 'Or query it in the browser:' : 'Pick a user and a database to query it here.'}
       </Text>
-      {href ? (
-        <Button
-          component="a"
-          href={href}
-          target="_blank"
-          rel="noopener noreferrer"
-          size="compact-sm"
-          variant="light"
-        >
-          Open SQL console
-        </Button>
-      ) : (
-        <Button size="compact-sm" variant="light" disabled>
-          Open SQL console
-        </Button>
-      )}
+      <NewTabButton href={href}>Open SQL console</NewTabButton>
     </Group>
   );
 }

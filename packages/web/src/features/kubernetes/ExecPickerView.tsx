@@ -1,6 +1,7 @@
-import { Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import type { KubeResourceItem } from '@postern/contracts';
 import { defaultKubeExecCommand } from '../../app/routes';
+import { NewTabButton } from '../../components/connect/NewTabButton';
 import type { Attempt } from '../../lib/attempt';
 
 /** What the picker has chosen so far ('' for nothing yet). */
@@ -81,22 +82,7 @@ export function ExecPickerView(props: Props) {
         styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
       />
       <Group justify="flex-end">
-        {href ? (
-          <Button
-            component="a"
-            href={href}
-            target="_blank"
-            rel="noopener noreferrer"
-            size="compact-sm"
-            variant="light"
-          >
-            Open terminal
-          </Button>
-        ) : (
-          <Button size="compact-sm" variant="light" disabled>
-            Open terminal
-          </Button>
-        )}
+        <NewTabButton href={href}>Open terminal</NewTabButton>
       </Group>
     </Stack>
   );
