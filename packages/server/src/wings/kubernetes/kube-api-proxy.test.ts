@@ -248,6 +248,30 @@ describe('the Kubernetes listener on the web port', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('says why a certificate it cannot trust counts for nothing: expired, or from another CA', async () => {
+    const kubeCa = await app.services.kubeCa();
+    const expired = await kubeCa.userCertificate('alice', 'prod', 1);
+    // TLS compares whole seconds: past the second it ends in.
+    await expect.poll(() => Date.now() > expired.notAfter.getTime() + 1_000).toBe(true);
+    certs['expired'] = { cert: expired.certPem, key: expired.keyPem };
+    const foreign = await createSelfSigned(['alice']);
+    certs['foreign'] = { cert: foreign.cert, key: foreign.key };
+    const before = seen.length;
+    const path = '/kube/prod/api/v1/namespaces/prod/pods';
+    expect(await call(path, 'expired')).toMatchObject({
+      status: 401,
+      body: { message: 'the client certificate has expired: run postern kube login again' },
+    });
+    expect(await call(path, 'foreign')).toMatchObject({
+      status: 401,
+      body: {
+        message:
+          "the client certificate is not from this cluster's Kubernetes CA: run postern kube login",
+      },
+    });
+    expect(seen.length).toBe(before);
+  });
+
   it("refuses a certificate for one cluster on another's path", async () => {
     const answer = await call('/kube/prod/api', 'alice@dev');
     expect(answer.status).toBe(403);

@@ -190,7 +190,7 @@ export class KubeApiProxy {
     const remoteAddr = req.socket.remoteAddress;
     const cert = verifiedPeer(req);
     if (!cert) {
-      refuse(kubeStatus(401, 'a client certificate from postern kube login is required'));
+      refuse(kubeStatus(401, unverifiedPeerReason(req.socket as TLSSocket)));
       return undefined;
     }
     const url = req.url ?? '/';
@@ -289,6 +289,23 @@ function verifiedPeer(req: IncomingMessage): CertifiedKubeUser | undefined {
   const socket = req.socket as TLSSocket;
   if (!socket.authorized) return undefined;
   return certifiedKubeUser(socket.getPeerCertificate());
+}
+
+/**
+ * Why a request's certificate counts for nothing, as kubectl prints it: none sent, one that
+ * expired (a kubeconfig written by `postern kube login` long ago, used without its plugin), or
+ * one from elsewhere. TLS gives the reason by its OpenSSL code.
+ */
+function unverifiedPeerReason(socket: TLSSocket): string {
+  if (!socket.getPeerCertificate?.()?.raw) {
+    return 'a client certificate from postern kube login is required';
+  }
+  const error: unknown = socket.authorizationError;
+  const code = typeof error === 'string' ? error : (error as { code?: string } | null)?.code;
+  if (code === 'CERT_HAS_EXPIRED') {
+    return 'the client certificate has expired: run postern kube login again';
+  }
+  return "the client certificate is not from this cluster's Kubernetes CA: run postern kube login";
 }
 
 /** What a client must never pass on to the cluster: its credentials and asked-for identities. */
