@@ -25,6 +25,7 @@ import {
   type NewRequestForm,
 } from './newRequestForm';
 import type { CartItem } from './resourceCart';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export interface NewRequestViewProps {
   requestableRoles: string[];
@@ -154,11 +155,7 @@ export function NewRequestView(props: NewRequestViewProps) {
             ))}
           </datalist>
           {serverError && (
-            <Alert color="red" role="alert" title="Could not create the request">
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                {serverError}
-              </Text>
-            </Alert>
+            <FailureAlert title="Could not create the request" message={serverError} />
           )}
           <Group justify="flex-end" mt="sm">
             <Button variant="default" component={Link} to={routePath('accessRequests')}>

@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Button, Group, Stack, Textarea, Title } from '@mantine/core';
 import type { ReviewVerdict } from '@postern/contracts';
 import { useState } from 'react';
+import { FailureAlert } from '../../components/FailureAlert';
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -37,13 +38,7 @@ export function ReviewForm({
         rows={2}
         maxLength={4096}
       />
-      {error && (
-        <Alert color="red" role="alert" title="Could not submit the review">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {error}
-          </Text>
-        </Alert>
-      )}
+      {error && <FailureAlert title="Could not submit the review" message={error} />}
       <Group>
         <Button
           color="green"

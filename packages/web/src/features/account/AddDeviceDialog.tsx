@@ -1,4 +1,4 @@
-import { Alert, Modal, Stack, Text } from '@mantine/core';
+import { Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { PageLoader } from '../../components/PageLoader';
 import { MfaMethodRadio, TotpForm, WebauthnForm } from '../../components/secondFactorForms';
@@ -6,6 +6,7 @@ import type { MfaMethod } from '../../lib/secondFactor';
 import type { NewDevice, SecondFactorAnswer } from './accountApi';
 import { ReauthenticateForm } from './ReauthenticateForm';
 import type { DeviceActions } from './useAccount';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export type NewDeviceType = 'totp' | 'webauthn' | 'passkey';
 
@@ -92,13 +93,7 @@ function AddDeviceSteps({ methods, deviceTypes, actions, onAdded, onClose }: Pro
 
   return (
     <Stack gap="md">
-      {error && (
-        <Alert color="red" role="alert" title="Could not add the device">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {error}
-          </Text>
-        </Alert>
-      )}
+      {error && <FailureAlert title="Could not add the device" message={error} />}
       {privilegeToken === undefined ? (
         <ReauthenticateForm
           methods={methods}

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { CodeInput, MfaMethodRadio } from '../../components/secondFactorForms';
 import type { MfaMethod } from '../../lib/secondFactor';
 import type { ChangePassword } from './accountApi';
+import { FailureAlert } from '../../components/FailureAlert';
 
 interface Props {
   /** The second factors the user can answer with; ['none'] when none is asked for. */
@@ -71,11 +72,7 @@ export function ChangePasswordView({ methods, onSubmit }: Props) {
         </Alert>
       )}
       {status.state === 'error' && (
-        <Alert color="red" role="alert" title="Could not change the password">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {status.message}
-          </Text>
-        </Alert>
+        <FailureAlert title="Could not change the password" message={status.message} />
       )}
       <form onSubmit={(e) => void submit(e)} noValidate aria-label="Change password">
         <Stack gap="sm">

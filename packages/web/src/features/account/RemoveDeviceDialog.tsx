@@ -1,10 +1,11 @@
-import { Alert, Modal, Stack, Text } from '@mantine/core';
+import { Modal, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import type { MfaMethod } from '../../lib/secondFactor';
 import type { SecondFactorAnswer } from './accountApi';
 import type { Device } from './makeDevice';
 import { ReauthenticateForm } from './ReauthenticateForm';
 import type { DeviceActions } from './useAccount';
+import { FailureAlert } from '../../components/FailureAlert';
 
 interface Props {
   /** The device to remove; the dialog is open while there is one. */
@@ -69,13 +70,7 @@ function RemoveDeviceSteps({
         Remove <strong>{device.name}</strong>? It will no longer work as a second factor
         {device.passkey ? ' or for signing in' : ''}.
       </Text>
-      {error && (
-        <Alert color="red" role="alert" title="Could not remove the device">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {error}
-          </Text>
-        </Alert>
-      )}
+      {error && <FailureAlert title="Could not remove the device" message={error} />}
       <ReauthenticateForm
         methods={methods}
         busy={busy}

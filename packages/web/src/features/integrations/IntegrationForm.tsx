@@ -1,13 +1,4 @@
-import {
-  Alert,
-  Button,
-  Group,
-  NativeSelect,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Button, Group, NativeSelect, PasswordInput, Stack, TextInput } from '@mantine/core';
 import type { IntegrationInput, IntegrationType } from '@postern/contracts';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import {
@@ -17,6 +8,7 @@ import {
   type IntegrationField,
   type IntegrationFormValues,
 } from './integrationForm';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export interface IntegrationFormProps {
   type: IntegrationType;
@@ -120,11 +112,7 @@ export function IntegrationForm(props: IntegrationFormProps) {
           </>
         )}
         {serverError && (
-          <Alert color="red" role="alert" title="Could not save the integration">
-            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-              {serverError}
-            </Text>
-          </Alert>
+          <FailureAlert title="Could not save the integration" message={serverError} />
         )}
         <Group justify="flex-end" mt="sm">
           {cancel}

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Button,
   Card,
@@ -21,6 +20,7 @@ import { defaultMfaMethod, mfaMethodsFor, type MfaMethod } from '../../lib/secon
 import { layout, space } from '../../theme/constants';
 import type { NewCredential } from './userTokenApi';
 import type { SubmitAttempt, TokenLoad } from './useUserToken';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export type UserTokenKind = 'invite' | 'reset';
 
@@ -88,11 +88,7 @@ export function UserTokenView(props: UserTokenViewProps) {
   if (load.status === 'error') {
     return (
       <MessageCard title={userTokenTitles[kind]}>
-        <Alert color="red" role="alert" title="Could not load this link">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {load.message}
-          </Text>
-        </Alert>
+        <FailureAlert title="Could not load this link" message={load.message} />
         <Center>
           <Button onClick={onRetry}>Retry</Button>
         </Center>
@@ -124,13 +120,7 @@ function Frame({ title, children }: { title: string; children: ReactNode }) {
 
 function SubmitError({ attempt }: { attempt: SubmitAttempt }) {
   if (attempt.status !== 'error') return null;
-  return (
-    <Alert color="red" role="alert" title="Could not complete this step">
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-        {attempt.message}
-      </Text>
-    </Alert>
-  );
+  return <FailureAlert title="Could not complete this step" message={attempt.message} />;
 }
 
 type StepProps = UserTokenViewProps & { token: UserTokenDetails };

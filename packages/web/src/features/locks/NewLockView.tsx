@@ -1,6 +1,5 @@
 import { lockTargetKinds, type CreateLockRequest, type LockTargetKind } from '@postern/contracts';
 import {
-  Alert,
   Button,
   Group,
   NativeSelect,
@@ -23,6 +22,7 @@ import {
   type NewLockErrors,
   type NewLockForm,
 } from './newLockForm';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export interface NewLockViewProps {
   /** Names to offer per target kind (users and roles the user may list); free text always works. */
@@ -135,13 +135,7 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
             onChange={(expiresAt) => set('expiresAt', expiresAt)}
             error={errors.expiresAt}
           />
-          {serverError && (
-            <Alert color="red" role="alert" title="Could not create the lock">
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                {serverError}
-              </Text>
-            </Alert>
-          )}
+          {serverError && <FailureAlert title="Could not create the lock" message={serverError} />}
           <Group justify="flex-end" mt="sm">
             <Button variant="default" component={Link} to={routePath('locks')}>
               Cancel

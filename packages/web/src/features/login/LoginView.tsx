@@ -18,6 +18,7 @@ import { mfaMethodsFor, signInMfaMethod, type MfaMethod } from '../../lib/second
 import { layout, space } from '../../theme/constants';
 import { providerLabel, signInMethods, type AuthMethodKind } from './authOptions';
 import type { LocalLogin, LoginAttempt } from './useLogin';
+import { FailureAlert } from '../../components/FailureAlert';
 
 export interface LoginViewProps {
   auth: AuthConfig;
@@ -71,11 +72,7 @@ export function LoginView(props: LoginViewProps) {
           ) : (
             <>
               {attempt.status === 'error' && (
-                <Alert color="red" role="alert" title="Sign in failed">
-                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                    {attempt.message}
-                  </Text>
-                </Alert>
+                <FailureAlert title="Sign in failed" message={attempt.message} />
               )}
               {primary ? (
                 section(primary, true)
