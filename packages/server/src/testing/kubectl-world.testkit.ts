@@ -20,7 +20,8 @@ export interface KubectlWorld {
   /** FAKE: the test API server (no Kubernetes here): namespaces default, prod, kube-system. */
   fake: FakeKubeApiServer;
   /** The real kubectl for `user`, with a certificate from the cluster's Kubernetes CA. */
-  kubectlFor(user: string, accessRequests?: string[]): Promise<KubectlHarness>;
+  /** kubectl as `user` with a certificate for `cluster` (prod unless said). */
+  kubectlFor(user: string, accessRequests?: string[], cluster?: string): Promise<KubectlHarness>;
   stop(): Promise<void>;
 }
 
@@ -68,12 +69,12 @@ export async function startKubectlWorld(): Promise<KubectlWorld> {
   const { port } = await app.listenOnLoopback();
   const ca = await app.services.kubeCa();
   const harnesses: KubectlHarness[] = [];
-  const kubectlFor = async (user: string, accessRequests: string[] = []) => {
-    const issued = await ca.userCertificate(user, 'prod', 3_600_000, { accessRequests });
+  const kubectlFor = async (user: string, accessRequests: string[] = [], cluster = 'prod') => {
+    const issued = await ca.userCertificate(user, cluster, 3_600_000, { accessRequests });
     const base64 = (text: string) => Buffer.from(text).toString('base64');
     const harness = await kubectlWith(
       {
-        server: `https://127.0.0.1:${port}/kube/prod`,
+        server: `https://127.0.0.1:${port}/kube/${cluster}`,
         'certificate-authority-data': base64(ca.certPem),
         'tls-server-name': kubeServerName,
       },

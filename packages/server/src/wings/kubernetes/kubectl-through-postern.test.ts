@@ -1,9 +1,11 @@
+import { kubeClusterResourceSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
 import type { FakeKubeApiServer } from '../../testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { kubectlVersion, type KubectlHarness } from '../../testing/fake-kube/kubectl.testkit.js';
 import { createRole } from '../../testing/roles.testkit.js';
+import { closedPort } from '../apps/proxy/proxy-fixture.testkit.js';
 import {
   startKubectlWorld,
   typeAndSee,
@@ -77,6 +79,28 @@ describe('kubectl get, watch and logs', () => {
       'Error from server (Forbidden): your roles do not reach Kubernetes cluster prod',
     );
     expect(fake.requests.length).toBe(before);
+  });
+
+  it('says why when the API server cannot be reached', async () => {
+    await app.services.kubeClusters.create(
+      kubeClusterResourceSchema.parse({
+        kind: 'kube_cluster',
+        metadata: { name: 'gone', labels: { env: 'prod' } },
+        spec: {
+          server: `https://127.0.0.1:${await closedPort()}`,
+          ca_cert: fake.caPem,
+          credentials: { token: fake.token },
+        },
+      }),
+      hostActor('test'),
+    );
+    const toGone = await world.kubectlFor('alice', [], 'gone');
+    const result = await toGone.run(['get', 'pods', '-n', 'prod']);
+    expect(result.code).not.toBe(0);
+    // kubectl wraps a 502's text in its own words, but the reason is there.
+    expect(result.stderr).toMatch(
+      /Error from server \(InternalError\): an error on the server \("the Kubernetes API server could not be reached: connect ECONNREFUSED/,
+    );
   });
 
   it('refuses to act as anyone the roles do not name (--as)', async () => {
