@@ -5,7 +5,7 @@ import type { TestApp } from '../../testing/app-harness.testkit.js';
 import type { FakeKubeApiServer } from '../../testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { kubectlVersion, type KubectlHarness } from '../../testing/fake-kube/kubectl.testkit.js';
 import { createRole } from '../../testing/roles.testkit.js';
-import { closedPort } from '../apps/proxy/proxy-fixture.testkit.js';
+import { freePort } from '../../testing/sshd.testkit.js';
 import {
   startKubectlWorld,
   typeAndSee,
@@ -87,7 +87,8 @@ describe('kubectl get, watch and logs', () => {
         kind: 'kube_cluster',
         metadata: { name: 'gone', labels: { env: 'prod' } },
         spec: {
-          server: `https://127.0.0.1:${await closedPort()}`,
+          // A loopback port nobody listens on.
+          server: `https://127.0.0.1:${await freePort()}`,
           ca_cert: fake.caPem,
           credentials: { token: fake.token },
         },
