@@ -1,202 +1,37 @@
 import { startHaproxy } from '../../testing/haproxy.testkit.js';
-import { kubeClusterResourceSchema } from '@postern/contracts';
-import {
-  createServer as createHttpsServer,
-  request as httpsRequest,
-  type Server,
-} from 'node:https';
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import type { TestApp } from '../../testing/app-harness.testkit.js';
 import { createSelfSigned } from '../../tls/self-signed.js';
-import { kubeServerName } from './kube-ca.js';
+import {
+  clusterToken,
+  startKubeProxyLab,
+  type KubeProxyLab,
+  type Seen,
+} from './kube-api-proxy.testkit.js';
 
 // The Kubernetes API proxy on the web port: TLS routed by server name to the Kubernetes listener,
 // client certificates from the Kubernetes CA, the roles' labels, users, groups and resources,
 // and what reaches the API server. The API server here is a recording stand-in that answers every
-// request with what it received (kubectl against a fuller fake: kubectl.test.ts).
+// request with what it received (kubectl against a fuller fake: kubectl-through-postern.test.ts); the world is in
+// kube-api-proxy.testkit.ts.
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
+let lab: KubeProxyLab;
 let app: TestApp;
-let upstream: Server;
-const seen: Seen[] = [];
 let port: number;
-let ca: string;
-const token = 'service-account-token-of-postern';
-const certs: Record<string, { cert: string; key: string }> = {};
-
-const pods = (names: [string, string][]) => ({
-  kind: 'PodList',
-  apiVersion: 'v1',
-  metadata: {},
-  items: names.map(([namespace, name]) => ({ metadata: { namespace, name } })),
-});
+let seen: Seen[];
+let certs: KubeProxyLab['certs'];
 
 beforeAll(async () => {
-  const tls = await createSelfSigned(['localhost']);
-  upstream = createHttpsServer(tls, async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString();
-    seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-    res.setHeader('content-type', 'application/json');
-    if (req.url?.startsWith('/api/v1/namespaces/prod/pods?')) {
-      return res.end(
-        JSON.stringify(
-          pods([
-            ['prod', 'web-1'],
-            ['prod', 'db-1'],
-            ['prod', 'web-2'],
-          ]),
-        ),
-      );
-    }
-    res.end(JSON.stringify({ kind: 'Echo', url: req.url }));
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const server = `https://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-
-  app = await createTestApp({
-    https: await createSelfSigned(['proxy.test']),
-    // The balancer of the PROXY protocol test connects from 127.0.0.2; clients from 127.0.0.1.
-    trustedProxies: ['127.0.0.2'],
-  });
-  for (const [name, env] of [
-    ['prod', 'prod'],
-    ['dev', 'dev'],
-  ]) {
-    await app.services.kubeClusters.create(
-      kubeClusterResourceSchema.parse({
-        kind: 'kube_cluster',
-        metadata: { name, labels: { env } },
-        spec: { server, ca_cert: tls.cert, credentials: { token } },
-      }),
-      hostActor('test'),
-    );
-  }
-  const role = (name: string, allow: object) =>
-    app.services.roles.create(
-      JSON.stringify({ kind: 'role', version: 'v7', metadata: { name }, spec: { allow } }),
-      hostActor('test'),
-    );
-  await role('kube-prod', {
-    kubernetes_labels: { env: 'prod' },
-    kubernetes_groups: ['devs', 'viewers'],
-    kubernetes_users: ['alice-k8s'],
-    kubernetes_resources: [
-      { kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['get', 'list', 'watch'] },
-      { kind: 'pod', namespace: 'prod', name: 'web-*', verbs: ['create'] },
-    ],
-  });
-  await role('kube-none', { kubernetes_labels: { env: 'prod' } });
-  await app.services.users.create({ name: 'alice', roles: ['kube-prod'] }, 'test');
-  await app.services.users.create({ name: 'nobody', roles: ['kube-none'] }, 'test');
-  ({ port } = await app.listenOnLoopback());
-  const kubeCa = await app.services.kubeCa();
-  ca = kubeCa.certPem;
-  for (const [user, cluster] of [
-    ['alice', 'prod'],
-    ['alice', 'dev'],
-    ['nobody', 'prod'],
-  ] as const) {
-    const issued = await kubeCa.userCertificate(user, cluster, 3_600_000);
-    certs[`${user}@${cluster}`] = { cert: issued.certPem, key: issued.keyPem };
-  }
+  lab = await startKubeProxyLab();
+  ({ app, port, seen, certs } = lab);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await new Promise((resolve) => upstream?.close(resolve));
-});
+afterAll(() => lab?.close());
 
-interface Answer {
-  status: number;
-  contentType: string;
-  /** A Status or an object, decoded; a text answer (discovery's refusals) as its message. */
-  body: {
-    kind?: string;
-    message?: string;
-    reason?: string;
-    items?: { metadata: { name: string } }[];
-  };
-}
-
-function call(
-  path: string,
-  who?: string,
-  headers: Record<string, string | string[]> = {},
-  through = port,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpsRequest(
-      {
-        host: '127.0.0.1',
-        port: through,
-        path,
-        servername: kubeServerName,
-        ca,
-        ...(who ? certs[who] : {}),
-        headers,
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve(answerOf(res, text)));
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-function answerOf(res: IncomingMessage, text: string): Answer {
-  const contentType = res.headers['content-type'] ?? '';
-  const body = contentType.startsWith('text/plain')
-    ? { message: text.trimEnd() }
-    : JSON.parse(text);
-  return { status: res.statusCode!, contentType, body };
-}
-
+const call: KubeProxyLab['call'] = (...args) => lab.call(...args);
+const post: KubeProxyLab['post'] = (...args) => lab.post(...args);
 const lastSeen = () => seen.at(-1)!;
-
-/** A POST of `body` (JSON unless said otherwise) as `who`. */
-function post(
-  path: string,
-  who: string,
-  body: string | Buffer,
-  contentType = 'application/json',
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpsRequest(
-      {
-        method: 'POST',
-        host: '127.0.0.1',
-        port,
-        path,
-        servername: kubeServerName,
-        ca,
-        ...certs[who],
-        headers: { 'content-type': contentType },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve(answerOf(res, text)));
-      },
-    );
-    // A refusal may come before the whole body is sent; its answer is what counts.
-    request.on('error', reject);
-    request.end(body);
-  });
-}
 
 const podNamed = (metadata: object) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata, spec: { containers: [] } });
@@ -290,7 +125,7 @@ describe('what reaches the API server', () => {
     });
     expect(answer.status).toBe(200);
     const headers = lastSeen().headers;
-    expect(headers.authorization).toBe(`Bearer ${token}`);
+    expect(headers.authorization).toBe(`Bearer ${clusterToken}`);
     expect(headers['impersonate-user']).toBe('alice-k8s');
     expect(headers['impersonate-group']).toBe('devs, viewers');
   });
