@@ -107,6 +107,16 @@ describe('the Kubernetes listener on the web port', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('refuses a malformed cluster name in the path, with or without a certificate, and stays up', async () => {
+    // decodeURIComponent throws on %E0: thrown in the request handler, it ended the process.
+    const unsigned = await call('/kube/%E0/api');
+    expect(unsigned.status).toBe(401);
+    const signed = await call('/kube/%E0/api/v1/pods', 'alice@prod');
+    expect(signed.status).toBe(403);
+    expect(signed.body.message).toContain('this certificate is for Kubernetes cluster prod');
+    expect((await call('/kube/prod/version', 'alice@prod')).status).toBe(200);
+  });
+
   it("refuses a certificate for one cluster on another's path", async () => {
     const answer = await call('/kube/prod/api', 'alice@dev');
     expect(answer.status).toBe(403);

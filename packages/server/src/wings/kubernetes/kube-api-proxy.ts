@@ -10,6 +10,7 @@ import { describeKubeRequest, type KubeItem } from './access/kube-verdict.js';
 import { readableAnswerHeaders, relayFilteredList, WatchFilter } from './access/list-filter.js';
 import { certifiedKubeUser, type CertifiedKubeUser } from './kube-ca.js';
 import type { KubeClusterRecord } from './kube-kind.js';
+import { kubePathPrefix, splitKubeUrl } from './kube-path.js';
 import type { KubeRequestAudit } from './kube-request-audit.js';
 import { forwardRequest, forwardUpgrade, passedHeaders, rawResponse } from './upstream/forward.js';
 import type { KubeEndpoint } from './upstream/kube-endpoint.js';
@@ -65,9 +66,6 @@ function refuseCreate(
   // A body left unread (one over the limit) must not hold the connection open.
   if (!req.complete) res.once('finish', () => req.destroy());
 }
-
-/** Every request names its cluster first: `https://<proxy>/kube/<cluster>/api/v1/...`. */
-export const kubePathPrefix = '/kube/';
 
 /**
  * The Kubernetes API proxy (docs/kubernetes.md): every request from kubectl, on the Kubernetes
@@ -193,12 +191,7 @@ export class KubeApiProxy {
       refuse(kubeStatus(401, unverifiedPeerReason(req.socket as TLSSocket)));
       return undefined;
     }
-    const url = req.url ?? '/';
-    const [clusterName = '', ...rest] = url.startsWith(kubePathPrefix)
-      ? url.slice(kubePathPrefix.length).split('/')
-      : [];
-    const name = decodeURIComponent(clusterName.split('?')[0] ?? '');
-    const path = `/${rest.join('/')}`;
+    const { cluster: name, path } = splitKubeUrl(req.url ?? '/');
     const audited = (status: number, request?: KubeRequest, impersonation?: Impersonation) =>
       this.deps.audit.record({
         user: cert.user,

@@ -5,7 +5,7 @@ import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
-import { kubePathPrefix } from './kube-api-proxy.js';
+import { kubePathPrefix } from './kube-path.js';
 import type { KubeClustersService } from './kube-clusters.service.js';
 
 interface KubeConnectOptions {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { kubePathPrefix, splitKubeUrl } from '../kube-path.js';
 
 /** Kubernetes' own error body (metav1.Status): kubectl prints its message, by its reason. */
 export interface KubeStatus {
@@ -44,12 +45,9 @@ export function kubeStatus(code: number, message: string): KubeStatus {
  */
 export function isDiscoveryRequest(method: string | undefined, url: string | undefined): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
-  let path = (url ?? '/').split('?')[0]!;
-  if (path.startsWith('/kube/')) {
-    const rest = path.indexOf('/', '/kube/'.length);
-    path = rest < 0 ? '/' : path.slice(rest);
-  }
-  const parts = path.split('/').filter(Boolean);
+  // Postern's listener has the cluster first; `postern proxy kube` passes kubectl's own paths.
+  const path = url?.startsWith(kubePathPrefix) ? splitKubeUrl(url).path : (url ?? '/');
+  const parts = path.split('?')[0]!.split('/').filter(Boolean);
   if (parts[0] === 'api') return parts.length <= 2;
   if (parts[0] === 'apis') return parts.length <= 3;
   return parts[0] === 'version' || parts[0] === 'openapi';
