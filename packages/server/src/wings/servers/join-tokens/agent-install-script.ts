@@ -6,7 +6,7 @@ import { shellQuote, type InstallScriptOptions } from './install-script.js';
  * serving one resource (`--app name=uri`, `--db name=uri`), joined with the link's token; as
  * root with systemd, as a service that starts at boot. Every value the server puts in is
  * shell-quoted, and was checked first: the name is a DNS label and the uri holds only
- * `urlCharacters` (checked by `urlOnly`), so none needs quoting anywhere the script or systemd
+ * URL characters (checked by the link's schema, contracts/install-links.ts), so none needs quoting anywhere the script or systemd
  * puts it either.
  */
 export interface AgentResource {
@@ -17,14 +17,6 @@ export interface AgentResource {
   name: string;
   uri: string;
 }
-
-const urlCharacters = /^[\w.~:/?#[\]@!$&()*+,;=%-]+$/;
-
-/** A uri schema that also refuses anything but URL characters (no quotes, spaces, backslashes). */
-export const urlOnly = <S extends z.ZodType<string>>(schema: S) =>
-  schema.refine((uri) => urlCharacters.test(uri), {
-    message: 'only URL characters (no quotes, spaces or backslashes)',
-  });
 
 /** Why a link's query is refused, `field: message`, for badInstallLinkScript. */
 export function queryProblem(error: z.ZodError): string {

@@ -1,16 +1,7 @@
-import { appNameSchema, appUriSchema } from '@postern/contracts';
-import { z } from 'zod';
-import { agentInstallScript, urlOnly } from './agent-install-script.js';
+import type { installAppQuerySchema } from '@postern/contracts';
+import type { z } from 'zod';
+import { agentInstallScript } from './agent-install-script.js';
 import type { InstallScriptOptions } from './install-script.js';
-
-/**
- * `?name=grafana&uri=http://localhost:3000`: the app resource's rules, and a uri of characters
- * that need no quoting anywhere the script or systemd puts them.
- */
-export const installAppQuerySchema = z.object({
-  name: appNameSchema,
-  uri: urlOnly(appUriSchema),
-});
 
 /**
  * The bash script `GET /scripts/:token/install-app.sh?name=&uri=` serves: run on a host that

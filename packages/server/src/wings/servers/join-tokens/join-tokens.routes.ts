@@ -2,6 +2,9 @@ import {
   agentPaths,
   apiPaths,
   createJoinTokenRequestSchema,
+  installAppQuerySchema,
+  installDatabaseQuerySchema,
+  installDesktopQuerySchema,
   scriptPaths,
   type JoinTokenJson,
   type JoinTokenRole,
@@ -17,9 +20,9 @@ import {
   type AgentJoinService,
 } from './agent-join.service.js';
 import { badInstallLinkScript, queryProblem } from './agent-install-script.js';
-import { installAppQuerySchema, installAppScript } from './install-app-script.js';
-import { installDatabaseQuerySchema, installDatabaseScript } from './install-database-script.js';
-import { installDesktopQuerySchema, installDesktopScript } from './install-desktop-script.js';
+import { installAppScript } from './install-app-script.js';
+import { installDatabaseScript } from './install-database-script.js';
+import { installDesktopScript } from './install-desktop-script.js';
 import { installNodeScript, invalidTokenScript } from './install-script.js';
 import {
   configureAdScript,
