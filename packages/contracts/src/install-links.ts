@@ -42,7 +42,8 @@ function databaseUriProblem(uri: string): string | undefined {
     return databaseExpected;
   }
   const scheme = url.protocol.replace(/:$/, '');
-  if (!['postgres', 'postgresql', 'mysql'].includes(scheme) || !url.hostname) return databaseExpected;
+  if (!['postgres', 'postgresql', 'mysql'].includes(scheme) || !url.hostname)
+    return databaseExpected;
   if (url.username || url.password) {
     return 'no user or password in the uri: Postern signs in to the database with certificates';
   }

@@ -56,6 +56,9 @@ export const defaultNodeSort: { field: NodeSortField; dir: 'asc' | 'desc' } = {
 /** The Servers page's page size (every resource list's). */
 export const nodesPageSize = resourcePageSize;
 
+/** Label names as the reference allows them; values are free text, bounded. */
+export const labelNamePattern = /^[A-Za-z0-9/._:*-]{1,128}$/;
+
 /** `GET /sites/{clusterId}/nodes` query: searched by hostname, address and labels. */
 export const nodeListQuerySchema = resourceListQuerySchema(nodeSortFields);
 export type NodeListQuery = z.input<typeof nodeListQuerySchema>;

@@ -140,6 +140,9 @@ const EnrollIntegrationPage = lazy(() =>
 const SettingsPage = lazy(() =>
   import('../features/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })),
 );
+const DiscoverPage = lazy(() =>
+  import('../features/discover/DiscoverPage').then((m) => ({ default: m.DiscoverPage })),
+);
 const SupportPage = lazy(() =>
   import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
 );
@@ -304,6 +307,7 @@ export const features: readonly Feature[] = [
     route: 'discover',
     placement: management('Access'),
     flag: 'discover',
+    page: DiscoverPage,
   },
   {
     id: 'integrations',

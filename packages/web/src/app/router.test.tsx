@@ -152,6 +152,7 @@ describe('private routes (signed in)', () => {
     '/web/locks',
     '/web/locks/new',
     '/web/clusters',
+    '/web/discover',
   ])('%s shows Access Denied inside the main layout for an auditor', async (path) => {
     signIn();
     renderApp(path, serverData, userContextFixture(presetAcls.auditor));
@@ -173,13 +174,24 @@ describe('private routes (signed in)', () => {
     await waitFor(() => expect(document.title).toBe(heading));
   });
 
+  it('/web/discover shows Enroll New Resource to who may create join tokens and list servers', async () => {
+    signIn();
+    const acl = aclWith({ tokens: ['create'], nodes: ['list', 'read'] });
+    renderApp('/web/discover', serverData, userContextFixture(acl));
+    expect(
+      await screen.findByRole('heading', { name: 'Enroll New Resource', level: 2 }),
+    ).toBeTruthy();
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).getByRole('link', { name: 'Enroll New Resource' })).toBeTruthy();
+  });
+
   it('Account Settings and Help & Support stay open to a user with no permissions', async () => {
     signIn();
     renderApp('/web/support', (url) => json({ url }), userContextFixture(emptyAcl()));
     expect(await screen.findByRole('heading', { name: 'Help & Support', level: 2 })).toBeTruthy();
   });
 
-  it.each(['/web/nope', '/web/trust', '/web/discover'])(
+  it.each(['/web/nope', '/web/trust'])(
     '%s (unknown or not in this build) is 404 inside the main layout',
     async (path) => {
       signIn();

@@ -1,4 +1,9 @@
-import { appNameSchema, appUriSchema, kubeClusterNameSchema } from '@postern/contracts';
+import {
+  appNameSchema,
+  appUriSchema,
+  kubeClusterNameSchema,
+  labelNamePattern,
+} from '@postern/contracts';
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +14,6 @@ import { parseDesktopFlags } from '../../../agent/desktop-flags.js';
 import { ConfigError } from '../../../config/config-error.js';
 import type { AgentOptions } from '../../../agent/agent.js';
 import type { AgentLog } from '../../../agent/tunnel-client.js';
-import { labelNamePattern } from '../nodes/node-records.js';
 
 export interface AgentFlags {
   proxy: string;

@@ -1,6 +1,6 @@
+import { labelNamePattern } from '@postern/contracts';
 import { ConfigError } from '../../../config/config.js';
 import { hostActor } from '../../../access-control/access/actor.js';
-import { labelNamePattern } from '../nodes/node-records.js';
 import { ClusterCa } from '../../../ssh/ca.service.js';
 import type { AdminContext } from '../../../cli/admin-context.js';
 import { withInventory } from './inventory.js';

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   internalResourceIdLabel,
+  labelNamePattern,
   type createJoinTokenRequestSchema,
   type JoinTokenJson,
   type JoinTokenRole,
@@ -12,7 +13,6 @@ import { ApiError, badParameter, notFound } from '../../../errors.js';
 import { assertMay, visible, type Actor } from '../../../access-control/access/actor.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import { emitAudit, remoteAddr } from '../../../modules/audit/emit.js';
-import { labelNamePattern } from '../nodes/node-records.js';
 import {
   hashJoinToken,
   type JoinTokenResource,

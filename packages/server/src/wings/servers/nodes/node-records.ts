@@ -1,10 +1,8 @@
-import { nodeSubKinds, type NodeSubKind } from '@postern/contracts';
+import { labelNamePattern, nodeSubKinds, type NodeSubKind } from '@postern/contracts';
 import { z } from 'zod';
 import { normalizeHostKey } from './host-key.js';
 import { isNodeId, type NodeResource } from './nodes.store.js';
 
-/** Label names as the reference allows them; values are free text, bounded. */
-export const labelNamePattern = /^[A-Za-z0-9/._:*-]{1,128}$/;
 export const labelsSchema = z
   .record(z.string().regex(labelNamePattern, 'invalid label name'), z.string().max(256))
   .refine((labels) => Object.keys(labels).length <= 64, 'at most 64 labels');

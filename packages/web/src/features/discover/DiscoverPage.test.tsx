@@ -1,0 +1,178 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { errorResponse, jsonResponse } from '../../test/authConfig';
+import { renderPage } from '../../test/renderPage';
+import { aclWith, userContextFixture } from '../../test/userContexts';
+import { appFixtures } from '../apps/fixtures';
+import { manyNodes, nodePage } from '../nodes/fixtures';
+import { DiscoverPage } from './DiscoverPage';
+import { joinPollMs } from './useEnroll';
+
+const token = '0123456789abcdef0123456789abcdef';
+const appsUrl = '/v1/webapi/sites/localhost/apps';
+const nodesUrl = '/v1/webapi/sites/localhost/nodes';
+const grafana = appFixtures.find((app) => app.name === 'grafana')!;
+
+const issuedToken = (expiry = new Date(Date.now() + 30 * 60_000)) => ({
+  id: token,
+  expiry: expiry.toISOString(),
+  roles: ['App'],
+  suggestedLabels: [{ name: 'teleport.internal/resource-id', value: 'rid-1' }],
+  internalResourceId: 'rid-1',
+});
+
+function setup(
+  respond: (method: string, url: URL, body: unknown) => Response | undefined,
+  acl = aclWith({ tokens: ['create'], nodes: ['list', 'read'], appServers: ['list', 'read'] }),
+) {
+  const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? 'GET';
+    const body = init.body === undefined ? undefined : JSON.parse(String(init.body));
+    return respond(method, new URL(url, 'https://proxy.test'), body) ?? errorResponse(404, 'nope');
+  });
+  vi.stubGlobal('fetch', fetchStub);
+  renderPage(<DiscoverPage />, {
+    path: '/web/discover',
+    routes: [{ path: '/web/cluster/:clusterId/apps', element: <p>the apps list</p> }],
+    context: userContextFixture(acl),
+  });
+  const calls = (method: string, path: string) =>
+    fetchStub.mock.calls
+      .filter(([url, init]) => (init?.method ?? 'GET') === method && url.startsWith(path))
+      .map(([url, init]) => ({ url: new URL(url, 'https://x'), body: init?.body }));
+  return { calls, user: userEvent.setup() };
+}
+
+async function fillApp(user: ReturnType<typeof userEvent.setup>, name: string, uri: string) {
+  await user.click(await screen.findByRole('button', { name: 'Application' }));
+  await user.type(screen.getByRole('textbox', { name: 'Name' }), name);
+  await user.type(screen.getByRole('textbox', { name: 'Address' }), uri);
+  await user.click(screen.getByRole('button', { name: 'Generate command' }));
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('DiscoverPage', () => {
+  it('offers only the kinds whose list the user can read', async () => {
+    setup(() => undefined, aclWith({ tokens: ['create'], nodes: ['list', 'read'] }));
+    const disabled = (name: string) =>
+      (screen.getByRole('button', { name }) as HTMLButtonElement).disabled;
+    await screen.findByRole('button', { name: 'Server with the Postern agent' });
+    expect(disabled('Server with the Postern agent')).toBe(false);
+    expect(disabled('OpenSSH server')).toBe(false);
+    for (const name of ['Application', 'Database', 'Kubernetes cluster', 'VNC desktop']) {
+      expect(disabled(name)).toBe(true);
+    }
+  });
+
+  it('checks the form before asking for a token', async () => {
+    const { calls, user } = setup(() => undefined);
+    await fillApp(user, 'grafana', 'ftp://nas');
+    expect(
+      await screen.findByText('uri must be http://, https:// or tcp://host:port'),
+    ).toBeTruthy();
+    expect(calls('POST', '/v1/webapi/token')).toEqual([]);
+    expect(calls('GET', appsUrl)).toEqual([]);
+  });
+
+  it('refuses a name already enrolled, without making a token', async () => {
+    const { calls, user } = setup((method, url) =>
+      method === 'GET' && url.pathname === appsUrl
+        ? jsonResponse({ items: [grafana], startKey: '', totalCount: 1 })
+        : undefined,
+    );
+    await fillApp(user, 'grafana', 'http://localhost:3000');
+    expect(
+      await screen.findByText(
+        'a application named grafana is already enrolled: choose another name',
+      ),
+    ).toBeTruthy();
+    expect(calls('GET', appsUrl)[0]!.url.searchParams.get('search')).toBe('grafana');
+    expect(calls('POST', '/v1/webapi/token')).toEqual([]);
+  });
+
+  it('makes an App token, shows the install command, and waits until the app is listed', async () => {
+    let looks = 0;
+    const { calls, user } = setup((method, url) => {
+      if (method === 'POST' && url.pathname === '/v1/webapi/token')
+        return jsonResponse(issuedToken());
+      if (method === 'GET' && url.pathname === appsUrl) {
+        // The name check, then one look that finds nothing, then the app.
+        looks += 1;
+        const items = looks >= 3 ? [grafana] : [];
+        return jsonResponse({ items, startKey: '', totalCount: items.length });
+      }
+    });
+    await fillApp(user, 'grafana', 'http://localhost:3000');
+    const command = await screen.findByLabelText('Enroll command');
+    expect(command.textContent).toBe(
+      `curl -fsSL 'http://localhost:3000/scripts/${token}/install-app.sh?name=grafana&uri=http%3A%2F%2Flocalhost%3A3000' | sudo bash`,
+    );
+    expect(calls('POST', '/v1/webapi/token').map((call) => JSON.parse(String(call.body)))).toEqual([
+      { roles: ['App'], join_method: 'token', suggested_agent_matcher_labels: {} },
+    ]);
+    expect(screen.getByText('Waiting for the application to join…')).toBeTruthy();
+    expect(
+      await screen.findByText('grafana joined', {}, { timeout: joinPollMs + 2_000 }),
+    ).toBeTruthy();
+    expect(looks).toBe(3);
+    await user.click(screen.getByRole('link', { name: 'View it in the list' }));
+    expect(await screen.findByText('the apps list')).toBeTruthy();
+  });
+
+  it("waits for a server by the token's resource id, and puts the form's labels in the token", async () => {
+    const { calls, user } = setup((method, url) => {
+      if (method === 'POST' && url.pathname === '/v1/webapi/token') {
+        return jsonResponse({ ...issuedToken(), roles: ['Node'] });
+      }
+      if (method === 'GET' && url.pathname === nodesUrl) {
+        return jsonResponse(nodePage([manyNodes(1)[0]!]));
+      }
+    });
+    await user.click(await screen.findByRole('button', { name: 'Server with the Postern agent' }));
+    await user.type(screen.getByRole('textbox', { name: 'Labels' }), 'env=prod, team=web');
+    await user.click(screen.getByRole('checkbox', { name: /self-signed certificate/ }));
+    await user.click(screen.getByRole('button', { name: 'Generate command' }));
+    expect((await screen.findByLabelText('Enroll command')).textContent).toBe(
+      `sudo postern agent --proxy localhost:3000 --token ${token} --data-dir /var/lib/postern/agent --insecure`,
+    );
+    expect(await screen.findByText('host-01 joined')).toBeTruthy();
+    expect(JSON.parse(String(calls('POST', '/v1/webapi/token')[0]!.body))).toEqual({
+      roles: ['Node'],
+      join_method: 'token',
+      suggested_agent_matcher_labels: { env: 'prod', team: 'web' },
+    });
+    expect(calls('GET', nodesUrl)[0]!.url.searchParams.get('query')).toBe(
+      'labels["teleport.internal/resource-id"] == "rid-1"',
+    );
+  });
+
+  it('says so when the token expired before anything joined', async () => {
+    const { user } = setup((method, url) => {
+      if (method === 'POST' && url.pathname === '/v1/webapi/token') {
+        return jsonResponse(issuedToken(new Date(Date.now() - 1_000)));
+      }
+      if (method === 'GET' && url.pathname === appsUrl) {
+        return jsonResponse({ items: [], startKey: '', totalCount: 0 });
+      }
+    });
+    await fillApp(user, 'grafana', 'http://localhost:3000');
+    expect(await screen.findByText('The join token expired')).toBeTruthy();
+  });
+
+  it("shows the server's reason when no token can be made", async () => {
+    const { user } = setup((method, url) => {
+      if (method === 'POST' && url.pathname === '/v1/webapi/token') {
+        return errorResponse(403, 'access denied to perform action "create" on "token"');
+      }
+      if (method === 'GET' && url.pathname === appsUrl) {
+        return jsonResponse({ items: [], startKey: '', totalCount: 0 });
+      }
+    });
+    await fillApp(user, 'grafana', 'http://localhost:3000');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('access denied to perform action "create" on "token"');
+    await waitFor(() => expect(screen.queryByLabelText('Enroll command')).toBeNull());
+  });
+});
