@@ -58,17 +58,13 @@ describe('deriveFeatureFlags', () => {
     expect(plugins).not.toContain('enrollIntegrations');
   });
 
-  it('opens discover with tokens.create plus a way to list agents', () => {
-    expect(trueFlags(aclWith({ tokens: ['create'] }))).not.toContain('discover');
-    expect(trueFlags(aclWith({ nodes: ['list'] }))).not.toContain('discover');
-    expect(trueFlags(aclWith({ tokens: ['create'], nodes: ['list'] }))).toContain('discover');
+  it('opens discover with tokens.create or a way to list agents (spec §6: either)', () => {
+    expect(trueFlags(aclWith({}))).not.toContain('discover');
+    expect(trueFlags(aclWith({ tokens: ['create'] }))).toContain('discover');
+    expect(trueFlags(aclWith({ nodes: ['list'] }))).toContain('discover');
     for (const area of ['appServers', 'dbServers', 'kubeServers', 'desktops'] as const) {
-      expect(trueFlags(aclWith({ tokens: ['create'], [area]: ['list'] }))).not.toContain(
-        'discover',
-      );
-      expect(trueFlags(aclWith({ tokens: ['create'], [area]: ['read', 'list'] }))).toContain(
-        'discover',
-      );
+      expect(trueFlags(aclWith({ [area]: ['list'] }))).not.toContain('discover');
+      expect(trueFlags(aclWith({ [area]: ['read', 'list'] }))).toContain('discover');
     }
   });
 

@@ -70,7 +70,8 @@ export function deriveFeatureFlags(acl: UserAcl, settings: FlagSettings): Featur
     authConnector: unlocked && acl.authConnectors.list,
     locks: acl.lock.list,
     newLocks: acl.lock.create && acl.lock.edit,
-    discover: canAddAgents(acl) && canListAgents(acl),
+    // Spec §6: either right opens the page; it says what the missing one keeps out of reach.
+    discover: canAddAgents(acl) || canListAgents(acl),
     integrations: acl.integrations.list,
     enrollIntegrations: acl.integrations.create,
     enrollIntegrationsOrPlugins: acl.plugins.create || acl.integrations.create,

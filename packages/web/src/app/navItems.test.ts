@@ -15,7 +15,7 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Integrations, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -44,6 +44,7 @@ describe('buildNavigation with this build’s registry', () => {
             to: '/web/locks',
             exact: true,
           },
+          { id: 'discover', title: 'Enroll New Resource', to: '/web/discover', exact: true },
           {
             id: 'integrations',
             title: 'Manage Integrations',
@@ -95,6 +96,7 @@ describe('buildNavigation with this build’s registry', () => {
         'Manage Roles',
         'Manage Auth Connectors',
         'Manage Session & Identity Locks',
+        'Enroll New Resource',
         'Manage Integrations',
         'Enroll New Integration',
         'Manage Clusters',
@@ -116,6 +118,9 @@ describe('buildNavigation with this build’s registry', () => {
         'Databases',
         'Desktops',
         'Active Sessions',
+        // Spec §6: listing agents is enough to open Enroll New Resource, which then says that
+        // adding one needs the right to create join tokens.
+        'Enroll New Resource',
         'Session Recordings',
       ],
       '/web/cluster/root/nodes',

@@ -119,6 +119,7 @@ describe('private routes (signed in)', () => {
       'Manage Roles',
       'Manage Auth Connectors',
       'Manage Session & Identity Locks',
+      'Enroll New Resource',
       'Manage Integrations',
       'Enroll New Integration',
     ]);

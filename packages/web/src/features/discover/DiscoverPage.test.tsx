@@ -54,16 +54,32 @@ async function fillApp(user: ReturnType<typeof userEvent.setup>, name: string, u
 afterEach(() => vi.unstubAllGlobals());
 
 describe('DiscoverPage', () => {
-  it('offers only the kinds whose list the user can read', async () => {
-    setup(() => undefined, aclWith({ tokens: ['create'], nodes: ['list', 'read'] }));
-    const disabled = (name: string) =>
-      (screen.getByRole('button', { name }) as HTMLButtonElement).disabled;
-    await screen.findByRole('button', { name: 'Server with the Postern agent' });
-    expect(disabled('Server with the Postern agent')).toBe(false);
-    expect(disabled('OpenSSH server')).toBe(false);
-    for (const name of ['Application', 'Database', 'Kubernetes cluster', 'VNC desktop']) {
-      expect(disabled(name)).toBe(true);
+  it('without the right to create join tokens, shows every kind disabled and says why', async () => {
+    setup(() => undefined, aclWith({ nodes: ['list', 'read'] }));
+    expect(await screen.findByText('You cannot add resources')).toBeTruthy();
+    for (const name of ['Server with the Postern agent', 'Application', 'VNC desktop']) {
+      expect((screen.getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
     }
+  });
+
+  it('adds a kind the user cannot list, without looking for it', async () => {
+    const { calls, user } = setup(
+      (method, url) =>
+        method === 'POST' && url.pathname === '/v1/webapi/token'
+          ? jsonResponse(issuedToken())
+          : undefined,
+      aclWith({ tokens: ['create'] }),
+    );
+    // Every kind: these roles list none.
+    const notes = await screen.findAllByText(
+      'Your roles do not list these: you can add one, but not see it join.',
+    );
+    expect(notes).toHaveLength(6);
+    await fillApp(user, 'grafana', 'http://localhost:3000');
+    expect(await screen.findByLabelText('Enroll command')).toBeTruthy();
+    expect(screen.getByText(/Your roles do not list applications/)).toBeTruthy();
+    expect(calls('POST', '/v1/webapi/token')).toHaveLength(1);
+    expect(calls('GET', appsUrl)).toEqual([]);
   });
 
   it('checks the form before asking for a token', async () => {
@@ -85,7 +101,7 @@ describe('DiscoverPage', () => {
     await fillApp(user, 'grafana', 'http://localhost:3000');
     expect(
       await screen.findByText(
-        'a application named grafana is already enrolled: choose another name',
+        'an application named grafana is already enrolled: choose another name',
       ),
     ).toBeTruthy();
     expect(calls('GET', appsUrl)[0]!.url.searchParams.get('search')).toBe('grafana');

@@ -39,7 +39,17 @@ export function DiscoverView({ enrollment, listHref }: Props) {
             Choose what to add. Each joins with a short-lived join token, through a command you run
             on a host that reaches it.
           </Text>
-          <KindPicker kinds={enrollment.kinds} onChoose={enrollment.choose} />
+          {!enrollment.mayAdd && (
+            <Alert color="orange" title="You cannot add resources">
+              Adding one takes a join token, and your roles do not let you create them. Ask an
+              admin, or request a role that can.
+            </Alert>
+          )}
+          <KindPicker
+            kinds={enrollment.kinds}
+            mayAdd={enrollment.mayAdd}
+            onChoose={enrollment.choose}
+          />
         </>
       )}
     </Stack>
@@ -106,6 +116,14 @@ function EnrollSteps({ enrollment, kind, listHref }: Props & { kind: EnrollKind 
 
 function JoinStatus({ enrollment, kind, listHref }: Props & { kind: EnrollKind }) {
   const { joined, expired, watchError } = enrollment;
+  if (!enrollment.watchable) {
+    return (
+      <Text size="sm" c="dimmed" role="status">
+        Your roles do not list {kind.noun}s, so this page cannot show it joining; people whose roles
+        do will see it in their list.
+      </Text>
+    );
+  }
   if (joined) {
     return (
       <Alert color="teal" title={`${joined} joined`} role="status">

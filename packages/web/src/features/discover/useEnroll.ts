@@ -27,7 +27,10 @@ interface Issued {
 
 /** Everything Enroll New Resource shows and does, for its pure view. */
 export interface Enrollment {
-  kinds: readonly { kind: EnrollKind; available: boolean }[];
+  /** Whether the user may create join tokens, which adding anything needs. */
+  mayAdd: boolean;
+  /** Every kind, and whether the user could see one join (read its list). */
+  kinds: readonly { kind: EnrollKind; watchable: boolean }[];
   kind: EnrollKind | undefined;
   choose(kind: EnrollKind): void;
   /** Back to the choice of kind, forgetting the form and any token. */
@@ -44,6 +47,8 @@ export interface Enrollment {
   setSelfSigned(selfSigned: boolean): void;
   /** Once a token is issued: the command to run and when the token stops working. */
   issued: { command: string; expiry: Date } | undefined;
+  /** The chosen kind's list is one the user may read: the page can watch it join. */
+  watchable: boolean;
   /** The joined resource's name (a server's hostname), once it shows in its list. */
   joined: string | undefined;
   /** The token expired before anything joined with it. */
@@ -53,7 +58,7 @@ export interface Enrollment {
 }
 
 const nameTakenMessage = (kind: EnrollKind, name: string) =>
-  `a ${kind.noun} named ${name} is already enrolled: choose another name`;
+  `${/^[aeiou]/i.test(kind.noun) ? 'an' : 'a'} ${kind.noun} named ${name} is already enrolled: choose another name`;
 
 export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): Enrollment {
   const acl = useUserAcl();
@@ -65,13 +70,14 @@ export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): En
   const [submitError, setSubmitError] = useState<string>();
   const [selfSigned, setSelfSigned] = useState(false);
   const [issued, setIssued] = useState<Issued>();
+  const watchable = kind !== undefined && mayWatch(acl, kind.list);
 
   const expiry = issued ? new Date(issued.token.expiry) : undefined;
   const expired = useExpired(expiry, now);
   const watch = useQuery({
     queryKey: ['enrolled', proxyCluster, kind?.list, issued?.token.internalResourceId],
     queryFn: ({ signal }) => findEnrolled(proxyCluster, kind!.list, issued!.match, signal),
-    enabled: kind !== undefined && issued !== undefined,
+    enabled: watchable && issued !== undefined,
     // Until it joins, or the token has expired (nothing can join with it any more).
     refetchInterval: (query) => (query.state.data || expired ? false : joinPollMs),
     refetchIntervalInBackground: true,
@@ -95,8 +101,9 @@ export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): En
     setSubmitError(undefined);
     try {
       const name = input.name.trim();
-      // Spec §6: adding agents first checks for a resource already registered as this one.
-      if (kind.form.type !== 'labels') {
+      // Spec §6: adding agents first checks for a resource already registered as this one
+      // (where the user may look).
+      if (kind.form.type !== 'labels' && watchable) {
         if (await findEnrolled(proxyCluster, kind.list, { name })) {
           setErrors({ name: nameTakenMessage(kind, name) });
           return;
@@ -116,7 +123,8 @@ export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): En
   };
 
   return {
-    kinds: enrollKinds.map((each) => ({ kind: each, available: mayWatch(acl, each.list) })),
+    mayAdd: acl.tokens.create,
+    kinds: enrollKinds.map((each) => ({ kind: each, watchable: mayWatch(acl, each.list) })),
     kind,
     choose: (chosen) => {
       restart();
@@ -148,6 +156,7 @@ export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): En
             expiry,
           }
         : undefined,
+    watchable,
     joined,
     expired: !joined && expired,
     watchError: watch.error ? watch.error.message : undefined,

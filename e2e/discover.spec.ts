@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, postern, signUpWithPasskey, test } from './support/identity.js';
+import { posternBin, type RunningPostern } from './support/postern-process.js';
+import { addVirtualAuthenticator } from './support/webauthn.js';
+
+// Enroll New Resource from end to end: the console makes the join token and writes the command,
+// the command (curl to the install link, piped to bash) starts a real agent serving a real app,
+// and the console sees it join. The spec's server is plain HTTP on loopback.
+test.describe.configure({ timeout: 90_000 });
+
+let app: Server;
+let appPort: number;
+let agent: ChildProcess | undefined;
+const dataDirs: string[] = [];
+
+test.beforeAll(async () => {
+  app = createServer((_, res) => res.end('enrolled app'));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appPort = (app.address() as { port: number }).port;
+});
+
+test.afterAll(async () => {
+  if (agent?.pid && agent.exitCode === null) process.kill(-agent.pid, 'SIGTERM');
+  await new Promise((resolve) => app.close(resolve));
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs the command the page shows, as its host would. Only `sudo` goes: the tests run as root
+ * already, and sudo would drop the environment that points the script at this build's postern
+ * and keeps the agent in the foreground instead of making it a systemd service.
+ */
+async function runOnHost(command: string): Promise<ChildProcess> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-enrolled-'));
+  dataDirs.push(dataDir);
+  const child = spawn('bash', ['-c', command.replace('| sudo bash', '| bash')], {
+    env: {
+      ...process.env,
+      POSTERN_BIN: posternBin,
+      POSTERN_DATA_DIR: dataDir,
+      POSTERN_FOREGROUND: '1',
+    },
+    detached: true,
+    stdio: 'ignore',
+  });
+  return child;
+}
+
+/** An app made with `postern create -f`, as an admin would. */
+async function createApp(server: RunningPostern, name: string, uri: string) {
+  const file = path.join(server.dataDir, `${name}.yaml`);
+  await writeFile(file, `kind: app\nmetadata:\n  name: ${name}\nspec:\n  uri: ${uri}\n`);
+  postern(server, 'create', '-f', file);
+}
+
+test('an admin enrols an app: one command on its host, and the console sees it join', async ({
+  page,
+  context,
+  server,
+}) => {
+  await addVirtualAuthenticator(context, page, { residentKey: true });
+  await signUpWithPasskey(page, server, 'editor,access');
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('link', { name: 'Enroll New Resource' })
+    .click();
+  await expect(page.getByRole('heading', { name: 'Enroll New Resource', level: 2 })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Application' }).click();
+  const name = `enrolled-${Date.now().toString(36)}`;
+  await page.getByRole('textbox', { name: 'Name' }).fill(name);
+  await page.getByRole('textbox', { name: 'Address' }).fill(`http://127.0.0.1:${appPort}`);
+  await page.getByRole('button', { name: 'Generate command' }).click();
+
+  const command = (await page.getByLabel('Enroll command').innerText()).trim();
+  expect(command).toMatch(
+    new RegExp(
+      `^curl -fsSL '${server.url}/scripts/[0-9a-f]{32}/install-app\\.sh\\?name=${name}&uri=[^']+' \\| sudo bash$`,
+    ),
+  );
+  await expect(page.getByText('Waiting for the application to join…')).toBeVisible();
+
+  agent = await runOnHost(command);
+  await expect(page.getByText(`${name} joined`)).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('link', { name: 'View it in the list' }).click();
+  await expect(page).toHaveURL(new RegExp(`/web/cluster/[^/]+/apps\\?search=${name}$`));
+  await expect(page.getByRole('row', { name: new RegExp(name) })).toBeVisible();
+});
+
+test('a second app under a name already enrolled is refused before any token is made', async ({
+  page,
+  context,
+  server,
+}) => {
+  await addVirtualAuthenticator(context, page, { residentKey: true });
+  await signUpWithPasskey(page, server, 'editor,access');
+  await page.goto('/web/discover');
+  await page.getByRole('button', { name: 'Application' }).click();
+  // An app made with the CLI is as enrolled as one an agent serves.
+  const taken = `taken-${Date.now().toString(36)}`;
+  const tokens: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith('/v1/webapi/token'))
+      tokens.push(request.url());
+  });
+  await createApp(server, taken, `http://127.0.0.1:${appPort}`);
+  await page.getByRole('textbox', { name: 'Name' }).fill(taken);
+  await page.getByRole('textbox', { name: 'Address' }).fill(`http://127.0.0.1:${appPort}`);
+  await page.getByRole('button', { name: 'Generate command' }).click();
+  await expect(
+    page.getByText(`an application named ${taken} is already enrolled: choose another name`),
+  ).toBeVisible();
+  expect(tokens).toEqual([]);
+});
