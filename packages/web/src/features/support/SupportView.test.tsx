@@ -46,7 +46,16 @@ describe('SupportView', () => {
     expect(links).toHaveLength(supportLinks.length);
     for (const link of links) expect(link.getAttribute('rel')).toBe('noopener noreferrer');
     // Postern's own docs on this proxy, never a third-party page.
-    for (const link of links) expect(link.getAttribute('href')).toMatch(/^\/docs\/[a-z-]+\.md$/);
+    for (const link of links) expect(link.getAttribute('href')).toMatch(/^\/docs\/[A-Za-z-]+\.md$/);
+  });
+
+  it('links every document of docs/, so a new one is not left out of Help & Support', () => {
+    // The repository's docs/ folder, which the proxy serves at /docs (plugins/docs.ts).
+    const files = Object.keys(import.meta.glob('../../../../../docs/*.md')).map(
+      (file) => `/docs/${file.split('/').pop()}`,
+    );
+    expect(files.length).toBeGreaterThan(10);
+    expect(supportLinks.map((link) => link.href).sort()).toEqual(files.sort());
   });
 
   it('keeps the resources visible while the cluster information fails', () => {
