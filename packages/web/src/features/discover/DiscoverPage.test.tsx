@@ -1,55 +1,19 @@
 import { screen, waitFor } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import type userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
-import { renderPage } from '../../test/renderPage';
-import { aclWith, userContextFixture } from '../../test/userContexts';
+import { aclWith } from '../../test/userContexts';
 import { appFixtures } from '../apps/fixtures';
 import { manyNodes, nodePage } from '../nodes/fixtures';
-import { DiscoverPage } from './DiscoverPage';
+import { enrollNamed, issuedToken, renderDiscover as setup, token } from './discover.testkit';
 import { joinPollMs } from './useEnroll';
 
-const token = '0123456789abcdef0123456789abcdef';
 const appsUrl = '/v1/webapi/sites/localhost/apps';
 const nodesUrl = '/v1/webapi/sites/localhost/nodes';
 const grafana = appFixtures.find((app) => app.name === 'grafana')!;
 
-const issuedToken = (expiry = new Date(Date.now() + 30 * 60_000)) => ({
-  id: token,
-  expiry: expiry.toISOString(),
-  roles: ['App'],
-  suggestedLabels: [{ name: 'teleport.internal/resource-id', value: 'rid-1' }],
-  internalResourceId: 'rid-1',
-});
-
-function setup(
-  respond: (method: string, url: URL, body: unknown) => Response | undefined,
-  acl = aclWith({ tokens: ['create'], nodes: ['list', 'read'], appServers: ['list', 'read'] }),
-) {
-  const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    const body = init.body === undefined ? undefined : JSON.parse(String(init.body));
-    return respond(method, new URL(url, 'https://proxy.test'), body) ?? errorResponse(404, 'nope');
-  });
-  vi.stubGlobal('fetch', fetchStub);
-  renderPage(<DiscoverPage />, {
-    path: '/web/discover',
-    routes: [{ path: '/web/cluster/:clusterId/apps', element: <p>the apps list</p> }],
-    context: userContextFixture(acl),
-  });
-  const calls = (method: string, path: string) =>
-    fetchStub.mock.calls
-      .filter(([url, init]) => (init?.method ?? 'GET') === method && url.startsWith(path))
-      .map(([url, init]) => ({ url: new URL(url, 'https://x'), body: init?.body }));
-  return { calls, user: userEvent.setup() };
-}
-
-async function fillApp(user: ReturnType<typeof userEvent.setup>, name: string, uri: string) {
-  await user.click(await screen.findByRole('button', { name: 'Application' }));
-  await user.type(screen.getByRole('textbox', { name: 'Name' }), name);
-  await user.type(screen.getByRole('textbox', { name: 'Address' }), uri);
-  await user.click(screen.getByRole('button', { name: 'Generate command' }));
-}
+const fillApp = (user: ReturnType<typeof userEvent.setup>, name: string, uri: string) =>
+  enrollNamed(user, 'Application', name, uri);
 
 afterEach(() => vi.unstubAllGlobals());
 

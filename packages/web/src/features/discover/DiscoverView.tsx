@@ -14,6 +14,7 @@ import { Link } from 'react-router';
 import { CopyableCommand } from '../../components/connect/CopyableCommand';
 import { FailureAlert } from '../../components/FailureAlert';
 import { formatDateTime } from '../../lib/format';
+import { DatabaseConnectionTest } from './DatabaseConnectionTest';
 import { EnrollFields } from './EnrollFields';
 import type { EnrollKind } from './enrollKinds';
 import { KindPicker } from './KindPicker';
@@ -126,21 +127,24 @@ function JoinStatus({ enrollment, kind, listHref }: Props & { kind: EnrollKind }
   }
   if (joined) {
     return (
-      <Alert color="teal" title={`${joined} joined`} role="status">
-        <Stack gap="xs">
-          <Text size="sm">
-            The {kind.noun} is enrolled and listed for the people your roles allow.
-          </Text>
-          <Group>
-            <Anchor component={Link} to={listHref(kind, joined)}>
-              View it in the list
-            </Anchor>
-            <Anchor component="button" type="button" onClick={enrollment.restart}>
-              Enroll another resource
-            </Anchor>
-          </Group>
-        </Stack>
-      </Alert>
+      <Stack gap="md">
+        <Alert color="teal" title={`${joined} joined`} role="status">
+          <Stack gap="xs">
+            <Text size="sm">
+              The {kind.noun} is enrolled and listed for the people your roles allow.
+            </Text>
+            <Group>
+              <Anchor component={Link} to={listHref(kind, joined)}>
+                View it in the list
+              </Anchor>
+              <Anchor component="button" type="button" onClick={enrollment.restart}>
+                Enroll another resource
+              </Anchor>
+            </Group>
+          </Stack>
+        </Alert>
+        {enrollment.testConnection && <DatabaseConnectionTest onTest={enrollment.testConnection} />}
+      </Stack>
     );
   }
   if (expired) {

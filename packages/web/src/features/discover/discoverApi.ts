@@ -1,6 +1,7 @@
 import {
   apiPaths,
   appListResponseSchema,
+  connectionDiagnosticSchema,
   databaseListResponseSchema,
   desktopListResponseSchema,
   internalResourceIdLabel,
@@ -8,6 +9,7 @@ import {
   kubeClusterListResponseSchema,
   labelClause,
   nodeListResponseSchema,
+  type ConnectionDiagnostic,
   type JoinTokenJson,
   type JoinTokenRole,
 } from '@postern/contracts';
@@ -68,4 +70,22 @@ export async function findEnrolled(
   const url = `${path(clusterId)}?${params.toString()}`;
   const found = names(await api.get(url, { signal }), url);
   return 'resourceId' in match ? found[0] : found.find((name) => name === match.name);
+}
+
+/**
+ * `POST /sites/{clusterId}/diagnostics/connections`: the proxy tries the way to a database as the
+ * caller would take it (their roles, the database user and name, the database answering).
+ */
+export async function testDatabaseConnection(
+  clusterId: string,
+  request: { name: string; dbUser: string; dbName: string },
+): Promise<ConnectionDiagnostic> {
+  const url = apiPaths.connectionDiagnostics(clusterId);
+  const body = {
+    resource_kind: 'db',
+    resource_name: request.name,
+    database_user: request.dbUser,
+    database_name: request.dbName,
+  };
+  return decode(connectionDiagnosticSchema, await api.post(url, body), url);
 }

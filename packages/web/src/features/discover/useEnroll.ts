@@ -1,10 +1,15 @@
-import type { JoinTokenJson } from '@postern/contracts';
+import type { ConnectionDiagnostic, JoinTokenJson } from '@postern/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { useUserAcl } from '../../app/userContext';
 import type { ProxyAddress } from '../nodes/NodesView';
-import { createJoinToken, findEnrolled, type EnrolledMatch } from './discoverApi';
+import {
+  createJoinToken,
+  findEnrolled,
+  testDatabaseConnection,
+  type EnrolledMatch,
+} from './discoverApi';
 import { enrollCommand } from './enrollCommand';
 import {
   checkEnrollInput,
@@ -55,6 +60,12 @@ export interface Enrollment {
   expired: boolean;
   /** The last look for the resource failed. */
   watchError: string | undefined;
+  /**
+   * A joined database's connection test, as the user (when their roles may run it: spec §6
+   * connectionDiagnostic create).
+   */
+  testConnection:
+    ((login: { dbUser: string; dbName: string }) => Promise<ConnectionDiagnostic>) | undefined;
 }
 
 const nameTakenMessage = (kind: EnrollKind, name: string) =>
@@ -160,6 +171,10 @@ export function useEnroll(proxy: ProxyAddress, now: () => number = Date.now): En
     joined,
     expired: !joined && expired,
     watchError: watch.error ? watch.error.message : undefined,
+    testConnection:
+      joined && kind?.id === 'database' && acl.connectionDiagnostic.create
+        ? (login) => testDatabaseConnection(proxyCluster, { name: joined, ...login })
+        : undefined,
   };
 }
 
