@@ -85,6 +85,8 @@ export const apiPaths = {
   /** POST: a server certificate for a database, signed by the database client CA. */
   signDatabaseCert: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/sign/db`,
   /** POST: Discover's connection test of one resource (spec §7). */
+  /** GET: the cluster's alerts, for the console's banners. */
+  clusterAlerts: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/alerts`,
   connectionDiagnostics: (clusterId: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/diagnostics/connections`,
   /** WebSocket: the browser's SQL console on a database (the terminal protocol, in-band auth). */
@@ -184,6 +186,7 @@ export const apiPaths = {
     databaseIamPolicy: `${apiPrefix}/sites/:clusterId/databases/:database/iam/policy`,
     databaseServices: `${apiPrefix}/sites/:clusterId/databaseservices`,
     signDatabaseCert: `${apiPrefix}/sites/:clusterId/sign/db`,
+    clusterAlerts: `${apiPrefix}/sites/:clusterId/alerts`,
     connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,

@@ -18,6 +18,7 @@ export * from './roles.js';
 export * from './users-admin.js';
 export * from './join-tokens.js';
 export * from './install-links.js';
+export * from './cluster-alerts.js';
 export * from './nodes.js';
 export * from './resource-list.js';
 export * from './apps.js';

@@ -6,6 +6,7 @@ import { addRequestCommands } from './cli/requests/requests.commands.js';
 import { withStorageFlags } from './cli/program.js';
 import {
   addCaCommands,
+  addAlertsCommands,
   addLocksCommands,
   describeResourceCommands,
   addResourceCommands,
@@ -85,6 +86,7 @@ export function buildCli(): Command {
   addUsersCommands(program);
   addResourceCommands(program);
   addLocksCommands(program);
+  addAlertsCommands(program);
   addCaCommands(program);
   for (const addCommands of Object.values(wingCommands)) addCommands(program);
   addLoginCommands(program);

@@ -4,6 +4,7 @@ import { AuditSearchService } from './modules/audit/audit-search.service.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { SignedCursorAuditStore } from './modules/audit/signed-cursor.js';
 import { captureRoutes } from './modules/capture/capture.routes.js';
+import { clusterAlertsRoutes } from './modules/cluster-alerts/index.js';
 import { ClustersService } from './modules/clusters/clusters.service.js';
 import { clustersRoutes } from './modules/clusters/clusters.routes.js';
 import { connectionDiagnosticsRoutes } from './modules/connection-diagnostics/connection-diagnostics.routes.js';
@@ -28,8 +29,8 @@ export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 
 
 /**
  * The routes every access protocol shares: health and readiness, ping, clusters and the user's context, the audit
- * log, live sessions and recordings, the connection test, integrations, and the console's error
- * capture.
+ * log, live sessions and recordings, the connection test, integrations, cluster alerts, and the
+ * console's error capture.
  */
 export async function platformRoutes(
   server: FastifyInstance,
@@ -62,5 +63,6 @@ export async function platformRoutes(
   const diagnostics = ctx.connectionDiagnostics;
   await server.register(connectionDiagnosticsRoutes, { diagnostics, clusterName });
   await server.register(integrationsRoutes, { integrations: ctx.integrations, clusterName });
+  await server.register(clusterAlertsRoutes, { alerts: ctx.clusterAlerts, clusterName });
   await server.register(captureRoutes);
 }

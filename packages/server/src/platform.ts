@@ -11,6 +11,7 @@ import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
 import { ReadinessService } from './modules/health/readiness.service.js';
+import { buildClusterAlerts } from './modules/cluster-alerts/index.js';
 import { buildIntegrations } from './modules/integrations/index.js';
 import { meteredAudit, ServerMetrics } from './modules/metrics/server-metrics.js';
 import { openRecordingStore } from './modules/recordings/open-recording-store.js';
@@ -151,6 +152,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     readiness,
     /** Integrations (chat, e-mail, webhook) and the notifier of access requests. */
     integrations,
+    /** The alerts an admin posts to everyone in the console (`postern alerts`). */
+    clusterAlerts: buildClusterAlerts({ backend, audit, now }),
     onError,
     pingIntervalMs: deps.pingIntervalMs ?? 20_000,
     loginRateLimit: perMinute(config.auth.loginRateLimit),

@@ -90,6 +90,10 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'lock.created': 'Lock Created',
     'lock.deleted': 'Lock Deleted',
   }),
+  family('Cluster Alerts', {
+    'cluster_alert.create': 'Cluster Alert Created',
+    'cluster_alert.delete': 'Cluster Alert Deleted',
+  }),
   family('Servers & Agents', {
     'node.create': 'Server Registered',
     'node.delete': 'Server Removed',

@@ -1,5 +1,11 @@
 import { Option, type Command } from 'commander';
 import type { ConfigFlags } from '../config/config.js';
+import {
+  alertsCreate,
+  alertsList,
+  alertsRemove,
+  type AlertsCreateOptions,
+} from './alerts.commands.js';
 import { caExport, caTypes } from './ca.commands.js';
 import { locksAdd, targetFlags, type LocksAddOptions } from './locks.commands.js';
 import { creatable, getWords, joinOr, removableRefs } from './kinds.js';
@@ -115,6 +121,33 @@ export function addLocksCommands(program: Command): void {
   add.action((flags: ConfigFlags & LocksAddOptions) =>
     withAdmin(flags, (ctx) => locksAdd(ctx, flags, print)),
   );
+}
+
+/** `postern alerts create|ls|rm`: banners for everyone in the console. */
+export function addAlertsCommands(program: Command): void {
+  const alerts = program
+    .command('alerts')
+    .description('post messages every console user sees as a banner (maintenance, policy)');
+  withStorageFlags(alerts.command('create <message>'))
+    .description('post an alert')
+    .addOption(
+      new Option('--severity <severity>', 'how the banner shows it')
+        .choices(['low', 'medium', 'high'])
+        .default('low'),
+    )
+    .option('--ttl <duration>', 'take it down after this long, for example 8h')
+    .option('--link <url>', 'an http(s) link shown beside the message')
+    .action((message: string, flags: ConfigFlags & AlertsCreateOptions) =>
+      withAdmin(flags, (ctx) => alertsCreate(ctx, message, flags, print)),
+    );
+  withStorageFlags(alerts.command('ls'))
+    .description('list the alerts in force')
+    .action((flags: ConfigFlags) => withAdmin(flags, (ctx) => alertsList(ctx, print)));
+  withStorageFlags(alerts.command('rm <id>'))
+    .description('take an alert down')
+    .action((id: string, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => alertsRemove(ctx, id, print)),
+    );
 }
 
 export function addCaCommands(program: Command): void {

@@ -77,6 +77,16 @@ export const resourceEvents = {
     desc: 'User Role Updated',
     message: 'User [{user}] updated a role [{name}]',
   },
+  TAL00I: {
+    type: 'cluster_alert.create',
+    desc: 'Cluster Alert Created',
+    message: 'User [{user}] posted the alert [{message}]',
+  },
+  TAL01I: {
+    type: 'cluster_alert.delete',
+    desc: 'Cluster Alert Deleted',
+    message: 'User [{user}] removed the alert [{name}]',
+  },
   TLK00I: {
     type: 'lock.created',
     desc: 'Lock Created',
