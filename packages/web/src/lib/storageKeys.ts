@@ -22,6 +22,8 @@ export const storageKeys = {
    * clean-up, shown by the sign-in page, removed by the next sign-in.
    */
   lockedNotice: 'grv_teleport_locked_notice',
+  /** The cluster alerts this browser closed (their names). */
+  dismissedAlerts: 'grv_teleport_dismissed_alerts',
   /** In sessionStorage: the resources picked for the next access request (the cart). */
   accessRequestCart: 'grv_teleport_access_request_cart',
   /** Not prefixed: the opt-in switch for the telemetry module (spec §2). */
@@ -44,4 +46,5 @@ export const keysKeptOnLogout: readonly string[] = [
   storageKeys.terminalScrollback,
   storageKeys.dateFormat,
   storageKeys.lockedNotice,
+  storageKeys.dismissedAlerts,
 ];

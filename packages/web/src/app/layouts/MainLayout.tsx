@@ -2,6 +2,7 @@ import { AppShell } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMemo } from 'react';
 import { useParams } from 'react-router';
+import { ClusterAlertsBar } from '../../features/alerts/ClusterAlertsBar';
 import { layout } from '../../theme/constants';
 import { useClientConfig } from '../clientConfig';
 import { features } from '../features';
@@ -34,6 +35,7 @@ export default function MainLayout() {
         <SideNav nav={nav.sideNav} />
       </AppShell.Navbar>
       <AppShell.Main>
+        <ClusterAlertsBar />
         <RequestOnlyGuard>
           <PageFrame />
         </RequestOnlyGuard>

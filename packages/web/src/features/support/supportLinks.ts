@@ -26,6 +26,10 @@ export const supportLinks: readonly SupportLink[] = [
   { title: 'Session recordings', href: doc('recordings.md') },
   { title: 'Tamper evidence of the audit log (postern verify)', href: doc('verify.md') },
   { title: 'Configuration', href: doc('configuration.md') },
+  {
+    title: 'Cluster alerts: banners for everyone (postern alerts)',
+    href: doc('cluster-alerts.md'),
+  },
   { title: 'High availability', href: doc('high-availability.md') },
   { title: 'The terminal WebSocket protocol', href: doc('protocol.md') },
   { title: 'Architecture, for contributors', href: doc('ARCHITECTURE.md') },
