@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, postern, signUpWithPasskey, test } from './support/identity.js';
 import { posternBin, type RunningPostern } from './support/postern-process.js';
@@ -15,6 +15,7 @@ test.describe.configure({ timeout: 90_000 });
 let app: Server;
 let appPort: number;
 let agent: ChildProcess | undefined;
+let serverAgent: ChildProcess | undefined;
 const dataDirs: string[] = [];
 
 test.beforeAll(async () => {
@@ -24,7 +25,9 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  if (agent?.pid && agent.exitCode === null) process.kill(-agent.pid, 'SIGTERM');
+  for (const child of [agent, serverAgent]) {
+    if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  }
   await new Promise((resolve) => app.close(resolve));
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
@@ -89,6 +92,38 @@ test('an admin enrols an app: one command on its host, and the console sees it j
   await page.getByRole('link', { name: 'View it in the list' }).click();
   await expect(page).toHaveURL(new RegExp(`/web/cluster/[^/]+/apps\\?search=${name}$`));
   await expect(page.getByRole('row', { name: new RegExp(name) })).toBeVisible();
+});
+
+test('a server joins with the agent command, and the page finds it by the token it used', async ({
+  page,
+  context,
+  server,
+}) => {
+  await addVirtualAuthenticator(context, page, { residentKey: true });
+  await signUpWithPasskey(page, server, 'editor,access');
+  await page.goto('/web/discover');
+  await page.getByRole('button', { name: 'Server with the Postern agent' }).click();
+  const team = `t${Date.now().toString(36)}`;
+  await page.getByRole('textbox', { name: 'Labels' }).fill(`team=${team}`);
+  await page.getByRole('button', { name: 'Generate command' }).click();
+  const command = (await page.getByLabel('Enroll command').innerText()).trim();
+  expect(command).toMatch(
+    new RegExp(
+      `^sudo postern agent --proxy ${server.url} --token [0-9a-f]{32} --data-dir /var/lib/postern/agent$`,
+    ),
+  );
+
+  // The same command, with this build's postern for `postern` and a data dir of the test's own.
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-enrolled-'));
+  dataDirs.push(dataDir);
+  const onHost = command
+    .replace(/^sudo postern /, `${process.execPath} ${posternBin} `)
+    .replace('/var/lib/postern/agent', dataDir);
+  serverAgent = spawn('bash', ['-c', `exec ${onHost}`], { detached: true, stdio: 'ignore' });
+  await expect(page.getByText(`${hostname()} joined`)).toBeVisible({ timeout: 30_000 });
+  // The token's labels became the server's.
+  await page.getByRole('link', { name: 'View it in the list' }).click();
+  await expect(page.getByRole('main').getByText(`team: ${team}`)).toBeVisible();
 });
 
 test('a second app under a name already enrolled is refused before any token is made', async ({

@@ -115,7 +115,8 @@ describe('DiscoverPage', () => {
     await user.click(screen.getByRole('checkbox', { name: /self-signed certificate/ }));
     await user.click(screen.getByRole('button', { name: 'Generate command' }));
     expect((await screen.findByLabelText('Enroll command')).textContent).toBe(
-      `sudo postern agent --proxy localhost:3000 --token ${token} --data-dir /var/lib/postern/agent --insecure`,
+      // The test page is served over plain HTTP, so the proxy is named by its URL.
+      `sudo postern agent --proxy http://localhost:3000 --token ${token} --data-dir /var/lib/postern/agent --insecure`,
     );
     expect(await screen.findByText('host-01 joined')).toBeTruthy();
     expect(JSON.parse(String(calls('POST', '/v1/webapi/token')[0]!.body))).toEqual({

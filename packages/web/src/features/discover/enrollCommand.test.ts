@@ -22,6 +22,13 @@ describe('enrollCommand', () => {
     );
   });
 
+  it('names a proxy served over plain HTTP by its URL (host:port means HTTPS to the agent)', () => {
+    const plain = { addr: '127.0.0.1:3080', origin: 'http://127.0.0.1:3080' };
+    expect(enrollCommand({ ...base, proxy: plain, kind: 'server' })).toContain(
+      '--proxy http://127.0.0.1:3080 ',
+    );
+  });
+
   it("pipes an OpenSSH host's install script to bash", () => {
     expect(enrollCommand({ ...base, kind: 'openssh' })).toBe(
       `curl -fsSL https://proxy.example.com:3080/scripts/${token}/install-node.sh | sudo bash`,

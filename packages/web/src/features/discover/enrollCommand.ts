@@ -30,6 +30,8 @@ export function shellWord(word: string): string {
  */
 export function enrollCommand({ kind, input, token, proxy, selfSigned }: CommandOptions): string {
   const insecureFlag = selfSigned ? ' --insecure' : '';
+  // `--proxy host:port` means HTTPS; a proxy served over plain HTTP is named by its URL.
+  const agentProxy = proxy.origin.startsWith('https:') ? proxy.addr : proxy.origin;
   const script = (path: string) => {
     const curl = selfSigned ? 'curl -fsSLk' : 'curl -fsSL';
     const bash = selfSigned ? 'sudo POSTERN_INSECURE_TLS=1 bash' : 'sudo bash';
@@ -39,7 +41,7 @@ export function enrollCommand({ kind, input, token, proxy, selfSigned }: Command
   const link = { name, uri: input.uri.trim() };
   switch (kind) {
     case 'server':
-      return `sudo postern agent --proxy ${proxy.addr} --token ${token} --data-dir /var/lib/postern/agent${insecureFlag}`;
+      return `sudo postern agent --proxy ${agentProxy} --token ${token} --data-dir /var/lib/postern/agent${insecureFlag}`;
     case 'openssh':
       return script(scriptPaths.installNode(token));
     case 'app':
@@ -49,6 +51,6 @@ export function enrollCommand({ kind, input, token, proxy, selfSigned }: Command
     case 'desktop':
       return script(scriptPaths.installDesktop(token, link));
     case 'kubernetes':
-      return `postern agent --proxy ${proxy.addr} --token ${token} --kube ${shellWord(name)} --kubeconfig ${shellWord(input.kubeconfig.trim())} --data-dir ~/.postern/kube-${name}${insecureFlag}`;
+      return `postern agent --proxy ${agentProxy} --token ${token} --kube ${shellWord(name)} --kubeconfig ${shellWord(input.kubeconfig.trim())} --data-dir ~/.postern/kube-${name}${insecureFlag}`;
   }
 }
