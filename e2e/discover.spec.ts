@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import type { BrowserContext, Page } from '@playwright/test';
 import { expect, postern, signUpWithPasskey, test } from './support/identity.js';
 import { posternBin, type RunningPostern } from './support/postern-process.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
@@ -32,14 +33,20 @@ test.afterAll(async () => {
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
 
+/** A data dir for an agent the test starts, removed after the file. */
+async function newDataDir(): Promise<string> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-enrolled-'));
+  dataDirs.push(dataDir);
+  return dataDir;
+}
+
 /**
  * Runs the command the page shows, as its host would. Only `sudo` goes: the tests run as root
  * already, and sudo would drop the environment that points the script at this build's postern
  * and keeps the agent in the foreground instead of making it a systemd service.
  */
 async function runOnHost(command: string): Promise<ChildProcess> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-enrolled-'));
-  dataDirs.push(dataDir);
+  const dataDir = await newDataDir();
   const child = spawn('bash', ['-c', command.replace('| sudo bash', '| bash')], {
     env: {
       ...process.env,
@@ -51,6 +58,12 @@ async function runOnHost(command: string): Promise<ChildProcess> {
     stdio: 'ignore',
   });
   return child;
+}
+
+/** An admin who may create join tokens and list everything, signed in with a passkey. */
+async function signUpAdmin(page: Page, context: BrowserContext, server: RunningPostern) {
+  await addVirtualAuthenticator(context, page, { residentKey: true });
+  await signUpWithPasskey(page, server, 'editor,access');
 }
 
 /** An app made with `postern create -f`, as an admin would. */
@@ -65,8 +78,7 @@ test('an admin enrols an app: one command on its host, and the console sees it j
   context,
   server,
 }) => {
-  await addVirtualAuthenticator(context, page, { residentKey: true });
-  await signUpWithPasskey(page, server, 'editor,access');
+  await signUpAdmin(page, context, server);
   await page
     .getByRole('navigation', { name: 'Main navigation' })
     .getByRole('link', { name: 'Enroll New Resource' })
@@ -99,8 +111,7 @@ test('a server joins with the agent command, and the page finds it by the token 
   context,
   server,
 }) => {
-  await addVirtualAuthenticator(context, page, { residentKey: true });
-  await signUpWithPasskey(page, server, 'editor,access');
+  await signUpAdmin(page, context, server);
   await page.goto('/web/discover');
   await page.getByRole('button', { name: 'Server with the Postern agent' }).click();
   const team = `t${Date.now().toString(36)}`;
@@ -114,8 +125,7 @@ test('a server joins with the agent command, and the page finds it by the token 
   );
 
   // The same command, with this build's postern for `postern` and a data dir of the test's own.
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-enrolled-'));
-  dataDirs.push(dataDir);
+  const dataDir = await newDataDir();
   const onHost = command
     .replace(/^sudo postern /, `${process.execPath} ${posternBin} `)
     .replace('/var/lib/postern/agent', dataDir);
@@ -131,8 +141,7 @@ test('a second app under a name already enrolled is refused before any token is 
   context,
   server,
 }) => {
-  await addVirtualAuthenticator(context, page, { residentKey: true });
-  await signUpWithPasskey(page, server, 'editor,access');
+  await signUpAdmin(page, context, server);
   await page.goto('/web/discover');
   await page.getByRole('button', { name: 'Application' }).click();
   // An app made with the CLI is as enrolled as one an agent serves.

@@ -29,7 +29,7 @@ export async function openBackend(config: BackendConfig): Promise<Backend> {
   }
 }
 
-export { InvalidKeyError } from './keys.js';
+export { InvalidKeyError, isUuid } from './keys.js';
 export { readWithRevision, RevisionedStore } from './revisioned-store.js';
 export type { NamedResource, RevisionedKind } from './revisioned-store.js';
 export { MemoryBackend } from './memory.js';

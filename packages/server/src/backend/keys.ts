@@ -2,6 +2,13 @@ import type { ListOptions, PutItem } from './types.js';
 
 const MAX_KEY_LENGTH = 4096;
 
+/**
+ * Whether a name is a UUID as `randomUUID` makes them (lower-case hex): kinds named by UUIDs
+ * (nodes, locks, alerts) refuse anything else before it reaches the backend.
+ */
+export const isUuid = (name: string) =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(name);
+
 /** A malformed key, prefix or limit: the caller's mistake, so it speaks the catalogue's 400 code. */
 export class InvalidKeyError extends Error {
   override name = 'InvalidKeyError';

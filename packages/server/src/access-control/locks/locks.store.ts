@@ -1,5 +1,5 @@
 import type { LockTargetKind } from '@postern/contracts';
-import { RevisionedStore, type Backend, type Item } from '../../backend/index.js';
+import { isUuid, RevisionedStore, type Backend, type Item } from '../../backend/index.js';
 import { notFound } from '../../errors.js';
 
 export const locksPrefix = '/locks/';
@@ -45,5 +45,4 @@ export class LocksStore extends RevisionedStore<LockResource> {
 export const lockFromItem = (item: Item) => JSON.parse(item.value) as LockResource;
 
 /** Lock names are UUIDs; anything else cannot name one (and never reaches the backend). */
-export const isLockName = (name: string) =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(name);
+export const isLockName = (name: string) => isUuid(name);

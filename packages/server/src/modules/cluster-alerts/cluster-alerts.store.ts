@@ -1,14 +1,10 @@
 import type { ClusterAlert } from '@postern/contracts';
-import { RevisionedStore, type Backend } from '../../backend/index.js';
+import { isUuid, RevisionedStore, type Backend } from '../../backend/index.js';
 import { notFound } from '../../errors.js';
 
 export const clusterAlertsPrefix = '/cluster_alerts/';
 
 export const alertNotFound = (name: string) => notFound(`alert ${name} not found`);
-
-/** Alert names are fresh UUIDs; anything else never reaches the backend. */
-const isAlertName = (name: string) =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(name);
 
 /**
  * Alerts under `/cluster_alerts/<uuid>`, the backend's TTL set to the alert's expiry so expired
@@ -22,7 +18,8 @@ export class ClusterAlertsStore extends RevisionedStore<ClusterAlert> {
       refOf: (alert) => alert.metadata.name,
       revisionInMetadata: false,
       expiresOf: (alert) => alert.metadata.expires,
-      isRef: isAlertName,
+      // Names are fresh UUIDs; anything else never reaches the backend.
+      isRef: isUuid,
       errors: { notFound: alertNotFound },
     });
   }

@@ -2,6 +2,7 @@ import type { NodeSubKind } from '@postern/contracts';
 import {
   AlreadyExistsError,
   CompareFailedError,
+  isUuid,
   NotFoundError,
   type Backend,
   type Item,
@@ -174,5 +175,4 @@ function toPut(node: NodeResource) {
 }
 
 /** Node names are UUIDs; anything else cannot name one (and never reaches the backend). */
-export const isNodeId = (id: string) =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+export const isNodeId = (id: string) => isUuid(id);
