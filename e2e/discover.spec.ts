@@ -15,8 +15,8 @@ test.describe.configure({ timeout: 90_000 });
 
 let app: Server;
 let appPort: number;
-let agent: ChildProcess | undefined;
-let serverAgent: ChildProcess | undefined;
+/** Agents the tests started (each leads a process group of its own). */
+const agents: ChildProcess[] = [];
 const dataDirs: string[] = [];
 
 test.beforeAll(async () => {
@@ -25,13 +25,23 @@ test.beforeAll(async () => {
   appPort = (app.address() as { port: number }).port;
 });
 
+// With fullyParallel, a worker runs these hooks around each test it takes from this file: stop
+// only what this round started, and take it off the list.
 test.afterAll(async () => {
-  for (const child of [agent, serverAgent]) {
-    if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
-  }
+  for (const child of agents.splice(0)) stopGroup(child);
   await new Promise((resolve) => app.close(resolve));
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
+
+/** Ends an agent's process group; one that has ended already is left alone. */
+function stopGroup(child: ChildProcess) {
+  if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
 
 /** A data dir for an agent the test starts, removed after the file. */
 async function newDataDir(): Promise<string> {
@@ -99,7 +109,7 @@ test('an admin enrols an app: one command on its host, and the console sees it j
   );
   await expect(page.getByText('Waiting for the application to join…')).toBeVisible();
 
-  agent = await runOnHost(command);
+  agents.push(await runOnHost(command));
   await expect(page.getByText(`${name} joined`)).toBeVisible({ timeout: 30_000 });
   await page.getByRole('link', { name: 'View it in the list' }).click();
   await expect(page).toHaveURL(new RegExp(`/web/cluster/[^/]+/apps\\?search=${name}$`));
@@ -129,7 +139,7 @@ test('a server joins with the agent command, and the page finds it by the token 
   const onHost = command
     .replace(/^sudo postern /, `${process.execPath} ${posternBin} `)
     .replace('/var/lib/postern/agent', dataDir);
-  serverAgent = spawn('bash', ['-c', `exec ${onHost}`], { detached: true, stdio: 'ignore' });
+  agents.push(spawn('bash', ['-c', `exec ${onHost}`], { detached: true, stdio: 'ignore' }));
   await expect(page.getByText(`${hostname()} joined`)).toBeVisible({ timeout: 30_000 });
   // The token's labels became the server's.
   await page.getByRole('link', { name: 'View it in the list' }).click();
