@@ -1,8 +1,10 @@
-import { expect, postern, signUpWithPasskey, test } from './support/identity.js';
+import { expect, postern, signUpWithPasskey, testWithOwnServer } from './support/identity.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
-// Cluster alerts on a server of the spec's own (the identity fixture's): a banner on every page
-// of the shared server would get in other specs' way.
+// Cluster alerts on a server of the spec's own: a banner on every page of a shared server would
+// get in other specs' way, should this test stop before it takes its alert down.
+const test = testWithOwnServer();
+
 test('an alert posted with the CLI shows on every page until the user closes it', async ({
   page,
   context,

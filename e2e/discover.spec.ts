@@ -4,9 +4,13 @@ import { createServer, type Server } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
-import { expect, postern, signUpWithPasskey, test } from './support/identity.js';
+import { expect, postern, signUpWithPasskey, testWithOwnServer } from './support/identity.js';
 import { posternBin, type RunningPostern } from './support/postern-process.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
+
+// Agents that join stay listed as servers (offline) after the file: a server of its own keeps
+// them out of the Servers page of the specs that share one.
+const test = testWithOwnServer();
 
 // Enroll New Resource from end to end: the console makes the join token and writes the command,
 // the command (curl to the install link, piped to bash) starts a real agent serving a real app,

@@ -86,21 +86,30 @@ export async function expectSignedIn(page: Page) {
   await expect(page).not.toHaveURL(/\/web\/login/);
 }
 
-/** A fresh server per worker, with the identity configuration. */
-export const test = base.extend<object, { server: RunningPostern }>({
-  server: [
-    // Playwright reads fixture dependencies from this destructuring, so it must stay an object.
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
-      await use(server);
-      await server.stop();
-      await rm(server.dataDir, { recursive: true, force: true });
-    },
-    { scope: 'worker' },
-  ],
-  baseURL: async ({ server }, use) => use(server.url),
-});
+/**
+ * A test type whose `server` is a fresh server per worker, with the identity configuration. Every
+ * spec that imports `test` below shares that worker's server; a spec that leaves lasting state
+ * behind (servers that joined, alerts) makes a test type of its own with this, so its state never
+ * shows in another spec's pages.
+ */
+export const testWithOwnServer = () =>
+  base.extend<object, { server: RunningPostern }>({
+    server: [
+      // Playwright reads fixture dependencies from this destructuring, so it must stay an object.
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, use) => {
+        const server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
+        await use(server);
+        await server.stop();
+        await rm(server.dataDir, { recursive: true, force: true });
+      },
+      { scope: 'worker' },
+    ],
+    baseURL: async ({ server }, use) => use(server.url),
+  });
+
+/** The server the identity specs share, one per worker. */
+export const test = testWithOwnServer();
 export { expect };
 
 /** Invites a user and registers a passkey for them: the quickest way to a signed-in page. */
