@@ -1,10 +1,44 @@
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { ComponentType, LazyExoticComponent } from 'react';
 import type { FeatureFlag } from './featureFlags';
 import type { RouteName } from './routes';
+import {
+  AccountPage,
+  AccountPasswordPage,
+  AccountTwoFactorPage,
+  AppLauncherPage,
+  AppsPage,
+  AuditPage,
+  ClustersPage,
+  ConnectorsPage,
+  ConsolePage,
+  DatabaseConsolePage,
+  DatabasesPage,
+  DesktopSessionPage,
+  DesktopsPage,
+  DiscoverPage,
+  EnrollIntegrationPage,
+  HeadlessPage,
+  IntegrationsPage,
+  KubeExecPage,
+  KubernetesPage,
+  LocksPage,
+  NewLockPage,
+  NewRequestPage,
+  NodesPage,
+  PlayerPage,
+  RecordingsPage,
+  RequestPage,
+  RequestsPage,
+  RolesPage,
+  SessionsPage,
+  SettingsPage,
+  SupportPage,
+  UsersPage,
+} from './pages';
 
 /**
  * The feature registry (spec §2 feature table). Navigation and page routes are built from this
- * list, so adding a page is one entry here plus its folder under src/features. Entries without a
+ * list, so adding a page is one entry here, its lazy import in pages.ts and its folder under src/features. Entries without a
  * `page` are not in this build yet: they stay here as data, are left out of the navigation, and
  * their paths fall through to 404.
  */
@@ -36,116 +70,6 @@ export interface Feature {
 const resources = { nav: 'side', category: 'Resources' } as const;
 const management = (section: Section) =>
   ({ nav: 'side', category: 'Management', section }) as const;
-
-// React.lazy wants a default export; pages use named exports.
-const ClustersPage = lazy(() =>
-  import('../features/clusters/ClustersPage').then((m) => ({ default: m.ClustersPage })),
-);
-const UsersPage = lazy(() =>
-  import('../features/users/UsersPage').then((m) => ({ default: m.UsersPage })),
-);
-const RolesPage = lazy(() =>
-  import('../features/roles/RolesPage').then((m) => ({ default: m.RolesPage })),
-);
-const ConnectorsPage = lazy(() =>
-  import('../features/connectors/ConnectorsPage').then((m) => ({ default: m.ConnectorsPage })),
-);
-const LocksPage = lazy(() =>
-  import('../features/locks/LocksPage').then((m) => ({ default: m.LocksPage })),
-);
-const NewLockPage = lazy(() =>
-  import('../features/locks/NewLockPage').then((m) => ({ default: m.NewLockPage })),
-);
-const AuditPage = lazy(() =>
-  import('../features/audit/AuditPage').then((m) => ({ default: m.AuditPage })),
-);
-const RecordingsPage = lazy(() =>
-  import('../features/recordings/RecordingsPage').then((m) => ({ default: m.RecordingsPage })),
-);
-const AccountPage = lazy(() =>
-  import('../features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
-);
-const AccountPasswordPage = lazy(() =>
-  import('../features/account/AccountPage').then((m) => ({ default: m.AccountPasswordPage })),
-);
-const AccountTwoFactorPage = lazy(() =>
-  import('../features/account/AccountPage').then((m) => ({ default: m.AccountTwoFactorPage })),
-);
-const NodesPage = lazy(() =>
-  import('../features/nodes/NodesPage').then((m) => ({ default: m.NodesPage })),
-);
-const AppsPage = lazy(() =>
-  import('../features/apps/AppsPage').then((m) => ({ default: m.AppsPage })),
-);
-const AppLauncherPage = lazy(() =>
-  import('../features/apps/AppLauncherPage').then((m) => ({ default: m.AppLauncherPage })),
-);
-const KubernetesPage = lazy(() =>
-  import('../features/kubernetes/KubernetesPage').then((m) => ({ default: m.KubernetesPage })),
-);
-const KubeExecPage = lazy(() =>
-  import('../features/kubernetes/KubeExecPage').then((m) => ({ default: m.KubeExecPage })),
-);
-const DatabasesPage = lazy(() =>
-  import('../features/databases/DatabasesPage').then((m) => ({ default: m.DatabasesPage })),
-);
-const DatabaseConsolePage = lazy(() =>
-  import('../features/databases/DatabaseConsolePage').then((m) => ({
-    default: m.DatabaseConsolePage,
-  })),
-);
-const DesktopsPage = lazy(() =>
-  import('../features/desktops/DesktopsPage').then((m) => ({ default: m.DesktopsPage })),
-);
-const DesktopSessionPage = lazy(() =>
-  import('../features/desktops/DesktopSessionPage').then((m) => ({
-    default: m.DesktopSessionPage,
-  })),
-);
-const SessionsPage = lazy(() =>
-  import('../features/sessions/SessionsPage').then((m) => ({ default: m.SessionsPage })),
-);
-// One lazy component for every console route, so moving between them keeps the page (and its
-// terminal tabs) mounted.
-const ConsolePage = lazy(() =>
-  import('../features/console/ConsolePage').then((m) => ({ default: m.ConsolePage })),
-);
-const PlayerPage = lazy(() =>
-  import('../features/player/PlayerPage').then((m) => ({ default: m.PlayerPage })),
-);
-const HeadlessPage = lazy(() =>
-  import('../features/headless/HeadlessPage').then((m) => ({ default: m.HeadlessPage })),
-);
-const RequestsPage = lazy(() =>
-  import('../features/accessRequests/RequestsPage').then((m) => ({ default: m.RequestsPage })),
-);
-const NewRequestPage = lazy(() =>
-  import('../features/accessRequests/NewRequestPage').then((m) => ({
-    default: m.NewRequestPage,
-  })),
-);
-const RequestPage = lazy(() =>
-  import('../features/accessRequests/RequestPage').then((m) => ({ default: m.RequestPage })),
-);
-const IntegrationsPage = lazy(() =>
-  import('../features/integrations/IntegrationsPage').then((m) => ({
-    default: m.IntegrationsPage,
-  })),
-);
-const EnrollIntegrationPage = lazy(() =>
-  import('../features/integrations/EnrollIntegrationPage').then((m) => ({
-    default: m.EnrollIntegrationPage,
-  })),
-);
-const SettingsPage = lazy(() =>
-  import('../features/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })),
-);
-const DiscoverPage = lazy(() =>
-  import('../features/discover/DiscoverPage').then((m) => ({ default: m.DiscoverPage })),
-);
-const SupportPage = lazy(() =>
-  import('../features/support/SupportPage').then((m) => ({ default: m.SupportPage })),
-);
 
 /**
  * The terminal console (full page, spec §2). Its routes are open to every signed-in user because
