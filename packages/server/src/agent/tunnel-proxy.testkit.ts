@@ -12,8 +12,8 @@ import { AgentJoinService } from '../wings/servers/join-tokens/agent-join.servic
 import { publicBaseUrl } from '../config/public-url.js';
 import { agentNodeHeartbeats } from '../wings/servers/nodes/agent-heartbeats.js';
 import { joinTokensRoutes } from '../wings/servers/join-tokens/join-tokens.routes.js';
-import { JoinTokensService } from '../wings/servers/join-tokens/join-tokens.service.js';
-import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
+import { JoinTokensService } from '../modules/join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../modules/join-tokens/join-tokens.store.js';
 import { InventoryService } from '../wings/servers/nodes/inventory.service.js';
 import type { NodeHeartbeat } from '../wings/servers/nodes/node-records.js';
 import { tunnelRoutes, type TunnelRoutesOptions } from '../modules/tunnel/tunnel.routes.js';

@@ -11,8 +11,8 @@ import { WebSessionService } from '../identity/web-sessions/web-sessions.service
 import { WebSessionStore } from '../identity/web-sessions/web-sessions.store.js';
 import { openAuditStore, type AuditStore } from '../modules/audit/index.js';
 import type { AuditEvent } from '../modules/audit/audit.types.js';
-import { JoinTokensService } from '../wings/servers/join-tokens/join-tokens.service.js';
-import { JoinTokensStore } from '../wings/servers/join-tokens/join-tokens.store.js';
+import { JoinTokensService } from '../modules/join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../modules/join-tokens/join-tokens.store.js';
 
 /** The cluster's shared PostgreSQL: its state and, beside it, its audit log. */
 export interface HaStorage {

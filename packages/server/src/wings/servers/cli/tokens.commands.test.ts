@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildCli } from '../../../main.js';
 import { recordPublicUrl } from '../../../identity/bootstrap/first-admin.js';
-import { joinTokensPrefix } from '../join-tokens/join-tokens.store.js';
+import { joinTokensPrefix } from '../../../modules/join-tokens/join-tokens.store.js';
 import { cliDataDir } from '../../../cli/cli-harness.testkit.js';
 import { tokensAdd, tokensList, tokensRemove } from './tokens.commands.js';
 

@@ -7,8 +7,8 @@ import {
   joinTokenDefaultTtlMs,
   joinTokenId,
   JoinTokensService,
-} from '../join-tokens/join-tokens.service.js';
-import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
+} from '../../../modules/join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../../../modules/join-tokens/join-tokens.store.js';
 import type { AdminContext } from '../../../cli/admin-context.js';
 import { parseLabels } from './nodes.commands.js';
 import { printTable, type Print } from '../../../cli/table.js';

@@ -4,7 +4,7 @@ import { parseCertificate, verifyCertificate } from '../../../ssh/certificates.j
 import { generateEd25519Key } from '../../../ssh/keys.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
-import type { IssuedJoinToken } from './join-tokens.service.js';
+import type { IssuedJoinToken } from '../../../modules/join-tokens/join-tokens.service.js';
 import { waitForNode } from '../nodes/inventory.testkit.js';
 
 let app: TestApp;

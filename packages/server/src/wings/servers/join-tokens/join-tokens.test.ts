@@ -3,7 +3,7 @@ import { internalResourceIdLabel, joinTokenJsonSchema } from '@postern/contracts
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
-import { joinTokensPrefix } from './join-tokens.store.js';
+import { joinTokensPrefix } from '../../../modules/join-tokens/join-tokens.store.js';
 
 let app: TestApp;
 let editor: Record<string, string>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JoinTokenRole, joinMethods } from '@postern/contracts';
-import { NotFoundError, type Backend, type Item } from '../../../backend/index.js';
+import { NotFoundError, type Backend, type Item } from '../../backend/index.js';
 
 export const joinTokensPrefix = '/tokens/';
 

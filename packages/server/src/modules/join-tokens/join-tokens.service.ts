@@ -7,12 +7,12 @@ import {
   type JoinTokenRole,
 } from '@postern/contracts';
 import type { z } from 'zod';
-import type { Clock } from '../../../clock.js';
-import { formatDuration } from '../../../config/duration.js';
-import { ApiError, badParameter, notFound } from '../../../errors.js';
-import { assertMay, visible, type Actor } from '../../../access-control/access/actor.js';
-import type { AuditStore } from '../../../modules/audit/index.js';
-import { emitAudit, remoteAddr } from '../../../modules/audit/emit.js';
+import type { Clock } from '../../clock.js';
+import { formatDuration } from '../../config/duration.js';
+import { ApiError, badParameter, notFound } from '../../errors.js';
+import { assertMay, visible, type Actor } from '../../access-control/access/actor.js';
+import type { AuditStore } from '../audit/index.js';
+import { emitAudit, remoteAddr } from '../audit/emit.js';
 import {
   hashJoinToken,
   type JoinTokenResource,
