@@ -3,53 +3,27 @@ import {
   secretPlaceholder,
   type Connector,
   type ConnectorKind,
-  type RoleValidationIssue,
 } from '@postern/contracts';
 import { stringify } from 'yaml';
-import {
-  describe,
-  formatPath,
-  lineOf,
-  readYamlDocument,
-  RoleValidationError,
-  valueAt,
-} from '../rbac/role.yaml.js';
+import { valueAt, type describe } from '../rbac/role.yaml.js';
+import { parseYamlResource } from '../yaml-resource.js';
 
 /**
  * Connectors in and out as YAML, with the roles' error form (`line N: path: message`, code
  * bad_parameter), so the console's YAML editor marks connector errors exactly like role errors.
  */
 export function parseConnectorYaml(kind: ConnectorKind, text: string): Connector {
-  const { doc, value, lineAt } = readYamlDocument(text);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RoleValidationError([
-      { path: '(document)', line: 1, message: `expected a ${kind} connector` },
-    ]);
-  }
-  const result = connectorSchemas[kind].safeParse(value);
-  if (result.success) return result.data;
-  const issues: RoleValidationIssue[] = [];
-  for (const issue of result.error.issues) {
-    const paths =
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => [...issue.path, key])
-        : [issue.path];
-    for (const path of paths) {
-      const message =
-        issue.code === 'unrecognized_keys'
-          ? `unknown field '${formatPath(path)}'`
-          : messageFor(kind, issue, valueAt(value, issue.path));
-      issues.push({ path: formatPath(path), line: lineOf(doc, path, lineAt), message });
-    }
-  }
-  throw new RoleValidationError(issues);
+  return parseYamlResource(connectorSchemas[kind], text, `a ${kind} connector`, (issue, value) =>
+    messageFor(kind, issue, value),
+  );
 }
 
+/** The connector's own words for a wrong kind or version; others get the generic wording. */
 function messageFor(
   kind: ConnectorKind,
   issue: Parameters<typeof describe>[0],
   value: unknown,
-): string {
+): string | undefined {
   const top = issue.path.length === 1 ? issue.path[0] : undefined;
   if (top === 'kind' && value !== undefined) {
     return `is '${String(value)}' but this is the ${kind} connectors' call`;
@@ -57,7 +31,7 @@ function messageFor(
   if (top === 'version' && value !== undefined) {
     return `unsupported connector version '${String(value)}': Postern reads v3`;
   }
-  return describe(issue, value);
+  return undefined;
 }
 
 /** Where each kind keeps its secret, as a path in the document. */
