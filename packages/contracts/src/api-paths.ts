@@ -32,6 +32,8 @@ export const apiPaths = {
   // Access control.
   roles: `${apiPrefix}/roles`,
   role: (name: string) => `${apiPrefix}/roles/${seg(name)}`,
+  trustedClusters: `${apiPrefix}/trustedcluster`,
+  trustedCluster: (name: string) => `${apiPrefix}/trustedcluster/${seg(name)}`,
   users: `${apiPrefix}/users`,
   user: (name: string) => `${apiPrefix}/users/${seg(name)}`,
   context: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/context`,
@@ -215,6 +217,7 @@ export const apiPaths = {
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,
     eventsSearchSessions: `${apiPrefix}/sites/:clusterId/events/search/sessions`,
     role: `${apiPrefix}/roles/:name`,
+    trustedCluster: `${apiPrefix}/trustedcluster/:name`,
     connector: (kind: ConnectorKind) => `${apiPrefix}/${kind}/:name`,
     /** Beside `users/password/...`: static segments win, so the two never clash. */
     user: `${apiPrefix}/users/:username`,
@@ -278,6 +281,10 @@ export const agentPaths = {
   /** WebSocket: one proxied connection, opened by the agent when the proxy asks for it. */
   dial: (connectionId: string) => `/v1/agent/tunnel/dial/${seg(connectionId)}`,
   patterns: { dial: '/v1/agent/tunnel/dial/:connectionId' },
+  /** POST, leaf → root: a trusted cluster's join token buys the root's trust (trusted-clusters.ts). */
+  trustedClusterValidate: '/v1/agent/trusted-clusters/validate',
+  /** WebSocket, leaf → root: a leaf cluster's tunnel, proven with the key it registered. */
+  trustedClusterTunnel: '/v1/agent/trusted-clusters/tunnel',
 } as const;
 
 /** Paths outside the API: the console and its configuration script. */

@@ -15,6 +15,7 @@ export * from './identity/users.js';
 export * from './identity/webauthn.js';
 export * from './locks.js';
 export * from './roles.js';
+export * from './trusted-clusters.js';
 export * from './users-admin.js';
 export * from './join-tokens.js';
 export * from './install-links.js';

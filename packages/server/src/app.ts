@@ -18,6 +18,11 @@ import type { ClustersService } from './modules/clusters/clusters.service.js';
 import type { Core, ServedKind, ServerContext } from './part.js';
 import { buildPlatform, type Platform } from './platform.js';
 import { buildClusters, platformRoutes } from './platform-routes.js';
+import {
+  buildTrustedClusters,
+  type TrustedClusters,
+  type TrustedClustersOptions,
+} from './modules/trusted-clusters/index.js';
 import { installAccessGuard, type DeclaredRoute } from './plugins/access-guard.js';
 import { installCsrfCheck } from './plugins/csrf.js';
 import { defaultDocsDir, docsRoutes } from './plugins/docs.js';
@@ -34,6 +39,8 @@ import { preferredCiphers } from './tls/preferred-ciphers.js';
 
 export interface AppDeps {
   config: Config;
+  /** How this cluster reaches the roots it trusts (tests accept their self-signed roots). */
+  trustedClusters?: TrustedClustersOptions;
   backend: Backend;
   audit: AuditStore;
   /** Refuses new sessions while the audit log cannot take events (the spool is full). */
@@ -71,6 +78,8 @@ export interface App {
     Core['accessControl'] & {
       sso: Core['sso'];
       clusters: ClustersService;
+      /** Trusted clusters: this cluster's roots (as a leaf) and its leaves (as a root). */
+      trustedClusters: TrustedClusters;
       /** The watched locks (`locks` here is access control's LocksService, which writes them). */
       lockWatcher: Platform['locks'];
     } & AllWingServices;
@@ -156,7 +165,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const find = ctx.kinds().find((served) => served.kind === kind)?.find;
     return find ? find(name) : null;
   };
-  const clusters = buildClusters(ctx);
+  const trustedClusters = buildTrustedClusters(ctx, deps.trustedClusters);
+  const clusters = buildClusters(ctx, () => trustedClusters.remoteClusters.list());
 
   // Presets before the watched roles load; every cache loads before the server answers.
   await accessControlPart.start(accessControl);
@@ -176,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   server.addHook('onClose', async () => {
+    await trustedClusters.close();
     for (const { wing, services } of [...built].reverse()) await wing.close?.(services);
     await platform.close();
     await accessControlPart.close(accessControl);
@@ -196,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await accessControlPart.routes(server, accessControl, ctx);
   await ssoPart.routes(server, sso, ctx);
   for (const { wing, services } of built) await wing.routes(server, services, ctx);
+  await trustedClusters.routes(server);
   await server.register(docsRoutes, { dir: deps.docsDir ?? defaultDocsDir });
   await server.register(webConsole, {
     distDir: deps.webDistDir,
@@ -209,6 +221,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await server.ready();
+  // The leaf's tunnels serve the routes, so they open once the routes are ready.
+  await trustedClusters.start(server);
   const { start: _start, close: _close, locks: _locks, ...shared } = platform;
   const wingServices = Object.assign({}, ...built.map((b) => b.services)) as AllWingServices;
   return {
@@ -219,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       ...accessControl,
       sso,
       clusters,
+      trustedClusters,
       lockWatcher: platform.locks,
       ...wingServices,
     },

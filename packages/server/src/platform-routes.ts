@@ -1,3 +1,4 @@
+import type { ClusterJson } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { clusterSecret } from './cluster-secrets.js';
 import { AuditSearchService } from './modules/audit/audit-search.service.js';
@@ -21,10 +22,16 @@ import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.
 import type { ServerContext } from './part.js';
 
 /** The clusters list, whose counts come from every wing's resource kinds. */
-export function buildClusters(ctx: Pick<ServerContext, 'config' | 'addresses' | 'kinds'>) {
+export function buildClusters(
+  ctx: Pick<ServerContext, 'config' | 'addresses' | 'kinds'>,
+  leaves: () => ClusterJson[] = () => [],
+) {
   const count = (kind: string) =>
     ctx.kinds().reduce((sum, k) => (k.kind === kind ? sum + k.count() : sum), 0);
-  return new ClustersService(ctx.config, ctx.addresses, { nodeCount: () => count('node') });
+  return new ClustersService(ctx.config, ctx.addresses, {
+    nodeCount: () => count('node'),
+    leaves,
+  });
 }
 
 /**

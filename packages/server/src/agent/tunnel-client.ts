@@ -34,6 +34,8 @@ export interface LocalService {
 
 export interface TunnelClientOptions {
   base: URL;
+  /** The control socket's path: agents' by default, a leaf cluster's (trusted-clusters) apart. */
+  controlPath?: string;
   /** Accept a proxy certificate nobody vouches for (a self-signed proxy). */
   insecure: boolean;
   nodeId: string;
@@ -125,10 +127,13 @@ export class TunnelClient {
 
   private connect(): void {
     const { options } = this;
-    const socket = new WebSocket(websocketUrl(options.base, agentPaths.tunnel), {
-      rejectUnauthorized: !options.insecure,
-      handshakeTimeout: handshakeTimeoutMs,
-    });
+    const socket = new WebSocket(
+      websocketUrl(options.base, options.controlPath ?? agentPaths.tunnel),
+      {
+        rejectUnauthorized: !options.insecure,
+        handshakeTimeout: handshakeTimeoutMs,
+      },
+    );
     this.socket = socket;
     let stage: 'challenge' | 'ready' | 'in' = 'challenge';
     let heartbeatTimer: NodeJS.Timeout | undefined;

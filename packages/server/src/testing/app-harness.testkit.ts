@@ -95,6 +95,10 @@ export interface TestAppOptions {
   insecureNoTls?: boolean;
   /** trusted_proxies: whose X-Forwarded-For is believed. */
   trustedProxies?: string[];
+  /** cluster_name (default test-cluster): trusted clusters' tests run a root and a leaf. */
+  clusterName?: string;
+  /** heartbeat_interval in ms (agents' and leaf clusters'); tests of heartbeats keep it short. */
+  heartbeatIntervalMs?: number;
 }
 
 /**
@@ -114,7 +118,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 
   const config = resolveConfig({
     dataDir: dir,
-    clusterName: 'test-cluster',
+    clusterName: options.clusterName ?? 'test-cluster',
     publicAddr: options.publicAddr ?? 'proxy.test:3080',
   });
   config.storage = options.storage ?? { type: 'memory' };
@@ -127,6 +131,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.desktops) config.desktops = options.desktops;
   if (options.insecureNoTls) config.insecureNoTls = true;
   if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
+  if (options.heartbeatIntervalMs) config.heartbeatIntervalMs = options.heartbeatIntervalMs;
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

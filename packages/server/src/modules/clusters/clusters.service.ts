@@ -4,13 +4,13 @@ import type { Config } from '../../config/config.js';
 import type { ListenAddresses } from '../../config/listen-addresses.js';
 import { serverVersion } from '../../version.js';
 
-/** The clusters a user can reach: the local one now; trusted (leaf) clusters join it later. */
+/** The clusters a user can reach: this one first, then the leaf clusters that trust it. */
 export class ClustersService {
   constructor(
     private readonly config: Pick<Config, 'clusterName'>,
     private readonly addresses: Pick<ListenAddresses, 'publicAddr'>,
     /** From the inventory: it keeps its count current from its watch, so no call reads storage. */
-    private readonly nodes: { nodeCount(): number },
+    private readonly nodes: { nodeCount(): number; leaves(): ClusterJson[] },
   ) {}
 
   list(): ClusterJson[] {
@@ -24,6 +24,7 @@ export class ClustersService {
         authVersion: serverVersion,
         proxyVersion: serverVersion,
       },
+      ...this.nodes.leaves(),
     ];
   }
 }

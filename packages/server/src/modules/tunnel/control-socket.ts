@@ -6,7 +6,7 @@ import {
   verifyCertificate,
   type ParsedCertificate,
 } from '../../ssh/certificates.js';
-import { ed25519PublicKeyObject } from '../../ssh/keys.js';
+import { ED25519, ed25519PublicKeyObject, formatPublicKey } from '../../ssh/keys.js';
 import { watchHostCertificate, type HostCertificateRequest } from './certificate-watch.js';
 import {
   agentTunnelDraining,
@@ -14,6 +14,7 @@ import {
   dialRefusedSchema,
   GOING_AWAY,
   helloSchema,
+  leafTunnelId,
   helloVersionSchema,
   parseTextFrame,
   POLICY_VIOLATION,
@@ -41,6 +42,11 @@ export interface ControlSocketOptions {
    * gone, so an agent that runs for months never falls off. Without it agents must join again.
    */
   renewHostCertificate?: (request: HostCertificateRequest) => string;
+  /**
+   * Why a peer whose certificate checks out is still not let in (a leaf cluster the root no
+   * longer trusts, or one that proves another key than it registered), or undefined.
+   */
+  admit?: (nodeId: string, certifiedKey: string) => string | undefined;
   now: Clock;
   pingIntervalMs: number;
   heartbeatMs?: number;
@@ -144,6 +150,8 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
       });
       if (!verdict.ok) return refuse(`host certificate refused: ${verdict.reason}`);
       key = ed25519PublicKeyObject(cert.publicKeyBlob);
+      const refusal = options.admit?.(nodeId, formatPublicKey(ED25519, cert.publicKeyBlob));
+      if (refusal) return refuse(refusal);
     } catch (error) {
       return refuse(`host certificate refused: ${(error as Error).message}`);
     }
@@ -214,6 +222,9 @@ export function serveControlSocket(socket: WebSocket, options: ControlSocketOpti
     for (const service of advertised) {
       if (service.kind === 'node' && service.name !== nodeId) {
         return `an agent serves only its own node (${nodeId}), not node ${service.name}`;
+      }
+      if (service.kind === 'cluster' && leafTunnelId(service.name) !== nodeId) {
+        return `a leaf cluster's tunnel serves only its own cluster, not ${service.name}`;
       }
       if (options.servedKinds.has(service.kind)) accepted.push(service);
       else options.log.warn({ nodeId, kind: service.kind }, 'ignored a service of an unknown kind');

@@ -61,6 +61,12 @@ export function describeService(service: TunnelService): string {
   return `${service.kind} ${service.name}`;
 }
 
+/**
+ * The id a leaf cluster's tunnel proves (its certificate's one principal): a `/` no host name
+ * has, so no agent's certificate can name it. A `cluster` service must be the leaf it proves.
+ */
+export const leafTunnelId = (clusterName: string) => `trusted_cluster/${clusterName}`;
+
 /** One key per service, for maps. */
 export function serviceKey(service: TunnelService): string {
   return `${service.kind}\0${service.name}`;

@@ -5,6 +5,7 @@ import {
   describeService,
   dialTimeoutMs,
   GOING_AWAY,
+  POLICY_VIOLATION,
   serviceKey,
   type ProxyAddress,
   type TunnelService,
@@ -113,6 +114,11 @@ export class TunnelRegistry implements TunnelDialer {
     if (this.channels.get(channel.nodeId) === channel) this.channels.delete(channel.nodeId);
     this.forget(channel);
     this.failDialsOf(channel, 'its tunnel closed');
+  }
+
+  /** Closes the tunnel of `nodeId` if it is connected here (a leaf the root stopped trusting). */
+  disconnect(nodeId: string, reason: string): void {
+    this.channels.get(nodeId)?.close(POLICY_VIOLATION, reason);
   }
 
   /** Whether an agent connected here advertised `service`. */

@@ -69,6 +69,23 @@ describe('postern tokens', () => {
     expect(lines.join('\n')).not.toContain('install-app.sh');
   });
 
+  it('add --type trusted_cluster prints the resource a leaf creates, and no agent command', async () => {
+    let token = '';
+    const lines = await run(async (ctx, print) => {
+      token = await tokensAdd(ctx, { type: 'trusted_cluster' }, print);
+    });
+    const text = lines.join('\n');
+    expect(text).not.toContain('postern agent');
+    expect(text).toContain('To make a leaf cluster trust this one');
+    expect(text).toMatch(
+      new RegExp(
+        `kind: trusted_cluster[\\s\\S]*token: ${token}\\n\\s+web_proxy_addr: proxy.example:3080`,
+      ),
+    );
+    const item = await stored(token);
+    expect(JSON.parse(item!.value).spec.roles).toEqual(['Trusted_cluster']);
+  });
+
   it('ls masks tokens; rm takes a token or its id', async () => {
     const tokens: string[] = [];
     await run(async (ctx, print) => {

@@ -21,6 +21,7 @@ const typeRoles: Record<string, JoinTokenRole> = {
   db: 'Db',
   kube: 'Kube',
   windowsdesktop: 'WindowsDesktop',
+  trusted_cluster: 'Trusted_cluster',
 };
 
 const service = (ctx: AdminContext) =>
@@ -60,9 +61,12 @@ export async function tokensAdd(
   print(
     `It expires in ${formatDuration(ttlMs)}, at ${resource.metadata.expires}. It is not shown again.`,
   );
-  print('');
-  print('To join a host with the Postern agent, run on it:');
-  print(`  postern agent --proxy ${proxy} --token ${token}`);
+  if (roles.some((role) => role !== 'Trusted_cluster')) {
+    print('');
+    print('To join a host with the Postern agent, run on it:');
+    print(`  postern agent --proxy ${proxy} --token ${token}`);
+  }
+  if (roles.includes('Trusted_cluster')) printTrustedClusterHint(ctx, token, proxy, print);
   if (roles.includes('Node')) {
     print('');
     print('To make an OpenSSH host join without an agent, run on it:');
@@ -128,4 +132,21 @@ export async function tokensRemove(
 ): Promise<void> {
   const token = await service(ctx).remove(tokenOrId, hostActor(cliActor()));
   print(`Join token ${joinTokenId(token)} has been deleted.`);
+}
+
+/** A leaf cluster's admin pastes this on the leaf (Trusted Clusters, or `postern create -f`). */
+function printTrustedClusterHint(ctx: AdminContext, token: string, proxy: string, print: Print) {
+  print('');
+  print('To make a leaf cluster trust this one, create this resource on the leaf');
+  print("(its console's Trusted Clusters page, or `postern create -f` there):");
+  print(`  kind: trusted_cluster
+  version: v2
+  metadata:
+    name: ${ctx.config.clusterName}
+  spec:
+    token: ${token}
+    web_proxy_addr: ${proxy}
+    role_map:
+      - remote: access
+        local: [access]`);
 }

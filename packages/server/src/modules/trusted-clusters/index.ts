@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { formatHostPort } from '../../config/address.js';
+import type { ServerContext } from '../../part.js';
+import { serverVersion } from '../../version.js';
+import { JoinTokensService } from '../join-tokens/join-tokens.service.js';
+import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
+import { clusterKey, type ClusterKey } from './cluster-keys.js';
+import { LeafLinks } from './leaf-links.js';
+import { RemoteClusters } from './remote-clusters.js';
+import { askRootToTrust } from './root-client.js';
+import { leafCertificateTtlMs, RootTrustService } from './root-trust.service.js';
+import { rootRoutes } from './root.routes.js';
+import { trustedClustersRoutes } from './trusted-clusters.routes.js';
+import { TrustedClustersService } from './trusted-clusters.service.js';
+import { TrustedClustersStore } from './trusted-clusters.store.js';
+
+/**
+ * Connections a root opened through a leaf's tunnel, as the leaf's HTTP server sees them: the
+ * requests on these, and only these, come from a root (forwarding builds on it).
+ */
+export const fromRootTunnel = new WeakSet<Duplex>();
+
+export interface TrustedClustersOptions {
+  /** Accept a root whose TLS certificate nobody vouches for (POSTERN_INSECURE_TLS=1). */
+  insecureRootTls?: boolean;
+}
+
+/**
+ * Trusted clusters, both sides (docs/trusted-clusters.md): as a leaf, the resources that name
+ * its roots and the tunnels it keeps to them; as a root, the validate call and the tunnels its
+ * leaves open, and the leaves in its clusters list. One cluster may be both.
+ */
+export function buildTrustedClusters(ctx: ServerContext, options: TrustedClustersOptions = {}) {
+  const { backend, audit, now, config, ca, tunnels } = ctx;
+  const clusterName = config.clusterName;
+  const heartbeatMs = config.heartbeatIntervalMs;
+  const keys = new Map<string, Promise<ClusterKey>>();
+  const keyFor = (purpose: 'tunnel' | 'forwarded_identity') => {
+    if (!keys.has(purpose)) keys.set(purpose, clusterKey(backend, purpose));
+    return keys.get(purpose)!;
+  };
+  const insecure = options.insecureRootTls ?? process.env.POSTERN_INSECURE_TLS === '1';
+  const store = new TrustedClustersStore(backend);
+  const remote = new RemoteClusters(backend, {
+    registry: tunnels,
+    now,
+    heartbeatMs,
+    onError: ctx.onError('remote clusters'),
+  });
+  const rootTrust = new RootTrustService({
+    tokens: new JoinTokensService(new JoinTokensStore(backend), audit, now),
+    remoteClusters: remote.store,
+    issueHostCertificate: (request) => ca.issueHostCertificate(request),
+    identityKey: () => keyFor('forwarded_identity'),
+    audit,
+    clusterName,
+    now,
+  });
+  let links: LeafLinks | undefined;
+  const trustedClusters = new TrustedClustersService({
+    store,
+    audit,
+    clusterName,
+    askRoot: async (resource) =>
+      askRootToTrust(
+        resource,
+        { name: clusterName, key: await keyFor('tunnel') },
+        { insecure, now },
+      ),
+    status: (name) => links?.status(name),
+  });
+  return {
+    trustedClusters,
+    remoteClusters: remote,
+    rootTrust,
+    /** The leaf's tunnels serve this server's routes; made once the server exists. */
+    startLinks(server: FastifyInstance): LeafLinks {
+      links = new LeafLinks({
+        backend,
+        store,
+        clusterName,
+        key: () => keyFor('tunnel'),
+        serve: serveThrough(server),
+        report: () => ({
+          nodeCount: ctx.kinds().reduce((n, k) => (k.kind === 'node' ? n + k.count() : n), 0),
+          publicURL: formatHostPort(ctx.addresses.publicAddr()),
+          version: serverVersion,
+        }),
+        insecure,
+        heartbeatMs,
+        log: {
+          info: (obj, msg) => ctx.log('info', msg, obj),
+          warn: (obj, msg) => ctx.log('warn', msg, obj),
+          error: (obj, msg) => ctx.log('warn', msg, obj),
+        },
+      });
+      return links;
+    },
+    async routes(server: FastifyInstance) {
+      await server.register(trustedClustersRoutes, { trustedClusters });
+      await server.register(rootRoutes, {
+        rootTrust,
+        registry: tunnels,
+        hostCaPublicKeys: () => [ca.hostCaPublicKey],
+        admit: (nodeId, key) => remote.admit(nodeId, key),
+        heartbeats: remote,
+        renewHostCertificate: ({ nodeId, publicKey, principals }) =>
+          ca.issueHostCertificate({
+            publicKey,
+            principals,
+            hostId: nodeId,
+            ttlMs: leafCertificateTtlMs,
+          }),
+        now,
+        pingIntervalMs: ctx.pingIntervalMs,
+        heartbeatMs,
+        rateLimit: ctx.loginRateLimit,
+      });
+    },
+    async start(server: FastifyInstance) {
+      await remote.start();
+      await this.startLinks(server).start();
+    },
+    async close() {
+      await links?.close();
+      await remote.close();
+    },
+  };
+}
+export type TrustedClusters = ReturnType<typeof buildTrustedClusters>;
+
+/**
+ * Each connection a root opens through the tunnel is plain HTTP/1.1 to this server's own
+ * routes (the tunnel is the TLS): requests go to Fastify's router, upgrades to the web server's
+ * 'upgrade' handling, as if they had come to the web port.
+ */
+function serveThrough(server: FastifyInstance): (stream: Duplex) => void {
+  const http = createServer((req, res) => server.routing(req, res));
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    server.server.emit('upgrade', req, socket, head),
+  );
+  return (stream) => {
+    fromRootTunnel.add(stream);
+    http.emit('connection', stream);
+  };
+}
