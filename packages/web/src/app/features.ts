@@ -33,6 +33,7 @@ import {
   SessionsPage,
   SettingsPage,
   SupportPage,
+  TrustedClustersPage,
   UsersPage,
 } from './pages';
 
@@ -280,6 +281,7 @@ export const features: readonly Feature[] = [
     route: 'trust',
     placement: management('Clusters'),
     flag: 'trustedClusters',
+    page: TrustedClustersPage,
   },
   {
     id: 'account',

@@ -15,7 +15,7 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -73,7 +73,10 @@ describe('buildNavigation with this build’s registry', () => {
       },
       {
         section: 'Clusters',
-        items: [{ id: 'clusters', title: 'Manage Clusters', to: '/web/clusters', exact: false }],
+        items: [
+          { id: 'clusters', title: 'Manage Clusters', to: '/web/clusters', exact: false },
+          { id: 'trust', title: 'Trusted Clusters', to: '/web/trust', exact: true },
+        ],
       },
     ]);
     expect(nav.topNav).toEqual([
@@ -100,6 +103,7 @@ describe('buildNavigation with this build’s registry', () => {
         'Manage Integrations',
         'Enroll New Integration',
         'Manage Clusters',
+        'Trusted Clusters',
       ],
       '/web/users',
     ],

@@ -15,6 +15,10 @@ export const ConnectorsPage = page(
   () => import('../features/connectors/ConnectorsPage'),
   'ConnectorsPage',
 );
+export const TrustedClustersPage = page(
+  () => import('../features/trustedClusters/TrustedClustersPage'),
+  'TrustedClustersPage',
+);
 export const LocksPage = page(() => import('../features/locks/LocksPage'), 'LocksPage');
 export const NewLockPage = page(() => import('../features/locks/NewLockPage'), 'NewLockPage');
 export const AuditPage = page(() => import('../features/audit/AuditPage'), 'AuditPage');

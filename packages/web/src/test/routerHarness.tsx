@@ -8,6 +8,7 @@ import { appRoutes } from '../app/router';
 import { clusterFixtures } from '../features/clusters/fixtures';
 import { lockFixtures } from '../features/locks/fixtures';
 import { roleFixtures } from '../features/roles/fixtures';
+import { trustedClusterFixtures } from '../features/trustedClusters/fixtures';
 import { userFixtures } from '../features/users/fixtures';
 import { presetAcls, userContextFixture } from './userContexts';
 
@@ -38,6 +39,7 @@ export function serverData(url: string): Response {
   if (url === '/v1/webapi/sites') return json(clusterFixtures);
   if (url === '/v1/webapi/users') return json(userFixtures);
   if (url === '/v1/webapi/roles') return json(roleFixtures);
+  if (url === '/v1/webapi/trustedcluster') return json(trustedClusterFixtures);
   if (url === '/v1/webapi/sites/root.example.com/locks') return json(lockFixtures);
   return json({ error: { message: 'not found', code: 'not_found' } }, 404);
 }
