@@ -285,6 +285,11 @@ export const agentPaths = {
   trustedClusterValidate: '/v1/agent/trusted-clusters/validate',
   /** WebSocket, leaf → root: a leaf cluster's tunnel, proven with the key it registered. */
   trustedClusterTunnel: '/v1/agent/trusted-clusters/tunnel',
+  /**
+   * POST, root → leaf, only through the leaf's own tunnel: a root user's signed identity buys a
+   * web session of the leaf that the root uses on the user's behalf.
+   */
+  leafSession: '/v1/agent/trusted-clusters/session',
 } as const;
 
 /** Paths outside the API: the console and its configuration script. */

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** What a join token lets an agent become (reference §1.11). Only Node is acted on so far. */
-export const joinTokenRoles = ['Node', 'App', 'Db', 'Kube', 'WindowsDesktop', 'Trusted_cluster'] as const;
+export const joinTokenRoles = [
+  'Node',
+  'App',
+  'Db',
+  'Kube',
+  'WindowsDesktop',
+  'Trusted_cluster',
+] as const;
 export type JoinTokenRole = (typeof joinTokenRoles)[number];
 
 export const joinMethods = ['token', 'ec2', 'iam'] as const;

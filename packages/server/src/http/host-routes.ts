@@ -15,8 +15,11 @@ import { acceptProxied, reportTlsPeer, TrustedProxies } from '../net/proxy-proto
  * body parsing): a handler that claims the `Host` answers it whole, upgrades included.
  */
 export interface HostHandler {
-  /** Whether requests for `host` (lower-case, without port) are this handler's. */
-  claims(host: string): boolean;
+  /**
+   * Whether requests for `host` (lower-case, without port) are this handler's; a handler may
+   * look at the request too (the path of a leaf cluster's API, which the root forwards).
+   */
+  claims(host: string, req: IncomingMessage): boolean;
   request(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
@@ -34,7 +37,7 @@ export class HostRoutes {
     if (this.handlers.length === 0) return undefined;
     const host = hostOf(req);
     if (!host) return undefined;
-    return this.handlers.find((handler) => handler.claims(host));
+    return this.handlers.find((handler) => handler.claims(host, req));
   }
 }
 

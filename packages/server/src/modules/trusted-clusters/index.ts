@@ -7,7 +7,11 @@ import { serverVersion } from '../../version.js';
 import { JoinTokensService } from '../join-tokens/join-tokens.service.js';
 import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
 import { clusterKey, type ClusterKey } from './cluster-keys.js';
+import { LeafForwarder } from './leaf-forwarder.js';
+import { LeafGrants } from './leaf-grants.js';
 import { LeafLinks } from './leaf-links.js';
+import { LeafSessions } from './leaf-sessions.js';
+import { leafSessionRoutes } from './leaf-session.routes.js';
 import { RemoteClusters } from './remote-clusters.js';
 import { askRootToTrust } from './root-client.js';
 import { leafCertificateTtlMs, RootTrustService } from './root-trust.service.js';
@@ -17,10 +21,10 @@ import { TrustedClustersService } from './trusted-clusters.service.js';
 import { TrustedClustersStore } from './trusted-clusters.store.js';
 
 /**
- * Connections a root opened through a leaf's tunnel, as the leaf's HTTP server sees them: the
- * requests on these, and only these, come from a root (forwarding builds on it).
+ * Connections a root opened through a leaf's tunnel, as the leaf's HTTP server sees them, and
+ * the root whose tunnel carried each: only on these may a root ask for a leaf session.
  */
-export const fromRootTunnel = new WeakSet<Duplex>();
+const fromRootTunnel = new WeakMap<Duplex, string>();
 
 export interface TrustedClustersOptions {
   /** Accept a root whose TLS certificate nobody vouches for (POSTERN_INSECURE_TLS=1). */
@@ -58,6 +62,30 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     clusterName,
     now,
   });
+  const leafSessions = new LeafSessions({
+    trusted: store,
+    users: ctx.identity.usersStore,
+    sessions: ctx.identity.sessions,
+    locks: ctx.locks,
+    audit,
+    clusterName,
+    now,
+  });
+  const dialLeaf = (leaf: string) => tunnels.dial({ kind: 'cluster', name: leaf });
+  const forwarder = new LeafForwarder({
+    isLeaf: (name) => name !== clusterName && remote.get(name) !== undefined,
+    grants: new LeafGrants({
+      rootName: clusterName,
+      identityKey: () => keyFor('forwarded_identity'),
+      dial: dialLeaf,
+      now,
+    }),
+    guard: ctx.guard,
+    dial: dialLeaf,
+    log: (message, fields) => ctx.log('warn', message, fields),
+  });
+  // Before Fastify routes them: calls about a leaf go to the leaf (leaf-forwarder.ts).
+  ctx.hostRoutes.add(forwarder);
   let links: LeafLinks | undefined;
   const trustedClusters = new TrustedClustersService({
     store,
@@ -100,6 +128,10 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     },
     async routes(server: FastifyInstance) {
       await server.register(trustedClustersRoutes, { trustedClusters });
+      await server.register(leafSessionRoutes, {
+        leafSessions,
+        rootOf: (request) => fromRootTunnel.get(request.raw.socket),
+      });
       await server.register(rootRoutes, {
         rootTrust,
         registry: tunnels,
@@ -124,6 +156,7 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
       await this.startLinks(server).start();
     },
     async close() {
+      forwarder.close();
       await links?.close();
       await remote.close();
     },
@@ -136,13 +169,13 @@ export type TrustedClusters = ReturnType<typeof buildTrustedClusters>;
  * routes (the tunnel is the TLS): requests go to Fastify's router, upgrades to the web server's
  * 'upgrade' handling, as if they had come to the web port.
  */
-function serveThrough(server: FastifyInstance): (stream: Duplex) => void {
+function serveThrough(server: FastifyInstance): (stream: Duplex, root: string) => void {
   const http = createServer((req, res) => server.routing(req, res));
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     server.server.emit('upgrade', req, socket, head),
   );
-  return (stream) => {
-    fromRootTunnel.add(stream);
+  return (stream, root) => {
+    fromRootTunnel.set(stream, root);
     http.emit('connection', stream);
   };
 }

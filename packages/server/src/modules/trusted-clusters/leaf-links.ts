@@ -28,7 +28,7 @@ export interface LeafLinksOptions {
   clusterName: string;
   key: () => Promise<ClusterKey>;
   /** Takes each connection a root opens through the tunnel (HTTP to this cluster's API). */
-  serve: (stream: Duplex) => void;
+  serve: (stream: Duplex, root: string) => void;
   /** What this cluster tells its roots on each heartbeat. */
   report: () => LeafReport;
   insecure: boolean;
@@ -144,7 +144,10 @@ export class LeafLinks {
         return beat;
       },
       services: [
-        { service: { kind: 'cluster', name: options.clusterName }, handle: options.serve },
+        {
+          service: { kind: 'cluster', name: options.clusterName },
+          handle: (stream) => options.serve(stream, name),
+        },
       ],
       onReady: () => {
         refused = false;

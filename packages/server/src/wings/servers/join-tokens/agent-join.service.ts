@@ -5,7 +5,10 @@ import { emitAudit, remoteAddr } from '../../../modules/audit/emit.js';
 import { normalizeHostKey, safeFingerprint } from '../nodes/host-key.js';
 import type { InventoryService } from '../nodes/inventory.service.js';
 import { hostnameSchema, hostOf, hostPortSchema, labelsSchema } from '../nodes/node-records.js';
-import { nodeLabelsFrom, type JoinTokensService } from '../../../modules/join-tokens/join-tokens.service.js';
+import {
+  nodeLabelsFrom,
+  type JoinTokensService,
+} from '../../../modules/join-tokens/join-tokens.service.js';
 
 /** `POST /v1/agent/join`: what `postern agent` and the install script send. */
 export const agentJoinRequestSchema = z

@@ -30,7 +30,10 @@ import {
   installAdDsScript,
   invalidTokenPowershell,
 } from './windows-ad-scripts.js';
-import { joinTokenJson, type JoinTokensService } from '../../../modules/join-tokens/join-tokens.service.js';
+import {
+  joinTokenJson,
+  type JoinTokensService,
+} from '../../../modules/join-tokens/join-tokens.service.js';
 
 interface JoinTokensRoutesOptions {
   joinTokens: JoinTokensService;

@@ -1,0 +1,57 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import { z } from 'zod';
+
+/**
+ * Who a root forwards to a leaf: a short JWT (EdDSA) the root signs with its forwarded-identity
+ * key, addressed to one leaf. The leaf trusts it only from the tunnel and only under the key the
+ * root gave when it accepted the leaf; the roles are the root's, mapped by the leaf.
+ */
+export interface ForwardedIdentity {
+  user: string;
+  /** The user's roles on the root. */
+  roles: string[];
+  traits: Record<string, string[]>;
+  /** Until when the leaf may let this identity in: never past the root's own session. */
+  expires: Date;
+}
+
+const claimsSchema = z.object({
+  sub: z.string().min(1).max(255),
+  roles: z.array(z.string().max(128)).max(256),
+  traits: z.record(z.string(), z.array(z.string().max(1024)).max(256)),
+});
+
+export async function signForwardedIdentity(
+  identity: ForwardedIdentity,
+  options: { key: KeyObject; root: string; leaf: string },
+): Promise<string> {
+  return new SignJWT({ roles: identity.roles, traits: identity.traits })
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject(identity.user)
+    .setIssuer(options.root)
+    .setAudience(options.leaf)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(identity.expires.getTime() / 1000))
+    .sign(options.key);
+}
+
+/** The root's claims if `token` is one it signed for this leaf and it has not expired. */
+export async function verifyForwardedIdentity(
+  token: string,
+  options: { rootKeyPem: string; root: string; leaf: string; now: number },
+): Promise<ForwardedIdentity> {
+  const { payload } = await jwtVerify(token, createPublicKey(options.rootKeyPem), {
+    algorithms: ['EdDSA'],
+    issuer: options.root,
+    audience: options.leaf,
+    currentDate: new Date(options.now),
+  });
+  const claims = claimsSchema.parse(payload);
+  return {
+    user: claims.sub,
+    roles: claims.roles,
+    traits: claims.traits,
+    expires: new Date((payload.exp ?? 0) * 1000),
+  };
+}

@@ -1,0 +1,234 @@
+import { errorBody, errorCatalogue } from '@postern/contracts';
+import http, {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
+import { lockMessage } from '../../access-control/locks/lock-watcher.js';
+import { ApiError } from '../../errors.js';
+import type { HostHandler } from '../../http/host-routes.js';
+import {
+  identifyByCredentials,
+  sessionCookieName,
+  type GuardDeps,
+  type Identity,
+} from '../../http/request-identity.js';
+import { asSocket, type DialLeaf, type LeafGrants } from './leaf-grants.js';
+import type { LeafSessionGrant } from './leaf-sessions.js';
+import { relaySocketToLeaf } from './leaf-socket-relay.js';
+
+/** `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. */
+const clusterPath = /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/;
+
+/** Hop-by-hop headers and the caller's credentials: never passed on. */
+const dropped = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'cookie',
+  'authorization',
+  'origin',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+]);
+
+export interface LeafForwarderOptions {
+  /** Whether `name` is a leaf this root trusts now. */
+  isLeaf: (name: string) => boolean;
+  grants: LeafGrants;
+  guard: GuardDeps;
+  dial: DialLeaf;
+  log: (message: string, fields: object) => void;
+}
+
+/**
+ * The root's console calls about a leaf cluster (`sites/<leaf>/…`), HTTP and WebSocket alike,
+ * taken before the root's own routes: the caller is signed in here (cookie and bearer, locks),
+ * then the call goes through the leaf's tunnel with the leaf session the leaf granted this user,
+ * so the leaf's own rules decide what they may do there.
+ */
+export class LeafForwarder implements HostHandler {
+  private readonly agents = new Map<string, http.Agent>();
+
+  constructor(private readonly options: LeafForwarderOptions) {}
+
+  claims(_host: string, req: IncomingMessage): boolean {
+    return this.leafOf(req) !== undefined;
+  }
+
+  request(req: IncomingMessage, res: ServerResponse): void {
+    const leaf = this.leafOf(req)!;
+    this.forward(req, res, leaf).catch((error: unknown) => {
+      if (!(error instanceof ApiError))
+        this.options.log('forwarding to a leaf failed', { leaf, err: error });
+      const known =
+        error instanceof ApiError
+          ? error
+          : new ApiError('connection_problem', `${leaf} cannot be reached`);
+      if (!res.headersSent) sendError(res, known);
+      else res.destroy();
+    });
+  }
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const leaf = this.leafOf(req)!;
+    if (!sameOrigin(req)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const cookie = cookieOf(req);
+    relaySocketToLeaf(req, socket, head, {
+      admit: async (bearer) => {
+        const identity = await this.signedIn(cookie, bearer).catch(() => undefined);
+        if (!identity) return { refused: 'not authenticated' };
+        try {
+          return { grant: await this.options.grants.for(identity, leaf) };
+        } catch (error) {
+          return {
+            refused: error instanceof ApiError ? error.message : `${leaf} cannot be reached`,
+          };
+        }
+      },
+      dial: () => this.options.dial(leaf),
+      onError: (error) => this.options.log('a socket to a leaf failed', { leaf, err: error }),
+    });
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+  }
+
+  private leafOf(req: IncomingMessage): string | undefined {
+    const match = clusterPath.exec(req.url ?? '');
+    if (!match) return undefined;
+    let name: string;
+    try {
+      name = decodeURIComponent(match[1]!);
+    } catch {
+      return undefined;
+    }
+    return this.options.isLeaf(name) ? name : undefined;
+  }
+
+  private async forward(req: IncomingMessage, res: ServerResponse, leaf: string): Promise<void> {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const identity = await this.signedIn(cookieOf(req), bearer);
+    if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
+    const grant = await this.options.grants.for(identity, leaf);
+    let answer = await this.send(req, leaf, grant);
+    // A leaf that restarted, or ended its session, answers 401: a call with no body is asked
+    // again with a new grant; any other is refused without signing the user out of the root.
+    if (answer.statusCode === 401) {
+      answer.resume();
+      this.options.grants.drop(identity, leaf);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new ApiError('access_denied', `${leaf} ended your session there: try again`);
+      }
+      answer = await this.send(req, leaf, await this.options.grants.for(identity, leaf));
+    }
+    res.writeHead(answer.statusCode ?? 502, passedOn(answer.headers, ['set-cookie']));
+    answer.pipe(res);
+  }
+
+  /** The caller as the root's own routes would take them: session, bearer, and no lock. */
+  private async signedIn(
+    cookie: string | undefined,
+    bearer: string | undefined,
+  ): Promise<Identity | null> {
+    const { guard } = this.options;
+    const identity = await identifyByCredentials(guard, cookie, bearer);
+    if (!identity) return null;
+    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });
+    if (lock) throw new ApiError('access_denied', `locked: ${lockMessage(lock)}`);
+    await guard.sessions.noteActivity(identity.session);
+    return identity;
+  }
+
+  private send(
+    req: IncomingMessage,
+    leaf: string,
+    grant: LeafSessionGrant,
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const upstream = http.request(
+        {
+          agent: this.agentFor(leaf),
+          method: req.method,
+          path: req.url,
+          headers: {
+            ...passedOn(req.headers),
+            cookie: `${sessionCookieName}=${grant.session}`,
+            authorization: `Bearer ${grant.bearer}`,
+          },
+        },
+        resolve,
+      );
+      upstream.on('error', reject);
+      if (req.readableEnded) upstream.end();
+      else req.pipe(upstream);
+    });
+  }
+
+  /** Keep-alive connections per leaf, each one a stream through its tunnel. */
+  private agentFor(leaf: string): http.Agent {
+    let agent = this.agents.get(leaf);
+    if (!agent) {
+      agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+      const dial = this.options.dial;
+      (agent as unknown as { createConnection: unknown }).createConnection = (
+        _options: unknown,
+        done: (error: Error | null, socket?: Duplex) => void,
+      ) => {
+        dial(leaf).then(
+          (stream) => done(null, asSocket(stream)),
+          (error: Error) => done(error),
+        );
+        return undefined;
+      };
+      this.agents.set(leaf, agent);
+    }
+    return agent;
+  }
+}
+
+function passedOn(headers: IncomingHttpHeaders, alsoDrop: string[] = []): IncomingHttpHeaders {
+  const kept: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!dropped.has(name) && !alsoDrop.includes(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+function cookieOf(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === sessionCookieName) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** As the root's own sockets check it: a browser's Origin must name this host. */
+function sameOrigin(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+function sendError(res: ServerResponse, error: ApiError): void {
+  const body = JSON.stringify(errorBody(error.code, error.message));
+  res.writeHead(errorCatalogue[error.code], {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}

@@ -1,0 +1,152 @@
+import { agentPaths } from '@postern/contracts';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { z } from 'zod';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { Identity } from '../../http/request-identity.js';
+import type { ClusterKey } from './cluster-keys.js';
+import { signForwardedIdentity } from './forwarded-identity.js';
+import type { LeafSessionGrant } from './leaf-sessions.js';
+
+const grantSchema = z.object({
+  session: z.string().min(1),
+  bearer: z.string().min(1),
+  expires: z.string(),
+  bearerExpires: z.string(),
+});
+
+/** A grant is renewed when its bearer has less than this left, so no request carries a dead one. */
+const renewWithinMs = 60_000;
+/** Bounded: one grant per signed-in user and leaf in use; the oldest goes first. */
+const maxGrants = 10_000;
+
+/** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
+export type DialLeaf = (leaf: string) => Promise<Duplex>;
+
+/**
+ * The root's side of forwarding: for each root web session and leaf, the leaf session the leaf
+ * granted (leaf-sessions.ts), asked for with the user's identity signed by the root and renewed
+ * before its bearer runs out. The grant never leaves the root.
+ */
+export class LeafGrants {
+  private readonly grants = new Map<string, LeafSessionGrant>();
+  /** Asks in flight, so a page's burst of calls makes one leaf session, not one each. */
+  private readonly asking = new Map<string, Promise<LeafSessionGrant>>();
+
+  constructor(
+    private readonly options: {
+      rootName: string;
+      identityKey: () => Promise<ClusterKey>;
+      dial: DialLeaf;
+      now: Clock;
+    },
+  ) {}
+
+  async for(identity: Identity, leaf: string): Promise<LeafSessionGrant> {
+    const key = `${identity.session.id}\n${leaf}`;
+    const held = this.grants.get(key);
+    if (held && Date.parse(held.bearerExpires) - this.options.now() > renewWithinMs) return held;
+    const inFlight = this.asking.get(key);
+    if (inFlight) return inFlight;
+    const asked = this.ask(identity, leaf);
+    this.asking.set(key, asked);
+    try {
+      const grant = await asked;
+      this.grants.delete(key);
+      if (this.grants.size >= maxGrants) this.grants.delete(this.grants.keys().next().value!);
+      this.grants.set(key, grant);
+      return grant;
+    } finally {
+      this.asking.delete(key);
+    }
+  }
+
+  /** Forgets a grant the leaf no longer accepts (it restarted, or ended the session). */
+  drop(identity: Identity, leaf: string): void {
+    this.grants.delete(`${identity.session.id}\n${leaf}`);
+  }
+
+  private async ask(identity: Identity, leaf: string): Promise<LeafSessionGrant> {
+    const { rootName, now } = this.options;
+    const token = await signForwardedIdentity(
+      {
+        user: identity.user,
+        roles: identity.roles,
+        traits: identity.traits,
+        expires: new Date(Math.min(Date.parse(identity.session.expires), now() + 12 * 3600_000)),
+      },
+      { key: (await this.options.identityKey()).privateKey, root: rootName, leaf },
+    );
+    const stream = await this.options.dial(leaf);
+    const { status, body } = await postOver(stream, agentPaths.leafSession, {
+      root: rootName,
+      identity: token,
+    });
+    if (status !== 200) {
+      const message = (body as { message?: unknown } | undefined)?.message;
+      const why = typeof message === 'string' ? message : `HTTP ${status}`;
+      throw new ApiError(
+        status === 403 ? 'access_denied' : 'connection_problem',
+        `${leaf}: ${why}`,
+      );
+    }
+    return grantSchema.parse(body);
+  }
+}
+
+/** One JSON POST over a stream the caller dialled (the leaf's tunnel), closed after the answer. */
+function postOver(
+  stream: Duplex,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        method: 'POST',
+        path,
+        host: 'leaf',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          connection: 'close',
+        },
+        createConnection: () => asSocket(stream),
+        timeout: 15_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('the leaf did not answer in time')));
+    request.on('error', (error) =>
+      reject(new ApiError('connection_problem', `cannot reach the leaf: ${error.message}`)),
+    );
+    request.end(payload);
+  });
+}
+
+/**
+ * A tunnel stream as Node's HTTP client uses a socket: it calls these on its socket, and a
+ * tunnel has no TCP options to set, so they do nothing.
+ */
+export function asSocket(stream: Duplex): Duplex {
+  const socket = stream as Duplex & Record<string, unknown>;
+  for (const method of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) {
+    if (typeof socket[method] !== 'function') socket[method] = () => socket;
+  }
+  return socket;
+}
