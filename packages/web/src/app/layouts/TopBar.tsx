@@ -1,10 +1,11 @@
-import { Badge, Burger, Button, Group, Title } from '@mantine/core';
+import { Burger, Button, Group, Title } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
 import type { AppNavigation, NavItem } from '../navItems';
 import { useRouteTitle } from '../routeTitle';
 import { isActive } from './SideNav';
 import { AssumedRoles } from './AssumedRoles';
 import { UserMenu } from './UserMenu';
+import { ClusterSwitcher } from '../../features/clusters/ClusterSwitcher';
 
 interface Props {
   nav: AppNavigation;
@@ -32,7 +33,7 @@ export function TopBar({ nav, navOpened, onToggleNav }: Props) {
           size="sm"
           aria-label="Toggle navigation"
         />
-        {clusterId && <Badge variant="light">{clusterId}</Badge>}
+        {clusterId && <ClusterSwitcher clusterId={clusterId} />}
         <Title order={3} size="h4">
           {title}
         </Title>

@@ -1,6 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
 import { ClustersPage } from './ClustersPage';
@@ -10,7 +11,9 @@ function renderPage() {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   return renderWithTheme(
     <QueryClientProvider client={client}>
-      <ClustersPage />
+      <MemoryRouter>
+        <ClustersPage />
+      </MemoryRouter>
     </QueryClientProvider>,
   );
 }

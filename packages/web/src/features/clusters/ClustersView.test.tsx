@@ -1,6 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import type { ReactElement } from 'react';
+import { MemoryRouter } from 'react-router';
 import { renderWithTheme } from '../../test/render';
 import { ClustersView } from './ClustersView';
 import { clusterFixtures } from './fixtures';
@@ -60,9 +62,12 @@ describe('publicHref', () => {
   });
 });
 
+/** The view links each name to its cluster, so it renders inside a router. */
+const renderView = (ui: ReactElement) => renderWithTheme(<MemoryRouter>{ui}</MemoryRouter>);
+
 describe('ClustersView', () => {
   it('lists clusters with name, status, nodes, version, public URL and last connected', () => {
-    renderWithTheme(
+    renderView(
       <ClustersView
         attempt={{ status: 'success', data: makeClusters(clusterFixtures) }}
         onRetry={vi.fn()}
@@ -71,6 +76,10 @@ describe('ClustersView', () => {
     expect(
       screen.getAllByRole('columnheader').map((h) => h.textContent?.replace(/[▲▼ ]+$/, '')),
     ).toEqual(['Name', 'Status', 'Nodes', 'Version', 'Public URL', 'Last Connected']);
+    // The name opens the cluster's resources (a leaf's through this proxy).
+    expect(screen.getByRole('link', { name: 'leaf-a' }).getAttribute('href')).toBe(
+      '/web/cluster/leaf-a',
+    );
     const root = screen.getByText('root.example.com').closest('tr');
     expect(root).not.toBeNull();
     const cells = within(root as HTMLElement)
@@ -89,7 +98,7 @@ describe('ClustersView', () => {
   it('shows the public URL as a link to a new tab, and a non-http one as text', () => {
     const [leaf, root] = makeClusters(clusterFixtures, { protocol: 'https:', host: 'other' });
     const odd = { ...leaf!, clusterId: 'odd', publicURL: 'tcp://odd:1', publicHref: undefined };
-    renderWithTheme(
+    renderView(
       <ClustersView attempt={{ status: 'success', data: [root!, odd] }} onRetry={vi.fn()} />,
     );
     const link = screen.getByRole('link', { name: 'root.example.com:3080' });
@@ -100,13 +109,13 @@ describe('ClustersView', () => {
   });
 
   it('shows a loader while loading', () => {
-    renderWithTheme(<ClustersView attempt={{ status: 'loading' }} onRetry={vi.fn()} />);
+    renderView(<ClustersView attempt={{ status: 'loading' }} onRetry={vi.fn()} />);
     expect(screen.getByRole('status', { name: 'Loading' })).toBeTruthy();
   });
 
   it('shows the error message with a retry', async () => {
     const onRetry = vi.fn();
-    renderWithTheme(
+    renderView(
       <ClustersView attempt={{ status: 'error', message: 'access denied' }} onRetry={onRetry} />,
     );
     expect(within(screen.getByRole('alert')).getByText('access denied')).toBeTruthy();
@@ -115,7 +124,7 @@ describe('ClustersView', () => {
   });
 
   it('says so when there are no clusters', () => {
-    renderWithTheme(<ClustersView attempt={{ status: 'success', data: [] }} onRetry={vi.fn()} />);
+    renderView(<ClustersView attempt={{ status: 'success', data: [] }} onRetry={vi.fn()} />);
     expect(screen.getByText('No clusters found.')).toBeTruthy();
   });
 });

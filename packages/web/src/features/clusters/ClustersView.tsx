@@ -1,11 +1,22 @@
 import { Anchor, Badge, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import { AttemptView } from '../../components/AttemptView';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
 import type { Attempt } from '../../lib/attempt';
 import type { Cluster } from './makeCluster';
 
 const columns: Column<Cluster>[] = [
-  { key: 'clusterId', header: 'Name', sortable: true },
+  {
+    key: 'clusterId',
+    header: 'Name',
+    sortable: true,
+    // Opens the cluster's resources: a leaf's are reached through this (root) proxy.
+    render: (c) => (
+      <Anchor component={Link} to={c.url} size="sm">
+        {c.clusterId}
+      </Anchor>
+    ),
+  },
   {
     key: 'status',
     header: 'Status',
