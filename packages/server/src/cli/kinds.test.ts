@@ -6,9 +6,11 @@ import { cliKinds, getWords, kindNamed, kindsForGet, removableRefs } from './kin
 // each command branched on kind, so a new row extends them without changing the old ones.
 describe('the CLI kinds table', () => {
   it('names the kinds as the help always has', () => {
-    expect(getWords()).toBe('roles, users, locks, oidc, saml, github or connectors');
+    expect(getWords()).toBe(
+      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters or connectors',
+    );
     expect(removableRefs()).toBe(
-      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME or github/NAME',
+      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME or remote_cluster/NAME',
     );
   });
 
@@ -18,7 +20,7 @@ describe('the CLI kinds table', () => {
     expect(kindsForGet('connectors').map((kind) => kind.kind)).toEqual(['oidc', 'saml', 'github']);
     expect(() => kindNamed('connectors')).toThrow(ConfigError);
     expect(() => kindNamed('nodes')).toThrow(
-      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github or connectors",
+      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters or connectors",
     );
   });
 

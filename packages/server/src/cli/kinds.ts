@@ -9,6 +9,10 @@ import { roleToYaml, type Role } from '../access-control/rbac/index.js';
 import type { UserResource } from '../identity/users/users.store.js';
 import type { AdminContext } from './admin-context.js';
 import { connectorCliKinds } from './connectors.commands.js';
+import {
+  remoteClusterCliKind,
+  trustedClusterCliKind,
+} from '../modules/trusted-clusters/cli-kinds.js';
 import { parseDoc, type Document } from './documents.js';
 import { printTable, type Print } from './table.js';
 
@@ -184,6 +188,8 @@ const kinds: CliKind<unknown>[] = [
   row(userKind),
   row(lockKind),
   ...connectorCliKinds.map(row),
+  row(trustedClusterCliKind),
+  row(remoteClusterCliKind),
 ];
 
 /** Every kind the admin CLI knows, in the order its hints and help name them. */

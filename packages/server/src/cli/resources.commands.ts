@@ -87,7 +87,7 @@ async function createOne(ctx: AdminContext, doc: Document, force: boolean): Prom
 
 /** `postern rm role/NAME | user/NAME | lock/UUID | oidc/NAME | saml/NAME | github/NAME`. */
 export async function removeResource(ctx: AdminContext, ref: string, print: Print) {
-  const match = /^([a-z]+)\/(.+)$/.exec(ref);
+  const match = /^([a-z][a-z_]*)\/(.+)$/.exec(ref);
   if (!match) throw new ConfigError(`'${ref}' is not KIND/NAME, for example role/auditor`);
   const name = match[2] ?? '';
   const kind = kindNamed(match[1] ?? '');

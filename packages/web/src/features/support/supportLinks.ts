@@ -30,6 +30,7 @@ export const supportLinks: readonly SupportLink[] = [
     title: 'Cluster alerts: banners for everyone (postern alerts)',
     href: doc('cluster-alerts.md'),
   },
+  { title: 'Trusted clusters: reaching a leaf from the root', href: doc('trusted-clusters.md') },
   { title: 'High availability', href: doc('high-availability.md') },
   { title: 'The terminal WebSocket protocol', href: doc('protocol.md') },
   { title: 'Architecture, for contributors', href: doc('ARCHITECTURE.md') },
