@@ -22,8 +22,8 @@ import { relaySignedIn } from '../wings/desktops/rfb/signed-in-relay.js';
 import { dialTcp } from '../modules/tunnel/dial-tcp.js';
 import type { AgentDesktop } from './desktop-flags.js';
 import { KubeForwarder, type AgentKubeCluster } from './kube-forwarder.js';
-import { TunnelClient, type AgentLog, type TunnelClientOptions } from './tunnel-client.js';
-import type { ProxyAddress } from '../modules/tunnel/tunnel-protocol.js';
+import type { AgentLog } from './tunnel-client.js';
+import { TunnelSet, type TunnelSetOptions } from './tunnel-set.js';
 
 export interface AgentOptions {
   /** `HOST:PORT` (HTTPS), or a full `http://` / `https://` URL. */
@@ -112,7 +112,7 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
   const desktops = options.desktops ?? [];
   const hostname = os.hostname();
   const osName = `${os.type()} ${os.release()}`.slice(0, 64);
-  const tunnelOptions: Omit<TunnelClientOptions, 'base'> = {
+  const tunnelOptions: TunnelSetOptions = {
     insecure: options.insecure,
     nodeId: identity.nodeId,
     hostCertificate: () => identity.hostCertificate,
@@ -186,11 +186,6 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
     ],
     onReady: (keys) => {
       if (keys && keys.length > 0) userCaKeys = keys;
-      reconcile();
-    },
-    onProxies: (list) => {
-      proxyList = list;
-      reconcile();
     },
     onCertificate: (hostCertificate) => {
       const refused = certificateProblem(hostCertificate, identity.nodeId, hostKey);
@@ -205,57 +200,21 @@ export async function runAgent(options: AgentOptions): Promise<RunningAgent> {
   };
   // One tunnel to --proxy (the bootstrap, perhaps a load balancer), and one to each other proxy
   // the cluster lists, by proxy id; a proxy that leaves the list loses its tunnel.
-  const tunnel = new TunnelClient({ ...tunnelOptions, base });
-  const others = new Map<string, TunnelClient>();
-  let proxyList: ProxyAddress[] = [];
-  let stopped = false;
-  function reconcile(): void {
-    if (stopped) return;
-    // The bootstrap's proxy needs no second tunnel: the proxy would keep only one of the two.
-    const wanted = new Map(
-      proxyList.filter((proxy) => proxy.id !== tunnel.proxyId).map((p) => [p.id, p.addr]),
-    );
-    for (const [id, other] of others) {
-      if (wanted.has(id) && proxyBaseUrl(wanted.get(id)!).origin === other.proxy) continue;
-      others.delete(id);
-      log.info({ proxy: other.proxy, proxyId: id }, 'closing the tunnel to a proxy that left');
-      void other.retire();
-    }
-    for (const [id, addr] of wanted) {
-      if (others.has(id)) continue;
-      let url: URL;
-      try {
-        url = proxyBaseUrl(addr);
-      } catch {
-        log.warn({ proxyId: id, addr }, 'ignored a proxy with an unusable address');
-        continue;
-      }
-      const other = new TunnelClient({ ...tunnelOptions, base: url });
-      others.set(id, other);
-      log.info({ proxy: url.origin, proxyId: id }, 'opening a tunnel to another proxy');
-      other.start();
-    }
-  }
+  const tunnel = new TunnelSet(tunnelOptions, base);
   tunnel.start();
 
   let stopping: Promise<void> | undefined;
   return {
     nodeId: identity.nodeId,
     connected: () => tunnel.connected,
-    tunnels: () =>
-      [tunnel, ...others.values()].map((client) => ({
-        proxy: client.proxy,
-        proxyId: client.proxyId,
-        connected: client.connected,
-      })),
+    tunnels: () => tunnel.tunnels(),
     stop: () => {
       stopping ??= (async () => {
-        stopped = true;
         commandLabels?.stop();
         for (const { forwarder } of kubeClusters) forwarder.close();
         // Sessions first, so their clients get a proper SSH disconnect through the tunnel.
         await nodeService.close();
-        await Promise.all([tunnel, ...others.values()].map((client) => client.stop()));
+        await tunnel.stop();
       })();
       return stopping;
     },

@@ -1,7 +1,8 @@
 import type { TrustedClusterItem } from '@postern/contracts';
 import { agentPaths } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
-import { TunnelClient, type AgentLog } from '../../agent/tunnel-client.js';
+import type { AgentLog } from '../../agent/tunnel-client.js';
+import { TunnelSet } from '../../agent/tunnel-set.js';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import { readWithRevision } from '../../backend/revisioned-store.js';
@@ -16,10 +17,12 @@ import {
 } from './trusted-clusters.store.js';
 
 interface Link {
-  client: TunnelClient;
+  /** A tunnel to every proxy of the root, so whichever proxy a user reaches can forward. */
+  client: TunnelSet;
   /** What the link was made from: another address or certificate makes another link. */
   signature: string;
-  lastError?: string;
+  /** Why the last attempt failed, until one succeeds. */
+  problem: { lastError?: string };
 }
 
 export interface LeafLinksOptions {
@@ -77,7 +80,8 @@ export class LeafLinks {
     const link = this.links.get(name);
     if (!link) return undefined;
     if (link.client.connected) return { state: 'connected' };
-    return { state: 'connecting', ...(link.lastError ? { error: link.lastError } : {}) };
+    const error = link.problem.lastError;
+    return { state: 'connecting', ...(error ? { error } : {}) };
   }
 
   private async sync(): Promise<void> {
@@ -104,14 +108,14 @@ export class LeafLinks {
     const key = await options.key();
     const name = tc.metadata.name;
     let certificate = tc.trust!.hostCertificate;
-    const link: Link = { signature: signatureOf(tc), client: undefined as unknown as TunnelClient };
+    const problem: Link['problem'] = {};
     // A refusal (logged as an error) says more than the "reconnecting" that follows it: it stays
     // until the root lets the tunnel in again.
     let refused = false;
     const remember = (msg: string, isRefusal: boolean) => {
       if (refused && !isRefusal) return;
       refused = isRefusal;
-      link.lastError = msg;
+      problem.lastError = msg;
     };
     const log: AgentLog = {
       info: (obj, msg) => options.log.info({ ...obj, root: name }, msg),
@@ -124,43 +128,45 @@ export class LeafLinks {
         options.log.error({ ...obj, root: name }, msg);
       },
     };
-    link.client = new TunnelClient({
-      base: rootBaseUrl(tc.spec.web_proxy_addr),
-      controlPath: agentPaths.trustedClusterTunnel,
-      insecure: options.insecure,
-      nodeId: leafTunnelId(options.clusterName),
-      hostCertificate: () => certificate,
-      hostKey: key.privateKey,
-      heartbeatMs: options.heartbeatMs,
-      heartbeat: () => {
-        const beat = {
-          hostname: options.clusterName,
-          os: '',
-          labels: {},
-          cmdLabels: {},
-          hostPublicKey: key.openSsh,
-          cluster: options.report(),
-        };
-        return beat;
-      },
-      services: [
-        {
-          service: { kind: 'cluster', name: options.clusterName },
-          handle: (stream) => options.serve(stream, name),
+    const client = new TunnelSet(
+      {
+        controlPath: agentPaths.trustedClusterTunnel,
+        insecure: options.insecure,
+        nodeId: leafTunnelId(options.clusterName),
+        hostCertificate: () => certificate,
+        hostKey: key.privateKey,
+        heartbeatMs: options.heartbeatMs,
+        heartbeat: () => {
+          const beat = {
+            hostname: options.clusterName,
+            os: '',
+            labels: {},
+            cmdLabels: {},
+            hostPublicKey: key.openSsh,
+            cluster: options.report(),
+          };
+          return beat;
         },
-      ],
-      onReady: () => {
-        refused = false;
-        delete link.lastError;
+        services: [
+          {
+            service: { kind: 'cluster', name: options.clusterName },
+            handle: (stream) => options.serve(stream, name),
+          },
+        ],
+        onReady: () => {
+          refused = false;
+          delete problem.lastError;
+        },
+        onCertificate: (renewed) => {
+          certificate = renewed;
+          void this.keepCertificate(name, renewed);
+        },
+        log,
       },
-      onCertificate: (renewed) => {
-        certificate = renewed;
-        void this.keepCertificate(name, renewed);
-      },
-      log,
-    });
-    link.client.start();
-    return link;
+      rootBaseUrl(tc.spec.web_proxy_addr),
+    );
+    client.start();
+    return { client, signature: signatureOf(tc), problem };
   }
 
   /** A renewed tunnel certificate is kept with the resource, so a restart still has it. */
