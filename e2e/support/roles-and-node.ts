@@ -9,12 +9,17 @@ import { addVirtualAuthenticator } from './webauthn.js';
 /**
  * A server of the spec's own (so its users can have plain names), its roles created with
  * `postern create -f`, and a real sshd that trusts the cluster's user CA, added as a node.
+ * `extraArgs` go to `postern start` after the defaults (`--cluster-name` there overrides the
+ * e2e cluster's name).
  */
 export async function startWithRolesAndNode(options: {
   roles: string;
   node: { name: string; labels: string };
+  extraArgs?: string[];
 }): Promise<{ server: RunningPostern; sshd: RunningSshd }> {
-  const server = await startPostern(['--insecure-no-tls'], { configYaml: identityConfig() });
+  const server = await startPostern(['--insecure-no-tls', ...(options.extraArgs ?? [])], {
+    configYaml: identityConfig(),
+  });
   const file = path.join(server.dataDir, 'spec-roles.yaml');
   await writeFile(file, options.roles);
   postern(server, 'create', '-f', file);
