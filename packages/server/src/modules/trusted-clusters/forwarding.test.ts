@@ -1,4 +1,4 @@
-import { apiPaths, userContextSchema } from '@postern/contracts';
+import { agentPaths, apiPaths, userContextSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -143,6 +143,15 @@ spec:
     });
     expect(terminal.response).toMatchObject({ status: 'error', message: 'not authenticated' });
     expect((await terminal.closed).code).toBe(1008);
+  });
+
+  it("the leaf's session route answers only through a root's tunnel, not on its web port", async () => {
+    const res = await fetch(leaf.baseUrl + agentPaths.leafSession, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ root: 'root', identity: 'x' }),
+    });
+    expect(res.status).toBe(404);
   });
 
   it("a lock on the root stops the user's calls to the leaf", async () => {

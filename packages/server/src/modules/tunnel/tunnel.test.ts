@@ -191,6 +191,22 @@ describe('agent tunnel, proxy side', () => {
     expect(proxy.registry.serves({ kind: 'node', name: victim })).toBe(false);
   });
 
+  it("refuses an agent that advertises a leaf cluster's service", async () => {
+    const node = hostIdentity(proxy.ca);
+    const { closed } = rawAgent(proxy, node, node.privateKey, {
+      hello: {
+        version: tunnelProtocolVersion,
+        nodeId: node.nodeId,
+        hostCertificate: node.hostCertificate,
+        services: [{ kind: 'cluster', name: 'leaf' }],
+      },
+    });
+    expect((await closed).reason).toBe(
+      "a leaf cluster's tunnel serves only its own cluster, not leaf",
+    );
+    expect(proxy.registry.serves({ kind: 'cluster', name: 'leaf' })).toBe(false);
+  });
+
   it('refuses an agent of the previous protocol, naming both versions, and logs it', async () => {
     const node = hostIdentity(proxy.ca);
     // What agents sent before services: no version, no services.
