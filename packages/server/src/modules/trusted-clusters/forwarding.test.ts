@@ -94,6 +94,18 @@ spec:
     });
   });
 
+  it("confines the leaf's answers: nothing in them may run on the root's origin", async () => {
+    const res = await fetch(rootUrl + apiPaths.context('leaf'), {
+      headers: await root.signIn(['access'], 'carol'),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; frame-ancestors 'none'; sandbox",
+    );
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
   it('is refused when no role maps, and when a local user of the same name exists', async () => {
     const unmapped = await leafContext(await root.signIn(['editor'], 'eddie'));
     expect(unmapped.statusCode).toBe(403);

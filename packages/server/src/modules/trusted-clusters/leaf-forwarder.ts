@@ -38,6 +38,17 @@ const dropped = new Set([
   'x-forwarded-proto',
 ]);
 
+/**
+ * Headers the root sets on every answer a leaf gives, whatever the leaf sent: these answers are
+ * API data on the root's origin, so nothing in them may run there (a leaf that was taken over
+ * must not get a script onto the root's console). Cookies from a leaf are dropped too.
+ */
+const confined = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+} as const;
+
 export interface LeafForwarderOptions {
   /** Whether `name` is a leaf this root trusts now. */
   isLeaf: (name: string) => boolean;
@@ -132,7 +143,10 @@ export class LeafForwarder implements HostHandler {
       }
       answer = await this.send(req, leaf, await this.options.grants.for(identity, leaf));
     }
-    res.writeHead(answer.statusCode ?? 502, passedOn(answer.headers, ['set-cookie']));
+    res.writeHead(answer.statusCode ?? 502, {
+      ...passedOn(answer.headers, ['set-cookie', ...Object.keys(confined)]),
+      ...confined,
+    });
     answer.pipe(res);
   }
 
