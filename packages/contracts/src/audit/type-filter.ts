@@ -94,6 +94,10 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'cluster_alert.create': 'Cluster Alert Created',
     'cluster_alert.delete': 'Cluster Alert Deleted',
   }),
+  family('Trusted Clusters', {
+    'trusted_cluster.create': 'Trusted Cluster Created',
+    'trusted_cluster.delete': 'Trusted Cluster Deleted',
+  }),
   family('Servers & Agents', {
     'node.create': 'Server Registered',
     'node.delete': 'Server Removed',
