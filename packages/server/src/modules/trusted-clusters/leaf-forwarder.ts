@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { lockMessage } from '../../access-control/locks/lock-watcher.js';
 import { ApiError } from '../../errors.js';
 import type { HostHandler } from '../../http/host-routes.js';
+import { sameOrigin } from '../../http/same-origin.js';
 import {
   identifyByCredentials,
   sessionCookieName,
@@ -225,17 +226,6 @@ function cookieOf(req: IncomingMessage): string | undefined {
     if (at > 0 && part.slice(0, at).trim() === sessionCookieName) return part.slice(at + 1).trim();
   }
   return undefined;
-}
-
-/** As the root's own sockets check it: a browser's Origin must name this host. */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
 }
 
 function sendError(res: ServerResponse, error: ApiError): void {
