@@ -290,6 +290,11 @@ export const agentPaths = {
    * web session of the leaf that the root uses on the user's behalf.
    */
   leafSession: '/v1/agent/trusted-clusters/session',
+  /**
+   * HTTP upgrade to `postern-ssh`, root → leaf, only through the leaf's own tunnel: a root user's
+   * SSH connection to one of the leaf's servers (`ssh -J` through the root).
+   */
+  leafSsh: '/v1/agent/trusted-clusters/ssh',
 } as const;
 
 /** Paths outside the API: the console and its configuration script. */

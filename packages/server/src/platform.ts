@@ -8,6 +8,7 @@ import type { Config } from './config/config.js';
 import { ListenAddresses } from './config/listen-addresses.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
+import { ClusterSsh } from './modules/trusted-clusters/cluster-ssh.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
 import { ReadinessService } from './modules/health/readiness.service.js';
@@ -144,6 +145,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     /** The cluster's proxies: this one's heartbeat record and the watched list. */
     proxies,
     agentReports,
+    /** `ssh -J` between trusted clusters: the SSH proxy and the trusted-clusters part meet here. */
+    clusterSsh: new ClusterSsh(),
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
     addresses,

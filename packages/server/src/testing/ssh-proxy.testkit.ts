@@ -20,6 +20,7 @@ export async function startTestSshProxy(
     audit: app.audit,
     recordings: app.services.recordings,
     backend: app.backend,
+    clusterSsh: app.context.clusterSsh,
     now: Date.now,
     log: () => undefined,
     ...options,

@@ -20,7 +20,7 @@ import { listNodes } from './nodes.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { Prompter, type PromptIo } from './prompt.js';
 import { LoginRefusedError, ProxyClient } from './proxy-client.js';
-import { ensureInclude, renderSshConfig } from './ssh-config.js';
+import { ensureInclude, leavesOf, renderSshConfig } from './ssh-config.js';
 import { ssoLogin } from './sso-login.js';
 
 export interface LoginFlags {
@@ -128,6 +128,7 @@ async function save(
       cluster: profile.cluster,
       sshProxyAddr: profile.ssh_proxy_addr,
       nodes,
+      leaves: leavesOf(issued.host_signers),
       keyPath,
       certPath: profile.cert_path,
       knownHostsPath: home.knownHosts,

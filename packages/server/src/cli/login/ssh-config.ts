@@ -8,6 +8,8 @@ export interface SshConfigInput {
   sshProxyAddr: string;
   /** Node hostnames the user may see. */
   nodes: string[];
+  /** Leaf clusters reached through this one: `*.<leaf>` goes through the proxy too. */
+  leaves?: string[];
   keyPath: string;
   certPath: string;
   knownHostsPath: string;
@@ -39,7 +41,8 @@ export const proxyCiphers = [
 export function renderSshConfig(input: SshConfigInput): string {
   const { host, port } = splitHostPort(input.sshProxyAddr);
   const names = input.nodes.filter((name) => /^[A-Za-z0-9._-]+$/.test(name) && name !== host);
-  const nodePatterns = [...new Set(names)].concat(`*.${input.cluster}`).join(' ');
+  const clusters = [input.cluster, ...(input.leaves ?? [])];
+  const nodePatterns = [...new Set(names)].concat(clusters.map((c) => `*.${c}`)).join(' ');
   const jumpHost = host.includes(':') ? `[${host}]` : host;
   return [
     sshConfigHeader,
@@ -53,6 +56,18 @@ export function renderSshConfig(input: SshConfigInput): string {
     `    Ciphers ${proxyCiphers}`,
     '',
   ].join('\n');
+}
+
+/**
+ * The leaf clusters a login's known_hosts lines trust (`@cert-authority *.<leaf> …`, one per
+ * leaf the root trusts): their servers are reached through the root too.
+ */
+export function leavesOf(hostSigners: readonly string[]): string[] {
+  const names = hostSigners.flatMap((line) => {
+    const match = /^@cert-authority \*\.([A-Za-z0-9._-]+) /.exec(line.trim());
+    return match ? [match[1]!] : [];
+  });
+  return [...new Set(names)];
 }
 
 /** ssh_config takes a path with spaces only in double quotes. */

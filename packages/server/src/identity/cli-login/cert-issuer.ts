@@ -23,6 +23,8 @@ export interface CertIssuerDeps {
    * `--ssh-addr …:0` the port is known only once the listener is up.
    */
   sshProxyAddr: () => string;
+  /** known_hosts lines for trusted leaf clusters' servers (`*.<leaf>`), read at each issue. */
+  leafHostSigners?: () => string[];
   now: Clock;
 }
 
@@ -132,7 +134,7 @@ export class CertIssuer {
     return {
       cert,
       ttl_ms: ttlMs,
-      host_signers: [this.deps.ca.knownHostsLine()],
+      host_signers: [this.deps.ca.knownHostsLine(), ...(this.deps.leafHostSigners?.() ?? [])],
       cluster_name: this.deps.ca.clusterName,
       ssh_proxy_addr: this.deps.sshProxyAddr(),
     };

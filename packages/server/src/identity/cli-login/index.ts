@@ -26,6 +26,7 @@ export function buildCliLogin(platform: Platform, identity: IdentityBasics) {
     locks,
     audit,
     sshProxyAddr: () => addresses.publicEndpoint('ssh'),
+    leafHostSigners: () => platform.clusterSsh.hostSigners(),
     now,
   });
   const certs = new SshCertsService({

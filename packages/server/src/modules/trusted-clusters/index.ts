@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { agentPaths } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { formatHostPort } from '../../config/address.js';
 import type { ServerContext } from '../../part.js';
@@ -11,6 +12,7 @@ import { LeafForwarder } from './leaf-forwarder.js';
 import { LeafGrants } from './leaf-grants.js';
 import { LeafLinks } from './leaf-links.js';
 import { LeafSessions } from './leaf-sessions.js';
+import { dialLeafSsh, leafSshProtocol, serveLeafSsh } from './leaf-ssh.js';
 import { leafSessionRoutes } from './leaf-session.routes.js';
 import { RemoteClusters } from './remote-clusters.js';
 import { askRootToTrust } from './root-client.js';
@@ -72,8 +74,20 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     now,
   });
   const dialLeaf = (leaf: string) => tunnels.dial({ kind: 'cluster', name: leaf });
+  const isLeaf = (name: string) => name !== clusterName && remote.get(name) !== undefined;
+  ctx.clusterSsh.attachRoot({
+    leafOf: (host) => remote.leafUnder(host),
+    hostSigners: () => remote.hostSigners(),
+    dial: (leaf, user, target) =>
+      dialLeafSsh(leaf, user, target, {
+        rootName: clusterName,
+        identityKey: () => keyFor('forwarded_identity'),
+        dial: dialLeaf,
+        now,
+      }),
+  });
   const forwarder = new LeafForwarder({
-    isLeaf: (name) => name !== clusterName && remote.get(name) !== undefined,
+    isLeaf,
     grants: new LeafGrants({
       rootName: clusterName,
       identityKey: () => keyFor('forwarded_identity'),
@@ -110,11 +124,20 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         store,
         clusterName,
         key: () => keyFor('tunnel'),
-        serve: serveThrough(server),
+        serve: serveThrough(server, (request, socket, head, root) =>
+          serveLeafSsh(request, socket, head, root, {
+            leafSessions,
+            clusterSsh: ctx.clusterSsh,
+            userCaKeys: (name) => links?.rootUserCaKeys(name),
+            clusterName,
+            log: (message, fields) => ctx.log('warn', message, fields),
+          }),
+        ),
         report: () => ({
           nodeCount: ctx.kinds().reduce((n, k) => (k.kind === 'node' ? n + k.count() : n), 0),
           publicURL: formatHostPort(ctx.addresses.publicAddr()),
           version: serverVersion,
+          hostCaKeys: [ca.hostCaPublicKey],
         }),
         insecure,
         heartbeatMs,
@@ -136,6 +159,7 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         rootTrust,
         registry: tunnels,
         hostCaPublicKeys: () => [ca.hostCaPublicKey],
+        userCaPublicKeys: () => [ca.userCaPublicKey],
         admit: (nodeId, key) => remote.admit(nodeId, key),
         heartbeats: remote,
         renewHostCertificate: ({ nodeId, publicKey, principals }) =>
@@ -167,13 +191,20 @@ export type TrustedClusters = ReturnType<typeof buildTrustedClusters>;
 /**
  * Each connection a root opens through the tunnel is plain HTTP/1.1 to this server's own
  * routes (the tunnel is the TLS): requests go to Fastify's router, upgrades to the web server's
- * 'upgrade' handling, as if they had come to the web port.
+ * 'upgrade' handling, as if they had come to the web port; an upgrade to SSH (leaf-ssh.ts)
+ * exists only here, so only a root's tunnel can ask for one.
  */
-function serveThrough(server: FastifyInstance): (stream: Duplex, root: string) => void {
+function serveThrough(
+  server: FastifyInstance,
+  ssh: (request: IncomingMessage, socket: Duplex, head: Buffer, root: string) => Promise<void>,
+): (stream: Duplex, root: string) => void {
   const http = createServer((req, res) => server.routing(req, res));
-  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-    server.server.emit('upgrade', req, socket, head),
-  );
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const root = fromRootTunnel.get(socket);
+    const wantsSsh = req.url === agentPaths.leafSsh && req.headers.upgrade === leafSshProtocol;
+    if (!wantsSsh || !root) return void server.server.emit('upgrade', req, socket, head);
+    ssh(req, socket, head, root).catch(() => socket.destroy());
+  });
   return (stream, root) => {
     fromRootTunnel.set(stream, root);
     http.emit('connection', stream);

@@ -23,6 +23,8 @@ interface Link {
   signature: string;
   /** Why the last attempt failed, until one succeeds. */
   problem: { lastError?: string };
+  /** The root's user CA keys, as its tunnel last said: root users' certificates are signed so. */
+  root: { userCaKeys?: string[] };
 }
 
 export interface LeafLinksOptions {
@@ -84,6 +86,11 @@ export class LeafLinks {
     return { state: 'connecting', ...(error ? { error } : {}) };
   }
 
+  /** The user CA keys `root` gave on its tunnel, once it is up. */
+  rootUserCaKeys(root: string): string[] | undefined {
+    return this.links.get(root)?.root.userCaKeys;
+  }
+
   private async sync(): Promise<void> {
     const wanted = new Map(
       this.cache
@@ -109,6 +116,7 @@ export class LeafLinks {
     const name = tc.metadata.name;
     let certificate = tc.trust!.hostCertificate;
     const problem: Link['problem'] = {};
+    const root: Link['root'] = {};
     // A refusal (logged as an error) says more than the "reconnecting" that follows it: it stays
     // until the root lets the tunnel in again.
     let refused = false;
@@ -153,7 +161,8 @@ export class LeafLinks {
             handle: (stream) => options.serve(stream, name),
           },
         ],
-        onReady: () => {
+        onReady: (userCaKeys) => {
+          if (userCaKeys?.length) root.userCaKeys = userCaKeys;
           refused = false;
           delete problem.lastError;
         },
@@ -166,7 +175,7 @@ export class LeafLinks {
       rootBaseUrl(tc.spec.web_proxy_addr),
     );
     client.start();
-    return { client, signature: signatureOf(tc), problem };
+    return { client, signature: signatureOf(tc), problem, root };
   }
 
   /** A renewed tunnel certificate is kept with the resource, so a restart still has it. */

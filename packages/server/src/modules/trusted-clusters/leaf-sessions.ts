@@ -45,7 +45,28 @@ export class LeafSessions {
   constructor(private readonly deps: LeafSessionsDeps) {}
 
   async admit(root: string, token: string): Promise<LeafSessionGrant> {
-    const { trusted, users, sessions, locks, audit, clusterName, now } = this.deps;
+    const { user, roles, until } = await this.admitUser(root, token, leafSessionMaxTtlMs);
+    const session = await this.deps.sessions.create(user, roles, until.getTime() - this.deps.now());
+    return {
+      session: session.id,
+      bearer: session.bearerToken,
+      expires: session.expires,
+      bearerExpires: session.bearerExpires,
+    };
+  }
+
+  /**
+   * A root user, from the identity the root signed, as a user of this cluster: the roles the
+   * role map gives, checked against this cluster's locks, kept like an SSO user at least until
+   * `until` (the identity's end, and at most `maxTtlMs` from now), and their sign-in audited.
+   * Used by web sessions (leaf-session.routes.ts) and by SSH through the root (cluster-ssh.ts).
+   */
+  async admitUser(
+    root: string,
+    token: string,
+    maxTtlMs: number,
+  ): Promise<{ user: string; roles: string[]; until: Date }> {
+    const { trusted, users, locks, audit, clusterName, now } = this.deps;
     const tc = await trusted.get(root);
     if (!tc?.spec.enabled || !tc.trust) throw accessDenied(`${clusterName} does not trust ${root}`);
     const identity = await verifyForwardedIdentity(token, {
@@ -66,7 +87,7 @@ export class LeafSessions {
     }
     const lock = locks.lockFor({ user, roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
-    const ttlMs = Math.min(identity.expires.getTime() - now(), leafSessionMaxTtlMs);
+    const ttlMs = Math.min(identity.expires.getTime() - now(), maxTtlMs);
     if (ttlMs <= 0) throw accessDenied('the forwarded identity has expired');
     const until = new Date(now() + ttlMs);
     try {
@@ -93,7 +114,6 @@ export class LeafSessions {
         `a local user named ${user} exists on ${clusterName}, so ${user} of ${root} cannot come in`,
       );
     }
-    const session = await sessions.create(user, roles, ttlMs);
     await emitAudit(audit, 'T1001I', {
       user,
       method: 'trusted_cluster',
@@ -101,11 +121,6 @@ export class LeafSessions {
       roles,
       success: true,
     });
-    return {
-      session: session.id,
-      bearer: session.bearerToken,
-      expires: session.expires,
-      bearerExpires: session.bearerExpires,
-    };
+    return { user, roles, until };
   }
 }

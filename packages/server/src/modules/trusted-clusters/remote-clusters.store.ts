@@ -10,8 +10,8 @@ export interface RemoteCluster {
   created: string;
   /** When a proxy last heard the leaf's tunnel (its heartbeat); absent until it connects. */
   lastHeartbeat?: string;
-  /** What its last heartbeat said of it: its server count, address and version. */
-  report?: { nodeCount: number; publicURL: string; version: string };
+  /** What its last heartbeat said of it: its server count, address, version and host CA keys. */
+  report?: { nodeCount: number; publicURL: string; version: string; hostCaKeys?: string[] };
 }
 
 /** Leaf clusters under `/remote_clusters/<name>` (the reference calls them remote clusters). */

@@ -4,7 +4,7 @@ import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
 import type { AgentHeartbeats } from '../tunnel/control-socket.js';
-import { leafTunnelId } from '../tunnel/tunnel-protocol.js';
+import { leafNameOf, leafTunnelId } from '../tunnel/tunnel-protocol.js';
 import type { TunnelRegistry } from '../tunnel/tunnel-registry.js';
 import {
   remoteClustersPrefix,
@@ -25,6 +25,14 @@ const leafReportSchema = z.object({
   nodeCount: z.number().int().nonnegative().max(10_000_000),
   publicURL: z.string().max(512),
   version: z.string().max(64),
+  /**
+   * The leaf's host CA keys: a root user's `ssh` checks the leaf's servers against them, for
+   * names under the leaf (`*.<leaf>`) only. Absent from leaves older than SSH through the root.
+   */
+  hostCaKeys: z
+    .array(z.string().regex(/^ssh-ed25519 [A-Za-z0-9+/=]{1,512}$/))
+    .max(4)
+    .optional(),
 });
 export type LeafReport = z.infer<typeof leafReportSchema>;
 
@@ -68,7 +76,7 @@ export class RemoteClusters implements AgentHeartbeats<Beat> {
 
   /** The tunnel's admission: the id must be a trusted leaf's, proven with the key it registered. */
   admit(nodeId: string, certifiedKey: string): string | undefined {
-    const name = nodeId.startsWith(leafTunnelId('')) ? nodeId.slice(leafTunnelId('').length) : '';
+    const name = leafNameOf(nodeId) ?? '';
     const leaf = this.cache.get(name);
     if (!leaf) return `cluster ${name || nodeId} is not trusted here`;
     if (leaf.publicKey !== certifiedKey)
@@ -79,6 +87,31 @@ export class RemoteClusters implements AgentHeartbeats<Beat> {
   /** Whether a tunnel of the leaf reaches this proxy now. */
   reachable(name: string): boolean {
     return this.options.registry.serves({ kind: 'cluster', name });
+  }
+
+  /** The leaf whose name ends `host` (`web-1.lab.example.com` → `lab.example.com`), if any. */
+  leafUnder(host: string): string | undefined {
+    const lower = host.toLowerCase();
+    return this.cache
+      .values()
+      .map((leaf) => leaf.name)
+      .filter((name) => lower.endsWith(`.${name.toLowerCase()}`))
+      .sort((a, b) => b.length - a.length)[0];
+  }
+
+  /**
+   * known_hosts lines that trust each leaf's host CA for the names under that leaf only, so a
+   * leaf can vouch for its own servers and for nothing else (`postern login` writes them).
+   */
+  hostSigners(): string[] {
+    return this.cache
+      .values()
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .flatMap((leaf) =>
+        (leaf.report?.hostCaKeys ?? []).map(
+          (key) => `@cert-authority *.${leaf.name} ${key} postern-host-ca@${leaf.name}`,
+        ),
+      );
   }
 
   /** The leaves as `GET /sites` lists them after the root, by name. */
@@ -107,7 +140,7 @@ export class RemoteClusters implements AgentHeartbeats<Beat> {
     nodeId: string,
     frame: Record<string, unknown>,
   ): { ok: true; value: Beat } | { ok: false; why: string } {
-    const name = nodeId.slice(leafTunnelId('').length);
+    const name = leafNameOf(nodeId) ?? '';
     if (!this.cache.get(name)) return { ok: false, why: `cluster ${name} is not trusted here` };
     const report = leafReportSchema.safeParse(frame.cluster);
     if (!report.success)

@@ -13,6 +13,8 @@ export interface RootRoutesOptions {
   rootTrust: RootTrustService;
   registry: TunnelRegistry;
   hostCaPublicKeys: () => string[];
+  /** Told to a leaf when its tunnel is up: it checks the certificates of root users who ssh in. */
+  userCaPublicKeys: () => string[];
   /** Only leaves the root trusts now, with the key they registered (remote-clusters.ts). */
   admit: (nodeId: string, certifiedKey: string) => string | undefined;
   /** What a leaf's heartbeats mean here: when it was last heard (remote-cluster-beats.ts). */
@@ -50,6 +52,7 @@ export async function rootRoutes(app: FastifyInstance, options: RootRoutesOption
       serveControlSocket(socket, {
         registry: options.registry,
         hostCaPublicKeys: options.hostCaPublicKeys,
+        userCaPublicKeys: options.userCaPublicKeys,
         admit: options.admit,
         heartbeats: options.heartbeats,
         servedKinds: clusterOnly,

@@ -67,6 +67,12 @@ export function describeService(service: TunnelService): string {
  */
 export const leafTunnelId = (clusterName: string) => `trusted_cluster/${clusterName}`;
 
+/** The leaf a tunnel id names (`trusted_cluster/lab` → `lab`), or undefined for any other id. */
+export const leafNameOf = (nodeId: string): string | undefined => {
+  const prefix = leafTunnelId('');
+  return nodeId.startsWith(prefix) ? nodeId.slice(prefix.length) : undefined;
+};
+
 /** One key per service, for maps. */
 export function serviceKey(service: TunnelService): string {
   return `${service.kind}\0${service.name}`;

@@ -22,6 +22,7 @@ export const serversListeners: readonly WingListener<ServersServices>[] = [
         audit: ctx.audit,
         recordings: ctx.recordings,
         backend: ctx.backend,
+        clusterSsh: ctx.clusterSsh,
         now: Date.now,
         log: (message, fields) => ctx.log('info', message, fields),
       });

@@ -44,6 +44,12 @@ export interface JumpConnection {
   clientIp: string;
   /** Session channels open on all its inner connections (max_sessions). */
   sessions: { open: number };
+  /**
+   * A root cluster's user, through the root (cluster-hops.ts): their certificate is signed by
+   * the root's user CA, and the roles here are the ones this cluster's role map gave them, not
+   * the certificate's.
+   */
+  fromRoot?: { userCaKeys: string[]; roles: string[] };
 }
 
 export interface InnerTarget {
@@ -66,16 +72,43 @@ export function serveInnerConnection(
   jump: JumpConnection,
   deps: SshProxyDeps,
 ): void {
+  const principals = [...new Set([target.name, target.node.hostname, target.node.id])];
+  serveAs(stream, principals, target.node.id, deps, (connection) =>
+    serve(connection, target, jump, deps, stream),
+  );
+}
+
+/**
+ * An inner connection that only tells the client why it cannot be (a root user this cluster
+ * refuses): the client checks the host first, so it hears the reason, not a dropped channel.
+ */
+export function serveRefusal(stream: Duplex, name: string, reason: string, deps: SshProxyDeps) {
+  serveAs(stream, [name], name, deps, (connection) => {
+    connection.on('error', () => undefined);
+    const { refuse } = loginAttempts(connection, deps.log);
+    connection.on('authentication', (ctx) =>
+      ctx.method === 'none' ? ctx.reject(['publickey']) : refuse(ctx, reason, true),
+    );
+  });
+}
+
+/** An SSH server on `stream` whose host certificate (the cluster host CA's) names `principals`. */
+function serveAs(
+  stream: Duplex,
+  principals: string[],
+  hostId: string,
+  deps: SshProxyDeps,
+  onConnection: (connection: Connection) => void,
+): void {
   const certificate = deps.ca.issueHostCertificate({
     publicKey: deps.hostKey.publicKey,
-    principals: [...new Set([target.name, target.node.hostname, target.node.id])],
+    principals,
     ttlMs: 3600_000,
-    hostId: target.node.id,
+    hostId,
   });
   const keys = new CertifiedHostKeys(deps.hostKey.privateKeyPem, certificate);
-  const server = new ssh2.Server(
-    { hostKeys: keys.hostKeys as string[], ident: 'Postern' },
-    (connection) => serve(connection, target, jump, deps, stream),
+  const server = new ssh2.Server({ hostKeys: keys.hostKeys as string[], ident: 'Postern' }, (c) =>
+    onConnection(c),
   );
   server.on('connection', (connection) => keys.attach(connection));
   server.injectSocket(stream as Socket);
@@ -93,8 +126,9 @@ function serve(
   );
   const { refuse } = loginAttempts(connection, deps.log);
   let login: InnerLogin | undefined;
+  const { fromRoot } = jump;
   const policy: CertificatePolicy = {
-    userCaPublicKeys: () => [deps.ca.userCaPublicKey],
+    userCaPublicKeys: () => fromRoot?.userCaKeys ?? [deps.ca.userCaPublicKey],
     now: () => new Date(deps.now()),
     clientIp: jump.clientIp,
   };
@@ -112,16 +146,20 @@ function serve(
     // Without a signature this answers the "check" query: the client may now sign.
     if (!ctx.signature) return ctx.accept();
     const credential = certificateCredential(identity.validAfter);
-    const revoked = deps.credentialRevoked(identity.user, credential);
+    // A root user's credentials are the root's: the root checked them when they signed in.
+    const revoked = fromRoot ? undefined : deps.credentialRevoked(identity.user, credential);
     if (revoked) return refuse(ctx, revoked, true);
-    const { user, roles, accessRequests } = identity;
+    const { user } = identity;
+    const roles = fromRoot?.roles ?? identity.roles;
+    const accessRequests = fromRoot ? [] : identity.accessRequests;
     const { hasRecord, ...current } = deps.requesterFor(user, roles, accessRequests);
     // disconnect_expired_cert: the certificate's end ends the connection and its sessions;
     // without it they run to max_session_ttl (counted from each session's start).
     const cutAtExpiry = current.roleSet.options().disconnectExpiredCert;
     // A per-session MFA certificate (require_session_mfa) opens the sessions it names, and
     // its sessions end when the login behind it does, not a minute in.
-    const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${target.node.id}`);
+    const mfaVerified =
+      !fromRoot && identity.sessionMfaTargets?.includes(`${ctx.username}@${target.node.id}`);
     const ends = identity.loginEndsAt ?? identity.validBefore;
     const requester: Requester = {
       ...current,

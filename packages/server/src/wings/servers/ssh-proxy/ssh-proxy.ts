@@ -22,6 +22,8 @@ import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
 import { resolveNodeName } from '../terminal/node-access.js';
 import type { NodeDirectory, Requester, TerminalService } from '../terminal/terminal.service.js';
+import type { ClusterSsh } from '../../../modules/trusted-clusters/cluster-ssh.js';
+import { forwardToLeaf, rootUserHandler } from './cluster-hops.js';
 import { limitInFlight } from './in-flight.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
 import { serveProxySession } from './join-command.js';
@@ -42,7 +44,13 @@ export interface SshProxyDeps {
     user: string,
     roles: string[],
     accessRequests?: string[],
-  ) => { user: string; roles: string[]; roleSet: RoleSet; hasRecord: boolean };
+  ) => {
+    user: string;
+    roles: string[];
+    roleSet: RoleSet;
+    traits: Record<string, string[]>;
+    hasRecord: boolean;
+  };
   /** Why a certificate no longer counts (its user's credentials changed since), or undefined. */
   credentialRevoked: (user: string, credential: Credential) => string | undefined;
   locks: LockView;
@@ -60,6 +68,8 @@ export interface SshProxyDeps {
    * same storage (absent: not limited).
    */
   connectionLeases?: BackendSemaphore;
+  /** Trusted clusters: names under a leaf go through it, and a root's users come in (cluster-hops.ts). */
+  clusterSsh?: ClusterSsh;
 }
 
 const closeGraceMs = 5_000;
@@ -82,6 +92,7 @@ export class SshProxy {
   private readonly server: NetServer;
   private readonly connections = new Set<Connection>();
   private certificate: { line: string; renewAt: number } | undefined;
+  private readonly stopServingRoots: () => void;
 
   constructor(private readonly deps: SshProxyDeps) {
     const trusted = deps.trustedProxies ?? new TrustedProxies([]);
@@ -89,6 +100,10 @@ export class SshProxy {
       acceptProxied(socket, trusted, (proxied) => this.accept(proxied)),
     );
     this.server.on('error', (error) => deps.log('ssh proxy error', { error: error.message }));
+    const fromRoots = rootUserHandler(deps, (host, port, roleSet) =>
+      this.resolveTarget(host, port, roleSet),
+    );
+    this.stopServingRoots = deps.clusterSsh?.serveRootUsers(fromRoots) ?? (() => undefined);
   }
 
   listen(host: string, port: number): Promise<{ port: number }> {
@@ -103,6 +118,7 @@ export class SshProxy {
 
   /** Stops listening and ends every connection, telling each client why. */
   async close(reason = sessionEndReasons.shutdown): Promise<void> {
+    this.stopServingRoots();
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     const ended = [...this.connections].map(
       (connection) =>
@@ -244,8 +260,14 @@ export class SshProxy {
       // max_sessions counts the sessions of every inner connection this client runs through us.
       const jump = { user: user.name, remoteAddr, clientIp, sessions: { open: 0 } };
       const { roleSet } = deps.requesterFor(user.name, user.roles, user.accessRequests);
+      const signedIn = user;
       connection.on('tcpip', (accept, reject, info) => {
         const target = this.resolveTarget(info.destIP, info.destPort, roleSet);
+        const leaf = target ? undefined : deps.clusterSsh?.leafOf(info.destIP);
+        if (leaf) {
+          const rootJump = { ...signedIn, user: signedIn.name, remoteAddr };
+          return forwardToLeaf(leaf, info, { accept, reject }, rootJump, deps);
+        }
         if (!target) {
           deps.log('ssh proxy: unknown target', {
             user: jump.user,

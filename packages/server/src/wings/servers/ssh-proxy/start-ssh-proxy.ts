@@ -13,6 +13,7 @@ import type { AuditStore } from '../../../modules/audit/index.js';
 import type { LockView } from '../../../access-control/locks/lock-watcher.js';
 import type { RecordingStore } from '../../../modules/recordings/recording-store.js';
 import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
+import type { ClusterSsh } from '../../../modules/trusted-clusters/cluster-ssh.js';
 import { SshProxy } from './ssh-proxy.js';
 
 export interface StartSshProxyDeps {
@@ -29,6 +30,7 @@ export interface StartSshProxyDeps {
   loginGraceMs?: number;
   /** Where max_connections leases live (shared by every proxy on the same storage). */
   backend?: Backend;
+  clusterSsh?: ClusterSsh;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
         user,
         roles: resolved.roles,
         roleSet: resolved.roleSet,
+        traits: resolved.traits,
         hasRecord: resolved.hasRecord,
       };
     },
@@ -70,6 +73,7 @@ export async function startSshProxy(deps: StartSshProxyDeps) {
     now: deps.now,
     log: deps.log,
     trustedProxies: new TrustedProxies(config.trustedProxies),
+    ...(deps.clusterSsh ? { clusterSsh: deps.clusterSsh } : {}),
     ...(deps.loginGraceMs ? { loginGraceMs: deps.loginGraceMs } : {}),
     ...(deps.backend
       ? {

@@ -1,0 +1,201 @@
+import { agentPaths } from '@postern/contracts';
+import { readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostActor } from '../../access-control/access/actor.js';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
+import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
+import {
+  startTerminalFixture,
+  type TerminalFixture,
+} from '../../testing/terminal-fixture.testkit.js';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+
+/**
+ * Stock OpenSSH through the root's jump host to a leaf's server (a real sshd): `ssh -J
+ * alice@root root@test-host.leaf`. The leaf's SSH proxy ends the inner connection with the roles
+ * its role map gives; the client trusts the leaf's host CA for `*.leaf` only.
+ */
+const admin = hostActor('cli:test');
+
+describe('ssh to a leaf cluster through the root', () => {
+  let root: TestApp;
+  let rootSsh: Awaited<ReturnType<typeof startTestSshProxy>>;
+  let leaf: TerminalFixture;
+  let leafSsh: Awaited<ReturnType<typeof startTestSshProxy>>;
+  const clients: OpenSshClientSetup[] = [];
+
+  /** A root user's ssh client, with known_hosts as `postern login` on the root writes it. */
+  const clientOf = async (user: string, roles: string[]) => {
+    await root.services.users.create({ name: user, roles }, 'test').catch(() => undefined);
+    const client = await openSshClient({
+      ca: root.services.ca,
+      user,
+      roles,
+      logins: ['root'],
+      proxyPort: rootSsh.port,
+    });
+    clients.push(client);
+    const signers = [root.services.ca.knownHostsLine(), ...root.context.clusterSsh.hostSigners()];
+    await writeFile(path.join(client.dir, 'known_hosts'), `${signers.join('\n')}\n`);
+    return client;
+  };
+  // INFO, not the kit's ERROR: the client prints the proxy's banner (a refusal's reason) at INFO.
+  const ssh = (client: OpenSshClientSetup, target: string, command: string) =>
+    client.run('ssh', ['-o', 'LogLevel=INFO', target, command]);
+  const leafEvents = async () =>
+    (
+      await leaf.app.audit.search({
+        from: new Date(0),
+        to: new Date(Date.now() + 60_000),
+        limit: 500,
+      })
+    ).events;
+
+  beforeAll(async () => {
+    root = await createTestApp({ clusterName: 'root' });
+    const rootUrl = (await root.listenOnLoopback()).baseUrl;
+    rootSsh = await startTestSshProxy(root);
+    leaf = await startTerminalFixture({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
+    leafSsh = await startTestSshProxy(leaf.app);
+    const { token } = await root.services.joinTokens.create(
+      {
+        roles: ['Trusted_cluster'],
+        join_method: 'token',
+        allow: [],
+        suggested_agent_matcher_labels: {},
+      },
+      admin,
+    );
+    await leaf.app.services.trustedClusters.trustedClusters.create(
+      `kind: trusted_cluster
+version: v2
+metadata: {name: root}
+spec:
+  token: ${token}
+  web_proxy_addr: ${rootUrl}
+  role_map:
+    - {remote: access, local: [${leaf.role}]}
+`,
+      admin,
+    );
+    // The leaf's host CA reaches the root with its heartbeats.
+    await eventually(() => root.context.clusterSsh.hostSigners().length === 1);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.remove()));
+    await leafSsh?.stop();
+    await rootSsh?.stop();
+    await leaf?.close();
+    await root?.close();
+  });
+
+  it("trusts the leaf's host CA for the leaf's names only", () => {
+    expect(root.context.clusterSsh.hostSigners()).toEqual([
+      `@cert-authority *.leaf ${leaf.app.services.ca.hostCaPublicKey} postern-host-ca@leaf`,
+    ]);
+  });
+
+  it("runs a command on the leaf's server, audited on the leaf as the root's user", async () => {
+    const alice = await clientOf('alice', ['access']);
+    const result = await ssh(alice, 'root@test-host.leaf', 'echo leaf-says-$((6*7))');
+    expect(result.stderr).not.toMatch(/denied|failed/i);
+    expect(result.stdout).toContain('leaf-says-42');
+    expect(result.code).toBe(0);
+    await eventually(async () =>
+      (await leafEvents()).some((e) => e.code === 'T2004I' && e.user === 'alice'),
+    );
+    const events = await leafEvents();
+    expect(events.find((e) => e.code === 'T1001I' && e.user === 'alice')).toMatchObject({
+      method: 'trusted_cluster',
+      connector: 'root',
+      roles: [leaf.role],
+    });
+    expect(events.find((e) => e.code === 'T2000I' && e.user === 'alice')).toMatchObject({
+      server_id: leaf.nodeId,
+      login: 'root',
+    });
+  });
+
+  it("copies a file from the leaf's server with scp (sftp underneath)", async () => {
+    const alice = await clientOf('alice', ['access']);
+    const copy = path.join(alice.dir, 'os-release');
+    const result = await alice.run('scp', ['root@test-host.leaf:/etc/os-release', copy]);
+    expect(result.stderr).toBe('');
+    expect(await readFile(copy, 'utf8')).toBe(await readFile('/etc/os-release', 'utf8'));
+  });
+
+  it("fails the host check without the leaf's host CA: the root cannot vouch for it", async () => {
+    const bob = await clientOf('bob', ['access']);
+    await writeFile(path.join(bob.dir, 'known_hosts'), `${root.services.ca.knownHostsLine()}\n`);
+    const result = await ssh(bob, 'root@test-host.leaf', 'true');
+    expect(result.code).toBe(255);
+    expect(result.stderr).toMatch(/Host key verification failed/);
+  });
+
+  it('tells a user whose roles map to nothing on the leaf why, from the leaf', async () => {
+    const eddie = await clientOf('eddie', ['editor']);
+    const result = await ssh(eddie, 'root@test-host.leaf', 'true');
+    expect(result.code).toBe(255);
+    expect(result.stderr).toMatch(/none of eddie's roles on root \(editor\) map to a role on leaf/);
+  });
+
+  it('refuses a server the leaf does not have, like a local one', async () => {
+    const alice = await clientOf('alice', ['access']);
+    const result = await ssh(alice, 'root@no-such-host.leaf', 'true');
+    expect(result.code).toBe(255);
+    expect(result.stderr).toMatch(/open failed|Connection closed|stdio forwarding failed/i);
+  });
+
+  it("a lock on the leaf refuses the root's user there, saying so", async () => {
+    const lena = await clientOf('lena', ['access']);
+    await leaf.app.services.locks.create(
+      { targets: { user: 'lena' }, message: 'leaf says no' },
+      admin,
+    );
+    await eventually(
+      () => leaf.app.services.lockWatcher.lockFor({ user: 'lena', roles: [] }) !== undefined,
+    );
+    const result = await ssh(lena, 'root@test-host.leaf', 'true');
+    expect(result.code).toBe(255);
+    expect(result.stderr).toMatch(/locked: leaf says no/);
+  });
+
+  it('a lock on the root ends a running session on the leaf within seconds', async () => {
+    const larry = await clientOf('larry', ['access']);
+    const child = larry.spawn('ssh', ['root@test-host.leaf', 'echo started; sleep 60']);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await eventually(() => output.includes('started'));
+    const lockedAt = Date.now();
+    await root.services.locks.create(
+      { targets: { user: 'larry' }, message: 'root says no' },
+      admin,
+    );
+    expect(await exited).not.toBe(0);
+    expect(Date.now() - lockedAt).toBeLessThan(10_000);
+  });
+
+  it("the leaf's SSH upgrade exists only on a root's tunnel, not on the leaf's web port", async () => {
+    const url = new URL(leaf.baseUrl + agentPaths.leafSsh);
+    const status = await new Promise<number | 'upgraded' | 'closed'>((resolve) => {
+      const req = request(url, {
+        headers: { connection: 'Upgrade', upgrade: 'postern-ssh', 'x-postern-ssh-host': 'x' },
+      });
+      req.on('upgrade', (_res, socket) => {
+        socket.destroy();
+        resolve('upgraded');
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', () => resolve('closed'));
+      req.end();
+    });
+    expect(status).not.toBe('upgraded');
+  });
+});

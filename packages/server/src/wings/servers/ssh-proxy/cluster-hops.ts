@@ -1,0 +1,116 @@
+import type { Duplex } from 'node:stream';
+import type { ServerChannel, TcpipRequestInfo } from 'ssh2';
+import { plainAddress } from '../../../ssh/ca.service.js';
+import type { RoleSet } from '../../../access-control/rbac/index.js';
+import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
+import type { RootSshHandler } from '../../../modules/trusted-clusters/cluster-ssh.js';
+import { serveInnerConnection, serveRefusal, type InnerTarget } from './inner-connection.js';
+import type { SshProxyDeps } from './ssh-proxy.js';
+
+/**
+ * `ssh -J user@root root@web-1.lab`: a server of a leaf cluster, through the root's jump host
+ * (docs/trusted-clusters.md). The root does not end the inner SSH connection, the leaf's SSH
+ * proxy does: the root pipes the client's jump channel into the leaf's tunnel, so the leaf's
+ * RBAC, recording and audit apply, and the client checks the leaf's host CA for `*.lab`.
+ */
+
+/** How often the root checks its own locks and the certificate's end on a piped connection. */
+const recheckMs = 1_000;
+
+/** The root's side: who asked, from their certificate. */
+export interface RootJump {
+  user: string;
+  roles: string[];
+  accessRequests: string[];
+  validBefore: Date;
+  remoteAddr: string;
+}
+
+/** Dials the leaf, then accepts the client's channel and pipes it; rejects when that fails. */
+export function forwardToLeaf(
+  leaf: string,
+  info: TcpipRequestInfo,
+  channel: { accept: () => ServerChannel; reject: () => void },
+  jump: RootJump,
+  deps: SshProxyDeps,
+): void {
+  const current = deps.requesterFor(jump.user, jump.roles, jump.accessRequests);
+  const target = { host: info.destIP, port: info.destPort, clientAddr: jump.remoteAddr };
+  const user = {
+    user: jump.user,
+    roles: current.roles,
+    traits: current.traits,
+    expires: jump.validBefore,
+  };
+  deps.clusterSsh!.dial(leaf, user, target).then(
+    (stream) => {
+      if (!stream) {
+        deps.log('ssh proxy: unknown target on a leaf', { user: jump.user, leaf, ...target });
+        return channel.reject();
+      }
+      pipeWhileAllowed(channel.accept(), stream, jump, current.roles, deps);
+    },
+    (error: unknown) => {
+      deps.log('ssh proxy: cannot reach the leaf', { leaf, error: String(error) });
+      channel.reject();
+    },
+  );
+}
+
+/** Both ways until either side ends, or the root locks the user or their certificate ends. */
+function pipeWhileAllowed(
+  channel: ServerChannel,
+  stream: Duplex,
+  jump: RootJump,
+  roles: string[],
+  deps: SshProxyDeps,
+): void {
+  channel.pipe(stream).pipe(channel);
+  const watch = setInterval(() => {
+    const lock = deps.locks.lockFor({ user: jump.user, roles });
+    if (!lock && deps.now() < jump.validBefore.getTime()) return;
+    deps.log('ssh proxy: ending a connection to a leaf', {
+      user: jump.user,
+      reason: lock ? lockMessage(lock) : 'the certificate expired',
+    });
+    end();
+  }, recheckMs);
+  const end = () => {
+    clearInterval(watch);
+    stream.destroy();
+    channel.destroy();
+  };
+  for (const side of [channel, stream] as const) {
+    side.on('close', end);
+    side.on('error', end);
+  }
+}
+
+/**
+ * The leaf's side: a root user the leaf admitted gets an inner connection to the server they
+ * named, judged with the roles the role map gave; one it refused is told why by their client.
+ */
+export function rootUserHandler(
+  deps: SshProxyDeps,
+  resolveTarget: (host: string, port: number, roleSet: RoleSet) => InnerTarget | undefined,
+): RootSshHandler {
+  return (connection) => {
+    if ('refused' in connection.admitted) {
+      const { refused } = connection.admitted;
+      return (stream) => serveRefusal(stream, connection.host, refused, deps);
+    }
+    const { user, roles } = connection.admitted;
+    const { roleSet } = deps.requesterFor(user, roles, []);
+    const target = resolveTarget(connection.host, connection.port, roleSet);
+    if (!target) return undefined;
+    const clientIp = plainAddress(connection.clientAddr.replace(/:\d*$/, ''));
+    const jump = {
+      user,
+      remoteAddr: connection.clientAddr,
+      clientIp,
+      sessions: { open: 0 },
+      fromRoot: { userCaKeys: connection.userCaKeys, roles },
+    };
+    return (stream) => serveInnerConnection(stream, target, jump, deps);
+  };
+}
