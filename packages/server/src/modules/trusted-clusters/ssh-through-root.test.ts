@@ -12,6 +12,7 @@ import {
   type TerminalFixture,
 } from '../../testing/terminal-fixture.testkit.js';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { generateEd25519Key } from '../../ssh/keys.js';
 
 /**
  * Stock OpenSSH through the root's jump host to a leaf's server (a real sshd): `ssh -J
@@ -38,8 +39,14 @@ describe('ssh to a leaf cluster through the root', () => {
       proxyPort: rootSsh.port,
     });
     clients.push(client);
-    const signers = [root.services.ca.knownHostsLine(), ...root.context.clusterSsh.hostSigners()];
-    await writeFile(path.join(client.dir, 'known_hosts'), `${signers.join('\n')}\n`);
+    const issued = await root.context.identity.issuer.issue({
+      user,
+      roles,
+      publicKey: generateEd25519Key().publicKey,
+      requestedTtlMs: undefined,
+      addr: undefined,
+    });
+    await writeFile(path.join(client.dir, 'known_hosts'), `${issued.host_signers.join('\n')}\n`);
     return client;
   };
   // INFO, not the kit's ERROR: the client prints the proxy's banner (a refusal's reason) at INFO.
@@ -93,6 +100,7 @@ spec:
   });
 
   it("trusts the leaf's host CA for the leaf's names only", () => {
+    // Every login on the root gets these lines after the root's own (cert-issuer.ts).
     expect(root.context.clusterSsh.hostSigners()).toEqual([
       `@cert-authority *.leaf ${leaf.app.services.ca.hostCaPublicKey} postern-host-ca@leaf`,
     ]);
