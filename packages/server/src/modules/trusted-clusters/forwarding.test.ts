@@ -1,4 +1,5 @@
 import { agentPaths, apiPaths, userContextSchema } from '@postern/contracts';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -14,13 +15,6 @@ import {
  * rules decide with the roles its role map gives. The leaf's node is a real sshd.
  */
 const admin = hostActor('cli:test');
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  const end = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 describe('a root user on a leaf cluster', () => {
   let root: TestApp;
@@ -51,8 +45,9 @@ spec:
     - {remote: '^aud.*$', local: [auditor]}
 `;
     await leaf.app.services.trustedClusters.trustedClusters.create(content, admin);
-    await until(
+    await eventually(
       () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+      10_000,
       'the tunnel',
     );
   });
@@ -134,14 +129,18 @@ spec:
     await terminal.waitForOutput('through-the-root-42');
     terminal.close();
     await terminal.closed;
-    await until(async () => {
-      const events = await leaf.app.audit.search({
-        from: new Date(0),
-        to: new Date(Date.now() + 60_000),
-        limit: 100,
-      });
-      return events.events.some((e) => e.code === 'T2004I' && e.user === 'alice');
-    }, 'the session end on the leaf');
+    await eventually(
+      async () => {
+        const events = await leaf.app.audit.search({
+          from: new Date(0),
+          to: new Date(Date.now() + 60_000),
+          limit: 100,
+        });
+        return events.events.some((e) => e.code === 'T2004I' && e.user === 'alice');
+      },
+      10_000,
+      'the session end on the leaf',
+    );
   });
 
   it('refuses a terminal whose first frame carries a bearer the root did not give', async () => {
@@ -173,7 +172,11 @@ spec:
       { targets: { user: 'lockedout' }, message: 'gone fishing' },
       admin,
     );
-    await until(async () => (await leafContext(headers)).statusCode === 403, 'the lock');
+    await eventually(
+      async () => (await leafContext(headers)).statusCode === 403,
+      10_000,
+      'the lock',
+    );
     expect((await leafContext(headers)).json().message).toMatch(/locked: gone fishing/);
   });
 });

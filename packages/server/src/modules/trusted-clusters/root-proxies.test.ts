@@ -1,4 +1,5 @@
 import { apiPaths, userContextSchema } from '@postern/contracts';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
@@ -14,14 +15,6 @@ let first: TestApp;
 let second: TestApp;
 let secondUrl: string;
 let leaf: TestApp;
-
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  const end = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 beforeAll(async () => {
   await schemas.connect();
@@ -69,10 +62,11 @@ afterAll(async () => {
 
 describe('a leaf and a root of several proxies', () => {
   it('keeps a tunnel to every root proxy, and a user on the second one reaches the leaf', async () => {
-    await until(
+    await eventually(
       () =>
         first.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }) &&
         second.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+      10_000,
       'a tunnel to each root proxy',
     );
     const res = await fetch(secondUrl + apiPaths.context('leaf'), {

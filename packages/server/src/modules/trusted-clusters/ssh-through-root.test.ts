@@ -89,7 +89,11 @@ spec:
       admin,
     );
     // The leaf's host CA reaches the root with its heartbeats.
-    await eventually(() => root.context.clusterSsh.hostSigners().length === 1);
+    await eventually(
+      () => root.context.clusterSsh.hostSigners().length === 1,
+      20_000,
+      'the leaf CA',
+    );
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.remove()));
@@ -112,8 +116,10 @@ spec:
     expect(result.stderr).not.toMatch(/denied|failed/i);
     expect(result.stdout).toContain('leaf-says-42');
     expect(result.code).toBe(0);
-    await eventually(async () =>
-      (await leafEvents()).some((e) => e.code === 'T2004I' && e.user === 'alice'),
+    await eventually(
+      async () => (await leafEvents()).some((e) => e.code === 'T2004I' && e.user === 'alice'),
+      20_000,
+      'the session end',
     );
     const events = await leafEvents();
     expect(events.find((e) => e.code === 'T1001I' && e.user === 'alice')).toMatchObject({
@@ -165,6 +171,8 @@ spec:
     );
     await eventually(
       () => leaf.app.services.lockWatcher.lockFor({ user: 'lena', roles: [] }) !== undefined,
+      20_000,
+      'the lock',
     );
     const result = await ssh(lena, 'root@test-host.leaf', 'true');
     expect(result.code).toBe(255);
@@ -177,7 +185,7 @@ spec:
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    await eventually(() => output.includes('started'));
+    await eventually(() => output.includes('started'), 20_000, 'the session');
     const lockedAt = Date.now();
     await root.services.locks.create(
       { targets: { user: 'larry' }, message: 'root says no' },

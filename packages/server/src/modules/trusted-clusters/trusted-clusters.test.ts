@@ -1,4 +1,5 @@
 import { apiPaths, clusterListSchema, trustedClusterItemSchema } from '@postern/contracts';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -8,13 +9,6 @@ import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.j
  * it. The leaf's calls to the root and its tunnel go over real HTTP and WebSockets.
  */
 const admin = hostActor('cli:test');
-const until = async (check: () => boolean | Promise<boolean>, what: string, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 const resourceYaml = (o: {
   name?: string;
@@ -141,15 +135,21 @@ describe('trusted clusters between a root and a leaf', () => {
     // The token never leaves the server.
     expect(item.content).toContain("token: '**********'");
 
-    await until(async () => (await list())[0]?.status?.state === 'connected', 'the tunnel');
-    await until(
+    await eventually(
+      async () => (await list())[0]?.status?.state === 'connected',
+      10_000,
+      'the tunnel',
+    );
+    await eventually(
       async () => (await rootSites()).find((c) => c.name === 'leaf')?.status === 'online',
+      10_000,
       'the leaf online on the root',
     );
     const sites = await rootSites();
     expect(sites.map((c) => c.name)).toEqual(['root', 'leaf']);
-    await until(
+    await eventually(
       async () => (await rootSites())[1]?.proxyVersion !== '',
+      10_000,
       'a heartbeat from the leaf',
     );
     expect(await rootAudit('TJ002I')).toHaveLength(1);
@@ -208,30 +208,33 @@ describe('trusted clusters between a root and a leaf', () => {
     const off = await put(false, revision!);
     expect(off.statusCode).toBe(200);
     expect(trustedClusterItemSchema.parse(off.json()).status).toEqual({ state: 'disabled' });
-    await until(
+    await eventually(
       () => !root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+      10_000,
       'the tunnel to close',
     );
     const again = /revision: '?([^'\n]+)'?/.exec(
       trustedClusterItemSchema.parse(off.json()).content,
     )?.[1];
     expect((await put(true, again!)).statusCode).toBe(200);
-    await until(
+    await eventually(
       () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+      10_000,
       'the tunnel again',
     );
   });
 
   it('a root that stops trusting the leaf closes its tunnel and refuses it back', async () => {
     await root.services.trustedClusters.remoteClusters.store.delete('leaf');
-    await until(
+    await eventually(
       () => !root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+      10_000,
       'the tunnel to close',
     );
-    await until(
+    await eventually(
       async () => (await list())[0]?.status?.error?.includes('not trusted here') ?? false,
-      'the leaf to be refused',
       20_000,
+      'the leaf to be refused',
     );
     expect((await rootSites()).map((c) => c.name)).toEqual(['root']);
   });
