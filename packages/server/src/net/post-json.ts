@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 
 export interface JsonAnswer {
   status: number;
@@ -26,10 +27,21 @@ const certificateCodes = [
 export function postJson(
   url: URL,
   body: unknown,
-  options: { insecure: boolean; timeoutMs: number; maxBytes: number; insecureHint: string },
+  options: {
+    insecure: boolean;
+    timeoutMs: number;
+    maxBytes: number;
+    insecureHint: string;
+    /**
+     * A stream the caller dialled (a leaf's tunnel, which is its own TLS): the request is plain
+     * HTTP over it, and the connection closes after the answer.
+     */
+    over?: Duplex;
+  },
 ): Promise<JsonAnswer> {
   const payload = JSON.stringify(body);
-  const transport = url.protocol === 'https:' ? https : http;
+  const { over } = options;
+  const transport = url.protocol === 'https:' && !over ? https : http;
   return new Promise((resolve, reject) => {
     const request = transport.request(
       url,
@@ -38,8 +50,10 @@ export function postJson(
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(payload),
+          ...(over ? { connection: 'close' } : {}),
         },
         timeout: options.timeoutMs,
+        ...(over ? { createConnection: () => asSocket(over) } : {}),
         ...(url.protocol === 'https:' ? { rejectUnauthorized: !options.insecure } : {}),
       },
       (response) => {
@@ -65,6 +79,18 @@ export function postJson(
     });
     request.end(payload);
   });
+}
+
+/**
+ * A stream as Node's HTTP client uses a socket: it calls these on its socket, and a tunnel has
+ * no TCP options to set, so they do nothing.
+ */
+export function asSocket(stream: Duplex): Duplex {
+  const socket = stream as Duplex & Record<string, unknown>;
+  for (const method of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) {
+    if (typeof socket[method] !== 'function') socket[method] = () => socket;
+  }
+  return socket;
 }
 
 /** The message of a proxy's error answer (`{error: {message, code}, message}`), or the status. */

@@ -15,7 +15,8 @@ import {
   type GuardDeps,
   type Identity,
 } from '../../http/request-identity.js';
-import { asSocket, type DialLeaf, type LeafGrants } from './leaf-grants.js';
+import { asSocket } from '../../net/post-json.js';
+import type { DialLeaf, LeafGrants } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
 

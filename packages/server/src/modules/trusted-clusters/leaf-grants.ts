@@ -1,9 +1,9 @@
 import { agentPaths } from '@postern/contracts';
-import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
+import { answerMessage, postJson } from '../../net/post-json.js';
 import type { Identity } from '../../http/request-identity.js';
 import type { ClusterKey } from './cluster-keys.js';
 import { signForwardedIdentity } from './forwarded-identity.js';
@@ -79,74 +79,18 @@ export class LeafGrants {
       { key: (await this.options.identityKey()).privateKey, root: rootName, leaf },
     );
     const stream = await this.options.dial(leaf);
-    const { status, body } = await postOver(stream, agentPaths.leafSession, {
-      root: rootName,
-      identity: token,
+    const url = new URL(agentPaths.leafSession, 'http://leaf');
+    const answer = await postJson(
+      url,
+      { root: rootName, identity: token },
+      { over: stream, insecure: false, timeoutMs: 15_000, maxBytes: 64 * 1024, insecureHint: '' },
+    ).catch((error: unknown) => {
+      throw new ApiError('connection_problem', `cannot reach the leaf: ${String(error)}`);
     });
-    if (status !== 200) {
-      const message = (body as { message?: unknown } | undefined)?.message;
-      const why = typeof message === 'string' ? message : `HTTP ${status}`;
-      throw new ApiError(
-        status === 403 ? 'access_denied' : 'connection_problem',
-        `${leaf}: ${why}`,
-      );
+    if (answer.status !== 200) {
+      const code = answer.status === 403 ? 'access_denied' : 'connection_problem';
+      throw new ApiError(code, `${leaf}: ${answerMessage(answer)}`);
     }
-    return grantSchema.parse(body);
+    return grantSchema.parse(answer.json);
   }
-}
-
-/** One JSON POST over a stream the caller dialled (the leaf's tunnel), closed after the answer. */
-function postOver(
-  stream: Duplex,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        method: 'POST',
-        path,
-        host: 'leaf',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-          connection: 'close',
-        },
-        createConnection: () => asSocket(stream),
-        timeout: 15_000,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, body: parsed });
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('the leaf did not answer in time')));
-    request.on('error', (error) =>
-      reject(new ApiError('connection_problem', `cannot reach the leaf: ${error.message}`)),
-    );
-    request.end(payload);
-  });
-}
-
-/**
- * A tunnel stream as Node's HTTP client uses a socket: it calls these on its socket, and a
- * tunnel has no TCP options to set, so they do nothing.
- */
-export function asSocket(stream: Duplex): Duplex {
-  const socket = stream as Duplex & Record<string, unknown>;
-  for (const method of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) {
-    if (typeof socket[method] !== 'function') socket[method] = () => socket;
-  }
-  return socket;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { LeafSessionGrant } from './leaf-sessions.js';
-import { asSocket } from './leaf-grants.js';
+import { asSocket } from '../../net/post-json.js';
 import { sessionCookieName } from '../../http/request-identity.js';
 import { answerSession } from '../terminal/socket-auth.js';
 

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import type { ClusterKey } from './cluster-keys.js';
 import type { ClusterSsh, RootSshUser, SshTarget } from './cluster-ssh.js';
 import { signForwardedIdentity } from './forwarded-identity.js';
-import { asSocket } from './leaf-grants.js';
+import { asSocket } from '../../net/post-json.js';
 import type { LeafSessions } from './leaf-sessions.js';
 
 /**
