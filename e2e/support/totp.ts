@@ -33,9 +33,22 @@ export function totpCode(secret: string, time = Date.now(), stepOffset = 0): str
   return String(binary % 1_000_000).padStart(6, '0');
 }
 
-/** Codes are single-use per 30 s step, so a second login waits for the next step's code. */
+const stepMs = 30_000;
+/** The latest step `nextStepCode` handed out per secret, in this worker. */
+const handedOut = new Map<string, number>();
+
+/**
+ * A code the server has not taken yet. Codes are single-use per 30 s step, and the server takes
+ * a code up to one step ahead of its clock (its drift window). So after a login with the current
+ * step's code (`totpCode`), the next step's code works at once; only a third login in the same
+ * step waits for the clock to move on.
+ */
 export async function nextStepCode(secret: string): Promise<string> {
-  const msIntoStep = Date.now() % 30_000;
-  await new Promise((resolve) => setTimeout(resolve, 30_000 - msIntoStep + 200));
-  return totpCode(secret);
+  const current = Math.floor(Date.now() / stepMs);
+  const wanted = Math.max(current + 1, (handedOut.get(secret) ?? 0) + 1);
+  handedOut.set(secret, wanted);
+  // One step ahead of the clock at most: wait until the clock is a step behind `wanted`.
+  const waitMs = (wanted - 1) * stepMs - Date.now();
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs + 200));
+  return totpCode(secret, wanted * stepMs);
 }
