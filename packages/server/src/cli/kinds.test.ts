@@ -1,16 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config.js';
+import { wingCommands } from '../wings/cli.js';
 import { cliKinds, getWords, kindNamed, kindsForGet, removableRefs } from './kinds.js';
 
 // The help and error texts are built from the kinds table; these are the words they had when
 // each command branched on kind, so a new row extends them without changing the old ones.
 describe('the CLI kinds table', () => {
+  // The wings add their kinds as `postern` builds its commands (main.ts): the whole table, as
+  // the CLI has it, whichever other test files ran in this worker first.
+  beforeAll(() => {
+    for (const add of Object.values(wingCommands)) add(new Command());
+  });
+
   it('names the kinds as the help always has', () => {
     expect(getWords()).toBe(
-      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters or connectors',
+      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, kube_cluster, desktop or connectors',
     );
     expect(removableRefs()).toBe(
-      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME or remote_cluster/NAME',
+      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME, remote_cluster/NAME, app/NAME, db/NAME, kube_cluster/NAME or desktop/NAME',
     );
   });
 
@@ -20,7 +28,7 @@ describe('the CLI kinds table', () => {
     expect(kindsForGet('connectors').map((kind) => kind.kind)).toEqual(['oidc', 'saml', 'github']);
     expect(() => kindNamed('connectors')).toThrow(ConfigError);
     expect(() => kindNamed('nodes')).toThrow(
-      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters or connectors",
+      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, kube_cluster, desktop or connectors",
     );
   });
 

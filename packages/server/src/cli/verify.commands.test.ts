@@ -22,6 +22,7 @@ const { state, run, failure, file } = cliDataDir();
 async function cli(...args: string[]) {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   const before = process.exitCode;
+  process.exitCode = undefined; // whatever a test before this one left
   try {
     await buildCli().parseAsync(['node', 'postern', 'verify', ...args, '--data-dir', state.dir]);
     return { lines: log.mock.calls.map((call) => String(call[0])), exitCode: process.exitCode };

@@ -5,7 +5,7 @@ import ssh2 from 'ssh2';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ed25519PrivateKeyObject, generateEd25519Key } from './keys.js';
 import { toOpenSshPrivateKey } from './openssh-key-format.js';
-import { poolPacketPadding, RandomPool } from './padding-pool.js';
+import { poolPacketPadding, RandomPool, unpoolPacketPadding } from './padding-pool.js';
 
 const require = createRequire(import.meta.url);
 
@@ -49,6 +49,13 @@ describe('RandomPool', () => {
 });
 
 describe('poolPacketPadding', () => {
+  // From ssh2's own method (another file in this worker may have pooled it), and back to the
+  // default pool after, for the files that run next.
+  unpoolPacketPadding();
+  afterAll(() => {
+    unpoolPacketPadding();
+    poolPacketPadding();
+  });
   type Cipher = { allocPacket(payloadLen: number): Buffer; free(): void };
   const { CIPHER_INFO, createCipher } = require('ssh2/lib/protocol/crypto.js') as {
     CIPHER_INFO: Record<string, unknown>;

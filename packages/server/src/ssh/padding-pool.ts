@@ -58,6 +58,8 @@ const ssh2AesGcmAllocPacket = `allocPacket(payloadLen) {
     return packet;
   }`;
 
+/** ssh2's own method while ours is in, to put back (tests that install a pool of their own). */
+let replaced: CipherPrototype['allocPacket'] | undefined;
 let pooled = false;
 
 /**
@@ -85,6 +87,7 @@ export function poolPacketPadding(pool = new RandomPool()): boolean {
   if (version !== '1.17.0' || prototype?.allocPacket?.toString() !== ssh2AesGcmAllocPacket) {
     return false;
   }
+  replaced = prototype.allocPacket;
   prototype.allocPacket = function allocPacket(payloadLen: number): Buffer {
     let pktLen = 4 + 1 + payloadLen;
     let padLen = 16 - ((pktLen - 4) & (16 - 1));
@@ -98,6 +101,17 @@ export function poolPacketPadding(pool = new RandomPool()): boolean {
   };
   pooled = true;
   return true;
+}
+
+/**
+ * Puts ssh2's own method back. For tests: the pool is process-wide, so a test of its framing
+ * starts from ssh2's method whatever ran before it in the same worker.
+ */
+export function unpoolPacketPadding(): void {
+  if (!pooled) return;
+  const prototype = aesGcmCipherPrototype(createRequire(import.meta.url));
+  if (prototype && replaced) prototype.allocPacket = replaced;
+  pooled = false;
 }
 
 interface CipherPrototype {
