@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { rootResource, trustedClusterToken } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { cliDataDir } from '../../cli/cli-harness.testkit.js';
@@ -20,17 +21,7 @@ describe('postern get, create, rm for trusted and remote clusters', () => {
 
   const resource = async (token: string) => {
     const file = path.join(state.dir, 'tc.yaml');
-    await writeFile(
-      file,
-      `kind: trusted_cluster
-version: v2
-metadata: {name: root}
-spec:
-  token: ${token}
-  web_proxy_addr: ${rootUrl}
-  role_map: [{remote: '*', local: [access]}]
-`,
-    );
+    await writeFile(file, rootResource(token, rootUrl, "[{remote: '*', local: [access]}]"));
     return file;
   };
 
@@ -40,15 +31,7 @@ spec:
     );
     expect(refused).toMatch(/the root cluster refused to trust this cluster/);
 
-    const { token } = await root.services.joinTokens.create(
-      {
-        roles: ['Trusted_cluster'],
-        join_method: 'token',
-        allow: [],
-        suggested_agent_matcher_labels: {},
-      },
-      hostActor('test'),
-    );
+    const token = await trustedClusterToken(root);
     const file = await resource(token);
     expect(await run((ctx, print) => createFromFile(ctx, file, {}, print))).toEqual([
       'trusted cluster root has been created: this cluster now trusts root',

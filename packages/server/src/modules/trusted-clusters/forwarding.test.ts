@@ -1,5 +1,6 @@
 import { agentPaths, apiPaths, userContextSchema } from '@postern/contracts';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { connectLeaf } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
@@ -25,26 +26,12 @@ describe('a root user on a leaf cluster', () => {
     root = await createTestApp({ clusterName: 'root' });
     rootUrl = (await root.listenOnLoopback()).baseUrl;
     leaf = await startTerminalFixture({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
-    const { token } = await root.services.joinTokens.create(
-      {
-        roles: ['Trusted_cluster'],
-        join_method: 'token',
-        allow: [],
-        suggested_agent_matcher_labels: {},
-      },
-      admin,
+    await connectLeaf(
+      root,
+      rootUrl,
+      leaf.app,
+      `[{remote: access, local: [${leaf.role}]}, {remote: '^aud.*$', local: [auditor]}]`,
     );
-    const content = `kind: trusted_cluster
-version: v2
-metadata: {name: root}
-spec:
-  token: ${token}
-  web_proxy_addr: ${rootUrl}
-  role_map:
-    - {remote: access, local: [${leaf.role}]}
-    - {remote: '^aud.*$', local: [auditor]}
-`;
-    await leaf.app.services.trustedClusters.trustedClusters.create(content, admin);
     await eventually(
       () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
       10_000,

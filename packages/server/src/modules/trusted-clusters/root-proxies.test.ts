@@ -1,7 +1,7 @@
 import { apiPaths, userContextSchema } from '@postern/contracts';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { connectLeaf } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 
@@ -10,7 +10,6 @@ import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.j
 // keeps a tunnel to each, so a user on either proxy reaches the leaf.
 
 const schemas = new TestSchemas();
-const admin = hostActor('cli:test');
 let first: TestApp;
 let second: TestApp;
 let secondUrl: string;
@@ -31,26 +30,7 @@ beforeAll(async () => {
   const firstUrl = (await first.listenOnLoopback()).baseUrl;
   secondUrl = (await second.listenOnLoopback()).baseUrl;
   leaf = await createTestApp({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
-  const { token } = await first.services.joinTokens.create(
-    {
-      roles: ['Trusted_cluster'],
-      join_method: 'token',
-      allow: [],
-      suggested_agent_matcher_labels: {},
-    },
-    admin,
-  );
-  await leaf.services.trustedClusters.trustedClusters.create(
-    `kind: trusted_cluster
-version: v2
-metadata: {name: root}
-spec:
-  token: ${token}
-  web_proxy_addr: ${firstUrl}
-  role_map: [{remote: access, local: [access]}]
-`,
-    admin,
-  );
+  await connectLeaf(first, firstUrl, leaf, '[{remote: access, local: [access]}]');
 }, 60_000);
 
 afterAll(async () => {

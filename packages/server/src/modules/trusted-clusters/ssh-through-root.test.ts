@@ -12,6 +12,7 @@ import {
   type TerminalFixture,
 } from '../../testing/terminal-fixture.testkit.js';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { connectLeaf } from './trusted-clusters.testkit.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
 
 /**
@@ -67,27 +68,7 @@ describe('ssh to a leaf cluster through the root', () => {
     rootSsh = await startTestSshProxy(root);
     leaf = await startTerminalFixture({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
     leafSsh = await startTestSshProxy(leaf.app);
-    const { token } = await root.services.joinTokens.create(
-      {
-        roles: ['Trusted_cluster'],
-        join_method: 'token',
-        allow: [],
-        suggested_agent_matcher_labels: {},
-      },
-      admin,
-    );
-    await leaf.app.services.trustedClusters.trustedClusters.create(
-      `kind: trusted_cluster
-version: v2
-metadata: {name: root}
-spec:
-  token: ${token}
-  web_proxy_addr: ${rootUrl}
-  role_map:
-    - {remote: access, local: [${leaf.role}]}
-`,
-      admin,
-    );
+    await connectLeaf(root, rootUrl, leaf.app, `[{remote: access, local: [${leaf.role}]}]`);
     // The leaf's host CA reaches the root with its heartbeats.
     await eventually(
       () => root.context.clusterSsh.hostSigners().length === 1,

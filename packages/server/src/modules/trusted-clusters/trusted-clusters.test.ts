@@ -1,14 +1,13 @@
 import { apiPaths, clusterListSchema, trustedClusterItemSchema } from '@postern/contracts';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { trustedClusterToken } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 
 /**
  * Two real Postern clusters in one process: a root listening on loopback and a leaf that trusts
  * it. The leaf's calls to the root and its tunnel go over real HTTP and WebSockets.
  */
-const admin = hostActor('cli:test');
 
 const resourceYaml = (o: {
   name?: string;
@@ -35,13 +34,7 @@ describe('trusted clusters between a root and a leaf', () => {
   let rootUrl: string;
   let leafAdmin: Record<string, string>;
 
-  const tokenOnRoot = async (roles: ('Trusted_cluster' | 'Node')[] = ['Trusted_cluster']) =>
-    (
-      await root.services.joinTokens.create(
-        { roles, join_method: 'token', allow: [], suggested_agent_matcher_labels: {} },
-        admin,
-      )
-    ).token;
+  const tokenOnRoot = (roles?: ('Trusted_cluster' | 'Node')[]) => trustedClusterToken(root, roles);
   const post = (app: TestApp, headers: Record<string, string>, content: string) =>
     app.server.inject({
       method: 'POST',
