@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { lockMessage } from '../../access-control/locks/lock-watcher.js';
 import { ApiError } from '../../errors.js';
 import type { HostHandler } from '../../http/host-routes.js';
+import { readCookie } from '../../http/read-cookie.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import {
   identifyByCredentials,
@@ -95,7 +96,7 @@ export class LeafForwarder implements HostHandler {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    const cookie = cookieOf(req);
+    const cookie = readCookie(req, sessionCookieName);
     relaySocketToLeaf(req, socket, head, {
       admit: async (bearer) => {
         const identity = await this.signedIn(cookie, bearer).catch(() => undefined);
@@ -131,7 +132,7 @@ export class LeafForwarder implements HostHandler {
 
   private async forward(req: IncomingMessage, res: ServerResponse, leaf: string): Promise<void> {
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const identity = await this.signedIn(cookieOf(req), bearer);
+    const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);
     if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
     const grant = await this.options.grants.for(identity, leaf);
     let answer = await this.send(req, leaf, grant);
@@ -219,14 +220,6 @@ function passedOn(headers: IncomingHttpHeaders, alsoDrop: string[] = []): Incomi
     if (!dropped.has(name) && !alsoDrop.includes(name)) kept[name] = value;
   }
   return kept;
-}
-
-function cookieOf(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === sessionCookieName) return part.slice(at + 1).trim();
-  }
-  return undefined;
 }
 
 function sendError(res: ServerResponse, error: ApiError): void {

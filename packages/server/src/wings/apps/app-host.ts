@@ -8,7 +8,8 @@ import type { AppIdentity, AppSessionsService } from './app-sessions.service.js'
 import type { AppRequestAudit } from './app-request-audit.js';
 import type { AppsService } from './apps.service.js';
 import type { AppProxy, ProxyTarget } from './proxy/app-proxy.js';
-import { errorPage, readCookie, setCookie } from './http-bits.js';
+import { readCookie } from '../../http/read-cookie.js';
+import { errorPage, setCookie } from './http-bits.js';
 
 export interface AppHostDeps {
   apps: AppsService;

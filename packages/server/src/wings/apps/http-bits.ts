@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 /** A small HTML page for what the proxy itself answers on an app host. */
 export function errorPage(res: ServerResponse, status: number, message: string): void {
@@ -20,13 +20,4 @@ export function setCookie(res: ServerResponse, name: string, value: string, expi
     'set-cookie',
     `${name}=${value}; Path=/; Expires=${expires.toUTCString()}; Secure; HttpOnly; SameSite=Lax`,
   );
-}
-
-/** One cookie's value from the request's `Cookie` header(s). */
-export function readCookie(req: IncomingMessage, name: string): string | undefined {
-  for (const pair of (req.headers.cookie ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
-  }
-  return undefined;
 }
