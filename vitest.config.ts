@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 // One `vitest run` at the root runs every package's unit and integration tests.
 export default defineConfig({
   test: {
-    projects: ['packages/contracts', 'packages/server', 'packages/web', 'scripts'],
+    projects: [
+      'packages/contracts',
+      'packages/server',
+      'packages/web/vitest.config.ts',
+      'packages/web/vitest.mocks.config.ts',
+      'scripts',
+    ],
     // At least two test files at a time. vitest's default (cores - 1) runs one on the 2-core CI
     // machine, yet most files wait on real servers (sshd, PostgreSQL, xrdp) more than they
     // compute, so a second overlaps their waits: the whole run took 7.4 minutes instead of 11
