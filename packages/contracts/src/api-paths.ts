@@ -157,6 +157,10 @@ export const apiPaths = {
   // Command-line sign-in (docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
+  /** POST: a bot's single-use join token buys its first certificate (docs/bots.md). */
+  botJoin: `${apiPrefix}/bots/join`,
+  /** POST, signed with the bot's certificate: the next one, for a new key. */
+  botRenew: `${apiPrefix}/bots/renew`,
   sessionMfaCerts: `${apiPrefix}/mfa/session/certs`,
   sessionMfaChallenge: `${apiPrefix}/mfa/session/challenge`,
   sessionMfaVerify: `${apiPrefix}/mfa/session/verify`,

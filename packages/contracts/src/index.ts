@@ -38,6 +38,7 @@ export * from './terminal/end-reason.js';
 export * from './terminal/envelope.js';
 export * from './terminal/request.js';
 export * from './ssh/login.js';
+export * from './ssh/bots.js';
 export * from './connector-specs.js';
 export * from './access-requests.js';
 export * from './integrations.js';

@@ -60,6 +60,13 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'headless.deny': 'Headless Login Denied',
     'cert.create': 'Certificate Issued',
   }),
+  family('Bots', {
+    'bot.create': 'Bot Created',
+    'bot.delete': 'Bot Deleted',
+    'bot.token.create': 'Bot Join Token Created',
+    'bot.join': 'Bot Joined',
+    'renewable_certificate.generation_mismatch': 'Bot Certificate Generation Mismatch',
+  }),
   family('Roles', {
     'role.created': 'Role Created',
     'role.updated': 'Role Updated',

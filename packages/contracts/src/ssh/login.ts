@@ -8,7 +8,7 @@ import { totpCodeSchema, webauthnAssertionSchema } from '../identity/webauthn.js
  */
 
 /** An OpenSSH `ssh-ed25519 AAAA… [comment]` line; the server parses it fully. */
-const publicKeyLine = z
+export const publicKeyLine = z
   .string()
   .max(1024)
   .regex(/^ssh-ed25519 [A-Za-z0-9+/=]+( [^\n]*)?$/, 'must be an OpenSSH ssh-ed25519 public key');

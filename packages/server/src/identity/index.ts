@@ -6,6 +6,7 @@ import { authRoutes } from './auth/auth.routes.js';
 import { buildCliLogin, cliLoginRoutes, type CliLoginServices } from './cli-login/index.js';
 import { userTokensRoutes } from './user-tokens/user-tokens.routes.js';
 import { buildIdentity, type IdentityBasics } from './build-identity.js';
+import { buildBots, registerBotsRoutes, type BotServices } from './bots/index.js';
 
 export { buildIdentity, type IdentityBasics } from './build-identity.js';
 
@@ -17,7 +18,8 @@ export const identityPart = {
   name: 'identity',
   build: (platform: Platform) => {
     const basics = buildIdentity(platform);
-    return { ...basics, ...buildCliLogin(platform, basics) };
+    const cliLogin = buildCliLogin(platform, basics);
+    return { ...basics, ...cliLogin, ...buildBots(platform, basics, cliLogin) };
   },
   start: async (identity) => {
     // Hash the dummy password now, so the first unknown-user sign-in costs no more than others.
@@ -38,7 +40,8 @@ export const identityPart = {
       clusterName: ctx.config.clusterName,
     });
     await cliLoginRoutes(server, identity, loginRateLimit);
+    await registerBotsRoutes(server, identity, loginRateLimit);
   },
-} satisfies Part<Platform, IdentityBasics & CliLoginServices>;
+} satisfies Part<Platform, IdentityBasics & CliLoginServices & BotServices>;
 
-export type IdentityServices = IdentityBasics & CliLoginServices;
+export type IdentityServices = IdentityBasics & CliLoginServices & BotServices;

@@ -37,6 +37,12 @@ export const POSTERN_SESSION_MFA_EXTENSION = 'postern-session-mfa@postern.dev';
  * (RFC 3339), so disconnect_expired_cert still ends its sessions then, not a minute in.
  */
 export const POSTERN_LOGIN_ENDS_EXTENSION = 'postern-login-ends@postern.dev';
+/**
+ * A bot's certificate (identity/bots/): which running copy of the bot it belongs to, and which of
+ * that copy's certificates it is (the renewal must present the latest).
+ */
+export const POSTERN_BOT_INSTANCE_EXTENSION = 'postern-bot-instance@postern.dev';
+export const POSTERN_BOT_GENERATION_EXTENSION = 'postern-bot-generation@postern.dev';
 /** An address as one form: `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) is `127.0.0.1`. */
 export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 

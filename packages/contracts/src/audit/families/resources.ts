@@ -214,6 +214,27 @@ export const resourceEvents = {
     desc: 'Bot Join Failed',
     message: 'Bot [{bot_name}] failed to join the cluster using the [{method}] join method',
   },
+  TB001I: {
+    type: 'bot.create',
+    desc: 'Bot Created',
+    message: 'User [{user}] created bot [{bot_name}] with roles [{roles}]',
+  },
+  TB003I: {
+    type: 'bot.delete',
+    desc: 'Bot Deleted',
+    message: 'User [{user}] deleted bot [{bot_name}]',
+  },
+  TB004I: {
+    type: 'bot.token.create',
+    desc: 'Bot Join Token Created',
+    message: 'User [{user}] created a join token for bot [{bot_name}]',
+  },
+  TCB001W: {
+    type: 'renewable_certificate.generation_mismatch',
+    desc: 'Renewable Certificate Generation Mismatch',
+    message:
+      'Bot [{bot_name}] renewed with a certificate of an old generation: the bot is locked (a copy of its identity may be in use)',
+  },
   TJ002I: {
     type: 'instance.join',
     desc: 'Instance Joined',

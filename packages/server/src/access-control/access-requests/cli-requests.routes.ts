@@ -15,6 +15,8 @@ import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth
 import type { CertIssuer } from '../../identity/cli-login/cert-issuer.js';
 import { certifiableKey } from '../../identity/cli-login/cert-issuer.js';
 import type { Actor } from '../access/actor.js';
+import { accessDenied } from '../../errors.js';
+import { POSTERN_BOT_INSTANCE_EXTENSION } from '../../ssh/ca.service.js';
 import type { AccessRequestsService } from './access-requests.service.js';
 
 interface CliRequestsRoutesOptions {
@@ -66,7 +68,11 @@ export async function cliRequestsRoutes(
 
   // Any signed-in user may drop assumed requests; assuming checks each one is theirs and approved.
   app.post(apiPaths.sshCertsAssume, signed, async (request): Promise<SshCertsResponse> => {
-    const { user, roles } = await certAuth.identify(request);
+    const { user, roles, extensions } = await certAuth.identify(request);
+    // A bot's certificates come only from its renewals, which track their generation.
+    if (extensions[POSTERN_BOT_INSTANCE_EXTENSION]) {
+      throw accessDenied('a bot renews its certificate through bots/renew, not here');
+    }
     const body = parseInput(assumeCertRequestSchema, request.body);
     const assumed = await Promise.all(
       [...new Set(body.request_ids)].map((id) => accessRequests.assumable(id, user)),

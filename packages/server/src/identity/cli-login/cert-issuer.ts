@@ -81,6 +81,8 @@ export class CertIssuer {
      * factor: a minute long, for these `login@<node id>` sessions only.
      */
     session?: { targets: string[]; loginEndsAt: number };
+    /** Extensions of the caller's own (a bot's instance and generation). */
+    extensions?: Record<string, string>;
   }): Promise<SshCertsResponse> {
     const assumedIds = args.assumed?.ids ?? [];
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
@@ -117,7 +119,7 @@ export class CertIssuer {
       permitPortForwarding: options.portForwarding,
       permitAgentForwarding: options.forwardAgent,
       ...(options.pinSourceIp && args.addr ? { sourceIp: args.addr } : {}),
-      extraExtensions: { ...options.certExtensions, ...sessionExtensions },
+      extraExtensions: { ...options.certExtensions, ...sessionExtensions, ...args.extensions },
       denyFileCopy: !options.sshFileCopy,
       now: new Date(this.deps.now()),
     });

@@ -71,6 +71,8 @@ export class CertRequestAuth {
       expiresMs: number;
       /** A per-session MFA certificate's sessions (`db:<name>`, …); absent on a login's. */
       sessionMfaTargets?: string[];
+      /** The signing certificate's extensions (a bot's instance and generation, for one). */
+      extensions: Record<string, string>;
     }
   > {
     const header = (name: string) => {
@@ -155,6 +157,7 @@ export class CertRequestAuth {
       user,
       accessRequests,
       expiresMs: mfaTargets && !Number.isNaN(loginEnds) ? loginEnds : cert.validBefore.getTime(),
+      extensions: cert.extensions,
       ...(mfaTargets ? { sessionMfaTargets: mfaTargets.split(',') } : {}),
     };
   }

@@ -46,7 +46,14 @@ export class UserTokensService {
     addr?: string,
   ): Promise<UserToken> {
     const ttlMs = tokenTtl(ttl);
-    if (!(await this.deps.users.get(name))) throw badParameter(`user ${name} does not exist`);
+    const found = await this.deps.users.get(name);
+    if (!found) throw badParameter(`user ${name} does not exist`);
+    // A bot signs in with its certificate only: a password would be a second, human way in.
+    if (found.user.spec.bot) {
+      throw badParameter(
+        `${name} is bot ${found.user.spec.bot}'s identity and has no password: give it a new join token with postern bots token ${found.user.spec.bot}`,
+      );
+    }
     await this.deps.store.deleteLinksOf(name);
     // An administrator resets a user whose credentials may be in other hands: they stop now,
     // not when the link is used.

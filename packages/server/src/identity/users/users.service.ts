@@ -12,6 +12,8 @@ export interface NewUser {
   traits?: Record<string, string[]>;
   /** Shorthand for traits.logins (the `users add --logins` flag). */
   logins?: string[];
+  /** The bot this user is the identity of (identity/bots/). */
+  bot?: string;
 }
 
 export interface UserChange {
@@ -67,6 +69,7 @@ export class UsersService {
         roles,
         traits: { ...traits, logins: traits.logins ?? [] },
         authType: 'local',
+        ...(input.bot ? { bot: input.bot } : {}),
         createdAt: new Date(this.deps.now()).toISOString(),
       },
       status: {},

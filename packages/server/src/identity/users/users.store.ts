@@ -22,6 +22,11 @@ export interface UserResource {
     connector?: { kind: string; name: string };
     /** SSO users: when the record goes (their web session's end); the backend removes it then. */
     expires?: string;
+    /**
+     * A machine identity's user (`bot-<name>`, identity/bots/): it has no password and joins
+     * with a token instead, so password links are refused for it.
+     */
+    bot?: string;
     createdAt: string;
   };
   status: { lockedUntil?: string; lockReason?: string };

@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { formatDuration } from '../../config/duration.js';
+import { badParameter, notFound } from '../../errors.js';
+import { emitAudit } from '../../modules/audit/emit.js';
+import type { AuditStore } from '../../modules/audit/index.js';
+import type { UsersService } from '../users/users.service.js';
+import type { UserResource } from '../users/users.store.js';
+import type { BotInstanceRecord, BotsStore } from './bots.store.js';
+
+/**
+ * A bot's join token lives an hour unless asked otherwise: it is pasted into a CI secret or a
+ * service's unit file right away, and then used once.
+ */
+export const botTokenDefaultTtlMs = 3600_000;
+export const botTokenMaxTtlMs = 7 * 24 * 3600_000;
+
+/** Lower case, so that `bot-<name>` is one user name in every tool that shows it. */
+const botNamePattern = /^[a-z0-9][a-z0-9._-]{0,58}$/;
+
+/** The user every bot acts as: its roles and traits are that user's. */
+export const botUserName = (bot: string) => `bot-${bot}`;
+
+export interface BotJson {
+  name: string;
+  user: string;
+  roles: string[];
+  logins: string[];
+  createdAt: string;
+  instances: BotInstanceRecord[];
+  /** Unused join tokens, by their last four characters. */
+  tokens: { hint: string; expires: string }[];
+}
+
+export interface IssuedBotToken {
+  /** The secret: shown once, never stored. */
+  token: string;
+  expires: string;
+}
+
+export interface BotsDeps {
+  users: UsersService;
+  store: BotsStore;
+  audit: AuditStore;
+  now: Clock;
+}
+
+/**
+ * Machine identities (docs/bots.md): a CI job or a service that needs short-lived credentials
+ * without a person signing in. A bot is a user `bot-<name>` with roles and no password; its
+ * copies join with single-use tokens (bot-identity.service.ts). These are the admin's rules,
+ * shared by every caller (the CLI on the host today).
+ */
+export class BotsService {
+  constructor(private readonly deps: BotsDeps) {}
+
+  async create(
+    input: { name: string; roles: string[]; logins?: string[]; tokenTtlMs?: number },
+    by: string,
+  ): Promise<{ bot: BotJson; token: IssuedBotToken }> {
+    const name = checkBotName(input.name);
+    if (input.roles.length === 0) throw badParameter('a bot needs at least one role');
+    const ttlMs = checkTokenTtl(input.tokenTtlMs);
+    const user = await this.deps.users.create(
+      { name: botUserName(name), roles: input.roles, logins: input.logins ?? [], bot: name },
+      by,
+    );
+    await emitAudit(this.deps.audit, 'TB001I', {
+      user: by,
+      bot_name: name,
+      roles: user.spec.roles,
+    });
+    const token = await this.issueToken(name, ttlMs, by);
+    return { bot: await this.json(user), token };
+  }
+
+  /** Another join token: for a second copy of the bot, or one whose certificate ran out. */
+  async newToken(
+    name: string,
+    tokenTtlMs: number | undefined,
+    by: string,
+  ): Promise<IssuedBotToken> {
+    await this.userOf(name);
+    const token = await this.issueToken(name, checkTokenTtl(tokenTtlMs), by);
+    await emitAudit(this.deps.audit, 'TB004I', { user: by, bot_name: name });
+    return token;
+  }
+
+  async list(): Promise<BotJson[]> {
+    const bots = (await this.deps.users.list()).filter((user) => user.spec.bot);
+    const listed = await Promise.all(bots.map((user) => this.json(user)));
+    return listed.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async get(name: string): Promise<BotJson> {
+    return this.json(await this.userOf(name));
+  }
+
+  /** The bot's user (which ends its sessions), its tokens and its instances. */
+  async remove(name: string, by: string): Promise<void> {
+    await this.userOf(name);
+    await this.deps.store.deleteTokensOf(name);
+    await this.deps.store.deleteInstancesOf(name);
+    await this.deps.users.remove(botUserName(name), by);
+    await emitAudit(this.deps.audit, 'TB003I', { user: by, bot_name: name });
+  }
+
+  private async userOf(name: string): Promise<UserResource> {
+    const found = await this.deps.users.store.get(botUserName(checkBotName(name)));
+    if (!found || found.user.spec.bot !== name) throw notFound(`bot ${name} not found`);
+    return found.user;
+  }
+
+  private async issueToken(bot: string, ttlMs: number, by: string): Promise<IssuedBotToken> {
+    // 128 random bits, hex, as the agents' join tokens.
+    const token = randomBytes(16).toString('hex');
+    const now = this.deps.now();
+    const expires = new Date(now + ttlMs).toISOString();
+    await this.deps.store.createToken(token, {
+      bot,
+      expires,
+      hint: token.slice(-4),
+      createdAt: new Date(now).toISOString(),
+      createdBy: by,
+    });
+    return { token, expires };
+  }
+
+  private async json(user: UserResource): Promise<BotJson> {
+    const name = user.spec.bot ?? '';
+    const [instances, tokens] = await Promise.all([
+      this.deps.store.instancesOf(name),
+      this.deps.store.tokensOf(name),
+    ]);
+    return {
+      name,
+      user: user.metadata.name,
+      roles: user.spec.roles,
+      logins: user.spec.traits.logins,
+      createdAt: user.spec.createdAt,
+      instances,
+      tokens: tokens.map(({ hint, expires }) => ({ hint, expires })),
+    };
+  }
+}
+
+function checkBotName(name: string): string {
+  if (!botNamePattern.test(name)) {
+    throw badParameter(
+      `bot name '${name}': use lower-case letters, digits, '.', '_' and '-' (at most 59), starting with a letter or digit`,
+    );
+  }
+  return name;
+}
+
+function checkTokenTtl(ttlMs: number | undefined): number {
+  const ttl = ttlMs ?? botTokenDefaultTtlMs;
+  if (!(ttl > 0 && ttl <= botTokenMaxTtlMs)) {
+    throw badParameter(
+      `token ttl: expected more than 0 and at most ${formatDuration(botTokenMaxTtlMs)}`,
+    );
+  }
+  return ttl;
+}
