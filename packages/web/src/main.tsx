@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { readWindowConfig } from './app/clientConfig';
 import { createAppRouter } from './app/router';
+import { setClusterDateFormats } from './lib/format';
 import { storageKeys } from './lib/storageKeys';
 import { startTelemetryIfEnabled } from './telemetry/loader';
 import { applyStoredColorScheme } from './theme/applyColorScheme';
@@ -13,6 +14,8 @@ import { applyStoredColorScheme } from './theme/applyColorScheme';
 applyStoredColorScheme(storageKeys.uiTheme);
 
 const config = readWindowConfig();
+// Dates are formatted outside React too (list models), so the cluster's formats are set once here.
+setClusterDateFormats(config.loc);
 const router = createAppRouter();
 const container = document.getElementById('app');
 if (!container) throw new Error('missing #app element');

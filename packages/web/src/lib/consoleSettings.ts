@@ -116,19 +116,26 @@ export function readTerminalSettings(
 
 // --- Date format --------------------------------------------------------------------------
 
-/** Spec §9's date format first (the default), then common regional ones. */
+/**
+ * The date formats a user may pick over the cluster's (GRV_CONFIG loc.dateFormat, by default
+ * spec §9's YYYY-MM-DD): spec §9's first, then common regional ones.
+ */
 export const dateFormats = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY', 'DD.MM.YYYY'] as const;
 export type DateFormat = (typeof dateFormats)[number];
-export const defaultDateFormat: DateFormat = 'YYYY-MM-DD';
 
 const isDateFormat = (value: unknown): value is DateFormat =>
   (dateFormats as readonly unknown[]).includes(value);
 
-export function readDateFormat(storage: Store = localStorage): DateFormat {
+/** The user's date format, or undefined for the cluster's (lib/format says which wins). */
+export function readDateFormat(storage: Store = localStorage): DateFormat | undefined {
   const raw = read(storage, storageKeys.dateFormat);
-  return isDateFormat(raw) ? raw : defaultDateFormat;
+  return isDateFormat(raw) ? raw : undefined;
 }
 
-export function writeDateFormat(format: DateFormat, storage: WritableStore = localStorage) {
+/** Stores the date format; undefined goes back to the cluster's. */
+export function writeDateFormat(
+  format: DateFormat | undefined,
+  storage: WritableStore = localStorage,
+) {
   write(storage, storageKeys.dateFormat, format);
 }

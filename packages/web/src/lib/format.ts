@@ -1,27 +1,40 @@
+import { clientConfigSchema, type ClientConfig } from '@postern/contracts';
 import { readDateFormat, type DateFormat } from './consoleSettings';
+import { formatDatePattern } from './dateFormat';
 
-/** Spec §9 date formats, in the browser's time zone. */
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** YYYY-MM-DD by default (spec §9), or the date format chosen in the console settings. */
-export function formatDate(date: Date, format: DateFormat = readDateFormat()): string {
-  const [y, m, d] = [String(date.getFullYear()), pad(date.getMonth() + 1), pad(date.getDate())];
-  switch (format) {
-    case 'YYYY-MM-DD':
-      return `${y}-${m}-${d}`;
-    case 'DD/MM/YYYY':
-      return `${d}/${m}/${y}`;
-    case 'MM/DD/YYYY':
-      return `${m}/${d}/${y}`;
-    case 'DD.MM.YYYY':
-      return `${d}.${m}.${y}`;
-  }
+/** Spec §9's formats, which are also the client configuration's defaults. */
+const specDateFormats = clientConfigSchema.parse({}).loc;
+let clusterDateFormats = specDateFormats;
+
+/**
+ * The cluster's formats (GRV_CONFIG loc, spec §3), which the console uses when the user has not
+ * picked a date format in Console Settings. main.tsx sets them at start-up; no argument goes back
+ * to spec §9's (tests).
+ */
+export function setClusterDateFormats(loc: ClientConfig['loc'] = specDateFormats): void {
+  clusterDateFormats = loc;
 }
 
-/** The date as `formatDate` writes it, then HH:mm:ss (24-hour, spec §9). */
-export function formatDateTime(date: Date, format: DateFormat = readDateFormat()): string {
-  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-  return `${formatDate(date, format)} ${time}`;
+/*
+ * Which format wins: the date format the user picked in Console Settings (stored in this
+ * browser; it says how dates are written, and a time follows it as HH:mm:ss), else the cluster's
+ * loc.dateFormat / loc.dateTimeFormat. The user's choice is theirs and local; the cluster's
+ * only sets the default.
+ */
+
+/** A date in the user's chosen format, else the cluster's loc.dateFormat. */
+export function formatDate(date: Date, format: DateFormat | undefined = readDateFormat()): string {
+  return formatDatePattern(date, format ?? clusterDateFormats.dateFormat);
+}
+
+/** A date and time: the user's date format then HH:mm:ss, else the cluster's loc.dateTimeFormat. */
+export function formatDateTime(
+  date: Date,
+  format: DateFormat | undefined = readDateFormat(),
+): string {
+  return formatDatePattern(date, format ? `${format} HH:mm:ss` : clusterDateFormats.dateTimeFormat);
 }
 
 /** A date from an RFC 3339 string, or undefined for empty, invalid or zero (year 1) values. */

@@ -31,6 +31,24 @@ describe('SettingsPage', () => {
     await waitFor(() => expect(scrollback.value).toBe('2000'));
     expect(size.value).toBe('14');
     expect(localStorage.getItem('grv_teleport_terminal_scrollback')).toBeNull();
-    expect(localStorage.getItem('grv_teleport_date_format')).toBe('YYYY-MM-DD');
+    expect(localStorage.getItem('grv_teleport_date_format')).toBeNull();
+  });
+
+  it("offers the cluster's date-time format as the default, and stores a pick until restored", async () => {
+    const user = userEvent.setup();
+    const withLoc = clientConfigSchema.parse({ loc: { dateTimeFormat: 'MMM dd, yyyy HH:mm' } });
+    renderPage(<SettingsPage />, { config: withLoc });
+    const dateFormat = screen.getByLabelText('Date format', {
+      selector: 'input',
+    }) as HTMLInputElement;
+    expect(dateFormat.value).toMatch(/^Default \([A-Z][a-z]{2} \d{2}, \d{4} \d{2}:\d{2}\)$/);
+
+    await user.click(dateFormat);
+    await user.click(await screen.findByRole('option', { name: /^DD\.MM\.YYYY/, hidden: true }));
+    expect(localStorage.getItem('grv_teleport_date_format')).toBe('DD.MM.YYYY');
+
+    await user.click(screen.getByRole('button', { name: 'Restore defaults' }));
+    await waitFor(() => expect(dateFormat.value).toMatch(/^Default /));
+    expect(localStorage.getItem('grv_teleport_date_format')).toBeNull();
   });
 });

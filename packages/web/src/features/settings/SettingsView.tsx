@@ -18,6 +18,7 @@ import {
   type DateFormat,
   type TerminalFont,
 } from '../../lib/consoleSettings';
+import { formatDatePattern } from '../../lib/dateFormat';
 import { formatDateTime } from '../../lib/format';
 import type { ColorScheme } from '../../theme/constants';
 import type { ConsoleSettingsChange, ConsoleSettingsValues } from './useConsoleSettings';
@@ -26,11 +27,16 @@ export interface SettingsViewProps {
   values: ConsoleSettingsValues;
   /** The cluster's scrollback (GRV_CONFIG ui.scrollbackLines), used until the user sets one. */
   defaultScrollback: number;
+  /** The cluster's date-time format (GRV_CONFIG loc.dateTimeFormat), used until the user picks one. */
+  defaultDateTimeFormat: string;
   onChange: (change: ConsoleSettingsChange) => void;
   onRestoreDefaults: () => void;
   /** The moment the date format examples show. */
   now?: Date;
 }
+
+/** The date format choice that stores none, so the cluster's loc formats apply. */
+const clusterDateChoice = 'default';
 
 const fontChoices = Object.entries(terminalFonts).map(([value, font]) => ({
   value,
@@ -82,15 +88,22 @@ function NumberSetting({ value, min, max, onCommit, ...rest }: NumberSettingProp
 export function SettingsView({
   values,
   defaultScrollback,
+  defaultDateTimeFormat,
   onChange,
   onRestoreDefaults,
   now = new Date(),
 }: SettingsViewProps) {
   const themeLabelId = useId();
-  const dateChoices = dateFormats.map((format) => ({
-    value: format,
-    label: `${format} (${formatDateTime(now, format)})`,
-  }));
+  const dateChoices = [
+    {
+      value: clusterDateChoice,
+      label: `Default (${formatDatePattern(now, defaultDateTimeFormat)})`,
+    },
+    ...dateFormats.map((format) => ({
+      value: format,
+      label: `${format} (${formatDateTime(now, format)})`,
+    })),
+  ];
   return (
     <Stack gap="lg" maw={640}>
       <Title order={2}>Console Settings</Title>
@@ -122,8 +135,13 @@ export function SettingsView({
             label="Date format"
             description="Dates in lists and details; times are always 24-hour."
             data={dateChoices}
-            value={values.dateFormat}
-            onChange={(format) => format && onChange({ dateFormat: format as DateFormat })}
+            value={values.dateFormat ?? clusterDateChoice}
+            onChange={(choice) =>
+              choice &&
+              onChange({
+                dateFormat: choice === clusterDateChoice ? undefined : (choice as DateFormat),
+              })
+            }
             allowDeselect={false}
             maw={360}
           />

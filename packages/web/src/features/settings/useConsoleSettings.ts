@@ -1,7 +1,6 @@
 import { useMantineColorScheme } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import {
-  defaultDateFormat,
   defaultTerminalFont,
   fontSizeLimits,
   readDateFormat,
@@ -24,7 +23,8 @@ export interface ConsoleSettingsValues {
   fontSize: number;
   /** Undefined: the cluster's default. */
   scrollback: number | undefined;
-  dateFormat: DateFormat;
+  /** Undefined: the cluster's (GRV_CONFIG loc formats). */
+  dateFormat: DateFormat | undefined;
 }
 
 export type ConsoleSettingsChange = Partial<ConsoleSettingsValues>;
@@ -52,7 +52,7 @@ export function useConsoleSettings() {
       if (next.terminalFont) writeTerminalFont(next.terminalFont);
       if (next.fontSize !== undefined) writeFontSize(next.fontSize);
       if ('scrollback' in next) writeScrollback(next.scrollback);
-      if (next.dateFormat) writeDateFormat(next.dateFormat);
+      if ('dateFormat' in next) writeDateFormat(next.dateFormat);
       setStored(readStored());
     },
     [setColorScheme],
@@ -65,7 +65,7 @@ export function useConsoleSettings() {
         terminalFont: defaultTerminalFont,
         fontSize: fontSizeLimits.default,
         scrollback: undefined,
-        dateFormat: defaultDateFormat,
+        dateFormat: undefined,
       }),
     [change],
   );
