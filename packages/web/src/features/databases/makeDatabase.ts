@@ -39,13 +39,19 @@ const hostingTitles: Record<string, string> = {
   azure: 'Azure',
 };
 
+/** Spec §9: Snowflake is a hosted service, so its protocol names the hosting whatever `type` says. */
+function hostingTitle(json: DatabaseJson): string {
+  if (json.protocol === 'snowflake') return 'Snowflake';
+  return hostingTitles[json.type] ?? json.type;
+}
+
 export function makeDatabase(json: DatabaseJson): Database {
   return {
     name: json.name,
     description: json.desc,
     type: databaseTypeTitles[json.protocol] ?? json.protocol,
     protocol: json.protocol,
-    hosting: hostingTitles[json.type] ?? json.type,
+    hosting: hostingTitle(json),
     labels: json.labels,
     names: json.database_names,
     users: json.database_users,
