@@ -5,6 +5,30 @@ import { emptyAcl } from './acl.js';
 import { createLockRequestSchema, lockTargetsSchema } from './locks.js';
 import { userUpsertRequestSchema } from './users-admin.js';
 
+/** A user context as the server sends it, every field present. */
+const contextFixture = () => ({
+  userName: 'bob',
+  authType: 'local',
+  roles: ['access'],
+  logins: ['bob', 'root'],
+  userAcl: emptyAcl(),
+  cluster: {
+    name: 'c',
+    lastConnected: '2026-01-01T00:00:00Z',
+    status: 'online',
+    nodeCount: 0,
+    publicURL: 'c:3080',
+    authVersion: '0.1.0',
+    proxyVersion: '0.1.0',
+  },
+  accessStrategy: { type: 'optional', prompt: '' },
+  accessCapabilities: { requestableRoles: [], suggestedReviewers: [] },
+  accessRequestId: '',
+  accessRequestExpires: '',
+  assumedRoles: [],
+  allowedSearchAsRoles: [],
+});
+
 describe('access-control contracts', () => {
   it('encode names in paths so they cannot leave their segment', () => {
     expect(apiPaths.role('a/b')).toBe('/v1/webapi/roles/a%2Fb');
@@ -39,28 +63,7 @@ describe('access-control contracts', () => {
   });
 
   it('describe the user context the console bootstraps from', () => {
-    const context = {
-      userName: 'bob',
-      authType: 'local',
-      roles: ['access'],
-      logins: ['bob', 'root'],
-      userAcl: emptyAcl(),
-      cluster: {
-        name: 'c',
-        lastConnected: '2026-01-01T00:00:00Z',
-        status: 'online',
-        nodeCount: 0,
-        publicURL: 'c:3080',
-        authVersion: '0.1.0',
-        proxyVersion: '0.1.0',
-      },
-      accessStrategy: { type: 'optional', prompt: '' },
-      accessCapabilities: { requestableRoles: [], suggestedReviewers: [] },
-      accessRequestId: '',
-      accessRequestExpires: '',
-      assumedRoles: [],
-      allowedSearchAsRoles: [],
-    };
+    const context = contextFixture();
     expect(userContextSchema.parse(context)).toEqual(context);
     // An older server without the access request additions: none assumed, none to search as.
     const {
@@ -75,5 +78,28 @@ describe('access-control contracts', () => {
     expect(userContextSchema.parse(withoutRoles)).toMatchObject({ roles: [], logins: [] });
     const { users: _users, ...missingArea } = emptyAcl();
     expect(userContextSchema.safeParse({ ...context, userAcl: missingArea }).success).toBe(false);
+  });
+
+  it('default the three desktop ACL flags to true when the context leaves them out', () => {
+    const {
+      clipboardSharingEnabled: _c,
+      desktopSessionRecording: _r,
+      directorySharing: _d,
+      ...withoutDesktopFlags
+    } = emptyAcl();
+    const { userAcl } = userContextSchema.parse({
+      ...contextFixture(),
+      userAcl: withoutDesktopFlags,
+    });
+    expect(userAcl).toMatchObject({
+      clipboardSharingEnabled: true,
+      desktopSessionRecording: true,
+      directorySharing: true,
+    });
+    // Present flags are kept as sent.
+    const denied = { ...emptyAcl(), clipboardSharingEnabled: false, directorySharing: false };
+    expect(userContextSchema.parse({ ...contextFixture(), userAcl: denied }).userAcl).toEqual(
+      denied,
+    );
   });
 });

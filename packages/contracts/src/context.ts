@@ -11,9 +11,11 @@ export const userAclSchema = z.object({
       area === 'integrations' ? accessSchema.extend({ use: z.boolean() }) : accessSchema,
     ]),
   ),
-  clipboardSharingEnabled: z.boolean(),
-  desktopSessionRecording: z.boolean(),
-  directorySharing: z.boolean(),
+  // Spec §3: the desktop flags default to true, so a server that leaves them out (older, or
+  // one without desktops) still decodes, and grants what the spec's defaults grant.
+  clipboardSharingEnabled: z.boolean().default(true),
+  desktopSessionRecording: z.boolean().default(true),
+  directorySharing: z.boolean().default(true),
 }) as unknown as z.ZodType<UserAcl>;
 
 /**
