@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
+import { addBotsCommands } from './cli/bots.commands.js';
 import { addRecordingsCommands } from './cli/recordings/recordings.commands.js';
 import { addSessionsCommands } from './cli/sessions/sessions.commands.js';
 import { addRequestCommands } from './cli/requests/requests.commands.js';
@@ -84,6 +85,7 @@ export function buildCli(): Command {
     });
 
   addUsersCommands(program);
+  addBotsCommands(program);
   addResourceCommands(program);
   addLocksCommands(program);
   addAlertsCommands(program);

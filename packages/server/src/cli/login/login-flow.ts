@@ -93,9 +93,12 @@ export async function login(flags: LoginFlags, deps: CliDeps): Promise<Profile> 
   return finished(flags, deps, await save(flags, deps, client, key, user, issued));
 }
 
-/** Writes the key, certificate, known_hosts, profile and ssh_config of a login. */
-async function save(
-  flags: LoginFlags,
+/**
+ * Writes the key, certificate, known_hosts, profile and ssh_config of a login (or of a bot's
+ * certificate: bot-start.ts).
+ */
+export async function save(
+  flags: Pick<LoginFlags, 'insecure'>,
   deps: CliDeps,
   client: ProxyClient,
   key: { privateKeyPem: string },

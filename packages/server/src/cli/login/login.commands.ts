@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { print } from '../program.js';
 import { requestsClient } from '../requests/requests-client.js';
 import { login, type CliDeps, type LoginFlags } from './login-flow.js';
+import { botStart, type BotStartFlags } from './bot-start.js';
 import { askCodeOn } from './session-mfa.js';
 import { ProxyUnreachableError } from './proxy-client.js';
 import { logout, ls, status } from './session-commands.js';
@@ -131,6 +132,24 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
         );
       }),
     );
+
+  program
+    .command('bot')
+    .description('run as a machine identity (docs/bots.md)')
+    .command('start')
+    .description(
+      'join with a bot token (or renew the identity in --destination) and keep its certificate fresh',
+    )
+    .requiredOption(
+      '--destination <dir>',
+      'where the identity lives: ssh -F DIR/ssh_config uses it',
+    )
+    .option('--proxy <host:port>', "the proxy's web address (first join only)")
+    .option('--token <token>', 'the join token postern bots add printed (first join only)')
+    .option('--ttl <duration>', 'how long each certificate lives (default 1h)')
+    .option('--oneshot', 'get or renew the certificate once, then exit')
+    .option('--insecure', "do not check the proxy's TLS certificate (a self-signed proxy)")
+    .action((flags: BotStartFlags) => oneLine(() => botStart(flags, deps)));
 
   program
     .command('logout')

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
+import { botsAdd, botsList, botsRemove, botsToken } from './bots.commands.js';
+import { cliDataDir } from './cli-harness.testkit.js';
+
+const { state, run, failure } = cliDataDir();
+
+describe('postern bots', () => {
+  it('add makes the bot and prints the start command with its single-use token', async () => {
+    await recordPublicUrl(state.server, 'https://proxy.example.com:3080');
+    let token = '';
+    const lines = await run(async (ctx, print) => {
+      token = await botsAdd(
+        ctx,
+        'ci',
+        { roles: 'access', logins: 'deploy', tokenTtl: '2h' },
+        print,
+      );
+    });
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    expect(lines[0]).toBe('Bot ci has been created; it acts as user bot-ci with roles access.');
+    expect(lines).toContain(
+      `  postern bot start --proxy proxy.example.com:3080 --token ${token} --destination /var/lib/postern-bot`,
+    );
+    const stored = JSON.parse((await state.server.get('/users/bot-ci'))!.value);
+    expect(stored.spec).toMatchObject({
+      roles: ['access'],
+      bot: 'ci',
+      traits: { logins: ['deploy'] },
+    });
+    // The token itself is never stored.
+    const tokens = await state.server.list({ prefix: '/bot_tokens/' });
+    expect(tokens.items).toHaveLength(1);
+    expect(tokens.items[0]!.key).not.toContain(token);
+    expect(tokens.items[0]!.value).not.toContain(token);
+  });
+
+  it('token adds another, ls lists bots with instances and unused tokens, rm removes it all', async () => {
+    await run((ctx, print) => botsToken(ctx, 'ci', {}, print));
+    const table = await run((ctx, print) => botsList(ctx, print));
+    expect(table[0]).toMatch(/^Bot\s+User\s+Roles\s+Instances\s+Last renewal\s+Unused tokens/);
+    expect(table.find((line) => line.startsWith('ci '))).toMatch(
+      /^ci\s+bot-ci\s+access\s+0\s+-\s+2$/,
+    );
+    const removed = await run((ctx, print) => botsRemove(ctx, 'ci', print));
+    expect(removed[0]).toMatch(/Bot ci has been deleted/);
+    expect(await state.server.get('/users/bot-ci')).toBeNull();
+    expect((await state.server.list({ prefix: '/bot_tokens/' })).items).toHaveLength(0);
+    expect(await run((ctx, print) => botsList(ctx, print))).toEqual([
+      'No bots. Create one with: postern bots add NAME --roles ROLE',
+    ]);
+  });
+
+  it('refuses bad names, unknown roles, unknown bots and a token TTL out of range', async () => {
+    expect(
+      await failure((ctx, print) => botsAdd(ctx, 'Has Space', { roles: 'access' }, print)),
+    ).toMatch(/bot name/);
+    expect(await failure((ctx, print) => botsAdd(ctx, 'x', { roles: 'nope' }, print))).toMatch(
+      /unknown role/,
+    );
+    expect(await failure((ctx, print) => botsToken(ctx, 'ghost', {}, print))).toMatch(
+      /bot ghost not found/,
+    );
+    expect(
+      await failure((ctx, print) =>
+        botsAdd(ctx, 'y', { roles: 'access', tokenTtl: '400h' }, print),
+      ),
+    ).toMatch(/token ttl/);
+    expect(await state.server.get('/users/bot-y')).toBeNull();
+  });
+});
