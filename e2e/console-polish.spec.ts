@@ -169,9 +169,11 @@ test.describe('the console shell', () => {
     await page.goto('/web/settings');
     const main = page.getByRole('main');
     await expect(main.getByRole('heading', { name: 'Console Settings' })).toBeVisible();
-    // The spec's defaults: YYYY-MM-DD dates and 1000 lines of scrollback.
+    // The spec's defaults: the cluster's YYYY-MM-DD HH:mm:ss dates and 1000 lines of scrollback.
     await expect(page.getByLabel('Scrollback lines')).toHaveValue('1000');
-    await expect(page.getByRole('combobox', { name: 'Date format' })).toHaveValue(/^YYYY-MM-DD /);
+    await expect(page.getByRole('combobox', { name: 'Date format' })).toHaveValue(
+      /^Default \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\)$/,
+    );
 
     await page.getByRole('combobox', { name: 'Date format' }).click();
     await page.getByRole('option', { name: /^DD\/MM\/YYYY/ }).click();

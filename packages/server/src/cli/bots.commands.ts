@@ -2,19 +2,21 @@ import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import type { ConfigFlags } from '../config/config.js';
 import { parseDuration } from '../config/duration.js';
-import { BotsService, BotsStore } from '../identity/bots/index.js';
 import type { AdminContext } from './admin-context.js';
 import { print, withAdmin, withStorageFlags } from './program.js';
 import { printTable, type Print } from './table.js';
 import { cliActor, list } from './users.commands.js';
 
-const botsOf = (ctx: AdminContext) =>
-  new BotsService({
+/** Loaded in the action: `postern --help` starts without the services (cli/start-up.test.ts). */
+async function botsOf(ctx: AdminContext) {
+  const { BotsService, BotsStore } = await import('../identity/bots/index.js');
+  return new BotsService({
     users: ctx.identity.users,
     store: new BotsStore(ctx.backend),
     audit: ctx.audit,
     now: systemClock,
   });
+}
 
 const tokenTtl = (ttl: string | undefined) =>
   ttl === undefined ? undefined : parseDuration(ttl, '--token-ttl');
@@ -38,7 +40,9 @@ export async function botsAdd(
   options: { roles: string; logins?: string; tokenTtl?: string },
   print: Print,
 ): Promise<string> {
-  const { bot, token } = await botsOf(ctx).create(
+  const { bot, token } = await (
+    await botsOf(ctx)
+  ).create(
     {
       name,
       roles: list(options.roles),
@@ -61,13 +65,13 @@ export async function botsToken(
   options: { tokenTtl?: string },
   print: Print,
 ): Promise<string> {
-  const token = await botsOf(ctx).newToken(name, tokenTtl(options.tokenTtl), cliActor());
+  const token = await (await botsOf(ctx)).newToken(name, tokenTtl(options.tokenTtl), cliActor());
   printJoin(ctx, token, print);
   return token.token;
 }
 
 export async function botsList(ctx: AdminContext, print: Print): Promise<void> {
-  const bots = await botsOf(ctx).list();
+  const bots = await (await botsOf(ctx)).list();
   if (bots.length === 0) {
     print('No bots. Create one with: postern bots add NAME --roles ROLE');
     return;
@@ -90,7 +94,7 @@ export async function botsList(ctx: AdminContext, print: Print): Promise<void> {
 }
 
 export async function botsRemove(ctx: AdminContext, name: string, print: Print): Promise<void> {
-  await botsOf(ctx).remove(name, cliActor());
+  await (await botsOf(ctx)).remove(name, cliActor());
   print(`Bot ${name} has been deleted: its user, tokens and instances are gone.`);
 }
 
