@@ -24,6 +24,21 @@ export function runExec(session: ExecServerSession, command: string[]): void {
     void session.finish(failureStatus('you must specify at least one command for the container'));
     return;
   }
+  // kubectl (client-go's WebSocket executor) reads the socket before it has made its streams,
+  // and drops a message that comes first ('Unknown stream id 1, discarding message'). A kubelet
+  // takes milliseconds to start a process in a container; a local spawn does not, so the fake
+  // waits as long, or a command that writes at once (the bench's `head -c`) loses its start.
+  let closed = false;
+  void session.closed.then(() => (closed = true));
+  setTimeout(() => {
+    if (!closed) startExec(session, command);
+  }, execStartDelayMs);
+}
+
+/** How long the fake's container takes to start an exec's process. */
+const execStartDelayMs = 20;
+
+function startExec(session: ExecServerSession, command: string[]): void {
   if (session.tty) return runInPty(session, command);
   const [file, ...args] = command as [string, ...string[]];
   const child = spawnChild(file, args, { cwd: tmpdir(), env: commandEnv(false), stdio: 'pipe' });
