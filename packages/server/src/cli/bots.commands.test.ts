@@ -8,7 +8,7 @@ const { state, run, failure } = cliDataDir();
 describe('postern bots', () => {
   it('add makes the bot and prints the start command with its single-use token', async () => {
     await recordPublicUrl(state.server, 'https://proxy.example.com:3080');
-    let token = '';
+    let token: string | undefined = '';
     const lines = await run(async (ctx, print) => {
       token = await botsAdd(
         ctx,
@@ -67,5 +67,54 @@ describe('postern bots', () => {
       ),
     ).toMatch(/token ttl/);
     expect(await state.server.get('/users/bot-y')).toBeNull();
+  });
+
+  it("add with --oidc-issuer stores the rule and prints the CI job's command instead of a token", async () => {
+    let token: string | undefined = 'unset';
+    const lines = await run(async (ctx, print) => {
+      token = await botsAdd(
+        ctx,
+        'gha',
+        {
+          roles: 'access',
+          oidcIssuer: 'https://token.actions.githubusercontent.com',
+          oidcAudience: 'postern',
+          oidcClaims: 'repository=acme/deploy, ref=refs/heads/main',
+        },
+        print,
+      );
+    });
+    expect(token).toBeUndefined();
+    expect(lines).toContain(
+      '  postern bot start --proxy proxy.example.com:3080 --bot gha --oidc-token-env POSTERN_ID_TOKEN --destination ./postern-bot --oneshot',
+    );
+    const rule = JSON.parse((await state.server.get('/bot_join_rules/gha'))!.value);
+    expect(rule).toEqual({
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'postern',
+      claims: { repository: 'acme/deploy', ref: 'refs/heads/main' },
+    });
+    expect(
+      await failure((ctx, print) =>
+        botsAdd(ctx, 'half', { roles: 'access', oidcIssuer: 'https://ci.example.com' }, print),
+      ),
+    ).toMatch(/go together/);
+    expect(
+      await failure((ctx, print) =>
+        botsAdd(
+          ctx,
+          'bad',
+          {
+            roles: 'access',
+            oidcIssuer: 'https://ci.example.com',
+            oidcAudience: 'a',
+            oidcClaims: 'justaname',
+          },
+          print,
+        ),
+      ),
+    ).toMatch(/not name=value/);
+    await run((ctx, print) => botsRemove(ctx, 'gha', print));
+    expect(await state.server.get('/bot_join_rules/gha')).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import type { ConfigFlags } from '../config/config.js';
 import { parseDuration } from '../config/duration.js';
+import { ConfigError } from '../config/config-error.js';
 import type { AdminContext } from './admin-context.js';
 import { print, withAdmin, withStorageFlags } from './program.js';
 import { printTable, type Print } from './table.js';
@@ -33,29 +34,73 @@ function printJoin(ctx: AdminContext, token: { token: string; expires: string },
   print('(add --insecure while the proxy has its self-signed certificate)');
 }
 
-/** `postern bots add NAME --roles a,b`: the bot's user, and a join token for its first copy. */
+export interface BotsAddOptions {
+  roles: string;
+  logins?: string;
+  tokenTtl?: string;
+  /** CI jobs join with their ID token instead of a single-use token (docs/bots.md). */
+  oidcIssuer?: string;
+  oidcAudience?: string;
+  /** `name=value,name=value`: claims the ID token must carry. */
+  oidcClaims?: string;
+}
+
+/**
+ * `postern bots add NAME --roles a,b`: the bot's user, and a join token for its first copy; or
+ * with `--oidc-issuer`, the rule CI jobs' ID tokens must match. Returns the token, if one.
+ */
 export async function botsAdd(
   ctx: AdminContext,
   name: string,
-  options: { roles: string; logins?: string; tokenTtl?: string },
+  options: BotsAddOptions,
   print: Print,
-): Promise<string> {
-  const { bot, token } = await (
-    await botsOf(ctx)
-  ).create(
+): Promise<string | undefined> {
+  const oidc = oidcRuleOf(options);
+  const bots = await botsOf(ctx);
+  const { bot, token } = await bots.create(
     {
       name,
       roles: list(options.roles),
       logins: list(options.logins),
       ...(options.tokenTtl ? { tokenTtlMs: tokenTtl(options.tokenTtl) } : {}),
+      ...(oidc ? { oidc } : {}),
     },
     cliActor(),
   );
   print(
     `Bot ${bot.name} has been created; it acts as user ${bot.user} with roles ${bot.roles.join(', ')}.`,
   );
-  printJoin(ctx, token, print);
-  return token.token;
+  if (token) printJoin(ctx, token, print);
+  if (oidc) printOidcJoin(ctx, bot.name, oidc.audience, print);
+  return token?.token;
+}
+
+function oidcRuleOf(options: BotsAddOptions) {
+  const given = [options.oidcIssuer, options.oidcAudience, options.oidcClaims];
+  if (given.every((value) => value === undefined)) return undefined;
+  if (given.some((value) => value === undefined)) {
+    throw new ConfigError('--oidc-issuer, --oidc-audience and --oidc-claims go together');
+  }
+  const claims: Record<string, string> = {};
+  for (const pair of list(options.oidcClaims)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new ConfigError(`--oidc-claims: '${pair}' is not name=value`);
+    claims[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return { issuer: options.oidcIssuer!, audience: options.oidcAudience!, claims };
+}
+
+function printOidcJoin(ctx: AdminContext, bot: string, audience: string, print: Print) {
+  const proxy = new URL(ctx.baseUrl).host;
+  print(`CI jobs join with their ID token for audience ${audience}. In the job, run:`);
+  print('');
+  print(
+    `  postern bot start --proxy ${proxy} --bot ${bot} --oidc-token-env POSTERN_ID_TOKEN --destination ./postern-bot --oneshot`,
+  );
+  print('');
+  print(
+    "(POSTERN_ID_TOKEN holds the job's ID token; docs/bots.md shows GitHub Actions and GitLab CI)",
+  );
 }
 
 /** `postern bots token NAME`: a join token for another copy, or after its certificate ran out. */
@@ -101,13 +146,19 @@ export async function botsRemove(ctx: AdminContext, name: string, print: Print):
 /** `postern bots add|token|ls|rm`: machine identities (docs/bots.md). */
 export function addBotsCommands(program: Command): void {
   const bots = program.command('bots').description('manage machine identities (bots)');
-  type Flags = ConfigFlags & { roles: string; logins?: string; tokenTtl?: string };
+  type Flags = ConfigFlags & BotsAddOptions;
 
   withStorageFlags(bots.command('add <name>'))
     .description('create a bot and print a single-use join token for postern bot start')
     .requiredOption('--roles <roles>', 'comma-separated role names the bot acts with')
     .option('--logins <logins>', 'comma-separated OS logins the bot may use')
     .option('--token-ttl <duration>', 'how long the join token works (default 1h, at most 168h)')
+    .option('--oidc-issuer <url>', 'CI jobs join with their ID token from this issuer instead')
+    .option('--oidc-audience <aud>', 'the audience the CI job asks its ID token for')
+    .option(
+      '--oidc-claims <pairs>',
+      'name=value,… the ID token must carry, e.g. repository=acme/deploy',
+    )
     .action((name: string, flags: Flags) =>
       withAdmin(flags, (ctx) => botsAdd(ctx, name, flags, print)),
     );

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { BotsService } from '../../identity/bots/bots.service.js';
 import { BotsStore } from '../../identity/bots/bots.store.js';
 import { POSTERN_BOT_GENERATION_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
+import { startFakeCiTokenIssuer } from '../../testing/ci-token-issuer.testkit.js';
 import { startCliSshWorld, type CliSshWorld } from '../../testing/cli-ssh-world.testkit.js';
 import { botStart } from './bot-start.js';
 
@@ -78,7 +79,7 @@ describe('postern bot start', () => {
       '--proxy',
       world.webUrl,
       '--token',
-      token.token,
+      token!.token,
       '--destination',
       destination,
       '--oneshot',
@@ -152,5 +153,72 @@ describe('postern bot start', () => {
       },
     });
     await expect(botStart({ destination }, run)).rejects.toThrow(/locked/);
+  });
+});
+
+describe('postern bot start with a CI job’s ID token', () => {
+  it('joins as the bot named by --bot, from a file or an environment variable', async () => {
+    const ci = await startFakeCiTokenIssuer();
+    const jobDir = await mkdtemp(path.join(tmpdir(), 'postern-ci-'));
+    try {
+      const claims = { repository: 'acme/deploy' };
+      const oidc = { issuer: ci.issuer, audience: 'postern', claims };
+      await bots.create({ name: 'gha', roles: ['ops'], oidc }, 'admin');
+      const tokenFile = path.join(jobDir, 'id-token');
+      await writeFile(tokenFile, `${await ci.mint(claims, { audience: 'postern' })}\n`);
+      const common = ['bot', 'start', '--proxy', world.webUrl, '--bot', 'gha', '--oneshot'];
+      const fromFile = path.join(jobDir, 'from-file');
+      const lines = await world.postern([
+        ...common,
+        '--oidc-token-file',
+        tokenFile,
+        '--destination',
+        fromFile,
+      ]);
+      expect(lines.at(-1)).toMatch(/^Bot identity bot-gha in /);
+      const { deps: run } = deps();
+      const fromEnv = path.join(jobDir, 'from-env');
+      await botStart(
+        {
+          destination: fromEnv,
+          proxy: world.webUrl,
+          bot: 'gha',
+          oidcTokenEnv: 'CI_ID_TOKEN',
+          oneshot: true,
+        },
+        {
+          ...run,
+          env: { ...run.env, CI_ID_TOKEN: await ci.mint(claims, { audience: 'postern' }) },
+        },
+      );
+      const profile = JSON.parse(await readFile(path.join(fromEnv, 'profile.json'), 'utf8'));
+      expect(profile.user).toBe('bot-gha');
+      // The same token a second time is refused by the proxy, with its reason.
+      await expect(
+        botStart(
+          {
+            destination: path.join(jobDir, 'again'),
+            proxy: world.webUrl,
+            bot: 'gha',
+            oidcTokenFile: tokenFile,
+            oneshot: true,
+          },
+          run,
+        ),
+      ).rejects.toThrow(/used already/);
+      await expect(
+        botStart(
+          {
+            destination: path.join(jobDir, 'nobot'),
+            proxy: world.webUrl,
+            oidcTokenFile: tokenFile,
+          },
+          run,
+        ),
+      ).rejects.toThrow(/pass --bot NAME/);
+    } finally {
+      await ci.close();
+      await rm(jobDir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,11 @@ export interface BotStartFlags {
   /** Needed for the first join; later starts renew the identity found in the destination. */
   proxy?: string;
   token?: string;
+  /** With an ID token instead of a token: the bot to join as (its OIDC rule decides). */
+  bot?: string;
+  /** Where the CI job's OpenID Connect ID token is: a file, or an environment variable. */
+  oidcTokenFile?: string;
+  oidcTokenEnv?: string;
   ttl?: string;
   /** Get or renew the certificate once, then exit (a CI job's step). */
   oneshot?: boolean;
@@ -52,12 +57,7 @@ export async function botStart(flags: BotStartFlags, deps: BotStartDeps): Promis
       );
     profile = await renew(bot, held, ttl);
   } else {
-    if (!flags.token || !flags.proxy) {
-      throw new ConfigError(
-        `no live bot identity in ${flags.destination}: pass --proxy and the --token that postern bots add printed`,
-      );
-    }
-    profile = await join(bot, flags.proxy, flags.token, ttl);
+    profile = await join(bot, await joinProof(flags, deps.env), ttl);
   }
   deps.print(
     `Bot identity ${profile.user} in ${flags.destination}, valid until ${profile.expires}.`,
@@ -71,12 +71,40 @@ interface Bot {
   deps: BotStartDeps;
 }
 
-async function join(bot: Bot, proxy: string, token: string, ttl: number | undefined) {
+/** What the first join shows: the single-use token, or a CI job's ID token and the bot's name. */
+type JoinProof = { proxy: string } & ({ token: string } | { id_token: string; bot_name: string });
+
+async function joinProof(flags: BotStartFlags, env: NodeJS.ProcessEnv): Promise<JoinProof> {
+  const oidc = flags.oidcTokenFile !== undefined || flags.oidcTokenEnv !== undefined;
+  if (!flags.proxy || (!flags.token && !oidc)) {
+    throw new ConfigError(
+      `no live bot identity in ${flags.destination}: pass --proxy and the --token that postern bots add printed (or --bot with --oidc-token-env or --oidc-token-file)`,
+    );
+  }
+  if (flags.token) {
+    if (oidc) throw new ConfigError('give --token or an ID token (--oidc-token-…), not both');
+    return { proxy: flags.proxy, token: flags.token };
+  }
+  if (!flags.bot) throw new ConfigError('an ID token joins as a bot: pass --bot NAME');
+  const idToken = flags.oidcTokenFile
+    ? await readFile(flags.oidcTokenFile, 'utf8')
+    : env[flags.oidcTokenEnv ?? ''];
+  if (!idToken?.trim()) {
+    throw new ConfigError(
+      flags.oidcTokenFile
+        ? `${flags.oidcTokenFile} holds no ID token`
+        : `the environment variable ${flags.oidcTokenEnv} holds no ID token`,
+    );
+  }
+  return { proxy: flags.proxy, id_token: idToken.trim(), bot_name: flags.bot };
+}
+
+async function join(bot: Bot, { proxy, ...proof }: JoinProof, ttl: number | undefined) {
   const client = new ProxyClient(proxyBaseUrl(proxy), Boolean(bot.flags.insecure));
   const key = generateEd25519Key();
   const issued = await client.post(
     apiPaths.botJoin,
-    { token, pub_key: key.publicKey, ...(ttl ? { ttl } : {}) },
+    { ...proof, pub_key: key.publicKey, ...(ttl ? { ttl } : {}) },
     sshCertsResponseSchema,
   );
   return store(bot, client, key, issued);

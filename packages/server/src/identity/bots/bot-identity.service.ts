@@ -15,6 +15,7 @@ import { certifiableKey, type CertIssuer } from '../cli-login/cert-issuer.js';
 import type { UserResource, UsersStore } from '../users/users.store.js';
 import { botUserName } from './bots.service.js';
 import type { BotsStore } from './bots.store.js';
+import { IdTokenRefused, type CiIdTokens } from './ci-id-token.js';
 
 /** A bot's certificate lives an hour unless it asks for less (or its roles allow less). */
 export const botCertDefaultTtlMs = 3600_000;
@@ -23,8 +24,19 @@ export const botCertDefaultTtlMs = 3600_000;
 const invalidBotToken = () =>
   new ApiError('access_denied', 'the bot join token is not valid (or no longer valid)');
 
+/** Who a join let in, and how. */
+interface Admitted {
+  bot: string;
+  user: UserResource;
+  method: 'token' | 'oidc';
+  /** The ID token's subject (a CI job's repository and ref, say), for the audit. */
+  subject?: string;
+}
+
 export interface BotIdentityDeps {
   store: BotsStore;
+  /** Checks CI jobs' ID tokens against a bot's rule. */
+  idTokens: Pick<CiIdTokens, 'verify'>;
   users: UsersStore;
   issuer: Pick<CertIssuer, 'issue'>;
   locks: Pick<LocksService, 'create'>;
@@ -50,23 +62,17 @@ export class BotIdentityService {
 
   async join(body: BotJoinRequest, addr: string | undefined): Promise<SshCertsResponse> {
     const publicKey = certifiableKey(body.pub_key);
-    const bot = (await this.deps.store.takeToken(body.token))?.bot;
-    const user = bot ? await this.deps.users.get(botUserName(bot)) : null;
-    if (!bot || !user || user.user.spec.bot !== bot) {
-      await this.failedJoin(bot ?? '', 'the join token is not valid', addr);
-      throw invalidBotToken();
-    }
+    const admitted = body.token
+      ? await this.admitByToken(body.token, addr)
+      : await this.admitByIdToken(body.bot_name ?? '', body.id_token ?? '', addr);
+    const { bot, user, method } = admitted;
     const now = new Date(this.deps.now()).toISOString();
     const id = randomUUID();
     let issued: SshCertsResponse;
     try {
-      issued = await this.issue(
-        { user: user.user, publicKey, instanceId: id, generation: 1 },
-        body,
-        addr,
-      );
+      issued = await this.issue({ user, publicKey, instanceId: id, generation: 1 }, body, addr);
     } catch (error) {
-      await this.failedJoin(bot, (error as Error).message, addr);
+      await this.failedJoin(bot, method, (error as Error).message, addr);
       throw error;
     }
     await this.deps.store.createInstance({
@@ -79,13 +85,56 @@ export class BotIdentityService {
       ...remoteAddr(addr),
     });
     await emitAudit(this.deps.audit, 'TJ001I', {
-      user: user.user.metadata.name,
+      user: user.metadata.name,
       bot_name: bot,
-      method: 'token',
+      method,
       bot_instance_id: id,
+      ...(admitted.subject ? { oidc_subject: admitted.subject } : {}),
       ...remoteAddr(addr),
     });
     return issued;
+  }
+
+  /** The bot a single-use token was for; the token is used up whatever follows. */
+  private async admitByToken(token: string, addr: string | undefined): Promise<Admitted> {
+    const bot = (await this.deps.store.takeToken(token))?.bot;
+    const user = bot ? await this.botUser(bot) : undefined;
+    if (!bot || !user) {
+      await this.failedJoin(bot ?? '', 'token', 'the join token is not valid', addr);
+      throw invalidBotToken();
+    }
+    return { bot, user, method: 'token' };
+  }
+
+  /** A CI job's ID token that matches the bot's rule, once. */
+  private async admitByIdToken(
+    bot: string,
+    idToken: string,
+    addr: string | undefined,
+  ): Promise<Admitted> {
+    const refuse = async (reason: string) => {
+      await this.failedJoin(bot, 'oidc', reason, addr);
+      return new ApiError('access_denied', `bot ${bot} cannot join with this ID token: ${reason}`);
+    };
+    const user = await this.botUser(bot);
+    const rule = user && (await this.deps.store.rule(bot));
+    if (!user || !rule) throw await refuse('no such bot joins with an ID token');
+    let claims;
+    try {
+      claims = await this.deps.idTokens.verify(rule, idToken);
+    } catch (error) {
+      if (!(error instanceof IdTokenRefused)) throw error;
+      throw await refuse(error.message);
+    }
+    if (!(await this.deps.store.useIdTokenOnce(idToken, new Date(claims.exp * 1000)))) {
+      throw await refuse('the ID token was used already');
+    }
+    return { bot, user, method: 'oidc', ...(claims.sub ? { subject: claims.sub } : {}) };
+  }
+
+  private async botUser(bot: string): Promise<UserResource | undefined> {
+    const found = await this.deps.users.get(botUserName(bot));
+    return found && found.user.spec.bot === bot ? found.user : undefined;
   }
 
   async renew(
@@ -176,10 +225,15 @@ export class BotIdentityService {
     );
   }
 
-  private async failedJoin(bot: string, reason: string, addr: string | undefined) {
+  private async failedJoin(
+    bot: string,
+    method: Admitted['method'],
+    reason: string,
+    addr: string | undefined,
+  ) {
     await emitAudit(this.deps.audit, 'TJ001E', {
       bot_name: bot,
-      method: 'token',
+      method,
       success: false,
       error: reason,
       ...remoteAddr(addr),

@@ -6,7 +6,8 @@ import { emitAudit } from '../../modules/audit/emit.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import type { UsersService } from '../users/users.service.js';
 import type { UserResource } from '../users/users.store.js';
-import type { BotInstanceRecord, BotsStore } from './bots.store.js';
+import type { BotInstanceRecord, BotOidcRule, BotsStore } from './bots.store.js';
+import { checkOidcRule } from './ci-id-token.js';
 
 /**
  * A bot's join token lives an hour unless asked otherwise: it is pasted into a CI secret or a
@@ -30,6 +31,8 @@ export interface BotJson {
   instances: BotInstanceRecord[];
   /** Unused join tokens, by their last four characters. */
   tokens: { hint: string; expires: string }[];
+  /** CI jobs whose ID token matches this join without a token. */
+  oidc?: BotOidcRule;
 }
 
 export interface IssuedBotToken {
@@ -54,13 +57,24 @@ export interface BotsDeps {
 export class BotsService {
   constructor(private readonly deps: BotsDeps) {}
 
+  /**
+   * The bot's user, and its way in: a single-use join token, or with `oidc` the rule CI jobs'
+   * ID tokens must match (no token then; `newToken` can still add one).
+   */
   async create(
-    input: { name: string; roles: string[]; logins?: string[]; tokenTtlMs?: number },
+    input: {
+      name: string;
+      roles: string[];
+      logins?: string[];
+      tokenTtlMs?: number;
+      oidc?: BotOidcRule;
+    },
     by: string,
-  ): Promise<{ bot: BotJson; token: IssuedBotToken }> {
+  ): Promise<{ bot: BotJson; token?: IssuedBotToken }> {
     const name = checkBotName(input.name);
     if (input.roles.length === 0) throw badParameter('a bot needs at least one role');
     const ttlMs = checkTokenTtl(input.tokenTtlMs);
+    const oidc = input.oidc && checkOidcRule(input.oidc);
     const user = await this.deps.users.create(
       { name: botUserName(name), roles: input.roles, logins: input.logins ?? [], bot: name },
       by,
@@ -69,7 +83,12 @@ export class BotsService {
       user: by,
       bot_name: name,
       roles: user.spec.roles,
+      ...(oidc ? { join_method: 'oidc', oidc_issuer: oidc.issuer } : { join_method: 'token' }),
     });
+    if (oidc) {
+      await this.deps.store.setRule(name, oidc);
+      return { bot: await this.json(user) };
+    }
     const token = await this.issueToken(name, ttlMs, by);
     return { bot: await this.json(user), token };
   }
@@ -100,6 +119,7 @@ export class BotsService {
   async remove(name: string, by: string): Promise<void> {
     await this.userOf(name);
     await this.deps.store.deleteTokensOf(name);
+    await this.deps.store.deleteRule(name);
     await this.deps.store.deleteInstancesOf(name);
     await this.deps.users.remove(botUserName(name), by);
     await emitAudit(this.deps.audit, 'TB003I', { user: by, bot_name: name });
@@ -128,9 +148,10 @@ export class BotsService {
 
   private async json(user: UserResource): Promise<BotJson> {
     const name = user.spec.bot ?? '';
-    const [instances, tokens] = await Promise.all([
+    const [instances, tokens, oidc] = await Promise.all([
       this.deps.store.instancesOf(name),
       this.deps.store.tokensOf(name),
+      this.deps.store.rule(name),
     ]);
     return {
       name,
@@ -140,6 +161,7 @@ export class BotsService {
       createdAt: user.spec.createdAt,
       instances,
       tokens: tokens.map(({ hint, expires }) => ({ hint, expires })),
+      ...(oidc ? { oidc } : {}),
     };
   }
 }

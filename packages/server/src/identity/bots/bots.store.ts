@@ -1,8 +1,26 @@
-import { CompareFailedError, NotFoundError, type Backend, type Item } from '../../backend/index.js';
+import {
+  AlreadyExistsError,
+  CompareFailedError,
+  NotFoundError,
+  type Backend,
+  type Item,
+} from '../../backend/index.js';
 import { hashJoinToken } from '../../modules/join-tokens/join-tokens.store.js';
 
 export const botTokensPrefix = '/bot_tokens/';
 export const botInstancesPrefix = '/bot_instances/';
+const botRulesPrefix = '/bot_join_rules/';
+const usedIdTokensPrefix = '/bot_used_id_tokens/';
+
+/**
+ * Who may join as a bot without a token: CI jobs whose OpenID Connect ID token (GitHub Actions,
+ * GitLab CI…) comes from `issuer`, for `audience`, with every claim in `claims` equal.
+ */
+export interface BotOidcRule {
+  issuer: string;
+  audience: string;
+  claims: Record<string, string>;
+}
 
 /**
  * A bot's join token, under `/bot_tokens/<sha256 of the token>`: the token itself is never
@@ -77,6 +95,39 @@ export class BotsStore {
       await this.backend.delete(item.key).catch((error: unknown) => {
         if (!(error instanceof NotFoundError)) throw error;
       });
+    }
+  }
+
+  async setRule(bot: string, rule: BotOidcRule): Promise<void> {
+    await this.backend.upsert({ key: botRulesPrefix + bot, value: JSON.stringify(rule) });
+  }
+
+  async rule(bot: string): Promise<BotOidcRule | null> {
+    const item = await this.backend.get(botRulesPrefix + bot);
+    return item ? parse<BotOidcRule>(item) : null;
+  }
+
+  async deleteRule(bot: string): Promise<void> {
+    await this.backend.delete(botRulesPrefix + bot).catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+    });
+  }
+
+  /**
+   * Marks an ID token used, until it expires: false if it was already. A CI job's token is
+   * good for minutes, and whoever saw it on the way must not join with it again.
+   */
+  async useIdTokenOnce(idToken: string, expires: Date): Promise<boolean> {
+    try {
+      await this.backend.create({
+        key: usedIdTokensPrefix + hashJoinToken(idToken),
+        value: '{}',
+        expires,
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof AlreadyExistsError) return false;
+      throw error;
     }
   }
 

@@ -77,7 +77,7 @@ describe('bots', () => {
       'admin',
     );
     expect(bot).toMatchObject({ name: 'ci', user: 'bot-ci', roles: ['ops'], logins: ['deploy'] });
-    const { res } = await join(token.token);
+    const { res } = await join(token!.token);
     expect(res.statusCode, res.body).toBe(200);
     const cert = parseCertificate(certOf(res));
     expect(cert.keyId).toBe('bot-ci');
@@ -95,7 +95,7 @@ describe('bots', () => {
       expect.objectContaining({ bot_name: 'ci', method: 'token', bot_instance_id: instanceId }),
     );
 
-    const again = await join(token.token);
+    const again = await join(token!.token);
     expect(again.res.statusCode).toBe(403);
     expect(again.res.json().error.message).toMatch(/join token is not valid/);
   });
@@ -111,7 +111,7 @@ describe('bots', () => {
 
   it('renew with the latest certificate: the next generation, for the new key', async () => {
     const { token } = await bots.create({ name: 'deployer', roles: ['ops'] }, 'admin');
-    const joined = await join(token.token);
+    const joined = await join(token!.token);
     const first = { cert: certOf(joined.res), key: joined.key };
     const renewed = await renew(first);
     expect(renewed.res.statusCode, renewed.res.body).toBe(200);
@@ -126,7 +126,7 @@ describe('bots', () => {
 
   it('lock the bot when an old certificate renews: a copy of its identity is in use', async () => {
     const { token } = await bots.create({ name: 'copied', roles: ['ops'] }, 'admin');
-    const joined = await join(token.token);
+    const joined = await join(token!.token);
     const original = { cert: certOf(joined.res), key: joined.key };
     const renewed = await renew(original);
     expect(renewed.res.statusCode).toBe(200);
@@ -168,7 +168,7 @@ describe('bots', () => {
 
   it('keep bot certificates out of the assume call, which would renew without a generation', async () => {
     const { token } = await bots.create({ name: 'assumer', roles: ['ops'] }, 'admin');
-    const joined = await join(token.token);
+    const joined = await join(token!.token);
     const body = JSON.stringify({ pub_key: joined.key.publicKey, request_ids: [] });
     const headers = signRequest({
       method: 'POST',
@@ -191,7 +191,7 @@ describe('bots', () => {
   it('stop working once removed: no renewal, and the token left unused is gone', async () => {
     const { token } = await bots.create({ name: 'gone', roles: ['ops'] }, 'admin');
     const spare = await bots.newToken('gone', undefined, 'admin');
-    const joined = await join(token.token);
+    const joined = await join(token!.token);
     await bots.remove('gone', 'admin');
     await expect(bots.get('gone')).rejects.toThrow(/bot gone not found/);
     const renewed = await renew({ cert: certOf(joined.res), key: joined.key });

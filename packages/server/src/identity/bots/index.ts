@@ -7,6 +7,7 @@ import type { CliLoginServices } from '../cli-login/index.js';
 import { BotIdentityService } from './bot-identity.service.js';
 import { botsRoutes } from './bots.routes.js';
 import { BotsStore } from './bots.store.js';
+import { CiIdTokens } from './ci-id-token.js';
 
 export { BotsService, botUserName } from './bots.service.js';
 export { BotsStore } from './bots.store.js';
@@ -20,6 +21,7 @@ export function buildBots(
   const { backend, audit, now } = platform;
   const botIdentity = new BotIdentityService({
     store: new BotsStore(backend),
+    idTokens: new CiIdTokens(now),
     users: identity.usersStore,
     issuer: cliLogin.issuer,
     // A copied identity locks its bot: the lock is written as any other, and enforced by the watch.

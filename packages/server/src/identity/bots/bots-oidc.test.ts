@@ -1,0 +1,144 @@
+import { apiPaths, sshCertsResponseSchema } from '@postern/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { startFakeCiTokenIssuer } from '../../testing/ci-token-issuer.testkit.js';
+import { createOpsRole } from '../../testing/ssh-login.testkit.js';
+import { POSTERN_BOT_GENERATION_EXTENSION } from '../../ssh/ca.service.js';
+import { parseCertificate } from '../../ssh/certificates.js';
+import { generateEd25519Key } from '../../ssh/keys.js';
+import { BotsService } from './bots.service.js';
+import { BotsStore } from './bots.store.js';
+
+// CI jobs join as a bot with their OpenID Connect ID token, no secret in the job: the token must
+// come from the bot's issuer, for its audience, with its claims, and is taken once.
+
+let app: TestApp;
+let bots: BotsService;
+let ci: Awaited<ReturnType<typeof startFakeCiTokenIssuer>>;
+const audience = 'postern.example.com';
+const deployJob = {
+  sub: 'repo:acme/deploy:ref:refs/heads/main',
+  repository: 'acme/deploy',
+  ref: 'refs/heads/main',
+};
+
+beforeAll(async () => {
+  app = await createTestApp();
+  await createOpsRole(app);
+  ci = await startFakeCiTokenIssuer();
+  bots = new BotsService({
+    users: app.services.users,
+    store: new BotsStore(app.backend),
+    audit: app.audit,
+    now: () => app.clock.now(),
+  });
+  const created = await bots.create(
+    {
+      name: 'deploy',
+      roles: ['ops'],
+      oidc: {
+        issuer: ci.issuer,
+        audience,
+        claims: { repository: 'acme/deploy', ref: 'refs/heads/main' },
+      },
+    },
+    'admin',
+  );
+  // A bot that joins by ID token gets no token.
+  expect(created.token).toBeUndefined();
+});
+afterAll(async () => {
+  await app?.close();
+  await ci?.close();
+});
+
+const join = (body: Record<string, unknown>) =>
+  app.server.inject({
+    method: 'POST',
+    url: apiPaths.botJoin,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ pub_key: generateEd25519Key().publicKey, ...body }),
+  });
+
+describe('bots joining with a CI job’s ID token', () => {
+  it('join when the token matches the rule: a bot certificate, and bot.join with the job’s subject', async () => {
+    const idToken = await ci.mint(deployJob, { audience });
+    const res = await join({ id_token: idToken, bot_name: 'deploy' });
+    expect(res.statusCode, res.body).toBe(200);
+    const cert = parseCertificate(sshCertsResponseSchema.parse(res.json()).cert);
+    expect(cert.keyId).toBe('bot-deploy');
+    expect(cert.extensions[POSTERN_BOT_GENERATION_EXTENSION]).toBe('1');
+    const { events } = await app.audit.search({
+      from: new Date(0),
+      to: new Date(app.clock.now() + 60_000),
+      limit: 100,
+      eventTypes: ['bot.join'],
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ code: 'TJ001I', method: 'oidc', oidc_subject: deployJob.sub }),
+    );
+    // The same token again: whoever saw it on the way gets nothing.
+    const replayed = await join({ id_token: idToken, bot_name: 'deploy' });
+    expect(replayed.statusCode).toBe(403);
+    expect(replayed.json().error.message).toMatch(/used already/);
+  });
+
+  it.each([
+    [
+      'another branch',
+      () => ci.mint({ ...deployJob, ref: 'refs/heads/dev' }, { audience }),
+      /claim ref does not match/,
+    ],
+    [
+      'another repository',
+      () => ci.mint({ ...deployJob, repository: 'evil/fork' }, { audience }),
+      /claim repository/,
+    ],
+    ['another audience', () => ci.mint(deployJob, { audience: 'someone-else' }), /not valid.*aud/],
+    [
+      'an expired token',
+      () => ci.mint(deployJob, { audience, expiresInSec: -600 }),
+      /not valid.*exp/,
+    ],
+    [
+      'a key the issuer does not publish',
+      () => ci.mintWithOtherKey(deployJob, { audience }),
+      /not valid/,
+    ],
+    [
+      'another issuer',
+      () => ci.mint(deployJob, { audience, issuer: 'https://ci.example.com' }),
+      /not valid.*iss/,
+    ],
+  ])('refuse %s, naming the claim but not the rule’s values', async (_, mint, reason) => {
+    const res = await join({ id_token: await mint(), bot_name: 'deploy' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toMatch(reason);
+    expect(res.json().error.message).not.toContain('acme/deploy');
+  });
+
+  it('refuse a bot without a rule, and a body with both proofs or an ID token without a bot', async () => {
+    await bots.create({ name: 'tokenonly', roles: ['ops'] }, 'admin');
+    const idToken = await ci.mint(deployJob, { audience });
+    const res = await join({ id_token: idToken, bot_name: 'tokenonly' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toMatch(/no such bot joins with an ID token/);
+    expect((await join({ id_token: idToken, token: 'abc', bot_name: 'deploy' })).statusCode).toBe(
+      400,
+    );
+    expect((await join({ id_token: idToken })).statusCode).toBe(400);
+  });
+
+  it('check the rule when the bot is made: https issuer, an audience, one claim at least', async () => {
+    const make = (oidc: { issuer: string; audience: string; claims: Record<string, string> }) =>
+      bots.create({ name: 'ruled', roles: ['ops'], oidc }, 'admin');
+    await expect(
+      make({ issuer: 'http://ci.example.com', audience, claims: { a: 'b' } }),
+    ).rejects.toThrow(/https/);
+    await expect(make({ issuer: ci.issuer, audience: '', claims: { a: 'b' } })).rejects.toThrow(
+      /audience/,
+    );
+    await expect(make({ issuer: ci.issuer, audience, claims: {} })).rejects.toThrow(/at least one/);
+    expect(await app.services.users.store.get('bot-ruled')).toBeNull();
+  });
+});
