@@ -46,6 +46,10 @@ describe('the double-submit CSRF check on public mutations', () => {
         'POST /v1/webapi/accessrequests',
         'POST /v1/webapi/accessrequests/:requestId/reviews',
         'POST /v1/webapi/ssh/certs/assume',
+        // A bot's join (a single-use token or a CI job's ID token in the body) and its renewal
+        // (signed with its certificate): no cookie is read (docs/bots.md).
+        'POST /v1/webapi/bots/join',
+        'POST /v1/webapi/bots/renew',
         // The SAML ACS: the IdP's page posts it cross-site, so no header can come along. The
         // RelayState must equal the browser's state cookie and the signed assertion must answer
         // a request of ours, both once (docs/sso.md).

@@ -12,6 +12,7 @@ export const supportLinks: readonly SupportLink[] = [
   { title: 'Servers: adding hosts, join tokens and the install script', href: doc('nodes.md') },
   { title: 'Agents, the reverse tunnel and Enroll New Resource', href: doc('agents.md') },
   { title: 'Signing in from the command line (postern login)', href: doc('cli-login.md') },
+  { title: 'Bots: machine identities for CI jobs and services', href: doc('bots.md') },
   { title: 'Using ssh, scp and sftp through the proxy', href: doc('ssh-proxy.md') },
   { title: 'File transfer', href: doc('file-transfer.md') },
   { title: 'Applications: web apps and TCP apps', href: doc('apps.md') },
