@@ -87,8 +87,10 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .argument('[labels]', 'name=value[,name=value]: only nodes with all these labels')
     .option('--search <words>', 'only nodes whose name, address or labels hold all the words')
     .option('--format <format>', 'text (a table, the default) or json')
-    .action((labels: string | undefined, flags: { search?: string; format?: string }) =>
-      oneLine(() => ls(deps.env, deps.print, { ...flags, ...(labels ? { labels } : {}) })),
+    .option('--cluster <leaf>', "a trusted leaf cluster's servers, reached through this proxy")
+    .action(
+      (labels: string | undefined, flags: { search?: string; format?: string; cluster?: string }) =>
+        oneLine(() => ls(deps.env, deps.print, { ...flags, ...(labels ? { labels } : {}) })),
     );
 
   program

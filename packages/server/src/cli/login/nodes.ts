@@ -10,11 +10,13 @@ const maxPages = 20;
 /**
  * Every node the user may see, through `ssh/nodes` signed with the login's certificate; with
  * `search`, those whose hostname, address or labels hold all its words (the console's search).
+ * With `leaf`, a trusted leaf cluster's, through the root's forwarder (`sites/<leaf>/nodes`).
  */
 export async function listNodes(
   client: ProxyClient,
   profile: Profile,
   search = '',
+  leaf?: string,
 ): Promise<NodeJson[]> {
   const privateKeyPem = await readFile(profile.key_path, 'utf8');
   const certificateLine = (await readFile(profile.cert_path, 'utf8')).trim();
@@ -26,7 +28,8 @@ export async function listNodes(
       ...(startKey ? { startKey } : {}),
       ...(search ? { search } : {}),
     });
-    const pathAndQuery = `${apiPaths.sshNodes}?${query.toString()}`;
+    const path = leaf ? apiPaths.nodes(leaf) : apiPaths.sshNodes;
+    const pathAndQuery = `${path}?${query.toString()}`;
     const headers = signRequest({
       method: 'GET',
       pathAndQuery,

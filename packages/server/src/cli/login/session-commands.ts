@@ -50,9 +50,11 @@ export interface LsOptions {
   labels?: string;
   search?: string;
   format?: string;
+  /** A trusted leaf cluster of the proxy signed in to: its servers instead. */
+  cluster?: string;
 }
 
-/** `postern ls [name=value,...] [--search WORDS] [--format text|json]`. */
+/** `postern ls [name=value,...] [--search WORDS] [--format text|json] [--cluster LEAF]`. */
 export async function ls(env: NodeJS.ProcessEnv, print: Print, options: LsOptions = {}) {
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') {
@@ -64,12 +66,16 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print, options: LsOption
   }
   const profile = await currentLogin(env);
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const listed = await listNodes(client, profile, options.search ?? '');
+  // A leaf's servers come through the root (docs/trusted-clusters.md) and are reached as
+  // <hostname>.<leaf>, the names ssh_config routes through the root.
+  const leaf = options.cluster && options.cluster !== profile.cluster ? options.cluster : undefined;
+  const listed = await listNodes(client, profile, options.search ?? '', leaf);
   const nodes = selector ? nodesMatching(listed, selector) : listed;
   if (format === 'json') {
     const rows = nodes.map((node) => ({
       id: node.id,
       hostname: node.hostname,
+      ...(leaf ? { cluster: leaf } : {}),
       addr: node.addr,
       tunnel: node.tunnel,
       labels: Object.fromEntries(node.tags.map((tag) => [tag.name, tag.value])),
@@ -79,7 +85,7 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print, options: LsOption
     return print(JSON.stringify(rows, null, 2));
   }
   const rows = nodes.map((node) => [
-    node.hostname,
+    leaf ? `${node.hostname}.${leaf}` : node.hostname,
     node.addr || (node.tunnel ? '⟵ tunnel' : ''),
     node.sshLogins.join(','),
     labelListCell(node.tags),

@@ -95,6 +95,7 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
       now,
     }),
     guard: ctx.guard,
+    certAuth: ctx.identity.certAuth,
     dial: dialLeaf,
     log: (message, fields) => ctx.log('warn', message, fields),
   });

@@ -17,7 +17,10 @@ import {
   type Identity,
 } from '../../http/request-identity.js';
 import { asSocket } from '../../net/post-json.js';
-import type { DialLeaf, LeafGrants } from './leaf-grants.js';
+import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import { signedRequestHeaders } from '../../ssh/signed-request.js';
+import type { FastifyRequest } from 'fastify';
+import { webCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
 
@@ -39,6 +42,8 @@ const dropped = new Set([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  // A CLI's signature is the root's to check; the leaf gets the grant instead.
+  ...Object.values(signedRequestHeaders),
 ]);
 
 /**
@@ -57,6 +62,8 @@ export interface LeafForwarderOptions {
   isLeaf: (name: string) => boolean;
   grants: LeafGrants;
   guard: GuardDeps;
+  /** The CLI's reads (`postern ls --cluster`), signed with the user's certificate. */
+  certAuth: Pick<CertRequestAuth, 'identify'>;
   dial: DialLeaf;
   log: (message: string, fields: object) => void;
 }
@@ -102,7 +109,7 @@ export class LeafForwarder implements HostHandler {
         const identity = await this.signedIn(cookie, bearer).catch(() => undefined);
         if (!identity) return { refused: 'not authenticated' };
         try {
-          return { grant: await this.options.grants.for(identity, leaf) };
+          return { grant: await this.options.grants.for(webCaller(identity), leaf) };
         } catch (error) {
           return {
             refused: error instanceof ApiError ? error.message : `${leaf} cannot be reached`,
@@ -131,26 +138,55 @@ export class LeafForwarder implements HostHandler {
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse, leaf: string): Promise<void> {
-    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);
-    if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
-    const grant = await this.options.grants.for(identity, leaf);
+    const caller = await this.caller(req);
+    const grant = await this.options.grants.for(caller, leaf);
     let answer = await this.send(req, leaf, grant);
     // A leaf that restarted, or ended its session, answers 401: a call with no body is asked
     // again with a new grant; any other is refused without signing the user out of the root.
     if (answer.statusCode === 401) {
       answer.resume();
-      this.options.grants.drop(identity, leaf);
+      this.options.grants.drop(caller, leaf);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new ApiError('access_denied', `${leaf} ended your session there: try again`);
       }
-      answer = await this.send(req, leaf, await this.options.grants.for(identity, leaf));
+      answer = await this.send(req, leaf, await this.options.grants.for(caller, leaf));
     }
     res.writeHead(answer.statusCode ?? 502, {
       ...passedOn(answer.headers, ['set-cookie', ...Object.keys(confined)]),
       ...confined,
     });
     answer.pipe(res);
+  }
+
+  /**
+   * A signed-in browser (cookie and bearer), or the CLI signing a read with the certificate of
+   * `postern login` (`postern ls --cluster`): the same checks as on the root's own routes.
+   */
+  private async caller(req: IncomingMessage): Promise<LeafCaller> {
+    if (req.headers[signedRequestHeaders.signature] !== undefined) {
+      if (req.method !== 'GET') {
+        throw new ApiError('access_denied', 'a signed call to a leaf may only read (GET)');
+      }
+      // No body to hash: identify reads the headers, the method, the URL and the address.
+      const shim = {
+        headers: req.headers,
+        method: req.method,
+        url: req.url ?? '',
+        ip: req.socket.remoteAddress ?? '',
+      };
+      const signer = await this.options.certAuth.identify(shim as unknown as FastifyRequest);
+      return {
+        key: `cert:${signer.user}:${signer.expiresMs}`,
+        user: signer.user,
+        roles: signer.roles,
+        traits: signer.traits,
+        expires: new Date(signer.expiresMs).toISOString(),
+      };
+    }
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);
+    if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
+    return webCaller(identity);
   }
 
   /** The caller as the root's own routes would take them: session, bearer, and no lock. */

@@ -21,6 +21,29 @@ const renewWithinMs = 60_000;
 /** Bounded: one grant per signed-in user and leaf in use; the oldest goes first. */
 const maxGrants = 10_000;
 
+/**
+ * Who a grant is for: a web session's user, or the CLI's user signing with their certificate.
+ * `key` tells their grants apart (the web session's id, or the certificate's); `expires` bounds
+ * the leaf session.
+ */
+export interface LeafCaller {
+  key: string;
+  user: string;
+  roles: string[];
+  traits: Record<string, string[]>;
+  /** RFC 3339. */
+  expires: string;
+}
+
+/** A web session's caller. */
+export const webCaller = (identity: Identity): LeafCaller => ({
+  key: `session:${identity.session.id}`,
+  user: identity.user,
+  roles: identity.roles,
+  traits: identity.traits,
+  expires: identity.session.expires,
+});
+
 /** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
 export type DialLeaf = (leaf: string) => Promise<Duplex>;
 
@@ -43,13 +66,13 @@ export class LeafGrants {
     },
   ) {}
 
-  async for(identity: Identity, leaf: string): Promise<LeafSessionGrant> {
-    const key = `${identity.session.id}\n${leaf}`;
+  async for(caller: LeafCaller, leaf: string): Promise<LeafSessionGrant> {
+    const key = `${caller.key}\n${leaf}`;
     const held = this.grants.get(key);
     if (held && Date.parse(held.bearerExpires) - this.options.now() > renewWithinMs) return held;
     const inFlight = this.asking.get(key);
     if (inFlight) return inFlight;
-    const asked = this.ask(identity, leaf);
+    const asked = this.ask(caller, leaf);
     this.asking.set(key, asked);
     try {
       const grant = await asked;
@@ -63,18 +86,18 @@ export class LeafGrants {
   }
 
   /** Forgets a grant the leaf no longer accepts (it restarted, or ended the session). */
-  drop(identity: Identity, leaf: string): void {
-    this.grants.delete(`${identity.session.id}\n${leaf}`);
+  drop(caller: LeafCaller, leaf: string): void {
+    this.grants.delete(`${caller.key}\n${leaf}`);
   }
 
-  private async ask(identity: Identity, leaf: string): Promise<LeafSessionGrant> {
+  private async ask(caller: LeafCaller, leaf: string): Promise<LeafSessionGrant> {
     const { rootName, now } = this.options;
     const token = await signForwardedIdentity(
       {
-        user: identity.user,
-        roles: identity.roles,
-        traits: identity.traits,
-        expires: new Date(Math.min(Date.parse(identity.session.expires), now() + 12 * 3600_000)),
+        user: caller.user,
+        roles: caller.roles,
+        traits: caller.traits,
+        expires: new Date(Math.min(Date.parse(caller.expires), now() + 12 * 3600_000)),
       },
       { key: (await this.options.identityKey()).privateKey, root: rootName, leaf },
     );
