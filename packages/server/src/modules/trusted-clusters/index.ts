@@ -88,6 +88,7 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
   });
   const forwarder = new LeafForwarder({
     isLeaf,
+    rootName: clusterName,
     grants: new LeafGrants({
       rootName: clusterName,
       identityKey: () => keyFor('forwarded_identity'),

@@ -66,6 +66,17 @@ describe('a leaf cluster’s servers from the command line', () => {
     );
   });
 
+  it('says so for a cluster that is not a leaf of this root', async () => {
+    const { env } = await homeOf('alice', ['access']);
+    await expect(ls(env, () => undefined, { cluster: 'nowhere' })).rejects.toThrow(
+      'nowhere is not a cluster this proxy trusts',
+    );
+    // Its own name lists its own servers.
+    const lines: string[] = [];
+    await ls(env, (line) => lines.push(line), { cluster: 'root' });
+    expect(lines[0]).toMatch(/^Node/);
+  });
+
   it('gives a user the leaf maps no role to the leaf’s refusal', async () => {
     const { env } = await homeOf('eve', ['auditor']);
     await expect(ls(env, () => undefined, { cluster: 'leaf' })).rejects.toThrow(

@@ -60,6 +60,8 @@ const confined = {
 export interface LeafForwarderOptions {
   /** Whether `name` is a leaf this root trusts now. */
   isLeaf: (name: string) => boolean;
+  /** This cluster's own name: its `sites/<name>/…` calls are its own routes'. */
+  rootName: string;
   grants: LeafGrants;
   guard: GuardDeps;
   /** The CLI's reads (`postern ls --cluster`), signed with the user's certificate. */
@@ -80,11 +82,18 @@ export class LeafForwarder implements HostHandler {
   constructor(private readonly options: LeafForwarderOptions) {}
 
   claims(_host: string, req: IncomingMessage): boolean {
-    return this.leafOf(req) !== undefined;
+    return this.leafOf(req) !== undefined || this.signedForNoLeaf(req);
   }
 
   request(req: IncomingMessage, res: ServerResponse): void {
-    const leaf = this.leafOf(req)!;
+    const leaf = this.leafOf(req);
+    if (!leaf) {
+      const name = this.clusterOf(req);
+      return sendError(
+        res,
+        new ApiError('not_found', `${name} is not a cluster this proxy trusts`),
+      );
+    }
     this.forward(req, res, leaf).catch((error: unknown) => {
       if (!(error instanceof ApiError))
         this.options.log('forwarding to a leaf failed', { leaf, err: error });
@@ -98,8 +107,8 @@ export class LeafForwarder implements HostHandler {
   }
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const leaf = this.leafOf(req)!;
-    if (!sameOrigin(req)) {
+    const leaf = this.leafOf(req);
+    if (!leaf || !sameOrigin(req)) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -126,15 +135,32 @@ export class LeafForwarder implements HostHandler {
   }
 
   private leafOf(req: IncomingMessage): string | undefined {
+    const name = this.clusterOf(req);
+    return name !== undefined && this.options.isLeaf(name) ? name : undefined;
+  }
+
+  /**
+   * A CLI's signed call about a cluster that is neither this one nor a leaf (`postern ls
+   * --cluster` with a typo): answered here with what is wrong, not by the root's own routes,
+   * which would only say that the caller has no web session.
+   */
+  private signedForNoLeaf(req: IncomingMessage): boolean {
+    const name = this.clusterOf(req);
+    return (
+      req.headers[signedRequestHeaders.signature] !== undefined &&
+      name !== undefined &&
+      name !== this.options.rootName
+    );
+  }
+
+  private clusterOf(req: IncomingMessage): string | undefined {
     const match = clusterPath.exec(req.url ?? '');
     if (!match) return undefined;
-    let name: string;
     try {
-      name = decodeURIComponent(match[1]!);
+      return decodeURIComponent(match[1]!);
     } catch {
       return undefined;
     }
-    return this.options.isLeaf(name) ? name : undefined;
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse, leaf: string): Promise<void> {
