@@ -81,11 +81,17 @@ export async function startCliSshWorld() {
      * The stock client with the user's own ~/.ssh/config (OpenSSH finds the home directory from
      * the password database, not $HOME, so this names the file; the Include inside is login's).
      */
-    stock(program: 'ssh' | 'scp' | 'sftp', args: string[], input = '') {
+    stock(
+      program: 'ssh' | 'scp' | 'sftp',
+      args: string[],
+      input = '',
+      /** Another ssh_config: a bot's, say (docs/bots.md). */
+      config = path.join(home, '.ssh', 'config'),
+    ) {
       return new Promise<StockResult>((resolve) => {
         const child = execFile(
           program,
-          ['-F', path.join(home, '.ssh', 'config'), '-o', 'BatchMode=yes', ...args],
+          ['-F', config, '-o', 'BatchMode=yes', ...args],
           { timeout: 30_000, encoding: 'utf8' },
           (error, stdout, stderr) =>
             resolve({

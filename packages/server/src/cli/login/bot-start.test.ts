@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,21 +34,8 @@ afterAll(async () => {
 });
 
 /** The stock ssh with only the bot's ssh_config. */
-function botSsh(args: string[]) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      'ssh',
-      ['-F', path.join(destination, 'ssh_config'), '-o', 'BatchMode=yes', ...args],
-      { timeout: 30_000, encoding: 'utf8' },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
+const botSsh = (args: string[]) =>
+  world.stock('ssh', args, '', path.join(destination, 'ssh_config'));
 
 async function generation(): Promise<number> {
   const profile = JSON.parse(await readFile(path.join(destination, 'profile.json'), 'utf8'));
