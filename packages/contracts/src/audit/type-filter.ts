@@ -104,6 +104,8 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
   family('Trusted Clusters', {
     'trusted_cluster.create': 'Trusted Cluster Created',
     'trusted_cluster.delete': 'Trusted Cluster Deleted',
+    'trusted_cluster.ssh.start': 'SSH to a Leaf Cluster Started',
+    'trusted_cluster.ssh.end': 'SSH to a Leaf Cluster Ended',
   }),
   family('Servers & Agents', {
     'node.create': 'Server Registered',

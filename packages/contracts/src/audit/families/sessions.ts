@@ -67,6 +67,16 @@ export const sessionEvents = {
     desc: 'Session Moderation',
     message: 'Moderated session [{sid}] of [{user}] {state} ({moderators})',
   },
+  TPOS060I: {
+    type: 'trusted_cluster.ssh.start',
+    desc: 'SSH to a Leaf Cluster Started',
+    message: 'User [{user}] connected to [{server}] on leaf cluster [{cluster}] through this proxy',
+  },
+  TPOS061I: {
+    type: 'trusted_cluster.ssh.end',
+    desc: 'SSH to a Leaf Cluster Ended',
+    message: "User [{user}]'s connection to [{server}] on leaf cluster [{cluster}] ended: {reason}",
+  },
   TPOS030E: {
     type: 'session.recording.failed',
     desc: 'Session Recording Failed',

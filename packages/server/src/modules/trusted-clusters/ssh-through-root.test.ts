@@ -62,6 +62,15 @@ describe('ssh to a leaf cluster through the root', () => {
       })
     ).events;
 
+  const rootEvents = async () =>
+    (
+      await root.audit.search({
+        from: new Date(0),
+        to: new Date(Date.now() + 60_000),
+        limit: 500,
+      })
+    ).events;
+
   beforeAll(async () => {
     root = await createTestApp({ clusterName: 'root' });
     const rootUrl = (await root.listenOnLoopback()).baseUrl;
@@ -112,6 +121,18 @@ describe('ssh to a leaf cluster through the root', () => {
       server_id: leaf.nodeId,
       login: 'root',
     });
+    // The root records the hop, start and end: the leaf records the session.
+    await eventually(
+      async () => (await rootEvents()).some((e) => e.code === 'TPOS061I' && e.user === 'alice'),
+      10_000,
+      "the root's hop end",
+    );
+    const hops = (await rootEvents()).filter((e) => e.user === 'alice');
+    expect(hops.find((e) => e.code === 'TPOS060I')).toMatchObject({
+      cluster: 'leaf',
+      server: expect.stringMatching(/^test-host\.leaf:22$/),
+    });
+    expect(hops.find((e) => e.code === 'TPOS061I')).toMatchObject({ reason: 'closed' });
   });
 
   it("copies a file from the leaf's server with scp (sftp underneath)", async () => {
@@ -174,6 +195,16 @@ describe('ssh to a leaf cluster through the root', () => {
     );
     expect(await exited).not.toBe(0);
     expect(Date.now() - lockedAt).toBeLessThan(10_000);
+    // The root's own log says why the hop ended.
+    await eventually(
+      async () =>
+        (await rootEvents()).some(
+          (e) =>
+            e.code === 'TPOS061I' && e.user === 'larry' && /root says no/.test(String(e.reason)),
+        ),
+      10_000,
+      "the root's hop end",
+    );
   });
 
   it("the leaf's SSH upgrade exists only on a root's tunnel, not on the leaf's web port", async () => {

@@ -3,6 +3,7 @@ import type { ServerChannel, TcpipRequestInfo } from 'ssh2';
 import { plainAddress } from '../../../ssh/ca.service.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
+import { emitAuditInBackground, remoteAddr } from '../../../modules/audit/emit.js';
 import type { RootSshHandler } from '../../../modules/trusted-clusters/cluster-ssh.js';
 import { serveInnerConnection, serveRefusal, type InnerTarget } from './inner-connection.js';
 import type { SshProxyDeps } from './ssh-proxy.js';
@@ -48,7 +49,8 @@ export function forwardToLeaf(
         deps.log('ssh proxy: unknown target on a leaf', { user: jump.user, leaf, ...target });
         return channel.reject();
       }
-      pipeWhileAllowed(channel.accept(), stream, jump, current.roles, deps);
+      const hop = { user: jump.user, cluster: leaf, server: `${target.host}:${target.port}` };
+      pipeWhileAllowed(channel.accept(), stream, jump, current.roles, deps, hop);
     },
     (error: unknown) => {
       deps.log('ssh proxy: cannot reach the leaf', { leaf, error: String(error) });
@@ -57,32 +59,43 @@ export function forwardToLeaf(
   );
 }
 
-/** Both ways until either side ends, or the root locks the user or their certificate ends. */
+/**
+ * Both ways until either side ends, or the root locks the user or their certificate ends. The
+ * root audits the hop's start and end: the session itself is the leaf's to record, but an
+ * auditor reading only the root's log still sees who went where, when, and why it ended.
+ */
 function pipeWhileAllowed(
   channel: ServerChannel,
   stream: Duplex,
   jump: RootJump,
   roles: string[],
   deps: SshProxyDeps,
+  hop: { user: string; cluster: string; server: string },
 ): void {
+  const started = deps.now();
+  const addr = remoteAddr(jump.remoteAddr);
+  emitAuditInBackground(deps.audit, 'TPOS060I', { ...hop, ...addr });
   channel.pipe(stream).pipe(channel);
   const watch = setInterval(() => {
     const lock = deps.locks.lockFor({ user: jump.user, roles });
     if (!lock && deps.now() < jump.validBefore.getTime()) return;
-    deps.log('ssh proxy: ending a connection to a leaf', {
-      user: jump.user,
-      reason: lock ? lockMessage(lock) : 'the certificate expired',
-    });
-    end();
+    const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
+    deps.log('ssh proxy: ending a connection to a leaf', { user: jump.user, reason });
+    end(reason);
   }, recheckMs);
-  const end = () => {
+  let ended = false;
+  const end = (reason = 'closed') => {
+    if (ended) return;
+    ended = true;
     clearInterval(watch);
     stream.destroy();
     channel.destroy();
+    const duration_ms = deps.now() - started;
+    emitAuditInBackground(deps.audit, 'TPOS061I', { ...hop, ...addr, reason, duration_ms });
   };
   for (const side of [channel, stream] as const) {
-    side.on('close', end);
-    side.on('error', end);
+    side.on('close', () => end());
+    side.on('error', () => end('the connection failed'));
   }
 }
 
