@@ -89,6 +89,8 @@ export const apiPaths = {
   /** POST: Discover's connection test of one resource (spec §7). */
   /** GET: the cluster's alerts, for the console's banners. */
   clusterAlerts: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/alerts`,
+  /** GET: whether the user may reach any resource yet (`{hasResource}`). */
+  resourcesCheck: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/resources/check`,
   connectionDiagnostics: (clusterId: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/diagnostics/connections`,
   /** WebSocket: the browser's SQL console on a database (the terminal protocol, in-band auth). */
@@ -194,6 +196,7 @@ export const apiPaths = {
     signDatabaseCert: `${apiPrefix}/sites/:clusterId/sign/db`,
     clusterAlerts: `${apiPrefix}/sites/:clusterId/alerts`,
     connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
+    resourcesCheck: `${apiPrefix}/sites/:clusterId/resources/check`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,
     databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,

@@ -56,3 +56,7 @@ export const resourceListResponseSchema = <T extends z.ZodTypeAny>(item: T) =>
     /** How many match the search, over all pages. */
     totalCount: z.number().int(),
   });
+
+/** `GET sites/{clusterId}/resources/check`: whether the user may reach any resource yet. */
+export const resourcesCheckResponseSchema = z.object({ hasResource: z.boolean() });
+export type ResourcesCheckResponse = z.infer<typeof resourcesCheckResponseSchema>;

@@ -1,6 +1,7 @@
 import { hashSignedBodies } from './identity/cli-login/signed-body.js';
 import { TrustedProxies } from './net/proxy-protocol.js';
 import { HostRoutes, hostRoutingServerFactory } from './http/host-routes.js';
+import { ResourceListers } from './http/resource-listers.js';
 import { TlsRoutes } from './http/tls-routes.js';
 import cookie from '@fastify/cookie';
 import websocket from '@fastify/websocket';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sso,
     guard: { sessions: identity.sessions, access: platform.access, locks: platform.locks },
     kinds: () => built.flatMap(({ wing, services }): readonly ServedKind[] => wing.kinds(services)),
+    resourceListers: new ResourceListers(),
     hostRoutes,
     tlsRoutes,
     log: (level, message, fields) => server.log[level](fields ?? {}, message),

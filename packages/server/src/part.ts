@@ -1,4 +1,5 @@
 import type { HostRoutes } from './http/host-routes.js';
+import type { ResourceListers } from './http/resource-listers.js';
 import type { TlsRoutes } from './http/tls-routes.js';
 import type { FastifyInstance } from 'fastify';
 import type { AccessControlServices } from './access-control/index.js';
@@ -34,6 +35,8 @@ export type ServerContext = Platform &
     guard: GuardDeps;
     /** The resources every wing serves, by kind (the cluster's counts read them). */
     kinds: () => readonly ServedKind[];
+    /** Every wing's resource list, for `resources/check` (http/resource-listers.ts). */
+    resourceListers: ResourceListers;
     /** Handlers for host names that are not the console's (applications' own hosts). */
     hostRoutes: HostRoutes;
     /** Handlers for TLS server names on the web port that are not the console's (Kubernetes). */

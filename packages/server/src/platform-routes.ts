@@ -14,6 +14,7 @@ import { contextRoutes } from './modules/context/context.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
+import { resourcesCheckRoutes } from './modules/resources-check/resources-check.routes.js';
 import { cliRecordingsRoutes } from './modules/recordings/cli-recordings.routes.js';
 import { cliActiveSessionsRoutes } from './modules/sessions/cli-active-sessions.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
@@ -72,4 +73,5 @@ export async function platformRoutes(
   await server.register(integrationsRoutes, { integrations: ctx.integrations, clusterName });
   await server.register(clusterAlertsRoutes, { alerts: ctx.clusterAlerts, clusterName });
   await server.register(captureRoutes);
+  await server.register(resourcesCheckRoutes, { listers: ctx.resourceListers, clusterName });
 }

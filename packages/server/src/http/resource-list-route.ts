@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { RoleSet } from '../access-control/rbac/index.js';
 import { resolveClusterId } from '../cluster-context.js';
 import { listViewer, type SearchAs } from './list-viewer.js';
+import type { ResourceListers } from './resource-listers.js';
 import { parseInput } from './parse-input.js';
 import { actorOf } from './request-identity.js';
 import type { Actor } from '../access-control/access/actor.js';
@@ -56,9 +57,20 @@ type Page<Json> = { items: Json[]; startKey: string; totalCount: number };
  */
 export function resourceListRoute<S extends z.ZodType<{ searchAsRoles?: string }>, Row, Json>(
   app: FastifyInstance,
-  context: { clusterName: string; searchAs: SearchAs; certAuth?: SignedRequestAuth },
+  context: {
+    clusterName: string;
+    searchAs: SearchAs;
+    certAuth?: SignedRequestAuth;
+    /** Where `resources/check` finds this list (resource-listers.ts). */
+    listers?: ResourceListers;
+  },
   route: ResourceListRoute<S, Row, Json>,
 ): void {
+  context.listers?.add({
+    area: route.area,
+    anyVisible: (viewer) =>
+      route.list(parseInput(route.query, { limit: '1' }), viewer).rows.length > 0,
+  });
   const answer = async (
     actor: Actor,
     rawQuery: unknown,

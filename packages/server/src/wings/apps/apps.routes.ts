@@ -14,9 +14,9 @@ import {
   type CreateAppSessionResponse,
   type ResolveAppResponse,
 } from '@postern/contracts';
-import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
+import type { ListContext } from '../../http/resource-listers.js';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, ApiError, badParameter, notFound } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
@@ -26,17 +26,12 @@ import type { AppJwtSigner } from './app-jwt.js';
 import type { AppSessionsService } from './app-sessions.service.js';
 import type { AppRow, AppsService } from './apps.service.js';
 
-interface AppsRoutesOptions {
+interface AppsRoutesOptions extends ListContext {
   apps: AppsService;
   sessions: AppSessionsService;
   jwt: AppJwtSigner;
-  clusterName: string;
   /** `https://host:port` of app origins, without the app's host: scheme and port suffix. */
   appOrigin: (host: string) => string;
-  /** `searchAsRoles=yes`: the roles a resource access request may use. */
-  searchAs: SearchAs;
-  /** Checks the CLI's signed requests (the list's `signedPath`). */
-  certAuth: SignedRequestAuth;
   /** Per-session MFA for launches whose roles ask for it. */
   sessionMfa: Pick<SessionMfa, 'verify'>;
 }

@@ -1,3 +1,4 @@
+import { listContext } from '../../http/resource-listers.js';
 import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
@@ -24,12 +25,10 @@ export const appsWing = {
   routes: async (server, s, ctx) => {
     await server.register(appsRoutes, {
       apps: s.apps,
-      certAuth: ctx.identity.certAuth,
       sessions: s.appSessions,
       jwt: s.appJwt,
-      clusterName: ctx.config.clusterName,
       appOrigin: (host) => appOrigin(ctx, host),
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      ...listContext(ctx),
       sessionMfa: ctx.identity.sessionMfa,
     });
     await server.register(appConnectRoutes, {

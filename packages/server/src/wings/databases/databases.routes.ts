@@ -11,8 +11,8 @@ import {
   type DatabaseServiceListResponse,
   type SignDatabaseCertResponse,
 } from '@postern/contracts';
-import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
+import type { ListContext } from '../../http/resource-listers.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
@@ -23,16 +23,11 @@ import type { DatabaseRow, DatabasesService } from './databases.service.js';
 import type { DatabaseServerCerts } from './db-server-certs.service.js';
 import { databaseAddress } from './db-kind.js';
 
-interface DatabasesRoutesOptions {
+interface DatabasesRoutesOptions extends ListContext {
   databases: DatabasesService;
   serverCerts: DatabaseServerCerts;
-  clusterName: string;
   /** The name the proxy goes by as a database service: its public host name. */
   proxyServiceName: () => string;
-  /** `searchAsRoles=yes`: the roles a resource access request may use. */
-  searchAs: SearchAs;
-  /** Checks the CLI's signed requests (the list's `signedPath`). */
-  certAuth: SignedRequestAuth;
 }
 
 type ClusterParams = { Params: { clusterId: string } };

@@ -1,3 +1,4 @@
+import { listContext } from '../../http/resource-listers.js';
 import { listenerIdentity } from './listener-identity.js';
 import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Duplex } from 'node:stream';
@@ -33,11 +34,9 @@ export const databasesWing = {
   routes: async (server, s, ctx) => {
     await server.register(databasesRoutes, {
       databases: s.databases,
-      certAuth: ctx.identity.certAuth,
       serverCerts: s.dbServerCerts,
-      clusterName: ctx.config.clusterName,
       proxyServiceName: () => ctx.addresses.publicAddr().host,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      ...listContext(ctx),
     });
     await server.register(dbConsoleRoutes, {
       databases: s.databases,

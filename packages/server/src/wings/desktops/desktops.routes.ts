@@ -6,7 +6,7 @@ import {
   type DesktopListResponse,
   type DesktopServiceJson,
 } from '@postern/contracts';
-import type { SearchAs } from '../../http/list-viewer.js';
+import type { ListContext } from '../../http/resource-listers.js';
 import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoleSet } from '../../access-control/rbac/index.js';
@@ -17,15 +17,12 @@ import { actorOf } from '../../http/request-identity.js';
 import { shownAddr } from './desktop-kind.js';
 import type { DesktopRow, DesktopsService } from './desktops.service.js';
 
-interface DesktopsRoutesOptions {
+interface DesktopsRoutesOptions extends ListContext {
   desktops: DesktopsService;
-  clusterName: string;
   /** Whether a session on the desktop is live now, on any proxy. */
   active: (name: string) => boolean;
   /** The name the proxy goes by as a desktop service: its public host name. */
   proxyServiceName: () => string;
-  /** `searchAsRoles=yes`: the roles a resource access request may use. */
-  searchAs: SearchAs;
 }
 
 type ClusterParams = { Params: { clusterId: string } };

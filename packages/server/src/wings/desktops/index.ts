@@ -1,3 +1,4 @@
+import { listContext } from '../../http/resource-listers.js';
 import { desktopRecordingRoutes } from '../../modules/desktop-recordings/desktop-recordings.routes.js';
 import { dialTcp } from '../../modules/tunnel/dial-tcp.js';
 import type { ServerContext } from '../../part.js';
@@ -20,11 +21,10 @@ export const desktopsWing = {
   routes: async (server, s, ctx) => {
     await server.register(desktopsRoutes, {
       desktops: s.desktops,
-      clusterName: ctx.config.clusterName,
       active: (name) =>
         ctx.hub.list().some((tracker) => tracker.kind === 'desktop' && tracker.serverId === name),
       proxyServiceName: () => ctx.addresses.publicAddr().host,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      ...listContext(ctx),
     });
     await server.register(desktopConnectRoutes, {
       access: s.desktopAccess,

@@ -1,3 +1,4 @@
+import { listContext } from '../../http/resource-listers.js';
 import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import { TrustedProxies } from '../../net/proxy-protocol.js';
 import type { Server } from 'node:https';
@@ -33,10 +34,8 @@ export const kubernetesWing = {
   routes: async (server, s, ctx) => {
     await server.register(kubernetesRoutes, {
       clusters: s.kubeClusters,
-      certAuth: ctx.identity.certAuth,
       resources: s.kubeResources,
-      clusterName: ctx.config.clusterName,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      ...listContext(ctx),
     });
     await server.register(kubeExecRoutes, {
       exec: s.kubeExec,

@@ -6,9 +6,9 @@ import {
   type KubeClusterListResponse,
   type KubeResourcesResponse,
 } from '@postern/contracts';
-import type { SearchAs } from '../../http/list-viewer.js';
-import { resourceListRoute, type SignedRequestAuth } from '../../http/resource-list-route.js';
+import { resourceListRoute } from '../../http/resource-list-route.js';
 import type { FastifyInstance } from 'fastify';
+import type { ListContext } from '../../http/resource-listers.js';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
 import { notFound } from '../../errors.js';
@@ -17,14 +17,9 @@ import { actorOf } from '../../http/request-identity.js';
 import type { KubeClusterRow, KubeClustersService } from './kube-clusters.service.js';
 import type { KubeResourcesReader } from './kube-resources.service.js';
 
-interface KubernetesRoutesOptions {
+interface KubernetesRoutesOptions extends ListContext {
   clusters: KubeClustersService;
   resources: KubeResourcesReader;
-  clusterName: string;
-  /** `searchAsRoles=yes`: the roles a resource access request may use. */
-  searchAs: SearchAs;
-  /** Checks the CLI's signed requests (the list's `signedPath`). */
-  certAuth: SignedRequestAuth;
 }
 
 type NamedParams = { Params: { clusterId: string; name: string } };

@@ -1,3 +1,4 @@
+import { listContext } from '../../http/resource-listers.js';
 import { FileTransferService } from './file-transfer/file-transfer.service.js';
 import { fileTransferRoutes } from './file-transfer/file-transfer.routes.js';
 import { AgentJoinService, hostCertificateTtlMs } from './join-tokens/agent-join.service.js';
@@ -32,9 +33,7 @@ export const serversWing = {
     const clusterName = config.clusterName;
     await server.register(nodesRoutes, {
       inventory: s.inventory,
-      certAuth: ctx.identity.certAuth,
-      clusterName,
-      searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+      ...listContext(ctx),
     });
     await server.register(joinTokensRoutes, {
       joinTokens: s.joinTokens,

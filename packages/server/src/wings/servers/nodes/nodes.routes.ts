@@ -5,18 +5,13 @@ import {
   type NodeListResponse,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { SearchAs } from '../../../http/list-viewer.js';
-import { resourceListRoute, type SignedRequestAuth } from '../../../http/resource-list-route.js';
+import type { ListContext } from '../../../http/resource-listers.js';
+import { resourceListRoute } from '../../../http/resource-list-route.js';
 import type { InventoryService } from './inventory.service.js';
 import type { NodeListRow } from './node-list.js';
 
-interface NodesRoutesOptions {
+interface NodesRoutesOptions extends ListContext {
   inventory: InventoryService;
-  clusterName: string;
-  /** `searchAsRoles=yes`: the roles a resource access request may use (audited). */
-  searchAs: SearchAs;
-  /** Checks the CLI's signed requests (the list's `signedPath`). */
-  certAuth: SignedRequestAuth;
 }
 
 /** Servers (spec §7 `sites/{clusterId}/nodes`; reference §1.5): filtered by RBAC, then paged. */
