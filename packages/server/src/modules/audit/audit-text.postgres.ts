@@ -4,16 +4,60 @@ import { ADVISORY_LOCK_NAMESPACE, inTransaction } from '../../backend/pg-helpers
 export type AuditStoreLog = (level: 'warn', message: string, fields?: object) => void;
 
 /**
- * Gives the text search (`data::text ILIKE '%text%'`) a pg_trgm GIN index on that very
- * expression. The planner then picks per query between it (a rare text: the matching rows,
- * sorted) and the time index (a common one: walk in page order until the page is full); either
- * way PostgreSQL rechecks ILIKE on each row, so the results are the scan's.
+ * pg_trgm reads text as words of letters and digits: `node-17"` is looked up as the words `node`
+ * and `17`, and `17` is in a twentieth of all timestamps, so a search for it visited eight rows
+ * for every one it found (43,738 for 5,000 at 1M events, 215 ms). So the index is over the
+ * event's text with the punctuation searches hold most often turned into letters that stand for
+ * it (`node-17"` becomes `nodej17q`), and its trigrams span that punctuation. A search looks for
+ * its text folded the same way, which finds every row holding the text and a few more (a letter
+ * where the search has the punctuation), then for the text itself: 5,835 rows visited, 60 ms.
+ *
+ * `replace` rather than `translate`: the same fold, at a fifth of the cost per row (translate
+ * looks up each character of the text in its list), and every candidate row is folded again
+ * when the index is rechecked.
+ */
+const punctuationLetters: readonly (readonly [string, string])[] = [
+  ['"', 'q'],
+  ['-', 'j'],
+  [':', 'x'],
+  [',', 'k'],
+  ['.', 'v'],
+  [' ', 'z'],
+  ['/', 'w'],
+  ['@', 'y'],
+];
+
+/** The indexed expression over `text` (SQL); the search's condition must spell it the same. */
+export function foldedTextSql(text: string): string {
+  return punctuationLetters.reduce(
+    (sql, [mark, letter]) => `replace(${sql}, '${mark}', '${letter}')`,
+    text,
+  );
+}
+
+/** A search pattern folded as foldedTextSql folds the text (LIKE's `%`, `_` and `\` stay). */
+export function foldText(pattern: string): string {
+  return punctuationLetters.reduce(
+    (text, [mark, letter]) => text.replaceAll(mark, letter),
+    pattern,
+  );
+}
+
+/** The index, and the one an earlier release built on the unfolded text (dropped when found). */
+const textIndexName = 'audit_events_folded_text';
+const unfoldedTextIndexName = 'audit_events_text';
+
+/**
+ * Gives the text search a pg_trgm GIN index on the folded text (above). The planner then picks
+ * per query between it (a rare text: the matching rows, sorted) and the time index (a common
+ * one: walk in page order until the page is full, which the store chooses by the planner's
+ * estimates); either way the text itself is checked on each row, so the results are the scan's.
  *
  * Without the extension (not installed, or no right to create it), or if the build fails, the
  * search stays a scan: one warning, and the server starts as before. Returns whether the index
  * is there.
  *
- * Building the index over a big existing log takes a while (about 30 s per million events
+ * Building the index over a big existing log takes a while (about 45 s per million events
  * on a shared 2-core machine) and holds writes to the table meanwhile, so it is done once, here,
  * under the lock the schema migration takes, with no statement timeout; later starts find it.
  */
@@ -58,8 +102,9 @@ async function createIndex(
   if (!extension) return reason;
   await client.query('SET LOCAL statement_timeout = 0');
   await client.query(
-    `CREATE INDEX IF NOT EXISTS audit_events_text ON ${quotedSchema}.audit_events
-      USING gin ((data::text) ${extension.schema}.gin_trgm_ops)`,
+    `CREATE INDEX IF NOT EXISTS ${textIndexName} ON ${quotedSchema}.audit_events
+      USING gin ((${foldedTextSql('data::text')}) ${extension.schema}.gin_trgm_ops)`,
   );
+  await client.query(`DROP INDEX IF EXISTS ${quotedSchema}.${unfoldedTextIndexName}`);
   return undefined;
 }

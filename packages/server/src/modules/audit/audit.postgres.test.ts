@@ -9,6 +9,7 @@ import {
   estimatedRows,
   postgresRangeEstimateSql,
   postgresSearchSql,
+  textIndexPays,
   textWalkMaxRows,
 } from './audit.postgres.js';
 import { installTrigramIndex } from './audit-text.postgres.js';
@@ -169,13 +170,21 @@ describe('postgres audit store', () => {
         SELECT t, 'e', 'C', json_build_object('event', 'e', 'code', 'C', 'time', t, 'uid', 'old-' || n, 'host', 'Host-' || (n % 40))
         FROM generate_series(1, 2000) AS n, LATERAL (SELECT timestamptz '2026-01-01Z' + n * interval '1 ms' AS t) AS at`,
     );
+    // The index an earlier release made on the unfolded text: the fold replaces it.
+    await schemas.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await schemas.query(
+      `CREATE INDEX audit_events_text ON ${table} USING gin ((data::text) gin_trgm_ops)`,
+    );
     const store = await PostgresAuditStore.open({ url: testPostgresUrl, schema }, 'c');
     try {
-      const { rows } = await schemas.query<{ indexdef: string }>(
-        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'audit_events_text'`,
+      const { rows } = await schemas.query<{ indexname: string; indexdef: string }>(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%gin%'`,
         [schema],
       );
-      expect(rows[0]?.indexdef).toMatch(/USING gin \(\(\(data\)::text\) \S*gin_trgm_ops\)/);
+      expect(rows.map((row) => row.indexname)).toEqual(['audit_events_folded_text']);
+      expect(rows[0]?.indexdef).toMatch(
+        /USING gin \(replace\(replace\(.*\(data\)::text.*\) \S*gin_trgm_ops\)/,
+      );
       const query = {
         from: new Date('2026-01-01T00:00:00Z'),
         to: new Date('2026-01-02T00:00:00Z'),
@@ -196,7 +205,7 @@ describe('postgres audit store', () => {
         );
         return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-      expect(plan).toMatch(/Bitmap Index Scan on audit_events_text/);
+      expect(plan).toMatch(/Bitmap Index Scan on audit_events_folded_text/);
 
       // A range expected to hold fewer rows than textWalkMaxRows is walked: the estimate reads
       // the statistics, and the text filter is worded so that the index cannot serve it, even
@@ -225,7 +234,7 @@ describe('postgres audit store', () => {
         );
         return explained.rows.map((row) => row['QUERY PLAN']).join('\n');
       });
-      expect(walkPlan).not.toMatch(/audit_events_text/);
+      expect(walkPlan).not.toMatch(/audit_events_folded_text/);
       const walkedRows = await schemas.query<{ data: AuditEvent }>(walked.sql, walked.params);
       expect(walkedRows.rows.slice(0, 100).map((row) => row.data.uid)).toEqual(
         found.events.map((event) => event.uid),
@@ -234,6 +243,68 @@ describe('postgres audit store', () => {
       await store.close();
       await schemas.drop(schema);
     }
+  });
+
+  it('reads the index for a rare text and walks the range for a common one, by the estimates', async () => {
+    const schema = schemas.newName();
+    const table = `"${schema}".audit_events`;
+    const store = await PostgresAuditStore.open({ url: testPostgresUrl, schema }, 'c');
+    try {
+      await schemas.query(
+        `INSERT INTO ${table} (time, event_type, code, data)
+          SELECT t, 'session.start', 'T2000I', json_build_object('event', 'session.start',
+            'code', 'T2000I', 'time', t, 'uid', 'u-' || n, 'login', 'root',
+            'server_hostname', 'node-' || (n % 200))
+          FROM generate_series(1, 30000) AS n,
+            LATERAL (SELECT timestamptz '2026-01-01Z' + n * interval '17 s' AS t) AS at`,
+      );
+      await schemas.query(`ANALYZE ${table}`);
+      const range = { from: new Date('2026-01-01Z'), to: new Date('2026-02-01Z'), limit: 5000 };
+      const estimate = async (search: string, folded: boolean) => {
+        const checked = checkQuery({ ...range, search });
+        const { sql, params } = postgresRangeEstimateSql(table, checked, { folded });
+        return estimatedRows((await schemas.query<{ 'QUERY PLAN': unknown }>(sql, params)).rows);
+      };
+      const rangeRows = await estimate('root', false);
+      expect(rangeRows).toBeGreaterThan(20_000);
+      // `node-17"` holds `17`, in many timestamps: folded, its trigrams need `-17"` itself.
+      const rare = await estimate('node-17"', true);
+      const common = await estimate('root', true);
+      expect(rare).toBeLessThan(1_000);
+      expect(common).toBeGreaterThan(20_000);
+      expect(textIndexPays(rangeRows, rare, range.limit)).toBe(true);
+      expect(textIndexPays(rangeRows, common, range.limit)).toBe(false);
+      // Walking for a common text reads the time index in page order and stops at the page's
+      // end, rather than reading the whole range and sorting it.
+      const walk = postgresSearchSql(table, checkQuery({ ...range, search: 'root' }), {
+        textIndex: false,
+      });
+      const walkPlan = await schemas.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN ${walk.sql}`.replace(/\$(\d+)/g, (_, n: string) =>
+          literal(walk.params[Number(n) - 1]),
+        ),
+      );
+      const walkText = walkPlan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(walkText).toMatch(/Index Scan Backward using audit_events_time/);
+      expect(walkText).not.toMatch(/Sort|Seq Scan/);
+      for (const search of ['node-17"', 'root', 'NODE-17', '"root"']) {
+        const query = { ...range, search };
+        const found = await store.search(query);
+        expect(found).toEqual(await searchWith(table, query, 'scan'));
+        expect(found.events.length).toBeGreaterThan(0);
+      }
+    } finally {
+      await store.close();
+      await schemas.drop(schema);
+    }
+  });
+
+  it('walks any range the planner expects to hold fewer rows than textWalkMaxRows', () => {
+    expect(textIndexPays(textWalkMaxRows - 1, 1, 5000)).toBe(false);
+    expect(textIndexPays(textWalkMaxRows, 1, 5000)).toBe(true);
+    // At 1M events and a page of 5,000, the line is at 50,000 rows holding the text.
+    expect(textIndexPays(1_000_000, 49_000, 5000)).toBe(true);
+    expect(textIndexPays(1_000_000, 51_000, 5000)).toBe(false);
   });
 });
 

@@ -15,8 +15,12 @@ import {
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
-import type { AuditStoreLog } from './audit-text.postgres.js';
-import { installTrigramIndex } from './audit-text.postgres.js';
+import {
+  foldedTextSql,
+  foldText,
+  installTrigramIndex,
+  type AuditStoreLog,
+} from './audit-text.postgres.js';
 import type {
   AuditEvent,
   AuditEventInput,
@@ -71,6 +75,20 @@ const ddl = (s: string) => `
  */
 export const textWalkMaxRows = 5000;
 
+/**
+ * Whether the trigram index serves a search better than walking its range in page order, from
+ * the planner's estimates of the rows in the range (`rangeRows`) and of those holding the folded
+ * text (`textRows`). Walking visits about limit × rangeRows / textRows rows at ~3 µs each (the
+ * text check on rows read in order); the index visits every row holding the folded text at ~7 µs
+ * each (folded again, checked twice, then sorted): it wins below √(limit × rangeRows / 2) of them.
+ * At 1M events and a page of 5,000 that is 50,000: `root` (in every event) walks, and `node-17"`
+ * (one in 200) reads the index.
+ */
+export function textIndexPays(rangeRows: number, textRows: number, limit: number): boolean {
+  if (rangeRows < textWalkMaxRows) return false;
+  return textRows < Math.sqrt((limit * rangeRows) / 2);
+}
+
 /** The conditions of a search but its text, and the parameters they number. */
 function rangeConditions(q: CheckedQuery) {
   const where: string[] = [];
@@ -87,9 +105,16 @@ function rangeConditions(q: CheckedQuery) {
   return { where, params, next };
 }
 
+/** The folded text's condition: the one the trigram index serves (audit-text.postgres.ts). */
+function foldedTextCondition(pattern: string, next: (value: unknown) => string): string {
+  return `${foldedTextSql('data::text')} ILIKE ${next(foldText(pattern))} ESCAPE '\\'`;
+}
+
 /**
- * Keyset search (see the SQLite twin); exported so a test can EXPLAIN it. `textIndex: false`
- * words the text filter so that the trigram index cannot serve it (the range is walked).
+ * Keyset search (see the SQLite twin); exported so a test can EXPLAIN it. With `textIndex`, the
+ * folded text's condition lets the trigram index find the candidate rows and the text's own
+ * condition keeps the ones that hold it; `textIndex: false` words the text's condition alone so
+ * that no index can serve it and the range is walked in page order.
  */
 export function postgresSearchSql(
   table: string,
@@ -97,9 +122,13 @@ export function postgresSearchSql(
   { textIndex = true }: { textIndex?: boolean } = {},
 ): { sql: string; params: unknown[] } {
   const { where, params, next } = rangeConditions(q);
-  // The same expression as the trigram index (audit-text.postgres.ts), so the planner can use it.
-  const text = textIndex ? 'data::text' : "(data::text || '')";
-  if (q.searchPattern) where.push(`${text} ILIKE ${next(q.searchPattern)} ESCAPE '\\'`);
+  if (q.searchPattern) {
+    const matches = `data::text ILIKE ${next(q.searchPattern)} ESCAPE '\\'`;
+    // Walking, the planner must not think the text rare, or it reads the whole range and sorts
+    // it: it takes a coalesce for "half the rows", and walks the range in page order.
+    if (textIndex) where.push(foldedTextCondition(q.searchPattern, next), matches);
+    else where.push(`coalesce(${matches}, false)`);
+  }
   const dir = q.order === 'asc' ? 'ASC' : 'DESC';
   // Milliseconds since the epoch, exactly: extract() returns numeric, not a float.
   const sql = `SELECT id, (extract(epoch FROM time) * 1000)::bigint AS time_ms, data FROM ${table}
@@ -108,14 +137,17 @@ export function postgresSearchSql(
 }
 
 /**
- * The planner's estimate of the rows in the search's range (text aside): EXPLAIN only, from the
- * table's statistics, so it reads no rows (counting them meant visiting the heap for each).
+ * The planner's estimate of the rows in the search's range (text aside), or with `folded`, of
+ * those in it holding the folded text: EXPLAIN only, from the table's and the trigram index's
+ * statistics, so it reads no rows (counting them meant visiting the heap for each).
  */
 export function postgresRangeEstimateSql(
   table: string,
   q: CheckedQuery,
+  { folded = false }: { folded?: boolean } = {},
 ): { sql: string; params: unknown[] } {
-  const { where, params } = rangeConditions(q);
+  const { where, params, next } = rangeConditions(q);
+  if (folded && q.searchPattern) where.push(foldedTextCondition(q.searchPattern, next));
   return {
     sql: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${table} WHERE ${where.join(' AND ')}`,
     params,
@@ -146,8 +178,8 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
     const schema = options.schema ?? 'public';
     const quoted = quoteSchema(schema);
     const pool = await openMigratedPool(options.url, schema, ddl(quoted));
-    await installTrigramIndex(pool, quoted, options.log ?? (() => {}));
-    return new PostgresAuditStore(pool, quoted, schema, clusterName);
+    const textIndexed = await installTrigramIndex(pool, quoted, options.log ?? (() => {}));
+    return new PostgresAuditStore(pool, quoted, schema, clusterName, textIndexed);
   }
 
   private constructor(
@@ -155,6 +187,8 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
     quotedSchema: string,
     schema: string,
     private readonly clusterName: string,
+    /** Whether the trigram index is there: without it, folding the text would only cost. */
+    private readonly textIndexed: boolean,
   ) {
     this.table = `${quotedSchema}.audit_events`;
     this.chain = `${quotedSchema}.audit_chain`;
@@ -250,7 +284,7 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     const checked = checkQuery(q);
-    const textIndex = checked.searchPattern !== undefined && !(await this.smallRange(checked));
+    const textIndex = checked.searchPattern !== undefined && (await this.textIndexPays(checked));
     const { sql, params } = postgresSearchSql(this.table, checked, { textIndex });
     // pg parses `json` columns itself; bigint columns arrive as decimal strings.
     const { rows } = await this.pool.query<{ id: string; time_ms: string; data: AuditEvent }>(
@@ -268,11 +302,16 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
     };
   }
 
-  /** Whether the search's range holds few enough rows to walk for its text (textWalkMaxRows). */
-  private async smallRange(q: CheckedQuery): Promise<boolean> {
-    const { sql, params } = postgresRangeEstimateSql(this.table, q);
-    const { rows } = await this.pool.query<{ 'QUERY PLAN': unknown }>(sql, params);
-    return estimatedRows(rows) < textWalkMaxRows;
+  /** Whether the trigram index should serve the search's text (see textIndexPays). */
+  private async textIndexPays(q: CheckedQuery): Promise<boolean> {
+    if (!this.textIndexed) return false;
+    const estimate = async (folded: boolean) => {
+      const { sql, params } = postgresRangeEstimateSql(this.table, q, { folded });
+      const { rows } = await this.pool.query<{ 'QUERY PLAN': unknown }>(sql, params);
+      return estimatedRows(rows);
+    };
+    const rangeRows = await estimate(false);
+    return rangeRows >= textWalkMaxRows && textIndexPays(rangeRows, await estimate(true), q.limit);
   }
 
   async searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult> {
