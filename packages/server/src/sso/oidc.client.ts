@@ -1,7 +1,13 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { assertSafeUrl, ProviderError } from './provider-http.js';
+import {
+  assertSafeUrl,
+  Discoveries,
+  providerRequestTimeoutMs,
+  ProviderError,
+  RemoteKeySets,
+} from './provider-http.js';
 import { SsoLoginError } from './sso-login.service.js';
 
 /** The fields of an OpenID provider's discovery document this client uses. */
@@ -23,9 +29,6 @@ const tokenResponseSchema = z.object({
 });
 const userInfoSchema = z.looseObject({ sub: z.string() });
 
-/** Discovery documents are re-read after this, so a provider's new endpoints are picked up. */
-const discoveryTtlMs = 10 * 60 * 1000;
-const requestTimeoutMs = 10_000;
 /** Tolerated clock difference with the provider when checking the ID token's times. */
 const clockToleranceSec = 60;
 
@@ -42,23 +45,18 @@ export interface OidcClientSettings {
  * reached over https; plain http is accepted for loopback only (tests, a provider on the host).
  */
 export class OidcClient {
-  private readonly discoveries = new Map<string, { doc: OidcDiscovery; at: number }>();
-  private readonly keySets = new Map<string, JWTVerifyGetKey>();
+  private readonly discoveries: Discoveries<OidcDiscovery>;
+  private readonly keySets = new RemoteKeySets();
 
-  constructor(private readonly now: Clock) {}
+  constructor(private readonly now: Clock) {
+    this.discoveries = new Discoveries(now, discoverySchema, (doc) => {
+      const endpoints = [doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri];
+      endpoints.concat(doc.userinfo_endpoint ?? []).forEach(assertSafeUrl);
+    });
+  }
 
-  async discover(issuerUrl: string): Promise<OidcDiscovery> {
-    const cached = this.discoveries.get(issuerUrl);
-    if (cached && this.now() - cached.at < discoveryTtlMs) return cached.doc;
-    const url = `${issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
-    const doc = discoverySchema.parse(await getJson(url));
-    if (doc.issuer.replace(/\/$/, '') !== issuerUrl.replace(/\/$/, '')) {
-      throw new ProviderError(`discovery names issuer ${doc.issuer}, not ${issuerUrl}`);
-    }
-    const endpoints = [doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri];
-    endpoints.concat(doc.userinfo_endpoint ?? []).forEach(assertSafeUrl);
-    this.discoveries.set(issuerUrl, { doc, at: this.now() });
-    return doc;
+  discover(issuerUrl: string): Promise<OidcDiscovery> {
+    return this.discoveries.get(issuerUrl);
   }
 
   authorizationUrl(
@@ -116,7 +114,7 @@ export class OidcClient {
       headers,
       body,
       redirect: 'error',
-      signal: AbortSignal.timeout(requestTimeoutMs),
+      signal: AbortSignal.timeout(providerRequestTimeoutMs),
     });
     if (!response.ok) {
       throw new ProviderError(
@@ -139,7 +137,7 @@ export class OidcClient {
     const response = await fetch(endpoint, {
       headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
       redirect: 'error',
-      signal: AbortSignal.timeout(requestTimeoutMs),
+      signal: AbortSignal.timeout(providerRequestTimeoutMs),
     });
     if (!response.ok) {
       throw new ProviderError(`userinfo endpoint answered ${response.status}`);
@@ -159,14 +157,9 @@ export class OidcClient {
     idToken: string,
     nonce: string,
   ): Promise<JWTPayload> {
-    let keys = this.keySets.get(doc.jwks_uri);
-    if (!keys) {
-      keys = createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: requestTimeoutMs });
-      this.keySets.set(doc.jwks_uri, keys);
-    }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(idToken, keys, {
+      ({ payload } = await jwtVerify(idToken, this.keySets.at(doc.jwks_uri), {
         issuer: doc.issuer,
         audience: settings.clientId,
         requiredClaims: ['sub', 'exp', 'iat'],
@@ -183,17 +176,6 @@ export class OidcClient {
     }
     return payload;
   }
-}
-
-async function getJson(url: string): Promise<unknown> {
-  assertSafeUrl(url);
-  const response = await fetch(url, {
-    headers: { accept: 'application/json' },
-    redirect: 'error',
-    signal: AbortSignal.timeout(requestTimeoutMs),
-  });
-  if (!response.ok) throw new ProviderError(`${url} answered ${response.status}`);
-  return response.json();
 }
 
 async function snippet(response: Response): Promise<string> {

@@ -1,8 +1,8 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { badParameter } from '../../errors.js';
-import { assertSafeUrl } from '../../sso/provider-http.js';
+import { assertSafeUrl, Discoveries, RemoteKeySets } from '../../sso/provider-http.js';
 import type { BotOidcRule } from './bots.store.js';
 
 /**
@@ -11,8 +11,6 @@ import type { BotOidcRule } from './bots.store.js';
  */
 const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
 
-const discoveryTtlMs = 10 * 60_000;
-const requestTimeoutMs = 10_000;
 /** Tolerated clock difference with the CI system when checking the token's times. */
 const clockToleranceSec = 60;
 
@@ -28,10 +26,12 @@ export class IdTokenRefused extends Error {
  * remote key sets, fetched again when a token names a key they lack (a rotation).
  */
 export class CiIdTokens {
-  private readonly discoveries = new Map<string, { jwksUri: string; at: number }>();
-  private readonly keySets = new Map<string, JWTVerifyGetKey>();
+  private readonly discoveries: Discoveries<z.infer<typeof discoverySchema>>;
+  private readonly keySets = new RemoteKeySets();
 
-  constructor(private readonly now: Clock) {}
+  constructor(private readonly now: Clock) {
+    this.discoveries = new Discoveries(now, discoverySchema, (doc) => assertSafeUrl(doc.jwks_uri));
+  }
 
   async verify(rule: BotOidcRule, idToken: string): Promise<JWTPayload & { exp: number }> {
     const keys = await this.keysOf(rule.issuer);
@@ -56,40 +56,13 @@ export class CiIdTokens {
   }
 
   private async keysOf(issuer: string): Promise<JWTVerifyGetKey> {
-    const jwksUri = await this.jwksUriOf(issuer);
-    let keys = this.keySets.get(jwksUri);
-    if (!keys) {
-      keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: requestTimeoutMs });
-      this.keySets.set(jwksUri, keys);
-    }
-    return keys;
-  }
-
-  private async jwksUriOf(issuer: string): Promise<string> {
-    const cached = this.discoveries.get(issuer);
-    if (cached && this.now() - cached.at < discoveryTtlMs) return cached.jwksUri;
-    const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
-    let doc: z.infer<typeof discoverySchema>;
     try {
-      assertSafeUrl(url);
-      const response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        redirect: 'error',
-        signal: AbortSignal.timeout(requestTimeoutMs),
-      });
-      if (!response.ok) throw new Error(`it answered ${response.status}`);
-      doc = discoverySchema.parse(await response.json());
-      if (doc.issuer.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
-        throw new Error(`it names issuer ${doc.issuer}`);
-      }
-      assertSafeUrl(doc.jwks_uri);
+      return this.keySets.at((await this.discoveries.get(issuer)).jwks_uri);
     } catch (error) {
       throw new IdTokenRefused(
-        `the issuer's keys could not be read from ${url}: ${(error as Error).message}`,
+        `the issuer's keys could not be read from ${issuer}: ${(error as Error).message}`,
       );
     }
-    this.discoveries.set(issuer, { jwksUri: doc.jwks_uri, at: this.now() });
-    return doc.jwks_uri;
   }
 }
 
