@@ -1,4 +1,5 @@
 import { apiPaths, sshCertsResponseSchema } from '@postern/contracts';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { startFakeCiTokenIssuer } from '../../testing/ci-token-issuer.testkit.js';
@@ -127,6 +128,26 @@ describe('bots joining with a CI job’s ID token', () => {
       400,
     );
     expect((await join({ id_token: idToken })).statusCode).toBe(400);
+  });
+
+  it('refuse a token when the issuer’s keys cannot be read, saying so', async () => {
+    // A closed loopback port: the issuer's discovery document cannot be fetched.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const issuer = `http://127.0.0.1:${closed}`;
+    await bots.create(
+      { name: 'gone', roles: ['ops'], oidc: { issuer, audience, claims: { ref: 'main' } } },
+      'admin',
+    );
+    const res = await join({ id_token: await ci.mint(deployJob, { audience }), bot_name: 'gone' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toMatch(
+      new RegExp(`the issuer's keys could not be read from ${issuer}`),
+    );
   });
 
   it('check the rule when the bot is made: https issuer, an audience, one claim at least', async () => {
