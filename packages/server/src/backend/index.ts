@@ -42,6 +42,7 @@ export {
   AlreadyExistsError,
   BackendError,
   CompareFailedError,
+  deleteIfPresent,
   NotFoundError,
   WatchFailedError,
 } from './types.js';

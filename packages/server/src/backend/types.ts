@@ -97,6 +97,19 @@ export class NotFoundError extends BackendError {
   }
 }
 
+/** Deletes `key` (at `expectedRevision`, if given); a key already gone is what the caller wanted. */
+export async function deleteIfPresent(
+  backend: Pick<Backend, 'delete'>,
+  key: string,
+  expectedRevision?: string,
+): Promise<void> {
+  try {
+    await backend.delete(key, expectedRevision);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}
+
 export class AlreadyExistsError extends BackendError {
   constructor(key: string) {
     super('already_exists', `key ${key} already exists`);

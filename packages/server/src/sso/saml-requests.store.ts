@@ -1,6 +1,6 @@
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
 import { createHash } from 'node:crypto';
-import { NotFoundError, type Backend } from '../backend/index.js';
+import { deleteIfPresent, type Backend } from '../backend/index.js';
 import { stateTtlMs } from './sso-state-ttl.js';
 
 const prefix = '/saml_requests/';
@@ -31,11 +31,7 @@ export class SamlRequestStore implements CacheProvider {
     if (!key) return null;
     const item = await this.backend.get(keyOf(key));
     if (!item) return null;
-    try {
-      await this.backend.delete(item.key, item.revision);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    await deleteIfPresent(this.backend, item.key, item.revision);
     return (JSON.parse(item.value) as CacheItem).value;
   }
 }

@@ -13,7 +13,7 @@ import {
 import { parseCertificate } from '../../ssh/certificates.js';
 import { certifiableKey, type CertIssuer } from '../cli-login/cert-issuer.js';
 import type { UserResource, UsersStore } from '../users/users.store.js';
-import { botUserName } from './bots.service.js';
+import { botUserName, findBotUser } from './bots.service.js';
 import type { BotsStore } from './bots.store.js';
 import { IdTokenRefused, type CiIdTokens } from './ci-id-token.js';
 
@@ -98,7 +98,7 @@ export class BotIdentityService {
   /** The bot a single-use token was for; the token is used up whatever follows. */
   private async admitByToken(token: string, addr: string | undefined): Promise<Admitted> {
     const bot = (await this.deps.store.takeToken(token))?.bot;
-    const user = bot ? await this.botUser(bot) : undefined;
+    const user = bot ? await findBotUser(this.deps.users, bot) : undefined;
     if (!bot || !user) {
       await this.failedJoin(bot ?? '', 'token', 'the join token is not valid', addr);
       throw invalidBotToken();
@@ -116,7 +116,7 @@ export class BotIdentityService {
       await this.failedJoin(bot, 'oidc', reason, addr);
       return new ApiError('access_denied', `bot ${bot} cannot join with this ID token: ${reason}`);
     };
-    const user = await this.botUser(bot);
+    const user = await findBotUser(this.deps.users, bot);
     const rule = user && (await this.deps.store.rule(bot));
     if (!user || !rule) throw await refuse('no such bot joins with an ID token');
     let claims;
@@ -130,11 +130,6 @@ export class BotIdentityService {
       throw await refuse('the ID token was used already');
     }
     return { bot, user, method: 'oidc', ...(claims.sub ? { subject: claims.sub } : {}) };
-  }
-
-  private async botUser(bot: string): Promise<UserResource | undefined> {
-    const found = await this.deps.users.get(botUserName(bot));
-    return found && found.user.spec.bot === bot ? found.user : undefined;
   }
 
   async renew(

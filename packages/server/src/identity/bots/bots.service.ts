@@ -5,7 +5,7 @@ import { badParameter, notFound } from '../../errors.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import type { UsersService } from '../users/users.service.js';
-import type { UserResource } from '../users/users.store.js';
+import type { UserResource, UsersStore } from '../users/users.store.js';
 import type { BotInstanceRecord, BotOidcRule, BotsStore } from './bots.store.js';
 import { checkOidcRule } from './ci-id-token.js';
 
@@ -21,6 +21,15 @@ const botNamePattern = /^[a-z0-9][a-z0-9._-]{0,58}$/;
 
 /** The user every bot acts as: its roles and traits are that user's. */
 export const botUserName = (bot: string) => `bot-${bot}`;
+
+/** The user of bot `bot`: `bot-<name>`, and made as that bot (a person may not be named so). */
+export async function findBotUser(
+  users: Pick<UsersStore, 'get'>,
+  bot: string,
+): Promise<UserResource | undefined> {
+  const found = await users.get(botUserName(bot));
+  return found && found.user.spec.bot === bot ? found.user : undefined;
+}
 
 export interface BotJson {
   name: string;
@@ -126,9 +135,9 @@ export class BotsService {
   }
 
   private async userOf(name: string): Promise<UserResource> {
-    const found = await this.deps.users.store.get(botUserName(checkBotName(name)));
-    if (!found || found.user.spec.bot !== name) throw notFound(`bot ${name} not found`);
-    return found.user;
+    const user = await findBotUser(this.deps.users.store, checkBotName(name));
+    if (!user) throw notFound(`bot ${name} not found`);
+    return user;
   }
 
   private async issueToken(bot: string, ttlMs: number, by: string): Promise<IssuedBotToken> {

@@ -1,6 +1,7 @@
 import {
   AlreadyExistsError,
   CompareFailedError,
+  deleteIfPresent,
   NotFoundError,
   type Backend,
   type Item,
@@ -92,9 +93,7 @@ export class BotsStore {
     const { items } = await this.backend.list({ prefix: botTokensPrefix });
     for (const item of items) {
       if (parse<BotTokenRecord>(item).bot !== bot) continue;
-      await this.backend.delete(item.key).catch((error: unknown) => {
-        if (!(error instanceof NotFoundError)) throw error;
-      });
+      await deleteIfPresent(this.backend, item.key);
     }
   }
 
@@ -108,9 +107,7 @@ export class BotsStore {
   }
 
   async deleteRule(bot: string): Promise<void> {
-    await this.backend.delete(botRulesPrefix + bot).catch((error: unknown) => {
-      if (!(error instanceof NotFoundError)) throw error;
-    });
+    await deleteIfPresent(this.backend, botRulesPrefix + bot);
   }
 
   /**
@@ -155,9 +152,7 @@ export class BotsStore {
   }
 
   async deleteInstance(bot: string, id: string): Promise<void> {
-    await this.backend.delete(instanceKey(bot, id)).catch((error: unknown) => {
-      if (!(error instanceof NotFoundError)) throw error;
-    });
+    await deleteIfPresent(this.backend, instanceKey(bot, id));
   }
 
   async instancesOf(bot: string): Promise<BotInstanceRecord[]> {

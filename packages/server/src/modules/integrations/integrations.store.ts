@@ -1,6 +1,6 @@
 import type { IntegrationType } from '@postern/contracts';
 import { ApiError, notFound } from '../../errors.js';
-import { NotFoundError, RevisionedStore, type Backend } from '../../backend/index.js';
+import { deleteIfPresent, RevisionedStore, type Backend } from '../../backend/index.js';
 
 export const integrationsPrefix = '/integrations/';
 export const integrationStatusPrefix = '/integration_status/';
@@ -98,10 +98,6 @@ export class IntegrationStatusStore {
 
   /** Forgets the status of a removed integration; one never written is fine. */
   async delete(name: string): Promise<void> {
-    try {
-      await this.backend.delete(integrationStatusPrefix + name);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    await deleteIfPresent(this.backend, integrationStatusPrefix + name);
   }
 }
