@@ -6,10 +6,10 @@ import { ConfigError } from '../../config/config-error.js';
 import { parseDuration } from '../../config/duration.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
-import { signRequest } from '../../ssh/signed-request.js';
 import { save, type CliDeps } from './login-flow.js';
 import { PosternHome, type Profile } from './postern-home.js';
-import { jsonBody, LoginRefusedError, ProxyClient } from './proxy-client.js';
+import { LoginRefusedError, ProxyClient } from './proxy-client.js';
+import { signedClientFor } from './signed-client.js';
 
 export interface BotStartFlags {
   /** Where the identity lives: a `postern login` home (POSTERN_HOME) of its own. */
@@ -112,25 +112,13 @@ async function join(bot: Bot, { proxy, ...proof }: JoinProof, ttl: number | unde
 
 /** The next certificate, for a new key, asked for with a signature by the one held. */
 async function renew(bot: Bot, profile: Profile, ttl: number | undefined): Promise<Profile> {
-  const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const [privateKeyPem, certificateLine] = await Promise.all([
-    readFile(profile.key_path, 'utf8'),
-    readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
-  ]);
+  const signed = await signedClientFor(profile);
   const key = generateEd25519Key();
   const body = { pub_key: key.publicKey, ...(ttl ? { ttl } : {}) };
-  const headers = signRequest({
-    method: 'POST',
-    pathAndQuery: apiPaths.botRenew,
-    certificateLine,
-    privateKeyPem,
-    now: Date.now(),
-    body: jsonBody(body),
-  });
-  const issued = await client.post(apiPaths.botRenew, body, sshCertsResponseSchema, headers);
+  const issued = await signed.post(apiPaths.botRenew, body, sshCertsResponseSchema);
   return store(
     { ...bot, flags: { ...bot.flags, insecure: profile.insecure } },
-    client,
+    signed.client,
     key,
     issued,
   );

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { signRequest } from '../../ssh/signed-request.js';
 import { jsonBody, ProxyClient } from './proxy-client.js';
+import type { Profile } from './postern-home.js';
 import { currentLogin } from './session-commands.js';
 
 /**
@@ -10,7 +11,11 @@ import { currentLogin } from './session-commands.js';
  * signed-in user.
  */
 export async function signedClient(env: NodeJS.ProcessEnv) {
-  const profile = await currentLogin(env);
+  return signedClientFor(await currentLogin(env));
+}
+
+/** Calls signed with `profile`'s certificate (a bot's, renewing it, when it is not the login's). */
+export async function signedClientFor(profile: Profile) {
   const [privateKeyPem, certificateLine] = await Promise.all([
     readFile(profile.key_path, 'utf8'),
     readFile(profile.cert_path, 'utf8').then((text) => text.trim()),
@@ -27,6 +32,7 @@ export async function signedClient(env: NodeJS.ProcessEnv) {
     });
   return {
     profile,
+    client,
     get: <T>(pathAndQuery: string, schema: z.ZodType<T>) =>
       client.get(pathAndQuery, schema, sign('GET', pathAndQuery)),
     post: <T>(path: string, body: unknown, schema: z.ZodType<T>) =>
