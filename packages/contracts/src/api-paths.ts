@@ -12,6 +12,7 @@ export const apiPaths = {
   ping: `${apiPrefix}/ping`,
   sites: `${apiPrefix}/sites`,
   capture: `${apiPrefix}/capture`,
+  precapture: `${apiPrefix}/precapture`,
   // Identity.
   webSession: `${apiPrefix}/sessions/web`,
   renewSession: `${apiPrefix}/sessions/web/renew`,

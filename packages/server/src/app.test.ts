@@ -92,6 +92,31 @@ describe('web API basics', () => {
     expect(bad.json().error.message).toMatch(/event/);
   });
 
+  it('accepts usage events from a page before sign-in, checked the same, limited per address', async () => {
+    const limited = await createTestApp({ auth: { login_rate_limit: 3 } });
+    try {
+      const post = (payload: object) =>
+        limited.server.inject({ method: 'POST', url: '/v1/webapi/precapture', payload });
+      const ok = await post({ event: 'pageview', path: '/web/login' });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json()).toEqual({ message: 'ok' });
+      const bad = await post({ event: '' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.message).toMatch(/event/);
+      expect((await post({ event: 'pageview' })).statusCode).toBe(200);
+      expect((await post({ event: 'pageview' })).statusCode).toBe(429);
+      // The signed-in variant still wants a session.
+      const anonymous = await limited.server.inject({
+        method: 'POST',
+        url: '/v1/webapi/capture',
+        payload: { event: 'pageview' },
+      });
+      expect(anonymous.statusCode).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('answers malformed JSON with a 400, not a stack trace', async () => {
     const headers = await app.signIn(['access']);
     const res = await app.server.inject({

@@ -72,6 +72,6 @@ export async function platformRoutes(
   await server.register(connectionDiagnosticsRoutes, { diagnostics, clusterName });
   await server.register(integrationsRoutes, { integrations: ctx.integrations, clusterName });
   await server.register(clusterAlertsRoutes, { alerts: ctx.clusterAlerts, clusterName });
-  await server.register(captureRoutes);
+  await server.register(captureRoutes, { rateLimit: ctx.loginRateLimit });
   await server.register(resourcesCheckRoutes, { listers: ctx.resourceListers, clusterName });
 }

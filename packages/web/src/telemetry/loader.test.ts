@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTelemetryIfEnabled, type TelemetryModule } from './loader';
-import { captureUrl, createPageviewReporter } from './pageviews';
+import { captureUrl, createPageviewReporter, precaptureUrl } from './pageviews';
 
 function deps(setting: string | null) {
   const startPageviews = vi.fn<TelemetryModule['startPageviews']>();
@@ -45,12 +45,18 @@ describe('page views', () => {
     report('/web/clusters');
     report('/web/clusters');
     report('/web/support');
+    report('/web/login');
+    report('/web/invite/abc');
     await Promise.resolve();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(post.mock.calls).toEqual([
       [captureUrl, { event: 'pageview', path: '/web/clusters' }],
       [captureUrl, { event: 'pageview', path: '/web/support' }],
+      // Before sign-in there is no session: those pages go to precapture.
+      [precaptureUrl, { event: 'pageview', path: '/web/login' }],
+      [precaptureUrl, { event: 'pageview', path: '/web/invite/abc' }],
     ]);
     expect(captureUrl).toBe('/v1/webapi/capture');
+    expect(precaptureUrl).toBe('/v1/webapi/precapture');
   });
 });
