@@ -62,6 +62,7 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
   }),
   family('Bots', {
     'bot.create': 'Bot Created',
+    'bot.update': 'Bot Updated',
     'bot.delete': 'Bot Deleted',
     'bot.token.create': 'Bot Join Token Created',
     'bot.join': 'Bot Joined',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
-import { botsAdd, botsList, botsRemove, botsToken } from './bots.commands.js';
+import { botsAdd, botsList, botsRemove, botsToken, botsUpdate } from './bots.commands.js';
 import { cliDataDir } from './cli-harness.testkit.js';
 
 const { state, run, failure } = cliDataDir();
@@ -116,5 +116,68 @@ describe('postern bots', () => {
     ).toMatch(/not name=value/);
     await run((ctx, print) => botsRemove(ctx, 'gha', print));
     expect(await state.server.get('/bot_join_rules/gha')).toBeNull();
+  });
+
+  it('update replaces roles and logins, sets or takes away the ID token rule, and says what is wrong', async () => {
+    await run((ctx, print) => botsAdd(ctx, 'upd', { roles: 'access', logins: 'deploy' }, print));
+    const user = async () => JSON.parse((await state.server.get('/users/bot-upd'))!.value);
+    const updated = await run((ctx, print) =>
+      botsUpdate(ctx, 'upd', { roles: 'access,editor', logins: 'ci,deploy' }, print),
+    );
+    expect(updated).toEqual([
+      'Bot upd has been updated: roles access, editor; it joins with join tokens.',
+    ]);
+    expect((await user()).spec).toMatchObject({
+      roles: ['access', 'editor'],
+      traits: { logins: ['ci', 'deploy'] },
+    });
+    const ruled = await run((ctx, print) =>
+      botsUpdate(
+        ctx,
+        'upd',
+        {
+          oidcIssuer: 'https://gitlab.example.com',
+          oidcAudience: 'postern',
+          oidcClaims: 'project_path=acme/app',
+          oidc: true,
+        },
+        print,
+      ),
+    );
+    expect(ruled[0]).toMatch(/joins with CI jobs' ID tokens from https:\/\/gitlab.example.com\.$/);
+    expect(JSON.parse((await state.server.get('/bot_join_rules/upd'))!.value)).toMatchObject({
+      claims: { project_path: 'acme/app' },
+    });
+    // Roles untouched by a rule change.
+    expect((await user()).spec.roles).toEqual(['access', 'editor']);
+    await run((ctx, print) => botsUpdate(ctx, 'upd', { oidc: false }, print));
+    expect(await state.server.get('/bot_join_rules/upd')).toBeNull();
+
+    expect(await failure((ctx, print) => botsUpdate(ctx, 'upd', { oidc: true }, print))).toMatch(
+      /nothing to change/,
+    );
+    expect(
+      await failure((ctx, print) => botsUpdate(ctx, 'ghost', { roles: 'access' }, print)),
+    ).toMatch(/bot ghost not found/);
+    expect(await failure((ctx, print) => botsUpdate(ctx, 'upd', { roles: 'nope' }, print))).toMatch(
+      /unknown role/,
+    );
+    expect(
+      await failure((ctx, print) =>
+        botsUpdate(
+          ctx,
+          'upd',
+          {
+            oidcIssuer: 'https://a.example.com',
+            oidcAudience: 'a',
+            oidcClaims: 'x=y',
+            oidc: false,
+          },
+          print,
+        ),
+      ),
+    ).toMatch(/do not go together/);
+    expect((await user()).spec.roles).toEqual(['access', 'editor']);
+    await run((ctx, print) => botsRemove(ctx, 'upd', print));
   });
 });

@@ -75,7 +75,7 @@ export async function botsAdd(
   return token?.token;
 }
 
-function oidcRuleOf(options: BotsAddOptions) {
+function oidcRuleOf(options: Omit<BotsAddOptions, 'roles'>) {
   const given = [options.oidcIssuer, options.oidcAudience, options.oidcClaims];
   if (given.every((value) => value === undefined)) return undefined;
   if (given.some((value) => value === undefined)) {
@@ -101,6 +101,45 @@ function printOidcJoin(ctx: AdminContext, bot: string, audience: string, print: 
   print(
     "(POSTERN_ID_TOKEN holds the job's ID token; docs/bots.md shows GitHub Actions and GitLab CI)",
   );
+}
+
+export interface BotsUpdateOptions {
+  roles?: string;
+  logins?: string;
+  oidcIssuer?: string;
+  oidcAudience?: string;
+  oidcClaims?: string;
+  /** commander's `--no-oidc`: false when given. */
+  oidc?: boolean;
+}
+
+/**
+ * `postern bots update NAME`: new roles or logins (running copies get them at their next
+ * renewal), a new rule for CI jobs' ID tokens, or `--no-oidc` to take the rule away.
+ */
+export async function botsUpdate(
+  ctx: AdminContext,
+  name: string,
+  options: BotsUpdateOptions,
+  print: Print,
+): Promise<void> {
+  const rule = oidcRuleOf(options);
+  if (rule && options.oidc === false) {
+    throw new ConfigError('--no-oidc and the --oidc-* flags do not go together');
+  }
+  const change = {
+    ...(options.roles !== undefined ? { roles: list(options.roles) } : {}),
+    ...(options.logins !== undefined ? { logins: list(options.logins) } : {}),
+    ...(rule ? { oidc: rule } : options.oidc === false ? { oidc: null } : {}),
+  };
+  if (Object.keys(change).length === 0) {
+    throw new ConfigError(
+      'nothing to change: give --roles, --logins, the --oidc-* flags or --no-oidc',
+    );
+  }
+  const bot = await (await botsOf(ctx)).update(name, change, cliActor());
+  const joins = bot.oidc ? `CI jobs' ID tokens from ${bot.oidc.issuer}` : 'join tokens';
+  print(`Bot ${bot.name} has been updated: roles ${bot.roles.join(', ')}; it joins with ${joins}.`);
 }
 
 /** `postern bots token NAME`: a join token for another copy, or after its certificate ran out. */
@@ -143,7 +182,7 @@ export async function botsRemove(ctx: AdminContext, name: string, print: Print):
   print(`Bot ${name} has been deleted: its user, tokens and instances are gone.`);
 }
 
-/** `postern bots add|token|ls|rm`: machine identities (docs/bots.md). */
+/** `postern bots add|update|token|ls|rm`: machine identities (docs/bots.md). */
 export function addBotsCommands(program: Command): void {
   const bots = program.command('bots').description('manage machine identities (bots)');
   type Flags = ConfigFlags & BotsAddOptions;
@@ -161,6 +200,18 @@ export function addBotsCommands(program: Command): void {
     )
     .action((name: string, flags: Flags) =>
       withAdmin(flags, (ctx) => botsAdd(ctx, name, flags, print)),
+    );
+
+  withStorageFlags(bots.command('update <name>'))
+    .description("change a bot's roles, logins or how CI jobs join it")
+    .option('--roles <roles>', 'comma-separated role names, replacing the ones it has')
+    .option('--logins <logins>', 'comma-separated OS logins, replacing the ones it has')
+    .option('--oidc-issuer <url>', 'CI jobs join with their ID token from this issuer')
+    .option('--oidc-audience <aud>', 'the audience the CI job asks its ID token for')
+    .option('--oidc-claims <pairs>', 'name=value,… the ID token must carry')
+    .option('--no-oidc', 'take the ID token rule away: copies join with tokens only')
+    .action((name: string, flags: ConfigFlags & BotsUpdateOptions) =>
+      withAdmin(flags, (ctx) => botsUpdate(ctx, name, flags, print)),
     );
 
   withStorageFlags(bots.command('token <name>'))

@@ -219,6 +219,11 @@ export const resourceEvents = {
     desc: 'Bot Created',
     message: 'User [{user}] created bot [{bot_name}] with roles [{roles}]',
   },
+  TB002I: {
+    type: 'bot.update',
+    desc: 'Bot Updated',
+    message: 'User [{user}] updated bot [{bot_name}]',
+  },
   TB003I: {
     type: 'bot.delete',
     desc: 'Bot Deleted',

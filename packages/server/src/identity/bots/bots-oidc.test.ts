@@ -130,6 +130,50 @@ describe('bots joining with a CI job’s ID token', () => {
     expect((await join({ id_token: idToken })).statusCode).toBe(400);
   });
 
+  it('follow the rule as updated: a changed claim takes effect at the next join, audited', async () => {
+    await bots.create(
+      {
+        name: 'moving',
+        roles: ['ops'],
+        oidc: { issuer: ci.issuer, audience, claims: { ref: 'refs/heads/main' } },
+      },
+      'admin',
+    );
+    const onBranch = (ref: string) => ci.mint({ ...deployJob, ref }, { audience });
+    expect(
+      (await join({ id_token: await onBranch('refs/heads/main'), bot_name: 'moving' })).statusCode,
+    ).toBe(200);
+    await bots.update(
+      'moving',
+      { oidc: { issuer: ci.issuer, audience, claims: { ref: 'refs/heads/release' } } },
+      'admin',
+    );
+    const main = await join({ id_token: await onBranch('refs/heads/main'), bot_name: 'moving' });
+    expect(main.statusCode).toBe(403);
+    expect(main.json().error.message).toMatch(/claim ref does not match/);
+    expect(
+      (await join({ id_token: await onBranch('refs/heads/release'), bot_name: 'moving' }))
+        .statusCode,
+    ).toBe(200);
+    // Without the rule, ID tokens no longer let anyone in.
+    await bots.update('moving', { oidc: null }, 'admin');
+    const ruleless = await join({
+      id_token: await onBranch('refs/heads/release'),
+      bot_name: 'moving',
+    });
+    expect(ruleless.statusCode).toBe(403);
+    const { events } = await app.audit.search({
+      from: new Date(0),
+      to: new Date(app.clock.now() + 60_000),
+      limit: 100,
+      eventTypes: ['bot.update'],
+    });
+    expect(events.map((event) => [event.code, event.bot_name, event.join_method])).toEqual([
+      ['TB002I', 'moving', 'token'],
+      ['TB002I', 'moving', 'oidc'],
+    ]);
+  });
+
   it('refuse a token when the issuer’s keys cannot be read, saying so', async () => {
     // A closed loopback port: the issuer's discovery document cannot be fetched.
     const closed = await new Promise<number>((resolve) => {

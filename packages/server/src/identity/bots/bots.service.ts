@@ -102,6 +102,41 @@ export class BotsService {
     return { bot: await this.json(user), token };
   }
 
+  /**
+   * Changes what the bot may do and how its copies join: roles and logins replace the ones it
+   * has (its running copies get them at their next renewal); `oidc` replaces the rule CI jobs'
+   * ID tokens must match, and `null` removes it (copies then join with tokens only).
+   */
+  async update(
+    name: string,
+    change: { roles?: string[]; logins?: string[]; oidc?: BotOidcRule | null },
+    by: string,
+  ): Promise<BotJson> {
+    let user = await this.userOf(name);
+    if (change.roles?.length === 0) throw badParameter('a bot needs at least one role');
+    const oidc = change.oidc && checkOidcRule(change.oidc);
+    if (change.roles || change.logins) {
+      user = await this.deps.users.update(
+        {
+          name: botUserName(name),
+          ...(change.roles ? { roles: change.roles } : {}),
+          ...(change.logins ? { traits: { logins: change.logins } } : {}),
+        },
+        by,
+      );
+    }
+    if (oidc) await this.deps.store.setRule(name, oidc);
+    if (change.oidc === null) await this.deps.store.deleteRule(name);
+    const rule = oidc ?? (change.oidc === null ? null : await this.deps.store.rule(name));
+    await emitAudit(this.deps.audit, 'TB002I', {
+      user: by,
+      bot_name: name,
+      roles: user.spec.roles,
+      ...(rule ? { join_method: 'oidc', oidc_issuer: rule.issuer } : { join_method: 'token' }),
+    });
+    return this.json(user);
+  }
+
   /** Another join token: for a second copy of the bot, or one whose certificate ran out. */
   async newToken(
     name: string,
