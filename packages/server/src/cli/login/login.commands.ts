@@ -96,7 +96,7 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
   program
     .command('ssh')
     .description(
-      "ssh to [login@]node through the proxy, with the login from postern login; ssh's own options (-L, -R, -D, -N, -t, -A…) as given; [login@]name=value[,name=value] COMMAND runs it on every node with those labels",
+      "ssh to [login@]node through the proxy, with the login from postern login; ssh's own options (-L, -R, -D, -N, -t, -A…) as given; [login@]name=value[,name=value] COMMAND runs it on every node with those labels; --cluster LEAF reaches a trusted leaf's nodes",
     )
     .argument('<args...>', "ssh's options, then [login@]node and a command")
     .allowUnknownOption()

@@ -6,7 +6,13 @@ import { PosternHome } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
 import { currentLogin, selectorOf } from './session-commands.js';
 import { sessionMfaCertificate, type SessionCertificate } from './session-mfa.js';
-import { nodesMatching, runOnNodes, splitSshArguments, type PipedSshRunner } from './ssh-fanout.js';
+import {
+  nodesMatching,
+  runOnNodes,
+  splitSshArguments,
+  takeClusterOption,
+  type PipedSshRunner,
+} from './ssh-fanout.js';
 
 /**
  * `postern ssh`, `scp` and `join`: the system's OpenSSH with the generated config, and, when the
@@ -47,10 +53,11 @@ export interface SshRunners {
  * `postern ssh [ssh options] [login@]node [command…]`: the system ssh with the generated config,
  * its options passed as given (-L, -R and -D forwarding, -N, -t, -A), as `tsh ssh` takes them.
  * `[login@]name=value[,name=value] command…` runs the command on every node with those labels
- * (ssh-fanout.ts).
+ * (ssh-fanout.ts). `--cluster LEAF` reaches a trusted leaf's servers through this proxy.
  */
-export async function ssh(env: NodeJS.ProcessEnv, args: string[], runners: SshRunners) {
+export async function ssh(env: NodeJS.ProcessEnv, given: string[], runners: SshRunners) {
   const profile = await currentLogin(env);
+  const { leaf, args } = leafOption(given, profile.cluster);
   const split = splitSshArguments(args);
   if (!split) throw new ConfigError('usage: postern ssh [ssh options] [login@]node [command...]');
   const config = ['-F', new PosternHome(env).sshConfig];
@@ -59,9 +66,12 @@ export async function ssh(env: NodeJS.ProcessEnv, args: string[], runners: SshRu
   const login = loginPrefix.slice(0, -1) || optionValue(split.options, '-l') || localUser(env);
   const selector = selectorOf(host);
   if (!selector) {
-    const certificate = await sessionMfaCertificate(env, [{ node: host, login }], runners.askCode);
+    // A leaf's server by its name there: `<name>.<leaf>`, which ssh_config routes through here.
+    const name = leaf && !host.endsWith(`.${leaf}`) ? `${host}.${leaf}` : host;
+    const sshArgs = [...split.options, `${loginPrefix}${name}`, ...split.command];
+    const certificate = await sessionMfaCertificate(env, [{ node: name, login }], runners.askCode);
     try {
-      return await runners.run('ssh', [...config, ...certificateOption(certificate), ...args]);
+      return await runners.run('ssh', [...config, ...certificateOption(certificate), ...sshArgs]);
     } finally {
       await certificate?.remove();
     }
@@ -70,16 +80,19 @@ export async function ssh(env: NodeJS.ProcessEnv, args: string[], runners: SshRu
     throw new ConfigError(`${host} names nodes by label: give a command to run on each of them`);
   }
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
-  const nodes = nodesMatching(await listNodes(client, profile), selector);
-  if (nodes.length === 0) throw new ConfigError(`no node you may reach has the labels ${host}`);
+  const nodes = nodesMatching(await listNodes(client, profile, '', leaf), selector);
+  const where = leaf ? ` in ${leaf}` : '';
+  if (nodes.length === 0)
+    throw new ConfigError(`no node you may reach${where} has the labels ${host}`);
   // One code for all of them: the certificate names every session it may open.
-  const targets = nodes.map((node) => ({ node: node.id, login }));
+  const cluster = leaf ?? profile.cluster;
+  const targets = nodes.map((node) => ({ node: leaf ? `${node.id}.${leaf}` : node.id, login }));
   const certificate = await sessionMfaCertificate(env, targets, runners.askCode);
   try {
     return await runOnNodes({
       nodes,
       loginPrefix,
-      cluster: profile.cluster,
+      cluster,
       options: [...config, ...certificateOption(certificate), ...split.options],
       command: split.command,
       run: runners.runPiped,
@@ -88,6 +101,18 @@ export async function ssh(env: NodeJS.ProcessEnv, args: string[], runners: SshRu
   } finally {
     await certificate?.remove();
   }
+}
+
+/** `--cluster LEAF` taken from ssh's options; the cluster signed in to is no leaf. */
+function leafOption(given: string[], own: string): { leaf?: string; args: string[] } {
+  let taken: ReturnType<typeof takeClusterOption>;
+  try {
+    taken = takeClusterOption(given);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const leaf = taken.cluster && taken.cluster !== own ? taken.cluster : undefined;
+  return { ...(leaf ? { leaf } : {}), args: taken.args };
 }
 
 /** ssh tries the per-session certificate first: options given on its command line come first. */

@@ -5,6 +5,7 @@ import {
   nodesMatching,
   runOnNodes,
   splitSshArguments,
+  takeClusterOption,
   type PipedSshRunner,
 } from './ssh-fanout.js';
 
@@ -41,6 +42,28 @@ describe('splitSshArguments', () => {
   it('finds none when every argument is an option or its value', () => {
     expect(splitSshArguments(['-p', '22'])).toBeUndefined();
     expect(splitSshArguments([])).toBeUndefined();
+  });
+});
+
+describe('takeClusterOption', () => {
+  it("takes --cluster LEAF from ssh's options, never from an option's value or the command", () => {
+    expect(takeClusterOption(['--cluster', 'lab', '-p', '22', 'root@web', 'id'])).toEqual({
+      cluster: 'lab',
+      args: ['-p', '22', 'root@web', 'id'],
+    });
+    expect(takeClusterOption(['-tt', '--cluster=lab', 'web'])).toEqual({
+      cluster: 'lab',
+      args: ['-tt', 'web'],
+    });
+    // `-o --cluster` is ssh's -o with that value; after the destination it is the command's.
+    expect(takeClusterOption(['-o', '--cluster', 'web'])).toEqual({
+      args: ['-o', '--cluster', 'web'],
+    });
+    expect(takeClusterOption(['web', 'echo', '--cluster', 'x'])).toEqual({
+      args: ['web', 'echo', '--cluster', 'x'],
+    });
+    expect(() => takeClusterOption(['--cluster'])).toThrow('--cluster names a trusted leaf');
+    expect(() => takeClusterOption(['--cluster=', 'web'])).toThrow('--cluster names');
   });
 });
 

@@ -38,6 +38,33 @@ export function splitSshArguments(args: readonly string[]): SshArguments | undef
 }
 
 /**
+ * `--cluster LEAF` (or `--cluster=LEAF`) taken out of ssh's options, before the destination: ssh
+ * has no such option, and a trusted leaf's servers are reached through this proxy as
+ * `<name>.<leaf>`. Returns the leaf, if given, and ssh's arguments without it.
+ */
+export function takeClusterOption(args: readonly string[]): { cluster?: string; args: string[] } {
+  const rest: string[] = [];
+  let cluster: string | undefined;
+  for (let at = 0; at < args.length; at += 1) {
+    const arg = args[at]!;
+    if (arg === '--' || !arg.startsWith('-') || arg === '-') {
+      rest.push(...args.slice(at));
+      break;
+    }
+    if (arg === '--cluster' || arg.startsWith('--cluster=')) {
+      cluster = arg === '--cluster' ? args[(at += 1)] : arg.slice('--cluster='.length);
+      if (!cluster) throw new Error('--cluster names a trusted leaf cluster');
+      continue;
+    }
+    rest.push(arg);
+    const flags = arg.slice(1);
+    const valueAt = [...flags].findIndex((flag) => optionsWithValue.has(flag));
+    if (valueAt === flags.length - 1 && at + 1 < args.length) rest.push(args[(at += 1)]!);
+  }
+  return { ...(cluster ? { cluster } : {}), args: rest };
+}
+
+/**
  * `env=prod,team=web` as the labels it asks for; undefined for a host name. A host has no `=`,
  * so any `=` makes it a selector, and a selector must be whole `name=value` pairs.
  */

@@ -1,5 +1,6 @@
 import { agentPaths } from '@postern/contracts';
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import {
 } from '../../testing/terminal-fixture.testkit.js';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { connectLeaf } from './trusted-clusters.testkit.js';
+import * as postern from '../../cli/login/ssh-commands.js';
+import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { startSshd } from '../../testing/sshd.testkit.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
 
 /**
@@ -28,6 +32,9 @@ describe('ssh to a leaf cluster through the root', () => {
   let leaf: TerminalFixture;
   let leafSsh: Awaited<ReturnType<typeof startTestSshProxy>>;
   const clients: OpenSshClientSetup[] = [];
+  const homes: string[] = [];
+  const stops: (() => Promise<unknown>)[] = [];
+  let rootPort: number;
 
   /** A root user's ssh client, with known_hosts as `postern login` on the root writes it. */
   const clientOf = async (user: string, roles: string[]) => {
@@ -73,7 +80,9 @@ describe('ssh to a leaf cluster through the root', () => {
 
   beforeAll(async () => {
     root = await createTestApp({ clusterName: 'root' });
-    const rootUrl = (await root.listenOnLoopback()).baseUrl;
+    const listening = await root.listenOnLoopback();
+    const rootUrl = listening.baseUrl;
+    rootPort = listening.port;
     rootSsh = await startTestSshProxy(root);
     leaf = await startTerminalFixture({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
     leafSsh = await startTestSshProxy(leaf.app);
@@ -87,6 +96,8 @@ describe('ssh to a leaf cluster through the root', () => {
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.remove()));
+    await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+    await Promise.all(stops.map((stop) => stop()));
     await leafSsh?.stop();
     await rootSsh?.stop();
     await leaf?.close();
@@ -133,6 +144,74 @@ describe('ssh to a leaf cluster through the root', () => {
       server: expect.stringMatching(/^test-host\.leaf:22$/),
     });
     expect(hops.find((e) => e.code === 'TPOS061I')).toMatchObject({ reason: 'closed' });
+  });
+
+  it('postern ssh --cluster leaf runs a command on every leaf server with the labels', async () => {
+    // A second server of the leaf, labelled (a real sshd of its own), and the first unlabelled.
+    const sshd = await startSshd({
+      trustedUserCaKeys: leaf.app.services.ca.trustedUserCaKeysLine(),
+    });
+    stops.push(() => sshd.stop());
+    const web = await leaf.app.services.inventory.addOpenSsh(
+      { name: 'web-2', addr: `127.0.0.1:${sshd.port}`, labels: { env: 'prod' } },
+      admin,
+    );
+    const alice = await clientOf('alice', ['access']);
+    // A POSTERN_HOME as postern login on the root leaves it: the profile and the signing key,
+    // and the ssh_config that routes every host through the root's SSH proxy.
+    const { home } = await signedInHome(root, rootPort, 'alice', ['access']);
+    homes.push(home);
+    await copyFile(alice.configFile, path.join(home, 'ssh_config'));
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await postern.ssh(
+      { POSTERN_HOME: home },
+      ['--cluster', 'leaf', 'root@env=prod', 'echo', 'on-$(hostname)-$((6*7))'],
+      {
+        run: () => Promise.reject(new Error('one node was not asked for')),
+        runPiped: postern.systemPipedSsh,
+        write: { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
+        askCode: () => Promise.reject(new Error('no per-session MFA here')),
+      },
+    );
+    expect(err.join('')).toBe('');
+    expect(code).toBe(0);
+    // Only the labelled server ran it, and its line is prefixed with its name on the leaf.
+    expect(out.join('')).toMatch(/^\[web-2\] on-.*-42\n$/);
+    await eventually(
+      async () =>
+        (await leafEvents()).some(
+          (e) => e.code === 'T2000I' && e.user === 'alice' && e.server_id === web.metadata.name,
+        ),
+      20_000,
+      'the session on web-2',
+    );
+    const none = postern.ssh({ POSTERN_HOME: home }, ['--cluster', 'leaf', 'env=dev', 'true'], {
+      run: () => Promise.resolve(0),
+      runPiped: () => Promise.resolve(0),
+      write: { stdout: () => undefined, stderr: () => undefined },
+      askCode: () => Promise.resolve(''),
+    });
+    await expect(none).rejects.toThrow('no node you may reach in leaf has the labels env=dev');
+    // One server by its name on the leaf: ssh is run for <name>.leaf.
+    let single = '';
+    const exit = await postern.ssh(
+      { POSTERN_HOME: home },
+      ['--cluster', 'leaf', 'root@web-2', 'echo single-$((6*7))'],
+      {
+        run: (program, args) =>
+          new Promise((resolve) => {
+            execFile(program, args, (error, stdout) => {
+              single = stdout;
+              resolve(error ? 1 : 0);
+            });
+          }),
+        runPiped: () => Promise.reject(new Error('not a label selector')),
+        write: { stdout: () => undefined, stderr: () => undefined },
+        askCode: () => Promise.reject(new Error('no per-session MFA here')),
+      },
+    );
+    expect([exit, single]).toEqual([0, 'single-42\n']);
   });
 
   it("copies a file from the leaf's server with scp (sftp underneath)", async () => {
