@@ -30,6 +30,9 @@ export const apiPaths = {
     `${apiPrefix}/mfa/token/${seg(tokenId)}/registerchallenge`,
   mfaTokenDevice: (tokenId: string, deviceName: string) =>
     `${apiPrefix}/mfa/token/${seg(tokenId)}/devices/${seg(deviceName)}`,
+  mfaTokenDevices: (tokenId: string) => `${apiPrefix}/mfa/token/${seg(tokenId)}/devices`,
+  mfaTokenAuthenticateChallenge: (tokenId: string) =>
+    `${apiPrefix}/mfa/token/${seg(tokenId)}/authenticatechallenge`,
   // Access control.
   roles: `${apiPrefix}/roles`,
   role: (name: string) => `${apiPrefix}/roles/${seg(name)}`,
@@ -222,6 +225,8 @@ export const apiPaths = {
     userToken: `${apiPrefix}/users/password/token/:tokenId`,
     mfaTokenRegisterChallenge: `${apiPrefix}/mfa/token/:tokenId/registerchallenge`,
     mfaTokenDevice: `${apiPrefix}/mfa/token/:tokenId/devices/:deviceName`,
+    mfaTokenDevices: `${apiPrefix}/mfa/token/:tokenId/devices`,
+    mfaTokenAuthenticateChallenge: `${apiPrefix}/mfa/token/:tokenId/authenticatechallenge`,
     eventsSearch: `${apiPrefix}/sites/:clusterId/events/search`,
     eventsSearchSessions: `${apiPrefix}/sites/:clusterId/events/search/sessions`,
     role: `${apiPrefix}/roles/:name`,

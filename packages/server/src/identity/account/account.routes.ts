@@ -22,6 +22,7 @@ export interface AccountRoutesOptions {
 }
 
 type DeviceParams = { Params: { tokenId: string; deviceName: string } };
+type TokenParams = { Params: { tokenId: string } };
 
 const userOf = (request: FastifyRequest) => {
   if (!request.identity) throw notAuthenticated();
@@ -79,6 +80,28 @@ export async function accountRoutes(app: FastifyInstance, options: AccountRoutes
     async (request): Promise<MfaDevice> => {
       const body = parseInput(addMfaDeviceRequestSchema, request.body);
       return devices.add(userOf(request), body, requestContext(request));
+    },
+  );
+
+  // The token-scoped twins of the two above (spec §7): the same answers, for the holder of a
+  // live privilege token, who is also the one signed in.
+  app.get<TokenParams>(
+    apiPaths.patterns.mfaTokenDevices,
+    { config: { access: 'authenticated' } },
+    async (request): Promise<MfaDevice[]> => {
+      const user = userOf(request);
+      await devices.assertPrivilegeToken(request.params.tokenId, user);
+      return account.listDevices(user);
+    },
+  );
+
+  app.post<TokenParams>(
+    apiPaths.patterns.mfaTokenAuthenticateChallenge,
+    { config: checksSecrets },
+    async (request): Promise<MfaChallenge> => {
+      const user = userOf(request);
+      await devices.assertPrivilegeToken(request.params.tokenId, user);
+      return account.privilegeChallenge(user);
     },
   );
 

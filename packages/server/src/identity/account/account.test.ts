@@ -183,6 +183,31 @@ describe('account settings', () => {
     expect(res.statusCode).toBe(409);
   });
 
+  it('lists devices and gives a challenge by privilege token, to its holder only', async () => {
+    const kim = await inviteUser(app, 'kim');
+    const lee = await inviteUser(app, 'lee');
+    const token = await privilegeToken(kim);
+    const listed = await call(kim, 'GET', `mfa/token/${token}/devices`);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(mfaDeviceListSchema.parse(listed.json()).map((device) => device.name)).toEqual([
+      'phone',
+    ]);
+    const challenge = await call(kim, 'POST', `mfa/token/${token}/authenticatechallenge`);
+    expect(challenge.statusCode, challenge.body).toBe(200);
+    expect(challenge.json()).toEqual((await call(kim, 'POST', 'mfa/authenticatechallenge')).json());
+    // Another user's token, a made-up one, and no session at all.
+    for (const url of [`mfa/token/${token}/devices`, `mfa/token/${token}/authenticatechallenge`]) {
+      const method = url.endsWith('devices') ? 'GET' : 'POST';
+      const other = await call(lee, method, url);
+      expect(other.statusCode).toBe(404);
+      expect(other.json().error.message).toBe('bad or expired token');
+      const made = await call(kim, method, url.replace(token, 'f'.repeat(32)));
+      expect(made.statusCode).toBe(404);
+      const anonymous = await app.server.inject({ method, url: `/v1/webapi/${url}` });
+      expect(anonymous.statusCode).toBe(401);
+    }
+  });
+
   it('gives a privilege token for an empty request only to a user without devices', async () => {
     const tim = await inviteUser(app, 'tim');
     expect((await call(tim, 'POST', 'users/privilege/token', {})).statusCode).toBe(400);

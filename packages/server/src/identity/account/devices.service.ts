@@ -125,6 +125,11 @@ export class DevicesService {
     return device;
   }
 
+  /** Throws unless `tokenId` is a live privilege token of `user` (the token-scoped reads). */
+  async assertPrivilegeToken(tokenId: string, user: string): Promise<void> {
+    await this.privilegeToken(tokenId, user);
+  }
+
   private async privilegeToken(tokenId: string, user: string): Promise<FoundToken> {
     const token = await this.deps.tokens.find(tokenId, ['privilege']);
     if (token.record.user !== user) throw badToken();
