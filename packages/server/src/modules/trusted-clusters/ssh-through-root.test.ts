@@ -1,4 +1,4 @@
-import { agentPaths } from '@postern/contracts';
+import { agentPaths, apiPaths } from '@postern/contracts';
 import { execFile } from 'node:child_process';
 import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -17,6 +17,7 @@ import { connectLeaf } from './trusted-clusters.testkit.js';
 import * as postern from '../../cli/login/ssh-commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
+import { signedHeaders } from '../../testing/signed-request.testkit.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
 
 /**
@@ -212,6 +213,39 @@ describe('ssh to a leaf cluster through the root', () => {
       },
     );
     expect([exit, single]).toEqual([0, 'single-42\n']);
+  });
+
+  it('says per-session MFA does not reach a leaf yet, rather than that the server is not found', async () => {
+    await root.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name: 'mfa-access' },
+        spec: {
+          options: { require_session_mfa: true },
+          allow: { node_labels: { '*': '*' }, logins: ['root'] },
+        },
+      }),
+      admin,
+    );
+    await root.services.users.create({ name: 'mia', roles: ['mfa-access'] }, 'test');
+    const body = JSON.stringify({
+      targets: [{ node: 'test-host.leaf', login: 'root' }],
+      pub_key: generateEd25519Key().publicKey,
+    });
+    const res = await root.server.inject({
+      method: 'POST',
+      url: apiPaths.sessionMfaCerts,
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        ...signedHeaders(root, 'mia', { method: 'POST', path: apiPaths.sessionMfaCerts, body }),
+      },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toBe(
+      "test-host.leaf is a server of the trusted cluster leaf, and per-session MFA does not reach a leaf's servers yet",
+    );
   });
 
   it("copies a file from the leaf's server with scp (sftp underneath)", async () => {

@@ -71,6 +71,7 @@ export const serversWing = {
       recordRoles: (user) => ctx.access.users.get(user)?.spec.roles,
       sessionMfa: ctx.identity.sessionMfa,
       issuer: ctx.identity.issuer,
+      leafOf: (host) => ctx.clusterSsh.leafOf(host),
     });
     await server.register(terminalRoutes, {
       terminals: s.terminals,

@@ -5,7 +5,7 @@ import {
   type SessionMfaTarget,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../../errors.js';
+import { badParameter, notFound } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { CertIssuer } from '../../../identity/cli-login/cert-issuer.js';
 import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
@@ -20,6 +20,8 @@ interface SessionMfaCertOptions {
   recordRoles: (user: string) => string[] | undefined;
   sessionMfa: Pick<SessionMfa, 'verify'>;
   issuer: Pick<CertIssuer, 'issue'>;
+  /** The trusted leaf a name such as `web-1.lab` is under, if any (ssh through this root). */
+  leafOf: (host: string) => string | undefined;
 }
 
 /**
@@ -47,7 +49,16 @@ export async function sessionMfaCertRoutes(
         if ('kind' in target) return `${target.kind}:${target.name}`;
         const { node, login } = target;
         const found = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
-        if (!found) throw notFound(`server "${node}" is not found`);
+        if (!found) {
+          // The leaf's roles would have to take this root's second factor: not built yet.
+          const leaf = options.leafOf(node);
+          if (leaf) {
+            throw badParameter(
+              `${node} is a server of the trusted cluster ${leaf}, and per-session MFA does not reach a leaf's servers yet`,
+            );
+          }
+          throw notFound(`server "${node}" is not found`);
+        }
         return `${login}@${found.id}`;
       };
       const targets = body.targets.map(targetOf);
