@@ -38,9 +38,11 @@ describe('postern bots', () => {
   it('token adds another, ls lists bots with instances and unused tokens, rm removes it all', async () => {
     await run((ctx, print) => botsToken(ctx, 'ci', {}, print));
     const table = await run((ctx, print) => botsList(ctx, print));
-    expect(table[0]).toMatch(/^Bot\s+User\s+Roles\s+Instances\s+Last renewal\s+Unused tokens/);
+    expect(table[0]).toMatch(
+      /^Bot\s+User\s+Roles\s+Joins with\s+Instances\s+Last renewal\s+Unused tokens/,
+    );
     expect(table.find((line) => line.startsWith('ci '))).toMatch(
-      /^ci\s+bot-ci\s+access\s+0\s+-\s+2$/,
+      /^ci\s+bot-ci\s+access\s+token\s+0\s+-\s+2$/,
     );
     const removed = await run((ctx, print) => botsRemove(ctx, 'ci', print));
     expect(removed[0]).toMatch(/Bot ci has been deleted/);
@@ -87,6 +89,10 @@ describe('postern bots', () => {
     expect(token).toBeUndefined();
     expect(lines).toContain(
       '  postern bot start --proxy proxy.example.com:3080 --bot gha --oidc-token-env POSTERN_ID_TOKEN --destination ./postern-bot --oneshot',
+    );
+    const listed = await run((ctx, print) => botsList(ctx, print));
+    expect(listed.find((line) => line.startsWith('gha '))).toMatch(
+      /^gha\s+bot-gha\s+access\s+oidc https:\/\/token\.actions\.githubusercontent\.com\s+0\s+-\s+0$/,
     );
     const rule = JSON.parse((await state.server.get('/bot_join_rules/gha'))!.value);
     expect(rule).toEqual({

@@ -169,12 +169,17 @@ export async function botsList(ctx: AdminContext, print: Print): Promise<void> {
       bot.name,
       bot.user,
       bot.roles.join(','),
+      bot.oidc ? `oidc ${bot.oidc.issuer}` : 'token',
       String(bot.instances.length),
       last ?? '-',
       String(bot.tokens.length),
     ];
   });
-  printTable(['Bot', 'User', 'Roles', 'Instances', 'Last renewal', 'Unused tokens'], rows, print);
+  printTable(
+    ['Bot', 'User', 'Roles', 'Joins with', 'Instances', 'Last renewal', 'Unused tokens'],
+    rows,
+    print,
+  );
 }
 
 export async function botsRemove(ctx: AdminContext, name: string, print: Print): Promise<void> {
