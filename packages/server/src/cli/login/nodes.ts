@@ -7,6 +7,11 @@ import type { ProxyClient } from './proxy-client.js';
 /** Pages read at most: a listing for ssh_config and `ls`, not an export. */
 const maxPages = 20;
 
+/** The leaf a `--cluster` flag names: none for the cluster signed in to, which is no leaf. */
+export function leafNamed(cluster: string | undefined, profile: Profile): string | undefined {
+  return cluster && cluster !== profile.cluster ? cluster : undefined;
+}
+
 /**
  * Every node the user may see, through `ssh/nodes` signed with the login's certificate; with
  * `search`, those whose hostname, address or labels hold all its words (the console's search).

@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/config-error.js';
 import { POSTERN_ROLES_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { printTable, type Print, labelListCell } from '../table.js';
-import { listNodes } from './nodes.js';
+import { leafNamed, listNodes } from './nodes.js';
 import { labelSelector, nodesMatching } from './ssh-fanout.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
@@ -68,7 +68,7 @@ export async function ls(env: NodeJS.ProcessEnv, print: Print, options: LsOption
   const client = new ProxyClient(new URL(profile.proxy), profile.insecure);
   // A leaf's servers come through the root (docs/trusted-clusters.md) and are reached as
   // <hostname>.<leaf>, the names ssh_config routes through the root.
-  const leaf = options.cluster && options.cluster !== profile.cluster ? options.cluster : undefined;
+  const leaf = leafNamed(options.cluster, profile);
   const listed = await listNodes(client, profile, options.search ?? '', leaf);
   const nodes = selector ? nodesMatching(listed, selector) : listed;
   if (format === 'json') {

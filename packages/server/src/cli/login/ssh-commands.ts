@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { ConfigError } from '../../config/config-error.js';
-import { listNodes } from './nodes.js';
-import { PosternHome } from './postern-home.js';
+import { leafNamed, listNodes } from './nodes.js';
+import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
 import { currentLogin, selectorOf } from './session-commands.js';
 import { sessionMfaCertificate, type SessionCertificate } from './session-mfa.js';
@@ -57,7 +57,7 @@ export interface SshRunners {
  */
 export async function ssh(env: NodeJS.ProcessEnv, given: string[], runners: SshRunners) {
   const profile = await currentLogin(env);
-  const { leaf, args } = leafOption(given, profile.cluster);
+  const { leaf, args } = leafOption(given, profile);
   const split = splitSshArguments(args);
   if (!split) throw new ConfigError('usage: postern ssh [ssh options] [login@]node [command...]');
   const config = ['-F', new PosternHome(env).sshConfig];
@@ -103,15 +103,15 @@ export async function ssh(env: NodeJS.ProcessEnv, given: string[], runners: SshR
   }
 }
 
-/** `--cluster LEAF` taken from ssh's options; the cluster signed in to is no leaf. */
-function leafOption(given: string[], own: string): { leaf?: string; args: string[] } {
+/** `--cluster LEAF` taken from ssh's options (nodes.ts `leafNamed`: the cluster signed in to is none). */
+function leafOption(given: string[], profile: Profile): { leaf?: string; args: string[] } {
   let taken: ReturnType<typeof takeClusterOption>;
   try {
     taken = takeClusterOption(given);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  const leaf = taken.cluster && taken.cluster !== own ? taken.cluster : undefined;
+  const leaf = leafNamed(taken.cluster, profile);
   return { ...(leaf ? { leaf } : {}), args: taken.args };
 }
 

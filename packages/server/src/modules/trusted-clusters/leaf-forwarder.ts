@@ -81,8 +81,19 @@ export class LeafForwarder implements HostHandler {
 
   constructor(private readonly options: LeafForwarderOptions) {}
 
+  /**
+   * Asked of every request to the web port: the path is read once. A leaf's calls are claimed,
+   * and so is a CLI's signed call about a cluster that is neither this one nor a leaf (`postern
+   * ls --cluster` with a typo), to be answered with what is wrong rather than by the root's own
+   * routes, which would only say that the caller has no web session.
+   */
   claims(_host: string, req: IncomingMessage): boolean {
-    return this.leafOf(req) !== undefined || this.signedForNoLeaf(req);
+    const name = this.clusterOf(req);
+    if (name === undefined) return false;
+    if (this.options.isLeaf(name)) return true;
+    return (
+      req.headers[signedRequestHeaders.signature] !== undefined && name !== this.options.rootName
+    );
   }
 
   request(req: IncomingMessage, res: ServerResponse): void {
@@ -137,20 +148,6 @@ export class LeafForwarder implements HostHandler {
   private leafOf(req: IncomingMessage): string | undefined {
     const name = this.clusterOf(req);
     return name !== undefined && this.options.isLeaf(name) ? name : undefined;
-  }
-
-  /**
-   * A CLI's signed call about a cluster that is neither this one nor a leaf (`postern ls
-   * --cluster` with a typo): answered here with what is wrong, not by the root's own routes,
-   * which would only say that the caller has no web session.
-   */
-  private signedForNoLeaf(req: IncomingMessage): boolean {
-    const name = this.clusterOf(req);
-    return (
-      req.headers[signedRequestHeaders.signature] !== undefined &&
-      name !== undefined &&
-      name !== this.options.rootName
-    );
   }
 
   private clusterOf(req: IncomingMessage): string | undefined {
