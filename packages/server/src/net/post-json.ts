@@ -37,6 +37,8 @@ export function postJson(
      * HTTP over it, and the connection closes after the answer.
      */
     over?: Duplex;
+    /** More request headers (a leaf session's cookie and bearer, for a call as its user). */
+    headers?: Record<string, string>;
   },
 ): Promise<JsonAnswer> {
   const payload = JSON.stringify(body);
@@ -50,6 +52,7 @@ export function postJson(
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(payload),
+          ...options.headers,
           ...(over ? { connection: 'close' } : {}),
         },
         timeout: options.timeoutMs,

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { LeafCaller } from './leaf-grants.js';
 
 /**
  * `ssh -J` through a root to a leaf's server (docs/trusted-clusters.md). Both halves meet the
@@ -15,6 +16,8 @@ export interface RootSshUser {
   traits: Record<string, string[]>;
   /** Their certificate's end: the leaf lets them in no longer. */
   expires: Date;
+  /** Their roles on the root ask for a per-session MFA check (the leaf then asks too). */
+  sessionMfa: boolean;
 }
 
 /** What the client asked the root's jump host for, passed on to the leaf. */
@@ -30,7 +33,7 @@ export interface SshTarget {
 export interface RootSshConnection extends SshTarget {
   root: string;
   /** The user and the roles the role map gives them, or why the leaf refuses them. */
-  admitted: { user: string; roles: string[] } | { refused: string };
+  admitted: { user: string; roles: string[]; rootSessionMfa: boolean } | { refused: string };
   /** The root's user CA keys: the client's certificate must be signed by one of them. */
   userCaKeys: string[];
 }
@@ -47,6 +50,8 @@ export interface RootSide {
   hostSigners(): string[];
   /** A stream to the leaf's SSH for `target`; undefined when the leaf knows no such server. */
   dial(leaf: string, user: RootSshUser, target: SshTarget): Promise<Duplex | undefined>;
+  /** Whether the leaf's roles for this user ask for a per-session MFA check on `host`. */
+  sessionMfaRequired(leaf: string, user: LeafCaller, host: string, login: string): Promise<boolean>;
 }
 
 export class ClusterSsh {
@@ -69,6 +74,17 @@ export class ClusterSsh {
   dial(leaf: string, user: RootSshUser, target: SshTarget): Promise<Duplex | undefined> {
     if (!this.root) return Promise.resolve(undefined);
     return this.root.dial(leaf, user, target);
+  }
+
+  /** False when this cluster is no root: then no name leads to a leaf. */
+  sessionMfaRequired(
+    leaf: string,
+    user: LeafCaller,
+    host: string,
+    login: string,
+  ): Promise<boolean> {
+    if (!this.root) return Promise.resolve(false);
+    return this.root.sessionMfaRequired(leaf, user, host, login);
   }
 
   /** The SSH proxy, while it listens: it serves the root users a leaf admits. */

@@ -14,19 +14,30 @@ export interface ForwardedIdentity {
   traits: Record<string, string[]>;
   /** Until when the leaf may let this identity in: never past the root's own session. */
   expires: Date;
+  /**
+   * The root's roles ask for a per-session MFA check (require_session_mfa): the leaf asks for
+   * one too, whatever its own roles say, so a hop to a leaf is no way around the root's rule.
+   */
+  sessionMfa?: boolean;
 }
 
 const claimsSchema = z.object({
   sub: z.string().min(1).max(255),
   roles: z.array(z.string().max(128)).max(256),
   traits: z.record(z.string(), z.array(z.string().max(1024)).max(256)),
+  session_mfa: z.boolean().optional(),
 });
 
 export async function signForwardedIdentity(
   identity: ForwardedIdentity,
   options: { key: KeyObject; root: string; leaf: string },
 ): Promise<string> {
-  return new SignJWT({ roles: identity.roles, traits: identity.traits })
+  const claims = {
+    roles: identity.roles,
+    traits: identity.traits,
+    ...(identity.sessionMfa ? { session_mfa: true } : {}),
+  };
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: 'EdDSA' })
     .setSubject(identity.user)
     .setIssuer(options.root)
@@ -53,5 +64,6 @@ export async function verifyForwardedIdentity(
     roles: claims.roles,
     traits: claims.traits,
     expires: new Date((payload.exp ?? 0) * 1000),
+    ...(claims.session_mfa ? { sessionMfa: true } : {}),
   };
 }

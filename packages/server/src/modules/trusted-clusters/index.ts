@@ -10,6 +10,7 @@ import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
 import { clusterKey, type ClusterKey } from './cluster-keys.js';
 import { LeafForwarder } from './leaf-forwarder.js';
 import { LeafGrants } from './leaf-grants.js';
+import { leafSessionMfaRequired } from './leaf-mfa.js';
 import { LeafLinks } from './leaf-links.js';
 import { LeafSessions } from './leaf-sessions.js';
 import { dialLeafSsh, leafSshProtocol, serveLeafSsh } from './leaf-ssh.js';
@@ -75,6 +76,12 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
   });
   const dialLeaf = (leaf: string) => tunnels.dial({ kind: 'cluster', name: leaf });
   const isLeaf = (name: string) => name !== clusterName && remote.get(name) !== undefined;
+  const grants = new LeafGrants({
+    rootName: clusterName,
+    identityKey: () => keyFor('forwarded_identity'),
+    dial: dialLeaf,
+    now,
+  });
   ctx.clusterSsh.attachRoot({
     leafOf: (host) => remote.leafUnder(host),
     hostSigners: () => remote.hostSigners(),
@@ -85,16 +92,13 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         dial: dialLeaf,
         now,
       }),
+    sessionMfaRequired: (leaf, user, host, login) =>
+      leafSessionMfaRequired(leaf, user, { node_name: host, login }, { grants, dial: dialLeaf }),
   });
   const forwarder = new LeafForwarder({
     isLeaf,
     rootName: clusterName,
-    grants: new LeafGrants({
-      rootName: clusterName,
-      identityKey: () => keyFor('forwarded_identity'),
-      dial: dialLeaf,
-      now,
-    }),
+    grants,
     guard: ctx.guard,
     certAuth: ctx.identity.certAuth,
     dial: dialLeaf,

@@ -65,7 +65,7 @@ export class LeafSessions {
     root: string,
     token: string,
     maxTtlMs: number,
-  ): Promise<{ user: string; roles: string[]; until: Date }> {
+  ): Promise<{ user: string; roles: string[]; until: Date; sessionMfa: boolean }> {
     const { trusted, users, locks, audit, clusterName, now } = this.deps;
     const tc = await trusted.get(root);
     if (!tc?.spec.enabled || !tc.trust) throw accessDenied(`${clusterName} does not trust ${root}`);
@@ -121,6 +121,6 @@ export class LeafSessions {
       roles,
       success: true,
     });
-    return { user, roles, until };
+    return { user, roles, until, sessionMfa: identity.sessionMfa === true };
   }
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { ClusterKey } from './cluster-keys.js';
-import type { ClusterSsh, RootSshUser, SshTarget } from './cluster-ssh.js';
+import type { ClusterSsh, RootSshConnection, RootSshUser, SshTarget } from './cluster-ssh.js';
 import { signForwardedIdentity } from './forwarded-identity.js';
 import { asSocket } from '../../net/post-json.js';
 import type { LeafSessions } from './leaf-sessions.js';
@@ -43,7 +43,13 @@ export async function dialLeafSsh(
 ): Promise<Duplex | undefined> {
   const expires = new Date(Math.min(user.expires.getTime(), options.now() + maxSshTtlMs));
   const token = await signForwardedIdentity(
-    { user: user.user, roles: user.roles, traits: user.traits, expires },
+    {
+      user: user.user,
+      roles: user.roles,
+      traits: user.traits,
+      expires,
+      sessionMfa: user.sessionMfa,
+    },
     { key: (await options.identityKey()).privateKey, root: options.rootName, leaf },
   );
   const stream = await options.dial(leaf);
@@ -118,10 +124,10 @@ export async function serveLeafSsh(
   const userCaKeys = options.userCaKeys(root);
   if (!userCaKeys?.length) return void answer(503, `the tunnel to ${root} is not ready`);
   const fields = parsed.data;
-  let admitted: { user: string; roles: string[] } | { refused: string };
+  let admitted: RootSshConnection['admitted'];
   try {
     const user = await options.leafSessions.admitUser(root, fields[headers.identity], maxSshTtlMs);
-    admitted = { user: user.user, roles: user.roles };
+    admitted = { user: user.user, roles: user.roles, rootSessionMfa: user.sessionMfa };
   } catch (error) {
     const refused = error instanceof ApiError ? error.message : 'internal error';
     if (!(error instanceof ApiError)) options.log('ssh from a root failed', { root, error });

@@ -72,6 +72,8 @@ export const serversWing = {
       sessionMfa: ctx.identity.sessionMfa,
       issuer: ctx.identity.issuer,
       leafOf: (host) => ctx.clusterSsh.leafOf(host),
+      leafSessionMfaRequired: (leaf, caller, host, login) =>
+        ctx.clusterSsh.sessionMfaRequired(leaf, caller, host, login),
     });
     await server.register(terminalRoutes, {
       terminals: s.terminals,

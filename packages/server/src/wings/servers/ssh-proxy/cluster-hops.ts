@@ -4,6 +4,7 @@ import { plainAddress } from '../../../ssh/ca.service.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
 import { emitAuditInBackground, remoteAddr } from '../../../modules/audit/emit.js';
+import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import type { RootSshHandler } from '../../../modules/trusted-clusters/cluster-ssh.js';
 import { serveInnerConnection, serveRefusal, type InnerTarget } from './inner-connection.js';
 import type { SshProxyDeps } from './ssh-proxy.js';
@@ -36,12 +37,15 @@ export function forwardToLeaf(
   deps: SshProxyDeps,
 ): void {
   const current = deps.requesterFor(jump.user, jump.roles, jump.accessRequests);
+  // The root's own require_session_mfa goes with the user: the leaf asks for the check too.
+  const sessionMfa = SessionMfa.required(current.roleSet);
   const target = { host: info.destIP, port: info.destPort, clientAddr: jump.remoteAddr };
   const user = {
     user: jump.user,
     roles: current.roles,
     traits: current.traits,
     expires: jump.validBefore,
+    sessionMfa,
   };
   deps.clusterSsh!.dial(leaf, user, target).then(
     (stream) => {
@@ -112,7 +116,7 @@ export function rootUserHandler(
       const { refused } = connection.admitted;
       return (stream) => serveRefusal(stream, connection.host, refused, deps);
     }
-    const { user, roles } = connection.admitted;
+    const { user, roles, rootSessionMfa } = connection.admitted;
     const { roleSet } = deps.requesterFor(user, roles, []);
     const target = resolveTarget(connection.host, connection.port, roleSet);
     if (!target) return undefined;
@@ -122,7 +126,7 @@ export function rootUserHandler(
       remoteAddr: connection.clientAddr,
       clientIp,
       sessions: { open: 0 },
-      fromRoot: { userCaKeys: connection.userCaKeys, roles },
+      fromRoot: { root: connection.root, userCaKeys: connection.userCaKeys, roles, rootSessionMfa },
     };
     return (stream) => serveInnerConnection(stream, target, jump, deps);
   };

@@ -49,7 +49,13 @@ export interface JumpConnection {
    * the root's user CA, and the roles here are the ones this cluster's role map gave them, not
    * the certificate's.
    */
-  fromRoot?: { userCaKeys: string[]; roles: string[] };
+  fromRoot?: {
+    root: string;
+    userCaKeys: string[];
+    roles: string[];
+    /** The root's roles ask for a per-session MFA check: this cluster asks for it too. */
+    rootSessionMfa: boolean;
+  };
 }
 
 export interface InnerTarget {
@@ -157,9 +163,15 @@ function serve(
     // without it they run to max_session_ttl (counted from each session's start).
     const cutAtExpiry = current.roleSet.options().disconnectExpiredCert;
     // A per-session MFA certificate (require_session_mfa) opens the sessions it names, and
-    // its sessions end when the login behind it does, not a minute in.
-    const mfaVerified =
-      !fromRoot && identity.sessionMfaTargets?.includes(`${ctx.username}@${target.node.id}`);
+    // its sessions end when the login behind it does, not a minute in. A root names a leaf's
+    // server as its user reaches it (`root@web-1.lab`): the root ran the check, with the
+    // user's devices, after asking this cluster whether its roles want one (leaf-mfa.ts).
+    const checked = fromRoot ? target.name.toLowerCase() : target.node.id;
+    const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${checked}`);
+    if (fromRoot?.rootSessionMfa && !mfaVerified) {
+      const why = `access denied: your roles on ${fromRoot.root} require an MFA check for each session (require_session_mfa), which this client cannot ask for yet; postern ssh and scp ask for it`;
+      return refuse(ctx, why, true);
+    }
     const ends = identity.loginEndsAt ?? identity.validBefore;
     const requester: Requester = {
       ...current,

@@ -5,7 +5,8 @@ import {
   type SessionMfaTarget,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
-import { badParameter, notFound } from '../../../errors.js';
+import { notFound } from '../../../errors.js';
+import type { LeafCaller } from '../../../modules/trusted-clusters/leaf-grants.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { CertIssuer } from '../../../identity/cli-login/cert-issuer.js';
 import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
@@ -22,6 +23,13 @@ interface SessionMfaCertOptions {
   issuer: Pick<CertIssuer, 'issue'>;
   /** The trusted leaf a name such as `web-1.lab` is under, if any (ssh through this root). */
   leafOf: (host: string) => string | undefined;
+  /** Whether the leaf's roles for this user ask for the check (leaf-mfa.ts). */
+  leafSessionMfaRequired: (
+    leaf: string,
+    caller: LeafCaller,
+    host: string,
+    login: string,
+  ) => Promise<boolean>;
 }
 
 /**
@@ -29,7 +37,8 @@ interface SessionMfaCertOptions {
  * `db connect` and the `proxy` tunnels open a session whose roles ask for a fresh second factor
  * (require_session_mfa). Signed with the login's certificate. Without a code it answers whether
  * one is needed; with an authenticator code for the user it returns a certificate for the same
- * roles that opens only the sessions named (`login@<node id>`, `db:<name>`, `app:<name>`), for a
+ * roles that opens only the sessions named (`login@<node id>`, `db:<name>`, `app:<name>`, or
+ * `login@web-1.lab` for a trusted leaf's server, whose roles the leaf is asked about), for a
  * minute, and carries when the login behind it ends. Database and app names are not looked up
  * here: the tunnel that honours the certificate checks access as for any other.
  */
@@ -44,21 +53,34 @@ export async function sessionMfaCertRoutes(
     async (request): Promise<SessionMfaCertsResponse> => {
       const identity = await options.certAuth.identify(request);
       const body = parseInput(sessionMfaCertsRequestSchema, request.body);
-      if (!SessionMfa.required(identity.roleSet)) return { required: false };
+      // A leaf's server (`web-1.lab`) is judged by the leaf's roles for this user, and named
+      // in the certificate as asked: the leaf checks it against the name the client reaches.
+      const leafOf = (target: SessionMfaTarget) =>
+        'kind' in target ||
+        resolveNodeName(options.nodes, target.node, options.clusterName, identity.roleSet)
+          ? undefined
+          : options.leafOf(target.node);
+      let required = SessionMfa.required(identity.roleSet);
+      for (const target of body.targets) {
+        if (required) break;
+        const leaf = leafOf(target);
+        if (!leaf || 'kind' in target) continue;
+        const caller = {
+          key: `cert:${identity.user}:${identity.expiresMs}`,
+          user: identity.user,
+          roles: identity.roles,
+          traits: identity.traits,
+          expires: new Date(identity.expiresMs).toISOString(),
+        };
+        required = await options.leafSessionMfaRequired(leaf, caller, target.node, target.login);
+      }
+      if (!required) return { required: false };
       const targetOf = (target: SessionMfaTarget) => {
         if ('kind' in target) return `${target.kind}:${target.name}`;
         const { node, login } = target;
+        if (leafOf(target)) return `${login}@${node.toLowerCase()}`;
         const found = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
-        if (!found) {
-          // The leaf's roles would have to take this root's second factor: not built yet.
-          const leaf = options.leafOf(node);
-          if (leaf) {
-            throw badParameter(
-              `${node} is a server of the trusted cluster ${leaf}, and per-session MFA does not reach a leaf's servers yet`,
-            );
-          }
-          throw notFound(`server "${node}" is not found`);
-        }
+        if (!found) throw notFound(`server "${node}" is not found`);
         return `${login}@${found.id}`;
       };
       const targets = body.targets.map(targetOf);
