@@ -1,27 +1,18 @@
-import { agentPaths, apiPaths } from '@postern/contracts';
+import { agentPaths } from '@postern/contracts';
 import { execFile } from 'node:child_process';
 import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
-import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { openSshClient, type OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
-import { startTestSshProxy } from '../../testing/ssh-proxy.testkit.js';
-import {
-  startTerminalFixture,
-  type TerminalFixture,
-} from '../../testing/terminal-fixture.testkit.js';
+import type { TestApp } from '../../testing/app-harness.testkit.js';
+import type { OpenSshClientSetup } from '../../testing/openssh-client.testkit.js';
+import type { TerminalFixture } from '../../testing/terminal-fixture.testkit.js';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
-import { connectLeaf } from './trusted-clusters.testkit.js';
 import * as postern from '../../cli/login/ssh-commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
-import { signedHeaders } from '../../testing/signed-request.testkit.js';
-import { ED25519, formatPublicKey, generateEd25519Key } from '../../ssh/keys.js';
-import { parseCertificate } from '../../ssh/certificates.js';
-import { createRole, createSessionMfaRole } from '../../testing/roles.testkit.js';
-import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
+import { startRootAndLeaf, type RootAndLeaf } from './ssh-through-root.testkit.js';
 
 /**
  * Stock OpenSSH through the root's jump host to a leaf's server (a real sshd): `ssh -J
@@ -31,87 +22,26 @@ import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 const admin = hostActor('cli:test');
 
 describe('ssh to a leaf cluster through the root', () => {
+  let world: RootAndLeaf;
   let root: TestApp;
-  let rootSsh: Awaited<ReturnType<typeof startTestSshProxy>>;
   let leaf: TerminalFixture;
-  let leafSsh: Awaited<ReturnType<typeof startTestSshProxy>>;
-  const clients: OpenSshClientSetup[] = [];
+  let rootPort: number;
   const homes: string[] = [];
   const stops: (() => Promise<unknown>)[] = [];
-  let rootPort: number;
-
-  /** A root user's ssh client, with known_hosts as `postern login` on the root writes it. */
-  const clientOf = async (user: string, roles: string[]) => {
-    await root.services.users.create({ name: user, roles }, 'test').catch(() => undefined);
-    const client = await openSshClient({
-      ca: root.services.ca,
-      user,
-      roles,
-      logins: ['root'],
-      proxyPort: rootSsh.port,
-    });
-    clients.push(client);
-    const issued = await root.context.identity.issuer.issue({
-      user,
-      roles,
-      publicKey: generateEd25519Key().publicKey,
-      requestedTtlMs: undefined,
-      addr: undefined,
-    });
-    await writeFile(path.join(client.dir, 'known_hosts'), `${issued.host_signers.join('\n')}\n`);
-    return client;
-  };
-  // INFO, not the kit's ERROR: the client prints the proxy's banner (a refusal's reason) at INFO.
-  const ssh = (
-    client: OpenSshClientSetup,
-    target: string,
-    command: string,
-    options: string[] = [],
-  ) => client.run('ssh', ['-o', 'LogLevel=INFO', ...options, target, command]);
-  const leafEvents = async () =>
-    (
-      await leaf.app.audit.search({
-        from: new Date(0),
-        to: new Date(Date.now() + 60_000),
-        limit: 500,
-      })
-    ).events;
-
-  const rootEvents = async () =>
-    (
-      await root.audit.search({
-        from: new Date(0),
-        to: new Date(Date.now() + 60_000),
-        limit: 500,
-      })
-    ).events;
+  const clientOf = (user: string, roles: string[]) => world.clientOf(user, roles);
+  const ssh = (client: OpenSshClientSetup, target: string, command: string) =>
+    world.ssh(client, target, command);
+  const leafEvents = () => world.leafEvents();
+  const rootEvents = () => world.rootEvents();
 
   beforeAll(async () => {
-    root = await createTestApp({ clusterName: 'root' });
-    const listening = await root.listenOnLoopback();
-    const rootUrl = listening.baseUrl;
-    rootPort = listening.port;
-    rootSsh = await startTestSshProxy(root);
-    leaf = await startTerminalFixture({ clusterName: 'leaf', heartbeatIntervalMs: 300 });
-    // On the leaf's clock, which the per-session MFA tests move with the root's.
-    leafSsh = await startTestSshProxy(leaf.app, { now: () => leaf.app.clock.now() });
-    const roleMap = `[{remote: access, local: [${leaf.role}]}, {remote: leaf-checked, local: [${leaf.role}, checked]}, {remote: root-checked, local: [${leaf.role}]}]`;
-    await connectLeaf(root, rootUrl, leaf.app, roleMap);
-    // The leaf's host CA reaches the root with its heartbeats.
-    await eventually(
-      () => root.context.clusterSsh.hostSigners().length === 1,
-      20_000,
-      'the leaf CA',
-    );
+    world = await startRootAndLeaf((leafRole) => `[{remote: access, local: [${leafRole}]}]`);
+    ({ root, leaf, rootPort } = world);
   });
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.remove()));
     await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
     await Promise.all(stops.map((stop) => stop()));
-    await leafSsh?.stop();
-    await rootSsh?.stop();
-    await leaf?.close();
-    await root?.close();
+    await world?.stop();
   });
 
   it("trusts the leaf's host CA for the leaf's names only", () => {
@@ -222,121 +152,6 @@ describe('ssh to a leaf cluster through the root', () => {
       },
     );
     expect([exit, single]).toEqual([0, 'single-42\n']);
-  });
-
-  describe('per-session MFA on the leaf (require_session_mfa)', () => {
-    /** A root user with an authenticator app, and their ssh client. */
-    interface Checked {
-      name: string;
-      totp: string;
-      client: OpenSshClientSetup;
-    }
-    let mona: Checked;
-    let rita: Checked;
-    const checkedUser = async (name: string, rootRole: string): Promise<Checked> => {
-      const { totpSecret } = await inviteUser(root, name, { roles: [rootRole] });
-      return { name, totp: totpSecret!, client: await clientOf(name, [rootRole]) };
-    };
-    /** `POST mfa/session/certs` on the root, signed with the user's login, for their key. */
-    const askRoot = async (user: Checked, node: string, totpCode?: string) => {
-      const loginCert = await readFile(`${user.client.dir}/id_ed25519-cert.pub`, 'utf8');
-      const blob = parseCertificate(Buffer.from(loginCert.split(/\s+/)[1]!, 'base64'));
-      const body = JSON.stringify({
-        targets: [{ node, login: 'root' }],
-        pub_key: formatPublicKey(ED25519, blob.publicKeyBlob),
-        ...(totpCode ? { totp_code: totpCode } : {}),
-      });
-      const path = apiPaths.sessionMfaCerts;
-      return root.server.inject({
-        method: 'POST',
-        url: path,
-        payload: body,
-        headers: {
-          'content-type': 'application/json',
-          ...signedHeaders(root, user.name, { method: 'POST', path, body }),
-        },
-      });
-    };
-    /** ssh to the leaf's server with a per-session certificate, as `postern ssh` runs it. */
-    const sshWith = async (user: Checked, cert: string, command: string) => {
-      const file = path.join(user.client.dir, 'session-cert.pub');
-      await writeFile(file, `${cert}\n`);
-      return ssh(user.client, 'root@test-host.leaf', command, ['-o', `CertificateFile=${file}`]);
-    };
-    /**
-     * The user's next authenticator code (each works once): the root's clock moves a step, and
-     * the leaf's with it, so the leaf does not take the root's certificates as not yet valid.
-     */
-    const nextCode = (user: Checked) => {
-      leaf.app.clock.advance(30_000);
-      return nextTotp(root, user.totp);
-    };
-
-    beforeAll(async () => {
-      // leaf-checked asks for nothing on the root and reaches no server there (its logins go
-      // into the certificate); the leaf maps it to a role that reaches its servers and one that
-      // asks for the check. root-checked asks on the root, and maps to the first alone.
-      const reach = { logins: ['root'], node_labels: { place: 'the-leaf' } };
-      await createRole(root, 'leaf-checked', { allow: reach });
-      await createRole(root, 'root-checked', {
-        allow: reach,
-        options: { require_session_mfa: true },
-      });
-      await createSessionMfaRole(leaf.app, 'checked');
-      mona = await checkedUser('mona', 'leaf-checked');
-      rita = await checkedUser('rita', 'root-checked');
-    });
-
-    it('refuses plain ssh to the leaf server without the check, saying why', async () => {
-      const result = await ssh(mona.client, 'root@test-host.leaf', 'echo ran');
-      expect(result.code).toBe(255);
-      expect(result.stdout).not.toContain('ran');
-      expect(result.stderr).toContain('require_session_mfa');
-    });
-
-    it("asks the leaf whether its roles want the check: yes for mona's, no for alice's", async () => {
-      const alice = { ...mona, name: 'alice' };
-      await clientOf('alice', ['access']);
-      const monaAsks = await askRoot(mona, 'test-host.leaf');
-      expect([monaAsks.statusCode, monaAsks.json()]).toEqual([200, { required: true }]);
-      const aliceAsks = await askRoot(alice, 'test-host.leaf');
-      expect([aliceAsks.statusCode, aliceAsks.json()]).toEqual([200, { required: false }]);
-    });
-
-    it("the root's certificate after a code opens that server on the leaf, and no other", async () => {
-      const issued = await askRoot(mona, 'Test-Host.leaf', nextCode(mona));
-      expect(issued.statusCode).toBe(200);
-      const result = await sshWith(mona, issued.json().cert as string, 'echo checked-$((6*7))');
-      expect(result.stderr).not.toMatch(/denied|require_session_mfa/i);
-      expect(result.stdout).toContain('checked-42');
-      await eventually(
-        async () =>
-          (await leafEvents()).some(
-            (e) => e.code === 'T2000I' && e.user === 'mona' && e.server_id === leaf.nodeId,
-          ),
-        20_000,
-        "mona's session on the leaf",
-      );
-      // A certificate the root issued for another name on the leaf does not open this one.
-      const other = await askRoot(mona, 'web-9.leaf', nextCode(mona));
-      expect(other.statusCode).toBe(200);
-      const refused = await sshWith(mona, other.json().cert as string, 'echo ran');
-      expect(refused.stdout).not.toContain('ran');
-      expect(refused.stderr).toContain('require_session_mfa');
-    });
-
-    it("the root's own rule goes with the user: the leaf asks too, though its roles do not", async () => {
-      const plain = await ssh(rita.client, 'root@test-host.leaf', 'echo ran');
-      expect(plain.stdout).not.toContain('ran');
-      expect(plain.stderr).toContain(
-        'your roles on root require an MFA check for each session (require_session_mfa)',
-      );
-      const issued = await askRoot(rita, 'test-host.leaf', nextCode(rita));
-      expect(issued.statusCode).toBe(200);
-      const result = await sshWith(rita, issued.json().cert as string, 'echo rita-$((6*7))');
-      expect(result.stderr).toBe('');
-      expect(result.stdout).toContain('rita-42');
-    });
   });
 
   it("copies a file from the leaf's server with scp (sftp underneath)", async () => {
