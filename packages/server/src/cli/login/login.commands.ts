@@ -123,7 +123,8 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .command('join <sessionId>')
     .description('join a live session (Active Sessions lists them) through the SSH proxy')
     .option('--mode <mode>', 'observer (default for others), moderator or peer')
-    .action((sessionId: string, flags: { mode?: string }) =>
+    .option('--cluster <leaf>', "a trusted leaf cluster's session, through this proxy")
+    .action((sessionId: string, flags: { mode?: string; cluster?: string }) =>
       oneLine(async () => {
         process.exitCode = await join(
           deps.env,
@@ -131,6 +132,7 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
           flags.mode,
           runOpenSsh,
           sshRunners.askCode,
+          flags.cluster,
         );
       }),
     );

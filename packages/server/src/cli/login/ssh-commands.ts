@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { ConfigError } from '../../config/config-error.js';
+import { leafProxyHost } from '../../modules/trusted-clusters/cluster-ssh.js';
 import { leafNamed, listNodes } from './nodes.js';
 import { PosternHome, type Profile } from './postern-home.js';
 import { ProxyClient } from './proxy-client.js';
@@ -133,9 +134,10 @@ function optionValue(options: readonly string[], flag: string): string | undefin
 const localUser = (env: NodeJS.ProcessEnv) => env.USER || userInfo().username;
 
 /**
- * `postern join SID [--mode observer|moderator|peer]`: the system ssh to the SSH proxy itself,
- * whose `join` command attaches this terminal to the live session (Ctrl-C leaves; a moderator's
- * `t` ends the session).
+ * `postern join SID [--mode observer|moderator|peer] [--cluster LEAF]`: the system ssh to the SSH
+ * proxy itself, whose `join` command attaches this terminal to the live session (Ctrl-C leaves;
+ * a moderator's `t` ends the session). A trusted leaf's proxy is reached through the root as
+ * `_proxy.<leaf>`, which the generated ssh_config routes like the leaf's servers.
  */
 export async function join(
   env: NodeJS.ProcessEnv,
@@ -143,15 +145,18 @@ export async function join(
   mode: string | undefined,
   run: OpenSshRunner,
   askCode: SshRunners['askCode'],
+  cluster?: string,
 ): Promise<number> {
   const profile = await currentLogin(env);
   if (!/^[0-9a-f-]{36}$/.test(sid)) throw new ConfigError(`${sid} is not a session id`);
   if (mode !== undefined && !['observer', 'moderator', 'peer'].includes(mode)) {
     throw new ConfigError(`--mode ${mode}: expected observer, moderator or peer`);
   }
+  const leaf = leafNamed(cluster, profile);
   const at = profile.ssh_proxy_addr.lastIndexOf(':');
-  const host = profile.ssh_proxy_addr.slice(0, at);
-  const port = profile.ssh_proxy_addr.slice(at + 1);
+  const [host, port] = leaf
+    ? [leafProxyHost(leaf), undefined]
+    : [profile.ssh_proxy_addr.slice(0, at), profile.ssh_proxy_addr.slice(at + 1)];
   const config = new PosternHome(env).sshConfig;
   const command = `join ${sid}${mode ? ` ${mode}` : ''}`;
   const certificate = await sessionMfaCertificate(env, [{ kind: 'join', name: sid }], askCode);
@@ -162,8 +167,7 @@ export async function join(
       config,
       ...certificateOption(certificate),
       '-t',
-      '-p',
-      port,
+      ...(port ? ['-p', port] : []),
       target,
       command,
     ]);

@@ -1,5 +1,6 @@
 import { activeSessionListSchema, apiPaths, type ActiveSessionJson } from '@postern/contracts';
 import type { Command } from 'commander';
+import { leafNamed } from '../login/nodes.js';
 import { signedClient } from '../login/signed-client.js';
 import { print as defaultPrint } from '../program.js';
 import { printTable, type Print } from '../table.js';
@@ -14,7 +15,7 @@ function targetOf(session: ActiveSessionJson): string {
   return session.login ? `${session.server_hostname} (${session.login})` : session.server_hostname;
 }
 
-function printSessions(sessions: ActiveSessionJson[], print: Print) {
+function printSessions(sessions: ActiveSessionJson[], print: Print, leaf: string | undefined) {
   if (sessions.length === 0) return print('No live sessions that you may see.');
   printTable(
     ['ID', 'KIND', 'TARGET', 'USERS', 'STARTED', 'YOU MAY JOIN AS'],
@@ -30,7 +31,8 @@ function printSessions(sessions: ActiveSessionJson[], print: Print) {
   );
   if (sessions.some((session) => session.participantModes.length > 0)) {
     print('');
-    print('Join one with: postern join ID [--mode observer|moderator|peer]');
+    const cluster = leaf ? ` --cluster ${leaf}` : '';
+    print(`Join one with: postern join${cluster} ID [--mode observer|moderator|peer]`);
   }
 }
 
@@ -49,9 +51,13 @@ export function addSessionsCommands(
     .description('live sessions')
     .command('ls')
     .description('the live sessions you may see, newest first, with the modes you may join in')
-    .action(async () => {
-      const { get } = await signedClient(env);
-      const { sessions } = await get(apiPaths.cliActiveSessions, activeSessionListSchema);
-      printSessions(sessions, print);
+    .option('--cluster <leaf>', "a trusted leaf cluster's, through this proxy")
+    .action(async (flags: { cluster?: string }) => {
+      const { get, profile } = await signedClient(env);
+      // A leaf's come through the root's forwarder, which signs the user in there.
+      const leaf = leafNamed(flags.cluster, profile);
+      const path = leaf ? apiPaths.activeSessions(leaf) : apiPaths.cliActiveSessions;
+      const { sessions } = await get(path, activeSessionListSchema);
+      printSessions(sessions, print, leaf);
     });
 }

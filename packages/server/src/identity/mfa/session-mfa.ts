@@ -29,6 +29,14 @@ export function sessionMfaRefusal(
 }
 
 /**
+ * The same for a root user on a trusted leaf whose roles on the root ask for the check: the
+ * leaf asks for it too, whatever its own roles say (docs/trusted-clusters.md).
+ */
+export function rootSessionMfaRefusal(root: string, fix: string): string {
+  return `access denied: your roles on ${root} require an MFA check for each session (require_session_mfa), which this client cannot ask for yet; ${fix}`;
+}
+
+/**
  * What a `mfa_required` answer says on the console's paths that ask for the check themselves
  * first (an application launch, a desktop, file transfers): `what` is "this application", ….
  */

@@ -8,6 +8,13 @@ import type { LeafCaller } from './leaf-grants.js';
  * runs the leaf's admission; the SSH proxy asks the first and serves what the second admits.
  */
 
+/**
+ * The name a root's user reaches a leaf's SSH proxy itself by, through the root (`postern join
+ * --cluster lab`): under the leaf's names, so ssh_config routes it through the root and the
+ * leaf's host CA vouches for it, and with an underscore, which no host name has.
+ */
+export const leafProxyHost = (leaf: string) => `_proxy.${leaf}`;
+
 /** Who the root forwards: the user its SSH proxy signed in, for the leaf to map. */
 export interface RootSshUser {
   user: string;

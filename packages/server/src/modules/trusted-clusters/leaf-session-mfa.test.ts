@@ -145,4 +145,13 @@ describe('per-session MFA on a leaf server through the root (require_session_mfa
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('rita-42');
   });
+
+  it("the root's rule holds for joining a leaf's session too", async () => {
+    const sid = '00000000-0000-4000-8000-000000000000';
+    const result = await ssh(rita.client, '_proxy.leaf', `join ${sid}`, ['-tt', '-l', 'rita']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      'your roles on root require an MFA check for each session (require_session_mfa), which this client cannot ask for yet; postern join asks for it',
+    );
+  });
 });

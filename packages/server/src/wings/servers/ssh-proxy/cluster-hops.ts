@@ -5,8 +5,12 @@ import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
 import { emitAuditInBackground, remoteAddr } from '../../../modules/audit/emit.js';
 import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
-import type { RootSshHandler } from '../../../modules/trusted-clusters/cluster-ssh.js';
+import {
+  leafProxyHost,
+  type RootSshHandler,
+} from '../../../modules/trusted-clusters/cluster-ssh.js';
 import { serveInnerConnection, serveRefusal, type InnerTarget } from './inner-connection.js';
+import { serveProxyToRootUser } from './leaf-proxy-session.js';
 import type { SshProxyDeps } from './ssh-proxy.js';
 
 /**
@@ -105,7 +109,8 @@ function pipeWhileAllowed(
 
 /**
  * The leaf's side: a root user the leaf admitted gets an inner connection to the server they
- * named, judged with the roles the role map gave; one it refused is told why by their client.
+ * named, judged with the roles the role map gave, or this proxy's own sessions for the reserved
+ * name `_proxy.<this cluster>` (`join`); one it refused is told why by their client.
  */
 export function rootUserHandler(
   deps: SshProxyDeps,
@@ -117,16 +122,21 @@ export function rootUserHandler(
       return (stream) => serveRefusal(stream, connection.host, refused, deps);
     }
     const { user, roles, rootSessionMfa } = connection.admitted;
+    const clientIp = plainAddress(connection.clientAddr.replace(/:\d*$/, ''));
+    const { root, userCaKeys, host } = connection;
+    if (host.toLowerCase() === leafProxyHost(deps.clusterName)) {
+      const at = { host, root, user, roles, userCaKeys, clientIp, rootSessionMfa };
+      return (stream) => serveProxyToRootUser(stream, at, deps);
+    }
     const { roleSet } = deps.requesterFor(user, roles, []);
     const target = resolveTarget(connection.host, connection.port, roleSet);
     if (!target) return undefined;
-    const clientIp = plainAddress(connection.clientAddr.replace(/:\d*$/, ''));
     const jump = {
       user,
       remoteAddr: connection.clientAddr,
       clientIp,
       sessions: { open: 0 },
-      fromRoot: { root: connection.root, userCaKeys: connection.userCaKeys, roles, rootSessionMfa },
+      fromRoot: { root, userCaKeys, roles, rootSessionMfa },
     };
     return (stream) => serveInnerConnection(stream, target, jump, deps);
   };

@@ -12,6 +12,7 @@ import {
 import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
+import { rootSessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import { loginAttempts } from './login-attempts.js';
 import { PortForwarder } from './port-forward.js';
 import { serveProxiedSession, type InnerLogin } from './session-channel.js';
@@ -99,7 +100,7 @@ export function serveRefusal(stream: Duplex, name: string, reason: string, deps:
 }
 
 /** An SSH server on `stream` whose host certificate (the cluster host CA's) names `principals`. */
-function serveAs(
+export function serveAs(
   stream: Duplex,
   principals: string[],
   hostId: string,
@@ -169,8 +170,11 @@ function serve(
     const checked = fromRoot ? target.name.toLowerCase() : target.node.id;
     const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${checked}`);
     if (fromRoot?.rootSessionMfa && !mfaVerified) {
-      const why = `access denied: your roles on ${fromRoot.root} require an MFA check for each session (require_session_mfa), which this client cannot ask for yet; postern ssh and scp ask for it`;
-      return refuse(ctx, why, true);
+      return refuse(
+        ctx,
+        rootSessionMfaRefusal(fromRoot.root, 'postern ssh and scp ask for it'),
+        true,
+      );
     }
     const ends = identity.loginEndsAt ?? identity.validBefore;
     const requester: Requester = {

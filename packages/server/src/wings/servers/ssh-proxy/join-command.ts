@@ -1,22 +1,32 @@
 import { participantModes, type ParticipantMode } from '@postern/contracts';
 import type { ServerChannel, Session } from 'ssh2';
-import { ApiError } from '../../../errors.js';
+import { accessDenied, ApiError } from '../../../errors.js';
+import { rootSessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import type { Requester, TerminalService } from '../terminal/terminal.service.js';
+import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
 import { SshChannelParty } from './ssh-channel-party.js';
+import type { SshProxyDeps } from './ssh-proxy.js';
 
 /** `ssh -t you@proxy join <session id> [observer|moderator|peer]`, as `postern join` runs it. */
 const joinCommand = /^join\s+([0-9a-f-]{36})(?:\s+(\w+))?\s*$/;
 const ctrlC = 0x03;
+
+interface ProxySessionDeps {
+  terminals: TerminalService;
+  requester: () => Requester;
+  /**
+   * A root user through the root (leaf-proxy-session.ts) whose roles there ask for a per-session
+   * MFA check: the root's name. A join needs a certificate naming it (`join:<sid>`).
+   */
+  rootSessionMfa?: string;
+}
 
 /**
  * A session on the SSH proxy itself (not through it to a node): `join` attaches the client to a
  * live session this proxy holds, in the mode asked (the join_sessions rules decide); anything
  * else is told how the proxy is used.
  */
-export function serveProxySession(
-  session: Session,
-  deps: { terminals: TerminalService; requester: () => Requester },
-): void {
+export function serveProxySession(session: Session, deps: ProxySessionDeps): void {
   // A joiner's terminal follows the session's size; only the owner's resizes it.
   session.on('pty', (accept) => accept?.());
   session.on('window-change', (accept) => accept?.());
@@ -41,12 +51,14 @@ function join(
   channel: ServerChannel,
   sid: string,
   asked: ParticipantMode | undefined,
-  deps: { terminals: TerminalService; requester: () => Requester },
+  deps: ProxySessionDeps,
 ): void {
   const signedIn = deps.requester();
   // `postern join` signs in with a per-session MFA certificate naming this session, when the
   // roles ask for the check (require_session_mfa).
   const mfaVerified = signedIn.sessionMfaTargets?.includes(`join:${sid}`) === true;
+  if (deps.rootSessionMfa && !mfaVerified)
+    throw accessDenied(rootSessionMfaRefusal(deps.rootSessionMfa, 'postern join asks for it'));
   const requester = { ...signedIn, ...(mfaVerified ? { mfaVerified } : {}) };
   const { session, mode } = deps.terminals.joinable(requester, sid, asked);
   const party: SshChannelParty = new SshChannelParty(
@@ -96,4 +108,40 @@ function explain(channel: ServerChannel): void {
   );
   channel.exit(1);
   channel.end();
+}
+
+/** Who signed in to the SSH proxy, from their certificate. */
+export interface SignedInUser {
+  name: string;
+  roles: string[];
+  accessRequests: string[];
+  validAfter: Date;
+  validBefore: Date;
+  /** A per-session MFA certificate's sessions (`join:<sid>` for `postern join`). */
+  sessionMfaTargets?: string[];
+}
+
+/** The signed-in user as a requester judged against the current roles (for `join`). */
+export function proxySessionRequester(
+  user: SignedInUser,
+  deps: Pick<SshProxyDeps, 'requesterFor'>,
+): () => Requester {
+  return () => {
+    const { name, roles, accessRequests } = user;
+    const current = deps.requesterFor(name, roles, accessRequests);
+    return {
+      user: name,
+      roles: current.roles,
+      roleSet: current.roleSet,
+      expiresAt: user.validBefore.getTime(),
+      ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
+      subject: {
+        user: name,
+        roles,
+        credential: certificateCredential(user.validAfter),
+        hadRecord: current.hasRecord,
+        accessRequests,
+      },
+    };
+  };
 }

@@ -21,12 +21,12 @@ import {
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
 import { resolveNodeName } from '../terminal/node-access.js';
-import type { NodeDirectory, Requester, TerminalService } from '../terminal/terminal.service.js';
+import type { NodeDirectory, TerminalService } from '../terminal/terminal.service.js';
 import type { ClusterSsh } from '../../../modules/trusted-clusters/cluster-ssh.js';
 import { forwardToLeaf, rootUserHandler } from './cluster-hops.js';
 import { limitInFlight } from './in-flight.js';
 import { serveInnerConnection, type InnerTarget } from './inner-connection.js';
-import { serveProxySession } from './join-command.js';
+import { proxySessionRequester, serveProxySession, type SignedInUser } from './join-command.js';
 import { loginAttempts } from './login-attempts.js';
 
 export interface SshProxyDeps {
@@ -301,37 +301,4 @@ export class SshProxy {
   private resolveName(host: string, roleSet: RoleSet) {
     return resolveNodeName(this.deps.nodes, host, this.deps.clusterName, roleSet);
   }
-}
-
-/** Who signed in to the SSH proxy, from their certificate. */
-interface SignedInUser {
-  name: string;
-  roles: string[];
-  accessRequests: string[];
-  validAfter: Date;
-  validBefore: Date;
-  /** A per-session MFA certificate's sessions (`join:<sid>` for `postern join`). */
-  sessionMfaTargets?: string[];
-}
-
-/** The signed-in user as a requester judged against the current roles (for `join`). */
-function proxySessionRequester(user: SignedInUser, deps: SshProxyDeps): () => Requester {
-  return () => {
-    const { name, roles, accessRequests } = user;
-    const current = deps.requesterFor(name, roles, accessRequests);
-    return {
-      user: name,
-      roles: current.roles,
-      roleSet: current.roleSet,
-      expiresAt: user.validBefore.getTime(),
-      ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
-      subject: {
-        user: name,
-        roles,
-        credential: certificateCredential(user.validAfter),
-        hadRecord: current.hasRecord,
-        accessRequests,
-      },
-    };
-  };
 }
