@@ -105,8 +105,13 @@ export const sessionMfaTargetSchema = z.union([
     node: z.string().min(1).max(253),
     login: z.string().min(1).max(64),
   }),
-  /** A database or app tunnel by name; `join` a live session by its id (`postern join`). */
-  z.strictObject({ kind: z.enum(['db', 'app', 'join']), name: resourceName }),
+  /** A database or app tunnel by name. */
+  z.strictObject({ kind: z.enum(['db', 'app']), name: resourceName }),
+  /**
+   * `join` a live session by its id (`postern join`); with `cluster`, a trusted leaf's session,
+   * whose roles the root asks about (`postern join --cluster`).
+   */
+  z.strictObject({ kind: z.literal('join'), name: resourceName, cluster: resourceName.optional() }),
 ]);
 export type SessionMfaTarget = z.infer<typeof sessionMfaTargetSchema>;
 

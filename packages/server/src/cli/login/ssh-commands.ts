@@ -159,7 +159,8 @@ export async function join(
     : [profile.ssh_proxy_addr.slice(0, at), profile.ssh_proxy_addr.slice(at + 1)];
   const config = new PosternHome(env).sshConfig;
   const command = `join ${sid}${mode ? ` ${mode}` : ''}`;
-  const certificate = await sessionMfaCertificate(env, [{ kind: 'join', name: sid }], askCode);
+  const asked = { kind: 'join' as const, name: sid, ...(leaf ? { cluster: leaf } : {}) };
+  const certificate = await sessionMfaCertificate(env, [asked], askCode);
   const target = `${profile.user}@${host}`;
   try {
     return await run('ssh', [

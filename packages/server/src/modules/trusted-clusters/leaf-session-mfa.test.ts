@@ -1,9 +1,12 @@
-import { apiPaths } from '@postern/contracts';
-import { readFile, writeFile } from 'node:fs/promises';
+import { apiPaths, type SessionMfaTarget } from '@postern/contracts';
+import type { ChildProcess } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import * as postern from '../../cli/login/ssh-commands.js';
 import { parseCertificate } from '../../ssh/certificates.js';
+import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { ED25519, formatPublicKey } from '../../ssh/keys.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
@@ -33,17 +36,19 @@ describe('per-session MFA on a leaf server through the root (require_session_mfa
     client: OpenSshClientSetup;
   }
   let mona: Checked;
+  const children: ChildProcess[] = [];
+  const homes: string[] = [];
   let rita: Checked;
   const checkedUser = async (name: string, rootRole: string): Promise<Checked> => {
     const { totpSecret } = await inviteUser(root, name, { roles: [rootRole] });
     return { name, totp: totpSecret!, client: await world.clientOf(name, [rootRole]) };
   };
   /** `POST mfa/session/certs` on the root, signed with the user's login, for their key. */
-  const askRoot = async (user: Checked, node: string, totpCode?: string) => {
+  const askRoot = async (user: Checked, target: string | SessionMfaTarget, totpCode?: string) => {
     const loginCert = await readFile(`${user.client.dir}/id_ed25519-cert.pub`, 'utf8');
     const blob = parseCertificate(Buffer.from(loginCert.split(/\s+/)[1]!, 'base64'));
     const body = JSON.stringify({
-      targets: [{ node, login: 'root' }],
+      targets: [typeof target === 'string' ? { node: target, login: 'root' } : target],
       pub_key: formatPublicKey(ED25519, blob.publicKeyBlob),
       ...(totpCode ? { totp_code: totpCode } : {}),
     });
@@ -76,7 +81,7 @@ describe('per-session MFA on a leaf server through the root (require_session_mfa
   beforeAll(async () => {
     world = await startRootAndLeaf(
       (leafRole) =>
-        `[{remote: access, local: [${leafRole}]}, {remote: leaf-checked, local: [${leafRole}, checked]}, {remote: root-checked, local: [${leafRole}]}]`,
+        `[{remote: access, local: [${leafRole}]}, {remote: leaf-checked, local: [${leafRole}, checked, watcher]}, {remote: root-checked, local: [${leafRole}]}]`,
     );
     ({ root, leaf } = world);
     // leaf-checked asks for nothing on the root and reaches no server there (its logins go
@@ -89,11 +94,17 @@ describe('per-session MFA on a leaf server through the root (require_session_mfa
       options: { require_session_mfa: true },
     });
     await createSessionMfaRole(leaf.app, 'checked');
+    const watch = { name: 'watch', roles: [leaf.role], kinds: ['ssh'], modes: ['observer'] };
+    await createRole(leaf.app, 'watcher', { allow: { join_sessions: [watch] } });
     mona = await checkedUser('mona', 'leaf-checked');
     rita = await checkedUser('rita', 'root-checked');
   });
 
-  afterAll(() => world?.stop());
+  afterAll(async () => {
+    for (const child of children) child.kill();
+    await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+    await world?.stop();
+  });
 
   it('refuses plain ssh to the leaf server without the check, saying why', async () => {
     const result = await ssh(mona.client, 'root@test-host.leaf', 'echo ran');
@@ -153,5 +164,49 @@ describe('per-session MFA on a leaf server through the root (require_session_mfa
     expect(result.stdout + result.stderr).toContain(
       'your roles on root require an MFA check for each session (require_session_mfa), which this client cannot ask for yet; postern join asks for it',
     );
+  });
+
+  it("a leaf role's check for joining: postern join --cluster asks the root, which asks the leaf", async () => {
+    const alice = await world.clientOf('alice', ['access']);
+    const before = new Set(leaf.app.services.hub.list().map((t) => t.id));
+    const owner = alice.spawn('ssh', ['-tt', 'root@test-host.leaf']);
+    children.push(owner);
+    await eventually(
+      () => leaf.app.services.hub.list().some((t) => !before.has(t.id) && t.owner === 'alice'),
+      15_000,
+      "alice's session",
+    );
+    const sid = leaf.app.services.hub.list().find((t) => !before.has(t.id))!.id;
+    const joinArgs = ['-tt', '-l', 'mona', '_proxy.leaf', `join ${sid}`];
+    // Without the check the leaf refuses the join, saying why.
+    const plain = await mona.client.run('ssh', ['-o', 'LogLevel=INFO', ...joinArgs]);
+    expect(plain.stdout + plain.stderr).toContain('require_session_mfa');
+
+    // postern join --cluster names the leaf: the root asks it, and a code buys a certificate.
+    const { home } = await signedInHome(root, world.rootPort, 'mona', ['leaf-checked']);
+    homes.push(home);
+    let ran: string[] = [];
+    const recordArgs = (_program: string, args: string[]) => ((ran = args), Promise.resolve(0));
+    const ask = () => Promise.resolve(nextCode(mona));
+    await postern.join({ POSTERN_HOME: home }, sid, undefined, recordArgs, ask, 'leaf');
+    expect(ran).toEqual(expect.arrayContaining([expect.stringMatching(/^CertificateFile=/)]));
+
+    const unknown = await askRoot(mona, { kind: 'join', name: sid, cluster: 'nowhere' });
+    expect([unknown.statusCode, unknown.json().error.message]).toEqual([
+      404,
+      'nowhere is not a cluster this proxy trusts',
+    ]);
+    // Such a certificate (here for mona's ssh key) opens the join on the leaf.
+    const target = { kind: 'join' as const, name: sid, cluster: 'leaf' };
+    const issued = await askRoot(mona, target, nextCode(mona));
+    expect(issued.statusCode).toBe(200);
+    const file = path.join(mona.client.dir, 'join-cert.pub');
+    await writeFile(file, `${issued.json().cert as string}\n`);
+    const watcher = mona.client.spawn('ssh', ['-o', `CertificateFile=${file}`, ...joinArgs]);
+    children.push(watcher);
+    let seen = '';
+    watcher.stderr.on('data', (d: Buffer) => (seen += d.toString()));
+    watcher.stdout.on('data', (d: Buffer) => (seen += d.toString()));
+    await eventually(() => seen.includes(`joined session ${sid} as observer`), 15_000, 'the join');
   });
 });

@@ -6,6 +6,7 @@ import {
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../../errors.js';
+import { leafProxyHost } from '../../../modules/trusted-clusters/cluster-ssh.js';
 import type { LeafCaller } from '../../../modules/trusted-clusters/leaf-grants.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { CertIssuer } from '../../../identity/cli-login/cert-issuer.js';
@@ -53,26 +54,36 @@ export async function sessionMfaCertRoutes(
     async (request): Promise<SessionMfaCertsResponse> => {
       const identity = await options.certAuth.identify(request);
       const body = parseInput(sessionMfaCertsRequestSchema, request.body);
-      // A leaf's server (`web-1.lab`) is judged by the leaf's roles for this user, and named
-      // in the certificate as asked: the leaf checks it against the name the client reaches.
-      const leafOf = (target: SessionMfaTarget) =>
-        'kind' in target ||
-        resolveNodeName(options.nodes, target.node, options.clusterName, identity.roleSet)
-          ? undefined
-          : options.leafOf(target.node);
+      // A leaf's server (`web-1.lab`) or session (`join` with `cluster`) is judged by the leaf's
+      // roles for this user too. A server is named in the certificate as asked: the leaf checks
+      // it against the name the client reaches.
+      const leafOf = (target: SessionMfaTarget): string | undefined => {
+        if ('node' in target) {
+          const { node } = target;
+          const local = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
+          return local ? undefined : options.leafOf(node);
+        }
+        if (target.kind !== 'join' || !target.cluster) return undefined;
+        const leaf = options.leafOf(leafProxyHost(target.cluster));
+        if (!leaf) throw notFound(`${target.cluster} is not a cluster this proxy trusts`);
+        return leaf;
+      };
+      const caller = {
+        key: `cert:${identity.user}:${identity.expiresMs}`,
+        user: identity.user,
+        roles: identity.roles,
+        traits: identity.traits,
+        expires: new Date(identity.expiresMs).toISOString(),
+      };
       let required = SessionMfa.required(identity.roleSet);
       for (const target of body.targets) {
         if (required) break;
         const leaf = leafOf(target);
-        if (!leaf || 'kind' in target) continue;
-        const caller = {
-          key: `cert:${identity.user}:${identity.expiresMs}`,
-          user: identity.user,
-          roles: identity.roles,
-          traits: identity.traits,
-          expires: new Date(identity.expiresMs).toISOString(),
-        };
-        required = await options.leafSessionMfaRequired(leaf, caller, target.node, target.login);
+        if (!leaf) continue;
+        // The leaf's mfa/required names a server: for a join, the leaf's proxy itself.
+        const [host, login] =
+          'node' in target ? [target.node, target.login] : [leafProxyHost(leaf), caller.user];
+        required = await options.leafSessionMfaRequired(leaf, caller, host, login.slice(0, 64));
       }
       if (!required) return { required: false };
       const targetOf = (target: SessionMfaTarget) => {
