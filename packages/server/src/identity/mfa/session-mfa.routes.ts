@@ -39,8 +39,11 @@ export async function sessionMfaRoutes(server: FastifyInstance, options: Session
     async (request): Promise<MfaRequiredResponse> => {
       resolveClusterId(request.params.clusterId, options.clusterName);
       parseInput(mfaRequiredRequestSchema, request.body);
-      // The option holds for every resource the roles reach: any role asking is enough.
-      return { required: SessionMfa.required(request.identity!.roleSet) };
+      // The option holds for every resource the roles reach: any role asking is enough, and
+      // so does a trusted root's rule for its user here.
+      const identity = request.identity!;
+      const rootAsks = identity.session.rootSessionMfa !== undefined;
+      return { required: rootAsks || SessionMfa.required(identity.roleSet) };
     },
   );
 

@@ -55,7 +55,12 @@ export class WebSessionService {
   }
 
   /** Starts a session for a user who has just proven who they are (or for a test). */
-  async create(user: string, roles: string[], ttlMs = this.sessionTtlMs): Promise<WebSession> {
+  async create(
+    user: string,
+    roles: string[],
+    ttlMs = this.sessionTtlMs,
+    extra: Pick<WebSession, 'rootSessionMfa'> = {},
+  ): Promise<WebSession> {
     const now = this.now();
     const expires = now + ttlMs;
     const session: WebSession = {
@@ -68,6 +73,7 @@ export class WebSessionService {
       created: iso(now),
       lineage: newSecret(),
       lastActive: iso(now),
+      ...extra,
     };
     await this.store.put(session.id, session);
     return session;

@@ -36,6 +36,12 @@ export interface WebSessionRecord {
   priorBearerExpires?: string;
   /** Access requests this session assumed (renew with `requestId`); switching back clears them. */
   accessRequests?: string[];
+  /**
+   * On a trusted leaf: the root whose user this is, when their roles there ask for a per-session
+   * MFA check. The leaf cannot run the check (the devices are the root's), so the sessions this
+   * web session would open are refused rather than opened unchecked (session-mfa.ts).
+   */
+  rootSessionMfa?: string;
 }
 
 const prefix = '/web_sessions/';

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { openTerminal } from '../../testing/terminal-client.testkit.js';
+import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 import {
   startTerminalFixture,
   type TerminalFixture,
@@ -127,6 +128,44 @@ describe('a root user on a leaf cluster', () => {
       },
       10_000,
       'the session end on the leaf',
+    );
+  });
+
+  it('refuses, never opens unchecked, a terminal or a file transfer of a user whose roles on the root ask for per-session MFA', async () => {
+    // The console cannot pass the root's check to the leaf yet: the leaf refuses with the reason.
+    await createSessionMfaRole(root, 'checked-at-root');
+    const headers = await root.signIn(['access', 'checked-at-root'], 'nina');
+    const terminal = await openTerminal({
+      baseUrl: rootUrl,
+      path: apiPaths.terminalConnect('leaf'),
+      headers,
+      params: { server_id: leaf.nodeId, login: 'root', term: { w: 80, h: 24 } },
+    });
+    const { reason } = await terminal.closed;
+    expect(reason).toContain('your roles on root require an MFA check for each session');
+    expect(terminal.output()).toBe('');
+    const errors = terminal.frames.filter((frame) => frame.type === 'e');
+    expect(errors.map((frame) => frame.payload)).toEqual([
+      expect.stringContaining(
+        "require_session_mfa), which this client cannot ask for yet; the command line's postern ssh and postern join ask for it on a trusted cluster",
+      ),
+    ]);
+    // The leaf's mfa/required says so to the root's console.
+    const required = await fetch(rootUrl + apiPaths.mfaRequired('leaf'), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ node: { node_name: 'test-host', login: 'root' } }),
+    });
+    expect(await required.json()).toEqual({ required: true });
+    // The console's file transfers on the leaf too.
+    const query = new URLSearchParams({ location: '/etc/hostname' });
+    const download = await fetch(
+      `${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`,
+      { headers },
+    );
+    expect(download.status).toBe(403);
+    expect(((await download.json()) as { message: string }).message).toContain(
+      'your roles on root require an MFA check for each session',
     );
   });
 

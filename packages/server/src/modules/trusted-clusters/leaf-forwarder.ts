@@ -19,6 +19,7 @@ import {
 import { asSocket } from '../../net/post-json.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { signedRequestHeaders } from '../../ssh/signed-request.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { FastifyRequest } from 'fastify';
 import { webCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
@@ -204,6 +205,7 @@ export class LeafForwarder implements HostHandler {
         roles: signer.roles,
         traits: signer.traits,
         expires: new Date(signer.expiresMs).toISOString(),
+        sessionMfa: SessionMfa.required(signer.roleSet),
       };
     }
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];

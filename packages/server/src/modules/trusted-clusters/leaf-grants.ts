@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { answerMessage, postJson } from '../../net/post-json.js';
 import type { Identity } from '../../http/request-identity.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { ClusterKey } from './cluster-keys.js';
 import { signForwardedIdentity } from './forwarded-identity.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
@@ -33,6 +34,8 @@ export interface LeafCaller {
   traits: Record<string, string[]>;
   /** RFC 3339. */
   expires: string;
+  /** Their roles here ask for a per-session MFA check: the leaf is told (forwarded-identity.ts). */
+  sessionMfa: boolean;
 }
 
 /** A web session's caller. */
@@ -42,6 +45,7 @@ export const webCaller = (identity: Identity): LeafCaller => ({
   roles: identity.roles,
   traits: identity.traits,
   expires: identity.session.expires,
+  sessionMfa: SessionMfa.required(identity.roleSet),
 });
 
 /** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
@@ -98,6 +102,7 @@ export class LeafGrants {
         roles: caller.roles,
         traits: caller.traits,
         expires: new Date(Math.min(Date.parse(caller.expires), now() + 12 * 3600_000)),
+        sessionMfa: caller.sessionMfa,
       },
       { key: (await this.options.identityKey()).privateKey, root: rootName, leaf },
     );

@@ -45,8 +45,11 @@ export class LeafSessions {
   constructor(private readonly deps: LeafSessionsDeps) {}
 
   async admit(root: string, token: string): Promise<LeafSessionGrant> {
-    const { user, roles, until } = await this.admitUser(root, token, leafSessionMaxTtlMs);
-    const session = await this.deps.sessions.create(user, roles, until.getTime() - this.deps.now());
+    const admitted = await this.admitUser(root, token, leafSessionMaxTtlMs);
+    const { user, roles, until } = admitted;
+    const ttlMs = until.getTime() - this.deps.now();
+    const extra = admitted.sessionMfa ? { rootSessionMfa: root } : {};
+    const session = await this.deps.sessions.create(user, roles, ttlMs, extra);
     return {
       session: session.id,
       bearer: session.bearerToken,

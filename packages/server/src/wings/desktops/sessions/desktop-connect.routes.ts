@@ -5,6 +5,7 @@ import { createWebSocketStream, type WebSocket } from 'ws';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { accessDenied, ApiError } from '../../../errors.js';
 import {
+  rootSessionMfaRefusalFor,
   SessionMfa,
   sessionMfaNeeded,
   webSessionMfaSubject,
@@ -104,6 +105,8 @@ async function connect(
   const query = desktopConnectQuerySchema.safeParse(request.query);
   if (!query.success) return refuse(query.error.issues[0]?.message ?? 'bad query');
   const login = query.data.username;
+  const fromRoot = rootSessionMfaRefusalFor(identity);
+  if (fromRoot) return refuse(fromRoot);
   // require_session_mfa: the page connects again with the answer to a challenge for this desktop.
   if (SessionMfa.required(identity.roleSet)) {
     if (!caller.mfaResponse) {

@@ -2,10 +2,14 @@ import multipart from '@fastify/multipart';
 import { apiPaths, fileTransferQuerySchema, formDataRequiredMessage } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
-import { ApiError, badParameter, notAuthenticated } from '../../../errors.js';
+import { accessDenied, ApiError, badParameter, notAuthenticated } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { Identity } from '../../../http/request-identity.js';
-import { SessionMfa, sessionMfaNeeded } from '../../../identity/mfa/session-mfa.js';
+import {
+  rootSessionMfaRefusalFor,
+  SessionMfa,
+  sessionMfaNeeded,
+} from '../../../identity/mfa/session-mfa.js';
 import type { SessionMfaGrants } from '../../../identity/mfa/session-mfa-grants.js';
 import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
 
@@ -43,6 +47,8 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
    * this web session (the console asks for one before the files it was given).
    */
   const checkedIdentity = async (identity: Identity, serverId: string): Promise<Identity> => {
+    const fromRoot = rootSessionMfaRefusalFor(identity);
+    if (fromRoot) throw accessDenied(fromRoot);
     if (!SessionMfa.required(identity.roleSet)) return identity;
     if (!(await options.sessionMfaGrants.holds(identity.session.id, `files:${serverId}`))) {
       throw new ApiError('mfa_required', sessionMfaNeeded('this server'));

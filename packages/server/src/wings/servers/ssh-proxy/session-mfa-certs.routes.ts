@@ -74,6 +74,7 @@ export async function sessionMfaCertRoutes(
         roles: identity.roles,
         traits: identity.traits,
         expires: new Date(identity.expiresMs).toISOString(),
+        sessionMfa: SessionMfa.required(identity.roleSet),
       };
       let required = SessionMfa.required(identity.roleSet);
       for (const target of body.targets) {
