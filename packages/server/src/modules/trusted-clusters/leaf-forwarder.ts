@@ -19,9 +19,14 @@ import {
 import { asSocket } from '../../net/post-json.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import { signedRequestHeaders } from '../../ssh/signed-request.js';
-import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { FastifyRequest } from 'fastify';
-import { webCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
+import {
+  certCaller,
+  webCaller,
+  type DialLeaf,
+  type LeafCaller,
+  type LeafGrants,
+} from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
 
@@ -199,14 +204,7 @@ export class LeafForwarder implements HostHandler {
         ip: req.socket.remoteAddress ?? '',
       };
       const signer = await this.options.certAuth.identify(shim as unknown as FastifyRequest);
-      return {
-        key: `cert:${signer.user}:${signer.expiresMs}`,
-        user: signer.user,
-        roles: signer.roles,
-        traits: signer.traits,
-        expires: new Date(signer.expiresMs).toISOString(),
-        sessionMfa: SessionMfa.required(signer.roleSet),
-      };
+      return certCaller(signer);
     }
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);

@@ -48,6 +48,22 @@ export const webCaller = (identity: Identity): LeafCaller => ({
   sessionMfa: SessionMfa.required(identity.roleSet),
 });
 
+/** The CLI's caller: a user signing with a certificate of `postern login`, until it ends. */
+export const certCaller = (signer: {
+  user: string;
+  roles: string[];
+  traits: Record<string, string[]>;
+  roleSet: Identity['roleSet'];
+  expiresMs: number;
+}): LeafCaller => ({
+  key: `cert:${signer.user}:${signer.expiresMs}`,
+  user: signer.user,
+  roles: signer.roles,
+  traits: signer.traits,
+  expires: new Date(signer.expiresMs).toISOString(),
+  sessionMfa: SessionMfa.required(signer.roleSet),
+});
+
 /** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
 export type DialLeaf = (leaf: string) => Promise<Duplex>;
 

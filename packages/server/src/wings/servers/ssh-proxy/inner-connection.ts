@@ -5,10 +5,7 @@ import { ApiError } from '../../../errors.js';
 import { disconnectWithReason } from '../../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
 import { outgoingPacketSize } from '../../../ssh/ssh2-internals.js';
-import {
-  judgeUserCertificate,
-  type CertificatePolicy,
-} from '../../../ssh/user-certificate-login.js';
+import type { CertificatePolicy } from '../../../ssh/user-certificate-login.js';
 import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
@@ -131,7 +128,7 @@ function serve(
   connection.on('error', (error: Error) =>
     deps.log('ssh proxy inner connection error', { error: error.message }),
   );
-  const { refuse } = loginAttempts(connection, deps.log);
+  const { refuse, certified } = loginAttempts(connection, deps.log);
   let login: InnerLogin | undefined;
   const { fromRoot } = jump;
   const policy: CertificatePolicy = {
@@ -141,17 +138,14 @@ function serve(
   };
 
   connection.on('authentication', (ctx) => {
-    if (ctx.method === 'none') return ctx.reject(['publickey']);
-    if (ctx.method !== 'publickey')
-      return refuse(ctx, `method ${ctx.method} is not allowed`, false);
-    const verdict = judgeUserCertificate(ctx, policy);
-    if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
-    const { identity } = verdict;
+    const checked = certified(ctx, policy);
+    if (!checked) return;
+    const { identity } = checked;
     if (identity.user !== jump.user) {
       return refuse(ctx, `this connection belongs to ${jump.user}, not ${identity.user}`, true);
     }
     // Without a signature this answers the "check" query: the client may now sign.
-    if (!ctx.signature) return ctx.accept();
+    if (!checked.signed) return ctx.accept();
     const credential = certificateCredential(identity.validAfter);
     // A root user's credentials are the root's: the root checked them when they signed in.
     const revoked = fromRoot ? undefined : deps.credentialRevoked(identity.user, credential);
@@ -167,8 +161,8 @@ function serve(
     // its sessions end when the login behind it does, not a minute in. A root names a leaf's
     // server as its user reaches it (`root@web-1.lab`): the root ran the check, with the
     // user's devices, after asking this cluster whether its roles want one (leaf-mfa.ts).
-    const checked = fromRoot ? target.name.toLowerCase() : target.node.id;
-    const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${checked}`);
+    const mfaName = fromRoot ? target.name.toLowerCase() : target.node.id;
+    const mfaVerified = identity.sessionMfaTargets?.includes(`${ctx.username}@${mfaName}`);
     if (fromRoot?.rootSessionMfa && !mfaVerified) {
       return refuse(
         ctx,

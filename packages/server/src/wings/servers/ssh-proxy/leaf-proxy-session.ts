@@ -1,5 +1,4 @@
 import type { Duplex } from 'node:stream';
-import { judgeUserCertificate } from '../../../ssh/user-certificate-login.js';
 import { serveAs } from './inner-connection.js';
 import { proxySessionRequester, serveProxySession, type SignedInUser } from './join-command.js';
 import { loginAttempts } from './login-attempts.js';
@@ -30,25 +29,22 @@ export function serveProxyToRootUser(stream: Duplex, at: RootUserAtProxy, deps: 
     connection.on('error', (error: Error) =>
       deps.log('ssh proxy: a root user at the proxy', { error: error.message }),
     );
-    const { refuse } = loginAttempts(connection, deps.log);
+    const { refuse, certified } = loginAttempts(connection, deps.log);
     let user: SignedInUser | undefined;
     connection.on('authentication', (ctx) => {
-      if (ctx.method === 'none') return ctx.reject(['publickey']);
-      if (ctx.method !== 'publickey')
-        return refuse(ctx, `method ${ctx.method} is not allowed`, false);
-      const verdict = judgeUserCertificate(ctx, {
+      const checked = certified(ctx, {
         userCaPublicKeys: () => at.userCaKeys,
         // As at this proxy's own port: you@proxy, not a login.
         userNameIs: 'user',
         now: () => new Date(deps.now()),
         clientIp: at.clientIp,
       });
-      if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
-      const { identity } = verdict;
+      if (!checked) return;
+      const { identity } = checked;
       if (identity.user !== at.user) {
         return refuse(ctx, `this connection belongs to ${at.user}, not ${identity.user}`, true);
       }
-      if (!ctx.signature) return ctx.accept();
+      if (!checked.signed) return ctx.accept();
       const { validAfter, validBefore, sessionMfaTargets } = identity;
       user = { name: at.user, roles: at.roles, accessRequests: [], validAfter, validBefore };
       if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;

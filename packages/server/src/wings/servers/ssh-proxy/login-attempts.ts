@@ -1,5 +1,10 @@
 import type { AuthContext, Connection } from 'ssh2';
-import { sendAuthBanner } from '../../../ssh/user-certificate-login.js';
+import {
+  judgeUserCertificate,
+  sendAuthBanner,
+  type CertificatePolicy,
+  type CertifiedIdentity,
+} from '../../../ssh/user-certificate-login.js';
 
 /** OpenSSH's default MaxAuthTries. */
 const maxAuthAttempts = 6;
@@ -19,12 +24,29 @@ export function loginAttempts(
   connection.on('ready', () => clearTimeout(grace));
   connection.on('close', () => clearTimeout(grace));
   let failures = 0;
+  const refuse = (ctx: AuthContext, reason: string, tell: boolean): void => {
+    log('ssh proxy login refused', { user: ctx.username, reason });
+    if (tell) sendAuthBanner(ctx, `Postern: ${reason}`);
+    ctx.reject(['publickey']);
+    if (++failures >= maxAuthAttempts) connection.end();
+  };
   return {
-    refuse(ctx: AuthContext, reason: string, tell: boolean): void {
-      log('ssh proxy login refused', { user: ctx.username, reason });
-      if (tell) sendAuthBanner(ctx, `Postern: ${reason}`);
-      ctx.reject(['publickey']);
-      if (++failures >= maxAuthAttempts) connection.end();
+    refuse,
+    /**
+     * The start of every login here: a user certificate the policy accepts, and whether the
+     * client signed (without, it only asks whether it may), or undefined when the attempt is
+     * answered already (another method, or the certificate refused with why).
+     */
+    certified(
+      ctx: AuthContext,
+      policy: CertificatePolicy,
+    ): { identity: CertifiedIdentity; signed: boolean } | undefined {
+      if (ctx.method === 'none') return void ctx.reject(['publickey']);
+      if (ctx.method !== 'publickey')
+        return void refuse(ctx, `method ${ctx.method} is not allowed`, false);
+      const verdict = judgeUserCertificate(ctx, policy);
+      if (!verdict.ok) return void refuse(ctx, verdict.reason, verdict.tellClient);
+      return { identity: verdict.identity, signed: ctx.signature !== undefined };
     },
   };
 }

@@ -7,7 +7,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../../errors.js';
 import { leafProxyHost } from '../../../modules/trusted-clusters/cluster-ssh.js';
-import type { LeafCaller } from '../../../modules/trusted-clusters/leaf-grants.js';
+import { certCaller, type LeafCaller } from '../../../modules/trusted-clusters/leaf-grants.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { CertIssuer } from '../../../identity/cli-login/cert-issuer.js';
 import type { CertRequestAuth } from '../../../identity/cli-login/cert-request-auth.js';
@@ -68,14 +68,7 @@ export async function sessionMfaCertRoutes(
         if (!leaf) throw notFound(`${target.cluster} is not a cluster this proxy trusts`);
         return leaf;
       };
-      const caller = {
-        key: `cert:${identity.user}:${identity.expiresMs}`,
-        user: identity.user,
-        roles: identity.roles,
-        traits: identity.traits,
-        expires: new Date(identity.expiresMs).toISOString(),
-        sessionMfa: SessionMfa.required(identity.roleSet),
-      };
+      const caller = certCaller(identity);
       let required = SessionMfa.required(identity.roleSet);
       for (const target of body.targets) {
         if (required) break;

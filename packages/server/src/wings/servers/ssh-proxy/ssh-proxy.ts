@@ -6,7 +6,6 @@ import { SemaphoreFullError, type BackendSemaphore } from '../../../backend/sema
 import { plainAddress, type ClusterCa } from '../../../ssh/ca.service.js';
 import { disconnectWithReason } from '../../../ssh/disconnect.js';
 import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
-import { judgeUserCertificate } from '../../../ssh/user-certificate-login.js';
 import {
   certificateCredential,
   type Credential,
@@ -184,14 +183,11 @@ export class SshProxy {
     connection.on('error', (error: Error) =>
       deps.log('ssh proxy connection error', { error: error.message }),
     );
-    const { refuse } = loginAttempts(connection, deps.log);
+    const { refuse, certified } = loginAttempts(connection, deps.log);
     let user: SignedInUser | undefined;
 
     connection.on('authentication', (ctx) => {
-      if (ctx.method === 'none') return ctx.reject(['publickey']);
-      if (ctx.method !== 'publickey')
-        return refuse(ctx, `method ${ctx.method} is not allowed`, false);
-      const verdict = judgeUserCertificate(ctx, {
+      const checked = certified(ctx, {
         userCaPublicKeys: () => [deps.ca.userCaPublicKey],
         userNameIs: 'user',
         lockedMessage: ({ user: name, roles }) => {
@@ -201,8 +197,8 @@ export class SshProxy {
         now: () => new Date(deps.now()),
         clientIp,
       });
-      if (!verdict.ok) return refuse(ctx, verdict.reason, verdict.tellClient);
-      const { identity } = verdict;
+      if (!checked) return;
+      const { identity } = checked;
       // A user removed since the certificate was issued keeps no access (as for signed requests).
       const current = deps.requesterFor(identity.user, identity.roles, identity.accessRequests);
       if (!current.hasRecord) {
@@ -221,7 +217,7 @@ export class SshProxy {
         certificateCredential(identity.validAfter),
       );
       if (revoked) return refuse(ctx, revoked, true);
-      if (!ctx.signature) return ctx.accept();
+      if (!checked.signed) return ctx.accept();
       const { roles, accessRequests, validAfter, validBefore, sessionMfaTargets } = identity;
       user = { name: identity.user, roles, accessRequests, validAfter, validBefore };
       if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;
