@@ -55,6 +55,12 @@ export type PublicKeyOptionsJson = z.infer<typeof publicKeyOptionsSchema>;
 export const mfaChallengeSchema = z.object({
   webauthn_challenge: z.object({ publicKey: publicKeyOptionsSchema }).optional(),
   totp_challenge: z.boolean(),
+  /**
+   * A leaf's challenge for a trusted root's user, who has no device on the leaf: a nonce the root
+   * (which relays the socket) asks its user about, and answers with `root_assertion`. Never seen
+   * by a browser (docs/trusted-clusters.md).
+   */
+  root_check: z.string().optional(),
 });
 export type MfaChallenge = z.infer<typeof mfaChallengeSchema>;
 
@@ -69,6 +75,8 @@ export const totpCodeSchema = z.string().regex(/^\d{6,8}$/, 'expected a 6 to 8 d
 export const sessionMfaResponseSchema = z.union([
   z.strictObject({ webauthn_response: webauthnAssertionSchema }),
   z.strictObject({ totp_code: totpCodeSchema }),
+  /** A trusted root's word, signed, that its user passed the check for a leaf's `root_check`. */
+  z.strictObject({ root_assertion: z.string().min(1).max(4096) }),
 ]);
 export type SessionMfaResponse = z.infer<typeof sessionMfaResponseSchema>;
 

@@ -37,8 +37,8 @@ export function rootSessionMfaRefusal(root: string, fix: string): string {
 }
 
 /**
- * A root's user on this (leaf) cluster whose roles on the root ask for the check, in the console:
- * the leaf cannot run it (the devices are the root's), so their sessions are refused rather than
+ * A root's user on this (leaf) cluster whose roles on the root ask for the check, on a console
+ * path the root does not relay a check on (a desktop, file transfers): refused rather than
  * opened unchecked. Undefined for everyone else.
  */
 export function rootSessionMfaRefusalFor(identity: {
@@ -67,6 +67,16 @@ export function webSessionMfaSubject(webSessionId: string, resource: string): st
   return `web ${session} ${resource}`;
 }
 
+/**
+ * A trusted root's users on this (leaf) cluster have no device here: their check is the root's.
+ * `challenge` is undefined for any other user; `verify` is false for an answer it did not ask
+ * for, and throws for a wrong one.
+ */
+export interface RootUserChecks {
+  challenge(user: string, subject: string): Promise<MfaChallenge | undefined>;
+  verify(user: string, subject: string, response: SessionMfaResponse): Promise<boolean>;
+}
+
 /** How long a session waits for its user to answer the MFA challenge. */
 export const sessionMfaTimeoutMs = 60_000;
 
@@ -77,7 +87,14 @@ export const sessionMfaTimeoutMs = 60_000;
  * `app:<fqdn>`), so its answer opens nothing else; a code is single use.
  */
 export class SessionMfa {
+  private rootUsers: RootUserChecks | undefined;
+
   constructor(private readonly deps: SessionMfaDeps) {}
+
+  /** The trusted-clusters part: checks for a root's users, which the root runs (leaf-checks.ts). */
+  delegateRootUsers(checks: RootUserChecks): void {
+    this.rootUsers = checks;
+  }
 
   /** Whether the roles ask for a check before each session (any role asking is enough). */
   static required(roleSet: Pick<RoleSet, 'options'>): boolean {
@@ -86,6 +103,8 @@ export class SessionMfa {
 
   /** The challenge for this user and subject; refused when they have no device to answer it. */
   async challenge(user: string, subject: string): Promise<MfaChallenge> {
+    const delegated = await this.rootUsers?.challenge(user, subject);
+    if (delegated) return delegated;
     const credentials = await this.deps.users.credentials(user);
     const challenge = await this.deps.secondFactor.challengeFor(
       user,
@@ -108,8 +127,11 @@ export class SessionMfa {
     response: SessionMfaResponse,
     origin: string | undefined,
   ): Promise<void> {
+    if (await this.rootUsers?.verify(user, subject, response)) return;
     try {
-      if ('webauthn_response' in response) {
+      if ('root_assertion' in response) {
+        throw new SecondFactorRejected('a root assertion answers only a root check');
+      } else if ('webauthn_response' in response) {
         const expected = { user, purposes: ['session' as const], subject };
         await this.deps.secondFactor.verifyAssertion(response.webauthn_response, expected, origin);
       } else {

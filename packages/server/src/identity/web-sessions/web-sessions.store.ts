@@ -38,8 +38,8 @@ export interface WebSessionRecord {
   accessRequests?: string[];
   /**
    * On a trusted leaf: the root whose user this is, when their roles there ask for a per-session
-   * MFA check. The leaf cannot run the check (the devices are the root's), so the sessions this
-   * web session would open are refused rather than opened unchecked (session-mfa.ts).
+   * MFA check. Terminals ask for it (the root runs it on the socket it relays); the console's
+   * other sessions are refused rather than opened unchecked (session-mfa.ts).
    */
   rootSessionMfa?: string;
 }

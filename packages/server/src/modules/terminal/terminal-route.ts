@@ -9,7 +9,7 @@ import {
   type GuardDeps,
 } from '../../http/request-identity.js';
 import { sameOrigin } from '../../http/same-origin.js';
-import { rootSessionMfaRefusalFor, SessionMfa } from '../../identity/mfa/session-mfa.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
 
 export interface TerminalRouteOptions {
@@ -60,14 +60,12 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
         params: request.query.params,
         pingIntervalMs: options.pingIntervalMs,
         // Bound to this socket (a fresh id) and its path and parameters: the server and login,
-        // the database or the pod. An answer to one socket's challenge opens no other.
-        mfaSubject: (identity) => {
-          const fromRoot = rootSessionMfaRefusalFor(identity);
-          if (fromRoot) throw accessDenied(fromRoot);
-          return SessionMfa.required(identity.roleSet)
+        // the database or the pod. An answer to one socket's challenge opens no other. A trusted
+        // root's rule for its user counts here too; the root runs that user's check.
+        mfaSubject: (identity) =>
+          SessionMfa.required(identity.roleSet) || identity.session.rootSessionMfa !== undefined
             ? `terminal ${randomUUID()} ${request.url}`
-            : undefined;
-        },
+            : undefined,
         ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
         origin: request.headers.origin,
         log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),

@@ -67,3 +67,44 @@ export async function verifyForwardedIdentity(
     ...(claims.session_mfa ? { sessionMfa: true } : {}),
   };
 }
+
+/**
+ * A root's word that its user passed a per-session MFA check for a leaf's challenge (`nonce`):
+ * signed with the same key as identities, told apart by `purpose`, so neither passes for the
+ * other. It lives a minute, and the leaf takes it once, for that nonce only (leaf-checks.ts).
+ */
+export async function signRootAssertion(
+  claims: { user: string; nonce: string },
+  options: { key: KeyObject; root: string; leaf: string },
+): Promise<string> {
+  return new SignJWT({ purpose: assertionPurpose, nonce: claims.nonce })
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject(claims.user)
+    .setIssuer(options.root)
+    .setAudience(options.leaf)
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(options.key);
+}
+
+const assertionPurpose = 'session_mfa';
+const assertionSchema = z.object({
+  sub: z.string().min(1).max(255),
+  purpose: z.literal(assertionPurpose),
+  nonce: z.string().min(1).max(128),
+});
+
+/** The user and nonce of an assertion `root` signed for this leaf, if it checks out. */
+export async function verifyRootAssertion(
+  token: string,
+  options: { rootKeyPem: string; root: string; leaf: string; now: number },
+): Promise<{ user: string; nonce: string }> {
+  const { payload } = await jwtVerify(token, createPublicKey(options.rootKeyPem), {
+    algorithms: ['EdDSA'],
+    issuer: options.root,
+    audience: options.leaf,
+    currentDate: new Date(options.now),
+  });
+  const claims = assertionSchema.parse(payload);
+  return { user: claims.sub, nonce: claims.nonce };
+}

@@ -1,11 +1,17 @@
-import { agentPaths, apiPaths, userContextSchema } from '@postern/contracts';
+import {
+  agentPaths,
+  apiPaths,
+  terminalMessageTypes as T,
+  userContextSchema,
+} from '@postern/contracts';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { connectLeaf } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
-import { openTerminal } from '../../testing/terminal-client.testkit.js';
-import { createSessionMfaRole } from '../../testing/roles.testkit.js';
+import { openTerminal, type TerminalClient } from '../../testing/terminal-client.testkit.js';
+import { createRole, createSessionMfaRole } from '../../testing/roles.testkit.js';
+import { inviteUser, nextTotp, type TestUser } from '../../testing/identity.testkit.js';
 import {
   startTerminalFixture,
   type TerminalFixture,
@@ -31,7 +37,7 @@ describe('a root user on a leaf cluster', () => {
       root,
       rootUrl,
       leaf.app,
-      `[{remote: access, local: [${leaf.role}]}, {remote: '^aud.*$', local: [auditor]}]`,
+      `[{remote: access, local: [${leaf.role}]}, {remote: '^aud.*$', local: [auditor]}, {remote: leaf-checked, local: [checked]}]`,
     );
     await eventually(
       () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
@@ -131,42 +137,79 @@ describe('a root user on a leaf cluster', () => {
     );
   });
 
-  it('refuses, never opens unchecked, a terminal or a file transfer of a user whose roles on the root ask for per-session MFA', async () => {
-    // The console cannot pass the root's check to the leaf yet: the leaf refuses with the reason.
-    await createSessionMfaRole(root, 'checked-at-root');
-    const headers = await root.signIn(['access', 'checked-at-root'], 'nina');
-    const terminal = await openTerminal({
-      baseUrl: rootUrl,
-      path: apiPaths.terminalConnect('leaf'),
-      headers,
-      params: { server_id: leaf.nodeId, login: 'root', term: { w: 80, h: 24 } },
+  describe('per-session MFA on the leaf, in the console: the root runs the check', () => {
+    const terminalFor = (headers: Record<string, string>) =>
+      openTerminal({
+        baseUrl: rootUrl,
+        path: apiPaths.terminalConnect('leaf'),
+        headers,
+        params: { server_id: leaf.nodeId, login: 'root', term: { w: 80, h: 24 } },
+      });
+    /** Waits for the challenge on the socket, checks it is the root's, and answers `code`. */
+    const answer = async (terminal: TerminalClient, code: string) => {
+      const challenged = () => terminal.frames.find((frame) => frame.type === T.mfaChallenge);
+      await terminal.waitFor(() => challenged() !== undefined, 'the MFA challenge');
+      const challenge = JSON.parse(challenged()!.payload) as Record<string, unknown>;
+      // The root's own (an authenticator code will do); the leaf's nonce never reaches it.
+      expect(challenge).toMatchObject({ totp_challenge: true });
+      expect(challenge).not.toHaveProperty('root_check');
+      terminal.send(T.mfaChallenge, JSON.stringify({ totp_code: code }));
+    };
+    let nina: TestUser;
+
+    beforeAll(async () => {
+      await createSessionMfaRole(root, 'checked-at-root');
+      await createRole(root, 'leaf-checked', {});
+      await createSessionMfaRole(leaf.app, 'checked');
+      nina = await inviteUser(root, 'nina', { roles: ['access', 'checked-at-root'] });
     });
-    const { reason } = await terminal.closed;
-    expect(reason).toContain('your roles on root require an MFA check for each session');
-    expect(terminal.output()).toBe('');
-    const errors = terminal.frames.filter((frame) => frame.type === 'e');
-    expect(errors.map((frame) => frame.payload)).toEqual([
-      expect.stringContaining(
-        "require_session_mfa), which this client cannot ask for yet; the command line's postern ssh and postern join ask for it on a trusted cluster",
-      ),
-    ]);
-    // The leaf's mfa/required says so to the root's console.
-    const required = await fetch(rootUrl + apiPaths.mfaRequired('leaf'), {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ node: { node_name: 'test-host', login: 'root' } }),
+
+    it("a root role's rule: the root asks its user, and the leaf's terminal opens", async () => {
+      const terminal = await terminalFor(nina.headers);
+      await answer(terminal, nextTotp(root, nina.totpSecret!));
+      terminal.type('echo checked-on-root-$((6*7))\r');
+      await terminal.waitForOutput('checked-on-root-42');
+      terminal.close();
+      // The leaf's mfa/required says so to the root's console.
+      const required = await fetch(rootUrl + apiPaths.mfaRequired('leaf'), {
+        method: 'POST',
+        headers: { ...nina.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ node: { node_name: 'test-host', login: 'root' } }),
+      });
+      expect(await required.json()).toEqual({ required: true });
+      // The console's file transfers, which the root runs no check on, are refused, not open.
+      const query = new URLSearchParams({ location: '/etc/hostname' });
+      const download = await fetch(
+        `${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`,
+        { headers: nina.headers },
+      );
+      expect(download.status).toBe(403);
+      expect(((await download.json()) as { message: string }).message).toContain(
+        'your roles on root require an MFA check for each session',
+      );
     });
-    expect(await required.json()).toEqual({ required: true });
-    // The console's file transfers on the leaf too.
-    const query = new URLSearchParams({ location: '/etc/hostname' });
-    const download = await fetch(
-      `${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`,
-      { headers },
-    );
-    expect(download.status).toBe(403);
-    expect(((await download.json()) as { message: string }).message).toContain(
-      'your roles on root require an MFA check for each session',
-    );
+
+    it("a leaf role's rule, for a user the root asks nothing of", async () => {
+      const lena = await inviteUser(root, 'lena', { roles: ['access', 'leaf-checked'] });
+      const terminal = await terminalFor(lena.headers);
+      await answer(terminal, nextTotp(root, lena.totpSecret!));
+      terminal.type('echo checked-for-leaf-$((6*7))\r');
+      await terminal.waitForOutput('checked-for-leaf-42');
+      terminal.close();
+    });
+
+    it('a wrong code opens nothing on the leaf', async () => {
+      const before = new Set(leaf.app.services.hub.list().map((t) => t.id));
+      const terminal = await terminalFor(nina.headers);
+      await answer(terminal, '000000');
+      const { code, reason } = await terminal.closed;
+      expect([code, reason]).toEqual([
+        1008,
+        expect.stringContaining('the MFA check for this session failed'),
+      ]);
+      expect(terminal.output()).toBe('');
+      expect(leaf.app.services.hub.list().filter((t) => !before.has(t.id))).toEqual([]);
+    });
   });
 
   it('refuses a terminal whose first frame carries a bearer the root did not give', async () => {

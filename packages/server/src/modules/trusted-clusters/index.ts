@@ -10,6 +10,7 @@ import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
 import { clusterKey, type ClusterKey } from './cluster-keys.js';
 import { LeafForwarder } from './leaf-forwarder.js';
 import { LeafGrants } from './leaf-grants.js';
+import { LeafChecks } from './leaf-checks.js';
 import { leafSessionMfaRequired } from './leaf-mfa.js';
 import { LeafLinks } from './leaf-links.js';
 import { LeafSessions } from './leaf-sessions.js';
@@ -103,7 +104,16 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     certAuth: ctx.identity.certAuth,
     dial: dialLeaf,
     log: (message, fields) => ctx.log('warn', message, fields),
+    checks: {
+      sessionMfa: ctx.identity.sessionMfa,
+      rootName: clusterName,
+      identityKey: () => keyFor('forwarded_identity'),
+    },
   });
+  // A root's users here have no device: their checks are the root's (leaf-checks.ts).
+  ctx.identity.sessionMfa.delegateRootUsers(
+    new LeafChecks({ users: ctx.identity.usersStore, trusted: store, clusterName, now }),
+  );
   // Before Fastify routes them: calls about a leaf go to the leaf (leaf-forwarder.ts).
   ctx.hostRoutes.add(forwarder);
   let links: LeafLinks | undefined;

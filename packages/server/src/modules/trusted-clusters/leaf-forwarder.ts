@@ -29,6 +29,9 @@ import {
 } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
+import { rootCheckFor } from './root-checks.js';
+import type { ClusterKey } from './cluster-keys.js';
+import type { SessionMfa } from '../../identity/mfa/session-mfa.js';
 
 /** `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. */
 const clusterPath = /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/;
@@ -74,6 +77,12 @@ export interface LeafForwarderOptions {
   certAuth: Pick<CertRequestAuth, 'identify'>;
   dial: DialLeaf;
   log: (message: string, fields: object) => void;
+  /** A leaf's per-session MFA checks for this root's users, run with this root's devices. */
+  checks: {
+    sessionMfa: Pick<SessionMfa, 'challenge' | 'verify'>;
+    rootName: string;
+    identityKey: () => Promise<ClusterKey>;
+  };
 }
 
 /**
@@ -135,7 +144,12 @@ export class LeafForwarder implements HostHandler {
         const identity = await this.signedIn(cookie, bearer).catch(() => undefined);
         if (!identity) return { refused: 'not authenticated' };
         try {
-          return { grant: await this.options.grants.for(webCaller(identity), leaf) };
+          const grant = await this.options.grants.for(webCaller(identity), leaf);
+          const check = rootCheckFor(identity.user, leaf, {
+            ...this.options.checks,
+            origin: req.headers.origin,
+          });
+          return { grant, check };
         } catch (error) {
           return {
             refused: error instanceof ApiError ? error.message : `${leaf} cannot be reached`,

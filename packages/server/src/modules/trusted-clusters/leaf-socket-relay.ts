@@ -5,6 +5,8 @@ import type { LeafSessionGrant } from './leaf-sessions.js';
 import { asSocket } from '../../net/post-json.js';
 import { sessionCookieName } from '../../http/request-identity.js';
 import { answerSession } from '../terminal/socket-auth.js';
+import { encodeEnvelope, terminalMessageTypes as T } from '@postern/contracts';
+import { RelayedChecks, type RootCheck } from './root-checks.js';
 
 /** The same frame limit the web port's own sockets have. */
 const maxPayload = 1024 * 1024;
@@ -15,7 +17,9 @@ export interface SocketRelayOptions {
    * Checks the first frame's bearer against the root session (with the upgrade's cookie), and
    * returns the leaf's grant for that user, or why not.
    */
-  admit(bearer: string): Promise<{ grant: LeafSessionGrant } | { refused: string }>;
+  admit(
+    bearer: string,
+  ): Promise<{ grant: LeafSessionGrant; check: RootCheck } | { refused: string }>;
   dial(): Promise<Duplex>;
   onError(error: unknown): void;
 }
@@ -25,7 +29,8 @@ export interface SocketRelayOptions {
  * it, proves the caller by the first frame as its own sockets do (`{"token": bearer, …}`), then
  * opens the same socket on the leaf through the tunnel with the leaf's session, sends the same
  * first frame with the leaf's bearer, and relays every message both ways as it was (text or
- * binary). Closing either side closes the other with the same code.
+ * binary), but for a per-session MFA check of the leaf's, which the root runs with its own
+ * devices (root-checks.ts). Closing either side closes the other with the same code.
  */
 export function relaySocketToLeaf(
   req: IncomingMessage,
@@ -36,6 +41,7 @@ export function relaySocketToLeaf(
   acceptor.handleUpgrade(req, socket, head, (client) => {
     const early: { data: RawData; isBinary: boolean }[] = [];
     let upstream: WebSocket | undefined;
+    let checks: RelayedChecks | undefined;
     // Refused as the root's own sockets refuse: the first frame's answer, then a policy close.
     const refuse = (reason: string) => {
       answerSession(client, 'error', reason);
@@ -43,6 +49,7 @@ export function relaySocketToLeaf(
     };
     client.once('message', (first: RawData, isBinary: boolean) => {
       client.on('message', (data: RawData, binary: boolean) => {
+        if (checks?.fromClient(data, binary)) return;
         if (upstream?.readyState === WebSocket.OPEN) upstream.send(data, { binary });
         else early.push({ data, isBinary: binary });
       });
@@ -62,6 +69,14 @@ export function relaySocketToLeaf(
       if ('refused' in admitted) return refuse(admitted.refused);
       if (client.readyState !== WebSocket.OPEN) return;
       const stream = asSocket(await options.dial());
+      checks = new RelayedChecks(admitted.check, {
+        toClient: (frame) => client.send(frame, { binary: true }),
+        toLeaf: (frame) => upstream?.send(frame, { binary: true }),
+        fail: (reason) => {
+          client.send(encodeEnvelope(T.error, reason), { binary: true });
+          client.close(1008, reason.slice(0, 120));
+        },
+      });
       upstream = new WebSocket(`ws://leaf${req.url ?? '/'}`, {
         createConnection: () => stream as never,
         headers: { cookie: `${sessionCookieName}=${admitted.grant.session}` },
@@ -74,6 +89,7 @@ export function relaySocketToLeaf(
           upstream!.send(message.data, { binary: message.isBinary });
       });
       upstream.on('message', (data: RawData, binary: boolean) => {
+        if (checks?.fromLeaf(data, binary)) return;
         if (client.readyState === WebSocket.OPEN) client.send(data, { binary });
       });
       upstream.on('close', (code, reason) => client.close(sendable(code), reason));

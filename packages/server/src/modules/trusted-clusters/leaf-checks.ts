@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import type { MfaChallenge, SessionMfaResponse } from '@postern/contracts';
+import type { Clock } from '../../clock.js';
+import { accessDenied } from '../../errors.js';
+import { sessionMfaTimeoutMs, type RootUserChecks } from '../../identity/mfa/session-mfa.js';
+import type { UsersStore } from '../../identity/users/users.store.js';
+import { verifyRootAssertion } from './forwarded-identity.js';
+import type { TrustedClustersStore } from './trusted-clusters.store.js';
+
+/** Challenges waiting for their answer: one a socket, so few; bounded all the same. */
+const maxPending = 10_000;
+
+/**
+ * The leaf's half of per-session MFA for a trusted root's users in the console
+ * (docs/trusted-clusters.md): they have no device here, so a terminal's challenge for them is a
+ * nonce (`root_check`). The root, which relays the socket, asks its user with its own devices
+ * and answers with an assertion it signs for that nonce (`root_assertion`), which this side
+ * checks against the root's key and takes once.
+ */
+export class LeafChecks implements RootUserChecks {
+  private readonly pending = new Map<string, { nonce: string; root: string; expires: number }>();
+
+  constructor(
+    private readonly deps: {
+      users: Pick<UsersStore, 'get'>;
+      trusted: Pick<TrustedClustersStore, 'get'>;
+      clusterName: string;
+      now: Clock;
+    },
+  ) {}
+
+  async challenge(user: string, subject: string): Promise<MfaChallenge | undefined> {
+    const root = await this.rootOf(user);
+    if (!root) return undefined;
+    const nonce = randomBytes(18).toString('base64url');
+    const now = this.deps.now();
+    for (const [key, entry] of this.pending) if (entry.expires <= now) this.pending.delete(key);
+    if (this.pending.size >= maxPending) throw accessDenied('too many checks waiting: try again');
+    // A little past the socket's own wait: the root's round trip comes on top.
+    const expires = now + sessionMfaTimeoutMs + 30_000;
+    this.pending.set(`${user}\n${subject}`, { nonce, root, expires });
+    return { totp_challenge: false, root_check: nonce };
+  }
+
+  async verify(user: string, subject: string, response: SessionMfaResponse): Promise<boolean> {
+    const key = `${user}\n${subject}`;
+    const entry = this.pending.get(key);
+    if (!entry) return false;
+    this.pending.delete(key);
+    if (!('root_assertion' in response)) {
+      throw accessDenied(`the MFA check for this session is ${entry.root}'s to run`);
+    }
+    const now = this.deps.now();
+    if (entry.expires <= now) throw accessDenied('the MFA check for this session expired');
+    const tc = await this.deps.trusted.get(entry.root);
+    if (!tc?.spec.enabled || !tc.trust) {
+      throw accessDenied(`${this.deps.clusterName} does not trust ${entry.root}`);
+    }
+    const asserted = await verifyRootAssertion(response.root_assertion, {
+      rootKeyPem: tc.trust.identityKey,
+      root: entry.root,
+      leaf: this.deps.clusterName,
+      now,
+    }).catch(() => undefined);
+    if (asserted?.user !== user || asserted.nonce !== entry.nonce) {
+      throw accessDenied(`the MFA check ${entry.root} answered did not check out`);
+    }
+    return true;
+  }
+
+  /** The root a user came from, for a trusted root's user (kept like an SSO user). */
+  private async rootOf(user: string): Promise<string | undefined> {
+    const connector = (await this.deps.users.get(user))?.user.spec.connector;
+    return connector?.kind === 'trusted_cluster' ? connector.name : undefined;
+  }
+}
