@@ -1,11 +1,12 @@
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { expect, identityConfig, postern, uniqueUser } from './support/identity.js';
 import { startPostern, type RunningPostern } from './support/postern-process.js';
 import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
 import { serverRow } from './support/servers-page.js';
 import type { RunningSshd } from './support/sshd.js';
-import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
+import { expectConnected, expectOnScreen, runInTerminal, terminal } from './support/terminal.js';
 
 // Trusted clusters from end to end: a leaf's admin connects the leaf to a root in the console
 // (a token made with the root's CLI), and a root user reaches the leaf's OpenSSH host through the
@@ -40,6 +41,18 @@ spec:
   role_map:
     - remote: access
       local: [${leafRole}]
+`;
+
+/** A root role that asks for a fresh check before each session, on the root and its leaves. */
+const checkedRole = `kind: role
+version: v7
+metadata:
+  name: checked-on-root
+spec:
+  options:
+    require_session_mfa: true
+  allow: {}
+  deny: {}
 `;
 
 /** Replaces the YAML editor's whole text (typing would fight the editor's auto-indent). */
@@ -183,5 +196,24 @@ test.describe.serial('trusted clusters', () => {
     // The root's Servers page: its own built-in host, and not the leaf's.
     await expect(user.getByRole('main').getByRole('row').nth(1)).toBeVisible();
     await expect(serverRow(user, leafNode)).toHaveCount(0);
+  });
+
+  test("a root role's per-session MFA: the root asks for the key before the leaf's shell starts", async ({
+    browser,
+  }) => {
+    test.setTimeout(120_000);
+    const file = path.join(root!.dataDir, 'checked-role.yaml');
+    await writeFile(file, checkedRole);
+    postern(root!, 'create', '-f', file);
+    const user = await signUp(browser, root!, 'checked', 'access,checked-on-root');
+    await user.goto(`/web/cluster/${leafName}/console/node/${leafNode}/root`);
+    // The leaf asks on the socket; the root, which relays it, asks its user for their key.
+    const check = user.getByRole('dialog', { name: 'Verify it is you' });
+    await expect(check).toBeVisible();
+    await expect(terminal(user)).not.toContainText('#');
+    await check.getByRole('button', { name: 'Verify' }).click();
+    await expect(check).toHaveCount(0);
+    await runInTerminal(user, 'echo "checked-by-root-$((6*7))"');
+    await expectOnScreen(user, 'checked-by-root-42');
   });
 });
