@@ -52,12 +52,7 @@ export async function verifyForwardedIdentity(
   token: string,
   options: { rootKeyPem: string; root: string; leaf: string; now: number },
 ): Promise<ForwardedIdentity> {
-  const { payload } = await jwtVerify(token, createPublicKey(options.rootKeyPem), {
-    algorithms: ['EdDSA'],
-    issuer: options.root,
-    audience: options.leaf,
-    currentDate: new Date(options.now),
-  });
+  const payload = await payloadFromRoot(token, options);
   const claims = claimsSchema.parse(payload);
   return {
     user: claims.sub,
@@ -99,12 +94,20 @@ export async function verifyRootAssertion(
   token: string,
   options: { rootKeyPem: string; root: string; leaf: string; now: number },
 ): Promise<{ user: string; nonce: string }> {
+  const claims = assertionSchema.parse(await payloadFromRoot(token, options));
+  return { user: claims.sub, nonce: claims.nonce };
+}
+
+/** What `root` signed for this leaf, once its signature, issuer, audience and times check out. */
+async function payloadFromRoot(
+  token: string,
+  options: { rootKeyPem: string; root: string; leaf: string; now: number },
+) {
   const { payload } = await jwtVerify(token, createPublicKey(options.rootKeyPem), {
     algorithms: ['EdDSA'],
     issuer: options.root,
     audience: options.leaf,
     currentDate: new Date(options.now),
   });
-  const claims = assertionSchema.parse(payload);
-  return { user: claims.sub, nonce: claims.nonce };
+  return payload;
 }
