@@ -97,11 +97,19 @@ export class RelayedChecks {
   }
 }
 
-/** The JSON body of an `n` (MFA) frame, or undefined for any other message. */
+/** Where an envelope keeps its type: the one byte read of every frame that passes. */
+const typeAt = 5;
+const mfaType = T.mfaChallenge.charCodeAt(0);
+
+/**
+ * The JSON body of an `n` (MFA) frame, or undefined for any other message. Every frame of a
+ * relayed socket passes here, terminal output and desktop streams alike, so anything else is
+ * told by one byte, without decoding, copying or throwing.
+ */
 function mfaFrame(data: RawData, binary: boolean): Record<string, unknown> | undefined {
-  if (!binary) return undefined;
+  if (!binary || !Buffer.isBuffer(data) || data[typeAt] !== mfaType) return undefined;
   try {
-    const frame = decodeEnvelopeBytes(new Uint8Array(data as Buffer));
+    const frame = decodeEnvelopeBytes(data);
     if (frame.type !== T.mfaChallenge) return undefined;
     const value: unknown = JSON.parse(Buffer.from(frame.body).toString('utf8'));
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
