@@ -77,6 +77,12 @@ export interface RootUserChecks {
   verify(user: string, subject: string, response: SessionMfaResponse): Promise<boolean>;
 }
 
+/**
+ * The header a trusted root adds to a console call it forwards to a leaf when it ran that call's
+ * per-session MFA check itself: its signed word for the leaf's subject (leaf-forwarder.ts).
+ */
+export const rootMfaHeader = 'x-postern-root-mfa';
+
 /** How long a session waits for its user to answer the MFA challenge. */
 export const sessionMfaTimeoutMs = 60_000;
 

@@ -64,15 +64,16 @@ export async function verifyForwardedIdentity(
 }
 
 /**
- * A root's word that its user passed a per-session MFA check for a leaf's challenge (`nonce`):
- * signed with the same key as identities, told apart by `purpose`, so neither passes for the
- * other. It lives a minute, and the leaf takes it once, for that nonce only (leaf-checks.ts).
+ * A root's word that its user passed a per-session MFA check for `check`: a leaf's challenge
+ * (its nonce, on a terminal socket) or the leaf's subject of a console call (`web <session>
+ * files:<server>`). Signed with the same key as identities, told apart by `purpose`, so neither
+ * passes for the other; it lives a minute (leaf-checks.ts).
  */
 export async function signRootAssertion(
-  claims: { user: string; nonce: string },
+  claims: { user: string; check: string },
   options: { key: KeyObject; root: string; leaf: string },
 ): Promise<string> {
-  return new SignJWT({ purpose: assertionPurpose, nonce: claims.nonce })
+  return new SignJWT({ purpose: assertionPurpose, check: claims.check })
     .setProtectedHeader({ alg: 'EdDSA' })
     .setSubject(claims.user)
     .setIssuer(options.root)
@@ -86,16 +87,16 @@ const assertionPurpose = 'session_mfa';
 const assertionSchema = z.object({
   sub: z.string().min(1).max(255),
   purpose: z.literal(assertionPurpose),
-  nonce: z.string().min(1).max(128),
+  check: z.string().min(1).max(512),
 });
 
-/** The user and nonce of an assertion `root` signed for this leaf, if it checks out. */
+/** The user and check of an assertion `root` signed for this leaf, if it checks out. */
 export async function verifyRootAssertion(
   token: string,
   options: { rootKeyPem: string; root: string; leaf: string; now: number },
-): Promise<{ user: string; nonce: string }> {
+): Promise<{ user: string; check: string }> {
   const claims = assertionSchema.parse(await payloadFromRoot(token, options));
-  return { user: claims.sub, nonce: claims.nonce };
+  return { user: claims.sub, check: claims.check };
 }
 
 /** What `root` signed for this leaf, once its signature, issuer, audience and times check out. */

@@ -4,6 +4,7 @@ import {
   terminalMessageTypes as T,
   userContextSchema,
 } from '@postern/contracts';
+import { readFile } from 'node:fs/promises';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { connectLeaf } from './trusted-clusters.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,12 +157,14 @@ describe('a root user on a leaf cluster', () => {
       terminal.send(T.mfaChallenge, JSON.stringify({ totp_code: code }));
     };
     let nina: TestUser;
+    let lena: TestUser;
 
     beforeAll(async () => {
       await createSessionMfaRole(root, 'checked-at-root');
       await createRole(root, 'leaf-checked', {});
       await createSessionMfaRole(leaf.app, 'checked');
       nina = await inviteUser(root, 'nina', { roles: ['access', 'checked-at-root'] });
+      lena = await inviteUser(root, 'lena', { roles: ['access', 'leaf-checked'] });
     });
 
     it("a root role's rule: the root asks its user, and the leaf's terminal opens", async () => {
@@ -177,20 +180,45 @@ describe('a root user on a leaf cluster', () => {
         body: JSON.stringify({ node: { node_name: 'test-host', login: 'root' } }),
       });
       expect(await required.json()).toEqual({ required: true });
-      // The console's file transfers, which the root runs no check on, are refused, not open.
+    });
+
+    it('a file transfer on the leaf: checked on the root, which vouches for it to the leaf', async () => {
       const query = new URLSearchParams({ location: '/etc/hostname' });
-      const download = await fetch(
-        `${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`,
-        { headers: nina.headers },
+      const download = () =>
+        fetch(`${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`, {
+          headers: nina.headers,
+        });
+      const before = await download();
+      expect(before.status).toBe(403);
+      expect(((await before.json()) as { error: { code: string } }).error.code).toBe(
+        'mfa_required',
       );
-      expect(download.status).toBe(403);
-      expect(((await download.json()) as { message: string }).message).toContain(
-        'your roles on root require an MFA check for each session',
+      // What the console does: the check for the server, on the root, with the root's devices.
+      const resource = `files:${leaf.nodeId}`;
+      const post = (path: string, body: object) =>
+        fetch(rootUrl + path, {
+          method: 'POST',
+          headers: { ...nina.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await post(apiPaths.sessionMfaChallenge, { resource })).status).toBe(200);
+      const mfa_response = { totp_code: nextTotp(root, nina.totpSecret!) };
+      expect((await post(apiPaths.sessionMfaVerify, { resource, mfa_response })).status).toBe(200);
+      const after = await download();
+      expect(after.status).toBe(200);
+      expect(await after.text()).toBe(await readFile('/etc/hostname', 'utf8'));
+      // A word the caller makes up is never passed on: only the root speaks for its checks.
+      const forged = await fetch(
+        `${rootUrl}${apiPaths.fileTransfer('leaf', leaf.nodeId, 'root')}?${query}`,
+        { headers: { ...lena.headers, 'x-postern-root-mfa': 'made.up.word' } },
+      );
+      expect(forged.status).toBe(403);
+      expect(((await forged.json()) as { error: { code: string } }).error.code).toBe(
+        'mfa_required',
       );
     });
 
     it("a leaf role's rule, for a user the root asks nothing of", async () => {
-      const lena = await inviteUser(root, 'lena', { roles: ['access', 'leaf-checked'] });
       const terminal = await terminalFor(lena.headers);
       await answer(terminal, nextTotp(root, lena.totpSecret!));
       terminal.type('echo checked-for-leaf-$((6*7))\r');

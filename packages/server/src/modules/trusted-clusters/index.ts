@@ -106,6 +106,7 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     log: (message, fields) => ctx.log('warn', message, fields),
     checks: {
       sessionMfa: ctx.identity.sessionMfa,
+      grants: ctx.identity.sessionMfaGrants,
       rootName: clusterName,
       identityKey: () => keyFor('forwarded_identity'),
     },

@@ -38,7 +38,7 @@ function leafChecks() {
 
 const assertion = (nonce: string, options: { user?: string; key?: typeof rootKey } = {}) =>
   signRootAssertion(
-    { user: options.user ?? 'ruth', nonce },
+    { user: options.user ?? 'ruth', check: nonce },
     { key: (options.key ?? rootKey).privateKey, root: 'root', leaf: 'leaf' },
   );
 
@@ -59,8 +59,10 @@ describe("a trusted root's user's check on the leaf", () => {
     const nonce = await challenged(checks);
     const word = await assertion(nonce);
     expect(await checks.verify('ruth', 'terminal 1', { root_assertion: word })).toBe(true);
-    // Taken once: the same word again finds no check waiting.
-    expect(await checks.verify('ruth', 'terminal 1', { root_assertion: word })).toBe(false);
+    // Taken once: the same word again finds no check waiting, and is no word for the socket.
+    await expect(checks.verify('ruth', 'terminal 1', { root_assertion: word })).rejects.toThrow(
+      'did not check out',
+    );
   });
 
   it('refuses another nonce, another user, another key, an identity token and a code', async () => {
@@ -93,5 +95,17 @@ describe("a trusted root's user's check on the leaf", () => {
     await expect(checks.verify('ruth', 'terminal 2', { root_assertion: word })).rejects.toThrow(
       'did not check out',
     );
+  });
+
+  it("takes the root's word for a console call's subject, for that user and subject only", async () => {
+    const checks = leafChecks();
+    const subject = 'web abc files:node-1';
+    const word = await assertion(subject);
+    expect(await checks.verify('ruth', subject, { root_assertion: word })).toBe(true);
+    await expect(
+      checks.verify('ruth', 'web abc files:node-2', { root_assertion: word }),
+    ).rejects.toThrow('did not check out');
+    // A local user's answer is never the root's to give.
+    expect(await checks.verify('local', subject, { root_assertion: word })).toBe(false);
   });
 });

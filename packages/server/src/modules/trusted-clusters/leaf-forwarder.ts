@@ -31,7 +31,13 @@ import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
 import { rootCheckFor } from './root-checks.js';
 import type { ClusterKey } from './cluster-keys.js';
-import type { SessionMfa } from '../../identity/mfa/session-mfa.js';
+import {
+  rootMfaHeader,
+  webSessionMfaSubject,
+  type SessionMfa,
+} from '../../identity/mfa/session-mfa.js';
+import type { SessionMfaGrants } from '../../identity/mfa/session-mfa-grants.js';
+import { signRootAssertion } from './forwarded-identity.js';
 
 /** `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. */
 const clusterPath = /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/;
@@ -53,7 +59,12 @@ const dropped = new Set([
   'x-forwarded-proto',
   // A CLI's signature is the root's to check; the leaf gets the grant instead.
   ...Object.values(signedRequestHeaders),
+  // Only the root speaks for its checks.
+  rootMfaHeader,
 ]);
+
+/** `sites/<leaf>/nodes/<server>/<login>/scp`: a file transfer, and its server. */
+const fileTransferPath = /^\/v1\/webapi\/sites\/[^/?#]+\/nodes\/([^/?#]+)\/[^/?#]+\/scp(?:[?#]|$)/;
 
 /**
  * Headers the root sets on every answer a leaf gives, whatever the leaf sent: these answers are
@@ -80,6 +91,8 @@ export interface LeafForwarderOptions {
   /** A leaf's per-session MFA checks for this root's users, run with this root's devices. */
   checks: {
     sessionMfa: Pick<SessionMfa, 'challenge' | 'verify'>;
+    /** Checks passed on this root for console calls (`files:<server>`), by web session. */
+    grants: Pick<SessionMfaGrants, 'holds'>;
     rootName: string;
     identityKey: () => Promise<ClusterKey>;
   };
@@ -181,9 +194,11 @@ export class LeafForwarder implements HostHandler {
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse, leaf: string): Promise<void> {
-    const caller = await this.caller(req);
+    const { caller, rootSession } = await this.caller(req);
     const grant = await this.options.grants.for(caller, leaf);
-    let answer = await this.send(req, leaf, grant);
+    const vouch = (grantNow: LeafSessionGrant) =>
+      rootSession ? this.vouchFor(req, leaf, caller.user, rootSession, grantNow) : undefined;
+    let answer = await this.send(req, leaf, grant, await vouch(grant));
     // A leaf that restarted, or ended its session, answers 401: a call with no body is asked
     // again with a new grant; any other is refused without signing the user out of the root.
     if (answer.statusCode === 401) {
@@ -192,7 +207,8 @@ export class LeafForwarder implements HostHandler {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new ApiError('access_denied', `${leaf} ended your session there: try again`);
       }
-      answer = await this.send(req, leaf, await this.options.grants.for(caller, leaf));
+      const renewed = await this.options.grants.for(caller, leaf);
+      answer = await this.send(req, leaf, renewed, await vouch(renewed));
     }
     res.writeHead(answer.statusCode ?? 502, {
       ...passedOn(answer.headers, ['set-cookie', ...Object.keys(confined)]),
@@ -205,7 +221,9 @@ export class LeafForwarder implements HostHandler {
    * A signed-in browser (cookie and bearer), or the CLI signing a read with the certificate of
    * `postern login` (`postern ls --cluster`): the same checks as on the root's own routes.
    */
-  private async caller(req: IncomingMessage): Promise<LeafCaller> {
+  private async caller(
+    req: IncomingMessage,
+  ): Promise<{ caller: LeafCaller; rootSession?: string }> {
     if (req.headers[signedRequestHeaders.signature] !== undefined) {
       if (req.method !== 'GET') {
         throw new ApiError('access_denied', 'a signed call to a leaf may only read (GET)');
@@ -218,12 +236,12 @@ export class LeafForwarder implements HostHandler {
         ip: req.socket.remoteAddress ?? '',
       };
       const signer = await this.options.certAuth.identify(shim as unknown as FastifyRequest);
-      return certCaller(signer);
+      return { caller: certCaller(signer) };
     }
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);
     if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
-    return webCaller(identity);
+    return { caller: webCaller(identity), rootSession: identity.session.id };
   }
 
   /** The caller as the root's own routes would take them: session, bearer, and no lock. */
@@ -240,10 +258,33 @@ export class LeafForwarder implements HostHandler {
     return identity;
   }
 
+  /**
+   * A file transfer to a leaf's server whose per-session MFA check the user passed here, on the
+   * root (`POST mfa/session/verify` for `files:<server>`, with the root's devices): the root's
+   * signed word for the leaf's subject of that check, which the leaf takes in its place.
+   */
+  private async vouchFor(
+    req: IncomingMessage,
+    leaf: string,
+    user: string,
+    rootSession: string,
+    grant: LeafSessionGrant,
+  ): Promise<string | undefined> {
+    const serverId = fileTransferPath.exec(req.url ?? '')?.[1];
+    if (!serverId) return undefined;
+    const resource = `files:${decodeURIComponent(serverId)}`;
+    const { checks } = this.options;
+    if (!(await checks.grants.holds(rootSession, resource))) return undefined;
+    const check = webSessionMfaSubject(grant.session, resource);
+    const key = (await checks.identityKey()).privateKey;
+    return signRootAssertion({ user, check }, { key, root: checks.rootName, leaf });
+  }
+
   private send(
     req: IncomingMessage,
     leaf: string,
     grant: LeafSessionGrant,
+    rootWord: string | undefined,
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const upstream = http.request(
@@ -255,6 +296,7 @@ export class LeafForwarder implements HostHandler {
             ...passedOn(req.headers),
             cookie: `${sessionCookieName}=${grant.session}`,
             authorization: `Bearer ${grant.bearer}`,
+            ...(rootWord ? { [rootMfaHeader]: rootWord } : {}),
           },
         },
         resolve,

@@ -40,7 +40,8 @@ export function rootCheckFor(
     async answer(nonce, response) {
       await deps.sessionMfa.verify(user, subject(nonce), response, deps.origin);
       const { privateKey } = await deps.identityKey();
-      return signRootAssertion({ user, nonce }, { key: privateKey, root: deps.rootName, leaf });
+      const claims = { user, check: nonce };
+      return signRootAssertion(claims, { key: privateKey, root: deps.rootName, leaf });
     },
   };
 }

@@ -63,6 +63,7 @@ export const serversWing = {
       clusterName,
       maxBytes: config.fileTransfer.maxBytes,
       sessionMfaGrants: ctx.identity.sessionMfaGrants,
+      sessionMfa: ctx.identity.sessionMfa,
     });
     await server.register(sessionMfaCertRoutes, {
       certAuth: ctx.identity.certAuth,

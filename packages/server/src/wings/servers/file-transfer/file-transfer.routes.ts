@@ -2,13 +2,14 @@ import multipart from '@fastify/multipart';
 import { apiPaths, fileTransferQuerySchema, formDataRequiredMessage } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { resolveClusterId } from '../../../cluster-context.js';
-import { accessDenied, ApiError, badParameter, notAuthenticated } from '../../../errors.js';
+import { ApiError, badParameter, notAuthenticated } from '../../../errors.js';
 import { parseInput } from '../../../http/parse-input.js';
 import type { Identity } from '../../../http/request-identity.js';
 import {
-  rootSessionMfaRefusalFor,
+  rootMfaHeader,
   SessionMfa,
   sessionMfaNeeded,
+  webSessionMfaSubject,
 } from '../../../identity/mfa/session-mfa.js';
 import type { SessionMfaGrants } from '../../../identity/mfa/session-mfa-grants.js';
 import type { FileTransferService, TransferRequest } from './file-transfer.service.js';
@@ -19,6 +20,8 @@ interface FileTransferRoutesOptions {
   maxBytes: number;
   /** Checks passed for `files:<serverId>` (`POST mfa/session/verify`), for require_session_mfa. */
   sessionMfaGrants: Pick<SessionMfaGrants, 'holds'>;
+  /** Checks a trusted root's word for its user (SessionMfa with the root users' checks). */
+  sessionMfa: Pick<SessionMfa, 'verify'>;
 }
 
 type TransferRoute = FastifyRequest<{
@@ -44,16 +47,30 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
 
   /**
    * require_session_mfa: a transfer starts within a minute of a check passed for this server in
-   * this web session (the console asks for one before the files it was given).
+   * this web session (the console asks for one before the files it was given). A trusted root's
+   * user passes theirs on the root, which vouches for it on the call it forwards (`rootWord`).
    */
-  const checkedIdentity = async (identity: Identity, serverId: string): Promise<Identity> => {
-    const fromRoot = rootSessionMfaRefusalFor(identity);
-    if (fromRoot) throw accessDenied(fromRoot);
-    if (!SessionMfa.required(identity.roleSet)) return identity;
-    if (!(await options.sessionMfaGrants.holds(identity.session.id, `files:${serverId}`))) {
-      throw new ApiError('mfa_required', sessionMfaNeeded('this server'));
+  const checkedIdentity = async (
+    identity: Identity,
+    serverId: string,
+    rootWord: string | undefined,
+  ): Promise<Identity> => {
+    const resource = `files:${serverId}`;
+    const rootAsks = identity.session.rootSessionMfa !== undefined;
+    if (!rootAsks && !SessionMfa.required(identity.roleSet)) return identity;
+    const checked = { ...identity, mfaVerified: true };
+    if (await options.sessionMfaGrants.holds(identity.session.id, resource)) return checked;
+    if (rootWord) {
+      const subject = webSessionMfaSubject(identity.session.id, resource);
+      await options.sessionMfa.verify(
+        identity.user,
+        subject,
+        { root_assertion: rootWord },
+        undefined,
+      );
+      return checked;
     }
-    return { ...identity, mfaVerified: true };
+    throw new ApiError('mfa_required', sessionMfaNeeded('this server'));
   };
 
   const transferRequest = async (request: TransferRoute): Promise<TransferRequest> => {
@@ -61,7 +78,11 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
     if (!request.identity) throw notAuthenticated();
     const query = parseInput(fileTransferQuerySchema, request.query);
     return {
-      identity: await checkedIdentity(request.identity, request.params.serverId),
+      identity: await checkedIdentity(
+        request.identity,
+        request.params.serverId,
+        headerText(request.headers[rootMfaHeader]),
+      ),
       serverId: request.params.serverId,
       login: request.params.login,
       location: query.location,
@@ -118,3 +139,6 @@ export function attachment(filename: string): string {
   );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
+
+const headerText = (value: string | string[] | undefined) =>
+  typeof value === 'string' ? value : undefined;
