@@ -26,13 +26,15 @@ export async function openDesktopSocket(options: {
   token?: string;
   /** The answer to a per-session MFA challenge, sent with the bearer. */
   mfaResponse?: object;
+  /** A trusted leaf's desktop, through the root (`-current-` otherwise). */
+  clusterId?: string;
 }): Promise<OpenedDesktop> {
   const query = new URLSearchParams({
     username: options.username,
     width: String(options.width ?? 320),
     height: String(options.height ?? 200),
   });
-  const path = apiPaths.desktopConnect('-current-', options.name);
+  const path = apiPaths.desktopConnect(options.clusterId ?? '-current-', options.name);
   const socket = new WebSocket(`${options.wsBase}${path}?${query.toString()}`, {
     headers: { cookie: options.headers.cookie ?? '' },
   });

@@ -37,20 +37,6 @@ export function rootSessionMfaRefusal(root: string, fix: string): string {
 }
 
 /**
- * A root's user on this (leaf) cluster whose roles on the root ask for the check, on a console
- * path the root does not relay a check on (a desktop, file transfers): refused rather than
- * opened unchecked. Undefined for everyone else.
- */
-export function rootSessionMfaRefusalFor(identity: {
-  session: { rootSessionMfa?: string };
-}): string | undefined {
-  const root = identity.session.rootSessionMfa;
-  if (!root) return undefined;
-  const fix = "the command line's postern ssh and postern join ask for it on a trusted cluster";
-  return rootSessionMfaRefusal(root, fix);
-}
-
-/**
  * What a `mfa_required` answer says on the console's paths that ask for the check themselves
  * first (an application launch, a desktop, file transfers): `what` is "this application", ….
  */

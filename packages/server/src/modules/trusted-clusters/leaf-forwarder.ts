@@ -158,7 +158,12 @@ export class LeafForwarder implements HostHandler {
         if (!identity) return { refused: 'not authenticated' };
         try {
           const grant = await this.options.grants.for(webCaller(identity), leaf);
-          const check = rootCheckFor(identity.user, leaf, {
+          const who = {
+            user: identity.user,
+            rootSession: identity.session.id,
+            leafSession: grant.session,
+          };
+          const check = rootCheckFor(who, leaf, {
             ...this.options.checks,
             origin: req.headers.origin,
           });

@@ -6,7 +6,7 @@ import { asSocket } from '../../net/post-json.js';
 import { sessionCookieName } from '../../http/request-identity.js';
 import { answerSession } from '../terminal/socket-auth.js';
 import { encodeEnvelope, terminalMessageTypes as T } from '@postern/contracts';
-import { RelayedChecks, type RootCheck } from './root-checks.js';
+import { RelayedChecks, vouchedAnswer, type RootCheck } from './root-checks.js';
 
 /** The same frame limit the web port's own sockets have. */
 const maxPayload = 1024 * 1024;
@@ -67,6 +67,12 @@ export function relaySocketToLeaf(
     async function connect(frame: Record<string, unknown>, bearer: string): Promise<void> {
       const admitted = await options.admit(bearer);
       if ('refused' in admitted) return refuse(admitted.refused);
+      let firstFrame: Record<string, unknown> = { ...frame, token: admitted.grant.bearer };
+      if (frame.mfa_response !== undefined) {
+        const vouched = await vouchedAnswer(req.url, frame.mfa_response, admitted.check);
+        if ('refused' in vouched) return refuse(vouched.refused);
+        firstFrame = { ...firstFrame, mfa_response: vouched.answer };
+      }
       if (client.readyState !== WebSocket.OPEN) return;
       const stream = asSocket(await options.dial());
       checks = new RelayedChecks(admitted.check, {
@@ -84,7 +90,7 @@ export function relaySocketToLeaf(
         maxPayload: 64 * maxPayload,
       });
       upstream.on('open', () => {
-        upstream!.send(JSON.stringify({ ...frame, token: admitted.grant.bearer }));
+        upstream!.send(JSON.stringify(firstFrame));
         for (const message of early.splice(0))
           upstream!.send(message.data, { binary: message.isBinary });
       });

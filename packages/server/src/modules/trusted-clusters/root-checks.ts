@@ -8,7 +8,7 @@ import {
 } from '@postern/contracts';
 import type { RawData } from 'ws';
 import { ApiError } from '../../errors.js';
-import type { SessionMfa } from '../../identity/mfa/session-mfa.js';
+import { webSessionMfaSubject, type SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { ClusterKey } from './cluster-keys.js';
 import { signRootAssertion } from './forwarded-identity.js';
 
@@ -17,6 +17,11 @@ export interface RootCheck {
   challenge(nonce: string): Promise<MfaChallenge>;
   /** The assertion for the leaf once the user's answer checks out; throws when it does not. */
   answer(nonce: string, response: SessionMfaResponse): Promise<string>;
+  /**
+   * The same for a console call's check (`desktop:<name>`), which the user answered to this
+   * root's challenge for their web session here: the word is for the leaf session's subject.
+   */
+  vouch(resource: string, response: SessionMfaResponse): Promise<string>;
 }
 
 /**
@@ -25,7 +30,7 @@ export interface RootCheck {
  * assertion, signed with the key the leaf knows this root by.
  */
 export function rootCheckFor(
-  user: string,
+  who: { user: string; rootSession: string; leafSession: string },
   leaf: string,
   deps: {
     sessionMfa: Pick<SessionMfa, 'challenge' | 'verify'>;
@@ -34,14 +39,22 @@ export function rootCheckFor(
     identityKey: () => Promise<ClusterKey>;
   },
 ): RootCheck {
+  const { user } = who;
   const subject = (nonce: string) => `leaf ${leaf} ${nonce}`;
+  const sign = async (check: string) => {
+    const { privateKey } = await deps.identityKey();
+    return signRootAssertion({ user, check }, { key: privateKey, root: deps.rootName, leaf });
+  };
   return {
     challenge: (nonce) => deps.sessionMfa.challenge(user, subject(nonce)),
     async answer(nonce, response) {
       await deps.sessionMfa.verify(user, subject(nonce), response, deps.origin);
-      const { privateKey } = await deps.identityKey();
-      const claims = { user, check: nonce };
-      return signRootAssertion(claims, { key: privateKey, root: deps.rootName, leaf });
+      return sign(nonce);
+    },
+    async vouch(resource, response) {
+      const here = webSessionMfaSubject(who.rootSession, resource);
+      await deps.sessionMfa.verify(user, here, response, deps.origin);
+      return sign(webSessionMfaSubject(who.leafSession, resource));
     },
   };
 }
@@ -95,6 +108,32 @@ export class RelayedChecks {
       (error: unknown) => this.sides.fail(reasonOf(error)),
     );
     return true;
+  }
+}
+
+/** `sites/<leaf>/desktops/<name>/connect/ws`: the socket whose first frame may carry an answer. */
+const desktopPath = /^\/v1\/webapi\/sites\/[^/?#]+\/desktops\/([^/?#]+)\/connect\/ws(?:[?#]|$)/;
+
+/**
+ * A desktop's first frame with the answer to this root's challenge for `desktop:<name>` (the
+ * console asks for it on its own, then connects again): the answer is checked here, and the leaf
+ * gets this root's word for its own subject in its place.
+ */
+export async function vouchedAnswer(
+  url: string | undefined,
+  answer: unknown,
+  check: RootCheck,
+): Promise<{ answer: { root_assertion: string } } | { refused: string }> {
+  const name = desktopPath.exec(url ?? '')?.[1];
+  const response = sessionMfaResponseSchema.safeParse(answer);
+  if (!name || !response.success || 'root_assertion' in response.data) {
+    return { refused: 'the MFA answer is not a key assertion or a code' };
+  }
+  try {
+    const resource = `desktop:${decodeURIComponent(name)}`;
+    return { answer: { root_assertion: await check.vouch(resource, response.data) } };
+  } catch (error) {
+    return { refused: reasonOf(error) };
   }
 }
 

@@ -5,7 +5,6 @@ import { createWebSocketStream, type WebSocket } from 'ws';
 import { resolveClusterId } from '../../../cluster-context.js';
 import { accessDenied, ApiError } from '../../../errors.js';
 import {
-  rootSessionMfaRefusalFor,
   SessionMfa,
   sessionMfaNeeded,
   webSessionMfaSubject,
@@ -105,10 +104,10 @@ async function connect(
   const query = desktopConnectQuerySchema.safeParse(request.query);
   if (!query.success) return refuse(query.error.issues[0]?.message ?? 'bad query');
   const login = query.data.username;
-  const fromRoot = rootSessionMfaRefusalFor(identity);
-  if (fromRoot) return refuse(fromRoot);
-  // require_session_mfa: the page connects again with the answer to a challenge for this desktop.
-  if (SessionMfa.required(identity.roleSet)) {
+  // require_session_mfa: the page connects again with the answer to a challenge for this desktop
+  // (a trusted root's user answers the root's, which the root vouches for here: leaf-checks.ts).
+  const rootAsks = identity.session.rootSessionMfa !== undefined;
+  if (rootAsks || SessionMfa.required(identity.roleSet)) {
     if (!caller.mfaResponse) {
       const message = sessionMfaNeeded('this desktop');
       answerSession(socket, 'error', message, 'mfa_required');
