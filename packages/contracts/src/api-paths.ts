@@ -62,6 +62,8 @@ export const apiPaths = {
   cliRecordings: `${apiPrefix}/recordings`,
   /** GET: the live sessions the user may see, for `postern sessions ls` (signed, like `sshNodes`). */
   cliActiveSessions: `${apiPrefix}/activesessions`,
+  /** GET: this cluster and its trusted leaves, as `sites` lists them, for `postern clusters` (signed). */
+  cliClusters: `${apiPrefix}/clusters`,
   cliRecordingInfo: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/info`,
   cliRecordingEvents: (sid: string) => `${apiPrefix}/recordings/${seg(sid)}/events`,
   /** POST, signed: a certificate for the same key that assumes these approved requests (or none). */

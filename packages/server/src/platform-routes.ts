@@ -51,7 +51,7 @@ export async function platformRoutes(
   await server.register(pingRoutes, { config, addresses, providers });
   // Outside the web API, for load balancers: liveness and readiness (docs/high-availability.md).
   await server.register(healthRoutes, { readiness: ctx.readiness });
-  await server.register(clustersRoutes, { clusters });
+  await server.register(clustersRoutes, { clusters, certAuth: ctx.identity.certAuth });
   const cursorSecret = await clusterSecret(backend, 'audit_cursor');
   const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);
   const search = new AuditSearchService(signedAudit);

@@ -5,6 +5,7 @@ import { login, type CliDeps, type LoginFlags } from './login-flow.js';
 import { botStart, type BotStartFlags } from './bot-start.js';
 import { askCodeOn } from './session-mfa.js';
 import { ProxyUnreachableError } from './proxy-client.js';
+import { clusters } from './clusters-command.js';
 import { logout, ls, status } from './session-commands.js';
 import {
   join,
@@ -78,6 +79,11 @@ export function addLoginCommands(program: Command, overrides: LoginCommandDeps =
     .command('status')
     .description('show the current login: user, cluster, roles, logins, expiry')
     .action(() => oneLine(() => status(deps.env, deps.print)));
+
+  program
+    .command('clusters')
+    .description('the cluster you are signed in to and the trusted leaf clusters it reaches')
+    .action(() => oneLine(() => clusters(deps.env, deps.print)));
 
   program
     .command('ls')

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { clusters } from '../../cli/login/clusters-command.js';
 import * as postern from '../../cli/login/ssh-commands.js';
 import { addSessionsCommands } from '../../cli/sessions/sessions.commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
@@ -76,6 +77,11 @@ describe('postern join --cluster: a leaf session, from the root', () => {
       new RegExp(`${sid}\\s+ssh\\s+test-host \\(root\\)\\s+alice\\b.*observer`),
     );
     expect(listing).toContain('Join one with: postern join --cluster leaf ID');
+    // `postern clusters` names the leaf for --cluster.
+    const clusterLines: string[] = [];
+    await clusters(env, (line) => clusterLines.push(line));
+    expect(clusterLines.join('\n')).toMatch(/^root\s+root\s+online\s+\d+\s+\*$/m);
+    expect(clusterLines.join('\n')).toMatch(/^leaf\s+leaf\s+online\s+1\s*$/m);
 
     let watcher: ReturnType<typeof collect> | undefined;
     let ran: string[] = [];
