@@ -41,9 +41,7 @@ export async function sessionMfaRoutes(server: FastifyInstance, options: Session
       parseInput(mfaRequiredRequestSchema, request.body);
       // The option holds for every resource the roles reach: any role asking is enough, and
       // so does a trusted root's rule for its user here.
-      const identity = request.identity!;
-      const rootAsks = identity.session.rootSessionMfa !== undefined;
-      return { required: rootAsks || SessionMfa.required(identity.roleSet) };
+      return { required: SessionMfa.requiredFor(request.identity!) };
     },
   );
 

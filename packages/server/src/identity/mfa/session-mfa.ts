@@ -93,6 +93,17 @@ export class SessionMfa {
     return roleSet.options().requireSessionMfa;
   }
 
+  /**
+   * The same for a web session's caller: on a trusted leaf, the rule of a root's user's roles
+   * there counts too (docs/trusted-clusters.md).
+   */
+  static requiredFor(identity: {
+    roleSet: Pick<RoleSet, 'options'>;
+    session: { rootSessionMfa?: string };
+  }): boolean {
+    return identity.session.rootSessionMfa !== undefined || SessionMfa.required(identity.roleSet);
+  }
+
   /** The challenge for this user and subject; refused when they have no device to answer it. */
   async challenge(user: string, subject: string): Promise<MfaChallenge> {
     const delegated = await this.rootUsers?.challenge(user, subject);

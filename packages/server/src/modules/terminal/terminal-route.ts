@@ -63,9 +63,7 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
         // the database or the pod. An answer to one socket's challenge opens no other. A trusted
         // root's rule for its user counts here too; the root runs that user's check.
         mfaSubject: (identity) =>
-          SessionMfa.required(identity.roleSet) || identity.session.rootSessionMfa !== undefined
-            ? `terminal ${randomUUID()} ${request.url}`
-            : undefined,
+          SessionMfa.requiredFor(identity) ? `terminal ${randomUUID()} ${request.url}` : undefined,
         ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
         origin: request.headers.origin,
         log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),

@@ -29,15 +29,13 @@ import {
 } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
-import { rootCheckFor } from './root-checks.js';
-import type { ClusterKey } from './cluster-keys.js';
+import { rootCheckFor, rootWord, type RootSigner } from './root-checks.js';
 import {
   rootMfaHeader,
   webSessionMfaSubject,
   type SessionMfa,
 } from '../../identity/mfa/session-mfa.js';
 import type { SessionMfaGrants } from '../../identity/mfa/session-mfa-grants.js';
-import { signRootAssertion } from './forwarded-identity.js';
 
 /** `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. */
 const clusterPath = /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/;
@@ -89,12 +87,10 @@ export interface LeafForwarderOptions {
   dial: DialLeaf;
   log: (message: string, fields: object) => void;
   /** A leaf's per-session MFA checks for this root's users, run with this root's devices. */
-  checks: {
+  checks: RootSigner & {
     sessionMfa: Pick<SessionMfa, 'challenge' | 'verify'>;
     /** Checks passed on this root for console calls (`files:<server>`), by web session. */
     grants: Pick<SessionMfaGrants, 'holds'>;
-    rootName: string;
-    identityKey: () => Promise<ClusterKey>;
   };
 }
 
@@ -280,9 +276,7 @@ export class LeafForwarder implements HostHandler {
     const resource = `files:${decodeURIComponent(serverId)}`;
     const { checks } = this.options;
     if (!(await checks.grants.holds(rootSession, resource))) return undefined;
-    const check = webSessionMfaSubject(grant.session, resource);
-    const key = (await checks.identityKey()).privateKey;
-    return signRootAssertion({ user, check }, { key, root: checks.rootName, leaf });
+    return rootWord(checks, leaf, user, webSessionMfaSubject(grant.session, resource));
   }
 
   private send(

@@ -24,6 +24,18 @@ export interface RootCheck {
   vouch(resource: string, response: SessionMfaResponse): Promise<string>;
 }
 
+/** How this root signs its word for a leaf: the key the leaf knows it by. */
+export interface RootSigner {
+  rootName: string;
+  identityKey: () => Promise<ClusterKey>;
+}
+
+/** This root's word to `leaf` that `user` passed the check `check` (a nonce, or a subject). */
+export async function rootWord(signer: RootSigner, leaf: string, user: string, check: string) {
+  const { privateKey } = await signer.identityKey();
+  return signRootAssertion({ user, check }, { key: privateKey, root: signer.rootName, leaf });
+}
+
 /**
  * `user`'s checks for `leaf`, with this cluster's devices: the challenge is bound to the leaf's
  * nonce (a key's answer to it opens nothing else), and only an answer that checks out gets the
@@ -32,19 +44,14 @@ export interface RootCheck {
 export function rootCheckFor(
   who: { user: string; rootSession: string; leafSession: string },
   leaf: string,
-  deps: {
+  deps: RootSigner & {
     sessionMfa: Pick<SessionMfa, 'challenge' | 'verify'>;
     origin: string | undefined;
-    rootName: string;
-    identityKey: () => Promise<ClusterKey>;
   },
 ): RootCheck {
   const { user } = who;
   const subject = (nonce: string) => `leaf ${leaf} ${nonce}`;
-  const sign = async (check: string) => {
-    const { privateKey } = await deps.identityKey();
-    return signRootAssertion({ user, check }, { key: privateKey, root: deps.rootName, leaf });
-  };
+  const sign = (check: string) => rootWord(deps, leaf, user, check);
   return {
     challenge: (nonce) => deps.sessionMfa.challenge(user, subject(nonce)),
     async answer(nonce, response) {

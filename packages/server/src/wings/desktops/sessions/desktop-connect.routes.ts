@@ -106,8 +106,7 @@ async function connect(
   const login = query.data.username;
   // require_session_mfa: the page connects again with the answer to a challenge for this desktop
   // (a trusted root's user answers the root's, which the root vouches for here: leaf-checks.ts).
-  const rootAsks = identity.session.rootSessionMfa !== undefined;
-  if (rootAsks || SessionMfa.required(identity.roleSet)) {
+  if (SessionMfa.requiredFor(identity)) {
     if (!caller.mfaResponse) {
       const message = sessionMfaNeeded('this desktop');
       answerSession(socket, 'error', message, 'mfa_required');

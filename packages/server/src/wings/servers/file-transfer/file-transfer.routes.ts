@@ -56,8 +56,7 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
     rootWord: string | undefined,
   ): Promise<Identity> => {
     const resource = `files:${serverId}`;
-    const rootAsks = identity.session.rootSessionMfa !== undefined;
-    if (!rootAsks && !SessionMfa.required(identity.roleSet)) return identity;
+    if (!SessionMfa.requiredFor(identity)) return identity;
     const checked = { ...identity, mfaVerified: true };
     if (await options.sessionMfaGrants.holds(identity.session.id, resource)) return checked;
     if (rootWord) {
