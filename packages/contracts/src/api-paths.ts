@@ -81,6 +81,9 @@ export const apiPaths = {
   /** WebSocket: a TCP app's connection, for `postern proxy app` (signed with a user certificate). */
   /** Not under `apps/`: a path there would shadow `apps/{fqdn}/{clusterId}` for a cluster named tcp. */
   appTcp: (name: string) => `${apiPrefix}/tcpapps/${seg(name)}`,
+  /** `appTcp` of a named cluster: a trusted leaf's through its root (`postern proxy app --cluster`). */
+  appTcpIn: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/tcpapps/${seg(name)}`,
   // Databases (docs/databases.md).
   databases: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/databases`,
   database: (clusterId: string, name: string) =>
@@ -110,6 +113,9 @@ export const apiPaths = {
   databaseLogin: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}/login`,
   /** WebSocket: one client connection to a database, for `postern proxy db` (user certificate). */
   databaseConnect: (name: string) => `${apiPrefix}/dbconnect/${seg(name)}`,
+  /** `databaseConnect` of a named cluster: a trusted leaf's through its root (`--cluster`). */
+  databaseConnectIn: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/dbconnect/${seg(name)}`,
   // Kubernetes (docs/kubernetes.md).
   kubernetes: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/kubernetes`,
   /** GET: namespaces, or the pods of one, that the user may see (Exec in browser's picker). */
@@ -195,6 +201,7 @@ export const apiPaths = {
     resolveAppInCluster: `${apiPrefix}/apps/:fqdn/:clusterId`,
     resolveAppAt: `${apiPrefix}/apps/:fqdn/:clusterId/:publicAddr`,
     appTcp: `${apiPrefix}/tcpapps/:name`,
+    appTcpIn: `${apiPrefix}/sites/:clusterId/tcpapps/:name`,
     databases: `${apiPrefix}/sites/:clusterId/databases`,
     database: `${apiPrefix}/sites/:clusterId/databases/:database`,
     databaseIamPolicy: `${apiPrefix}/sites/:clusterId/databases/:database/iam/policy`,
@@ -204,6 +211,7 @@ export const apiPaths = {
     connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
     resourcesCheck: `${apiPrefix}/sites/:clusterId/resources/check`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
+    databaseConnectIn: `${apiPrefix}/sites/:clusterId/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,
     databaseConsole: `${apiPrefix}/sites/:clusterId/databases/:database/console/ws`,
     desktops: `${apiPrefix}/sites/:clusterId/desktops`,

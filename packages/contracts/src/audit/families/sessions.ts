@@ -77,6 +77,18 @@ export const sessionEvents = {
     desc: 'SSH to a Leaf Cluster Ended',
     message: "User [{user}]'s connection to [{server}] on leaf cluster [{cluster}] ended: {reason}",
   },
+  TPOS062I: {
+    type: 'trusted_cluster.tunnel.start',
+    desc: 'Tunnel to a Leaf Cluster Started',
+    message:
+      'User [{user}] opened a tunnel to {kind} [{name}] on leaf cluster [{cluster}] through this proxy',
+  },
+  TPOS063I: {
+    type: 'trusted_cluster.tunnel.end',
+    desc: 'Tunnel to a Leaf Cluster Ended',
+    message:
+      "User [{user}]'s tunnel to {kind} [{name}] on leaf cluster [{cluster}] ended: {reason}",
+  },
   TPOS030E: {
     type: 'session.recording.failed',
     desc: 'Session Recording Failed',

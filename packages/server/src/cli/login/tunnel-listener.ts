@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { signRequest } from '../../ssh/signed-request.js';
@@ -68,9 +69,13 @@ export async function listenThroughProxy(
       rejectUnauthorized: !profile.insecure,
       perMessageDeflate: false,
     });
-    socket.once('unexpected-response', (_request, response) => {
-      log(`the proxy refused the connection to ${name}: HTTP ${response.statusCode}`);
+    socket.once('unexpected-response', (request, response) => {
       local.destroy();
+      void refusalMessage(response).then((message) => {
+        request.destroy();
+        const why = message ? `: ${message}` : '';
+        log(`the proxy refused the connection to ${name}: HTTP ${response.statusCode}${why}`);
+      });
     });
     socket.once('error', (error) => {
       log(`cannot reach the proxy for ${name}: ${error.message}`);
@@ -95,4 +100,19 @@ export async function listenThroughProxy(
     port: bound,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The `message` of a refusal's JSON body (the proxy's or a leaf's), if it has one. */
+async function refusalMessage(response: IncomingMessage): Promise<string | undefined> {
+  let text = '';
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      text += chunk.toString('utf8');
+      if (text.length > 16_384) break;
+    }
+    const body = JSON.parse(text) as { message?: unknown };
+    return typeof body.message === 'string' ? body.message : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,6 +7,7 @@ import { HeadlessStore } from '../headless/headless.store.js';
 import { CertIssuer } from './cert-issuer.js';
 import { CertRequestAuth } from './cert-request-auth.js';
 import { SignatureUses } from './signature-uses.js';
+import { TunnelCallers } from './tunnel-caller.js';
 import { sshLoginRoutes } from './ssh-login.routes.js';
 import { SshCertsService } from './ssh-certs.service.js';
 
@@ -52,7 +53,11 @@ export function buildCliLogin(platform: Platform, identity: IdentityBasics) {
     publicUrl: () => addresses.publicBaseUrl(),
     now,
   });
-  return { issuer, certs, certAuth, headless };
+  const tunnelCallers = new TunnelCallers({
+    certAuth,
+    guard: { sessions: identity.sessions, access, locks },
+  });
+  return { issuer, certs, certAuth, tunnelCallers, headless };
 }
 
 export type CliLoginServices = ReturnType<typeof buildCliLogin>;

@@ -103,6 +103,8 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     guard: ctx.guard,
     certAuth: ctx.identity.certAuth,
     dial: dialLeaf,
+    audit,
+    now,
     log: (message, fields) => ctx.log('warn', message, fields),
     checks: {
       sessionMfa: ctx.identity.sessionMfa,

@@ -29,6 +29,9 @@ import {
 } from './leaf-grants.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 import { relaySocketToLeaf } from './leaf-socket-relay.js';
+import { relayTunnelToLeaf } from './leaf-tunnel-relay.js';
+import type { AuditStore } from '../audit/index.js';
+import type { Clock } from '../../clock.js';
 import { rootCheckFor, rootWord, type RootSigner } from './root-checks.js';
 import {
   rootMfaHeader,
@@ -85,6 +88,9 @@ export interface LeafForwarderOptions {
   /** The CLI's reads (`postern ls --cluster`), signed with the user's certificate. */
   certAuth: Pick<CertRequestAuth, 'identify'>;
   dial: DialLeaf;
+  /** The root's log of the CLI's tunnels to a leaf (leaf-tunnel-relay.ts). */
+  audit: AuditStore;
+  now: Clock;
   log: (message: string, fields: object) => void;
   /** A leaf's per-session MFA checks for this root's users, run with this root's devices. */
   checks: RootSigner & {
@@ -143,6 +149,12 @@ export class LeafForwarder implements HostHandler {
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const leaf = this.leafOf(req);
+    if (leaf && req.headers[signedRequestHeaders.signature] !== undefined) {
+      const { certAuth, grants, dial, audit, now, log, guard } = this.options;
+      const deps = { certAuth, grants, dial, audit, now, log, locks: guard.locks };
+      void relayTunnelToLeaf(req, socket, head, leaf, deps);
+      return;
+    }
     if (!leaf || !sameOrigin(req)) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;

@@ -1,4 +1,3 @@
-import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import type {} from '@fastify/websocket';
 import { apiPaths } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
@@ -7,7 +6,8 @@ import { connect } from 'node:net';
 import { pipeline, type Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import { accessDenied, notFound } from '../../errors.js';
-import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
+import { resolveClusterId } from '../../cluster-context.js';
 import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import type { AuditStore } from '../../modules/audit/index.js';
@@ -21,7 +21,9 @@ import type { AppsService } from './apps.service.js';
 
 interface AppConnectOptions {
   apps: AppsService;
-  certAuth: Pick<CertRequestAuth, 'identify'>;
+  /** Who opens a tunnel: the CLI's certificate, or a root's forwarded session. */
+  callers: Pick<TunnelCallers, 'identify'>;
+  clusterName: string;
   access: Pick<AccessResolver, 'resolve'>;
   locks: Pick<LockWatcher, 'isLocked'>;
   audit: AuditStore;
@@ -46,6 +48,8 @@ interface Tunnel {
   app: AppRecord;
   /** The access requests the user's certificate assumed. */
   accessRequests: string[];
+  /** See TunnelCaller.sessionRoles: what the rechecks resolve access from. */
+  sessionRoles: readonly string[];
   /** Who the app's identity JWT names, for an HTTP app. */
   roles: string[];
   traits: Record<string, string[]>;
@@ -59,56 +63,61 @@ declare module 'fastify' {
   }
 }
 
-type NameParams = { Params: { name: string } };
+type TunnelParams = { Params: { name: string; clusterId?: string } };
 
 /**
  * `postern proxy app NAME` (docs/apps.md, "TCP apps" and "HTTP apps from the command line") opens
  * one WebSocket per local connection here, signed with the user's certificate from `postern
- * login`; the proxy checks the signature, the app's labels against the user's roles and locks
+ * login` (or, for a trusted root's user, with the leaf session this cluster granted them:
+ * tunnel-caller.ts); the proxy checks the credential, the app's labels against the user's roles and locks
  * before the upgrade (401/403/404 as HTTP answers), then relays the connection until either side
  * ends, a lock falls on the user or their roles stop reaching the app: to a TCP app's
  * `tcp://host:port` as bytes, and to an HTTP app through the app proxy, which reads its requests
  * as it reads a browser's.
  */
 export async function appConnectRoutes(server: FastifyInstance, options: AppConnectOptions) {
-  const { apps, certAuth, audit } = options;
+  const { apps, callers, audit } = options;
   const recheckMs = options.recheckMs ?? 2_000;
 
-  const authorize = async (request: FastifyRequest<NameParams>) => {
-    const identity = await certAuth.identify(request);
+  const authorize = async (request: FastifyRequest<TunnelParams>) => {
+    const { clusterId } = request.params;
+    if (clusterId !== undefined) resolveClusterId(clusterId, options.clusterName);
+    const caller = await callers.identify(request);
     const app = apps.get(request.params.name);
     if (
       !app ||
-      !identity.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name })
+      !caller.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name })
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
-    // A per-session MFA certificate for this app opens it (postern proxy app asks).
-    const mfaVerified = identity.sessionMfaTargets?.includes(`app:${app.metadata.name}`) === true;
-    const unchecked = sessionMfaRefusal({ ...identity, mfaVerified }, 'postern proxy app');
+    const unchecked = caller.mfaRefusal(`app:${app.metadata.name}`, 'postern proxy app');
     if (unchecked) throw accessDenied(unchecked);
     request.appTunnel = {
-      user: identity.user,
+      user: caller.user,
       app,
-      accessRequests: identity.accessRequests,
-      roles: identity.roles,
-      traits: identity.traits,
-      expiresMs: identity.expiresMs,
+      accessRequests: caller.accessRequests,
+      sessionRoles: caller.sessionRoles,
+      roles: caller.roles,
+      traits: caller.traits,
+      expiresMs: caller.expiresMs,
       clientAddress: request.ip,
     };
   };
 
-  server.get<NameParams>(
-    apiPaths.patterns.appTcp,
-    // The certificate is the credential: no web session, so the guard lets it through and the
-    // check runs here, before the upgrade.
-    { websocket: true, config: { access: 'public' }, preValidation: authorize },
-    (socket: WebSocket, request) => {
-      const tunnel = request.appTunnel;
-      if (!tunnel) return socket.close(1011, 'not authorized');
-      relay(socket, tunnel);
-    },
-  );
+  const opened = (socket: WebSocket, request: FastifyRequest) => {
+    const tunnel = request.appTunnel;
+    if (!tunnel) return socket.close(1011, 'not authorized');
+    relay(socket, tunnel);
+  };
+  // `tcpapps/NAME`, or `sites/CLUSTER/tcpapps/NAME` (`--cluster`, a root forwarding for its user).
+  for (const path of [apiPaths.patterns.appTcp, apiPaths.patterns.appTcpIn]) {
+    // The credential is checked here, before the upgrade: the guard lets the route through.
+    server.get<TunnelParams>(
+      path,
+      { websocket: true, config: { access: 'public' }, preValidation: authorize },
+      opened,
+    );
+  }
 
   /**
    * An HTTP app: one end of an in-memory connection whose other end the app proxy serves. A TCP
@@ -150,7 +159,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     tunnel: Tunnel,
     sid: string,
   ) {
-    const { user, app, accessRequests } = tunnel;
+    const { user, app, accessRequests, sessionRoles } = tunnel;
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
@@ -159,7 +168,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     });
     const tracked = track(tunnel, sid);
     const recheck = setInterval(() => {
-      const resolved = options.access.resolve(user, [], accessRequests);
+      const resolved = options.access.resolve(user, sessionRoles, accessRequests);
       const allowed =
         !options.locks.isLocked({ user, roles: resolved.roles }) &&
         resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name });

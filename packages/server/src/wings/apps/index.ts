@@ -33,7 +33,8 @@ export const appsWing = {
     });
     await server.register(appConnectRoutes, {
       apps: s.apps,
-      certAuth: ctx.identity.certAuth,
+      callers: ctx.identity.tunnelCallers,
+      clusterName: ctx.config.clusterName,
       access: ctx.access,
       locks: ctx.locks,
       audit: ctx.audit,

@@ -1,4 +1,3 @@
-import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 import type {} from '@fastify/websocket';
 import {
   apiPaths,
@@ -9,9 +8,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
 import type { RoleSet } from '../../access-control/rbac/index.js';
+import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
 import type { DatabasesService } from './databases.service.js';
 import { routeDenial } from './db-access.js';
 import type { DatabaseClientCa } from './db-client-ca.js';
@@ -24,6 +25,8 @@ export interface DatabaseConnection {
   stream: Duplex;
   user: string;
   roleSet: RoleSet;
+  /** See TunnelCaller.sessionRoles: what the session's rechecks resolve access from. */
+  sessionRoles: readonly string[];
   db: DatabaseRecord;
   remoteAddr?: string;
 }
@@ -31,6 +34,9 @@ export interface DatabaseConnection {
 interface DbConnectOptions {
   databases: DatabasesService;
   certAuth: Pick<CertRequestAuth, 'identify'>;
+  /** Who opens a connection: the CLI's certificate, or a root's forwarded session. */
+  callers: Pick<TunnelCallers, 'identify'>;
+  clusterName: string;
   engines: Partial<Record<string, DatabaseEngine>>;
   /** The native listeners' certificates (`postern db login`). */
   login: {
@@ -46,6 +52,7 @@ const loginCertTtlMs = 12 * 3_600_000;
 interface Authorized {
   user: string;
   roleSet: RoleSet;
+  sessionRoles: readonly string[];
   db: DatabaseRecord;
 }
 
@@ -56,34 +63,41 @@ declare module 'fastify' {
 }
 
 type NameParams = { Params: { name: string } };
+type TunnelParams = { Params: { name: string; clusterId?: string } };
 
 /**
  * `postern proxy db NAME` and `postern db connect` open one WebSocket per client connection here,
- * signed with the user's certificate from `postern login`. The signature and the database's
+ * signed with the user's certificate from `postern login` (or, for a trusted root's user, with
+ * the leaf session this cluster granted them: tunnel-caller.ts). The credential and the database's
  * labels are checked before the upgrade (401/404 as HTTP answers); the database user and name
  * come in the client's own startup message, which the protocol's engine checks before a byte
  * reaches the database.
  */
 export async function dbConnectRoutes(server: FastifyInstance, options: DbConnectOptions) {
-  const { databases, certAuth, engines } = options;
+  const { databases, certAuth, callers, engines } = options;
 
-  const authorize = async (request: FastifyRequest<NameParams>) => {
-    const identity = await certAuth.identify(request);
+  const authorize = async (request: FastifyRequest<TunnelParams>) => {
+    const { clusterId } = request.params;
+    if (clusterId !== undefined) resolveClusterId(clusterId, options.clusterName);
+    const caller = await callers.identify(request);
     const db = databases.get(request.params.name);
     if (
       !db ||
-      !identity.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })
+      !caller.roleSet.canAccess('db', { labels: db.metadata.labels, name: db.metadata.name })
     ) {
       throw notFound(`no database named ${request.params.name}`);
     }
     if (!engines[db.spec.protocol]) {
       throw badParameter(`Postern does not speak ${db.spec.protocol} yet`);
     }
-    // A per-session MFA certificate for this database opens it (postern db connect asks).
-    const mfaVerified = identity.sessionMfaTargets?.includes(`db:${db.metadata.name}`) === true;
-    const unchecked = sessionMfaRefusal({ ...identity, mfaVerified }, 'a database client');
+    const unchecked = caller.mfaRefusal(`db:${db.metadata.name}`, 'a database client');
     if (unchecked) throw accessDenied(unchecked);
-    request.databaseConnection = { user: identity.user, roleSet: identity.roleSet, db };
+    request.databaseConnection = {
+      user: caller.user,
+      roleSet: caller.roleSet,
+      sessionRoles: caller.sessionRoles,
+      db,
+    };
   };
 
   // Public for the guard: the request is authenticated by its certificate signature instead.
@@ -122,21 +136,24 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     },
   );
 
-  server.get<NameParams>(
-    apiPaths.patterns.databaseConnect,
-    // The certificate is the credential: no web session, so the guard lets it through and the
-    // check runs here, before the upgrade.
-    { websocket: true, config: { access: 'public' }, preValidation: authorize },
-    (socket: WebSocket, request) => {
-      const authorized = request.databaseConnection;
-      if (!authorized) return socket.close(1011, 'not authorized');
-      const stream = createWebSocketStream(socket);
-      stream.on('error', () => undefined);
-      void engines[authorized.db.spec.protocol]!({
-        ...authorized,
-        stream,
-        remoteAddr: request.ip,
-      });
-    },
-  );
+  /** A client connection: `dbconnect/NAME`, or `sites/CLUSTER/dbconnect/NAME` (`--cluster`). */
+  const connect = (socket: WebSocket, request: FastifyRequest) => {
+    const authorized = request.databaseConnection;
+    if (!authorized) return socket.close(1011, 'not authorized');
+    const stream = createWebSocketStream(socket);
+    stream.on('error', () => undefined);
+    void engines[authorized.db.spec.protocol]!({
+      ...authorized,
+      stream,
+      remoteAddr: request.ip,
+    });
+  };
+  for (const path of [apiPaths.patterns.databaseConnect, apiPaths.patterns.databaseConnectIn]) {
+    // The credential is checked here, before the upgrade: the guard lets the route through.
+    server.get<TunnelParams>(
+      path,
+      { websocket: true, config: { access: 'public' }, preValidation: authorize },
+      connect,
+    );
+  }
 }

@@ -58,6 +58,8 @@ export const databasesWing = {
     await server.register(dbConnectRoutes, {
       databases: s.databases,
       certAuth: ctx.identity.certAuth,
+      callers: ctx.identity.tunnelCallers,
+      clusterName: ctx.config.clusterName,
       login: {
         accessCa: s.dbAccessCa,
         listener: (protocol) =>

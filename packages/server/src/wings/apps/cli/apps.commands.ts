@@ -15,7 +15,9 @@ import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { AppsService, type AppRow } from '../apps.service.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
-import { askCodeOn, tunnelCertificates } from '../../../cli/login/session-mfa.js';
+import { askCodeOn } from '../../../cli/login/session-mfa.js';
+import { leafNamed } from '../../../cli/login/nodes.js';
+import { catalogPath, tunnelTarget } from '../../../cli/login/tunnel-target.js';
 
 /** The apps in storage, loaded for one command. */
 async function withApps<T>(ctx: AdminContext, run: (apps: AppsService) => Promise<T>) {
@@ -83,22 +85,26 @@ export function addAppsCommands(program: Command): void {
       'listen on 127.0.0.1 and tunnel each connection to the app NAME: any client of a TCP app, or plain HTTP (curl, scripts) to a web app',
     )
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
-    .action(async (name: string, flags: { port: string }) => {
+    .option('--cluster <leaf>', "a trusted leaf cluster's app, through this one")
+    .action(async (name: string, flags: { port: string; cluster?: string }) => {
       // require_session_mfa: a code when a connection needs a fresh per-session certificate.
-      const certificate = tunnelCertificates(process.env, { kind: 'app', name }, askCodeOn());
-      const listener = await listenThroughProxy(
-        process.env,
-        { name, path: apiPaths.appTcp(name), certificate },
-        Number(flags.port),
-        (line) => console.error(`postern: ${line}`),
+      const resource = { kind: 'app', name, cluster: flags.cluster } as const;
+      const target = await tunnelTarget(process.env, resource, askCodeOn());
+      const listener = await listenThroughProxy(process.env, target, Number(flags.port), (line) =>
+        console.error(`postern: ${line}`),
       );
-      print(`Proxying connections to ${name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
+      print(
+        `Proxying connections to ${target.name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`,
+      );
     });
   const apps = program.command('apps').description('applications');
   apps
     .command('ls')
     .description('list the applications you may reach (after postern login)')
-    .action(async () => printApps(await fetchApps(process.env)));
+    .option('--cluster <leaf>', "a trusted leaf cluster's apps, through this one")
+    .action(async (flags: { cluster?: string }) =>
+      printApps(await fetchApps(process.env, flags.cluster), print, flags.cluster),
+    );
   withStorageFlags(apps.command('jwt').command('rotate'))
     .description("make a new key for the apps' identity JWTs; the old one stays in the JWKS 20 min")
     .action((flags: ConfigFlags) =>
@@ -113,13 +119,18 @@ export function addAppsCommands(program: Command): void {
     );
 }
 
-/** Every app the signed-in user may reach, through the signed catalog (`appconnect`). */
-export async function fetchApps(env: NodeJS.ProcessEnv): Promise<AppJson[]> {
-  const { get } = await signedClient(env);
-  return (await get(`${apiPaths.appCatalog}?limit=1000`, appListResponseSchema)).items;
+/**
+ * Every app the signed-in user may reach, through the signed catalog (`appconnect`), or a
+ * trusted leaf's (`cluster`), which the root forwards with the leaf session it grants.
+ */
+export async function fetchApps(env: NodeJS.ProcessEnv, cluster?: string): Promise<AppJson[]> {
+  const { get, profile } = await signedClient(env);
+  const leaf = leafNamed(cluster, profile);
+  const path = catalogPath(apiPaths.appCatalog, apiPaths.apps, leaf);
+  return (await get(path, appListResponseSchema)).items;
 }
 
-export function printApps(list: AppJson[], out: Print = print): void {
+export function printApps(list: AppJson[], out: Print = print, cluster?: string): void {
   if (list.length === 0) return out('No applications that you may reach.');
   printTable(
     ['NAME', 'TYPE', 'ADDRESS', 'DESCRIPTION', 'LABELS'],
@@ -133,5 +144,6 @@ export function printApps(list: AppJson[], out: Print = print): void {
     out,
   );
   out('');
-  out('From here: postern proxy app NAME (any TCP client, or curl for an HTTP app)');
+  const onCluster = cluster ? ` --cluster ${cluster}` : '';
+  out(`From here: postern proxy app NAME${onCluster} (any TCP client, or curl for an HTTP app)`);
 }

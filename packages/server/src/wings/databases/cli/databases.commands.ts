@@ -1,4 +1,4 @@
-import { apiPaths, databaseResourceSchema } from '@postern/contracts';
+import { databaseResourceSchema } from '@postern/contracts';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { AdminContext } from '../../../cli/admin-context.js';
@@ -19,7 +19,8 @@ import {
   loginCommand,
   type ConnectFlags,
 } from './db-client.js';
-import { askCodeOn, tunnelCertificates } from '../../../cli/login/session-mfa.js';
+import { askCodeOn } from '../../../cli/login/session-mfa.js';
+import { tunnelTarget } from '../../../cli/login/tunnel-target.js';
 
 /** The databases in storage, loaded for one command. */
 async function withDatabases<T>(ctx: AdminContext, run: (dbs: DatabasesService) => Promise<T>) {
@@ -81,7 +82,8 @@ export function addDatabaseCommands(program: Command): void {
 
   db.command('ls')
     .description('list the databases you may reach, with the users and names your roles allow')
-    .action(() => listDatabases(process.env, print));
+    .option('--cluster <leaf>', "a trusted leaf cluster's databases, through this one")
+    .action((flags: { cluster?: string }) => listDatabases(process.env, print, flags.cluster));
 
   const connectFlags = (command: Command) =>
     command
@@ -90,8 +92,10 @@ export function addDatabaseCommands(program: Command): void {
         '--db-name <name>',
         'the database to open (default: PostgreSQL the database user, MySQL none)',
       );
+  const clusterFlag = (command: Command) =>
+    command.option('--cluster <leaf>', "a trusted leaf cluster's database, through this one");
 
-  connectFlags(db.command('connect <name>'))
+  clusterFlag(connectFlags(db.command('connect <name>')))
     .description('start psql or mariadb on the database NAME, tunnelled through the proxy')
     .action(async (name: string, flags: ConnectFlags) => {
       process.exitCode = await connectCommand(process.env, name, flags);
@@ -106,15 +110,16 @@ export function addDatabaseCommands(program: Command): void {
       for (const line of lines) print(line);
     });
 
-  connectFlags(db.command('config <name>'))
+  clusterFlag(connectFlags(db.command('config <name>')))
     .description('print how a client connects: run `postern proxy db NAME` first')
     .option('--port <port>', 'the local port `postern proxy db` listens on (default: 5432/3306)')
     .action(async (name: string, flags: ConnectFlags & { port?: string }) => {
-      const db = await fetchDatabase(process.env, name);
+      const db = await fetchDatabase(process.env, name, flags.cluster);
       const port = Number(flags.port ?? (db.protocol === 'mysql' ? 3306 : 5432));
-      print(`Name:      ${name} (${db.protocol})`);
+      const onCluster = flags.cluster ? ` --cluster ${flags.cluster}` : '';
+      print(`Name:      ${name} (${db.protocol})${flags.cluster ? ` on ${flags.cluster}` : ''}`);
       print(`Host:      127.0.0.1`);
-      print(`Port:      ${port} (postern proxy db ${name} --port ${port})`);
+      print(`Port:      ${port} (postern proxy db ${name}${onCluster} --port ${port})`);
       print(`User:      ${flags.dbUser}`);
       print(`Database:  ${flags.dbName ?? (db.protocol === 'mysql' ? '(none)' : flags.dbUser)}`);
       print(`TLS:       off between the client and postern proxy db (loopback); on beyond it`);
@@ -133,19 +138,18 @@ export function addDatabaseCommands(program: Command): void {
       }),
     );
 
-  commandGroup(program, 'proxy', 'local listeners that tunnel to resources through the proxy')
-    .command('db <name>')
-    .description('listen on 127.0.0.1 and tunnel each client connection to the database NAME')
-    .option('--port <port>', 'the local port (default: a free one, printed)', '0')
-    .action(async (name: string, flags: { port: string }) => {
-      // require_session_mfa: a code when a connection needs a fresh per-session certificate.
-      const certificate = tunnelCertificates(process.env, { kind: 'db', name }, askCodeOn());
-      const listener = await listenThroughProxy(
-        process.env,
-        { name, path: apiPaths.databaseConnect(name), certificate },
-        Number(flags.port),
-        (line) => console.error(`postern: ${line}`),
-      );
-      print(`Proxying connections to ${name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
-    });
+  clusterFlag(
+    commandGroup(program, 'proxy', 'local listeners that tunnel to resources through the proxy')
+      .command('db <name>')
+      .description('listen on 127.0.0.1 and tunnel each client connection to the database NAME')
+      .option('--port <port>', 'the local port (default: a free one, printed)', '0'),
+  ).action(async (name: string, flags: { port: string; cluster?: string }) => {
+    // require_session_mfa: a code when a connection needs a fresh per-session certificate.
+    const resource = { kind: 'db', name, cluster: flags.cluster } as const;
+    const target = await tunnelTarget(process.env, resource, askCodeOn());
+    const listener = await listenThroughProxy(process.env, target, Number(flags.port), (line) =>
+      console.error(`postern: ${line}`),
+    );
+    print(`Proxying connections to ${target.name} on 127.0.0.1:${listener.port} (Ctrl-C to stop)`);
+  });
 }

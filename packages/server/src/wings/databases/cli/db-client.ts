@@ -7,7 +7,9 @@ import {
 import { spawn } from 'node:child_process';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
-import { askCodeOn, tunnelCertificates, type AskCode } from '../../../cli/login/session-mfa.js';
+import { askCodeOn, type AskCode } from '../../../cli/login/session-mfa.js';
+import { leafNamed } from '../../../cli/login/nodes.js';
+import { catalogPath, tunnelTarget } from '../../../cli/login/tunnel-target.js';
 import { listenThroughProxy } from '../../../cli/login/tunnel-listener.js';
 import { printTable, labelListCell } from '../../../cli/table.js';
 import { ConfigError } from '../../../config/config.js';
@@ -15,14 +17,19 @@ import { ConfigError } from '../../../config/config.js';
 export interface ConnectFlags {
   dbUser: string;
   dbName?: string;
+  /** A trusted leaf's database, through the root (`--cluster`). */
+  cluster?: string;
 }
 
-/** Every database the user may reach, through the signed catalog (`dbconnect`). */
-async function fetchDatabases(env: NodeJS.ProcessEnv): Promise<DatabaseJson[]> {
-  const { get } = await signedClient(env);
-  const pathAndQuery = `${apiPaths.databaseCatalog}?limit=1000`;
-  const answer = await get(pathAndQuery, databaseListResponseSchema);
-  return answer.items;
+/**
+ * Every database the user may reach, through the signed catalog (`dbconnect`), or a trusted
+ * leaf's (`cluster`), which the root forwards to the leaf with the leaf session it grants.
+ */
+async function fetchDatabases(env: NodeJS.ProcessEnv, cluster?: string): Promise<DatabaseJson[]> {
+  const { get, profile } = await signedClient(env);
+  const leaf = leafNamed(cluster, profile);
+  const path = catalogPath(apiPaths.databaseCatalog, apiPaths.databases, leaf);
+  return (await get(path, databaseListResponseSchema)).items;
 }
 
 /**
@@ -66,15 +73,26 @@ function splitHostPort(address: string): [string, string] {
 }
 
 /** One database the user may reach, by name, or a clear error. */
-export async function fetchDatabase(env: NodeJS.ProcessEnv, name: string): Promise<DatabaseJson> {
-  const db = (await fetchDatabases(env)).find((candidate) => candidate.name === name);
-  if (!db) throw new ConfigError(`no database named ${name} that you may reach: see postern db ls`);
+export async function fetchDatabase(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  cluster?: string,
+): Promise<DatabaseJson> {
+  const db = (await fetchDatabases(env, cluster)).find((candidate) => candidate.name === name);
+  if (!db) {
+    const ls = cluster ? `postern db ls --cluster ${cluster}` : 'postern db ls';
+    throw new ConfigError(`no database named ${name} that you may reach: see ${ls}`);
+  }
   return db;
 }
 
-/** `postern db ls`. */
-export async function listDatabases(env: NodeJS.ProcessEnv, print: (line: string) => void) {
-  const databases = await fetchDatabases(env);
+/** `postern db ls [--cluster LEAF]`. */
+export async function listDatabases(
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  cluster?: string,
+) {
+  const databases = await fetchDatabases(env, cluster);
   if (databases.length === 0) return print('No databases you may reach.');
   printTable(
     ['NAME', 'PROTOCOL', 'USERS', 'NAMES', 'STATUS', 'LABELS'],
@@ -100,19 +118,16 @@ export async function connectCommand(
   flags: ConnectFlags,
   askCode: AskCode = askCodeOn(),
 ): Promise<number> {
-  const db = await fetchDatabase(env, name);
+  const db = await fetchDatabase(env, name, flags.cluster);
   const launches = clientLaunches(db.protocol);
   if (launches.length === 0) {
     throw new ConfigError(`postern db connect has no client for ${db.protocol} (${name})`);
   }
+  const target = await tunnelTarget(env, { kind: 'db', name, cluster: flags.cluster }, askCode);
   // require_session_mfa: the code is asked for now, before the client takes the terminal.
-  const certificate = tunnelCertificates(env, { kind: 'db', name }, askCode);
-  await certificate();
-  const listener = await listenThroughProxy(
-    env,
-    { name, path: apiPaths.databaseConnect(name), certificate },
-    0,
-    (line) => console.error(`postern: ${line}`),
+  await target.certificate?.();
+  const listener = await listenThroughProxy(env, target, 0, (line) =>
+    console.error(`postern: ${line}`),
   );
   try {
     for (const launch of launches) {

@@ -10,6 +10,7 @@ export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions
         stream: connection.stream,
         user: connection.user,
         roleSet: connection.roleSet,
+        sessionRoles: connection.sessionRoles,
         db: connection.db,
         open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),

@@ -34,6 +34,8 @@ export interface MysqlClient {
   user: string;
   roleSet: RoleSet;
   db: DatabaseRecord;
+  /** See DatabaseRoute.sessionRoles. */
+  sessionRoles?: readonly string[];
   open: (route: DatabaseRoute) => DatabaseSessionAudit;
   refuse: (route: DatabaseRoute, why: string) => void;
 }
@@ -87,6 +89,7 @@ export async function serveMysql(client: MysqlClient, deps: MysqlEngineDeps) {
       db: client.db,
       dbUser: response.user,
       dbName: response.database,
+      sessionRoles: client.sessionRoles,
     };
     const denial: RouteDenial | undefined = response.user
       ? routeDenial(client.roleSet, route)

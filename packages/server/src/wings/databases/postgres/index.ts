@@ -10,6 +10,7 @@ export function postgresEngine(deps: PostgresEngineDeps & { sessions: DatabaseSe
         stream: connection.stream,
         user: connection.user,
         roleSet: connection.roleSet,
+        sessionRoles: connection.sessionRoles,
         db: connection.db,
         open: (route) => deps.sessions.open(route, 'postgres', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'postgres', why, connection.remoteAddr),

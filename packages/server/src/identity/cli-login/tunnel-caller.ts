@@ -1,0 +1,102 @@
+import type { FastifyRequest } from 'fastify';
+import type { RoleSet } from '../../access-control/rbac/index.js';
+import { lockMessage } from '../../access-control/locks/lock-watcher.js';
+import { accessDenied, notAuthenticated } from '../../errors.js';
+import { readCookie } from '../../http/read-cookie.js';
+import {
+  identifyByCredentials,
+  sessionCookieName,
+  type GuardDeps,
+} from '../../http/request-identity.js';
+import { signedRequestHeaders } from '../../ssh/signed-request.js';
+import { rootSessionMfaRefusal, SessionMfa, sessionMfaRefusal } from '../mfa/session-mfa.js';
+import type { CertRequestAuth } from './cert-request-auth.js';
+
+/** Who opens a tunnel (`postern proxy db|app`, `postern db connect`), as its routes judge them. */
+export interface TunnelCaller {
+  user: string;
+  roles: string[];
+  traits: Record<string, string[]>;
+  roleSet: RoleSet;
+  /** The access requests the credential assumed. */
+  accessRequests: string[];
+  /**
+   * What a live tunnel's rechecks resolve the user's access from: a web session's roles (a root
+   * user on a leaf has no record there), none for a certificate (the user's record decides).
+   */
+  sessionRoles: readonly string[];
+  /** When the credential stops counting (ms). */
+  expiresMs: number;
+  /**
+   * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
+   * undefined; `what` names the client in the message.
+   */
+  mfaRefusal(target: string, what: string): string | undefined;
+}
+
+/**
+ * A tunnel's caller: the CLI signs its upgrade with the certificate of `postern login`; a root
+ * cluster forwarding its user's tunnel to this leaf (`--cluster`) sends the leaf session this
+ * leaf granted that user, as cookie and bearer. A browser cannot set the bearer on a WebSocket,
+ * so a page on another origin cannot open a tunnel with the cookie alone.
+ */
+export class TunnelCallers {
+  constructor(
+    private readonly deps: {
+      certAuth: Pick<CertRequestAuth, 'identify'>;
+      guard: Pick<GuardDeps, 'sessions' | 'access' | 'locks'>;
+    },
+  ) {}
+
+  async identify(request: FastifyRequest): Promise<TunnelCaller> {
+    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (request.headers[signedRequestHeaders.signature] !== undefined || !bearer) {
+      return this.bySignature(request);
+    }
+    const { guard } = this.deps;
+    const identity = await identifyByCredentials(
+      guard,
+      readCookie(request.raw, sessionCookieName),
+      bearer,
+    );
+    if (!identity) throw notAuthenticated('your session has ended: sign in again');
+    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
+    const { session } = identity;
+    return {
+      user: identity.user,
+      roles: identity.roles,
+      traits: identity.traits,
+      roleSet: identity.roleSet,
+      accessRequests: session.accessRequests ?? [],
+      sessionRoles: session.roles,
+      expiresMs: Date.parse(session.expires),
+      // A tunnel has no way to ask a web session's user for a check: only the console has.
+      mfaRefusal: (_target, what) => {
+        if (!SessionMfa.requiredFor(identity)) return undefined;
+        const fix = 'open it from the web console, which asks for the check';
+        if (session.rootSessionMfa) return rootSessionMfaRefusal(session.rootSessionMfa, fix);
+        return sessionMfaRefusal({ roleSet: identity.roleSet }, what, fix);
+      },
+    };
+  }
+
+  private async bySignature(request: FastifyRequest): Promise<TunnelCaller> {
+    const signer = await this.deps.certAuth.identify(request);
+    return {
+      user: signer.user,
+      roles: signer.roles,
+      traits: signer.traits,
+      roleSet: signer.roleSet,
+      accessRequests: signer.accessRequests,
+      sessionRoles: [],
+      expiresMs: signer.expiresMs,
+      // A per-session MFA certificate for this target opens it (the CLI asks for one).
+      mfaRefusal: (target, what) =>
+        sessionMfaRefusal(
+          { ...signer, mfaVerified: signer.sessionMfaTargets?.includes(target) === true },
+          what,
+        ),
+    };
+  }
+}

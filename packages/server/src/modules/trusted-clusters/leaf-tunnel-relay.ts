@@ -1,0 +1,232 @@
+import { errorBody, errorCatalogue } from '@postern/contracts';
+import http, { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
+import type { AuditStore } from '../audit/index.js';
+import { asSocket } from '../../net/post-json.js';
+import { certCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
+import type { LeafSessionGrant } from './leaf-sessions.js';
+
+/**
+ * The tunnels a CLI may open on a leaf through the root (`postern proxy db|app --cluster`,
+ * `postern db connect --cluster`): `sites/<leaf>/dbconnect/<name>`, `sites/<leaf>/tcpapps/<name>`.
+ */
+const tunnelPath = /^\/v1\/webapi\/sites\/[^/?#]+\/(dbconnect|tcpapps)\/([^/?#]+)$/;
+const kindOf = { dbconnect: 'database', tcpapps: 'app' } as const;
+
+/** How often the root checks its own locks and the certificate's end on a relayed tunnel. */
+const recheckMs = 1_000;
+const answerTimeoutMs = 15_000;
+/** The most of a leaf's refusal the client is shown. */
+const maxRefusalBytes = 16 * 1024;
+
+/** The WebSocket handshake's own headers: passed to the leaf, which answers the client's key. */
+const handshakeHeaders = [
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+] as const;
+
+export interface LeafTunnelDeps {
+  certAuth: Pick<CertRequestAuth, 'identify'>;
+  grants: Pick<LeafGrants, 'for' | 'drop'>;
+  dial: DialLeaf;
+  locks: LockView;
+  audit: AuditStore;
+  now: Clock;
+  log: (message: string, fields: object) => void;
+}
+
+interface Opened {
+  answer: IncomingMessage;
+  upstream?: Duplex;
+  upstreamHead?: Buffer;
+}
+
+/**
+ * A tunnel of the CLI's to a leaf's database or TCP app, through the root. The root checks the
+ * certificate's signature as on its own routes (and its locks), then opens the same WebSocket on
+ * the leaf with the leaf session the leaf grants this user, so the leaf's role map, RBAC, locks,
+ * per-session MFA and audit decide; from the leaf's `101` on, the client's frames pass through
+ * unread. The root audits the hop's start and end and ends it when it locks the user or the
+ * certificate runs out, as for `ssh` to a leaf (cluster-hops.ts).
+ */
+export async function relayTunnelToLeaf(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  leaf: string,
+  deps: LeafTunnelDeps,
+): Promise<void> {
+  socket.on('error', () => undefined);
+  try {
+    const match = tunnelPath.exec(req.url ?? '');
+    if (!match || req.method !== 'GET') {
+      throw new ApiError('access_denied', 'a signed upgrade to a leaf may only open a tunnel');
+    }
+    // No body to hash: identify reads the headers, the method, the URL and the address.
+    const shim = { headers: req.headers, method: req.method, url: req.url, ip: addressOf(req) };
+    const signer = await deps.certAuth.identify(shim as unknown as FastifyRequest);
+    const caller = certCaller(signer);
+    let opened = await open(req, leaf, await deps.grants.for(caller, leaf), deps);
+    // A leaf that restarted, or ended the session it granted, answers 401: ask for a new one.
+    if (opened.answer.statusCode === 401) {
+      opened.answer.resume();
+      deps.grants.drop(caller, leaf);
+      opened = await open(req, leaf, await deps.grants.for(caller, leaf), deps);
+    }
+    if (!opened.upstream) return await passRefusal(opened.answer, socket);
+    const hop = {
+      user: signer.user,
+      cluster: leaf,
+      kind: kindOf[match[1] as keyof typeof kindOf],
+      name: decodeURIComponent(match[2]!),
+    };
+    socket.write(switchingHead(opened.answer));
+    if (opened.upstreamHead?.length) socket.write(opened.upstreamHead);
+    if (head.length > 0) opened.upstream.write(head);
+    relayWhileAllowed(socket, opened.upstream, { ...hop, caller, addr: addressOf(req) }, deps);
+  } catch (error) {
+    const known =
+      error instanceof ApiError
+        ? error
+        : new ApiError('connection_problem', `${leaf} cannot be reached`);
+    if (!(error instanceof ApiError)) deps.log('a tunnel to a leaf failed', { leaf, err: error });
+    endWithError(socket, known);
+  }
+}
+
+/** The same upgrade on the leaf, with the leaf session instead of the CLI's signature. */
+function open(
+  req: IncomingMessage,
+  leaf: string,
+  grant: LeafSessionGrant,
+  deps: Pick<LeafTunnelDeps, 'dial'>,
+): Promise<Opened> {
+  return deps.dial(leaf).then(
+    (stream) =>
+      new Promise<Opened>((resolve, reject) => {
+        const handshake: IncomingHttpHeaders = {};
+        for (const name of handshakeHeaders) {
+          if (req.headers[name] !== undefined) handshake[name] = req.headers[name];
+        }
+        const request = http.request({
+          path: req.url,
+          host: leaf,
+          headers: {
+            ...handshake,
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            cookie: `__Host-session=${grant.session}`,
+            authorization: `Bearer ${grant.bearer}`,
+          },
+          createConnection: () => asSocket(stream),
+          timeout: answerTimeoutMs,
+        });
+        request.on('upgrade', (answer, upstream, upstreamHead) => {
+          upstream.setTimeout(0);
+          resolve({ answer, upstream, upstreamHead });
+        });
+        request.on('response', (answer) => resolve({ answer }));
+        request.on('timeout', () => request.destroy(new Error(`${leaf} did not answer in time`)));
+        request.on('error', reject);
+        request.end();
+      }),
+  );
+}
+
+/** The leaf's `101` for the client, with the handshake's answer the leaf computed. */
+function switchingHead(answer: IncomingMessage): string {
+  const lines = ['HTTP/1.1 101 Switching Protocols'];
+  for (let at = 0; at < answer.rawHeaders.length; at += 2) {
+    lines.push(`${answer.rawHeaders[at]}: ${answer.rawHeaders[at + 1]}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** The leaf's refusal (its status and JSON message), as the root's own answer. */
+async function passRefusal(answer: IncomingMessage, socket: Duplex): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxRefusalBytes) break;
+    chunks.push(chunk);
+  }
+  const status = answer.statusCode ?? 502;
+  const body = Buffer.concat(chunks);
+  const type = String(answer.headers['content-type'] ?? 'text/plain');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: ${type}\r\n` +
+      `x-content-type-options: nosniff\r\ncontent-length: ${body.length}\r\n` +
+      `connection: close\r\n\r\n${body.toString('latin1')}`,
+    'latin1',
+  );
+}
+
+function endWithError(socket: Duplex, error: ApiError): void {
+  const status = errorCatalogue[error.code];
+  const body = JSON.stringify(errorBody(error.code, error.message));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      `content-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Both ways until either side ends, or the root locks the user or their certificate ends; the
+ * root audits the hop's start and end (the session itself is the leaf's to audit).
+ */
+function relayWhileAllowed(
+  client: Duplex,
+  upstream: Duplex,
+  hop: {
+    user: string;
+    cluster: string;
+    kind: string;
+    name: string;
+    caller: LeafCaller;
+    addr: string;
+  },
+  deps: Pick<LeafTunnelDeps, 'locks' | 'audit' | 'now' | 'log'>,
+): void {
+  const { caller, addr, ...fields } = hop;
+  const started = deps.now();
+  const expiresMs = Date.parse(caller.expires);
+  const where = remoteAddr(addr);
+  emitAuditInBackground(deps.audit, 'TPOS062I', { ...fields, ...where });
+  client.pipe(upstream).pipe(client);
+  const watch = setInterval(() => {
+    const lock = deps.locks.lockFor({ user: caller.user, roles: caller.roles });
+    if (!lock && deps.now() < expiresMs) return;
+    const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
+    deps.log('ending a tunnel to a leaf', { user: caller.user, leaf: hop.cluster, reason });
+    end(reason);
+  }, recheckMs);
+  watch.unref();
+  let ended = false;
+  const end = (reason = 'closed') => {
+    if (ended) return;
+    ended = true;
+    clearInterval(watch);
+    upstream.destroy();
+    client.destroy();
+    const duration_ms = deps.now() - started;
+    emitAuditInBackground(deps.audit, 'TPOS063I', { ...fields, ...where, reason, duration_ms });
+  };
+  for (const side of [client, upstream]) {
+    side.on('close', () => end());
+    side.on('error', () => end('the connection failed'));
+  }
+}
+
+function addressOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? '';
+}

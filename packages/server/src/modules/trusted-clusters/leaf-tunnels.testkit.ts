@@ -1,0 +1,134 @@
+import { rm } from 'node:fs/promises';
+import WebSocket from 'ws';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
+import { tunnelTarget, type TunnelResource } from '../../cli/login/tunnel-target.js';
+import { signRequest } from '../../ssh/signed-request.js';
+import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { signedInHome } from '../../testing/cli-home.testkit.js';
+import type { AuditEvent } from '../audit/index.js';
+import { connectLeaf } from './trusted-clusters.testkit.js';
+
+/**
+ * A root and a leaf that trusts it, the root listening on loopback, for the CLI's tunnels to a
+ * leaf's resources through the root (`postern proxy db|app --cluster leaf`). The leaf maps the
+ * root's `access` role to its own `leafRole`, which the test creates with what it allows. Root
+ * users: alice and larry (`access`), eve (`auditor`, mapped to nothing).
+ */
+export interface RootAndLeafTunnels {
+  root: TestApp;
+  rootPort: number;
+  leaf: TestApp;
+  /** A `postern login` on the root as `user`: the environment the CLI's functions take. */
+  envOf(user: string, roles: string[]): Promise<NodeJS.ProcessEnv>;
+  /** `postern proxy db|app NAME --cluster leaf` as `user`: its port, and the lines it logs. */
+  proxyOnLeaf(
+    user: string,
+    roles: string[],
+    resource: Omit<TunnelResource, 'cluster'>,
+  ): Promise<{ port: number; logged: string[] }>;
+  /** The signature headers of the CLI's upgrade to `path` on the root, as alice. */
+  signedUpgrade(path: string): Promise<Record<string, string>>;
+  eventsOf(app: TestApp): Promise<AuditEvent[]>;
+  stop(): Promise<void>;
+}
+
+export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAndLeafTunnels> {
+  const root = await createTestApp({ clusterName: 'root' });
+  const rootPort = (await root.listenOnLoopback()).port;
+  const leaf = await createTestApp({ clusterName: 'leaf' });
+  await connectLeaf(
+    root,
+    `http://127.0.0.1:${rootPort}`,
+    leaf,
+    `[{remote: access, local: [${leafRole}]}]`,
+  );
+  await eventually(
+    () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
+    20_000,
+    'the tunnel',
+  );
+  for (const [user, role] of [
+    ['alice', 'access'],
+    ['larry', 'access'],
+    ['eve', 'auditor'],
+  ]) {
+    await root.services.users.create({ name: user!, roles: [role!] }, 'test');
+  }
+  const homes: string[] = [];
+  const listeners: TunnelListener[] = [];
+  const homeOf = async (user: string, roles: string[]) => {
+    const signedIn = await signedInHome(root, rootPort, user, roles);
+    homes.push(signedIn.home);
+    return signedIn;
+  };
+  const envOf = async (user: string, roles: string[]) => ({
+    POSTERN_HOME: (await homeOf(user, roles)).home,
+  });
+  return {
+    root,
+    rootPort,
+    leaf,
+    envOf,
+    async proxyOnLeaf(user, roles, resource) {
+      const env = await envOf(user, roles);
+      const noCode = () => Promise.reject(new Error('no code expected'));
+      const target = await tunnelTarget(env, { ...resource, cluster: 'leaf' }, noCode);
+      const logged: string[] = [];
+      const listener = await listenThroughProxy(env, target, 0, (line) => logged.push(line));
+      listeners.push(listener);
+      return { port: listener.port, logged };
+    },
+    async signedUpgrade(path) {
+      const { key } = await homeOf('alice', ['access']);
+      const certificateLine = root.services.ca.issueUserCertificate({
+        user: 'alice',
+        roles: ['access'],
+        logins: [],
+        publicKey: key.publicKey,
+        ttlMs: 600_000,
+      });
+      return signRequest({
+        method: 'GET',
+        pathAndQuery: path,
+        certificateLine,
+        privateKeyPem: key.privateKeyPem,
+        now: Date.now(),
+      });
+    },
+    async eventsOf(app) {
+      const to = new Date(Date.now() + 60_000);
+      return (await app.audit.search({ from: new Date(0), to, limit: 1000 })).events;
+    },
+    async stop() {
+      await Promise.all(listeners.map((listener) => listener.close()));
+      await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+      await leaf.close();
+      await root.close();
+    },
+  };
+}
+
+/** A WebSocket upgrade to the root's `path`: opened, or refused with its status and body. */
+export function upgradeAnswer(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number | 'open'; body: string }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
+    socket.once('open', () => {
+      socket.close();
+      resolve({ status: 'open', body: '' });
+    });
+    socket.once('unexpected-response', (request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.once('end', () => {
+        request.destroy();
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    socket.once('error', () => undefined);
+  });
+}

@@ -1,0 +1,76 @@
+import { appResourceSchema } from '@postern/contracts';
+import { connect, createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { hostActor } from '../../access-control/access/actor.js';
+import {
+  startRootAndLeafTunnels,
+  type RootAndLeafTunnels,
+} from '../../modules/trusted-clusters/leaf-tunnels.testkit.js';
+import { createAppRole } from './app-client.testkit.js';
+import { fetchApps } from './cli/apps.commands.js';
+
+/**
+ * A trusted leaf's TCP app from the root's command line (`postern apps ls --cluster`, `postern
+ * proxy app --cluster`): bytes through the root's web port and the leaf's tunnel to a TCP echo
+ * server on the leaf's side, with the leaf's role map and RBAC deciding.
+ */
+let world: RootAndLeafTunnels;
+let echo: Server;
+
+beforeAll(async () => {
+  world = await startRootAndLeafTunnels('leaf-apps');
+  echo = createServer((socket) => socket.pipe(socket));
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  const uri = `tcp://127.0.0.1:${(echo.address() as { port: number }).port}`;
+  await world.leaf.services.apps.create(
+    appResourceSchema.parse({
+      kind: 'app',
+      metadata: { name: 'echo', labels: { env: 'test' } },
+      spec: { uri },
+    }),
+    hostActor('test'),
+  );
+  await createAppRole(world.leaf, 'leaf-apps', { env: 'test' });
+}, 60_000);
+
+afterAll(async () => {
+  echo?.close();
+  await world?.stop();
+});
+
+describe("a leaf's TCP apps through the root", () => {
+  it('apps ls --cluster lists them, and proxy app --cluster carries bytes both ways', async () => {
+    const env = await world.envOf('alice', ['access']);
+    expect((await fetchApps(env, 'leaf')).map((app) => app.name)).toEqual(['echo']);
+    const { port } = await world.proxyOnLeaf('alice', ['access'], { kind: 'app', name: 'echo' });
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.write('ping ');
+    await eventually(() => received === 'ping ', 10_000, 'the echo');
+    // Past the leaf's recheck (every 2 s), judged with the roles its role map gave.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    socket.write('pong');
+    await eventually(() => received === 'ping pong', 10_000, 'the second echo');
+    socket.destroy();
+    await eventually(
+      async () =>
+        (await world.eventsOf(world.root)).some(
+          (e) => e.code === 'TPOS062I' && e.kind === 'app' && e.name === 'echo',
+        ),
+      10_000,
+      "the root's hop event",
+    );
+  });
+
+  it('a user the leaf maps no role to is told why', async () => {
+    const { port, logged } = await world.proxyOnLeaf('eve', ['auditor'], {
+      kind: 'app',
+      name: 'echo',
+    });
+    connect(port, '127.0.0.1').on('error', () => undefined);
+    await eventually(() => logged.length > 0, 10_000, 'the refusal');
+    expect(logged[0]).toMatch(/refused the connection to echo on leaf: HTTP 403: .*map to a role/);
+  });
+});

@@ -1,0 +1,165 @@
+import { apiPaths } from '@postern/contracts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../agent/tunnel-proxy.testkit.js';
+import { hostActor } from '../../access-control/access/actor.js';
+import {
+  startRootAndLeafTunnels,
+  upgradeAnswer,
+  type RootAndLeafTunnels,
+} from '../../modules/trusted-clusters/leaf-tunnels.testkit.js';
+import { createDatabaseRole, registerTestDatabase } from '../../testing/databases.testkit.js';
+import {
+  startPrivatePostgres,
+  type PrivatePostgres,
+} from '../../testing/private-postgres.testkit.js';
+import { listDatabases } from './cli/db-client.js';
+
+/**
+ * A trusted leaf's database from the root's command line (`postern proxy db --cluster`,
+ * `postern db ls --cluster`): the real psql and `pg` through the root's web port, the leaf's
+ * tunnel and the leaf's PostgreSQL engine to a real PostgreSQL that trusts only the leaf's
+ * database client CA. The leaf's role map, RBAC and audit decide; the root audits the hop and
+ * ends it on its own locks.
+ */
+const run = promisify(execFile);
+let world: RootAndLeafTunnels;
+let postgres: PrivatePostgres;
+
+beforeAll(async () => {
+  world = await startRootAndLeafTunnels('leaf-db');
+  const { leaf } = world;
+  postgres = await startPrivatePostgres({
+    tls: { clientCaPem: (await leaf.services.dbClientCa()).certPem },
+  });
+  await postgres.sql('create role alice_db login; create role other_db login;');
+  await postgres.sql('create database appdb owner alice_db');
+  await registerTestDatabase(leaf, postgres, { name: 'pg', protocol: 'postgres' });
+  await createDatabaseRole(leaf, 'leaf-db', { db_users: ['alice_db'], db_names: ['appdb'] });
+  await eventually(() => leaf.services.databases.get('pg') !== undefined, 10_000, 'the database');
+}, 120_000);
+
+afterAll(async () => {
+  await world?.stop();
+  await postgres?.destroy();
+});
+
+function psql(port: number, user: string, database: string, sql: string) {
+  const conninfo = `host=127.0.0.1 port=${port} user=${user} dbname=${database} sslmode=disable`;
+  return run('psql', [conninfo, '-X', '-At', '-c', sql], { timeout: 30_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: error.code ?? -1,
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
+}
+
+const pgOnLeaf = { kind: 'db', name: 'pg' } as const;
+
+describe("a leaf's databases through the root", () => {
+  it('db ls --cluster lists what the leaf lets the user reach', async () => {
+    const lines: string[] = [];
+    await listDatabases(await world.envOf('alice', ['access']), (line) => lines.push(line), 'leaf');
+    expect(lines[0]).toMatch(/^NAME\s+PROTOCOL\s+USERS\s+NAMES/);
+    expect(lines.find((line) => line.startsWith('pg '))).toMatch(/postgres\s+alice_db\s+appdb/);
+  });
+
+  it('psql runs SQL on the leaf’s database, audited on the leaf and the hop on the root', async () => {
+    const { port } = await world.proxyOnLeaf('alice', ['access'], pgOnLeaf);
+    const result = await psql(port, 'alice_db', 'appdb', 'select current_user, 6 * 7');
+    expect(result).toMatchObject({ code: 0, stdout: 'alice_db|42\n' });
+    await eventually(
+      async () =>
+        (await world.eventsOf(world.leaf)).some(
+          (e) => e.code === 'TDB02I' && e.user === 'alice' && /6 \* 7/.test(String(e.query)),
+        ),
+      10_000,
+      "the leaf's statement event",
+    );
+    await eventually(
+      async () => {
+        const hops = (await world.eventsOf(world.root)).filter((e) => e.user === 'alice');
+        return (
+          hops.some((e) => e.code === 'TPOS062I' && e.kind === 'database' && e.name === 'pg') &&
+          hops.some((e) => e.code === 'TPOS063I' && e.cluster === 'leaf')
+        );
+      },
+      10_000,
+      "the root's hop events",
+    );
+  });
+
+  it('the leaf refuses a database user its roles do not allow, in PostgreSQL’s words', async () => {
+    const { port } = await world.proxyOnLeaf('alice', ['access'], pgOnLeaf);
+    const result = await psql(port, 'other_db', 'appdb', 'select 1');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/FATAL: .*may not connect to pg as database user "other_db"/);
+  });
+
+  it('a session outlives the leaf’s rechecks, and a lock on the root ends it within seconds', async () => {
+    const { port } = await world.proxyOnLeaf('larry', ['access'], pgOnLeaf);
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'alice_db', database: 'appdb' });
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    client.on('error', () => undefined);
+    await client.connect();
+    // The leaf asks again every second whether the user still may: the session lives on.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await client.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    const lockedAt = Date.now();
+    await world.root.services.locks.create(
+      { targets: { user: 'larry' }, message: 'root says no' },
+      hostActor('test'),
+    );
+    await ended;
+    expect(Date.now() - lockedAt).toBeLessThan(10_000);
+    await eventually(
+      async () =>
+        (await world.eventsOf(world.root)).some(
+          (e) =>
+            e.code === 'TPOS063I' && e.user === 'larry' && /root says no/.test(String(e.reason)),
+        ),
+      10_000,
+      "the root's hop end",
+    );
+  });
+
+  it('a user the leaf maps no role to is told why', async () => {
+    const { port, logged } = await world.proxyOnLeaf('eve', ['auditor'], pgOnLeaf);
+    const result = await psql(port, 'alice_db', 'appdb', 'select 1');
+    expect(result.code).not.toBe(0);
+    await eventually(() => logged.length > 0, 10_000, 'the refusal');
+    expect(logged[0]).toMatch(
+      /refused the connection to pg on leaf: HTTP 403: leaf: none of eve's roles on root \(auditor\) map to a role on leaf/,
+    );
+  });
+});
+
+describe('what the root lets through', () => {
+  const answer = async (path: string, headers?: Record<string, string>) =>
+    upgradeAnswer(world.rootPort, path, headers ?? (await world.signedUpgrade(path)));
+
+  it('a signed upgrade may open a tunnel, once, and nothing else', async () => {
+    const path = apiPaths.databaseConnectIn('leaf', 'pg');
+    const headers = await world.signedUpgrade(path);
+    expect((await answer(path, headers)).status).toBe('open');
+    expect(await answer(path, headers)).toMatchObject({
+      status: 401,
+      body: expect.stringMatching(/already used/),
+    });
+    expect(await answer(apiPaths.nodes('leaf'))).toMatchObject({
+      status: 403,
+      body: expect.stringMatching(/may only open a tunnel/),
+    });
+  });
+
+  it('a database the leaf does not have is the leaf’s 404', async () => {
+    expect(await answer(apiPaths.databaseConnectIn('leaf', 'nope'))).toMatchObject({
+      status: 404,
+      body: expect.stringMatching(/no database named nope/),
+    });
+  });
+});
