@@ -144,5 +144,6 @@ export const mfaRequiredRequestSchema = z
     (body) => Object.values(body).filter(Boolean).length === 1,
     'name one resource: node, kube, database, windows_desktop or app',
   );
+export type MfaRequiredRequest = z.infer<typeof mfaRequiredRequestSchema>;
 export const mfaRequiredResponseSchema = z.object({ required: z.boolean() });
 export type MfaRequiredResponse = z.infer<typeof mfaRequiredResponseSchema>;

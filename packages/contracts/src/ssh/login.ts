@@ -105,8 +105,15 @@ export const sessionMfaTargetSchema = z.union([
     node: z.string().min(1).max(253),
     login: z.string().min(1).max(64),
   }),
-  /** A database or app tunnel by name. */
-  z.strictObject({ kind: z.enum(['db', 'app']), name: resourceName }),
+  /**
+   * A database or app tunnel by name; with `cluster`, a trusted leaf's, whose roles the root asks
+   * about (`postern proxy db|app --cluster`).
+   */
+  z.strictObject({
+    kind: z.enum(['db', 'app']),
+    name: resourceName,
+    cluster: resourceName.optional(),
+  }),
   /**
    * `join` a live session by its id (`postern join`); with `cluster`, a trusted leaf's session,
    * whose roles the root asks about (`postern join --cluster`).

@@ -122,5 +122,6 @@ export function reusedAnswer<T>(
 }
 
 function describe(target: SessionMfaTarget): string {
-  return 'kind' in target ? `${target.kind} ${target.name}` : `${target.login}@${target.node}`;
+  if (!('kind' in target)) return `${target.login}@${target.node}`;
+  return `${target.kind} ${target.name}${target.cluster ? ` on ${target.cluster}` : ''}`;
 }

@@ -15,8 +15,8 @@ export interface TunnelResource {
 export interface TunnelTarget {
   name: string;
   path: string;
-  /** Undefined: the login's certificate. */
-  certificate?: () => Promise<string | undefined>;
+  /** A per-session MFA certificate for a new connection, or undefined: the login's. */
+  certificate: () => Promise<string | undefined>;
   /** The leaf, when the tunnel goes through the root to one. */
   leaf?: string;
 }
@@ -27,10 +27,10 @@ const connectPath = {
 } as const;
 
 /**
- * This cluster's own tunnel route, with a per-session MFA certificate for each connection when
- * the roles ask (a code then); or a trusted leaf's through the root (`--cluster`), signed with
- * the login's certificate: the root checks it and the leaf's rules decide, per-session MFA
- * included (the leaf refuses with the reason when its rules ask: only the console can answer).
+ * This cluster's own tunnel route, or a trusted leaf's through the root (`--cluster`), with a
+ * per-session MFA certificate for each connection when the roles ask (a code then). For a leaf,
+ * the root asks the leaf whether its roles ask, checks the code with the user's devices (they
+ * are the root's) and vouches for the check to the leaf.
  */
 export async function tunnelTarget(
   env: NodeJS.ProcessEnv,
@@ -39,12 +39,17 @@ export async function tunnelTarget(
 ): Promise<TunnelTarget> {
   const { kind, name } = resource;
   const leaf = leafNamed(resource.cluster, await currentLogin(env));
-  if (leaf) return { name: `${name} on ${leaf}`, path: connectPath[kind].in(leaf, name), leaf };
-  return {
-    name,
-    path: connectPath[kind].here(name),
-    certificate: tunnelCertificates(env, { kind, name }, askCode),
-  };
+  const mfaTarget = { kind, name, ...(leaf ? { cluster: leaf } : {}) };
+  const certificate = tunnelCertificates(env, mfaTarget, askCode);
+  if (leaf) {
+    return {
+      name: `${name} on ${leaf}`,
+      path: connectPath[kind].in(leaf, name),
+      certificate,
+      leaf,
+    };
+  }
+  return { name, path: connectPath[kind].here(name), certificate };
 }
 
 /**

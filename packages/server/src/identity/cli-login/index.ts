@@ -56,6 +56,7 @@ export function buildCliLogin(platform: Platform, identity: IdentityBasics) {
   const tunnelCallers = new TunnelCallers({
     certAuth,
     guard: { sessions: identity.sessions, access, locks },
+    sessionMfa: identity.sessionMfa,
   });
   return { issuer, certs, certAuth, tunnelCallers, headless };
 }

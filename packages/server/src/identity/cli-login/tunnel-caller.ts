@@ -9,7 +9,13 @@ import {
   type GuardDeps,
 } from '../../http/request-identity.js';
 import { signedRequestHeaders } from '../../ssh/signed-request.js';
-import { rootSessionMfaRefusal, SessionMfa, sessionMfaRefusal } from '../mfa/session-mfa.js';
+import {
+  rootMfaHeader,
+  rootSessionMfaRefusal,
+  SessionMfa,
+  sessionMfaRefusal,
+  webSessionMfaSubject,
+} from '../mfa/session-mfa.js';
 import type { CertRequestAuth } from './cert-request-auth.js';
 
 /** Who opens a tunnel (`postern proxy db|app`, `postern db connect`), as its routes judge them. */
@@ -29,9 +35,9 @@ export interface TunnelCaller {
   expiresMs: number;
   /**
    * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
-   * undefined; `what` names the client in the message.
+   * undefined; `what` names the client in the message. Throws for a check that did not pass.
    */
-  mfaRefusal(target: string, what: string): string | undefined;
+  mfaRefusal(target: string, what: string): Promise<string | undefined>;
 }
 
 /**
@@ -45,6 +51,7 @@ export class TunnelCallers {
     private readonly deps: {
       certAuth: Pick<CertRequestAuth, 'identify'>;
       guard: Pick<GuardDeps, 'sessions' | 'access' | 'locks'>;
+      sessionMfa: Pick<SessionMfa, 'verify'>;
     },
   ) {}
 
@@ -71,11 +78,20 @@ export class TunnelCallers {
       accessRequests: session.accessRequests ?? [],
       sessionRoles: session.roles,
       expiresMs: Date.parse(session.expires),
-      // A tunnel has no way to ask a web session's user for a check: only the console has.
-      mfaRefusal: (_target, what) => {
+      // A tunnel cannot ask a web session's user for a check. A trusted root that ran it (the
+      // CLI's per-session certificate for this tunnel) sends its signed word for the subject.
+      mfaRefusal: async (target, what) => {
         if (!SessionMfa.requiredFor(identity)) return undefined;
+        const word = request.headers[rootMfaHeader];
+        if (typeof word === 'string') {
+          const subject = webSessionMfaSubject(session.id, target);
+          const answer = { root_assertion: word };
+          await this.deps.sessionMfa.verify(identity.user, subject, answer, undefined);
+          return undefined;
+        }
+        const root = session.rootSessionMfa;
+        if (root) return rootSessionMfaRefusal(root, `postern on ${root} asks for it`);
         const fix = 'open it from the web console, which asks for the check';
-        if (session.rootSessionMfa) return rootSessionMfaRefusal(session.rootSessionMfa, fix);
         return sessionMfaRefusal({ roleSet: identity.roleSet }, what, fix);
       },
     };
@@ -93,9 +109,11 @@ export class TunnelCallers {
       expiresMs: signer.expiresMs,
       // A per-session MFA certificate for this target opens it (the CLI asks for one).
       mfaRefusal: (target, what) =>
-        sessionMfaRefusal(
-          { ...signer, mfaVerified: signer.sessionMfaTargets?.includes(target) === true },
-          what,
+        Promise.resolve(
+          sessionMfaRefusal(
+            { ...signer, mfaVerified: signer.sessionMfaTargets?.includes(target) === true },
+            what,
+          ),
         ),
     };
   }

@@ -1,3 +1,4 @@
+import type { MfaRequiredRequest } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
 import type { LeafCaller } from './leaf-grants.js';
 
@@ -57,8 +58,12 @@ export interface RootSide {
   hostSigners(): string[];
   /** A stream to the leaf's SSH for `target`; undefined when the leaf knows no such server. */
   dial(leaf: string, user: RootSshUser, target: SshTarget): Promise<Duplex | undefined>;
-  /** Whether the leaf's roles for this user ask for a per-session MFA check on `host`. */
-  sessionMfaRequired(leaf: string, user: LeafCaller, host: string, login: string): Promise<boolean>;
+  /** Whether the leaf's roles for this user ask for a per-session MFA check on `resource`. */
+  sessionMfaRequired(
+    leaf: string,
+    user: LeafCaller,
+    resource: MfaRequiredRequest,
+  ): Promise<boolean>;
 }
 
 export class ClusterSsh {
@@ -87,11 +92,10 @@ export class ClusterSsh {
   sessionMfaRequired(
     leaf: string,
     user: LeafCaller,
-    host: string,
-    login: string,
+    resource: MfaRequiredRequest,
   ): Promise<boolean> {
     if (!this.root) return Promise.resolve(false);
-    return this.root.sessionMfaRequired(leaf, user, host, login);
+    return this.root.sessionMfaRequired(leaf, user, resource);
   }
 
   /** The SSH proxy, while it listens: it serves the root users a leaf admits. */

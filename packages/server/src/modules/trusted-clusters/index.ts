@@ -93,8 +93,8 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         dial: dialLeaf,
         now,
       }),
-    sessionMfaRequired: (leaf, user, host, login) =>
-      leafSessionMfaRequired(leaf, user, { node_name: host, login }, { grants, dial: dialLeaf }),
+    sessionMfaRequired: (leaf, user, resource) =>
+      leafSessionMfaRequired(leaf, user, resource, { grants, dial: dialLeaf }),
   });
   const forwarder = new LeafForwarder({
     isLeaf,

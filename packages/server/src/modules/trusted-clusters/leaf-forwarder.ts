@@ -150,8 +150,8 @@ export class LeafForwarder implements HostHandler {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const leaf = this.leafOf(req);
     if (leaf && req.headers[signedRequestHeaders.signature] !== undefined) {
-      const { certAuth, grants, dial, audit, now, log, guard } = this.options;
-      const deps = { certAuth, grants, dial, audit, now, log, locks: guard.locks };
+      const { certAuth, grants, dial, audit, now, log, guard, checks } = this.options;
+      const deps = { certAuth, grants, dial, audit, now, log, locks: guard.locks, signer: checks };
       void relayTunnelToLeaf(req, socket, head, leaf, deps);
       return;
     }

@@ -1,4 +1,4 @@
-import { apiPaths, mfaRequiredResponseSchema } from '@postern/contracts';
+import { apiPaths, mfaRequiredResponseSchema, type MfaRequiredRequest } from '@postern/contracts';
 import { ApiError } from '../../errors.js';
 import { sessionCookieName } from '../../http/request-identity.js';
 import { answerMessage, postJson } from '../../net/post-json.js';
@@ -6,7 +6,8 @@ import type { DialLeaf, LeafCaller, LeafGrants } from './leaf-grants.js';
 
 /**
  * Whether a leaf's roles, as its role map gives them to this root user, ask for a per-session MFA
- * check before a session on `node` as `login` (require_session_mfa). The root asks the leaf's
+ * check before a session on `resource` (a server and login, a database, an app:
+ * require_session_mfa). The root asks the leaf's
  * own `mfa/required` with the leaf session the leaf grants the user, so the leaf decides, as it
  * does for its own users; the root then runs the check against the user's devices, which only
  * the root has (docs/trusted-clusters.md, "Per-session MFA on a leaf's servers").
@@ -14,28 +15,24 @@ import type { DialLeaf, LeafCaller, LeafGrants } from './leaf-grants.js';
 export async function leafSessionMfaRequired(
   leaf: string,
   caller: LeafCaller,
-  node: { node_name: string; login: string },
+  resource: MfaRequiredRequest,
   deps: { grants: Pick<LeafGrants, 'for' | 'drop'>; dial: DialLeaf },
 ): Promise<boolean> {
   const url = new URL(apiPaths.mfaRequired(leaf), 'http://leaf');
   // A leaf that restarted or ended the session answers 401 once: asked again with a new grant.
   for (let attempt = 1; ; attempt += 1) {
     const grant = await deps.grants.for(caller, leaf);
-    const answer = await postJson(
-      url,
-      { node },
-      {
-        over: await deps.dial(leaf),
-        headers: {
-          cookie: `${sessionCookieName}=${grant.session}`,
-          authorization: `Bearer ${grant.bearer}`,
-        },
-        insecure: false,
-        timeoutMs: 15_000,
-        maxBytes: 16 * 1024,
-        insecureHint: '',
+    const answer = await postJson(url, resource, {
+      over: await deps.dial(leaf),
+      headers: {
+        cookie: `${sessionCookieName}=${grant.session}`,
+        authorization: `Bearer ${grant.bearer}`,
       },
-    ).catch((error: unknown) => {
+      insecure: false,
+      timeoutMs: 15_000,
+      maxBytes: 16 * 1024,
+      insecureHint: '',
+    }).catch((error: unknown) => {
       throw new ApiError('connection_problem', `cannot reach ${leaf}: ${String(error)}`);
     });
     if (answer.status === 401 && attempt === 1) {

@@ -9,7 +9,9 @@ import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth
 import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { asSocket } from '../../net/post-json.js';
+import { rootMfaHeader, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
 import { certCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
+import { rootWord, type RootSigner } from './root-checks.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 
 /**
@@ -35,6 +37,8 @@ const handshakeHeaders = [
 
 export interface LeafTunnelDeps {
   certAuth: Pick<CertRequestAuth, 'identify'>;
+  /** Signs the root's word that the user passed a per-session MFA check here (root-checks.ts). */
+  signer: RootSigner;
   grants: Pick<LeafGrants, 'for' | 'drop'>;
   dial: DialLeaf;
   locks: LockView;
@@ -53,7 +57,8 @@ interface Opened {
  * A tunnel of the CLI's to a leaf's database or TCP app, through the root. The root checks the
  * certificate's signature as on its own routes (and its locks), then opens the same WebSocket on
  * the leaf with the leaf session the leaf grants this user, so the leaf's role map, RBAC, locks,
- * per-session MFA and audit decide; from the leaf's `101` on, the client's frames pass through
+ * per-session MFA and audit decide (a check the CLI passed here, with a per-session certificate
+ * for `db:<name>@<leaf>`, goes to the leaf as this root's signed word); from the leaf's `101` on, the client's frames pass through
  * unread. The root audits the hop's start and end and ends it when it locks the user or the
  * certificate runs out, as for `ssh` to a leaf (cluster-hops.ts).
  */
@@ -74,20 +79,26 @@ export async function relayTunnelToLeaf(
     const shim = { headers: req.headers, method: req.method, url: req.url, ip: addressOf(req) };
     const signer = await deps.certAuth.identify(shim as unknown as FastifyRequest);
     const caller = certCaller(signer);
-    let opened = await open(req, leaf, await deps.grants.for(caller, leaf), deps);
+    const [segment, name] = [match[1] as keyof typeof kindOf, decodeURIComponent(match[2]!)];
+    // A per-session MFA certificate of this root for this tunnel (`db:<name>@<leaf>`): the check
+    // ran here, with the user's devices; the leaf gets this root's word for its subject instead.
+    const resource = `${segment === 'dbconnect' ? 'db' : 'app'}:${name}`;
+    const checked = signer.sessionMfaTargets?.includes(`${resource}@${leaf}`) === true;
+    const attempt = async () => {
+      const grant = await deps.grants.for(caller, leaf);
+      const subject = webSessionMfaSubject(grant.session, resource);
+      const word = checked ? await rootWord(deps.signer, leaf, signer.user, subject) : undefined;
+      return open(req, leaf, grant, word, deps);
+    };
+    let opened = await attempt();
     // A leaf that restarted, or ended the session it granted, answers 401: ask for a new one.
     if (opened.answer.statusCode === 401) {
       opened.answer.resume();
       deps.grants.drop(caller, leaf);
-      opened = await open(req, leaf, await deps.grants.for(caller, leaf), deps);
+      opened = await attempt();
     }
     if (!opened.upstream) return await passRefusal(opened.answer, socket);
-    const hop = {
-      user: signer.user,
-      cluster: leaf,
-      kind: kindOf[match[1] as keyof typeof kindOf],
-      name: decodeURIComponent(match[2]!),
-    };
+    const hop = { user: signer.user, cluster: leaf, kind: kindOf[segment], name };
     socket.write(switchingHead(opened.answer));
     if (opened.upstreamHead?.length) socket.write(opened.upstreamHead);
     if (head.length > 0) opened.upstream.write(head);
@@ -107,6 +118,7 @@ function open(
   req: IncomingMessage,
   leaf: string,
   grant: LeafSessionGrant,
+  word: string | undefined,
   deps: Pick<LeafTunnelDeps, 'dial'>,
 ): Promise<Opened> {
   return deps.dial(leaf).then(
@@ -125,6 +137,7 @@ function open(
             upgrade: 'websocket',
             cookie: `__Host-session=${grant.session}`,
             authorization: `Bearer ${grant.bearer}`,
+            ...(word ? { [rootMfaHeader]: word } : {}),
           },
           createConnection: () => asSocket(stream),
           timeout: answerTimeoutMs,

@@ -2,18 +2,22 @@ import { rm } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
+import type { AskCode } from '../../cli/login/session-mfa.js';
 import { tunnelTarget, type TunnelResource } from '../../cli/login/tunnel-target.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
+import { createRole, createSessionMfaRole } from '../../testing/roles.testkit.js';
 import type { AuditEvent } from '../audit/index.js';
 import { connectLeaf } from './trusted-clusters.testkit.js';
 
 /**
  * A root and a leaf that trusts it, the root listening on loopback, for the CLI's tunnels to a
  * leaf's resources through the root (`postern proxy db|app --cluster leaf`). The leaf maps the
- * root's `access` role to its own `leafRole`, which the test creates with what it allows. Root
- * users: alice and larry (`access`), eve (`auditor`, mapped to nothing).
+ * root's `access` role to its own `leafRole`, which the test creates with what it allows, and
+ * `checked-access` to that and `leaf-checked` (require_session_mfa). Root users: alice and larry
+ * (`access`), eve (`auditor`, mapped to nothing), mia (`checked-access`, with an authenticator).
  */
 export interface RootAndLeafTunnels {
   root: TestApp;
@@ -26,7 +30,10 @@ export interface RootAndLeafTunnels {
     user: string,
     roles: string[],
     resource: Omit<TunnelResource, 'cluster'>,
+    askCode?: AskCode,
   ): Promise<{ port: number; logged: string[] }>;
+  /** mia's next authenticator code on the root (both clusters' clocks move a step). */
+  miaCode(): string;
   /** The signature headers of the CLI's upgrade to `path` on the root, as alice. */
   signedUpgrade(path: string): Promise<Record<string, string>>;
   eventsOf(app: TestApp): Promise<AuditEvent[]>;
@@ -41,8 +48,10 @@ export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAnd
     root,
     `http://127.0.0.1:${rootPort}`,
     leaf,
-    `[{remote: access, local: [${leafRole}]}]`,
+    `[{remote: access, local: [${leafRole}]}, {remote: checked-access, local: [${leafRole}, leaf-checked]}]`,
   );
+  await createSessionMfaRole(leaf, 'leaf-checked');
+  await createRole(root, 'checked-access', {});
   await eventually(
     () => root.services.tunnels.serves({ kind: 'cluster', name: 'leaf' }),
     20_000,
@@ -55,6 +64,7 @@ export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAnd
   ]) {
     await root.services.users.create({ name: user!, roles: [role!] }, 'test');
   }
+  const mia = await inviteUser(root, 'mia', { roles: ['checked-access'] });
   const homes: string[] = [];
   const listeners: TunnelListener[] = [];
   const homeOf = async (user: string, roles: string[]) => {
@@ -70,14 +80,18 @@ export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAnd
     rootPort,
     leaf,
     envOf,
-    async proxyOnLeaf(user, roles, resource) {
+    async proxyOnLeaf(user, roles, resource, askCode) {
       const env = await envOf(user, roles);
       const noCode = () => Promise.reject(new Error('no code expected'));
-      const target = await tunnelTarget(env, { ...resource, cluster: 'leaf' }, noCode);
+      const target = await tunnelTarget(env, { ...resource, cluster: 'leaf' }, askCode ?? noCode);
       const logged: string[] = [];
       const listener = await listenThroughProxy(env, target, 0, (line) => logged.push(line));
       listeners.push(listener);
       return { port: listener.port, logged };
+    },
+    miaCode() {
+      leaf.clock.advance(30_000);
+      return nextTotp(root, mia.totpSecret!);
     },
     async signedUpgrade(path) {
       const { key } = await homeOf('alice', ['access']);

@@ -90,7 +90,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     ) {
       throw notFound(`no application named ${request.params.name}`);
     }
-    const unchecked = caller.mfaRefusal(`app:${app.metadata.name}`, 'postern proxy app');
+    const unchecked = await caller.mfaRefusal(`app:${app.metadata.name}`, 'postern proxy app');
     if (unchecked) throw accessDenied(unchecked);
     request.appTunnel = {
       user: caller.user,

@@ -121,5 +121,12 @@ describe('a tunnel opened with a web session', () => {
       status: 403,
       body: expect.stringMatching(/require an MFA check for each session.*web console/),
     });
+    // Only a trusted root's signed word stands for the check: a made-up one opens nothing.
+    const forged = { ...headers, 'x-postern-root-mfa': 'eyJhbGciOiJFZERTQSJ9.e30.c2ln' };
+    const refused = refusal(await upgrade(apiPaths.appTcp('echo'), forged));
+    expect(refused).toMatchObject({
+      status: 403,
+      body: expect.stringMatching(/the MFA check for this session failed/),
+    });
   });
 });

@@ -71,6 +71,6 @@ describe("a leaf's TCP apps through the root", () => {
     });
     connect(port, '127.0.0.1').on('error', () => undefined);
     await eventually(() => logged.length > 0, 10_000, 'the refusal');
-    expect(logged[0]).toMatch(/refused the connection to echo on leaf: HTTP 403: .*map to a role/);
+    expect(logged[0]).toMatch(/echo on leaf: leaf: none of eve's roles .* map to a role/);
   });
 });

@@ -90,7 +90,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     if (!engines[db.spec.protocol]) {
       throw badParameter(`Postern does not speak ${db.spec.protocol} yet`);
     }
-    const unchecked = caller.mfaRefusal(`db:${db.metadata.name}`, 'a database client');
+    const unchecked = await caller.mfaRefusal(`db:${db.metadata.name}`, 'a database client');
     if (unchecked) throw accessDenied(unchecked);
     request.databaseConnection = {
       user: caller.user,

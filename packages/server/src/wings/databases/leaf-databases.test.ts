@@ -15,6 +15,7 @@ import {
   startPrivatePostgres,
   type PrivatePostgres,
 } from '../../testing/private-postgres.testkit.js';
+import { listenThroughProxy } from '../../cli/login/tunnel-listener.js';
 import { listDatabases } from './cli/db-client.js';
 
 /**
@@ -133,8 +134,44 @@ describe("a leaf's databases through the root", () => {
     expect(result.code).not.toBe(0);
     await eventually(() => logged.length > 0, 10_000, 'the refusal');
     expect(logged[0]).toMatch(
-      /refused the connection to pg on leaf: HTTP 403: leaf: none of eve's roles on root \(auditor\) map to a role on leaf/,
+      /pg on leaf: leaf: none of eve's roles on root \(auditor\) map to a role on leaf/,
     );
+  });
+});
+
+describe("per-session MFA on a leaf's database", () => {
+  it('the leaf’s roles ask: the CLI asks for a code, the root checks it and vouches to the leaf', async () => {
+    const asked: string[] = [];
+    const askCode = async (question: string) => {
+      asked.push(question);
+      return world.miaCode();
+    };
+    const { port } = await world.proxyOnLeaf('mia', ['checked-access'], pgOnLeaf, askCode);
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'alice_db', database: 'appdb' });
+    await client.connect();
+    try {
+      expect((await client.query('select 7 as seven')).rows).toEqual([{ seven: 7 }]);
+    } finally {
+      await client.end();
+    }
+    expect(asked).toEqual([expect.stringMatching(/code for db pg on leaf/)]);
+  });
+
+  it('without the check, the leaf refuses and says why', async () => {
+    const env = await world.envOf('mia', ['checked-access']);
+    const logged: string[] = [];
+    const path = apiPaths.databaseConnectIn('leaf', 'pg');
+    // The login's certificate alone, as a CLI that does not ask for the check would sign.
+    const login = { name: 'pg', path, certificate: () => Promise.resolve(undefined) };
+    const listener = await listenThroughProxy(env, login, 0, (line) => logged.push(line));
+    try {
+      const result = await psql(listener.port, 'alice_db', 'appdb', 'select 1');
+      expect(result.code).not.toBe(0);
+      await eventually(() => logged.length > 0, 10_000, 'the refusal');
+      expect(logged[0]).toMatch(/HTTP 403: .*require an MFA check for each session/);
+    } finally {
+      await listener.close();
+    }
   });
 });
 

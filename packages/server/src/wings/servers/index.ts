@@ -73,8 +73,8 @@ export const serversWing = {
       sessionMfa: ctx.identity.sessionMfa,
       issuer: ctx.identity.issuer,
       leafOf: (host) => ctx.clusterSsh.leafOf(host),
-      leafSessionMfaRequired: (leaf, caller, host, login) =>
-        ctx.clusterSsh.sessionMfaRequired(leaf, caller, host, login),
+      leafSessionMfaRequired: (leaf, caller, resource) =>
+        ctx.clusterSsh.sessionMfaRequired(leaf, caller, resource),
     });
     await server.register(terminalRoutes, {
       terminals: s.terminals,

@@ -1,6 +1,7 @@
 import {
   apiPaths,
   sessionMfaCertsRequestSchema,
+  type MfaRequiredRequest,
   type SessionMfaCertsResponse,
   type SessionMfaTarget,
 } from '@postern/contracts';
@@ -28,8 +29,7 @@ interface SessionMfaCertOptions {
   leafSessionMfaRequired: (
     leaf: string,
     caller: LeafCaller,
-    host: string,
-    login: string,
+    resource: MfaRequiredRequest,
   ) => Promise<boolean>;
 }
 
@@ -39,7 +39,8 @@ interface SessionMfaCertOptions {
  * (require_session_mfa). Signed with the login's certificate. Without a code it answers whether
  * one is needed; with an authenticator code for the user it returns a certificate for the same
  * roles that opens only the sessions named (`login@<node id>`, `db:<name>`, `app:<name>`, or
- * `login@web-1.lab` for a trusted leaf's server, whose roles the leaf is asked about), for a
+ * `login@web-1.lab`, `db:<name>@lab`, `app:<name>@lab` on a trusted leaf, whose roles the leaf
+ * is asked about; the root vouches for the check to the leaf: leaf-tunnel-relay.ts), for a
  * minute, and carries when the login behind it ends. Database and app names are not looked up
  * here: the tunnel that honours the certificate checks access as for any other.
  */
@@ -54,16 +55,16 @@ export async function sessionMfaCertRoutes(
     async (request): Promise<SessionMfaCertsResponse> => {
       const identity = await options.certAuth.identify(request);
       const body = parseInput(sessionMfaCertsRequestSchema, request.body);
-      // A leaf's server (`web-1.lab`) or session (`join` with `cluster`) is judged by the leaf's
-      // roles for this user too. A server is named in the certificate as asked: the leaf checks
-      // it against the name the client reaches.
+      // A leaf's server (`web-1.lab`), session (`join` with `cluster`), database or app (with
+      // `cluster`) is judged by the leaf's roles for this user too. A server is named in the
+      // certificate as asked: the leaf checks it against the name the client reaches.
       const leafOf = (target: SessionMfaTarget): string | undefined => {
         if ('node' in target) {
           const { node } = target;
           const local = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
           return local ? undefined : options.leafOf(node);
         }
-        if (target.kind !== 'join' || !target.cluster) return undefined;
+        if (!target.cluster || target.cluster === options.clusterName) return undefined;
         const leaf = options.leafOf(leafProxyHost(target.cluster));
         if (!leaf) throw notFound(`${target.cluster} is not a cluster this proxy trusts`);
         return leaf;
@@ -74,14 +75,18 @@ export async function sessionMfaCertRoutes(
         if (required) break;
         const leaf = leafOf(target);
         if (!leaf) continue;
-        // The leaf's mfa/required names a server: for a join, the leaf's proxy itself.
-        const [host, login] =
-          'node' in target ? [target.node, target.login] : [leafProxyHost(leaf), caller.user];
-        required = await options.leafSessionMfaRequired(leaf, caller, host, login.slice(0, 64));
+        required = await options.leafSessionMfaRequired(
+          leaf,
+          caller,
+          leafQuestion(target, leaf, caller.user),
+        );
       }
       if (!required) return { required: false };
       const targetOf = (target: SessionMfaTarget) => {
-        if ('kind' in target) return `${target.kind}:${target.name}`;
+        if ('kind' in target) {
+          const leaf = target.kind === 'join' ? undefined : leafOf(target);
+          return `${target.kind}:${target.name}${leaf ? `@${leaf}` : ''}`;
+        }
         const { node, login } = target;
         if (leafOf(target)) return `${login}@${node.toLowerCase()}`;
         const found = resolveNodeName(options.nodes, node, options.clusterName, identity.roleSet);
@@ -110,4 +115,16 @@ export async function sessionMfaCertRoutes(
       return { required: true, cert: issued.cert };
     },
   );
+}
+
+/**
+ * What the leaf's `mfa/required` is asked about a target: a server and login; for a join, the
+ * leaf's proxy itself; a database or an app by name.
+ */
+function leafQuestion(target: SessionMfaTarget, leaf: string, user: string): MfaRequiredRequest {
+  if ('node' in target)
+    return { node: { node_name: target.node, login: target.login.slice(0, 64) } };
+  if (target.kind === 'db') return { database: { service_name: target.name } };
+  if (target.kind === 'app') return { app: { name: target.name } };
+  return { node: { node_name: leafProxyHost(leaf), login: user.slice(0, 64) } };
 }
