@@ -2,7 +2,8 @@ import { apiPaths } from '@postern/contracts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../access-control/access/actor.js';
 import {
@@ -16,6 +17,7 @@ import {
   type PrivatePostgres,
 } from '../../testing/private-postgres.testkit.js';
 import { listenThroughProxy } from '../../cli/login/tunnel-listener.js';
+import { addDatabaseCommands } from './cli/databases.commands.js';
 import { listDatabases } from './cli/db-client.js';
 
 /**
@@ -61,12 +63,38 @@ function psql(port: number, user: string, database: string, sql: string) {
 
 const pgOnLeaf = { kind: 'db', name: 'pg' } as const;
 
+/** `postern <args>` through the wing's own commands, with `env`'s login: the lines printed. */
+async function runCommand(env: NodeJS.ProcessEnv, args: string[]): Promise<string[]> {
+  const program = new Command('postern').exitOverride();
+  addDatabaseCommands(program);
+  const lines: string[] = [];
+  const print = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
+  vi.stubEnv('POSTERN_HOME', env.POSTERN_HOME);
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } finally {
+    vi.unstubAllEnvs();
+    print.mockRestore();
+  }
+  return lines;
+}
+
 describe("a leaf's databases through the root", () => {
   it('db ls --cluster lists what the leaf lets the user reach', async () => {
     const lines: string[] = [];
     await listDatabases(await world.envOf('alice', ['access']), (line) => lines.push(line), 'leaf');
     expect(lines[0]).toMatch(/^NAME\s+PROTOCOL\s+USERS\s+NAMES/);
     expect(lines.find((line) => line.startsWith('pg '))).toMatch(/postgres\s+alice_db\s+appdb/);
+  });
+
+  it('the commands take --cluster: db ls, and db config naming the tunnel to run', async () => {
+    const env = await world.envOf('alice', ['access']);
+    const lines = await runCommand(env, ['db', 'ls', '--cluster', 'leaf']);
+    expect(lines.find((line) => line.startsWith('pg '))).toMatch(/alice_db/);
+    const config = ['db', 'config', 'pg', '--cluster', 'leaf', '--db-user', 'alice_db'];
+    expect(await runCommand(env, config)).toContainEqual(
+      expect.stringMatching(/postern proxy db pg --cluster leaf --port 5432/),
+    );
   });
 
   it('psql runs SQL on the leaf’s database, audited on the leaf and the hop on the root', async () => {
