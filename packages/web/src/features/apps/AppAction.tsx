@@ -3,9 +3,12 @@ import { ConnectPopover } from '../../components/connect/ConnectPopover';
 import { CopyableCommand } from '../../components/connect/CopyableCommand';
 import { proxyAppCommand, type App } from './makeApp';
 
-/** HTTP apps open in a new tab through the launcher; TCP apps are reached with the CLI. */
-export function AppAction({ app }: { app: App }) {
-  if (app.isTcp) return <TcpConnect app={app} />;
+/**
+ * HTTP apps open in a new tab through the launcher; TCP apps, and a trusted leaf's apps (`leaf`:
+ * this cluster does not route their host names), are reached with the CLI's tunnel.
+ */
+export function AppAction({ app, leaf }: { app: App; leaf?: string }) {
+  if (app.isTcp || leaf) return <TunnelConnect app={app} leaf={leaf} />;
   if (!app.launchUrl) {
     const reason = 'This application has no address to launch it at.';
     // A disabled button gets no pointer events; data-disabled keeps the tooltip working.
@@ -40,15 +43,17 @@ export function AppAction({ app }: { app: App }) {
   );
 }
 
-/** Connect to a TCP app: the command that opens a local tunnel to it, ready to copy. */
-function TcpConnect({ app }: { app: App }) {
+/** Connect through a local tunnel: the command that opens it, ready to copy. */
+function TunnelConnect({ app, leaf }: { app: App; leaf?: string }) {
+  const what = app.isTcp
+    ? 'A TCP application is reached through a local tunnel.'
+    : `An application of the trusted cluster ${leaf ?? ''} is reached through a local tunnel (plain HTTP).`;
   return (
     <ConnectPopover name={app.name} width={360}>
       <Text size="sm">
-        A TCP application is reached through a local tunnel. Run this with the Postern CLI, then
-        connect to the local address it prints:
+        {what} Run this with the Postern CLI, then connect to the local address it prints:
       </Text>
-      <CopyableCommand command={proxyAppCommand(app)} label="Tunnel command" />
+      <CopyableCommand command={proxyAppCommand(app, leaf)} label="Tunnel command" />
     </ConnectPopover>
   );
 }

@@ -26,6 +26,7 @@ export function AppsPage() {
       filters={filters}
       onFiltersChange={setFilters}
       proxyHost={window.location.hostname}
+      leaf={clusterId === proxyCluster ? undefined : clusterId}
       extraRowAction={request.extraRowAction}
       headerActions={request.headerActions}
     />

@@ -15,6 +15,7 @@ interface Options {
   totalCount?: number;
   filters?: AppFilters;
   paging?: Partial<ListPaging>;
+  leaf?: string;
 }
 
 function renderView(options: Options = {}) {
@@ -44,6 +45,7 @@ function renderView(options: Options = {}) {
         paging={paging}
         pageSize={15}
         proxyHost="proxy.example.com"
+        leaf={options.leaf}
       />
     </MemoryRouter>,
   );
@@ -110,6 +112,19 @@ describe('AppsView', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Copy command' }));
     expect(await navigator.clipboard.readText()).toBe('postern proxy app postgres');
     expect(within(dialog).getByRole('button', { name: 'Copied' })).toBeTruthy();
+  });
+
+  it('a trusted leaf’s apps, web ones included, are reached with the tunnel and --cluster', async () => {
+    const user = userEvent.setup();
+    renderView({ leaf: 'lab' });
+    expect(screen.queryByRole('link', { name: /^Launch/ })).toBeNull();
+    const row = within(rowOf('postgres'));
+    await user.click(row.getByRole('button', { name: 'Connect to postgres' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to postgres' });
+    expect(within(dialog).getByLabelText('Tunnel command').textContent).toBe(
+      'postern proxy app postgres --cluster lab',
+    );
+    expect(screen.getAllByRole('button', { name: /^Connect to/ }).length).toBeGreaterThan(1);
   });
 
   it('HTTP apps have no Connect button', () => {

@@ -23,6 +23,8 @@ interface Props extends ResourceListExtras<App> {
   pageSize: number;
   /** This proxy's host name, for the empty state's note on default addresses. */
   proxyHost: string;
+  /** Set when the cluster listed is a trusted leaf: its apps are reached with `--cluster`. */
+  leaf?: string;
   /** A new page is on its way (the old one is still shown). */
   busy?: boolean;
 }
@@ -51,7 +53,7 @@ const appColumns: ListColumn<App, AppSortField>[] = [
 
 /** Applications: search, label filters and sort on the server, paged 15 at a time. */
 export function AppsView(props: Props) {
-  const { attempt, proxyHost, ...list } = props;
+  const { attempt, proxyHost, leaf, ...list } = props;
   return (
     <ResourceList
       {...list}
@@ -68,7 +70,7 @@ export function AppsView(props: Props) {
       }}
       noMatchText="No applications match your search."
       emptyState={<AddAppHelp proxyHost={proxyHost} />}
-      rowAction={(app) => <AppAction app={app} />}
+      rowAction={(app) => <AppAction app={app} leaf={leaf} />}
     />
   );
 }

@@ -87,5 +87,6 @@ export type AppFilters = ListFilters<AppSortField>;
 
 export const noFilters: AppFilters = { search: '', query: '' };
 
-/** The command that opens a local tunnel to a TCP app. */
-export const proxyAppCommand = (app: Pick<App, 'name'>) => `postern proxy app ${app.name}`;
+/** The command that opens a local tunnel to an app; with `leaf`, a trusted leaf cluster's. */
+export const proxyAppCommand = (app: Pick<App, 'name'>, leaf?: string) =>
+  `postern proxy app ${app.name}${leaf ? ` --cluster ${leaf}` : ''}`;

@@ -10,7 +10,16 @@ import { connectCommand, type Database } from './makeDatabase';
  * Connect: pick the database user and name the roles allow, and copy the exact command; for
  * PostgreSQL, or open the SQL console with them in a new browser tab.
  */
-export function ConnectDatabase({ db, clusterId }: { db: Database; clusterId: string }) {
+export function ConnectDatabase({
+  db,
+  clusterId,
+  leaf,
+}: {
+  db: Database;
+  clusterId: string;
+  /** A trusted leaf's database (the cluster picked is not the one signed in to). */
+  leaf?: string;
+}) {
   const concrete = (values: string[]) => values.filter((value) => value !== '*');
   const [dbUser, setDbUser] = useState(concrete(db.users)[0] ?? '');
   const [dbName, setDbName] = useState(concrete(db.names)[0] ?? '');
@@ -36,7 +45,7 @@ export function ConnectDatabase({ db, clusterId }: { db: Database; clusterId: st
         comboboxProps={{ withinPortal: false }}
         description={db.names.includes('*') ? 'Your roles allow any database here.' : undefined}
       />
-      <CopyableCommand command={connectCommand(db, dbUser, dbName)} label="Connect command" />
+      <CopyableCommand command={connectCommand(db, dbUser, dbName, leaf)} label="Connect command" />
       {db.protocol === 'postgres' && (
         <SqlConsoleLink
           href={databaseConsolePath({ clusterId, database: db.name, dbUser, dbName })}

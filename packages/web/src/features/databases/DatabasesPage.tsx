@@ -21,6 +21,7 @@ export function DatabasesPage() {
     <DatabasesView
       {...listProps}
       clusterId={clusterId}
+      leaf={clusterId === proxyCluster ? undefined : clusterId}
       filters={filters}
       onFiltersChange={setFilters}
       extraRowAction={request.extraRowAction}

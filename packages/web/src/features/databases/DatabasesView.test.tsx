@@ -8,13 +8,14 @@ import { DatabasesView } from './DatabasesView';
 import { databaseFixtures } from './fixtures';
 import { connectCommand, makeDatabase, noFilters } from './makeDatabase';
 
-function renderView(databases = databaseFixtures) {
+function renderView(databases = databaseFixtures, leaf?: string) {
   const paging: ListPaging = { pageIndex: 0, canPrev: false, onPrev: vi.fn(), onNext: vi.fn() };
   const onFiltersChange = vi.fn();
   renderWithTheme(
     <MemoryRouter>
       <DatabasesView
-        clusterId="root"
+        clusterId={leaf ?? 'root'}
+        leaf={leaf}
         attempt={{
           status: 'success',
           data: {
@@ -108,6 +109,16 @@ describe('DatabasesView', () => {
     expect(within(dialog).queryByRole('link', { name: 'Open SQL console' })).toBeNull();
     expect(within(dialog).queryByRole('button', { name: 'Open SQL console' })).toBeNull();
     expect(within(dialog).queryByText(/SQL console/)).toBeNull();
+  });
+
+  it('Connect on a trusted leaf’s database names the leaf with --cluster', async () => {
+    const user = userEvent.setup();
+    renderView(databaseFixtures, 'lab');
+    await user.click(within(rowOf('billing')).getByRole('button', { name: 'Connect to billing' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to billing' });
+    expect(within(dialog).getByLabelText('Connect command').textContent).toBe(
+      'postern db connect billing --cluster lab --db-user <db-user> --db-name billing',
+    );
   });
 
   it('says when the roles allow any user or database, and quotes what the shell would split', () => {

@@ -17,6 +17,8 @@ import type { Database, DatabaseFilters, DatabasePage } from './makeDatabase';
 interface Props extends ResourceListExtras<Database> {
   /** The cluster the databases belong to (for the SQL console's link). */
   clusterId: string;
+  /** Set when that cluster is a trusted leaf: the CLI reaches it with `--cluster`. */
+  leaf?: string;
   attempt: Attempt<DatabasePage>;
   onRetry: () => void;
   filters: DatabaseFilters;
@@ -67,7 +69,7 @@ const databaseColumns: ListColumn<Database, DatabaseSortField>[] = [
 
 /** Databases: search, label filters and sort on the server, paged 15 at a time. */
 export function DatabasesView(props: Props) {
-  const { attempt, clusterId, ...list } = props;
+  const { attempt, clusterId, leaf, ...list } = props;
   return (
     <ResourceList
       {...list}
@@ -83,7 +85,7 @@ export function DatabasesView(props: Props) {
       }}
       noMatchText="No databases match your search."
       emptyState={<AddDatabaseHelp />}
-      rowAction={(db) => <ConnectDatabase db={db} clusterId={clusterId} />}
+      rowAction={(db) => <ConnectDatabase db={db} clusterId={clusterId} leaf={leaf} />}
     />
   );
 }

@@ -71,11 +71,20 @@ export type DatabaseFilters = ListFilters<DatabaseSortField>;
 
 export const noFilters: DatabaseFilters = { search: '', query: '' };
 
-/** The command that starts the database's client through the proxy (docs/databases.md). */
-export function connectCommand(db: Pick<Database, 'name'>, dbUser: string, dbName: string): string {
+/**
+ * The command that starts the database's client through the proxy (docs/databases.md); with
+ * `leaf`, a trusted leaf cluster's database, through this cluster (`--cluster`).
+ */
+export function connectCommand(
+  db: Pick<Database, 'name'>,
+  dbUser: string,
+  dbName: string,
+  leaf?: string,
+): string {
   const quote = (value: string) =>
     /^[\w.@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
   const user = dbUser.trim() ? quote(dbUser.trim()) : '<db-user>';
   const name = dbName.trim();
-  return `postern db connect ${db.name} --db-user ${user}${name ? ` --db-name ${quote(name)}` : ''}`;
+  const onLeaf = leaf ? ` --cluster ${leaf}` : '';
+  return `postern db connect ${db.name}${onLeaf} --db-user ${user}${name ? ` --db-name ${quote(name)}` : ''}`;
 }
