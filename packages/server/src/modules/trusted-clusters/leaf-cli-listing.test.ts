@@ -84,6 +84,18 @@ describe('a leaf cluster’s servers from the command line', () => {
     );
   });
 
+  it('a role the root takes away counts on the leaf at the next call, not at the grant’s renewal', async () => {
+    await root.services.users.create({ name: 'rita', roles: ['access'] }, 'test');
+    const { env } = await homeOf('rita', ['access']);
+    const lines: string[] = [];
+    await ls(env, (line) => lines.push(line), { cluster: 'leaf' });
+    expect(lines.some((line) => line.startsWith('test-host.leaf '))).toBe(true);
+    await root.services.users.update({ name: 'rita', roles: ['auditor'] }, 'test');
+    await expect(ls(env, () => undefined, { cluster: 'leaf' })).rejects.toThrow(
+      "none of rita's roles on root (auditor) map to a role on leaf",
+    );
+  });
+
   it('refuses an unsigned read, a signed write and a replayed signature', async () => {
     const url = `http://127.0.0.1:${rootPort}${apiPaths.nodes('leaf')}`;
     expect((await fetch(url)).status).toBe(401);

@@ -64,6 +64,14 @@ export const certCaller = (signer: {
   sessionMfa: SessionMfa.required(signer.roleSet),
 });
 
+/** What a grant was asked for with: the identity the root signs for the leaf, but its expiry. */
+function identityFingerprint(caller: LeafCaller): string {
+  const traits = Object.entries(caller.traits)
+    .map(([name, values]) => [name, [...values].sort()] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([[...caller.roles].sort(), traits, caller.sessionMfa]);
+}
+
 /** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
 export type DialLeaf = (leaf: string) => Promise<Duplex>;
 
@@ -73,7 +81,7 @@ export type DialLeaf = (leaf: string) => Promise<Duplex>;
  * before its bearer runs out. The grant never leaves the root.
  */
 export class LeafGrants {
-  private readonly grants = new Map<string, LeafSessionGrant>();
+  private readonly grants = new Map<string, { grant: LeafSessionGrant; fingerprint: string }>();
   /** Asks in flight, so a page's burst of calls makes one leaf session, not one each. */
   private readonly asking = new Map<string, Promise<LeafSessionGrant>>();
 
@@ -86,19 +94,29 @@ export class LeafGrants {
     },
   ) {}
 
+  /**
+   * The leaf session for the caller as they are now: a grant asked for while their roles, traits
+   * or per-session MFA rule here were others is asked for again, so a role this root takes away
+   * (or a rule that starts asking) counts on the leaf at the caller's next call, not when the
+   * grant would have been renewed.
+   */
   async for(caller: LeafCaller, leaf: string): Promise<LeafSessionGrant> {
-    const key = `${caller.key}\n${leaf}`;
-    const held = this.grants.get(key);
-    if (held && Date.parse(held.bearerExpires) - this.options.now() > renewWithinMs) return held;
+    const fingerprint = identityFingerprint(caller);
+    const key = `${caller.key}\n${leaf}\n${fingerprint}`;
+    const held = this.grants.get(`${caller.key}\n${leaf}`);
+    const fresh =
+      held?.fingerprint === fingerprint &&
+      Date.parse(held.grant.bearerExpires) - this.options.now() > renewWithinMs;
+    if (fresh) return held.grant;
     const inFlight = this.asking.get(key);
     if (inFlight) return inFlight;
     const asked = this.ask(caller, leaf);
     this.asking.set(key, asked);
     try {
       const grant = await asked;
-      this.grants.delete(key);
+      this.grants.delete(`${caller.key}\n${leaf}`);
       if (this.grants.size >= maxGrants) this.grants.delete(this.grants.keys().next().value!);
-      this.grants.set(key, grant);
+      this.grants.set(`${caller.key}\n${leaf}`, { grant, fingerprint });
       return grant;
     } finally {
       this.asking.delete(key);
