@@ -133,10 +133,10 @@ function buildKubernetes(ctx: ServerContext) {
     endpointFor,
     identify,
     audit: kubeRequestAudit,
-    guard: (cert, revoke) =>
+    guard: (caller, revoke) =>
       ctx.hub.guard({
         recheck: () => {
-          const now = identify(cert);
+          const now = caller.identify();
           return 'refused' in now ? now.refused : undefined;
         },
         revoke,

@@ -20,6 +20,18 @@ import { kubeStatus, writeStatus, type KubeStatus } from './upstream/kube-status
 export type KubeIdentity =
   { user: string; roleSet: RoleSet; roles: string[] } | { refused: string; code: 401 | 403 };
 
+/**
+ * Who a request is from: a client certificate's user on the Kubernetes listener, or a trusted
+ * root's user whose request came through the root's tunnel (leaf-kube.ts).
+ */
+export interface KubeCaller {
+  user: string;
+  /** The cluster the credential is for: the request must name it. */
+  cluster: string;
+  /** Who they are now (asked again while a request stays open). */
+  identify(): KubeIdentity;
+}
+
 /** An allowed request, ready to go to the cluster. */
 export interface KubeCall {
   identity: { user: string; roleSet: RoleSet; roles: string[] };
@@ -44,7 +56,16 @@ export interface KubeApiProxyDeps {
   identify(cert: CertifiedKubeUser): KubeIdentity;
   audit: KubeRequestAudit;
   /** Keeps a long-lived request under the access re-checks (locks, roles); returns the stop. */
-  guard(identity: CertifiedKubeUser, revoke: (why: string) => void): () => void;
+  guard(caller: KubeCaller, revoke: (why: string) => void): () => void;
+  /**
+   * A request whose certificate names a trusted leaf's cluster (`prod.lab`): sent to the leaf
+   * through its tunnel, where the leaf's roles decide (leaf-kube.ts). Undefined for any other.
+   */
+  leaf?: {
+    claims(cluster: string): boolean;
+    request(req: IncomingMessage, res: ServerResponse, cert: CertifiedKubeUser): void;
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, cert: CertifiedKubeUser): void;
+  };
   /** Interactive exec and attach, as live sessions; absent, they are relayed as they are. */
   exec?(call: KubeCall, req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
@@ -78,9 +99,18 @@ export class KubeApiProxy {
   constructor(private readonly deps: KubeApiProxyDeps) {}
 
   request(req: IncomingMessage, res: ServerResponse): void {
-    const call = this.authorize(req, (status) => writeStatus(res, status));
+    const refuse = (status: KubeStatus) => writeStatus(res, status);
+    const cert = this.certified(req, refuse);
+    if (!cert) return;
+    if (this.deps.leaf?.claims(cert.cluster)) return this.deps.leaf.request(req, res, cert);
+    this.serve(req, res, this.certCaller(cert));
+  }
+
+  /** A request from `caller`, whose URL is `/kube/<cluster>/…`. */
+  serve(req: IncomingMessage, res: ServerResponse, caller: KubeCaller): void {
+    const call = this.authorize(req, caller, (status) => writeStatus(res, status));
     if (!call) return;
-    const stopGuard = this.guardUntilClosed(req, res.socket, call);
+    const stopGuard = this.guardUntilClosed(res.socket, caller);
     res.on('close', stopGuard);
     if (call.judgeCreated) return this.relayJudgedCreate(req, res, call, call.judgeCreated);
     if (!call.filter) {
@@ -113,9 +143,22 @@ export class KubeApiProxy {
 
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => undefined);
-    const call = this.authorize(req, (status) => socket.end(rawResponse(status.code, status)));
+    const refuse = (status: KubeStatus) => socket.end(rawResponse(status.code, status));
+    const cert = this.certified(req, refuse);
+    if (!cert) return;
+    if (this.deps.leaf?.claims(cert.cluster)) {
+      return this.deps.leaf.upgrade(req, socket, head, cert);
+    }
+    this.serveUpgrade(req, socket, head, this.certCaller(cert));
+  }
+
+  /** An upgrade (exec, attach, port forwarding) from `caller`. */
+  serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, caller: KubeCaller): void {
+    socket.on('error', () => undefined);
+    const refuse = (status: KubeStatus) => socket.end(rawResponse(status.code, status));
+    const call = this.authorize(req, caller, refuse);
     if (!call) return;
-    const stopGuard = this.guardUntilClosed(req, socket, call);
+    const stopGuard = this.guardUntilClosed(socket, caller);
     socket.once('close', stopGuard);
     const { request } = call;
     const interactive =
@@ -178,6 +221,7 @@ export class KubeApiProxy {
    */
   private authorize(
     req: IncomingMessage,
+    caller: KubeCaller,
     refuse: (status: KubeStatus) => void,
   ):
     | (KubeCall & {
@@ -186,15 +230,10 @@ export class KubeApiProxy {
       })
     | undefined {
     const remoteAddr = req.socket.remoteAddress;
-    const cert = verifiedPeer(req);
-    if (!cert) {
-      refuse(kubeStatus(401, unverifiedPeerReason(req.socket as TLSSocket)));
-      return undefined;
-    }
     const { cluster: name, path } = splitKubeUrl(req.url ?? '/');
     const audited = (status: number, request?: KubeRequest, impersonation?: Impersonation) =>
       this.deps.audit.record({
-        user: cert.user,
+        user: caller.user,
         cluster: name,
         method: req.method ?? 'GET',
         path: path.split('?')[0]!,
@@ -209,13 +248,13 @@ export class KubeApiProxy {
       return undefined;
     };
     if (!name) return refuseAndAudit(404, `name a cluster: ${kubePathPrefix}<cluster>/…`);
-    if (name !== cert.cluster) {
+    if (name !== caller.cluster) {
       return refuseAndAudit(
         403,
-        `this certificate is for Kubernetes cluster ${cert.cluster}, not ${name}: run postern kube login ${name}`,
+        `this certificate is for Kubernetes cluster ${caller.cluster}, not ${name}: run postern kube login ${name}`,
       );
     }
-    const identity = this.deps.identify(cert);
+    const identity = caller.identify();
     if ('refused' in identity) return refuseAndAudit(identity.code, identity.refused);
     const cluster = this.deps.clusters.get(name);
     if (!cluster) return refuseAndAudit(403, `your roles do not reach Kubernetes cluster ${name}`);
@@ -247,7 +286,7 @@ export class KubeApiProxy {
       judgeCreated,
       done: (status) => audited(status, request, impersonation),
       recheck: () => {
-        const now = this.deps.identify(cert);
+        const now = caller.identify();
         if ('refused' in now) return now.refused;
         const again = authorizeKubeCall(
           now,
@@ -262,14 +301,23 @@ export class KubeApiProxy {
   }
 
   /** A lock or lost access ends a request still open (a watch, logs, port forwarding). */
-  private guardUntilClosed(
+  private guardUntilClosed(socket: Duplex | null, caller: KubeCaller): () => void {
+    if (!socket) return () => undefined;
+    return this.deps.guard(caller, () => socket.destroy());
+  }
+
+  /** The verified client certificate's user and cluster, or a 401 Status saying why not. */
+  private certified(
     req: IncomingMessage,
-    socket: Duplex | null,
-    call: KubeCall,
-  ): () => void {
+    refuse: (status: KubeStatus) => void,
+  ): CertifiedKubeUser | undefined {
     const cert = verifiedPeer(req);
-    if (!cert || !socket) return () => undefined;
-    return this.deps.guard({ ...cert, user: call.identity.user }, () => socket.destroy());
+    if (!cert) refuse(kubeStatus(401, unverifiedPeerReason(req.socket as TLSSocket)));
+    return cert;
+  }
+
+  private certCaller(cert: CertifiedKubeUser): KubeCaller {
+    return { user: cert.user, cluster: cert.cluster, identify: () => this.deps.identify(cert) };
   }
 }
 
