@@ -318,6 +318,12 @@ export const agentPaths = {
    * SSH connection to one of the leaf's servers (`ssh -J` through the root).
    */
   leafSsh: '/v1/agent/trusted-clusters/ssh',
+  /**
+   * `<leafKube>/<cluster>/<API path>`, root → leaf, only through the leaf's own tunnel: a root
+   * user's kubectl request to one of the leaf's Kubernetes clusters, with the leaf session the
+   * leaf granted them (upgrades for exec, attach and port forwarding too).
+   */
+  leafKube: '/v1/agent/trusted-clusters/kube',
 } as const;
 
 /** Paths outside the API: the console and its configuration script. */

@@ -9,6 +9,7 @@ import { ListenAddresses } from './config/listen-addresses.js';
 import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ClusterSsh } from './modules/trusted-clusters/cluster-ssh.js';
+import { ClusterKube } from './modules/trusted-clusters/cluster-kube.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
 import { ReadinessService } from './modules/health/readiness.service.js';
@@ -147,6 +148,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     agentReports,
     /** `ssh -J` between trusted clusters: the SSH proxy and the trusted-clusters part meet here. */
     clusterSsh: new ClusterSsh(),
+    /** kubectl between trusted clusters: the Kubernetes wing and the trusted-clusters part. */
+    clusterKube: new ClusterKube(),
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
     addresses,

@@ -9,12 +9,14 @@ import { JoinTokensService } from '../join-tokens/join-tokens.service.js';
 import { JoinTokensStore } from '../join-tokens/join-tokens.store.js';
 import { clusterKey, type ClusterKey } from './cluster-keys.js';
 import { LeafForwarder } from './leaf-forwarder.js';
-import { LeafGrants } from './leaf-grants.js';
+import { LeafGrants, leafSessionHeaders } from './leaf-grants.js';
 import { LeafChecks } from './leaf-checks.js';
 import { leafSessionMfaRequired } from './leaf-mfa.js';
 import { LeafLinks } from './leaf-links.js';
 import { LeafSessions } from './leaf-sessions.js';
 import { dialLeafSsh, leafSshProtocol, serveLeafSsh } from './leaf-ssh.js';
+import type { ClusterKube } from './cluster-kube.js';
+import { rootWord } from './root-checks.js';
 import { leafSessionRoutes } from './leaf-session.routes.js';
 import { RemoteClusters } from './remote-clusters.js';
 import { askRootToTrust } from './root-client.js';
@@ -96,6 +98,31 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     sessionMfaRequired: (leaf, user, resource) =>
       leafSessionMfaRequired(leaf, user, resource, { grants, dial: dialLeaf }),
   });
+  ctx.clusterKube.attachRoot({
+    split: (name) => {
+      const dot = name.indexOf('.');
+      const [cluster, leaf] = [name.slice(0, dot), name.slice(dot + 1)];
+      return dot > 0 && isLeaf(leaf) ? { cluster, leaf } : undefined;
+    },
+    passage: async (leaf, user) => {
+      const grant = await grants.for(user, leaf);
+      return {
+        dial: () => dialLeaf(leaf),
+        headers: leafSessionHeaders(grant),
+        session: grant.session,
+        drop: () => grants.drop(user, leaf),
+      };
+    },
+    sessionMfaRequired: (leaf, user, resource) =>
+      leafSessionMfaRequired(leaf, user, resource, { grants, dial: dialLeaf }),
+    word: (leaf, user, subject) =>
+      rootWord(
+        { rootName: clusterName, identityKey: () => keyFor('forwarded_identity') },
+        leaf,
+        user,
+        subject,
+      ),
+  });
   const forwarder = new LeafForwarder({
     isLeaf,
     rootName: clusterName,
@@ -143,14 +170,17 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         store,
         clusterName,
         key: () => keyFor('tunnel'),
-        serve: serveThrough(server, (request, socket, head, root) =>
-          serveLeafSsh(request, socket, head, root, {
-            leafSessions,
-            clusterSsh: ctx.clusterSsh,
-            userCaKeys: (name) => links?.rootUserCaKeys(name),
-            clusterName,
-            log: (message, fields) => ctx.log('warn', message, fields),
-          }),
+        serve: serveThrough(
+          server,
+          (request, socket, head, root) =>
+            serveLeafSsh(request, socket, head, root, {
+              leafSessions,
+              clusterSsh: ctx.clusterSsh,
+              userCaKeys: (name) => links?.rootUserCaKeys(name),
+              clusterName,
+              log: (message, fields) => ctx.log('warn', message, fields),
+            }),
+          ctx.clusterKube,
         ),
         report: () => ({
           nodeCount: ctx.kinds().reduce((n, k) => (k.kind === 'node' ? n + k.count() : n), 0),
@@ -210,16 +240,26 @@ export type TrustedClusters = ReturnType<typeof buildTrustedClusters>;
 /**
  * Each connection a root opens through the tunnel is plain HTTP/1.1 to this server's own
  * routes (the tunnel is the TLS): requests go to Fastify's router, upgrades to the web server's
- * 'upgrade' handling, as if they had come to the web port; an upgrade to SSH (leaf-ssh.ts)
- * exists only here, so only a root's tunnel can ask for one.
+ * 'upgrade' handling, as if they had come to the web port. An upgrade to SSH (leaf-ssh.ts) and
+ * kubectl's requests (`leafKube`, cluster-kube.ts) exist only here, so only a root's tunnel can
+ * ask for them.
  */
 function serveThrough(
   server: FastifyInstance,
   ssh: (request: IncomingMessage, socket: Duplex, head: Buffer, root: string) => Promise<void>,
+  kube: ClusterKube,
 ): (stream: Duplex, root: string) => void {
-  const http = createServer((req, res) => server.routing(req, res));
+  const isKube = (req: IncomingMessage) => req.url?.startsWith(`${agentPaths.leafKube}/`) === true;
+  const http = createServer((req, res) => {
+    const root = fromRootTunnel.get(req.socket);
+    const leafSide = kube.leafSide;
+    if (root && leafSide && isKube(req)) return leafSide.request(req, res, root);
+    server.routing(req, res);
+  });
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const root = fromRootTunnel.get(socket);
+    const leafSide = kube.leafSide;
+    if (root && leafSide && isKube(req)) return leafSide.upgrade(req, socket, head, root);
     const wantsSsh = req.url === agentPaths.leafSsh && req.headers.upgrade === leafSshProtocol;
     if (!wantsSsh || !root) return void server.server.emit('upgrade', req, socket, head);
     ssh(req, socket, head, root).catch(() => socket.destroy());

@@ -22,6 +22,7 @@ import { signedRequestHeaders } from '../../ssh/signed-request.js';
 import type { FastifyRequest } from 'fastify';
 import {
   certCaller,
+  leafSessionHeaders,
   webCaller,
   type DialLeaf,
   type LeafCaller,
@@ -305,8 +306,7 @@ export class LeafForwarder implements HostHandler {
           path: req.url,
           headers: {
             ...passedOn(req.headers),
-            cookie: `${sessionCookieName}=${grant.session}`,
-            authorization: `Bearer ${grant.bearer}`,
+            ...leafSessionHeaders(grant),
             ...(rootWord ? { [rootMfaHeader]: rootWord } : {}),
           },
         },

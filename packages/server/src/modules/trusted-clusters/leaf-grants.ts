@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { answerMessage, postJson } from '../../net/post-json.js';
-import type { Identity } from '../../http/request-identity.js';
+import { sessionCookieName, type Identity } from '../../http/request-identity.js';
 import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { ClusterKey } from './cluster-keys.js';
 import { signForwardedIdentity } from './forwarded-identity.js';
@@ -71,6 +71,12 @@ function identityFingerprint(caller: LeafCaller): string {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([[...caller.roles].sort(), traits, caller.sessionMfa]);
 }
+
+/** A leaf session's credentials as the leaf's routes read them: its cookie and its bearer. */
+export const leafSessionHeaders = (grant: Pick<LeafSessionGrant, 'session' | 'bearer'>) => ({
+  cookie: `${sessionCookieName}=${grant.session}`,
+  authorization: `Bearer ${grant.bearer}`,
+});
 
 /** The leaf's streams: a Duplex with the socket methods Node's HTTP client calls on its socket. */
 export type DialLeaf = (leaf: string) => Promise<Duplex>;

@@ -1,8 +1,12 @@
 import { apiPaths, mfaRequiredResponseSchema, type MfaRequiredRequest } from '@postern/contracts';
 import { ApiError } from '../../errors.js';
-import { sessionCookieName } from '../../http/request-identity.js';
 import { answerMessage, postJson } from '../../net/post-json.js';
-import type { DialLeaf, LeafCaller, LeafGrants } from './leaf-grants.js';
+import {
+  leafSessionHeaders,
+  type DialLeaf,
+  type LeafCaller,
+  type LeafGrants,
+} from './leaf-grants.js';
 
 /**
  * Whether a leaf's roles, as its role map gives them to this root user, ask for a per-session MFA
@@ -24,10 +28,7 @@ export async function leafSessionMfaRequired(
     const grant = await deps.grants.for(caller, leaf);
     const answer = await postJson(url, resource, {
       over: await deps.dial(leaf),
-      headers: {
-        cookie: `${sessionCookieName}=${grant.session}`,
-        authorization: `Bearer ${grant.bearer}`,
-      },
+      headers: leafSessionHeaders(grant),
       insecure: false,
       timeoutMs: 15_000,
       maxBytes: 16 * 1024,

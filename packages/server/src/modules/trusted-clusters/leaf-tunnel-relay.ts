@@ -10,7 +10,13 @@ import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { asSocket } from '../../net/post-json.js';
 import { rootMfaHeader, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
-import { certCaller, type DialLeaf, type LeafCaller, type LeafGrants } from './leaf-grants.js';
+import {
+  certCaller,
+  leafSessionHeaders,
+  type DialLeaf,
+  type LeafCaller,
+  type LeafGrants,
+} from './leaf-grants.js';
 import { rootWord, type RootSigner } from './root-checks.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 
@@ -135,8 +141,7 @@ function open(
             ...handshake,
             connection: 'Upgrade',
             upgrade: 'websocket',
-            cookie: `__Host-session=${grant.session}`,
-            authorization: `Bearer ${grant.bearer}`,
+            ...leafSessionHeaders(grant),
             ...(word ? { [rootMfaHeader]: word } : {}),
           },
           createConnection: () => asSocket(stream),

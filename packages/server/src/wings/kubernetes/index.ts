@@ -12,7 +12,9 @@ import { agentKubeHeartbeats } from './agent-kube.js';
 import { ExecAccess } from './exec/exec-access.js';
 import { KubeExecSessions } from './exec/kube-exec-sessions.js';
 import { kubeExecRoutes } from './exec/kube-exec.routes.js';
-import { KubeApiProxy, type KubeIdentity } from './kube-api-proxy.js';
+import { KubeApiProxy, type KubeCaller, type KubeIdentity } from './kube-api-proxy.js';
+import { leafKubeRelay } from './leaf-kube-relay.js';
+import { leafKubeServer } from './leaf-kube-server.js';
 import { KubeCa, kubeServerName, type CertifiedKubeUser } from './kube-ca.js';
 import { KubeClustersService } from './kube-clusters.service.js';
 import { kubeConnectRoutes } from './kube-connect.routes.js';
@@ -50,6 +52,7 @@ export const kubernetesWing = {
       certAuth: ctx.identity.certAuth,
       ca: s.kubeCa,
       listenerUrl: () => kubeListenerUrl(ctx),
+      clusterKube: ctx.clusterKube,
       sessionMfa: ctx.identity.sessionMfa,
       now: ctx.now,
     });
@@ -128,19 +131,28 @@ function buildKubernetes(ctx: ServerContext) {
     now,
     streamLeases: new BackendSemaphore(ctx.backend, { prefix: '/semaphores/kubernetes/' }),
   });
+  const guard = (caller: KubeCaller, revoke: (why: string) => void) =>
+    ctx.hub.guard({
+      recheck: () => {
+        const now = caller.identify();
+        return 'refused' in now ? now.refused : undefined;
+      },
+      revoke,
+    });
   const proxy = new KubeApiProxy({
     clusters: kubeClusters,
     endpointFor,
     identify,
     audit: kubeRequestAudit,
-    guard: (caller, revoke) =>
-      ctx.hub.guard({
-        recheck: () => {
-          const now = caller.identify();
-          return 'refused' in now ? now.refused : undefined;
-        },
-        revoke,
-      }),
+    guard,
+    // `prod.lab`: a trusted leaf's cluster, relayed to the leaf (leaf-kube.ts).
+    leaf: leafKubeRelay({
+      clusterKube: ctx.clusterKube,
+      identify,
+      traits: (cert) => ctx.access.resolve(cert.user, [], cert.accessRequests).traits,
+      audit: kubeRequestAudit,
+      guard,
+    }),
     exec: (call, req, socket, head) =>
       void kubeExec
         .fromKubectl(call, { ...call.identity, recheck: () => call.recheck() }, req, socket, head)
@@ -154,6 +166,15 @@ function buildKubernetes(ctx: ServerContext) {
         : { release: () => limit.lease?.release() ?? Promise.resolve() };
     },
   });
+  // A trusted root's users' kubectl requests, which its tunnel brings to this (leaf) cluster.
+  ctx.clusterKube.attachLeaf(
+    leafKubeServer({
+      proxy,
+      guard: ctx.guard,
+      access: ctx.access,
+      sessionMfa: ctx.identity.sessionMfa,
+    }),
+  );
   // One TLS server for the Kubernetes listener, made the first time a connection needs it.
   let server: ReturnType<typeof createKubeServer> | undefined;
   const kubeServer = () =>

@@ -350,7 +350,7 @@ function unverifiedPeerReason(socket: TLSSocket): string {
 }
 
 /** What a client must never pass on to the cluster: its credentials and asked-for identities. */
-const isCredentialHeader = (name: string) =>
+export const isCredentialHeader = (name: string) =>
   name === 'authorization' || name === 'cookie' || isImpersonationHeader(name);
 
 /** The headers that make the cluster act as the chosen user and groups. */

@@ -7,6 +7,9 @@ import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import { kubeServerName, type KubeCa } from './kube-ca.js';
 import { kubePathPrefix } from './kube-path.js';
 import type { KubeClustersService } from './kube-clusters.service.js';
+import type { ClusterKube } from '../../modules/trusted-clusters/cluster-kube.js';
+import { certCaller } from '../../modules/trusted-clusters/leaf-grants.js';
+import { leafKubeLogin } from './leaf-kube-relay.js';
 
 interface KubeConnectOptions {
   clusters: KubeClustersService;
@@ -16,6 +19,8 @@ interface KubeConnectOptions {
   listenerUrl: () => string;
   sessionMfa: Pick<SessionMfa, 'verify'>;
   now: () => number;
+  /** A trusted leaf's clusters, named `<cluster>.<leaf>` here (leaf-kube.ts). */
+  clusterKube: Pick<ClusterKube, 'split' | 'rootSide'>;
 }
 
 /** A `postern kube login` certificate lives as long as a CLI sign-in's does, and never past it. */
@@ -36,22 +41,42 @@ type NameParams = { Params: { name: string } };
 export async function kubeConnectRoutes(server: FastifyInstance, options: KubeConnectOptions) {
   const { clusters, certAuth } = options;
 
+  /**
+   * The cluster's name if the user may reach it, and whether a leaf's roles ask for per-session
+   * MFA there: one of this cluster's, or `prod.lab`, which the leaf `lab` is asked about with
+   * the user's leaf session (its role map and roles decide).
+   */
+  const reachable = async (
+    asked: string,
+    identity: Parameters<typeof certCaller>[0],
+  ): Promise<{ name: string; leafAsks: boolean }> => {
+    const target = options.clusterKube.split(asked);
+    const root = options.clusterKube.rootSide;
+    if (target && root) {
+      const onLeaf = await leafKubeLogin(root, target, certCaller(identity));
+      if (!onLeaf.found)
+        throw notFound(`no Kubernetes cluster named ${target.cluster} on ${target.leaf}`);
+      return { name: asked, leafAsks: onLeaf.sessionMfaRequired };
+    }
+    const cluster = clusters.visible(asked, identity.roleSet);
+    if (!cluster) throw notFound(`no Kubernetes cluster named ${asked}`);
+    return { name: cluster.metadata.name, leafAsks: false };
+  };
+
   server.post<NameParams>(
     apiPaths.patterns.kubeLogin,
     { config: { access: 'public' } },
     async (request): Promise<KubeLoginResponse> => {
       const identity = await certAuth.identify(request);
       const body = parseInput(kubeLoginRequestSchema, request.body ?? {});
-      const cluster = clusters.visible(request.params.name, identity.roleSet);
-      if (!cluster) throw notFound(`no Kubernetes cluster named ${request.params.name}`);
-      const name = cluster.metadata.name;
+      const { name, leafAsks } = await reachable(request.params.name, identity);
       const base = options.listenerUrl();
       if (!base) {
         throw badParameter(
           'this proxy takes no TLS for Kubernetes: its web port is plain HTTP, so set kube_addr',
         );
       }
-      const required = SessionMfa.required(identity.roleSet);
+      const required = SessionMfa.required(identity.roleSet) || leafAsks;
       const checked = required && body.totp_code !== undefined;
       const ca = await options.ca();
       const answer = {

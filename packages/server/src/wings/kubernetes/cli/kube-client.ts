@@ -9,6 +9,9 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PosternHome } from '../../../cli/login/postern-home.js';
 import { signedClient } from '../../../cli/login/signed-client.js';
+import { leafNamed } from '../../../cli/login/nodes.js';
+import { currentLogin } from '../../../cli/login/session-commands.js';
+import { catalogPath } from '../../../cli/login/tunnel-target.js';
 import { printTable, labelListCell } from '../../../cli/table.js';
 import {
   kubeconfigPath,
@@ -17,17 +20,40 @@ import {
   type KubeUserCredential,
 } from './kubeconfig-file.js';
 
-/** Every Kubernetes cluster the user may reach, through the signed catalog (`kubeconnect`). */
-export async function fetchKubeClusters(env: NodeJS.ProcessEnv): Promise<KubeClusterJson[]> {
-  const { get } = await signedClient(env);
-  const pathAndQuery = `${apiPaths.kubeCatalog}?limit=1000`;
-  const answer = await get(pathAndQuery, kubeClusterListResponseSchema);
-  return answer.items;
+/**
+ * Every Kubernetes cluster the user may reach, through the signed catalog (`kubeconnect`), or a
+ * trusted leaf's (`cluster`), which the root forwards with the leaf session it grants.
+ */
+export async function fetchKubeClusters(
+  env: NodeJS.ProcessEnv,
+  cluster?: string,
+): Promise<KubeClusterJson[]> {
+  const { get, profile } = await signedClient(env);
+  const leaf = leafNamed(cluster, profile);
+  const path = catalogPath(apiPaths.kubeCatalog, apiPaths.kubernetes, leaf);
+  return (await get(path, kubeClusterListResponseSchema)).items;
 }
 
-/** `postern kube ls`. */
-export async function listKubeClusters(env: NodeJS.ProcessEnv, print: (line: string) => void) {
-  const clusters = await fetchKubeClusters(env);
+/**
+ * The name the cluster signed in to knows a Kubernetes cluster by: its own, or `prod.lab` for
+ * the cluster `prod` of the trusted leaf `lab` (`--cluster lab`).
+ */
+export async function kubeClusterName(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  cluster: string | undefined,
+): Promise<string> {
+  const leaf = leafNamed(cluster, await currentLogin(env));
+  return leaf ? `${name}.${leaf}` : name;
+}
+
+/** `postern kube ls [--cluster LEAF]`. */
+export async function listKubeClusters(
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  cluster?: string,
+) {
+  const clusters = await fetchKubeClusters(env, cluster);
   if (clusters.length === 0) return print('No Kubernetes clusters you may reach.');
   printTable(
     ['NAME', 'USERS', 'GROUPS', 'STATUS', 'LABELS'],

@@ -9,7 +9,7 @@ import { labelsCell } from '../../../cli/table.js';
 import { ConfigError } from '../../../config/config.js';
 import { asResource } from '../../../modules/inventory/resource-catalog.js';
 import { KubeClustersService, type KubeClusterRow } from '../kube-clusters.service.js';
-import { kubeContextFor, kubeLogin, listKubeClusters } from './kube-client.js';
+import { kubeClusterName, kubeContextFor, kubeLogin, listKubeClusters } from './kube-client.js';
 import { addKubeCredentialsCommand } from './kube-credentials.command.js';
 import { proxyKube } from './kube-local-proxy.js';
 
@@ -93,13 +93,16 @@ export function addKubeCommands(program: Command): void {
     .description(
       'list the Kubernetes clusters you may reach, with the users and groups your roles allow',
     )
-    .action(() => listKubeClusters(process.env, print));
+    .option('--cluster <leaf>', "a trusted leaf cluster's Kubernetes clusters, through this one")
+    .action((flags: { cluster?: string }) => listKubeClusters(process.env, print, flags.cluster));
 
   kube
     .command('login <name>')
     .description('get a certificate for the cluster NAME and make it the current kubectl context')
     .option('--no-set-context', 'write the context without making it current')
-    .action(async (name: string, flags: { setContext: boolean }) => {
+    .option('--cluster <leaf>', "a trusted leaf cluster's Kubernetes cluster, through this one")
+    .action(async (asked: string, flags: { setContext: boolean; cluster?: string }) => {
+      const name = await kubeClusterName(process.env, asked, flags.cluster);
       const login = await kubeLogin(process.env, name, { setCurrent: flags.setContext });
       const { context, kubeconfig, expires, checked } = login;
       print(
@@ -121,13 +124,15 @@ export function addKubeCommands(program: Command): void {
     .description('run kubectl exec in a pod of the cluster NAME (interactive when a terminal)')
     .option('-n, --namespace <namespace>', "the pod's namespace", 'default')
     .option('-c, --container <container>', "the container (default: the pod's first)")
+    .option('--cluster <leaf>', "a trusted leaf cluster's Kubernetes cluster, through this one")
     .action(
       async (
-        name: string,
+        asked: string,
         pod: string,
         command: string[],
-        flags: { namespace: string; container?: string },
+        flags: { namespace: string; container?: string; cluster?: string },
       ) => {
+        const name = await kubeClusterName(process.env, asked, flags.cluster);
         const context = await kubeContextFor(process.env, name);
         const tty = process.stdin.isTTY ? ['-it'] : ['-i'];
         const args = [
@@ -152,7 +157,9 @@ export function addKubeCommands(program: Command): void {
       'serve the cluster NAME on 127.0.0.1 without TLS, for tools that need a plain local endpoint',
     )
     .option('--port <port>', 'the local port (default: a free one, printed)', '0')
-    .action(async (name: string, flags: { port: string }) => {
+    .option('--cluster <leaf>', "a trusted leaf cluster's Kubernetes cluster, through this one")
+    .action(async (asked: string, flags: { port: string; cluster?: string }) => {
+      const name = await kubeClusterName(process.env, asked, flags.cluster);
       const local = await proxyKube(process.env, name, Number(flags.port), {
         log: (line) => console.error(`postern: ${line}`),
       });

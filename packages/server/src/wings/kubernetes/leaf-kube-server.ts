@@ -1,0 +1,134 @@
+import { agentPaths } from '@postern/contracts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AccessResolver } from '../../access-control/access/access-resolver.js';
+import { lockMessage } from '../../access-control/locks/lock-watcher.js';
+import { readCookie } from '../../http/read-cookie.js';
+import {
+  identifyByCredentials,
+  sessionCookieName,
+  type GuardDeps,
+  type Identity,
+} from '../../http/request-identity.js';
+import {
+  rootMfaHeader,
+  rootSessionMfaRefusal,
+  SessionMfa,
+  sessionMfaRefusal,
+  webSessionMfaSubject,
+} from '../../identity/mfa/session-mfa.js';
+import type { KubeApiProxy, KubeCaller } from './kube-api-proxy.js';
+import { kubePathPrefix } from './kube-path.js';
+import { rawResponse } from './upstream/forward.js';
+import { kubeStatus, writeStatus, type KubeStatus } from './upstream/kube-status.js';
+
+/**
+ * kubectl to a trusted leaf's Kubernetes cluster through the root, the leaf's half
+ * (docs/trusted-clusters.md, "kubectl to a leaf's clusters"): the leaf session the root sends is
+ * the caller, so the leaf's role map, roles, locks, exec recording and audit decide, as for its
+ * own users. The root's half is leaf-kube-relay.ts.
+ */
+
+/** The check a kubectl request of `cluster` on a leaf stands for (per-session MFA). */
+export const kubeCheck = (cluster: string) => `kube:${cluster}`;
+
+export interface LeafKubeLeafDeps {
+  proxy: Pick<KubeApiProxy, 'serve' | 'serveUpgrade'>;
+  guard: Pick<GuardDeps, 'sessions' | 'access' | 'locks'>;
+  access: Pick<AccessResolver, 'resolve'>;
+  sessionMfa: Pick<SessionMfa, 'verify'>;
+}
+
+/**
+ * The leaf's half (ClusterKube's leaf side): a root's user's kubectl request, brought by the
+ * root's tunnel to `<leafKube>/<cluster>/<API path>`, served by the API proxy as a request of
+ * the user the leaf session names.
+ */
+export function leafKubeServer(deps: LeafKubeLeafDeps) {
+  const callerOf = async (req: IncomingMessage): Promise<KubeCaller | KubeStatus> => {
+    const named = asKubeUrl(req.url ?? '');
+    if (!named) return kubeStatus(404, 'name a cluster');
+    const { cluster } = named;
+    // Served (and refused) as the API proxy serves any request: `/kube/<cluster>/…`, so that a
+    // refused discovery is answered in the text kubectl prints.
+    req.url = named.url;
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const cookie = readCookie(req, sessionCookieName);
+    const identity = await identifyByCredentials(deps.guard, cookie, bearer);
+    if (!identity) return kubeStatus(401, 'your session on this cluster ended: try again');
+    const unchecked = await mfaProblem(identity, cluster, req.headers[rootMfaHeader], deps);
+    if (unchecked) return kubeStatus(403, unchecked);
+    const { session } = identity;
+    return {
+      user: identity.user,
+      cluster,
+      identify: () => {
+        const resolved = deps.access.resolve(
+          identity.user,
+          session.roles,
+          session.accessRequests ?? [],
+        );
+        const lock = deps.guard.locks.lockFor({ user: identity.user, roles: resolved.roles });
+        if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
+        return { user: identity.user, roleSet: resolved.roleSet, roles: resolved.roles };
+      },
+    };
+  };
+  return {
+    request(req: IncomingMessage, res: ServerResponse): void {
+      void callerOf(req).then((caller) => {
+        if ('kind' in caller) return writeStatus(res, caller);
+        deps.proxy.serve(req, res, caller);
+      });
+    },
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+      socket.on('error', () => undefined);
+      void callerOf(req).then((caller) => {
+        if ('kind' in caller) return void socket.end(rawResponse(caller.code, caller));
+        deps.proxy.serveUpgrade(req, socket, head, caller);
+      });
+    },
+  };
+}
+
+/**
+ * A `<leafKube>/<cluster>/<API path>` URL as the API proxy reads one (`/kube/<cluster>/…`), and
+ * the cluster it names; undefined when it names none.
+ */
+function asKubeUrl(url: string): { cluster: string; url: string } | undefined {
+  const rest = url.slice(agentPaths.leafKube.length + 1);
+  const at = rest.search(/[/?]/);
+  const [segment, tail] = at < 0 ? [rest, ''] : [rest.slice(0, at), rest.slice(at)];
+  try {
+    const cluster = decodeURIComponent(segment);
+    return cluster ? { cluster, url: `${kubePathPrefix}${segment}${tail}` } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why per-session MFA refuses the request, or undefined: a root's user has no device here, so
+ * the root runs the check and sends its signed word for this session and cluster.
+ */
+async function mfaProblem(
+  identity: Identity,
+  cluster: string,
+  word: string | string[] | undefined,
+  deps: Pick<LeafKubeLeafDeps, 'sessionMfa'>,
+): Promise<string | undefined> {
+  if (!SessionMfa.requiredFor(identity)) return undefined;
+  const fix = `run postern kube login ${cluster} --cluster <this cluster> again on the root, and kubectl asks for your code`;
+  if (typeof word !== 'string') {
+    const root = identity.session.rootSessionMfa;
+    if (root) return rootSessionMfaRefusal(root, fix);
+    return sessionMfaRefusal({ roleSet: identity.roleSet }, 'this kubectl context', fix);
+  }
+  const subject = webSessionMfaSubject(identity.session.id, kubeCheck(cluster));
+  try {
+    await deps.sessionMfa.verify(identity.user, subject, { root_assertion: word }, undefined);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
