@@ -119,7 +119,7 @@ function buildKubernetes(ctx: ServerContext) {
     const unchecked = sessionMfaRefusal(
       checked,
       'this kubectl context',
-      kubeSessionMfaFix(cert.cluster),
+      kubeSessionMfaFix(cert.cluster, ctx.clusterKube.split(cert.cluster)),
     );
     if (unchecked) return { refused: unchecked, code: 403 };
     return { user, roleSet: resolved.roleSet, roles: resolved.roles };
@@ -170,6 +170,7 @@ function buildKubernetes(ctx: ServerContext) {
   ctx.clusterKube.attachLeaf(
     leafKubeServer({
       proxy,
+      clusterName: config.clusterName,
       guard: ctx.guard,
       access: ctx.access,
       sessionMfa: ctx.identity.sessionMfa,
@@ -230,8 +231,10 @@ function buildKubernetes(ctx: ServerContext) {
 }
 
 /** What a kubectl refused for want of a per-session MFA check should do. */
-const kubeSessionMfaFix = (cluster: string) =>
-  `run postern kube login ${cluster} again, and kubectl asks for your code through Postern`;
+const kubeSessionMfaFix = (cluster: string, onLeaf?: { cluster: string; leaf: string }) => {
+  const login = onLeaf ? `${onLeaf.cluster} --cluster ${onLeaf.leaf}` : cluster;
+  return `run postern kube login ${login} again, and kubectl asks for your code through Postern`;
+};
 
 /** Where kubectl reaches the Kubernetes listener: its own port, or the web port over TLS. */
 function kubeListenerUrl(ctx: ServerContext): string {

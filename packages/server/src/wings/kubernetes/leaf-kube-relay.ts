@@ -111,7 +111,9 @@ export function leafKubeRelay(deps: LeafKubeRootDeps) {
     cluster: cert.cluster,
     identify: () => deps.identify(cert),
   });
-  const headersOf = (req: IncomingMessage) => passedHeaders(req.headers, isCredentialHeader);
+  // Only this root speaks for its checks: a client's own "word" never reaches the leaf.
+  const headersOf = (req: IncomingMessage) =>
+    passedHeaders(req.headers, (name) => isCredentialHeader(name) || name === rootMfaHeader);
 
   return {
     claims: (cluster: string) => deps.clusterKube.split(cluster) !== undefined,

@@ -34,6 +34,8 @@ export const kubeCheck = (cluster: string) => `kube:${cluster}`;
 
 export interface LeafKubeLeafDeps {
   proxy: Pick<KubeApiProxy, 'serve' | 'serveUpgrade'>;
+  /** This (leaf) cluster's name, for what a refusal tells the user to run on the root. */
+  clusterName: string;
   guard: Pick<GuardDeps, 'sessions' | 'access' | 'locks'>;
   access: Pick<AccessResolver, 'resolve'>;
   sessionMfa: Pick<SessionMfa, 'verify'>;
@@ -115,10 +117,10 @@ async function mfaProblem(
   identity: Identity,
   cluster: string,
   word: string | string[] | undefined,
-  deps: Pick<LeafKubeLeafDeps, 'sessionMfa'>,
+  deps: Pick<LeafKubeLeafDeps, 'sessionMfa' | 'clusterName'>,
 ): Promise<string | undefined> {
   if (!SessionMfa.requiredFor(identity)) return undefined;
-  const fix = `run postern kube login ${cluster} --cluster <this cluster> again on the root, and kubectl asks for your code`;
+  const fix = `run postern kube login ${cluster} --cluster ${deps.clusterName} again on the root, and kubectl asks for your code`;
   if (typeof word !== 'string') {
     const root = identity.session.rootSessionMfa;
     if (root) return rootSessionMfaRefusal(root, fix);

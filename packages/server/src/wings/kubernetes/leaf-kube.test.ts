@@ -170,6 +170,8 @@ describe("kubectl to a leaf's cluster through the root", () => {
     harnesses.push(plain);
     const refused = await plain.run(['get', 'pods', '-n', 'prod', '-o', 'name']);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/require an MFA check for each session/);
+    expect(refused.stderr).toMatch(
+      /require an MFA check for each session.*postern kube login prod --cluster leaf again/,
+    );
   });
 });
