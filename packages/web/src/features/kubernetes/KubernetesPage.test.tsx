@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import type { UserContext } from '@postern/contracts';
+import { clientConfigSchema, type UserContext } from '@postern/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
@@ -43,6 +43,8 @@ function setup(
     path: '/web/cluster/:clusterId/kubernetes',
     url: `/web/cluster/root/kubernetes${query}`,
     context,
+    // The cluster signed in to: its own clusters, not a trusted leaf's (no --cluster).
+    config: clientConfigSchema.parse({ proxyCluster: 'root' }),
   });
   const urls = () => fetchStub.mock.calls.map(([url]) => url);
   return { urls, user: userEvent.setup() };

@@ -26,6 +26,7 @@ export function KubernetesPage() {
       extraRowAction={request.extraRowAction}
       headerActions={request.headerActions}
       renderExec={(cluster) => <ExecInBrowser clusterId={clusterId} kubeCluster={cluster.name} />}
+      leaf={clusterId === proxyCluster ? undefined : clusterId}
     />
   );
 }

@@ -8,7 +8,7 @@ import { kubeClusterFixtures } from './fixtures';
 import { KubernetesView } from './KubernetesView';
 import { kubeLoginCommand, makeKubeCluster, noFilters } from './makeKubeCluster';
 
-function renderView(clusters = kubeClusterFixtures) {
+function renderView(clusters = kubeClusterFixtures, leaf?: string) {
   const paging: ListPaging = { pageIndex: 0, canPrev: false, onPrev: vi.fn(), onNext: vi.fn() };
   const onFiltersChange = vi.fn();
   renderWithTheme(
@@ -28,6 +28,7 @@ function renderView(clusters = kubeClusterFixtures) {
         paging={paging}
         pageSize={15}
         renderExec={(cluster) => <p>exec picker of {cluster.name}</p>}
+        leaf={leaf}
       />
     </MemoryRouter>,
   );
@@ -82,6 +83,16 @@ describe('KubernetesView', () => {
     expect(within(dialog).getByText('Exec in browser')).toBeTruthy();
     expect(within(dialog).getByText('exec picker of prod')).toBeTruthy();
     expect(kubeLoginCommand({ name: 'edge' })).toBe('postern kube login edge');
+  });
+
+  it('Connect on a trusted leaf’s cluster names the leaf with --cluster', async () => {
+    const user = userEvent.setup();
+    renderView(kubeClusterFixtures, 'lab');
+    await user.click(within(rowOf('prod')).getByRole('button', { name: 'Connect to prod' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to prod' });
+    expect(within(dialog).getByLabelText('Login command').textContent).toBe(
+      'postern kube login prod --cluster lab',
+    );
   });
 
   it('shows how to add a cluster when there is none', () => {

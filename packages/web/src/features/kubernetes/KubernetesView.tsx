@@ -31,6 +31,8 @@ interface Props extends ResourceListExtras<KubeCluster> {
   busy?: boolean;
   /** Exec in browser's picker for a cluster, shown in its Connect popover once that opens. */
   renderExec: (cluster: KubeCluster) => ReactNode;
+  /** Set when the clusters listed are a trusted leaf's: the CLI reaches them with `--cluster`. */
+  leaf?: string;
 }
 
 /** The Kubernetes list's columns (spec §3 Kube cluster: name, labels, users, groups). */
@@ -60,7 +62,7 @@ const kubeColumns: ListColumn<KubeCluster, KubeClusterSortField>[] = [
 
 /** Kubernetes clusters: search, label filters and sort on the server, paged 15 at a time. */
 export function KubernetesView(props: Props) {
-  const { attempt, renderExec, ...list } = props;
+  const { attempt, renderExec, leaf, ...list } = props;
   return (
     <ResourceList
       {...list}
@@ -76,7 +78,9 @@ export function KubernetesView(props: Props) {
       }}
       noMatchText="No Kubernetes clusters match your search."
       emptyState={<AddKubeClusterHelp />}
-      rowAction={(cluster) => <ConnectKube cluster={cluster} exec={renderExec(cluster)} />}
+      rowAction={(cluster) => (
+        <ConnectKube cluster={cluster} exec={renderExec(cluster)} leaf={leaf} />
+      )}
     />
   );
 }

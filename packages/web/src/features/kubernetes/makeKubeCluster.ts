@@ -46,6 +46,9 @@ export const kubeUsersText = (users: string[]) =>
 export const kubeGroupsText = (groups: string[]) =>
   groups.length === 0 ? 'none' : groups.join(', ');
 
-/** The command that writes the cluster's kubectl context (docs: `postern kube login`). */
-export const kubeLoginCommand = (cluster: Pick<KubeCluster, 'name'>) =>
-  `postern kube login ${cluster.name}`;
+/**
+ * The command that writes the cluster's kubectl context (docs: `postern kube login`); with
+ * `leaf`, a trusted leaf cluster's, through this cluster (`--cluster`).
+ */
+export const kubeLoginCommand = (cluster: Pick<KubeCluster, 'name'>, leaf?: string) =>
+  `postern kube login ${cluster.name}${leaf ? ` --cluster ${leaf}` : ''}`;
