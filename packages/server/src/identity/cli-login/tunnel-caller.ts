@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { lockMessage } from '../../access-control/locks/lock-watcher.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
@@ -35,9 +36,10 @@ export interface TunnelCaller {
   expiresMs: number;
   /**
    * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
-   * undefined; `what` names the client in the message. Throws for a check that did not pass.
+   * undefined; `what` names the client in the message, `fix` what to do instead (a default
+   * that suits the tunnels). Throws for a check that did not pass.
    */
-  mfaRefusal(target: string, what: string): Promise<string | undefined>;
+  mfaRefusal(target: string, what: string, fix?: string): Promise<string | undefined>;
 }
 
 /**
@@ -60,12 +62,17 @@ export class TunnelCallers {
     if (request.headers[signedRequestHeaders.signature] !== undefined || !bearer) {
       return this.bySignature(request);
     }
+    return this.bySession(request.raw);
+  }
+
+  /**
+   * A web session's caller, by its cookie and bearer: how a trusted root's requests for its user
+   * arrive (kubectl's too, leaf-kube-server.ts). 401 or 403 (a lock) as ApiErrors.
+   */
+  async bySession(req: IncomingMessage): Promise<TunnelCaller> {
     const { guard } = this.deps;
-    const identity = await identifyByCredentials(
-      guard,
-      readCookie(request.raw, sessionCookieName),
-      bearer,
-    );
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const identity = await identifyByCredentials(guard, readCookie(req, sessionCookieName), bearer);
     if (!identity) throw notAuthenticated('your session has ended: sign in again');
     const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
@@ -80,9 +87,13 @@ export class TunnelCallers {
       expiresMs: Date.parse(session.expires),
       // A tunnel cannot ask a web session's user for a check. A trusted root that ran it (the
       // CLI's per-session certificate for this tunnel) sends its signed word for the subject.
-      mfaRefusal: async (target, what) => {
+      mfaRefusal: async (
+        target,
+        what,
+        fix = 'postern on the root asks for it (with --cluster)',
+      ) => {
         if (!SessionMfa.requiredFor(identity)) return undefined;
-        const word = request.headers[rootMfaHeader];
+        const word = req.headers[rootMfaHeader];
         if (typeof word === 'string') {
           const subject = webSessionMfaSubject(session.id, target);
           const answer = { root_assertion: word };
@@ -90,8 +101,7 @@ export class TunnelCallers {
           return undefined;
         }
         const root = session.rootSessionMfa;
-        if (root) return rootSessionMfaRefusal(root, `postern on ${root} asks for it`);
-        const fix = 'open it from the web console, which asks for the check';
+        if (root) return rootSessionMfaRefusal(root, fix);
         return sessionMfaRefusal({ roleSet: identity.roleSet }, what, fix);
       },
     };
@@ -108,11 +118,12 @@ export class TunnelCallers {
       sessionRoles: [],
       expiresMs: signer.expiresMs,
       // A per-session MFA certificate for this target opens it (the CLI asks for one).
-      mfaRefusal: (target, what) =>
+      mfaRefusal: (target, what, fix) =>
         Promise.resolve(
           sessionMfaRefusal(
             { ...signer, mfaVerified: signer.sessionMfaTargets?.includes(target) === true },
             what,
+            fix,
           ),
         ),
     };

@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import WebSocket from 'ws';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 import type { AskCode } from '../../cli/login/session-mfa.js';
@@ -7,6 +6,7 @@ import { tunnelTarget, type TunnelResource } from '../../cli/login/tunnel-target
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { upgradeStatus } from '../../testing/ws-upgrade.testkit.js';
 import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { createRole, createSessionMfaRole } from '../../testing/roles.testkit.js';
 import type { AuditEvent } from '../audit/index.js';
@@ -124,25 +124,6 @@ export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAnd
 }
 
 /** A WebSocket upgrade to the root's `path`: opened, or refused with its status and body. */
-export function upgradeAnswer(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number | 'open'; body: string }> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
-    socket.once('open', () => {
-      socket.close();
-      resolve({ status: 'open', body: '' });
-    });
-    socket.once('unexpected-response', (request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.once('end', () => {
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body });
-      });
-    });
-    socket.once('error', () => undefined);
-  });
+export function upgradeAnswer(port: number, path: string, headers: Record<string, string>) {
+  return upgradeStatus(`ws://127.0.0.1:${port}${path}`, headers);
 }

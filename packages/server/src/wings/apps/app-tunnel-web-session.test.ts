@@ -1,12 +1,13 @@
 import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket, { createWebSocketStream } from 'ws';
+import { createWebSocketStream } from 'ws';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { createAppRole } from './app-client.testkit.js';
 import { createSessionMfaRole } from '../../testing/roles.testkit.js';
+import { openUpgrade, type UpgradeOutcome } from '../../testing/ws-upgrade.testkit.js';
 
 /**
  * The tunnel routes (`tcpapps/NAME`, `sites/CLUSTER/tcpapps/NAME`, and the same for
@@ -41,25 +42,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-type Answer = { status: number; body: string } | { socket: WebSocket };
+const upgrade = (path: string, headers: Record<string, string>) =>
+  openUpgrade(`ws://127.0.0.1:${port}${path}`, headers);
 
-function upgrade(path: string, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
-    socket.once('open', () => resolve({ socket }));
-    socket.once('unexpected-response', (request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.once('end', () => {
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body });
-      });
-    });
-    socket.once('error', () => undefined);
-  });
-}
-
-const refusal = (answer: Answer) => ('socket' in answer ? 'open' : answer);
+const refusal = (answer: UpgradeOutcome) => ('socket' in answer ? 'open' : answer);
 
 describe('a tunnel opened with a web session', () => {
   it('carries bytes, and outlives the rechecks with the session’s roles (no user record)', async () => {
@@ -119,7 +105,7 @@ describe('a tunnel opened with a web session', () => {
     const answer = refusal(await upgrade(apiPaths.appTcp('echo'), headers));
     expect(answer).toMatchObject({
       status: 403,
-      body: expect.stringMatching(/require an MFA check for each session.*web console/),
+      body: expect.stringMatching(/require an MFA check for each session.*postern on the root/),
     });
     // Only a trusted root's signed word stands for the check: a made-up one opens nothing.
     const forged = { ...headers, 'x-postern-root-mfa': 'eyJhbGciOiJFZERTQSJ9.e30.c2ln' };

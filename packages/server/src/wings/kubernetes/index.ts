@@ -171,9 +171,9 @@ function buildKubernetes(ctx: ServerContext) {
     leafKubeServer({
       proxy,
       clusterName: config.clusterName,
-      guard: ctx.guard,
+      callers: ctx.identity.tunnelCallers,
       access: ctx.access,
-      sessionMfa: ctx.identity.sessionMfa,
+      locks: ctx.locks,
     }),
   );
   // One TLS server for the Kubernetes listener, made the first time a connection needs it.

@@ -1,22 +1,10 @@
-import { agentPaths } from '@postern/contracts';
+import { agentPaths, errorCatalogue } from '@postern/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
-import { lockMessage } from '../../access-control/locks/lock-watcher.js';
-import { readCookie } from '../../http/read-cookie.js';
-import {
-  identifyByCredentials,
-  sessionCookieName,
-  type GuardDeps,
-  type Identity,
-} from '../../http/request-identity.js';
-import {
-  rootMfaHeader,
-  rootSessionMfaRefusal,
-  SessionMfa,
-  sessionMfaRefusal,
-  webSessionMfaSubject,
-} from '../../identity/mfa/session-mfa.js';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import { ApiError } from '../../errors.js';
+import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
 import type { KubeApiProxy, KubeCaller } from './kube-api-proxy.js';
 import { kubePathPrefix } from './kube-path.js';
 import { rawResponse } from './upstream/forward.js';
@@ -36,9 +24,10 @@ export interface LeafKubeLeafDeps {
   proxy: Pick<KubeApiProxy, 'serve' | 'serveUpgrade'>;
   /** This (leaf) cluster's name, for what a refusal tells the user to run on the root. */
   clusterName: string;
-  guard: Pick<GuardDeps, 'sessions' | 'access' | 'locks'>;
+  /** The leaf session the root sends, as tunnels take it (its cookie, bearer and MFA word). */
+  callers: Pick<TunnelCallers, 'bySession'>;
   access: Pick<AccessResolver, 'resolve'>;
-  sessionMfa: Pick<SessionMfa, 'verify'>;
+  locks: LockView;
 }
 
 /**
@@ -54,27 +43,27 @@ export function leafKubeServer(deps: LeafKubeLeafDeps) {
     // Served (and refused) as the API proxy serves any request: `/kube/<cluster>/…`, so that a
     // refused discovery is answered in the text kubectl prints.
     req.url = named.url;
-    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const cookie = readCookie(req, sessionCookieName);
-    const identity = await identifyByCredentials(deps.guard, cookie, bearer);
-    if (!identity) return kubeStatus(401, 'your session on this cluster ended: try again');
-    const unchecked = await mfaProblem(identity, cluster, req.headers[rootMfaHeader], deps);
-    if (unchecked) return kubeStatus(403, unchecked);
-    const { session } = identity;
-    return {
-      user: identity.user,
-      cluster,
-      identify: () => {
-        const resolved = deps.access.resolve(
-          identity.user,
-          session.roles,
-          session.accessRequests ?? [],
-        );
-        const lock = deps.guard.locks.lockFor({ user: identity.user, roles: resolved.roles });
-        if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
-        return { user: identity.user, roleSet: resolved.roleSet, roles: resolved.roles };
-      },
-    };
+    try {
+      const caller = await deps.callers.bySession(req);
+      // A root's user has no device here: the root runs the check and sends its signed word.
+      const fix = `run postern kube login ${cluster} --cluster ${deps.clusterName} again on the root, and kubectl asks for your code`;
+      const unchecked = await caller.mfaRefusal(kubeCheck(cluster), 'this kubectl context', fix);
+      if (unchecked) return kubeStatus(403, unchecked);
+      const { user, sessionRoles, accessRequests } = caller;
+      return {
+        user,
+        cluster,
+        identify: () => {
+          const resolved = deps.access.resolve(user, sessionRoles, accessRequests);
+          const lock = deps.locks.lockFor({ user, roles: resolved.roles });
+          if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
+          return { user, roleSet: resolved.roleSet, roles: resolved.roles };
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return kubeStatus(errorCatalogue[error.code], error.message);
+    }
   };
   return {
     request(req: IncomingMessage, res: ServerResponse): void {
@@ -106,31 +95,5 @@ function asKubeUrl(url: string): { cluster: string; url: string } | undefined {
     return cluster ? { cluster, url: `${kubePathPrefix}${segment}${tail}` } : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Why per-session MFA refuses the request, or undefined: a root's user has no device here, so
- * the root runs the check and sends its signed word for this session and cluster.
- */
-async function mfaProblem(
-  identity: Identity,
-  cluster: string,
-  word: string | string[] | undefined,
-  deps: Pick<LeafKubeLeafDeps, 'sessionMfa' | 'clusterName'>,
-): Promise<string | undefined> {
-  if (!SessionMfa.requiredFor(identity)) return undefined;
-  const fix = `run postern kube login ${cluster} --cluster ${deps.clusterName} again on the root, and kubectl asks for your code`;
-  if (typeof word !== 'string') {
-    const root = identity.session.rootSessionMfa;
-    if (root) return rootSessionMfaRefusal(root, fix);
-    return sessionMfaRefusal({ roleSet: identity.roleSet }, 'this kubectl context', fix);
-  }
-  const subject = webSessionMfaSubject(identity.session.id, kubeCheck(cluster));
-  try {
-    await deps.sessionMfa.verify(identity.user, subject, { root_assertion: word }, undefined);
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
   }
 }
