@@ -2,21 +2,15 @@ import { errorBody, errorCatalogue } from '@postern/contracts';
 import http, { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import type { LockView } from '../../access-control/locks/lock-watcher.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
-import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { asSocket } from '../../net/post-json.js';
 import { rootMfaHeader, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
-import {
-  certCaller,
-  leafSessionHeaders,
-  type DialLeaf,
-  type LeafCaller,
-  type LeafGrants,
-} from './leaf-grants.js';
+import { certCaller, leafSessionHeaders, type DialLeaf, type LeafGrants } from './leaf-grants.js';
+import { relayLeafHop } from './leaf-hop.js';
 import { rootWord, type RootSigner } from './root-checks.js';
 import type { LeafSessionGrant } from './leaf-sessions.js';
 
@@ -27,8 +21,6 @@ import type { LeafSessionGrant } from './leaf-sessions.js';
 const tunnelPath = /^\/v1\/webapi\/sites\/[^/?#]+\/(dbconnect|tcpapps)\/([^/?#]+)$/;
 const kindOf = { dbconnect: 'database', tcpapps: 'app' } as const;
 
-/** How often the root checks its own locks and the certificate's end on a relayed tunnel. */
-const recheckMs = 1_000;
 const answerTimeoutMs = 15_000;
 /** The most of a leaf's refusal the client is shown. */
 const maxRefusalBytes = 16 * 1024;
@@ -104,11 +96,23 @@ export async function relayTunnelToLeaf(
       opened = await attempt();
     }
     if (!opened.upstream) return await passRefusal(opened.answer, socket);
-    const hop = { user: signer.user, cluster: leaf, kind: kindOf[segment], name };
+    const hop = { cluster: leaf, kind: kindOf[segment], name };
     socket.write(switchingHead(opened.answer));
     if (opened.upstreamHead?.length) socket.write(opened.upstreamHead);
     if (head.length > 0) opened.upstream.write(head);
-    relayWhileAllowed(socket, opened.upstream, { ...hop, caller, addr: addressOf(req) }, deps);
+    relayLeafHop(
+      socket,
+      opened.upstream,
+      {
+        user: signer.user,
+        roles: caller.roles,
+        expiresMs: Date.parse(caller.expires),
+        remoteAddr: addressOf(req),
+        codes: { start: 'TPOS062I', end: 'TPOS063I' },
+        fields: hop,
+      },
+      deps,
+    );
   } catch (error) {
     const known =
       error instanceof ApiError
@@ -196,53 +200,6 @@ function endWithError(socket: Duplex, error: ApiError): void {
       `content-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
-}
-
-/**
- * Both ways until either side ends, or the root locks the user or their certificate ends; the
- * root audits the hop's start and end (the session itself is the leaf's to audit).
- */
-function relayWhileAllowed(
-  client: Duplex,
-  upstream: Duplex,
-  hop: {
-    user: string;
-    cluster: string;
-    kind: string;
-    name: string;
-    caller: LeafCaller;
-    addr: string;
-  },
-  deps: Pick<LeafTunnelDeps, 'locks' | 'audit' | 'now' | 'log'>,
-): void {
-  const { caller, addr, ...fields } = hop;
-  const started = deps.now();
-  const expiresMs = Date.parse(caller.expires);
-  const where = remoteAddr(addr);
-  emitAuditInBackground(deps.audit, 'TPOS062I', { ...fields, ...where });
-  client.pipe(upstream).pipe(client);
-  const watch = setInterval(() => {
-    const lock = deps.locks.lockFor({ user: caller.user, roles: caller.roles });
-    if (!lock && deps.now() < expiresMs) return;
-    const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
-    deps.log('ending a tunnel to a leaf', { user: caller.user, leaf: hop.cluster, reason });
-    end(reason);
-  }, recheckMs);
-  watch.unref();
-  let ended = false;
-  const end = (reason = 'closed') => {
-    if (ended) return;
-    ended = true;
-    clearInterval(watch);
-    upstream.destroy();
-    client.destroy();
-    const duration_ms = deps.now() - started;
-    emitAuditInBackground(deps.audit, 'TPOS063I', { ...fields, ...where, reason, duration_ms });
-  };
-  for (const side of [client, upstream]) {
-    side.on('close', () => end());
-    side.on('error', () => end('the connection failed'));
-  }
 }
 
 function addressOf(req: IncomingMessage): string {

@@ -1,9 +1,7 @@
-import type { Duplex } from 'node:stream';
 import type { ServerChannel, TcpipRequestInfo } from 'ssh2';
 import { plainAddress } from '../../../ssh/ca.service.js';
+import { relayLeafHop } from '../../../modules/trusted-clusters/leaf-hop.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
-import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
-import { emitAuditInBackground, remoteAddr } from '../../../modules/audit/emit.js';
 import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import {
   leafProxyHost,
@@ -19,9 +17,6 @@ import type { SshProxyDeps } from './ssh-proxy.js';
  * proxy does: the root pipes the client's jump channel into the leaf's tunnel, so the leaf's
  * RBAC, recording and audit apply, and the client checks the leaf's host CA for `*.lab`.
  */
-
-/** How often the root checks its own locks and the certificate's end on a piped connection. */
-const recheckMs = 1_000;
 
 /** The root's side: who asked, from their certificate. */
 export interface RootJump {
@@ -57,54 +52,25 @@ export function forwardToLeaf(
         deps.log('ssh proxy: unknown target on a leaf', { user: jump.user, leaf, ...target });
         return channel.reject();
       }
-      const hop = { user: jump.user, cluster: leaf, server: `${target.host}:${target.port}` };
-      pipeWhileAllowed(channel.accept(), stream, jump, current.roles, deps, hop);
+      relayLeafHop(
+        channel.accept(),
+        stream,
+        {
+          user: jump.user,
+          roles: current.roles,
+          expiresMs: jump.validBefore.getTime(),
+          remoteAddr: jump.remoteAddr,
+          codes: { start: 'TPOS060I', end: 'TPOS061I' },
+          fields: { cluster: leaf, server: `${target.host}:${target.port}` },
+        },
+        deps,
+      );
     },
     (error: unknown) => {
       deps.log('ssh proxy: cannot reach the leaf', { leaf, error: String(error) });
       channel.reject();
     },
   );
-}
-
-/**
- * Both ways until either side ends, or the root locks the user or their certificate ends. The
- * root audits the hop's start and end: the session itself is the leaf's to record, but an
- * auditor reading only the root's log still sees who went where, when, and why it ended.
- */
-function pipeWhileAllowed(
-  channel: ServerChannel,
-  stream: Duplex,
-  jump: RootJump,
-  roles: string[],
-  deps: SshProxyDeps,
-  hop: { user: string; cluster: string; server: string },
-): void {
-  const started = deps.now();
-  const addr = remoteAddr(jump.remoteAddr);
-  emitAuditInBackground(deps.audit, 'TPOS060I', { ...hop, ...addr });
-  channel.pipe(stream).pipe(channel);
-  const watch = setInterval(() => {
-    const lock = deps.locks.lockFor({ user: jump.user, roles });
-    if (!lock && deps.now() < jump.validBefore.getTime()) return;
-    const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
-    deps.log('ssh proxy: ending a connection to a leaf', { user: jump.user, reason });
-    end(reason);
-  }, recheckMs);
-  let ended = false;
-  const end = (reason = 'closed') => {
-    if (ended) return;
-    ended = true;
-    clearInterval(watch);
-    stream.destroy();
-    channel.destroy();
-    const duration_ms = deps.now() - started;
-    emitAuditInBackground(deps.audit, 'TPOS061I', { ...hop, ...addr, reason, duration_ms });
-  };
-  for (const side of [channel, stream] as const) {
-    side.on('close', () => end());
-    side.on('error', () => end('the connection failed'));
-  }
 }
 
 /**
