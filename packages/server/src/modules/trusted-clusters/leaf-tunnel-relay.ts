@@ -56,9 +56,9 @@ interface Opened {
  * certificate's signature as on its own routes (and its locks), then opens the same WebSocket on
  * the leaf with the leaf session the leaf grants this user, so the leaf's role map, RBAC, locks,
  * per-session MFA and audit decide (a check the CLI passed here, with a per-session certificate
- * for `db:<name>@<leaf>`, goes to the leaf as this root's signed word); from the leaf's `101` on, the client's frames pass through
- * unread. The root audits the hop's start and end and ends it when it locks the user or the
- * certificate runs out, as for `ssh` to a leaf (cluster-hops.ts).
+ * for `db:<name>@<leaf>`, goes to the leaf as this root's signed word). From the leaf's `101`
+ * on, the client's frames pass through unread. The root audits the hop's start and end and ends
+ * it when it locks the user or the certificate runs out, as for `ssh` to a leaf (leaf-hop.ts).
  */
 export async function relayTunnelToLeaf(
   req: IncomingMessage,
@@ -70,14 +70,15 @@ export async function relayTunnelToLeaf(
   socket.on('error', () => undefined);
   try {
     const match = tunnelPath.exec(req.url ?? '');
-    if (!match || req.method !== 'GET') {
+    const name = match ? safelyDecoded(match[2]!) : undefined;
+    if (!match || name === undefined || req.method !== 'GET') {
       throw new ApiError('access_denied', 'a signed upgrade to a leaf may only open a tunnel');
     }
     // No body to hash: identify reads the headers, the method, the URL and the address.
     const shim = { headers: req.headers, method: req.method, url: req.url, ip: addressOf(req) };
     const signer = await deps.certAuth.identify(shim as unknown as FastifyRequest);
     const caller = certCaller(signer);
-    const [segment, name] = [match[1] as keyof typeof kindOf, decodeURIComponent(match[2]!)];
+    const segment = match[1] as keyof typeof kindOf;
     // A per-session MFA certificate of this root for this tunnel (`db:<name>@<leaf>`): the check
     // ran here, with the user's devices; the leaf gets this root's word for its subject instead.
     const resource = `${segment === 'dbconnect' ? 'db' : 'app'}:${name}`;
@@ -200,6 +201,14 @@ function endWithError(socket: Duplex, error: ApiError): void {
       `content-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+function safelyDecoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function addressOf(req: IncomingMessage): string {

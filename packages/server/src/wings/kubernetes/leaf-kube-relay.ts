@@ -1,4 +1,9 @@
-import { agentPaths, apiPaths, kubeClusterListResponseSchema } from '@postern/contracts';
+import {
+  agentPaths,
+  apiPaths,
+  errorCatalogue,
+  kubeClusterListResponseSchema,
+} from '@postern/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../../errors.js';
@@ -85,17 +90,18 @@ export function leafKubeRelay(deps: LeafKubeRootDeps) {
       sessionMfa: SessionMfa.required(identity.roleSet),
     };
     let passage: LeafPassage;
+    let word: string | undefined;
     try {
       passage = await root.passage(target.leaf, caller);
+      // A certificate the credential plugin got with a code: the check ran here, with the
+      // user's devices; the leaf gets this root's word for its subject.
+      const subject = webSessionMfaSubject(passage.session, kubeCheck(target.cluster));
+      if (cert.sessionMfaVerified) word = await root.word(target.leaf, cert.user, subject);
     } catch (error) {
-      return refuse(403, (error as Error).message);
+      // The leaf's refusal of the user (no role maps) as it said it; anything else: unreachable.
+      if (error instanceof ApiError) return refuse(errorCatalogue[error.code], error.message);
+      return refuse(502, `${target.leaf} cannot be reached`);
     }
-    // A certificate the credential plugin got with a code: the check ran here, with the user's
-    // devices; the leaf gets this root's word for its subject.
-    const subject = webSessionMfaSubject(passage.session, kubeCheck(target.cluster));
-    const word = cert.sessionMfaVerified
-      ? await root.word(target.leaf, cert.user, subject)
-      : undefined;
     return {
       endpoint: leafEndpoint(passage, target.cluster, word),
       path,
