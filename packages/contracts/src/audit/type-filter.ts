@@ -107,6 +107,8 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'trusted_cluster.delete': 'Trusted Cluster Deleted',
     'trusted_cluster.ssh.start': 'SSH to a Leaf Cluster Started',
     'trusted_cluster.ssh.end': 'SSH to a Leaf Cluster Ended',
+    'trusted_cluster.tunnel.start': 'Tunnel to a Leaf Cluster Started',
+    'trusted_cluster.tunnel.end': 'Tunnel to a Leaf Cluster Ended',
   }),
   family('Servers & Agents', {
     'node.create': 'Server Registered',

@@ -17,7 +17,7 @@ import {
   type PrivatePostgres,
 } from '../../testing/private-postgres.testkit.js';
 import { listenThroughProxy } from '../../cli/login/tunnel-listener.js';
-import { addDatabaseCommands } from './cli/databases.commands.js';
+import { wingCommands } from '../cli.js';
 import { listDatabases } from './cli/db-client.js';
 
 /**
@@ -65,8 +65,10 @@ const pgOnLeaf = { kind: 'db', name: 'pg' } as const;
 
 /** `postern <args>` through the wing's own commands, with `env`'s login: the lines printed. */
 async function runCommand(env: NodeJS.ProcessEnv, args: string[]): Promise<string[]> {
+  // Every wing's commands, as `postern` builds them (main.ts): a wing's alone would add its
+  // kind to the shared kinds table out of the order the other tests of this worker see.
   const program = new Command('postern').exitOverride();
-  addDatabaseCommands(program);
+  for (const add of Object.values(wingCommands)) add(program);
   const lines: string[] = [];
   const print = vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
   vi.stubEnv('POSTERN_HOME', env.POSTERN_HOME);
