@@ -1,4 +1,5 @@
 import { appResourceSchema } from '@postern/contracts';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
@@ -7,7 +8,7 @@ import {
   startRootAndLeafTunnels,
   type RootAndLeafTunnels,
 } from '../../modules/trusted-clusters/leaf-tunnels.testkit.js';
-import { createAppRole } from './app-client.testkit.js';
+import { createAppRole, verifiedJwtClaims } from './app-client.testkit.js';
 import { fetchApps } from './cli/apps.commands.js';
 
 /**
@@ -17,6 +18,9 @@ import { fetchApps } from './cli/apps.commands.js';
  */
 let world: RootAndLeafTunnels;
 let echo: Server;
+let web: HttpServer;
+/** What the HTTP app behind the leaf was asked, with the identity header it got. */
+const webSaw: { url: string; jwt: string | undefined }[] = [];
 
 beforeAll(async () => {
   world = await startRootAndLeafTunnels('leaf-apps');
@@ -31,18 +35,32 @@ beforeAll(async () => {
     }),
     hostActor('test'),
   );
+  web = createHttpServer((req, res) => {
+    webSaw.push({ url: req.url ?? '', jwt: req.headers['postern-jwt-assertion'] as string });
+    res.end(`hello from ${req.url}`);
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  await world.leaf.services.apps.create(
+    appResourceSchema.parse({
+      kind: 'app',
+      metadata: { name: 'wiki', labels: { env: 'test' } },
+      spec: { uri: `http://127.0.0.1:${(web.address() as { port: number }).port}` },
+    }),
+    hostActor('test'),
+  );
   await createAppRole(world.leaf, 'leaf-apps', { env: 'test' });
 }, 60_000);
 
 afterAll(async () => {
   echo?.close();
+  web?.close();
   await world?.stop();
 });
 
 describe("a leaf's TCP apps through the root", () => {
   it('apps ls --cluster lists them, and proxy app --cluster carries bytes both ways', async () => {
     const env = await world.envOf('alice', ['access']);
-    expect((await fetchApps(env, 'leaf')).map((app) => app.name)).toEqual(['echo']);
+    expect((await fetchApps(env, 'leaf')).map((app) => app.name).sort()).toEqual(['echo', 'wiki']);
     const { port } = await world.proxyOnLeaf('alice', ['access'], { kind: 'app', name: 'echo' });
     const socket = connect(port, '127.0.0.1');
     let received = '';
@@ -62,6 +80,18 @@ describe("a leaf's TCP apps through the root", () => {
       10_000,
       "the root's hop event",
     );
+  });
+
+  it('a web app of the leaf as plain HTTP through the tunnel, with the leaf’s JWT for the root’s user', async () => {
+    const { port } = await world.proxyOnLeaf('alice', ['access'], { kind: 'app', name: 'wiki' });
+    const answer = await fetch(`http://127.0.0.1:${port}/notes?id=7`);
+    expect(await answer.text()).toBe('hello from /notes?id=7');
+    const token = webSaw.findLast((seen) => seen.url === '/notes?id=7')?.jwt;
+    // Signed by the leaf's app key (its JWKS), naming the root's user with the leaf's roles.
+    expect(await verifiedJwtClaims(world.leaf, String(token))).toMatchObject({
+      username: 'alice',
+      roles: ['leaf-apps'],
+    });
   });
 
   it('a user the leaf maps no role to is told why', async () => {
