@@ -110,6 +110,11 @@ export async function identifyByCredentials(
   };
 }
 
+/** The token of an `Authorization: Bearer …` header, if the request has one. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+}
+
 /** A web session as a credential: its sign-in time (renewals keep it) and its lineage. */
 export function webSessionCredential(session: WebSession): Credential {
   return {

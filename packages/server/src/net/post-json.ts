@@ -102,7 +102,8 @@ export function answerMessage(answer: JsonAnswer): string {
   return typeof message === 'string' ? message : `HTTP ${answer.status}`;
 }
 
-function parseOrUndefined(text: string): unknown {
+/** JSON text parsed, or undefined when it is not JSON. */
+export function parseOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessDenied, notAuthenticated } from '../errors.js';
 import { lockMessage } from '../access-control/locks/lock-watcher.js';
 import {
+  bearerToken,
   identifyByCredentials,
   lastActiveHeaderName,
   sessionCookieName,
@@ -65,7 +66,7 @@ export function installAccessGuard(
 
 /** Cookie names the session; the bearer header proves the caller is our console, not a CSRF. */
 function identify(request: FastifyRequest, deps: GuardDeps): Promise<Identity | null> {
-  const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const bearer = bearerToken(request.headers.authorization);
   return identifyByCredentials(deps, request.cookies[sessionCookieName], bearer);
 }
 

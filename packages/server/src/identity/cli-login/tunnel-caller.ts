@@ -5,6 +5,7 @@ import { lockMessage } from '../../access-control/locks/lock-watcher.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
 import { readCookie } from '../../http/read-cookie.js';
 import {
+  bearerToken,
   identifyByCredentials,
   sessionCookieName,
   type GuardDeps,
@@ -58,8 +59,8 @@ export class TunnelCallers {
   ) {}
 
   async identify(request: FastifyRequest): Promise<TunnelCaller> {
-    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (request.headers[signedRequestHeaders.signature] !== undefined || !bearer) {
+    const signed = request.headers[signedRequestHeaders.signature] !== undefined;
+    if (signed || !bearerToken(request.headers.authorization)) {
       return this.bySignature(request);
     }
     return this.bySession(request.raw);
@@ -71,7 +72,7 @@ export class TunnelCallers {
    */
   async bySession(req: IncomingMessage): Promise<TunnelCaller> {
     const { guard } = this.deps;
-    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(req.headers.authorization);
     const identity = await identifyByCredentials(guard, readCookie(req, sessionCookieName), bearer);
     if (!identity) throw notAuthenticated('your session has ended: sign in again');
     const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });

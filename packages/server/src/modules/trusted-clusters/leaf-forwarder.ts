@@ -11,6 +11,7 @@ import type { HostHandler } from '../../http/host-routes.js';
 import { readCookie } from '../../http/read-cookie.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import {
+  bearerToken,
   identifyByCredentials,
   sessionCookieName,
   type GuardDeps,
@@ -252,7 +253,7 @@ export class LeafForwarder implements HostHandler {
       const signer = await this.options.certAuth.identify(shim as unknown as FastifyRequest);
       return { caller: certCaller(signer) };
     }
-    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(req.headers.authorization);
     const identity = await this.signedIn(readCookie(req, sessionCookieName), bearer);
     if (!identity) throw new ApiError('not_authenticated', 'you are not signed in');
     return { caller: webCaller(identity), rootSession: identity.session.id };

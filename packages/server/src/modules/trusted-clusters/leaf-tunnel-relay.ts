@@ -1,5 +1,5 @@
 import { errorBody, errorCatalogue } from '@postern/contracts';
-import http, { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { LockView } from '../../access-control/locks/lock-watcher.js';
@@ -8,6 +8,7 @@ import { ApiError } from '../../errors.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { AuditStore } from '../audit/index.js';
 import { asSocket } from '../../net/post-json.js';
+import { rawResponseHead } from '../../net/raw-http.js';
 import { rootMfaHeader, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
 import { certCaller, leafSessionHeaders, type DialLeaf, type LeafGrants } from './leaf-grants.js';
 import { relayLeafHop } from './leaf-hop.js';
@@ -166,11 +167,11 @@ function open(
 
 /** The leaf's `101` for the client, with the handshake's answer the leaf computed. */
 function switchingHead(answer: IncomingMessage): string {
-  const lines = ['HTTP/1.1 101 Switching Protocols'];
-  for (let at = 0; at < answer.rawHeaders.length; at += 2) {
-    lines.push(`${answer.rawHeaders[at]}: ${answer.rawHeaders[at + 1]}`);
+  const headers: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(answer.headersDistinct)) {
+    if (values) headers[name] = values;
   }
-  return `${lines.join('\r\n')}\r\n\r\n`;
+  return rawResponseHead(101, headers);
 }
 
 /** The leaf's refusal (its status and JSON message), as the root's own answer. */
@@ -182,25 +183,24 @@ async function passRefusal(answer: IncomingMessage, socket: Duplex): Promise<voi
     if (size > maxRefusalBytes) break;
     chunks.push(chunk);
   }
-  const status = answer.statusCode ?? 502;
   const body = Buffer.concat(chunks);
-  const type = String(answer.headers['content-type'] ?? 'text/plain');
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: ${type}\r\n` +
-      `x-content-type-options: nosniff\r\ncontent-length: ${body.length}\r\n` +
-      `connection: close\r\n\r\n${body.toString('latin1')}`,
-    'latin1',
-  );
+  const head = rawResponseHead(answer.statusCode ?? 502, {
+    'content-type': String(answer.headers['content-type'] ?? 'text/plain'),
+    'x-content-type-options': 'nosniff',
+    'content-length': String(body.length),
+    connection: 'close',
+  });
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
 }
 
 function endWithError(socket: Duplex, error: ApiError): void {
-  const status = errorCatalogue[error.code];
   const body = JSON.stringify(errorBody(error.code, error.message));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
-      `content-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const head = rawResponseHead(errorCatalogue[error.code], {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  });
+  socket.end(head + body);
 }
 
 function safelyDecoded(segment: string): string | undefined {

@@ -3,9 +3,9 @@ import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 import type { AskCode } from '../../cli/login/session-mfa.js';
 import { tunnelTarget, type TunnelResource } from '../../cli/login/tunnel-target.js';
-import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
+import { signedHeaders } from '../../testing/signed-request.testkit.js';
 import { upgradeStatus } from '../../testing/ws-upgrade.testkit.js';
 import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { createRole, createSessionMfaRole } from '../../testing/roles.testkit.js';
@@ -94,21 +94,7 @@ export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAnd
       return nextTotp(root, mia.totpSecret!);
     },
     async signedUpgrade(path) {
-      const { key } = await homeOf('alice', ['access']);
-      const certificateLine = root.services.ca.issueUserCertificate({
-        user: 'alice',
-        roles: ['access'],
-        logins: [],
-        publicKey: key.publicKey,
-        ttlMs: 600_000,
-      });
-      return signRequest({
-        method: 'GET',
-        pathAndQuery: path,
-        certificateLine,
-        privateKeyPem: key.privateKeyPem,
-        now: Date.now(),
-      });
+      return signedHeaders(root, 'alice', { path });
     },
     async eventsOf(app) {
       const to = new Date(Date.now() + 60_000);

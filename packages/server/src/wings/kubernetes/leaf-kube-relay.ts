@@ -14,7 +14,7 @@ import type {
   LeafPassage,
 } from '../../modules/trusted-clusters/cluster-kube.js';
 import type { LeafCaller } from '../../modules/trusted-clusters/leaf-grants.js';
-import { asSocket } from '../../net/post-json.js';
+import { answerMessage, asSocket, parseOrUndefined } from '../../net/post-json.js';
 import { isCredentialHeader, type KubeCaller, type KubeIdentity } from './kube-api-proxy.js';
 import type { CertifiedKubeUser } from './kube-ca.js';
 import { splitKubeUrl } from './kube-path.js';
@@ -200,11 +200,11 @@ async function getJson(passage: LeafPassage, path: string): Promise<unknown> {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (answer.statusCode === 200) return resolve(JSON.parse(text) as unknown);
-          if (answer.statusCode === 401) passage.drop();
-          const message = /"message":"([^"]*)"/.exec(text)?.[1] ?? `HTTP ${answer.statusCode}`;
-          reject(new ApiError('access_denied', message));
+          const json = parseOrUndefined(Buffer.concat(chunks).toString('utf8'));
+          const status = answer.statusCode ?? 0;
+          if (status === 200) return resolve(json);
+          if (status === 401) passage.drop();
+          reject(new ApiError('access_denied', answerMessage({ status, json })));
         });
         answer.on('error', reject);
       },

@@ -1,6 +1,6 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { OutgoingHeaders } from './headers.js';
+import { rawResponseHead } from '../../../net/raw-http.js';
 
 export type ErrorStatus = 400 | 502 | 504;
 
@@ -55,20 +55,4 @@ export function replyErrorRaw(socket: Duplex, status: ErrorStatus): void {
   const text = texts[status];
   const head = rawResponseHead(status, errorHeaders(text, true));
   socket.end(head + text, () => socket.destroy());
-}
-
-/** A response head in HTTP/1.1 wire form; a value Node would refuse to send is left out. */
-export function rawResponseHead(
-  status: number,
-  headers: OutgoingHeaders | Record<string, string>,
-): string {
-  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
-  for (const [name, value] of Object.entries(headers)) {
-    for (const line of Array.isArray(value) ? value : [value]) {
-      if (/^[!#$%&'*+.^_`|~\w-]+$/.test(name) && !/[\0\r\n]/.test(line)) {
-        head += `${name}: ${line}\r\n`;
-      }
-    }
-  }
-  return `${head}\r\n`;
 }

@@ -1,9 +1,9 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { pipeline, type Duplex } from 'node:stream';
+import { rawResponseHead } from '../../../net/raw-http.js';
 import { basePathOf } from './base-path.js';
 import {
   clientClosedRequest,
-  rawResponseHead,
   replyErrorRaw,
   statusOfFailure,
   UpstreamTimeoutError,

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SpdyConnection } from '../spdy/spdy-connection.js';
 import { headerList, isSpdyUpgrade, pickProtocol } from './negotiate.js';
-import { rawResponseHead, refuseUpgrade } from './raw-response.js';
+import { rawResponseHead } from '../../../net/raw-http.js';
+import { refuseUpgrade } from './raw-response.js';
 
 export const streamProtocolHeader = 'X-Stream-Protocol-Version';
 export const acceptedProtocolsHeader = 'X-Accepted-Stream-Protocol-Versions';

@@ -1,21 +1,6 @@
-import { STATUS_CODES } from 'node:http';
+import { rawResponseHead } from '../../../net/raw-http.js';
 import type { Duplex } from 'node:stream';
 import { failureStatus, type Status } from './status.js';
-
-/** A response head in HTTP/1.1 wire form, for a socket taken over by an upgrade. */
-export function rawResponseHead(
-  status: number,
-  headers: Record<string, string | string[]>,
-): string {
-  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
-  for (const [name, value] of Object.entries(headers)) {
-    for (const line of Array.isArray(value) ? value : [value]) {
-      // Never let a value end the head early or add a header of its own.
-      if (!/[\0\r\n]/.test(line)) head += `${name}: ${line}\r\n`;
-    }
-  }
-  return `${head}\r\n`;
-}
 
 /** Why an upgrade was refused: the answer already went out on the socket, which is closed. */
 export class UpgradeRefusedError extends Error {
