@@ -10,6 +10,7 @@ import type { AuditStore } from './modules/audit/index.js';
 import type { AuditHealth } from './modules/audit/spool/index.js';
 import { ClusterSsh } from './modules/trusted-clusters/cluster-ssh.js';
 import { ClusterKube } from './modules/trusted-clusters/cluster-kube.js';
+import { LeafReachPoint } from './modules/trusted-clusters/leaf-reach.js';
 import { ConnectionDiagnostics } from './modules/connection-diagnostics/connection-diagnostics.js';
 import { desktopRecordingSealer } from './modules/desktop-recordings/desktop-crash-seal.js';
 import { ReadinessService } from './modules/health/readiness.service.js';
@@ -150,6 +151,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     clusterSsh: new ClusterSsh(),
     /** kubectl between trusted clusters: the Kubernetes wing and the trusted-clusters part. */
     clusterKube: new ClusterKube(),
+    /** A leaf's resources for this root's users: the trusted-clusters part and the wings. */
+    leafReach: new LeafReachPoint(),
     /** Filled by the wings as they build: each kind's connection test (Discover). */
     connectionDiagnostics: new ConnectionDiagnostics(),
     addresses,

@@ -1,7 +1,8 @@
-import type { MfaRequiredRequest } from '@postern/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { LeafCaller } from './leaf-grants.js';
+import type { LeafReach } from './leaf-reach.js';
+
+export type { LeafPassage } from './leaf-reach.js';
 
 /**
  * kubectl through a root to a leaf's Kubernetes clusters (docs/trusted-clusters.md). Both halves
@@ -15,29 +16,10 @@ import type { LeafCaller } from './leaf-grants.js';
  */
 export const leafKubeName = (cluster: string, leaf: string) => `${cluster}.${leaf}`;
 
-/** How the root reaches a leaf for one user: the leaf session the leaf granted them. */
-export interface LeafPassage {
-  dial(): Promise<Duplex>;
-  /** The leaf session's cookie and bearer. */
-  headers: Record<string, string>;
-  /** The leaf session's id, which per-session MFA subjects are bound to. */
-  session: string;
-  /** The leaf no longer takes the session (it answered 401): the next call asks for another. */
-  drop(): void;
-}
-
-export interface KubeRootSide {
+/** The root's half: how to reach a leaf (leaf-reach.ts), and which names lead to one. */
+export interface KubeRootSide extends LeafReach {
   /** `prod.lab` → `{ leaf: 'lab', cluster: 'prod' }` when lab is a leaf this cluster trusts. */
   split(name: string): { leaf: string; cluster: string } | undefined;
-  passage(leaf: string, user: LeafCaller): Promise<LeafPassage>;
-  /** Whether the leaf's roles for the user ask for a per-session MFA check on `resource`. */
-  sessionMfaRequired(
-    leaf: string,
-    user: LeafCaller,
-    resource: MfaRequiredRequest,
-  ): Promise<boolean>;
-  /** This root's signed word to `leaf` that `user` passed the check for `subject`. */
-  word(leaf: string, user: string, subject: string): Promise<string>;
 }
 
 /** The leaf's half: kubectl's requests from a root's users, as the root relays them. */

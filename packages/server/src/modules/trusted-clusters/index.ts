@@ -12,6 +12,7 @@ import { LeafForwarder } from './leaf-forwarder.js';
 import { LeafGrants, leafSessionHeaders } from './leaf-grants.js';
 import { LeafChecks } from './leaf-checks.js';
 import { leafSessionMfaRequired } from './leaf-mfa.js';
+import type { LeafReach } from './leaf-reach.js';
 import { LeafLinks } from './leaf-links.js';
 import { LeafSessions } from './leaf-sessions.js';
 import { dialLeafSsh, leafSshProtocol, serveLeafSsh } from './leaf-ssh.js';
@@ -98,12 +99,9 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
     sessionMfaRequired: (leaf, user, resource) =>
       leafSessionMfaRequired(leaf, user, resource, { grants, dial: dialLeaf }),
   });
-  ctx.clusterKube.attachRoot({
-    split: (name) => {
-      const dot = name.indexOf('.');
-      const [cluster, leaf] = [name.slice(0, dot), name.slice(dot + 1)];
-      return dot > 0 && isLeaf(leaf) ? { cluster, leaf } : undefined;
-    },
+  // How the wings reach a leaf's resources for the root's users (leaf-reach.ts).
+  const reach: LeafReach = {
+    isLeaf,
     passage: async (leaf, user) => {
       const grant = await grants.for(user, leaf);
       return {
@@ -122,6 +120,15 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         user,
         subject,
       ),
+  };
+  ctx.leafReach.attach(reach);
+  ctx.clusterKube.attachRoot({
+    ...reach,
+    split: (name) => {
+      const dot = name.indexOf('.');
+      const [cluster, leaf] = [name.slice(0, dot), name.slice(dot + 1)];
+      return dot > 0 && isLeaf(leaf) ? { cluster, leaf } : undefined;
+    },
   });
   const forwarder = new LeafForwarder({
     isLeaf,

@@ -40,10 +40,13 @@ export interface RootAndLeafTunnels {
   stop(): Promise<void>;
 }
 
-export async function startRootAndLeafTunnels(leafRole: string): Promise<RootAndLeafTunnels> {
+export async function startRootAndLeafTunnels(
+  leafRole: string,
+  options: { leafPublicAddr?: string } = {},
+): Promise<RootAndLeafTunnels> {
   const root = await createTestApp({ clusterName: 'root' });
   const rootPort = (await root.listenOnLoopback()).port;
-  const leaf = await createTestApp({ clusterName: 'leaf' });
+  const leaf = await createTestApp({ clusterName: 'leaf', publicAddr: options.leafPublicAddr });
   await connectLeaf(
     root,
     `http://127.0.0.1:${rootPort}`,

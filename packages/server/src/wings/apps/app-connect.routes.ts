@@ -206,7 +206,10 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     const created = new Date().toISOString();
     const expires = new Date(expiresMs).toISOString();
     return options.tracking
-      .opened({ sid, user, roles, created, expires }, app)
+      .opened(
+        { sid, user, roles, created, expires },
+        { name: app.metadata.name, addr: apps.publicHostOf(app) },
+      )
       .catch(() => undefined);
   }
 }

@@ -4,7 +4,10 @@ import type { Duplex } from 'node:stream';
 import { hostOf, type HostHandler } from '../../http/host-routes.js';
 import type { AppJwtSigner } from './app-jwt.js';
 import type { AppRecord } from './app-kind.js';
-import type { AppIdentity, AppSessionsService } from './app-sessions.service.js';
+import type { AppAt, AppIdentity, AppSessionsService } from './app-sessions.service.js';
+import type { LeafReachPoint } from '../../modules/trusted-clusters/leaf-reach.js';
+import type { LeafAppAgents } from './leaf/leaf-app-agents.js';
+import { leafAppTarget } from './leaf/leaf-app-target.js';
 import type { AppRequestAudit } from './app-request-audit.js';
 import type { AppsService } from './apps.service.js';
 import type { AppProxy, ProxyTarget } from './proxy/app-proxy.js';
@@ -24,7 +27,21 @@ export interface AppHostDeps {
   publicPort: () => string;
   /** A connection to an app an agent serves, through that agent's tunnel. */
   dialAgentApp: (name: string) => Promise<Duplex>;
+  /** A trusted leaf's apps, for a root's app sessions on them (leaf/). */
+  leafReach: Pick<LeafReachPoint, 'side'>;
+  leafAgents: LeafAppAgents;
 }
+
+const noAppHere = 'There is no application at this address.';
+
+/**
+ * On the origin of a leaf's app served here: which leaf, so a visitor whose session ended is
+ * sent to sign in for that app again. Not a credential; kept a month.
+ */
+const leafHintCookie = '__Host-postern-app-cluster';
+const leafHintTtlMs = 30 * 24 * 3_600_000;
+/** Our cookies on an app's origin: credentials and hints of ours, never the app's. */
+const proxyCookies = [appSessionCookie, leafHintCookie];
 
 /** Headers a client could use to claim an identity; they never reach an app. */
 export const identityHeaders = [appJwtHeader, 'x-postern-user', 'x-forwarded-user'];
@@ -36,7 +53,7 @@ export const identityHeaders = [appJwtHeader, 'x-postern-user', 'x-forwarded-use
  */
 export class AppHost implements HostHandler {
   /** Upgraded sockets per app session cookie, closed when the session ends. */
-  private readonly open = new Map<string, { app: AppRecord; sockets: Set<Duplex> }>();
+  private readonly open = new Map<string, { at: AppAt; sockets: Set<Duplex> }>();
   private sweep: ReturnType<typeof setInterval> | undefined;
   /** Who each `postern proxy app` connection is, for the HTTP server that reads its requests. */
   private readonly tunnelled = new WeakMap<Duplex, { app: AppRecord; identity: AppIdentity }>();
@@ -62,7 +79,7 @@ export class AppHost implements HostHandler {
     const whose = (req: IncomingMessage) => this.tunnelled.get(req.socket);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const tunnel = whose(req);
-      if (!tunnel) return errorPage(res, 404, 'There is no application at this address.');
+      if (!tunnel) return errorPage(res, 404, noAppHere);
       this.deps.proxy.forward(req, res, {
         ...this.target(tunnel.app, tunnel.identity),
         clientOrigin: listenerOrigin(req),
@@ -109,45 +126,52 @@ export class AppHost implements HostHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const app = this.appOf(req);
-    if (!app) return errorPage(res, 404, 'There is no application at this address.');
+    const at = this.where(req);
     const url = new URL(req.url ?? '/', 'https://app.invalid');
-    if (url.pathname === appAuthPath) return this.exchange(req, res, app, url);
+    if (url.pathname === appAuthPath) return this.exchange(req, res, at, url);
     // TRACE would echo the request back, identity JWT and all: nothing an app needs from us.
     if (req.method === 'TRACE') return errorPage(res, 405, 'Method not allowed.');
     const cookie = readCookie(req, appSessionCookie);
-    const identity = await this.deps.sessions.authenticate(cookie, app);
-    if (!identity) return this.toSignIn(req, res, app);
-    this.deps.proxy.forward(req, res, this.target(app, identity));
+    const identity = await this.deps.sessions.authenticate(cookie, at);
+    if (identity) return this.deps.proxy.forward(req, res, this.targetFor(at, identity));
+    if (at.local) {
+      const host = this.deps.apps.publicHostOf(at.local);
+      return this.toSignIn(req, res, host, this.deps.clusterName);
+    }
+    // A leaf's app served here, whose session ended: its cluster is remembered on its origin.
+    const leaf = readCookie(req, leafHintCookie);
+    if (leaf && this.deps.leafReach.side?.isLeaf(leaf))
+      return this.toSignIn(req, res, at.host, leaf);
+    errorPage(res, 404, noAppHere);
   }
 
   private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const app = this.appOf(req);
+    const at = this.where(req);
     const cookie = readCookie(req, appSessionCookie);
-    const identity = app && (await this.deps.sessions.authenticate(cookie, app));
-    if (!app || !identity || !cookie) {
+    const identity = await this.deps.sessions.authenticate(cookie, at);
+    if (!identity || !cookie) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    const entry = this.open.get(cookie) ?? { app, sockets: new Set<Duplex>() };
+    const entry = this.open.get(cookie) ?? { at, sockets: new Set<Duplex>() };
     this.open.set(cookie, entry);
     entry.sockets.add(socket);
     socket.once('close', () => {
       entry.sockets.delete(socket);
       if (entry.sockets.size === 0) this.open.delete(cookie);
     });
-    this.deps.proxy.upgrade(req, socket, head, this.target(app, identity));
+    this.deps.proxy.upgrade(req, socket, head, this.targetFor(at, identity));
   }
 
   /** `/x-postern-auth?state=...&path=...`: the launcher's state becomes this origin's cookie. */
   private async exchange(
     req: IncomingMessage,
     res: ServerResponse,
-    app: AppRecord,
+    at: AppAt,
     url: URL,
   ): Promise<void> {
     if (req.method !== 'GET') return errorPage(res, 405, 'Method not allowed.');
-    const session = await this.deps.sessions.exchange(url.searchParams.get('state') ?? '', app);
+    const session = await this.deps.sessions.exchange(url.searchParams.get('state') ?? '', at);
     if (!session) {
       return errorPage(
         res,
@@ -156,6 +180,9 @@ export class AppHost implements HostHandler {
       );
     }
     setCookie(res, appSessionCookie, session.cookie, session.expires);
+    if (session.leaf) {
+      setCookie(res, leafHintCookie, session.leaf, new Date(Date.now() + leafHintTtlMs));
+    }
     res.writeHead(302, {
       location: localPath(url.searchParams.get('path')),
       'cache-control': 'no-store',
@@ -164,10 +191,9 @@ export class AppHost implements HostHandler {
   }
 
   /** No session: to the console's launcher for this app, which signs in first if it must. */
-  private toSignIn(req: IncomingMessage, res: ServerResponse, app: AppRecord): void {
-    const host = this.deps.apps.publicHostOf(app);
+  private toSignIn(req: IncomingMessage, res: ServerResponse, host: string, cluster: string): void {
     const launch = new URL(
-      `/web/launch/${encodeURIComponent(host)}/${encodeURIComponent(this.deps.clusterName)}/${encodeURIComponent(host)}`,
+      `/web/launch/${encodeURIComponent(host)}/${encodeURIComponent(cluster)}/${encodeURIComponent(host)}`,
       this.deps.consoleUrl(),
     );
     launch.searchParams.set('path', localPath(req.url ?? '/'));
@@ -180,9 +206,32 @@ export class AppHost implements HostHandler {
     errorPage(res, 401, 'Your session with this application has ended. Reload the page.');
   }
 
-  private appOf(req: IncomingMessage): AppRecord | undefined {
-    const host = hostOf(req);
-    return host ? this.deps.apps.byHost(host) : undefined;
+  /** The request's host, and this cluster's app there if any (a leaf's is the cookie's to say). */
+  private where(req: IncomingMessage): AppAt {
+    const host = hostOf(req) ?? '';
+    return { host, local: host ? this.deps.apps.byHost(host) : undefined };
+  }
+
+  /** Where the session's requests go: this cluster's app, or through tunnels to a leaf's. */
+  private targetFor(at: AppAt, identity: AppIdentity): ProxyTarget {
+    const { leaf } = identity;
+    const reach = this.deps.leafReach.side;
+    if (!leaf) return this.target(at.local!, identity);
+    if (!reach) throw new Error('a leaf app session on a cluster with no trusted leaves');
+    return leafAppTarget(
+      { ...identity, leaf },
+      { host: at.host, port: this.deps.publicPort() },
+      {
+        reach,
+        agents: this.deps.leafAgents,
+        stripHeaders: identityHeaders,
+        stripCookies: proxyCookies,
+        onRequestDone: (request) => {
+          this.deps.audit.record(leaf.app, identity, request);
+          this.deps.sessions.touched(identity.sid);
+        },
+      },
+    );
   }
 
   private target(app: AppRecord, identity: AppIdentity): ProxyTarget {
@@ -208,22 +257,22 @@ export class AppHost implements HostHandler {
       setHeaders,
       stripHeaders: identityHeaders,
       // The app never sees the proxy's own session.
-      stripCookies: [appSessionCookie],
+      stripCookies: proxyCookies,
       redirectHosts: app.spec.rewrite.redirect,
       // An agent's app is reached from the agent's network only: each connection is a dial.
       ...(app.source === 'agent'
         ? { connect: () => this.deps.dialAgentApp(app.metadata.name) }
         : {}),
       onRequestDone: (request) => {
-        this.deps.audit.record(app, identity, request);
+        this.deps.audit.record(app.metadata.name, identity, request);
         this.deps.sessions.touched(identity.sid);
       },
     };
   }
 
   private async closeEnded(): Promise<void> {
-    for (const [cookie, { app, sockets }] of [...this.open]) {
-      if (await this.deps.sessions.stillValid(cookie, app)) continue;
+    for (const [cookie, { at, sockets }] of [...this.open]) {
+      if (await this.deps.sessions.stillValid(cookie, at)) continue;
       for (const socket of sockets) socket.destroy();
       this.open.delete(cookie);
     }

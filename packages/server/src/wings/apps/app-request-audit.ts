@@ -1,6 +1,5 @@
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
-import type { AppRecord } from './app-kind.js';
 import type { AppIdentity } from './app-sessions.service.js';
 
 /** Requests gathered per session before one `app.session.chunk` event is written. */
@@ -25,8 +24,9 @@ export class AppRequestAudit {
 
   constructor(private readonly audit: AuditStore) {}
 
+  /** `app`: its name (a leaf's, for a leaf's app served here). */
   record(
-    app: AppRecord,
+    app: string,
     identity: AppIdentity,
     request: { method: string; path: string; status: number },
   ): void {
@@ -34,7 +34,7 @@ export class AppRequestAudit {
     if (!entry) {
       const sid = identity.sid;
       entry = {
-        app: app.metadata.name,
+        app,
         user: identity.user,
         requests: [],
         timer: setTimeout(() => this.flush(sid), chunkMs),

@@ -3,7 +3,6 @@ import type {
   SessionTracker,
   SessionTrackerStore,
 } from '../../modules/sessions/session-tracker.store.js';
-import type { AppRecord } from './app-kind.js';
 
 /** What Active Sessions needs to know of one app session. */
 export interface TrackedAppSession {
@@ -20,8 +19,6 @@ export interface AppSessionTrackingDeps {
   /** The hub's id of this proxy process. */
   proxyId: string;
   clusterName: string;
-  /** The host name the app is served at: the session's address. */
-  publicHostOf: (app: AppRecord) => string;
   now: Clock;
   /** How long requests' activity is gathered before the trackers are written (default 15 s). */
   activityWriteMs?: number;
@@ -61,7 +58,8 @@ export class AppSessionTracking {
     }
   }
 
-  async opened(session: TrackedAppSession, app: AppRecord): Promise<void> {
+  /** `app`: its name, and the host it is served at (a leaf's on this root, too). */
+  async opened(session: TrackedAppSession, app: { name: string; addr: string }): Promise<void> {
     const now = this.deps.now();
     const ttlMs = Date.parse(session.expires) - now;
     if (!(ttlMs > 0)) return;
@@ -71,9 +69,9 @@ export class AppSessionTracking {
       login: '',
       created: session.created,
       lastActive: session.created,
-      serverId: app.metadata.name,
-      serverHostname: app.metadata.name,
-      serverAddr: this.deps.publicHostOf(app),
+      serverId: app.name,
+      serverHostname: app.name,
+      serverAddr: app.addr,
       clusterName: this.deps.clusterName,
       owner: session.user,
       ownerRoles: session.roles,

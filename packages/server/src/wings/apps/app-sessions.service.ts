@@ -11,6 +11,7 @@ import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
 import type { AppRecord } from './app-kind.js';
 import type { AppSessionTracking } from './app-session-tracking.js';
+import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 
 /** A launch's state lives this long: the browser goes straight from the launcher to the app. */
 export const launchStateTtlMs = 60_000;
@@ -23,7 +24,28 @@ interface StoredLaunch {
   /** The access requests the web session had assumed: their roles count while approved. */
   accessRequests?: string[];
   lineage: string;
+  /** The app's name, here or (with `leaf`) on the leaf. */
   app: string;
+  /** A trusted leaf's app, served on this root's `host` (leaf-apps.md below docs/apps.md). */
+  leaf?: LeafAppPlace;
+}
+
+/** Where a leaf's app is served here, and whether its launch passed a per-session MFA check. */
+export interface LeafAppPlace {
+  cluster: string;
+  /** The host name on this root the session's cookie is set on. */
+  host: string;
+  /** The launch passed a per-session MFA check: the leaf is given this root's word for it. */
+  checked: boolean;
+}
+
+/**
+ * Where a request arrived: its host name, and the app of this cluster served there, if any. An
+ * app session matches when it is for that app, or for the leaf's app served at that host.
+ */
+export interface AppAt {
+  host: string;
+  local: AppRecord | undefined;
 }
 
 interface StoredAppSession extends StoredLaunch {
@@ -41,6 +63,8 @@ export interface AppIdentity {
   traits: Record<string, string[]>;
   /** ms: the app session's end (the web session's). */
   expiresMs: number;
+  /** A leaf's app: its name there, where, and the root's per-session MFA rule for the user. */
+  leaf?: LeafAppPlace & { app: string; sessionMfa: boolean };
 }
 
 export interface AppSessionsDeps {
@@ -51,6 +75,8 @@ export interface AppSessionsDeps {
   locks: Pick<LockWatcher, 'isLocked'>;
   /** Lists live app sessions on Active Sessions. */
   tracking?: AppSessionTracking;
+  /** A session ended (its connections to a leaf close). */
+  onEnded?: (sid: string) => void;
   now?: Clock;
 }
 
@@ -72,7 +98,7 @@ export class AppSessionsService {
   /** Sessions checked lately, by cookie hash: their app, who, and until when to trust that. */
   private readonly checked = new Map<
     string,
-    { app: string; identity: AppIdentity; until: number }
+    { record: StoredLaunch; identity: AppIdentity; until: number }
   >();
 
   constructor(private readonly deps: AppSessionsDeps) {
@@ -80,7 +106,16 @@ export class AppSessionsService {
   }
 
   /** A state for `app`, good once within a minute. */
-  async launch(session: WebSession, app: AppRecord): Promise<string> {
+  launch(session: WebSession, app: AppRecord): Promise<string> {
+    return this.storeLaunch(session, app.metadata.name);
+  }
+
+  /** A state for the leaf's app `name`, served at `place.host` here; good once within a minute. */
+  launchLeaf(session: WebSession, name: string, place: LeafAppPlace): Promise<string> {
+    return this.storeLaunch(session, name, place);
+  }
+
+  private async storeLaunch(session: WebSession, app: string, leaf?: LeafAppPlace) {
     const lineage = await this.deps.webSessions.ensureLineageMarked(session);
     if (!lineage) throw new Error('this web session has no lineage to bind an app session to');
     const state = secret();
@@ -89,7 +124,8 @@ export class AppSessionsService {
       roles: session.roles,
       accessRequests: session.accessRequests ?? [],
       lineage,
-      app: app.metadata.name,
+      app,
+      ...(leaf ? { leaf } : {}),
     };
     await this.deps.backend.create({
       key: statePrefix + hashed(state),
@@ -105,8 +141,8 @@ export class AppSessionsService {
    */
   async exchange(
     state: string,
-    app: AppRecord,
-  ): Promise<{ cookie: string; sid: string; expires: Date } | null> {
+    at: AppAt,
+  ): Promise<{ cookie: string; sid: string; expires: Date; leaf?: string } | null> {
     if (!isSecret(state)) return null;
     const key = statePrefix + hashed(state);
     const item = await this.deps.backend.get(key);
@@ -118,9 +154,9 @@ export class AppSessionsService {
       return null;
     }
     const launch = JSON.parse(item.value) as StoredLaunch;
-    if (launch.app !== app.metadata.name) return null;
+    if (!isFor(launch, at)) return null;
     if (!(await this.deps.webSessions.lineageAlive(launch.lineage))) return null;
-    const identity = this.judge(launch, app);
+    const identity = this.judge(launch, at.local);
     if (!identity) return null;
     const webSession = await this.lineageEnd(launch.lineage);
     const cookie = secret();
@@ -136,14 +172,18 @@ export class AppSessionsService {
       value: JSON.stringify(record),
       expires: webSession,
     });
-    await this.deps.tracking?.opened(record, app);
+    const { leaf } = launch;
+    await this.deps.tracking?.opened(record, {
+      name: launch.app,
+      addr: leaf ? leaf.host : at.host,
+    });
     emitAuditInBackground(this.deps.audit, 'T2007I', {
       user: launch.user,
       sid,
-      app_name: app.metadata.name,
-      app_uri: app.spec.uri,
+      app_name: launch.app,
+      ...(leaf ? { cluster_name: leaf.cluster } : { app_uri: at.local?.spec.uri }),
     });
-    return { cookie, sid, expires: webSession };
+    return { cookie, sid, expires: webSession, ...(leaf ? { leaf: leaf.cluster } : {}) };
   }
 
   /** The identity behind an app session cookie for `app`, or null (then the browser signs in). */
@@ -157,40 +197,44 @@ export class AppSessionsService {
     await this.deps.tracking?.writeTouched();
   }
 
-  async authenticate(cookie: string | undefined, app: AppRecord): Promise<AppIdentity | null> {
+  async authenticate(cookie: string | undefined, at: AppAt): Promise<AppIdentity | null> {
     if (!cookie || !isSecret(cookie)) return null;
     const key = hashed(cookie);
     const cached = this.checked.get(key);
     const now = this.now();
     if (cached && cached.until > now && cached.identity.expiresMs > now) {
-      return cached.app === app.metadata.name ? cached.identity : null;
+      return isFor(cached.record, at) ? cached.identity : null;
     }
     this.checked.delete(key);
     const item = await this.deps.backend.get(sessionPrefix + key);
     if (!item) return null;
     const record = JSON.parse(item.value) as StoredAppSession;
-    if (record.app !== app.metadata.name) return null;
+    if (!isFor(record, at)) return null;
     const alive = await this.deps.webSessions.lineageAlive(record.lineage);
-    const identity = alive ? this.judge(record, app) : null;
+    const identity = alive ? this.judge(record, at.local) : null;
     if (!identity) {
       await this.end(item, record, alive ? 'access to the app was withdrawn' : 'signed out');
       return null;
     }
     const withSid = { ...identity, sid: record.sid, expiresMs: Date.parse(record.expires) };
     if (this.checked.size > 10_000) this.checked.clear();
-    this.checked.set(key, { app: record.app, identity: withSid, until: now + checkCacheMs });
+    this.checked.set(key, { record, identity: withSid, until: now + checkCacheMs });
     return withSid;
   }
 
   /** Whether an identity handed out earlier still holds (long-lived WebSockets ask this). */
-  async stillValid(cookie: string, app: AppRecord): Promise<boolean> {
-    return (await this.authenticate(cookie, app)) !== null;
+  async stillValid(cookie: string, at: AppAt): Promise<boolean> {
+    return (await this.authenticate(cookie, at)) !== null;
   }
 
-  /** The user as the session's roles make them now: locked or without the app, nobody. */
+  /**
+   * The user as the session's roles make them now: locked, or without this cluster's app, nobody.
+   * A leaf's app is the leaf's to allow (its role map, each time the root opens a way to it):
+   * here only this cluster's locks count.
+   */
   private judge(
     session: StoredLaunch,
-    app: AppRecord,
+    app: AppRecord | undefined,
   ): Omit<AppIdentity, 'sid' | 'expiresMs'> | null {
     const resolved = this.deps.access.resolve(
       session.user,
@@ -198,11 +242,14 @@ export class AppSessionsService {
       session.accessRequests ?? [],
     );
     if (this.deps.locks.isLocked({ user: session.user, roles: resolved.roles })) return null;
-    if (
-      !resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name })
-    )
-      return null;
-    return { user: session.user, roles: resolved.roles, traits: resolved.traits };
+    const identity = { user: session.user, roles: resolved.roles, traits: resolved.traits };
+    if (session.leaf) {
+      const sessionMfa = SessionMfa.required(resolved.roleSet);
+      return { ...identity, leaf: { ...session.leaf, app: session.app, sessionMfa } };
+    }
+    if (!app) return null;
+    const named = { labels: app.metadata.labels, name: app.metadata.name };
+    return resolved.roleSet.canAccess('app', named) ? identity : null;
   }
 
   /** When the sign-in's sessions end: the lineage marker's expiry. */
@@ -220,8 +267,8 @@ export class AppSessionsService {
     const { items } = await this.deps.backend.list({ prefix: sessionPrefix });
     for (const item of items) {
       const record = JSON.parse(item.value) as StoredAppSession;
-      const app = appOf(record.app);
-      if (!app) {
+      const app = record.leaf ? undefined : appOf(record.app);
+      if (!app && !record.leaf) {
         await this.end(item, record, 'the app was removed');
         continue;
       }
@@ -241,12 +288,20 @@ export class AppSessionsService {
       return; // Another request or proxy ended it first, and said so.
     }
     this.checked.delete(item.key.slice(sessionPrefix.length));
+    this.deps.onEnded?.(record.sid);
     await this.deps.tracking?.closed(record.sid).catch(() => undefined);
     emitAuditInBackground(this.deps.audit, 'T2011I', {
       user: record.user,
       sid: record.sid,
       app_name: record.app,
+      ...(record.leaf ? { cluster_name: record.leaf.cluster } : {}),
       reason,
     });
   }
+}
+
+/** Whether a launch or session is for the app at `at`: this cluster's there, or a leaf's. */
+function isFor(launch: StoredLaunch, at: AppAt): boolean {
+  if (launch.leaf) return launch.leaf.host === at.host;
+  return at.local !== undefined && launch.app === at.local.metadata.name;
 }

@@ -25,6 +25,8 @@ import { isTcpApp, type AppRecord } from './app-kind.js';
 import type { AppJwtSigner } from './app-jwt.js';
 import type { AppSessionsService } from './app-sessions.service.js';
 import type { AppRow, AppsService } from './apps.service.js';
+import type { LeafReachPoint } from '../../modules/trusted-clusters/leaf-reach.js';
+import { launchLeafApp } from './leaf/leaf-app-launch.js';
 
 interface AppsRoutesOptions extends ListContext {
   apps: AppsService;
@@ -34,6 +36,8 @@ interface AppsRoutesOptions extends ListContext {
   appOrigin: (host: string) => string;
   /** Per-session MFA for launches whose roles ask for it. */
   sessionMfa: Pick<SessionMfa, 'verify'>;
+  /** A trusted leaf's web apps, launched here and served on this root's host names. */
+  leaves?: { reach: Pick<LeafReachPoint, 'side' | 'isLeaf'>; proxyHost: () => string };
 }
 
 type ResolveParams = { Params: { fqdn: string; clusterId?: string; publicAddr?: string } };
@@ -80,8 +84,14 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
     { config: { access: { area: 'appServers', verb: 'read' } } },
     async (request): Promise<CreateAppSessionResponse> => {
       const body = parseInput(createAppSessionRequestSchema, request.body);
-      if (body.cluster_name) resolveClusterId(body.cluster_name, clusterName);
       const identity = request.identity!;
+      const leaf = body.cluster_name;
+      if (leaf && leaf !== clusterName && options.leaves?.reach.isLeaf(leaf)) {
+        const { reach, proxyHost } = options.leaves;
+        const deps = { reach: reach.side!, sessions, sessionMfa, proxyHost, appOrigin };
+        return launchLeafApp(leaf, identity, body, request.headers.origin, deps);
+      }
+      if (body.cluster_name) resolveClusterId(body.cluster_name, clusterName);
       const found = apps.byHost(body.fqdn.toLowerCase());
       if (!found) throw notFound(`no application at ${body.fqdn}`);
       if (

@@ -16,7 +16,7 @@ export function errorPage(res: ServerResponse, status: number, message: string):
 
 /** The app session cookie: this origin only (`__Host-`), never to scripts, sent on navigation. */
 export function setCookie(res: ServerResponse, name: string, value: string, expires: Date): void {
-  res.setHeader(
+  res.appendHeader(
     'set-cookie',
     `${name}=${value}; Path=/; Expires=${expires.toUTCString()}; Secure; HttpOnly; SameSite=Lax`,
   );

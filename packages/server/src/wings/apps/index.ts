@@ -13,6 +13,7 @@ import { appsRoutes } from './apps.routes.js';
 import { AppsService } from './apps.service.js';
 import { AppProxy } from './proxy/app-proxy.js';
 import { appConnectRoutes } from './app-connect.routes.js';
+import { LeafAppAgents } from './leaf/leaf-app-agents.js';
 
 /**
  * Applications: web apps proxied by host name (`<name>.<proxy host>` or their own public_addr)
@@ -30,6 +31,10 @@ export const appsWing = {
       appOrigin: (host) => appOrigin(ctx, host),
       ...listContext(ctx),
       sessionMfa: ctx.identity.sessionMfa,
+      leaves: {
+        reach: ctx.leafReach,
+        proxyHost: () => new URL(ctx.addresses.publicBaseUrl()).hostname,
+      },
     });
     await server.register(appConnectRoutes, {
       apps: s.apps,
@@ -56,6 +61,7 @@ export const appsWing = {
     s.stopHealth?.();
     s.stopSessionSweep?.();
     s.appHost.stop();
+    s.leafAgents.close();
     s.appJwt.stop();
     s.appRequestAudit.flushAll();
     await s.appSessions.writeActivity().catch(() => undefined);
@@ -104,9 +110,10 @@ function buildApps(ctx: ServerContext) {
     store: new SessionTrackerStore(backend),
     proxyId: ctx.hub.proxyId,
     clusterName: config.clusterName,
-    publicHostOf: (app) => apps.publicHostOf(app),
     now,
   });
+  // Tunnels to trusted leaves for app sessions on their apps, pooled per session.
+  const leafAgents = new LeafAppAgents();
   const appSessions = new AppSessionsService({
     backend,
     audit,
@@ -114,6 +121,7 @@ function buildApps(ctx: ServerContext) {
     access,
     locks,
     tracking: appTracking,
+    onEnded: (sid) => leafAgents.drop(sid),
     now,
   });
   const appJwt = new AppJwtSigner(backend, consoleUrl, now);
@@ -132,6 +140,8 @@ function buildApps(ctx: ServerContext) {
     clusterName: config.clusterName,
     publicPort: () => new URL(consoleUrl()).port,
     dialAgentApp,
+    leafReach: ctx.leafReach,
+    leafAgents,
   });
   ctx.hostRoutes.add(appHost);
   return {
@@ -142,6 +152,7 @@ function buildApps(ctx: ServerContext) {
     appProxy,
     appRequestAudit,
     appHost,
+    leafAgents,
     dialAgentApp,
     healthIntervalMs: config.heartbeatIntervalMs,
     stopHealth: undefined as (() => void) | undefined,

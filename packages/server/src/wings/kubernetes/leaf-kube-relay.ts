@@ -4,7 +4,7 @@ import {
   errorCatalogue,
   kubeClusterListResponseSchema,
 } from '@postern/contracts';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../../errors.js';
 import { rootMfaHeader, SessionMfa, webSessionMfaSubject } from '../../identity/mfa/session-mfa.js';
@@ -14,7 +14,7 @@ import type {
   LeafPassage,
 } from '../../modules/trusted-clusters/cluster-kube.js';
 import type { LeafCaller } from '../../modules/trusted-clusters/leaf-grants.js';
-import { answerMessage, asSocket, parseOrUndefined } from '../../net/post-json.js';
+import { leafGetJson } from '../../modules/trusted-clusters/leaf-reach.js';
 import { isCredentialHeader, type KubeCaller, type KubeIdentity } from './kube-api-proxy.js';
 import type { CertifiedKubeUser } from './kube-ca.js';
 import { splitKubeUrl } from './kube-path.js';
@@ -177,40 +177,9 @@ export async function leafKubeLogin(
   const sessionMfaRequired = await root.sessionMfaRequired(target.leaf, caller, resource);
   const passage = await root.passage(target.leaf, caller);
   const query = new URLSearchParams({ search: target.cluster, limit: '100' });
-  const listing = await getJson(passage, `${apiPaths.kubernetes(target.leaf)}?${query}`);
+  const listing = await leafGetJson(passage, `${apiPaths.kubernetes(target.leaf)}?${query}`);
   const parsed = kubeClusterListResponseSchema.safeParse(listing);
   if (!parsed.success) throw new ApiError('connection_problem', `${target.leaf} answered nonsense`);
   const found = parsed.data.items.some((cluster) => cluster.name === target.cluster);
   return { found, sessionMfaRequired };
-}
-
-/** A GET through the leaf's tunnel with the leaf session; its JSON answer, or what went wrong. */
-async function getJson(passage: LeafPassage, path: string): Promise<unknown> {
-  const stream = await passage.dial();
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        path,
-        host: 'leaf',
-        headers: { ...passage.headers, connection: 'close' },
-        createConnection: () => asSocket(stream),
-        timeout: 15_000,
-      },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          const json = parseOrUndefined(Buffer.concat(chunks).toString('utf8'));
-          const status = answer.statusCode ?? 0;
-          if (status === 200) return resolve(json);
-          if (status === 401) passage.drop();
-          reject(new ApiError('access_denied', answerMessage({ status, json })));
-        });
-        answer.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('the leaf did not answer in time')));
-    request.on('error', reject);
-    request.end();
-  });
 }

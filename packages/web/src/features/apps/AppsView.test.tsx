@@ -114,17 +114,18 @@ describe('AppsView', () => {
     expect(within(dialog).getByRole('button', { name: 'Copied' })).toBeTruthy();
   });
 
-  it('a trusted leaf’s apps, web ones included, are reached with the tunnel and --cluster', async () => {
+  it('a trusted leaf’s web apps launch here; its TCP apps take the tunnel with --cluster', async () => {
     const user = userEvent.setup();
     renderView({ leaf: 'lab' });
-    expect(screen.queryByRole('link', { name: /^Launch/ })).toBeNull();
+    const launch = within(rowOf('grafana')).getByRole('link', { name: 'Launch grafana' });
+    expect(launch.getAttribute('href')).toMatch(/^\/web\/launch\//);
     const row = within(rowOf('postgres'));
     await user.click(row.getByRole('button', { name: 'Connect to postgres' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect to postgres' });
     expect(within(dialog).getByLabelText('Tunnel command').textContent).toBe(
       'postern proxy app postgres --cluster lab',
     );
-    expect(screen.getAllByRole('button', { name: /^Connect to/ }).length).toBeGreaterThan(1);
+    expect(screen.getAllByRole('button', { name: /^Connect to/ })).toHaveLength(1);
   });
 
   it('HTTP apps have no Connect button', () => {

@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** What the proxy needs to know about one app for one request. */
@@ -28,6 +29,11 @@ export interface ProxyTarget {
    * a 502. For an https upstream, TLS runs over the stream it returns. Never pooled.
    */
   connect?: () => Duplex | Promise<Duplex>;
+  /**
+   * Optional: a keep-alive pool of the caller's for requests (upgrades still use `connect`), whose
+   * connections it opens itself: a leaf's app, through tunnels this root opens to the leaf.
+   */
+  agent?: Agent;
   /**
    * Called once per forwarded request when the response head is sent (or the request failed): for
    * audit. `status` is the app's (101 for a joined upgrade), or the proxy's own answer: 400 for a

@@ -45,6 +45,9 @@ export function openUpstreamRequest(
     ...tlsOptions,
   };
   const client = secure ? https : http;
+  if (options.pooled && target.agent !== undefined) {
+    return client.request({ ...common, agent: target.agent });
+  }
   if (target.connect !== undefined) {
     // No agent: the stream is this request's alone.
     return client.request({
