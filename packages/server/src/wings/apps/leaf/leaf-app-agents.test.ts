@@ -62,3 +62,16 @@ describe('LeafAppAgents', () => {
     agents.close();
   });
 });
+
+describe('LeafAppAgents and a changed identity', () => {
+  it('closes a session’s tunnels when the user’s roles here change', async () => {
+    const agents = new LeafAppAgents();
+    const before = opened;
+    expect(await get(agents.for('s4', open, 'roles:a'))).toBe('ok');
+    expect(await get(agents.for('s4', open, 'roles:a'))).toBe('ok');
+    expect(opened - before).toBe(1);
+    expect(await get(agents.for('s4', open, 'roles:b'))).toBe('ok');
+    expect(opened - before).toBe(2);
+    agents.close();
+  });
+});

@@ -11,7 +11,11 @@ type Open = () => Promise<Duplex>;
 class TunnelAgent extends http.Agent {
   lastUsed = Date.now();
 
-  constructor(private readonly open: Open) {
+  constructor(
+    private readonly open: Open,
+    /** Who its tunnels were opened as: they serve no one else. */
+    readonly identity: string,
+  ) {
     super({ keepAlive: true, maxSockets: 8, scheduling: 'lifo' });
   }
 
@@ -49,11 +53,19 @@ export class LeafAppAgents {
     this.sweep.unref();
   }
 
-  /** The pool of session `sid`, whose new connections `open` makes. */
-  for(sid: string, open: Open): http.Agent {
+  /**
+   * The pool of session `sid`, whose new connections `open` makes as `identity` (the user's roles
+   * and traits here): when those change, the old tunnels close, and the leaf judges the new ones
+   * with the grant the change brings (leaf-grants.ts).
+   */
+  for(sid: string, open: Open, identity = ''): http.Agent {
     let agent = this.agents.get(sid);
+    if (agent && agent.identity !== identity) {
+      this.drop(sid);
+      agent = undefined;
+    }
     if (!agent) {
-      agent = new TunnelAgent(open);
+      agent = new TunnelAgent(open, identity);
       this.agents.set(sid, agent);
     }
     agent.lastUsed = Date.now();

@@ -35,8 +35,14 @@ export function leafAppTarget(
     stripHeaders: deps.stripHeaders,
     stripCookies: deps.stripCookies,
     redirectHosts: [],
-    agent: deps.agents.for(identity.sid, open),
+    agent: deps.agents.for(identity.sid, open, identityOf(identity)),
     connect: open,
     onRequestDone: deps.onRequestDone,
   };
+}
+
+/** What a tunnel was opened as: a change of roles, traits or MFA rule means new tunnels. */
+function identityOf({ roles, traits, leaf }: AppIdentity & { leaf: LeafApp }): string {
+  const sortedTraits = Object.entries(traits).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([[...roles].sort(), sortedTraits, leaf.sessionMfa]);
 }
