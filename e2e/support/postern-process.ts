@@ -56,7 +56,8 @@ export function startArgs(dataDir: string, extraArgs: string[]): string[] {
 export async function startPostern(
   extraArgs: string[] = [],
   /** `dataDir`: start again on an existing one (a fresh one otherwise). */
-  options: { configYaml?: string; dataDir?: string } = {},
+  /** `env`: more environment for the process (POSTERN_INSECURE_TLS for a self-signed root). */
+  options: { configYaml?: string; dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<RunningPostern> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'postern-e2e-')));
   const configFile = path.join(dataDir, 'postern.yaml');
@@ -64,6 +65,7 @@ export async function startPostern(
   extraArgs = ['--config', configFile, ...extraArgs];
   const child = spawn(process.execPath, startArgs(dataDir, extraArgs), {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
