@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 
@@ -73,14 +73,18 @@ export async function signRootAssertion(
   claims: { user: string; check: string },
   options: { key: KeyObject; root: string; leaf: string },
 ): Promise<string> {
-  return new SignJWT({ purpose: assertionPurpose, check: claims.check })
-    .setProtectedHeader({ alg: 'EdDSA' })
-    .setSubject(claims.user)
-    .setIssuer(options.root)
-    .setAudience(options.leaf)
-    .setIssuedAt()
-    .setExpirationTime('60s')
-    .sign(options.key);
+  return (
+    new SignJWT({ purpose: assertionPurpose, check: claims.check })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      // Its id: a leaf takes a word the root vouches with once (leaf-checks.ts).
+      .setJti(randomBytes(16).toString('base64url'))
+      .setSubject(claims.user)
+      .setIssuer(options.root)
+      .setAudience(options.leaf)
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(options.key)
+  );
 }
 
 const assertionPurpose = 'session_mfa';
@@ -88,15 +92,22 @@ const assertionSchema = z.object({
   sub: z.string().min(1).max(255),
   purpose: z.literal(assertionPurpose),
   check: z.string().min(1).max(512),
+  jti: z.string().min(16).max(64),
+  exp: z.number(),
 });
 
-/** The user and check of an assertion `root` signed for this leaf, if it checks out. */
+/** What an assertion `root` signed for this leaf says, if it checks out: who, which check, its id. */
 export async function verifyRootAssertion(
   token: string,
   options: { rootKeyPem: string; root: string; leaf: string; now: number },
-): Promise<{ user: string; check: string }> {
+): Promise<{ user: string; check: string; id: string; expires: Date }> {
   const claims = assertionSchema.parse(await payloadFromRoot(token, options));
-  return { user: claims.sub, check: claims.check };
+  return {
+    user: claims.sub,
+    check: claims.check,
+    id: claims.jti,
+    expires: new Date(claims.exp * 1000),
+  };
 }
 
 /** What `root` signed for this leaf, once its signature, issuer, audience and times check out. */

@@ -149,7 +149,17 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
   });
   // A root's users here have no device: their checks are the root's (leaf-checks.ts).
   ctx.identity.sessionMfa.delegateRootUsers(
-    new LeafChecks({ users: ctx.identity.usersStore, trusted: store, clusterName, now }),
+    new LeafChecks({
+      users: ctx.identity.usersStore,
+      trusted: store,
+      clusterName,
+      now,
+      claimWord: (id, expires) =>
+        backend.create({ key: `/root_mfa_words/${id}`, value: '1', expires }).then(
+          () => true,
+          () => false,
+        ),
+    }),
   );
   // Before Fastify routes them: calls about a leaf go to the leaf (leaf-forwarder.ts).
   ctx.hostRoutes.add(forwarder);

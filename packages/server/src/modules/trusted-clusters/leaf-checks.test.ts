@@ -13,7 +13,7 @@ const rootKey = generateKeyPairSync('ed25519');
 const otherKey = generateKeyPairSync('ed25519');
 const rootKeyPem = rootKey.publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
-function leafChecks() {
+function leafChecks(options: { claimWord?: (id: string) => Promise<boolean> } = {}) {
   const users = new Map([
     ['ruth', { kind: 'trusted_cluster', name: 'root' }],
     ['local', undefined],
@@ -33,6 +33,7 @@ function leafChecks() {
     },
     clusterName: 'leaf',
     now: () => Date.now(),
+    ...options,
   });
 }
 
@@ -107,5 +108,31 @@ describe("a trusted root's user's check on the leaf", () => {
     ).rejects.toThrow('did not check out');
     // A local user's answer is never the root's to give.
     expect(await checks.verify('local', subject, { root_assertion: word })).toBe(false);
+  });
+
+  it("takes each of the root's words once: a copy replayed is refused", async () => {
+    const checks = leafChecks();
+    const subject = 'web abc db:orders';
+    const word = await assertion(subject);
+    expect(await checks.verify('ruth', subject, { root_assertion: word })).toBe(true);
+    await expect(checks.verify('ruth', subject, { root_assertion: word })).rejects.toThrow(
+      'already used',
+    );
+    // A fresh word for the same check is another word.
+    expect(await checks.verify('ruth', subject, { root_assertion: await assertion(subject) })).toBe(
+      true,
+    );
+  });
+
+  it('claims words in storage when it has one: a second proxy of the leaf refuses the copy', async () => {
+    const claimed = new Set<string>();
+    const claimWord = async (id: string) => !claimed.has(id) && Boolean(claimed.add(id));
+    const [first, second] = [leafChecks({ claimWord }), leafChecks({ claimWord })];
+    const subject = 'web abc app:wiki';
+    const word = await assertion(subject);
+    expect(await first.verify('ruth', subject, { root_assertion: word })).toBe(true);
+    await expect(second.verify('ruth', subject, { root_assertion: word })).rejects.toThrow(
+      'already used',
+    );
   });
 });

@@ -26,8 +26,16 @@ export class LeafChecks implements RootUserChecks {
       trusted: Pick<TrustedClustersStore, 'get'>;
       clusterName: string;
       now: Clock;
+      /**
+       * Claims a vouched word's id until it expires: false when it was claimed already. Storage
+       * makes it once for the whole cluster; without it, once for this process.
+       */
+      claimWord?: (id: string, expires: Date) => Promise<boolean>;
     },
   ) {}
+
+  /** Words claimed here when no storage claims them: id → expiry (ms). */
+  private readonly claimed = new Map<string, number>();
 
   async challenge(user: string, subject: string): Promise<MfaChallenge | undefined> {
     const root = await this.rootOf(user);
@@ -69,11 +77,24 @@ export class LeafChecks implements RootUserChecks {
     if (!('root_assertion' in response)) return false;
     const root = await this.rootOf(user);
     if (!root) return false;
-    await this.rootSaid(root, user, subject, response.root_assertion);
+    const word = await this.rootSaid(root, user, subject, response.root_assertion);
+    // A word is good for one session, tunnel or request: a copy of it (a replay) opens nothing.
+    if (!(await this.claim(word.id, word.expires))) {
+      throw accessDenied(`this MFA check from ${root} was already used: check again`);
+    }
     return true;
   }
 
-  /** Throws unless `root`, which this cluster trusts, signed `check` for `user`. */
+  private claim(id: string, expires: Date): Promise<boolean> {
+    if (this.deps.claimWord) return this.deps.claimWord(id, expires);
+    const now = this.deps.now();
+    for (const [key, until] of this.claimed) if (until <= now) this.claimed.delete(key);
+    if (this.claimed.has(id) || this.claimed.size >= maxPending) return Promise.resolve(false);
+    this.claimed.set(id, expires.getTime());
+    return Promise.resolve(true);
+  }
+
+  /** Throws unless `root`, which this cluster trusts, signed `check` for `user`; the word. */
   private async rootSaid(root: string, user: string, check: string, assertion: string) {
     const tc = await this.deps.trusted.get(root);
     if (!tc?.spec.enabled || !tc.trust) {
@@ -88,6 +109,7 @@ export class LeafChecks implements RootUserChecks {
     if (asserted?.user !== user || asserted.check !== check) {
       throw accessDenied(`the MFA check ${root} answered did not check out`);
     }
+    return asserted;
   }
 
   /** The root a user came from, for a trusted root's user (kept like an SSO user). */
