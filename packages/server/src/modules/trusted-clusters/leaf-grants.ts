@@ -48,7 +48,14 @@ export const webCaller = (identity: Identity): LeafCaller => ({
   sessionMfa: SessionMfa.required(identity.roleSet),
 });
 
-/** The CLI's caller: a user signing with a certificate of `postern login`, until it ends. */
+/** The grants of a user's certificates (the CLI's, kubectl's): one per identity, not per certificate. */
+export const cliCallerKey = (user: string) => `cli:${user}`;
+
+/**
+ * The CLI's caller: a user signing with a certificate of `postern login`, until it ends. Keyed by
+ * the user, as kubectl's are: each new certificate (a login, a per-session MFA one every minute)
+ * reuses the leaf session their identity already has, rather than asking the leaf for another.
+ */
 export const certCaller = (signer: {
   user: string;
   roles: string[];
@@ -56,7 +63,7 @@ export const certCaller = (signer: {
   roleSet: Identity['roleSet'];
   expiresMs: number;
 }): LeafCaller => ({
-  key: `cert:${signer.user}:${signer.expiresMs}`,
+  key: cliCallerKey(signer.user),
   user: signer.user,
   roles: signer.roles,
   traits: signer.traits,

@@ -13,7 +13,7 @@ import type {
   KubeRootSide,
   LeafPassage,
 } from '../../modules/trusted-clusters/cluster-kube.js';
-import type { LeafCaller } from '../../modules/trusted-clusters/leaf-grants.js';
+import { cliCallerKey, type LeafCaller } from '../../modules/trusted-clusters/leaf-grants.js';
 import { leafGetJson } from '../../modules/trusted-clusters/leaf-reach.js';
 import { isCredentialHeader, type KubeCaller, type KubeIdentity } from './kube-api-proxy.js';
 import type { CertifiedKubeUser } from './kube-ca.js';
@@ -82,7 +82,7 @@ export function leafKubeRelay(deps: LeafKubeRootDeps) {
     const identity = deps.identify(cert);
     if ('refused' in identity) return refuse(identity.code, identity.refused);
     const caller: LeafCaller = {
-      key: `kube:${cert.user}:${cert.issuedAt.getTime()}`,
+      key: cliCallerKey(cert.user),
       user: cert.user,
       roles: identity.roles,
       traits: deps.traits(cert),

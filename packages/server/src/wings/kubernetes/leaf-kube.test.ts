@@ -130,6 +130,20 @@ describe("kubectl to a leaf's cluster through the root", () => {
     expect(refused.stderr).toMatch(/db-1/);
   });
 
+  it('one leaf session serves all of a user’s certificates for the leaf’s cluster', async () => {
+    await world.root.services.users.create({ name: 'kim', roles: ['access'] }, 'test');
+    const first = await kubectlFor('kim', ['access']);
+    expect((await first.run(['get', 'pods', '-n', 'prod', '-o', 'name'])).code).toBe(0);
+    // A second `kube login`, later: its certificate is another, its user the same.
+    world.root.clock.advance(2_000);
+    const second = await kubectlFor('kim', ['access']);
+    expect((await second.run(['get', 'pods', '-n', 'prod', '-o', 'name'])).code).toBe(0);
+    const leafSignIns = (await world.eventsOf(world.leaf)).filter(
+      (e) => e.code === 'T1001I' && e.user === 'kim',
+    );
+    expect(leafSignIns).toHaveLength(1);
+  });
+
   it('a lock on the root refuses its user at once', async () => {
     const kubectl = await kubectlFor('larry', ['access']);
     expect((await kubectl.run(['get', 'pods', '-n', 'prod', '-o', 'name'])).code).toBe(0);
