@@ -8,17 +8,18 @@ import { cliKinds, getWords, kindNamed, kindsForGet, removableRefs } from './kin
 // each command branched on kind, so a new row extends them without changing the old ones.
 describe('the CLI kinds table', () => {
   // The wings add their kinds as `postern` builds its commands (main.ts): the whole table, as
-  // the CLI has it, whichever other test files ran in this worker first.
+  // the CLI has it, whichever other test files ran in this worker first. Built in reverse
+  // here: the table's order does not follow the order the wings' commands were built in.
   beforeAll(() => {
-    for (const add of Object.values(wingCommands)) add(new Command());
+    for (const add of Object.values(wingCommands).reverse()) add(new Command());
   });
 
   it('names the kinds as the help always has', () => {
     expect(getWords()).toBe(
-      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, kube_cluster, desktop or connectors',
+      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors',
     );
     expect(removableRefs()).toBe(
-      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME, remote_cluster/NAME, app/NAME, db/NAME, kube_cluster/NAME or desktop/NAME',
+      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME, remote_cluster/NAME, app/NAME, db/NAME, desktop/NAME or kube_cluster/NAME',
     );
   });
 
@@ -28,7 +29,7 @@ describe('the CLI kinds table', () => {
     expect(kindsForGet('connectors').map((kind) => kind.kind)).toEqual(['oidc', 'saml', 'github']);
     expect(() => kindNamed('connectors')).toThrow(ConfigError);
     expect(() => kindNamed('nodes')).toThrow(
-      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, kube_cluster, desktop or connectors",
+      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors",
     );
   });
 

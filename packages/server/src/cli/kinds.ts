@@ -195,9 +195,18 @@ const kinds: CliKind<unknown>[] = [
 /** Every kind the admin CLI knows, in the order its hints and help name them. */
 export const cliKinds: readonly CliKind<unknown>[] = kinds;
 
-/** A wing's kind, added by its `commands` (apps): `get`, `create -f` and `rm` then reach it. */
+/** How many of the table's rows are the platform's own; the wings' follow. */
+const platformKinds = kinds.length;
+
+/**
+ * A wing's kind, added by its `commands` (apps): `get`, `create -f` and `rm` then reach it. The
+ * wings' kinds are kept in the order of their names, so the hints read the same whichever wing's
+ * commands were built first (a test that builds one wing's, in a worker shared with others).
+ */
 export function addCliKind<T>(kind: CliKind<T>): void {
-  if (!kinds.some((known) => known.kind === kind.kind)) kinds.push(row(kind));
+  if (kinds.some((known) => known.kind === kind.kind)) return;
+  const after = kinds.findIndex((known, at) => at >= platformKinds && known.kind > kind.kind);
+  kinds.splice(after === -1 ? kinds.length : after, 0, row(kind));
 }
 
 /** Words `get` accepts for several kinds at once. */
