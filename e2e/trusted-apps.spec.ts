@@ -12,6 +12,8 @@ import {
   uniqueUser,
 } from './support/identity.js';
 import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
+import { resolvingToLoopback } from './support/host-rules.js';
+import { trustedClusterYaml } from './support/trusted-cluster.js';
 import { startWebApp, type RunningWebApp } from './support/web-app.js';
 
 // A trusted leaf's web app in a real browser through the root (docs/trusted-clusters.md, "A
@@ -48,35 +50,11 @@ spec:
   deny: {}
 `;
 
-const trustedCluster = (token: string, rootUrl: string) => `kind: trusted_cluster
-version: v2
-metadata:
-  name: ${rootName}
-spec:
-  enabled: true
-  token: ${token}
-  web_proxy_addr: ${rootUrl}
-  role_map:
-    - remote: access
-      local: [leaf-apps-user]
-`;
-
 // The root's self-signed certificate: the leaf (and its CLI) are told to take it.
 const insecureRoot = { POSTERN_INSECURE_TLS: '1' };
 
 // This worker's Chromium resolves the root's names, and only those, to 127.0.0.1.
-const test = base.extend({
-  launchOptions: [
-    async ({ launchOptions }, use) => {
-      const rules = `MAP ${rootHost} 127.0.0.1, MAP *.${rootHost} 127.0.0.1`;
-      await use({
-        ...launchOptions,
-        args: [...(launchOptions.args ?? []), `--host-resolver-rules=${rules}`],
-      });
-    },
-    { scope: 'worker' },
-  ],
-});
+const test = base.extend({ launchOptions: resolvingToLoopback(rootHost) });
 
 test.describe.serial("a trusted leaf's web app through the root", () => {
   let root: RunningPostern | undefined;
@@ -112,7 +90,10 @@ test.describe.serial("a trusted leaf's web app through the root", () => {
     expect(token, printed).toBeTruthy();
     const tcFile = path.join(leaf.dataDir, 'trusted-cluster.yaml');
     // The root's address as the leaf dials it: loopback, with the certificate's name.
-    await writeFile(tcFile, trustedCluster(token!, root.url));
+    await writeFile(
+      tcFile,
+      trustedClusterYaml({ name: rootName, url: root.url, token: token! }, 'leaf-apps-user'),
+    );
     const created = spawnSync(
       process.execPath,
       // The leaf's config names it: the root certifies the name the CLI asks with.

@@ -5,6 +5,7 @@ import { expect, identityConfig, postern, uniqueUser } from './support/identity.
 import { startPostern, type RunningPostern } from './support/postern-process.js';
 import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
 import { serverRow } from './support/servers-page.js';
+import { trustedClusterYaml } from './support/trusted-cluster.js';
 import type { RunningSshd } from './support/sshd.js';
 import { expectConnected, expectOnScreen, runInTerminal, terminal } from './support/terminal.js';
 
@@ -28,19 +29,6 @@ spec:
     logins: [root]
     node_labels: {site: leaf}
   deny: {}
-`;
-
-const trustedClusterYaml = (token: string, rootUrl: string) => `kind: trusted_cluster
-version: v2
-metadata:
-  name: ${rootName}
-spec:
-  enabled: true
-  token: ${token}
-  web_proxy_addr: ${rootUrl}
-  role_map:
-    - remote: access
-      local: [${leafRole}]
 `;
 
 /** A root role that asks for a fresh check before each session, on the root and its leaves. */
@@ -140,7 +128,11 @@ test.describe.serial('trusted clusters', () => {
     await expect(drawer.getByRole('region', { name: 'Setup guide' })).toContainText(
       'postern tokens add --type trusted_cluster',
     );
-    await setEditorText(admin, 'Trusted cluster YAML', trustedClusterYaml(token!, root!.url));
+    await setEditorText(
+      admin,
+      'Trusted cluster YAML',
+      trustedClusterYaml({ name: rootName, url: root!.url, token: token! }, leafRole),
+    );
     await drawer.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(drawer).toBeHidden();
 

@@ -5,6 +5,7 @@ import { expectSignedIn, linkIn, postern, strongPassword, uniqueUser } from './i
 import { startPostern, type RunningPostern } from './postern-process.js';
 import { startWebApp, type RunningWebApp } from './web-app.js';
 import { cluster } from './shared-server.js';
+import { resolvingToLoopback } from './host-rules.js';
 
 // Applications (docs/apps.md) in a real browser: a proxy of the apps specs' own (one per worker), served over TLS at
 // proxy.e2e.test (its app hosts are *.proxy.e2e.test: the app cookie is `__Host-`, so Secure),
@@ -44,16 +45,7 @@ export interface AppsWorld {
 
 export const test = base.extend<object, { world: AppsWorld }>({
   // This worker's Chromium resolves the proxy's names, and only those, to 127.0.0.1.
-  launchOptions: [
-    async ({ launchOptions }, use) => {
-      const rules = `MAP ${proxyHost} 127.0.0.1, MAP *.${proxyHost} 127.0.0.1`;
-      await use({
-        ...launchOptions,
-        args: [...(launchOptions.args ?? []), `--host-resolver-rules=${rules}`],
-      });
-    },
-    { scope: 'worker' },
-  ],
+  launchOptions: resolvingToLoopback(proxyHost),
   world: [
     // Playwright reads fixture dependencies from this destructuring, so it must stay an object.
     // eslint-disable-next-line no-empty-pattern
