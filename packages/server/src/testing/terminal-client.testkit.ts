@@ -63,6 +63,13 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
   let received = 0;
   let acked = 0;
   const autoAck = options.autoAck ?? true;
+  // Frames may come in the same read as the session's answer, before `client` below exists.
+  const ackAll = () => {
+    if (received > acked && socket.readyState === socket.OPEN) {
+      socket.send(encodeEnvelope(T.outputAck, String(received - acked)));
+      acked = received;
+    }
+  };
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
   );
@@ -81,7 +88,7 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
         const bytes = Buffer.byteLength(frame.payload, 'utf8');
         received += bytes;
         text += frame.payload;
-        if (autoAck) client.ackAll();
+        if (autoAck) ackAll();
       }
     });
   });
@@ -93,12 +100,7 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
     output: () => text,
     send: (type, payload = '') => socket.send(encodeEnvelope(type, payload)),
     type: (keys) => client.send(T.raw, keys),
-    ackAll() {
-      if (received > acked && socket.readyState === socket.OPEN) {
-        socket.send(encodeEnvelope(T.outputAck, String(received - acked)));
-        acked = received;
-      }
-    },
+    ackAll,
     async waitFor(predicate, what, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate()) {

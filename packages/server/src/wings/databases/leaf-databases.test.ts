@@ -17,6 +17,7 @@ import {
   type PrivatePostgres,
 } from '../../testing/private-postgres.testkit.js';
 import { listenThroughProxy } from '../../cli/login/tunnel-listener.js';
+import { openTerminal } from '../../testing/terminal-client.testkit.js';
 import { wingCommands } from '../cli.js';
 import { listDatabases } from './cli/db-client.js';
 
@@ -221,6 +222,45 @@ describe('what the root lets through', () => {
       status: 403,
       body: expect.stringMatching(/may only open a tunnel/),
     });
+  });
+
+  it('the browser’s SQL console on the leaf’s database, from the root’s console', async () => {
+    const alice = await world.root.signIn(['access'], 'alice');
+    const client = await openTerminal({
+      baseUrl: `http://127.0.0.1:${world.rootPort}`,
+      headers: alice,
+      path: apiPaths.databaseConsole('leaf', 'pg'),
+      params: { term: { w: 100, h: 30 }, db_user: 'alice_db', db_name: 'appdb' },
+    });
+    expect(client.response.status).toBe('ok');
+    await client.waitForOutput('appdb=> ');
+    client.type("select 'via-root-' || 6 * 7 as mark;\r");
+    await client.waitForOutput('via-root-42');
+    client.type('\\q\r');
+    await client.closed;
+    // The leaf ran and audited it as the root's user, with the database user its roles allow.
+    await eventually(
+      async () =>
+        (await world.eventsOf(world.leaf)).some(
+          (e) => e.code === 'TDB02I' && e.user === 'alice' && String(e.query).includes('via-root-'),
+        ),
+      10_000,
+      "the leaf's query event",
+    );
+    // A database user the leaf's roles do not allow: refused in the console, by the leaf.
+    const refused = await openTerminal({
+      baseUrl: `http://127.0.0.1:${world.rootPort}`,
+      headers: alice,
+      path: apiPaths.databaseConsole('leaf', 'pg'),
+      params: { term: { w: 100, h: 30 }, db_user: 'other_db', db_name: 'appdb' },
+    });
+    await refused.closed;
+    // The leaf's refusal, as an error frame the console shows.
+    expect(refused.frames).toContainEqual(
+      expect.objectContaining({
+        payload: expect.stringMatching(/may not connect to pg as database user "other_db"/),
+      }),
+    );
   });
 
   it('a database the leaf does not have is the leaf’s 404', async () => {
