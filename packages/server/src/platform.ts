@@ -77,6 +77,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     onError: onError('live sessions'),
     recordings: { store: recordings, onFailure: config.recordings.onFailure },
     accessChanges: access.onChange.bind(access),
+    // As access is worked out: the user record's traits (an SSO user's come from their claims).
+    traitsOf: (user) => access.users.get(user)?.spec.traits ?? {},
   });
   const addresses = new ListenAddresses(config);
   // This proxy in the cluster's list (announced once listening); agents are told the list so

@@ -63,6 +63,8 @@ export interface LiveSessionDeps {
   onEnd: (session: LiveSession) => void;
   /** Absent: sessions are not recorded (tests of other behaviour). */
   recordings?: RecordingPolicy;
+  /** A participant's traits, which moderation filters may read (absent: none). */
+  traitsOf?: (user: string) => Readonly<Record<string, readonly string[]>>;
 }
 
 /** A terminal-less session's tracker says 0×0: the active-sessions shape always has a size. */

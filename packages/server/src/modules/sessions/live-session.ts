@@ -296,7 +296,10 @@ export class LiveSession {
   private moderate(): void {
     const moderation = this.init.moderation;
     if (!moderation?.required || this.ended) return;
-    const participants = this.members.list();
+    const { traitsOf } = this.deps;
+    const participants = this.members
+      .list()
+      .map((p) => (traitsOf ? { ...p, traits: traitsOf(p.user) } : p));
     const met = moderation.fulfilledBy(participants);
     const present = moderation.counted(participants).map((p) => `${p.user} (${p.mode})`);
     const joined = present.length > 0 ? present.join(', ') : 'nobody yet';

@@ -51,6 +51,17 @@ const twoOrLead = role(
   ].join('\n'),
 );
 
+const onCall = role(
+  'needs-on-call',
+  policy([
+    'name: someone on call',
+    'filter: contains(user.spec.traits["rota"], "on-call")',
+    'kinds: [ssh]',
+    'count: 1',
+    'modes: [moderator]',
+  ]),
+);
+
 const moderationOf = (roles: (typeof auditors)[], kind: string, owner = 'alice') =>
   new Moderation(new RoleSet(roles, { name: owner, traits: {} }).moderationPolicySets(kind), owner);
 const p = (user: string, mode: Participant['mode'], roles: string[] = []): Participant => ({
@@ -112,6 +123,20 @@ describe('moderation policies (require_session_join)', () => {
       'ssh',
       [p('b', 'moderator', ['auditor']), p('c', 'moderator')],
       true,
+    ],
+    [
+      'a moderator with the trait the filter asks for meets it',
+      [onCall],
+      'ssh',
+      [{ ...p('bob', 'moderator'), traits: { rota: ['on-call', 'day'] } }],
+      true,
+    ],
+    [
+      'a moderator without that trait value does not',
+      [onCall],
+      'ssh',
+      [{ ...p('bob', 'moderator'), traits: { rota: ['day'] } }, p('carol', 'moderator')],
+      false,
     ],
     [
       'every role must be met (one missing)',

@@ -7,6 +7,8 @@ export interface Participant {
   user: string;
   roles: readonly string[];
   mode: ParticipantMode;
+  /** Their traits (the user record's, as their access is worked out): `user.spec.traits`. */
+  traits?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What a session's moderation says now: it may run, or it waits (and for whom). */
@@ -83,12 +85,15 @@ export class Moderation {
     if (policy.filter === undefined) return true;
     if (policy.filter === 'invalid') return false;
     // `user.roles` and `user.name` (the reference's spelling) as well as `user.spec.roles`.
+    const traits = Object.fromEntries(
+      Object.entries(p.traits ?? {}).map(([name, values]) => [name, [...values]]),
+    );
     const user = {
       name: p.user,
       roles: [...p.roles],
-      traits: {},
+      traits,
       metadata: { name: p.user },
-      spec: { roles: [...p.roles], traits: {} },
+      spec: { roles: [...p.roles], traits },
     };
     // Unknown (an unsupported function) does not count: it never starts a session.
     return evaluateWhere(policy.filter, { user }) === true;

@@ -36,6 +36,8 @@ export interface SessionHubDeps {
   recordings?: RecordingPolicy;
   /** Subscribes to changes of roles and users: every access re-check runs at once then. */
   accessChanges?: (listener: () => void) => () => void;
+  /** A user's traits, for moderation filters (`user.spec.traits`). */
+  traitsOf?: (user: string) => Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -147,6 +149,7 @@ export class SessionHub {
       mirror: this.mirror,
       now: this.deps.now,
       recordings: this.deps.recordings,
+      traitsOf: this.deps.traitsOf,
       onChange: (s) => this.publish(s),
       onEnd: (s) => {
         this.live.delete(s.id);

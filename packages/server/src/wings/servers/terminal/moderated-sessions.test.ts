@@ -43,11 +43,18 @@ beforeAll(async () => {
   const rootOnTest = { node_labels: { env: 'test' }, logins: ['root'], rules: [ownSessions] };
   await role('supervised', { ...rootOnTest, require_session_join: [oversight('terminate')] });
   await role('supervised-pause', { ...rootOnTest, require_session_join: [oversight('pause')] });
+  // A filter on the moderator's traits: someone whose rota says on-call.
+  await role('supervised-on-call', {
+    ...rootOnTest,
+    require_session_join: [
+      { ...oversight('terminate'), filter: 'contains(user.spec.traits["rota"], "on-call")' },
+    ],
+  });
   await role('overseer', {
     join_sessions: [
       {
         name: 'moderate',
-        roles: ['supervised', 'supervised-pause'],
+        roles: ['supervised', 'supervised-pause', 'supervised-on-call'],
         kinds: ['ssh'],
         modes: ['moderator', 'observer'],
       },
@@ -58,9 +65,18 @@ beforeAll(async () => {
     ['alice', ['supervised']],
     ['carol', ['supervised-pause']],
     ['bob', ['overseer']],
+    ['dave', ['supervised-on-call']],
   ] as const) {
     await app.services.users.create({ name, roles: [...roles] }, 'test');
   }
+  await app.services.users.create(
+    { name: 'erin', roles: ['overseer'], traits: { rota: ['on-call', 'week'] } },
+    'test',
+  );
+  await app.services.users.create(
+    { name: 'frank', roles: ['overseer'], traits: { rota: ['day'] } },
+    'test',
+  );
   proxy = await startTestSshProxy(app);
 }, 60_000);
 
@@ -169,6 +185,21 @@ describe('moderated sessions in the browser terminal', () => {
     again.type('t');
     await owner.closed;
     expect(endReason(owner)).toBe('terminated by moderator bob');
+  });
+});
+
+describe('a moderation filter on traits', () => {
+  it('counts a moderator whose user record has the trait, and not one without', async () => {
+    const owner = await open('dave', ['supervised-on-call'], { server_id: nodeId, login: 'root' });
+    await owner.waitForOutput('Waiting');
+    const sid = sidOf(owner);
+    const day = await open('frank', ['overseer'], { sid, mode: 'moderator' });
+    await pause(500);
+    expect(owner.output()).not.toContain('joined: the session starts');
+    const onCall = await open('erin', ['overseer'], { sid, mode: 'moderator' });
+    await owner.waitForOutput('erin (moderator) joined: the session starts.');
+    expect(owner.output()).not.toContain('frank (moderator) joined');
+    for (const client of [onCall, day, owner]) client.close();
   });
 });
 
