@@ -25,8 +25,8 @@ export async function connectionDiagnosticsRoutes(
     async (request): Promise<ConnectionDiagnostic> => {
       resolveClusterId(request.params.clusterId, clusterName);
       const body = parseInput(connectionDiagnosticRequestSchema, request.body);
-      const { user, roleSet } = request.identity!;
-      return diagnostics.run(body, { user, roleSet });
+      const { user, roleSet, session } = request.identity!;
+      return diagnostics.run(body, { user, roleSet, sessionRoles: session.roles });
     },
   );
 }

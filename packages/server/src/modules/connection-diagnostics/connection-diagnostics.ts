@@ -11,6 +11,8 @@ import { badParameter } from '../../errors.js';
 export interface DiagnosticCaller {
   user: string;
   roleSet: RoleSet;
+  /** The roles of the caller's session, which a session a test opens is judged by. */
+  sessionRoles: readonly string[];
 }
 
 /**

@@ -44,8 +44,12 @@ const mysqlPacket = (payload: Buffer) =>
   Buffer.concat([Buffer.from([payload.length, 0, 0, 0]), payload]);
 
 beforeAll(async () => {
+  // After its answer, a stand-in has nothing to say to TLS: it hangs up, as no database would.
   const sslRequestAnswer = (answer: string) => (socket: Socket) =>
-    socket.once('data', () => socket.write(answer));
+    socket.once('data', () => {
+      socket.write(answer);
+      socket.once('data', () => socket.destroy());
+    });
   const tlsPg = await standIn(sslRequestAnswer('S'));
   const plainPg = await standIn(sslRequestAnswer('N'));
   const mysql = await standIn((socket) =>
@@ -128,11 +132,11 @@ describe('POST /sites/{clusterId}/diagnostics/connections, resource_kind db', ()
     expect(denied.json().error.message).toMatch(/create on connectionDiagnostic is not allowed/);
   });
 
-  it('passes every step for an allowed route to a database that answers', async () => {
+  it('passes the roles and connectivity for an allowed route to a database that answers', async () => {
     const result = await diagnosis(orders);
-    expect(result).toMatchObject({ success: true, message: 'success' });
     expect(result.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(result.traces).toEqual([
+    // The stand-in cannot sign anyone in: db-sign-in.test.ts has a real PostgreSQL for that.
+    expect(result.traces.slice(0, 3)).toEqual([
       {
         trace_type: 'rbac_database',
         status: 'success',
@@ -152,6 +156,7 @@ describe('POST /sites/{clusterId}/diagnostics/connections, resource_kind db', ()
         error: '',
       },
     ]);
+    expect(result.traces[3]).toMatchObject({ trace_type: 'database_db_user', status: 'failed' });
     // PostgreSQL opens the database named like the user when none is asked for.
     const byDefault = await diagnosis({ resource_name: 'orders', database_user: 'reader' });
     expect(byDefault.traces[1]!.details).toContain('database "reader"');

@@ -2,7 +2,11 @@ import type { ConnectionTrace } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
 import { badParameter, notFound } from '../../errors.js';
 import { firstChunk } from '../../net/first-chunk.js';
-import type { ConnectionTest } from '../../modules/connection-diagnostics/connection-diagnostics.js';
+import type {
+  ConnectionTest,
+  DiagnosticCaller,
+} from '../../modules/connection-diagnostics/connection-diagnostics.js';
+import type { SignInFailure } from './db-sign-in-test.js';
 import type { DatabasesService } from './databases.service.js';
 import { routeRefusal } from './db-access.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
@@ -14,6 +18,16 @@ interface DatabaseDiagnosticDeps {
   dial: (db: DatabaseRecord) => Promise<Duplex>;
   /** How long the database has to answer (default 5 s). */
   timeoutMs?: number;
+  /**
+   * Signs in to a PostgreSQL database as the caller (db-sign-in-test.ts); absent, the test stops
+   * once the database answers.
+   */
+  signIn?: (
+    db: DatabaseRecord,
+    caller: DiagnosticCaller,
+    route: { dbUser: string; dbName: string },
+    timeoutMs: number,
+  ) => Promise<SignInFailure | undefined>;
 }
 
 const passed = (trace_type: ConnectionTrace['trace_type'], details: string): ConnectionTrace => ({
@@ -33,9 +47,10 @@ const failed = (
  * roles reach the database (`rbac_database`), do they allow that database user and name
  * (`rbac_database_login`, the same check a connection gets: `routeRefusal`), and does the
  * database answer where the proxy dials it (`connectivity`: a TCP connection, or one through
- * its agent, and the database's first word on it). It stops at the first step that fails, so
- * a caller never learns whether a database their roles refuse can be reached. Signing in is
- * not tried: that would open a session in the caller's name.
+ * its agent, and the database's first word on it), and for PostgreSQL, can they sign in as that
+ * database user (`database_db_user`) and open that database (`database_db_name`): a session in
+ * their name, audited as any, closed at once. It stops at the first step that fails, so a caller
+ * never learns whether a database their roles refuse can be reached.
  */
 export function databaseConnectionTest(deps: DatabaseDiagnosticDeps): ConnectionTest {
   const timeoutMs = deps.timeoutMs ?? 5000;
@@ -93,9 +108,38 @@ export function databaseConnectionTest(deps: DatabaseDiagnosticDeps): Connection
           `cannot reach database ${name} at ${where}: ${(error as Error).message}`,
         ),
       );
+      return traces;
     }
+    if (db.spec.protocol !== 'postgres' || !deps.signIn) return traces;
+    const failure = await deps.signIn(db, caller, { dbUser, dbName }, timeoutMs);
+    traces.push(...signInTraces(name, { dbUser, dbName }, failure));
     return traces;
   };
+}
+
+/** The sign-in's steps: as the database user, then into the database. */
+function signInTraces(
+  name: string,
+  { dbUser, dbName }: { dbUser: string; dbName: string },
+  failure: SignInFailure | undefined,
+): ConnectionTrace[] {
+  const signedIn = passed('database_db_user', `Signed in to ${name} as "${dbUser}".`);
+  if (failure?.step === 'database_db_user') {
+    return [
+      failed(
+        'database_db_user',
+        `Could not sign in to ${name} as "${dbUser}": does the database have that user, and trust Postern's database client CA for it?`,
+        failure.error,
+      ),
+    ];
+  }
+  if (failure) {
+    return [
+      signedIn,
+      failed('database_db_name', `Could not open database "${dbName}" on ${name}.`, failure.error),
+    ];
+  }
+  return [signedIn, passed('database_db_name', `Opened database "${dbName}" on ${name}.`)];
 }
 
 /**

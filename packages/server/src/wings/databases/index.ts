@@ -10,9 +10,10 @@ import { agentDatabaseHeartbeats } from './agent-databases.js';
 import { databasesRoutes } from './databases.routes.js';
 import { DatabasesService } from './databases.service.js';
 import { DatabaseClientCa } from './db-client-ca.js';
-import { dbConnectRoutes } from './db-connect.routes.js';
+import { dbConnectRoutes, type DatabaseEngine } from './db-connect.routes.js';
 import { dbConsoleRoutes } from './console/db-console.routes.js';
 import { databaseConnectionTest } from './db-diagnostic.js';
+import { signInToPostgres } from './db-sign-in-test.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
 import { DatabaseServerCerts } from './db-server-certs.service.js';
 import { DatabaseSessions } from './db-session-audit.js';
@@ -68,12 +69,7 @@ export const databasesWing = {
             : '',
       },
       engines: {
-        postgres: postgresEngine({
-          ca: await s.dbClientCa(),
-          dial: s.dialDatabase,
-          cancelKeys: s.pgCancelKeys,
-          sessions: s.dbSessions,
-        }),
+        postgres: await s.postgresEngine(),
         mysql: mysqlEngine({
           ca: await s.dbClientCa(),
           dial: s.dialDatabase,
@@ -147,24 +143,46 @@ function buildDatabases(ctx: ServerContext) {
     if (db.source === 'agent') return ctx.tunnels.dial({ kind: 'db', name: db.metadata.name });
     return dialTcp(databaseAddress(db));
   };
-  // Discover's connection test of a database: the roles, then whether it answers.
-  ctx.connectionDiagnostics.add('db', databaseConnectionTest({ databases, dial }));
+  const pgCancelKeys = new CancelKeys();
+  const dbSessions = new DatabaseSessions({
+    audit,
+    access: ctx.access,
+    locks: ctx.locks,
+    trackers: new SessionTrackerStore(backend),
+    proxyId: ctx.hub.proxyId,
+    clusterName: config.clusterName,
+    now,
+  });
+  let pgEngine: Promise<DatabaseEngine> | undefined;
+  const postgres = () =>
+    (pgEngine ??= clientCa().then((ca) =>
+      postgresEngine({ ca, dial, cancelKeys: pgCancelKeys, sessions: dbSessions }),
+    ));
+  // Discover's connection test of a database: the roles, whether it answers, then a sign-in.
+  ctx.connectionDiagnostics.add(
+    'db',
+    databaseConnectionTest({
+      databases,
+      dial,
+      signIn: async (db, caller, route, timeoutMs) =>
+        signInToPostgres(
+          await postgres(),
+          { db, user: caller.user, roleSet: caller.roleSet, sessionRoles: caller.sessionRoles },
+          route,
+          timeoutMs,
+        ),
+    }),
+  );
   return {
     databases,
     dbClientCa: clientCa,
     dbAccessCa: loadAccessCa,
     dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
-    pgCancelKeys: new CancelKeys(),
+    pgCancelKeys,
+    /** The PostgreSQL engine, as the tunnel and the connection test use it. */
+    postgresEngine: postgres,
     mysqlThreads: new MysqlThreads(),
-    dbSessions: new DatabaseSessions({
-      audit,
-      access: ctx.access,
-      locks: ctx.locks,
-      trackers: new SessionTrackerStore(backend),
-      proxyId: ctx.hub.proxyId,
-      clusterName: config.clusterName,
-      now,
-    }),
+    dbSessions,
   };
 }
