@@ -165,7 +165,11 @@ describe('POST /sites/{clusterId}/diagnostics/connections, resource_kind db', ()
       database_user: 'reader',
       database_name: 'shop',
     });
-    expect(mysql.success).toBe(true);
+    expect(steps(mysql.traces).slice(0, 3)).toEqual([
+      'rbac_database:success',
+      'rbac_database_login:success',
+      'connectivity:success',
+    ]);
   });
 
   it('stops at the roles: a database user or name they do not allow, or a database they do not reach', async () => {

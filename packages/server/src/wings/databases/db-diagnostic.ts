@@ -19,8 +19,8 @@ interface DatabaseDiagnosticDeps {
   /** How long the database has to answer (default 5 s). */
   timeoutMs?: number;
   /**
-   * Signs in to a PostgreSQL database as the caller (db-sign-in-test.ts); absent, the test stops
-   * once the database answers.
+   * Signs in to the database as the caller (db-sign-in-test.ts); absent, the test stops once the
+   * database answers.
    */
   signIn?: (
     db: DatabaseRecord,
@@ -47,7 +47,7 @@ const failed = (
  * roles reach the database (`rbac_database`), do they allow that database user and name
  * (`rbac_database_login`, the same check a connection gets: `routeRefusal`), and does the
  * database answer where the proxy dials it (`connectivity`: a TCP connection, or one through
- * its agent, and the database's first word on it), and for PostgreSQL, can they sign in as that
+ * its agent, and the database's first word on it), and can they sign in as that
  * database user (`database_db_user`) and open that database (`database_db_name`): a session in
  * their name, audited as any, closed at once. It stops at the first step that fails, so a caller
  * never learns whether a database their roles refuse can be reached.
@@ -110,7 +110,7 @@ export function databaseConnectionTest(deps: DatabaseDiagnosticDeps): Connection
       );
       return traces;
     }
-    if (db.spec.protocol !== 'postgres' || !deps.signIn) return traces;
+    if (!deps.signIn) return traces;
     const failure = await deps.signIn(db, caller, { dbUser, dbName }, timeoutMs);
     traces.push(...signInTraces(name, { dbUser, dbName }, failure));
     return traces;

@@ -1,6 +1,8 @@
 import type { ConnectionTrace } from '@postern/contracts';
 import pg from 'pg';
 import { inProcessPair } from './console/in-process-stream.js';
+import { MysqlPacketReader } from './mysql/my-reader.js';
+import { Capability, ErrorCode, handshakeResponse, packet, parseErr } from './mysql/my-wire.js';
 import type { DatabaseConnection, DatabaseEngine } from './db-connect.routes.js';
 
 /** Which step a failed sign-in belongs to, and what the database said. */
@@ -11,6 +13,8 @@ export interface SignInFailure {
 
 /** PostgreSQL's codes for a database that is not there (3D000) or not open to the user (42501). */
 const nameCodes = new Set(['3D000', '42501']);
+/** MySQL's: an unknown database (1049), one the user may not open (1044). */
+const mysqlNameCodes = new Set([1049, ErrorCode.dbAccessDenied]);
 
 /**
  * Discover's last step for a PostgreSQL database: signs in as the caller, with the database user
@@ -53,5 +57,63 @@ export async function signInToPostgres(
     clearTimeout(timer);
     client.destroy();
     void pgClient.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The same for MySQL and MariaDB: the handshake a client makes, through the engine, which signs
+ * in to the database with the client certificate for that user and answers with its OK or its
+ * error (the password is Postern's business, so none is sent).
+ */
+export async function signInToMysql(
+  engine: DatabaseEngine,
+  connection: Omit<DatabaseConnection, 'stream'>,
+  route: { dbUser: string; dbName: string },
+  timeoutMs: number,
+): Promise<SignInFailure | undefined> {
+  const { client, server } = inProcessPair();
+  void engine({ ...connection, stream: server }).catch(() => undefined);
+  const reader = new MysqlPacketReader(client);
+  const capabilities =
+    Capability.protocol41 |
+    Capability.secureConnection |
+    Capability.pluginAuth |
+    Capability.longPassword |
+    (route.dbName ? Capability.connectWithDb : 0);
+  const exchange = async (): Promise<SignInFailure | undefined> => {
+    await reader.packet();
+    const response = handshakeResponse({
+      capabilities,
+      maxPacket: 1 << 24,
+      charset: 45,
+      user: route.dbUser,
+      authResponse: Buffer.alloc(0),
+      database: route.dbName,
+      authPlugin: 'mysql_native_password',
+      attributes: Buffer.alloc(0),
+    });
+    client.write(packet(1, response));
+    const answer = await reader.packet();
+    if (answer.payload[0] === 0x00) return undefined;
+    if (answer.payload[0] !== 0xff) throw new Error('the database answered as no MySQL does');
+    const error = parseErr(answer.payload);
+    const step = mysqlNameCodes.has(error.code) ? 'database_db_name' : 'database_db_user';
+    return { step, error: `${error.message} (${error.code})` };
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([exchange(), deadline]);
+  } catch (error) {
+    return { step: 'database_db_user', error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+    // COM_QUIT, then away: the engine ends the session as a client leaving would.
+    client.end(packet(0, Buffer.from([0x01])));
   }
 }

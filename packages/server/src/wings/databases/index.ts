@@ -13,7 +13,7 @@ import { DatabaseClientCa } from './db-client-ca.js';
 import { dbConnectRoutes, type DatabaseEngine } from './db-connect.routes.js';
 import { dbConsoleRoutes } from './console/db-console.routes.js';
 import { databaseConnectionTest } from './db-diagnostic.js';
-import { signInToPostgres } from './db-sign-in-test.js';
+import { signInToMysql, signInToPostgres } from './db-sign-in-test.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
 import { DatabaseServerCerts } from './db-server-certs.service.js';
 import { DatabaseSessions } from './db-session-audit.js';
@@ -70,12 +70,7 @@ export const databasesWing = {
       },
       engines: {
         postgres: await s.postgresEngine(),
-        mysql: mysqlEngine({
-          ca: await s.dbClientCa(),
-          dial: s.dialDatabase,
-          threads: s.mysqlThreads,
-          sessions: s.dbSessions,
-        }),
+        mysql: await s.mysqlEngine(),
       },
     });
   },
@@ -153,10 +148,16 @@ function buildDatabases(ctx: ServerContext) {
     clusterName: config.clusterName,
     now,
   });
+  const mysqlThreads = new MysqlThreads();
   let pgEngine: Promise<DatabaseEngine> | undefined;
   const postgres = () =>
     (pgEngine ??= clientCa().then((ca) =>
       postgresEngine({ ca, dial, cancelKeys: pgCancelKeys, sessions: dbSessions }),
+    ));
+  let myEngine: Promise<DatabaseEngine> | undefined;
+  const mysql = () =>
+    (myEngine ??= clientCa().then((ca) =>
+      mysqlEngine({ ca, dial, threads: mysqlThreads, sessions: dbSessions }),
     ));
   // Discover's connection test of a database: the roles, whether it answers, then a sign-in.
   ctx.connectionDiagnostics.add(
@@ -164,13 +165,13 @@ function buildDatabases(ctx: ServerContext) {
     databaseConnectionTest({
       databases,
       dial,
-      signIn: async (db, caller, route, timeoutMs) =>
-        signInToPostgres(
-          await postgres(),
-          { db, user: caller.user, roleSet: caller.roleSet, sessionRoles: caller.sessionRoles },
-          route,
-          timeoutMs,
-        ),
+      signIn: async (db, caller, route, timeoutMs) => {
+        const { user, roleSet, sessionRoles } = caller;
+        const connection = { db, user, roleSet, sessionRoles };
+        return db.spec.protocol === 'postgres'
+          ? signInToPostgres(await postgres(), connection, route, timeoutMs)
+          : signInToMysql(await mysql(), connection, route, timeoutMs);
+      },
     }),
   );
   return {
@@ -180,9 +181,10 @@ function buildDatabases(ctx: ServerContext) {
     dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
     pgCancelKeys,
-    /** The PostgreSQL engine, as the tunnel and the connection test use it. */
+    /** The engines, as the tunnel and the connection test use them. */
     postgresEngine: postgres,
-    mysqlThreads: new MysqlThreads(),
+    mysqlEngine: mysql,
+    mysqlThreads,
     dbSessions,
   };
 }

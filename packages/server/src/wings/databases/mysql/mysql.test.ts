@@ -352,3 +352,42 @@ describe('MySQL/MariaDB through Postern', () => {
     await app.services.locks.remove(lock.metadata.name, hostActor('test'));
   });
 });
+
+describe("Discover's connection test against MariaDB", () => {
+  it('signs in as the database user and opens the database, or says which one it could not', async () => {
+    await createDatabaseRole(app, 'maria-tester', {
+      db_users: ['alice_db', 'shared', 'pw_user'],
+      db_names: ['appdb', 'otherdb', 'nosuchdb'],
+      rules: [{ resources: ['connection_diagnostic'], verbs: ['create', 'read'] }],
+    });
+    const tester = await app.signIn(['maria-tester'], 'tess');
+    const diagnose = async (database_user: string, database_name: string) => {
+      const res = await app.server.inject({
+        method: 'POST',
+        url: apiPaths.connectionDiagnostics('test-cluster'),
+        payload: { resource_kind: 'db', resource_name: 'maria', database_user, database_name },
+        headers: tester,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const { traces, message } = res.json() as {
+        traces: { trace_type: string; status: string }[];
+        message: string;
+      };
+      return { steps: traces.slice(3).map((t) => `${t.trace_type}:${t.status}`), message };
+    };
+    expect((await diagnose('alice_db', 'appdb')).steps).toEqual([
+      'database_db_user:success',
+      'database_db_name:success',
+    ]);
+    // A password account, not REQUIRE SUBJECT: the certificate does not sign it in.
+    const passworded = await diagnose('pw_user', 'appdb');
+    expect(passworded.steps).toEqual(['database_db_user:failed']);
+    expect(passworded.message).toMatch(/pw_user/);
+    const missing = await diagnose('alice_db', 'nosuchdb');
+    expect(missing.steps).toEqual(['database_db_user:success', 'database_db_name:failed']);
+    expect(missing.message).toMatch(/nosuchdb/);
+    // A database the account has no grant on.
+    const ungranted = await diagnose('shared', 'otherdb');
+    expect(ungranted.steps).toEqual(['database_db_user:success', 'database_db_name:failed']);
+  });
+});
