@@ -66,8 +66,7 @@ const pgOnLeaf = { kind: 'db', name: 'pg' } as const;
 
 /** `postern <args>` through the wing's own commands, with `env`'s login: the lines printed. */
 async function runCommand(env: NodeJS.ProcessEnv, args: string[]): Promise<string[]> {
-  // Every wing's commands, as `postern` builds them (main.ts): a wing's alone would add its
-  // kind to the shared kinds table out of the order the other tests of this worker see.
+  // Every wing's commands, as `postern` builds them (main.ts).
   const program = new Command('postern').exitOverride();
   for (const add of Object.values(wingCommands)) add(program);
   const lines: string[] = [];
