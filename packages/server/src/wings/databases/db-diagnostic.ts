@@ -8,6 +8,7 @@ import type {
 } from '../../modules/connection-diagnostics/connection-diagnostics.js';
 import type { SignInFailure } from './db-sign-in-test.js';
 import type { DatabasesService } from './databases.service.js';
+import { answerDeadline } from './answer-deadline.js';
 import { routeRefusal } from './db-access.js';
 import { databaseAddress, type DatabaseRecord } from './db-kind.js';
 import { sslRequest } from './postgres/pg-wire.js';
@@ -153,13 +154,7 @@ async function probe(
   timeoutMs: number,
 ): Promise<void> {
   let socket: Duplex | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-  });
+  const { deadline: timeout, clear } = answerDeadline(timeoutMs);
   const dialled = dial(db).then((stream) => {
     socket = stream;
     return stream;
@@ -175,7 +170,7 @@ async function probe(
     ]);
     checkAnswer(db, first);
   } finally {
-    clearTimeout(timer);
+    clear();
     if (socket) socket.destroy();
     else
       void dialled.then(

@@ -1,5 +1,6 @@
 import type { ConnectionTrace } from '@postern/contracts';
 import pg from 'pg';
+import { answerDeadline } from './answer-deadline.js';
 import { inProcessPair } from './console/in-process-stream.js';
 import { MysqlPacketReader } from './mysql/my-reader.js';
 import { Capability, ErrorCode, handshakeResponse, packet, parseErr } from './mysql/my-wire.js';
@@ -39,13 +40,7 @@ export async function signInToPostgres(
   });
   // A late error (the engine closing its end) after the answer is no news.
   pgClient.on('error', () => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-  });
+  const { deadline, clear } = answerDeadline(timeoutMs);
   try {
     await Promise.race([pgClient.connect().then(() => pgClient.query('select 1')), deadline]);
     return undefined;
@@ -54,7 +49,7 @@ export async function signInToPostgres(
     const step = code && nameCodes.has(code) ? 'database_db_name' : 'database_db_user';
     return { step, error: message ?? String(error) };
   } finally {
-    clearTimeout(timer);
+    clear();
     client.destroy();
     void pgClient.end().catch(() => undefined);
   }
@@ -100,19 +95,13 @@ export async function signInToMysql(
     const step = mysqlNameCodes.has(error.code) ? 'database_db_name' : 'database_db_user';
     return { step, error: `${error.message} (${error.code})` };
   };
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-  });
+  const { deadline, clear } = answerDeadline(timeoutMs);
   try {
     return await Promise.race([exchange(), deadline]);
   } catch (error) {
     return { step: 'database_db_user', error: (error as Error).message };
   } finally {
-    clearTimeout(timer);
+    clear();
     // COM_QUIT, then away: the engine ends the session as a client leaving would.
     client.end(packet(0, Buffer.from([0x01])));
   }
