@@ -26,7 +26,7 @@ interface StoredLaunch {
   lineage: string;
   /** The app's name, here or (with `leaf`) on the leaf. */
   app: string;
-  /** A trusted leaf's app, served on this root's `host` (leaf-apps.md below docs/apps.md). */
+  /** A trusted leaf's app, served on this root's `host` (docs/trusted-clusters.md, "A leaf's web apps in the browser"). */
   leaf?: LeafAppPlace;
 }
 
