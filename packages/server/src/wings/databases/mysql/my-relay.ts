@@ -3,11 +3,14 @@ import { routeDenial, type DatabaseRoute, type RouteDenial } from '../db-access.
 import { CommandGate } from './my-command-gate.js';
 import type { MysqlBackend } from './my-connect.js';
 import type { MysqlClient, MysqlEngineDeps } from './my-session.js';
-import { Command, MysqlStatements } from './my-statements.js';
+import { Command, MysqlStatements, useStatementSchema } from './my-statements.js';
 import { ErrorCode, errPayload, packet, type MysqlError } from './my-wire.js';
 
-/** Short queries are held whole so that a `KILL <id>` can be translated (my-threads.ts). */
-const killQueryMaxBytes = 64;
+/**
+ * Short queries are held whole, so that a `KILL <id>` can be translated (my-threads.ts) and a
+ * `USE name` judged: room for `USE` and a 64-character name, quoted.
+ */
+const heldQueryMaxBytes = 80;
 
 /**
  * The session proper. The client's commands go through the gate (audited, some judged); the
@@ -45,14 +48,32 @@ export function relayMysql(
     socket.on('data', onData);
   };
 
+  // `use` (COM_INIT_DB), or `USE name` sent as a statement of its own, judged as a connection's
+  // default database is: a name the roles do not grant is the server's error 1044.
+  const enterSchema = (schema: string, payload: Buffer, statement?: string) => {
+    const denial = routeDenial(client.roleSet, { ...route, dbName: schema });
+    if (denial) {
+      session.statement('TDB02W', { query: statement ?? `USE ${schema}`, error: denial.message });
+      answer(deniedError(denial));
+      return undefined;
+    }
+    // The session now stands on the new database: the periodic recheck asks about it.
+    route.dbName = schema;
+    if (statement === undefined) session.statement('TMY06I', { schema_name: schema });
+    else session.statement('TDB02I', { query: statement });
+    return payload;
+  };
+
   const gate = new CommandGate({
     holds: (command, length) =>
       command === Command.initDb ||
       command === Command.changeUser ||
-      (command === Command.query && length <= killQueryMaxBytes),
+      (command === Command.query && length <= heldQueryMaxBytes),
     judge: (payload) => {
       if (payload[0] === Command.query) {
         const text = payload.toString('utf8', 1);
+        const schema = useStatementSchema(text);
+        if (schema !== undefined) return enterSchema(schema, payload, text);
         const translated = deps.threads.translateKill(text, client.user, client.db.metadata.name);
         if (translated === undefined) {
           session.statement('TDB02W', { query: text, error: 'not a thread of this session' });
@@ -80,17 +101,7 @@ export function relayMysql(
         });
         return undefined;
       }
-      const schema = payload.toString('utf8', 1);
-      const denial = routeDenial(client.roleSet, { ...route, dbName: schema });
-      if (denial) {
-        session.statement('TDB02W', { query: `USE ${schema}`, error: denial.message });
-        answer(deniedError(denial));
-        return undefined;
-      }
-      // The session now stands on the new database: the periodic recheck asks about it.
-      route.dbName = schema;
-      session.statement('TMY06I', { schema_name: schema });
-      return payload;
+      return enterSchema(payload.toString('utf8', 1), payload);
     },
     passed: (payload, truncated) => {
       if (payload[0] === Command.quit) terminated = true;

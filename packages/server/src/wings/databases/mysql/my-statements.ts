@@ -21,6 +21,17 @@ export const Command = {
   stmtFetch: 0x1c,
 } as const;
 
+/**
+ * The database a `USE name` statement of its own moves to (backquotes and all), or undefined
+ * for any other text. A `USE` inside a longer multi-statement text is not found here: the
+ * database's own grants are the boundary there (docs/databases.md).
+ */
+export function useStatementSchema(text: string): string | undefined {
+  const use = /^\s*use\s+(?:`((?:[^`]|``)+)`|([\w$\u0080-\uffff]+))\s*;?\s*$/iu.exec(text);
+  if (!use) return undefined;
+  return use[1] !== undefined ? use[1].replace(/``/g, '`') : use[2];
+}
+
 /** What the proxy knows of a prepared statement: its text and its parameters' types. */
 interface Prepared {
   query: string;

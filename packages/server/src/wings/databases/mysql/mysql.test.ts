@@ -175,6 +175,26 @@ describe('MySQL/MariaDB through Postern', () => {
     });
   });
 
+  it('judges a `USE` a driver sends as a statement of its own as it judges COM_INIT_DB', async () => {
+    const connection = await driver();
+    try {
+      await connection.query('USE `otherdb`;');
+      expect((await connection.query('select database() as db'))[0]).toEqual([{ db: 'otherdb' }]);
+      await expect(connection.query('use secretdb')).rejects.toMatchObject({
+        errno: 1044,
+        message: expect.stringContaining('may not open database "secretdb"'),
+      });
+      // Refused, and the session goes on where it was.
+      expect((await connection.query('select database() as db'))[0]).toEqual([{ db: 'otherdb' }]);
+    } finally {
+      await connection.end();
+    }
+    await vi.waitFor(async () => {
+      const refused = (await eventsOf('TDB02W')).find((event) => event.query === 'use secretdb');
+      expect(refused?.error).toContain('secretdb');
+    });
+  });
+
   it('says so when the account wants a password instead of the certificate', async () => {
     const result = await mariadbClient('pw_user', '', 'select 1');
     expect(result.code).toBe(1);
