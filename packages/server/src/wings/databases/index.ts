@@ -43,11 +43,18 @@ export const databasesWing = {
       databases: s.databases,
       hub: ctx.hub,
       dbSessions: s.dbSessions,
-      engine: async () => ({
-        ca: await s.dbClientCa(),
-        dial: s.dialDatabase,
-        cancelKeys: s.pgCancelKeys,
-      }),
+      engines: {
+        postgres: async () => ({
+          ca: await s.dbClientCa(),
+          dial: s.dialDatabase,
+          cancelKeys: s.pgCancelKeys,
+        }),
+        mysql: async () => ({
+          ca: await s.dbClientCa(),
+          dial: s.dialDatabase,
+          threads: s.mysqlThreads,
+        }),
+      },
       access: ctx.access,
       locks: ctx.locks,
       clusterName: ctx.config.clusterName,

@@ -1,4 +1,5 @@
 import type { DatabaseConsoleRequest } from '@postern/contracts';
+import type { Duplex } from 'node:stream';
 import type { Clock } from '../../../clock.js';
 import { accessDenied, badParameter, notFound } from '../../../errors.js';
 import type { Identity } from '../../../http/request-identity.js';
@@ -10,15 +11,23 @@ import type { TerminalSessions } from '../../../modules/terminal/terminal-socket
 import { routeDenial, routeWithdrawal, type DatabaseRoute } from '../db-access.js';
 import type { DatabasesService } from '../databases.service.js';
 import type { DatabaseSessions } from '../db-session-audit.js';
+import { serveMysql, type MysqlEngineDeps } from '../mysql/my-session.js';
 import { servePostgres, type PostgresEngineDeps } from '../postgres/pg-session.js';
+import type { ConsoleClient } from './console-client.js';
 import { inProcessPair } from './in-process-stream.js';
+import { MysqlConsoleClient } from './my-console-client.js';
+import { PostgresConsoleClient } from './pg-console-client.js';
 import { SqlConsoleChannel } from './sql-console-channel.js';
 
 export interface DbConsoleDeps {
   databases: DatabasesService;
   hub: SessionHub;
   dbSessions: DatabaseSessions;
-  engine: () => Promise<PostgresEngineDeps>;
+  /** Each engine's parts (CA, dialer, cancel keys or thread ids), as psql's and mariadb's use. */
+  engines: {
+    postgres: () => Promise<PostgresEngineDeps>;
+    mysql: () => Promise<MysqlEngineDeps>;
+  };
   access: Pick<AccessResolver, 'resolve'>;
   locks: Pick<LockWatcher, 'isLocked' | 'lockFor'>;
   clusterName: string;
@@ -41,24 +50,7 @@ export function dbConsoleSessions(
     start: async (identity, params) => {
       deps.hub.assertAccepting();
       const route = authorize(deps, identity, database, params, remoteAddr);
-      const engine = await deps.engine();
-      const connect = () => {
-        const { client, server } = inProcessPair();
-        void servePostgres(
-          {
-            stream: server,
-            user: identity.user,
-            roleSet: identity.roleSet,
-            db: route.db,
-            sessionRoles: route.sessionRoles,
-            open: (opened) =>
-              deps.dbSessions.open(opened, 'postgres', remoteAddr, { tracked: false }),
-            refuse: (refused, why) => deps.dbSessions.refuse(refused, 'postgres', why, remoteAddr),
-          },
-          engine,
-        );
-        return client;
-      };
+      const client = await consoleClient(deps, identity, route, remoteAddr);
       const options = identity.roleSet.options();
       const expiresAt = Math.min(
         Date.parse(identity.session.expires),
@@ -85,8 +77,7 @@ export function dbConsoleSessions(
         channel: new SqlConsoleChannel({
           resource: route.db.metadata.name,
           dbUser: route.dbUser,
-          dbName: route.dbName,
-          connect,
+          client,
         }),
         recheck: () => routeWithdrawal(deps, route),
       });
@@ -113,9 +104,6 @@ function authorize(
   ) {
     throw notFound(`no database named ${database}`);
   }
-  if (db.spec.protocol !== 'postgres') {
-    throw badParameter(`the SQL console speaks PostgreSQL; ${database} is ${db.spec.protocol}`);
-  }
   const route: DatabaseRoute = {
     user: identity.user,
     db,
@@ -127,8 +115,53 @@ function authorize(
   const lock = deps.locks.lockFor({ user: identity.user, roles: identity.roles });
   const why = lock ? `locked: ${lockMessage(lock)}` : routeDenial(identity.roleSet, route)?.message;
   if (why) {
-    deps.dbSessions.refuse(route, 'postgres', why, remoteAddr);
+    deps.dbSessions.refuse(route, db.spec.protocol, why, remoteAddr);
     throw accessDenied(why);
   }
   return route;
+}
+
+/**
+ * The console's connection in the database's own dialect. Each of its streams is served by that
+ * protocol's engine in-process, as a psql's or mariadb's connection is, except that the session
+ * is tracked by the hub (the console is the live session) rather than by the engine.
+ */
+async function consoleClient(
+  deps: DbConsoleDeps,
+  identity: Identity,
+  route: DatabaseRoute,
+  remoteAddr: string,
+): Promise<ConsoleClient> {
+  const { protocol } = route.db.spec;
+  const client = (stream: Duplex) => ({
+    stream,
+    user: identity.user,
+    roleSet: identity.roleSet,
+    db: route.db,
+    sessionRoles: route.sessionRoles,
+    open: (opened: DatabaseRoute) =>
+      deps.dbSessions.open(opened, protocol, remoteAddr, { tracked: false }),
+    refuse: (refused: DatabaseRoute, why: string) =>
+      deps.dbSessions.refuse(refused, protocol, why, remoteAddr),
+  });
+  const options = { dbUser: route.dbUser, dbName: route.dbName };
+  if (protocol === 'postgres') {
+    const engine = await deps.engines.postgres();
+    return new PostgresConsoleClient({
+      ...options,
+      connect: () => served((stream) => servePostgres(client(stream), engine)),
+    });
+  }
+  const engine = await deps.engines.mysql();
+  return new MysqlConsoleClient({
+    ...options,
+    connect: () => served((stream) => serveMysql(client(stream), engine)),
+  });
+}
+
+/** The client's end of an in-process pair whose other end `serve` answers. */
+function served(serve: (stream: Duplex) => Promise<unknown>): Duplex {
+  const { client, server } = inProcessPair();
+  void serve(server);
+  return client;
 }

@@ -20,7 +20,8 @@ export class LineEditor {
   /** An escape sequence cut by the end of an input chunk. */
   #pendingEscape = '';
 
-  constructor(private readonly database: string) {}
+  /** The database the prompt names; the owner updates it when a statement moves the session. */
+  constructor(public database: string) {}
 
   get prompt(): string {
     return `${this.database}${this.#lines.length > 0 ? '->' : '=>'} `;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { commandTag } from './pg-console-client.js';
 import { formatResult } from './result-table.js';
 
 describe('SQL console results', () => {
   it('aligns like psql: centred headers, numbers right, text left, a row count', () => {
     const text = formatResult({
-      command: 'SELECT',
-      rowCount: 2,
+      tag: 'SELECT 2',
       fields: [
-        { name: 'id', dataTypeID: 23 },
-        { name: 'name', dataTypeID: 25 },
+        { name: 'id', numeric: true },
+        { name: 'name', numeric: false },
       ],
       rows: [
         ['1', 'Rex'],
@@ -21,20 +21,23 @@ describe('SQL console results', () => {
     );
   });
 
-  it('says how many rows it left out, and prints command tags', () => {
+  it('says how many rows it left out, and prints the tag of a statement without rows', () => {
     const many = formatResult({
-      command: 'SELECT',
-      rowCount: null,
-      fields: [{ name: 'n', dataTypeID: 23 }],
+      tag: '',
+      fields: [{ name: 'n', numeric: true }],
       rows: [['1']],
       omitted: 4,
     });
     expect(many).toContain('(5 rows, 1 shown)');
-    expect(formatResult({ command: 'INSERT', rowCount: 3, fields: [], rows: [], omitted: 0 })).toBe(
-      'INSERT 0 3\r\n',
+    expect(formatResult({ tag: 'CREATE TABLE', fields: [], rows: [], omitted: 0 })).toBe(
+      'CREATE TABLE\r\n',
     );
-    expect(formatResult({ command: 'UPDATE', rowCount: 0, fields: [], rows: [], omitted: 0 })).toBe(
-      'UPDATE 0\r\n',
-    );
+  });
+
+  it('makes psql’s command tags when the server’s own was not seen', () => {
+    expect(commandTag('INSERT', 3)).toBe('INSERT 0 3');
+    expect(commandTag('UPDATE', 0)).toBe('UPDATE 0');
+    expect(commandTag('CREATE', null)).toBe('CREATE');
+    expect(commandTag(null, null)).toBe('OK');
   });
 });

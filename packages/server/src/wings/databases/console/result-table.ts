@@ -1,21 +1,17 @@
 /** One result of a statement, with its values as the server's text. */
 export interface StatementResult {
-  command: string | null;
-  rowCount: number | null;
-  fields: { name: string; dataTypeID: number }[];
+  /** Columns in order; numeric ones are right-aligned, as psql and mariadb print them. */
+  fields: { name: string; numeric: boolean }[];
   rows: (string | null)[][];
   /** Rows the server sent beyond those kept for display. */
   omitted: number;
-  /** The server's command tag as sent (`CREATE TABLE`, `INSERT 0 2`), when known. */
-  tag?: string;
+  /** What a statement without rows printed: `CREATE TABLE`, `INSERT 0 2`, `Query OK, ...`. */
+  tag: string;
 }
-
-/** int2, int4, int8, oid, float4, float8, numeric, money: right-aligned, as psql does. */
-const numericTypes = new Set([20, 21, 23, 26, 700, 701, 790, 1700]);
 
 /** A result as psql prints it in aligned mode, lines joined by CRLF for the terminal. */
 export function formatResult(result: StatementResult): string {
-  if (result.fields.length === 0) return `${commandTag(result)}\r\n`;
+  if (result.fields.length === 0) return `${result.tag}\r\n`;
   const cell = (value: string | null) => (value === null ? '' : value.replace(/\r?\n/g, '↵'));
   const widths = result.fields.map((field, column) =>
     Math.max(
@@ -31,9 +27,7 @@ export function formatResult(result: StatementResult): string {
   for (const row of result.rows) {
     const cells = result.fields.map((field, column) => {
       const text = cell(row[column] ?? null);
-      return numericTypes.has(field.dataTypeID)
-        ? text.padStart(widths[column]!)
-        : text.padEnd(widths[column]!);
+      return field.numeric ? text.padStart(widths[column]!) : text.padEnd(widths[column]!);
     });
     lines.push(` ${cells.join(' | ')}`.trimEnd());
   }
@@ -47,15 +41,4 @@ function center(text: string, width: number): string {
   const room = width - [...text].length;
   const left = Math.floor(room / 2);
   return ' '.repeat(left) + text + ' '.repeat(room - left);
-}
-
-/** psql's command tag: `INSERT 0 3`, `UPDATE 2`, `CREATE TABLE`. */
-function commandTag(result: StatementResult): string {
-  if (result.tag) return result.tag;
-  const command = result.command ?? 'OK';
-  if (command === 'INSERT') return `INSERT 0 ${result.rowCount ?? 0}`;
-  if (['UPDATE', 'DELETE', 'SELECT', 'MOVE', 'FETCH', 'COPY', 'MERGE'].includes(command)) {
-    return `${command} ${result.rowCount ?? 0}`;
-  }
-  return command;
 }
