@@ -9,6 +9,11 @@ import {
   type Locator,
   type Page,
 } from '@playwright/test';
+import {
+  startPrivateMariadb,
+  type PrivateMariadb,
+} from '../packages/server/src/testing/private-mariadb.testkit.js';
+import { requireSubjectFor } from '../packages/server/src/wings/databases/mysql/require-subject.js';
 import { postern, uniqueUser } from './support/identity.js';
 import { startPostgres, type RunningPostgres } from './support/postgres.js';
 import { signIn } from './support/session.js';
@@ -17,9 +22,9 @@ import { cluster, shared, siteApi as api } from './support/shared-server.js';
 
 // Databases in the browser against the shared server: the Databases page lists what the spec
 // made (one PostgreSQL through the web API, one MySQL through `postern create -f`), searches,
-// and Connect gives the exact CLI command; for PostgreSQL it opens the SQL console, whose
-// statements run on a real PostgreSQL that trusts only Postern's database client CA, and land in
-// the Audit Log and the session's recording.
+// and Connect gives the exact CLI command and opens the SQL console, whose statements run on a
+// real PostgreSQL (or MariaDB) that trusts only Postern's database client CA, and land in the
+// Audit Log and the session's recording.
 
 // Fresh names for each run of the file (a worker may run it more than once).
 let suite: string;
@@ -51,7 +56,7 @@ spec:
   deny: {}
 `;
 
-const mysqlDatabase = () => `kind: db
+const mysqlDatabase = (mariadb: PrivateMariadb) => `kind: db
 version: v3
 metadata:
   name: ${mysqlName}
@@ -59,7 +64,9 @@ metadata:
   labels: {suite: ${suite}, env: e2e}
 spec:
   protocol: mysql
-  uri: 127.0.0.1:3306
+  uri: 127.0.0.1:${mariadb.port}
+  ca_cert: ${JSON.stringify(mariadb.serverCertPem)}
+  tls: {mode: verify-full}
 `;
 
 /** `postern create -f` of a YAML document, against the shared server's storage. */
@@ -115,6 +122,7 @@ test.describe.serial('databases', () => {
   let context: BrowserContext;
   let page: Page;
   let postgres: RunningPostgres | undefined;
+  let mariadb: PrivateMariadb | undefined;
 
   test.beforeAll(async ({ browser }) => {
     test.setTimeout(120_000);
@@ -163,13 +171,19 @@ test.describe.serial('databases', () => {
       ca_cert: ca,
       tls: { mode: 'verify-full' },
     });
-    await createFromYaml(mysqlDatabase());
+    // A MariaDB whose account signs in only by a certificate of the same CA (REQUIRE SUBJECT).
+    mariadb = await startPrivateMariadb({ clientCaPem: ca });
+    await mariadb.sql(`create database appdb;
+      create user 'alice_db'@'%' ${requireSubjectFor('alice_db')};
+      grant all on appdb.* to 'alice_db'@'%';`);
+    await createFromYaml(mysqlDatabase(mariadb));
     page = await context.newPage();
   });
 
   test.afterAll(async () => {
     await context?.close();
     await postgres?.stop();
+    await mariadb?.destroy();
     for (const name of [pgName, mysqlName]) {
       try {
         postern(shared(), 'rm', `db/${name}`);
@@ -231,13 +245,15 @@ test.describe.serial('databases', () => {
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
 
-    // MySQL: the command only, no SQL console.
+    // MySQL: the command, and the SQL console too.
     const billing = await openConnect(page, mysqlName);
     await expect(billing.getByLabel('Connect command')).toHaveText(
       `postern db connect ${mysqlName} --db-user alice_db --db-name appdb`,
     );
-    await expect(billing.getByRole('link', { name: 'Open SQL console' })).toHaveCount(0);
-    await expect(billing.getByRole('button', { name: 'Open SQL console' })).toHaveCount(0);
+    await expect(billing.getByRole('link', { name: 'Open SQL console' })).toHaveAttribute(
+      'href',
+      `/web/cluster/${cluster}/databases/${mysqlName}/console/alice_db/appdb`,
+    );
     await page.keyboard.press('Escape');
   });
 
@@ -319,6 +335,48 @@ test.describe.serial('databases', () => {
       .poll(async () => (await playerText(page)).replace(/\s+/g, ' '), { timeout: 30_000 })
       .toContain(`appdb=> ${sql}`);
     await expect.poll(() => playerText(page), { timeout: 30_000 }).toContain('   3\n(1 row)');
+  });
+
+  test('the SQL console on MariaDB runs SQL as mariadb prints it and kills a query with Ctrl-C', async () => {
+    test.setTimeout(120_000);
+    await openDatabases(page);
+    const dialog = await openConnect(page, mysqlName);
+    const [sqlConsole] = await Promise.all([
+      context.waitForEvent('page'),
+      dialog.getByRole('link', { name: 'Open SQL console' }).click(),
+    ]);
+    await expect(
+      sqlConsole.getByRole('heading', { name: `SQL console: ${mysqlName}`, level: 1 }),
+    ).toBeVisible();
+    await expectConnected(sqlConsole);
+    await expect.poll(async () => lastLine(await screenText(sqlConsole))).toBe('appdb=>');
+
+    await terminal(sqlConsole).click();
+    await sqlConsole.keyboard.type(
+      'create table t (n int); insert into t values (1),(2); select sum(n) as total from t;',
+    );
+    await sqlConsole.keyboard.press('Enter');
+    await expectOnScreen(sqlConsole, 'Query OK, 2 rows affected');
+    await expectOnScreen(sqlConsole, ' total\n-------\n     3\n(1 row)');
+
+    // Ctrl-C: KILL QUERY on a second connection, which the proxy maps to the server's thread.
+    await sqlConsole.keyboard.type('select sleep(60);');
+    await sqlConsole.keyboard.press('Enter');
+    await expect
+      .poll(() =>
+        mariadb!.sql(
+          "select count(*) from information_schema.processlist where info = 'select sleep(60)'",
+        ),
+      )
+      .toBe('1\n');
+    await sqlConsole.keyboard.press('Control+C');
+    await expectOnScreen(sqlConsole, 'ERROR 1317 (70100): Query execution was interrupted');
+    await expect.poll(async () => lastLine(await screenText(sqlConsole))).toBe('appdb=>');
+    await sqlConsole.keyboard.type('\\q');
+    await sqlConsole.keyboard.press('Enter');
+    const ended = sqlConsole.getByRole('status').filter({ hasText: 'disconnected:' });
+    await expect(ended).toHaveAttribute('data-ended', 'normally');
+    await sqlConsole.close();
   });
 });
 

@@ -6,9 +6,12 @@ import { CopyableCommand } from '../../components/connect/CopyableCommand';
 import { NewTabButton } from '../../components/connect/NewTabButton';
 import { connectCommand, type Database } from './makeDatabase';
 
+/** Protocols the browser's SQL console speaks (the server's console clients, one per dialect). */
+const consoleProtocols = new Set(['postgres', 'mysql']);
+
 /**
  * Connect: pick the database user and name the roles allow, and copy the exact command; for
- * PostgreSQL, or open the SQL console with them in a new browser tab.
+ * PostgreSQL and MySQL/MariaDB, or open the SQL console with them in a new browser tab.
  */
 export function ConnectDatabase({
   db,
@@ -46,7 +49,7 @@ export function ConnectDatabase({
         description={db.names.includes('*') ? 'Your roles allow any database here.' : undefined}
       />
       <CopyableCommand command={connectCommand(db, dbUser, dbName, leaf)} label="Connect command" />
-      {db.protocol === 'postgres' && (
+      {consoleProtocols.has(db.protocol) && (
         <SqlConsoleLink
           href={databaseConsolePath({ clusterId, database: db.name, dbUser, dbName })}
         />
@@ -55,7 +58,7 @@ export function ConnectDatabase({
   );
 }
 
-/** The SQL console (PostgreSQL only), in a new browser tab, once a user and name are chosen. */
+/** The SQL console, in a new browser tab, once a user and name are chosen. */
 function SqlConsoleLink({ href }: { href: string | undefined }) {
   return (
     <Group gap="xs" justify="space-between" wrap="nowrap">

@@ -28,7 +28,7 @@ export function databaseConsoleSocket(target: DatabaseConsoleTarget): TerminalSo
 
 /**
  * `/web/cluster/:clusterId/databases/:database/console/:dbUser/:dbName`: the browser's SQL
- * console for a PostgreSQL database (full page), the server console's terminal on the database's
+ * console for a PostgreSQL or MySQL/MariaDB database (full page), the server console's terminal on the database's
  * console socket. One session per page: a new database user or name is a new page.
  */
 export function DatabaseConsolePage({ deps }: { deps?: Partial<TerminalDeps> } = {}) {

@@ -98,13 +98,30 @@ describe('DatabasesView', () => {
     expect(disabled.hasAttribute('disabled')).toBe(true);
   });
 
-  it('Connect to a MySQL database shows the command and no SQL console', async () => {
+  it('Connect to a MySQL database offers its SQL console too, once a user is picked', async () => {
     const user = userEvent.setup();
     renderView();
     await user.click(within(rowOf('billing')).getByRole('button', { name: 'Connect to billing' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect to billing' });
     expect(within(dialog).getByLabelText('Connect command').textContent).toBe(
       'postern db connect billing --db-user <db-user> --db-name billing',
+    );
+    // Any user is allowed, so none is picked for the person: the console waits for one.
+    const disabled = within(dialog).getByRole('button', { name: 'Open SQL console' });
+    expect(disabled.hasAttribute('disabled')).toBe(true);
+    await user.type(within(dialog).getByLabelText('Database user', { selector: 'input' }), 'ops');
+    expect(
+      within(dialog).getByRole('link', { name: 'Open SQL console' }).getAttribute('href'),
+    ).toBe('/web/cluster/root/databases/billing/console/ops/billing');
+  });
+
+  it('Connect to a database the console does not speak shows the command only', async () => {
+    const user = userEvent.setup();
+    renderView([{ ...databaseFixtures[0]!, name: 'docs', protocol: 'mongodb' }]);
+    await user.click(within(rowOf('docs')).getByRole('button', { name: 'Connect to docs' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect to docs' });
+    expect(within(dialog).getByLabelText('Connect command').textContent).toContain(
+      'postern db connect docs',
     );
     expect(within(dialog).queryByRole('link', { name: 'Open SQL console' })).toBeNull();
     expect(within(dialog).queryByRole('button', { name: 'Open SQL console' })).toBeNull();
