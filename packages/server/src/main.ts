@@ -40,6 +40,7 @@ export function buildCli(): Command {
       '--postgres-addr <host:port>',
       'native PostgreSQL listener for postern db login (default: off)',
     )
+    .option('--mysql-addr <host:port>', 'native MySQL listener for postern db login (default: off)')
     .option(
       '--kube-addr <host:port>',
       'a port of its own for the Kubernetes listener, which the web port also serves over TLS (default: off)',

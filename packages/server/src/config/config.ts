@@ -48,6 +48,7 @@ export interface ConfigFlags {
   webAddr?: string;
   sshAddr?: string;
   postgresAddr?: string;
+  mysqlAddr?: string;
   kubeAddr?: string;
   publicAddr?: string;
   metricsAddr?: string;
@@ -71,6 +72,7 @@ export interface Config {
   sshAddr: HostPort;
   /** The native PostgreSQL listener's address; undefined: no such listener. */
   postgresAddr: HostPort | undefined;
+  mysqlAddr: HostPort | undefined;
   /** The Kubernetes listener's own port; undefined: only the web port serves it (over TLS). */
   kubeAddr: HostPort | undefined;
   publicAddr: HostPort;
@@ -183,6 +185,8 @@ export function resolveConfig(flags: ConfigFlags): Config {
   const postgresAddr = postgresAddrText
     ? parseHostPort(postgresAddrText, '--postgres-addr')
     : undefined;
+  const mysqlAddrText = flags.mysqlAddr ?? file.mysql_addr;
+  const mysqlAddr = mysqlAddrText ? parseHostPort(mysqlAddrText, '--mysql-addr') : undefined;
   const kubeAddrText = flags.kubeAddr ?? file.kube_addr;
   const kubeAddr = kubeAddrText ? parseHostPort(kubeAddrText, '--kube-addr') : undefined;
   const publicAddrText = flags.publicAddr ?? file.public_addr;
@@ -206,6 +210,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     webAddr,
     sshAddr,
     postgresAddr,
+    mysqlAddr,
     kubeAddr,
     publicAddr,
     metricsAddr,

@@ -103,6 +103,8 @@ export const fileConfigSchema = z
     ssh_addr: hostPort.optional(),
     /** The native PostgreSQL listener (docs/databases.md); off unless set. */
     postgres_addr: hostPort.optional(),
+    /** The native MySQL listener (docs/databases.md); off unless set. */
+    mysql_addr: hostPort.optional(),
     /** A port of its own for the Kubernetes listener (docs/kubernetes.md); off unless set. */
     kube_addr: hostPort.optional(),
     public_addr: hostPort.optional(),

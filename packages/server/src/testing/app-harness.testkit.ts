@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App, type AppDeps } from '../app.js';
+import { parseHostPort } from '../config/address.js';
 import { openBackend, type Backend } from '../backend/index.js';
 import { authFileSchema, resolveAuth, type AuthFileConfig } from '../config/auth-config.js';
 import {
@@ -99,6 +100,8 @@ export interface TestAppOptions {
   clusterName?: string;
   /** heartbeat_interval in ms (agents' and leaf clusters'); tests of heartbeats keep it short. */
   heartbeatIntervalMs?: number;
+  /** mysql_addr: the native MySQL listener, started with the wings' listeners. */
+  mysqlAddr?: string;
 }
 
 /**
@@ -132,6 +135,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.insecureNoTls) config.insecureNoTls = true;
   if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
   if (options.heartbeatIntervalMs) config.heartbeatIntervalMs = options.heartbeatIntervalMs;
+  if (options.mysqlAddr) config.mysqlAddr = parseHostPort(options.mysqlAddr, 'mysqlAddr');
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

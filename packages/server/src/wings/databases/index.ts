@@ -22,6 +22,8 @@ import { mysqlEngine } from './mysql/index.js';
 import { MysqlThreads } from './mysql/my-threads.js';
 import { postgresEngine } from './postgres/index.js';
 import { startPostgresListener } from './postgres/pg-listener.js';
+import { startMysqlListener } from './mysql/my-listener.js';
+import type { NativeListenerDeps } from './native-listener.js';
 
 /**
  * Databases: PostgreSQL and MySQL/MariaDB reached with the clients people already use,
@@ -71,8 +73,8 @@ export const databasesWing = {
       login: {
         accessCa: s.dbAccessCa,
         listener: (protocol) =>
-          protocol === 'postgres' && ctx.config.postgresAddr
-            ? ctx.addresses.publicEndpoint('postgres')
+          (protocol === 'postgres' ? ctx.config.postgresAddr : ctx.config.mysqlAddr)
+            ? ctx.addresses.publicEndpoint(protocol)
             : '',
       },
       engines: {
@@ -93,29 +95,29 @@ export const databasesWing = {
       name: 'postgres',
       enabled: (ctx) => ctx.config.postgresAddr !== undefined,
       start: async (s, ctx) => {
-        const host = ctx.addresses.publicAddr().host;
         const listener = await startPostgresListener(
           {
-            accessCa: await s.dbAccessCa(),
-            serverNames: [...new Set([host, 'localhost', '127.0.0.1', '::1'])],
-            databases: s.databases,
-            identify: listenerIdentity(ctx.access, ctx.locks),
-            engine: {
-              ca: await s.dbClientCa(),
-              dial: s.dialDatabase,
-              cancelKeys: s.pgCancelKeys,
-            },
-            sessions: s.dbSessions,
-            draining: () => ctx.hub.draining,
-            trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
-            renewalFailed: (error) =>
-              ctx.log('warn', 'the PostgreSQL listener could not renew its certificate; retrying', {
-                reason: (error as Error).message,
-              }),
+            ...(await nativeListenerDeps(s, ctx, 'PostgreSQL')),
+            engine: { ca: await s.dbClientCa(), dial: s.dialDatabase, cancelKeys: s.pgCancelKeys },
           },
           ctx.config.postgresAddr!,
         );
         ctx.log('info', 'native PostgreSQL listener', listener.address);
+        return listener;
+      },
+    },
+    {
+      name: 'mysql',
+      enabled: (ctx) => ctx.config.mysqlAddr !== undefined,
+      start: async (s, ctx) => {
+        const listener = await startMysqlListener(
+          {
+            ...(await nativeListenerDeps(s, ctx, 'MySQL')),
+            engine: { ca: await s.dbClientCa(), dial: s.dialDatabase, threads: s.mysqlThreads },
+          },
+          ctx.config.mysqlAddr!,
+        );
+        ctx.log('info', 'native MySQL listener', listener.address);
         return listener;
       },
     },
@@ -126,6 +128,28 @@ export const databasesWing = {
 } satisfies Wing<DatabasesServices>;
 
 export type DatabasesServices = ReturnType<typeof buildDatabases>;
+
+/** What the native listeners share: the access CA, the names, the identity and session checks. */
+async function nativeListenerDeps(
+  s: DatabasesServices,
+  ctx: ServerContext,
+  title: string,
+): Promise<NativeListenerDeps> {
+  const host = ctx.addresses.publicAddr().host;
+  return {
+    accessCa: await s.dbAccessCa(),
+    serverNames: [...new Set([host, 'localhost', '127.0.0.1', '::1'])],
+    databases: s.databases,
+    identify: listenerIdentity(ctx.access, ctx.locks),
+    sessions: s.dbSessions,
+    draining: () => ctx.hub.draining,
+    trustedProxies: new TrustedProxies(ctx.config.trustedProxies),
+    renewalFailed: (error) =>
+      ctx.log('warn', `the ${title} listener could not renew its certificate; retrying`, {
+        reason: (error as Error).message,
+      }),
+  };
+}
 
 function buildDatabases(ctx: ServerContext) {
   const { backend, audit, now, config } = ctx;

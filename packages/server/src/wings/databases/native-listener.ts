@@ -84,8 +84,21 @@ export async function startNativeListener(
   };
 }
 
-/** The server side of TLS on a socket whose clear-text start asked for it, asking for a certificate. */
-export async function upgradeToTls(socket: Socket, context: SecureContext): Promise<TLSSocket> {
+/**
+ * The server side of TLS on a socket whose clear-text start asked for it, asking for a
+ * certificate. `pending` is what was read past that start (a ClientHello sent without waiting
+ * for an answer): TLS reads it first. The socket is paused for that, or a flowing socket would
+ * hand those bytes to no one.
+ */
+export async function upgradeToTls(
+  socket: Socket,
+  context: SecureContext,
+  pending?: Buffer,
+): Promise<TLSSocket> {
+  if (pending && pending.length > 0) {
+    socket.pause();
+    socket.unshift(pending);
+  }
   const tls = new TLSSocket(socket, {
     isServer: true,
     secureContext: context,

@@ -53,18 +53,44 @@ export async function loginCommand(
   const lines = [
     `Logged in to database ${name} as ${flags.dbUser}, database ${dbName}, until ${answer.expires}.`,
   ];
+  const postgres = db.protocol === 'postgres';
   if (!answer.listener) {
     lines.push(
-      'This proxy runs no native listener for it (postgres_addr): use postern db connect or postern proxy db.',
+      `This proxy runs no native listener for it (${postgres ? 'postgres_addr' : 'mysql_addr'}): use postern db connect or postern proxy db.`,
     );
     return { lines, files };
   }
   const [host, port] = splitHostPort(answer.listener);
   lines.push(
     'Connect with:',
-    `  psql "host=${host} port=${port} sslmode=verify-full sslrootcert=${files.ca} sslcert=${files.cert} sslkey=${files.key} user=${flags.dbUser} dbname=${dbName}"`,
+    postgres
+      ? `  psql "host=${host} port=${port} sslmode=verify-full sslrootcert=${files.ca} sslcert=${files.cert} sslkey=${files.key} user=${flags.dbUser} dbname=${dbName}"`
+      : `  mariadb ${nativeMysqlArgs(host, port, files, flags.dbUser, dbName).join(' ')}`,
   );
   return { lines, files };
+}
+
+/**
+ * The mariadb client's arguments for the native MySQL listener: TLS with the server verified
+ * against the access CA, the login's certificate, the pinned user and database.
+ */
+export function nativeMysqlArgs(
+  host: string,
+  port: string,
+  files: { cert: string; key: string; ca: string },
+  dbUser: string,
+  dbName: string,
+): string[] {
+  return [
+    `--host=${host}`,
+    `--port=${port}`,
+    `--ssl-ca=${files.ca}`,
+    `--ssl-cert=${files.cert}`,
+    `--ssl-key=${files.key}`,
+    '--ssl-verify-server-cert',
+    `--user=${dbUser}`,
+    ...(dbName ? [`--database=${dbName}`] : []),
+  ];
 }
 
 function splitHostPort(address: string): [string, string] {

@@ -20,6 +20,7 @@ import {
   packet,
   parseHandshakeResponse,
   type MysqlError,
+  type Packet,
 } from './my-wire.js';
 
 export interface MysqlEngineDeps {
@@ -36,6 +37,11 @@ export interface MysqlClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
+  /**
+   * The only database user and default database a native listener's certificate allows (a
+   * client may also name no database); a handshake asking for others is refused.
+   */
+  pinned?: { dbUser: string; dbName: string };
   open: (route: DatabaseRoute) => DatabaseSessionAudit;
   refuse: (route: DatabaseRoute, why: string) => void;
 }
@@ -44,6 +50,15 @@ export interface MysqlClient {
 const proxyServerVersion = '8.0.36-Postern';
 /** utf8mb4_general_ci, which both MySQL and MariaDB know. */
 const utf8mb4 = 45;
+
+/** A client the proxy has greeted: the connection id it was given, and its answer. */
+export interface GreetedClient {
+  connectionId: number;
+  reader: MysqlPacketReader;
+  answer: Packet;
+  /** The client's TLS is the listener's (the native listener), not refused as on the tunnel. */
+  secured: boolean;
+}
 
 /**
  * The MySQL/MariaDB engine (docs/databases.md). The proxy greets the client itself, so the
@@ -55,27 +70,42 @@ const utf8mb4 = 45;
  */
 export async function serveMysql(client: MysqlClient, deps: MysqlEngineDeps) {
   const reader = new MysqlPacketReader(client.stream);
-  let backend: MysqlBackend | undefined;
   const connectionId = deps.threads.issue();
   try {
-    client.stream.write(
-      packet(
-        0,
-        greeting({
-          serverVersion: proxyServerVersion,
-          connectionId,
-          capabilities: offeredCapabilities,
-          charset: utf8mb4,
-          status: 0x0002,
-          // Printable and without NULs, as servers make theirs: clients hash the password with it.
-          authData: Buffer.from(randomBytes(20).map((byte) => 33 + (byte % 94))),
-          authPlugin: 'mysql_native_password',
-        }),
-      ),
-    );
+    client.stream.write(packet(0, proxyGreeting(connectionId, offeredCapabilities)));
     const answer = await reader.packet();
+    await serveGreetedMysql(client, { connectionId, reader, answer, secured: false }, deps);
+  } catch (error) {
+    reader.release();
+    protocolFailure(client.stream, error);
+  }
+}
+
+/** The greeting the proxy sends in the database's stead, offering `capabilities`. */
+export function proxyGreeting(connectionId: number, capabilities: number): Buffer {
+  return greeting({
+    serverVersion: proxyServerVersion,
+    connectionId,
+    capabilities,
+    charset: utf8mb4,
+    status: 0x0002,
+    // Printable and without NULs, as servers make theirs: clients hash the password with it.
+    authData: Buffer.from(randomBytes(20).map((byte) => 33 + (byte % 94))),
+    authPlugin: 'mysql_native_password',
+  });
+}
+
+/** The engine from the client's handshake response on: the route, the sign-in, the relay. */
+export async function serveGreetedMysql(
+  client: MysqlClient,
+  greeted: GreetedClient,
+  deps: MysqlEngineDeps,
+) {
+  const { reader, answer, connectionId } = greeted;
+  let backend: MysqlBackend | undefined;
+  try {
     const response = parseHandshakeResponse(answer.payload);
-    if (response.capabilities & Capability.ssl) {
+    if (!greeted.secured && response.capabilities & Capability.ssl) {
       reader.release();
       return fail(client.stream, answer.seq + 1, {
         code: ErrorCode.handshakeError,
@@ -91,9 +121,9 @@ export async function serveMysql(client: MysqlClient, deps: MysqlEngineDeps) {
       dbName: response.database,
       sessionRoles: client.sessionRoles,
     };
-    const denial: RouteDenial | undefined = response.user
-      ? routeDenial(client.roleSet, route)
-      : { refused: 'user', message: 'name a database user' };
+    const denial: RouteDenial | undefined = !response.user
+      ? { refused: 'user', message: 'name a database user' }
+      : (pinnedDenial(client, route) ?? routeDenial(client.roleSet, route));
     if (denial) {
       reader.release();
       client.refuse(route, denial.message);
@@ -143,18 +173,36 @@ export async function serveMysql(client: MysqlClient, deps: MysqlEngineDeps) {
   } catch (error) {
     reader.release();
     backend?.socket.destroy();
-    if (error instanceof MysqlWireError) {
-      return fail(client.stream, 2, {
-        code: ErrorCode.handshakeError,
-        sqlState: '08S01',
-        message: `protocol violation: ${error.message}`,
-      });
-    }
-    client.stream.destroy();
+    protocolFailure(client.stream, error);
   }
 }
 
-function fail(stream: Duplex, seq: number, error: MysqlError): void {
+/** A client that broke the protocol while starting hears so; anything else just ends it. */
+function protocolFailure(stream: Duplex, error: unknown): void {
+  if (error instanceof MysqlWireError) {
+    return fail(stream, 2, {
+      code: ErrorCode.handshakeError,
+      sqlState: '08S01',
+      message: `protocol violation: ${error.message}`,
+    });
+  }
+  stream.destroy();
+}
+
+/** A native listener's certificate names one user and database (or none): another is refused. */
+function pinnedDenial(client: MysqlClient, route: DatabaseRoute): RouteDenial | undefined {
+  const pinned = client.pinned;
+  if (!pinned) return undefined;
+  const userOk = route.dbUser === pinned.dbUser;
+  if (userOk && (route.dbName === '' || route.dbName === pinned.dbName)) return undefined;
+  return {
+    refused: userOk ? 'name' : 'user',
+    message: `this certificate is for database user "${pinned.dbUser}"${pinned.dbName ? ` and database "${pinned.dbName}"` : ''} on ${client.db.metadata.name}: run postern db login for another`,
+  };
+}
+
+/** An error packet, then the end: the client reads the error before the connection closes. */
+export function fail(stream: Duplex, seq: number, error: MysqlError): void {
   if (stream.writable) stream.end(packet(seq, errPayload(error)));
   setTimeout(() => stream.destroy(), 2_000).unref();
 }

@@ -361,6 +361,8 @@ export const ErrorCode = {
   connectionKilled: 1927, // ER_CONNECTION_KILLED, 70100
   handshakeError: 1043, // ER_HANDSHAKE_ERROR, 08S01
   badHost: 2003, // the client library's "can't connect", HY000
+  badDb: 1049, // ER_BAD_DB_ERROR, 42000
+  serverShutdown: 1053, // ER_SERVER_SHUTDOWN, 08S01
 } as const;
 
 export function errPayload(error: MysqlError): Buffer {
