@@ -1,4 +1,4 @@
-import { apiPaths } from '@postern/contracts';
+import { apiPaths, errorBodySchema } from '@postern/contracts';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { createWebSocketStream } from 'ws';
@@ -7,16 +7,28 @@ import type { LeafCaller } from '../../../modules/trusted-clusters/leaf-grants.j
 import type { LeafReach } from '../../../modules/trusted-clusters/leaf-reach.js';
 import { asSocket } from '../../../net/post-json.js';
 import type { AppIdentity } from '../app-sessions.service.js';
+import { UpstreamRefusal } from '../proxy/error-replies.js';
 
 type LeafApp = NonNullable<AppIdentity['leaf']>;
 
-/** The leaf refused the tunnel: its status, which the browser is told as a 502's reason. */
+/** The leaf refused the tunnel for another reason than access: the browser gets a 502. */
 export class LeafAppRefusal extends Error {
   override name = 'LeafAppRefusal';
   constructor(readonly status: number) {
     super(`the leaf refused the connection to its app (HTTP ${status})`);
   }
 }
+
+/**
+ * The leaf refused this user the app (403: its role map no longer grants it, a lock there): the
+ * browser is shown the leaf's reason rather than a bare 502.
+ */
+export class LeafAppDenial extends UpstreamRefusal {
+  override name = 'LeafAppDenial';
+}
+
+/** The most a refusal's body is read for its reason. */
+const maxRefusalBytes = 8 * 1024;
 
 const openTimeoutMs = 15_000;
 
@@ -80,14 +92,37 @@ function upgrade(stream: Duplex, path: string, headers: Record<string, string>):
     });
     socket.once('open', () => resolve(createWebSocketStream(socket)));
     socket.once('unexpected-response', (request: http.ClientRequest, answer) => {
-      answer.resume();
-      request.destroy();
-      stream.destroy();
-      reject(new LeafAppRefusal(answer.statusCode ?? 502));
+      const status = answer.statusCode ?? 502;
+      const done = (error: Error) => {
+        request.destroy();
+        stream.destroy();
+        reject(error);
+      };
+      if (status !== 403) {
+        answer.resume();
+        return done(new LeafAppRefusal(status));
+      }
+      void refusalReason(answer).then((reason) => done(new LeafAppDenial(reason)));
     });
     socket.once('error', (error) => {
       stream.destroy();
       reject(error);
     });
   });
+}
+
+/** The leaf's reason from its error body (`{error: {message}}`), or a general one. */
+async function refusalReason(answer: http.IncomingMessage): Promise<string> {
+  const general = 'the cluster that serves this application refused access';
+  let body = '';
+  try {
+    for await (const chunk of answer) {
+      body += String(chunk);
+      if (body.length > maxRefusalBytes) return general;
+    }
+    const parsed = errorBodySchema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data.error.message : general;
+  } catch {
+    return general;
+  }
 }

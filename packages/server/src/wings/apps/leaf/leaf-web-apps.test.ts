@@ -206,6 +206,29 @@ describe("a leaf's web app through the root, in the browser", () => {
     expect(res.body).toBe('hello from /checked');
   });
 
+  it('shows the leaf’s reason when the leaf refuses the user after the launch (a lock there)', async () => {
+    const { cookie } = await signedIn('lena');
+    expect((await get('/', { cookie })).status).toBe(200);
+    const lock = await world.leaf.services.locks.create(
+      { targets: { user: 'lena' }, message: 'leaf incident' },
+      hostActor('test'),
+    );
+    try {
+      // The leaf ends the open tunnel; the next request's new one is refused with its reason.
+      await vi.waitFor(async () => expect((await get('/next', { cookie })).status).toBe(403), {
+        timeout: 5_000,
+        interval: 100,
+      });
+      const reached = seen.filter((request) => request.url === '/refused').length;
+      const refused = await get('/refused', { cookie });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatch(/^Forbidden: .*leaf incident/);
+      expect(seen.filter((request) => request.url === '/refused')).toHaveLength(reached);
+    } finally {
+      await world.leaf.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it('ends with a root lock; the next visit is sent to sign in for the leaf’s app again', async () => {
     const { cookie } = await signedIn('larry');
     expect((await get('/', { cookie })).status).toBe(200);

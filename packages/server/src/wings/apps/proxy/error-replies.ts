@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { rawResponseHead } from '../../../net/raw-http.js';
 
-export type ErrorStatus = 400 | 502 | 504;
+export type ErrorStatus = 400 | 403 | 502 | 504;
 
 /**
  * What the browser reads when the proxy answers for the app: short, and naming no upstream
@@ -10,6 +10,7 @@ export type ErrorStatus = 400 | 502 | 504;
  */
 const texts: Record<ErrorStatus, string> = {
   400: 'Bad request.\n',
+  403: 'Forbidden.\n',
   502: 'Bad gateway: the application did not answer.\n',
   504: 'Gateway timeout: the application did not answer in time.\n',
 };
@@ -24,8 +25,27 @@ export class UpstreamTimeoutError extends Error {
   }
 }
 
+/**
+ * The way to the app refused this visitor, for a reason that is theirs to read: a trusted leaf's
+ * access decision on the root's app session (its role map or a lock changed since the launch).
+ */
+export class UpstreamRefusal extends Error {
+  override name = 'UpstreamRefusal';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
 export function statusOfFailure(error: unknown): ErrorStatus {
+  if (error instanceof UpstreamRefusal) return 403;
   return error instanceof UpstreamTimeoutError ? 504 : 502;
+}
+
+/** The page's text: the status's own, or a refusal's reason. */
+function textOf(status: ErrorStatus, cause?: unknown): string {
+  return status === 403 && cause instanceof UpstreamRefusal
+    ? `Forbidden: ${cause.reason}\n`
+    : texts[status];
 }
 
 function errorHeaders(text: string, close: boolean): Record<string, string> {
@@ -42,17 +62,22 @@ function errorHeaders(text: string, close: boolean): Record<string, string> {
  * Answers on the response. `close` ends the client connection after it: needed when the request
  * body was not read to its end (or its framing is not to be trusted).
  */
-export function replyError(res: ServerResponse, status: ErrorStatus, close: boolean): void {
+export function replyError(
+  res: ServerResponse,
+  status: ErrorStatus,
+  close: boolean,
+  cause?: unknown,
+): void {
   if (res.headersSent || res.destroyed) return;
-  const text = texts[status];
+  const text = textOf(status, cause);
   res.writeHead(status, errorHeaders(text, close));
   res.end(text);
 }
 
 /** The same answer written raw on a socket taken over for an upgrade, which is then closed. */
-export function replyErrorRaw(socket: Duplex, status: ErrorStatus): void {
+export function replyErrorRaw(socket: Duplex, status: ErrorStatus, cause?: unknown): void {
   if (socket.destroyed) return;
-  const text = texts[status];
+  const text = textOf(status, cause);
   const head = rawResponseHead(status, errorHeaders(text, true));
   socket.end(head + text, () => socket.destroy());
 }

@@ -149,7 +149,7 @@ class Exchange {
     if (this.res.destroyed) return;
     if (this.upstreamReq !== undefined) this.req.unpipe(this.upstreamReq);
     const status = statusOfFailure(error);
-    replyError(this.res, status, !this.req.complete);
+    replyError(this.res, status, !this.req.complete, error);
     this.report(status);
   }
 

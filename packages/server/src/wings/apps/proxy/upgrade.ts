@@ -111,7 +111,7 @@ export function upgradeRequest(
       return;
     }
     const status = statusOfFailure(error);
-    replyErrorRaw(socket, status);
+    replyErrorRaw(socket, status, error);
     report(status);
   });
   upstreamReq.end();
