@@ -103,7 +103,7 @@ export function addDatabaseCommands(program: Command): void {
 
   connectFlags(db.command('login <name>'))
     .description(
-      "get a certificate for the proxy's native listener (psql and GUI tools, no tunnel)",
+      "get a certificate for the proxy's native listener (psql, mariadb and GUI tools, no tunnel)",
     )
     .action(async (name: string, flags: ConnectFlags) => {
       const { lines } = await loginCommand(process.env, name, flags);

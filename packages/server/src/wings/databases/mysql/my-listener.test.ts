@@ -15,6 +15,7 @@ import {
   type PrivateMariadb,
 } from '../../../testing/private-mariadb.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
+import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 import { loginCommand, nativeMysqlArgs } from '../cli/db-client.js';
 import { listenerIdentity } from '../listener-identity.js';
 import type { NativeListener } from '../native-listener.js';
@@ -285,6 +286,26 @@ describe('the native MySQL listener', () => {
       });
     } finally {
       await app.services.locks.remove(lock.metadata.name, admin);
+    }
+    await vi.waitFor(async () =>
+      expect((await mariadbClient([], 'select 1')).stdout.trim()).toBe('1'),
+    );
+  });
+
+  it('refuses the mariadb client when the roles ask for a per-session MFA check', async () => {
+    await createSessionMfaRole(app, 'maria-checked');
+    await app.services.users.update(
+      { name: 'alice', roles: ['maria-native', 'maria-checked'] },
+      'test',
+    );
+    try {
+      await vi.waitFor(async () => {
+        const refused = await mariadbClient([], 'select 1');
+        expect(refused.stderr).toContain('ERROR 1045 (28000): access denied:');
+        expect(refused.stderr).toContain('require an MFA check for each session');
+      });
+    } finally {
+      await app.services.users.update({ name: 'alice', roles: ['maria-native'] }, 'test');
     }
     await vi.waitFor(async () =>
       expect((await mariadbClient([], 'select 1')).stdout.trim()).toBe('1'),
