@@ -12,6 +12,7 @@ import { generateEd25519Key } from '../../ssh/keys.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { BotsService } from './bots.service.js';
 import { BotsStore } from './bots.store.js';
+import { auditEventsOf } from '../../testing/audit-events.testkit.js';
 
 // A bot joins once with a single-use token, then renews with the certificate it holds; each
 // renewal must present the latest certificate, or the bot is locked (a copy is in use).
@@ -61,15 +62,6 @@ async function renew(held: { cert: string; key: Key }, next = generateEd25519Key
 
 const certOf = (res: { json(): unknown }) => sshCertsResponseSchema.parse(res.json()).cert;
 
-async function events(code: string) {
-  const found = await app.audit.search({
-    from: new Date(0),
-    to: new Date(app.clock.now() + 60_000),
-    limit: 500,
-  });
-  return found.events.filter((event) => event.code === code);
-}
-
 describe('bots', () => {
   it('join with their token once: a certificate for bot-<name> with its roles and generation 1', async () => {
     const { bot, token } = await bots.create(
@@ -91,7 +83,7 @@ describe('bots', () => {
     expect((await bots.get('ci')).instances).toEqual([
       expect.objectContaining({ id: instanceId, generation: 1 }),
     ]);
-    expect(await events('TJ001I')).toContainEqual(
+    expect(await auditEventsOf(app, 'TJ001I')).toContainEqual(
       expect.objectContaining({ bot_name: 'ci', method: 'token', bot_instance_id: instanceId }),
     );
 
@@ -104,7 +96,7 @@ describe('bots', () => {
     const { res } = await join('0'.repeat(32));
     expect(res.statusCode).toBe(403);
     expect(res.json().error.message).toMatch(/join token is not valid/);
-    expect((await events('TJ001E')).length).toBeGreaterThan(0);
+    expect((await auditEventsOf(app, 'TJ001E')).length).toBeGreaterThan(0);
     const bad = await post(apiPaths.botJoin, { token: 'x', pub_key: 'ssh-rsa AAAA' });
     expect(bad.statusCode).toBe(400);
   });
@@ -134,7 +126,7 @@ describe('bots', () => {
     const stolen = await renew(original);
     expect(stolen.res.statusCode).toBe(403);
     expect(stolen.res.json().error.message).toMatch(/bot copied is locked/);
-    const [event] = await events('TCB001W');
+    const [event] = await auditEventsOf(app, 'TCB001W');
     expect(event).toMatchObject({
       bot_name: 'copied',
       presented_generation: 1,
@@ -197,7 +189,9 @@ describe('bots', () => {
     const renewed = await renew({ cert: certOf(joined.res), key: joined.key });
     expect(renewed.res.statusCode).toBe(401);
     expect((await join(spare.token)).res.statusCode).toBe(403);
-    expect(await events('TB003I')).toContainEqual(expect.objectContaining({ bot_name: 'gone' }));
+    expect(await auditEventsOf(app, 'TB003I')).toContainEqual(
+      expect.objectContaining({ bot_name: 'gone' }),
+    );
   });
 
   it('have no password: invite and reset links are refused for their users', async () => {

@@ -1,4 +1,4 @@
-import { apiPaths, type AuditCode } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -10,6 +10,7 @@ import {
   type PrivatePostgres,
 } from '../../../testing/private-postgres.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 // The browser's SQL console over its WebSocket (the terminal protocol), against a real
 // PostgreSQL that trusts only the proxy's database client CA: the same engine path as psql.
@@ -61,15 +62,6 @@ async function consoleFor(headers = alice) {
   return client;
 }
 
-async function events(code: AuditCode) {
-  const { events: all } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(Date.now() + 60_000),
-    limit: 1000,
-  });
-  return all.filter((event) => event.code === code);
-}
-
 describe('the SQL console', () => {
   it('runs multi-line SQL, prints aligned tables and audits each statement', async () => {
     const client = await consoleFor();
@@ -87,9 +79,9 @@ describe('the SQL console', () => {
     client.type('select 1/0;\r');
     await client.waitForOutput('ERROR:  division by zero');
     await vi.waitFor(async () => {
-      const queries = (await events('TDB02I')).map((event) => event.query);
+      const queries = (await auditEventsOf(app, 'TDB02I')).map((event) => event.query);
       expect(queries).toContain('select id, name\nfrom pets\norder by id;');
-      const start = (await events('TDB00I')).find((event) => event.db_name === 'appdb');
+      const start = (await auditEventsOf(app, 'TDB00I')).find((event) => event.db_name === 'appdb');
       expect(start).toMatchObject({ user: 'alice', db_user: 'alice_db', db_service: 'pg' });
     });
     client.type('\\q\r');
@@ -131,7 +123,7 @@ describe('the SQL console', () => {
     await client.closed;
     // Interactive like a shell: the Recordings list offers it for playing.
     await vi.waitFor(async () => {
-      const ended = (await events('T2004I')).find((event) => event.sid === session!.id);
+      const ended = (await auditEventsOf(app, 'T2004I')).find((event) => event.sid === session!.id);
       expect(ended).toMatchObject({ interactive: true, session_recording: 'on' });
     });
     await vi.waitFor(
@@ -185,7 +177,9 @@ describe('the SQL console', () => {
     });
     expect(bearerless.response).toMatchObject({ status: 'error', message: 'not authenticated' });
     await vi.waitFor(async () => {
-      expect((await events('TDB00W')).some((event) => event.db_user === 'postgres')).toBe(true);
+      expect(
+        (await auditEventsOf(app, 'TDB00W')).some((event) => event.db_user === 'postgres'),
+      ).toBe(true);
     });
   });
 

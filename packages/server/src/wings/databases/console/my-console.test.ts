@@ -1,4 +1,4 @@
-import { apiPaths, type AuditCode } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
@@ -9,6 +9,7 @@ import {
 } from '../../../testing/private-mariadb.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 import { requireSubjectFor } from '../mysql/require-subject.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 // The browser's SQL console on a MySQL database: the same terminal socket as PostgreSQL's, its
 // statements through the MySQL engine (greeting, route checks, audit, KILL translation) to a
@@ -60,15 +61,6 @@ async function consoleFor() {
   return client;
 }
 
-async function events(code: AuditCode) {
-  const { events: all } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(Date.now() + 60_000),
-    limit: 1000,
-  });
-  return all.filter((event) => event.code === code);
-}
-
 describe('the SQL console on MariaDB', () => {
   it('runs statements, prints tables and Query OK as mariadb does, and audits each one', async () => {
     const client = await consoleFor();
@@ -95,9 +87,9 @@ describe('the SQL console on MariaDB', () => {
     client.type('\\dt\r');
     await client.waitForOutput('Tables_in_appdb');
     await vi.waitFor(async () => {
-      const queries = (await events('TDB02I')).map((event) => event.query);
+      const queries = (await auditEventsOf(app, 'TDB02I')).map((event) => event.query);
       expect(queries).toContain('select id, name\nfrom pets\norder by id;');
-      const start = (await events('TDB00I')).find(
+      const start = (await auditEventsOf(app, 'TDB00I')).find(
         (event) => event.db_service === 'maria' && event.db_name === 'appdb',
       );
       expect(start).toMatchObject({ user: 'alice', db_user: 'alice_db', db_protocol: 'mysql' });
@@ -118,7 +110,9 @@ describe('the SQL console on MariaDB', () => {
     await vi.waitFor(() => expect(client.output().match(/ otherdb\r\n\(1 row\)/g)).toHaveLength(2));
     expect(client.output()).not.toContain('secretdb=> ');
     await vi.waitFor(async () => {
-      const refused = (await events('TDB02W')).find((event) => event.query === 'use secretdb;');
+      const refused = (await auditEventsOf(app, 'TDB02W')).find(
+        (event) => event.query === 'use secretdb;',
+      );
       expect(refused?.error).toContain('secretdb');
     });
     client.close();
@@ -154,7 +148,7 @@ describe('the SQL console on MariaDB', () => {
     const name = await open({ db_user: 'alice_db', db_name: 'secretdb' });
     expect((await name.closed).reason).toContain('secretdb');
     await vi.waitFor(async () => {
-      const refused = await events('TDB00W');
+      const refused = await auditEventsOf(app, 'TDB00W');
       expect(refused.some((event) => event.db_user === 'root')).toBe(true);
     });
   });

@@ -1,4 +1,3 @@
-import { type AuditCode } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -31,6 +30,7 @@ import {
   packet,
   sslRequest,
 } from './my-wire.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 // The native MySQL listener: the real mariadb client straight to the proxy with TLS and a
 // `postern db login` certificate naming one route, no tunnel process in between; a real MariaDB
@@ -119,15 +119,6 @@ function mariadbClient(extra: string[], statement: string, dbName?: string) {
   );
 }
 
-async function eventsOf(code: AuditCode) {
-  const { events } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(Date.now() + 60_000),
-    limit: 1000,
-  });
-  return events.filter((event) => event.code === code);
-}
-
 describe('the native MySQL listener', () => {
   it('lets the mariadb client in with the db login certificate, verified both ways', async () => {
     const result = await mariadbClient(
@@ -138,7 +129,9 @@ describe('the native MySQL listener', () => {
     // The database's own TLS: the proxy signed in by certificate, over TLS on that leg too.
     expect(result.stdout.trim()).toBe('alice_db@%\tappdb\tTLSv1.3');
     await vi.waitFor(async () => {
-      const start = (await eventsOf('TDB00I')).find((event) => event.db_service === 'maria');
+      const start = (await auditEventsOf(app, 'TDB00I')).find(
+        (event) => event.db_service === 'maria',
+      );
       expect(start).toMatchObject({ user: 'alice', db_user: 'alice_db', db_protocol: 'mysql' });
     });
   });

@@ -1,4 +1,4 @@
-import { apiPaths, type AuditCode } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -19,6 +19,7 @@ import {
 import { clientLaunches, connectionUri } from '../cli/db-client.js';
 import { packet } from './my-wire.js';
 import { requireSubjectFor } from './require-subject.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 // A real MariaDB 10.11 (TLS on, accounts `REQUIRE SUBJECT`, trusting only the proxy's database
 // client CA), reached with the real `mariadb` client and the `mysql2` driver through
@@ -110,15 +111,6 @@ function mariadbClient(user: string, database: string, statement: string, extra:
 const driver = (user = 'alice_db', database = 'appdb', port = listener.port) =>
   mysql.createConnection({ host: '127.0.0.1', port, user, database, connectTimeout: 10_000 });
 
-async function eventsOf(code: AuditCode) {
-  const { events } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(Date.now() + 60_000),
-    limit: 2000,
-  });
-  return events.filter((event) => event.code === code);
-}
-
 describe('MySQL/MariaDB through Postern', () => {
   it('the mariadb client signs in as the db user by certificate, over TLS to the database', async () => {
     const result = await mariadbClient(
@@ -152,7 +144,7 @@ describe('MySQL/MariaDB through Postern', () => {
       'ERROR 1044 (42000): access to db denied: alice may not open database "secretdb" on maria',
     );
     await vi.waitFor(async () => {
-      const denied = await eventsOf('TDB00W');
+      const denied = await auditEventsOf(app, 'TDB00W');
       expect(denied.map((event) => [event.db_user, event.db_name])).toEqual(
         expect.arrayContaining([
           ['bob_db', 'appdb'],
@@ -169,9 +161,9 @@ describe('MySQL/MariaDB through Postern', () => {
     expect(refused.stderr).toContain('ERROR 1044 (42000)');
     expect(refused.stderr).toContain('may not open database "secretdb"');
     await vi.waitFor(async () => {
-      expect((await eventsOf('TMY06I')).some((event) => event.schema_name === 'otherdb')).toBe(
-        true,
-      );
+      expect(
+        (await auditEventsOf(app, 'TMY06I')).some((event) => event.schema_name === 'otherdb'),
+      ).toBe(true);
     });
   });
 
@@ -190,7 +182,9 @@ describe('MySQL/MariaDB through Postern', () => {
       await connection.end();
     }
     await vi.waitFor(async () => {
-      const refused = (await eventsOf('TDB02W')).find((event) => event.query === 'use secretdb');
+      const refused = (await auditEventsOf(app, 'TDB02W')).find(
+        (event) => event.query === 'use secretdb',
+      );
       expect(refused?.error).toContain('secretdb');
     });
   });
@@ -222,11 +216,11 @@ describe('MySQL/MariaDB through Postern', () => {
     await connection.query(`select 'text-${marker}'`);
     await connection.end();
     await vi.waitFor(async () => {
-      const prepare = (await eventsOf('TMY00I')).find((event) =>
+      const prepare = (await auditEventsOf(app, 'TMY00I')).find((event) =>
         String(event.query).startsWith('insert into typed'),
       );
       expect(prepare).toMatchObject({ user: 'alice', db_user: 'alice_db', db_name: 'appdb' });
-      const executes = (await eventsOf('TMY01I')).filter((event) =>
+      const executes = (await auditEventsOf(app, 'TMY01I')).filter((event) =>
         (event.parameters as string[]).includes(marker),
       );
       expect(executes.map((event) => event.query).sort()).toEqual([
@@ -240,11 +234,13 @@ describe('MySQL/MariaDB through Postern', () => {
         expect.stringMatching(/^2026-11-24 /),
         'NULL',
       ]);
-      const text = (await eventsOf('TDB02I')).find(
+      const text = (await auditEventsOf(app, 'TDB02I')).find(
         (event) => event.query === `select 'text-${marker}'`,
       );
       expect(text?.sid).toBe(prepare!.sid);
-      const ended = (await eventsOf('TDB01I')).find((event) => event.sid === prepare!.sid);
+      const ended = (await auditEventsOf(app, 'TDB01I')).find(
+        (event) => event.sid === prepare!.sid,
+      );
       expect(ended).toMatchObject({ db_service: 'maria', db_protocol: 'mysql', reason: 'closed' });
     });
   });
@@ -256,9 +252,9 @@ describe('MySQL/MariaDB through Postern', () => {
     );
     await connection.end().catch(() => undefined);
     await vi.waitFor(async () => {
-      expect((await eventsOf('TDB02W')).some((event) => event.query === 'COM_CHANGE_USER')).toBe(
-        true,
-      );
+      expect(
+        (await auditEventsOf(app, 'TDB02W')).some((event) => event.query === 'COM_CHANGE_USER'),
+      ).toBe(true);
     });
   });
 

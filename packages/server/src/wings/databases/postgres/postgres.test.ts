@@ -1,4 +1,4 @@
-import { apiPaths, type AuditCode } from '@postern/contracts';
+import { apiPaths } from '@postern/contracts';
 import { execFile, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -20,6 +20,7 @@ import {
 } from '../../../testing/private-postgres.testkit.js';
 import { startupMessage } from './pg-wire.js';
 import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 // A real PostgreSQL (TLS on, `hostssl … cert`, trusting only the proxy's database client CA),
 // reached with the real psql and the `pg` driver through `postern proxy db`'s listener and a
@@ -92,15 +93,6 @@ const pgClient = async (user = 'alice_db', database = 'appdb') => {
   return client;
 };
 
-async function eventsOf(code: AuditCode) {
-  const { events } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(Date.now() + 60_000),
-    limit: 1000,
-  });
-  return events.filter((event) => event.code === code);
-}
-
 describe('PostgreSQL through Postern', () => {
   it('psql signs in as the db user by certificate, over TLS to the database', async () => {
     const result = await psql('alice_db', 'appdb', [
@@ -120,7 +112,7 @@ describe('PostgreSQL through Postern', () => {
     const name = await psql('alice_db', 'secretdb', ['-c', 'select 1']);
     expect(name.stderr).toContain('may not open database "secretdb" on pg');
     await vi.waitFor(async () => {
-      const denied = await eventsOf('TDB00W');
+      const denied = await auditEventsOf(app, 'TDB00W');
       expect(denied.map((event) => [event.db_user, event.db_name])).toEqual(
         expect.arrayContaining([
           ['bob_db', 'appdb'],
@@ -212,20 +204,22 @@ describe('PostgreSQL through Postern', () => {
     await client.query(`select 'simple-${marker}'`);
     await client.end();
     await vi.waitFor(async () => {
-      const parse = (await eventsOf('TPG00I')).find((event) =>
+      const parse = (await auditEventsOf(app, 'TPG00I')).find((event) =>
         String(event.query).includes('$1::int + 1'),
       );
       expect(parse).toMatchObject({ user: 'alice', db_user: 'alice_db', db_name: 'appdb' });
-      const bind = (await eventsOf('TPG01I')).find((event) =>
+      const bind = (await auditEventsOf(app, 'TPG01I')).find((event) =>
         (event.parameters as string[]).includes(marker),
       );
       expect(bind?.parameters).toEqual(['41', marker]);
-      expect((await eventsOf('TPG02I')).some((event) => event.sid === parse!.sid)).toBe(true);
-      const simple = (await eventsOf('TDB02I')).find(
+      expect((await auditEventsOf(app, 'TPG02I')).some((event) => event.sid === parse!.sid)).toBe(
+        true,
+      );
+      const simple = (await auditEventsOf(app, 'TDB02I')).find(
         (event) => event.query === `select 'simple-${marker}'`,
       );
       expect(simple?.sid).toBe(parse!.sid);
-      const ended = (await eventsOf('TDB01I')).find((event) => event.sid === parse!.sid);
+      const ended = (await auditEventsOf(app, 'TDB01I')).find((event) => event.sid === parse!.sid);
       expect(ended).toMatchObject({ db_service: 'pg', reason: 'closed' });
     });
   });
@@ -319,7 +313,7 @@ describe('PostgreSQL through Postern', () => {
     await new Promise((resolve) => socket.once('close', resolve));
     expect(Buffer.concat(received).toString('latin1')).toContain('protocol violation');
     await vi.waitFor(async () => {
-      const ends = await eventsOf('TDB01I');
+      const ends = await auditEventsOf(app, 'TDB01I');
       expect(ends.some((event) => String(event.reason).startsWith('protocol violation'))).toBe(
         true,
       );

@@ -7,6 +7,7 @@ import { InventoryService } from './inventory.service.js';
 import { waitForNode } from './inventory.testkit.js';
 import type { NodeHeartbeat } from './node-records.js';
 import { heartbeatsPrefix, nodesPrefix } from './nodes.store.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 
 let app: TestApp;
 /** Two proxies on one storage: `proxyA` takes the writes, `proxyB` must see them. */
@@ -42,15 +43,6 @@ const beat = (overrides: Partial<NodeHeartbeat> = {}): NodeHeartbeat => ({
 const seen = async (inventory: InventoryService, id: string) =>
   inventory.row(await waitForNode(inventory, id));
 
-async function events(code: string) {
-  const { events } = await app.audit.search({
-    from: new Date(0),
-    to: new Date(app.clock.now() + 864e5 * 30),
-    limit: 1000,
-  });
-  return events.filter((event) => event.code === code);
-}
-
 describe('heartbeats', () => {
   it('registers a node once, online on every proxy, and rewrites the record only on change', async () => {
     const first = beat({
@@ -62,7 +54,9 @@ describe('heartbeats', () => {
     expect(Math.abs(Date.parse(row.lastHeartbeat) - app.clock.now())).toBeLessThan(2000);
     expect(row.labels).toEqual({ env: 'dev', arch: 'x86_64' });
     expect(row.node.spec).toMatchObject({ tunnel: true, addr: '', hostKeySource: 'reported' });
-    expect((await events('TPOS020I')).filter((e) => e.name === first.id)).toHaveLength(1);
+    expect((await auditEventsOf(app, 'TPOS020I')).filter((e) => e.name === first.id)).toHaveLength(
+      1,
+    );
 
     const revision = async () => (await app.backend.get(nodesPrefix + first.id))!.revision;
     const before = await revision();
@@ -71,7 +65,9 @@ describe('heartbeats', () => {
     await proxyA.heartbeat({ ...first, labels: { env: 'prod' } });
     expect(await revision()).not.toBe(before);
     await vi.waitFor(() => expect(proxyB.get(first.id)?.metadata.labels).toEqual({ env: 'prod' }));
-    expect((await events('TPOS020I')).filter((e) => e.name === first.id)).toHaveLength(1);
+    expect((await auditEventsOf(app, 'TPOS020I')).filter((e) => e.name === first.id)).toHaveLength(
+      1,
+    );
   });
 
   it('shows a silent node offline, keeps its last heartbeat, and collects it after a day', async () => {
@@ -152,7 +148,9 @@ describe('agentless OpenSSH hosts', () => {
     await expect(proxyA.addOpenSsh({ name: 'ok', addr: 'nope' }, admin)).rejects.toMatchObject({
       code: 'bad_parameter',
     });
-    const [created] = (await events('TPOS020I')).filter((e) => e.name === node.metadata.name);
+    const [created] = (await auditEventsOf(app, 'TPOS020I')).filter(
+      (e) => e.name === node.metadata.name,
+    );
     expect(created).toMatchObject({ user: 'cli:test', hostname: 'db-1', addr: '10.0.0.9:22' });
   });
 
@@ -163,12 +161,12 @@ describe('agentless OpenSSH hosts', () => {
     const pinned = await proxyA.pinHostKey(id, `${key} root@pin-me`);
     expect(pinned.spec).toMatchObject({ hostPublicKey: key, hostKeySource: 'pinned' });
     await proxyA.pinHostKey(id, key);
-    expect((await events('TPOS022I')).filter((e) => e.name === id)).toHaveLength(1);
+    expect((await auditEventsOf(app, 'TPOS022I')).filter((e) => e.name === id)).toHaveLength(1);
 
     const other = generateEd25519Key().publicKey;
     await expect(proxyA.pinHostKey(id, other)).rejects.toMatchObject({ code: 'access_denied' });
     await proxyB.reportHostKeyMismatch(id, other);
-    const [mismatch] = (await events('TPOS023E')).filter((e) => e.name === id);
+    const [mismatch] = (await auditEventsOf(app, 'TPOS023E')).filter((e) => e.name === id);
     expect(mismatch).toMatchObject({ hostname: 'pin-me', addr: '10.0.0.20:22' });
     expect(mismatch!.expected_fingerprint).toMatch(/^SHA256:/);
     expect(mismatch!.presented_fingerprint).not.toBe(mismatch!.expected_fingerprint);
@@ -203,7 +201,9 @@ describe('resolve and remove', () => {
     await proxyA.remove(b.metadata.name, admin);
     await vi.waitFor(() => expect(proxyB.get(b.metadata.name)).toBeUndefined());
     expect(proxyB.resolve('twin').metadata.name).toBe(a.metadata.name);
-    const [removed] = (await events('TPOS021I')).filter((e) => e.name === b.metadata.name);
+    const [removed] = (await auditEventsOf(app, 'TPOS021I')).filter(
+      (e) => e.name === b.metadata.name,
+    );
     expect(removed).toMatchObject({ user: 'cli:test', hostname: 'twin' });
   });
 });
