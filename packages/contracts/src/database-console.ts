@@ -18,7 +18,8 @@ export type DatabaseConsoleRequest = z.infer<typeof databaseConsoleRequestSchema
 /** `postern db login`: the route the certificate is for. */
 export const databaseLoginRequestSchema = z.strictObject({
   db_user: z.string().min(1, 'name a database user').max(256),
-  db_name: z.string().min(1, 'name a database').max(256),
+  /** Empty for a MySQL route with no default database; PostgreSQL always opens one. */
+  db_name: z.string().max(256),
 });
 
 /** The certificate and key (PEM), the CA that signed the listener's, and where it listens. */

@@ -33,5 +33,17 @@ describe('the database CAs', () => {
         subjectaltname: cert.subjectAltName,
       }),
     ).toEqual(route);
+    // A MySQL route with no default database, and one naming no database user (never signed).
+    const bare = { ...route, dbName: '' };
+    const bareCert = new X509Certificate((await access.routeCertificate(bare, 60_000)).certPem);
+    const peer = { subject: { CN: cnOf(issued.certPem) }, subjectaltname: bareCert.subjectAltName };
+    expect(certifiedRoute(peer)).toEqual(bare);
+    const userless = { ...route, dbUser: '' };
+    const userlessCert = new X509Certificate(
+      (await access.routeCertificate(userless, 60_000)).certPem,
+    );
+    expect(
+      certifiedRoute({ ...peer, subjectaltname: userlessCert.subjectAltName }),
+    ).toBeUndefined();
   });
 });

@@ -151,7 +151,8 @@ export function certifiedRoute(peer: {
     .find((name) => name.startsWith(`URI:${routeUriScheme}`));
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
-  if (parts.length !== 3 || parts.some((part) => !part)) return undefined;
+  // The database name may be empty: a MySQL route with no default database opens none.
+  if (parts.length !== 3 || !parts[0] || !parts[1]) return undefined;
   const [db, dbUser, dbName] = parts as [string, string, string];
   return { user, db, dbUser, dbName };
 }

@@ -114,6 +114,9 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
         throw notFound(`no database named ${request.params.name}`);
       }
       const body = parseInput(databaseLoginRequestSchema, request.body);
+      if (!body.db_name && db.spec.protocol === 'postgres') {
+        throw badParameter('db_name: name a database (PostgreSQL always opens one)');
+      }
       const denial = routeDenial(identity.roleSet, {
         user: identity.user,
         db,

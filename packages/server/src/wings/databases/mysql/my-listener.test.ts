@@ -244,6 +244,38 @@ describe('the native MySQL listener', () => {
     expect(none.stdout.trim()).toBe('otherdb');
   });
 
+  it('takes a login with no default database, and refuses one named later at connect', async () => {
+    const login = await loginCommand({ POSTERN_HOME: home }, 'maria', { dbUser: 'alice_db' });
+    expect(login.lines[0]).toContain('as alice_db, database ,');
+    const bare = (dbName: string) =>
+      run(
+        'mariadb',
+        [
+          '--no-defaults',
+          ...nativeMysqlArgs(
+            '127.0.0.1',
+            String(listener.address.port),
+            login.files,
+            'alice_db',
+            dbName,
+          ),
+          '-N',
+          '-e',
+          'select database() is null',
+        ],
+        { timeout: 30_000 },
+      ).catch((error: { stdout?: string; stderr?: string }) => ({
+        stdout: error.stdout ?? '',
+        stderr: error.stderr ?? '',
+      }));
+    expect((await bare('')).stdout.trim()).toBe('1');
+    expect((await bare('appdb')).stderr).toContain(
+      'ERROR 1044 (42000): this certificate is for database user "alice_db" on maria',
+    );
+    // The db login files are the login's, one set per database: put alice's appdb ones back.
+    await loginCommand({ POSTERN_HOME: home }, 'maria', { dbUser: 'alice_db', dbName: 'appdb' });
+  });
+
   it('refuses a certificate of the database client CA (the proxy’s own kind)', async () => {
     const own = await (await app.services.dbClientCa()).clientCertificate('alice_db');
     const cert = path.join(scratch, 'own.crt');

@@ -261,6 +261,10 @@ describe('the native PostgreSQL listener', () => {
     await expect(
       loginCommand({ POSTERN_HOME: home }, 'pg', { dbUser: 'postgres', dbName: 'appdb' }),
     ).rejects.toThrow(/may not connect to pg as database user "postgres"/);
+    // PostgreSQL always opens a database: a login naming none is refused (MySQL's may).
+    await expect(
+      loginCommand({ POSTERN_HOME: home }, 'pg', { dbUser: 'alice_db', dbName: '' }),
+    ).rejects.toThrow(/name a database \(PostgreSQL always opens one\)/);
   });
 
   it('cancels a running query from psql’s Ctrl-C (sent without TLS, by key)', async () => {
