@@ -20,6 +20,8 @@ export const databaseLoginRequestSchema = z.strictObject({
   db_user: z.string().min(1, 'name a database user').max(256),
   /** Empty for a MySQL route with no default database; PostgreSQL always opens one. */
   db_name: z.string().max(256),
+  /** A trusted leaf's database (`postern db login --cluster`), through this root's listener. */
+  cluster_name: z.string().min(1).max(253).optional(),
 });
 
 /** The certificate and key (PEM), the CA that signed the listener's, and where it listens. */

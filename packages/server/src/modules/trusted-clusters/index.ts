@@ -11,6 +11,7 @@ import { clusterKey, type ClusterKey } from './cluster-keys.js';
 import { LeafForwarder } from './leaf-forwarder.js';
 import { LeafGrants, leafSessionHeaders } from './leaf-grants.js';
 import { LeafChecks } from './leaf-checks.js';
+import { relayLeafHop } from './leaf-hop.js';
 import { leafSessionMfaRequired } from './leaf-mfa.js';
 import type { LeafReach } from './leaf-reach.js';
 import { LeafLinks } from './leaf-links.js';
@@ -119,6 +120,22 @@ export function buildTrustedClusters(ctx: ServerContext, options: TrustedCluster
         leaf,
         user,
         subject,
+      ),
+    hop: (client, tunnel, { leaf, kind, name, ...who }) =>
+      relayLeafHop(
+        client,
+        tunnel,
+        {
+          ...who,
+          codes: { start: 'TPOS062I', end: 'TPOS063I' },
+          fields: { cluster: leaf, kind, name },
+        },
+        {
+          locks: ctx.locks,
+          audit,
+          now,
+          log: (message, fields) => ctx.log('warn', message, fields),
+        },
       ),
   };
   ctx.leafReach.attach(reach);

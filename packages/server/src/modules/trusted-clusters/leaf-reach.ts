@@ -32,6 +32,23 @@ export interface LeafReach {
   ): Promise<boolean>;
   /** This root's signed word to `leaf` that `user` passed the check for `subject`. */
   word(leaf: string, user: string, subject: string): Promise<string>;
+  /**
+   * Relays a client's connection and its tunnel to the leaf both ways: the root audits the hop's
+   * start and end and ends it when it locks the user or their credential ends (leaf-hop.ts).
+   */
+  hop(client: Duplex, tunnel: Duplex, hop: LeafHopOf): void;
+}
+
+/** Who goes to which of a leaf's resources, as the root audits and watches the hop. */
+export interface LeafHopOf {
+  leaf: string;
+  kind: 'database' | 'app';
+  name: string;
+  user: string;
+  roles: string[];
+  /** When the user's credential ends (ms). */
+  expiresMs: number;
+  remoteAddr: string;
 }
 
 /** The platform's meeting point: empty until the trusted-clusters part attaches its reach. */

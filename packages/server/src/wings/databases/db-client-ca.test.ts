@@ -45,5 +45,9 @@ describe('the database CAs', () => {
     expect(
       certifiedRoute({ ...peer, subjectaltname: userlessCert.subjectAltName }),
     ).toBeUndefined();
+    // A leaf's database, from the root's listener.
+    const onLeaf = { ...route, cluster: 'leaf-one' };
+    const leafCert = new X509Certificate((await access.routeCertificate(onLeaf, 60_000)).certPem);
+    expect(certifiedRoute({ ...peer, subjectaltname: leafCert.subjectAltName })).toEqual(onLeaf);
   });
 });

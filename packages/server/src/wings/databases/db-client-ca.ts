@@ -18,6 +18,8 @@ export interface CertifiedRoute {
   db: string;
   dbUser: string;
   dbName: string;
+  /** A trusted leaf whose database this is: the root's listener takes it there. */
+  cluster?: string;
 }
 
 const routeUriScheme = 'postern-db:';
@@ -103,7 +105,8 @@ export class DatabaseClientCa {
    * Postern user and a URI names the one database, database user and name it may open.
    */
   routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
-    const path = [route.db, route.dbUser, route.dbName].map(encodeURIComponent).join('/');
+    const parts = [route.db, route.dbUser, route.dbName, ...(route.cluster ? [route.cluster] : [])];
+    const path = parts.map(encodeURIComponent).join('/');
     return this.ca.signLeaf({
       subject: commonName(route.user),
       ttlMs,
@@ -152,7 +155,8 @@ export function certifiedRoute(peer: {
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
   // The database name may be empty: a MySQL route with no default database opens none.
-  if (parts.length !== 3 || !parts[0] || !parts[1]) return undefined;
-  const [db, dbUser, dbName] = parts as [string, string, string];
-  return { user, db, dbUser, dbName };
+  if (parts.length < 3 || parts.length > 4 || !parts[0] || !parts[1]) return undefined;
+  const [db, dbUser, dbName, cluster] = parts as [string, string, string, string?];
+  if (cluster === '') return undefined;
+  return { user, db, dbUser, dbName, ...(cluster ? { cluster } : {}) };
 }

@@ -10,12 +10,14 @@ import { createWebSocketStream, type WebSocket } from 'ws';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { resolveClusterId } from '../../cluster-context.js';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
+import type { LeafReachPoint } from '../../modules/trusted-clusters/leaf-reach.js';
+import { leafLoginRoute } from './leaf-db-login.js';
 import { parseInput } from '../../http/parse-input.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
 import type { DatabasesService } from './databases.service.js';
 import { routeDenial } from './db-access.js';
-import type { DatabaseClientCa } from './db-client-ca.js';
+import type { CertifiedRoute, DatabaseClientCa } from './db-client-ca.js';
 import type { DatabaseRecord } from './db-kind.js';
 
 /** Serves one client connection to a database of the engine's protocol. */
@@ -38,6 +40,8 @@ interface DbConnectOptions {
   callers: Pick<TunnelCallers, 'identify'>;
   clusterName: string;
   engines: Partial<Record<string, DatabaseEngine>>;
+  /** How this root reaches its leaves (`postern db login --cluster`). */
+  leafReach?: Pick<LeafReachPoint, 'side'>;
   /** The native listeners' certificates (`postern db login`). */
   login: {
     accessCa: () => Promise<DatabaseClientCa>;
@@ -106,6 +110,21 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
     { config: { access: 'public' } },
     async (request) => {
       const identity = await certAuth.identify(request);
+      const body = parseInput(databaseLoginRequestSchema, request.body);
+      const leaf = body.cluster_name;
+      if (leaf !== undefined && leaf !== options.clusterName) {
+        const route = await leafLoginRoute(
+          options.leafReach?.side,
+          identity,
+          leaf,
+          request.params.name,
+          {
+            dbUser: body.db_user,
+            dbName: body.db_name,
+          },
+        );
+        return loginCertificate(route, 'postgres');
+      }
       const db = databases.get(request.params.name);
       if (
         !db ||
@@ -113,7 +132,6 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       ) {
         throw notFound(`no database named ${request.params.name}`);
       }
-      const body = parseInput(databaseLoginRequestSchema, request.body);
       if (!body.db_name && db.spec.protocol === 'postgres') {
         throw badParameter('db_name: name a database (PostgreSQL always opens one)');
       }
@@ -124,20 +142,31 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
         dbName: body.db_name,
       });
       if (denial) throw accessDenied(denial.message);
-      const ca = await options.login.accessCa();
-      const issued = await ca.routeCertificate(
-        { user: identity.user, db: db.metadata.name, dbUser: body.db_user, dbName: body.db_name },
-        loginCertTtlMs,
-      );
-      return {
-        cert: issued.certPem,
-        key: issued.keyPem,
-        ca: ca.certPem,
-        expires: issued.notAfter.toISOString(),
-        listener: options.login.listener(db.spec.protocol),
-      } satisfies DatabaseLoginResponse;
+      const route = {
+        user: identity.user,
+        db: db.metadata.name,
+        dbUser: body.db_user,
+        dbName: body.db_name,
+      };
+      return loginCertificate(route, db.spec.protocol);
     },
   );
+
+  /** A certificate for `route` on the listener of `protocol`, and where that listener is. */
+  const loginCertificate = async (
+    route: CertifiedRoute,
+    protocol: string,
+  ): Promise<DatabaseLoginResponse> => {
+    const ca = await options.login.accessCa();
+    const issued = await ca.routeCertificate(route, loginCertTtlMs);
+    return {
+      cert: issued.certPem,
+      key: issued.keyPem,
+      ca: ca.certPem,
+      expires: issued.notAfter.toISOString(),
+      listener: options.login.listener(protocol),
+    };
+  };
 
   /** A client connection: `dbconnect/NAME`, or `sites/CLUSTER/dbconnect/NAME` (`--cluster`). */
   const connect = (socket: WebSocket, request: FastifyRequest) => {

@@ -22,6 +22,7 @@ import { mysqlEngine } from './mysql/index.js';
 import { MysqlThreads } from './mysql/my-threads.js';
 import { postgresEngine } from './postgres/index.js';
 import { startPostgresListener } from './postgres/pg-listener.js';
+import { LeafCancelKeys } from './postgres/pg-leaf.js';
 import { startMysqlListener } from './mysql/my-listener.js';
 import type { NativeListenerDeps } from './native-listener.js';
 
@@ -70,6 +71,7 @@ export const databasesWing = {
       certAuth: ctx.identity.certAuth,
       callers: ctx.identity.tunnelCallers,
       clusterName: ctx.config.clusterName,
+      leafReach: ctx.leafReach,
       login: {
         accessCa: s.dbAccessCa,
         listener: (protocol) =>
@@ -99,6 +101,7 @@ export const databasesWing = {
           {
             ...(await nativeListenerDeps(s, ctx, 'PostgreSQL')),
             engine: { ca: await s.dbClientCa(), dial: s.dialDatabase, cancelKeys: s.pgCancelKeys },
+            leaf: { reach: () => ctx.leafReach.side, cancels: new LeafCancelKeys() },
           },
           ctx.config.postgresAddr!,
         );

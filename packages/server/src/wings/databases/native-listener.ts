@@ -18,7 +18,9 @@ export interface NativeListenerDeps {
   serverNames: string[];
   databases: Pick<DatabasesService, 'get'>;
   /** The user's access now, or why they have none (no longer a user, locked). */
-  identify: (user: string) => { roleSet: RoleSet; roles: string[] } | string;
+  identify: (
+    user: string,
+  ) => { roleSet: RoleSet; roles: string[]; traits: Record<string, string[]> } | string;
   sessions: DatabaseSessions;
   /** True while the proxy drains before it stops: new connections are refused. */
   draining?: () => boolean;
@@ -122,7 +124,21 @@ export type Admission =
       db: DatabaseRecord;
       pinned: { dbUser: string; dbName: string };
     }
+  | LeafAdmission
   | { refused: 'certificate' | 'draining' | 'access' | 'database'; message: string };
+
+/** A route to a trusted leaf's database: the leaf decides, the root relays (pg-leaf.ts). */
+export interface LeafAdmission {
+  leaf: string;
+  /** The database's name on the leaf. */
+  name: string;
+  user: string;
+  roles: string[];
+  traits: Record<string, string[]>;
+  pinned: { dbUser: string; dbName: string };
+  /** When the certificate ends (ms): the hop ends with it. */
+  expiresMs: number;
+}
 
 /**
  * The checks every native listener makes of a client after TLS: a `postern db login`
@@ -148,6 +164,26 @@ export function admitted(
   }
   const access = deps.identify(route.user);
   if (typeof access === 'string') return { refused: 'access', message: `access denied: ${access}` };
+  const pinned = { dbUser: route.dbUser, dbName: route.dbName };
+  if (route.cluster) {
+    if (protocol !== 'postgres') {
+      return {
+        refused: 'database',
+        message: `a leaf's ${protocolTitle[protocol]} databases are reached with postern db connect --cluster ${route.cluster}`,
+      };
+    }
+    const { roles, traits } = access;
+    const expiresMs = Date.parse(new X509Certificate(peer.raw).validTo);
+    return {
+      leaf: route.cluster,
+      name: route.db,
+      user: route.user,
+      roles,
+      traits,
+      pinned,
+      expiresMs,
+    };
+  }
   const db = deps.databases.get(route.db);
   if (!db || db.spec.protocol !== protocol) {
     return {
@@ -155,12 +191,7 @@ export function admitted(
       message: `no ${protocolTitle[protocol]} database named ${route.db}`,
     };
   }
-  return {
-    user: route.user,
-    roleSet: access.roleSet,
-    db,
-    pinned: { dbUser: route.dbUser, dbName: route.dbName },
-  };
+  return { user: route.user, roleSet: access.roleSet, db, pinned };
 }
 
 const protocolTitle: Record<DatabaseRecord['spec']['protocol'], string> = {

@@ -101,7 +101,7 @@ export function addDatabaseCommands(program: Command): void {
       process.exitCode = await connectCommand(process.env, name, flags);
     });
 
-  connectFlags(db.command('login <name>'))
+  clusterFlag(connectFlags(db.command('login <name>')))
     .description(
       "get a certificate for the proxy's native listener (psql, mariadb and GUI tools, no tunnel)",
     )

@@ -41,17 +41,23 @@ export async function loginCommand(
   name: string,
   flags: ConnectFlags,
 ): Promise<{ lines: string[]; files: { cert: string; key: string; ca: string } }> {
-  const db = await fetchDatabase(env, name);
+  const db = await fetchDatabase(env, name, flags.cluster);
   const dbName = flags.dbName ?? (db.protocol === 'postgres' ? flags.dbUser : '');
   const { profile, post } = await signedClient(env);
   const path = apiPaths.databaseLogin(name);
-  const body = { db_user: flags.dbUser, db_name: dbName };
+  const body = {
+    db_user: flags.dbUser,
+    db_name: dbName,
+    ...(flags.cluster ? { cluster_name: flags.cluster } : {}),
+  };
   const answer = await post(path, body, databaseLoginResponseSchema);
   const home = new PosternHome(env);
-  const files = home.databaseFiles(new URL(profile.proxy).hostname, name);
+  // A leaf's database of the same name as one here keeps files of its own.
+  const fileName = flags.cluster ? `${name}@${flags.cluster}` : name;
+  const files = home.databaseFiles(new URL(profile.proxy).hostname, fileName);
   await home.writeCertificateFiles(files, answer);
   const lines = [
-    `Logged in to database ${name} as ${flags.dbUser}, database ${dbName}, until ${answer.expires}.`,
+    `Logged in to database ${name}${flags.cluster ? ` on ${flags.cluster}` : ''} as ${flags.dbUser}, database ${dbName}, until ${answer.expires}.`,
   ];
   const postgres = db.protocol === 'postgres';
   if (!answer.listener) {

@@ -288,6 +288,20 @@ describe('the native MySQL listener', () => {
     );
   });
 
+  it('sends a leaf’s route to the tunnel: this listener does not take it', async () => {
+    const access = await app.services.dbAccessCa();
+    const route = { user: 'alice', db: 'maria', dbUser: 'alice_db', dbName: 'appdb' };
+    const issued = await access.routeCertificate({ ...route, cluster: 'leaf-x' }, 60_000);
+    const cert = path.join(scratch, 'leaf.crt');
+    const key = path.join(scratch, 'leaf.key');
+    await writeFile(cert, issued.certPem);
+    await writeFile(key, issued.keyPem, { mode: 0o600 });
+    const result = await mariadbClient([`--ssl-cert=${cert}`, `--ssl-key=${key}`], 'select 1');
+    expect(result.stderr).toContain(
+      "ERROR 1049 (42000): a leaf's MySQL databases are reached with postern db connect --cluster leaf-x",
+    );
+  });
+
   it('refuses new connections while the proxy drains, as a server shutting down', async () => {
     draining = true;
     try {

@@ -83,6 +83,11 @@ async function accept(socket: Socket, context: SecureContext, deps: MysqlListene
     reader.release();
     return fail(tls, answer.seq + 1, refusal(admission));
   }
+  // Only PostgreSQL's listener takes a leaf's route (admitted refuses it for MySQL).
+  if ('leaf' in admission) {
+    tls.destroy();
+    return;
+  }
   const remoteAddr = socket.remoteAddress;
   await serveGreetedMysql(
     {

@@ -9,12 +9,15 @@ import {
   type NativeListener,
   type NativeListenerDeps,
 } from '../native-listener.js';
+import { forwardLeafCancel, serveLeafPostgres, type LeafPostgresDeps } from './pg-leaf.js';
 import { PacketReader } from './pg-reader.js';
 import { forwardCancel, servePostgres, type PostgresEngineDeps } from './pg-session.js';
 import { errorResponse, parseStartupPacket, WireError } from './pg-wire.js';
 
 export interface PostgresListenerDeps extends NativeListenerDeps {
   engine: PostgresEngineDeps;
+  /** On a root: its leaves' databases, for `postern db login --cluster` certificates. */
+  leaf?: LeafPostgresDeps;
 }
 
 const tlsRequired =
@@ -58,6 +61,7 @@ async function accept(
         // libpq sends cancels without TLS: the key is the only credential, as at PostgreSQL.
         reader.release();
         socket.end();
+        if (deps.leaf && (await forwardLeafCancel(packet.pid, packet.secret, deps.leaf))) return;
         return forwardCancel(packet.pid, packet.secret, deps.engine, () => true);
       case 'ssl': {
         if (reader.release().length > 0) {
@@ -89,7 +93,11 @@ async function secure(socket: Socket, context: SecureContext, deps: PostgresList
     const message = admission.refused === 'draining' ? proxyShuttingDown : admission.message;
     return fatal(tls, refusalCodes[admission.refused], message);
   }
-  const remoteAddr = socket.remoteAddress;
+  const remoteAddr = socket.remoteAddress ?? '';
+  if ('leaf' in admission) {
+    if (!deps.leaf) return fatal(tls, '3D000', `no trusted cluster named ${admission.leaf}`);
+    return serveLeafPostgres(tls, admission, remoteAddr, deps.leaf);
+  }
   await servePostgres(
     {
       stream: tls,

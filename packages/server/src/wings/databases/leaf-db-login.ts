@@ -1,0 +1,50 @@
+import { apiPaths, databaseListResponseSchema } from '@postern/contracts';
+import { accessDenied, ApiError, badParameter, notFound } from '../../errors.js';
+import { certCaller } from '../../modules/trusted-clusters/leaf-grants.js';
+import { leafGetJson, type LeafReach } from '../../modules/trusted-clusters/leaf-reach.js';
+import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
+import type { CertifiedRoute } from './db-client-ca.js';
+
+type Signer = Awaited<ReturnType<CertRequestAuth['identify']>>;
+
+/**
+ * The route of a `postern db login --cluster LEAF` certificate, once the leaf says the user may
+ * take it: the root asks the leaf, with the user's leaf session, for its listing of the database,
+ * so the leaf's role map and `db_labels`, `db_users` and `db_names` decide, as they will again
+ * at each connection. Only PostgreSQL: the root's MySQL listener does not route to leaves.
+ */
+export async function leafLoginRoute(
+  reach: LeafReach | undefined,
+  signer: Signer,
+  leaf: string,
+  name: string,
+  wanted: { dbUser: string; dbName: string },
+): Promise<CertifiedRoute> {
+  if (!reach?.isLeaf(leaf)) throw notFound(`no trusted cluster named ${leaf}`);
+  const passage = await reach.passage(leaf, certCaller(signer));
+  const query = new URLSearchParams({ search: name, limit: '100' });
+  const listing = databaseListResponseSchema.safeParse(
+    await leafGetJson(passage, `${apiPaths.databases(leaf)}?${query}`),
+  );
+  if (!listing.success) throw new ApiError('connection_problem', `${leaf} answered nonsense`);
+  const db = listing.data.items.find((item) => item.name === name);
+  if (!db) throw notFound(`no database named ${name} on ${leaf}`);
+  if (db.protocol !== 'postgres') {
+    throw badParameter(
+      `a leaf's ${db.protocol} databases are reached with postern db connect ${name} --cluster ${leaf}`,
+    );
+  }
+  if (!wanted.dbName) throw badParameter('db_name: name a database (PostgreSQL always opens one)');
+  const allows = (list: string[], value: string) => list.includes('*') || list.includes(value);
+  if (!allows(db.database_users, wanted.dbUser)) {
+    throw accessDenied(
+      `${leaf} does not let ${signer.user} connect to ${name} as database user "${wanted.dbUser}"`,
+    );
+  }
+  if (!allows(db.database_names, wanted.dbName)) {
+    throw accessDenied(
+      `${leaf} does not let ${signer.user} open database "${wanted.dbName}" on ${name}`,
+    );
+  }
+  return { user: signer.user, db: name, ...wanted, cluster: leaf };
+}
