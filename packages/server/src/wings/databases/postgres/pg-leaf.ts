@@ -96,8 +96,9 @@ export async function serveLeafPostgres(
     tunnel = await openLeafTunnel(reach, leaf, caller, apiPaths.databaseConnectIn(leaf, name));
   } catch (error) {
     reader.release();
-    const why = error instanceof LeafTunnelRefusal ? error.reason : `${leaf} cannot be reached`;
-    return fatal(client, '28000', why);
+    // The leaf's refusal in its words (28000, as the engine's own); an unreachable leaf is 08001.
+    if (error instanceof LeafTunnelRefusal) return fatal(client, '28000', error.reason);
+    return fatal(client, '08001', `${leaf} cannot be reached`);
   }
   tunnel.on('error', () => tunnel.destroy());
   tunnel.write(startupMessage(params));
