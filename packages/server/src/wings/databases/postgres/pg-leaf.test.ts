@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -19,6 +19,7 @@ import { listenerIdentity } from '../listener-identity.js';
 import type { NativeListener } from '../native-listener.js';
 import { LeafCancelKeys } from './pg-leaf.js';
 import { startPostgresListener } from './pg-listener.js';
+import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 
 /**
  * A trusted leaf's PostgreSQL on the root's native listener (`postern db login --cluster`): the
@@ -153,23 +154,9 @@ describe("a leaf's PostgreSQL on the root's native listener", () => {
 
   it('psql’s Ctrl-C cancels a running query on the leaf (the key read on the way through)', async () => {
     const { conninfo } = await loginAs('carol');
-    const child = spawn('psql', [conninfo(), '-X', '-c', 'select pg_sleep(30)']);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await vi.waitFor(
-      async () => {
-        const active = await postgres.sql(
-          "select count(*) from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'",
-        );
-        expect(active.trim()).toBe('1');
-      },
-      { timeout: 15_000 },
-    );
-    const interrupted = Date.now();
-    child.kill('SIGINT');
-    await new Promise((resolve) => child.once('close', resolve));
-    expect(stderr).toContain('canceling statement due to user request');
-    expect(Date.now() - interrupted).toBeLessThan(5_000);
+    const stopped = await interruptedPsql(conninfo(), (sql) => postgres.sql(sql));
+    expect(stopped.stderr).toContain('canceling statement due to user request');
+    expect(stopped.stoppedMs).toBeLessThan(5_000);
   });
 
   it('the leaf’s refusal at connect is told in PostgreSQL’s words (a lock there)', async () => {

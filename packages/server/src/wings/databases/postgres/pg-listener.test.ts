@@ -1,5 +1,5 @@
 import { apiPaths } from '@postern/contracts';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +21,7 @@ import { sslRequest } from './pg-wire.js';
 import { TrustedProxies } from '../../../net/proxy-protocol.js';
 import { startHaproxy } from '../../../testing/haproxy.testkit.js';
 import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
+import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 
 // The native PostgreSQL listener: psql straight to the proxy with TLS and a `postern db login`
 // certificate that names one route, no tunnel process in between; a real PostgreSQL behind.
@@ -268,23 +269,8 @@ describe('the native PostgreSQL listener', () => {
   });
 
   it('cancels a running query from psql’s Ctrl-C (sent without TLS, by key)', async () => {
-    const child = spawn('psql', [conninfo(), '-X', '-c', 'select pg_sleep(30)']);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await vi.waitFor(
-      async () => {
-        const active = await postgres.sql(
-          "select count(*) from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'",
-        );
-        expect(active.trim()).toBe('1');
-      },
-      { timeout: 15_000 },
-    );
-    const interrupted = Date.now();
-    child.kill('SIGINT');
-    // 'close', not 'exit': psql's last stderr may still be in the pipe when it exits.
-    await new Promise((resolve) => child.once('close', resolve));
-    expect(stderr).toContain('canceling statement due to user request');
-    expect(Date.now() - interrupted).toBeLessThan(5_000);
+    const stopped = await interruptedPsql(conninfo(), (sql) => postgres.sql(sql));
+    expect(stopped.stderr).toContain('canceling statement due to user request');
+    expect(stopped.stoppedMs).toBeLessThan(5_000);
   });
 });

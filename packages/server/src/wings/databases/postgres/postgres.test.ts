@@ -21,6 +21,7 @@ import {
 import { startupMessage } from './pg-wire.js';
 import { createSessionMfaRole } from '../../../testing/roles.testkit.js';
 import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
+import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 
 // A real PostgreSQL (TLS on, `hostssl … cert`, trusting only the proxy's database client CA),
 // reached with the real psql and the `pg` driver through `postern proxy db`'s listener and a
@@ -271,25 +272,12 @@ describe('PostgreSQL through Postern', () => {
 
   it('psql’s Ctrl-C cancels a running query through the proxy’s own cancel key', async () => {
     const started = Date.now();
-    const child = spawn('psql', [conninfo('alice_db', 'appdb'), '-X', '-c', 'select pg_sleep(30)']);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    // Sent once the query runs at the database (its session shows it as active).
-    await vi.waitFor(
-      async () => {
-        const active = await postgres.sql(
-          "select count(*) from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'",
-        );
-        expect(active.trim()).toBe('1');
-      },
-      { timeout: 15_000 },
+    const stopped = await interruptedPsql(conninfo('alice_db', 'appdb'), (sql) =>
+      postgres.sql(sql),
     );
-    const interrupted = Date.now();
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    expect(stderr).toContain('canceling statement due to user request');
-    expect(code).toBe(1);
-    expect(Date.now() - interrupted).toBeLessThan(5_000);
+    expect(stopped.stderr).toContain('canceling statement due to user request');
+    expect(stopped.code).toBe(1);
+    expect(stopped.stoppedMs).toBeLessThan(5_000);
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 
