@@ -24,6 +24,7 @@ interface Field {
 interface OkPacket {
   affectedRows?: number;
   info?: string;
+  warningStatus?: number;
 }
 
 /**
@@ -146,10 +147,16 @@ function columns(fields: Field[]) {
   }));
 }
 
-/** `Query OK, 2 rows affected`, and the server's info line (`Records: 2  Duplicates: 0 ...`). */
+/**
+ * `Query OK, 2 rows affected` (`, 1 warning` when the server counted some, for SHOW WARNINGS),
+ * and the server's info line (`Records: 2  Duplicates: 0 ...`), as the mariadb client prints.
+ */
 function okTag(ok: OkPacket): string {
   const count = ok.affectedRows ?? 0;
-  const line = `Query OK, ${count} ${count === 1 ? 'row' : 'rows'} affected`;
+  const warnings = ok.warningStatus ?? 0;
+  const line =
+    `Query OK, ${count} ${count === 1 ? 'row' : 'rows'} affected` +
+    (warnings > 0 ? `, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}` : '');
   return ok.info ? `${line}\r\n${ok.info}` : line;
 }
 

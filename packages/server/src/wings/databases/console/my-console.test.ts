@@ -84,6 +84,11 @@ describe('the SQL console on MariaDB', () => {
     await client.waitForOutput(
       " three\r\n-------\r\n     3\r\n(1 row)\r\n\r\nERROR 1146 (42S02): Table 'appdb.missing' doesn't exist",
     );
+    // A warning is counted as mariadb counts it, and SHOW WARNINGS says what it was.
+    client.type("insert ignore into pets values ('x', 'Bad');\r");
+    await client.waitForOutput('Query OK, 1 row affected, 1 warning');
+    client.type('show warnings;\r');
+    await client.waitForOutput(/Warning \| +1366 \| Incorrect integer value/);
     client.type('\\dt\r');
     await client.waitForOutput('Tables_in_appdb');
     await vi.waitFor(async () => {
