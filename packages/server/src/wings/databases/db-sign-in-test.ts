@@ -1,7 +1,7 @@
 import type { ConnectionTrace } from '@postern/contracts';
 import pg from 'pg';
 import { answerDeadline } from './answer-deadline.js';
-import { inProcessPair } from './console/in-process-stream.js';
+import { servedInProcess } from './console/in-process-stream.js';
 import { MysqlPacketReader } from './mysql/my-reader.js';
 import { Capability, ErrorCode, handshakeResponse, packet, parseErr } from './mysql/my-wire.js';
 import type { DatabaseConnection, DatabaseEngine } from './db-connect.routes.js';
@@ -29,9 +29,8 @@ export async function signInToPostgres(
   route: { dbUser: string; dbName: string },
   timeoutMs: number,
 ): Promise<SignInFailure | undefined> {
-  // The SQL console's pair: the `pg` driver takes its client end as a socket.
-  const { client, server } = inProcessPair();
-  void engine({ ...connection, stream: server }).catch(() => undefined);
+  // The SQL console's way in: the `pg` driver takes the client end as a socket.
+  const client = servedInProcess((stream) => engine({ ...connection, stream }));
   const pgClient = new pg.Client({
     user: route.dbUser,
     database: route.dbName,
@@ -66,8 +65,7 @@ export async function signInToMysql(
   route: { dbUser: string; dbName: string },
   timeoutMs: number,
 ): Promise<SignInFailure | undefined> {
-  const { client, server } = inProcessPair();
-  void engine({ ...connection, stream: server }).catch(() => undefined);
+  const client = servedInProcess((stream) => engine({ ...connection, stream }));
   const reader = new MysqlPacketReader(client);
   const capabilities =
     Capability.protocol41 |

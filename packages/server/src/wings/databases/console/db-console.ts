@@ -14,7 +14,7 @@ import type { DatabaseSessions } from '../db-session-audit.js';
 import { serveMysql, type MysqlEngineDeps } from '../mysql/my-session.js';
 import { servePostgres, type PostgresEngineDeps } from '../postgres/pg-session.js';
 import type { ConsoleClient } from './console-client.js';
-import { inProcessPair } from './in-process-stream.js';
+import { servedInProcess } from './in-process-stream.js';
 import { MysqlConsoleClient } from './my-console-client.js';
 import { PostgresConsoleClient } from './pg-console-client.js';
 import { SqlConsoleChannel } from './sql-console-channel.js';
@@ -149,19 +149,12 @@ async function consoleClient(
     const engine = await deps.engines.postgres();
     return new PostgresConsoleClient({
       ...options,
-      connect: () => served((stream) => servePostgres(client(stream), engine)),
+      connect: () => servedInProcess((stream) => servePostgres(client(stream), engine)),
     });
   }
   const engine = await deps.engines.mysql();
   return new MysqlConsoleClient({
     ...options,
-    connect: () => served((stream) => serveMysql(client(stream), engine)),
+    connect: () => servedInProcess((stream) => serveMysql(client(stream), engine)),
   });
-}
-
-/** The client's end of an in-process pair whose other end `serve` answers. */
-function served(serve: (stream: Duplex) => Promise<unknown>): Duplex {
-  const { client, server } = inProcessPair();
-  void serve(server);
-  return client;
 }

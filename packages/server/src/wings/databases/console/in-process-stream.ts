@@ -2,11 +2,11 @@ import { Duplex } from 'node:stream';
 
 /**
  * Two connected in-memory streams: what one end writes, the other reads. The browser's SQL
- * console talks to the PostgreSQL engine over such a pair, so its statements take exactly the
- * path a psql's do (the same checks, audit and locks) without a socket. The client end also
- * answers the few socket calls the `pg` driver makes on a stream it is given.
+ * console talks to a database's engine over such a pair, so its statements take exactly the
+ * path psql's or mariadb's do (the same checks, audit and locks) without a socket. The client end
+ * also answers the few socket calls the `pg` driver makes on a stream it is given.
  */
-export function inProcessPair(): { client: Duplex; server: Duplex } {
+function inProcessPair(): { client: Duplex; server: Duplex } {
   const ends: Duplex[] = [];
   const end = (other: () => Duplex) =>
     new Duplex({
@@ -43,4 +43,14 @@ export function inProcessPair(): { client: Duplex; server: Duplex } {
     },
   });
   return { client, server: ends[1]! };
+}
+
+/**
+ * The client's end of an in-process pair whose other end `serve` answers (an engine serving a
+ * connection): the SQL console's and the connection test's way in, as a socket's would be.
+ */
+export function servedInProcess(serve: (stream: Duplex) => Promise<unknown>): Duplex {
+  const { client, server } = inProcessPair();
+  void serve(server).catch(() => undefined);
+  return client;
 }
