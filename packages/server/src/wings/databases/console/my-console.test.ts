@@ -10,6 +10,7 @@ import {
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 import { requireSubjectFor } from '../mysql/require-subject.js';
 import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
+import { sleepsRunning } from '../../../testing/mariadb-interrupt.testkit.js';
 
 // The browser's SQL console on a MySQL database: the same terminal socket as PostgreSQL's, its
 // statements through the MySQL engine (greeting, route checks, audit, KILL translation) to a
@@ -127,15 +128,9 @@ describe('the SQL console on MariaDB', () => {
   it('Ctrl-C kills the running statement through the engine’s KILL translation', async () => {
     const client = await consoleFor();
     client.type('select sleep(30);\r');
-    await vi.waitFor(
-      async () => {
-        const active = await mariadb.sql(
-          "select count(*) from information_schema.processlist where info = 'select sleep(30)'",
-        );
-        expect(active.trim()).toBe('1');
-      },
-      { timeout: 15_000 },
-    );
+    await vi.waitFor(async () => expect(await sleepsRunning((sql) => mariadb.sql(sql))).toBe(1), {
+      timeout: 15_000,
+    });
     const started = Date.now();
     client.type('\x03');
     await client.waitForOutput(

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -31,6 +31,7 @@ import {
   sslRequest,
 } from './my-wire.js';
 import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
+import { interruptedMariadb, sleepsRunning } from '../../../testing/mariadb-interrupt.testkit.js';
 
 // The native MySQL listener: the real mariadb client straight to the proxy with TLS and a
 // `postern db login` certificate naming one route, no tunnel process in between; a real MariaDB
@@ -352,22 +353,10 @@ describe('the native MySQL listener', () => {
   });
 
   it('Ctrl-C in the mariadb client kills the running query, through a second connection', async () => {
-    const child = spawn('mariadb', [...args(), '-e', 'select sleep(30)']);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const running = () =>
-      mariadb.sql(
-        "select count(*) from information_schema.processlist where info = 'select sleep(30)'",
-      );
-    await vi.waitFor(async () => expect((await running()).trim(), output).toBe('1'), {
-      timeout: 15_000,
-    });
-    const interrupted = Date.now();
-    child.kill('SIGINT');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(Date.now() - interrupted).toBeLessThan(5_000);
-    await vi.waitFor(async () => expect((await running()).trim()).toBe('0'));
-    expect(output).toMatch(/Query execution was interrupted/);
+    const sql = (statement: string) => mariadb.sql(statement);
+    const stopped = await interruptedMariadb(args(), sql);
+    expect(stopped.stoppedMs).toBeLessThan(5_000);
+    await vi.waitFor(async () => expect(await sleepsRunning(sql)).toBe(0));
+    expect(stopped.output).toMatch(/Query execution was interrupted/);
   });
 });

@@ -1,5 +1,5 @@
 import { apiPaths } from '@postern/contracts';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { clientLaunches, connectionUri } from '../cli/db-client.js';
 import { packet } from './my-wire.js';
 import { requireSubjectFor } from './require-subject.js';
 import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
+import { interruptedMariadb, sleepsRunning } from '../../../testing/mariadb-interrupt.testkit.js';
 
 // A real MariaDB 10.11 (TLS on, accounts `REQUIRE SUBJECT`, trusting only the proxy's database
 // client CA), reached with the real `mariadb` client and the `mysql2` driver through
@@ -287,43 +288,15 @@ describe('MySQL/MariaDB through Postern', () => {
   });
 
   it('Ctrl-C in the mariadb client kills the running query through the proxy', async () => {
-    const child = spawn('mariadb', [
-      '--no-defaults',
-      '-h',
-      '127.0.0.1',
-      '-P',
-      String(listener.port),
-      '-u',
-      'alice_db',
-      '--skip-ssl',
-      '-D',
-      'appdb',
-      '-e',
-      'select sleep(30)',
-    ]);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await vi.waitFor(
-      async () => {
-        const running = await mariadb.sql(
-          "select count(*) from information_schema.processlist where info = 'select sleep(30)'",
-        );
-        expect(running.trim()).toBe('1');
-      },
-      { timeout: 15_000 },
+    const sql = (statement: string) => mariadb.sql(statement);
+    const args = ['--no-defaults', '-h', '127.0.0.1', '-P', String(listener.port)];
+    const stopped = await interruptedMariadb(
+      [...args, '-u', 'alice_db', '--skip-ssl', '-D', 'appdb'],
+      sql,
     );
-    const interrupted = Date.now();
-    child.kill('SIGINT');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(Date.now() - interrupted).toBeLessThan(5_000);
-    await vi.waitFor(async () => {
-      const running = await mariadb.sql(
-        "select count(*) from information_schema.processlist where info = 'select sleep(30)'",
-      );
-      expect(running.trim()).toBe('0');
-    });
-    expect(output).toMatch(/Query execution was interrupted|killed/i);
+    expect(stopped.stoppedMs).toBeLessThan(5_000);
+    await vi.waitFor(async () => expect(await sleepsRunning(sql)).toBe(0));
+    expect(stopped.output).toMatch(/Query execution was interrupted|killed/i);
   });
 
   it('ends a malformed client’s connection with an error packet and an audit event', async () => {
