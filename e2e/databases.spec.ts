@@ -1,6 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import {
   expect,
   test,
@@ -16,6 +13,7 @@ import {
 import { requireSubjectFor } from '../packages/server/src/wings/databases/mysql/require-subject.js';
 import { postern, uniqueUser } from './support/identity.js';
 import { startPostgres, type RunningPostgres } from './support/postgres.js';
+import { createFromYaml } from './support/create-resources.js';
 import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, screenText, terminal } from './support/terminal.js';
 import { cluster, shared, siteApi as api } from './support/shared-server.js';
@@ -68,17 +66,6 @@ spec:
   ca_cert: ${JSON.stringify(mariadb.serverCertPem)}
   tls: {mode: verify-full}
 `;
-
-/** `postern create -f` of a YAML document, against the shared server's storage. */
-async function createFromYaml(yaml: string) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-db-'));
-  try {
-    await writeFile(path.join(dir, 'resource.yaml'), yaml);
-    postern(shared(), 'create', '-f', path.join(dir, 'resource.yaml'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** A web API call with the signed-in session: its cookie (the context's) and its bearer. */
 async function post(request: APIRequestContext, bearer: string, url: string, data: object) {

@@ -1,12 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import {
   startFakeKubeApiServer,
   type FakeKubeApiServer,
 } from '../packages/server/src/testing/fake-kube/fake-kube-apiserver.testkit.js';
 import { postern, uniqueUser } from './support/identity.js';
+import { createFromYaml } from './support/create-resources.js';
 import { signIn } from './support/session.js';
 import { expectConnected, expectOnScreen, terminal } from './support/terminal.js';
 import { cluster, shared, siteApi as api } from './support/shared-server.js';
@@ -56,16 +54,6 @@ ${fake.caPem
   credentials:
     token: ${fake.token}
 `;
-
-async function createFromYaml(yaml: string) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-kube-'));
-  try {
-    await writeFile(path.join(dir, 'resource.yaml'), yaml);
-    postern(shared(), 'create', '-f', path.join(dir, 'resource.yaml'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 const rowOf = (page: Page, name: string) =>
   page

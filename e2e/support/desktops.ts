@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, type BrowserContext, type Page } from '@playwright/test';
 import type { RunningXvnc } from '../../packages/server/src/testing/xvnc.testkit.js';
@@ -10,6 +9,7 @@ import { cluster, shared, siteApi as api } from './shared-server.js';
 // the session page's toolbar and noVNC's canvas, pixels and colours, X windows, the audit log.
 
 export { cluster, shared, api };
+export { createFromYaml } from './create-resources.js';
 
 export type Rgb = [number, number, number];
 export const orange: Rgb = [0xff, 0x80, 0x00];
@@ -31,17 +31,6 @@ ${options}  allow:
         verbs: [list, read]
   deny: {}
 `;
-
-/** `postern create -f` of one YAML file (several resources separated by `---`). */
-export async function createFromYaml(yaml: string) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'postern-e2e-desktop-'));
-  try {
-    await writeFile(path.join(dir, 'resource.yaml'), yaml);
-    postern(shared(), 'create', '-f', path.join(dir, 'resource.yaml'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** `postern rm` of each reference, ignoring those never created (the setup failed before). */
 export function removeAll(refs: string[]) {
