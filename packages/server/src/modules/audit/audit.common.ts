@@ -24,6 +24,8 @@ export interface AuditRow {
   user: string | null;
   sid: string | null;
   json: string;
+  /** Set on a replayed event (its uid): skipped when an event with that uid and time is stored. */
+  replayOf?: string;
 }
 
 /** Completes an input into the stored event, and the row that indexes it. */
@@ -73,6 +75,25 @@ export function prepareEvent(
       json,
     },
   };
+}
+
+/** A stored event prepared again to be replayed (ReplayableAuditStore.replay). */
+export function prepareReplay(
+  event: AuditEvent,
+  clusterName: string,
+): { event: AuditEvent; row: AuditRow } {
+  const prepared = prepareEvent({ ...event, time: new Date(event.time) }, clusterName);
+  return { event: prepared.event, row: { ...prepared.row, replayOf: prepared.event.uid } };
+}
+
+/**
+ * The input with its `uid` and `time` fixed before a write whose answer may be lost, so that the
+ * same event, spooled and replayed, is known as the one already stored.
+ */
+export function stampEvent(input: AuditEventInput): AuditEventInput {
+  // Bad input is left for prepareEvent to refuse with its own words.
+  if (input === null || typeof input !== 'object') return input;
+  return { ...input, uid: input.uid ?? randomUUID(), time: input.time ?? new Date() };
 }
 
 /** Position of a row in the (time, id) order; ids are decimal strings so bigint ids fit. */

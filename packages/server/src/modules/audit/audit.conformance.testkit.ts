@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   AuditEvent,
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
-  AuditStore,
+  ReplayableAuditStore,
 } from './audit.types.js';
 import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 import type { AuditChainSource } from './audit-chain.js';
@@ -24,9 +24,9 @@ export interface SearchPlan {
 }
 
 export interface AuditStoreUnderTest {
-  store: AuditStore & AuditChainSource;
+  store: ReplayableAuditStore & AuditChainSource;
   /** Another store over the same storage: a second proxy. */
-  openSecond(): Promise<AuditStore & AuditChainSource>;
+  openSecond(): Promise<ReplayableAuditStore & AuditChainSource>;
   /** Tampering by direct SQL: replaces text in the stored JSON of the event with this uid. */
   alterEvent(uid: string, text: string, replacement: string): Promise<void>;
   /** Tampering by direct SQL: deletes the row of the event with this uid. */
@@ -51,7 +51,7 @@ const everything = { from: at(-1e9), to: at(1e9) };
 export function runAuditStoreConformance(name: string, factory: AuditStoreFactory): void {
   describe(`${name} audit store`, () => {
     let subject: AuditStoreUnderTest;
-    let store: AuditStore & AuditChainSource;
+    let store: ReplayableAuditStore & AuditChainSource;
 
     beforeEach(async () => {
       subject = await factory('test-cluster');
@@ -569,6 +569,24 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
         expect(found.events.map((event) => event.n)).toEqual([4, 3, 2, 1, 0]);
         expect(found.events.slice(1, 4)).toEqual([...batch].reverse());
         expect(await verify()).toEqual({ verified: 5, unchained: 0 });
+      });
+
+      it('replays events once: those already stored are skipped, the rest stored and chained in order', async () => {
+        const first = await store.emit({ event: 'e', code: 'C', n: 1, time: at(1) });
+        const [second] = await store.emitBatch([{ event: 'e', code: 'C', n: 2, time: at(2) }]);
+        // What a spool holds: events completed before their write, whose outcome was unknown.
+        const third = { event: 'e', code: 'C', n: 3, time: at(3).toISOString(), uid: randomUUID() };
+        const twin = { ...first, uid: randomUUID() };
+        await store.replay([first, second!, third, twin] as AuditEvent[]);
+        await store.replay([third as AuditEvent]);
+        const found = await store.search({ ...everything, limit: 10, order: 'asc' });
+        expect(found.events).toEqual([
+          first,
+          twin,
+          second,
+          { ...third, cluster_name: 'test-cluster' },
+        ]);
+        expect(await verify()).toEqual({ verified: 4, unchained: 0 });
       });
 
       it('chains every event, also from parallel writers on two stores, and search never shows the chain', async () => {

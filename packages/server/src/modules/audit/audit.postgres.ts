@@ -11,7 +11,9 @@ import {
   checkQuery,
   encodeStartKey,
   prepareEvent,
+  prepareReplay,
   rangeBounds,
+  type AuditRow,
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
@@ -26,7 +28,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
-  AuditStore,
+  ReplayableAuditStore,
 } from './audit.types.js';
 
 export interface PostgresAuditStoreOptions {
@@ -164,7 +166,7 @@ export function estimatedRows(rows: { 'QUERY PLAN': unknown }[]): number {
 }
 
 /** The audit log in PostgreSQL, shared by every server of a high-availability cluster. */
-export class PostgresAuditStore implements AuditStore, AuditChainSource {
+export class PostgresAuditStore implements ReplayableAuditStore, AuditChainSource {
   private readonly table: string;
   private readonly chain: string;
   /** Names the advisory lock every writer of this log takes, whichever proxy it runs in. */
@@ -257,7 +259,17 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
 
   async emitBatch(inputs: readonly AuditEventInput[]): Promise<AuditEvent[]> {
     const prepared = inputs.map((input) => prepareEvent(input, this.clusterName));
-    if (prepared.length === 0) return [];
+    await this.append(prepared);
+    return prepared.map(({ event }) => event);
+  }
+
+  async replay(events: readonly AuditEvent[]): Promise<void> {
+    await this.append(events.map((event) => prepareReplay(event, this.clusterName)));
+  }
+
+  /** The inserts and the chain head move together, in one transaction under the chain's lock. */
+  private async append(prepared: readonly { event: AuditEvent; row: AuditRow }[]): Promise<void> {
+    if (prepared.length === 0) return;
     await this.locked(async (client) => {
       const { rows } = await client.query<{ head: string }>(
         `SELECT head FROM ${this.chain} WHERE id = 1`,
@@ -265,6 +277,8 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
       let head = rows[0]?.head ?? CHAIN_GENESIS;
       let firstId: string | undefined;
       for (const { event, row } of prepared) {
+        if (row.replayOf !== undefined && (await this.holds(client, row.timeMs, row.replayOf)))
+          continue;
         const hash = chainHash(head, event);
         const inserted = await client.query<{ id: string }>(
           `INSERT INTO ${this.table} (time, event_type, code, user_name, session_id, data, prev_hash, hash)
@@ -274,12 +288,21 @@ export class PostgresAuditStore implements AuditStore, AuditChainSource {
         firstId ??= inserted.rows[0]?.id;
         head = hash;
       }
+      if (firstId === undefined) return;
       await client.query(
         `UPDATE ${this.chain} SET head = $1, chained_from = coalesce(chained_from, $2) WHERE id = 1`,
         [head, firstId],
       );
     });
-    return prepared.map(({ event }) => event);
+  }
+
+  /** Whether the event with this uid is stored; found through the time index, at its time. */
+  private async holds(client: pg.PoolClient, timeMs: number, uid: string): Promise<boolean> {
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM ${this.table} WHERE time = $1 AND data->>'uid' = $2 LIMIT 1`,
+      [new Date(timeMs), uid],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {

@@ -6,9 +6,9 @@ import { checkQuery } from './audit.common.js';
 import type { AuditStoreUnderTest } from './audit.conformance.testkit.js';
 import { SqliteAuditStore, sqliteSearchSql } from './audit.sqlite.js';
 import type { AuditChainSource } from './audit-chain.js';
-import type { AuditStore } from './audit.types.js';
+import type { ReplayableAuditStore } from './audit.types.js';
 
-type OpenStore = (file: string, clusterName: string) => AuditStore & AuditChainSource;
+type OpenStore = (file: string, clusterName: string) => ReplayableAuditStore & AuditChainSource;
 
 /**
  * A SQLite audit file in a temp dir for the conformance suite, its store opened by `open` (in

@@ -8,6 +8,7 @@ import {
   checkQuery,
   encodeStartKey,
   prepareEvent,
+  prepareReplay,
   rangeBounds,
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
@@ -27,7 +28,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
-  AuditStore,
+  ReplayableAuditStore,
 } from './audit.types.js';
 
 const SCHEMA = `
@@ -114,7 +115,7 @@ export interface SqliteAuditStoreOptions {
 }
 
 /** The audit log in its own SQLite file (WAL, like the state file, so the CLI can read it live). */
-export class SqliteAuditStore implements AuditStore, AuditChainSource {
+export class SqliteAuditStore implements ReplayableAuditStore, AuditChainSource {
   private readonly db: Database.Database;
   private readonly append: (rows: readonly { row: AuditRow; event: AuditEvent }[]) => void;
   private readonly removeBatch: (cutoffMs: number, batchSize: number) => number;
@@ -167,6 +168,10 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     const setHead = this.db.prepare(
       'UPDATE audit_chain SET head = ?, chained_from = coalesce(chained_from, ?) WHERE id = 1',
     );
+    // A replayed event already stored: found through the time index, at its time.
+    const holds = this.db.prepare(
+      "SELECT 1 FROM audit_events WHERE time_ms = ? AND json_extract(data, '$.uid') = ? LIMIT 1",
+    );
     const index = this.textIndex;
     const run = this.db.transaction((rows: readonly { row: AuditRow; event: AuditEvent }[]) => {
       // Rows another process wrote since this store last looked go into the index first.
@@ -175,6 +180,7 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
       let firstId: number | bigint | undefined;
       const indexed: IndexedRow[] = [];
       for (const { row, event } of rows) {
+        if (row.replayOf !== undefined && holds.get(row.timeMs, row.replayOf)) continue;
         const hash = chainHash(head, event);
         const { lastInsertRowid } = insert.run(
           row.timeMs,
@@ -285,6 +291,10 @@ export class SqliteAuditStore implements AuditStore, AuditChainSource {
     const prepared = inputs.map((input) => prepareEvent(input, this.clusterName));
     this.append(prepared);
     return prepared.map(({ event }) => event);
+  }
+
+  async replay(events: readonly AuditEvent[]): Promise<void> {
+    this.append(events.map((event) => prepareReplay(event, this.clusterName)));
   }
 
   /**

@@ -68,6 +68,18 @@ export interface AuditStore {
   close(): Promise<void>;
 }
 
+/**
+ * A store that takes again events whose first write may have happened: the spool's drain, after a
+ * write whose answer was lost (the database went away between its commit and its reply).
+ */
+export interface ReplayableAuditStore extends AuditStore {
+  /**
+   * Stores the events in order, in one write, skipping each one already stored: the same `uid` at
+   * the same `time`. So a replay never stores an event twice.
+   */
+  replay(events: readonly AuditEvent[]): Promise<void>;
+}
+
 /** Bad input to the audit store; the API turns `code` into a 400. */
 export class AuditBadParameterError extends Error {
   readonly code = 'bad_parameter';

@@ -1,7 +1,7 @@
 import { PostgresAuditStore } from './audit.postgres.js';
 import { SqliteAuditStore } from './audit.sqlite.js';
 import type { AuditStoreLog } from './audit-text.postgres.js';
-import type { AuditStore } from './audit.types.js';
+import type { ReplayableAuditStore } from './audit.types.js';
 import { ThreadedSqliteAuditStore } from './threaded-sqlite-audit-store.js';
 
 export type AuditStoreConfig =
@@ -23,7 +23,7 @@ export async function openAuditStore(
   config: AuditStoreConfig,
   clusterName: string,
   { log, writerThread = false }: OpenAuditStoreOptions = {},
-): Promise<AuditStore> {
+): Promise<ReplayableAuditStore> {
   switch (config.type) {
     case 'sqlite':
       if (!writerThread) return new SqliteAuditStore(config.path, clusterName);
@@ -54,4 +54,5 @@ export type {
   AuditSearchQuery,
   AuditSearchResult,
   AuditStore,
+  ReplayableAuditStore,
 } from './audit.types.js';

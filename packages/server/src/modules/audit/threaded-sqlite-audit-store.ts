@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { prepareEvent } from './audit.common.js';
+import { prepareEvent, prepareReplay } from './audit.common.js';
 import { SqliteAuditStore, type SqliteAuditStoreOptions } from './audit.sqlite.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import type {
@@ -9,7 +9,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
-  AuditStore,
+  ReplayableAuditStore,
 } from './audit.types.js';
 import type {
   WriterData,
@@ -42,7 +42,7 @@ export interface ThreadedSqliteAuditStoreOptions extends SqliteAuditStoreOptions
  * side's text index catches up on the writer's rows when it searches, as it does for rows
  * another process wrote. Retention's deletes go to the writer too, so one connection writes.
  */
-export class ThreadedSqliteAuditStore implements AuditStore, AuditChainSource {
+export class ThreadedSqliteAuditStore implements ReplayableAuditStore, AuditChainSource {
   /** Whether the compiled writer thread is there to run (it is not when running from source). */
   static available(entry: URL = defaultWorkerEntry): boolean {
     return existsSync(fileURLToPath(entry));
@@ -80,6 +80,11 @@ export class ThreadedSqliteAuditStore implements AuditStore, AuditChainSource {
     const prepared = inputs.map((input) => prepareEvent(input, this.clusterName));
     await this.#call({ op: 'append', rows: prepared.map(({ row }) => row) });
     return prepared.map(({ event }) => event);
+  }
+
+  async replay(events: readonly AuditEvent[]): Promise<void> {
+    const rows = events.map((event) => prepareReplay(event, this.clusterName).row);
+    await this.#call({ op: 'append', rows });
   }
 
   search(q: AuditSearchQuery): Promise<AuditSearchResult> {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdSqliteLock } from '../../../testing/sqlite-lock.testkit.js';
 import { SqliteAuditStore } from '../audit.sqlite.js';
-import type { AuditEvent } from '../audit.types.js';
+import { verifyAuditChain } from '../audit-chain.js';
+import type { AuditEvent, AuditEventInput } from '../audit.types.js';
 import { AuditUnavailableError } from './audit-health.js';
 import { SpooledAuditStore, type AuditSpoolOptions } from './spooled-audit-store.js';
 
@@ -55,6 +56,28 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean):
   }
 }
 
+/**
+ * A real SQLite store whose answers are lost: each of the next `lose` writes is stored, then
+ * fails, as when the database goes away between its commit and its reply.
+ */
+class AnswerLostStore extends SqliteAuditStore {
+  lose = 0;
+  private answered<T>(result: T): T {
+    if (this.lose === 0) return result;
+    this.lose -= 1;
+    throw new Error('Connection terminated unexpectedly');
+  }
+  override async emit(input: AuditEventInput) {
+    return this.answered(await super.emit(input));
+  }
+  override async emitBatch(inputs: readonly AuditEventInput[]) {
+    return this.answered(await super.emitBatch(inputs));
+  }
+  override async replay(events: readonly AuditEvent[]) {
+    return this.answered(await super.replay(events));
+  }
+}
+
 const spoolLines = async () =>
   (await readFile(path.join(spoolDir, 'events.jsonl'), 'utf8').catch(() => ''))
     .split('\n')
@@ -91,6 +114,26 @@ describe('SpooledAuditStore', () => {
     expect(await spoolLines()).toBe(0);
     await store.emit(event(4));
     expect((await allEvents(store)).at(-1)?.n).toBe(4);
+    await store.close();
+  });
+
+  it('stores an event once when its write was stored but the answer was lost, then or on replay', async () => {
+    const inner = new AnswerLostStore(auditFile, 'c1');
+    const store = await SpooledAuditStore.open(inner, options());
+    await store.emit(event(1));
+    // Lost: the first write of event 2 (it goes to the spool) and its first replay.
+    inner.lose = 2;
+    const told = await store.emit(event(2));
+    expect(store.degraded).toBe(true);
+    await store.emitBatch([event(3), event(4)]);
+    const events = await eventually(
+      () => allEvents(store),
+      (list) => list.some((e) => e.code === 'TPOS070W'),
+    );
+    expect(inner.lose).toBe(0);
+    expect(events.filter((e) => e.code === 'T3002I').map((e) => e.n)).toEqual([1, 2, 3, 4]);
+    expect(events.find((e) => e.n === 2)).toEqual(told);
+    expect(await verifyAuditChain(inner)).toEqual({ verified: 5, unchained: 0 });
     await store.close();
   });
 

@@ -1,6 +1,6 @@
 import { auditCatalogue } from '@postern/contracts';
 import { isSqliteBusy, retryWhileBusy, StorageBusyError } from '../../../backend/storage-busy.js';
-import { prepareEvent } from '../audit.common.js';
+import { prepareEvent, stampEvent } from '../audit.common.js';
 import {
   AuditBadParameterError,
   type AuditEvent,
@@ -8,6 +8,7 @@ import {
   type AuditSearchQuery,
   type AuditSearchResult,
   type AuditStore,
+  type ReplayableAuditStore,
 } from '../audit.types.js';
 import { AuditUnavailableError, type AuditHealth } from './audit-health.js';
 import { SpoolFile } from './spool-file.js';
@@ -52,7 +53,7 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
   private readonly retry: { firstDelayMs: number; maxDelayMs: number };
 
   private constructor(
-    private readonly inner: AuditStore,
+    private readonly inner: ReplayableAuditStore,
     private readonly file: SpoolFile,
     private readonly options: AuditSpoolOptions,
   ) {
@@ -61,7 +62,10 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
   }
 
   /** Opens the spool; events left by an earlier run are written to the store in the background. */
-  static async open(inner: AuditStore, options: AuditSpoolOptions): Promise<SpooledAuditStore> {
+  static async open(
+    inner: ReplayableAuditStore,
+    options: AuditSpoolOptions,
+  ): Promise<SpooledAuditStore> {
     const file = await SpoolFile.open(options.dir);
     const store = new SpooledAuditStore(inner, file, options);
     if (file.size > 0) {
@@ -77,7 +81,10 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
     return store;
   }
 
-  async emit(input: AuditEventInput): Promise<AuditEvent> {
+  async emit(given: AuditEventInput): Promise<AuditEvent> {
+    // Its uid and time are fixed first: a write that fails may have been stored, and the copy
+    // spooled must then be known as that event when it is replayed.
+    const input = stampEvent(given);
     if (!this.degradedSince) {
       try {
         const deadlineMs = this.options.busyWaitMs ?? 500;
@@ -90,7 +97,8 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
     return this.spool(input);
   }
 
-  async emitBatch(inputs: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+  async emitBatch(given: readonly AuditEventInput[]): Promise<AuditEvent[]> {
+    const inputs = given.map(stampEvent);
     if (!this.degradedSince) {
       try {
         const deadlineMs = this.options.busyWaitMs ?? 500;
@@ -100,7 +108,8 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
         this.enterDegraded(error);
       }
     }
-    // The batch was one transaction: none of it is stored, so all of it goes to the spool.
+    // The batch was one transaction: all of it or none of it is stored, so all of it goes to
+    // the spool, and the replay skips what was.
     const spooled: AuditEvent[] = [];
     for (const input of inputs) spooled.push(await this.spool(input));
     return spooled;
@@ -185,7 +194,11 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
     this.timer.unref();
   }
 
-  /** Writes the spool to the store in order; true once it is empty and the store healthy. */
+  /**
+   * Writes the spool to the store in order; true once it is empty and the store healthy. Each
+   * event is replayed: one whose write was stored but not answered (here or when it was first
+   * emitted) is not stored twice.
+   */
   private async drain(): Promise<boolean> {
     for (;;) {
       const events = await this.file.readAll();
@@ -193,7 +206,7 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
       try {
         for (const event of events) {
           if (this.closed) return false;
-          await this.inner.emit({ ...event, time: new Date(event.time) });
+          await this.inner.replay([event]);
           written += 1;
         }
       } catch {
