@@ -15,33 +15,51 @@ export const peerSignatureHeader = 'x-postern-peer-signature';
 /** How long a proof is good for (either way, for clocks that disagree a little). */
 export const peerProofValidityMs = 30_000;
 
-/** Who joins which session how, as the proxy serving the joiner judged them. */
-const claimSchema = z.object({
-  /** The proxy that holds the session: a proof for one proxy is refused by every other. */
+/** What every proof claims: which proxy it is for, when it was made, and a nonce used once. */
+export const peerClaimBase = z.object({
+  /** The proxy that is to act: a proof for one proxy is refused by every other. */
   to: z.string().min(1),
-  sid: z.string().min(1),
-  user: z.string().min(1),
-  roles: z.array(z.string()),
-  mode: z.enum(participantModes),
   /** Milliseconds since the epoch when the proof was made. */
   ts: z.number().int(),
   nonce: z.string().min(16),
 });
-export type PeerClaim = z.infer<typeof claimSchema>;
+type PeerClaimBase = z.infer<typeof peerClaimBase>;
+
+/** Who joins which session how, as the proxy serving the joiner judged them. */
+const joinClaimSchema = peerClaimBase.extend({
+  sid: z.string().min(1),
+  user: z.string().min(1),
+  roles: z.array(z.string()),
+  mode: z.enum(participantModes),
+});
+export type PeerClaim = z.infer<typeof joinClaimSchema>;
+
+/**
+ * What a proof is for: each purpose MACs under its own prefix, so a proof made for one (a join)
+ * never passes as another (a database cancel).
+ */
+export type PeerPurpose = 'join' | 'db-cancel';
 
 /** The headers proving `claim`: the claim (base64url JSON) and its HMAC-SHA256 under `secret`. */
-export function peerProofHeaders(secret: Buffer, claim: PeerClaim): Record<string, string> {
+export function peerProofHeaders(
+  secret: Buffer,
+  claim: PeerClaimBase,
+  purpose: PeerPurpose = 'join',
+): Record<string, string> {
   const encoded = Buffer.from(JSON.stringify(claim), 'utf8').toString('base64url');
-  return { [peerClaimHeader]: encoded, [peerSignatureHeader]: mac(secret, encoded) };
+  return { [peerClaimHeader]: encoded, [peerSignatureHeader]: mac(secret, purpose, encoded) };
 }
 
-const mac = (secret: Buffer, encoded: string) =>
-  createHmac('sha256', secret).update(`postern-peer-join\n${encoded}`).digest('base64url');
+const mac = (secret: Buffer, purpose: PeerPurpose, encoded: string) =>
+  createHmac('sha256', secret).update(`postern-peer-${purpose}\n${encoded}`).digest('base64url');
+
+type Verdict<T> = { ok: true; claim: T } | { ok: false; reason: string };
 
 /**
  * Proofs between the proxies of one cluster (those on one backend): an HMAC under the cluster
- * secret `proxy-peer` over who joins which session in which mode, made for one proxy, good for
- * a short while and once (its nonce is kept until it would have expired anyway).
+ * secret `proxy-peer` over a claim (who joins which session in which mode; which database query
+ * to cancel), made for one proxy, good for a short while and once (its nonce is kept until it
+ * would have expired anyway).
  */
 export class PeerProofs {
   private secretPromise: Promise<Buffer> | undefined;
@@ -57,22 +75,38 @@ export class PeerProofs {
     return this.secretPromise;
   }
 
-  async sign(claim: Omit<PeerClaim, 'ts' | 'nonce'>): Promise<Record<string, string>> {
-    const full = { ...claim, ts: this.deps.now(), nonce: randomBytes(16).toString('base64url') };
-    return peerProofHeaders(await this.secret(), full);
+  sign(claim: Omit<PeerClaim, 'ts' | 'nonce'>): Promise<Record<string, string>> {
+    return this.signFor('join', claim);
   }
 
   /** The claim the headers prove for this proxy (`self`), or why they prove nothing. */
-  async verify(
+  verify(
     headers: Record<string, string | string[] | undefined>,
     self: string,
-  ): Promise<{ ok: true; claim: PeerClaim } | { ok: false; reason: string }> {
+  ): Promise<Verdict<PeerClaim>> {
+    return this.verifyFor('join', joinClaimSchema, headers, self);
+  }
+
+  async signFor<T extends { to: string }>(
+    purpose: PeerPurpose,
+    claim: T,
+  ): Promise<Record<string, string>> {
+    const full = { ...claim, ts: this.deps.now(), nonce: randomBytes(16).toString('base64url') };
+    return peerProofHeaders(await this.secret(), full, purpose);
+  }
+
+  async verifyFor<T extends PeerClaimBase>(
+    purpose: PeerPurpose,
+    schema: z.ZodType<T>,
+    headers: Record<string, string | string[] | undefined>,
+    self: string,
+  ): Promise<Verdict<T>> {
     const encoded = headers[peerClaimHeader];
     const signature = headers[peerSignatureHeader];
     if (typeof encoded !== 'string' || typeof signature !== 'string') {
       return { ok: false, reason: 'no proof' };
     }
-    const expected = Buffer.from(mac(await this.secret(), encoded));
+    const expected = Buffer.from(mac(await this.secret(), purpose, encoded));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       return { ok: false, reason: 'bad proof' };
@@ -83,7 +117,7 @@ export class PeerProofs {
     } catch {
       parsed = undefined;
     }
-    const claim = claimSchema.safeParse(parsed);
+    const claim = schema.safeParse(parsed);
     if (!claim.success) return { ok: false, reason: 'bad claim' };
     if (claim.data.to !== self) return { ok: false, reason: 'proof for another proxy' };
     const now = this.deps.now();

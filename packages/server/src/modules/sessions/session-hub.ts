@@ -116,6 +116,15 @@ export class SessionHub {
     return this.internalAddr;
   }
 
+  /** The tracker fields that tell the other proxies where this one is reached, once advertised. */
+  get reach(): Pick<SessionTracker, 'proxyAddr' | 'proxyCert'> | undefined {
+    if (!this.internalAddr) return undefined;
+    return {
+      proxyAddr: this.internalAddr,
+      ...(this.internalCert ? { proxyCert: this.internalCert } : {}),
+    };
+  }
+
   /**
    * The proxy stops soon: from now on new sessions of every kind are refused (`assertAccepting`)
    * and readiness reports draining, while the live ones go on until `shutdown`.
@@ -305,12 +314,7 @@ export class SessionHub {
 
   private publish(session: LiveSession): void {
     if (session.isEnded) return;
-    const tracker = session.toTracker();
-    const reach = this.internalAddr && {
-      proxyAddr: this.internalAddr,
-      ...(this.internalCert ? { proxyCert: this.internalCert } : {}),
-    };
-    this.put(reach ? { ...tracker, ...reach } : tracker);
+    this.put({ ...session.toTracker(), ...this.reach });
   }
 
   private put(tracker: SessionTracker): void {

@@ -6,7 +6,10 @@ import type { Clock } from '../../clock.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { AuditBatcher } from '../../modules/audit/audit-batcher.js';
 import { remoteAddr } from '../../modules/audit/emit.js';
-import type { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
+import type {
+  SessionTracker,
+  SessionTrackerStore,
+} from '../../modules/sessions/session-tracker.store.js';
 import { routeWithdrawal, type DatabaseRoute } from './db-access.js';
 
 export interface DatabaseSessionsDeps {
@@ -15,6 +18,8 @@ export interface DatabaseSessionsDeps {
   locks: Pick<LockWatcher, 'isLocked'>;
   trackers: SessionTrackerStore;
   proxyId: string;
+  /** Where the other proxies reach this one (SessionHub.reach): a cancel landing there comes here. */
+  reach?: () => Pick<SessionTracker, 'proxyAddr' | 'proxyCert'> | undefined;
   clusterName: string;
   now: Clock;
   /** How often a live session asks again whether its user still may (locks, roles). */
@@ -172,6 +177,7 @@ export class DatabaseSessionAudit {
         moderated: false,
         command: route.dbName,
         proxyId: this.deps.proxyId,
+        ...this.deps.reach?.(),
         expires: new Date(now + trackerTtlMs).toISOString(),
         traceId: '',
       },

@@ -23,6 +23,9 @@ import { MysqlThreads } from './mysql/my-threads.js';
 import { postgresEngine } from './postgres/index.js';
 import { startPostgresListener } from './postgres/pg-listener.js';
 import { LeafCancelKeys } from './postgres/pg-leaf.js';
+import { forwardCancel } from './postgres/pg-session.js';
+import { PeerCancels, peerCancelRoute } from './postgres/peer-cancel.js';
+import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { startMysqlListener } from './mysql/my-listener.js';
 import type { NativeListenerDeps } from './native-listener.js';
 
@@ -41,6 +44,13 @@ export const databasesWing = {
       serverCerts: s.dbServerCerts,
       proxyServiceName: () => ctx.addresses.publicAddr().host,
       ...listContext(ctx),
+    });
+    await server.register(peerCancelRoute, {
+      proofs: s.peerProofs,
+      proxyId: ctx.hub.proxyId,
+      // This proxy's keys alone: a peer's cancel is never passed on to the peers again.
+      cancel: (pid, secret, scope) =>
+        forwardCancel(pid, secret, { cancelKeys: s.pgCancelKeys, dial: s.dialDatabase }, scope),
     });
     await server.register(dbConsoleRoutes, {
       databases: s.databases,
@@ -100,7 +110,12 @@ export const databasesWing = {
         const listener = await startPostgresListener(
           {
             ...(await nativeListenerDeps(s, ctx, 'PostgreSQL')),
-            engine: { ca: await s.dbClientCa(), dial: s.dialDatabase, cancelKeys: s.pgCancelKeys },
+            engine: {
+              ca: await s.dbClientCa(),
+              dial: s.dialDatabase,
+              cancelKeys: s.pgCancelKeys,
+              peers: s.peerCancels,
+            },
             leaf: { reach: () => ctx.leafReach.side, cancels: new LeafCancelKeys() },
           },
           ctx.config.postgresAddr!,
@@ -173,12 +188,20 @@ function buildDatabases(ctx: ServerContext) {
     return dialTcp(databaseAddress(db));
   };
   const pgCancelKeys = new CancelKeys();
+  // A cancel that a load balancer hands to another proxy than the session's (peer-cancel.ts).
+  const peerProofs = new PeerProofs({ backend, now });
+  const peerCancels = new PeerCancels({
+    proofs: peerProofs,
+    proxyId: ctx.hub.proxyId,
+    trackers: () => ctx.hub.list(),
+  });
   const dbSessions = new DatabaseSessions({
     audit,
     access: ctx.access,
     locks: ctx.locks,
     trackers: new SessionTrackerStore(backend),
     proxyId: ctx.hub.proxyId,
+    reach: () => ctx.hub.reach,
     clusterName: config.clusterName,
     now,
   });
@@ -186,7 +209,13 @@ function buildDatabases(ctx: ServerContext) {
   let pgEngine: Promise<DatabaseEngine> | undefined;
   const postgres = () =>
     (pgEngine ??= clientCa().then((ca) =>
-      postgresEngine({ ca, dial, cancelKeys: pgCancelKeys, sessions: dbSessions }),
+      postgresEngine({
+        ca,
+        dial,
+        cancelKeys: pgCancelKeys,
+        peers: peerCancels,
+        sessions: dbSessions,
+      }),
     ));
   let myEngine: Promise<DatabaseEngine> | undefined;
   const mysql = () =>
@@ -215,6 +244,8 @@ function buildDatabases(ctx: ServerContext) {
     dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
     pgCancelKeys,
+    peerProofs,
+    peerCancels,
     /** The engines, as the tunnel and the connection test use them. */
     postgresEngine: postgres,
     mysqlEngine: mysql,

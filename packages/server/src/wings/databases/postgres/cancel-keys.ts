@@ -44,4 +44,14 @@ export class CancelKeys {
   }
 }
 
+/** Whose queries a cancel may stop: through the tunnel, a session of this user on this database. */
+export interface CancelScope {
+  user: string;
+  db: string;
+}
+
+/** Whether `target` is in `scope` (no scope: the key alone decides, as at PostgreSQL). */
+export const inScope = (target: CancelTarget, scope: CancelScope | undefined): boolean =>
+  !scope || (target.user === scope.user && target.db.metadata.name === scope.db);
+
 const keyOf = (pid: number, secret: Buffer) => `${pid}:${secret.toString('hex')}`;

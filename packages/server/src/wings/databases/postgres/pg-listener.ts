@@ -62,7 +62,8 @@ async function accept(
         reader.release();
         socket.end();
         if (deps.leaf && (await forwardLeafCancel(packet.pid, packet.secret, deps.leaf))) return;
-        return forwardCancel(packet.pid, packet.secret, deps.engine, () => true);
+        await forwardCancel(packet.pid, packet.secret, deps.engine);
+        return;
       case 'ssl': {
         if (reader.release().length > 0) {
           return fatal(socket, '08P01', 'protocol violation: data after the TLS request');

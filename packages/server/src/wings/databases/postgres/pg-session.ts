@@ -5,7 +5,8 @@ import { routeRefusal, type DatabaseRoute } from '../db-access.js';
 import type { DatabaseRecord } from '../db-kind.js';
 import { coalescingPipe } from '../../../net/coalescing-pipe.js';
 import type { DatabaseSessionAudit } from '../db-session-audit.js';
-import type { CancelKeys } from './cancel-keys.js';
+import { inScope, type CancelKeys, type CancelScope } from './cancel-keys.js';
+import type { PeerCancels } from './peer-cancel.js';
 import type { DialDatabase } from '../db-kind.js';
 import { connectPostgres } from './pg-connect.js';
 import { MessageScanner, PacketReader } from './pg-reader.js';
@@ -28,6 +29,8 @@ export interface PostgresEngineDeps {
   ca: DatabaseClientCa;
   dial: DialDatabase;
   cancelKeys: CancelKeys;
+  /** Where a cancel by a key this proxy did not issue is asked (the cluster's other proxies). */
+  peers?: PeerCancels;
 }
 
 /** One client connection, already authenticated as a Postern user allowed to reach `db`. */
@@ -118,13 +121,10 @@ async function readStartup(
         client.stream.write('N');
         continue;
       case 'cancel':
-        await forwardCancel(
-          packet.pid,
-          packet.secret,
-          deps,
-          (target) =>
-            target.user === client.user && target.db.metadata.name === client.db.metadata.name,
-        );
+        await forwardCancel(packet.pid, packet.secret, deps, {
+          user: client.user,
+          db: client.db.metadata.name,
+        });
         reader.release();
         client.stream.end();
         return undefined;
@@ -142,25 +142,28 @@ async function readStartup(
 }
 
 /**
- * A cancel request names the proxy's key; `allowed` says whether the session it belongs to may
- * be cancelled from here (through the tunnel: the same user's, on the same database; on the
- * native listener, where libpq sends it without TLS, the key alone, as PostgreSQL itself does).
- * PostgreSQL answers nothing to a cancel request, and neither does the proxy.
+ * A cancel request names the proxy's key; `scope` says whose session may be cancelled from here
+ * (through the tunnel: the same user's, on the same database; on the native listener, where
+ * libpq sends it without TLS, the key alone decides, as at PostgreSQL itself). A key another
+ * proxy of the cluster issued is asked of the proxies (`peers`, peer-cancel.ts). PostgreSQL
+ * answers nothing to a cancel request, and neither does the proxy; true when it was forwarded.
  */
 export async function forwardCancel(
   pid: number,
   secret: Buffer,
-  deps: Pick<PostgresEngineDeps, 'cancelKeys' | 'dial'>,
-  allowed: (target: { user: string; db: DatabaseRecord }) => boolean,
-): Promise<void> {
+  deps: Pick<PostgresEngineDeps, 'cancelKeys' | 'dial' | 'peers'>,
+  scope?: CancelScope,
+): Promise<boolean> {
   const target = deps.cancelKeys.find(pid, secret);
-  if (!target || !allowed(target)) return;
+  if (!target) return (await deps.peers?.forward(pid, secret, scope)) ?? false;
+  if (!inScope(target, scope)) return false;
   const raw = await deps.dial(target.db).catch(() => undefined);
-  if (!raw) return;
+  if (!raw) return false;
   // A cancel request is sent in the clear as its own connection's first packet, as libpq does:
   // it holds no credential but the key, which never leaves the proxy.
   raw.on('error', () => undefined);
   raw.end(cancelRequest(target.pid, target.secret));
+  return true;
 }
 
 function pinnedRefusal(client: PostgresClient, route: DatabaseRoute): string | undefined {
