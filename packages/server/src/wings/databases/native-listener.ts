@@ -1,6 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { createSecureContext, TLSSocket, type PeerCertificate, type SecureContext } from 'node:tls';
+import {
+  createSecureContext,
+  TLSSocket,
+  type PeerCertificate,
+  type SecureContext,
+  type SecureContextOptions,
+} from 'node:tls';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import type { HostPort } from '../../config/address.js';
 import { acceptProxied, TrustedProxies } from '../../net/proxy-protocol.js';
@@ -49,12 +55,18 @@ export async function startNativeListener(
   accept: (socket: Socket, context: SecureContext) => Promise<void>,
 ): Promise<NativeListener> {
   let context: SecureContext;
+  // The TLS sockets are made by hand, not by a tls.Server, which would set a session id context.
+  // Without one, OpenSSL answers a client that resumes a session (mysql2 does, for connections
+  // made with one options object, as a pool's are) with an internal error alert, as it asks for
+  // a certificate. A resumed session brings its certificate back, and `admitted` checks it again.
+  const contextOf = (options: SecureContextOptions) =>
+    createSecureContext({ ...options, sessionIdContext: 'postern-native-db' });
   const tls = await renewingListenerTls(deps.accessCa, deps.serverNames, {
-    renewed: (options) => (context = createSecureContext(options)),
+    renewed: (options) => (context = contextOf(options)),
     ttlMs: deps.certTtlMs,
     failed: deps.renewalFailed,
   });
-  context = createSecureContext(tls.options);
+  context = contextOf(tls.options);
   const sockets = new Set<Socket>();
   const trusted = deps.trustedProxies ?? new TrustedProxies([]);
   const listener = createServer((connection) => {

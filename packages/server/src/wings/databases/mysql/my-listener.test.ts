@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import mysql from 'mysql2/promise';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -208,6 +209,26 @@ describe('the native MySQL listener', () => {
     const answer = await new MysqlPacketReader(tls).packet();
     expect(answer.payload[0], answer.payload.toString()).toBe(0x00); // OK: signed in
     tls.destroy();
+  });
+
+  it('lets a driver in again when it resumes its TLS session, as mysql2 does', async () => {
+    const [cert, key, ca] = await Promise.all(
+      [files.cert, files.key, files.ca].map((file) => readFile(file, 'utf8')),
+    );
+    // One options object for every connection, as a pool has: mysql2 resumes through it.
+    const ssl = { cert, key, ca };
+    for (let n = 1; n <= 3; n += 1) {
+      const connection = await mysql.createConnection({
+        host: '127.0.0.1',
+        port: listener.address.port,
+        user: 'alice_db',
+        database: 'appdb',
+        ssl,
+      });
+      const [rows] = await connection.query(`select ${n} as n`);
+      expect(rows).toEqual([{ n }]);
+      await connection.end();
+    }
   });
 
   it('refuses a client that skips TLS, or brings no certificate', async () => {
