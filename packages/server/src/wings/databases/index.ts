@@ -24,7 +24,7 @@ import { postgresEngine } from './postgres/index.js';
 import { startPostgresListener } from './postgres/pg-listener.js';
 import { LeafCancelKeys } from './postgres/pg-leaf.js';
 import { forwardCancel } from './postgres/pg-session.js';
-import { PeerCancels, peerCancelRoute } from './postgres/peer-cancel.js';
+import { PeerCancels, peerCancelRoute } from './peer-cancel.js';
 import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { startMysqlListener } from './mysql/my-listener.js';
 import type { NativeListenerDeps } from './native-listener.js';
@@ -51,6 +51,7 @@ export const databasesWing = {
       // This proxy's keys alone: a peer's cancel is never passed on to the peers again.
       cancel: (pid, secret, scope) =>
         forwardCancel(pid, secret, { cancelKeys: s.pgCancelKeys, dial: s.dialDatabase }, scope),
+      thread: (id, user, db) => s.mysqlThreads.serverIdFor(id, user, db),
     });
     await server.register(dbConsoleRoutes, {
       databases: s.databases,
@@ -131,7 +132,12 @@ export const databasesWing = {
         const listener = await startMysqlListener(
           {
             ...(await nativeListenerDeps(s, ctx, 'MySQL')),
-            engine: { ca: await s.dbClientCa(), dial: s.dialDatabase, threads: s.mysqlThreads },
+            engine: {
+              ca: await s.dbClientCa(),
+              dial: s.dialDatabase,
+              threads: s.mysqlThreads,
+              peers: s.peerCancels,
+            },
           },
           ctx.config.mysqlAddr!,
         );
@@ -220,7 +226,7 @@ function buildDatabases(ctx: ServerContext) {
   let myEngine: Promise<DatabaseEngine> | undefined;
   const mysql = () =>
     (myEngine ??= clientCa().then((ca) =>
-      mysqlEngine({ ca, dial, threads: mysqlThreads, sessions: dbSessions }),
+      mysqlEngine({ ca, dial, threads: mysqlThreads, peers: peerCancels, sessions: dbSessions }),
     ));
   // Discover's connection test of a database: the roles, whether it answers, then a sign-in.
   ctx.connectionDiagnostics.add(

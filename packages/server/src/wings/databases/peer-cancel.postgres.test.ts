@@ -1,75 +1,41 @@
-import { readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
-import { clusterSecret } from '../../../cluster-secrets.js';
-import { peerProofHeaders } from '../../../modules/sessions/peer-proof.js';
-import { TrustedProxies } from '../../../net/proxy-protocol.js';
-import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
-import { signedInHome } from '../../../testing/cli-home.testkit.js';
-import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
+import { clusterSecret } from '../../cluster-secrets.js';
+import { peerProofHeaders } from '../../modules/sessions/peer-proof.js';
+import type { TestApp } from '../../testing/app-harness.testkit.js';
+import { createDatabaseRole, registerTestDatabase } from '../../testing/databases.testkit.js';
 import {
   startPrivatePostgres,
   type PrivatePostgres,
-} from '../../../testing/private-postgres.testkit.js';
-import { loginCommand } from '../cli/db-client.js';
-import { listenerIdentity } from '../listener-identity.js';
+} from '../../testing/private-postgres.testkit.js';
+import {
+  dbLoginTls,
+  nativeListenerOf,
+  startTwoProxies,
+  until,
+  type TwoProxies,
+} from '../../testing/two-proxies.testkit.js';
+import type { NativeListener } from './native-listener.js';
 import { peerCancelPath } from './peer-cancel.js';
-import type { NativeListener } from '../native-listener.js';
-import { startPostgresListener } from './pg-listener.js';
-import { cancelRequest } from './pg-wire.js';
+import { cancelRequest } from './postgres/pg-wire.js';
 
 // Two proxies on one cluster backend (a PostgreSQL schema), each with its native PostgreSQL
 // listener, as behind a load balancer. A query runs through proxy B; its cancel request lands on
 // proxy A, which holds no such key and asks B over the internal, proven route. A real PostgreSQL
 // is behind both. Every connection is to loopback.
 
-const schemas = new TestSchemas();
+let proxies: TwoProxies;
 let a: TestApp;
 let b: TestApp;
 const listeners: Record<'a' | 'b', NativeListener | undefined> = { a: undefined, b: undefined };
 let postgres: PrivatePostgres;
-let home: string;
 let tls: { ca: string; cert: string; key: string };
 let bUrl: string;
 
-async function nativeListener(app: TestApp): Promise<NativeListener> {
-  const { services } = app;
-  return startPostgresListener(
-    {
-      accessCa: await services.dbAccessCa(),
-      serverNames: ['localhost', '127.0.0.1'],
-      databases: services.databases,
-      identify: listenerIdentity(services.access, services.lockWatcher),
-      engine: {
-        ca: await services.dbClientCa(),
-        dial: services.dialDatabase,
-        cancelKeys: services.pgCancelKeys,
-        peers: services.peerCancels,
-      },
-      sessions: services.dbSessions,
-      draining: () => false,
-      trustedProxies: new TrustedProxies([]),
-    },
-    { host: '127.0.0.1', port: 0 },
-  );
-}
-
-async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 beforeAll(async () => {
-  await schemas.connect();
-  const storage = { type: 'postgres' as const, url: testPostgresUrl, schema: schemas.newName() };
-  b = await createTestApp({ storage, audit: storage });
-  a = await createTestApp({ storage, audit: storage });
-  for (const app of [a, b]) app.context.hub.advertise((await app.listenOnLoopback()).baseUrl);
+  proxies = await startTwoProxies();
+  ({ a, b } = proxies);
   bUrl = b.context.hub.address!;
   const clientCa = await b.services.dbClientCa();
   postgres = await startPrivatePostgres({ tls: { clientCaPem: clientCa.certPem } });
@@ -79,30 +45,17 @@ beforeAll(async () => {
   await createDatabaseRole(b, 'pg-user', { db_users: ['alice_db'], db_names: ['appdb'] });
   await b.services.users.create({ name: 'alice', roles: ['pg-user'] }, 'test');
   await until(() => a.context.access.users.get('alice') !== undefined, 'proxy A to see alice');
-  listeners.a = await nativeListener(a);
-  listeners.b = await nativeListener(b);
-  const { port } = b.server.server.address() as { port: number };
-  ({ home } = await signedInHome(b, port, 'alice', ['pg-user']));
-  const login = await loginCommand({ POSTERN_HOME: home }, 'pg', {
-    dbUser: 'alice_db',
-    dbName: 'appdb',
-  });
-  const read = (file: string) => readFile(file, 'utf8');
-  tls = {
-    ca: await read(login.files.ca),
-    cert: await read(login.files.cert),
-    key: await read(login.files.key),
-  };
+  listeners.a = await nativeListenerOf(a, 'postgres');
+  listeners.b = await nativeListenerOf(b, 'postgres');
+  const route = { db: 'pg', dbUser: 'alice_db', dbName: 'appdb' };
+  tls = await dbLoginTls(b, { name: 'alice', roles: ['pg-user'] }, route);
 }, 120_000);
 
 afterAll(async () => {
   await listeners.a?.stop();
   await listeners.b?.stop();
-  await a?.close();
-  await b?.close();
+  await proxies?.close();
   await postgres?.destroy();
-  await schemas.dropAll();
-  if (home) await rm(home, { recursive: true, force: true });
 });
 
 /** alice's session through proxy B's listener, with the cancel key B gave her client. */
@@ -183,6 +136,7 @@ describe('the internal cancel route', () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${bUrl}${peerCancelPath}`, { method: 'POST', headers });
   const claim = (extra: object = {}) => ({
+    protocol: 'postgres',
     to: b.context.hub.proxyId,
     ts: Date.now(),
     nonce: Math.random().toString(36).slice(2).padEnd(16, 'x'),

@@ -2,32 +2,52 @@ import type { FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { z } from 'zod';
-import { accessDenied } from '../../../errors.js';
-import { peerClaimBase, type PeerProofs } from '../../../modules/sessions/peer-proof.js';
-import { pinnedTo } from '../../../modules/sessions/remote-session.js';
-import type { SessionTracker } from '../../../modules/sessions/session-tracker.store.js';
-import type { CancelScope } from './cancel-keys.js';
+import { accessDenied } from '../../errors.js';
+import { peerClaimBase, type PeerProofs } from '../../modules/sessions/peer-proof.js';
+import { pinnedTo } from '../../modules/sessions/remote-session.js';
+import type { SessionTracker } from '../../modules/sessions/session-tracker.store.js';
+import type { CancelScope } from './postgres/cancel-keys.js';
 
 /**
- * PostgreSQL cancels across the proxies of a cluster (docs/high-availability.md). psql sends its
- * CancelRequest on a new connection, which a load balancer may hand to another proxy than the
- * one holding the session; that proxy has no such key. It then asks the proxies that hold
- * database sessions, through this internal route, to cancel by the key; the holder forwards it
- * to the database as for a cancel of its own.
+ * Cancels across the proxies of a cluster (docs/high-availability.md). A client stops a query on
+ * a new connection: psql's CancelRequest carries the proxy's cancel key, the mariadb client's
+ * `KILL QUERY <id>` the proxy's connection id. A load balancer may hand that connection to
+ * another proxy than the one holding the session, which knows neither. That proxy then asks the
+ * proxies holding database sessions, through this internal route: the holder forwards a
+ * PostgreSQL cancel itself, and tells the asker a MySQL session's thread id at the server, so the
+ * asker's `KILL` goes to the server as if it held the session.
  */
 export const peerCancelPath = '/v1/proxy/db/cancel';
 
-/** Which query to cancel: the proxy's key as the client had it, and for whom when it is known. */
-const cancelClaimSchema = peerClaimBase.extend({
-  pid: z.number().int(),
-  /** The key's secret, base64 (4 bytes in protocol 3.0; up to 256 in 3.2). */
-  secret: z.string().max(344),
-  /** Through the tunnel: only a session of this user on this database may be cancelled. */
-  scope: z.object({ user: z.string(), db: z.string() }).optional(),
-});
+const cancelClaimSchema = z.discriminatedUnion('protocol', [
+  peerClaimBase.extend({
+    protocol: z.literal('postgres'),
+    /** The proxy's key as the client had it; the secret base64 (4 bytes in protocol 3.0). */
+    pid: z.number().int(),
+    secret: z.string().max(344),
+    /** Through the tunnel: only a session of this user on this database may be cancelled. */
+    scope: z.object({ user: z.string(), db: z.string() }).optional(),
+  }),
+  peerClaimBase.extend({
+    protocol: z.literal('mysql'),
+    /** The proxy's connection id, and whose session on which database it must be. */
+    thread: z.number().int(),
+    user: z.string(),
+    db: z.string(),
+  }),
+]);
 
 /** Cancels by a key this proxy holds; says whether it did (`forwardCancel` in `pg-session.ts`). */
 export type LocalCancel = (pid: number, secret: Buffer, scope?: CancelScope) => Promise<boolean>;
+
+/** The server's id of a MySQL thread this proxy holds, if it is this user's on this database. */
+export type LocalThread = (thread: number, user: string, db: string) => number | undefined;
+
+interface Holder {
+  proxyId: string;
+  proxyAddr: string;
+  proxyCert?: string;
+}
 
 export interface PeerCancelsDeps {
   proofs: PeerProofs;
@@ -37,32 +57,52 @@ export interface PeerCancelsDeps {
   timeoutMs?: number;
 }
 
-/** The sending side: a cancel this proxy holds no key for, asked of the other proxies. */
+/** The asking side: a cancel this proxy holds nothing for, asked of the other proxies. */
 export class PeerCancels {
   constructor(private readonly deps: PeerCancelsDeps) {}
 
-  /**
-   * Asks each other proxy that holds a database session to cancel by the key; true when one did.
-   * A key is never sent to a proxy but over TLS to the certificate its trackers name.
-   */
+  /** A PostgreSQL cancel by the key: true when the proxy holding it forwarded it. */
   async forward(pid: number, secret: Buffer, scope?: CancelScope): Promise<boolean> {
+    const claim = { protocol: 'postgres', pid, secret: secret.toString('base64') };
+    const answer = await this.ask({ ...claim, ...(scope ? { scope } : {}) }, (body) =>
+      body.cancelled === true ? true : undefined,
+    );
+    return answer ?? false;
+  }
+
+  /** The server's id of a MySQL session another proxy holds for this user on this database. */
+  mysqlThread(thread: number, user: string, db: string): Promise<number | undefined> {
+    return this.ask({ protocol: 'mysql', thread, user, db }, (body) =>
+      typeof body.serverId === 'number' ? body.serverId : undefined,
+    );
+  }
+
+  /**
+   * Asks each other proxy that holds a database session, at once; the first answer `read` takes.
+   * The claim goes only over TLS to the certificate the holder's trackers name.
+   */
+  private async ask<T>(
+    claim: object,
+    read: (body: Record<string, unknown>) => T | undefined,
+  ): Promise<T | undefined> {
     const answers = await Promise.all(
       this.holders().map(async (holder) => {
         const headers = await this.deps.proofs.signFor('db-cancel', {
+          ...claim,
           to: holder.proxyId,
-          pid,
-          secret: secret.toString('base64'),
-          ...(scope ? { scope } : {}),
         });
-        return postProof(holder, headers, this.deps.timeoutMs ?? 3000).catch(() => false);
+        const body = await postProof(holder, headers, this.deps.timeoutMs ?? 3000).catch(
+          () => ({}),
+        );
+        return read(body);
       }),
     );
-    return answers.includes(true);
+    return answers.find((answer) => answer !== undefined);
   }
 
   /** The other proxies holding database sessions, each once, with where they are reached. */
-  private holders(): { proxyId: string; proxyAddr: string; proxyCert?: string }[] {
-    const byProxy = new Map<string, { proxyId: string; proxyAddr: string; proxyCert?: string }>();
+  private holders(): Holder[] {
+    const byProxy = new Map<string, Holder>();
     for (const { kind, proxyId, proxyAddr, proxyCert } of this.deps.trackers()) {
       if (kind !== 'db' || proxyId === this.deps.proxyId || !proxyAddr) continue;
       byProxy.set(proxyId, { proxyId, proxyAddr, ...(proxyCert ? { proxyCert } : {}) });
@@ -71,12 +111,12 @@ export class PeerCancels {
   }
 }
 
-/** POSTs the proof to the holder's internal route; true when it answers that it cancelled. */
+/** POSTs the proof to the holder's internal route; its JSON answer, or `{}`. */
 function postProof(
-  holder: { proxyAddr: string; proxyCert?: string },
+  holder: Holder,
   headers: Record<string, string>,
   timeoutMs: number,
-): Promise<boolean> {
+): Promise<Record<string, unknown>> {
   const url = new URL(peerCancelPath, holder.proxyAddr);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -86,7 +126,7 @@ function postProof(
       (response) => {
         let body = '';
         response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        response.on('end', () => resolve(response.statusCode === 200 && isCancelled(body)));
+        response.on('end', () => resolve(response.statusCode === 200 ? parsed(body) : {}));
         response.on('error', reject);
       },
     );
@@ -96,11 +136,12 @@ function postProof(
   });
 }
 
-function isCancelled(body: string): boolean {
+function parsed(body: string): Record<string, unknown> {
   try {
-    return (JSON.parse(body) as { cancelled?: unknown }).cancelled === true;
+    const value: unknown = JSON.parse(body);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
   } catch {
-    return false;
+    return {};
   }
 }
 
@@ -109,12 +150,14 @@ export interface PeerCancelRouteOptions {
   proxyId: string;
   /** This proxy's own keys only: a cancel asked by a peer is never asked of the peers again. */
   cancel: LocalCancel;
+  thread: LocalThread;
 }
 
 /**
- * The receiving side: another proxy of the cluster asks for a cancel by a key. The request must
- * carry a fresh, unused proof for this proxy under the `db-cancel` purpose; the answer says
- * whether this proxy held the key (and the scope allowed it), so the sender stops looking.
+ * The answering side: another proxy of the cluster asks about a cancel. The request must carry a
+ * fresh, unused proof for this proxy under the `db-cancel` purpose. The answer says whether this
+ * proxy cancelled (PostgreSQL), or the server's thread id (MySQL, null when not held here), so
+ * the asker stops looking.
  */
 export async function peerCancelRoute(
   app: FastifyInstance,
@@ -128,8 +171,11 @@ export async function peerCancelRoute(
       options.proxyId,
     );
     if (!verdict.ok) throw accessDenied(`access denied: ${verdict.reason}`);
-    const { pid, secret, scope } = verdict.claim;
-    const cancelled = await options.cancel(pid, Buffer.from(secret, 'base64'), scope);
-    return { cancelled };
+    const { claim } = verdict;
+    if (claim.protocol === 'mysql') {
+      return { serverId: options.thread(claim.thread, claim.user, claim.db) ?? null };
+    }
+    const secret = Buffer.from(claim.secret, 'base64');
+    return { cancelled: await options.cancel(claim.pid, secret, claim.scope) };
   });
 }

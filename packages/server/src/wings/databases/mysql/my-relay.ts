@@ -4,6 +4,7 @@ import { CommandGate } from './my-command-gate.js';
 import type { MysqlBackend } from './my-connect.js';
 import type { MysqlClient, MysqlEngineDeps } from './my-session.js';
 import { Command, MysqlStatements, useStatementSchema } from './my-statements.js';
+import { killText, proxyKillOf, type ProxyKill } from './my-threads.js';
 import { ErrorCode, errPayload, packet, type MysqlError } from './my-wire.js';
 
 /**
@@ -64,6 +65,20 @@ export function relayMysql(
     return payload;
   };
 
+  const dbName = () => client.db.metadata.name;
+  /** A kill of one of the proxies' ids: the server's id for it, or refused as servers do. */
+  const judgedKill = (kill: ProxyKill, text: string, serverId: number | undefined) => {
+    if (serverId === undefined) {
+      session.statement('TDB02W', { query: text, error: 'not a thread of this session' });
+      answer({ code: 1094, sqlState: 'HY000', message: `Unknown thread id: ${kill.id}` });
+      return undefined;
+    }
+    session.statement('TDB02I', { query: text });
+    return Buffer.concat([Buffer.from([Command.query]), Buffer.from(killText(kill, serverId))]);
+  };
+  /** A kill held while the other proxies are asked, and where it stands among `forward`. */
+  let elsewhere: { kill: ProxyKill; text: string; at: number } | undefined;
+
   const gate = new CommandGate({
     holds: (command, length) =>
       command === Command.initDb ||
@@ -74,20 +89,17 @@ export function relayMysql(
         const text = payload.toString('utf8', 1);
         const schema = useStatementSchema(text);
         if (schema !== undefined) return enterSchema(schema, payload, text);
-        const translated = deps.threads.translateKill(text, client.user, client.db.metadata.name);
-        if (translated === undefined) {
-          session.statement('TDB02W', { query: text, error: 'not a thread of this session' });
-          answer({
-            code: 1094,
-            sqlState: 'HY000',
-            message: `Unknown thread id: ${text.replace(/\D/g, '')}`,
-          });
+        const kill = proxyKillOf(text);
+        if (!kill) {
+          session.statement('TDB02I', { query: text });
+          return payload;
+        }
+        if (!deps.threads.holds(kill.id) && deps.peers) {
+          // Another proxy's id, perhaps: asked of them, the kill waits (onClientData).
+          elsewhere = { kill, text, at: forward.length };
           return undefined;
         }
-        session.statement('TDB02I', { query: text });
-        return translated === text
-          ? payload
-          : Buffer.concat([Buffer.from([Command.query]), Buffer.from(translated, 'utf8')]);
+        return judgedKill(kill, text, deps.threads.serverIdFor(kill.id, client.user, dbName()));
       }
       if (payload[0] === Command.changeUser) {
         session.statement('TDB02W', {
@@ -142,12 +154,29 @@ export function relayMysql(
       session.malformed((error as Error).message);
       return end('protocol violation', `protocol violation: ${(error as Error).message}`);
     }
+    if (elsewhere) return killElsewhere(elsewhere, forward.splice(0));
     let flowing = true;
     for (const piece of forward) flowing = socket.write(piece) && flowing;
     if (!flowing) {
       client.stream.pause();
       socket.once('drain', () => client.stream.resume());
     }
+  };
+  // The client waits for the kill's answer; whatever came after it waits too, in order.
+  const killElsewhere = (held: NonNullable<typeof elsewhere>, pieces: Buffer[]) => {
+    elsewhere = undefined;
+    client.stream.pause();
+    for (const piece of pieces.slice(0, held.at)) socket.write(piece);
+    void deps
+      .peers!.mysqlThread(held.kill.id, client.user, dbName())
+      .catch(() => undefined)
+      .then((serverId) => {
+        if (ended) return;
+        const payload = judgedKill(held.kill, held.text, serverId);
+        if (payload) socket.write(packet(0, payload));
+        for (const piece of pieces.slice(held.at)) socket.write(piece);
+        client.stream.resume();
+      });
   };
   session.onWithdrawn((why) => end(why, `terminating connection: ${why}`));
   if (backend.rest.length > 0) client.stream.write(backend.rest);

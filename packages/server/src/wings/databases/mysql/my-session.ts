@@ -10,6 +10,7 @@ import { connectMysql, DatabaseRefusal, type MysqlBackend } from './my-connect.j
 import { deniedError, relayMysql } from './my-relay.js';
 import { MysqlPacketReader } from './my-reader.js';
 import type { MysqlThreads } from './my-threads.js';
+import type { PeerCancels } from '../peer-cancel.js';
 import {
   Capability,
   ErrorCode,
@@ -27,6 +28,8 @@ export interface MysqlEngineDeps {
   ca: DatabaseClientCa;
   dial: DialDatabase;
   threads: MysqlThreads;
+  /** Where a kill of an id this proxy did not issue is asked (the cluster's other proxies). */
+  peers?: PeerCancels;
 }
 
 /** One client connection, already authenticated as a Postern user allowed to reach `db`. */

@@ -6,7 +6,7 @@ import type { DatabaseRecord } from '../db-kind.js';
 import { coalescingPipe } from '../../../net/coalescing-pipe.js';
 import type { DatabaseSessionAudit } from '../db-session-audit.js';
 import { inScope, type CancelKeys, type CancelScope } from './cancel-keys.js';
-import type { PeerCancels } from './peer-cancel.js';
+import type { PeerCancels } from '../peer-cancel.js';
 import type { DialDatabase } from '../db-kind.js';
 import { connectPostgres } from './pg-connect.js';
 import { MessageScanner, PacketReader } from './pg-reader.js';
