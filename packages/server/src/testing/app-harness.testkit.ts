@@ -102,6 +102,8 @@ export interface TestAppOptions {
   heartbeatIntervalMs?: number;
   /** mysql_addr: the native MySQL listener, started with the wings' listeners. */
   mysqlAddr?: string;
+  /** WebSocket ping interval in ms (default 20 s); tests of a peer gone silent keep it short. */
+  pingIntervalMs?: number;
 }
 
 /**
@@ -169,6 +171,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.https ? { https: options.https } : {}),
     ...(options.wings ? { wings: options.wings } : {}),
+    ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
   });
   const csrfToken = randomBytes(32).toString('hex');
   const origin = 'https://proxy.test:3080';

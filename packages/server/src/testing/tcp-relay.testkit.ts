@@ -8,6 +8,11 @@ export interface TcpRelay {
    * (ECONNREFUSED), as with a stopped server, while the target itself keeps running.
    */
   cut(): Promise<void>;
+  /**
+   * The target goes silent (a host gone, a cable cut): relayed connections stay open, but no byte
+   * passes either way any more, and nothing is closed.
+   */
+  freeze(): void;
   /** The target is back: listens again on the same port. */
   restore(): Promise<void>;
   /** Cuts for good. */
@@ -20,6 +25,7 @@ export interface TcpRelay {
  */
 export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   const server = createServer((client) => {
     const target = connect(targetPort, '127.0.0.1');
     for (const socket of [client, target]) {
@@ -32,6 +38,9 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
       });
     }
     client.pipe(target).pipe(client);
+    const pair: [Socket, Socket] = [client, target];
+    pairs.add(pair);
+    client.once('close', () => pairs.delete(pair));
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -51,6 +60,14 @@ export async function startTcpRelay(targetPort: number): Promise<TcpRelay> {
   return {
     port,
     cut,
+    freeze: () => {
+      for (const [client, target] of pairs) {
+        client.unpipe(target);
+        target.unpipe(client);
+        client.pause();
+        target.pause();
+      }
+    },
     // Another program may have taken the port meanwhile (unlikely): then this rejects.
     restore: async () => {
       if (!server.listening) await listen(port);

@@ -9,7 +9,7 @@ import type { BlobStore } from '../../blobs/blob-store.js';
 import { ApiError } from '../../errors.js';
 import type { Identity } from '../../http/request-identity.js';
 import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
-import { keepAlive } from '../terminal/terminal-socket.js';
+import { keepAlive } from '../../websocket/keep-alive.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import type { DesktopRecordingIndex } from './desktop-recording-blobs.js';
 import { DesktopPlayer } from './desktop-player.js';

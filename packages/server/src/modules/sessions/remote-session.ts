@@ -14,6 +14,7 @@ import type { EndKind, Party } from './party.js';
 import { peerJoinPath, type PeerProofs } from './peer-proof.js';
 import type { SessionTracker } from './session-tracker.store.js';
 import { toBytes, truncateReason } from '../../websocket/frames.js';
+import { keepAlive } from '../../websocket/keep-alive.js';
 
 /** What a joiner uses of a session: one this proxy holds, or one another proxy holds. */
 export type JoinedSession = Pick<
@@ -30,6 +31,8 @@ export interface RemoteSessionDeps {
   /** Who joins, as this proxy judged them. */
   joiner: { user: string; roles: readonly string[]; mode: ParticipantMode };
   connectTimeoutMs?: number;
+  /** How often this side pings the holder: a holder gone without closing ends the party. */
+  pingIntervalMs?: number;
 }
 
 const decoder = new TextDecoder();
@@ -108,7 +111,11 @@ export class RemoteSession implements JoinedSession {
         );
       });
     });
-    socket.on('close', (code, reason) => this.holderClosed(code, reason.toString('utf8')));
+    const alive = keepAlive(socket, this.deps.pingIntervalMs ?? 20_000);
+    socket.on('close', (code, reason) => {
+      alive.stop();
+      this.holderClosed(code, reason.toString('utf8'));
+    });
     if (this.ended) socket.close(1000, 'disconnected');
   }
 

@@ -7,7 +7,8 @@ import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { participantModesFor } from '../sessions/join-policy.js';
 import { peerJoinPattern, type PeerClaim, type PeerProofs } from '../sessions/peer-proof.js';
 import type { SessionHub } from '../sessions/session-hub.js';
-import { keepAlive, onFrame } from './terminal-socket.js';
+import { onFrame } from './terminal-socket.js';
+import { keepAlive } from '../../websocket/keep-alive.js';
 import { WebSocketParty } from './websocket-party.js';
 import { toBytes } from '../../websocket/frames.js';
 

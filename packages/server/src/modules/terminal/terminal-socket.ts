@@ -20,6 +20,7 @@ import type { JoinedSession } from '../sessions/remote-session.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
 import { toBytes } from '../../websocket/frames.js';
+import { keepAlive } from '../../websocket/keep-alive.js';
 
 /**
  * What a terminal socket serves: the sessions of one protocol (a shell on a server, a SQL
@@ -230,19 +231,6 @@ export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Ui
     default:
       return; // j (ready to join) and others need no answer
   }
-}
-
-/** Server pings; a peer that misses two in a row is gone (load balancers drop idle sockets). */
-export function keepAlive(socket: WebSocket, intervalMs: number) {
-  let answered = true;
-  socket.on('pong', () => (answered = true));
-  const timer = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 function answer(socket: WebSocket, response: CreateSessionResponse): void {

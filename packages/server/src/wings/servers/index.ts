@@ -150,6 +150,7 @@ function buildServers(ctx: ServerContext) {
     clusterName,
     now,
     peers: peerProofs,
+    pingIntervalMs: ctx.pingIntervalMs,
   });
   const fileTransfers = new FileTransferService({
     access: nodeAccess,

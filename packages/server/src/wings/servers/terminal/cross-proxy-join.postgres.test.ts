@@ -12,6 +12,7 @@ import {
 } from '../../../modules/sessions/peer-proof.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
+import { startTcpRelay } from '../../../testing/tcp-relay.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
 
 // Two proxies on one PostgreSQL schema: proxy B holds alice's session on a real sshd, and bob
@@ -29,7 +30,8 @@ beforeAll(async () => {
   const storage = { type: 'postgres' as const, url: testPostgresUrl, schema: schemas.newName() };
   holder = await startSshNodeApp({ storage, audit: storage });
   b = holder.app;
-  a = await createTestApp({ storage, audit: storage });
+  // Short pings: the test of a holder gone silent waits two of them.
+  a = await createTestApp({ storage, audit: storage, pingIntervalMs: 500 });
   aUrl = (await a.listenOnLoopback()).baseUrl;
   a.context.hub.advertise(aUrl);
   const role = (name: string, allow: object) =>
@@ -202,6 +204,40 @@ describe('joining a session held by another proxy', () => {
 
     owner.type('exit\r');
     await owner.closed;
+  });
+
+  it('ends a joiner’s view within two pings when the holder goes silent without closing', async () => {
+    // B is reached through a relay that the test freezes: no byte passes, nothing closes.
+    const holderPort = Number(new URL(holder.baseUrl).port);
+    const relay = await startTcpRelay(holderPort);
+    const relayUrl = `http://127.0.0.1:${relay.port}`;
+    b.context.hub.advertise(relayUrl);
+    try {
+      const owner = await openTerminal({
+        baseUrl: holder.baseUrl,
+        headers: await b.signIn(['plain-x'], 'alice'),
+        params: { server_id: holder.nodeId, login: 'root', term: { w: 80, h: 24 } },
+      });
+      await owner.waitFor(() => owner.frames.some((f) => f.type === T.sessionData), 'data');
+      const frame = owner.frames.find((f) => f.type === T.sessionData)!;
+      const sid = (JSON.parse(frame.payload) as { session: { id: string } }).session.id;
+      await until(() => a.context.hub.tracker(sid)?.proxyAddr === relayUrl, 'the relay’s address');
+      await owner.waitForOutput(/[#$] $/m);
+      const observer = await joinThroughA(sid, 'observer');
+      owner.type('echo seen-$((4*4))\r');
+      await observer.waitForOutput('seen-16');
+
+      relay.freeze();
+      const frozenAt = Date.now();
+      await observer.closed;
+      expect(endReason(observer)).toBe('the proxy holding this session went away');
+      expect(Date.now() - frozenAt).toBeLessThan(3000);
+      owner.type('exit\r');
+      await owner.closed;
+    } finally {
+      b.context.hub.advertise(holder.baseUrl);
+      await relay.close();
+    }
   });
 
   it("ends a joiner through A whom a lock covers, and the owner's session goes on", async () => {

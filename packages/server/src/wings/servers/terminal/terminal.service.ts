@@ -60,6 +60,8 @@ export interface TerminalServiceDeps {
   now: () => number;
   /** Proofs for joining a session another proxy holds (absent: such joins are refused). */
   peers?: PeerProofs;
+  /** How often a join through another proxy pings it (the server's WebSocket ping interval). */
+  pingIntervalMs?: number;
 }
 
 export interface ReachRequest {
@@ -260,6 +262,7 @@ export class TerminalService {
       current: () => this.deps.hub.tracker(sid),
       proofs: this.deps.peers,
       joiner: { user: identity.user, roles: identity.roles, mode: granted },
+      ...(this.deps.pingIntervalMs ? { pingIntervalMs: this.deps.pingIntervalMs } : {}),
     });
     return { session: remote, mode: granted };
   }
