@@ -49,5 +49,11 @@ describe('the database CAs', () => {
     const onLeaf = { ...route, cluster: 'leaf-one' };
     const leafCert = new X509Certificate((await access.routeCertificate(onLeaf, 60_000)).certPem);
     expect(certifiedRoute({ ...peer, subjectaltname: leafCert.subjectAltName })).toEqual(onLeaf);
+    // With its protocol, so that only that protocol's listener takes it.
+    const myLeaf = { ...bare, cluster: 'leaf-one', protocol: 'mysql' as const };
+    const myCert = new X509Certificate((await access.routeCertificate(myLeaf, 60_000)).certPem);
+    expect(certifiedRoute({ ...peer, subjectaltname: myCert.subjectAltName })).toEqual(myLeaf);
+    const alien = myCert.subjectAltName!.replace(/\/mysql$/, '/oracle');
+    expect(certifiedRoute({ ...peer, subjectaltname: alien })).toBeUndefined();
   });
 });

@@ -20,6 +20,11 @@ export interface CertifiedRoute {
   dbName: string;
   /** A trusted leaf whose database this is: the root's listener takes it there. */
   cluster?: string;
+  /**
+   * A leaf's database's protocol, which the root cannot look up at connect time: only the
+   * listener of that protocol takes the route (absent in routes of earlier releases: postgres).
+   */
+  protocol?: 'postgres' | 'mysql';
 }
 
 const routeUriScheme = 'postern-db:';
@@ -105,7 +110,8 @@ export class DatabaseClientCa {
    * Postern user and a URI names the one database, database user and name it may open.
    */
   routeCertificate(route: CertifiedRoute, ttlMs: number): Promise<ServerCertificate> {
-    const parts = [route.db, route.dbUser, route.dbName, ...(route.cluster ? [route.cluster] : [])];
+    const leaf = route.cluster ? [route.cluster, ...(route.protocol ? [route.protocol] : [])] : [];
+    const parts = [route.db, route.dbUser, route.dbName, ...leaf];
     const path = parts.map(encodeURIComponent).join('/');
     return this.ca.signLeaf({
       subject: commonName(route.user),
@@ -155,8 +161,22 @@ export function certifiedRoute(peer: {
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
   // The database name may be empty: a MySQL route with no default database opens none.
-  if (parts.length < 3 || parts.length > 4 || !parts[0] || !parts[1]) return undefined;
-  const [db, dbUser, dbName, cluster] = parts as [string, string, string, string?];
+  if (parts.length < 3 || parts.length > 5 || !parts[0] || !parts[1]) return undefined;
+  const [db, dbUser, dbName, cluster, protocol] = parts as [
+    string,
+    string,
+    string,
+    string?,
+    string?,
+  ];
   if (cluster === '') return undefined;
-  return { user, db, dbUser, dbName, ...(cluster ? { cluster } : {}) };
+  if (protocol !== undefined && protocol !== 'postgres' && protocol !== 'mysql') return undefined;
+  return {
+    user,
+    db,
+    dbUser,
+    dbName,
+    ...(cluster ? { cluster } : {}),
+    ...(protocol ? { protocol } : {}),
+  };
 }

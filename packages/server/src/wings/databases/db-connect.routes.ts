@@ -123,7 +123,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
             dbName: body.db_name,
           },
         );
-        return loginCertificate(route, 'postgres');
+        return loginCertificate(route, route.protocol ?? 'postgres');
       }
       const db = databases.get(request.params.name);
       if (

@@ -27,6 +27,7 @@ import { forwardCancel } from './postgres/pg-session.js';
 import { PeerCancels, peerCancelRoute } from './peer-cancel.js';
 import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { startMysqlListener } from './mysql/my-listener.js';
+import { LeafMysqlThreads } from './mysql/my-leaf.js';
 import type { NativeListenerDeps } from './native-listener.js';
 
 /**
@@ -138,6 +139,7 @@ export const databasesWing = {
               threads: s.mysqlThreads,
               peers: s.peerCancels,
             },
+            leaf: { reach: () => ctx.leafReach.side, threads: new LeafMysqlThreads() },
           },
           ctx.config.mysqlAddr!,
         );

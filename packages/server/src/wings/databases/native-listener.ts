@@ -178,10 +178,10 @@ export function admitted(
   if (typeof access === 'string') return { refused: 'access', message: `access denied: ${access}` };
   const pinned = { dbUser: route.dbUser, dbName: route.dbName };
   if (route.cluster) {
-    if (protocol !== 'postgres') {
+    if ((route.protocol ?? 'postgres') !== protocol) {
       return {
         refused: 'database',
-        message: `a leaf's ${protocolTitle[protocol]} databases are reached with postern db connect --cluster ${route.cluster}`,
+        message: `no ${protocolTitle[protocol]} database named ${route.db} on ${route.cluster}`,
       };
     }
     const { roles, traits } = access;

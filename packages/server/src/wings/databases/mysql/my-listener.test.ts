@@ -310,17 +310,24 @@ describe('the native MySQL listener', () => {
     );
   });
 
-  it('sends a leaf’s route to the tunnel: this listener does not take it', async () => {
+  it('refuses a leaf’s route of another protocol, or when it reaches no leaves', async () => {
     const access = await app.services.dbAccessCa();
     const route = { user: 'alice', db: 'maria', dbUser: 'alice_db', dbName: 'appdb' };
-    const issued = await access.routeCertificate({ ...route, cluster: 'leaf-x' }, 60_000);
-    const cert = path.join(scratch, 'leaf.crt');
-    const key = path.join(scratch, 'leaf.key');
-    await writeFile(cert, issued.certPem);
-    await writeFile(key, issued.keyPem, { mode: 0o600 });
-    const result = await mariadbClient([`--ssl-cert=${cert}`, `--ssl-key=${key}`], 'select 1');
-    expect(result.stderr).toContain(
-      "ERROR 1049 (42000): a leaf's MySQL databases are reached with postern db connect --cluster leaf-x",
+    const tryWith = async (leafRoute: object, name: string) => {
+      const issued = await access.routeCertificate({ ...route, ...leafRoute }, 60_000);
+      const cert = path.join(scratch, `${name}.crt`);
+      const key = path.join(scratch, `${name}.key`);
+      await writeFile(cert, issued.certPem);
+      await writeFile(key, issued.keyPem, { mode: 0o600 });
+      return (await mariadbClient([`--ssl-cert=${cert}`, `--ssl-key=${key}`], 'select 1')).stderr;
+    };
+    // A route of an earlier release names no protocol: it was PostgreSQL's.
+    expect(await tryWith({ cluster: 'leaf-x' }, 'leaf-pg')).toContain(
+      'ERROR 1049 (42000): no MySQL database named maria on leaf-x',
+    );
+    // This listener was started without the trusted-clusters side (my-leaf.test.ts has it).
+    expect(await tryWith({ cluster: 'leaf-x', protocol: 'mysql' }, 'leaf-my')).toContain(
+      "ERROR 1049 (42000): this proxy does not reach trusted clusters' databases",
     );
   });
 

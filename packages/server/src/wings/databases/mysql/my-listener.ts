@@ -10,6 +10,7 @@ import {
   type NativeListener,
   type NativeListenerDeps,
 } from '../native-listener.js';
+import { serveLeafMysql, type LeafMysqlDeps } from './my-leaf.js';
 import { MysqlPacketReader } from './my-reader.js';
 import { fail, proxyGreeting, serveGreetedMysql, type MysqlEngineDeps } from './my-session.js';
 import {
@@ -23,7 +24,14 @@ import {
 
 export interface MysqlListenerDeps extends NativeListenerDeps {
   engine: MysqlEngineDeps;
+  /** A trusted leaf's databases, through this root (absent: refused). */
+  leaf?: LeafMysqlDeps;
 }
+
+const noLeaves = {
+  refused: 'database',
+  message: "this proxy does not reach trusted clusters' databases",
+} as const;
 
 const tlsRequired =
   "Postern's MySQL listener takes TLS with a client certificate only: connect with the --ssl-ca, --ssl-cert and --ssl-key files `postern db login` wrote";
@@ -83,12 +91,17 @@ async function accept(socket: Socket, context: SecureContext, deps: MysqlListene
     reader.release();
     return fail(tls, answer.seq + 1, refusal(admission));
   }
-  // Only PostgreSQL's listener takes a leaf's route (admitted refuses it for MySQL).
-  if ('leaf' in admission) {
-    tls.destroy();
-    return;
-  }
   const remoteAddr = socket.remoteAddress;
+  if ('leaf' in admission) {
+    if (!deps.leaf) return fail(tls, answer.seq + 1, refusal(noLeaves));
+    return serveLeafMysql(
+      tls,
+      admission,
+      { connectionId, reader, answer },
+      remoteAddr ?? '',
+      deps.leaf,
+    );
+  }
   await serveGreetedMysql(
     {
       stream: tls,

@@ -152,6 +152,29 @@ describe("a leaf's PostgreSQL on the root's native listener", () => {
     ).rejects.toThrow();
   });
 
+  it('refuses a leaf’s MySQL route: this listener takes PostgreSQL routes only', async () => {
+    const access = await world.root.services.dbAccessCa();
+    const route = { user: 'alice', db: 'pg', dbUser: 'alice_db', dbName: 'appdb' };
+    const issued = await access.routeCertificate(
+      { ...route, cluster: 'leaf', protocol: 'mysql' },
+      60_000,
+    );
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: listener.address.port,
+      user: 'alice_db',
+      database: 'appdb',
+      ssl: {
+        ca: access.certPem,
+        cert: issued.certPem,
+        key: issued.keyPem,
+        servername: 'localhost',
+      },
+    });
+    client.on('error', () => undefined);
+    await expect(client.connect()).rejects.toThrow('no PostgreSQL database named pg on leaf');
+  });
+
   it('psql’s Ctrl-C cancels a running query on the leaf (the key read on the way through)', async () => {
     const { conninfo } = await loginAs('carol');
     const stopped = await interruptedPsql(conninfo(), (sql) => postgres.sql(sql));

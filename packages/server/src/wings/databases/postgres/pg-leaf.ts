@@ -6,7 +6,7 @@ import {
   LeafTunnelRefusal,
   openLeafTunnel,
 } from '../../../modules/trusted-clusters/leaf-tunnel.js';
-import { cliCallerKey } from '../../../modules/trusted-clusters/leaf-grants.js';
+import { nativeLeafCaller } from '../leaf-db-login.js';
 import type { LeafAdmission } from '../native-listener.js';
 import { PacketReader } from './pg-reader.js';
 import {
@@ -90,7 +90,7 @@ export async function serveLeafPostgres(
     reader.release();
     return fatal(client, '3D000', `no trusted cluster named ${leaf}`);
   }
-  const caller = leafCaller(admission);
+  const caller = nativeLeafCaller(admission);
   let tunnel: Duplex;
   try {
     tunnel = await openLeafTunnel(reach, leaf, caller, apiPaths.databaseConnectIn(leaf, name));
@@ -143,19 +143,6 @@ export async function forwardLeafCancel(
     // As PostgreSQL does, a cancel that cannot be delivered is dropped without an answer.
   }
   return true;
-}
-
-/** The root's user as the leaf is asked to take them: the same leaf session as their CLI's. */
-function leafCaller(admission: LeafAdmission): LeafCaller {
-  return {
-    key: cliCallerKey(admission.user),
-    user: admission.user,
-    roles: admission.roles,
-    traits: admission.traits,
-    expires: new Date(admission.expiresMs).toISOString(),
-    // The listener refused a user whose roles here ask for a check: a client cannot give one.
-    sessionMfa: false,
-  };
 }
 
 /**
