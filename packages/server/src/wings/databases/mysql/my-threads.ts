@@ -36,8 +36,8 @@ export const killText = (kill: ProxyKill, serverId: number) =>
 /**
  * The proxy greets each client before it reaches the database, so the connection id the client
  * holds is the proxy's. `KILL [QUERY] <id>` (what the mariadb and mysql clients send on a second
- * connection when Ctrl-C interrupts a query) is translated here to the server's own id, for the
- * same Postern user on the same database only. A real id typed by hand is below the proxies'
+ * connection when Ctrl-C interrupts a query) is translated to the server's own id kept here
+ * (my-relay.ts), for the same Postern user on the same database only. A real id typed by hand is below the proxies'
  * range and never mistaken for one of theirs. Ids are drawn at random, so that the proxies of a
  * cluster seldom hand out the same one: a kill of an id another proxy holds is asked of it
  * (peer-cancel.ts).
@@ -71,16 +71,5 @@ export class MysqlThreads {
   serverIdFor(id: number, user: string, db: string): number | undefined {
     const thread = this.#threads.get(id);
     return thread && thread.user === user && thread.db === db ? thread.serverId : undefined;
-  }
-
-  /**
-   * A short COM_QUERY's text rewritten when it kills one of the proxy's ids: the server's id if
-   * the thread is this user's on this database, `undefined` to refuse; the text itself otherwise.
-   */
-  translateKill(query: string, user: string, db: string): string | undefined {
-    const kill = proxyKillOf(query);
-    if (!kill) return query;
-    const serverId = this.serverIdFor(kill.id, user, db);
-    return serverId === undefined ? undefined : killText(kill, serverId);
   }
 }
