@@ -47,7 +47,7 @@ export const databasesWing = {
       ...listContext(ctx),
     });
     await server.register(peerCancelRoute, {
-      proofs: s.peerProofs,
+      proofs: s.cancelProofs,
       proxyId: ctx.hub.proxyId,
       // This proxy's keys alone: a peer's cancel is never passed on to the peers again.
       cancel: (pid, secret, scope) =>
@@ -197,9 +197,9 @@ function buildDatabases(ctx: ServerContext) {
   };
   const pgCancelKeys = new CancelKeys();
   // A cancel that a load balancer hands to another proxy than the session's (peer-cancel.ts).
-  const peerProofs = new PeerProofs({ backend, now });
+  const cancelProofs = new PeerProofs({ backend, now });
   const peerCancels = new PeerCancels({
-    proofs: peerProofs,
+    proofs: cancelProofs,
     proxyId: ctx.hub.proxyId,
     trackers: () => ctx.hub.list(),
   });
@@ -252,7 +252,7 @@ function buildDatabases(ctx: ServerContext) {
     dbServerCerts: new DatabaseServerCerts({ ca: clientCa, audit }),
     dialDatabase: dial,
     pgCancelKeys,
-    peerProofs,
+    cancelProofs,
     peerCancels,
     /** The engines, as the tunnel and the connection test use them. */
     postgresEngine: postgres,

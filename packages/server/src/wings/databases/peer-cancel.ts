@@ -78,26 +78,31 @@ export class PeerCancels {
   }
 
   /**
-   * Asks each other proxy that holds a database session, at once; the first answer `read` takes.
-   * The claim goes only over TLS to the certificate the holder's trackers name.
+   * Asks each other proxy that holds a database session, at once; the first answer `read` takes
+   * settles it, without waiting for the others (a proxy that died lingers in the trackers for a
+   * while and answers nothing). The claim goes only over TLS to the certificate the holder's
+   * trackers name.
    */
-  private async ask<T>(
+  private ask<T>(
     claim: object,
     read: (body: Record<string, unknown>) => T | undefined,
   ): Promise<T | undefined> {
-    const answers = await Promise.all(
-      this.holders().map(async (holder) => {
-        const headers = await this.deps.proofs.signFor('db-cancel', {
-          ...claim,
-          to: holder.proxyId,
-        });
-        const body = await postProof(holder, headers, this.deps.timeoutMs ?? 3000).catch(
-          () => ({}),
-        );
-        return read(body);
-      }),
-    );
-    return answers.find((answer) => answer !== undefined);
+    const holders = this.holders();
+    return new Promise((resolve) => {
+      let left = holders.length;
+      if (left === 0) return resolve(undefined);
+      for (const holder of holders) {
+        void this.deps.proofs
+          .signFor('db-cancel', { ...claim, to: holder.proxyId })
+          .then((headers) => postProof(holder, headers, this.deps.timeoutMs ?? 3000))
+          .catch(() => ({}))
+          .then((body) => {
+            const answer = read(body);
+            left -= 1;
+            if (answer !== undefined || left === 0) resolve(answer);
+          });
+      }
+    });
   }
 
   /** The other proxies holding database sessions, each once, with where they are reached. */

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SessionTrackerStore } from '../../modules/sessions/session-tracker.store.js';
 import type { TestApp } from '../../testing/app-harness.testkit.js';
 import { auditEventsOf } from '../../testing/audit-events.testkit.js';
 import { createDatabaseRole, registerTestDatabase } from '../../testing/databases.testkit.js';
@@ -60,6 +63,10 @@ afterAll(async () => {
   await mariadb?.destroy();
 });
 
+/** A database session's tracker that proxy `app` holds, as the others see it. */
+const trackerOf = (app: TestApp) =>
+  a.context.hub.list().find((t) => t.kind === 'db' && t.proxyId === app.context.hub.proxyId);
+
 /** A driver's connection through one proxy's listener, as `who`. */
 const through = (listener: NativeListener, who: 'alice' | 'bob') =>
   mysql.createConnection({
@@ -94,9 +101,19 @@ async function sleepingThroughB() {
 describe('a MySQL kill that lands on another proxy of the cluster', () => {
   it('kills the query the other proxy holds, for the same user on the same database', async () => {
     const { session, id, outcome } = await sleepingThroughB();
+    // A proxy that died with a database session still lingers in the trackers; it answers
+    // nothing (a socket that takes the request and stays silent), and is not waited for.
+    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const ghost = { ...trackerOf(b)!, id: 'ghost-session', proxyId: 'ghost-proxy' };
+    ghost.proxyAddr = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    await new SessionTrackerStore(a.backend).put(ghost, 60_000, Date.now());
+    await until(() => a.context.hub.tracker('ghost-session') !== undefined, 'the ghost tracker');
     const killer = await through(listeners.a!, 'alice');
     try {
+      const asked = Date.now();
       await killer.query(`KILL QUERY ${id}`);
+      expect(Date.now() - asked).toBeLessThan(1500);
       const { rows, ms } = await outcome;
       expect(rows).toBe('Query execution was interrupted');
       expect(ms).toBeLessThan(5000);
@@ -110,6 +127,8 @@ describe('a MySQL kill that lands on another proxy of the cluster', () => {
     } finally {
       await killer.end();
       await session.end();
+      await new SessionTrackerStore(a.backend).remove('ghost-session');
+      silent.close();
     }
   });
 
