@@ -1,8 +1,7 @@
 import { apiPaths } from '@postern/contracts';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { Command } from 'commander';
+import { runClient } from '../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../access-control/access/actor.js';
@@ -28,7 +27,6 @@ import { listDatabases } from './cli/db-client.js';
  * database client CA. The leaf's role map, RBAC and audit decide; the root audits the hop and
  * ends it on its own locks.
  */
-const run = promisify(execFile);
 let world: RootAndLeafTunnels;
 let postgres: PrivatePostgres;
 
@@ -52,14 +50,7 @@ afterAll(async () => {
 
 function psql(port: number, user: string, database: string, sql: string) {
   const conninfo = `host=127.0.0.1 port=${port} user=${user} dbname=${database} sslmode=disable`;
-  return run('psql', [conninfo, '-X', '-At', '-c', sql], { timeout: 30_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('psql', [conninfo, '-X', '-At', '-c', sql]);
 }
 
 const pgOnLeaf = { kind: 'db', name: 'pg' } as const;

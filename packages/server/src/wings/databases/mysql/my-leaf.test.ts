@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -29,7 +28,6 @@ import { requireSubjectFor } from './require-subject.js';
  * leaf's role map, RBAC and audit decide; the root pins the route, audits the hop, maps Ctrl-C's
  * `KILL` to the leaf's connection id and ends the hop on its locks.
  */
-const run = promisify(execFile);
 let world: RootAndLeafTunnels;
 let mariadb: PrivateMariadb;
 let listener: NativeListener;
@@ -92,16 +90,7 @@ async function loginAs(user: string) {
 }
 
 function mariadbClient(args: string[], statement: string) {
-  return run('mariadb', [...args, '--batch', '--skip-column-names', '-e', statement], {
-    timeout: 30_000,
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('mariadb', [...args, '--batch', '--skip-column-names', '-e', statement]);
 }
 
 describe("a leaf's MariaDB on the root's native MySQL listener", () => {

@@ -6,6 +6,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
@@ -109,16 +110,7 @@ const args = (overrides: string[] = [], dbName = 'appdb') => [
 ];
 
 function mariadbClient(extra: string[], statement: string, dbName?: string) {
-  return run('mariadb', [...args(extra, dbName), '-N', '-B', '-e', statement], {
-    timeout: 30_000,
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('mariadb', [...args(extra, dbName), '-N', '-B', '-e', statement]);
 }
 
 describe('the native MySQL listener', () => {

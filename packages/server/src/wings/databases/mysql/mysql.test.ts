@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
@@ -99,14 +100,7 @@ function mariadbClient(user: string, database: string, statement: string, extra:
     '-e',
     statement,
   ];
-  return run('mariadb', args, { timeout: 30_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('mariadb', args);
 }
 
 const driver = (user = 'alice_db', database = 'appdb', port = listener.port) =>

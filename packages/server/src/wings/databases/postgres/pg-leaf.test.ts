@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import pg from 'pg';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -27,7 +26,6 @@ import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
  * engine and a real PostgreSQL that trusts only the leaf's database client CA. The leaf's role
  * map, RBAC and audit decide; the root pins the route, audits the hop and ends it on its locks.
  */
-const run = promisify(execFile);
 let world: RootAndLeafTunnels;
 let postgres: PrivatePostgres;
 let listener: NativeListener;
@@ -93,14 +91,7 @@ async function loginAs(user: string, dbUser = 'alice_db') {
 }
 
 function psql(conninfo: string, sql: string) {
-  return run('psql', [conninfo, '-X', '-At', '-c', sql], { timeout: 30_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('psql', [conninfo, '-X', '-At', '-c', sql]);
 }
 
 describe("a leaf's PostgreSQL on the root's native listener", () => {

@@ -1,11 +1,10 @@
 import { apiPaths } from '@postern/contracts';
-import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
@@ -26,7 +25,6 @@ import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 // The native PostgreSQL listener: psql straight to the proxy with TLS and a `postern db login`
 // certificate that names one route, no tunnel process in between; a real PostgreSQL behind.
 
-const run = promisify(execFile);
 let app: TestApp;
 let postgres: PrivatePostgres;
 let home: string;
@@ -102,14 +100,7 @@ const conninfo = (overrides: Record<string, string> = {}) =>
     .join(' ');
 
 function psql(info: string, sql: string) {
-  return run('psql', [info, '-X', '-At', '-c', sql], { timeout: 30_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('psql', [info, '-X', '-At', '-c', sql]);
 }
 
 /** The fingerprint of the certificate the listener on `port` serves (SSLRequest, then TLS). */
@@ -156,7 +147,7 @@ describe('the native PostgreSQL listener', () => {
     // libpq (OpenSSL) offers AES-256-GCM first; the listener puts AES-128-GCM first
     // (tls/preferred-ciphers.ts). The proxy offers the same order to the database, which
     // PostgreSQL overrules with its own (ssl_prefer_server_ciphers is on by default).
-    const client = await run('psql', [conninfo(), '-X', '-c', '\\conninfo'], { timeout: 30_000 });
+    const client = await runClient('psql', [conninfo(), '-X', '-c', '\\conninfo']);
     expect(client.stdout).toMatch(/protocol: TLSv1\.3, cipher: TLS_AES_128_GCM_SHA256/);
   });
 

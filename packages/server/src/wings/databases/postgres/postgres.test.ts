@@ -1,9 +1,9 @@
 import { apiPaths } from '@postern/contracts';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { promisify } from 'node:util';
 import pg from 'pg';
+import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
@@ -27,7 +27,6 @@ import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 // reached with the real psql and the `pg` driver through `postern proxy db`'s listener and a
 // listening Postern: no password anywhere, the proxy signs in with a certificate per db user.
 
-const run = promisify(execFile);
 let app: TestApp;
 let postgres: PrivatePostgres;
 let home: string;
@@ -76,16 +75,7 @@ const conninfo = (user: string, database: string, extra = '') =>
 
 /** psql through the listener; resolves with its output and exit code whatever they are. */
 function psql(user: string, database: string, args: string[], extra = '') {
-  return run('psql', [conninfo(user, database, extra), '-X', '-At', ...args], {
-    timeout: 30_000,
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
+  return runClient('psql', [conninfo(user, database, extra), '-X', '-At', ...args]);
 }
 
 const pgClient = async (user = 'alice_db', database = 'appdb') => {
