@@ -116,3 +116,34 @@ export async function startRootAndLeafTunnels(
 export function upgradeAnswer(port: number, path: string, headers: Record<string, string>) {
   return upgradeStatus(`ws://127.0.0.1:${port}${path}`, headers);
 }
+
+/**
+ * Waits until both sides audited `user`'s session to the leaf's database `name`: the leaf a
+ * statement matching `query` (its engine's event), the root the hop to it.
+ */
+export async function leafDatabaseSessionAudited(
+  world: RootAndLeafTunnels,
+  { user, name, query }: { user: string; name: string; query: RegExp },
+): Promise<void> {
+  await eventually(
+    async () =>
+      (await world.eventsOf(world.leaf)).some(
+        (e) => e.code === 'TDB02I' && e.user === user && query.test(String(e.query)),
+      ),
+    10_000,
+    "the leaf's statement event",
+  );
+  await eventually(
+    async () =>
+      (await world.eventsOf(world.root)).some(
+        (e) =>
+          e.code === 'TPOS062I' &&
+          e.user === user &&
+          e.kind === 'database' &&
+          e.cluster === 'leaf' &&
+          e.name === name,
+      ),
+    10_000,
+    "the root's hop event",
+  );
+}

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 import {
+  leafDatabaseSessionAudited,
   startRootAndLeafTunnels,
   type RootAndLeafTunnels,
 } from '../../../modules/trusted-clusters/leaf-tunnels.testkit.js';
@@ -101,27 +102,7 @@ describe("a leaf's MariaDB on the root's native MySQL listener", () => {
     );
     const result = await mariadbClient(args(), 'select current_user(), database(), 6 * 7');
     expect(result).toMatchObject({ code: 0, stdout: 'alice_db@%\tappdb\t42\n' });
-    await eventually(
-      async () =>
-        (await world.eventsOf(world.leaf)).some(
-          (e) => e.code === 'TDB02I' && e.user === 'alice' && /6 \* 7/.test(String(e.query)),
-        ),
-      10_000,
-      "the leaf's statement event",
-    );
-    await eventually(
-      async () =>
-        (await world.eventsOf(world.root)).some(
-          (e) =>
-            e.code === 'TPOS062I' &&
-            e.user === 'alice' &&
-            e.kind === 'database' &&
-            e.cluster === 'leaf' &&
-            e.name === 'maria',
-        ),
-      10_000,
-      "the root's hop event",
-    );
+    await leafDatabaseSessionAudited(world, { user: 'alice', name: 'maria', query: /6 \* 7/ });
   });
 
   it('pins the certificate’s route, and tells the leaf’s refusal in MySQL’s words', async () => {

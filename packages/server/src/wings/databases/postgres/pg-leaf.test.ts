@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../../../agent/tunnel-proxy.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 import {
+  leafDatabaseSessionAudited,
   startRootAndLeafTunnels,
   type RootAndLeafTunnels,
 } from '../../../modules/trusted-clusters/leaf-tunnels.testkit.js';
@@ -103,27 +104,7 @@ describe("a leaf's PostgreSQL on the root's native listener", () => {
     expect(login.files.cert).toMatch(/pg@leaf\.crt$/);
     const result = await psql(conninfo(), 'select current_user, current_database(), 6 * 7');
     expect(result).toMatchObject({ code: 0, stdout: 'alice_db|appdb|42\n' });
-    await eventually(
-      async () =>
-        (await world.eventsOf(world.leaf)).some(
-          (e) => e.code === 'TDB02I' && e.user === 'alice' && /6 \* 7/.test(String(e.query)),
-        ),
-      10_000,
-      "the leaf's statement event",
-    );
-    await eventually(
-      async () =>
-        (await world.eventsOf(world.root)).some(
-          (e) =>
-            e.code === 'TPOS062I' &&
-            e.user === 'alice' &&
-            e.kind === 'database' &&
-            e.cluster === 'leaf' &&
-            e.name === 'pg',
-        ),
-      10_000,
-      "the root's hop event",
-    );
+    await leafDatabaseSessionAudited(world, { user: 'alice', name: 'pg', query: /6 \* 7/ });
   });
 
   it('pins the certificate’s route, and asks the leaf before it signs one', async () => {
