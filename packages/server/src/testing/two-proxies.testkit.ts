@@ -1,11 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { TestSchemas, testPostgresUrl } from '../backend/testing/postgres.testkit.js';
 import { loginCommand } from '../wings/databases/cli/db-client.js';
-import { listenerIdentity } from '../wings/databases/listener-identity.js';
-import type { NativeListener, NativeListenerDeps } from '../wings/databases/native-listener.js';
-import { startMysqlListener } from '../wings/databases/mysql/my-listener.js';
-import { startPostgresListener } from '../wings/databases/postgres/pg-listener.js';
-import { TrustedProxies } from '../net/proxy-protocol.js';
 import { createTestApp, type TestApp } from './app-harness.testkit.js';
 import { signedInHome } from './cli-home.testkit.js';
 
@@ -45,47 +40,6 @@ export async function until(done: () => boolean, what: string, timeoutMs = 10_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** What both native listeners take from an app, as the wing gives it (peers included). */
-async function listenerDeps(app: TestApp): Promise<NativeListenerDeps> {
-  const { services } = app;
-  return {
-    accessCa: await services.dbAccessCa(),
-    serverNames: ['localhost', '127.0.0.1'],
-    databases: services.databases,
-    identify: listenerIdentity(services.access, services.lockWatcher),
-    sessions: services.dbSessions,
-    draining: () => false,
-    trustedProxies: new TrustedProxies([]),
-  };
-}
-
-const loopback = { host: '127.0.0.1', port: 0 };
-
-/** The app's native listener for `protocol`, its engine asking the peers as the wing's does. */
-export async function nativeListenerOf(
-  app: TestApp,
-  protocol: 'postgres' | 'mysql',
-): Promise<NativeListener> {
-  const { services } = app;
-  const common = { ca: await services.dbClientCa(), dial: services.dialDatabase };
-  const peers = services.peerCancels;
-  return protocol === 'postgres'
-    ? startPostgresListener(
-        {
-          ...(await listenerDeps(app)),
-          engine: { ...common, cancelKeys: services.pgCancelKeys, peers },
-        },
-        loopback,
-      )
-    : startMysqlListener(
-        {
-          ...(await listenerDeps(app)),
-          engine: { ...common, threads: services.mysqlThreads, peers },
-        },
-        loopback,
-      );
 }
 
 /** `postern db login` as `user` through `app`: the certificate files' contents, for a driver. */

@@ -5,7 +5,11 @@ import {
   cliCallerKey,
   type LeafCaller,
 } from '../../modules/trusted-clusters/leaf-grants.js';
-import { leafGetJson, type LeafReach } from '../../modules/trusted-clusters/leaf-reach.js';
+import {
+  leafGetJson,
+  type LeafHopOf,
+  type LeafReach,
+} from '../../modules/trusted-clusters/leaf-reach.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
 import type { CertifiedRoute } from './db-client-ca.js';
 import type { LeafAdmission } from './native-listener.js';
@@ -69,4 +73,10 @@ export function nativeLeafCaller(admission: LeafAdmission): LeafCaller {
     // The listener refused a user whose roles here ask for a check: a client cannot give one.
     sessionMfa: false,
   };
+}
+
+/** The hop a native listener's client of a leaf's database makes, as the root audits it. */
+export function nativeLeafHop(admission: LeafAdmission, remoteAddr: string): LeafHopOf {
+  const { leaf, name, user, roles, expiresMs } = admission;
+  return { leaf, kind: 'database', name, user, roles, expiresMs, remoteAddr };
 }

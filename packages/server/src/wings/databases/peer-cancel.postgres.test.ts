@@ -11,11 +11,11 @@ import {
 } from '../../testing/private-postgres.testkit.js';
 import {
   dbLoginTls,
-  nativeListenerOf,
   startTwoProxies,
   until,
   type TwoProxies,
 } from '../../testing/two-proxies.testkit.js';
+import { nativeListenerOf } from '../../testing/native-listeners.testkit.js';
 import type { NativeListener } from './native-listener.js';
 import { peerCancelPath } from './peer-cancel.js';
 import { cancelRequest } from './postgres/pg-wire.js';

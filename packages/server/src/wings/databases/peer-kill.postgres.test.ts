@@ -10,12 +10,12 @@ import { sleepsRunning } from '../../testing/mariadb-interrupt.testkit.js';
 import { startPrivateMariadb, type PrivateMariadb } from '../../testing/private-mariadb.testkit.js';
 import {
   dbLoginTls,
-  nativeListenerOf,
   startTwoProxies,
   until,
   type TwoProxies,
 } from '../../testing/two-proxies.testkit.js';
 import { requireSubjectFor } from './mysql/require-subject.js';
+import { nativeListenerOf } from '../../testing/native-listeners.testkit.js';
 import type { NativeListener } from './native-listener.js';
 
 // Two proxies on one cluster backend, each with its native MySQL listener, as behind a load

@@ -16,10 +16,8 @@ import {
   type PrivateMariadb,
 } from '../../../testing/private-mariadb.testkit.js';
 import { loginCommand, nativeMysqlArgs } from '../cli/db-client.js';
-import { listenerIdentity } from '../listener-identity.js';
+import { nativeListenerOf } from '../../../testing/native-listeners.testkit.js';
 import type { NativeListener } from '../native-listener.js';
-import { LeafMysqlThreads } from './my-leaf.js';
-import { startMysqlListener } from './my-listener.js';
 import { requireSubjectFor } from './require-subject.js';
 
 /**
@@ -52,22 +50,7 @@ beforeAll(async () => {
     await root.services.users.create({ name: user, roles: ['access'] }, 'test');
   }
   await eventually(() => leaf.services.databases.get('maria') !== undefined, 10_000, 'the db');
-  listener = await startMysqlListener(
-    {
-      accessCa: await root.services.dbAccessCa(),
-      serverNames: ['localhost', '127.0.0.1'],
-      databases: root.services.databases,
-      identify: listenerIdentity(root.services.access, root.services.lockWatcher),
-      engine: {
-        ca: await root.services.dbClientCa(),
-        dial: root.services.dialDatabase,
-        threads: root.services.mysqlThreads,
-      },
-      sessions: root.services.dbSessions,
-      leaf: { reach: () => root.context.leafReach.side, threads: new LeafMysqlThreads() },
-    },
-    { host: '127.0.0.1', port: 0 },
-  );
+  listener = await nativeListenerOf(root, 'mysql');
 }, 120_000);
 
 afterAll(async () => {

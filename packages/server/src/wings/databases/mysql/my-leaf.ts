@@ -5,7 +5,7 @@ import {
   LeafTunnelRefusal,
   openLeafTunnel,
 } from '../../../modules/trusted-clusters/leaf-tunnel.js';
-import { nativeLeafCaller } from '../leaf-db-login.js';
+import { nativeLeafCaller, nativeLeafHop } from '../leaf-db-login.js';
 import type { LeafAdmission } from '../native-listener.js';
 import { CommandGate } from './my-command-gate.js';
 import { MysqlPacketReader } from './my-reader.js';
@@ -152,15 +152,7 @@ export async function serveLeafMysql(
     deps.threads.leafIdFor(id, { leaf, name, user: admission.user }),
   );
   if (pending.length > 0) upstream.write(pending);
-  reach.hop(client, upstream, {
-    leaf,
-    kind: 'database',
-    name,
-    user: admission.user,
-    roles: admission.roles,
-    expiresMs: admission.expiresMs,
-    remoteAddr,
-  });
+  reach.hop(client, upstream, nativeLeafHop(admission, remoteAddr));
 }
 
 /**

@@ -15,10 +15,8 @@ import {
   type PrivatePostgres,
 } from '../../../testing/private-postgres.testkit.js';
 import { loginCommand } from '../cli/db-client.js';
-import { listenerIdentity } from '../listener-identity.js';
+import { nativeListenerOf } from '../../../testing/native-listeners.testkit.js';
 import type { NativeListener } from '../native-listener.js';
-import { LeafCancelKeys } from './pg-leaf.js';
-import { startPostgresListener } from './pg-listener.js';
 import { interruptedPsql } from '../../../testing/psql-interrupt.testkit.js';
 
 /**
@@ -45,22 +43,7 @@ beforeAll(async () => {
     await root.services.users.create({ name: user, roles: ['access'] }, 'test');
   }
   await eventually(() => leaf.services.databases.get('pg') !== undefined, 10_000, 'the database');
-  listener = await startPostgresListener(
-    {
-      accessCa: await root.services.dbAccessCa(),
-      serverNames: ['localhost', '127.0.0.1'],
-      databases: root.services.databases,
-      identify: listenerIdentity(root.services.access, root.services.lockWatcher),
-      engine: {
-        ca: await root.services.dbClientCa(),
-        dial: root.services.dialDatabase,
-        cancelKeys: root.services.pgCancelKeys,
-      },
-      sessions: root.services.dbSessions,
-      leaf: { reach: () => root.context.leafReach.side, cancels: new LeafCancelKeys() },
-    },
-    { host: '127.0.0.1', port: 0 },
-  );
+  listener = await nativeListenerOf(root, 'postgres');
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import {
   LeafTunnelRefusal,
   openLeafTunnel,
 } from '../../../modules/trusted-clusters/leaf-tunnel.js';
-import { nativeLeafCaller } from '../leaf-db-login.js';
+import { nativeLeafCaller, nativeLeafHop } from '../leaf-db-login.js';
 import type { LeafAdmission } from '../native-listener.js';
 import { PacketReader } from './pg-reader.js';
 import {
@@ -104,15 +104,7 @@ export async function serveLeafPostgres(
   tunnel.write(startupMessage(params));
   const rest = reader.release();
   if (rest.length > 0) tunnel.write(rest);
-  reach.hop(client, tunnel, {
-    leaf,
-    kind: 'database',
-    name,
-    user: admission.user,
-    roles: admission.roles,
-    expiresMs: admission.expiresMs,
-    remoteAddr,
-  });
+  reach.hop(client, tunnel, nativeLeafHop(admission, remoteAddr));
   // In the same turn as the hop's pipes: no answer of the leaf's can pass before both listen.
   const forget = watchBackendKey(tunnel, (pid, secret) =>
     deps.cancels.add(pid, secret, { leaf, name, caller }),
