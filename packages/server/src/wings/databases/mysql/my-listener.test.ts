@@ -323,16 +323,40 @@ describe('the native MySQL listener', () => {
     );
   });
 
-  it('refuses new connections while the proxy drains, as a server shutting down', async () => {
+  it('while the proxy drains, refuses new work as a server shutting down, but lets a kill in', async () => {
+    const [cert, key, ca] = await Promise.all(
+      [files.cert, files.key, files.ca].map((file) => readFile(file, 'utf8')),
+    );
+    const connect = () =>
+      mysql.createConnection({
+        host: '127.0.0.1',
+        port: listener.address.port,
+        user: 'alice_db',
+        database: 'appdb',
+        ssl: { cert, key, ca },
+      });
+    const sql = (statement: string) => mariadb.sql(statement);
+    const running = await connect();
+    const outcome = running.query('select sleep(30)').then(
+      () => 'finished',
+      (error: Error) => error.message,
+    );
+    await vi.waitFor(async () => expect(await sleepsRunning(sql)).toBe(1));
     draining = true;
     try {
       const refused = await mariadbClient([], 'select 1');
       expect(refused.stderr).toContain(
-        'ERROR 1053 (08S01): this proxy is shutting down; reconnect',
+        'ERROR 1053 (08S01) at line 1: this proxy is shutting down; reconnect',
       );
+      // The mariadb client's Ctrl-C: a new connection that only kills.
+      const killer = await connect();
+      await killer.query(`KILL QUERY ${running.threadId}`);
+      expect(await outcome).toBe('Query execution was interrupted');
+      await killer.end();
     } finally {
       draining = false;
     }
+    await running.end();
     expect((await mariadbClient([], 'select 1')).stdout.trim()).toBe('1');
   });
 

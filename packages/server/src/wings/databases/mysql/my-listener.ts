@@ -28,6 +28,8 @@ export interface MysqlListenerDeps extends NativeListenerDeps {
   leaf?: LeafMysqlDeps;
 }
 
+const draining = { refused: 'draining', message: '' } as const;
+
 const noLeaves = {
   refused: 'database',
   message: "this proxy does not reach trusted clusters' databases",
@@ -86,10 +88,17 @@ async function accept(socket: Socket, context: SecureContext, deps: MysqlListene
     reader.release();
     return refuseWire(tls, error);
   }
-  const admission = admitted(tls, deps, 'mysql', tlsRequired);
+  // While draining, a connection is let in to kill a query only: the mariadb client's Ctrl-C
+  // comes on a new connection, and must reach the sessions this proxy still holds.
+  const killOnly = deps.draining?.() === true;
+  const admission = admitted(tls, { ...deps, draining: () => false }, 'mysql', tlsRequired);
   if ('refused' in admission) {
     reader.release();
     return fail(tls, answer.seq + 1, refusal(admission));
+  }
+  if (killOnly && 'leaf' in admission) {
+    reader.release();
+    return fail(tls, answer.seq + 1, refusal(draining));
   }
   const remoteAddr = socket.remoteAddress;
   if ('leaf' in admission) {
@@ -106,6 +115,7 @@ async function accept(socket: Socket, context: SecureContext, deps: MysqlListene
     {
       stream: tls,
       ...admission,
+      killOnly,
       open: (opened) => deps.sessions.open(opened, 'mysql', remoteAddr),
       refuse: (refused, why) => deps.sessions.refuse(refused, 'mysql', why, remoteAddr),
     },

@@ -1,4 +1,5 @@
 import { coalescingPipe } from '../../../net/coalescing-pipe.js';
+import { proxyShuttingDown } from '../../../modules/sessions/session-hub.js';
 import { routeDenial, type DatabaseRoute, type RouteDenial } from '../db-access.js';
 import { CommandGate } from './my-command-gate.js';
 import type { MysqlBackend } from './my-connect.js';
@@ -79,12 +80,24 @@ export function relayMysql(
   /** A kill held while the other proxies are asked, and where it stands among `forward`. */
   let elsewhere: { kill: ProxyKill; text: string; at: number } | undefined;
 
+  /** A draining proxy's connection: anything but a kill (or the goodbye) ends it. */
+  const refusedWhileDraining = (payload: Buffer) => {
+    if (payload[0] === Command.quit) return false;
+    const isKill = payload[0] === Command.query && proxyKillOf(payload.toString('utf8', 1));
+    if (isKill) return false;
+    answer({ code: ErrorCode.serverShutdown, sqlState: '08S01', message: proxyShuttingDown });
+    setImmediate(() => end(proxyShuttingDown));
+    return true;
+  };
+
   const gate = new CommandGate({
     holds: (command, length) =>
+      client.killOnly === true ||
       command === Command.initDb ||
       command === Command.changeUser ||
       (command === Command.query && length <= heldQueryMaxBytes),
     judge: (payload) => {
+      if (client.killOnly && refusedWhileDraining(payload)) return undefined;
       if (payload[0] === Command.query) {
         const text = payload.toString('utf8', 1);
         const schema = useStatementSchema(text);

@@ -45,6 +45,11 @@ export interface MysqlClient {
    * client may also name no database); a handshake asking for others is refused.
    */
   pinned?: { dbUser: string; dbName: string };
+  /**
+   * The proxy is draining: the connection may only kill a query (the client's Ctrl-C arrives on a
+   * new connection); any other command is refused as a server shutting down would.
+   */
+  killOnly?: boolean;
   open: (route: DatabaseRoute) => DatabaseSessionAudit;
   refuse: (route: DatabaseRoute, why: string) => void;
 }
