@@ -106,7 +106,7 @@ export async function serveLeafMysql(
   try {
     tunnel = await openLeafTunnel(reach, leaf, caller, apiPaths.databaseConnectIn(leaf, name));
   } catch (error) {
-    // The leaf's refusal in its words (1045, as the engine's own); an unreachable leaf is 2003-like.
+    // The leaf's refusal in its words (1045, as the engine's own); an unreachable leaf, as a host.
     if (error instanceof LeafTunnelRefusal) {
       return refuse({ code: ErrorCode.accessDenied, sqlState: '28000', message: error.reason });
     }
