@@ -28,7 +28,10 @@ export interface NativeListenerDeps {
     user: string,
   ) => { roleSet: RoleSet; roles: string[]; traits: Record<string, string[]> } | string;
   sessions: DatabaseSessions;
-  /** True while the proxy drains before it stops: new connections are refused. */
+  /**
+   * True while the proxy drains before it stops: `admitted` refuses new connections (the MySQL
+   * listener asks it without, and lets a connection in to kill a query only).
+   */
   draining?: () => boolean;
   /** Balancers whose PROXY protocol header names the client (trusted_proxies). */
   trustedProxies?: TrustedProxies;
