@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { hostActor } from '../../access-control/access/actor.js';
 import { eventually } from '../../agent/tunnel-proxy.testkit.js';
 import { listenThroughProxy, type TunnelListener } from '../../cli/login/tunnel-listener.js';
 import type { AskCode } from '../../cli/login/session-mfa.js';
@@ -146,4 +147,22 @@ export async function leafDatabaseSessionAudited(
     10_000,
     "the root's hop event",
   );
+}
+
+/**
+ * Locks `user` on the root ("root says no") and waits for `ended`, what shows their session to a
+ * leaf ended: how long that took, in ms.
+ */
+export async function msToEndOnRootLock(
+  world: RootAndLeafTunnels,
+  user: string,
+  ended: () => Promise<unknown>,
+): Promise<number> {
+  const lockedAt = Date.now();
+  await world.root.services.locks.create(
+    { targets: { user }, message: 'root says no' },
+    hostActor('test'),
+  );
+  await ended();
+  return Date.now() - lockedAt;
 }
