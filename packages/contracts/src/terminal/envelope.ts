@@ -20,6 +20,11 @@ export const terminalMessageTypes = {
    * terminal; the payload is the decimal count of raw payload bytes since its last ack.
    */
   outputAck: 'o',
+  /**
+   * Postern's addition (docs/protocol.md §6.1): the server gives the session's owner a key to
+   * resume it over a new socket after the connection drops (`resumeKeySchema`).
+   */
+  resumeKey: 'k',
 } as const;
 export type TerminalMessageType = (typeof terminalMessageTypes)[keyof typeof terminalMessageTypes];
 

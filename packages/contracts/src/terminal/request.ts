@@ -35,6 +35,31 @@ export type TerminalRequest = z.input<typeof terminalRequestSchema>;
 export const terminalAuthFrameSchema = z.object({ token: z.string().min(1).max(4096) });
 
 /**
+ * `k` payload (server → client): the key that resumes this session over a new socket, and how
+ * long after a dropped connection the server keeps the session for it (docs/protocol.md §6.1).
+ */
+export const resumeKeySchema = z.object({
+  sid: z.string().min(1).max(64),
+  key: z.string().min(1).max(128),
+  grace_ms: z.number().int().min(0),
+});
+export type ResumeKey = z.infer<typeof resumeKeySchema>;
+
+/**
+ * The first frame of a socket that resumes a session: the bearer (the same user), the key of
+ * the last `k` frame, and how many output payload bytes the client has received, from which
+ * the server sends again.
+ */
+export const terminalResumeFrameSchema = terminalAuthFrameSchema.extend({
+  resume: z.object({
+    sid: z.string().min(1).max(64),
+    key: z.string().min(1).max(128),
+    received: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  }),
+});
+export type TerminalResumeFrame = z.infer<typeof terminalResumeFrameSchema>;
+
+/**
  * The first frame of a desktop's socket: the bearer, and the answer to a per-session MFA
  * challenge when the roles ask for one (require_session_mfa; `mfa/session/challenge` with
  * `desktop:<name>`).
@@ -48,8 +73,12 @@ export interface CreateSessionResponse {
   type: 'create_session_response';
   status: 'ok' | 'error';
   message?: string;
-  /** `mfa_required`: connect again with the answer to a per-session MFA challenge. */
-  code?: 'mfa_required';
+  /**
+   * `mfa_required`: connect again with the answer to a per-session MFA challenge.
+   * `resume_elsewhere`: the session to resume is held by another proxy of the cluster; a new
+   * connection through the load balancer may reach it (docs/protocol.md §6.1).
+   */
+  code?: 'mfa_required' | 'resume_elsewhere';
 }
 
 /** `w` payload from the client. */

@@ -109,6 +109,11 @@ export interface Config {
   /** How long SIGTERM waits for sessions to end and recordings to seal before it forces exit. */
   shutdownGraceMs: number;
   /**
+   * How long a web terminal session whose owner's connection dropped (no close: a network
+   * change, a sleeping laptop) waits for the owner's client to resume it; 0: it ends at once.
+   */
+  terminalResumeGraceMs: number;
+  /**
    * How long SIGTERM drains before the grace starts: /readyz answers 503 and new sessions are
    * refused while live ones go on, so a load balancer sends traffic elsewhere first.
    */
@@ -252,6 +257,10 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ),
     },
     shutdownGraceMs: parseDuration(file.shutdown_grace ?? '30s', 'shutdown_grace'),
+    terminalResumeGraceMs: parseDuration(
+      file.terminal_resume_grace ?? '60s',
+      'terminal_resume_grace',
+    ),
     shutdownDrainMs: parseDuration(file.shutdown_drain ?? 0, 'shutdown_drain'),
     proxyTtlMs: parseProxyTtl(file.proxy_ttl ?? '30s'),
     trustedProxies: (file.trusted_proxies ?? []).map(parseTrustedProxy),

@@ -130,6 +130,8 @@ export const fileConfigSchema = z
       .strict()
       .optional(),
     shutdown_grace: z.union([z.string(), z.number()]).optional(),
+    /** How long a web terminal whose connection dropped is kept for its owner to resume it. */
+    terminal_resume_grace: z.union([z.string(), z.number()]).optional(),
     /** How long SIGTERM drains (readyz 503, new sessions refused) before sessions are ended. */
     shutdown_drain: z.union([z.string(), z.number()]).optional(),
     /**

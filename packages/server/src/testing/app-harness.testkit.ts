@@ -104,6 +104,8 @@ export interface TestAppOptions {
   mysqlAddr?: string;
   /** WebSocket ping interval in ms (default 20 s); tests of a peer gone silent keep it short. */
   pingIntervalMs?: number;
+  /** terminal_resume_grace in ms (default 60 s); tests of a resume that comes too late shorten it. */
+  terminalResumeGraceMs?: number;
 }
 
 /**
@@ -138,6 +140,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
   if (options.heartbeatIntervalMs) config.heartbeatIntervalMs = options.heartbeatIntervalMs;
   if (options.mysqlAddr) config.mysqlAddr = parseHostPort(options.mysqlAddr, 'mysqlAddr');
+  if (options.terminalResumeGraceMs !== undefined) {
+    config.terminalResumeGraceMs = options.terminalResumeGraceMs;
+  }
   if (options.sshKeepaliveIntervalMs) {
     config.ssh.keepaliveIntervalMs = options.sshKeepaliveIntervalMs;
   }

@@ -1,10 +1,13 @@
 import {
   apiPaths,
   decodeEnvelope,
+  decodeEnvelopeBytes,
   encodeEnvelope,
   terminalMessageTypes as T,
   type TerminalEnvelope,
   type TerminalMessageType,
+  resumeKeySchema,
+  type ResumeKey,
   type TerminalRequest,
 } from '@postern/contracts';
 import WebSocket from 'ws';
@@ -22,6 +25,10 @@ export interface TerminalClient {
   waitFor(predicate: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   waitForOutput(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
   closed: Promise<{ code: number; reason: string }>;
+  /** Output payload bytes received so far, as the browser counts them for a resume. */
+  received(): number;
+  /** The last resume key the server gave (`k`), if any. */
+  resumeKey(): ResumeKey | undefined;
   close(): void;
   socket: WebSocket;
 }
@@ -39,6 +46,8 @@ export interface OpenTerminalOptions {
   autoAck?: boolean;
   /** Override the bearer sent in the first frame. */
   token?: string;
+  /** Resume a session instead (docs/protocol.md §6.1): its key and the bytes received. */
+  resume?: { sid: string; key: string; received: number };
 }
 
 /**
@@ -78,14 +87,16 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
     socket.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     socket.on('open', () => {
       const bearer = options.token ?? options.headers.authorization?.replace(/^Bearer /, '') ?? '';
-      socket.send(JSON.stringify({ token: bearer }));
+      socket.send(
+        JSON.stringify({ token: bearer, ...(options.resume ? { resume: options.resume } : {}) }),
+      );
     });
     socket.on('message', (data: Buffer, isBinary) => {
       if (!isBinary) return resolve(JSON.parse(data.toString()) as { status: string });
       const frame = decodeEnvelope(new Uint8Array(data));
       frames.push(frame);
       if (frame.type === T.raw) {
-        const bytes = Buffer.byteLength(frame.payload, 'utf8');
+        const bytes = decodeEnvelopeBytes(new Uint8Array(data)).body.length;
         received += bytes;
         text += frame.payload;
         if (autoAck) ackAll();
@@ -98,6 +109,11 @@ export async function openTerminal(options: OpenTerminalOptions): Promise<Termin
     socket,
     closed,
     output: () => text,
+    received: () => received,
+    resumeKey: () => {
+      const frame = frames.findLast((f) => f.type === T.resumeKey);
+      return frame && resumeKeySchema.parse(JSON.parse(frame.payload));
+    },
     send: (type, payload = '') => socket.send(encodeEnvelope(type, payload)),
     type: (keys) => client.send(T.raw, keys),
     ackAll,

@@ -67,6 +67,16 @@ export const sessionEvents = {
     desc: 'Session Moderation',
     message: 'Moderated session [{sid}] of [{user}] {state} ({moderators})',
   },
+  TPOS051W: {
+    type: 'session.connection_lost',
+    desc: 'Session Connection Lost',
+    message: "User [{user}]'s connection to the session [{sid}] was lost; it is kept {grace}",
+  },
+  TPOS052I: {
+    type: 'session.resumed',
+    desc: 'Session Resumed',
+    message: 'User [{user}] resumed the session [{sid}] over a new connection',
+  },
   TPOS060I: {
     type: 'trusted_cluster.ssh.start',
     desc: 'SSH to a Leaf Cluster Started',

@@ -6,7 +6,7 @@ import {
   type ParticipantMode,
   type TerminalSize,
 } from '@postern/contracts';
-import { emitAuditInBackground } from '../audit/emit.js';
+import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
 import {
   isInteractive,
   sessionAuditFields,
@@ -170,6 +170,35 @@ export class LiveSession {
     if (!this.members.hasPeer()) return this.terminate(sessionEndReasons.allLeft);
     this.moderate();
     if (this.ended) return;
+    this.output.maybeResume();
+    this.publish();
+  }
+
+  /**
+   * The party's connection dropped and its client may resume it within `graceMs`
+   * (terminal/session-resumes.ts): it stays a party meanwhile, and its unread output holds the
+   * program back as a slow reader's would.
+   */
+  connectionLost(partyId: string, graceMs: number): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    emitAuditInBackground(this.deps.audit, 'TPOS051W', {
+      ...this.auditFields(),
+      user: member.party.user,
+      grace: `for ${Math.round(graceMs / 1000)}s for a resume`,
+    });
+  }
+
+  /** The party's client resumed over a new connection: it is told the session as it is now. */
+  resumed(partyId: string, from: string | undefined): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    member.lastActive = this.deps.now();
+    emitAuditInBackground(this.deps.audit, 'TPOS052I', {
+      ...this.auditFields(),
+      user: member.party.user,
+      ...remoteAddr(from),
+    });
     this.output.maybeResume();
     this.publish();
   }

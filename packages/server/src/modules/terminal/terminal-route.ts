@@ -10,6 +10,8 @@ import {
 } from '../../http/request-identity.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { SessionMfa } from '../../identity/mfa/session-mfa.js';
+import type { SessionHub } from '../sessions/session-hub.js';
+import { SessionResumes } from './session-resumes.js';
 import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
 
 export interface TerminalRouteOptions {
@@ -18,6 +20,13 @@ export interface TerminalRouteOptions {
   pingIntervalMs: number;
   /** Per-session MFA for callers whose roles ask for it (absent: their sessions are refused). */
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
+  /**
+   * How long a session started here waits for its owner to resume it after the connection
+   * dropped (config `terminal_resume_grace`); absent or 0: it ends at once, as before.
+   */
+  resumeGraceMs?: number;
+  /** The cluster's sessions: a resume of one another proxy holds is told to try again. */
+  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
 }
 
 type TerminalUpgrade = FastifyRequest<{
@@ -39,6 +48,11 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
   sessions: (request: TerminalUpgrade) => TerminalSessions<Request>,
   logFields: (request: TerminalUpgrade) => object = () => ({}),
 ): void {
+  const { hub } = options;
+  const resumes = new SessionResumes(options.resumeGraceMs ?? 0, (sid, user) => {
+    const tracker = hub?.tracker(sid);
+    return !!tracker && tracker.proxyId !== hub?.proxyId && tracker.owner === user;
+  });
   app.get<{
     Params: { clusterId: string } & Record<string, string>;
     Querystring: { params?: string; traceparent?: string };
@@ -66,6 +80,8 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
           SessionMfa.requiredFor(identity) ? `terminal ${randomUUID()} ${request.url}` : undefined,
         ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
         origin: request.headers.origin,
+        resumes,
+        remoteAddr: request.ip,
         log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
       });
     },

@@ -5,6 +5,7 @@ import {
   sessionMfaResponseSchema,
   terminalAuthFrameSchema,
   terminalMessageTypes as T,
+  terminalResumeFrameSchema,
   terminalSizeSchema,
   type CreateSessionResponse,
   type ParticipantMode,
@@ -21,6 +22,7 @@ import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
 import { toBytes } from '../../websocket/frames.js';
 import { keepAlive } from '../../websocket/keep-alive.js';
+import type { SessionResumes } from './session-resumes.js';
 
 /**
  * What a terminal socket serves: the sessions of one protocol (a shell on a server, a SQL
@@ -56,6 +58,10 @@ export interface TerminalSocketOptions<Request extends { sid?: string; mode?: Pa
   /** The upgrade's Origin, which a key's answer must name. */
   origin?: string | undefined;
   mfaTimeoutMs?: number;
+  /** Sessions started here that their owner may resume after a dropped connection. */
+  resumes?: SessionResumes;
+  /** The client's address, for the audit of a resume. */
+  remoteAddr?: string;
   log: (error: unknown, message: string) => void;
 }
 
@@ -118,13 +124,20 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     onFrame(session, party, toBytes(data));
   });
 
-  socket.on('close', () => {
+  socket.on('close', (code: number) => {
     clearTimeout(authTimer);
     alive.stop();
     stage = 'closed';
     mfaAnswer?.reject(new ApiError('connection_problem', 'the client disconnected'));
     stopGuard?.();
-    if (session && party) session.leave(party.id, 'disconnected');
+    // A party that was resumed on another socket has left this one behind, nothing else.
+    if (!session || !party || !party.isOn(socket)) return;
+    // No close frame (1006): the network dropped, not the user; the owner may come back.
+    if (code === 1006 && options.resumes?.lost(session.toTracker().id, 'the connection was lost')) {
+      return;
+    }
+    options.resumes?.forget(session.toTracker().id);
+    session.leave(party.id, 'disconnected');
   });
   closeOnProtocolError(socket);
 
@@ -135,6 +148,8 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       stage = 'auth';
       return fail('not authenticated');
     }
+    const resume = terminalResumeFrameSchema.safeParse(safeJson(firstFrame));
+    if (resume.success) return resumeSession(identity, resume.data.resume);
     const request = options.sessions.request.safeParse(safeJson(options.params));
     if (!request.success) {
       stage = 'auth';
@@ -162,10 +177,58 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       if (stage === 'closed') {
         return started.terminate('the client disconnected before the session started');
       }
+      const key = options.resumes?.offer({ session: started, party, user: caller.user });
+      if (key) party.resumeKey(key);
     }
     if (stage === 'closed') return;
     stage = 'live';
     await session.join(party);
+    for (const frame of early.splice(0)) onFrame(session, party, frame);
+  }
+
+  /**
+   * The owner's client comes back after its connection dropped (docs/protocol.md §6.1): the
+   * same user, with the session's last key, gets what it missed and then the live stream; its
+   * party is the same one, so the session, its recording and the other parties go on as if
+   * nothing happened. The key is single-use: a new one follows.
+   */
+  function resumeSession(
+    identity: Identity,
+    resume: { sid: string; key: string; received: number },
+  ): void {
+    const held = options.resumes?.take(resume.sid, identity.user, resume.key) ?? {
+      refused: 'this socket resumes no sessions',
+    };
+    const refusal =
+      'refused' in held
+        ? held
+        : held.party.canResumeFrom(resume.received)
+          ? undefined
+          : { refused: 'the output it missed is no longer held' };
+    if (refusal || 'refused' in held || !options.resumes) {
+      const message = `the session cannot be resumed: ${refusal?.refused ?? 'unknown'}`;
+      if (!refusal?.elsewhere) {
+        stage = 'auth';
+        return fail(message);
+      }
+      answer(socket, {
+        type: 'create_session_response',
+        status: 'error',
+        message,
+        code: 'resume_elsewhere',
+      });
+      stage = 'closed';
+      return socket.close(1000, 'resume elsewhere');
+    }
+    answer(socket, { type: 'create_session_response', status: 'ok' });
+    session = held.session;
+    party = held.party;
+    const acknowledged = party.moveTo(socket, resume.received) ?? 0;
+    if (acknowledged > 0) held.session.ack(party.id, acknowledged);
+    const key = options.resumes.offer(held);
+    if (key) party.resumeKey(key);
+    held.session.resumed(party.id, options.remoteAddr);
+    stage = 'live';
     for (const frame of early.splice(0)) onFrame(session, party, frame);
   }
 
@@ -223,8 +286,9 @@ export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Ui
     }
     case T.outputAck: {
       const bytes = Number(decoder.decode(body));
-      if (Number.isSafeInteger(bytes) && bytes > 0) session.ack(party.id, bytes);
-      return;
+      if (!Number.isSafeInteger(bytes) || bytes <= 0) return;
+      party.acknowledged(bytes);
+      return session.ack(party.id, bytes);
     }
     case T.sessionEnd:
       return session.leave(party.id, 'closed the terminal');

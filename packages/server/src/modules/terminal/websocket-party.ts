@@ -8,6 +8,7 @@ import {
 import type { WebSocket } from 'ws';
 import type { EndKind, Party } from '../sessions/party.js';
 import { truncateReason } from '../../websocket/frames.js';
+import { OutputLog } from './output-log.js';
 
 /** The most output payload one `r` frame carries (docs/protocol.md §3). */
 export const maxOutputFrameBytes = 128 * 1024;
@@ -30,6 +31,9 @@ const headerRoom = rawHeader.length + 3;
  * the room doubles up to 128 KiB, and it falls back once a frame goes out unfilled, so a quiet
  * terminal does not hold large buffers. Other frames first flush the output before them, so the
  * order never changes.
+ *
+ * A session's owner may resume it over a new socket when the connection drops (`keepForResume`,
+ * `moveTo`): the party then keeps what it sent until the client acknowledges it (output-log.ts).
  */
 export class WebSocketParty implements Party {
   readonly id = randomUUID();
@@ -40,9 +44,11 @@ export class WebSocketParty implements Party {
   /** The room of the next frame. */
   private room = minOutputFrameBytes;
   private flushScheduled = false;
+  /** Output sent and not yet acknowledged, for a resume; only for a session's owner. */
+  private log: OutputLog | undefined;
 
   constructor(
-    private readonly socket: WebSocket,
+    private socket: WebSocket,
     readonly user: string,
     readonly roles: readonly string[],
     readonly mode: ParticipantMode,
@@ -89,6 +95,54 @@ export class WebSocketParty implements Party {
     this.send(encodeEnvelope(T.error, message));
   }
 
+  /** From now on, keep what is sent until it is acknowledged, so the client may resume. */
+  keepForResume(): void {
+    this.log ??= new OutputLog();
+  }
+
+  /** The client acknowledged `bytes` more output (`o`). */
+  acknowledged(bytes: number): void {
+    this.log?.acknowledge(bytes);
+  }
+
+  /** Output kept for a resume: sent and not acknowledged (flow control bounds it). */
+  heldForResume(): number {
+    return this.log ? this.log.sent - this.log.acknowledged : 0;
+  }
+
+  /** Whether this party's client talks over `socket` (a resumed party has moved off it). */
+  isOn(socket: WebSocket): boolean {
+    return this.socket === socket;
+  }
+
+  /** Whether a client that received `received` bytes could resume on a new socket. */
+  canResumeFrom(received: number): boolean {
+    return !this.closed && this.log !== undefined && this.log.holds(received);
+  }
+
+  /**
+   * Moves the party to `socket` (a resume): the old socket, if it still looks open, is cut off,
+   * and the output the client did not receive is sent again, first. Returns how many bytes the
+   * client received without acknowledging them: from now on they count as acknowledged.
+   */
+  moveTo(socket: WebSocket, received: number): number | undefined {
+    this.flushOutput(); // what was being gathered belongs to the log, before the old socket goes
+    const log = this.log;
+    if (this.closed || !log?.holds(received)) return undefined;
+    const newlyAcknowledged = received - log.acknowledged;
+    const missed = log.after(received) ?? [];
+    const old = this.socket;
+    this.socket = socket;
+    if (old !== socket) old.terminate();
+    for (const chunk of missed) this.sendRaw(encodeEnvelope(T.raw, chunk));
+    return newlyAcknowledged;
+  }
+
+  /** Sends the key that resumes the session over a new socket (`k`). */
+  resumeKey(key: object): void {
+    this.send(encodeEnvelope(T.resumeKey, JSON.stringify(key)));
+  }
+
   queuedBytes(): number {
     return this.socket.bufferedAmount;
   }
@@ -118,6 +172,7 @@ export class WebSocketParty implements Party {
       n >>>= 7;
     }
     frame[at] = n;
+    this.log?.append(frame.subarray(headerRoom, headerRoom + length));
     this.sendRaw(frame.subarray(start, headerRoom + length));
   }
 

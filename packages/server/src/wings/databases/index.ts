@@ -77,6 +77,7 @@ export const databasesWing = {
       guard: ctx.guard,
       sessionMfa: ctx.identity.sessionMfa,
       pingIntervalMs: ctx.pingIntervalMs,
+      resumeGraceMs: ctx.config.terminalResumeGraceMs,
     });
     await server.register(dbConnectRoutes, {
       databases: s.databases,

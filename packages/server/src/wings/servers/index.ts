@@ -82,6 +82,8 @@ export const serversWing = {
       sessionMfa: ctx.identity.sessionMfa,
       clusterName,
       pingIntervalMs,
+      resumeGraceMs: config.terminalResumeGraceMs,
+      hub: ctx.hub,
       peers: {
         hub: ctx.hub,
         proofs: s.peerProofs,

@@ -177,6 +177,31 @@ describe('the console', () => {
     await waitFor(() => expect(engine.text).toContain('\x1b[31mdisconnected: exited with code 2'));
   });
 
+  it('a dropped connection resumes the same session in the same terminal', async () => {
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    const key = { sid: sessionFixtures[0]!.id, key: 'k1', grace_ms: 60_000 };
+    socket.receive(T.resumeKey, JSON.stringify(key));
+    socket.receive(T.raw, 'before ');
+    socket.serverClose(1006, '');
+    expect(await screen.findByText('Connection lost: resuming the session…')).toBeTruthy();
+    const again = await nextSocket(2);
+    again.open();
+    expect(JSON.parse(again.sent[0] as string)).toMatchObject({
+      resume: { sid: key.sid, key: 'k1', received: 7 },
+    });
+    again.accept();
+    again.receive(T.raw, 'after');
+    const engine = engines[0]!;
+    await waitFor(() => expect(engine.plain()).toContain('before after'));
+    await waitFor(() =>
+      expect(screen.queryByText('Connection lost: resuming the session…')).toBeNull(),
+    );
+    expect(screen.queryByRole('button', { name: 'Reconnect' })).toBeNull();
+    expect(engines).toHaveLength(1); // the same terminal, not a new one
+  });
+
   describe('when the proxy goes away', () => {
     // The proxy shuts down (its session end, then 1001), closes with 1001, or dies (1006).
     const goneAway: [string, (socket: FakeSocket) => void, string][] = [

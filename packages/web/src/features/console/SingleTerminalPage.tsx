@@ -76,7 +76,11 @@ function SocketTerminal({ target, deps }: { target: TerminalSocketTarget; deps: 
       onShortcut,
       events: {
         connected: () =>
-          setState((now) => (now.status === 'connecting' ? { ...now, status: 'connected' } : now)),
+          setState((now) =>
+            now.status === 'disconnected' ? now : { ...now, status: 'connected' },
+          ),
+        resuming: () =>
+          setState((now) => (now.status === 'connected' ? { ...now, status: 'resuming' } : now)),
         disconnected,
         mfaChallenge: mfa.ask,
       },

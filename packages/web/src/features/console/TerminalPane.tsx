@@ -149,6 +149,11 @@ export function TerminalPane(props: Props) {
               Connecting…
             </Text>
           )}
+          {status === 'resuming' && (
+            <Text size="sm" c="orange" role="status">
+              Connection lost: resuming the session…
+            </Text>
+          )}
           {status === 'disconnected' && (
             <Text
               size="sm"

@@ -37,6 +37,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       onShortcut,
       events: {
         connected: () => dispatch({ type: 'connected', id: tab.id }),
+        resuming: () => dispatch({ type: 'resuming', id: tab.id }),
         session: (session) => dispatch({ type: 'session', id: tab.id, session }),
         disconnected: (reason, proxyGone) =>
           dispatch({ type: 'disconnected', id: tab.id, reason, proxyGone }),

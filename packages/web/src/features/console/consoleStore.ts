@@ -16,7 +16,8 @@ export interface ServersTab {
   id: typeof serversTabId;
 }
 
-export type TerminalStatus = 'connecting' | 'connected' | 'disconnected';
+/** `resuming`: the connection dropped and the terminal is getting its session back. */
+export type TerminalStatus = 'connecting' | 'connected' | 'resuming' | 'disconnected';
 
 export interface TerminalTab {
   kind: 'terminal';
@@ -79,6 +80,8 @@ export type ConsoleAction =
   | { type: 'activate'; id: string }
   | { type: 'close'; id: string }
   | { type: 'connected'; id: string }
+  /** The connection dropped; the terminal is resuming the session (docs/protocol.md §6.1). */
+  | { type: 'resuming'; id: string }
   | { type: 'session'; id: string; session: SessionInfo }
   /** `proxyGone`: the proxy went away (shut down, died) rather than the session ending. */
   | { type: 'disconnected'; id: string; reason: string; proxyGone?: boolean }
@@ -119,7 +122,11 @@ export function consoleReducer(state: ConsoleState, action: ConsoleAction): Cons
     }
     case 'connected':
       return updateTerminal(state, action.id, (t) =>
-        t.status === 'connecting' ? { ...t, status: 'connected' } : t,
+        t.status === 'connecting' || t.status === 'resuming' ? { ...t, status: 'connected' } : t,
+      );
+    case 'resuming':
+      return updateTerminal(state, action.id, (t) =>
+        t.status === 'connected' ? { ...t, status: 'resuming' } : t,
       );
     case 'session':
       return updateTerminal(state, action.id, (t) => ({

@@ -40,6 +40,11 @@ export interface TerminalSessionEvents {
    */
   disconnected: (reason: string, proxyGone?: boolean) => void;
   /**
+   * The connection dropped and the session is being resumed over a new one (`connected`
+   * follows when it is back, `disconnected` when it cannot be).
+   */
+  resuming?: () => void;
+  /**
    * The session needs a fresh second factor first (require_session_mfa): ask the user, then
    * `answer`, or `cancel` to give the session up. Without it the session cannot start.
    */
@@ -90,6 +95,8 @@ export function startTerminalSession(
   const client = new TtyClient({
     url,
     token: token ?? '',
+    // A resume after a drop presents the bearer as it is then: it may have been renewed.
+    currentToken: () => deps.token() ?? undefined,
     createSocket: deps.createSocket,
     readOnly,
     moderator: moderator === true,
@@ -105,6 +112,9 @@ export function startTerminalSession(
     if (target.join) client.readyToJoin();
   });
   client.on('output', (text, bytes) => batcher.push(text, bytes));
+  // Nothing is written into the terminal about it: the missed output resumes the screen exactly.
+  client.on('reconnecting', () => events.resuming?.());
+  client.on('resumed', () => events.connected());
   client.on('session', (session) =>
     events.session?.({
       sid: session.id,

@@ -9,6 +9,7 @@ interface DbConsoleRoutesOptions extends DbConsoleDeps {
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   pingIntervalMs: number;
+  resumeGraceMs?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { apiPaths, kubeExecRequestSchema, type KubeExecRequest } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, ApiError, badParameter, notFound } from '../../../errors.js';
@@ -15,6 +16,8 @@ interface KubeExecRoutesOptions {
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
+  resumeGraceMs?: number;
+  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
 }
 
 /**

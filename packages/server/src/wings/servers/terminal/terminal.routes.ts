@@ -1,3 +1,4 @@
+import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { apiPaths, terminalRequestSchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -16,6 +17,8 @@ interface TerminalRoutesOptions {
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
+  resumeGraceMs?: number;
+  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
   /** The internal route other proxies join this one's sessions through (absent: none). */
   peers?: Omit<PeerJoinRouteOptions, 'pingIntervalMs'>;
 }

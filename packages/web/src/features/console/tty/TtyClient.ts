@@ -3,12 +3,24 @@ import {
   decodeEnvelopeBytes,
   encodeEnvelope,
   mfaChallengeSchema,
+  resumeKeySchema,
   terminalMessageTypes as T,
   type CreateSessionResponse,
   type SessionMfaResponse,
 } from '@postern/contracts';
 import { Emitter } from './emitter';
-import { endReason, parseJson, parseSize, sizeText, text, toBytes, validSize } from './frameData';
+import {
+  endReason,
+  parseJson,
+  parseSize,
+  partyNotice,
+  sizeText,
+  text,
+  toBytes,
+  validSize,
+} from './frameData';
+import { SessionResume, type ResumeTimers } from './resume';
+import { abnormalClosure } from './ttyTypes';
 
 import type {
   TerminalSize,
@@ -46,6 +58,10 @@ export interface TtyClientOptions {
   initialSize?: TerminalSize;
   /** Acknowledge at least every this many processed output bytes (default 64 KiB). */
   ackEvery?: number;
+  /** The bearer when resuming (it may have been renewed since the start); `token` otherwise. */
+  currentToken?: () => string | undefined;
+  /** Time and timers of the resume's retries; tests pass their own. */
+  timers?: ResumeTimers;
 }
 
 /** Acks go out at least this often (bytes processed by the terminal). */
@@ -67,10 +83,13 @@ export class TtyClient extends Emitter<TtyEvents> {
   private received = 0;
   private acknowledged = 0;
   private processedSinceAck = 0;
+  /** What resuming the session after a dropped connection needs (the server's key, time). */
+  private readonly resume: SessionResume;
 
   constructor(private readonly options: TtyClientOptions) {
     super();
     this.ackEvery = options.ackEvery ?? defaultAckEvery;
+    this.resume = new SessionResume(options.timers);
     if (options.initialSize) this.lastSize = sizeText(options.initialSize);
   }
 
@@ -94,19 +113,12 @@ export class TtyClient extends Emitter<TtyEvents> {
   /** Opens the socket. Nothing is sent before it opens; the first frame is the token. */
   connect(): void {
     if (this.stateValue !== 'idle') throw new Error('the terminal client connects only once');
-    const socket = this.createSocket();
-    this.socket = socket;
-    socket.binaryType = 'arraybuffer';
+    const socket = this.openSocket();
     socket.onopen = () => {
       if (this.stateValue !== 'connecting') return;
       this.setState('authenticating');
       socket.send(JSON.stringify({ token: this.options.token }));
     };
-    socket.onmessage = (event) => this.receive(event.data);
-    socket.onerror = () => {
-      // The close event follows with the details; an error alone changes nothing.
-    };
-    socket.onclose = (event) => this.closed(event.code, event.reason);
     this.setState('connecting');
   }
 
@@ -117,6 +129,7 @@ export class TtyClient extends Emitter<TtyEvents> {
   send(data: string): void {
     if (data === '') return;
     if (this.readOnly && !(this.options.moderator && data === 't')) return;
+    if (this.stateValue === 'reconnecting') return this.resume.hold(data);
     this.sendFrame(T.raw, data);
   }
 
@@ -165,8 +178,26 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.closeRequested = true;
     this.endReason ??= reason;
     this.endedBy ??= 'client';
+    if (this.stateValue === 'reconnecting') {
+      // Nothing to tell the server over: it ends the session once its grace runs out.
+      this.stopResuming();
+      return this.finish(normalClosure, reason);
+    }
     if (this.socket) this.socket.close(normalClosure, reason);
     else this.closed(normalClosure, reason);
+  }
+
+  /** A new socket wired to this client: its frames, and its close. */
+  private openSocket(): WebSocketLike {
+    const socket = this.createSocket();
+    this.socket = socket;
+    socket.binaryType = 'arraybuffer';
+    socket.onmessage = (event) => this.receive(event.data);
+    socket.onerror = () => {
+      // The close event follows with the details; an error alone changes nothing.
+    };
+    socket.onclose = (event) => this.closed(event.code, event.reason);
+    return socket;
   }
 
   private createSocket(): WebSocketLike {
@@ -207,6 +238,7 @@ export class TtyClient extends Emitter<TtyEvents> {
 
   /** Text frames carry only the answer to the auth frame. */
   private receiveText(text: string): void {
+    if (this.stateValue === 'reconnecting') return this.resumeAnswered(text);
     if (this.stateValue !== 'authenticating') return;
     let answer: Partial<CreateSessionResponse>;
     try {
@@ -258,6 +290,11 @@ export class TtyClient extends Emitter<TtyEvents> {
         this.close(reason);
         return;
       }
+      case T.resumeKey: {
+        const key = resumeKeySchema.safeParse(parseJson(body));
+        if (key.success) this.resume.offered(key.data);
+        return;
+      }
       case T.mfaChallenge: {
         const challenge = mfaChallengeSchema.safeParse(parseJson(body));
         if (challenge.success) this.emit('mfaChallenge', challenge.data);
@@ -272,25 +309,12 @@ export class TtyClient extends Emitter<TtyEvents> {
 
   private audit(event: Record<string, unknown>): void {
     this.emit('audit', event);
-    const user = typeof event.user === 'string' && event.user ? event.user : 'someone';
-    switch (event.event) {
-      case 'session.join': {
-        const mode = typeof event.mode === 'string' && event.mode ? ` as ${event.mode}` : '';
-        this.emit('notice', `[${user} joined${mode}]`);
-        return;
-      }
-      case 'session.leave':
-        this.emit('notice', `[${user} left]`);
-        return;
-      case 'resize': {
-        const size = typeof event.size === 'string' ? parseSize(event.size) : undefined;
-        // Our own resize comes back as an audit event too: only another party's size counts.
-        if (size && event.size !== this.lastSize) this.emit('resize', size);
-        return;
-      }
-      default:
-        return;
-    }
+    const notice = partyNotice(event);
+    if (notice) this.emit('notice', notice);
+    if (event.event !== 'resize' || typeof event.size !== 'string') return;
+    const size = parseSize(event.size);
+    // Our own resize comes back as an audit event too: only another party's size counts.
+    if (size && event.size !== this.lastSize) this.emit('resize', size);
   }
 
   private sendResize(size: TerminalSize): void {
@@ -315,6 +339,99 @@ export class TtyClient extends Emitter<TtyEvents> {
   }
 
   private closed(code: number, reason: string): void {
+    if (this.stateValue === 'reconnecting') return this.resumeFailed();
+    if (this.resumable(code)) return this.startResuming();
+    this.finish(code, reason);
+  }
+
+  /**
+   * The network dropped (1006: no close frame) an open session the server lets its owner
+   * resume, and nobody chose to end it: it is worth resuming rather than ending.
+   */
+  private resumable(code: number): boolean {
+    return (
+      code === abnormalClosure &&
+      this.stateValue === 'open' &&
+      !this.closeRequested &&
+      this.endedBy === undefined &&
+      this.resume.offeredByServer
+    );
+  }
+
+  private startResuming(): void {
+    this.detachSocket();
+    const grace = this.resume.begin();
+    this.setState('reconnecting');
+    this.emit('reconnecting', grace);
+    this.resumeSoon();
+  }
+
+  /** Tries again after the next backoff step, or gives up when that is past the grace. */
+  private resumeSoon(): void {
+    if (!this.resume.next(() => this.tryResume())) {
+      this.giveUp('the proxy holding it could not be reached again in time');
+    }
+  }
+
+  /** One attempt: a new socket whose first frame names the session, its key and our offset. */
+  private tryResume(): void {
+    if (this.stateValue !== 'reconnecting') return;
+    const socket = this.openSocket();
+    socket.onopen = () => {
+      const token = this.options.currentToken?.() ?? this.options.token;
+      const frame = this.resume.firstFrame(token, this.received);
+      if (frame) socket.send(frame);
+    };
+  }
+
+  private resumeAnswered(answerText: string): void {
+    let answer: Partial<CreateSessionResponse> | undefined;
+    try {
+      answer = JSON.parse(answerText) as Partial<CreateSessionResponse>;
+    } catch {
+      return this.giveUp('unexpected answer from the server');
+    }
+    if (answer?.type !== 'create_session_response') return;
+    if (answer.code === 'resume_elsewhere') return this.resumeFailed(); // another proxy has it
+    if (answer.status !== 'ok') return this.giveUp(answer.message || 'the server refused it');
+    // The server counts everything received as acknowledged from here (its log starts there).
+    this.acknowledged = this.received;
+    this.processedSinceAck = 0;
+    this.setState('open');
+    this.emit('resumed');
+    for (const data of this.resume.takeHeld()) this.sendFrame(T.raw, data);
+    const size = this.pendingSize;
+    this.pendingSize = undefined;
+    if (size) this.sendResize(size);
+  }
+
+  /** An attempt's socket closed before the session was resumed: try again while there is time. */
+  private resumeFailed(): void {
+    const socket = this.socket;
+    this.detachSocket();
+    if (socket && socket.readyState <= 1) socket.close(normalClosure, 'trying again');
+    if (this.stateValue === 'reconnecting') this.resumeSoon();
+  }
+
+  private giveUp(why: string): void {
+    this.stopResuming();
+    this.endReason ??= `connection lost, and the session could not be resumed: ${why}`;
+    this.finish(abnormalClosure, '');
+  }
+
+  private stopResuming(): void {
+    this.resume.cancel();
+    const socket = this.socket;
+    this.detachSocket();
+    if (socket && socket.readyState <= 1) socket.close(normalClosure, 'closed');
+  }
+
+  private detachSocket(): void {
+    if (this.socket) this.socket.onopen = this.socket.onmessage = this.socket.onclose = null;
+    this.socket = undefined;
+  }
+
+  private finish(code: number, reason: string): void {
     if (this.stateValue === 'closed') return;
     const wasOpen = this.stateValue === 'open';
     this.setState('closed');
@@ -326,9 +443,7 @@ export class TtyClient extends Emitter<TtyEvents> {
         (wasOpen
           ? `connection closed (code ${code})`
           : `could not connect to the server (code ${code})`));
-    if (this.socket) {
-      this.socket.onopen = this.socket.onmessage = this.socket.onclose = null;
-    }
+    this.detachSocket();
     this.emit('close', { code, reason: why, endedBy: this.endedBy ?? 'socket' });
   }
 }

@@ -48,3 +48,12 @@ export function validSize(size: TerminalSize): boolean {
   const ok = (n: number) => Number.isInteger(n) && n > 0 && n < 4096;
   return ok(size.w) && ok(size.h);
 }
+
+/** The line a terminal shows when a party joins or leaves (`a` events), if the event is one. */
+export function partyNotice(event: Record<string, unknown>): string | undefined {
+  const user = typeof event.user === 'string' && event.user ? event.user : 'someone';
+  if (event.event === 'session.leave') return `[${user} left]`;
+  if (event.event !== 'session.join') return undefined;
+  const mode = typeof event.mode === 'string' && event.mode ? ` as ${event.mode}` : '';
+  return `[${user} joined${mode}]`;
+}

@@ -36,7 +36,9 @@ export interface TerminalSize {
   h: number;
 }
 
-export type TtyState = 'idle' | 'connecting' | 'authenticating' | 'open' | 'closed';
+/** `reconnecting`: the connection dropped and the client is resuming the session on a new one. */
+export type TtyState =
+  'idle' | 'connecting' | 'authenticating' | 'open' | 'reconnecting' | 'closed';
 
 /**
  * Who ended the connection: the server with a session end (`c`), this client (the tab closed,
@@ -88,6 +90,13 @@ export interface TtyEvents {
   mfaChallenge: [challenge: MfaChallenge];
   /** `e`: an error the server reported; the session may go on. */
   error: [message: string];
+  /**
+   * The connection dropped without a close; the client is resuming the session over new
+   * sockets for up to `graceMs` (docs/protocol.md §6.1). Output and keystrokes wait meanwhile.
+   */
+  reconnecting: [graceMs: number];
+  /** Resumed: the output missed meanwhile follows, then the live stream. */
+  resumed: [];
   /** `c`: the server ended the session. */
   end: [reason: string];
   /** The socket is closed; emitted once. */
