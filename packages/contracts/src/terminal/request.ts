@@ -79,6 +79,11 @@ export interface CreateSessionResponse {
    * connection through the load balancer may reach it (docs/protocol.md §6.1).
    */
   code?: 'mfa_required' | 'resume_elsewhere';
+  /**
+   * A resume's answer: how many input payload bytes the server took from this client before
+   * the connection dropped; the client sends again what it typed after that.
+   */
+  input_received?: number;
 }
 
 /** `w` payload from the client. */

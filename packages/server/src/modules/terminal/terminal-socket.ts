@@ -220,7 +220,11 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       stage = 'closed';
       return socket.close(1000, 'resume elsewhere');
     }
-    answer(socket, { type: 'create_session_response', status: 'ok' });
+    answer(socket, {
+      type: 'create_session_response',
+      status: 'ok',
+      input_received: held.party.inputReceived,
+    });
     session = held.session;
     party = held.party;
     const acknowledged = party.moveTo(socket, resume.received) ?? 0;
@@ -275,6 +279,7 @@ export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Ui
   const { type, body } = decoded;
   switch (type) {
     case T.raw:
+      party.tookInput(body.length);
       return session.input(party.id, decoder.decode(body));
     case T.resize: {
       const resize = resizePayloadSchema.safeParse(safeJson(decoder.decode(body)));

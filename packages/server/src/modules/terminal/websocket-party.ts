@@ -44,6 +44,8 @@ export class WebSocketParty implements Party {
   /** The room of the next frame. */
   private room = minOutputFrameBytes;
   private flushScheduled = false;
+  /** Input payload bytes taken from the client, which a resume's client counts from. */
+  inputReceived = 0;
   /** Output sent and not yet acknowledged, for a resume; only for a session's owner. */
   private log: OutputLog | undefined;
 
@@ -98,6 +100,11 @@ export class WebSocketParty implements Party {
   /** From now on, keep what is sent until it is acknowledged, so the client may resume. */
   keepForResume(): void {
     this.log ??= new OutputLog();
+  }
+
+  /** The client's keystrokes (`r`): counted, so a resumed client knows what did not arrive. */
+  tookInput(bytes: number): void {
+    this.inputReceived += bytes;
   }
 
   /** The client acknowledged `bytes` more output (`o`). */

@@ -6,6 +6,8 @@ const sessionEventTypes = new Set([
   'session.end',
   'session.join',
   'session.leave',
+  'session.connection_lost',
+  'session.resumed',
   'resize',
   'session.recording.access',
 ]);

@@ -122,7 +122,7 @@ const endReason = (client: TerminalClient) => {
 
 describe('resuming a session held by another proxy', () => {
   it('tells its owner to try again (the balancer may reach the holder), and nobody else', async () => {
-    const { owner, sid } = await ownerOnB('alice', 'plain-x');
+    const { owner } = await ownerOnB('alice', 'plain-x');
     await owner.waitFor(() => owner.resumeKey() !== undefined, 'the resume key');
     const key = owner.resumeKey()!;
     const resumeOnA = async (user: string, role: string) =>

@@ -61,14 +61,20 @@ describe('resuming a web terminal after its connection dropped', () => {
   it('goes on over a new socket with exactly the output missed meanwhile', async () => {
     const { headers, client, key } = await shell('alice', false);
     client.ackAll(); // the prompt; what follows is unacknowledged when the network drops
-    client.type('sleep 1; echo "af""ter-drop"\r');
+    const command = 'sleep 1; echo "af""ter-drop"\r';
+    client.type(command);
     await client.waitForOutput('sleep 1');
     await drop(client);
     await sleep(1_500); // the echo comes while nobody is connected
     // Claim 6 bytes fewer than received (not processed yet, say): they come again, then the rest.
     const received = client.received() - 6;
     const resumed = await resume(headers, { sid: key.sid, key: key.key, received });
-    expect(resumed.response.status).toBe('ok');
+    // It says how much of the input it took, so a client resends only what did not arrive.
+    expect(resumed.response).toEqual({
+      type: 'create_session_response',
+      status: 'ok',
+      input_received: command.length,
+    });
     await resumed.waitForOutput('after-drop');
     expect(resumed.output().startsWith(client.output().slice(-6))).toBe(true);
     resumed.type('echo "sti""ll-here"\r');

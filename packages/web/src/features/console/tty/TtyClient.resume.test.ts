@@ -101,6 +101,43 @@ describe('TtyClient resuming a dropped session', () => {
     expect(t.closed()).toBeUndefined();
   });
 
+  it('sends again the keystrokes the server did not get before the drop', () => {
+    const t = openSession();
+    const errors: string[] = [];
+    t.client.on('error', (message) => errors.push(message));
+    t.client.send('ab');
+    t.client.send('cé'); // 3 bytes
+    t.factory.last.serverClose(1006);
+    t.client.send('x'); // typed while resuming
+    t.clock.advance(0);
+    t.factory.last.open();
+    t.factory.last.receiveText(JSON.stringify({ ...JSON.parse(ok), input_received: 2 }));
+    expect(t.factory.last.payloads(T.raw)).toEqual(['cé', 'x']);
+    expect(errors).toEqual([]);
+
+    // A second drop counts from the server's count: 2 + 3 + 1 bytes were sent since.
+    t.factory.last.serverClose(1006);
+    t.clock.advance(0);
+    t.factory.last.open();
+    t.factory.last.receiveText(JSON.stringify({ ...JSON.parse(ok), input_received: 6 }));
+    expect(t.factory.last.payloads(T.raw)).toEqual([]);
+  });
+
+  it('says so when keystrokes it no longer keeps were lost', () => {
+    const t = openSession();
+    const errors: string[] = [];
+    t.client.on('error', (message) => errors.push(message));
+    const paste = 'p'.repeat(40 * 1024);
+    t.client.send(paste);
+    t.client.send(paste); // the first paste is no longer kept: 64 KiB at most
+    t.factory.last.serverClose(1006);
+    t.clock.advance(0);
+    t.factory.last.open();
+    t.factory.last.receiveText(JSON.stringify({ ...JSON.parse(ok), input_received: 0 }));
+    expect(t.factory.last.payloads(T.raw)).toEqual([paste]);
+    expect(errors).toEqual(['some keystrokes typed before the connection dropped were lost']);
+  });
+
   it('retries with backoff while the proxy cannot be reached, and gives up after the grace', () => {
     const t = openSession(3_000);
     t.factory.last.serverClose(1006);

@@ -130,7 +130,7 @@ export class TtyClient extends Emitter<TtyEvents> {
     if (data === '') return;
     if (this.readOnly && !(this.options.moderator && data === 't')) return;
     if (this.stateValue === 'reconnecting') return this.resume.hold(data);
-    this.sendFrame(T.raw, data);
+    this.sendInput(data);
   }
 
   /** The local terminal's size changed (`w`). Observers follow the session's size instead. */
@@ -332,6 +332,14 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.socket.send(encodeEnvelope(type, encoder.encode(payload)));
   }
 
+  /** Keystrokes (`r`), kept until a resume could need them again. */
+  private sendInput(data: string): void {
+    if (this.stateValue !== 'open' || !this.socket) return;
+    const bytes = encoder.encode(data);
+    this.socket.send(encodeEnvelope(T.raw, bytes));
+    this.resume.sentInput(data, bytes.length);
+  }
+
   private fail(reason: string): void {
     this.endReason ??= reason;
     this.emit('error', reason);
@@ -399,7 +407,11 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.processedSinceAck = 0;
     this.setState('open');
     this.emit('resumed');
-    for (const data of this.resume.takeHeld()) this.sendFrame(T.raw, data);
+    // What was typed before the drop and never reached the server, then what was typed since.
+    const unsent = this.resume.unconfirmed(answer.input_received ?? 0);
+    if (unsent.lost)
+      this.emit('error', 'some keystrokes typed before the connection dropped were lost');
+    for (const data of [...unsent.resend, ...this.resume.takeHeld()]) this.sendInput(data);
     const size = this.pendingSize;
     this.pendingSize = undefined;
     if (size) this.sendResize(size);

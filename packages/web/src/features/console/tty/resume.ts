@@ -37,6 +37,10 @@ export class SessionResume {
   private timer: unknown;
   private held: string[] = [];
   private heldBytes = 0;
+  /** The last keystrokes sent, by the count of input bytes sent once each was. */
+  private sent: { end: number; bytes: number; data: string }[] = [];
+  private sentBytes = 0;
+  private sentKept = 0;
 
   constructor(private readonly timers: ResumeTimers = systemTimers) {}
 
@@ -83,6 +87,37 @@ export class SessionResume {
     if (this.heldBytes + data.length > heldInputLimit) return;
     this.held.push(data);
     this.heldBytes += data.length;
+  }
+
+  /**
+   * Keystrokes sent over the socket: the last 64 KiB are kept, since those written just before
+   * a drop may never have reached the server.
+   */
+  sentInput(data: string, bytes: number): void {
+    if (!this.offeredByServer) return;
+    this.sentBytes += bytes;
+    this.sentKept += bytes;
+    this.sent.push({ end: this.sentBytes, bytes, data });
+    while (this.sentKept > heldInputLimit && this.sent.length > 1) {
+      this.sentKept -= this.sent.shift()?.bytes ?? 0;
+    }
+  }
+
+  /**
+   * What was sent after the server's count of input it took (a resume's `input_received`), to
+   * send again; `lost` when some of that is no longer kept. The count starts over from the
+   * server's, as the keystrokes go out again.
+   */
+  unconfirmed(serverReceived: number): { resend: string[]; lost: boolean } {
+    const missing = this.sent.filter((entry) => entry.end > serverReceived);
+    const first = missing[0];
+    const lost =
+      serverReceived < this.sentBytes &&
+      (first === undefined || first.end - first.bytes > serverReceived);
+    this.sent = [];
+    this.sentKept = 0;
+    this.sentBytes = serverReceived;
+    return { resend: missing.map((entry) => entry.data), lost };
   }
 
   /** The keystrokes held, in order, once the session is back. */

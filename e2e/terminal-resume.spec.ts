@@ -1,0 +1,108 @@
+import { rm } from 'node:fs/promises';
+import { test, type BrowserContext, type Page } from '@playwright/test';
+import { expect } from './support/identity.js';
+import type { RunningPostern } from './support/postern-process.js';
+import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
+import { serverRow } from './support/servers-page.js';
+import { cluster } from './support/shared-server.js';
+import type { RunningSshd } from './support/sshd.js';
+import { startTcpRelay, type TcpRelay } from './support/tcp-relay.js';
+import { expectConnected, expectOnScreen, runInTerminal, screenText } from './support/terminal.js';
+
+// The browser's network drops under a terminal (docs/protocol.md §6.1): the console reaches the
+// proxy through a TCP relay, which the test cuts (every connection reset, none taken for a few
+// seconds). The tab says it is resuming, then goes on in the same shell: what the program
+// printed meanwhile appears, nothing twice, and the screen before the drop is still there.
+const node = 'resume-host';
+const roles = `kind: role
+version: v7
+metadata:
+  name: shell
+spec:
+  allow:
+    logins: [root]
+    node_labels: {resume: e2e}
+  deny: {}
+`;
+
+test.describe.serial('a terminal whose network drops', () => {
+  let server: RunningPostern;
+  let sshd: RunningSshd | undefined;
+  let relay: TcpRelay;
+  const contexts: BrowserContext[] = [];
+
+  test.beforeAll(async () => {
+    ({ server, sshd } = await startWithRolesAndNode({
+      roles,
+      node: { name: node, labels: 'resume=e2e' },
+    }));
+    relay = await startTcpRelay({ host: '127.0.0.1', port: Number(new URL(server.url).port) });
+  });
+
+  test.afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await relay?.close();
+    await sshd?.stop();
+    await server?.stop();
+    if (server) await rm(server.dataDir, { recursive: true, force: true });
+  });
+
+  test('resumes the same shell, with the output printed while it was away', async ({ browser }) => {
+    test.setTimeout(120_000);
+    // Signed up and connected through the relay: every byte of the page takes that path.
+    const page = await signUpInOwnContext(
+      browser,
+      { ...server, url: relay.url },
+      contexts,
+      'alice',
+      'shell',
+    );
+    const consolePage = await connect(page);
+    await runInTerminal(consolePage, 'echo "shell-$$"');
+    const pid = await shellPid(consolePage);
+
+    // A command whose output comes while the network is down.
+    await runInTerminal(consolePage, 'sleep 2; echo "while-$((6*7))"');
+    relay.cut(3_000);
+    await expect(
+      consolePage.getByRole('status').filter({ hasText: 'Connection lost: resuming the session…' }),
+    ).toBeVisible();
+    await expectOnScreen(consolePage, 'while-42', 30_000);
+    await expect(consolePage.getByRole('status').filter({ hasText: 'resuming' })).toHaveCount(0);
+    await expect(consolePage.getByRole('status').filter({ hasText: 'disconnected:' })).toHaveCount(
+      0,
+    );
+
+    // The same shell, the screen kept, nothing printed twice.
+    await runInTerminal(consolePage, 'echo "after-$$"');
+    await expectOnScreen(consolePage, `after-${pid}`);
+    const screen = await screenText(consolePage);
+    expect(screen).toContain(`shell-${pid}`);
+    expect(screen.match(/^while-42$/gm)).toHaveLength(1);
+  });
+
+  /** Connect → root on the node's row; the console opens in a new tab. */
+  async function connect(page: Page): Promise<Page> {
+    await page.goto(`/web/cluster/${cluster}/nodes`);
+    const row = serverRow(page, node);
+    await row.getByRole('button', { name: /^Connect to / }).click();
+    const [consolePage] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByRole('menuitem', { name: 'root', exact: true }).click(),
+    ]);
+    await expectConnected(consolePage);
+    return consolePage;
+  }
+});
+
+/** The shell's PID, from the `shell-<pid>` line it printed. */
+async function shellPid(page: Page): Promise<string> {
+  let pid = '';
+  await expect
+    .poll(async () => {
+      pid = /^shell-(\d+)$/m.exec(await screenText(page))?.[1] ?? '';
+      return pid;
+    })
+    .not.toBe('');
+  return pid;
+}
