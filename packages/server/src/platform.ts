@@ -20,6 +20,7 @@ import { meteredAudit, ServerMetrics } from './modules/metrics/server-metrics.js
 import { openRecordingStore } from './modules/recordings/open-recording-store.js';
 import { DeadProxyRecovery } from './modules/sessions/dead-proxy-recovery.js';
 import { SessionHub } from './modules/sessions/session-hub.js';
+import { buildTerminalResumes } from './modules/terminal/peer-resume.js';
 import { AgentReports, ProxyRegistry, TunnelRegistry } from './modules/tunnel/index.js';
 import { perMinute } from './plugins/rate-limit.js';
 import { ClusterCa } from './ssh/ca.service.js';
@@ -79,6 +80,15 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     accessChanges: access.onChange.bind(access),
     // As access is worked out: the user record's traits (an SSO user's come from their claims).
     traitsOf: (user) => access.users.get(user)?.spec.traits ?? {},
+  });
+  const pingIntervalMs = deps.pingIntervalMs ?? 20_000;
+  // Terminals whose connection dropped, kept for their owners to resume, here or through a peer.
+  const terminalResumes = buildTerminalResumes({
+    graceMs: config.terminalResumeGraceMs,
+    hub,
+    backend,
+    now,
+    pingIntervalMs,
   });
   const addresses = new ListenAddresses(config);
   // This proxy in the cluster's list (announced once listening); agents are told the list so
@@ -145,6 +155,7 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     access,
     recordings,
     hub,
+    terminalResumes,
     tunnels,
     /** The cluster's proxies: this one's heartbeat record and the watched list. */
     proxies,
@@ -166,7 +177,7 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     /** The alerts an admin posts to everyone in the console (`postern alerts`). */
     clusterAlerts: buildClusterAlerts({ backend, audit, now }),
     onError,
-    pingIntervalMs: deps.pingIntervalMs ?? 20_000,
+    pingIntervalMs,
     loginRateLimit: perMinute(config.auth.loginRateLimit),
     /** Loads the watched state, then the live sessions that are judged against it. */
     start: async () => {

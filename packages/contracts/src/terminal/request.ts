@@ -73,12 +73,8 @@ export interface CreateSessionResponse {
   type: 'create_session_response';
   status: 'ok' | 'error';
   message?: string;
-  /**
-   * `mfa_required`: connect again with the answer to a per-session MFA challenge.
-   * `resume_elsewhere`: the session to resume is held by another proxy of the cluster; a new
-   * connection through the load balancer may reach it (docs/protocol.md §6.1).
-   */
-  code?: 'mfa_required' | 'resume_elsewhere';
+  /** `mfa_required`: connect again with the answer to a per-session MFA challenge. */
+  code?: 'mfa_required';
   /**
    * A resume's answer: how many input payload bytes the server took from this client before
    * the connection dropped; the client sends again what it typed after that.

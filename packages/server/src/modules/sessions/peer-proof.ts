@@ -38,7 +38,7 @@ export type PeerClaim = z.infer<typeof joinClaimSchema>;
  * What a proof is for: each purpose MACs under its own prefix, so a proof made for one (a join)
  * never passes as another (a database cancel).
  */
-export type PeerPurpose = 'join' | 'db-cancel';
+export type PeerPurpose = 'join' | 'db-cancel' | 'resume';
 
 /** The headers proving `claim`: the claim (base64url JSON) and its HMAC-SHA256 under `secret`. */
 export function peerProofHeaders(

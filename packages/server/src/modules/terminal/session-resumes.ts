@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ResumeKey } from '@postern/contracts';
 import type { LiveSession } from '../sessions/live-session.js';
+import type { SessionTracker } from '../sessions/session-tracker.store.js';
 import type { WebSocketParty } from './websocket-party.js';
 
 /** What a resume takes over: the owner's party in its session. */
@@ -10,10 +11,10 @@ export interface Resumable {
   user: string;
 }
 
-/** Why a resume was refused; `elsewhere`: another proxy holds the session, so try again. */
+/** Why a resume was refused; `holder`: another proxy holds the session (peer-resume.ts). */
 export interface ResumeRefusal {
   refused: string;
-  elsewhere?: boolean;
+  holder?: SessionTracker;
 }
 
 interface Held extends Resumable {
@@ -23,7 +24,7 @@ interface Held extends Resumable {
 }
 
 /**
- * The sessions of one terminal socket route whose owners may resume them over a new socket
+ * The sessions of this proxy whose owners may resume them over a new socket
  * after the connection dropped (docs/protocol.md §6.1). Each holds a key known only to the
  * owner's client (a fresh one after every resume; only its hash is kept). A lost connection
  * keeps the session for `graceMs`; a resume in that time, by the same user with the key,
@@ -34,8 +35,11 @@ export class SessionResumes {
 
   constructor(
     readonly graceMs: number,
-    /** Whether another proxy holds `user`'s session `sid` (behind a balancer, say). */
-    private readonly heldElsewhere: (sid: string, user: string) => boolean = () => false,
+    /** The tracker of `user`'s session `sid` when another proxy holds it (behind a balancer). */
+    private readonly heldElsewhere: (
+      sid: string,
+      user: string,
+    ) => SessionTracker | undefined = () => undefined,
   ) {}
 
   /**
@@ -75,9 +79,8 @@ export class SessionResumes {
    */
   take(sid: string, user: string, key: string): Held | ResumeRefusal {
     const held = this.held.get(sid);
-    if (!held && this.heldElsewhere(sid, user)) {
-      return { refused: 'another proxy of the cluster holds this session', elsewhere: true };
-    }
+    const holder = held ? undefined : this.heldElsewhere(sid, user);
+    if (holder) return { refused: 'another proxy of the cluster holds this session', holder };
     // One answer for a wrong key, another user and an unknown session: nothing to probe.
     if (!held || held.user !== user || !timingSafeEqual(held.keyHash, hashOf(key))) {
       return { refused: 'no session to resume with this key' };

@@ -10,8 +10,8 @@ import {
 } from '../../http/request-identity.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { SessionMfa } from '../../identity/mfa/session-mfa.js';
-import type { SessionHub } from '../sessions/session-hub.js';
-import { SessionResumes } from './session-resumes.js';
+import type { RelayResume } from './peer-resume.js';
+import type { SessionResumes } from './session-resumes.js';
 import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
 
 export interface TerminalRouteOptions {
@@ -21,12 +21,11 @@ export interface TerminalRouteOptions {
   /** Per-session MFA for callers whose roles ask for it (absent: their sessions are refused). */
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   /**
-   * How long a session started here waits for its owner to resume it after the connection
-   * dropped (config `terminal_resume_grace`); absent or 0: it ends at once, as before.
+   * The proxy's resumable sessions (the platform's: one for every terminal socket) and the relay
+   * of resumes to other proxies; absent: a dropped connection ends the party, as a close does.
    */
-  resumeGraceMs?: number;
-  /** The cluster's sessions: a resume of one another proxy holds is told to try again. */
-  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
+  resumes?: SessionResumes;
+  relayResume?: RelayResume;
 }
 
 type TerminalUpgrade = FastifyRequest<{
@@ -48,11 +47,6 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
   sessions: (request: TerminalUpgrade) => TerminalSessions<Request>,
   logFields: (request: TerminalUpgrade) => object = () => ({}),
 ): void {
-  const { hub } = options;
-  const resumes = new SessionResumes(options.resumeGraceMs ?? 0, (sid, user) => {
-    const tracker = hub?.tracker(sid);
-    return !!tracker && tracker.proxyId !== hub?.proxyId && tracker.owner === user;
-  });
   app.get<{
     Params: { clusterId: string } & Record<string, string>;
     Querystring: { params?: string; traceparent?: string };
@@ -80,7 +74,8 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
           SessionMfa.requiredFor(identity) ? `terminal ${randomUUID()} ${request.url}` : undefined,
         ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
         origin: request.headers.origin,
-        resumes,
+        resumes: options.resumes,
+        relayResume: options.relayResume,
         remoteAddr: request.ip,
         log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
       });

@@ -22,6 +22,8 @@ import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
 import { WebSocketParty } from './websocket-party.js';
 import { toBytes } from '../../websocket/frames.js';
 import { keepAlive } from '../../websocket/keep-alive.js';
+import type { ResumeLink, RelayResume } from './peer-resume.js';
+import { partySocketClosed, resumeOn, type ResumeRequest } from './resume-socket.js';
 import type { SessionResumes } from './session-resumes.js';
 
 /**
@@ -60,6 +62,8 @@ export interface TerminalSocketOptions<Request extends { sid?: string; mode?: Pa
   mfaTimeoutMs?: number;
   /** Sessions started here that their owner may resume after a dropped connection. */
   resumes?: SessionResumes;
+  /** Relays a resume of a session another proxy holds to that proxy. */
+  relayResume?: RelayResume;
   /** The client's address, for the audit of a resume. */
   remoteAddr?: string;
   log: (error: unknown, message: string) => void;
@@ -78,7 +82,10 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
   socket: WebSocket,
   options: TerminalSocketOptions<Request>,
 ): void {
-  let stage: 'auth' | 'starting' | 'live' | 'closed' = 'auth';
+  let stage: 'auth' | 'starting' | 'live' | 'relayed' | 'closed' = 'auth';
+  // A resume of a session another proxy holds: this socket is relayed to it (peer-resume.ts).
+  let relay: ResumeLink | undefined;
+  let closedWith: number | undefined;
   let session: JoinedSession | undefined;
   let party: WebSocketParty | undefined;
   let stopGuard: (() => void) | undefined;
@@ -111,6 +118,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       });
       return;
     }
+    if (stage === 'relayed') return relay?.send(data, isBinary);
     if (!isBinary) return;
     if (stage === 'starting') {
       const frame = toBytes(data);
@@ -125,19 +133,14 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
   });
 
   socket.on('close', (code: number) => {
+    closedWith = code;
     clearTimeout(authTimer);
     alive.stop();
     stage = 'closed';
     mfaAnswer?.reject(new ApiError('connection_problem', 'the client disconnected'));
     stopGuard?.();
-    // A party that was resumed on another socket has left this one behind, nothing else.
-    if (!session || !party || !party.isOn(socket)) return;
-    // No close frame (1006): the network dropped, not the user; the owner may come back.
-    if (code === 1006 && options.resumes?.lost(session.toTracker().id, 'the connection was lost')) {
-      return;
-    }
-    options.resumes?.forget(session.toTracker().id);
-    session.leave(party.id, 'disconnected');
+    relay?.clientClosed(code);
+    if (session && party) partySocketClosed(socket, code, options.resumes, session, party);
   });
   closeOnProtocolError(socket);
 
@@ -149,7 +152,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       return fail('not authenticated');
     }
     const resume = terminalResumeFrameSchema.safeParse(safeJson(firstFrame));
-    if (resume.success) return resumeSession(identity, resume.data.resume);
+    if (resume.success) return await resumeSession(identity, resume.data.resume);
     const request = options.sessions.request.safeParse(safeJson(options.params));
     if (!request.success) {
       stage = 'auth';
@@ -187,53 +190,36 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
   }
 
   /**
-   * The owner's client comes back after its connection dropped (docs/protocol.md §6.1): the
-   * same user, with the session's last key, gets what it missed and then the live stream; its
-   * party is the same one, so the session, its recording and the other parties go on as if
-   * nothing happened. The key is single-use: a new one follows.
+   * The owner's client comes back after its connection dropped (docs/protocol.md §6.1), as the
+   * same user with the session's last key: here (resume-socket.ts), or relayed to the proxy
+   * that holds the session (peer-resume.ts).
    */
-  function resumeSession(
-    identity: Identity,
-    resume: { sid: string; key: string; received: number },
-  ): void {
-    const held = options.resumes?.take(resume.sid, identity.user, resume.key) ?? {
-      refused: 'this socket resumes no sessions',
-    };
-    const refusal =
-      'refused' in held
-        ? held
-        : held.party.canResumeFrom(resume.received)
-          ? undefined
-          : { refused: 'the output it missed is no longer held' };
-    if (refusal || 'refused' in held || !options.resumes) {
-      const message = `the session cannot be resumed: ${refusal?.refused ?? 'unknown'}`;
-      if (!refusal?.elsewhere) {
-        stage = 'auth';
-        return fail(message);
-      }
-      answer(socket, {
-        type: 'create_session_response',
-        status: 'error',
-        message,
-        code: 'resume_elsewhere',
-      });
-      stage = 'closed';
-      return socket.close(1000, 'resume elsewhere');
+  async function resumeSession(identity: Identity, request: ResumeRequest): Promise<void> {
+    const resumes = options.resumes;
+    let taken = resumes
+      ? resumeOn(socket, resumes, identity.user, request, options.remoteAddr)
+      : { refused: 'this socket resumes no sessions' };
+    if (!('refused' in taken)) {
+      ({ session, party } = taken);
+      stage = 'live';
+      for (const frame of early.splice(0)) onFrame(session, party, frame);
+      return;
     }
-    answer(socket, {
-      type: 'create_session_response',
-      status: 'ok',
-      input_received: held.party.inputReceived,
-    });
-    session = held.session;
-    party = held.party;
-    const acknowledged = party.moveTo(socket, resume.received) ?? 0;
-    if (acknowledged > 0) held.session.ack(party.id, acknowledged);
-    const key = options.resumes.offer(held);
-    if (key) party.resumeKey(key);
-    held.session.resumed(party.id, options.remoteAddr);
-    stage = 'live';
-    for (const frame of early.splice(0)) onFrame(session, party, frame);
+    if (taken.holder && options.relayResume) {
+      const who = { user: identity.user, addr: options.remoteAddr };
+      const link = await options.relayResume(taken.holder, who, request, socket);
+      if (typeof link !== 'string') {
+        relay = link;
+        // The client went while the holder was reached: the holder hears how it went.
+        if (stage === 'closed') return link.clientClosed(closedWith ?? 1000);
+        stage = 'relayed';
+        for (const frame of early.splice(0)) link.send(Buffer.from(frame), true);
+        return;
+      }
+      taken = { refused: link };
+    }
+    stage = 'auth';
+    fail(`the session cannot be resumed: ${taken.refused}`);
   }
 
   /** Sends the challenge on an `n` frame and checks the answer that comes back on one. */

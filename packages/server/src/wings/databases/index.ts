@@ -77,7 +77,8 @@ export const databasesWing = {
       guard: ctx.guard,
       sessionMfa: ctx.identity.sessionMfa,
       pingIntervalMs: ctx.pingIntervalMs,
-      resumeGraceMs: ctx.config.terminalResumeGraceMs,
+      resumes: ctx.terminalResumes.resumes,
+      relayResume: ctx.terminalResumes.relayResume,
     });
     await server.register(dbConnectRoutes, {
       databases: s.databases,

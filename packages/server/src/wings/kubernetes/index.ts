@@ -46,8 +46,8 @@ export const kubernetesWing = {
       sessionMfa: ctx.identity.sessionMfa,
       clusterName: ctx.config.clusterName,
       pingIntervalMs: ctx.pingIntervalMs,
-      resumeGraceMs: ctx.config.terminalResumeGraceMs,
-      hub: ctx.hub,
+      resumes: ctx.terminalResumes.resumes,
+      relayResume: ctx.terminalResumes.relayResume,
     });
     await server.register(kubeConnectRoutes, {
       clusters: s.kubeClusters,

@@ -82,8 +82,9 @@ export const serversWing = {
       sessionMfa: ctx.identity.sessionMfa,
       clusterName,
       pingIntervalMs,
-      resumeGraceMs: config.terminalResumeGraceMs,
-      hub: ctx.hub,
+      resumes: ctx.terminalResumes.resumes,
+      relayResume: ctx.terminalResumes.relayResume,
+      peerResume: ctx.terminalResumes.route,
       peers: {
         hub: ctx.hub,
         proofs: s.peerProofs,

@@ -2,14 +2,18 @@ import { apiPaths, databaseConsoleRequestSchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { GuardDeps } from '../../../http/request-identity.js';
 import type { SessionMfa } from '../../../identity/mfa/session-mfa.js';
-import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
+import {
+  terminalSocketRoute,
+  type TerminalRouteOptions,
+} from '../../../modules/terminal/terminal-route.js';
 import { dbConsoleSessions, type DbConsoleDeps } from './db-console.js';
 
 interface DbConsoleRoutesOptions extends DbConsoleDeps {
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   pingIntervalMs: number;
-  resumeGraceMs?: number;
+  resumes?: TerminalRouteOptions['resumes'];
+  relayResume?: TerminalRouteOptions['relayResume'];
 }
 
 /**

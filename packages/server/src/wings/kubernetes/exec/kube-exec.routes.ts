@@ -1,10 +1,12 @@
-import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { apiPaths, kubeExecRequestSchema, type KubeExecRequest } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, ApiError, badParameter, notFound } from '../../../errors.js';
 import type { GuardDeps, Identity } from '../../../http/request-identity.js';
 import type { SessionMfa } from '../../../identity/mfa/session-mfa.js';
-import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
+import {
+  terminalSocketRoute,
+  type TerminalRouteOptions,
+} from '../../../modules/terminal/terminal-route.js';
 import type { TerminalSessions } from '../../../modules/terminal/terminal-socket.js';
 import type { KubeExecSessions } from './kube-exec-sessions.js';
 import type { ExecAccess } from './exec-access.js';
@@ -16,8 +18,8 @@ interface KubeExecRoutesOptions {
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
-  resumeGraceMs?: number;
-  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
+  resumes?: TerminalRouteOptions['resumes'];
+  relayResume?: TerminalRouteOptions['relayResume'];
 }
 
 /**

@@ -120,40 +120,6 @@ const endReason = (client: TerminalClient) => {
   return frame ? (JSON.parse(frame.payload) as { reason: string }).reason : '';
 };
 
-describe('resuming a session held by another proxy', () => {
-  it('tells its owner to try again (the balancer may reach the holder), and nobody else', async () => {
-    const { owner } = await ownerOnB('alice', 'plain-x');
-    await owner.waitFor(() => owner.resumeKey() !== undefined, 'the resume key');
-    const key = owner.resumeKey()!;
-    const resumeOnA = async (user: string, role: string) =>
-      (
-        await openTerminal({
-          baseUrl: aUrl,
-          headers: await a.signIn([role], user),
-          params: { server_id: holder.nodeId, login: 'root', term: { w: 80, h: 24 } },
-          resume: { ...key, received: owner.received() },
-        })
-      ).response;
-    expect(await resumeOnA('alice', 'plain-x')).toMatchObject({
-      status: 'error',
-      code: 'resume_elsewhere',
-    });
-    // Whether a session exists on another proxy is told to its owner alone.
-    const asDan = await resumeOnA('dan', 'overseer-x');
-    expect(asDan).toMatchObject({ status: 'error' });
-    expect(asDan).not.toHaveProperty('code');
-    // On the proxy that holds it, the same resume works.
-    const back = await openTerminal({
-      baseUrl: holder.baseUrl,
-      headers: await b.signIn(['plain-x'], 'alice'),
-      params: { server_id: holder.nodeId, login: 'root', term: { w: 80, h: 24 } },
-      resume: { ...key, received: owner.received() },
-    });
-    expect(back.response.status).toBe('ok');
-    back.close();
-  }, 30_000);
-});
-
 describe('joining a session held by another proxy', () => {
   it('lets an observer on proxy A watch a session on proxy B, without typing into it', async () => {
     const { owner, sid } = await ownerOnB('alice', 'plain-x');

@@ -1,4 +1,7 @@
-import type { SessionHub } from '../../../modules/sessions/session-hub.js';
+import {
+  peerResumeRoute,
+  type PeerResumeRouteOptions,
+} from '../../../modules/terminal/peer-resume.js';
 import { apiPaths, terminalRequestSchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -8,7 +11,10 @@ import {
   peerJoinRoute,
   type PeerJoinRouteOptions,
 } from '../../../modules/terminal/peer-join-route.js';
-import { terminalSocketRoute } from '../../../modules/terminal/terminal-route.js';
+import {
+  terminalSocketRoute,
+  type TerminalRouteOptions,
+} from '../../../modules/terminal/terminal-route.js';
 import { requesterOf, type TerminalService } from './terminal.service.js';
 
 interface TerminalRoutesOptions {
@@ -17,8 +23,10 @@ interface TerminalRoutesOptions {
   sessionMfa?: Pick<SessionMfa, 'challenge' | 'verify'>;
   clusterName: string;
   pingIntervalMs: number;
-  resumeGraceMs?: number;
-  hub?: Pick<SessionHub, 'tracker' | 'proxyId'>;
+  resumes?: TerminalRouteOptions['resumes'];
+  relayResume?: TerminalRouteOptions['relayResume'];
+  /** The internal route other proxies relay resumes of this one's sessions through. */
+  peerResume?: PeerResumeRouteOptions;
   /** The internal route other proxies join this one's sessions through (absent: none). */
   peers?: Omit<PeerJoinRouteOptions, 'pingIntervalMs'>;
 }
@@ -53,6 +61,7 @@ export async function terminalRoutes(app: FastifyInstance, options: TerminalRout
     }),
     (request) => ({ traceId: traceIdOf(request) }),
   );
+  if (options.peerResume) peerResumeRoute(app, options.peerResume);
   if (options.peers) {
     peerJoinRoute(app, { ...options.peers, pingIntervalMs: options.pingIntervalMs });
   }

@@ -400,7 +400,6 @@ export class TtyClient extends Emitter<TtyEvents> {
       return this.giveUp('unexpected answer from the server');
     }
     if (answer?.type !== 'create_session_response') return;
-    if (answer.code === 'resume_elsewhere') return this.resumeFailed(); // another proxy has it
     if (answer.status !== 'ok') return this.giveUp(answer.message || 'the server refused it');
     // The server counts everything received as acknowledged from here (its log starts there).
     this.acknowledged = this.received;
@@ -427,7 +426,8 @@ export class TtyClient extends Emitter<TtyEvents> {
 
   private giveUp(why: string): void {
     this.stopResuming();
-    this.endReason ??= `connection lost, and the session could not be resumed: ${why}`;
+    const reason = why.replace(/^the session cannot be resumed: /, '');
+    this.endReason ??= `connection lost, and the session could not be resumed: ${reason}`;
     this.finish(abnormalClosure, '');
   }
 
