@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
 import { clusterSecret } from '../../../cluster-secrets.js';
@@ -14,6 +13,7 @@ import { createTestApp, type TestApp } from '../../../testing/app-harness.testki
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
 import { startTcpRelay } from '../../../testing/tcp-relay.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
+import { upgradeStatus } from '../../../testing/ws-upgrade.testkit.js';
 
 // Two proxies on one PostgreSQL schema: proxy B holds alice's session on a real sshd, and bob
 // joins it through proxy A's terminal WebSocket, which relays to B over the internal, proven
@@ -265,18 +265,7 @@ describe('joining a session held by another proxy', () => {
 });
 
 /** Opens B's internal join route with these headers: 'open', or the refusal's HTTP status. */
-function connect(headers: Record<string, string>, sid: string): Promise<'open' | number> {
+async function connect(headers: Record<string, string>, sid: string): Promise<'open' | number> {
   const url = new URL(peerJoinPath(sid), holder.baseUrl.replace(/^http/, 'ws'));
-  const socket = new WebSocket(url, { headers });
-  return new Promise((resolve, reject) => {
-    socket.on('open', () => {
-      socket.close(1000);
-      resolve('open');
-    });
-    socket.on('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on('error', (error) => reject(error));
-  });
+  return (await upgradeStatus(url.toString(), headers)).status;
 }

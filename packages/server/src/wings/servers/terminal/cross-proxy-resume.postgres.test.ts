@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
 import { clusterSecret } from '../../../cluster-secrets.js';
@@ -11,6 +10,7 @@ import { createTestApp, type TestApp } from '../../../testing/app-harness.testki
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 import { until } from '../../../testing/two-proxies.testkit.js';
+import { upgradeStatus } from '../../../testing/ws-upgrade.testkit.js';
 
 // Two proxies on one PostgreSQL schema: proxy B holds alice's shell on a real sshd. Her
 // connection drops, and the balancer sends her client's resume to proxy A, which relays it to
@@ -141,22 +141,7 @@ describe('resuming a session another proxy holds', () => {
 });
 
 /** Opens B's internal resume route with these headers: 'open', or the refusal's HTTP status. */
-function upgrade(sid: string, headers: Record<string, string>): Promise<'open' | number> {
-  const socket = new WebSocket(
-    new URL(peerResumePath(sid), holder.baseUrl.replace(/^http/, 'ws')),
-    {
-      headers,
-    },
-  );
-  return new Promise((resolve, reject) => {
-    socket.on('open', () => {
-      socket.close(1000);
-      resolve('open');
-    });
-    socket.on('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.on('error', reject);
-  });
+async function upgrade(sid: string, headers: Record<string, string>): Promise<'open' | number> {
+  const url = new URL(peerResumePath(sid), holder.baseUrl.replace(/^http/, 'ws'));
+  return (await upgradeStatus(url.toString(), headers)).status;
 }
