@@ -179,7 +179,7 @@ function firstFrame(
       ? resumeOn(socket, resumes, claim.user, request.data, claim.addr)
       : { refused: 'a bad resume request' };
   if ('refused' in taken) {
-    // Held by yet another proxy (it moved meanwhile): no second relay, the client tries again.
+    // As this proxy would refuse its own client; one held elsewhere again is not relayed twice.
     const answer: CreateSessionResponse = {
       type: 'create_session_response',
       status: 'error',

@@ -57,7 +57,7 @@ export function partySocketClosed(
 ): void {
   if (!party.isOn(socket)) return;
   const sid = session.toTracker().id;
-  if (code === 1006 && resumes?.lost(sid, 'the connection was lost')) return;
-  resumes?.forget(sid);
+  if (code === 1006 && resumes?.lost(sid, party, 'the connection was lost')) return;
+  resumes?.forget(sid, party);
   session.leave(party.id, 'disconnected');
 }

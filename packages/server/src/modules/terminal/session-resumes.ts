@@ -58,11 +58,12 @@ export class SessionResumes {
 
   /**
    * The owner's socket dropped without a close: the session waits `graceMs` for a resume, and
-   * the owner then leaves it as if they had closed the socket. False when it is not resumable.
+   * the owner then leaves it as if they had closed the socket. False when `party` is not a
+   * resumable one (a joiner of the session, say).
    */
-  lost(sid: string, reason: string): boolean {
+  lost(sid: string, party: WebSocketParty, reason: string): boolean {
     const held = this.held.get(sid);
-    if (!held || this.graceMs <= 0 || held.session.isEnded) return false;
+    if (held?.party !== party || this.graceMs <= 0 || held.session.isEnded) return false;
     clearTimeout(held.timer);
     held.timer = setTimeout(() => {
       this.held.delete(sid);
@@ -92,8 +93,11 @@ export class SessionResumes {
     return held;
   }
 
-  forget(sid: string): void {
-    clearTimeout(this.held.get(sid)?.timer);
+  /** The owner left (or the session ended): its session is no longer resumable. */
+  forget(sid: string, party?: WebSocketParty): void {
+    const held = this.held.get(sid);
+    if (!held || (party && held.party !== party)) return;
+    clearTimeout(held.timer);
     this.held.delete(sid);
   }
 

@@ -133,6 +133,24 @@ describe('resuming a web terminal after its connection dropped', () => {
     resumed.close();
   }, 30_000);
 
+  it('lets a joiner whose connection drops leave at once, and keeps the owner resumable', async () => {
+    const { headers, client, key } = await shell();
+    const joiner = await fixture.open(headers, { sid: key.sid, mode: 'peer' });
+    await joiner.waitFor(() => hub().get(key.sid)?.parties().length === 2, 'the join');
+    expect(joiner.resumeKey()).toBeUndefined(); // only the owner's client may resume
+    await drop(joiner);
+    await joiner.waitFor(() => hub().get(key.sid)?.parties().length === 1, 'the leave', 2_000);
+    const another = await fixture.open(headers, { sid: key.sid, mode: 'peer' });
+    await another.waitFor(() => hub().get(key.sid)?.parties().length === 2, 'the second join');
+    another.close();
+    await another.waitFor(() => hub().get(key.sid)?.parties().length === 1, 'the second leave');
+
+    await drop(client);
+    const resumed = await resume(headers, { ...key, received: client.received() });
+    expect(resumed.response.status).toBe('ok');
+    resumed.close();
+  }, 30_000);
+
   it('ends the session when nobody resumes it within the grace', async () => {
     const { client, key } = await shell();
     await drop(client);
