@@ -29,6 +29,8 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'session.leave': 'User Left Session',
     'session.rejected': 'Session Rejected',
     'session.moderation': 'Session Moderation',
+    'session.connection_lost': 'Session Connection Lost',
+    'session.resumed': 'Session Resumed',
     resize: 'Terminal Resized',
     'session.recording.access': 'Recording Accessed',
     'session.recording.failed': 'Recording Failed',
