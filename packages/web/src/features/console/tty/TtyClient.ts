@@ -418,10 +418,8 @@ export class TtyClient extends Emitter<TtyEvents> {
 
   /** An attempt's socket closed before the session was resumed: try again while there is time. */
   private resumeFailed(): void {
-    const socket = this.socket;
     this.detachSocket();
-    if (socket && socket.readyState <= 1) socket.close(normalClosure, 'trying again');
-    if (this.stateValue === 'reconnecting') this.resumeSoon();
+    this.resumeSoon();
   }
 
   private giveUp(why: string): void {
