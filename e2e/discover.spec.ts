@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, postern, signUpWithPasskey, testWithOwnServer } from './support/identity.js';
 import { posternBin, type RunningPostern } from './support/postern-process.js';
+import { cluster } from './support/shared-server.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
 // Agents that join stay listed as servers (offline) after the file: a server of its own keeps
@@ -87,6 +88,22 @@ async function createApp(server: RunningPostern, name: string, uri: string) {
   postern(server, 'create', '-f', file);
 }
 
+/** Whether the server lists the app to the signed-in page (what the page's own check asks). */
+async function listsApp(page: Page, name: string): Promise<boolean> {
+  return page.evaluate(
+    async ([clusterId, wanted]) => {
+      const token = JSON.parse(localStorage.getItem('grv_teleport_token') ?? '{}').accessToken;
+      const response = await fetch(`/v1/webapi/sites/${clusterId}/apps?search=${wanted}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      if (!response.ok) return false;
+      const { items } = (await response.json()) as { items: { name: string }[] };
+      return items.some((app) => app.name === wanted);
+    },
+    [cluster, name] as const,
+  );
+}
+
 test('an admin enrols an app: one command on its host, and the console sees it join', async ({
   page,
   context,
@@ -166,6 +183,10 @@ test('a second app under a name already enrolled is refused before any token is 
       tokens.push(request.url());
   });
   await createApp(server, taken, `http://127.0.0.1:${appPort}`);
+  // The app reached storage from the command line; the server's watch sees another process's
+  // writes by polling, so the page's check could run before it (a CI failure). Wait until the
+  // server lists it, as the page's own check asks.
+  await expect.poll(() => listsApp(page, taken)).toBe(true);
   await page.getByRole('textbox', { name: 'Name' }).fill(taken);
   await page.getByRole('textbox', { name: 'Address' }).fill(`http://127.0.0.1:${appPort}`);
   await page.getByRole('button', { name: 'Generate command' }).click();
