@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     projects: [
       'packages/contracts',
-      'packages/server',
+      'packages/server/vitest.config.ts',
+      'packages/server/vitest.memory.config.ts',
       'packages/web/vitest.config.ts',
       'packages/web/vitest.mocks.config.ts',
       'scripts',
