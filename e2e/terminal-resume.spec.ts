@@ -13,6 +13,7 @@ import { expectConnected, expectOnScreen, runInTerminal, screenText } from './su
 // proxy through a TCP relay, which the test cuts (every connection reset, none taken for a few
 // seconds). The tab says it is resuming, then goes on in the same shell: what the program
 // printed meanwhile appears, nothing twice, and the screen before the drop is still there.
+// Active Sessions shows the owner's connection as lost meanwhile.
 const node = 'resume-host';
 const roles = `kind: role
 version: v7
@@ -57,17 +58,24 @@ test.describe.serial('a terminal whose network drops', () => {
       'alice',
       'shell',
     );
+    // An auditor watches Active Sessions over a network of their own (no relay).
+    const auditor = await signUpInOwnContext(browser, server, contexts, 'audrey', 'auditor');
     const consolePage = await connect(page);
     await runInTerminal(consolePage, 'echo "shell-$$"');
     const pid = await shellPid(consolePage);
+    await auditor.goto(`/web/cluster/${cluster}/sessions`);
+    const alice = auditor.getByRole('main').getByText(/^alice/);
+    await expect(alice).toHaveText('alice');
 
-    // A command whose output comes while the network is down.
+    // A command whose output comes while the network is down, long enough for the list's poll.
     await runInTerminal(consolePage, 'sleep 2; echo "while-$((6*7))"');
-    relay.cut(3_000);
+    relay.cut(8_000);
     await expect(
       consolePage.getByRole('status').filter({ hasText: 'Connection lost: resuming the session…' }),
     ).toBeVisible();
+    await expect(alice).toHaveText('alice: connection lost', { timeout: 8_000 });
     await expectOnScreen(consolePage, 'while-42', 30_000);
+    await expect(alice).toHaveText('alice', { timeout: 10_000 });
     await expect(consolePage.getByRole('status').filter({ hasText: 'resuming' })).toHaveCount(0);
     await expect(consolePage.getByRole('status').filter({ hasText: 'disconnected:' })).toHaveCount(
       0,

@@ -9,6 +9,11 @@ export const sessionPartySchema = z.object({
   server_id: z.string(),
   /** RFC 3339. */
   last_active: z.string(),
+  /**
+   * RFC 3339: when the party's connection dropped, while the session waits for its client to
+   * resume it (docs/protocol.md §6.1). Absent while it is connected. Postern's own field.
+   */
+  connection_lost_at: z.string().optional(),
 });
 export type SessionParty = z.infer<typeof sessionPartySchema>;
 

@@ -45,7 +45,10 @@ beforeAll(async () => {
   const store = new SessionTrackerStore(app.backend);
   const now = Date.now();
   await store.put(tracker(alices, 'alice', new Date(now - 60_000).toISOString()), 3_600_000, now);
-  await store.put(tracker(bobs, 'bob', new Date(now - 30_000).toISOString()), 3_600_000, now);
+  // bob's connection dropped: his session waits for his client to resume it.
+  const bobsSession = tracker(bobs, 'bob', new Date(now - 30_000).toISOString());
+  bobsSession.parties[0]!.connectionLostAt = new Date(now - 5_000).toISOString();
+  await store.put(bobsSession, 3_600_000, now);
   await vi.waitFor(() => expect(app.services.hub.list()).toHaveLength(2));
   const { port } = await app.listenOnLoopback();
   for (const [user, role] of [
@@ -84,10 +87,11 @@ describe('postern sessions ls', () => {
     expect(lines.at(-1)).toBe('Join one with: postern join ID [--mode observer|moderator|peer]');
   });
 
-  it('lists every session, newest first, to a user whose roles read session trackers', async () => {
+  it('lists every session, newest first, to a user whose roles read session trackers, marking a user whose connection dropped', async () => {
     const lines = await sessionsLs('audrey');
     const ids = lines.slice(1).map((line) => line.split(/\s+/)[0]);
     expect(ids.slice(0, 2)).toEqual([bobs, alices]);
-    expect(lines[1]).toMatch(/\s+bob\s+/);
+    expect(lines[1]).toMatch(/\s+bob\(lost\)\s+/);
+    expect(lines[2]).toMatch(/\s+alice\s+/);
   });
 });

@@ -5,9 +5,17 @@ import { signedClient } from '../login/signed-client.js';
 import { print as defaultPrint } from '../program.js';
 import { printTable, type Print } from '../table.js';
 
-/** Who is in a session: its owner first, then the others who joined, each once. */
+/**
+ * Who is in a session: its owner first, then the others who joined, each once; `(lost)` after a
+ * user whose every connection dropped, while the session waits for them to resume it.
+ */
 function usersOf(session: ActiveSessionJson): string {
-  return [...new Set([session.owner, ...session.parties.map((party) => party.user)])].join(',');
+  const users = [...new Set([session.owner, ...session.parties.map((party) => party.user)])];
+  const lost = (user: string) => {
+    const theirs = session.parties.filter((party) => party.user === user);
+    return theirs.length > 0 && theirs.every((party) => party.connection_lost_at);
+  };
+  return users.map((user) => (lost(user) ? `${user}(lost)` : user)).join(',');
 }
 
 /** `node-1 (root)` for a terminal, the name alone for an app, a database or a desktop. */

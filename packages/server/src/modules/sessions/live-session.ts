@@ -177,16 +177,19 @@ export class LiveSession {
   /**
    * The party's connection dropped and its client may resume it within `graceMs`
    * (terminal/session-resumes.ts): it stays a party meanwhile, and its unread output holds the
-   * program back as a slow reader's would.
+   * program back as a slow reader's would. The others and Active Sessions see it as lost.
    */
   connectionLost(partyId: string, graceMs: number): void {
     const member = this.members.get(partyId);
     if (!member || this.ended) return;
+    member.lostAt = this.deps.now();
+    this.members.event({ event: 'session.connection_lost', user: member.party.user }, member);
     emitAuditInBackground(this.deps.audit, 'TPOS051W', {
       ...this.auditFields(),
       user: member.party.user,
       grace: `for ${Math.round(graceMs / 1000)}s for a resume`,
     });
+    this.publish();
   }
 
   /** The party's client resumed over a new connection: it is told the session as it is now. */
@@ -194,6 +197,8 @@ export class LiveSession {
     const member = this.members.get(partyId);
     if (!member || this.ended) return;
     member.lastActive = this.deps.now();
+    member.lostAt = undefined;
+    this.members.event({ event: 'session.resumed', user: member.party.user }, member);
     emitAuditInBackground(this.deps.audit, 'TPOS052I', {
       ...this.auditFields(),
       user: member.party.user,

@@ -25,6 +25,7 @@ export function toActiveSessionJson(
       mode: p.mode,
       server_id: t.serverId,
       last_active: p.lastActive,
+      ...(p.connectionLostAt ? { connection_lost_at: p.connectionLostAt } : {}),
     })),
     participantModes,
     moderated: t.moderated,

@@ -9,6 +9,8 @@ export interface Member {
   /** Output held while the joiner's first screen is being prepared. */
   pending?: Uint8Array[];
   lastActive: number;
+  /** When its connection dropped, while the session waits for its client to resume it. */
+  lostAt?: number;
 }
 
 /**
@@ -122,6 +124,7 @@ export class SessionParties {
       user: m.party.user,
       mode: m.party.mode,
       lastActive: iso(m.lastActive),
+      ...(m.lostAt === undefined ? {} : { connectionLostAt: iso(m.lostAt) }),
     }));
   }
 

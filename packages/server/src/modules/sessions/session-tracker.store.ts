@@ -9,6 +9,8 @@ export interface TrackedParty {
   mode: ParticipantMode;
   /** RFC 3339. */
   lastActive: string;
+  /** RFC 3339: its connection dropped then, and the session waits for it to resume. */
+  connectionLostAt?: string;
 }
 
 /**

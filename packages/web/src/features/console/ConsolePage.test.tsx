@@ -128,6 +128,16 @@ describe('the console', () => {
     expect(screen.getByLabelText('Participants').textContent).toBe(
       'In session: alice (peer), bob (observer)',
     );
+    // The owner's connection drops: the session waits for it, and says so.
+    const [alice, bob] = sessionFixtures[0]!.parties;
+    const lost = { ...alice!, connection_lost_at: '2024-03-01T10:21:00Z' };
+    const waiting = { ...sessionFixtures[0]!, parties: [lost, bob!] };
+    socket.receive(T.sessionData, JSON.stringify({ session: waiting }));
+    await waitFor(() =>
+      expect(screen.getByLabelText('Participants').textContent).toBe(
+        'In session: alice (peer, connection lost), bob (observer)',
+      ),
+    );
     socket.receive(
       T.audit,
       JSON.stringify({ event: 'session.join', user: 'carol', mode: 'observer' }),

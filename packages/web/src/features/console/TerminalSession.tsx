@@ -2,7 +2,7 @@ import { Badge, Button, Text } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
 import { useConsole } from './ConsoleContext';
-import { isReadOnly, type TerminalTab } from './consoleStore';
+import { isReadOnly, type Party, type TerminalTab } from './consoleStore';
 import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
 import { serverTerminalTarget, startTerminalSession } from './startTerminalSession';
 import { TerminalPane, type StartTerminal } from './TerminalPane';
@@ -73,7 +73,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
           )}
           {tab.joined && tab.parties.length > 0 && (
             <Text size="sm" c="dimmed" truncate aria-label="Participants">
-              In session: {tab.parties.map((p) => `${p.user} (${p.mode})`).join(', ')}
+              In session: {tab.parties.map(partyText).join(', ')}
             </Text>
           )}
         </>
@@ -114,3 +114,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
     </TerminalPane>
   );
 }
+
+/** `alice (peer)`, or `alice (peer, connection lost)` while the session waits for her. */
+const partyText = (party: Party) =>
+  `${party.user} (${party.mode}${party.connectionLost ? ', connection lost' : ''})`;

@@ -9,6 +9,8 @@ import { routePath } from '../../app/routes';
 export interface Party {
   user: string;
   mode: ParticipantMode;
+  /** Its connection dropped, and the session waits for its client to resume it. */
+  connectionLost?: boolean;
 }
 
 export interface ServersTab {

@@ -121,7 +121,11 @@ export function startTerminalSession(
       serverId: session.server_id,
       hostname: session.server_hostname,
       login: session.login,
-      parties: session.parties.map((p) => ({ user: p.user, mode: p.mode })),
+      parties: session.parties.map((p) => ({
+        user: p.user,
+        mode: p.mode,
+        ...(p.connection_lost_at ? { connectionLost: true } : {}),
+      })),
     }),
   );
   client.on('mfaChallenge', (challenge) => {

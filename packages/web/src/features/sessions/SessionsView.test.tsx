@@ -107,6 +107,27 @@ describe('SessionsView', () => {
     expect(screen.getAllByText('Moderated')).toHaveLength(1);
   });
 
+  it('marks a user whose every connection dropped as lost, while the session waits for them', () => {
+    const [first] = sessionFixtures;
+    const lost = { connection_lost_at: '2024-03-01T11:05:00Z' };
+    const [alice, bob] = first!.parties;
+    // bob's only party is lost; alice has a second party still connected, so she is not.
+    const parties = [
+      { ...alice!, ...lost },
+      { ...alice!, id: 'p1b' },
+      { ...bob!, ...lost },
+    ];
+    const [session] = makeSessions([{ ...first!, parties }], now);
+    expect(session!.connectionLost).toEqual(['bob']);
+    renderWithTheme(
+      <SessionsView attempt={{ status: 'success', data: [session!] }} onRetry={vi.fn()} />,
+    );
+    const row = within(rowOf('db-1'));
+    expect(row.getByText('bob: connection lost')).toBeTruthy();
+    expect(row.getByText('alice')).toBeTruthy();
+    expect(row.queryByText('alice: connection lost')).toBeNull();
+  });
+
   it('without joining, there is no Join column', () => {
     renderView();
     expect(screen.queryByRole('columnheader', { name: 'Actions' })).toBeNull();

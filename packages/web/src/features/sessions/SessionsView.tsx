@@ -61,11 +61,23 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
       sortable: true,
       render: (s) => (
         <Group gap={4}>
-          {s.users.map((user) => (
-            <Badge key={user} variant="light" tt="none">
-              {user}
-            </Badge>
-          ))}
+          {s.users.map((user) =>
+            s.connectionLost.includes(user) ? (
+              <Badge
+                key={user}
+                color="gray"
+                variant="outline"
+                tt="none"
+                title="The session waits for this user's client to resume it"
+              >
+                {user}: connection lost
+              </Badge>
+            ) : (
+              <Badge key={user} variant="light" tt="none">
+                {user}
+              </Badge>
+            ),
+          )}
         </Group>
       ),
     },

@@ -18,6 +18,11 @@ export interface ActiveSession {
   parties: { user: string; mode: ParticipantMode }[];
   /** The distinct users among the parties, in the order they appear. */
   users: string[];
+  /**
+   * Users whose every party has lost its connection: the session waits for them to resume it
+   * (docs/protocol.md §6.1).
+   */
+  connectionLost: string[];
   /** The server address without its port. */
   addr: string;
   /** The join modes this viewer may use. */
@@ -43,12 +48,18 @@ export function makeSession(json: ActiveSessionJson, now: number = Date.now()): 
     clusterId: json.cluster_name,
     parties: json.parties.map((p) => ({ user: p.user, mode: p.mode })),
     users: [...new Set(json.parties.map((p) => p.user))],
+    connectionLost: usersAllLost(json.parties),
     addr: stripPort(json.server_addr),
     participantModes: json.participantModes,
     moderated: json.moderated,
     owner: json.owner,
     command: json.command,
   };
+}
+
+function usersAllLost(parties: ActiveSessionJson['parties']): string[] {
+  const connected = new Set(parties.filter((p) => !p.connection_lost_at).map((p) => p.user));
+  return [...new Set(parties.map((p) => p.user))].filter((user) => !connected.has(user));
 }
 
 /** Newest first. */

@@ -1,4 +1,4 @@
-import { terminalMessageTypes as T } from '@postern/contracts';
+import { terminalMessageTypes as T, type ActiveSessionJson } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocketParty } from '../../../modules/terminal/websocket-party.js';
 import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
@@ -37,6 +37,17 @@ async function shell(user = 'alice', autoAck = true) {
   const key = client.resumeKey();
   if (!key) throw new Error('no resume key was given');
   return { headers, client, key };
+}
+
+/** `read()`'s value once `done` holds for it (the session listing follows a write). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
 }
 
 /** The network drops: no close frame reaches the proxy (1006 there). */
@@ -148,6 +159,54 @@ describe('resuming a web terminal after its connection dropped', () => {
     await drop(client);
     const resumed = await resume(headers, { ...key, received: client.received() });
     expect(resumed.response.status).toBe('ok');
+    resumed.close();
+  }, 30_000);
+
+  it('shows the others and Active Sessions a dropped owner as lost, until it resumes', async () => {
+    const { headers, client, key } = await shell();
+    const joiner = await fixture.open(headers, { sid: key.sid, mode: 'peer' });
+    await joiner.waitFor(() => hub().get(key.sid)?.parties().length === 2, 'the join');
+    const owner = hub().get(key.sid)!.parties()[0]!;
+    const auditor = await fixture.app.signIn(['auditor'], 'audrey');
+    const lostAt = async () => {
+      const listed = await fixture.app.server.inject({
+        url: '/v1/webapi/sites/-current-/sessions',
+        headers: auditor,
+      });
+      expect(listed.statusCode).toBe(200);
+      const session = (listed.json() as { sessions: ActiveSessionJson[] }).sessions.find(
+        (s) => s.id === key.sid,
+      );
+      return session?.parties.find((p) => p.id === owner.id)?.connection_lost_at;
+    };
+    const notices = () =>
+      joiner.frames
+        .filter((f) => f.type === T.audit)
+        .map((f) => JSON.parse(f.payload) as { event: string; user: string })
+        .filter((e) => e.event.startsWith('session.'));
+    // Joined once its first screen is out (the join notice follows it).
+    await joiner.waitFor(() => notices().length > 0, 'the join notice');
+    expect(await lostAt()).toBeUndefined();
+
+    await drop(client);
+    await joiner.waitFor(
+      () => notices().some((e) => e.event === 'session.connection_lost'),
+      'the notice',
+    );
+    expect(notices().at(-1)).toEqual({ event: 'session.connection_lost', user: 'alice' });
+    const listed = await until(lostAt, (at) => at !== undefined, 'the listing');
+    expect(Date.parse(listed!)).toBeGreaterThan(Date.now() - 10_000);
+
+    const resumed = await resume(headers, { ...key, received: client.received() });
+    expect(resumed.response.status).toBe('ok');
+    await joiner.waitFor(() => notices().at(-1)?.event === 'session.resumed', 'the resumed notice');
+    expect(notices().at(-1)).toEqual({ event: 'session.resumed', user: 'alice' });
+    await until(lostAt, (at) => at === undefined, 'the listing again');
+    // The client that resumed is not told about its own drop.
+    expect(resumed.frames.some((f) => f.type === T.audit && f.payload.includes('session.'))).toBe(
+      false,
+    );
+    joiner.close();
     resumed.close();
   }, 30_000);
 

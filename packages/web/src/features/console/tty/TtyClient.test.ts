@@ -169,7 +169,7 @@ describe('TtyClient frames', () => {
     expect(output.join('')).not.toContain('\ufffd');
   });
 
-  it('hands over session data, join and leave notices and other parties’ sizes', () => {
+  it('hands over session data, join, leave, lost and back notices and other parties’ sizes', () => {
     const { client, socket, events } = connect();
     const sessions = vi.fn();
     const resizes = vi.fn();
@@ -183,12 +183,16 @@ describe('TtyClient frames', () => {
       JSON.stringify({ event: 'session.join', user: 'alice', mode: 'observer' }),
     );
     socket.receive(T.audit, JSON.stringify({ event: 'session.leave', user: 'alice' }));
+    socket.receive(T.audit, JSON.stringify({ event: 'session.connection_lost', user: 'bob' }));
+    socket.receive(T.audit, JSON.stringify({ event: 'session.resumed', user: 'bob' }));
     socket.receive(T.audit, JSON.stringify({ event: 'resize', size: '80:24', user: 'me' }));
     socket.receive(T.audit, JSON.stringify({ event: 'resize', size: '132:43', user: 'bob' }));
     socket.receive(T.error, 'node unreachable');
     expect(events).toEqual([
       'notice [alice joined as observer]',
       'notice [alice left]',
+      'notice [bob lost the connection]',
+      'notice [bob is back]',
       'error node unreachable',
     ]);
     expect(resizes.mock.calls).toEqual([[{ w: 132, h: 43 }]]);

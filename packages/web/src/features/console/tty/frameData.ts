@@ -53,6 +53,9 @@ export function validSize(size: TerminalSize): boolean {
 export function partyNotice(event: Record<string, unknown>): string | undefined {
   const user = typeof event.user === 'string' && event.user ? event.user : 'someone';
   if (event.event === 'session.leave') return `[${user} left]`;
+  // The session waits for a party whose connection dropped (docs/protocol.md §6.1).
+  if (event.event === 'session.connection_lost') return `[${user} lost the connection]`;
+  if (event.event === 'session.resumed') return `[${user} is back]`;
   if (event.event !== 'session.join') return undefined;
   const mode = typeof event.mode === 'string' && event.mode ? ` as ${event.mode}` : '';
   return `[${user} joined${mode}]`;
