@@ -164,6 +164,12 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/sessions/${seg(sid)}/recording/events`,
   /** The terminal WebSocket; `params` (JSON) and `traceparent` go in the query, the bearer in-band. */
   terminalConnect: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/connect/ws`,
+  /**
+   * POST `{key}`: the owner gives up a session it was resuming (the tab closed), which then ends
+   * at once instead of after the grace (docs/protocol.md §6.1). Not per cluster: it is the proxy
+   * the browser talks to that holds the party, whichever cluster the session is in.
+   */
+  terminalLeave: (sid: string) => `${apiPrefix}/terminal/sessions/${seg(sid)}/leave`,
   /** GET downloads `?location`, POST uploads a multipart body to it (docs/file-transfer.md). */
   fileTransfer: (clusterId: string, serverId: string, login: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/nodes/${seg(serverId)}/${seg(login)}/scp`,
@@ -227,6 +233,7 @@ export const apiPaths = {
     kubeExec: `${apiPrefix}/sites/:clusterId/kubernetes/:name/exec/ws`,
     kubeLogin: `${apiPrefix}/kubeconnect/:name/login`,
     activeSessions: `${apiPrefix}/sites/:clusterId/sessions`,
+    terminalLeave: `${apiPrefix}/terminal/sessions/:sid/leave`,
     sessionRecording: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording`,
     sessionRecordingInfo: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/info`,
     sessionRecordingEvents: `${apiPrefix}/sites/:clusterId/sessions/:sid/recording/events`,

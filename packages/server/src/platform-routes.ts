@@ -20,6 +20,7 @@ import { cliActiveSessionsRoutes } from './modules/sessions/cli-active-sessions.
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
 import { RecordingsService } from './modules/recordings/recordings.service.js';
 import { activeSessionsRoutes } from './modules/sessions/active-sessions.routes.js';
+import { terminalLeaveRoutes } from './modules/terminal/terminal-leave.routes.js';
 import type { ServerContext } from './part.js';
 
 /** The clusters list, whose counts come from every wing's resource kinds. */
@@ -63,6 +64,8 @@ export async function platformRoutes(
   });
   await server.register(contextRoutes, { context, clusterName });
   await server.register(activeSessionsRoutes, { hub, clusterName });
+  const { resumes, relayLeave } = ctx.terminalResumes;
+  await server.register(terminalLeaveRoutes, { resumes, relayLeave });
   const recordingsService = new RecordingsService(recordings, audit);
   await server.register(recordingsRoutes, { recordings: recordingsService, clusterName });
   const certAuth = ctx.identity.certAuth;

@@ -59,6 +59,11 @@ export const terminalResumeFrameSchema = terminalAuthFrameSchema.extend({
 });
 export type TerminalResumeFrame = z.infer<typeof terminalResumeFrameSchema>;
 
+/** `POST terminal/sessions/{sid}/leave`: the key of the last `k` frame of that session. */
+export const terminalLeaveRequestSchema = terminalResumeFrameSchema.shape.resume.pick({
+  key: true,
+});
+
 /**
  * The first frame of a desktop's socket: the bearer, and the answer to a per-session MFA
  * challenge when the roles ask for one (require_session_mfa; `mfa/session/challenge` with

@@ -13,7 +13,7 @@ import type { SessionHub } from '../sessions/session-hub.js';
 import { pinnedTo } from '../sessions/remote-session.js';
 import type { SessionTracker } from '../sessions/session-tracker.store.js';
 import { partySocketClosed, resumeOn, type ResumeRequest } from './resume-socket.js';
-import { SessionResumes } from './session-resumes.js';
+import { SessionResumes, type ResumeRefusal } from './session-resumes.js';
 import { onFrame } from './terminal-socket.js';
 
 /**
@@ -35,7 +35,10 @@ const resumeClaimSchema = peerClaimBase.extend({
   addr: z.string().optional(),
 });
 type ResumeClaim = z.infer<typeof resumeClaimSchema>;
-const resumeRequestSchema = terminalResumeFrameSchema.shape.resume;
+/** A relayed resume, or (`leave`) a relayed give-up of the session: `received` is then moot. */
+const peerRequestSchema = terminalResumeFrameSchema.shape.resume.extend({
+  leave: z.literal(true).optional(),
+});
 
 /** The relaying proxy's end: what the client sends goes on, and how its socket closed. */
 export interface ResumeLink {
@@ -51,36 +54,58 @@ export type RelayResume = (
   client: WebSocket,
 ) => Promise<ResumeLink | string>;
 
-export function resumeRelay(deps: {
+/** Gives up, on the proxy holding it, a session whose client was resuming it: true, or why not. */
+export type RelayLeave = (
+  holder: SessionTracker,
+  who: { user: string; addr?: string },
+  request: { sid: string; key: string },
+) => Promise<true | string>;
+
+interface RelayDeps {
   proofs: PeerProofs;
   pingIntervalMs: number;
   connectTimeoutMs?: number;
-}): RelayResume {
+}
+
+/** Why a relay failed, as the client hears it: the holder's internal address is nothing for it. */
+const unreachable = 'the proxy holding it cannot be reached';
+
+/** An open socket to the holder's resume route for `sid`, proven for `who`; undefined if none. */
+async function dialHolder(
+  deps: RelayDeps,
+  holder: SessionTracker,
+  who: { user: string; addr?: string },
+  sid: string,
+): Promise<WebSocket | undefined> {
+  if (!holder.proxyAddr) return undefined;
+  const headers = await deps.proofs.signFor('resume', {
+    to: holder.proxyId,
+    sid,
+    user: who.user,
+    ...(who.addr ? { addr: who.addr } : {}),
+  });
+  const url = new URL(peerResumePath(sid), holder.proxyAddr.replace(/^http/, 'ws'));
+  const peer = new WebSocket(url, {
+    headers,
+    handshakeTimeout: deps.connectTimeoutMs ?? 10_000,
+    ...pinnedTo(holder.proxyCert),
+  });
+  peer.on('error', () => undefined); // answered below while connecting; a close after that
+  const reached = await new Promise<boolean>((resolve) => {
+    peer.once('open', () => resolve(true));
+    peer.once('unexpected-response', () => {
+      peer.terminate();
+      resolve(false);
+    });
+    peer.once('error', () => resolve(false));
+  });
+  return reached ? peer : undefined;
+}
+
+export function resumeRelay(deps: RelayDeps): RelayResume {
   return async (holder, who, request, client) => {
-    if (!holder.proxyAddr) return 'the proxy holding it cannot be reached';
-    const headers = await deps.proofs.signFor('resume', {
-      to: holder.proxyId,
-      sid: request.sid,
-      user: who.user,
-      ...(who.addr ? { addr: who.addr } : {}),
-    });
-    const url = new URL(peerResumePath(request.sid), holder.proxyAddr.replace(/^http/, 'ws'));
-    const peer = new WebSocket(url, {
-      headers,
-      handshakeTimeout: deps.connectTimeoutMs ?? 10_000,
-      ...pinnedTo(holder.proxyCert),
-    });
-    peer.on('error', () => undefined); // answered below while connecting; a close after that
-    const reached = await new Promise<boolean>((resolve) => {
-      peer.once('open', () => resolve(true));
-      peer.once('unexpected-response', () => {
-        peer.terminate();
-        resolve(false);
-      });
-      peer.once('error', () => resolve(false));
-    });
-    // Why not stays here: the holder's internal address is nothing for the client.
-    if (!reached) return 'the proxy holding it cannot be reached';
+    const peer = await dialHolder(deps, holder, who, request.sid);
+    if (!peer) return unreachable;
     peer.send(JSON.stringify(request));
     const alive = keepAlive(peer, deps.pingIntervalMs);
     peer.on('message', (data: RawData, isBinary: boolean) => {
@@ -98,6 +123,31 @@ export function resumeRelay(deps: {
     };
   };
 }
+
+/** The holder answers a relayed give-up once, with the refusal a resume would get, then closes. */
+export function leaveRelay(deps: RelayDeps): RelayLeave {
+  return async (holder, who, request) => {
+    const peer = await dialHolder(deps, holder, who, request.sid);
+    if (!peer) return unreachable;
+    const answer = await new Promise<string>((resolve) => {
+      peer.once('message', (data: RawData) => resolve(Buffer.from(toBytes(data)).toString('utf8')));
+      peer.once('close', () => resolve(''));
+      peer.send(JSON.stringify({ ...request, received: 0, leave: true }));
+    });
+    peer.close(1000, 'left');
+    const parsed = safeJson(answer) as Partial<CreateSessionResponse> | undefined;
+    if (parsed?.status === 'ok') return true;
+    return parsed?.message?.replace(/^the session cannot be resumed: /, '') || unreachable;
+  };
+}
+
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /** Passes a close on: a drop (1006) as a drop, so the other side waits for a resume too. */
 function closeLike(socket: WebSocket, code: number, reason: string): void {
@@ -160,35 +210,43 @@ export function peerResumeRoute(app: FastifyInstance, options: PeerResumeRouteOp
   );
 }
 
-/** The relayed client's key and offset: the resume, or its refusal as the client would get it. */
+/**
+ * The relayed client's key and offset: the resume, or its refusal as the client would get it.
+ * A relayed give-up (`leave`) is answered and closed here, and taken no further.
+ */
 function firstFrame(
   socket: WebSocket,
   resumes: SessionResumes,
   claim: ResumeClaim,
   data: RawData,
 ): ReturnType<typeof resumeOn> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(toBytes(data)).toString('utf8'));
-  } catch {
-    parsed = undefined;
+  const request = peerRequestSchema.safeParse(safeJson(Buffer.from(toBytes(data)).toString()));
+  if (!request.success || request.data.sid !== claim.sid) {
+    return refuse(socket, 'a bad resume request');
   }
-  const request = resumeRequestSchema.safeParse(parsed);
-  const taken =
-    request.success && request.data.sid === claim.sid
-      ? resumeOn(socket, resumes, claim.user, request.data, claim.addr)
-      : { refused: 'a bad resume request' };
-  if ('refused' in taken) {
-    // As this proxy would refuse its own client; one held elsewhere again is not relayed twice.
-    const answer: CreateSessionResponse = {
-      type: 'create_session_response',
-      status: 'error',
-      message: `the session cannot be resumed: ${taken.refused}`,
-    };
+  const { leave, ...resume } = request.data;
+  if (leave) {
+    const refusal = resumes.abandon(resume.sid, claim.user, resume.key);
+    if (refusal) return refuse(socket, refusal.refused);
+    const answer: CreateSessionResponse = { type: 'create_session_response', status: 'ok' };
     socket.send(JSON.stringify(answer));
-    socket.close(1000, 'not resumed');
+    socket.close(1000, 'left');
+    return { refused: 'left' };
   }
-  return taken;
+  const taken = resumeOn(socket, resumes, claim.user, resume, claim.addr);
+  return 'refused' in taken ? refuse(socket, taken.refused) : taken;
+}
+
+/** As this proxy would refuse its own client; one held elsewhere again is not relayed twice. */
+function refuse(socket: WebSocket, why: string): ResumeRefusal {
+  const answer: CreateSessionResponse = {
+    type: 'create_session_response',
+    status: 'error',
+    message: `the session cannot be resumed: ${why}`,
+  };
+  socket.send(JSON.stringify(answer));
+  socket.close(1000, 'not resumed');
+  return { refused: why };
 }
 
 /**
@@ -214,6 +272,7 @@ export function buildTerminalResumes(deps: {
   return {
     resumes,
     relayResume: resumeRelay({ proofs, pingIntervalMs }),
+    relayLeave: leaveRelay({ proofs, pingIntervalMs }),
     route: { proofs, proxyId: hub.proxyId, resumes, pingIntervalMs } as PeerResumeRouteOptions,
   };
 }

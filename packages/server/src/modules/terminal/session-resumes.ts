@@ -93,6 +93,18 @@ export class SessionResumes {
     return held;
   }
 
+  /**
+   * The owner's client gave the session up while resuming it (its tab was closed): with the
+   * key, the party leaves now rather than when the grace runs out. Refused as `take` refuses.
+   */
+  abandon(sid: string, user: string, key: string): ResumeRefusal | undefined {
+    const held = this.take(sid, user, key);
+    if ('refused' in held) return held;
+    this.forget(sid);
+    held.session.leave(held.party.id, 'its tab was closed while the connection was lost');
+    return undefined;
+  }
+
   /** The owner left (or the session ended): its session is no longer resumable. */
   forget(sid: string, party?: WebSocketParty): void {
     const held = this.held.get(sid);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { terminalMessageTypes as T } from '@postern/contracts';
+import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
+import type { AuditEvent } from '../../../modules/audit/audit.types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
@@ -7,6 +8,7 @@ import { clusterSecret } from '../../../cluster-secrets.js';
 import { peerProofHeaders } from '../../../modules/sessions/peer-proof.js';
 import { peerResumePath } from '../../../modules/terminal/peer-resume.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { auditEventsOf } from '../../../testing/audit-events.testkit.js';
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 import { until } from '../../../testing/two-proxies.testkit.js';
@@ -117,6 +119,43 @@ describe('resuming a session another proxy holds', () => {
     expect(viaA.response.status).toBe('ok');
     viaA.close(); // 1000: the user closed the tab
     await until(() => b.context.hub.get(sid) === undefined, 'the session to end');
+  }, 30_000);
+
+  it('gives the session up on the holder when the tab closes while resuming (leave through A)', async () => {
+    const { owner, sid, key } = await shellOnB();
+    owner.socket.terminate();
+    await owner.closed;
+    const leave = async (user: string, body: object) =>
+      a.server.inject({
+        method: 'POST',
+        url: apiPaths.terminalLeave(sid),
+        headers: await a.signIn(['plain-r'], user),
+        payload: body,
+      });
+    const asDan = await leave('dan', { key: key.key });
+    expect(asDan.statusCode).toBe(404);
+    expect(asDan.json().error.message).toBe(
+      'the session cannot be left: no session to resume with this key',
+    );
+    const wrongKey = await leave('alice', { key: 'x'.repeat(43) });
+    expect(wrongKey.statusCode).toBe(404);
+    expect(wrongKey.json().error.message).toBe(
+      'the session cannot be left: no session to resume with this key',
+    );
+    expect(b.context.hub.get(sid)?.isEnded).toBe(false);
+
+    expect((await leave('alice', { key: key.key })).statusCode).toBe(200);
+    await until(() => b.context.hub.get(sid) === undefined, 'the session to end on B');
+    // Written in the background: wait for it rather than race it.
+    let leftEvent: AuditEvent | undefined;
+    for (let tries = 0; !leftEvent && tries < 100; tries += 1) {
+      leftEvent = (await auditEventsOf(b, 'T2003I')).find((e) => e.sid === sid);
+      if (!leftEvent) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(leftEvent).toMatchObject({
+      user: 'alice',
+      reason: 'its tab was closed while the connection was lost',
+    });
   }, 30_000);
 
   it("refuses the holder's route without a proof, or with a join's or another session's", async () => {
