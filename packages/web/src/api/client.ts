@@ -32,6 +32,8 @@ export interface RequestOptions {
   skipSessionCheck?: boolean;
   /** Headers beyond the standard ones, e.g. the session calls' last-activity report. */
   headers?: Record<string, string>;
+  /** Sent even if the page goes away meanwhile (fetch's keepalive): a call made as it closes. */
+  keepalive?: boolean;
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
@@ -81,6 +83,7 @@ export function createApiClient(deps: ApiClientDeps) {
         credentials: 'same-origin',
         cache: 'no-store',
         signal: options.signal,
+        ...(options.keepalive ? { keepalive: true } : {}),
       });
     } catch (err) {
       // A cancelled request is not a network failure: react-query relies on the AbortError.

@@ -212,6 +212,30 @@ describe('the console', () => {
     expect(engines).toHaveLength(1); // the same terminal, not a new one
   });
 
+  it('a page closed while resuming gives the session up with its key', async () => {
+    renderConsole(`/web/cluster/root/console/node/${db1.id}/root`);
+    const socket = await nextSocket(1);
+    socket.accept();
+    const key = { sid: sessionFixtures[0]!.id, key: 'k1', grace_ms: 60_000 };
+    socket.receive(T.resumeKey, JSON.stringify(key));
+    const leaves = () =>
+      vi
+        .mocked(fetch)
+        .mock.calls.filter(([url]) => String(url).endsWith('/leave'))
+        .map(([url, init]) => ({ url, init }));
+    window.dispatchEvent(new Event('pagehide')); // an open socket's own close says it
+    expect(leaves()).toEqual([]);
+
+    socket.serverClose(1006, '');
+    expect(await screen.findByText('Connection lost: resuming the session…')).toBeTruthy();
+    window.dispatchEvent(new Event('pagehide'));
+    await waitFor(() => expect(leaves()).toHaveLength(1));
+    const [{ url, init }] = leaves() as [{ url: string; init: RequestInit }];
+    expect(url).toBe(`/v1/webapi/terminal/sessions/${key.sid}/leave`);
+    expect(init).toMatchObject({ method: 'POST', keepalive: true, body: '{"key":"k1"}' });
+    expect(new Headers(init.headers).get('Authorization')).toBe('Bearer bearer-tok');
+  });
+
   describe('when the proxy goes away', () => {
     // The proxy shuts down (its session end, then 1001), closes with 1001, or dies (1006).
     const goneAway: [string, (socket: FakeSocket) => void, string][] = [

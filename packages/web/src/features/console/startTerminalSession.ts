@@ -101,6 +101,7 @@ export function startTerminalSession(
     readOnly,
     moderator: moderator === true,
     initialSize: term,
+    leave: deps.leave,
   });
   const batcher = new OutputBatcher({ sink: engine, acks: client, schedule: deps.schedule });
   // Lines of our own go through the batcher too, so they land in order with the output.
@@ -152,12 +153,20 @@ export function startTerminalSession(
   engine.onResize((size) => client.resize({ w: size.cols, h: size.rows }));
   engine.onShortcut(onShortcut);
 
+  // A page closed while resuming has no socket whose close would tell the server: give the
+  // session up instead (an open socket's close, 1001, tells it already).
+  const onPageHide = () => {
+    if (client.state === 'reconnecting') client.close('the page was closed');
+  };
+  globalThis.addEventListener?.('pagehide', onPageHide);
+
   if (token) {
     client.connect();
   } else {
     events.disconnected('not signed in');
   }
   return () => {
+    globalThis.removeEventListener?.('pagehide', onPageHide);
     client.close();
     batcher.dispose();
     engine.dispose();

@@ -1,3 +1,5 @@
+import { apiPaths } from '@postern/contracts';
+import { api } from '../../api';
 import { pageOrigin, socketBearerToken } from '../../api/websocket';
 import { loadXtermEngine, type TerminalEngineLoader } from './terminalEngine';
 import { createTerminalSocket, microtaskScheduler } from './tty';
@@ -17,6 +19,14 @@ export interface TerminalDeps {
   /** When batched output is written (an animation frame in the browser). */
   schedule: Scheduler;
   clipboard: Pick<Clipboard, 'readText' | 'writeText'> | undefined;
+  /** Gives up a session being resumed, as its tab closes (docs/protocol.md §6.1). */
+  leave?: (session: { sid: string; key: string }) => void;
+}
+
+/** `POST terminal/sessions/{sid}/leave`, sent even as the page goes; nobody reads the answer. */
+function leaveSession({ sid, key }: { sid: string; key: string }): void {
+  const options = { keepalive: true, skipSessionCheck: true };
+  api.post(apiPaths.terminalLeave(sid), { key }, options).catch(() => undefined);
 }
 
 /** The browser's: xterm on demand, sockets in a worker, the stored bearer, the page's origin. */
@@ -28,5 +38,6 @@ export function browserTerminalDeps(): TerminalDeps {
     schedule: microtaskScheduler,
     createSocket: createTerminalSocket,
     clipboard: typeof navigator !== 'undefined' ? navigator.clipboard : undefined,
+    leave: leaveSession,
   };
 }

@@ -40,12 +40,14 @@ function openSession(grace = key.grace_ms) {
   const factory = fakeSockets();
   const clock = manualTimers();
   let token = 'bearer-1';
+  const left: { sid: string; key: string }[] = [];
   const client = new TtyClient({
     url: 'wss://proxy.example.com/v1/webapi/sites/root/connect/ws?params=x',
     token,
     currentToken: () => token,
     createSocket: factory.create,
     timers: clock.timers,
+    leave: (session) => left.push(session),
   });
   const events: string[] = [];
   const output: string[] = [];
@@ -65,6 +67,7 @@ function openSession(grace = key.grace_ms) {
     events,
     output,
     closed: () => closed,
+    left,
     renewToken: (next: string) => (token = next),
   };
 }
@@ -192,12 +195,31 @@ describe('TtyClient resuming a dropped session', () => {
     expect(unkeyed.factory.sockets).toHaveLength(1);
   });
 
-  it('stops resuming when the user closes the tab meanwhile', () => {
+  it('stops resuming when the user closes the tab meanwhile, and gives the session up', () => {
     const t = openSession();
     t.factory.last.serverClose(1006);
     t.client.close('closed the tab');
     t.clock.advance(60_000);
     expect(t.factory.sockets).toHaveLength(1);
     expect(t.closed()).toMatchObject({ code: 1000, endedBy: 'client' });
+    // No socket to close: the key the server gave last tells it the session is given up.
+    expect(t.left).toEqual([{ sid: 'sid-1', key: 'key-1' }]);
+  });
+
+  it('gives up with the key of the last resume, and not at all while a socket is open', () => {
+    const t = openSession();
+    t.factory.last.serverClose(1006);
+    t.clock.advance(0);
+    t.factory.last.open();
+    t.factory.last.receiveText(ok);
+    t.factory.last.receive(T.resumeKey, JSON.stringify({ ...key, key: 'key-2' }));
+    t.factory.last.serverClose(1006);
+    t.client.close('closed the tab');
+    expect(t.left).toEqual([{ sid: 'sid-1', key: 'key-2' }]);
+
+    const open = openSession();
+    open.client.close('closed the tab'); // its socket's close (1000) says so
+    expect(open.left).toEqual([]);
+    expect(open.factory.last.closedWith?.code).toBe(1000);
   });
 });

@@ -62,6 +62,12 @@ export interface TtyClientOptions {
   currentToken?: () => string | undefined;
   /** Time and timers of the resume's retries; tests pass their own. */
   timers?: ResumeTimers;
+  /**
+   * Gives the session up on the server while it is being resumed, as there is no socket to
+   * close then (the console posts its key to `terminalLeave`, keepalive). Without it the
+   * server ends the session when the grace runs out.
+   */
+  leave?: (session: { sid: string; key: string }) => void;
 }
 
 /** Acks go out at least this often (bytes processed by the terminal). */
@@ -179,7 +185,9 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.endReason ??= reason;
     this.endedBy ??= 'client';
     if (this.stateValue === 'reconnecting') {
-      // Nothing to tell the server over: it ends the session once its grace runs out.
+      // No socket to close: the session's key gives it up instead.
+      const session = this.resume.current;
+      if (session) this.options.leave?.(session);
       this.stopResuming();
       return this.finish(normalClosure, reason);
     }

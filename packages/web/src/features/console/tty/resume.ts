@@ -49,6 +49,11 @@ export class SessionResume {
     this.key = key;
   }
 
+  /** The session and its current key, which also gives the session up (`terminalLeave`). */
+  get current(): { sid: string; key: string } | undefined {
+    return this.key && { sid: this.key.sid, key: this.key.key };
+  }
+
   /** Whether the server lets this session be resumed. */
   get offeredByServer(): boolean {
     return (this.key?.grace_ms ?? 0) > 0;
