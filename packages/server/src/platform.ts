@@ -80,6 +80,8 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     accessChanges: access.onChange.bind(access),
     // As access is worked out: the user record's traits (an SSO user's come from their claims).
     traitsOf: (user) => access.users.get(user)?.spec.traits ?? {},
+    // As the roles are now: a role changed to lock: strict fences the sessions it grants too.
+    lockingModeOf: (user, roles) => access.roleSetFor(user, roles).options().lockingMode,
   });
   const pingIntervalMs = deps.pingIntervalMs ?? 20_000;
   // Terminals whose connection dropped, kept for their owners to resume, here or through a peer.

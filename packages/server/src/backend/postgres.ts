@@ -33,6 +33,12 @@ export interface PostgresBackendOptions {
    */
   eventRetentionMs?: number;
   eventRetentionCount?: number;
+  /**
+   * A read of the event log that takes longer fails the watchers (they list again; a lock view
+   * is stale meanwhile). A connection gone silent (a host gone, a cable cut) would otherwise hang
+   * it, and with it every watch of this process, for as long as TCP keeps the socket. Default 10 s.
+   */
+  eventReadTimeoutMs?: number;
 }
 
 interface ItemRow {
@@ -281,10 +287,13 @@ export class PostgresBackend implements Backend {
 
   private async readAfter(after: bigint, limit: number): Promise<LoggedEvent[]> {
     if (this.closed) return [];
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT revision, type, key, value, expires FROM ${this.t.events} WHERE revision > $1 ORDER BY revision LIMIT $2`,
-      [after.toString(), limit],
-    );
+    // node-postgres reads `query_timeout` per query; its types know it only on the client.
+    const query: pg.QueryConfig & { query_timeout: number } = {
+      text: `SELECT revision, type, key, value, expires FROM ${this.t.events} WHERE revision > $1 ORDER BY revision LIMIT $2`,
+      values: [after.toString(), limit],
+      query_timeout: this.options.eventReadTimeoutMs ?? 10_000,
+    };
+    const { rows } = await this.pool.query<EventRow>(query);
     return rows.map((row) => ({
       revision: BigInt(row.revision),
       event:

@@ -6,7 +6,11 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
-import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  strictLockProblem,
+  type LockWatcher,
+} from '../../access-control/locks/lock-watcher.js';
 import { isInteractive } from './live-session-init.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
@@ -38,6 +42,11 @@ export interface SessionHubDeps {
   accessChanges?: (listener: () => void) => () => void;
   /** A user's traits, for moderation filters (`user.spec.traits`). */
   traitsOf?: (user: string) => Readonly<Record<string, readonly string[]>>;
+  /**
+   * The role option `lock` of a user with these roles, as now: `strict` ends their sessions
+   * while the lock view is stale. Absent: best_effort for everyone.
+   */
+  lockingModeOf?: (user: string, roles: readonly string[]) => 'best_effort' | 'strict';
 }
 
 /**
@@ -294,8 +303,13 @@ export class SessionHub {
     }
   }
 
-  /** Ends sessions (and removes parties) that a lock now covers. */
+  /**
+   * Ends sessions (and removes parties) that a lock now covers, and, while the lock view is
+   * stale (it may miss a lock written meanwhile), those of users whose roles ask for
+   * `lock: strict`: a proxy cut off from the cluster's storage fences them off itself.
+   */
   private enforce(): void {
+    const stale = this.deps.locks.isStale();
     for (const session of [...this.live.values()]) {
       const { owner, login, node } = session.init;
       const lock =
@@ -305,10 +319,33 @@ export class SessionHub {
         session.terminate(`locked: ${lockMessage(lock)}`);
         continue;
       }
+      const ownerStale = stale ? this.strictProblem(owner.user, owner.roles) : undefined;
+      if (ownerStale) {
+        session.terminate(ownerStale, 'revoked');
+        continue;
+      }
       for (const party of session.parties()) {
         const partyLock = this.deps.locks.lockFor({ user: party.user, roles: party.roles });
         if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
+        const partyStale = stale ? this.strictProblem(party.user, party.roles) : undefined;
+        if (!partyLock && partyStale) session.leave(party.id, partyStale, 'revoked');
       }
+    }
+  }
+
+  /** What `lock: strict` says to `user` while the lock view is stale, if their roles ask for it. */
+  private strictProblem(user: string, roles: readonly string[]): string | undefined {
+    const mode = this.judgedMode(() => this.deps.lockingModeOf?.(user, roles));
+    return strictLockProblem(this.deps.locks, mode);
+  }
+
+  /** A failing look-up keeps the session going (best_effort): a bug must not end sessions. */
+  private judgedMode(modeOf: () => 'best_effort' | 'strict' | undefined): 'best_effort' | 'strict' {
+    try {
+      return modeOf() ?? 'best_effort';
+    } catch (error) {
+      this.deps.onError?.(error);
+      return 'best_effort';
     }
   }
 
