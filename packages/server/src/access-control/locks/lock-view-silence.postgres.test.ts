@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LockWatcher } from '../access-control/locks/lock-watcher.js';
-import { LocksStore } from '../access-control/locks/locks.store.js';
-import { startTcpRelay, type TcpRelay } from '../testing/tcp-relay.testkit.js';
-import { PostgresBackend } from './postgres.js';
-import { TestSchemas, testPostgresUrl } from './testing/postgres.testkit.js';
+import { LockWatcher } from './lock-watcher.js';
+import { LocksStore } from './locks.store.js';
+import { startTcpRelay, type TcpRelay } from '../../testing/tcp-relay.testkit.js';
+import { PostgresBackend } from '../../backend/postgres.js';
+import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
 
 // The database goes silent under a proxy (a host gone, a cable cut: no reset, no error, the
 // connections just stop). The watch's reads of the event log time out instead of hanging, so
