@@ -50,6 +50,18 @@ describe('WatchedCache', () => {
     await cache.close();
   });
 
+  it('closes at once while it waits to try again in an outage', async () => {
+    const { backend, outage } = failingBackend();
+    const cache = new WatchedCache(backend, { prefix: '/things/', parse, retryMs: 60_000 });
+    await cache.start();
+    outage();
+    await vi.waitFor(() => expect(cache.stale).toBe(true));
+    // Waiting a minute before the next try: closing must not wait for it (nor hang on it).
+    const started = Date.now();
+    await cache.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('skips a value it cannot parse, reporting it', async () => {
     const { backend } = failingBackend();
     await backend.create({ key: '/things/bad', value: 'not json' });

@@ -33,6 +33,8 @@ export class WatchedCache<T> extends EventEmitter {
   private stopWatch: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Ends the wait before the next try at once (close: the loop must not wait for a timer). */
+  private wakeUp: (() => void) | null = null;
   /** Bumped on every change, so callers can memoise what they derive from the cache. */
   generation = 0;
   /**
@@ -72,6 +74,8 @@ export class WatchedCache<T> extends EventEmitter {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    // A loop waiting to try again would otherwise wait on a timer that no longer fires.
+    this.wakeUp?.();
     this.stopWatch?.();
     await this.running;
   }
@@ -114,9 +118,11 @@ export class WatchedCache<T> extends EventEmitter {
         }
         this.options.onError?.(error);
         await new Promise<void>((resolve) => {
+          this.wakeUp = resolve;
           this.retryTimer = setTimeout(resolve, delay);
           this.retryTimer.unref();
         });
+        this.wakeUp = null;
         delay = Math.min(delay * 2, 30_000);
       }
     }

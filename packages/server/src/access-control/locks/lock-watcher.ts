@@ -37,9 +37,13 @@ export function strictLockProblem(
  * and checks cost no storage round trip. Expiry is judged by the clock on every check.
  *
  * Emits 'lock' when a lock comes into force (created, or seen at start), so that the session hub can end
- * the live sessions it covers.
+ * the live sessions it covers, and 'stale' when the view may start missing locks (`lock: strict`
+ * sessions end then).
  */
-export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implements LockView {
+export class LockWatcher
+  extends EventEmitter<{ lock: [LockResource]; stale: [] }>
+  implements LockView
+{
   private readonly cache: WatchedCache<LockResource>;
   private started = false;
 
@@ -53,6 +57,7 @@ export class LockWatcher extends EventEmitter<{ lock: [LockResource] }> implemen
     this.cache.on('put', (_name: string, lock: LockResource) => {
       if (this.inForce(lock)) this.emit('lock', lock);
     });
+    this.cache.on('stale', () => this.emit('stale'));
   }
 
   async start(): Promise<void> {

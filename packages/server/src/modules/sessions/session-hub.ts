@@ -105,6 +105,7 @@ export class SessionHub {
     });
     await this.trackers.start();
     this.deps.locks.on('lock', this.onLock);
+    this.deps.locks.on('stale', this.onLock);
     this.stopAccessChanges = this.deps.accessChanges?.(() => this.recheckAccess());
     this.timer = setInterval(() => this.tick(), this.deps.checkIntervalMs ?? 1000);
     this.timer.unref();
@@ -285,6 +286,7 @@ export class SessionHub {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.deps.locks.off('lock', this.onLock);
+    this.deps.locks.off('stale', this.onLock);
     this.stopAccessChanges?.();
     await this.shutdown();
     await this.trackers.close();

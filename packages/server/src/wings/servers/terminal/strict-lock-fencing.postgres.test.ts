@@ -1,0 +1,73 @@
+import { terminalMessageTypes as T } from '@postern/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
+import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
+import { startTcpRelay, type TcpRelay } from '../../../testing/tcp-relay.testkit.js';
+import { openTerminal } from '../../../testing/terminal-client.testkit.js';
+
+// A proxy whose cluster database goes silent (its connections frozen behind a loopback relay:
+// a host gone, a cable cut) cannot see locks written meanwhile. Within the event log's read
+// timeout its lock view turns stale, and the shells of users whose roles say `lock: strict`
+// end on it; a best_effort user's shell goes on. Real PostgreSQL, real sshd, real sockets.
+const schemas = new TestSchemas();
+let relay: TcpRelay;
+let node: SshNodeApp;
+
+beforeAll(async () => {
+  await schemas.connect();
+  relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
+  const url = new URL(testPostgresUrl);
+  url.port = String(relay.port);
+  node = await startSshNodeApp({
+    storage: { type: 'postgres', url: url.toString(), schema: schemas.newName() },
+  });
+  for (const [name, options] of [
+    ['fenced-r', { lock: 'strict' }],
+    ['plain-r', {}],
+  ] as const) {
+    await node.app.services.roles.create(
+      JSON.stringify({
+        kind: 'role',
+        version: 'v7',
+        metadata: { name },
+        spec: { options, allow: { node_labels: { env: 'test' }, logins: ['root'] } },
+      }),
+      hostActor('test'),
+    );
+  }
+}, 60_000);
+
+afterAll(async () => {
+  // The frozen connections go, and new ones pass, so the proxy closes as it would when the path is back.
+  await relay?.cut();
+  await relay?.restore();
+  await node?.close();
+  await relay?.close();
+  await schemas.dropAll();
+});
+
+async function shell(user: string, role: string) {
+  const client = await openTerminal({
+    baseUrl: node.baseUrl,
+    headers: await node.app.signIn([role], user),
+    params: { server_id: node.nodeId, login: 'root', term: { w: 80, h: 24 } },
+  });
+  await client.waitForOutput(/[#$] $/m);
+  return client;
+}
+
+describe('lock: strict when the cluster database goes silent', () => {
+  it("ends the strict user's shell on this proxy, and leaves the best_effort user's", async () => {
+    const strict = await shell('sam', 'fenced-r');
+    const plain = await shell('bob', 'plain-r');
+    relay.freeze();
+    const closed = await strict.closed;
+    expect(closed.code).toBe(1000);
+    const error = strict.frames.find((f) => f.type === T.error)?.payload ?? '';
+    expect(error).toMatch(/^locked: the lock list cannot be confirmed current right now/);
+    plain.type('echo "still-""here"\r');
+    await plain.waitForOutput('still-here');
+    plain.close();
+  }, 60_000);
+});
