@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
-
-const srcDir = fileURLToPath(new URL('./src/', import.meta.url));
+import { testFilesContaining } from '../../scripts/test-files.ts';
 
 /**
  * The server's test files that bound the process's memory while a transfer runs. Their figure is
@@ -10,10 +8,10 @@ const srcDir = fileURLToPath(new URL('./src/', import.meta.url));
  * worker that other files had used, a 64 MiB body through the proxy once measured 34.6 MiB held
  * against a 32 MiB bound (5–16 MiB alone).
  */
-export const filesThatMeasureMemory = readdirSync(srcDir, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts'))
-  .filter((file) => readFileSync(srcDir + file, 'utf8').includes('process.memoryUsage()'))
-  .map((file) => `src/${file}`);
+export const filesThatMeasureMemory = testFilesContaining(
+  new URL('./src/', import.meta.url),
+  'process.memoryUsage()',
+);
 
 /** A project of the server's tests: `files` to run, and whether files share their worker. */
 export function serverTests(

@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
-
-const srcDir = fileURLToPath(new URL('./src/', import.meta.url));
+import { testFilesContaining } from '../../scripts/test-files.ts';
 
 /**
  * The console's test files that replace a module with `vi.mock`. A mock must not reach another
@@ -11,10 +9,7 @@ const srcDir = fileURLToPath(new URL('./src/', import.meta.url));
  * that way instead of 190 s on the 2-core CI machine, where each file imported React, Mantine
  * and the pages afresh.
  */
-export const filesThatMock = readdirSync(srcDir, { recursive: true, encoding: 'utf8' })
-  .filter((file) => /\.test\.tsx?$/.test(file))
-  .filter((file) => readFileSync(srcDir + file, 'utf8').includes('vi.mock('))
-  .map((file) => `src/${file}`);
+export const filesThatMock = testFilesContaining(new URL('./src/', import.meta.url), 'vi.mock(');
 
 /** A project of the console's tests: `files` to run, and whether files share modules. */
 export function consoleTests(

@@ -9,6 +9,7 @@ import { failingBackend } from '../../backend/testing/failing-backend.testkit.js
 import { SqliteAuditStore } from '../audit/audit.sqlite.js';
 import { backgroundAuditWritten } from '../audit/emit.js';
 import type { LiveSession } from './live-session.js';
+import { FakeChannel, testSessionInit } from './live-session.testkit.js';
 import { MemoryChannel } from './memory-channel.testkit.js';
 import type { EndKind, Party } from './party.js';
 import { SessionHub } from './session-hub.js';
@@ -70,20 +71,13 @@ afterEach(async () => {
 });
 
 async function session(owner: string): Promise<{ session: LiveSession; party: KeepingParty }> {
-  const live = hub.create({
-    kind: 'ssh',
-    terminal: { w: 80, h: 24 },
-    owner: { user: owner, roles: ['access'] },
-    login: 'root',
-    node: { id: 'n1', hostname: 'web-1', addr: '127.0.0.21:22' },
-    clusterName: 'c',
-    proxyId: hub.proxyId,
-    traceId: '',
-    command: '',
-    expiresAt: Date.now() + 3_600_000,
-    idleTimeoutMs: 0,
-    channel: new MemoryChannel(),
-  });
+  const live = hub.create(
+    testSessionInit(new FakeChannel(), Date.now(), {
+      owner: { user: owner, roles: ['access'] },
+      proxyId: hub.proxyId,
+      channel: new MemoryChannel(),
+    }),
+  );
   const party = new KeepingParty(`${owner}-party`, owner, 'peer');
   await live.join(party);
   return { session: live, party };
