@@ -130,8 +130,14 @@ export function leaveRelay(deps: RelayDeps): RelayLeave {
     const peer = await dialHolder(deps, holder, who, request.sid);
     if (!peer) return unreachable;
     const answer = await new Promise<string>((resolve) => {
-      peer.once('message', (data: RawData) => resolve(Buffer.from(toBytes(data)).toString('utf8')));
-      peer.once('close', () => resolve(''));
+      // A holder that takes the socket and never answers does not hold the request forever.
+      const timer = setTimeout(() => resolve(''), deps.connectTimeoutMs ?? 10_000);
+      const settle = (text: string) => {
+        clearTimeout(timer);
+        resolve(text);
+      };
+      peer.once('message', (data: RawData) => settle(Buffer.from(toBytes(data)).toString('utf8')));
+      peer.once('close', () => settle(''));
       peer.send(JSON.stringify({ ...request, received: 0, leave: true }));
     });
     peer.close(1000, 'left');

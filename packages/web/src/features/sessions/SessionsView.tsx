@@ -61,23 +61,21 @@ export function SessionsView({ attempt, onRetry, joinHref }: Props) {
       sortable: true,
       render: (s) => (
         <Group gap={4}>
-          {s.users.map((user) =>
-            s.connectionLost.includes(user) ? (
+          {s.users.map((user) => {
+            // The session waits for this user's client to resume it (docs/protocol.md §6.1).
+            const lost = s.connectionLost.includes(user);
+            return (
               <Badge
                 key={user}
-                color="gray"
-                variant="outline"
+                variant={lost ? 'outline' : 'light'}
+                color={lost ? 'gray' : undefined}
                 tt="none"
-                title="The session waits for this user's client to resume it"
+                title={lost ? "The session waits for this user's client to resume it" : undefined}
               >
-                {user}: connection lost
+                {lost ? `${user}: connection lost` : user}
               </Badge>
-            ) : (
-              <Badge key={user} variant="light" tt="none">
-                {user}
-              </Badge>
-            ),
-          )}
+            );
+          })}
         </Group>
       ),
     },
