@@ -1,13 +1,8 @@
-import { rm } from 'node:fs/promises';
-import { test, type BrowserContext, type Page } from '@playwright/test';
-import { expect } from './support/identity.js';
-import type { RunningPostern } from './support/postern-process.js';
-import { signUpInOwnContext, startWithRolesAndNode } from './support/roles-and-node.js';
-import { serverRow } from './support/servers-page.js';
+import { test, type Page } from '@playwright/test';
+import { connectAsRoot, expect, relayedTerminalWorld } from './support/relayed-terminal.js';
+import { signUpInOwnContext } from './support/roles-and-node.js';
 import { cluster } from './support/shared-server.js';
-import type { RunningSshd } from './support/sshd.js';
-import { startTcpRelay, type TcpRelay } from './support/tcp-relay.js';
-import { expectConnected, expectOnScreen, runInTerminal, screenText } from './support/terminal.js';
+import { expectOnScreen, runInTerminal, screenText } from './support/terminal.js';
 
 // The browser's network drops under a terminal (docs/protocol.md §6.1): the console reaches the
 // proxy through a TCP relay, which the test cuts (every connection reset, none taken for a few
@@ -15,42 +10,14 @@ import { expectConnected, expectOnScreen, runInTerminal, screenText } from './su
 // printed meanwhile appears, nothing twice, and the screen before the drop is still there.
 // Active Sessions shows the owner's connection as lost meanwhile.
 const node = 'resume-host';
-const roles = `kind: role
-version: v7
-metadata:
-  name: shell
-spec:
-  allow:
-    logins: [root]
-    node_labels: {resume: e2e}
-  deny: {}
-`;
 
 test.describe.serial('a terminal whose network drops', () => {
-  let server: RunningPostern;
-  let sshd: RunningSshd | undefined;
-  let relay: TcpRelay;
-  const contexts: BrowserContext[] = [];
-
-  test.beforeAll(async () => {
-    ({ server, sshd } = await startWithRolesAndNode({
-      roles,
-      node: { name: node, labels: 'resume=e2e' },
-    }));
-    relay = await startTcpRelay({ host: '127.0.0.1', port: Number(new URL(server.url).port) });
-  });
-
-  test.afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await relay?.close();
-    await sshd?.stop();
-    await server?.stop();
-    if (server) await rm(server.dataDir, { recursive: true, force: true });
-  });
+  const world = relayedTerminalWorld(node, 'resume');
 
   test('resumes the same shell, with the output printed while it was away', async ({ browser }) => {
     test.setTimeout(120_000);
     // Signed up and connected through the relay: every byte of the page takes that path.
+    const { server, relay, contexts } = world();
     const page = await signUpInOwnContext(
       browser,
       { ...server, url: relay.url },
@@ -60,7 +27,7 @@ test.describe.serial('a terminal whose network drops', () => {
     );
     // An auditor watches Active Sessions over a network of their own (no relay).
     const auditor = await signUpInOwnContext(browser, server, contexts, 'audrey', 'auditor');
-    const consolePage = await connect(page);
+    const consolePage = await connectAsRoot(page, node);
     await runInTerminal(consolePage, 'echo "shell-$$"');
     const pid = await shellPid(consolePage);
     await auditor.goto(`/web/cluster/${cluster}/sessions`);
@@ -88,19 +55,6 @@ test.describe.serial('a terminal whose network drops', () => {
     expect(screen).toContain(`shell-${pid}`);
     expect(screen.match(/^while-42$/gm)).toHaveLength(1);
   });
-
-  /** Connect → root on the node's row; the console opens in a new tab. */
-  async function connect(page: Page): Promise<Page> {
-    await page.goto(`/web/cluster/${cluster}/nodes`);
-    const row = serverRow(page, node);
-    await row.getByRole('button', { name: /^Connect to / }).click();
-    const [consolePage] = await Promise.all([
-      page.context().waitForEvent('page'),
-      page.getByRole('menuitem', { name: 'root', exact: true }).click(),
-    ]);
-    await expectConnected(consolePage);
-    return consolePage;
-  }
 });
 
 /** The shell's PID, from the `shell-<pid>` line it printed. */
