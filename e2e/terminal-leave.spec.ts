@@ -1,6 +1,10 @@
 import { test } from '@playwright/test';
-import { connectAsRoot, expect, relayedTerminalWorld } from './support/relayed-terminal.js';
-import { signUpInOwnContext } from './support/roles-and-node.js';
+import {
+  connectAsRoot,
+  expect,
+  ownerBehindRelayAndAuditor,
+  relayedTerminalWorld,
+} from './support/relayed-terminal.js';
 import { cluster } from './support/shared-server.js';
 import { expectOnScreen, runInTerminal } from './support/terminal.js';
 
@@ -16,15 +20,13 @@ test.describe.serial('a terminal left while it resumes', () => {
 
   test('a page left while it resumes gives the session up at once', async ({ browser }) => {
     test.setTimeout(120_000);
-    const { server, relay, contexts } = world();
-    const page = await signUpInOwnContext(
+    const { relay } = world();
+    const { page, auditorPage: auditor } = await ownerBehindRelayAndAuditor(
       browser,
-      { ...server, url: relay.url },
-      contexts,
+      world(),
       'bea',
-      'shell',
+      'abe',
     );
-    const auditor = await signUpInOwnContext(browser, server, contexts, 'abe', 'auditor');
     const consolePage = await connectAsRoot(page, node);
     await runInTerminal(consolePage, 'echo "ready-$((2*3))"');
     await expectOnScreen(consolePage, 'ready-6');

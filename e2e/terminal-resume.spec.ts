@@ -1,6 +1,10 @@
 import { test, type Page } from '@playwright/test';
-import { connectAsRoot, expect, relayedTerminalWorld } from './support/relayed-terminal.js';
-import { signUpInOwnContext } from './support/roles-and-node.js';
+import {
+  connectAsRoot,
+  expect,
+  ownerBehindRelayAndAuditor,
+  relayedTerminalWorld,
+} from './support/relayed-terminal.js';
 import { cluster } from './support/shared-server.js';
 import { expectOnScreen, runInTerminal, screenText } from './support/terminal.js';
 
@@ -16,17 +20,15 @@ test.describe.serial('a terminal whose network drops', () => {
 
   test('resumes the same shell, with the output printed while it was away', async ({ browser }) => {
     test.setTimeout(120_000);
-    // Signed up and connected through the relay: every byte of the page takes that path.
-    const { server, relay, contexts } = world();
-    const page = await signUpInOwnContext(
+    // Signed up and connected through the relay: every byte of the page takes that path; an
+    // auditor watches Active Sessions over a network of their own.
+    const { relay } = world();
+    const { page, auditorPage: auditor } = await ownerBehindRelayAndAuditor(
       browser,
-      { ...server, url: relay.url },
-      contexts,
+      world(),
       'alice',
-      'shell',
+      'audrey',
     );
-    // An auditor watches Active Sessions over a network of their own (no relay).
-    const auditor = await signUpInOwnContext(browser, server, contexts, 'audrey', 'auditor');
     const consolePage = await connectAsRoot(page, node);
     await runInTerminal(consolePage, 'echo "shell-$$"');
     const pid = await shellPid(consolePage);

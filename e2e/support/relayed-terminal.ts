@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { test, type BrowserContext, type Page } from '@playwright/test';
+import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { expect } from './identity.js';
 import type { RunningPostern } from './postern-process.js';
-import { startWithRolesAndNode } from './roles-and-node.js';
+import { signUpInOwnContext, startWithRolesAndNode } from './roles-and-node.js';
 import { serverRow } from './servers-page.js';
 import { cluster } from './shared-server.js';
 import type { RunningSshd } from './sshd.js';
@@ -58,6 +58,27 @@ spec:
     if (!world) throw new Error('the relayed terminal world is not started yet');
     return world;
   };
+}
+
+/**
+ * `owner` (role `shell`) signed up in a browser context whose every byte goes through the relay,
+ * and `auditor` (role `auditor`) in one of their own that reaches the server directly.
+ */
+export async function ownerBehindRelayAndAuditor(
+  browser: Browser,
+  { server, relay, contexts }: RelayedTerminalWorld,
+  owner: string,
+  auditor: string,
+): Promise<{ page: Page; auditorPage: Page }> {
+  const page = await signUpInOwnContext(
+    browser,
+    { ...server, url: relay.url },
+    contexts,
+    owner,
+    'shell',
+  );
+  const auditorPage = await signUpInOwnContext(browser, server, contexts, auditor, 'auditor');
+  return { page, auditorPage };
 }
 
 /** Connect → root on the node's row; the console opens in a new tab. */
