@@ -53,8 +53,12 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   const onError = (what: string) => (error: unknown) =>
     log.warn({ err: error }, `watching ${what} failed; listing again`);
   const ca = deps.ca ?? (await ClusterCa.loadOrCreate(backend, config.clusterName));
-  const locks = new LockWatcher(backend, now, onError('locks'));
   const access = new AccessResolver(backend, onError('roles, users and access requests'), now);
+  const locks = new LockWatcher(backend, now, {
+    onError: onError('locks'),
+    // As the roles are now: a role changed to lock: strict fences what it grants at once.
+    lockingModeOf: (user, roles) => access.roleSetFor(user, roles).options().lockingMode,
+  });
   // One id per process: the registry's, the trackers' (cross-proxy joins) and the spool's owner.
   const proxyId = randomUUID();
   // One blob store for every recording format; a crash's open recordings are sealed (at start
@@ -80,8 +84,6 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
     accessChanges: access.onChange.bind(access),
     // As access is worked out: the user record's traits (an SSO user's come from their claims).
     traitsOf: (user) => access.users.get(user)?.spec.traits ?? {},
-    // As the roles are now: a role changed to lock: strict fences the sessions it grants too.
-    lockingModeOf: (user, roles) => access.roleSetFor(user, roles).options().lockingMode,
   });
   const pingIntervalMs = deps.pingIntervalMs ?? 20_000;
   // Terminals whose connection dropped, kept for their owners to resume, here or through a peer.

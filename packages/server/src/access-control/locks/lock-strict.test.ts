@@ -1,31 +1,73 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MemoryBackend } from '../../backend/memory.js';
-import { LockWatcher, strictLockProblem } from './lock-watcher.js';
+import { LockWatcher, lockMessage, strictFenceName, type LockingMode } from './lock-watcher.js';
 import { failingBackend as failingBackendIn } from '../../backend/testing/failing-backend.testkit.js';
 
 // `lock: strict`: while the lock view may be missing a lock (its watch failed and the locks
-// have not been listed again), access is refused to users whose roles ask for strict locking.
+// have not been listed again), a user whose roles ask for strict locking counts as locked:
+// `lockFor` reports a fence for them, so every check of every protocol refuses them.
 const backends: MemoryBackend[] = [];
 afterEach(async () => {
   for (const backend of backends.splice(0)) await backend.close();
 });
 
 const failingBackend = () => failingBackendIn(backends);
+const modeByRole = (_user: string, roles: readonly string[]): LockingMode =>
+  roles.includes('fenced') ? 'strict' : 'best_effort';
 
 describe('lock: strict', () => {
-  it('refuses while the lock view is stale, and only for strict roles', async () => {
+  it('fences strict roles while the lock view is stale, and only them', async () => {
     const { backend, failWatcher } = failingBackend();
-    const locks = new LockWatcher(backend, Date.now, () => undefined);
+    const locks = new LockWatcher(backend, Date.now, { lockingModeOf: modeByRole });
     await locks.start();
-    expect(locks.isStale()).toBe(false);
-    expect(strictLockProblem(locks, 'strict')).toBeUndefined();
+    const sam = { user: 'sam', roles: ['access', 'fenced'] };
+    expect(locks.lockFor(sam)).toBeUndefined();
     failWatcher();
     await vi.waitFor(() => expect(locks.isStale()).toBe(true));
-    expect(strictLockProblem(locks, 'strict')).toMatch(/^locked: .*lock: strict/);
-    expect(strictLockProblem(locks, 'best_effort')).toBeUndefined();
+
+    const fence = locks.lockFor(sam);
+    expect(fence?.metadata.name).toBe(strictFenceName);
+    expect(fence?.spec.target).toEqual({ user: 'sam' });
+    expect(`locked: ${lockMessage(fence!)}`).toMatch(
+      /^locked: the lock list cannot be confirmed current right now .*\(lock: strict\)/,
+    );
+    expect(locks.isLocked(sam)).toBe(true);
+    // best_effort users, and subjects that name no user (a node), go on with the last known locks.
+    expect(locks.lockFor({ user: 'bob', roles: ['access'] })).toBeUndefined();
+    expect(locks.lockFor({ node: 'web-1' })).toBeUndefined();
+    // The fence is the view's own: it never shows among the cluster's locks.
+    expect(locks.locks()).toEqual([]);
+
     // Listed and watched again: fresh, and strict roles get in again.
     await vi.waitFor(() => expect(locks.isStale()).toBe(false), { timeout: 5_000 });
-    expect(strictLockProblem(locks, 'strict')).toBeUndefined();
+    expect(locks.lockFor(sam)).toBeUndefined();
+    await locks.close();
+  });
+
+  it('counts a failing look-up of the mode as best_effort, and reports it', async () => {
+    const { backend, failWatcher } = failingBackend();
+    const errors: unknown[] = [];
+    const locks = new LockWatcher(backend, Date.now, {
+      onError: (error) => errors.push(error),
+      lockingModeOf: () => {
+        throw new Error('roles unreadable');
+      },
+    });
+    await locks.start();
+    failWatcher();
+    await vi.waitFor(() => expect(locks.isStale()).toBe(true));
+    expect(locks.lockFor({ user: 'sam', roles: ['fenced'] })).toBeUndefined();
+    expect(errors).toContainEqual(new Error('roles unreadable'));
+    await locks.close();
+  });
+
+  it('without a mode look-up, nobody is fenced', async () => {
+    const { backend, failWatcher } = failingBackend();
+    const locks = new LockWatcher(backend, Date.now);
+    await locks.start();
+    failWatcher();
+    await vi.waitFor(() => expect(locks.isStale()).toBe(true));
+    expect(locks.lockFor({ user: 'sam', roles: ['fenced'] })).toBeUndefined();
     await locks.close();
   });
 });

@@ -14,27 +14,36 @@ export interface LockSubject {
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
 export interface LockView {
+  /** The lock in force on any part of the subject (`lock: strict`'s fence included). */
   lockFor(subject: LockSubject): LockResource | undefined;
-  /**
-   * True while the view may miss locks (its watch failed and it has not listed again yet):
-   * roles with `lock: strict` refuse access then (strictLockProblem).
-   */
-  isStale?(): boolean;
 }
 
-/** What `lock: strict` says while the lock view is stale, or undefined. */
-export function strictLockProblem(
-  locks: LockView,
-  mode: 'best_effort' | 'strict',
-): string | undefined {
-  if (mode !== 'strict' || !locks.isStale?.()) return undefined;
-  return 'locked: the lock list cannot be confirmed current right now and your role requires strict locking (lock: strict); try again shortly';
+export type LockingMode = 'best_effort' | 'strict';
+
+export interface LockWatcherOptions {
+  onError?: (error: unknown) => void;
+  /**
+   * The role option `lock` of a user with these roles, as the roles are now. Absent:
+   * best_effort for everyone.
+   */
+  lockingModeOf?: (user: string, roles: readonly string[]) => LockingMode;
 }
+
+/** The name of the lock `lockFor` reports for `lock: strict` while the view is stale. */
+export const strictFenceName = 'lock-view-stale';
+
+const strictFenceMessage =
+  'the lock list cannot be confirmed current right now and your role requires strict locking (lock: strict); try again shortly';
 
 /**
  * The locks in force, in memory, fed by a watch on `/locks/`: a lock written by any proxy (or by
  * `postern locks add`) is enforced by every proxy on the same storage within the watch's latency,
  * and checks cost no storage round trip. Expiry is judged by the clock on every check.
+ *
+ * `lock: strict` lives here too, as the reference's lock watcher has it: while the view may miss
+ * locks (its storage cannot be reached), a user whose roles say `lock: strict` counts as locked.
+ * So every check of every protocol (sign-in, certificates, API calls, and the re-checks of live
+ * shells, app, database, Kubernetes and desktop sessions) fences them off with one rule.
  *
  * Emits 'lock' when a lock comes into force (created, or seen at start), so that the session hub can end
  * the live sessions it covers, and 'stale' when the view may start missing locks (`lock: strict`
@@ -50,10 +59,14 @@ export class LockWatcher
   constructor(
     backend: Backend,
     private readonly now: Clock,
-    onError?: (error: unknown) => void,
+    private readonly options: LockWatcherOptions = {},
   ) {
     super();
-    this.cache = new WatchedCache(backend, { prefix: locksPrefix, parse: lockFromItem, onError });
+    this.cache = new WatchedCache(backend, {
+      prefix: locksPrefix,
+      parse: lockFromItem,
+      onError: options.onError,
+    });
     this.cache.on('put', (_name: string, lock: LockResource) => {
       if (this.inForce(lock)) this.emit('lock', lock);
     });
@@ -75,9 +88,12 @@ export class LockWatcher
     return this.cache.values().filter((lock) => this.inForce(lock));
   }
 
-  /** The first lock in force that covers any part of the subject, or undefined. */
+  /**
+   * The first lock in force that covers any part of the subject; else, while the view is stale,
+   * the strict fence for a user whose roles say `lock: strict`; else undefined.
+   */
   lockFor(subject: LockSubject): LockResource | undefined {
-    return this.locks().find((lock) => covers(lock, subject));
+    return this.locks().find((lock) => covers(lock, subject)) ?? this.strictFence(subject);
   }
 
   /** The watch on `/locks/` failed and the locks have not been listed again yet. */
@@ -92,6 +108,33 @@ export class LockWatcher
 
   isLocked(subject: LockSubject): boolean {
     return this.lockFor(subject) !== undefined;
+  }
+
+  /** A lock that exists only in this proxy's view, for as long as the view is stale. */
+  private strictFence({ user, roles = [] }: LockSubject): LockResource | undefined {
+    if (user === undefined || !this.cache.stale) return undefined;
+    if (this.lockingModeOf(user, roles) !== 'strict') return undefined;
+    return {
+      kind: 'lock',
+      version: 'v2',
+      metadata: { name: strictFenceName },
+      spec: {
+        target: { user },
+        message: strictFenceMessage,
+        createdBy: 'postern',
+        createdAt: new Date(this.now()).toISOString(),
+      },
+    };
+  }
+
+  /** A failing look-up counts as best_effort: a bug must not lock everyone out. */
+  private lockingModeOf(user: string, roles: readonly string[]): LockingMode {
+    try {
+      return this.options.lockingModeOf?.(user, roles) ?? 'best_effort';
+    } catch (error) {
+      this.options.onError?.(error);
+      return 'best_effort';
+    }
   }
 
   private inForce(lock: LockResource): boolean {

@@ -24,11 +24,7 @@ import type {
   ResolvedAccess,
 } from '../../access-control/access/access-resolver.js';
 import { certificateCredential } from '../../access-control/access/credential-revocation.js';
-import {
-  lockMessage,
-  strictLockProblem,
-  type LockView,
-} from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
 
 /** How far a signed request's timestamp may be from our clock (either way). */
 export const signedRequestSkewMs = 5 * 60_000;
@@ -129,8 +125,6 @@ export class CertRequestAuth {
     const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
-    const stale = strictLockProblem(this.deps.locks, options.lockingMode);
-    if (stale) throw accessDenied(stale);
     // pin_source_ip: a pinned certificate works only from its address; and while the roles
     // ask for pinning, an unpinned one (issued before) does not work at all.
     const pinned = cert.extensions[POSTERN_SOURCE_IP_EXTENSION];

@@ -6,11 +6,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
-import {
-  lockMessage,
-  strictLockProblem,
-  type LockWatcher,
-} from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { isInteractive } from './live-session-init.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
@@ -42,11 +38,6 @@ export interface SessionHubDeps {
   accessChanges?: (listener: () => void) => () => void;
   /** A user's traits, for moderation filters (`user.spec.traits`). */
   traitsOf?: (user: string) => Readonly<Record<string, readonly string[]>>;
-  /**
-   * The role option `lock` of a user with these roles, as now: `strict` ends their sessions
-   * while the lock view is stale. Absent: best_effort for everyone.
-   */
-  lockingModeOf?: (user: string, roles: readonly string[]) => 'best_effort' | 'strict';
 }
 
 /**
@@ -77,7 +68,11 @@ export class SessionHub {
   private readonly mirror = new ScreenMirror();
   private timer: NodeJS.Timeout | undefined;
   private lastRefresh = 0;
-  private readonly onLock = () => this.enforce();
+  /** A lock in force, or a lock view gone stale: live sessions, then every guard, at once. */
+  private readonly onLock = () => {
+    this.enforce();
+    this.recheckAccess();
+  };
   private readonly guards = new Set<AccessGuard>();
   /** Sessions of other shapes (desktops) listed in Active Sessions: their current trackers. */
   private readonly tracked = new Map<string, () => SessionTracker>();
@@ -306,12 +301,11 @@ export class SessionHub {
   }
 
   /**
-   * Ends sessions (and removes parties) that a lock now covers, and, while the lock view is
-   * stale (it may miss a lock written meanwhile), those of users whose roles ask for
-   * `lock: strict`: a proxy cut off from the cluster's storage fences them off itself.
+   * Ends sessions (and removes parties) that a lock now covers. While the lock view is stale
+   * that includes users whose roles say `lock: strict` (the watcher's fence): a proxy cut off
+   * from the cluster's storage fences them off itself.
    */
   private enforce(): void {
-    const stale = this.deps.locks.isStale();
     for (const session of [...this.live.values()]) {
       const { owner, login, node } = session.init;
       const lock =
@@ -321,33 +315,10 @@ export class SessionHub {
         session.terminate(`locked: ${lockMessage(lock)}`);
         continue;
       }
-      const ownerStale = stale ? this.strictProblem(owner.user, owner.roles) : undefined;
-      if (ownerStale) {
-        session.terminate(ownerStale, 'revoked');
-        continue;
-      }
       for (const party of session.parties()) {
         const partyLock = this.deps.locks.lockFor({ user: party.user, roles: party.roles });
         if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
-        const partyStale = stale ? this.strictProblem(party.user, party.roles) : undefined;
-        if (!partyLock && partyStale) session.leave(party.id, partyStale, 'revoked');
       }
-    }
-  }
-
-  /** What `lock: strict` says to `user` while the lock view is stale, if their roles ask for it. */
-  private strictProblem(user: string, roles: readonly string[]): string | undefined {
-    const mode = this.judgedMode(() => this.deps.lockingModeOf?.(user, roles));
-    return strictLockProblem(this.deps.locks, mode);
-  }
-
-  /** A failing look-up keeps the session going (best_effort): a bug must not end sessions. */
-  private judgedMode(modeOf: () => 'best_effort' | 'strict' | undefined): 'best_effort' | 'strict' {
-    try {
-      return modeOf() ?? 'best_effort';
-    } catch (error) {
-      this.deps.onError?.(error);
-      return 'best_effort';
     }
   }
 

@@ -8,7 +8,7 @@ import { createWebSocketStream, type WebSocket } from 'ws';
 import { accessDenied, notFound } from '../../errors.js';
 import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
 import { resolveClusterId } from '../../cluster-context.js';
-import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
@@ -25,7 +25,7 @@ interface AppConnectOptions {
   callers: Pick<TunnelCallers, 'identify'>;
   clusterName: string;
   access: Pick<AccessResolver, 'resolve'>;
-  locks: Pick<LockWatcher, 'isLocked'>;
+  locks: Pick<LockWatcher, 'lockFor'>;
   audit: AuditStore;
   /** A connection to an app an agent serves, through that agent's tunnel. */
   dialAgentApp: (name: string) => Promise<Duplex>;
@@ -169,10 +169,11 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     const tracked = track(tunnel, sid);
     const recheck = setInterval(() => {
       const resolved = options.access.resolve(user, sessionRoles, accessRequests);
-      const allowed =
-        !options.locks.isLocked({ user, roles: resolved.roles }) &&
-        resolved.roleSet.canAccess('app', { labels: app.metadata.labels, name: app.metadata.name });
-      if (!allowed) end('access to the app was withdrawn');
+      // A lock, or lock: strict's fence while the lock view is stale.
+      const lock = options.locks.lockFor({ user, roles: resolved.roles });
+      if (lock) return end(`locked: ${lockMessage(lock)}`);
+      const target = { labels: app.metadata.labels, name: app.metadata.name };
+      if (!resolved.roleSet.canAccess('app', target)) end('access to the app was withdrawn');
     }, recheckMs);
     recheck.unref();
     let ended = false;

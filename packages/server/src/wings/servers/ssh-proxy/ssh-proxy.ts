@@ -12,11 +12,7 @@ import {
 } from '../../../access-control/access/credential-revocation.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
-import {
-  lockMessage,
-  strictLockProblem,
-  type LockView,
-} from '../../../access-control/locks/lock-watcher.js';
+import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
 import { resolveNodeName } from '../terminal/node-access.js';
@@ -205,8 +201,6 @@ export class SshProxy {
         return refuse(ctx, 'this user no longer exists', true);
       }
       const options = current.roleSet.options();
-      const stale = strictLockProblem(deps.locks, options.lockingMode);
-      if (stale) return refuse(ctx, stale, true);
       if (options.pinSourceIp && !identity.pinnedIp) {
         const why =
           'your roles pin certificates to your address (pin_source_ip): run postern login';

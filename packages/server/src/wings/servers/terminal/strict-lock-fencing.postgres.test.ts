@@ -64,8 +64,11 @@ describe('lock: strict when the cluster database goes silent', () => {
     relay.freeze();
     const closed = await strict.closed;
     expect(closed.code).toBe(1000);
-    const error = strict.frames.find((f) => f.type === T.error)?.payload ?? '';
-    expect(error).toMatch(/^locked: the lock list cannot be confirmed current right now/);
+    // Ended as a lock ends it: the watcher fences a strict user as if locked.
+    const end = strict.frames.find((f) => f.type === T.sessionEnd)?.payload ?? '{}';
+    expect((JSON.parse(end) as { reason?: string }).reason).toMatch(
+      /^locked: the lock list cannot be confirmed current right now/,
+    );
     plain.type('echo "still-""here"\r');
     await plain.waitForOutput('still-here');
     plain.close();
