@@ -1,29 +1,17 @@
 import {
-  activeSessionJsonSchema,
-  decodeEnvelopeBytes,
   encodeEnvelope,
-  mfaChallengeSchema,
-  resumeKeySchema,
   terminalMessageTypes as T,
-  type CreateSessionResponse,
   type SessionMfaResponse,
 } from '@postern/contracts';
 import { Emitter } from './emitter';
-import {
-  endReason,
-  parseJson,
-  parseSize,
-  partyNotice,
-  sizeText,
-  text,
-  toBytes,
-  validSize,
-} from './frameData';
-import { SessionResume, type ResumeTimers } from './resume';
+import { parseSize, partyNotice, sizeText, toBytes, validSize } from './frameData';
+import { SessionResume } from './resume';
+import { readServerFrame, readSessionAnswer, type ServerFrame } from './serverFrames';
 import { abnormalClosure } from './ttyTypes';
 
 import type {
   TerminalSize,
+  TtyClientOptions,
   TtyEndedBy,
   TtyEvents,
   TtyState,
@@ -40,35 +28,6 @@ export * from './ttyTypes';
  * backpressure. Framework-free and DOM-free: the console drives it from React and xterm, the
  * benchmark's headless client from Node 20 with a WebSocket implementation passed in.
  */
-
-export interface TtyClientOptions {
-  /** The full socket URL (see terminalUrl.ts): params and traceparent, never the token. */
-  url: string;
-  /** The bearer token, sent in the first frame. */
-  token: string;
-  /** The WebSocket implementation: the global one by default; Node 20 passes `ws`'s. */
-  WebSocket?: WebSocketConstructorLike;
-  /** Or a factory, e.g. to give a Node socket a Cookie header. Wins over `WebSocket`. */
-  createSocket?: (url: string) => WebSocketLike;
-  /** Observers: keystrokes and resizes are never sent. */
-  readOnly?: boolean;
-  /** A moderator: read-only, but `t` ends the session. */
-  moderator?: boolean;
-  /** The size the URL's `params.term` announced, so an unchanged size is not sent again. */
-  initialSize?: TerminalSize;
-  /** Acknowledge at least every this many processed output bytes (default 64 KiB). */
-  ackEvery?: number;
-  /** The bearer when resuming (it may have been renewed since the start); `token` otherwise. */
-  currentToken?: () => string | undefined;
-  /** Time and timers of the resume's retries; tests pass their own. */
-  timers?: ResumeTimers;
-  /**
-   * Gives the session up on the server while it is being resumed, as there is no socket to
-   * close then (the console posts its key to `terminalLeave`, keepalive). Without it the
-   * server ends the session when the grace runs out.
-   */
-  leave?: (session: { sid: string; key: string }) => void;
-}
 
 /** Acks go out at least this often (bytes processed by the terminal). */
 export const defaultAckEvery = 256 * 1024;
@@ -234,32 +193,20 @@ export class TtyClient extends Emitter<TtyEvents> {
       this.fail('the server sent terminal data before the session was authorised');
       return;
     }
-    let frame: ReturnType<typeof decodeEnvelopeBytes>;
-    try {
-      frame = decodeEnvelopeBytes(bytes);
-    } catch (err) {
-      this.emit('error', err instanceof Error ? err.message : String(err));
-      return;
-    }
-    this.dispatch(frame.type, frame.body);
+    const frame = readServerFrame(bytes);
+    if (frame) this.dispatch(frame);
   }
 
   /** Text frames carry only the answer to the auth frame. */
   private receiveText(text: string): void {
     if (this.stateValue === 'reconnecting') return this.resumeAnswered(text);
     if (this.stateValue !== 'authenticating') return;
-    let answer: Partial<CreateSessionResponse>;
-    try {
-      answer = JSON.parse(text) as Partial<CreateSessionResponse>;
-    } catch {
-      this.fail('unexpected answer from the server');
-      return;
+    const answer = readSessionAnswer(text);
+    if (answer.kind === 'unreadable') return this.fail('unexpected answer from the server');
+    if (answer.kind === 'refused') {
+      return this.fail(answer.message ?? 'the server refused the session');
     }
-    if (answer.type !== 'create_session_response') return;
-    if (answer.status !== 'ok') {
-      this.fail(answer.message || 'the server refused the session');
-      return;
-    }
+    if (answer.kind !== 'ok') return;
     this.setState('open');
     this.emit('open');
     const size = this.pendingSize;
@@ -267,51 +214,28 @@ export class TtyClient extends Emitter<TtyEvents> {
     if (size) this.sendResize(size);
   }
 
-  private dispatch(type: string, body: Uint8Array): void {
-    switch (type) {
-      case T.raw: {
-        this.received += body.length;
+  private dispatch(frame: ServerFrame): void {
+    switch (frame.kind) {
+      case 'output':
+        this.received += frame.body.length;
         // Streaming: a character split across two frames is completed by the next one.
-        this.emit('output', this.decoder.decode(body, { stream: true }), body.length);
+        this.emit('output', this.decoder.decode(frame.body, { stream: true }), frame.body.length);
         return;
-      }
-      case T.sessionData: {
-        const parsed = activeSessionJsonSchema.safeParse(
-          (parseJson(body) as { session?: unknown } | undefined)?.session,
-        );
-        if (parsed.success) this.emit('session', parsed.data);
-        return;
-      }
-      case T.audit: {
-        const event = parseJson(body);
-        if (event && typeof event === 'object') this.audit(event as Record<string, unknown>);
-        return;
-      }
-      case T.error:
-        this.emit('error', text(body));
-        return;
-      case T.sessionEnd: {
-        const reason = endReason(body);
-        this.endReason ??= reason;
+      case 'session':
+        return this.emit('session', frame.session);
+      case 'audit':
+        return this.audit(frame.event);
+      case 'error':
+        return this.emit('error', frame.message);
+      case 'end':
+        this.endReason ??= frame.reason;
         this.endedBy ??= 'server';
-        this.emit('end', reason);
-        this.close(reason);
-        return;
-      }
-      case T.resumeKey: {
-        const key = resumeKeySchema.safeParse(parseJson(body));
-        if (key.success) this.resume.offered(key.data);
-        return;
-      }
-      case T.mfaChallenge: {
-        const challenge = mfaChallengeSchema.safeParse(parseJson(body));
-        if (challenge.success) this.emit('mfaChallenge', challenge.data);
-        else this.emit('error', 'the proxy asked for an MFA check this page cannot read');
-        return;
-      }
-      default:
-        // Latency, session status and later types: nothing to do yet.
-        return;
+        this.emit('end', frame.reason);
+        return this.close(frame.reason);
+      case 'resumeKey':
+        return this.resume.offered(frame.key);
+      case 'mfaChallenge':
+        return this.emit('mfaChallenge', frame.challenge);
     }
   }
 
@@ -401,21 +325,17 @@ export class TtyClient extends Emitter<TtyEvents> {
   }
 
   private resumeAnswered(answerText: string): void {
-    let answer: Partial<CreateSessionResponse> | undefined;
-    try {
-      answer = JSON.parse(answerText) as Partial<CreateSessionResponse>;
-    } catch {
-      return this.giveUp('unexpected answer from the server');
-    }
-    if (answer?.type !== 'create_session_response') return;
-    if (answer.status !== 'ok') return this.giveUp(answer.message || 'the server refused it');
+    const answer = readSessionAnswer(answerText);
+    if (answer.kind === 'unreadable') return this.giveUp('unexpected answer from the server');
+    if (answer.kind === 'refused') return this.giveUp(answer.message ?? 'the server refused it');
+    if (answer.kind !== 'ok') return;
     // The server counts everything received as acknowledged from here (its log starts there).
     this.acknowledged = this.received;
     this.processedSinceAck = 0;
     this.setState('open');
     this.emit('resumed');
     // What was typed before the drop and never reached the server, then what was typed since.
-    const unsent = this.resume.unconfirmed(answer.input_received ?? 0);
+    const unsent = this.resume.unconfirmed(answer.inputReceived);
     if (unsent.lost)
       this.emit('error', 'some keystrokes typed before the connection dropped were lost');
     for (const data of [...unsent.resend, ...this.resume.takeHeld()]) this.sendInput(data);

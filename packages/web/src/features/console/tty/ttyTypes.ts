@@ -1,4 +1,5 @@
 import { sessionEndReasons, type ActiveSessionJson, type MfaChallenge } from '@postern/contracts';
+import type { ResumeTimers } from './resume';
 
 /**
  * The terminal socket's types (docs/protocol.md) that TtyClient and its callers share: the
@@ -30,6 +31,35 @@ export interface WebSocketLike {
 }
 
 export type WebSocketConstructorLike = new (url: string) => WebSocketLike;
+
+export interface TtyClientOptions {
+  /** The full socket URL (see terminalUrl.ts): params and traceparent, never the token. */
+  url: string;
+  /** The bearer token, sent in the first frame. */
+  token: string;
+  /** The WebSocket implementation: the global one by default; Node 20 passes `ws`'s. */
+  WebSocket?: WebSocketConstructorLike;
+  /** Or a factory, e.g. to give a Node socket a Cookie header. Wins over `WebSocket`. */
+  createSocket?: (url: string) => WebSocketLike;
+  /** Observers: keystrokes and resizes are never sent. */
+  readOnly?: boolean;
+  /** A moderator: read-only, but `t` ends the session. */
+  moderator?: boolean;
+  /** The size the URL's `params.term` announced, so an unchanged size is not sent again. */
+  initialSize?: TerminalSize;
+  /** Acknowledge at least every this many processed output bytes (default 64 KiB). */
+  ackEvery?: number;
+  /** The bearer when resuming (it may have been renewed since the start); `token` otherwise. */
+  currentToken?: () => string | undefined;
+  /** Time and timers of the resume's retries; tests pass their own. */
+  timers?: ResumeTimers;
+  /**
+   * Gives the session up on the server while it is being resumed, as there is no socket to
+   * close then (the console posts its key to `terminalLeave`, keepalive). Without it the
+   * server ends the session when the grace runs out.
+   */
+  leave?: (session: { sid: string; key: string }) => void;
+}
 
 export interface TerminalSize {
   w: number;
