@@ -57,7 +57,9 @@ export async function buildPlatform(deps: PlatformDeps, log: FastifyBaseLogger) 
   const locks = new LockWatcher(backend, now, {
     onError: onError('locks'),
     // As the roles are now: a role changed to lock: strict fences what it grants at once.
-    lockingModeOf: (user, roles) => access.roleSetFor(user, roles).options().lockingMode,
+    // Roles that do not say take the cluster's auth.locking_mode.
+    lockingModeOf: (user, roles) =>
+      access.roleSetFor(user, roles).options().lockingMode ?? config.auth.lockingMode,
   });
   // One id per process: the registry's, the trackers' (cross-proxy joins) and the spool's owner.
   const proxyId = randomUUID();

@@ -19,6 +19,7 @@ describe('auth settings', () => {
       bearerTtlMs: 600_000,
       lockout: { maxFailures: 5, windowMs: 30 * 60_000, durationMs: 20 * 60_000 },
       loginRateLimit: 30,
+      lockingMode: 'best_effort',
     });
     expect(resolveAuth({ second_factor: 'otp' }, 'h').allowPasswordless).toBe(false);
     expect(resolveAuth({ second_factor: 'off' }, 'h').allowPasswordless).toBe(false);
@@ -40,6 +41,7 @@ describe('auth settings', () => {
   bearer_ttl: 20s
   lockout: {max_failures: 3, window: 10m, duration: 90}
   login_rate_limit: 10
+  locking_mode: strict
 `,
       );
       expect(resolveConfig({ config: file }).auth).toEqual({
@@ -53,9 +55,12 @@ describe('auth settings', () => {
         bearerTtlMs: 20_000,
         lockout: { maxFailures: 3, windowMs: 600_000, durationMs: 90_000 },
         loginRateLimit: 10,
+        lockingMode: 'strict',
       });
       await writeFile(file, 'auth: {second_factor: sometimes}\n');
       expect(() => resolveConfig({ config: file })).toThrow(/auth\.second_factor/);
+      await writeFile(file, 'auth: {locking_mode: paranoid}\n');
+      expect(() => resolveConfig({ config: file })).toThrow(/auth\.locking_mode/);
       await writeFile(file, 'auth: {sesion_ttl: 1h}\n');
       expect(() => resolveConfig({ config: file })).toThrow(/sesion_ttl/);
     } finally {

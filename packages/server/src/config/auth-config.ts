@@ -32,6 +32,7 @@ export const authFileSchema = z
       .strict()
       .optional(),
     login_rate_limit: z.number().int().min(1).optional(),
+    locking_mode: z.enum(['best_effort', 'strict']).optional(),
   })
   .strict();
 export type AuthFileConfig = z.infer<typeof authFileSchema>;
@@ -52,6 +53,8 @@ export interface AuthSettings {
   lockout: { maxFailures: number; windowMs: number; durationMs: number };
   /** Login calls per minute per client address. */
   loginRateLimit: number;
+  /** The cluster's `lock` for roles that do not set it (the reference's `locking_mode`). */
+  lockingMode: 'best_effort' | 'strict';
 }
 
 /** Second-factor modes under which a WebAuthn device may be registered and used. */
@@ -92,5 +95,6 @@ export function resolveAuth(file: AuthFileConfig | undefined, publicHost: string
       durationMs: parseDuration(auth.lockout?.duration ?? '20m', 'auth.lockout.duration'),
     },
     loginRateLimit: auth.login_rate_limit ?? 30,
+    lockingMode: auth.locking_mode ?? 'best_effort',
   };
 }

@@ -38,8 +38,12 @@ export interface EffectiveOptions {
   maxSessions: number;
   maxConnections: number;
   maxKubernetesConnections: number;
-  /** `strict` if any role says so: access is refused while the lock view may be stale. */
-  lockingMode: 'best_effort' | 'strict';
+  /**
+   * `strict` if any role says so (access is refused while the lock view may be stale), else
+   * `best_effort` if any role says so; undefined when none does: the cluster's
+   * `auth.locking_mode` applies then.
+   */
+  lockingMode: 'best_effort' | 'strict' | undefined;
   /** True if any role says so: certificates carry the client's address and work only from it. */
   pinSourceIp: boolean;
   /** Every role's cert_extensions (name → value; the first role that names one wins). */
@@ -120,7 +124,11 @@ export function mergeOptions(all: readonly RoleOptions[]): EffectiveOptions {
     maxSessions: smallestLimit(all.map((o) => o.max_sessions)),
     maxConnections: smallestLimit(all.map((o) => o.max_connections)),
     maxKubernetesConnections: smallestLimit(all.map((o) => o.max_kubernetes_connections)),
-    lockingMode: all.some((o) => o.lock === 'strict') ? 'strict' : 'best_effort',
+    lockingMode: all.some((o) => o.lock === 'strict')
+      ? 'strict'
+      : all.some((o) => o.lock === 'best_effort')
+        ? 'best_effort'
+        : undefined,
     pinSourceIp: all.some((o) => o.pin_source_ip === true),
     certExtensions: certExtensionsOf(all),
   };

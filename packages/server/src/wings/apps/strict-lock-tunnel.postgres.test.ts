@@ -11,9 +11,11 @@ import { startTcpRelay, type TcpRelay } from '../../testing/tcp-relay.testkit.js
 
 // `lock: strict` beyond the terminal: a proxy whose cluster database goes silent (its
 // connections frozen behind a loopback relay) cannot see locks written meanwhile, so the lock
-// watcher fences users whose roles say `lock: strict` as if locked. Their live app tunnel (as
-// `postern proxy app` holds it, to the machine's real Redis) ends with the reason; a
-// best_effort user's tunnel goes on. Real PostgreSQL storage, real Redis, real sockets.
+// watcher fences users whose roles say `lock: strict` as if locked, and, as this cluster's
+// `auth.locking_mode` is strict, users whose roles do not say. Their live app tunnels (as
+// `postern proxy app` holds them, to the machine's real Redis) end with the reason; the tunnel
+// of a user whose role says `lock: best_effort` goes on. Real PostgreSQL storage, real Redis,
+// real sockets.
 const schemas = new TestSchemas();
 let relay: TcpRelay;
 let app: TestApp;
@@ -35,10 +37,12 @@ beforeAll(async () => {
   app = await createTestApp({
     storage: { type: 'postgres', url: url.toString(), schema: schemas.newName() },
     apps: [cacheApp],
+    auth: { locking_mode: 'strict' },
   });
   for (const [name, options] of [
     ['fenced-apps', { lock: 'strict' }],
-    ['plain-apps', {}],
+    ['default-apps', {}],
+    ['plain-apps', { lock: 'best_effort' }],
   ] as const) {
     await app.services.roles.create(
       JSON.stringify({
@@ -51,6 +55,7 @@ beforeAll(async () => {
     );
   }
   await app.services.users.create({ name: 'sam', roles: ['fenced-apps'] }, 'test');
+  await app.services.users.create({ name: 'dana', roles: ['default-apps'] }, 'test');
   await app.services.users.create({ name: 'bob', roles: ['plain-apps'] }, 'test');
   ({ port } = await app.listenOnLoopback());
   ({ home, key } = await signedInHome(app, port, 'bob', ['plain-apps']));
@@ -98,19 +103,23 @@ function ping(socket: WebSocket): Promise<string> {
 }
 
 describe('lock: strict on app tunnels when the cluster database goes silent', () => {
-  it("ends the strict user's tunnel with the reason, and leaves the best_effort user's", async () => {
+  it('ends the strict and cluster-default users’ tunnels with the reason, and leaves the best_effort user’s', async () => {
     const strict = await tunnel('sam');
+    const byDefault = await tunnel('dana');
     const plain = await tunnel('bob');
-    expect(await ping(strict)).toBe('+PONG');
-    expect(await ping(plain)).toBe('+PONG');
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      strict.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    for (const socket of [strict, byDefault, plain]) expect(await ping(socket)).toBe('+PONG');
+    const closes = [strict, byDefault].map(
+      (socket) =>
+        new Promise<{ code: number; reason: string }>((resolve) =>
+          socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+        ),
     );
 
     relay.freeze();
-    const { code, reason } = await closed;
-    expect(code).toBe(1000);
-    expect(reason).toMatch(/^locked: the lock list cannot be confirmed current right now/);
+    for (const { code, reason } of await Promise.all(closes)) {
+      expect(code).toBe(1000);
+      expect(reason).toMatch(/^locked: the lock list cannot be confirmed current right now/);
+    }
     expect(plain.readyState).toBe(WebSocket.OPEN);
     expect(await ping(plain)).toBe('+PONG');
     plain.close();
