@@ -1,5 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { createPool, inTransaction } from './pg-helpers.js';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTcpRelay, type TcpRelay } from '../testing/tcp-relay.testkit.js';
+import { createPool, inTransaction, unboundedQuery, unlessUnavailable } from './pg-helpers.js';
+import { StorageBusyError } from './storage-busy.js';
 import { testPostgresUrl } from './testing/postgres.testkit.js';
 
 const pool = createPool(testPostgresUrl, 2);
@@ -29,6 +32,62 @@ describe('inTransaction', () => {
       expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
     } finally {
       process.off('uncaughtException', onUncaught);
+    }
+  });
+});
+
+// A database gone silent (its connections frozen behind a loopback relay: a host gone, a cable
+// cut) answers nothing and closes nothing. The pool's client-side timeout turns every call into
+// "storage busy" instead of a request held until TCP gives up.
+describe('a database gone silent', () => {
+  const timeoutMs = 1000;
+  let relay: TcpRelay;
+  let silent: pg.Pool;
+
+  beforeAll(async () => {
+    relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
+    const url = new URL(testPostgresUrl);
+    url.port = String(relay.port);
+    silent = createPool(url.toString(), 2, timeoutMs);
+    // Connections made while the path works, as a running server's are.
+    await Promise.all([silent.query('SELECT 1'), silent.query('SELECT 2')]);
+    relay.freeze();
+  });
+
+  afterAll(async () => {
+    await relay.cut();
+    await silent.end();
+    await relay.close();
+  });
+
+  it('fails a query as storage busy within the client timeout', async () => {
+    const started = Date.now();
+    await expect(unlessUnavailable(() => silent.query('SELECT 1'))).rejects.toBeInstanceOf(
+      StorageBusyError,
+    );
+    expect(Date.now() - started).toBeLessThan(5 * timeoutMs);
+  });
+
+  it('fails a transaction without waiting again for its rollback, and drops the connection', async () => {
+    const connections = silent.totalCount;
+    const started = Date.now();
+    const call = inTransaction(silent, async (client) => client.query('SELECT 1'));
+    await expect(call).rejects.toThrow('Query read timeout');
+    // One timeout (BEGIN's), not a second one for a ROLLBACK queued behind it.
+    expect(Date.now() - started).toBeLessThan(1.8 * timeoutMs);
+    expect(silent.totalCount).toBe(connections - 1);
+  });
+});
+
+describe('unboundedQuery', () => {
+  it('lets a statement outlive the pool’s client timeout (an index build)', async () => {
+    const short = createPool(testPostgresUrl, 1, 200);
+    try {
+      await expect(short.query('SELECT pg_sleep(0.6)')).rejects.toThrow('Query read timeout');
+      const { rows } = await short.query(unboundedQuery('SELECT pg_sleep(0.6), 1 AS done'));
+      expect(rows[0]).toMatchObject({ done: 1 });
+    } finally {
+      await short.end();
     }
   });
 });

@@ -23,13 +23,39 @@ export function quoteSchema(schema: string): string {
  */
 export const PG_CONNECT_TIMEOUT_MS = 3000;
 export const PG_STATEMENT_TIMEOUT_MS = 15_000;
+/**
+ * How long the client waits for any answer. The server cuts a slow statement first
+ * (statement_timeout); this is for a database that has gone silent (a host gone, a cable cut:
+ * no reset, no error), which cannot answer at all and would hold the request for as long as TCP
+ * keeps the socket.
+ */
+export const PG_QUERY_TIMEOUT_MS = PG_STATEMENT_TIMEOUT_MS + 5_000;
+/** node-postgres's per-query read timeout: the longest a timer can wait (about 24 days). */
+const NO_CLIENT_TIMEOUT_MS = 2 ** 31 - 1;
 
-export function createPool(url: string, max = 10): pg.Pool {
+/** node-postgres's message when a query's answer did not come within its read timeout. */
+const readTimeoutMessage = 'Query read timeout';
+
+/**
+ * A statement allowed to run as long as it takes (an index build that sets
+ * `statement_timeout = 0`): the pool's client-side timeout would otherwise cut it.
+ */
+export function unboundedQuery(text: string): pg.QueryConfig {
+  // node-postgres reads `query_timeout` per query; its types know it only on the client.
+  return { text, query_timeout: NO_CLIENT_TIMEOUT_MS } as pg.QueryConfig;
+}
+
+export function createPool(
+  url: string,
+  max = 10,
+  queryTimeoutMs: number = PG_QUERY_TIMEOUT_MS,
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+    query_timeout: queryTimeoutMs,
   });
   // An idle connection that dies (server restart) must not crash the process; the pool
   // drops it and the next query opens a new one.
@@ -43,7 +69,7 @@ const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|57014|53300)$/;
 const UNAVAILABLE_NODE_CODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 // node-postgres reports a dropped or never-made connection with plain messages only.
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|Query read timeout)/;
 
 /** Whether an error says the database is unreachable for now, rather than that a query is wrong. */
 export function isPgUnavailable(error: unknown): boolean {
@@ -88,6 +114,10 @@ export async function inTransaction<T>(
     await client.query('COMMIT');
     return result;
   } catch (error) {
+    // A query that timed out on the client still holds the connection: a ROLLBACK would only
+    // wait behind it. Dropping the connection ends the transaction on the server as well.
+    if (error instanceof Error && error.message === readTimeoutMessage) broken ??= error;
+    if (broken) throw error;
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {
       broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
     });

@@ -1,5 +1,9 @@
 import type pg from 'pg';
-import { ADVISORY_LOCK_NAMESPACE, inTransaction } from '../../backend/pg-helpers.js';
+import {
+  ADVISORY_LOCK_NAMESPACE,
+  inTransaction,
+  unboundedQuery,
+} from '../../backend/pg-helpers.js';
 
 export type AuditStoreLog = (level: 'warn', message: string, fields?: object) => void;
 
@@ -101,9 +105,10 @@ async function createIndex(
   const extension = rows[0];
   if (!extension) return reason;
   await client.query('SET LOCAL statement_timeout = 0');
+  // As long as it takes, on the client too: over millions of events the build takes minutes.
   await client.query(
-    `CREATE INDEX IF NOT EXISTS ${textIndexName} ON ${quotedSchema}.audit_events
-      USING gin ((${foldedTextSql('data::text')}) ${extension.schema}.gin_trgm_ops)`,
+    unboundedQuery(`CREATE INDEX IF NOT EXISTS ${textIndexName} ON ${quotedSchema}.audit_events
+      USING gin ((${foldedTextSql('data::text')}) ${extension.schema}.gin_trgm_ops)`),
   );
   await client.query(`DROP INDEX IF EXISTS ${quotedSchema}.${unfoldedTextIndexName}`);
   return undefined;
