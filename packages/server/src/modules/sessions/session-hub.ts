@@ -68,11 +68,12 @@ export class SessionHub {
   private readonly mirror = new ScreenMirror();
   private timer: NodeJS.Timeout | undefined;
   private lastRefresh = 0;
-  /** A lock in force, or a lock view gone stale: live sessions, then every guard, at once. */
-  private readonly onLock = () => {
-    this.enforce();
-    this.recheckAccess();
-  };
+  /**
+   * A lock in force, or a lock view gone stale: live sessions end at once. Guards are judged at
+   * the next check, a second later: a guard may hold the connection a session ending now still
+   * writes its reason on (a kubectl exec's), and would cut that reason off.
+   */
+  private readonly onLock = () => this.enforce();
   private readonly guards = new Set<AccessGuard>();
   /** Sessions of other shapes (desktops) listed in Active Sessions: their current trackers. */
   private readonly tracked = new Map<string, () => SessionTracker>();
