@@ -72,7 +72,7 @@ test.describe.serial('lock targets and Manage Clusters', () => {
     const admin = await signUp(browser, 'editor,access');
     await admin.goto('/web/locks/new');
     const kind = admin.getByRole('combobox', { name: 'Target kind' });
-    await expect(kind.getByRole('option')).toHaveText(['User', 'Role', 'Login', 'Node']);
+    await expect(kind.getByRole('option')).toHaveText(['User', 'Role', 'Login', 'Node', 'Desktop']);
 
     const message = `patching ${uniqueUser('n')}`;
     await kind.selectOption('node');

@@ -4,11 +4,12 @@ import { z } from 'zod';
  * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
  * force the target cannot sign in, renew or call the API (and live sessions it covers end).
  *
- * Only kinds Postern enforces: the reference also locks MFA devices, Windows desktops and access
- * requests, which Postern does not have yet. A kind joins this list (and so the API, the CLI
- * flags and the console's form) with the check that enforces it.
+ * Only kinds Postern enforces: the reference also locks MFA devices and access requests, which
+ * Postern does not enforce yet. A kind joins this list (and so the API, the CLI flags and the
+ * console's form) with the check that enforces it. `windows_desktop` is the reference's name; it
+ * locks any desktop (VNC or RDP) by its name.
  */
-export const lockTargetKinds = ['user', 'role', 'login', 'node'] as const;
+export const lockTargetKinds = ['user', 'role', 'login', 'node', 'windows_desktop'] as const;
 export type LockTargetKind = (typeof lockTargetKinds)[number];
 
 const targetName = z.string().trim().min(1, 'must not be empty').max(256);

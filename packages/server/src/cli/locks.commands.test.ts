@@ -45,6 +45,19 @@ describe('postern locks', () => {
       await buildCli().parseAsync([
         'node',
         'postern',
+        'locks',
+        'add',
+        '--windows-desktop',
+        'build-box',
+        '--ttl',
+        '1h',
+        '--data-dir',
+        state.dir,
+      ]);
+      expect(String(log.mock.calls[1]?.[0])).toMatch(/on windows_desktop build-box, until \S+\.$/);
+      await buildCli().parseAsync([
+        'node',
+        'postern',
         'get',
         'locks',
         '--format',
@@ -52,10 +65,10 @@ describe('postern locks', () => {
         '--data-dir',
         state.dir,
       ]);
-      const listed = JSON.parse(String(log.mock.calls[1]?.[0]));
-      expect(listed.map((lock: { spec: { target: object } }) => lock.spec.target)).toContainEqual({
-        login: 'deploy',
-      });
+      const listed = JSON.parse(String(log.mock.calls[2]?.[0]));
+      const targets = listed.map((lock: { spec: { target: object } }) => lock.spec.target);
+      expect(targets).toContainEqual({ login: 'deploy' });
+      expect(targets).toContainEqual({ windows_desktop: 'build-box' });
     } finally {
       log.mockRestore();
     }

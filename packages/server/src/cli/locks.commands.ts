@@ -6,7 +6,7 @@ import type { AdminContext } from './admin-context.js';
 import type { Print } from './table.js';
 import { cliActor } from './users.commands.js';
 
-/** The target flags, by lock target kind: --user, --role, --login, --node. */
+/** The target flags, by lock target kind: --user, --role, --login, --node, --windows-desktop. */
 export const targetFlags: Record<LockTargetKind, string> = Object.fromEntries(
   lockTargetKinds.map((kind) => [kind, kind.replace(/_/g, '-')]),
 ) as Record<LockTargetKind, string>;
@@ -16,6 +16,7 @@ export interface LocksAddOptions {
   role?: string;
   login?: string;
   node?: string;
+  windowsDesktop?: string;
   message?: string;
   ttl?: string;
   expires?: string;

@@ -10,6 +10,8 @@ export interface LockSubject {
   roles?: readonly string[];
   login?: string;
   node?: string;
+  /** A desktop's name (the target kind `windows_desktop`). */
+  desktop?: string;
 }
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
@@ -155,7 +157,8 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     is(target.user, subject.user) ||
     (target.role !== undefined && (subject.roles ?? []).includes(target.role)) ||
     is(target.login, subject.login) ||
-    is(target.node, subject.node)
+    is(target.node, subject.node) ||
+    is(target.windows_desktop, subject.desktop)
   );
 }
 

@@ -104,6 +104,7 @@ describe('NewLockPage', () => {
       ['role', 'Role'],
       ['login', 'Login'],
       ['node', 'Node'],
+      ['windows_desktop', 'Desktop'],
     ]);
   });
 

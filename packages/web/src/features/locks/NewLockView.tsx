@@ -38,6 +38,7 @@ const namePlaceholders: Record<LockTargetKind, string> = {
   role: 'contractors',
   login: 'root',
   node: 'hostname or server ID',
+  windows_desktop: 'desktop name',
 };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -21,6 +21,7 @@ export const lockTargetLabels: Record<LockTargetKind, string> = {
   role: 'Role',
   login: 'Login',
   node: 'Node',
+  windows_desktop: 'Desktop',
 };
 
 export function makeLock(json: LockJson): Lock {

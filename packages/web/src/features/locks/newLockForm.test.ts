@@ -62,7 +62,7 @@ describe('validateNewLock', () => {
   });
 
   it('knows only the kinds the server enforces, and refuses any other', () => {
-    expect(lockTargetKinds).toEqual(['user', 'role', 'login', 'node']);
+    expect(lockTargetKinds).toEqual(['user', 'role', 'login', 'node', 'windows_desktop']);
     const other = form({ kind: 'mfa_device' as LockTargetKind, name: 'key-1' });
     expect(validateNewLock(other, now).errors).toEqual({ kind: 'Choose what to lock' });
     const body = { targets: { mfa_device: 'key-1' }, message: '' };

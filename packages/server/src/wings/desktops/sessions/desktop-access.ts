@@ -34,7 +34,7 @@ export interface DesktopAccessDeps {
 /**
  * Who may open which desktop as which login: the roles' `windows_desktop_labels` reach it (else
  * it does not exist for them), one of the roles' `windows_desktop_logins` names the login, and no
- * lock covers the user, their roles or the login. The same judgement runs again while the
+ * lock covers the user, their roles, the login or the desktop. The same judgement runs again while the
  * session lives, against the current roles, users and locks.
  */
 export class DesktopAccess {
@@ -76,7 +76,12 @@ export class DesktopAccess {
         code: 403,
       };
     }
-    const lock = this.deps.locks.lockFor({ user: subject.user, roles, login });
+    const lock = this.deps.locks.lockFor({
+      user: subject.user,
+      roles,
+      login,
+      desktop: desktop.metadata.name,
+    });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     const options = roleSet.options();
     return {

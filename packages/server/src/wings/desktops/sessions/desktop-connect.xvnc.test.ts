@@ -238,6 +238,24 @@ describe('the desktop connect socket', () => {
     await opened.closed;
   });
 
+  it('a lock on the desktop ends its live session and refuses it until the lock goes', async () => {
+    const opened = await openDesktop(noClipboard, 'build-box', 'dev');
+    const client = await TestRfbClient.connect(opened.rfb);
+    await client.until(() => client.updates > 0, 'the first update');
+    const lock = await app.services.locks.create(
+      { targets: { windows_desktop: 'build-box' }, message: 'reimaging' },
+      hostActor('test'),
+    );
+    expect(await opened.closed).toEqual({ code: 1000, reason: 'locked: reimaging' });
+    const refused = await openDesktop(noClipboard, 'build-box', 'dev');
+    expect(refused.answer).toMatchObject({ status: 'error', message: 'locked: reimaging' });
+    await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    const again = await openDesktop(noClipboard, 'build-box', 'dev');
+    expect(again.answer).toEqual({ type: 'create_session_response', status: 'ok' });
+    again.socket.close();
+    await again.closed;
+  });
+
   it('a lock on the user ends the live session with its message', async () => {
     const opened = await openDesktop(dev, 'build-box', 'dev');
     const client = await TestRfbClient.connect(opened.rfb);
