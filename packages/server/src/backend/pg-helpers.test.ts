@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTcpRelay, type TcpRelay } from '../testing/tcp-relay.testkit.js';
+import { closeBehindRelay, relayedPostgres } from '../testing/relayed-postgres.testkit.js';
+import type { TcpRelay } from '../testing/tcp-relay.testkit.js';
 import { createPool, inTransaction, unboundedQuery, unlessUnavailable } from './pg-helpers.js';
 import { StorageBusyError } from './storage-busy.js';
 import { testPostgresUrl } from './testing/postgres.testkit.js';
@@ -45,19 +46,16 @@ describe('a database gone silent', () => {
   let silent: pg.Pool;
 
   beforeAll(async () => {
-    relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
-    const url = new URL(testPostgresUrl);
-    url.port = String(relay.port);
-    silent = createPool(url.toString(), 2, timeoutMs);
+    const relayed = await relayedPostgres();
+    relay = relayed.relay;
+    silent = createPool(relayed.url, 2, timeoutMs);
     // Connections made while the path works, as a running server's are.
     await Promise.all([silent.query('SELECT 1'), silent.query('SELECT 2')]);
     relay.freeze();
   });
 
   afterAll(async () => {
-    await relay.cut();
-    await silent.end();
-    await relay.close();
+    await closeBehindRelay(relay, () => silent.end());
   });
 
   it('fails a query as storage busy within the client timeout', async () => {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LockWatcher } from './lock-watcher.js';
 import { LocksStore } from './locks.store.js';
-import { startTcpRelay, type TcpRelay } from '../../testing/tcp-relay.testkit.js';
+import { relayedPostgres } from '../../testing/relayed-postgres.testkit.js';
+import type { TcpRelay } from '../../testing/tcp-relay.testkit.js';
 import { PostgresBackend } from '../../backend/postgres.js';
 import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
 
@@ -13,11 +14,12 @@ import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.tes
 // behind a loopback relay that freezes the connections it carries.
 const schemas = new TestSchemas();
 let relay: TcpRelay;
+let relayUrl: string;
 const opened: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   await schemas.connect();
-  relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
+  ({ relay, url: relayUrl } = await relayedPostgres());
 });
 
 afterEach(async () => {
@@ -49,10 +51,8 @@ const lockOn = (user: string) => ({
 describe('a watch whose database goes silent', () => {
   it('turns the lock view stale within the read timeout, and fresh again over new connections', async () => {
     const schema = schemas.newName();
-    const url = new URL(testPostgresUrl);
-    url.port = String(relay.port);
     const throughRelay = await PostgresBackend.open({
-      url: url.toString(),
+      url: relayUrl,
       schema,
       pollIntervalMs: 100,
       eventReadTimeoutMs: 500,

@@ -3,11 +3,12 @@ import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
-import { TestSchemas, testPostgresUrl } from '../../backend/testing/postgres.testkit.js';
+import { TestSchemas } from '../../backend/testing/postgres.testkit.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
-import { startTcpRelay, type TcpRelay } from '../../testing/tcp-relay.testkit.js';
+import { closeBehindRelay, relayedPostgres } from '../../testing/relayed-postgres.testkit.js';
+import type { TcpRelay } from '../../testing/tcp-relay.testkit.js';
 
 // `lock: strict` beyond the terminal: a proxy whose cluster database goes silent (its
 // connections frozen behind a loopback relay) cannot see locks written meanwhile, so the lock
@@ -31,11 +32,10 @@ const cacheApp = appResourceSchema.parse({
 
 beforeAll(async () => {
   await schemas.connect();
-  relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
-  const url = new URL(testPostgresUrl);
-  url.port = String(relay.port);
+  const relayed = await relayedPostgres();
+  relay = relayed.relay;
   app = await createTestApp({
-    storage: { type: 'postgres', url: url.toString(), schema: schemas.newName() },
+    storage: { type: 'postgres', url: relayed.url, schema: schemas.newName() },
     apps: [cacheApp],
     auth: { locking_mode: 'strict' },
   });
@@ -62,11 +62,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  // The frozen connections go, and new ones pass, so the proxy closes as it would when the path is back.
-  await relay?.cut();
-  await relay?.restore();
-  await app?.close();
-  await relay?.close();
+  await closeBehindRelay(relay, async () => app?.close());
   await schemas.dropAll();
   if (home) await rm(home, { recursive: true, force: true });
 });

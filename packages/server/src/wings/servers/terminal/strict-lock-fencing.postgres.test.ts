@@ -1,9 +1,10 @@
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
-import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
+import { TestSchemas } from '../../../backend/testing/postgres.testkit.js';
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
-import { startTcpRelay, type TcpRelay } from '../../../testing/tcp-relay.testkit.js';
+import { closeBehindRelay, relayedPostgres } from '../../../testing/relayed-postgres.testkit.js';
+import type { TcpRelay } from '../../../testing/tcp-relay.testkit.js';
 import { openTerminal } from '../../../testing/terminal-client.testkit.js';
 
 // A proxy whose cluster database goes silent (its connections frozen behind a loopback relay:
@@ -16,11 +17,10 @@ let node: SshNodeApp;
 
 beforeAll(async () => {
   await schemas.connect();
-  relay = await startTcpRelay(Number(new URL(testPostgresUrl).port || 5432));
-  const url = new URL(testPostgresUrl);
-  url.port = String(relay.port);
+  const relayed = await relayedPostgres();
+  relay = relayed.relay;
   node = await startSshNodeApp({
-    storage: { type: 'postgres', url: url.toString(), schema: schemas.newName() },
+    storage: { type: 'postgres', url: relayed.url, schema: schemas.newName() },
   });
   for (const [name, options] of [
     ['fenced-r', { lock: 'strict' }],
@@ -39,11 +39,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  // The frozen connections go, and new ones pass, so the proxy closes as it would when the path is back.
-  await relay?.cut();
-  await relay?.restore();
-  await node?.close();
-  await relay?.close();
+  await closeBehindRelay(relay, async () => node?.close());
   await schemas.dropAll();
 });
 
