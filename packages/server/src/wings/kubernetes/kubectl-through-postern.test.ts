@@ -238,6 +238,23 @@ describe('locks', () => {
   });
 });
 
+describe('a role change', () => {
+  it('ends an open exec session with the reason, which kubectl prints', async () => {
+    await app.services.users.create({ name: 'cora', roles: ['web-team'] }, 'test');
+    await vi.waitFor(() => expect(app.services.access.users.get('cora')).toBeDefined());
+    const kubectlCora = await world.kubectlFor('cora');
+    const shell = kubectlCora.startInPty(['exec', '-it', '-n', 'prod', 'web-1', '--', 'sh'], {
+      cols: 80,
+      rows: 24,
+    });
+    await typeAndSee(shell, 'echo before-$((2+2))', /before-4/);
+    await app.services.users.update({ name: 'cora', roles: [] }, 'test');
+    expect(await shell.exited).not.toBe(0);
+    expect(shell.output()).toMatch(/your roles/);
+    expect(shell.output()).not.toContain('unexpected EOF');
+  });
+});
+
 function roundTrip(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     import('node:net').then(({ connect }) => {
