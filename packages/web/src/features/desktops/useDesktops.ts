@@ -9,7 +9,7 @@ import {
   fetchDesktops,
   type DesktopListRequest,
 } from './desktopsApi';
-import type { DesktopFilters } from './makeDesktop';
+import { noFilters, type DesktopFilters } from './makeDesktop';
 
 export const desktopsQueryKey = (
   clusterId: string,
@@ -27,6 +27,24 @@ export function useDesktops(clusterId: string, filters: DesktopFilters, options:
     },
     filters,
   );
+}
+
+/**
+ * The names of the first page of desktops by name, as suggestions (the Create New Lock form's
+ * Desktop kind); asked only while `enabled`.
+ */
+export function useDesktopNames(clusterId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['desktops', clusterId, 'names'],
+    queryFn: ({ signal }) =>
+      fetchDesktops(
+        clusterId,
+        { ...noFilters, sort: { field: 'name', dir: 'asc' }, startKey: '' },
+        signal,
+      ),
+    enabled,
+    select: (page) => page.desktops.map((desktop) => desktop.name),
+  });
 }
 
 /** The list's filters kept in the page's URL (`?search=&query=&sort=`). */

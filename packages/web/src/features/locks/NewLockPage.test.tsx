@@ -4,16 +4,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorResponse, jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
 import { aclWith, userContextFixture } from '../../test/userContexts';
+import { desktopPage } from '../desktops/fixtures';
 import { roleFixtures } from '../roles/fixtures';
 import { userFixtures } from '../users/fixtures';
 import { lockFixtures } from './fixtures';
 import { NewLockPage } from './NewLockPage';
 
 const locksUrl = '/v1/webapi/sites/localhost/locks';
+const desktopsUrl = '/v1/webapi/sites/localhost/desktops?';
 
 function setup(
   respond: (method: string, url: string) => Response | undefined = () => undefined,
-  acl = aclWith({ lock: 'all', users: ['list'], roles: ['list'] }),
+  acl = aclWith({ lock: 'all', users: ['list'], roles: ['list'], desktops: ['list'] }),
 ) {
   const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
     const method = init.method ?? 'GET';
@@ -21,6 +23,7 @@ function setup(
     if (answer) return answer;
     if (url === '/v1/webapi/users') return jsonResponse(userFixtures);
     if (url === '/v1/webapi/roles') return jsonResponse(roleFixtures);
+    if (url.startsWith(desktopsUrl)) return jsonResponse(desktopPage());
     if (url === locksUrl && method === 'PUT') return jsonResponse(lockFixtures[0]);
     return jsonResponse({ message: 'ok' });
   });
@@ -108,7 +111,7 @@ describe('NewLockPage', () => {
     ]);
   });
 
-  it('offers user names as suggestions, and the TTL choices', async () => {
+  it('offers user, role and desktop names as suggestions, and the TTL choices', async () => {
     const { user } = setup();
     await screen.findByRole('heading', { name: 'Create New Lock' });
     const name = screen.getByRole('combobox', { name: 'Target name' });
@@ -117,6 +120,11 @@ describe('NewLockPage', () => {
     await waitFor(() => expect(optionsOf(name)).toEqual(['access', 'dev', 'editor']));
     await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'node');
     expect(optionsOf(name)).toEqual([]);
+    await user.selectOptions(
+      screen.getByRole('combobox', { name: 'Target kind' }),
+      'windows_desktop',
+    );
+    await waitFor(() => expect(optionsOf(name)).toEqual(['build-box', 'lab-7', 'win-11']));
     const ttl = screen.getByRole('combobox', { name: 'TTL' });
     expect(optionsOf(ttl)).toEqual(['1h', '8h', '24h', 'never']);
   });
@@ -131,6 +139,7 @@ describe('NewLockPage', () => {
     const asked = fetchStub.mock.calls.map(([url]) => url);
     expect(asked).not.toContain('/v1/webapi/users');
     expect(asked).not.toContain('/v1/webapi/roles');
+    expect(asked.some((url) => String(url).startsWith(desktopsUrl))).toBe(false);
   });
 
   it('shows the server’s refusal and stays on the form', async () => {
