@@ -60,6 +60,8 @@ Options:
   --sessions 500        idle sessions for (e)
   --cpu-prof DIR        run postern with node --cpu-prof, profiles written to DIR at exit
   --page-prof DIR       profile the page's main thread during each run of (f), into DIR
+  --no-wetty            leave wetty out of (f) (its leg can hang on a machine where its ssh
+                        session stalls; the console and xterm.js figures stand on their own)
   --wetty-webgl         also time wetty as shipped, with WebGL (software GL here): slow, about
                         2 MiB/s, so about 2 more minutes with the default size, for context
   -h, --help            this text`;
@@ -73,6 +75,7 @@ const { values: opts } = parseArgs({
     samples: { type: 'string', default: '600' },
     sessions: { type: 'string', default: '500' },
     'cpu-prof': { type: 'string' },
+    'no-wetty': { type: 'boolean', default: false },
     'page-prof': { type: 'string' },
     'wetty-webgl': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -213,9 +216,11 @@ try {
     const { size } = await stat(file);
     // base64 writes 76 characters and LF per line; the PTY turns each LF into CRLF.
     const bytes = size + Math.ceil(size / 77);
-    const wetty = await startWetty({ sshd: env.sshd, dir: path.join(env.dir, 'wetty'), log }).catch(
-      (error) => log(`(f) wetty left out: ${error.message}`),
-    );
+    const wetty = opts['no-wetty']
+      ? log('(f) wetty left out (--no-wetty)')
+      : await startWetty({ sshd: env.sshd, dir: path.join(env.dir, 'wetty'), log }).catch((error) =>
+          log(`(f) wetty left out: ${error.message}`),
+        );
     let f;
     try {
       f = await renderedOutput(env, {
