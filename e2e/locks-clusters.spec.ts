@@ -72,7 +72,14 @@ test.describe.serial('lock targets and Manage Clusters', () => {
     const admin = await signUp(browser, 'editor,access');
     await admin.goto('/web/locks/new');
     const kind = admin.getByRole('combobox', { name: 'Target kind' });
-    await expect(kind.getByRole('option')).toHaveText(['User', 'Role', 'Login', 'Node', 'Desktop']);
+    await expect(kind.getByRole('option')).toHaveText([
+      'User',
+      'Role',
+      'Login',
+      'Node',
+      'Desktop',
+      'MFA Device',
+    ]);
 
     const message = `patching ${uniqueUser('n')}`;
     await kind.selectOption('node');

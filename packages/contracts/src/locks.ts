@@ -4,24 +4,40 @@ import { z } from 'zod';
  * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
  * force the target cannot sign in, renew or call the API (and live sessions it covers end).
  *
- * Only kinds Postern enforces: the reference also locks MFA devices and access requests, which
- * Postern does not enforce yet. A kind joins this list (and so the API, the CLI flags and the
- * console's form) with the check that enforces it. `windows_desktop` is the reference's name; it
- * locks any desktop (VNC or RDP) by its name.
+ * Only kinds Postern enforces: the reference also locks access requests, which Postern does not
+ * enforce (deleting a request withdraws its access already). A kind joins this list (and so the
+ * API, the CLI flags and the console's form) with the check that enforces it. `windows_desktop` is
+ * the reference's name; it locks any desktop (VNC or RDP) by its name. `mfa_device` names a
+ * device's id (UUID): the device is refused for every MFA check, and what was signed in with it
+ * (web sessions, `postern login` certificates) is locked.
  */
-export const lockTargetKinds = ['user', 'role', 'login', 'node', 'windows_desktop'] as const;
+export const lockTargetKinds = [
+  'user',
+  'role',
+  'login',
+  'node',
+  'windows_desktop',
+  'mfa_device',
+] as const;
 export type LockTargetKind = (typeof lockTargetKinds)[number];
 
 const targetName = z.string().trim().min(1, 'must not be empty').max(256);
 
+/** A device's id: what the Audit Log's sign-in events call `mfa_device_uuid`. */
+const deviceId = z
+  .string()
+  .trim()
+  .pipe(z.uuid({ error: 'an MFA device is named by its id (a UUID), as sign-in events show it' }));
+
 /** `{<kind>: <name>}` with exactly one kind, as the reference's body has it. */
 export const lockTargetsSchema = z
-  .strictObject(
-    Object.fromEntries(lockTargetKinds.map((kind) => [kind, targetName.optional()])) as Record<
+  .strictObject({
+    ...(Object.fromEntries(lockTargetKinds.map((kind) => [kind, targetName.optional()])) as Record<
       LockTargetKind,
       z.ZodOptional<typeof targetName>
-    >,
-  )
+    >),
+    mfa_device: deviceId.optional(),
+  })
   .refine((targets) => Object.values(targets).filter(Boolean).length === 1, {
     message: `name exactly one target: ${lockTargetKinds.join(', ')}`,
   });

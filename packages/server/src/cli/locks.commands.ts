@@ -6,7 +6,10 @@ import type { AdminContext } from './admin-context.js';
 import type { Print } from './table.js';
 import { cliActor } from './users.commands.js';
 
-/** The target flags, by lock target kind: --user, --role, --login, --node, --windows-desktop. */
+/**
+ * The target flags, by lock target kind: --user, --role, --login, --node, --windows-desktop,
+ * --mfa-device.
+ */
 export const targetFlags: Record<LockTargetKind, string> = Object.fromEntries(
   lockTargetKinds.map((kind) => [kind, kind.replace(/_/g, '-')]),
 ) as Record<LockTargetKind, string>;
@@ -17,6 +20,7 @@ export interface LocksAddOptions {
   login?: string;
   node?: string;
   windowsDesktop?: string;
+  mfaDevice?: string;
   message?: string;
   ttl?: string;
   expires?: string;

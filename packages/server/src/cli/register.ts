@@ -111,7 +111,7 @@ export function describeResourceCommands(program: Command): void {
 export function addLocksCommands(program: Command): void {
   const locks = program.command('locks').description('manage session and identity locks');
   const add = withStorageFlags(locks.command('add'))
-    .description('lock a user, role, login, node or desktop')
+    .description('lock a user, role, login, node, desktop or MFA device')
     .option('--message <text>', 'what the locked user is told')
     .option('--ttl <duration>', 'lift the lock after this long, for example 1h')
     .option('--expires <time>', 'lift the lock at this RFC 3339 time');

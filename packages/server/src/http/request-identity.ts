@@ -120,6 +120,7 @@ export function webSessionCredential(session: WebSession): Credential {
   return {
     issuedAt: Date.parse(session.created),
     ...(session.lineage ? { lineage: session.lineage } : {}),
+    ...(session.mfaDevice ? { mfaDevice: session.mfaDevice } : {}),
   };
 }
 

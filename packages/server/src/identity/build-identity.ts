@@ -64,7 +64,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     },
   });
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
-  const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now);
+  const secondFactor = new SecondFactorService(usersStore, webauthn, settings, now, locks);
   const sessionMfa = new SessionMfa({ users: usersStore, secondFactor, audit });
   const sessionMfaGrants = new SessionMfaGrants({ backend, now });
   const credentialIndex = new WebauthnCredentialIndex(backend, usersStore, audit, now);

@@ -47,9 +47,11 @@ export function installAccessGuard(
     }
     request.identity = await identify(request, deps);
     if (!request.identity) throw notAuthenticated();
-    // A lock on the user or one of their roles stops every call, on every proxy (watched).
-    const { user, roles } = request.identity;
-    const lock = allowLocked ? undefined : deps.locks.lockFor({ user, roles });
+    // A lock on the user, one of their roles or the MFA device they signed in with stops every
+    // call, on every proxy (watched).
+    const { user, roles, session } = request.identity;
+    const subject = { user, roles, mfaDevice: session.mfaDevice };
+    const lock = allowLocked ? undefined : deps.locks.lockFor(subject);
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     await sessions.noteActivity(request.identity.session, activityTime(request, passive));
     if (access === 'authenticated') return;

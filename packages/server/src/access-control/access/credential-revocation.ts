@@ -10,6 +10,8 @@ export interface Credential {
   issuedAt: number;
   /** Web sessions only: one id for a sign-in and every renewal of it. */
   lineage?: string;
+  /** The MFA device it was signed in with, when one was: an `mfa_device` lock covers it. */
+  mfaDevice?: string;
 }
 
 /**
@@ -49,6 +51,6 @@ export function credentialRevoked(
  * seconds, so the issue time read back may be up to a second early: a certificate issued in the
  * very second of a credentials change may be refused too (the user signs in again).
  */
-export function certificateCredential(validAfter: Date): Credential {
-  return { issuedAt: validAfter.getTime() + CLOCK_SKEW_MS };
+export function certificateCredential(validAfter: Date, mfaDevice?: string): Credential {
+  return { issuedAt: validAfter.getTime() + CLOCK_SKEW_MS, ...(mfaDevice ? { mfaDevice } : {}) };
 }

@@ -12,6 +12,8 @@ export interface LockSubject {
   node?: string;
   /** A desktop's name (the target kind `windows_desktop`). */
   desktop?: string;
+  /** The id of the MFA device the caller's credential was signed in with (`mfa_device`). */
+  mfaDevice?: string;
 }
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
@@ -158,7 +160,8 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     (target.role !== undefined && (subject.roles ?? []).includes(target.role)) ||
     is(target.login, subject.login) ||
     is(target.node, subject.node) ||
-    is(target.windows_desktop, subject.desktop)
+    is(target.windows_desktop, subject.desktop) ||
+    is(target.mfa_device, subject.mfaDevice)
   );
 }
 

@@ -83,12 +83,20 @@ describe('locks API', () => {
   });
 
   it('refuses kinds Postern cannot enforce yet, naming the kinds it can', async () => {
-    for (const kind of ['mfa_device', 'access_request']) {
+    for (const kind of ['access_request', 'device']) {
       const res = await createLock({ targets: { [kind]: 'x' } });
       expect(res.statusCode, kind).toBe(400);
       expect(res.json().error.code).toBe('bad_parameter');
-      expect(res.json().error.message).toContain('user, role, login, node, windows_desktop');
+      expect(res.json().error.message).toContain(
+        'user, role, login, node, windows_desktop, mfa_device',
+      );
     }
+  });
+
+  it('takes an MFA device by its id only: a name is no UUID', async () => {
+    const res = await createLock({ targets: { mfa_device: 'phone' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toContain('an MFA device is named by its id (a UUID)');
   });
 });
 

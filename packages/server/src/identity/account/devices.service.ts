@@ -70,6 +70,7 @@ export class DevicesService {
     await emitAudit(this.deps.audit, 'T1006I', {
       user,
       mfa_device_name: added.name,
+      mfa_device_uuid: added.id,
       mfa_device_type: deviceView(added).type,
       mfa_device_usage: added.usage,
       ...remoteAddr(ctx.addr),
@@ -101,6 +102,7 @@ export class DevicesService {
     await emitAudit(this.deps.audit, 'T1007I', {
       user,
       mfa_device_name: removed.name,
+      mfa_device_uuid: removed.id,
       mfa_device_type: deviceView(removed).type,
       ...remoteAddr(ctx.addr),
     });

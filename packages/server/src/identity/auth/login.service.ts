@@ -3,12 +3,21 @@ import type { AuthSettings } from '../../config/auth-config.js';
 import { accessDenied, badParameter } from '../../errors.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
-import { SecondFactorRejected, type SecondFactorService } from '../mfa/second-factor.service.js';
+import {
+  MfaDeviceLocked,
+  SecondFactorRejected,
+  type SecondFactorService,
+} from '../mfa/second-factor.service.js';
 import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
 import type { WebauthnService } from '../mfa/webauthn.service.js';
 import { lockedError, type LockoutService } from '../users/lockout.service.js';
 import { decodePassword, type PasswordHasher } from '../users/passwords.js';
-import type { UserCredentials, UserResource, UsersStore } from '../users/users.store.js';
+import type {
+  MfaDeviceRecord,
+  UserCredentials,
+  UserResource,
+  UsersStore,
+} from '../users/users.store.js';
 import type { WebSession, WebSessionService } from '../web-sessions/web-sessions.service.js';
 import type { RequestContext } from './session-cookie.js';
 
@@ -46,15 +55,17 @@ export class LoginService {
       this.deps.settings.secondFactor === 'off' ? 'password' : 'password+otp';
     const { user, credentials } = await this.checkPassword(body.user, password, ctx, method);
     if (!this.deps.secondFactor.required(credentials)) return this.signIn(user, 'password', ctx);
+    let device: MfaDeviceRecord;
     try {
-      await this.deps.secondFactor.verifyTotp(body.user, body.second_factor_token);
+      device = await this.deps.secondFactor.verifyTotp(body.user, body.second_factor_token);
     } catch (error) {
+      if (error instanceof MfaDeviceLocked) return this.refuseLockedDevice(error, method, ctx);
       if (error instanceof SecondFactorRejected) {
         return this.fail(body.user, true, method, ctx, error.message);
       }
       throw error;
     }
-    return this.signIn(user, 'password+otp', ctx);
+    return this.signIn(user, 'password+otp', ctx, device);
   }
 
   /** `POST mfa/login/begin`: checks the password and asks for the user's second factor. */
@@ -91,20 +102,22 @@ export class LoginService {
       throw badParameter('passwordless sign-in is disabled on this cluster');
     }
     let name: string;
+    let device: MfaDeviceRecord;
     try {
-      ({ user: name } = await this.deps.secondFactor.verifyAssertion(
+      ({ user: name, device } = await this.deps.secondFactor.verifyAssertion(
         body.webauthnAssertionResponse,
         { user: expected, purposes: [expected ? 'login' : 'passwordless'] },
         ctx.origin,
       ));
     } catch (error) {
+      if (error instanceof MfaDeviceLocked) return this.refuseLockedDevice(error, method, ctx);
       if (!(error instanceof SecondFactorRejected)) throw error;
       const known = expected ? Boolean(await this.deps.users.get(expected)) : false;
       return this.fail(expected ?? '', known, method, ctx, error.message);
     }
     const found = await this.deps.users.get(name);
     if (!found) return this.fail(name, false, method, ctx, 'no such user');
-    return this.signIn(found.user, method, ctx);
+    return this.signIn(found.user, method, ctx, device);
   }
 
   /**
@@ -151,10 +164,40 @@ export class LoginService {
     throw invalidCredentials();
   }
 
-  /** The end of every successful sign-in to the console: `succeed`, then a new session. */
-  async signIn(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<WebSession> {
-    await this.succeed(user, method, ctx);
-    return this.deps.sessions.create(user.metadata.name, user.spec.roles);
+  /**
+   * The end of every successful sign-in to the console: `succeed`, then a new session, which
+   * keeps the MFA device that signed it in (an `mfa_device` lock on it locks the session).
+   */
+  async signIn(
+    user: UserResource,
+    method: LoginMethod,
+    ctx: RequestContext,
+    device?: MfaDeviceRecord,
+  ): Promise<WebSession> {
+    await this.succeed(user, method, ctx, device);
+    const extra = device ? { mfaDevice: device.id } : {};
+    return this.deps.sessions.create(user.metadata.name, user.spec.roles, undefined, extra);
+  }
+
+  /**
+   * A sign-in whose second factor answered correctly with a device an `mfa_device` lock covers:
+   * audited as a failed sign-in, refused with the lock's message, and not counted toward the
+   * lockout (nothing was guessed).
+   */
+  async refuseLockedDevice(
+    error: MfaDeviceLocked,
+    method: LoginMethod,
+    ctx: RequestContext,
+  ): Promise<never> {
+    await emitAudit(this.deps.audit, 'T1000W', {
+      user: error.user,
+      method,
+      success: false,
+      error: error.message,
+      mfa_device: mfaDeviceMetadata(error.device),
+      ...remoteAddr(ctx.addr),
+    });
+    throw error;
   }
 
   /** `DELETE sessions/web`: ends the session and records the sign-out (a locked user may too). */
@@ -170,7 +213,12 @@ export class LoginService {
    * theirs) are checked here, once they proved who they are with every factor, so the lock's
    * message is never shown to someone who merely typed the name or guessed the password.
    */
-  async succeed(user: UserResource, method: LoginMethod, ctx: RequestContext): Promise<void> {
+  async succeed(
+    user: UserResource,
+    method: LoginMethod,
+    ctx: RequestContext,
+    device?: MfaDeviceRecord,
+  ): Promise<void> {
     const name = user.metadata.name;
     const lockedUntil = this.deps.lockout.lockedUntil(user);
     const lock = this.deps.locks.lockFor({ user: name, roles: user.spec.roles });
@@ -194,7 +242,15 @@ export class LoginService {
       user: name,
       method,
       success: true,
+      ...(device ? { mfa_device: mfaDeviceMetadata(device) } : {}),
       ...remoteAddr(ctx.addr),
     });
   }
 }
+
+/** The device a sign-in used, as the reference's login event names it (its id is what to lock). */
+export const mfaDeviceMetadata = (device: MfaDeviceRecord) => ({
+  mfa_device_name: device.name,
+  mfa_device_uuid: device.id,
+  mfa_device_type: device.type === 'totp' ? 'TOTP' : 'WebAuthn',
+});

@@ -1,6 +1,9 @@
 import type { MfaChallenge, WebauthnAssertion } from '@postern/contracts';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Clock } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import type { LockResource } from '../../access-control/locks/locks.store.js';
 import { totpAllowed, webauthnAllowed, type AuthSettings } from '../../config/auth-config.js';
 import type { MfaDeviceRecord, UserCredentials, UsersStore } from '../users/users.store.js';
 import type { ChallengePurpose } from './challenges.store.js';
@@ -10,6 +13,21 @@ import { WebauthnRejected, type WebauthnService } from './webauthn.service.js';
 /** A second factor that does not check out. Sign-in hides the reason; account pages show it. */
 export class SecondFactorRejected extends Error {
   override name = 'SecondFactorRejected';
+}
+
+/**
+ * A device an `mfa_device` lock covers: it proves nothing while the lock is in force, for any
+ * check (sign-in, `postern login`, per-session MFA, account changes, headless approvals). It is
+ * told only after the device answered correctly, so it reveals nothing to a guesser.
+ */
+export class MfaDeviceLocked extends ApiError {
+  constructor(
+    readonly user: string,
+    readonly device: MfaDeviceRecord,
+    readonly lock: LockResource,
+  ) {
+    super('access_denied', `this MFA device is locked: ${lockMessage(lock)}`);
+  }
 }
 
 export interface SecondFactorProof {
@@ -24,6 +42,7 @@ export class SecondFactorService {
     private readonly webauthn: WebauthnService,
     private readonly settings: AuthSettings,
     private readonly now: Clock,
+    private readonly locks?: LockView,
   ) {}
 
   /** Whether this user must present a second factor: always, except `off`, and `optional` without devices. */
@@ -88,7 +107,7 @@ export class SecondFactorService {
     if (!totpAllowed(this.settings.secondFactor)) {
       throw new SecondFactorRejected('authenticator codes are not accepted: use a hardware key');
     }
-    return this.users.mutateCredentials(user, (credentials) => {
+    const device = await this.users.mutateCredentials(user, (credentials) => {
       const now = this.now();
       for (const device of credentials.devices) {
         if (!device.totp) continue;
@@ -105,6 +124,7 @@ export class SecondFactorService {
       }
       throw new SecondFactorRejected('invalid authenticator code');
     });
+    return this.refuseLocked(user, device);
   }
 
   /**
@@ -152,7 +172,14 @@ export class SecondFactorService {
       stored.lastUsed = new Date(this.now()).toISOString();
       return { credentials, result: stored };
     });
-    return { user, device: updated };
+    return { user, device: this.refuseLocked(user, updated) };
+  }
+
+  /** The device, unless an `mfa_device` lock is in force on it. */
+  private refuseLocked(user: string, device: MfaDeviceRecord): MfaDeviceRecord {
+    const lock = this.locks?.lockFor({ mfaDevice: device.id });
+    if (lock) throw new MfaDeviceLocked(user, device, lock);
+    return device;
   }
 }
 

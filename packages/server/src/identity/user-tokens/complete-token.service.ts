@@ -95,6 +95,7 @@ export class CompleteTokenService {
       await emitAudit(this.deps.audit, 'T1006I', {
         user: name,
         mfa_device_name: device.name,
+        mfa_device_uuid: device.id,
         mfa_device_type: device.type === 'totp' ? 'TOTP' : 'WebAuthn',
         mfa_device_usage: device.usage,
         ...addr,
@@ -108,7 +109,7 @@ export class CompleteTokenService {
           : device
             ? 'password+otp'
             : 'password';
-    return this.deps.login.signIn(user, method, ctx);
+    return this.deps.login.signIn(user, method, ctx, device ?? undefined);
   }
 
   /** The device the request registers, if any; required unless second_factor is off or optional. */

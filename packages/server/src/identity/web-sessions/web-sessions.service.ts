@@ -59,7 +59,7 @@ export class WebSessionService {
     user: string,
     roles: string[],
     ttlMs = this.sessionTtlMs,
-    extra: Pick<WebSession, 'rootSessionMfa'> = {},
+    extra: Pick<WebSession, 'rootSessionMfa' | 'mfaDevice'> = {},
   ): Promise<WebSession> {
     const now = this.now();
     const expires = now + ttlMs;

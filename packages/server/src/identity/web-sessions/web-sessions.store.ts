@@ -42,6 +42,12 @@ export interface WebSessionRecord {
    * other sessions are refused rather than opened unchecked (session-mfa.ts).
    */
   rootSessionMfa?: string;
+  /**
+   * The id of the MFA device the user signed in with (absent: SSO, no second factor, or a
+   * session stored before it was kept). Renewals copy it: an `mfa_device` lock on it locks the
+   * session and every session renewed from it.
+   */
+  mfaDevice?: string;
 }
 
 const prefix = '/web_sessions/';

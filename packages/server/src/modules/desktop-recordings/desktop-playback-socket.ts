@@ -90,7 +90,8 @@ export function serveDesktopPlayback(socket: WebSocket, options: DesktopPlayback
     const auth = terminalAuthFrameSchema.safeParse(safeJson(firstFrame));
     const identity = auth.success ? await options.authenticate(auth.data.token) : null;
     if (!identity) return refuse(playbackRefusal.notAuthenticated, 'not authenticated');
-    const lock = options.locks.lockFor({ user: identity.user, roles: identity.roles });
+    const { user, roles, session } = identity;
+    const lock = options.locks.lockFor({ user, roles, mfaDevice: session.mfaDevice });
     if (lock) return refuse(playbackRefusal.accessDenied, `locked: ${lockMessage(lock)}`);
     if (!identity.acl.recordedSessions.read) {
       const message = 'access denied: read on recordedSessions is not allowed';

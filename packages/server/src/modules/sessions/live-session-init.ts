@@ -17,7 +17,7 @@ export interface LiveSessionInit {
    * its bytes pass through as they are, and nobody but its owner's party joins it.
    */
   terminal: TerminalSize | undefined;
-  owner: { user: string; roles: string[] };
+  owner: { user: string; roles: string[]; mfaDevice?: string };
   login: string;
   /** The resource reached (a node for SSH): locks and trackers name it. */
   node: { id: string; hostname: string; addr: string };

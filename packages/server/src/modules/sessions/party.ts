@@ -16,6 +16,8 @@ export interface Party {
   readonly user: string;
   readonly roles: readonly string[];
   readonly mode: ParticipantMode;
+  /** The MFA device the party's credential was signed in with: an `mfa_device` lock ends it. */
+  readonly mfaDevice?: string;
   /** Terminal output, cut on character boundaries. */
   output(chunk: Uint8Array): void;
   /** A session event for the terminal (join, leave, resize), reference frame `a`. */

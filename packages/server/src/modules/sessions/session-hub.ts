@@ -309,15 +309,17 @@ export class SessionHub {
   private enforce(): void {
     for (const session of [...this.live.values()]) {
       const { owner, login, node } = session.init;
+      const { user, roles, mfaDevice } = owner;
       const lock =
-        this.deps.locks.lockFor({ user: owner.user, roles: owner.roles, login, node: node.id }) ??
+        this.deps.locks.lockFor({ user, roles, login, node: node.id, mfaDevice }) ??
         this.deps.locks.lockFor({ node: node.hostname });
       if (lock) {
         session.terminate(`locked: ${lockMessage(lock)}`);
         continue;
       }
       for (const party of session.parties()) {
-        const partyLock = this.deps.locks.lockFor({ user: party.user, roles: party.roles });
+        const { user, roles, mfaDevice } = party;
+        const partyLock = this.deps.locks.lockFor({ user, roles, mfaDevice });
         if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
       }
     }

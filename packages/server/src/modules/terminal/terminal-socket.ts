@@ -170,12 +170,24 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     if (sid) {
       const joined = options.sessions.joinable(caller, sid, mode);
       session = joined.session;
-      party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode);
+      party = new WebSocketParty(
+        socket,
+        caller.user,
+        caller.roles,
+        joined.mode,
+        caller.session.mfaDevice,
+      );
       stopGuard = options.sessions.guardParty(caller, session, party);
     } else {
       const started = await options.sessions.start(caller, request.data);
       session = started;
-      party = new WebSocketParty(socket, caller.user, caller.roles, 'peer');
+      party = new WebSocketParty(
+        socket,
+        caller.user,
+        caller.roles,
+        'peer',
+        caller.session.mfaDevice,
+      );
       // The browser left while we dialled: nobody owns the new session.
       if (stage === 'closed') {
         return started.terminate('the client disconnected before the session started');

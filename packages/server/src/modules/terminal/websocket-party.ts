@@ -54,6 +54,7 @@ export class WebSocketParty implements Party {
     readonly user: string,
     readonly roles: readonly string[],
     readonly mode: ParticipantMode,
+    readonly mfaDevice?: string,
   ) {}
 
   output(chunk: Uint8Array): void {

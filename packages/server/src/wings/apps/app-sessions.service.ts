@@ -28,6 +28,8 @@ interface StoredLaunch {
   app: string;
   /** A trusted leaf's app, served on this root's `host` (docs/trusted-clusters.md, "A leaf's web apps in the browser"). */
   leaf?: LeafAppPlace;
+  /** The MFA device the web session was signed in with: an `mfa_device` lock ends the session. */
+  mfaDevice?: string;
 }
 
 /** Where a leaf's app is served here, and whether its launch passed a per-session MFA check. */
@@ -126,6 +128,7 @@ export class AppSessionsService {
       lineage,
       app,
       ...(leaf ? { leaf } : {}),
+      ...(session.mfaDevice ? { mfaDevice: session.mfaDevice } : {}),
     };
     await this.deps.backend.create({
       key: statePrefix + hashed(state),
@@ -241,7 +244,8 @@ export class AppSessionsService {
       session.roles,
       session.accessRequests ?? [],
     );
-    if (this.deps.locks.isLocked({ user: session.user, roles: resolved.roles })) return null;
+    const subject = { user: session.user, roles: resolved.roles, mfaDevice: session.mfaDevice };
+    if (this.deps.locks.isLocked(subject)) return null;
     const identity = { user: session.user, roles: resolved.roles, traits: resolved.traits };
     if (session.leaf) {
       const sessionMfa = SessionMfa.required(resolved.roleSet);

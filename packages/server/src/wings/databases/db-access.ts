@@ -17,6 +17,8 @@ export interface DatabaseRoute {
   sessionRoles?: readonly string[];
   /** The access requests the web session assumed (browser console): counted while approved. */
   accessRequests?: readonly string[];
+  /** The MFA device the caller's credential was signed in with: an `mfa_device` lock ends it. */
+  mfaDevice?: string;
 }
 
 /** What the roles refuse: the database itself, the database user or the database name. */
@@ -72,7 +74,8 @@ export function routeWithdrawal(
     route.sessionRoles ?? [],
     route.accessRequests ?? [],
   );
-  if (deps.locks.isLocked({ user: route.user, roles: resolved.roles })) {
+  const subject = { user: route.user, roles: resolved.roles, mfaDevice: route.mfaDevice };
+  if (deps.locks.isLocked(subject)) {
     return `${route.user} is locked`;
   }
   return routeRefusal(resolved.roleSet, route);

@@ -108,6 +108,7 @@ describe('NewLockPage', () => {
       ['login', 'Login'],
       ['node', 'Node'],
       ['windows_desktop', 'Desktop'],
+      ['mfa_device', 'MFA Device'],
     ]);
   });
 

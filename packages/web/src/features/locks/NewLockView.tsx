@@ -39,6 +39,7 @@ const namePlaceholders: Record<LockTargetKind, string> = {
   login: 'root',
   node: 'hostname or server ID',
   windows_desktop: 'desktop name',
+  mfa_device: 'device ID (UUID)',
 };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -22,6 +22,7 @@ export const lockTargetLabels: Record<LockTargetKind, string> = {
   login: 'Login',
   node: 'Node',
   windows_desktop: 'Desktop',
+  mfa_device: 'MFA Device',
 };
 
 export function makeLock(json: LockJson): Lock {

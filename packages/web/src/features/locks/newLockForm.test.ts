@@ -62,10 +62,17 @@ describe('validateNewLock', () => {
   });
 
   it('knows only the kinds the server enforces, and refuses any other', () => {
-    expect(lockTargetKinds).toEqual(['user', 'role', 'login', 'node', 'windows_desktop']);
-    const other = form({ kind: 'mfa_device' as LockTargetKind, name: 'key-1' });
+    expect(lockTargetKinds).toEqual([
+      'user',
+      'role',
+      'login',
+      'node',
+      'windows_desktop',
+      'mfa_device',
+    ]);
+    const other = form({ kind: 'access_request' as LockTargetKind, name: 'key-1' });
     expect(validateNewLock(other, now).errors).toEqual({ kind: 'Choose what to lock' });
-    const body = { targets: { mfa_device: 'key-1' }, message: '' };
+    const body = { targets: { access_request: 'key-1' }, message: '' };
     expect(createLockRequestSchema.safeParse(body).success).toBe(false);
   });
 
@@ -73,6 +80,17 @@ describe('validateNewLock', () => {
     expect(validateNewLock(form({ name: '  ' }), now).errors).toEqual({
       name: 'Enter the name of the target to lock',
     });
+  });
+
+  it('takes an MFA device by its ID, as the server does', () => {
+    const byName = validateNewLock(form({ kind: 'mfa_device', name: 'phone' }), now);
+    expect(byName.errors.name).toBe(
+      "Enter the device's ID (a UUID: the sign-in event's mfa_device_uuid)",
+    );
+    const id = '0b5d6f3e-8c1a-4f2b-9e7d-1a2b3c4d5e6f';
+    const byId = validateNewLock(form({ kind: 'mfa_device', name: ` ${id} ` }), now);
+    expect(byId.errors).toEqual({});
+    expect(createLockRequestSchema.parse(byId.request).targets).toEqual({ mfa_device: id });
   });
 
   it('refuses a TTL that is not a duration, or zero', () => {

@@ -55,6 +55,8 @@ export const maxMessageLength = 1024;
  * Checks the form and builds the `PUT locks` body: exactly one target, a TTL or an expiry in the
  * future (not both), or neither for a lock that stays until deleted.
  */
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function validateNewLock(
   form: NewLockForm,
   now: Date,
@@ -67,6 +69,9 @@ export function validateNewLock(
   if (!lockTargetKinds.includes(form.kind)) errors.kind = 'Choose what to lock';
   if (name === '') errors.name = 'Enter the name of the target to lock';
   else if (name.length > 256) errors.name = 'At most 256 characters';
+  else if (form.kind === 'mfa_device' && !uuidPattern.test(name)) {
+    errors.name = "Enter the device's ID (a UUID: the sign-in event's mfa_device_uuid)";
+  }
   if (form.message.length > maxMessageLength) {
     errors.message = `At most ${maxMessageLength} characters`;
   }

@@ -59,7 +59,11 @@ export function dbConsoleSessions(
       return deps.hub.create({
         kind: 'db',
         terminal: params.term,
-        owner: { user: identity.user, roles: identity.roles },
+        owner: {
+          user: identity.user,
+          roles: identity.roles,
+          mfaDevice: identity.session.mfaDevice,
+        },
         login: route.dbUser,
         node: {
           id: route.db.metadata.name,
@@ -111,8 +115,10 @@ function authorize(
     dbName: params.db_name,
     sessionRoles: identity.session.roles,
     accessRequests: identity.session.accessRequests ?? [],
+    ...(identity.session.mfaDevice ? { mfaDevice: identity.session.mfaDevice } : {}),
   };
-  const lock = deps.locks.lockFor({ user: identity.user, roles: identity.roles });
+  const { user, roles, session } = identity;
+  const lock = deps.locks.lockFor({ user, roles, mfaDevice: session.mfaDevice });
   const why = lock ? `locked: ${lockMessage(lock)}` : routeDenial(identity.roleSet, route)?.message;
   if (why) {
     deps.dbSessions.refuse(route, db.spec.protocol, why, remoteAddr);

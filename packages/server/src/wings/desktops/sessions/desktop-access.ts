@@ -81,6 +81,7 @@ export class DesktopAccess {
       roles,
       login,
       desktop: desktop.metadata.name,
+      mfaDevice: subject.credential.mfaDevice,
     });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     const options = roleSet.options();

@@ -48,6 +48,8 @@ export interface Requester {
   mfaVerified?: boolean;
   /** A per-session MFA certificate's sessions, for a join by id through the SSH proxy. */
   sessionMfaTargets?: string[];
+  /** The MFA device the credential was signed in with: an `mfa_device` lock refuses it. */
+  mfaDevice?: string;
 }
 
 /** A web session's user as a requester. */
@@ -58,6 +60,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   expiresAt: Date.parse(identity.session.expires),
   subject: webSessionSubject(identity),
   ...(identity.mfaVerified ? { mfaVerified: true } : {}),
+  ...(identity.session.mfaDevice ? { mfaDevice: identity.session.mfaDevice } : {}),
 });
 
 /** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
@@ -103,8 +106,9 @@ export class NodeAccess {
       );
     }
     const locks = this.deps.locks;
+    const { user, roles, mfaDevice } = requester;
     const lock =
-      locks.lockFor({ user: requester.user, roles: requester.roles, login, node: node.id }) ??
+      locks.lockFor({ user, roles, login, node: node.id, mfaDevice }) ??
       locks.lockFor({ node: node.hostname });
     // lock: strict: while the lock view may miss a lock, the watcher reports one for strict roles.
     if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));

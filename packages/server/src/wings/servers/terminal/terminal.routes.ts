@@ -56,7 +56,7 @@ export async function terminalRoutes(app: FastifyInstance, options: TerminalRout
           traceId: traceIdOf(request),
           remoteAddr: request.ip,
         }),
-      joinable: (identity, sid, mode) => terminals.joinable(identity, sid, mode),
+      joinable: (identity, sid, mode) => terminals.joinable(requesterOf(identity), sid, mode),
       guardParty: (identity, session, party) => terminals.guardParty(identity, session, party),
     }),
     (request) => ({ traceId: traceIdOf(request) }),

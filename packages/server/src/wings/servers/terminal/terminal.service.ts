@@ -156,7 +156,7 @@ export class TerminalService {
     const session = this.deps.hub.create({
       kind: 'ssh',
       terminal: request.size,
-      owner: { user: requester.user, roles: requester.roles },
+      owner: { user: requester.user, roles: requester.roles, mfaDevice: requester.mfaDevice },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
       clusterName: this.deps.clusterName,
@@ -223,7 +223,7 @@ export class TerminalService {
    * another proxy holds is joined through that proxy (RemoteSession), judged here first.
    */
   joinable(
-    identity: Pick<Identity, 'user' | 'roles' | 'roleSet' | 'mfaVerified'>,
+    identity: Pick<Requester, 'user' | 'roles' | 'roleSet' | 'mfaVerified' | 'mfaDevice'>,
     sid: string,
     mode?: ParticipantMode,
   ): { session: JoinedSession; mode: ParticipantMode } {
@@ -247,7 +247,8 @@ export class TerminalService {
       });
       throw accessDenied(`access denied: ${reason}`);
     }
-    const lock = this.deps.locks.lockFor({ user: identity.user, roles: identity.roles });
+    const { user, roles, mfaDevice } = identity;
+    const lock = this.deps.locks.lockFor({ user, roles, mfaDevice });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     if (session) return { session, mode: granted };
     const { proxyAddr } = tracker;
