@@ -42,9 +42,19 @@ export const POSTERN_LOGIN_ENDS_EXTENSION = 'postern-login-ends@postern.dev';
  * that copy's certificates it is (the renewal must present the latest).
  */
 export const POSTERN_BOT_INSTANCE_EXTENSION = 'postern-bot-instance@postern.dev';
+/**
+ * The id of the MFA device the certificate's login was proven with: an `mfa_device` lock on it
+ * locks the certificate. Certificates issued on the strength of another (access requests assumed,
+ * per-session MFA, Kubernetes and database certificates) inherit it.
+ */
+export const POSTERN_MFA_DEVICE_EXTENSION = 'postern-mfa-device@postern.dev';
 export const POSTERN_BOT_GENERATION_EXTENSION = 'postern-bot-generation@postern.dev';
 /** An address as one form: `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) is `127.0.0.1`. */
 export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
+/** The MFA device a user certificate's login was proven with, when one was. */
+export const mfaDeviceOf = (extensions: Record<string, string>): string | undefined =>
+  extensions[POSTERN_MFA_DEVICE_EXTENSION] || undefined;
 
 /** The access requests a user certificate's extensions name. */
 export const assumedRequestsOf = (extensions: Record<string, string>) =>

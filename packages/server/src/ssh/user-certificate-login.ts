@@ -2,6 +2,7 @@ import { verify } from 'node:crypto';
 import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
 import {
   assumedRequestsOf,
+  mfaDeviceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_NO_FILE_COPY_EXTENSION,
@@ -39,6 +40,8 @@ export interface CertifiedIdentity {
   sessionMfaTargets?: string[];
   /** On such a certificate: when the login certificate behind it ends. */
   loginEndsAt?: Date;
+  /** The MFA device its login was proven with: an `mfa_device` lock refuses it. */
+  mfaDevice?: string;
 }
 
 export interface CertificatePolicy {
@@ -48,7 +51,12 @@ export interface CertificatePolicy {
    * certificate's key id (the Postern user, when the SSH proxy is the jump host).
    */
   userNameIs?: 'login' | 'user';
-  lockedMessage?: (target: { user: string; roles: string[]; login: string }) => string | undefined;
+  lockedMessage?: (target: {
+    user: string;
+    roles: string[];
+    login: string;
+    mfaDevice?: string;
+  }) => string | undefined;
   now: () => Date;
   /** The client's address: a certificate pinned to another one is refused (pin_source_ip). */
   clientIp?: string;
@@ -112,6 +120,8 @@ export function judgeUserCertificate(
     validAfter: cert.validAfter,
   };
   if (POSTERN_NO_FILE_COPY_EXTENSION in cert.extensions) identity.noFileCopy = true;
+  const mfaDevice = mfaDeviceOf(cert.extensions);
+  if (mfaDevice) identity.mfaDevice = mfaDevice;
   const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
   if (mfaTargets) {
     identity.sessionMfaTargets = mfaTargets.split(',');

@@ -16,7 +16,7 @@ import type { CertIssuer } from '../../identity/cli-login/cert-issuer.js';
 import { certifiableKey } from '../../identity/cli-login/cert-issuer.js';
 import type { Actor } from '../access/actor.js';
 import { accessDenied } from '../../errors.js';
-import { POSTERN_BOT_INSTANCE_EXTENSION } from '../../ssh/ca.service.js';
+import { mfaDeviceOf, POSTERN_BOT_INSTANCE_EXTENSION } from '../../ssh/ca.service.js';
 import type { AccessRequestsService } from './access-requests.service.js';
 
 interface CliRequestsRoutesOptions {
@@ -84,6 +84,7 @@ export async function cliRequestsRoutes(
       publicKey: certifiableKey(body.pub_key),
       requestedTtlMs: body.ttl,
       addr: request.ip,
+      mfaDevice: mfaDeviceOf(extensions),
       ...(assumed.length
         ? { assumed: { ids: assumed.map((r) => r.metadata.name), endsAt: Math.min(...ends) } }
         : {}),

@@ -4,6 +4,7 @@ import { accessDenied, badParameter } from '../../errors.js';
 import {
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
+  POSTERN_MFA_DEVICE_EXTENSION,
   POSTERN_SESSION_MFA_EXTENSION,
   type ClusterCa,
 } from '../../ssh/ca.service.js';
@@ -83,10 +84,13 @@ export class CertIssuer {
     session?: { targets: string[]; loginEndsAt: number };
     /** Extensions of the caller's own (a bot's instance and generation). */
     extensions?: Record<string, string>;
+    /** The MFA device the login was proven with (or the one of the credential asking). */
+    mfaDevice?: string | undefined;
   }): Promise<SshCertsResponse> {
     const assumedIds = args.assumed?.ids ?? [];
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
-    const lock = this.deps.locks.lockFor({ user: args.user, roles });
+    const { mfaDevice } = args;
+    const lock = this.deps.locks.lockFor({ user: args.user, roles, mfaDevice });
     if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     const options = roleSet.options();
     // A certificate that assumes requests lives no longer than their access.
@@ -96,6 +100,9 @@ export class CertIssuer {
     const ttlMs = args.session
       ? Math.min(sessionMfaCertTtlMs, maxTtlMs)
       : clampTtl(args.requestedTtlMs, maxTtlMs);
+    const deviceExtension: Record<string, string> = mfaDevice
+      ? { [POSTERN_MFA_DEVICE_EXTENSION]: mfaDevice }
+      : {};
     const sessionExtensions: Record<string, string> = args.session
       ? {
           [POSTERN_SESSION_MFA_EXTENSION]: args.session.targets.join(','),
@@ -119,7 +126,12 @@ export class CertIssuer {
       permitPortForwarding: options.portForwarding,
       permitAgentForwarding: options.forwardAgent,
       ...(options.pinSourceIp && args.addr ? { sourceIp: args.addr } : {}),
-      extraExtensions: { ...options.certExtensions, ...sessionExtensions, ...args.extensions },
+      extraExtensions: {
+        ...options.certExtensions,
+        ...sessionExtensions,
+        ...args.extensions,
+        ...deviceExtension,
+      },
       denyFileCopy: !options.sshFileCopy,
       now: new Date(this.deps.now()),
     });
@@ -129,6 +141,7 @@ export class CertIssuer {
       logins,
       ttl_ms: ttlMs,
       ...(args.session ? { session_mfa: args.session.targets } : {}),
+      ...(mfaDevice ? { mfa_device_uuid: mfaDevice } : {}),
       ...(assumedIds.length ? { access_requests: assumedIds } : {}),
       ...(options.pinSourceIp && args.addr ? { pinned_ip: plainAddress(args.addr) } : {}),
       ...remoteAddr(args.addr),

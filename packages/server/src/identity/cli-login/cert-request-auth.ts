@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
 import {
   assumedRequestsOf,
+  mfaDeviceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_SESSION_MFA_EXTENSION,
@@ -69,6 +70,8 @@ export class CertRequestAuth {
       sessionMfaTargets?: string[];
       /** The signing certificate's extensions (a bot's instance and generation, for one). */
       extensions: Record<string, string>;
+      /** The MFA device its login was proven with: what it issues inherits it. */
+      mfaDevice?: string;
     }
   > {
     const header = (name: string) => {
@@ -122,7 +125,8 @@ export class CertRequestAuth {
     if (revoked) throw notAuthenticated(`${revoked}: run postern login`);
     const accessRequests = assumedRequestsOf(cert.extensions);
     const resolved = this.deps.access.resolve(user, [], accessRequests);
-    const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
+    const mfaDevice = mfaDeviceOf(cert.extensions);
+    const lock = this.deps.locks.lockFor({ user, roles: resolved.roles, mfaDevice });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
     // pin_source_ip: a pinned certificate works only from its address; and while the roles
@@ -153,6 +157,7 @@ export class CertRequestAuth {
       expiresMs: mfaTargets && !Number.isNaN(loginEnds) ? loginEnds : cert.validBefore.getTime(),
       extensions: cert.extensions,
       ...(mfaTargets ? { sessionMfaTargets: mfaTargets.split(',') } : {}),
+      ...(mfaDevice ? { mfaDevice } : {}),
     };
   }
 }

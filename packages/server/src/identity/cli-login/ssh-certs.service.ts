@@ -2,7 +2,12 @@ import type { SshCertsRequest, SshCertsResponse } from '@postern/contracts';
 import type { AuthSettings } from '../../config/auth-config.js';
 import type { LoginMethod, LoginService } from '../auth/login.service.js';
 import type { RequestContext } from '../auth/session-cookie.js';
-import { SecondFactorRejected, type SecondFactorService } from '../mfa/second-factor.service.js';
+import {
+  MfaDeviceLocked,
+  SecondFactorRejected,
+  type SecondFactorService,
+} from '../mfa/second-factor.service.js';
+import type { MfaDeviceRecord } from '../users/users.store.js';
 import { decodePassword } from '../users/passwords.js';
 import { certifiableKey, type CertIssuer } from './cert-issuer.js';
 
@@ -32,26 +37,29 @@ export class SshCertsService {
         ? 'password'
         : 'password+otp';
     const { user, credentials } = await login.checkPassword(body.user, password, ctx, method);
+    let device: MfaDeviceRecord | undefined;
     if (secondFactor.required(credentials)) {
       try {
         if (assertion) {
           const expected = { user: body.user, purposes: ['login' as const] };
-          await secondFactor.verifyAssertion(assertion, expected, ctx.origin);
+          ({ device } = await secondFactor.verifyAssertion(assertion, expected, ctx.origin));
         } else {
-          await secondFactor.verifyTotp(body.user, body.otp_token ?? '');
+          device = await secondFactor.verifyTotp(body.user, body.otp_token ?? '');
         }
       } catch (error) {
+        if (error instanceof MfaDeviceLocked) return login.refuseLockedDevice(error, method, ctx);
         if (!(error instanceof SecondFactorRejected)) throw error;
         return login.fail(body.user, true, method, ctx, error.message);
       }
     }
-    await login.succeed(user, method, ctx);
+    await login.succeed(user, method, ctx, device);
     return this.deps.issuer.issue({
       user: user.metadata.name,
       roles: user.spec.roles,
       publicKey,
       requestedTtlMs: body.ttl,
       addr: ctx.addr,
+      ...(device ? { mfaDevice: device.id } : {}),
     });
   }
 }

@@ -35,6 +35,8 @@ export interface TunnelCaller {
   sessionRoles: readonly string[];
   /** When the credential stops counting (ms). */
   expiresMs: number;
+  /** The MFA device the credential was signed in with: an `mfa_device` lock ends the tunnel. */
+  mfaDevice?: string;
   /**
    * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
    * undefined; `what` names the client in the message, `fix` what to do instead (a default
@@ -75,10 +77,12 @@ export class TunnelCallers {
     const bearer = bearerToken(req.headers.authorization);
     const identity = await identifyByCredentials(guard, readCookie(req, sessionCookieName), bearer);
     if (!identity) throw notAuthenticated('your session has ended: sign in again');
-    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });
-    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const { session } = identity;
+    const { mfaDevice } = session;
+    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles, mfaDevice });
+    if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     return {
+      ...(mfaDevice ? { mfaDevice } : {}),
       user: identity.user,
       roles: identity.roles,
       traits: identity.traits,
@@ -118,6 +122,7 @@ export class TunnelCallers {
       accessRequests: signer.accessRequests,
       sessionRoles: [],
       expiresMs: signer.expiresMs,
+      ...(signer.mfaDevice ? { mfaDevice: signer.mfaDevice } : {}),
       // A per-session MFA certificate for this target opens it (the CLI asks for one).
       mfaRefusal: (target, what, fix) =>
         Promise.resolve(

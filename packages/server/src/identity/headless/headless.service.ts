@@ -103,10 +103,17 @@ export class HeadlessService {
     ctx: RequestContext,
   ): Promise<void> {
     const stored = await this.pending(id, user);
-    if (body.action === 'accept')
-      await this.proveKey(id, user, body.webauthnAssertionResponse, ctx);
+    const mfaDevice =
+      body.action === 'accept'
+        ? await this.proveKey(id, user, body.webauthnAssertionResponse, ctx)
+        : undefined;
     const state = body.action === 'accept' ? 'approved' : 'denied';
-    if (!(await this.deps.store.replace(stored, { ...stored.request, state }))) {
+    const answered: HeadlessRequest = {
+      ...stored.request,
+      state,
+      ...(mfaDevice ? { mfaDevice } : {}),
+    };
+    if (!(await this.deps.store.replace(stored, answered))) {
       throw new ApiError('compare_failed', 'this headless login request was answered already');
     }
     await emitAudit(this.deps.audit, state === 'approved' ? 'TPOS015I' : 'TPOS015W', {
@@ -136,6 +143,7 @@ export class HeadlessService {
       publicKey: request.publicKey,
       requestedTtlMs: request.requestedTtlMs,
       addr: ctx.addr,
+      mfaDevice: request.mfaDevice,
     });
     return { state: 'approved', certificate };
   }
@@ -159,17 +167,22 @@ export class HeadlessService {
     return stored;
   }
 
-  /** A failed assertion counts toward the lockout, as a failed sign-in does. */
+  /** A failed assertion counts toward the lockout, as a failed sign-in does. Returns the key's id. */
   private async proveKey(
     id: string,
     user: string,
     assertion: WebauthnAssertion | undefined,
     ctx: RequestContext,
-  ): Promise<void> {
+  ): Promise<string> {
     if (!assertion) throw badParameter('approving needs webauthnAssertionResponse');
     try {
       const expected = { user, purposes: ['headless' as const], subject: id };
-      await this.deps.secondFactor.verifyAssertion(assertion, expected, ctx.origin);
+      const { device } = await this.deps.secondFactor.verifyAssertion(
+        assertion,
+        expected,
+        ctx.origin,
+      );
+      return device.id;
     } catch (error) {
       if (!(error instanceof SecondFactorRejected)) throw error;
       const lockedUntil = await this.deps.lockout.recordFailure(user, ctx.addr);

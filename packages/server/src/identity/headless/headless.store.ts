@@ -18,6 +18,8 @@ export interface HeadlessRequest {
   created: string;
   /** RFC 3339: the last moment it can be approved. */
   expires: string;
+  /** The key that approved it: the certificate carries it (an `mfa_device` lock covers both). */
+  mfaDevice?: string;
 }
 
 export interface StoredHeadlessRequest {

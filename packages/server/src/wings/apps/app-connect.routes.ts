@@ -55,6 +55,8 @@ interface Tunnel {
   traits: Record<string, string[]>;
   expiresMs: number;
   clientAddress: string;
+  /** The MFA device the credential was signed in with: an `mfa_device` lock ends the tunnel. */
+  mfaDevice?: string;
 }
 
 declare module 'fastify' {
@@ -101,6 +103,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       traits: caller.traits,
       expiresMs: caller.expiresMs,
       clientAddress: request.ip,
+      ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
     };
   };
 
@@ -159,7 +162,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     tunnel: Tunnel,
     sid: string,
   ) {
-    const { user, app, accessRequests, sessionRoles } = tunnel;
+    const { user, app, accessRequests, sessionRoles, mfaDevice } = tunnel;
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
@@ -170,7 +173,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     const recheck = setInterval(() => {
       const resolved = options.access.resolve(user, sessionRoles, accessRequests);
       // A lock, or lock: strict's fence while the lock view is stale.
-      const lock = options.locks.lockFor({ user, roles: resolved.roles });
+      const lock = options.locks.lockFor({ user, roles: resolved.roles, mfaDevice });
       if (lock) return end(`locked: ${lockMessage(lock)}`);
       const target = { labels: app.metadata.labels, name: app.metadata.name };
       if (!resolved.roleSet.canAccess('app', target)) end('access to the app was withdrawn');

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
+import { POSTERN_MFA_DEVICE_EXTENSION } from '../../ssh/ca.service.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { createAppRole } from './app-client.testkit.js';
@@ -99,7 +101,7 @@ describe('postern proxy app (TCP apps)', () => {
       socket.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
       socket.once('error', reject);
     });
-  const signedFor = (name: string, user = 'alice') =>
+  const signedFor = (name: string, user = 'alice', extraExtensions: Record<string, string> = {}) =>
     signRequest({
       method: 'GET',
       pathAndQuery: apiPaths.appTcp(name),
@@ -109,6 +111,7 @@ describe('postern proxy app (TCP apps)', () => {
         logins: [],
         publicKey: key.publicKey,
         ttlMs: 60_000,
+        extraExtensions,
       }),
       privateKeyPem: key.privateKeyPem,
       now: Date.now(),
@@ -181,6 +184,35 @@ describe('postern proxy app (TCP apps)', () => {
     );
     socket.close();
     await vi.waitFor(async () => expect(await tunnels()).toEqual([]));
+  });
+
+  it('ends a live tunnel whose certificate was proven with a locked MFA device', async () => {
+    const device = { [POSTERN_MFA_DEVICE_EXTENSION]: randomUUID() };
+    const open = async (headers: Record<string, string>) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp('cache')}`, {
+        headers,
+      });
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      return socket;
+    };
+    const byDevice = await open(signedFor('cache', 'alice', device));
+    const other = await open(signedFor('cache'));
+    const closed = new Promise<number>((resolve) => byDevice.once('close', resolve));
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: Object.values(device)[0]! }, message: 'key lost' },
+      hostActor('test'),
+    );
+    try {
+      expect(await closed).toBe(1000);
+      expect(await upgrade('cache', signedFor('cache', 'alice', device))).toBe(403);
+      expect(other.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      other.close();
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
   });
 
   it('ends a live tunnel when the user is locked, and refuses new ones', async () => {

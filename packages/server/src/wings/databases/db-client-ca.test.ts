@@ -55,5 +55,9 @@ describe('the database CAs', () => {
     expect(certifiedRoute({ ...peer, subjectaltname: myCert.subjectAltName })).toEqual(myLeaf);
     const alien = myCert.subjectAltName!.replace(/\/mysql$/, '/oracle');
     expect(certifiedRoute({ ...peer, subjectaltname: alien })).toBeUndefined();
+    // The MFA device of the login it was issued on, for an mfa_device lock.
+    const proven = { ...route, mfaDevice: '0b5d6f3e-8c1a-4f2b-9e7d-1a2b3c4d5e6f' };
+    const provenCert = new X509Certificate((await access.routeCertificate(proven, 60_000)).certPem);
+    expect(certifiedRoute({ ...peer, subjectaltname: provenCert.subjectAltName })).toEqual(proven);
   });
 });

@@ -25,9 +25,12 @@ export interface CertifiedRoute {
    * listener of that protocol takes the route (absent in routes of earlier releases: postgres).
    */
   protocol?: 'postgres' | 'mysql';
+  /** The MFA device of the login it was issued on: an `mfa_device` lock refuses it. */
+  mfaDevice?: string;
 }
 
 const routeUriScheme = 'postern-db:';
+const mfaDeviceUriScheme = 'postern-mfa-device:';
 
 export interface ClientCertificate {
   certPem: string;
@@ -119,6 +122,9 @@ export class DatabaseClientCa {
       usage: x509.ExtendedKeyUsage.clientAuth,
       altNames: new x509.SubjectAlternativeNameExtension([
         { type: 'url', value: `${routeUriScheme}${path}` },
+        ...(route.mfaDevice
+          ? [{ type: 'url' as const, value: `${mfaDeviceUriScheme}${route.mfaDevice}` }]
+          : []),
       ]),
     });
   }
@@ -155,9 +161,12 @@ export function certifiedRoute(peer: {
 }): CertifiedRoute | undefined {
   const cn = peer.subject?.CN;
   const user = Array.isArray(cn) ? undefined : cn;
-  const uri = (peer.subjectaltname ?? '')
-    .split(', ')
-    .find((name) => name.startsWith(`URI:${routeUriScheme}`));
+  const names = (peer.subjectaltname ?? '').split(', ');
+  const uri = names.find((name) => name.startsWith(`URI:${routeUriScheme}`));
+  const mfaDevice = names
+    .filter((name) => name.startsWith(`URI:${mfaDeviceUriScheme}`))
+    .map((name) => name.slice(`URI:${mfaDeviceUriScheme}`.length))
+    .find((id) => /^[0-9a-f-]{36}$/.test(id));
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
   // The database name may be empty: a MySQL route with no default database opens none.
@@ -178,5 +187,6 @@ export function certifiedRoute(peer: {
     dbName,
     ...(cluster ? { cluster } : {}),
     ...(protocol ? { protocol } : {}),
+    ...(mfaDevice ? { mfaDevice } : {}),
   };
 }

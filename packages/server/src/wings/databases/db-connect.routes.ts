@@ -31,6 +31,8 @@ export interface DatabaseConnection {
   sessionRoles: readonly string[];
   db: DatabaseRecord;
   remoteAddr?: string;
+  /** The MFA device the credential was signed in with: an `mfa_device` lock ends the session. */
+  mfaDevice?: string;
 }
 
 interface DbConnectOptions {
@@ -58,6 +60,7 @@ interface Authorized {
   roleSet: RoleSet;
   sessionRoles: readonly string[];
   db: DatabaseRecord;
+  mfaDevice?: string;
 }
 
 declare module 'fastify' {
@@ -101,6 +104,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       roleSet: caller.roleSet,
       sessionRoles: caller.sessionRoles,
       db,
+      ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
     };
   };
 
@@ -147,6 +151,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
         db: db.metadata.name,
         dbUser: body.db_user,
         dbName: body.db_name,
+        ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
       };
       return loginCertificate(route, db.spec.protocol);
     },

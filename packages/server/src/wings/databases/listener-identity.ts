@@ -12,10 +12,10 @@ export function listenerIdentity(
   access: Pick<AccessResolver, 'users' | 'resolve'>,
   locks: Pick<LockWatcher, 'lockFor'>,
 ) {
-  return (user: string) => {
+  return (user: string, mfaDevice?: string) => {
     if (!access.users.get(user)) return 'this user no longer exists';
     const resolved = access.resolve(user, []);
-    if (locks.lockFor({ user, roles: resolved.roles })) return `${user} is locked`;
+    if (locks.lockFor({ user, roles: resolved.roles, mfaDevice })) return `${user} is locked`;
     return sessionMfaRefusal(resolved, 'a database client') ?? resolved;
   };
 }

@@ -26,6 +26,7 @@ export interface NativeListenerDeps {
   /** The user's access now, or why they have none (no longer a user, locked). */
   identify: (
     user: string,
+    mfaDevice?: string,
   ) => { roleSet: RoleSet; roles: string[]; traits: Record<string, string[]> } | string;
   sessions: DatabaseSessions;
   /**
@@ -177,7 +178,7 @@ export function admitted(
       message: 'this certificate names no database: run postern db login',
     };
   }
-  const access = deps.identify(route.user);
+  const access = deps.identify(route.user, route.mfaDevice);
   if (typeof access === 'string') return { refused: 'access', message: `access denied: ${access}` };
   const pinned = { dbUser: route.dbUser, dbName: route.dbName };
   if (route.cluster) {
@@ -206,7 +207,14 @@ export function admitted(
       message: `no ${protocolTitle[protocol]} database named ${route.db}`,
     };
   }
-  return { user: route.user, roleSet: access.roleSet, db, pinned };
+  const { mfaDevice } = route;
+  return {
+    user: route.user,
+    roleSet: access.roleSet,
+    db,
+    pinned,
+    ...(mfaDevice ? { mfaDevice } : {}),
+  };
 }
 
 const protocolTitle: Record<DatabaseRecord['spec']['protocol'], string> = {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startHaproxy } from '../../testing/haproxy.testkit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
@@ -264,6 +265,27 @@ describe('a create the roles allow for some names only', () => {
 });
 
 describe('locks', () => {
+  it('refuse a certificate whose login was proven with a locked MFA device, and only it', async () => {
+    const kubeCa = await app.services.kubeCa();
+    const device = randomUUID();
+    const issued = await kubeCa.userCertificate('alice', 'prod', 600_000, { mfaDevice: device });
+    certs['by-device'] = { cert: issued.certPem, key: issued.keyPem };
+    expect((await call('/kube/prod/version', 'by-device')).status).toBe(200);
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: device }, message: 'key lost' },
+      hostActor('test'),
+    );
+    try {
+      expect(await call('/kube/prod/version', 'by-device')).toMatchObject({
+        status: 403,
+        body: { message: 'locked: key lost' },
+      });
+      expect((await call('/kube/prod/version', 'alice@prod')).status).toBe(200);
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it("turn the user's next request into 403", async () => {
     await app.services.locks.create(
       { targets: { user: 'alice' }, message: 'incident 42' },

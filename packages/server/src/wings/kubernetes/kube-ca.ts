@@ -14,6 +14,8 @@ const requestUriScheme = 'postern-access-request:';
  * it was checked for, as the cluster URI does.
  */
 const sessionMfaUriScheme = 'postern-session-mfa:';
+/** The MFA device the login behind the certificate was proven with (an `mfa_device` lock). */
+const mfaDeviceUriScheme = 'postern-mfa-device:';
 
 /** Who a verified client certificate names, and the one cluster it is for. */
 export interface CertifiedKubeUser {
@@ -25,6 +27,8 @@ export interface CertifiedKubeUser {
   accessRequests: string[];
   /** Issued after an MFA check for this cluster: it may open sessions require_session_mfa guards. */
   sessionMfaVerified: boolean;
+  /** The MFA device the login behind it was proven with. */
+  mfaDevice?: string;
 }
 
 /** What a user certificate carries besides the user and cluster. */
@@ -32,6 +36,8 @@ export interface KubeCertificateMarks {
   accessRequests?: readonly string[];
   /** The user just passed an MFA check for this cluster (the certificate must be short-lived). */
   sessionMfaVerified?: boolean;
+  /** The MFA device of the login it is issued on. */
+  mfaDevice?: string | undefined;
 }
 
 /**
@@ -62,7 +68,7 @@ export class KubeCa {
     user: string,
     cluster: string,
     ttlMs: number,
-    { accessRequests = [], sessionMfaVerified = false }: KubeCertificateMarks = {},
+    { accessRequests = [], sessionMfaVerified = false, mfaDevice }: KubeCertificateMarks = {},
   ): Promise<IssuedCertificate> {
     const url = (scheme: string, value: string) => ({
       type: 'url' as const,
@@ -76,6 +82,7 @@ export class KubeCa {
         url(clusterUriScheme, cluster),
         ...accessRequests.map((id) => url(requestUriScheme, id)),
         ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
+        ...(mfaDevice ? [url(mfaDeviceUriScheme, mfaDevice)] : []),
       ]),
     });
   }
@@ -124,5 +131,16 @@ export function certifiedKubeUser(
   const sessionMfaVerified = names.includes(
     `URI:${sessionMfaUriScheme}${encodeURIComponent(cluster)}`,
   );
-  return { user, cluster, issuedAt, accessRequests, sessionMfaVerified };
+  const mfaDevice = names
+    .filter((name) => name.startsWith(`URI:${mfaDeviceUriScheme}`))
+    .map((name) => name.slice(`URI:${mfaDeviceUriScheme}`.length))
+    .find((id) => /^[0-9a-f-]{36}$/.test(id));
+  return {
+    user,
+    cluster,
+    issuedAt,
+    accessRequests,
+    sessionMfaVerified,
+    ...(mfaDevice ? { mfaDevice } : {}),
+  };
 }

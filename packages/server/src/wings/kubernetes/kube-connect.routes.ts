@@ -102,6 +102,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
       const issued = await ca.userCertificate(identity.user, name, ttlMs, {
         accessRequests: identity.accessRequests,
         sessionMfaVerified: checked,
+        mfaDevice: identity.mfaDevice,
       });
       return {
         ...answer,

@@ -12,6 +12,7 @@ export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions
         roleSet: connection.roleSet,
         sessionRoles: connection.sessionRoles,
         db: connection.db,
+        ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
         open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),
       },

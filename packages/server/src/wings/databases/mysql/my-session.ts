@@ -40,6 +40,8 @@ export interface MysqlClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
+  /** See DatabaseRoute.mfaDevice. */
+  mfaDevice?: string;
   /**
    * The only database user and default database a native listener's certificate allows (a
    * client may also name no database); a handshake asking for others is refused.
@@ -128,6 +130,7 @@ export async function serveGreetedMysql(
       dbUser: response.user,
       dbName: response.database,
       sessionRoles: client.sessionRoles,
+      ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
     };
     const denial: RouteDenial | undefined = !response.user
       ? { refused: 'user', message: 'name a database user' }

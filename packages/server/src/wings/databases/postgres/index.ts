@@ -12,6 +12,7 @@ export function postgresEngine(deps: PostgresEngineDeps & { sessions: DatabaseSe
         roleSet: connection.roleSet,
         sessionRoles: connection.sessionRoles,
         db: connection.db,
+        ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
         open: (route) => deps.sessions.open(route, 'postgres', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'postgres', why, connection.remoteAddr),
       },

@@ -41,6 +41,8 @@ export interface PostgresClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
+  /** See DatabaseRoute.mfaDevice. */
+  mfaDevice?: string;
   /**
    * The database user and name a native listener's certificate allows: a startup that asks
    * for others is refused (the certificate names one route, not the roles' choice of many).
@@ -72,6 +74,7 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
       dbUser,
       dbName: startup.get('database') || dbUser,
       sessionRoles: client.sessionRoles,
+      ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
     };
     const refusal = !dbUser
       ? 'name a database user'

@@ -7,6 +7,7 @@ import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
 import { outgoingPacketSize } from '../../../ssh/ssh2-internals.js';
 import type { CertificatePolicy } from '../../../ssh/user-certificate-login.js';
 import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
+import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
 import { rootSessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
@@ -146,7 +147,7 @@ function serve(
     }
     // Without a signature this answers the "check" query: the client may now sign.
     if (!checked.signed) return ctx.accept();
-    const credential = certificateCredential(identity.validAfter);
+    const credential = certificateCredential(identity.validAfter, identity.mfaDevice);
     // A root user's credentials are the root's: the root checked them when they signed in.
     const revoked = fromRoot ? undefined : deps.credentialRevoked(identity.user, credential);
     if (revoked) return refuse(ctx, revoked, true);
@@ -176,6 +177,7 @@ function serve(
       expiresAt: cutAtExpiry ? ends.getTime() : Number.POSITIVE_INFINITY,
       subject: { user, roles, credential, hadRecord: hasRecord, accessRequests },
       ...(mfaVerified ? { mfaVerified: true } : {}),
+      ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
     };
     const request = {
       serverId: target.node.id,
@@ -218,9 +220,9 @@ function serve(
       if (name === 'cancel-tcpip-forward') return void forwarder.unlisten(info, accept, reject);
       reject?.();
     });
-    // A lock or the end of the certificate ends the connection (live sessions end themselves).
-    // Access taken away (a role edit, a changed password) ends the whole connection, saying why.
-    const stopGuard = deps.terminals.guard(current.requester, current.reach, (reason) => {
+    // Ends the whole connection, saying why on every channel still open (commands without a
+    // terminal, sftp: live sessions end themselves and say it on theirs).
+    const endSaying = (reason: string) => {
       for (const channel of current.channels) {
         if (channel.writableEnded) continue; // a live session already said why
         channel.stderr.write(`\r\nPostern: ${reason}\r\n`);
@@ -228,16 +230,23 @@ function serve(
         channel.end();
       }
       disconnectWithReason(connection, `Postern: ${reason}`);
-    });
+    };
+    // Access taken away (a role edit, a changed password) ends the whole connection, saying why;
+    // so do a lock and the end of the certificate.
+    const stopGuard = deps.terminals.guard(current.requester, current.reach, endSaying);
     const watch = setInterval(() => {
       const { requester, reach } = current;
-      const locked = deps.locks.lockFor({
+      const lock = deps.locks.lockFor({
         user: requester.user,
         roles: requester.roles,
         login: reach.login,
         node: reach.node.id,
+        mfaDevice: requester.mfaDevice,
       });
-      if (locked || deps.now() >= requester.expiresAt) connection.end();
+      if (lock) {
+        clearInterval(watch);
+        endSaying(`locked: ${lockMessage(lock)}`);
+      } else if (deps.now() >= requester.expiresAt) connection.end();
     }, recheckMs);
     connection.on('close', () => {
       clearInterval(watch);

@@ -68,6 +68,7 @@ function join(
     mode,
     (bytes) => session.ack(party.id, bytes),
     () => undefined,
+    requester.mfaDevice,
   );
   const stopGuard = deps.terminals.guardJoined(requester, session, party);
   channel.stderr.write(
@@ -119,6 +120,8 @@ export interface SignedInUser {
   validBefore: Date;
   /** A per-session MFA certificate's sessions (`join:<sid>` for `postern join`). */
   sessionMfaTargets?: string[];
+  /** The MFA device the certificate's login was proven with. */
+  mfaDevice?: string;
 }
 
 /** The signed-in user as a requester judged against the current roles (for `join`). */
@@ -135,10 +138,11 @@ export function proxySessionRequester(
       roleSet: current.roleSet,
       expiresAt: user.validBefore.getTime(),
       ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
+      ...(user.mfaDevice ? { mfaDevice: user.mfaDevice } : {}),
       subject: {
         user: name,
         roles,
-        credential: certificateCredential(user.validAfter),
+        credential: certificateCredential(user.validAfter, user.mfaDevice),
         hadRecord: current.hasRecord,
         accessRequests,
       },

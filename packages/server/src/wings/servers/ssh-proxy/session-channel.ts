@@ -131,6 +131,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
       'peer',
       (bytes) => liveSession.ack(party.id, bytes),
       () => liveSession.exit,
+      requester.mfaDevice,
     );
     live = { session: liveSession, party };
     channel.on('data', (data: Buffer) => liveSession.input(party.id, data));

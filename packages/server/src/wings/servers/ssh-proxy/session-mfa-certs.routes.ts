@@ -111,6 +111,7 @@ export async function sessionMfaCertRoutes(
         addr: request.ip,
         ...(accessRequests.length ? { assumed: { ids: accessRequests, endsAt: expiresMs } } : {}),
         session: { targets, loginEndsAt: expiresMs },
+        mfaDevice: identity.mfaDevice,
       });
       return { required: true, cert: issued.cert };
     },

@@ -22,6 +22,7 @@ export class SshChannelParty implements Party {
     private readonly acknowledge: (bytes: number) => void,
     /** How the program ended, when the session has ended (relayed as exit-status). */
     private readonly exit: () => { code: number; signal: string } | undefined,
+    readonly mfaDevice?: string,
   ) {
     channel.on('drain', () => {
       const bytes = this.held;

@@ -186,8 +186,8 @@ export class SshProxy {
       const checked = certified(ctx, {
         userCaPublicKeys: () => [deps.ca.userCaPublicKey],
         userNameIs: 'user',
-        lockedMessage: ({ user: name, roles }) => {
-          const lock = deps.locks.lockFor({ user: name, roles });
+        lockedMessage: ({ user: name, roles, mfaDevice }) => {
+          const lock = deps.locks.lockFor({ user: name, roles, mfaDevice });
           return lock ? lockMessage(lock) : undefined;
         },
         now: () => new Date(deps.now()),
@@ -215,6 +215,7 @@ export class SshProxy {
       const { roles, accessRequests, validAfter, validBefore, sessionMfaTargets } = identity;
       user = { name: identity.user, roles, accessRequests, validAfter, validBefore };
       if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;
+      if (identity.mfaDevice) user.mfaDevice = identity.mfaDevice;
       const limit = options.maxConnections;
       if (!limit || !deps.connectionLeases || lease) return ctx.accept();
       const leases = deps.connectionLeases;

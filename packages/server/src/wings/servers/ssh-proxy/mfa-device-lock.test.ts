@@ -1,0 +1,113 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { mfaDeviceListSchema } from '@postern/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hostActor } from '../../../access-control/access/actor.js';
+import { startCliSshWorld, type CliSshWorld } from '../../../testing/cli-ssh-world.testkit.js';
+
+// An `mfa_device` lock reaches what `postern login` made with the device: the certificate
+// carries the device it was proven with, so while the lock is in force the stock ssh through
+// the proxy and the CLI's signed requests are refused, a live ssh session ends, and a new
+// `postern login` with the device is refused; lifting the lock lets the same certificate in.
+const admin = hostActor('test');
+let world: CliSshWorld;
+let phoneId: string;
+
+beforeAll(async () => {
+  world = await startCliSshWorld();
+  const devices = await world.app.server.inject({
+    url: '/v1/webapi/mfa/devices',
+    headers: world.alice.headers,
+  });
+  phoneId = mfaDeviceListSchema.parse(devices.json()).find((d) => d.name === 'phone')!.id;
+  await world.login();
+}, 60_000);
+afterAll(() => world?.stop());
+
+const lockPhone = () =>
+  world.app.services.locks.create(
+    { targets: { mfa_device: phoneId }, message: 'phone reported stolen' },
+    admin,
+  );
+async function unlockAll(): Promise<void> {
+  for (const lock of await world.app.services.locks.list(admin)) {
+    await world.app.services.locks.remove(lock.metadata.name, admin);
+  }
+}
+
+describe('an mfa_device lock and postern login', () => {
+  it('names the device in the certificate postern login made', async () => {
+    const profile = JSON.parse(
+      await readFile(path.join(world.home, '.postern', 'profile.json'), 'utf8'),
+    ) as { cert_path: string };
+    const described = await new Promise<string>((resolve, reject) =>
+      execFile('ssh-keygen', ['-L', '-f', profile.cert_path], (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    );
+    expect(described).toContain('postern-mfa-device@postern.dev');
+    const { events } = await world.app.audit.search({
+      from: new Date(0),
+      to: new Date(Date.now() + 864e5),
+      limit: 1000,
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ code: 'TC000I', user: 'alice', mfa_device_uuid: phoneId }),
+    );
+  });
+
+  it('refuses ssh and signed requests while in force, and lets the same certificate in after', async () => {
+    expect(await world.stock('ssh', ['root@web-1', 'echo ok'])).toMatchObject({
+      code: 0,
+      stdout: 'ok\n',
+    });
+    await lockPhone();
+    try {
+      const refused = await world.stock('ssh', ['root@web-1', 'echo ok']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout).toBe('');
+      await expect(world.postern(['ls'])).rejects.toThrow(/locked: phone reported stolen/);
+    } finally {
+      await unlockAll();
+    }
+    expect(await world.stock('ssh', ['root@web-1', 'echo ok'])).toMatchObject({
+      code: 0,
+      stdout: 'ok\n',
+    });
+  });
+
+  it('ends a live ssh command through the proxy, saying why', async () => {
+    const config = path.join(world.home, '.ssh', 'config');
+    const command = 'echo started; sleep 25; echo finished';
+    const ssh = spawn('ssh', ['-F', config, '-o', 'BatchMode=yes', 'root@web-1', command]);
+    let stdout = '';
+    let stderr = '';
+    ssh.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    ssh.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => ssh.once('exit', resolve));
+    await vi.waitFor(() => expect(stdout).toContain('started'), { timeout: 15_000 });
+    const started = Date.now();
+    await lockPhone();
+    try {
+      expect(await exited).not.toBe(0);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(stdout).not.toContain('finished');
+      expect(stderr).toContain('Postern: locked: phone reported stolen');
+    } finally {
+      ssh.kill();
+      await unlockAll();
+    }
+  });
+
+  it('refuses a new postern login with the device', async () => {
+    await lockPhone();
+    try {
+      await expect(world.login()).rejects.toThrow(
+        /this MFA device is locked: phone reported stolen/,
+      );
+    } finally {
+      await unlockAll();
+    }
+  });
+});
