@@ -18,9 +18,10 @@ import {
   usersReset,
   usersUnlock,
   usersUpdate,
+  usersDevices,
 } from './users.commands.js';
 
-/** `postern users add|reset|unlock|ls|update|rm`. */
+/** `postern users add|reset|unlock|ls|update|devices|rm`. */
 export function addUsersCommands(program: Command): void {
   const users = program.command('users').description('manage local users');
   type UserFlags = ConfigFlags & { roles: string; logins?: string; ttl?: string };
@@ -58,6 +59,12 @@ export function addUsersCommands(program: Command): void {
     .option('--set-logins <logins>', 'comma-separated OS logins (empty to clear)')
     .action((name: string, flags: UpdateFlags) =>
       withAdmin(flags, (ctx) => usersUpdate(ctx, name, flags, print)),
+    );
+
+  withStorageFlags(users.command('devices <name>'))
+    .description("list a user's MFA devices with their ids (what --mfa-device locks)")
+    .action((name: string, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) => usersDevices(ctx, name, print)),
     );
 
   withStorageFlags(users.command('rm <name>'))

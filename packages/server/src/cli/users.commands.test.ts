@@ -8,7 +8,8 @@ import { ApiError } from '../errors.js';
 import { SqliteAuditStore } from '../modules/audit/index.js';
 import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
 import { openAdminContext, type AdminContext } from './admin-context.js';
-import { usersAdd, usersList, usersReset, usersUnlock } from './users.commands.js';
+import { newDevice } from '../identity/mfa/devices.js';
+import { usersAdd, usersDevices, usersList, usersReset, usersUnlock } from './users.commands.js';
 
 let dir: string;
 let server: SqliteBackend;
@@ -80,6 +81,32 @@ describe('postern users', () => {
     const unlocked = await run((ctx, print) => usersUnlock(ctx, 'bob', print));
     expect(unlocked.lines).toEqual(['User bob is unlocked.']);
     expect(JSON.parse((await server.get('/users/bob'))!.value).status).toEqual({});
+  });
+
+  it("devices lists a user's devices with the ids an mfa_device lock names, never a secret", async () => {
+    const none = await run((ctx, print) => usersDevices(ctx, 'bob', print));
+    expect(none.lines).toEqual(['bob has no MFA devices.']);
+    const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+    const phone = await run((ctx) =>
+      ctx.identity.usersStore.mutateCredentials('bob', (credentials) => {
+        const device = newDevice({
+          name: 'phone',
+          now: Date.parse('2026-11-01T10:00:00Z'),
+          usage: 'mfa',
+          totp: { secret, step: 1 },
+        });
+        return { credentials: { ...credentials, devices: [device] }, result: device };
+      }),
+    );
+    const listed = await run((ctx, print) => usersDevices(ctx, 'bob', print));
+    expect(listed.lines[0]).toMatch(/^ID\s+NAME\s+TYPE\s+USAGE\s+ADDED\s+LAST USED$/);
+    expect(listed.lines[1]).toMatch(
+      new RegExp(`^${phone.result.id}\\s+phone\\s+TOTP\\s+mfa\\s+2026-11-01T10:00:00.000Z`),
+    );
+    expect(listed.lines.join('\n')).not.toContain(secret);
+    await expect(run((ctx, print) => usersDevices(ctx, 'ghost', print))).rejects.toThrow(
+      'user ghost not found',
+    );
   });
 
   it('refuses bad input with an error that main prints on one line (exit code 2)', async () => {

@@ -5,7 +5,8 @@ import { userTokenUrl } from '../identity/user-tokens/user-token-url.js';
 import type { AdminContext } from './admin-context.js';
 import { hostActor } from '../access-control/access/actor.js';
 import { listKind, userKind } from './kinds.js';
-import type { Print } from './table.js';
+import { printTable, type Print } from './table.js';
+import { deviceView } from '../identity/mfa/devices.js';
 
 export type { Print };
 
@@ -102,6 +103,28 @@ export async function usersUpdate(
     cliActor(),
   );
   print(`User ${name} has been updated.`);
+}
+
+/**
+ * `postern users devices NAME`: the user's MFA devices with their ids, what an `mfa_device` lock
+ * names (`postern locks add --mfa-device ID`). Never a secret or a key.
+ */
+export async function usersDevices(ctx: AdminContext, name: string, print: Print): Promise<void> {
+  const user = checkName(name);
+  await ctx.identity.users.get(user); // a missing user: "user X not found"
+  const { devices } = await ctx.identity.usersStore.credentials(user);
+  if (devices.length === 0) return print(`${user} has no MFA devices.`);
+  const rows = devices
+    .map(deviceView)
+    .map((device) => [
+      device.id,
+      device.name,
+      device.type,
+      device.usage,
+      device.addedAt,
+      device.lastUsed,
+    ]);
+  printTable(['ID', 'NAME', 'TYPE', 'USAGE', 'ADDED', 'LAST USED'], rows, print);
 }
 
 /** `postern users rm NAME`: deletes the user, their secrets, sessions and links. */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, type TestUser } from '../../testing/identity.testkit.js';
 import { createOpsRole, describeCertificate } from '../../testing/ssh-login.testkit.js';
+import { POSTERN_MFA_DEVICE_EXTENSION } from '../../ssh/ca.service.js';
+import { parseCertificate } from '../../ssh/certificates.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
 import { hostActor } from '../../access-control/access/actor.js';
 import { headlessRequestTtlMs } from './headless.service.js';
@@ -82,6 +84,12 @@ describe('headless login', () => {
     expect(collected.json().state).toBe('approved');
     const description = await describeCertificate(collected.json().certificate.cert);
     expect(description).toContain('Key ID: "alice"');
+    // The key that approved it is the certificate's device: an mfa_device lock on it reaches it.
+    const { devices } = await app.services.users.store.credentials('alice');
+    const key = devices.find((device) => device.type === 'webauthn')!;
+    expect(
+      parseCertificate(collected.json().certificate.cert).extensions[POSTERN_MFA_DEVICE_EXTENSION],
+    ).toBe(key.id);
     expect((await wait(id)).statusCode).toBe(404);
     expect(await events('TPOS014I')).toContainEqual(
       expect.objectContaining({ user: 'alice', client_ip_address: '127.0.0.1' }),
