@@ -5,7 +5,11 @@ import { accessDenied } from '../../errors.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import type { UsersStore } from '../users/users.store.js';
-import { SecondFactorRejected, type SecondFactorService } from './second-factor.service.js';
+import {
+  MfaDeviceLocked,
+  SecondFactorRejected,
+  type SecondFactorService,
+} from './second-factor.service.js';
 
 export interface SessionMfaDeps {
   users: Pick<UsersStore, 'credentials'>;
@@ -141,7 +145,7 @@ export class SessionMfa {
         await this.deps.secondFactor.verifyTotp(user, response.totp_code);
       }
     } catch (error) {
-      if (!(error instanceof SecondFactorRejected)) throw error;
+      if (!(error instanceof SecondFactorRejected || error instanceof MfaDeviceLocked)) throw error;
       const reason = `the MFA check for this session failed: ${error.message}`;
       emitAuditInBackground(this.deps.audit, 'T3007W', { user, error: reason, subject });
       throw accessDenied(reason);

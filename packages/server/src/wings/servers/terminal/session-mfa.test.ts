@@ -98,6 +98,26 @@ describe('require_session_mfa in the web terminal', () => {
     right.close();
   });
 
+  it('refuses a device under an mfa_device lock at the check, and audits it', async () => {
+    const { devices } = await app.services.users.store.credentials('tom');
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: devices[0]!.id }, message: 'phone lost' },
+      hostActor('test'),
+    );
+    try {
+      const before = (await failedAuthEvents('tom')).length;
+      const client = await open(users.tom!);
+      await challengeOf(client);
+      answer(client, { totp_code: nextTotp(app, users.tom!.totpSecret!) });
+      expect(await refusal(client)).toContain(
+        'the MFA check for this session failed: this MFA device is locked: phone lost',
+      );
+      expect(await failedAuthEvents('tom')).toHaveLength(before + 1);
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it('asks a hardware key user for an assertion bound to this socket', async () => {
     const first = await open(users.kim!);
     const second = await open(users.kim!);
