@@ -11,6 +11,7 @@ import {
   sessionHeaders,
   type TestUser,
 } from '../../testing/identity.testkit.js';
+import { createRole } from '../../testing/roles.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { openTerminal } from '../../testing/terminal-client.testkit.js';
 import { TestAuthenticator } from '../../testing/webauthn-authenticator.testkit.js';
@@ -71,15 +72,7 @@ async function addKey(user: TestUser): Promise<TestAuthenticator> {
 
 beforeAll(async () => {
   app = await createTestApp();
-  await app.services.roles.create(
-    JSON.stringify({
-      kind: 'role',
-      version: 'v7',
-      metadata: { name: 'root-access' },
-      spec: { allow: { node_labels: { '*': '*' }, logins: ['root'] } },
-    }),
-    admin,
-  );
+  await createRole(app, 'root-access', { allow: { node_labels: { '*': '*' }, logins: ['root'] } });
   mia = await inviteUser(app, 'mia', { roles: ['root-access'] });
   key = await addKey(mia);
   const devices = mfaDeviceListSchema.parse((await call(mia.headers, 'GET', 'mfa/devices')).json());

@@ -267,9 +267,10 @@ export class LeafForwarder implements HostHandler {
     const { guard } = this.options;
     const identity = await identifyByCredentials(guard, cookie, bearer);
     if (!identity) return null;
-    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles });
+    const { user, roles, session } = identity;
+    const lock = guard.locks.lockFor({ user, roles, mfaDevice: session.mfaDevice });
     if (lock) throw new ApiError('access_denied', `locked: ${lockMessage(lock)}`);
-    await guard.sessions.noteActivity(identity.session);
+    await guard.sessions.noteActivity(session);
     return identity;
   }
 
