@@ -156,7 +156,40 @@ describe('token check: renewal and status poll', () => {
     expect(t.navigate).not.toHaveBeenCalled();
   });
 
-  it('a failed renewal logs out', async () => {
+  it('a renewal failing on the network or a busy server keeps the session, and tries again', async () => {
+    const renew = vi
+      .fn<() => Promise<ReturnType<typeof renewResponse>>>()
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockRejectedValueOnce(apiError(503))
+      .mockResolvedValue(renewResponse('tok-after-the-blip'));
+    const t = setup({ token: { expiresIn: 100 }, api: { renew } });
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await t.start();
+    expect(renew).toHaveBeenCalledTimes(1);
+    await t.clock.advance(sessionTiming.checkIntervalMs);
+    expect(renew).toHaveBeenCalledTimes(2);
+    expect(t.navigate).not.toHaveBeenCalled();
+    await t.clock.advance(sessionTiming.checkIntervalMs);
+    expect(renew).toHaveBeenCalledTimes(3);
+    expect(t.session.token()?.accessToken).toBe('tok-after-the-blip');
+    expect(t.navigate).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+  });
+
+  it('a renewal still failing when the token runs out logs out then', async () => {
+    const renew = vi.fn(async () => Promise.reject(new TypeError('Failed to fetch')));
+    const t = setup({ token: { expiresIn: 20 }, api: { renew } });
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await t.start();
+    await t.clock.advance(sessionTiming.checkIntervalMs);
+    expect(renew).toHaveBeenCalledTimes(2);
+    expect(t.navigate).not.toHaveBeenCalled();
+    await t.clock.advance(sessionTiming.checkIntervalMs);
+    expect(t.navigate).toHaveBeenCalledWith(loginAgain);
+    vi.restoreAllMocks();
+  });
+
+  it('a refused renewal logs out', async () => {
     const t = setup({
       token: { expiresIn: 100 },
       api: { renew: vi.fn(async () => Promise.reject(apiError(403))) },

@@ -18,7 +18,8 @@ import {
  * The signed-in session in the browser (spec §4, §9; reference notes §1.2):
  * - every 15 s (and at start, and when the tab becomes visible again) the token is checked: with
  *   less than 180 s left it is renewed, otherwise with more than 30 s left `user/status` is
- *   polled, and a 401/403 from it logs out; a failed renewal logs out too;
+ *   polled, and a 401/403 from it logs out; so does a 401/403 from the renewal (a network error
+ *   or a busy server is tried again at the next check, until the token runs out);
  * - one tab renews at a time: the renewing flag is broadcast through storage (write-then-delete)
  *   and a tab that hears it skips (unless its token would run out first); where the browser has
  *   Web Locks, a lock closes the remaining race between two tabs deciding in the same instant;
@@ -191,7 +192,14 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
         return;
       }
       if (!running) return;
-      console.warn('session renewal failed, logging out:', err);
+      // As for the poll: only the server saying the session is gone (or locked) logs out. A
+      // network blip or a busy server leaves the token as it is; the next check renews again,
+      // and a token that runs out meanwhile logs out there.
+      if (!sessionRefused(err)) {
+        console.warn('session renewal failed, trying again shortly:', err);
+        return;
+      }
+      console.warn('session renewal refused, logging out:', err);
       await logout({ involuntary: true, lockMessage: lockReasonOf(err) });
     } finally {
       broadcast(storage, storageKeys.tokenRenew, 'false');
@@ -207,7 +215,7 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
     } catch (err) {
       // Only the server saying the session is gone counts; a network blip does not. Nor does a
       // token that another tab has just replaced.
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      if (sessionRefused(err)) {
         const latest = await replacedElsewhere(used);
         if (latest) setCurrent(latest);
         else if (running) await logout({ involuntary: true, lockMessage: lockReasonOf(err) });
@@ -366,4 +374,9 @@ export function createSessionController(deps: SessionControllerDeps): SessionCon
     check,
     checkIdle,
   };
+}
+
+/** The server turned the session down (gone, locked): not a network blip nor a busy server. */
+function sessionRefused(err: unknown): boolean {
+  return err instanceof ApiError && (err.status === 401 || err.status === 403);
 }
