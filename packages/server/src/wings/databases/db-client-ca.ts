@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../../backend/index.js';
+import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
 /**
@@ -30,7 +31,6 @@ export interface CertifiedRoute {
 }
 
 const routeUriScheme = 'postern-db:';
-const mfaDeviceUriScheme = 'postern-mfa-device:';
 
 export interface ClientCertificate {
   certPem: string;
@@ -122,9 +122,7 @@ export class DatabaseClientCa {
       usage: x509.ExtendedKeyUsage.clientAuth,
       altNames: new x509.SubjectAlternativeNameExtension([
         { type: 'url', value: `${routeUriScheme}${path}` },
-        ...(route.mfaDevice
-          ? [{ type: 'url' as const, value: `${mfaDeviceUriScheme}${route.mfaDevice}` }]
-          : []),
+        ...(route.mfaDevice ? [mfaDeviceAltName(route.mfaDevice)] : []),
       ]),
     });
   }
@@ -163,10 +161,7 @@ export function certifiedRoute(peer: {
   const user = Array.isArray(cn) ? undefined : cn;
   const names = (peer.subjectaltname ?? '').split(', ');
   const uri = names.find((name) => name.startsWith(`URI:${routeUriScheme}`));
-  const mfaDevice = names
-    .filter((name) => name.startsWith(`URI:${mfaDeviceUriScheme}`))
-    .map((name) => name.slice(`URI:${mfaDeviceUriScheme}`.length))
-    .find((id) => /^[0-9a-f-]{36}$/.test(id));
+  const mfaDevice = mfaDeviceOfAltNames(names);
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
   // The database name may be empty: a MySQL route with no default database opens none.

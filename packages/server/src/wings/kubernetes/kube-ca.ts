@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { PeerCertificate } from 'node:tls';
 import type { Backend } from '../../backend/index.js';
+import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
 /** The name (SNI) kubectl reaches the Kubernetes listener by: it never needs to resolve. */
@@ -14,8 +15,6 @@ const requestUriScheme = 'postern-access-request:';
  * it was checked for, as the cluster URI does.
  */
 const sessionMfaUriScheme = 'postern-session-mfa:';
-/** The MFA device the login behind the certificate was proven with (an `mfa_device` lock). */
-const mfaDeviceUriScheme = 'postern-mfa-device:';
 
 /** Who a verified client certificate names, and the one cluster it is for. */
 export interface CertifiedKubeUser {
@@ -82,7 +81,7 @@ export class KubeCa {
         url(clusterUriScheme, cluster),
         ...accessRequests.map((id) => url(requestUriScheme, id)),
         ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
-        ...(mfaDevice ? [url(mfaDeviceUriScheme, mfaDevice)] : []),
+        ...(mfaDevice ? [mfaDeviceAltName(mfaDevice)] : []),
       ]),
     });
   }
@@ -131,10 +130,7 @@ export function certifiedKubeUser(
   const sessionMfaVerified = names.includes(
     `URI:${sessionMfaUriScheme}${encodeURIComponent(cluster)}`,
   );
-  const mfaDevice = names
-    .filter((name) => name.startsWith(`URI:${mfaDeviceUriScheme}`))
-    .map((name) => name.slice(`URI:${mfaDeviceUriScheme}`.length))
-    .find((id) => /^[0-9a-f-]{36}$/.test(id));
+  const mfaDevice = mfaDeviceOfAltNames(names);
   return {
     user,
     cluster,
