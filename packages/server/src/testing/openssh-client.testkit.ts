@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ClusterCa } from '../ssh/ca.service.js';
+import { POSTERN_MFA_DEVICE_EXTENSION, type ClusterCa } from '../ssh/ca.service.js';
 import { ed25519PrivateKeyObject, generateEd25519Key } from '../ssh/keys.js';
 import { toOpenSshPrivateKey } from '../ssh/openssh-key-format.js';
 
@@ -41,6 +41,8 @@ export async function openSshClient(opts: {
   permitPortForwarding?: boolean;
   /** pin_source_ip: the address the certificate is pinned to. */
   sourceIp?: string;
+  /** The MFA device `postern login` proved the user with (`postern-mfa-device@postern.dev`). */
+  mfaDevice?: string;
 }): Promise<OpenSshClientSetup> {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-ssh-client-'));
   const key = generateEd25519Key();
@@ -55,6 +57,9 @@ export async function openSshClient(opts: {
     ttlMs: opts.ttlMs ?? 600_000,
     permitPortForwarding: opts.permitPortForwarding ?? true,
     ...(opts.sourceIp ? { sourceIp: opts.sourceIp } : {}),
+    ...(opts.mfaDevice
+      ? { extraExtensions: { [POSTERN_MFA_DEVICE_EXTENSION]: opts.mfaDevice } }
+      : {}),
   });
   await writeFile(`${keyFile}-cert.pub`, `${certificate}\n`);
   await writeFile(path.join(dir, 'known_hosts'), `${opts.ca.knownHostsLine()}\n`);

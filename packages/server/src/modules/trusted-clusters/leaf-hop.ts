@@ -9,9 +9,10 @@ import type { AuditStore } from '../audit/index.js';
 const recheckMs = 1_000;
 
 export interface LeafHop {
-  /** Who goes: the root's locks on them (and their roles) end the hop. */
+  /** Who goes: the root's locks on them (their roles, the MFA device they signed in with) end the hop. */
   user: string;
   roles: string[];
+  mfaDevice?: string | undefined;
   /** When their credential ends (ms): the hop ends with it. */
   expiresMs: number;
   remoteAddr: string;
@@ -22,7 +23,8 @@ export interface LeafHop {
 
 /**
  * A hop through this root to a leaf (`ssh` to a leaf's server, a database or app tunnel): both
- * ways until either side ends, or the root locks the user or their credential ends. The root
+ * ways until either side ends, or the root locks the user (or their device) or their credential
+ * ends. The root
  * audits the hop's start and end: the session itself is the leaf's to record, but an auditor
  * reading only the root's log still sees who went where, when, and why it ended.
  */
@@ -42,7 +44,11 @@ export function relayLeafHop(
   emitAuditInBackground(deps.audit, hop.codes.start, fields);
   client.pipe(upstream).pipe(client);
   const watch = setInterval(() => {
-    const lock = deps.locks.lockFor({ user: hop.user, roles: hop.roles });
+    const lock = deps.locks.lockFor({
+      user: hop.user,
+      roles: hop.roles,
+      mfaDevice: hop.mfaDevice,
+    });
     if (!lock && deps.now() < hop.expiresMs) return;
     const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
     deps.log('ending a hop to a leaf', { user: hop.user, reason, ...hop.fields });

@@ -46,6 +46,8 @@ export interface LeafHopOf {
   name: string;
   user: string;
   roles: string[];
+  /** The MFA device their credential was signed in with (an `mfa_device` lock ends the hop). */
+  mfaDevice?: string | undefined;
   /** When the user's credential ends (ms). */
   expiresMs: number;
   remoteAddr: string;

@@ -108,6 +108,7 @@ export async function relayTunnelToLeaf(
       {
         user: signer.user,
         roles: caller.roles,
+        mfaDevice: signer.mfaDevice,
         expiresMs: Date.parse(caller.expires),
         remoteAddr: addressOf(req),
         codes: { start: 'TPOS062I', end: 'TPOS063I' },

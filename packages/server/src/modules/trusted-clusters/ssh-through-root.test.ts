@@ -1,5 +1,6 @@
 import { agentPaths } from '@postern/contracts';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -28,7 +29,8 @@ describe('ssh to a leaf cluster through the root', () => {
   let rootPort: number;
   const homes: string[] = [];
   const stops: (() => Promise<unknown>)[] = [];
-  const clientOf = (user: string, roles: string[]) => world.clientOf(user, roles);
+  const clientOf = (user: string, roles: string[], mfaDevice?: string) =>
+    world.clientOf(user, roles, mfaDevice);
   const ssh = (client: OpenSshClientSetup, target: string, command: string) =>
     world.ssh(client, target, command);
   const leafEvents = () => world.leafEvents();
@@ -224,6 +226,42 @@ describe('ssh to a leaf cluster through the root', () => {
       10_000,
       "the root's hop end",
     );
+  });
+
+  it("a lock on the root's MFA device ends a running session on the leaf; another device's goes on", async () => {
+    const stolen = randomUUID();
+    const mia = await clientOf('mia', ['access'], stolen);
+    const kept = await clientOf('mia', ['access'], randomUUID());
+    const start = (client: OpenSshClientSetup) => {
+      const child = client.spawn('ssh', ['root@test-host.leaf', 'echo started; sleep 60']);
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { child, exited, started: () => output.includes('started') };
+    };
+    const onStolen = start(mia);
+    const onKept = start(kept);
+    await eventually(() => onStolen.started() && onKept.started(), 20_000, 'both sessions');
+    await root.services.locks.create(
+      { targets: { mfa_device: stolen }, message: 'phone reported stolen' },
+      admin,
+    );
+    expect(await onStolen.exited).not.toBe(0);
+    // The root's own log says why that hop ended; the other device's hop is still up.
+    await eventually(
+      async () =>
+        (await rootEvents()).some(
+          (e) =>
+            e.code === 'TPOS061I' &&
+            e.user === 'mia' &&
+            /phone reported stolen/.test(String(e.reason)),
+        ),
+      10_000,
+      "the root's hop end",
+    );
+    expect(onKept.child.exitCode).toBeNull();
+    onKept.child.kill();
+    await onKept.exited;
   });
 
   it("the leaf's SSH upgrade exists only on a root's tunnel, not on the leaf's web port", async () => {

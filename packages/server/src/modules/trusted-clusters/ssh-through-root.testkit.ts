@@ -22,7 +22,8 @@ export interface RootAndLeaf {
   rootPort: number;
   leaf: TerminalFixture;
   /** A root user's ssh client, with known_hosts as `postern login` on the root writes it. */
-  clientOf(user: string, roles: string[]): Promise<OpenSshClientSetup>;
+  /** A stock ssh client of the root's user; `mfaDevice`: the device its login was proven with. */
+  clientOf(user: string, roles: string[], mfaDevice?: string): Promise<OpenSshClientSetup>;
   /** The real ssh at INFO, so the proxy's banner (a refusal's reason) reaches stderr. */
   ssh(
     client: OpenSshClientSetup,
@@ -55,7 +56,7 @@ export async function startRootAndLeaf(
     root,
     rootPort: listening.port,
     leaf,
-    async clientOf(user, roles) {
+    async clientOf(user, roles, mfaDevice) {
       await root.services.users.create({ name: user, roles }, 'test').catch(() => undefined);
       const client = await openSshClient({
         ca: root.services.ca,
@@ -63,6 +64,7 @@ export async function startRootAndLeaf(
         roles,
         logins: ['root'],
         proxyPort: rootSsh.port,
+        ...(mfaDevice ? { mfaDevice } : {}),
       });
       clients.push(client);
       const issued = await root.context.identity.issuer.issue({

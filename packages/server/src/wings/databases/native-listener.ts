@@ -154,6 +154,8 @@ export interface LeafAdmission {
   pinned: { dbUser: string; dbName: string };
   /** When the certificate ends (ms): the hop ends with it. */
   expiresMs: number;
+  /** The MFA device its login was proven with: a lock on it ends the hop. */
+  mfaDevice?: string | undefined;
 }
 
 /**
@@ -198,6 +200,7 @@ export function admitted(
       traits,
       pinned,
       expiresMs,
+      mfaDevice: route.mfaDevice,
     };
   }
   const db = deps.databases.get(route.db);

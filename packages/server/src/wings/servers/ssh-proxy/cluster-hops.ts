@@ -25,6 +25,8 @@ export interface RootJump {
   accessRequests: string[];
   validBefore: Date;
   remoteAddr: string;
+  /** The MFA device the certificate's login was proven with. */
+  mfaDevice?: string | undefined;
 }
 
 /** Dials the leaf, then accepts the client's channel and pipes it; rejects when that fails. */
@@ -58,6 +60,7 @@ export function forwardToLeaf(
         {
           user: jump.user,
           roles: current.roles,
+          mfaDevice: jump.mfaDevice,
           expiresMs: jump.validBefore.getTime(),
           remoteAddr: jump.remoteAddr,
           codes: { start: 'TPOS060I', end: 'TPOS061I' },
