@@ -30,8 +30,12 @@ test.describe.serial('lock targets and Manage Clusters', () => {
   const contexts: BrowserContext[] = [];
 
   /** A user with these roles (and logins), signed in with a passkey in a browser of their own. */
-  async function signUp(browser: Browser, roles: string, logins?: string): Promise<Page> {
-    const name = uniqueUser('mgmt');
+  async function signUp(
+    browser: Browser,
+    roles: string,
+    logins?: string,
+    name = uniqueUser('mgmt'),
+  ): Promise<Page> {
     const context = await browser.newContext({ baseURL: server.url });
     contexts.push(context);
     const page = await context.newPage();
@@ -104,6 +108,40 @@ test.describe.serial('lock targets and Manage Clusters', () => {
       user.getByRole('menuitem', { name: 'root', exact: true }).click(),
     ]);
     await expect(terminal.getByRole('status')).toHaveText(`disconnected: locked: ${message}`);
+  });
+
+  test("an MFA device lock, picked from the owner's devices, signs out what that device signed in", async ({
+    browser,
+  }) => {
+    // Signing out waits for the console's token check, which runs every 15 s.
+    test.setTimeout(120_000);
+    const admin = await signUp(browser, 'editor,access');
+    const ownerName = uniqueUser('owner');
+    const owner = await signUp(browser, 'access', undefined, ownerName);
+    await admin.goto('/web/locks/new');
+    await admin.getByRole('combobox', { name: 'Target kind' }).selectOption('mfa_device');
+    await admin.getByLabel('Device owner').fill(ownerName);
+    // The owner's one device (the passkey of their invite) is offered under its name.
+    const targetName = admin.getByLabel('Target name');
+    const offered = admin.locator(`datalist#${await targetName.getAttribute('list')} option`);
+    await expect(offered).toHaveCount(1);
+    await expect(offered).toHaveAttribute('label', / · Passkey · /);
+    const deviceId = (await offered.getAttribute('value'))!;
+    expect(deviceId).toMatch(/^[0-9a-f-]{36}$/);
+    const message = `key reported lost ${uniqueUser('k')}`;
+    await targetName.fill(deviceId);
+    await admin.getByLabel('Message').fill(message);
+    await admin.getByRole('button', { name: 'Create Lock' }).click();
+    await expect(admin).toHaveURL(/\/web\/locks$/);
+    await expect(
+      admin.getByRole('main').getByRole('row').filter({ hasText: message }),
+    ).toContainText(`mfa_device: ${deviceId}`);
+
+    // The owner's console, signed in with that passkey, is refused at its next token check.
+    await expect(owner).toHaveURL(/\/web\/login/, { timeout: 30_000 });
+    // The admin signed in with a device of their own: still in.
+    await admin.reload();
+    await expectSignedIn(admin);
   });
 
   test('Manage Clusters links the public URL, which opens the console in a new tab', async ({

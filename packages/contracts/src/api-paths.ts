@@ -40,6 +40,8 @@ export const apiPaths = {
   trustedCluster: (name: string) => `${apiPrefix}/trustedcluster/${seg(name)}`,
   users: `${apiPrefix}/users`,
   user: (name: string) => `${apiPrefix}/users/${seg(name)}`,
+  /** A user's MFA devices, for an admin locking one (`mfa_device`): ids and names, no secret. */
+  userMfaDevices: (name: string) => `${apiPrefix}/users/${seg(name)}/mfa/devices`,
   context: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/context`,
   locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
   lock: (clusterId: string, uuid: string) =>
@@ -251,6 +253,7 @@ export const apiPaths = {
     connector: (kind: ConnectorKind) => `${apiPrefix}/${kind}/:name`,
     /** Beside `users/password/...`: static segments win, so the two never clash. */
     user: `${apiPrefix}/users/:username`,
+    userMfaDevices: `${apiPrefix}/users/:username/mfa/devices`,
     context: `${apiPrefix}/sites/:clusterId/context`,
     locks: `${apiPrefix}/sites/:clusterId/locks`,
     accessRequests: `${apiPrefix}/sites/:clusterId/accessrequests`,

@@ -1,4 +1,10 @@
-import { apiPaths, okBody, userUpsertRequestSchema, type UserJson } from '@postern/contracts';
+import {
+  apiPaths,
+  okBody,
+  userUpsertRequestSchema,
+  type MfaDevice,
+  type UserJson,
+} from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../http/request-identity.js';
 import { parseInput } from '../../http/parse-input.js';
@@ -24,6 +30,14 @@ export async function usersAdminRoutes(
     apiPaths.patterns.user,
     { config: { access: { area: 'users', verb: 'read' } } },
     async (request): Promise<UserJson> => usersAdmin.get(request.params.username, actorOf(request)),
+  );
+
+  // What an admin needs to lock one device (Create New Lock): never a secret.
+  app.get<UserParams>(
+    apiPaths.patterns.userMfaDevices,
+    { config: { access: { area: 'users', verb: 'read' } } },
+    async (request): Promise<MfaDevice[]> =>
+      usersAdmin.devices(request.params.username, actorOf(request)),
   );
 
   // Creates the user without a password; the console then asks for an invite link.

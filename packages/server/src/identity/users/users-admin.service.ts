@@ -1,9 +1,10 @@
-import type { UserJson, UserUpsertRequest } from '@postern/contracts';
+import type { MfaDevice, UserJson, UserUpsertRequest } from '@postern/contracts';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
 import { assertMay, may, visible, type Actor } from '../../access-control/access/actor.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import { canGrantRoles } from '../../access-control/rbac/index.js';
+import { deviceView } from '../mfa/devices.js';
 import { toUserJson, traitsToInternal } from './traits.js';
 import type { UsersService } from './users.service.js';
 import type { UserResource } from './users.store.js';
@@ -29,6 +30,14 @@ export class UsersAdminService {
     // A user the actor may not read is reported like a missing one.
     if (!may(actor, 'user', 'read', user)) throw notFound(`user ${name} not found`);
     return toUserJson(user);
+  }
+
+  /** The user's MFA devices as Account Settings lists them, for whoever may read the user. */
+  async devices(name: string, actor: Actor): Promise<MfaDevice[]> {
+    const user = await this.users.get(name);
+    if (!may(actor, 'user', 'read', user)) throw notFound(`user ${name} not found`);
+    const { devices } = await this.users.store.credentials(name);
+    return devices.map(deviceView);
   }
 
   async create(body: UserUpsertRequest, actor: Actor): Promise<UserJson> {

@@ -1,4 +1,4 @@
-import { userJsonSchema } from '@postern/contracts';
+import { mfaDeviceListSchema, userJsonSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, loginWithTotp } from '../../testing/identity.testkit.js';
@@ -186,6 +186,22 @@ describe('users admin', () => {
     expect(reset.statusCode, reset.body).toBe(200);
   });
 
+  it("lists a user's MFA devices for whoever may read the user: ids, names, never a secret", async () => {
+    const yara = await inviteUser(app, 'yara', { roles: ['access'] });
+    const [stored] = (await app.services.users.store.credentials('yara')).devices;
+    const res = await call('GET', '/users/yara/mfa/devices');
+    expect(res.statusCode, res.body).toBe(200);
+    const devices = mfaDeviceListSchema.parse(res.json());
+    expect(devices).toEqual([expect.objectContaining({ id: stored!.id, type: 'TOTP' })]);
+    expect(res.body).not.toMatch(/secret|publicKey|credentialId/i);
+    // The route's guard: signed out, and signed in without the users read verb.
+    const signedOut = await app.server.inject({ url: '/v1/webapi/users/yara/mfa/devices' });
+    expect(signedOut.statusCode).toBe(401);
+    const own = await call('GET', '/users/yara/mfa/devices', undefined, yara.headers);
+    expect(own.statusCode).toBe(403);
+    expect((await call('GET', '/users/ghost/mfa/devices')).statusCode).toBe(404);
+  });
+
   it('refuses to delete yourself', async () => {
     const res = await call('DELETE', '/users/root');
     expect(res.statusCode).toBe(400);
@@ -231,5 +247,8 @@ spec:
     const list = await call('GET', '/users', undefined, headers);
     expect(list.json().map((user: { name: string }) => user.name)).toEqual(['bob']);
     expect((await call('GET', '/users/root', undefined, headers)).statusCode).toBe(404);
+    // So are the devices of a user the rule hides; their own are there.
+    expect((await call('GET', '/users/root/mfa/devices', undefined, headers)).statusCode).toBe(404);
+    expect((await call('GET', '/users/bob/mfa/devices', undefined, headers)).statusCode).toBe(200);
   });
 });

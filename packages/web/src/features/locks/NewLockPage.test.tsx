@@ -46,6 +46,12 @@ function optionsOf(input: HTMLElement): string[] {
   return [...(list?.querySelectorAll('option') ?? [])].map((o) => o.value);
 }
 
+/** The labels a datalist shows beside its values. */
+function labelsOf(input: HTMLElement): string[] {
+  const list = document.getElementById(input.getAttribute('list') ?? '');
+  return [...(list?.querySelectorAll('option') ?? [])].map((o) => o.label);
+}
+
 afterEach(() => vi.unstubAllGlobals());
 
 describe('NewLockPage', () => {
@@ -141,6 +147,68 @@ describe('NewLockPage', () => {
     expect(asked).not.toContain('/v1/webapi/users');
     expect(asked).not.toContain('/v1/webapi/roles');
     expect(asked.some((url) => String(url).startsWith(desktopsUrl))).toBe(false);
+  });
+
+  it("MFA Device: the owner's devices are offered by name, and the one picked is locked by its ID", async () => {
+    const phone = '6f1c2f0e-8a4b-4c1d-9e2f-0a1b2c3d4e5f';
+    const key = '0b7d9c6a-1e2f-4a3b-8c4d-5e6f7a8b9c0d';
+    const devices = [
+      {
+        id: phone,
+        name: 'phone',
+        type: 'TOTP',
+        usage: 'mfa',
+        addedAt: '2026-03-01T10:00:00Z',
+        lastUsed: '2026-03-04T12:00:00Z',
+      },
+      {
+        id: key,
+        name: 'yubikey',
+        type: 'WebAuthn',
+        usage: 'mfa',
+        addedAt: '2026-03-02T08:00:00Z',
+        lastUsed: '2026-03-05T09:10:11Z',
+      },
+    ];
+    const { fetchStub, puts, user } = setup(
+      (method, url) => {
+        if (url === '/v1/webapi/users/alice/mfa/devices') return jsonResponse(devices);
+        if (url === '/v1/webapi/users/bob/mfa/devices') return jsonResponse([]);
+        return undefined;
+      },
+      aclWith({ lock: 'all', users: ['list', 'read'] }),
+    );
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'mfa_device');
+    const owner = screen.getByRole('combobox', { name: /Device owner/ });
+    await waitFor(() => expect(optionsOf(owner)).toEqual(['alice', 'bob']));
+    // Partial names are not looked up: only a listed user's devices are asked for.
+    await user.type(owner, 'bob');
+    expect(await screen.findByText('bob has no MFA devices')).toBeTruthy();
+    await user.clear(owner);
+    await user.type(owner, 'alice');
+    const name = screen.getByRole('combobox', { name: 'Target name' });
+    await waitFor(() => expect(optionsOf(name)).toEqual([phone, key]));
+    expect(labelsOf(name)).toEqual([
+      expect.stringMatching(/^phone · Authenticator App · last used /),
+      expect.stringMatching(/^yubikey · Hardware Key · last used /),
+    ]);
+    const asked = fetchStub.mock.calls.map(([url]) => String(url));
+    expect(asked.filter((url) => url.endsWith('/mfa/devices'))).toEqual([
+      '/v1/webapi/users/bob/mfa/devices',
+      '/v1/webapi/users/alice/mfa/devices',
+    ]);
+    await user.type(name, key);
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(puts()).toHaveLength(1));
+    expect(puts()[0]?.[1]).toEqual({ targets: { mfa_device: key }, message: '' });
+  });
+
+  it('MFA Device without the users read verb: no owner field, the ID is typed', async () => {
+    const { user } = setup(undefined, aclWith({ lock: 'all', users: ['list'] }));
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'mfa_device');
+    expect(screen.queryByRole('combobox', { name: /Device owner/ })).toBeNull();
   });
 
   it('shows the server’s refusal and stays on the form', async () => {

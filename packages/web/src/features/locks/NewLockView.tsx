@@ -24,9 +24,21 @@ import {
 } from './newLockForm';
 import { FailureAlert } from '../../components/FailureAlert';
 
+/** Whose device to lock: their devices are offered as the target name (the kind MFA Device). */
+export interface DeviceOwnerField {
+  value: string;
+  onChange(name: string): void;
+  /** The owner's devices once listed: the ID, and how a person tells it apart. */
+  devices: { id: string; label: string }[];
+  /** Why they could not be listed (no such user, or not one the viewer may read). */
+  error?: string | undefined;
+}
+
 export interface NewLockViewProps {
   /** Names to offer per target kind (users and roles the user may list); free text always works. */
   suggestions: Partial<Record<LockTargetKind, string[]>>;
+  /** Absent where the viewer may not read users: the device's ID is then typed or pasted. */
+  deviceOwner?: DeviceOwnerField | undefined;
   /** Creates the lock; rejects with the server's error, which the form shows. */
   onSubmit: (request: CreateLockRequest) => Promise<void>;
   now?: () => Date;
@@ -44,7 +56,12 @@ const namePlaceholders: Record<LockTargetKind, string> = {
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Create New Lock: what to lock, why, and for how long. */
-export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: NewLockViewProps) {
+export function NewLockView({
+  suggestions,
+  deviceOwner,
+  onSubmit,
+  now = () => new Date(),
+}: NewLockViewProps) {
   const [form, setForm] = useState<NewLockForm>(emptyNewLockForm);
   const [errors, setErrors] = useState<NewLockErrors>({});
   const [serverError, setServerError] = useState<string>();
@@ -53,6 +70,11 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
   // ours covers the form.
   const id = useId();
   const nameListId = `${id}-names`;
+  const ownerListId = `${id}-owners`;
+  const pickingDevice = form.kind === 'mfa_device' && deviceOwner !== undefined;
+  const nameOptions = pickingDevice
+    ? deviceOwner.devices.map((device) => ({ value: device.id, label: device.label }))
+    : (suggestions[form.kind] ?? []).map((name) => ({ value: name, label: undefined }));
   const ttlListId = `${id}-ttls`;
   const set = <K extends keyof NewLockForm>(key: K, value: NewLockForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
@@ -90,6 +112,24 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
             onChange={(e) => set('kind', e.currentTarget.value as LockTargetKind)}
             error={errors.kind}
           />
+          {pickingDevice && (
+            <>
+              <TextInput
+                label="Device owner"
+                description="Whose device: their devices are offered as the target name"
+                value={deviceOwner.value}
+                onChange={(e) => deviceOwner.onChange(e.currentTarget.value)}
+                error={deviceOwner.error}
+                autoComplete="off"
+                list={ownerListId}
+              />
+              <datalist id={ownerListId}>
+                {(suggestions.user ?? []).map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+            </>
+          )}
           <TextInput
             label="Target name"
             placeholder={namePlaceholders[form.kind]}
@@ -103,8 +143,8 @@ export function NewLockView({ suggestions, onSubmit, now = () => new Date() }: N
             list={nameListId}
           />
           <datalist id={nameListId}>
-            {(suggestions[form.kind] ?? []).map((name) => (
-              <option key={name} value={name} />
+            {nameOptions.map(({ value, label }) => (
+              <option key={value} value={value} label={label} />
             ))}
           </datalist>
           <Textarea

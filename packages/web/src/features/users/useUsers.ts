@@ -6,6 +6,7 @@ import {
   createUser,
   createUserToken,
   deleteUser,
+  fetchUserDevices,
   fetchUsers,
   updateUser,
   type UserTokenType,
@@ -25,6 +26,16 @@ export function useUserNames(enabled: boolean) {
     queryFn: ({ signal }) => fetchUsers(signal),
     enabled,
     select: (users) => users.map((user) => user.name),
+  });
+}
+
+/** One user's MFA devices (Create New Lock's device picker); only while `enabled`. */
+export function useUserDevices(name: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...usersQueryKey, name, 'devices'],
+    queryFn: ({ signal }) => fetchUserDevices(name, signal),
+    enabled: enabled && name !== '',
+    retry: false,
   });
 }
 

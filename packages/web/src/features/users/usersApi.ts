@@ -1,5 +1,6 @@
 import {
   apiPaths,
+  mfaDeviceListSchema,
   userJsonSchema,
   userTokenSchema,
   type UserToken,
@@ -7,6 +8,7 @@ import {
 } from '@postern/contracts';
 import { api, decode } from '../../api';
 import { routePath } from '../../app/routes';
+import { makeDevices, type Device } from '../account/makeDevice';
 import { makeUser, makeUsers, type User } from './makeUser';
 
 /** Manage Users calls (spec §7: `/users`, `users/{username}`, `users/password/token`). */
@@ -24,6 +26,12 @@ export async function createUser(request: UserUpsertRequest): Promise<User> {
 /** `PUT /users`: roles and traits. */
 export async function updateUser(request: UserUpsertRequest): Promise<User> {
   return makeUser(decode(userJsonSchema, await api.put(apiPaths.users, request), apiPaths.users));
+}
+
+/** `GET users/{username}/mfa/devices`: another user's devices, oldest first (locking one). */
+export async function fetchUserDevices(name: string, signal?: AbortSignal): Promise<Device[]> {
+  const path = apiPaths.userMfaDevices(name);
+  return makeDevices(decode(mfaDeviceListSchema, await api.get(path, { signal }), path));
 }
 
 export async function deleteUser(name: string): Promise<void> {
