@@ -46,6 +46,8 @@ export interface Identity {
    * (require_session_mfa): the session it opens may start.
    */
   mfaVerified?: boolean;
+  /** The device that answered that check: an `mfa_device` lock on it ends the session. */
+  sessionMfaDevice?: string;
 }
 
 declare module 'fastify' {

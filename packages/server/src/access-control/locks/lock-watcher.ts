@@ -13,7 +13,9 @@ export interface LockSubject {
   /** A desktop's name (the target kind `windows_desktop`). */
   desktop?: string;
   /** The id of the MFA device the caller's credential was signed in with (`mfa_device`). */
-  mfaDevice?: string;
+  mfaDevice?: string | undefined;
+  /** The device that answered the per-session MFA check the session was opened with. */
+  sessionMfaDevice?: string | undefined;
 }
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
@@ -161,7 +163,8 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     is(target.login, subject.login) ||
     is(target.node, subject.node) ||
     is(target.windows_desktop, subject.desktop) ||
-    is(target.mfa_device, subject.mfaDevice)
+    is(target.mfa_device, subject.mfaDevice) ||
+    is(target.mfa_device, subject.sessionMfaDevice)
   );
 }
 

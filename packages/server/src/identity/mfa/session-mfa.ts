@@ -127,22 +127,31 @@ export class SessionMfa {
     return challenge;
   }
 
-  /** Checks the answer to `challenge`'s; a wrong one is audited as a failed auth attempt. */
+  /**
+   * Checks the answer to `challenge`'s; a wrong one is audited as a failed auth attempt. Resolves
+   * with the id of the device that answered (undefined when a trusted root vouched for its user),
+   * which a session opened on the strength of the check carries for `mfa_device` locks.
+   */
   async verify(
     user: string,
     subject: string,
     response: SessionMfaResponse,
     origin: string | undefined,
-  ): Promise<void> {
-    if (await this.rootUsers?.verify(user, subject, response)) return;
+  ): Promise<string | undefined> {
+    if (await this.rootUsers?.verify(user, subject, response)) return undefined;
     try {
       if ('root_assertion' in response) {
         throw new SecondFactorRejected('a root assertion answers only a root check');
       } else if ('webauthn_response' in response) {
         const expected = { user, purposes: ['session' as const], subject };
-        await this.deps.secondFactor.verifyAssertion(response.webauthn_response, expected, origin);
+        const { device } = await this.deps.secondFactor.verifyAssertion(
+          response.webauthn_response,
+          expected,
+          origin,
+        );
+        return device.id;
       } else {
-        await this.deps.secondFactor.verifyTotp(user, response.totp_code);
+        return (await this.deps.secondFactor.verifyTotp(user, response.totp_code)).id;
       }
     } catch (error) {
       if (!(error instanceof SecondFactorRejected || error instanceof MfaDeviceLocked)) throw error;

@@ -17,7 +17,13 @@ export interface LiveSessionInit {
    * its bytes pass through as they are, and nobody but its owner's party joins it.
    */
   terminal: TerminalSize | undefined;
-  owner: { user: string; roles: string[]; mfaDevice?: string };
+  owner: {
+    user: string;
+    roles: string[];
+    mfaDevice?: string | undefined;
+    /** The device of the per-session MFA check the session was opened with. */
+    sessionMfaDevice?: string | undefined;
+  };
   login: string;
   /** The resource reached (a node for SSH): locks and trackers name it. */
   node: { id: string; hostname: string; addr: string };

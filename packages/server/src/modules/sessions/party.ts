@@ -17,7 +17,9 @@ export interface Party {
   readonly roles: readonly string[];
   readonly mode: ParticipantMode;
   /** The MFA device the party's credential was signed in with: an `mfa_device` lock ends it. */
-  readonly mfaDevice?: string;
+  readonly mfaDevice?: string | undefined;
+  /** The device of the per-session MFA check it joined or started with: the same. */
+  readonly sessionMfaDevice?: string | undefined;
   /** Terminal output, cut on character boundaries. */
   output(chunk: Uint8Array): void;
   /** A session event for the terminal (join, leave, resize), reference frame `a`. */

@@ -309,17 +309,23 @@ export class SessionHub {
   private enforce(): void {
     for (const session of [...this.live.values()]) {
       const { owner, login, node } = session.init;
-      const { user, roles, mfaDevice } = owner;
+      const { user, roles, mfaDevice, sessionMfaDevice } = owner;
       const lock =
-        this.deps.locks.lockFor({ user, roles, login, node: node.id, mfaDevice }) ??
-        this.deps.locks.lockFor({ node: node.hostname });
+        this.deps.locks.lockFor({
+          user,
+          roles,
+          login,
+          node: node.id,
+          mfaDevice,
+          sessionMfaDevice,
+        }) ?? this.deps.locks.lockFor({ node: node.hostname });
       if (lock) {
         session.terminate(`locked: ${lockMessage(lock)}`);
         continue;
       }
       for (const party of session.parties()) {
-        const { user, roles, mfaDevice } = party;
-        const partyLock = this.deps.locks.lockFor({ user, roles, mfaDevice });
+        const { user, roles, mfaDevice, sessionMfaDevice } = party;
+        const partyLock = this.deps.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
         if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
       }
     }

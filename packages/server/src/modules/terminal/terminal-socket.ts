@@ -161,33 +161,27 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     answer(socket, { type: 'create_session_response', status: 'ok' });
     // Before a session starts or is joined: nothing of it is shown to an unchecked caller.
     const subject = options.mfaSubject?.(identity);
+    let caller: Identity = identity;
     if (subject !== undefined) {
-      await passMfa(identity.user, subject);
+      const checkedWith = await passMfa(identity.user, subject);
       if (socket.readyState !== socket.OPEN) return;
+      caller = { ...identity, mfaVerified: true };
+      if (checkedWith) caller.sessionMfaDevice = checkedWith;
     }
-    const caller: Identity = subject === undefined ? identity : { ...identity, mfaVerified: true };
+    const devices = {
+      mfaDevice: caller.session.mfaDevice,
+      sessionMfaDevice: caller.sessionMfaDevice,
+    };
     const { sid, mode } = request.data;
     if (sid) {
       const joined = options.sessions.joinable(caller, sid, mode);
       session = joined.session;
-      party = new WebSocketParty(
-        socket,
-        caller.user,
-        caller.roles,
-        joined.mode,
-        caller.session.mfaDevice,
-      );
+      party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode, devices);
       stopGuard = options.sessions.guardParty(caller, session, party);
     } else {
       const started = await options.sessions.start(caller, request.data);
       session = started;
-      party = new WebSocketParty(
-        socket,
-        caller.user,
-        caller.roles,
-        'peer',
-        caller.session.mfaDevice,
-      );
+      party = new WebSocketParty(socket, caller.user, caller.roles, 'peer', devices);
       // The browser left while we dialled: nobody owns the new session.
       if (stage === 'closed') {
         return started.terminate('the client disconnected before the session started');
@@ -234,8 +228,11 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     fail(`the session cannot be resumed: ${taken.refused}`);
   }
 
-  /** Sends the challenge on an `n` frame and checks the answer that comes back on one. */
-  async function passMfa(user: string, subject: string): Promise<void> {
+  /**
+   * Sends the challenge on an `n` frame and checks the answer that comes back on one; resolves
+   * with the device that answered.
+   */
+  async function passMfa(user: string, subject: string): Promise<string | undefined> {
     const mfa = options.mfa;
     if (!mfa) throw accessDenied('this session needs a per-session MFA check, not offered here');
     const challenge = await mfa.challenge(user, subject);
@@ -252,7 +249,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     }).finally(() => (mfaAnswer = undefined));
     const response = sessionMfaResponseSchema.safeParse(safeJson(text));
     if (!response.success) throw badParameter('the MFA answer is not a key assertion or a code');
-    await mfa.verify(user, subject, response.data, options.origin);
+    return await mfa.verify(user, subject, response.data, options.origin);
   }
 }
 

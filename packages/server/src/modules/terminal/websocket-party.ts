@@ -35,7 +35,17 @@ const headerRoom = rawHeader.length + 3;
  * A session's owner may resume it over a new socket when the connection drops (`keepForResume`,
  * `moveTo`): the party then keeps what it sent until the client acknowledges it (output-log.ts).
  */
+/** The MFA devices a party's credential stands on, for `mfa_device` locks. */
+export interface PartyDevices {
+  /** The one its web session was signed in with. */
+  mfaDevice?: string | undefined;
+  /** The one that answered the per-session check on this socket. */
+  sessionMfaDevice?: string | undefined;
+}
+
 export class WebSocketParty implements Party {
+  readonly mfaDevice: string | undefined;
+  readonly sessionMfaDevice: string | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Output not yet sent: a frame being filled, with room for the header before the payload. */
@@ -54,8 +64,11 @@ export class WebSocketParty implements Party {
     readonly user: string,
     readonly roles: readonly string[],
     readonly mode: ParticipantMode,
-    readonly mfaDevice?: string,
-  ) {}
+    devices: PartyDevices = {},
+  ) {
+    this.mfaDevice = devices.mfaDevice;
+    this.sessionMfaDevice = devices.sessionMfaDevice;
+  }
 
   output(chunk: Uint8Array): void {
     if (this.closed) return;

@@ -50,6 +50,8 @@ export interface Requester {
   sessionMfaTargets?: string[];
   /** The MFA device the credential was signed in with: an `mfa_device` lock refuses it. */
   mfaDevice?: string;
+  /** The device that answered the per-session MFA check for this session: the same. */
+  sessionMfaDevice?: string;
 }
 
 /** A web session's user as a requester. */
@@ -61,6 +63,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   subject: webSessionSubject(identity),
   ...(identity.mfaVerified ? { mfaVerified: true } : {}),
   ...(identity.session.mfaDevice ? { mfaDevice: identity.session.mfaDevice } : {}),
+  ...(identity.sessionMfaDevice ? { sessionMfaDevice: identity.sessionMfaDevice } : {}),
 });
 
 /** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
@@ -106,9 +109,9 @@ export class NodeAccess {
       );
     }
     const locks = this.deps.locks;
-    const { user, roles, mfaDevice } = requester;
+    const { user, roles, mfaDevice, sessionMfaDevice } = requester;
     const lock =
-      locks.lockFor({ user, roles, login, node: node.id, mfaDevice }) ??
+      locks.lockFor({ user, roles, login, node: node.id, mfaDevice, sessionMfaDevice }) ??
       locks.lockFor({ node: node.hostname });
     // lock: strict: while the lock view may miss a lock, the watcher reports one for strict roles.
     if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));

@@ -118,6 +118,31 @@ describe('require_session_mfa in the web terminal', () => {
     }
   });
 
+  it('a lock on the device that answered the check ends the session the check opened', async () => {
+    // Signed in with no device (as through SSO): the session stands on the check's device alone.
+    const headers = await app.signIn(['root-with-mfa'], 'tom');
+    const { devices } = await app.services.users.store.credentials('tom');
+    const client = await openTerminal({
+      baseUrl,
+      headers,
+      params: { term: { w: 80, h: 24 }, server_id: nodeId, login: 'root' },
+    });
+    await challengeOf(client);
+    answer(client, { totp_code: nextTotp(app, users.tom!.totpSecret!) });
+    await client.waitForOutput(/[#$] $/m);
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: devices[0]!.id }, message: 'phone lost mid-session' },
+      hostActor('test'),
+    );
+    try {
+      await client.closed;
+      const end = client.frames.find((frame) => frame.type === T.sessionEnd)?.payload ?? '{}';
+      expect(JSON.parse(end)).toEqual({ reason: 'locked: phone lost mid-session' });
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it('asks a hardware key user for an assertion bound to this socket', async () => {
     const first = await open(users.kim!);
     const second = await open(users.kim!);

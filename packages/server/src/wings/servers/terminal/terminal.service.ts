@@ -156,7 +156,12 @@ export class TerminalService {
     const session = this.deps.hub.create({
       kind: 'ssh',
       terminal: request.size,
-      owner: { user: requester.user, roles: requester.roles, mfaDevice: requester.mfaDevice },
+      owner: {
+        user: requester.user,
+        roles: requester.roles,
+        mfaDevice: requester.mfaDevice,
+        sessionMfaDevice: requester.sessionMfaDevice,
+      },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
       clusterName: this.deps.clusterName,
