@@ -31,6 +31,9 @@ const joinClaimSchema = peerClaimBase.extend({
   user: z.string().min(1),
   roles: z.array(z.string()),
   mode: z.enum(participantModes),
+  /** The MFA devices the joiner's credential stands on: the holder's locks on them end the party. */
+  mfaDevice: z.string().optional(),
+  sessionMfaDevice: z.string().optional(),
 });
 export type PeerClaim = z.infer<typeof joinClaimSchema>;
 

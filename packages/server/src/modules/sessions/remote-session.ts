@@ -75,6 +75,8 @@ export class RemoteSession implements JoinedSession {
       user: joiner.user,
       roles: [...joiner.roles],
       mode: joiner.mode,
+      ...(party.mfaDevice ? { mfaDevice: party.mfaDevice } : {}),
+      ...(party.sessionMfaDevice ? { sessionMfaDevice: party.sessionMfaDevice } : {}),
     });
     if (this.ended) return;
     const url = new URL(peerJoinPath(tracker.id), tracker.proxyAddr.replace(/^http/, 'ws'));

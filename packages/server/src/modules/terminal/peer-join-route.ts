@@ -50,7 +50,8 @@ export function peerJoinRoute(app: FastifyInstance, options: PeerJoinRouteOption
         if (!modes.includes(claim.mode)) {
           throw accessDenied(`access denied: you may not join this session as ${claim.mode}`);
         }
-        const lock = options.locks.lockFor({ user: claim.user, roles: claim.roles });
+        const { user, roles, mfaDevice, sessionMfaDevice } = claim;
+        const lock = options.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
         if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
         claims.set(request, claim);
       },
@@ -59,7 +60,8 @@ export function peerJoinRoute(app: FastifyInstance, options: PeerJoinRouteOption
       const claim = claims.get(request);
       const session = claim && options.hub.get(claim.sid);
       if (!claim || !session) return socket.close(1000, 'the session ended');
-      const party = new WebSocketParty(socket, claim.user, claim.roles, claim.mode);
+      const devices = { mfaDevice: claim.mfaDevice, sessionMfaDevice: claim.sessionMfaDevice };
+      const party = new WebSocketParty(socket, claim.user, claim.roles, claim.mode, devices);
       const alive = keepAlive(socket, options.pingIntervalMs);
       socket.on('message', (data: RawData, isBinary: boolean) => {
         if (isBinary) onFrame(session, party, toBytes(data));

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
 import { clusterSecret } from '../../../cluster-secrets.js';
+import { sessionCookieName } from '../../../http/request-identity.js';
 import {
   peerJoinPath,
   peerProofHeaders,
@@ -259,6 +260,38 @@ describe('joining a session held by another proxy', () => {
     expect(endReason(observer)).toBe('locked: incident 7');
     owner.type('echo still-$((3*3))\r');
     await owner.waitForOutput('still-9');
+    owner.type('exit\r');
+    await owner.closed;
+  });
+
+  it('ends a joiner through A signed in with a device an mfa_device lock names', async () => {
+    const { owner, sid } = await ownerOnB('alice', 'plain-x');
+    await owner.waitForOutput(/[#$] $/m);
+    // Proxy A signed bob in with this device: its proof to B carries it, and B judges by it.
+    const device = randomUUID();
+    const session = await a.services.sessions.create('bob', ['overseer-x'], undefined, {
+      mfaDevice: device,
+    });
+    const observer = await openTerminal({
+      baseUrl: aUrl,
+      headers: {
+        cookie: `${sessionCookieName}=${session.id}`,
+        authorization: `Bearer ${session.bearerToken}`,
+      },
+      params: { sid, mode: 'observer', term: { w: 80, h: 24 } } as never,
+    });
+    await owner.waitFor(
+      () => owner.frames.some((f) => f.type === T.audit && f.payload.includes('session.join')),
+      'the join event',
+    );
+    await b.services.locks.create(
+      { targets: { mfa_device: device }, message: 'key reported lost' },
+      hostActor('test'),
+    );
+    await observer.closed;
+    expect(endReason(observer)).toBe('locked: key reported lost');
+    owner.type('echo still-$((4*4))\r');
+    await owner.waitForOutput('still-16');
     owner.type('exit\r');
     await owner.closed;
   });
