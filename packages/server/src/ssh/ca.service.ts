@@ -48,6 +48,8 @@ export const POSTERN_BOT_INSTANCE_EXTENSION = 'postern-bot-instance@postern.dev'
  * per-session MFA, Kubernetes and database certificates) inherit it.
  */
 export const POSTERN_MFA_DEVICE_EXTENSION = 'postern-mfa-device@postern.dev';
+/** The device that answered the check a per-session MFA certificate was issued after. */
+export const POSTERN_SESSION_MFA_DEVICE_EXTENSION = 'postern-session-mfa-device@postern.dev';
 export const POSTERN_BOT_GENERATION_EXTENSION = 'postern-bot-generation@postern.dev';
 /** An address as one form: `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) is `127.0.0.1`. */
 export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
@@ -55,6 +57,10 @@ export const plainAddress = (addr: string) => addr.replace(/^::ffff:(?=\d+\.\d+\
 /** The MFA device a user certificate's login was proven with, when one was. */
 export const mfaDeviceOf = (extensions: Record<string, string>): string | undefined =>
   extensions[POSTERN_MFA_DEVICE_EXTENSION] || undefined;
+
+/** The device that answered a per-session MFA certificate's check, when one did. */
+export const sessionMfaDeviceOf = (extensions: Record<string, string>): string | undefined =>
+  extensions[POSTERN_SESSION_MFA_DEVICE_EXTENSION] || undefined;
 
 /** The access requests a user certificate's extensions name. */
 export const assumedRequestsOf = (extensions: Record<string, string>) =>

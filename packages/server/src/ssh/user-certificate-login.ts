@@ -3,6 +3,7 @@ import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
 import {
   assumedRequestsOf,
   mfaDeviceOf,
+  sessionMfaDeviceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_NO_FILE_COPY_EXTENSION,
@@ -42,6 +43,8 @@ export interface CertifiedIdentity {
   loginEndsAt?: Date;
   /** The MFA device its login was proven with: an `mfa_device` lock refuses it. */
   mfaDevice?: string;
+  /** On a per-session MFA certificate: the device that answered its check (the same). */
+  sessionMfaDevice?: string;
 }
 
 export interface CertificatePolicy {
@@ -56,6 +59,7 @@ export interface CertificatePolicy {
     roles: string[];
     login: string;
     mfaDevice?: string;
+    sessionMfaDevice?: string;
   }) => string | undefined;
   now: () => Date;
   /** The client's address: a certificate pinned to another one is refused (pin_source_ip). */
@@ -122,6 +126,8 @@ export function judgeUserCertificate(
   if (POSTERN_NO_FILE_COPY_EXTENSION in cert.extensions) identity.noFileCopy = true;
   const mfaDevice = mfaDeviceOf(cert.extensions);
   if (mfaDevice) identity.mfaDevice = mfaDevice;
+  const sessionMfaDevice = sessionMfaDeviceOf(cert.extensions);
+  if (sessionMfaDevice) identity.sessionMfaDevice = sessionMfaDevice;
   const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
   if (mfaTargets) {
     identity.sessionMfaTargets = mfaTargets.split(',');

@@ -5,6 +5,7 @@ import {
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_MFA_DEVICE_EXTENSION,
+  POSTERN_SESSION_MFA_DEVICE_EXTENSION,
   POSTERN_SESSION_MFA_EXTENSION,
   type ClusterCa,
 } from '../../ssh/ca.service.js';
@@ -79,9 +80,9 @@ export class CertIssuer {
     assumed?: { ids: string[]; endsAt: number };
     /**
      * A per-session MFA certificate (require_session_mfa), after the caller checked the second
-     * factor: a minute long, for these `login@<node id>` sessions only.
+     * factor: a minute long, for these `login@<node id>` sessions only; `device` answered it.
      */
-    session?: { targets: string[]; loginEndsAt: number };
+    session?: { targets: string[]; loginEndsAt: number; device?: string | undefined };
     /** Extensions of the caller's own (a bot's instance and generation). */
     extensions?: Record<string, string>;
     /** The MFA device the login was proven with (or the one of the credential asking). */
@@ -90,7 +91,8 @@ export class CertIssuer {
     const assumedIds = args.assumed?.ids ?? [];
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
     const { mfaDevice } = args;
-    const lock = this.deps.locks.lockFor({ user: args.user, roles, mfaDevice });
+    const sessionMfaDevice = args.session?.device;
+    const lock = this.deps.locks.lockFor({ user: args.user, roles, mfaDevice, sessionMfaDevice });
     if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     const options = roleSet.options();
     // A certificate that assumes requests lives no longer than their access.
@@ -107,6 +109,7 @@ export class CertIssuer {
       ? {
           [POSTERN_SESSION_MFA_EXTENSION]: args.session.targets.join(','),
           [POSTERN_LOGIN_ENDS_EXTENSION]: new Date(args.session.loginEndsAt).toISOString(),
+          ...(sessionMfaDevice ? { [POSTERN_SESSION_MFA_DEVICE_EXTENSION]: sessionMfaDevice } : {}),
         }
       : {};
     const logins = roleSet.certificateLogins();
@@ -142,6 +145,7 @@ export class CertIssuer {
       ttl_ms: ttlMs,
       ...(args.session ? { session_mfa: args.session.targets } : {}),
       ...(mfaDevice ? { mfa_device_uuid: mfaDevice } : {}),
+      ...(sessionMfaDevice ? { session_mfa_device_uuid: sessionMfaDevice } : {}),
       ...(assumedIds.length ? { access_requests: assumedIds } : {}),
       ...(options.pinSourceIp && args.addr ? { pinned_ip: plainAddress(args.addr) } : {}),
       ...remoteAddr(args.addr),

@@ -7,6 +7,14 @@ import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
  */
 export type EndKind = 'ended' | 'revoked' | 'shutdown';
 
+/** The MFA devices a party's credential stands on, for `mfa_device` locks. */
+export interface PartyDevices {
+  /** The one its login (web session or certificate) was proven with. */
+  mfaDevice?: string | undefined;
+  /** The one that answered the per-session MFA check it came in with. */
+  sessionMfaDevice?: string | undefined;
+}
+
 /**
  * One participant's connection to a live session: a browser tab, or an SSH client through the SSH proxy.
  * The session calls these; the party turns them into frames on its own transport.

@@ -6,7 +6,7 @@ import {
   type ParticipantMode,
 } from '@postern/contracts';
 import type { WebSocket } from 'ws';
-import type { EndKind, Party } from '../sessions/party.js';
+import type { EndKind, Party, PartyDevices } from '../sessions/party.js';
 import { truncateReason } from '../../websocket/frames.js';
 import { OutputLog } from './output-log.js';
 
@@ -35,14 +35,6 @@ const headerRoom = rawHeader.length + 3;
  * A session's owner may resume it over a new socket when the connection drops (`keepForResume`,
  * `moveTo`): the party then keeps what it sent until the client acknowledges it (output-log.ts).
  */
-/** The MFA devices a party's credential stands on, for `mfa_device` locks. */
-export interface PartyDevices {
-  /** The one its web session was signed in with. */
-  mfaDevice?: string | undefined;
-  /** The one that answered the per-session check on this socket. */
-  sessionMfaDevice?: string | undefined;
-}
-
 export class WebSocketParty implements Party {
   readonly mfaDevice: string | undefined;
   readonly sessionMfaDevice: string | undefined;

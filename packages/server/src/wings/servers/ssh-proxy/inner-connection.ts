@@ -178,6 +178,7 @@ function serve(
       subject: { user, roles, credential, hadRecord: hasRecord, accessRequests },
       ...(mfaVerified ? { mfaVerified: true } : {}),
       ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
+      ...(identity.sessionMfaDevice ? { sessionMfaDevice: identity.sessionMfaDevice } : {}),
     };
     const request = {
       serverId: target.node.id,
@@ -242,6 +243,7 @@ function serve(
         login: reach.login,
         node: reach.node.id,
         mfaDevice: requester.mfaDevice,
+        sessionMfaDevice: requester.sessionMfaDevice,
       });
       if (lock) {
         clearInterval(watch);

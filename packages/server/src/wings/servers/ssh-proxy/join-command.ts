@@ -68,7 +68,7 @@ function join(
     mode,
     (bytes) => session.ack(party.id, bytes),
     () => undefined,
-    requester.mfaDevice,
+    { mfaDevice: requester.mfaDevice, sessionMfaDevice: requester.sessionMfaDevice },
   );
   const stopGuard = deps.terminals.guardJoined(requester, session, party);
   channel.stderr.write(
@@ -122,6 +122,8 @@ export interface SignedInUser {
   sessionMfaTargets?: string[];
   /** The MFA device the certificate's login was proven with. */
   mfaDevice?: string;
+  /** On a per-session MFA certificate: the device that answered its check. */
+  sessionMfaDevice?: string;
 }
 
 /** The signed-in user as a requester judged against the current roles (for `join`). */
@@ -139,6 +141,7 @@ export function proxySessionRequester(
       expiresAt: user.validBefore.getTime(),
       ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
       ...(user.mfaDevice ? { mfaDevice: user.mfaDevice } : {}),
+      ...(user.sessionMfaDevice ? { sessionMfaDevice: user.sessionMfaDevice } : {}),
       subject: {
         user: name,
         roles,

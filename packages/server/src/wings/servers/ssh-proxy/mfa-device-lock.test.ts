@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { mfaDeviceListSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,6 +25,11 @@ beforeAll(async () => {
   await world.login();
 }, 60_000);
 afterAll(() => world?.stop());
+
+const sshKeygen = (args: string[]) =>
+  new Promise<string>((resolve, reject) =>
+    execFile('ssh-keygen', args, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  );
 
 const lockPhone = () =>
   world.app.services.locks.create(
@@ -98,6 +104,55 @@ describe('an mfa_device lock and postern login', () => {
       ssh.kill();
       await unlockAll();
     }
+  });
+
+  it('a per-session certificate names the device that answered its check; a lock on that device refuses it', async () => {
+    const profile = JSON.parse(
+      await readFile(path.join(world.home, '.postern', 'profile.json'), 'utf8'),
+    ) as { key_path: string; cert_path: string };
+    const loginCert = await readFile(profile.cert_path, 'utf8');
+    const publicKey = await sshKeygen(['-y', '-f', profile.key_path]);
+    // As mfa/session/certs issues it once a key (not the phone the login used) answered.
+    const key = randomUUID();
+    const issued = await world.app.context.identity.issuer.issue({
+      user: 'alice',
+      roles: ['ops'],
+      publicKey: publicKey.trim(),
+      requestedTtlMs: undefined,
+      addr: undefined,
+      session: { targets: ['root@web-1'], loginEndsAt: Date.now() + 600_000, device: key },
+      mfaDevice: phoneId,
+    });
+    await writeFile(profile.cert_path, issued.cert);
+    try {
+      const described = await sshKeygen(['-L', '-f', profile.cert_path]);
+      // ssh-keygen prints an extension it does not know as the hex of its string.
+      const hex = Buffer.from(key).toString('hex');
+      expect(described).toMatch(new RegExp(`postern-session-mfa-device@postern.dev .*${hex}`));
+      await world.app.services.locks.create(
+        { targets: { mfa_device: key }, message: 'key reported lost' },
+        admin,
+      );
+      const refused = await world.stock('ssh', ['-o', 'LogLevel=INFO', 'root@web-1', 'echo ok']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain('locked: key reported lost');
+    } finally {
+      await unlockAll();
+      await writeFile(profile.cert_path, loginCert);
+    }
+    const { events } = await world.app.audit.search({
+      from: new Date(0),
+      to: new Date(Date.now() + 864e5),
+      limit: 1000,
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        code: 'TC000I',
+        mfa_device_uuid: phoneId,
+        session_mfa_device_uuid: key,
+      }),
+    );
   });
 
   it('refuses a new postern login with the device', async () => {

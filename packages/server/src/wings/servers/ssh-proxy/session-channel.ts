@@ -131,7 +131,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
       'peer',
       (bytes) => liveSession.ack(party.id, bytes),
       () => liveSession.exit,
-      requester.mfaDevice,
+      { mfaDevice: requester.mfaDevice, sessionMfaDevice: requester.sessionMfaDevice },
     );
     live = { session: liveSession, party };
     channel.on('data', (data: Buffer) => liveSession.input(party.id, data));

@@ -96,7 +96,7 @@ export async function sessionMfaCertRoutes(
       const targets = body.targets.map(targetOf);
       if (!body.totp_code) return { required: true };
       const { user } = identity;
-      await options.sessionMfa.verify(
+      const checkedWith = await options.sessionMfa.verify(
         user,
         `ssh ${targets.join(',')}`,
         { totp_code: body.totp_code },
@@ -110,7 +110,7 @@ export async function sessionMfaCertRoutes(
         requestedTtlMs: undefined,
         addr: request.ip,
         ...(accessRequests.length ? { assumed: { ids: accessRequests, endsAt: expiresMs } } : {}),
-        session: { targets, loginEndsAt: expiresMs },
+        session: { targets, loginEndsAt: expiresMs, device: checkedWith },
         mfaDevice: identity.mfaDevice,
       });
       return { required: true, cert: issued.cert };

@@ -83,7 +83,13 @@ describe('per-session MFA for plain ssh', () => {
         limit: 100,
       })
     ).events.find((event) => event.code === 'TC000I' && event.session_mfa !== undefined);
-    expect(issued).toMatchObject({ user: 'alice', ttl_ms: 60_000 });
+    // It names the device that answered the check: an mfa_device lock on it refuses it.
+    const [phone] = (await world.app.services.users.store.credentials('alice')).devices;
+    expect(issued).toMatchObject({
+      user: 'alice',
+      ttl_ms: 60_000,
+      session_mfa_device_uuid: phone!.id,
+    });
   });
 
   it('postern scp asks for a code too, and copies with the certificate', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
 import type { ServerChannel } from 'ssh2';
-import type { Party } from '../../../modules/sessions/party.js';
+import type { Party, PartyDevices } from '../../../modules/sessions/party.js';
 
 /**
  * An SSH client in a live session (`ssh -J … login@node` through the proxy). Output goes to its
@@ -9,6 +9,8 @@ import type { Party } from '../../../modules/sessions/party.js';
  * so a client that stops reading pauses the session like a slow browser tab does.
  */
 export class SshChannelParty implements Party {
+  readonly mfaDevice: string | undefined;
+  readonly sessionMfaDevice: string | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Bytes written while the channel was full, acknowledged when it drains. */
@@ -22,8 +24,10 @@ export class SshChannelParty implements Party {
     private readonly acknowledge: (bytes: number) => void,
     /** How the program ended, when the session has ended (relayed as exit-status). */
     private readonly exit: () => { code: number; signal: string } | undefined,
-    readonly mfaDevice?: string,
+    devices: PartyDevices = {},
   ) {
+    this.mfaDevice = devices.mfaDevice;
+    this.sessionMfaDevice = devices.sessionMfaDevice;
     channel.on('drain', () => {
       const bytes = this.held;
       this.held = 0;

@@ -186,8 +186,8 @@ export class SshProxy {
       const checked = certified(ctx, {
         userCaPublicKeys: () => [deps.ca.userCaPublicKey],
         userNameIs: 'user',
-        lockedMessage: ({ user: name, roles, mfaDevice }) => {
-          const lock = deps.locks.lockFor({ user: name, roles, mfaDevice });
+        lockedMessage: ({ user: name, roles, mfaDevice, sessionMfaDevice }) => {
+          const lock = deps.locks.lockFor({ user: name, roles, mfaDevice, sessionMfaDevice });
           return lock ? lockMessage(lock) : undefined;
         },
         now: () => new Date(deps.now()),
@@ -216,6 +216,7 @@ export class SshProxy {
       user = { name: identity.user, roles, accessRequests, validAfter, validBefore };
       if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;
       if (identity.mfaDevice) user.mfaDevice = identity.mfaDevice;
+      if (identity.sessionMfaDevice) user.sessionMfaDevice = identity.sessionMfaDevice;
       const limit = options.maxConnections;
       if (!limit || !deps.connectionLeases || lease) return ctx.accept();
       const leases = deps.connectionLeases;
