@@ -286,6 +286,30 @@ describe('locks', () => {
     }
   });
 
+  it('refuse a per-session certificate whose check was answered with a locked device', async () => {
+    const kubeCa = await app.services.kubeCa();
+    const [login, check] = [randomUUID(), randomUUID()];
+    const issued = await kubeCa.userCertificate('alice', 'prod', 60_000, {
+      sessionMfaVerified: true,
+      mfaDevice: login,
+      sessionMfaDevice: check,
+    });
+    certs['checked-by-key'] = { cert: issued.certPem, key: issued.keyPem };
+    expect((await call('/kube/prod/version', 'checked-by-key')).status).toBe(200);
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: check }, message: 'key lost' },
+      hostActor('test'),
+    );
+    try {
+      expect(await call('/kube/prod/version', 'checked-by-key')).toMatchObject({
+        status: 403,
+        body: { message: 'locked: key lost' },
+      });
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it("turn the user's next request into 403", async () => {
     await app.services.locks.create(
       { targets: { user: 'alice' }, message: 'incident 42' },

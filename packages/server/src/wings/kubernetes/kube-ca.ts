@@ -28,6 +28,8 @@ export interface CertifiedKubeUser {
   sessionMfaVerified: boolean;
   /** The MFA device the login behind it was proven with. */
   mfaDevice?: string;
+  /** On a per-session MFA certificate: the device that answered the check. */
+  sessionMfaDevice?: string;
 }
 
 /** What a user certificate carries besides the user and cluster. */
@@ -37,6 +39,8 @@ export interface KubeCertificateMarks {
   sessionMfaVerified?: boolean;
   /** The MFA device of the login it is issued on. */
   mfaDevice?: string | undefined;
+  /** The device that answered the per-session check it is issued after. */
+  sessionMfaDevice?: string | undefined;
 }
 
 /**
@@ -67,8 +71,9 @@ export class KubeCa {
     user: string,
     cluster: string,
     ttlMs: number,
-    { accessRequests = [], sessionMfaVerified = false, mfaDevice }: KubeCertificateMarks = {},
+    marks: KubeCertificateMarks = {},
   ): Promise<IssuedCertificate> {
+    const { accessRequests = [], sessionMfaVerified = false, mfaDevice, sessionMfaDevice } = marks;
     const url = (scheme: string, value: string) => ({
       type: 'url' as const,
       value: `${scheme}${encodeURIComponent(value)}`,
@@ -82,6 +87,7 @@ export class KubeCa {
         ...accessRequests.map((id) => url(requestUriScheme, id)),
         ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
         ...(mfaDevice ? [mfaDeviceAltName(mfaDevice)] : []),
+        ...(sessionMfaDevice ? [mfaDeviceAltName(sessionMfaDevice, 'session')] : []),
       ]),
     });
   }
@@ -131,6 +137,7 @@ export function certifiedKubeUser(
     `URI:${sessionMfaUriScheme}${encodeURIComponent(cluster)}`,
   );
   const mfaDevice = mfaDeviceOfAltNames(names);
+  const sessionMfaDevice = mfaDeviceOfAltNames(names, 'session');
   return {
     user,
     cluster,
@@ -138,5 +145,6 @@ export function certifiedKubeUser(
     accessRequests,
     sessionMfaVerified,
     ...(mfaDevice ? { mfaDevice } : {}),
+    ...(sessionMfaDevice ? { sessionMfaDevice } : {}),
   };
 }

@@ -90,9 +90,15 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
       if (required && !checked) {
         return { ...answer, expires: new Date(identity.expiresMs).toISOString() };
       }
+      let checkedWith: string | undefined;
       if (checked) {
         const code = { totp_code: body.totp_code! };
-        await options.sessionMfa.verify(identity.user, `kube ${name}`, code, undefined);
+        checkedWith = await options.sessionMfa.verify(
+          identity.user,
+          `kube ${name}`,
+          code,
+          undefined,
+        );
       }
       const ttlMs = Math.min(
         checked ? sessionMfaCertTtlMs : loginCertTtlMs,
@@ -103,6 +109,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
         accessRequests: identity.accessRequests,
         sessionMfaVerified: checked,
         mfaDevice: identity.mfaDevice,
+        sessionMfaDevice: checkedWith,
       });
       return {
         ...answer,

@@ -91,6 +91,9 @@ describe('POST kubeconnect/{name}/login for roles with require_session_mfa', () 
     expect(answer.session_mfa_verified).toBe(true);
     const cert = new X509Certificate(answer.cert);
     expect(cert.subjectAltName).toContain(sessionMfaMark);
+    // It names the device that answered: an mfa_device lock on it refuses the certificate.
+    const [phone] = (await app.services.users.store.credentials('mona')).devices;
+    expect(cert.subjectAltName).toContain(`URI:postern-session-mfa-device:${phone!.id}`);
     const lifetime = Date.parse(cert.validTo) - app.clock.now();
     expect(lifetime).toBeGreaterThan(50_000);
     expect(lifetime).toBeLessThanOrEqual(61_000);
