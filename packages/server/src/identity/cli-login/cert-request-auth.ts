@@ -6,6 +6,7 @@ import { accessDenied, notAuthenticated } from '../../errors.js';
 import {
   assumedRequestsOf,
   mfaDeviceOf,
+  sessionMfaDeviceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_SESSION_MFA_EXTENSION,
@@ -126,7 +127,10 @@ export class CertRequestAuth {
     const accessRequests = assumedRequestsOf(cert.extensions);
     const resolved = this.deps.access.resolve(user, [], accessRequests);
     const mfaDevice = mfaDeviceOf(cert.extensions);
-    const lock = this.deps.locks.lockFor({ user, roles: resolved.roles, mfaDevice });
+    // A per-session MFA certificate (a tunnel's) also stands on the device that answered it.
+    const sessionMfaDevice = sessionMfaDeviceOf(cert.extensions);
+    const roles = resolved.roles;
+    const lock = this.deps.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
     // pin_source_ip: a pinned certificate works only from its address; and while the roles

@@ -137,6 +137,8 @@ describe('an mfa_device lock and postern login', () => {
       expect(refused.code).not.toBe(0);
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toContain('locked: key reported lost');
+      // So is a request it signs (a tunnel's per-session certificate opens it so).
+      await expect(world.postern(['ls'])).rejects.toThrow(/locked: key reported lost/);
     } finally {
       await unlockAll();
       await writeFile(profile.cert_path, loginCert);
