@@ -38,12 +38,20 @@ export function appBrowser(app: TestApp, port: () => number) {
       req.end();
     });
 
-  /** `POST /sessions/app` as the console sends it: the URL of the exchange on the app's origin. */
-  const launch = async (fqdn: string, headers: Record<string, string>, path = '/') => {
+  /**
+   * `POST /sessions/app` as the console sends it (`extra`: an `mfa_response`): the URL of the
+   * exchange on the app's origin.
+   */
+  const launch = async (
+    fqdn: string,
+    headers: Record<string, string>,
+    path = '/',
+    extra: object = {},
+  ) => {
     const res = await app.server.inject({
       method: 'POST',
       url: apiPaths.appSession,
-      payload: { fqdn, path },
+      payload: { fqdn, path, ...extra },
       headers: {
         ...headers,
         ...app.csrf.headers,

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
+import { createSessionMfaRole } from '../../testing/roles.testkit.js';
 import {
   appBrowser,
   createAppRole,
@@ -302,6 +304,27 @@ describe('an app host', () => {
       hostActor('test'),
     );
     // The lock reaches the watcher, and the session's last check (cached for a second) expires.
+    await vi.waitFor(
+      async () => expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(302),
+      { timeout: 5_000, interval: 100 },
+    );
+  });
+
+  it("a lock on the device that answered a launch's per-session check ends that app session", async () => {
+    await createSessionMfaRole(app);
+    const tina = await inviteUser(app, 'tina', { roles: ['prod-apps', 'checked'] });
+    const [phone] = (await app.services.users.store.credentials('tina')).devices;
+    // Signed in with no device (as through SSO): the app session stands on the check's alone.
+    const headers = await app.signIn(['prod-apps', 'checked'], 'tina');
+    const mfa_response = { totp_code: nextTotp(app, tina.totpSecret!) };
+    const exchange = await browser().launch('grafana.proxy.test', headers, '/', { mfa_response });
+    const exchanged = await get('grafana.proxy.test', exchange.pathname + exchange.search);
+    const cookie = String(exchanged.headers['set-cookie']).split(';')[0]!;
+    expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(200);
+    await app.services.locks.create(
+      { targets: { mfa_device: phone!.id }, message: 'phone lost' },
+      hostActor('test'),
+    );
     await vi.waitFor(
       async () => expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(302),
       { timeout: 5_000, interval: 100 },

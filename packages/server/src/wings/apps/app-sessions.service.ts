@@ -30,6 +30,8 @@ interface StoredLaunch {
   leaf?: LeafAppPlace;
   /** The MFA device the web session was signed in with: an `mfa_device` lock ends the session. */
   mfaDevice?: string;
+  /** The device that answered the launch's per-session MFA check: the same. */
+  sessionMfaDevice?: string;
 }
 
 /** Where a leaf's app is served here, and whether its launch passed a per-session MFA check. */
@@ -107,17 +109,30 @@ export class AppSessionsService {
     this.now = deps.now ?? systemClock;
   }
 
-  /** A state for `app`, good once within a minute. */
-  launch(session: WebSession, app: AppRecord): Promise<string> {
-    return this.storeLaunch(session, app.metadata.name);
+  /**
+   * A state for `app`, good once within a minute; `checkedWith`: the device that answered the
+   * launch's per-session MFA check.
+   */
+  launch(session: WebSession, app: AppRecord, checkedWith?: string): Promise<string> {
+    return this.storeLaunch(session, app.metadata.name, undefined, checkedWith);
   }
 
   /** A state for the leaf's app `name`, served at `place.host` here; good once within a minute. */
-  launchLeaf(session: WebSession, name: string, place: LeafAppPlace): Promise<string> {
-    return this.storeLaunch(session, name, place);
+  launchLeaf(
+    session: WebSession,
+    name: string,
+    place: LeafAppPlace,
+    checkedWith?: string,
+  ): Promise<string> {
+    return this.storeLaunch(session, name, place, checkedWith);
   }
 
-  private async storeLaunch(session: WebSession, app: string, leaf?: LeafAppPlace) {
+  private async storeLaunch(
+    session: WebSession,
+    app: string,
+    leaf: LeafAppPlace | undefined,
+    checkedWith: string | undefined,
+  ) {
     const lineage = await this.deps.webSessions.ensureLineageMarked(session);
     if (!lineage) throw new Error('this web session has no lineage to bind an app session to');
     const state = secret();
@@ -129,6 +144,7 @@ export class AppSessionsService {
       app,
       ...(leaf ? { leaf } : {}),
       ...(session.mfaDevice ? { mfaDevice: session.mfaDevice } : {}),
+      ...(checkedWith ? { sessionMfaDevice: checkedWith } : {}),
     };
     await this.deps.backend.create({
       key: statePrefix + hashed(state),
@@ -244,7 +260,8 @@ export class AppSessionsService {
       session.roles,
       session.accessRequests ?? [],
     );
-    const subject = { user: session.user, roles: resolved.roles, mfaDevice: session.mfaDevice };
+    const { mfaDevice, sessionMfaDevice } = session;
+    const subject = { user: session.user, roles: resolved.roles, mfaDevice, sessionMfaDevice };
     if (this.deps.locks.isLocked(subject)) return null;
     const identity = { user: session.user, roles: resolved.roles, traits: resolved.traits };
     if (session.leaf) {

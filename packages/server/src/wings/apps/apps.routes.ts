@@ -108,14 +108,16 @@ export async function appsRoutes(app: FastifyInstance, options: AppsRoutesOption
         );
       }
       // require_session_mfa: each launch after a fresh check, bound to this session and app.
+      let checkedWith: string | undefined;
       if (SessionMfa.required(identity.roleSet)) {
         if (!body.mfa_response) {
           throw new ApiError('mfa_required', sessionMfaNeeded('this application'));
         }
         const subject = webSessionMfaSubject(identity.session.id, `app:${body.fqdn}`);
-        await sessionMfa.verify(identity.user, subject, body.mfa_response, request.headers.origin);
+        const { origin } = request.headers;
+        checkedWith = await sessionMfa.verify(identity.user, subject, body.mfa_response, origin);
       }
-      const state = await sessions.launch(identity.session, found);
+      const state = await sessions.launch(identity.session, found, checkedWith);
       const host = apps.publicHostOf(found);
       const exchange = new URL(appAuthPath, appOrigin(host));
       exchange.searchParams.set('state', state);

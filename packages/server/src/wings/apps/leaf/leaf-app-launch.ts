@@ -59,18 +59,24 @@ export async function launchLeafApp(
   const required =
     SessionMfa.required(identity.roleSet) ||
     (await deps.reach.sessionMfaRequired(leaf, caller, { app: {} }));
+  let checkedWith: string | undefined;
   if (required) {
     if (!body.mfa_response)
       throw new ApiError('mfa_required', sessionMfaNeeded('this application'));
     const subject = webSessionMfaSubject(identity.session.id, `app:${body.fqdn}`);
-    await deps.sessionMfa.verify(identity.user, subject, body.mfa_response, origin);
+    checkedWith = await deps.sessionMfa.verify(identity.user, subject, body.mfa_response, origin);
   }
   const host = `${app.name}.${deps.proxyHost()}`.toLowerCase();
-  const state = await deps.sessions.launchLeaf(identity.session, app.name, {
-    cluster: leaf,
-    host,
-    checked: required,
-  });
+  const state = await deps.sessions.launchLeaf(
+    identity.session,
+    app.name,
+    {
+      cluster: leaf,
+      host,
+      checked: required,
+    },
+    checkedWith,
+  );
   const exchange = new URL(appAuthPath, deps.appOrigin(host));
   exchange.searchParams.set('state', state);
   exchange.searchParams.set('path', body.path);
