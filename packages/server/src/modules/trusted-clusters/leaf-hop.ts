@@ -9,7 +9,10 @@ import type { AuditStore } from '../audit/index.js';
 const recheckMs = 1_000;
 
 export interface LeafHop {
-  /** Who goes: the root's locks on them (their roles, the MFA device they signed in with) end the hop. */
+  /**
+   * Who goes: the root's locks on them (their roles, the MFA device their credential was proven
+   * with) end the hop.
+   */
   user: string;
   roles: string[];
   mfaDevice?: string | undefined;
@@ -24,9 +27,8 @@ export interface LeafHop {
 /**
  * A hop through this root to a leaf (`ssh` to a leaf's server, a database or app tunnel): both
  * ways until either side ends, or the root locks the user (or their device) or their credential
- * ends. The root
- * audits the hop's start and end: the session itself is the leaf's to record, but an auditor
- * reading only the root's log still sees who went where, when, and why it ended.
+ * ends. The root audits the hop's start and end: the session itself is the leaf's to record, but
+ * an auditor reading only the root's log still sees who went where, when, and why it ended.
  */
 export function relayLeafHop(
   client: Duplex,
