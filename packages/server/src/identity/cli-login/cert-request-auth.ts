@@ -73,6 +73,8 @@ export class CertRequestAuth {
       extensions: Record<string, string>;
       /** The MFA device its login was proven with: what it issues inherits it. */
       mfaDevice?: string;
+      /** On a per-session MFA certificate: the device that answered its check. */
+      sessionMfaDevice?: string;
     }
   > {
     const header = (name: string) => {
@@ -162,6 +164,7 @@ export class CertRequestAuth {
       extensions: cert.extensions,
       ...(mfaTargets ? { sessionMfaTargets: mfaTargets.split(',') } : {}),
       ...(mfaDevice ? { mfaDevice } : {}),
+      ...(sessionMfaDevice ? { sessionMfaDevice } : {}),
     };
   }
 }

@@ -37,6 +37,8 @@ export interface TunnelCaller {
   expiresMs: number;
   /** The MFA device the credential was signed in with: an `mfa_device` lock ends the tunnel. */
   mfaDevice?: string;
+  /** The device that answered the per-session check of its certificate: the same. */
+  sessionMfaDevice?: string;
   /**
    * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
    * undefined; `what` names the client in the message, `fix` what to do instead (a default
@@ -123,6 +125,7 @@ export class TunnelCallers {
       sessionRoles: [],
       expiresMs: signer.expiresMs,
       ...(signer.mfaDevice ? { mfaDevice: signer.mfaDevice } : {}),
+      ...(signer.sessionMfaDevice ? { sessionMfaDevice: signer.sessionMfaDevice } : {}),
       // A per-session MFA certificate for this target opens it (the CLI asks for one).
       mfaRefusal: (target, what, fix) =>
         Promise.resolve(

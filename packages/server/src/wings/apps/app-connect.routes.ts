@@ -57,6 +57,8 @@ interface Tunnel {
   clientAddress: string;
   /** The MFA device the credential was signed in with: an `mfa_device` lock ends the tunnel. */
   mfaDevice?: string;
+  /** The device that answered its certificate's per-session check: the same. */
+  sessionMfaDevice?: string;
 }
 
 declare module 'fastify' {
@@ -104,6 +106,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       expiresMs: caller.expiresMs,
       clientAddress: request.ip,
       ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
+      ...(caller.sessionMfaDevice ? { sessionMfaDevice: caller.sessionMfaDevice } : {}),
     };
   };
 
@@ -162,7 +165,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     tunnel: Tunnel,
     sid: string,
   ) {
-    const { user, app, accessRequests, sessionRoles, mfaDevice } = tunnel;
+    const { user, app, accessRequests, sessionRoles, mfaDevice, sessionMfaDevice } = tunnel;
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
@@ -173,7 +176,8 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     const recheck = setInterval(() => {
       const resolved = options.access.resolve(user, sessionRoles, accessRequests);
       // A lock, or lock: strict's fence while the lock view is stale.
-      const lock = options.locks.lockFor({ user, roles: resolved.roles, mfaDevice });
+      const roles = resolved.roles;
+      const lock = options.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
       if (lock) return end(`locked: ${lockMessage(lock)}`);
       const target = { labels: app.metadata.labels, name: app.metadata.name };
       if (!resolved.roleSet.canAccess('app', target)) end('access to the app was withdrawn');

@@ -6,7 +6,10 @@ import { apiPaths, appResourceSchema } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
-import { POSTERN_MFA_DEVICE_EXTENSION } from '../../ssh/ca.service.js';
+import {
+  POSTERN_MFA_DEVICE_EXTENSION,
+  POSTERN_SESSION_MFA_DEVICE_EXTENSION,
+} from '../../ssh/ca.service.js';
 import { signRequest } from '../../ssh/signed-request.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { createAppRole } from './app-client.testkit.js';
@@ -186,8 +189,14 @@ describe('postern proxy app (TCP apps)', () => {
     await vi.waitFor(async () => expect(await tunnels()).toEqual([]));
   });
 
-  it('ends a live tunnel whose certificate was proven with a locked MFA device', async () => {
-    const device = { [POSTERN_MFA_DEVICE_EXTENSION]: randomUUID() };
+  it.each([
+    ['whose certificate was proven with', POSTERN_MFA_DEVICE_EXTENSION],
+    [
+      "whose per-session certificate's check was answered with",
+      POSTERN_SESSION_MFA_DEVICE_EXTENSION,
+    ],
+  ])('ends a live tunnel %s a locked MFA device', async (_, extension) => {
+    const device = { [extension]: randomUUID() };
     const open = async (headers: Record<string, string>) => {
       const socket = new WebSocket(`ws://127.0.0.1:${port}${apiPaths.appTcp('cache')}`, {
         headers,

@@ -19,6 +19,8 @@ export interface DatabaseRoute {
   accessRequests?: readonly string[];
   /** The MFA device the caller's credential was signed in with: an `mfa_device` lock ends it. */
   mfaDevice?: string;
+  /** The device that answered the per-session check of a tunnel's certificate: the same. */
+  sessionMfaDevice?: string;
 }
 
 /** What the roles refuse: the database itself, the database user or the database name. */
@@ -74,7 +76,8 @@ export function routeWithdrawal(
     route.sessionRoles ?? [],
     route.accessRequests ?? [],
   );
-  const subject = { user: route.user, roles: resolved.roles, mfaDevice: route.mfaDevice };
+  const { mfaDevice, sessionMfaDevice } = route;
+  const subject = { user: route.user, roles: resolved.roles, mfaDevice, sessionMfaDevice };
   if (deps.locks.isLocked(subject)) {
     return `${route.user} is locked`;
   }

@@ -33,6 +33,8 @@ export interface DatabaseConnection {
   remoteAddr?: string;
   /** The MFA device the credential was signed in with: an `mfa_device` lock ends the session. */
   mfaDevice?: string;
+  /** The device that answered its certificate's per-session check: the same. */
+  sessionMfaDevice?: string;
 }
 
 interface DbConnectOptions {
@@ -61,6 +63,7 @@ interface Authorized {
   sessionRoles: readonly string[];
   db: DatabaseRecord;
   mfaDevice?: string;
+  sessionMfaDevice?: string;
 }
 
 declare module 'fastify' {
@@ -105,6 +108,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       sessionRoles: caller.sessionRoles,
       db,
       ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
+      ...(caller.sessionMfaDevice ? { sessionMfaDevice: caller.sessionMfaDevice } : {}),
     };
   };
 

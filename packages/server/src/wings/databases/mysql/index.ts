@@ -13,6 +13,7 @@ export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions
         sessionRoles: connection.sessionRoles,
         db: connection.db,
         ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
+        ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
         open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),
       },

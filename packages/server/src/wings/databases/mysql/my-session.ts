@@ -40,8 +40,9 @@ export interface MysqlClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice. */
+  /** See DatabaseRoute.mfaDevice and sessionMfaDevice. */
   mfaDevice?: string;
+  sessionMfaDevice?: string;
   /**
    * The only database user and default database a native listener's certificate allows (a
    * client may also name no database); a handshake asking for others is refused.
@@ -131,6 +132,7 @@ export async function serveGreetedMysql(
       dbName: response.database,
       sessionRoles: client.sessionRoles,
       ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
+      ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
     };
     const denial: RouteDenial | undefined = !response.user
       ? { refused: 'user', message: 'name a database user' }

@@ -13,6 +13,7 @@ export function postgresEngine(deps: PostgresEngineDeps & { sessions: DatabaseSe
         sessionRoles: connection.sessionRoles,
         db: connection.db,
         ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
+        ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
         open: (route) => deps.sessions.open(route, 'postgres', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'postgres', why, connection.remoteAddr),
       },

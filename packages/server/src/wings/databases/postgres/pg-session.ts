@@ -41,8 +41,9 @@ export interface PostgresClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice. */
+  /** See DatabaseRoute.mfaDevice and sessionMfaDevice. */
   mfaDevice?: string;
+  sessionMfaDevice?: string;
   /**
    * The database user and name a native listener's certificate allows: a startup that asks
    * for others is refused (the certificate names one route, not the roles' choice of many).
@@ -75,6 +76,7 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
       dbName: startup.get('database') || dbUser,
       sessionRoles: client.sessionRoles,
       ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
+      ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
     };
     const refusal = !dbUser
       ? 'name a database user'

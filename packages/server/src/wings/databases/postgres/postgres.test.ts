@@ -157,6 +157,26 @@ describe('PostgreSQL through Postern', () => {
       await again.connect();
       await again.end();
       expect(asked).toEqual([expect.stringContaining('Authenticator code for db pg')]);
+      // The tunnel's certificate names the device that answered: a lock on it ends a live session.
+      const live = new pg.Client({
+        host: '127.0.0.1',
+        port: tunnel.port,
+        user: 'alice_db',
+        database: 'appdb',
+      });
+      live.on('error', () => undefined);
+      await live.connect();
+      const ended = new Promise<void>((resolve) => live.once('end', () => resolve()));
+      const [phone] = (await app.services.users.store.credentials('mika')).devices;
+      const lock = await app.services.locks.create(
+        { targets: { mfa_device: phone!.id }, message: 'phone lost' },
+        hostActor('test'),
+      );
+      try {
+        await ended;
+      } finally {
+        await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+      }
     } finally {
       await tunnel.close();
       await rm(mikaHome, { recursive: true, force: true });
