@@ -216,6 +216,8 @@ describe('GET desktopplayback/:sid', () => {
 
 describe('Session Recordings', () => {
   it('lists a recorded desktop session from its end event, playable, to its participants', async () => {
+    // One clock reading for both ends: two readings a millisecond apart made the duration 1 ms long.
+    const stop = Date.now();
     await emitAudit(app.audit, 'TDP01I', {
       user: 'alice',
       session_id: sid,
@@ -224,8 +226,8 @@ describe('Session Recordings', () => {
       windows_user: 'alice',
       participants: ['alice'],
       recorded: true,
-      session_start: new Date(Date.now() - durationMs).toISOString(),
-      session_stop: new Date().toISOString(),
+      session_start: new Date(stop - durationMs).toISOString(),
+      session_stop: new Date(stop).toISOString(),
     });
     const list = async (user: string) => {
       const headers = await app.signIn(['access'], user);
