@@ -14,17 +14,43 @@ export const sessionMfaGrantMs = 60_000;
 export class SessionMfaGrants {
   constructor(private readonly deps: { backend: Backend; now: Clock }) {}
 
-  /** Records a passed check; returns when it stops letting sessions start. */
-  async grant(webSessionId: string, resource: string): Promise<Date> {
+  /**
+   * Records a passed check, with the device that answered it (an `mfa_device` lock on it ends
+   * what the check opens); returns when it stops letting sessions start.
+   */
+  async grant(webSessionId: string, resource: string, device?: string): Promise<Date> {
     const expires = new Date(this.deps.now() + sessionMfaGrantMs);
-    await this.deps.backend.upsert({ key: grantKey(webSessionId, resource), value: '1', expires });
+    const value = JSON.stringify(device ? { device } : {});
+    await this.deps.backend.upsert({ key: grantKey(webSessionId, resource), value, expires });
     return expires;
+  }
+
+  /** The check this web session passed for `resource`, while it still lets sessions start. */
+  async find(webSessionId: string, resource: string): Promise<SessionMfaGrant | undefined> {
+    const item = await this.deps.backend.get(grantKey(webSessionId, resource));
+    if (item === null || (item.expires?.getTime() ?? 0) <= this.deps.now()) return undefined;
+    return grantFromValue(item.value);
   }
 
   /** Whether a check this web session passed for `resource` still lets sessions start. */
   async holds(webSessionId: string, resource: string): Promise<boolean> {
-    const item = await this.deps.backend.get(grantKey(webSessionId, resource));
-    return item !== null && (item.expires?.getTime() ?? 0) > this.deps.now();
+    return (await this.find(webSessionId, resource)) !== undefined;
+  }
+}
+
+/** A passed check: the device that answered it, when one did (a trusted root's word has none). */
+export interface SessionMfaGrant {
+  device?: string;
+}
+
+/** The stored value; a grant an earlier release wrote (`1`) names no device. */
+function grantFromValue(value: string): SessionMfaGrant {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    const device = (parsed as { device?: unknown } | null)?.device;
+    return typeof device === 'string' ? { device } : {};
+  } catch {
+    return {};
   }
 }
 

@@ -60,8 +60,9 @@ export async function sessionMfaRoutes(server: FastifyInstance, options: Session
       const body = parseInput(sessionMfaVerifyRequestSchema, request.body);
       const { resource } = body;
       const subject = webSessionMfaSubject(identity.session.id, resource);
-      await sessionMfa.verify(identity.user, subject, body.mfa_response, request.headers.origin);
-      const expires = await grants.grant(identity.session.id, resource);
+      const origin = request.headers.origin;
+      const device = await sessionMfa.verify(identity.user, subject, body.mfa_response, origin);
+      const expires = await grants.grant(identity.session.id, resource, device);
       return { expires: expires.toISOString() };
     },
   );

@@ -42,7 +42,8 @@ export class DesktopAccess {
 
   open(identity: Identity, name: string, login: string): DesktopGrant | DesktopRefusal {
     const subject = webSessionSubject(identity);
-    const first = this.judge(subject, name, login);
+    const { sessionMfaDevice } = identity;
+    const first = this.judge(subject, name, login, sessionMfaDevice);
     if ('refused' in first) return first;
     const unchecked = sessionMfaRefusal(identity, 'the desktop page');
     if (unchecked) return { refused: unchecked, code: 403 };
@@ -50,7 +51,7 @@ export class DesktopAccess {
       ...first,
       ...(identity.session.lineage ? { lineage: identity.session.lineage } : {}),
       recheck: () => {
-        const again = this.judge(subject, name, login);
+        const again = this.judge(subject, name, login, sessionMfaDevice);
         return 'refused' in again ? again.refused : undefined;
       },
     };
@@ -60,6 +61,7 @@ export class DesktopAccess {
     subject: SubjectRef,
     name: string,
     login: string,
+    sessionMfaDevice: string | undefined,
   ): Omit<DesktopGrant, 'recheck' | 'lineage'> | DesktopRefusal {
     const current = this.deps.subjects.current(subject);
     if (!current.ok) return { refused: current.reason, code: 403 };
@@ -82,6 +84,7 @@ export class DesktopAccess {
       login,
       desktop: desktop.metadata.name,
       mfaDevice: subject.credential.mfaDevice,
+      sessionMfaDevice,
     });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     const options = roleSet.options();

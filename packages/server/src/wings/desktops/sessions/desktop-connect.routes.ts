@@ -113,13 +113,21 @@ async function connect(
       return socket.close(refusedCode, closeReason(message));
     }
     const subject = webSessionMfaSubject(identity.session.id, `desktop:${request.name}`);
+    let checkedWith: string | undefined;
     try {
-      await options.sessionMfa.verify(identity.user, subject, caller.mfaResponse, request.origin);
+      checkedWith = await options.sessionMfa.verify(
+        identity.user,
+        subject,
+        caller.mfaResponse,
+        request.origin,
+      );
     } catch (error) {
       if (error instanceof ApiError) return refuse(error.message);
       throw error;
     }
     identity = { ...identity, mfaVerified: true };
+    // The device that answered: a lock on it ends the session it opens.
+    if (checkedWith) identity.sessionMfaDevice = checkedWith;
   }
 
   const grant = options.access.open(identity, request.name, login);

@@ -183,6 +183,44 @@ describe('the desktop connect socket', () => {
     checked.socket.close();
   });
 
+  it('a lock on the device that answered the check ends the desktop session it opened', async () => {
+    await role('checked-desktops', {
+      options: { require_session_mfa: true },
+      allow: { windows_desktop_labels: { env: 'dev' }, windows_desktop_logins: ['dev'] },
+    });
+    const mia = await inviteUser(app, 'mia', { roles: ['checked-desktops'] });
+    // Signed in with no device (as through SSO): the session stands on the check's device alone.
+    const headers = await app.signIn(['checked-desktops'], 'mia');
+    const post = await app.server.inject({
+      method: 'POST',
+      url: apiPaths.sessionMfaChallenge,
+      payload: { resource: 'desktop:build-box' },
+      headers,
+    });
+    expect(post.statusCode).toBe(200);
+    const { devices } = await app.services.users.store.credentials('mia');
+    const mfaResponse = { totp_code: nextTotp(app, mia.totpSecret!) };
+    const opened = await openDesktopSocket({
+      wsBase,
+      headers,
+      name: 'build-box',
+      username: 'dev',
+      mfaResponse,
+    });
+    expect(opened.answer.status).toBe('ok');
+    const client = await TestRfbClient.connect(opened.rfb);
+    await client.until(() => client.updates > 0, 'the first update');
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: devices[0]!.id }, message: 'phone lost' },
+      hostActor('test'),
+    );
+    try {
+      expect(await opened.closed).toEqual({ code: 1000, reason: 'locked: phone lost' });
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it('says when the desktop cannot be reached', async () => {
     const opened = await openDesktop(dev, 'gone-box', 'dev');
     expect(opened.answer.status).toBe('error');

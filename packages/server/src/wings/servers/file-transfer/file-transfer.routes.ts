@@ -19,7 +19,7 @@ interface FileTransferRoutesOptions {
   clusterName: string;
   maxBytes: number;
   /** Checks passed for `files:<serverId>` (`POST mfa/session/verify`), for require_session_mfa. */
-  sessionMfaGrants: Pick<SessionMfaGrants, 'holds'>;
+  sessionMfaGrants: Pick<SessionMfaGrants, 'find'>;
   /** Checks a trusted root's word for its user (SessionMfa with the root users' checks). */
   sessionMfa: Pick<SessionMfa, 'verify'>;
 }
@@ -57,8 +57,13 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
   ): Promise<Identity> => {
     const resource = `files:${serverId}`;
     if (!SessionMfa.requiredFor(identity)) return identity;
-    const checked = { ...identity, mfaVerified: true };
-    if (await options.sessionMfaGrants.holds(identity.session.id, resource)) return checked;
+    const checked: Identity = { ...identity, mfaVerified: true };
+    const grant = await options.sessionMfaGrants.find(identity.session.id, resource);
+    if (grant) {
+      // The device that answered the check: a lock on it refuses and cuts off the transfers.
+      if (grant.device) checked.sessionMfaDevice = grant.device;
+      return checked;
+    }
     if (rootWord) {
       const subject = webSessionMfaSubject(identity.session.id, resource);
       await options.sessionMfa.verify(

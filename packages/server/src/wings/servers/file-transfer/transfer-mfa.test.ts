@@ -118,6 +118,25 @@ describe('file transfers under require_session_mfa', () => {
     expect((await download(node)).json().error.code).toBe('mfa_required');
     expect(await readFile(path.join(dir, 'notes.txt'), 'utf8')).toBe('checked before it moved\n');
   });
+
+  it('a lock on the device that answered the check refuses the transfers it let start', async () => {
+    // Signed in with no device (as through SSO): the transfers stand on the check's device alone.
+    const headers = await app.signIn(['root-access', 'checked'], 'mona');
+    expect((await passCheck(node, headers)).statusCode).toBe(200);
+    expect((await download(node, headers)).statusCode).toBe(200);
+    const { devices } = await app.services.users.store.credentials('mona');
+    const lock = await app.services.locks.create(
+      { targets: { mfa_device: devices[0]!.id }, message: 'phone lost' },
+      hostActor('test'),
+    );
+    try {
+      const refused = await download(node, headers);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error.message).toBe('locked: phone lost');
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
 });
 
 describe('the per-session MFA calls', () => {
