@@ -231,6 +231,47 @@ describe.each([
     expect(await readdir(dir)).toEqual(before);
   });
 
+  it('a lock on the user cuts off an upload under way, says so, and leaves nothing behind', async () => {
+    const before = await readdir(dir);
+    const body = form('locked.bin', randomBytes(4 * MiB));
+    const { request } = await import('node:http');
+    const req = request(`${baseUrl}${url(server(), { location: dir })}`, {
+      method: 'POST',
+      headers: { ...alice, ...body.headers, 'content-length': String(body.payload.length) },
+    });
+    req.on('error', () => undefined);
+    const answered = new Promise<{ status: number; body: string }>((resolve) => {
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+        );
+      });
+    });
+    // Half of it sent, and the rest held back: the transfer waits on the browser.
+    req.write(body.payload.subarray(0, 2 * MiB));
+    await waitFor(async () => (await readdir(dir)).some((f) => f.startsWith('.postern-upload-')));
+    const lock = await app.services.locks.create(
+      { targets: { user: 'alice' }, message: 'incident 12' },
+      admin,
+    );
+    try {
+      const answer = await answered;
+      expect(answer.status).toBe(403);
+      expect(JSON.parse(answer.body).error.message).toBe('locked: incident 12');
+      const failed = (await events()).find(
+        (e) => e.code === 'T3005E' && e.path === path.join(dir, 'locked.bin'),
+      );
+      expect(failed?.error).toBe('locked: incident 12');
+      await waitFor(async () => (await readdir(dir)).length === before.length);
+      expect(await readdir(dir)).toEqual(before);
+    } finally {
+      req.destroy();
+      await app.services.locks.remove(lock.metadata.name, admin);
+    }
+  });
+
   it('sends exactly the size it announced, even for files that say 0 and read more', async () => {
     const res = await download(server(), { location: '/proc/version' });
     expect(res.statusCode).toBe(200);

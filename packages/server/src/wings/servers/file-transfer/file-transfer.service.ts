@@ -241,11 +241,15 @@ export class FileTransferService {
   private async connect(request: TransferRequest, node: DialableNode) {
     const requester = requesterOf(request.identity);
     const { client } = await this.deps.access.connect(requester, node, request.login);
-    // Access taken away mid-transfer (a role edit, a changed password) cuts the connection.
+    // Access taken away mid-transfer (a lock, a role edit, a changed password) cuts the
+    // connection. A transfer is no session of the hub's, so its locks are judged here.
     const guard: TransferGuard = { stop: () => undefined, aborted: new AbortController() };
     if (this.deps.guards) {
+      const { access } = this.deps;
       guard.stop = this.deps.guards.guard({
-        recheck: () => this.deps.access.recheck(requester, node, request.login),
+        recheck: () =>
+          access.lockedReason(requester, node, request.login) ??
+          access.recheck(requester, node, request.login),
         revoke: (reason) => {
           guard.revoked = reason;
           guard.stop();

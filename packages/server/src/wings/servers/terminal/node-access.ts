@@ -108,13 +108,8 @@ export class NodeAccess {
         accessDenied(`access denied: login "${login}" is not allowed on ${node.hostname}`),
       );
     }
-    const locks = this.deps.locks;
-    const { user, roles, mfaDevice, sessionMfaDevice } = requester;
-    const lock =
-      locks.lockFor({ user, roles, login, node: node.id, mfaDevice, sessionMfaDevice }) ??
-      locks.lockFor({ node: node.hostname });
-    // lock: strict: while the lock view may miss a lock, the watcher reports one for strict roles.
-    if (lock) return refuse(accessDenied(`locked: ${lockMessage(lock)}`));
+    const locked = this.lockedReason(requester, node, login);
+    if (locked) return refuse(accessDenied(locked));
     try {
       this.deps.drain?.assertAccepting();
       this.deps.auditHealth?.assertCanAudit();
@@ -134,6 +129,24 @@ export class NodeAccess {
    * end (the user or credential is gone, the login or the server is no longer allowed), or
    * undefined while it may go on. Locks and time limits are the hub's own checks.
    */
+  /**
+   * `locked: <message>` while a lock covers the requester (user, roles, either device), the
+   * login or the server (by id or host name); else undefined. lock: strict: while the lock view
+   * may miss a lock, the watcher reports one for strict roles.
+   */
+  lockedReason(
+    requester: Requester,
+    node: Pick<DialableNode, 'id' | 'hostname'>,
+    login: string,
+  ): string | undefined {
+    const locks = this.deps.locks;
+    const { user, roles, mfaDevice, sessionMfaDevice } = requester;
+    const lock =
+      locks.lockFor({ user, roles, login, node: node.id, mfaDevice, sessionMfaDevice }) ??
+      locks.lockFor({ node: node.hostname });
+    return lock ? `locked: ${lockMessage(lock)}` : undefined;
+  }
+
   recheck(requester: Requester, node: DialableNode, login: string): string | undefined {
     if (!requester.subject || !this.deps.subjects) return undefined;
     const current = this.deps.subjects.current(requester.subject);
