@@ -7,7 +7,6 @@ import { CertifiedHostKeys } from '../../../ssh/host-certificate.js';
 import { outgoingPacketSize } from '../../../ssh/ssh2-internals.js';
 import type { CertificatePolicy } from '../../../ssh/user-certificate-login.js';
 import { certificateCredential } from '../../../access-control/access/credential-revocation.js';
-import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import type { Requester } from '../terminal/terminal.service.js';
 import { rootSessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
@@ -232,23 +231,11 @@ function serve(
       }
       disconnectWithReason(connection, `Postern: ${reason}`);
     };
-    // Access taken away (a role edit, a changed password) ends the whole connection, saying why;
-    // so do a lock and the end of the certificate.
+    // A lock or access taken away (a role edit, a changed password) ends the whole connection,
+    // saying why (the hub's re-checks); so does the end of the certificate.
     const stopGuard = deps.terminals.guard(current.requester, current.reach, endSaying);
     const watch = setInterval(() => {
-      const { requester, reach } = current;
-      const lock = deps.locks.lockFor({
-        user: requester.user,
-        roles: requester.roles,
-        login: reach.login,
-        node: reach.node.id,
-        mfaDevice: requester.mfaDevice,
-        sessionMfaDevice: requester.sessionMfaDevice,
-      });
-      if (lock) {
-        clearInterval(watch);
-        endSaying(`locked: ${lockMessage(lock)}`);
-      } else if (deps.now() >= requester.expiresAt) connection.end();
+      if (deps.now() >= current.requester.expiresAt) connection.end();
     }, recheckMs);
     connection.on('close', () => {
       clearInterval(watch);

@@ -183,11 +183,15 @@ export class TerminalService {
   /**
    * Keeps something live that uses this reach (an SSH connection through the proxy, a file
    * transfer) under the hub's access re-checks: `revoke` ends it with the reason once the
-   * requester may no longer use the login on the server. Call the result when it is over.
+   * requester may no longer use the login on the server, or a lock covers it. Call the result
+   * when it is over.
    */
   guard(requester: Requester, reach: Reach, revoke: (reason: string) => void): () => void {
+    const { access } = this.deps;
     return this.deps.hub.guard({
-      recheck: () => this.deps.access.recheck(requester, reach.node, reach.login),
+      recheck: () =>
+        access.lockedReason(requester, reach.node, reach.login) ??
+        access.recheck(requester, reach.node, reach.login),
       revoke,
     });
   }
