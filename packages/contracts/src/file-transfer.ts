@@ -42,8 +42,54 @@ export const fileTransferQuerySchema = z.object({
   location: remoteLocationSchema,
   /** The name the browser saves a download under, or the uploaded file's name. */
   filename: remoteFilenameSchema.optional(),
-  /** Reference fields for moderated sessions and approved transfers; not enforced yet. */
+  /**
+   * A moderated user's transfer: the session its moderators approved it in, and the request they
+   * approved (`file_transfer_request_approve` with `approved: true`). Used once.
+   */
   moderatedSessionId: z.string().max(128).optional(),
   fileTransferRequestId: z.string().max(128).optional(),
 });
 export type FileTransferQuery = z.infer<typeof fileTransferQuerySchema>;
+
+/**
+ * Moderated file transfers (docs/file-transfer.md): in a moderated session, its owner asks on the
+ * terminal socket (`f`); every participant hears of it as an `a` event, and the others approve or
+ * deny it (`t`). Once the approvers meet the session's moderation policy, the owner's console
+ * makes the transfer with `moderatedSessionId` and `fileTransferRequestId`.
+ */
+export const fileTransferRequestFrameSchema = z.object({
+  event: z.literal('file_transfer_request'),
+  download: z.boolean(),
+  location: remoteLocationSchema,
+  filename: remoteFilenameSchema.optional(),
+});
+export type FileTransferRequestFrame = z.infer<typeof fileTransferRequestFrameSchema>;
+
+export const fileTransferDecisionFrameSchema = z.object({
+  event: z.literal('file_transfer_decision'),
+  requestId: z.string().min(1).max(128),
+  approved: z.boolean(),
+});
+export type FileTransferDecisionFrame = z.infer<typeof fileTransferDecisionFrameSchema>;
+
+/** The `a` events of a request's life, sent to every participant. */
+export const fileTransferRequestEventSchema = z.object({
+  event: z.enum([
+    'file_transfer_request',
+    'file_transfer_request_approve',
+    'file_transfer_request_deny',
+  ]),
+  requestId: z.string(),
+  /** The session's owner, who asked. */
+  requester: z.string(),
+  location: z.string(),
+  filename: z.string().optional(),
+  download: z.boolean(),
+  /** Who approved it so far. */
+  approvers: z.array(z.string()),
+  /** On an approval: the approvers now meet the policy, and the transfer may be made. */
+  approved: z.boolean().optional(),
+  /** On a denial: who denied it. */
+  deniedBy: z.string().optional(),
+});
+export type FileTransferRequestEvent = z.infer<typeof fileTransferRequestEventSchema>;

@@ -15,6 +15,10 @@ export const terminalMessageTypes = {
   latency: 'l',
   sessionStatus: 'g',
   readyToJoin: 'j',
+  /** Client→server: a moderated session's owner asks to move a file (`fileTransferRequestFrameSchema`). */
+  fileTransferRequest: 'f',
+  /** Client→server: a participant approves or denies one (`fileTransferDecisionFrameSchema`). */
+  fileTransferDecision: 't',
   /**
    * Postern's addition (docs/protocol.md): the client acknowledges output it has written to the
    * terminal; the payload is the decimal count of raw payload bytes since its last ack.

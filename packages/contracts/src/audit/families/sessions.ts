@@ -77,6 +77,21 @@ export const sessionEvents = {
     desc: 'Session Resumed',
     message: 'User [{user}] resumed the session [{sid}] over a new connection',
   },
+  TPOS053I: {
+    type: 'session.file_transfer_request',
+    desc: 'File Transfer Requested',
+    message: 'User [{requester}] asked to {action} [{location}] in the moderated session [{sid}]',
+  },
+  TPOS054I: {
+    type: 'session.file_transfer_request_approve',
+    desc: 'File Transfer Approved',
+    message: "User [{user}] approved [{requester}]'s request to {action} [{location}] in [{sid}]",
+  },
+  TPOS055I: {
+    type: 'session.file_transfer_request_deny',
+    desc: 'File Transfer Denied',
+    message: "User [{user}] denied [{requester}]'s request to {action} [{location}] in [{sid}]",
+  },
   TPOS060I: {
     type: 'trusted_cluster.ssh.start',
     desc: 'SSH to a Leaf Cluster Started',

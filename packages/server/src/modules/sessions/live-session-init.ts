@@ -1,5 +1,6 @@
 import type { RecordSessionMode, SessionKind, TerminalSize } from '@postern/contracts';
 import type { AuditStore } from '../audit/index.js';
+import type { ApprovedTransfers } from './approved-transfers.js';
 import type { LiveSession } from './live-session.js';
 import type { Moderation } from './moderation.js';
 import type { ScreenMirror } from './screen-mirror.js';
@@ -71,6 +72,10 @@ export interface LiveSessionDeps {
   recordings?: RecordingPolicy;
   /** A participant's traits, which moderation filters may read (absent: none). */
   traitsOf?: (user: string) => Readonly<Record<string, readonly string[]>>;
+  /** Where moderated sessions keep the file transfers they approve (absent: none are asked). */
+  approvedTransfers?: ApprovedTransfers;
+  /** A failure in the background (storing an approval), for the log. */
+  onError?: (error: unknown) => void;
 }
 
 /** A terminal-less session's tracker says 0×0: the active-sessions shape always has a size. */

@@ -3,6 +3,8 @@ import {
   sessionEndReasons,
   terminalFlowControl,
   type ActiveSessionJson,
+  type FileTransferDecisionFrame,
+  type FileTransferRequestFrame,
   type ParticipantMode,
   type TerminalSize,
 } from '@postern/contracts';
@@ -14,6 +16,7 @@ import {
   type LiveSessionDeps,
   type LiveSessionInit,
 } from './live-session-init.js';
+import { FileTransferRequests } from './file-transfer-requests.js';
 import type { EndKind, Party } from './party.js';
 import {
   auditSessionEnd,
@@ -57,6 +60,8 @@ export class LiveSession {
   private moderationState: ModerationState;
   /** Output that arrived while a moderated session waited or was paused: released when it runs. */
   private held: Buffer[] = [];
+  /** A moderated SSH session's file transfer requests; undefined where files move unasked. */
+  private readonly fileRequests: FileTransferRequests | undefined;
 
   constructor(
     readonly init: LiveSessionInit,
@@ -85,6 +90,7 @@ export class LiveSession {
       });
     }
     this.moderationState = init.moderation?.required ? 'waiting' : 'running';
+    this.fileRequests = this.moderatedFileRequests();
     init.channel.start({
       // A session waiting for its moderators (or paused for them) holds what the program sends
       // and stops reading: the protocol's flow control holds the program back, and not one byte
@@ -240,6 +246,26 @@ export class LiveSession {
     this.publish();
   }
 
+  /** The owner asks to move a file in a moderated session (file-transfer-requests.ts). */
+  requestFileTransfer(partyId: string, frame: FileTransferRequestFrame): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    const refused = this.fileRequests
+      ? this.fileRequests.request(member.party, frame)
+      : 'this session is not moderated: move files without asking';
+    if (refused) member.party.error?.(`file transfer request refused: ${refused}`);
+  }
+
+  /** A participant approves or denies a file transfer request. */
+  decideFileTransfer(partyId: string, decision: FileTransferDecisionFrame): void {
+    const member = this.members.get(partyId);
+    if (!member || this.ended) return;
+    const refused = this.fileRequests
+      ? this.fileRequests.decide(member.party, decision)
+      : 'this session is not moderated';
+    if (refused) member.party.error?.(`file transfer decision refused: ${refused}`);
+  }
+
   /** The party's terminal processed `bytes` more output. */
   ack(partyId: string, bytes: number): void {
     if (this.members.ack(partyId, bytes)) this.output.maybeResume();
@@ -256,6 +282,7 @@ export class LiveSession {
     const stoppedAt = this.deps.now();
     void this.recording?.close(participants, stoppedAt);
     this.members.endAll(reason, kind);
+    this.fileRequests?.close();
     this.init.channel.close();
     if (this.size) this.deps.mirror.close(this.id);
     auditSessionEnd(this.deps.audit, {
@@ -372,6 +399,32 @@ export class LiveSession {
     this.held = [];
     for (const chunk of held) this.output.push(chunk);
     if (this.output.pausedSince === undefined) this.init.channel.resume();
+  }
+
+  /**
+   * Files move in an SSH session with a terminal only where the owner may not move them
+   * unwatched: there they are asked for, and approved by the session's moderators.
+   */
+  private moderatedFileRequests(): FileTransferRequests | undefined {
+    const { moderation, kind, terminal } = this.init;
+    const approvals = this.deps.approvedTransfers;
+    if (!moderation?.required || kind !== 'ssh' || !terminal || !approvals) return undefined;
+    const { traitsOf } = this.deps;
+    return new FileTransferRequests({
+      sessionId: this.id,
+      owner: this.init.owner.user,
+      node: this.init.node,
+      login: this.init.login,
+      moderation,
+      approvals,
+      participants: () =>
+        this.members.list().map((p) => (traitsOf ? { ...p, traits: traitsOf(p.user) } : p)),
+      broadcast: (event) => this.members.event({ ...event }),
+      notice: (text) => this.notice(text),
+      audit: (code, fields) =>
+        emitAuditInBackground(this.deps.audit, code, { ...this.auditFields(), ...fields }),
+      onError: (error) => this.deps.onError?.(error),
+    });
   }
 
   /** A line from Postern in every party's terminal; not recorded, not part of the screen. */

@@ -3,6 +3,8 @@ import {
   encodeEnvelope,
   terminalMessageTypes as T,
   type ActiveSessionJson,
+  type FileTransferDecisionFrame,
+  type FileTransferRequestFrame,
   type ParticipantMode,
 } from '@postern/contracts';
 import { X509Certificate } from 'node:crypto';
@@ -19,7 +21,15 @@ import { keepAlive } from '../../websocket/keep-alive.js';
 /** What a joiner uses of a session: one this proxy holds, or one another proxy holds. */
 export type JoinedSession = Pick<
   LiveSession,
-  'isEnded' | 'join' | 'input' | 'resize' | 'ack' | 'leave' | 'toTracker'
+  | 'isEnded'
+  | 'join'
+  | 'input'
+  | 'resize'
+  | 'ack'
+  | 'leave'
+  | 'toTracker'
+  | 'requestFileTransfer'
+  | 'decideFileTransfer'
 >;
 
 export interface RemoteSessionDeps {
@@ -131,6 +141,15 @@ export class RemoteSession implements JoinedSession {
 
   ack(_partyId: string, bytes: number): void {
     this.send(encodeEnvelope(T.outputAck, String(bytes)));
+  }
+
+  /** The holder's session decides: it knows the owner, the parties and the policy. */
+  requestFileTransfer(_partyId: string, frame: FileTransferRequestFrame): void {
+    this.send(encodeEnvelope(T.fileTransferRequest, JSON.stringify(frame)));
+  }
+
+  decideFileTransfer(_partyId: string, decision: FileTransferDecisionFrame): void {
+    this.send(encodeEnvelope(T.fileTransferDecision, JSON.stringify(decision)));
   }
 
   /** This side leaves (or is made to): the holder hears the reason as the socket's close. */

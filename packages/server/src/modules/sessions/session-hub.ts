@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
 import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { ApprovedTransfers } from './approved-transfers.js';
 import { isInteractive } from './live-session-init.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
 import { ScreenMirror } from './screen-mirror.js';
@@ -75,6 +76,8 @@ export class SessionHub {
    */
   private readonly onLock = () => this.enforce();
   private readonly guards = new Set<AccessGuard>();
+  /** The file transfers moderated sessions approved, for the transfer route to take. */
+  readonly approvedTransfers: ApprovedTransfers;
   /** Sessions of other shapes (desktops) listed in Active Sessions: their current trackers. */
   private readonly tracked = new Map<string, () => SessionTracker>();
   private stopAccessChanges: (() => void) | undefined;
@@ -85,6 +88,7 @@ export class SessionHub {
   constructor(private readonly deps: SessionHubDeps) {
     this.proxyId = deps.proxyId ?? randomUUID();
     this.store = new SessionTrackerStore(deps.backend);
+    this.approvedTransfers = new ApprovedTransfers({ backend: deps.backend, now: deps.now });
     this.trackers = new WatchedCache(deps.backend, {
       prefix: activeSessionsPrefix,
       parse: trackerFromItem,
@@ -165,6 +169,8 @@ export class SessionHub {
       now: this.deps.now,
       recordings: this.deps.recordings,
       traitsOf: this.deps.traitsOf,
+      approvedTransfers: this.approvedTransfers,
+      onError: this.deps.onError,
       onChange: (s) => this.publish(s),
       onEnd: (s) => {
         this.live.delete(s.id);

@@ -1,6 +1,8 @@
 import {
   decodeEnvelopeBytes,
   encodeEnvelope,
+  fileTransferDecisionFrameSchema,
+  fileTransferRequestFrameSchema,
   resizePayloadSchema,
   sessionMfaResponseSchema,
   terminalAuthFrameSchema,
@@ -292,10 +294,29 @@ export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Ui
     }
     case T.sessionEnd:
       return session.leave(party.id, 'closed the terminal');
+    case T.fileTransferRequest: {
+      const request = fileTransferRequestFrameSchema.safeParse(safeJson(decoder.decode(body)));
+      if (!request.success) return party.error(`file transfer request refused: ${issue(request)}`);
+      return session.requestFileTransfer(party.id, request.data);
+    }
+    case T.fileTransferDecision: {
+      const decision = fileTransferDecisionFrameSchema.safeParse(safeJson(decoder.decode(body)));
+      if (!decision.success) {
+        return party.error(`file transfer decision refused: ${issue(decision)}`);
+      }
+      return session.decideFileTransfer(party.id, decision.data);
+    }
     default:
       return; // j (ready to join) and others need no answer
   }
 }
+
+/** The first thing wrong with a frame, in words. */
+const issue = (parsed: { error?: { issues: { path: PropertyKey[]; message: string }[] } }) => {
+  const first = parsed.error?.issues[0];
+  if (!first) return 'invalid';
+  return first.path.length > 0 ? `${first.path.join('.')}: ${first.message}` : first.message;
+};
 
 function answer(socket: WebSocket, response: CreateSessionResponse): void {
   socket.send(JSON.stringify(response));

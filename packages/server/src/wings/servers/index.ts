@@ -160,6 +160,11 @@ function buildServers(ctx: ServerContext) {
     audit,
     maxBytes: config.fileTransfer.maxBytes,
     guards: hub,
+    moderatedTransfers: {
+      approvals: hub.approvedTransfers,
+      isLive: (sessionId) =>
+        hub.get(sessionId) !== undefined || hub.tracker(sessionId) !== undefined,
+    },
     log: (error, message) => ctx.onError(`file transfer: ${message}`)(error),
   });
   return { inventory, joinTokens, agentJoin, nodeDirectory, terminals, fileTransfers, peerProofs };

@@ -91,6 +91,10 @@ export async function fileTransferRoutes(app: FastifyInstance, options: FileTran
       login: request.params.login,
       location: query.location,
       ...(query.filename ? { filename: query.filename } : {}),
+      ...(query.moderatedSessionId ? { moderatedSessionId: query.moderatedSessionId } : {}),
+      ...(query.fileTransferRequestId
+        ? { fileTransferRequestId: query.fileTransferRequestId }
+        : {}),
       remoteAddr: request.ip,
     };
   };

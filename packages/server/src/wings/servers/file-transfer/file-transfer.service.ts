@@ -7,9 +7,10 @@ import type { Client } from 'ssh2';
 import { accessDenied, ApiError, badParameter } from '../../../errors.js';
 import type { Identity } from '../../../http/request-identity.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
+import type { ApprovedTransfers } from '../../../modules/sessions/approved-transfers.js';
+import { Moderation } from '../../../modules/sessions/moderation.js';
 import type { SessionHub } from '../../../modules/sessions/session-hub.js';
 import { requesterOf, type NodeAccess } from '../terminal/node-access.js';
-import { assertUnmoderated } from '../terminal/terminal.service.js';
 import type { DialableNode } from '../terminal/node-dialer.js';
 import { remoteError, RemoteFiles } from './remote-files.js';
 import { TransferAudit } from './transfer-audit.js';
@@ -23,6 +24,12 @@ export interface FileTransferDeps {
   log: (error: unknown, message: string) => void;
   /** The session hub's access re-checks: a transfer whose access is taken away is cut off. */
   guards?: Pick<SessionHub, 'guard'>;
+  /** The transfers moderated sessions approved (absent: a moderated user moves no files). */
+  moderatedTransfers?: {
+    approvals: Pick<ApprovedTransfers, 'take'>;
+    /** Whether the session is still live on some proxy of the cluster. */
+    isLive(sessionId: string): boolean;
+  };
 }
 
 /** One transfer's who and where, from the route. */
@@ -33,6 +40,9 @@ export interface TransferRequest {
   location: string;
   filename?: string;
   remoteAddr: string;
+  /** A moderated user's transfer: the session and the request its moderators approved. */
+  moderatedSessionId?: string;
+  fileTransferRequestId?: string;
 }
 
 export interface Download {
@@ -80,7 +90,9 @@ export class FileTransferService {
     let remotePath = request.location;
     let guard: TransferGuard | undefined;
     try {
-      ({ client, files, guard } = await this.connect(request, this.checked(request, audit)));
+      const node = this.checked(request, audit);
+      await this.approved(request, node, true);
+      ({ client, files, guard } = await this.connect(request, node));
       remotePath = files.resolve(request.location);
       audit.path = remotePath;
       const stats = await files.stat(remotePath);
@@ -152,6 +164,7 @@ export class FileTransferService {
       if (declaredBytes !== undefined && declaredBytes > this.deps.maxBytes + multipartSlack) {
         throw tooLarge(this.deps.maxBytes);
       }
+      await this.approved(request, verdict, false);
       ({ client, files, guard } = await this.connect(request, verdict));
       const part = await nextPart();
       if (!part) throw badParameter('the form holds no file');
@@ -233,9 +246,43 @@ export class FileTransferService {
     if (!verdict.ok) throw verdict.error;
     // ssh_file_copy: false (strictest of the roles) refuses the console's transfers too.
     if (!request.identity.roleSet.options().sshFileCopy) throw accessDenied(fileCopyRefusal);
-    // A moderated user's files move only where moderators could see them: nowhere here.
-    assertUnmoderated(requesterOf(request.identity), 'file transfer');
     return verdict.node;
+  }
+
+  /**
+   * A moderated user's files move only as their session's moderators approved
+   * (file-transfer-requests.ts): the approval for these ids, made for this user, server, login,
+   * direction and path, in a session still live, is taken, so it moves one file once.
+   */
+  private async approved(request: TransferRequest, node: DialableNode, download: boolean) {
+    const moderation = Moderation.of(requesterOf(request.identity), 'ssh');
+    if (!moderation.required) return;
+    const refusal = (why: string) =>
+      accessDenied(
+        `file transfer is not allowed: your sessions need ${moderation.describe()}; ${why}`,
+      );
+    const { moderatedSessionId: sid, fileTransferRequestId: id } = request;
+    const moderated = this.deps.moderatedTransfers;
+    if (!sid || !id || !moderated) {
+      throw refusal(
+        'ask for it in your moderated session’s terminal, for its moderators to approve',
+      );
+    }
+    if (!moderated.isLive(sid)) throw refusal('the session it was approved in has ended');
+    const taken = await moderated.approvals.take(
+      sid,
+      id,
+      (approval) =>
+        approval.user === request.identity.user &&
+        approval.nodeId === node.id &&
+        approval.login === request.login &&
+        approval.download === download &&
+        approval.location === request.location &&
+        (approval.filename === undefined || approval.filename === request.filename),
+    );
+    if (!taken) {
+      throw refusal('no approval of its moderators matches this transfer (each allows one, once)');
+    }
   }
 
   private async connect(request: TransferRequest, node: DialableNode) {

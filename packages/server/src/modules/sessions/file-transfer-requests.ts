@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  FileTransferDecisionFrame,
+  FileTransferRequestEvent,
+  FileTransferRequestFrame,
+} from '@postern/contracts';
+import type { AuditCode } from '@postern/contracts';
+import type { ApprovedTransfer, ApprovedTransfers } from './approved-transfers.js';
+import type { Moderation, Participant } from './moderation.js';
+import type { Party } from './party.js';
+
+/** What a moderated session lends its file transfer requests. */
+export interface FileTransferRequestsContext {
+  sessionId: string;
+  owner: string;
+  node: { id: string; hostname: string };
+  login: string;
+  moderation: Moderation;
+  approvals: Pick<ApprovedTransfers, 'approve' | 'dropSession'>;
+  /** The parties now, as the moderation policy judges them (traits included). */
+  participants(): Participant[];
+  /** An `a` event to every party. */
+  broadcast(event: FileTransferRequestEvent): void;
+  /** A line in every party's terminal (a stock ssh client sees only these). */
+  notice(text: string): void;
+  audit(code: AuditCode, fields: Record<string, unknown>): void;
+  onError(error: unknown): void;
+}
+
+interface Pending {
+  id: string;
+  frame: FileTransferRequestFrame;
+  approvers: Set<string>;
+}
+
+/** More waiting at once is a flood, not a workflow. */
+const maxPending = 8;
+
+/**
+ * File transfers in a moderated session (the reference's moderated file transfers): the
+ * session's owner may not move files unwatched, so they ask here; every participant hears of it,
+ * and it is approved once the approvers (participants other than the owner, in moderator or peer
+ * mode) meet the session's own moderation policy, or dropped when any of them denies it. An
+ * approval is written to ApprovedTransfers for the one transfer it allows; the file transfer
+ * route takes it. Nothing outlives the session.
+ */
+export class FileTransferRequests {
+  private readonly pending = new Map<string, Pending>();
+  private closed = false;
+
+  constructor(private readonly ctx: FileTransferRequestsContext) {}
+
+  /** The owner asks; anyone else is refused (the reason is returned for the party). */
+  request(party: Party, frame: FileTransferRequestFrame): string | undefined {
+    if (party.user !== this.ctx.owner || party.mode !== 'peer') {
+      return 'only the session owner asks for file transfers';
+    }
+    if (this.pending.size >= maxPending) {
+      return `at most ${maxPending} file transfer requests may wait at once`;
+    }
+    const pending: Pending = { id: randomUUID(), frame, approvers: new Set() };
+    this.pending.set(pending.id, pending);
+    this.ctx.broadcast(this.eventOf(pending, 'file_transfer_request'));
+    this.ctx.notice(
+      `${this.ctx.owner} asks to ${describe(frame)}; approve or deny it in the console.`,
+    );
+    this.audit('TPOS053I', pending, {});
+    return undefined;
+  }
+
+  /** A participant approves or denies; the owner and observers cannot. */
+  decide(party: Party, decision: FileTransferDecisionFrame): string | undefined {
+    const pending = this.pending.get(decision.requestId);
+    if (!pending) return 'no such file transfer request is waiting';
+    if (party.user === this.ctx.owner || party.mode === 'observer') {
+      return 'only the session’s moderators and other peers decide on file transfers';
+    }
+    if (!decision.approved) {
+      this.pending.delete(pending.id);
+      this.ctx.broadcast({
+        ...this.eventOf(pending, 'file_transfer_request_deny'),
+        deniedBy: party.user,
+      });
+      this.ctx.notice(
+        `${party.user} denied ${this.ctx.owner}’s request to ${describe(pending.frame)}.`,
+      );
+      this.audit('TPOS055I', pending, { user: party.user });
+      return undefined;
+    }
+    pending.approvers.add(party.user);
+    const approved = this.met(pending);
+    if (approved) this.pending.delete(pending.id);
+    this.audit('TPOS054I', pending, { user: party.user, approved });
+    if (!approved) {
+      this.ctx.broadcast({ ...this.eventOf(pending, 'file_transfer_request_approve'), approved });
+      return undefined;
+    }
+    // The owner hears of it only once the approval is stored: its transfer then finds it.
+    this.ctx.approvals.approve(this.approvalOf(pending)).then(
+      () => {
+        if (this.closed) return;
+        this.ctx.broadcast({ ...this.eventOf(pending, 'file_transfer_request_approve'), approved });
+        this.ctx.notice(`${this.ctx.owner}’s request to ${describe(pending.frame)} was approved.`);
+      },
+      (error: unknown) => {
+        this.ctx.onError(error);
+        this.ctx.broadcast({
+          ...this.eventOf(pending, 'file_transfer_request_deny'),
+          deniedBy: 'Postern (the approval could not be stored)',
+        });
+      },
+    );
+    return undefined;
+  }
+
+  /** The session ended: nothing waits any more, and approvals not yet used go. */
+  close(): void {
+    this.closed = true;
+    this.pending.clear();
+    this.ctx.approvals.dropSession(this.ctx.sessionId).catch(this.ctx.onError);
+  }
+
+  /** The approvers still in the session meet its moderation policy. */
+  private met(pending: Pending): boolean {
+    const approvers = this.ctx
+      .participants()
+      .filter((p) => pending.approvers.has(p.user) && p.mode !== 'observer');
+    return this.ctx.moderation.fulfilledBy(approvers);
+  }
+
+  private eventOf(
+    pending: Pending,
+    event: FileTransferRequestEvent['event'],
+  ): FileTransferRequestEvent {
+    const { download, location, filename } = pending.frame;
+    return {
+      event,
+      requestId: pending.id,
+      requester: this.ctx.owner,
+      location,
+      ...(filename !== undefined ? { filename } : {}),
+      download,
+      approvers: [...pending.approvers],
+    };
+  }
+
+  private approvalOf(pending: Pending): ApprovedTransfer {
+    const { download, location, filename } = pending.frame;
+    return {
+      sessionId: this.ctx.sessionId,
+      requestId: pending.id,
+      user: this.ctx.owner,
+      nodeId: this.ctx.node.id,
+      login: this.ctx.login,
+      download,
+      location,
+      ...(filename !== undefined ? { filename } : {}),
+    };
+  }
+
+  private audit(code: AuditCode, pending: Pending, fields: Record<string, unknown>): void {
+    const { download, location, filename } = pending.frame;
+    this.ctx.audit(code, {
+      user: this.ctx.owner,
+      requester: this.ctx.owner,
+      request_id: pending.id,
+      action: download ? 'download' : 'upload',
+      location,
+      ...(filename !== undefined ? { filename } : {}),
+      approvers: [...pending.approvers],
+      ...fields,
+    });
+  }
+}
+
+/** "download /etc/hosts", "upload notes.txt to /tmp". */
+function describe(frame: FileTransferRequestFrame): string {
+  if (frame.download) return `download ${frame.location}`;
+  return frame.filename
+    ? `upload ${frame.filename} to ${frame.location}`
+    : `upload a file to ${frame.location}`;
+}
