@@ -1,5 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { terminalMessageTypes as T } from '@postern/contracts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { apiPaths, terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { TestSchemas, testPostgresUrl } from '../../../backend/testing/postgres.testkit.js';
@@ -173,6 +176,55 @@ describe('joining a session held by another proxy', () => {
     await moderator.closed;
     expect(endReason(moderator)).toBe('terminated by moderator bob');
     await until(() => a.context.hub.tracker(sid) === undefined, 'the tracker to go');
+  });
+
+  it('a moderator through A approves a file transfer, and the owner makes it through A', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'postern-cross-moderated-'));
+    const location = path.join(dir, 'report.txt');
+    await writeFile(location, 'approved across proxies\n');
+    try {
+      const { owner, sid } = await ownerOnB('carol', 'supervised-x');
+      const moderator = await joinThroughA(sid, 'moderator');
+      await owner.waitForOutput(/[#$] $/m);
+      owner.send(
+        T.fileTransferRequest,
+        JSON.stringify({ event: 'file_transfer_request', download: true, location }),
+      );
+      const requested = () =>
+        moderator.frames
+          .filter((f) => f.type === T.audit)
+          .map((f) => JSON.parse(f.payload) as { event: string; requestId: string })
+          .find((e) => e.event === 'file_transfer_request');
+      await moderator.waitFor(() => requested() !== undefined, 'the request through A');
+      const { requestId } = requested()!;
+      moderator.send(
+        T.fileTransferDecision,
+        JSON.stringify({ event: 'file_transfer_decision', requestId, approved: true }),
+      );
+      await owner.waitFor(
+        () =>
+          owner.frames.some(
+            (f) => f.type === T.audit && (JSON.parse(f.payload) as { approved?: boolean }).approved,
+          ),
+        'the approval on B',
+      );
+      // The console's HTTP call may reach the other proxy: the approval is in the shared backend.
+      const query = new URLSearchParams({
+        location,
+        moderatedSessionId: sid,
+        fileTransferRequestId: requestId,
+      });
+      const made = await a.server.inject({
+        url: `${apiPaths.fileTransfer('-current-', holder.nodeId, 'root')}?${query}`,
+        headers: await b.signIn(['supervised-x'], 'carol'),
+      });
+      expect(made.statusCode, made.body).toBe(200);
+      expect(made.body).toBe('approved across proxies\n');
+      moderator.close();
+      owner.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a forged, replayed, expired or misdirected proxy-to-proxy join', async () => {
