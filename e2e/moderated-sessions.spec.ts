@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, type Browser, type BrowserContext, type Page } from '@playwright/test';
@@ -171,6 +171,50 @@ test.describe.serial('moderated sessions', () => {
     await expectOnScreen(aliceTerminal, '42-ok');
     await expectOnScreen(bobTerminal, '42-ok');
     expect(await screenText(aliceTerminal)).not.toContain('early-6');
+  });
+
+  test("alice's file transfers wait for bob: his approval lets a download through, his denial stops an upload", async () => {
+    const file = `/tmp/postern-moderated-${Date.now().toString(36)}.txt`;
+    await runInTerminal(aliceTerminal, `echo moderated-ok > ${file}`);
+    try {
+      await aliceTerminal.getByRole('button', { name: 'Download file' }).click();
+      const dialog = aliceTerminal.getByRole('dialog', { name: 'Download file' });
+      await dialog.getByRole('textbox', { name: /File path/ }).fill(file);
+      const saved = aliceTerminal.waitForEvent('download', { timeout: 30_000 });
+      await dialog.getByRole('button', { name: 'Download' }).click();
+      const row = aliceTerminal.getByRole('listitem', { name: `Download ${path.basename(file)}` });
+      await expect(row.getByRole('status')).toHaveText('Waiting for a moderator to approve');
+
+      const prompt = bobTerminal.getByRole('listitem', { name: `alice wants to download ${file}` });
+      await prompt.getByRole('button', { name: 'Approve' }).click();
+      const download = await saved;
+      expect(await readFile((await download.path())!, 'utf8')).toBe('moderated-ok\n');
+      await expect(row.getByRole('status')).toHaveText('Done');
+      await expect(prompt).toHaveCount(0);
+
+      await aliceTerminal.getByRole('button', { name: 'Upload files' }).click();
+      const upload = aliceTerminal.getByRole('dialog', { name: 'Upload files' });
+      await upload.getByRole('textbox', { name: /Destination directory/ }).fill('/tmp');
+      await upload.getByLabel('Files').setInputFiles({
+        name: 'not-approved.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('never lands\n'),
+      });
+      await upload.getByRole('button', { name: 'Upload' }).click();
+      await bobTerminal
+        .getByRole('listitem', { name: 'alice wants to upload not-approved.txt to /tmp' })
+        .getByRole('button', { name: 'Deny' })
+        .click();
+      const refused = aliceTerminal.getByRole('listitem', { name: 'Upload not-approved.txt' });
+      await expect(refused.getByRole('alert')).toHaveText('denied by bob');
+      await expectOnScreen(aliceTerminal, 'bob denied alice’s request to upload not-approved.txt');
+      // Cleared away: the terminal's own status is the only one left for the next test.
+      for (const done of [refused, row])
+        await done.getByRole('button', { name: 'Dismiss' }).click();
+      await expect(aliceTerminal.getByRole('list', { name: 'File transfers' })).toHaveCount(0);
+    } finally {
+      await rm(file, { force: true });
+    }
   });
 
   test("bob's t in his browser terminal ends alice's session", async () => {

@@ -8,8 +8,10 @@ import { serverTerminalTarget, startTerminalSession } from './startTerminalSessi
 import { TerminalPane, type StartTerminal } from './TerminalPane';
 import { filesMfaCheck } from './transfers/filesMfaCheck';
 import { DownloadDialog, UploadDialog } from './transfers/TransferDialogs';
+import { ModeratedTransfers } from './transfers/moderatedTransfers';
+import { TransferApprovals, useTransferPrompts } from './transfers/TransferApprovals';
 import { TransferPanel } from './transfers/TransferPanel';
-import { useFileTransfers } from './transfers/useFileTransfers';
+import { useFileTransfers, type ApproveFirst } from './transfers/useFileTransfers';
 
 /** One terminal tab of the console: a server's shell, with its participants and file transfers. */
 export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boolean }) {
@@ -23,7 +25,29 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
   );
   const mfa = useSessionMfaPrompt();
   const checkFiles = useMemo(() => filesMfaCheck(endpoint, mfa.ask), [endpoint, mfa.ask]);
-  const transfers = useFileTransfers(endpoint, ui.fileTransferMaxBytes, deps.transfers, checkFiles);
+  // One per connection: a reconnect is a new session, with requests of its own.
+  const moderated = useMemo(
+    () => new ModeratedTransfers(!tab.joined),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new one for each connection
+    [tab.joined, tab.connection],
+  );
+  const prompts = useTransferPrompts(moderated);
+  const sessionModerated = tab.moderated === true;
+  const approveFirst = useMemo<ApproveFirst>(
+    () => async (ask, signal, waiting) => {
+      if (!sessionModerated) return undefined;
+      waiting();
+      return moderated.approval(ask, signal);
+    },
+    [sessionModerated, moderated],
+  );
+  const transfers = useFileTransfers(
+    endpoint,
+    ui.fileTransferMaxBytes,
+    deps.transfers,
+    checkFiles,
+    approveFirst,
+  );
   // Files move as the tab's own login; someone who joined a session has no login of their own there.
   const canTransfer = !tab.joined && tab.serverId !== '' && tab.login !== '';
 
@@ -35,6 +59,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       readOnly,
       moderator: tab.mode === 'moderator',
       onShortcut,
+      moderatedTransfers: moderated,
       events: {
         connected: () => dispatch({ type: 'connected', id: tab.id }),
         resuming: () => dispatch({ type: 'resuming', id: tab.id }),
@@ -96,6 +121,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       }
     >
       {mfa.dialog}
+      <TransferApprovals prompts={prompts} onDecide={(id, ok) => moderated.decide(id, ok)} />
       <TransferPanel
         transfers={transfers.transfers}
         onCancel={transfers.cancel}

@@ -48,6 +48,8 @@ export interface TerminalTab {
   /** Which connection of the tab this is: 1, then one more at each reconnect. */
   connection: number;
   parties: Party[];
+  /** The session needs moderators: its owner's file transfers wait for their approval. */
+  moderated?: boolean;
 }
 
 export type ConsoleTab = ServersTab | TerminalTab;
@@ -72,6 +74,7 @@ export interface SessionInfo {
   hostname: string;
   login: string;
   parties: Party[];
+  moderated?: boolean;
 }
 
 export type ConsoleAction =
@@ -139,6 +142,7 @@ export function consoleReducer(state: ConsoleState, action: ConsoleAction): Cons
         hostname: action.session.hostname || t.hostname,
         login: t.joined ? action.session.login || t.login : t.login,
         parties: action.session.parties,
+        moderated: action.session.moderated === true,
       }));
     case 'disconnected':
       return updateTerminal(state, action.id, (t) =>

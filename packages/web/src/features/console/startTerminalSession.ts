@@ -1,7 +1,14 @@
-import { apiPaths, isNormalSessionEnd, type MfaChallenge } from '@postern/contracts';
+import {
+  apiPaths,
+  fileTransferRequestEventSchema,
+  isNormalSessionEnd,
+  type FileTransferRequestFrame,
+  type MfaChallenge,
+} from '@postern/contracts';
 import type { MfaReply } from '../../components/SessionMfaDialog';
 import type { SessionInfo, TerminalTab } from './consoleStore';
 import type { TerminalDeps } from './terminalDeps';
+import type { ModeratedTransfers } from './transfers/moderatedTransfers';
 import type { ShortcutAction, TerminalEngine } from './terminalEngine';
 import {
   createTraceparent,
@@ -59,6 +66,8 @@ interface StartOptions {
   /** Joined as a moderator: `t` ends the session. */
   moderator?: boolean;
   onShortcut: (action: ShortcutAction) => void;
+  /** The tab's moderated file transfers, fed from this socket (absent: none). */
+  moderatedTransfers?: ModeratedTransfers;
 }
 
 /** The server terminal's socket for a console tab: a new session on a server, or a join. */
@@ -85,7 +94,7 @@ export function serverTerminalTarget(tab: TerminalTab): TerminalSocketTarget {
 export function startTerminalSession(
   engine: TerminalEngine,
   container: HTMLElement,
-  { target, deps, events, readOnly, moderator, onShortcut }: StartOptions,
+  { target, deps, events, readOnly, moderator, onShortcut, moderatedTransfers }: StartOptions,
 ): () => void {
   engine.mount(container);
   const { cols, rows } = engine.size();
@@ -122,6 +131,7 @@ export function startTerminalSession(
       serverId: session.server_id,
       hostname: session.server_hostname,
       login: session.login,
+      moderated: session.moderated,
       parties: session.parties.map((p) => ({
         user: p.user,
         mode: p.mode,
@@ -129,6 +139,19 @@ export function startTerminalSession(
       })),
     }),
   );
+  if (moderatedTransfers) {
+    const frames = {
+      request: (frame: FileTransferRequestFrame) => client.requestFileTransfer(frame),
+      decide: (requestId: string, approved: boolean) =>
+        client.decideFileTransfer(requestId, approved),
+    };
+    client.on('session', (session) => moderatedTransfers.attach(frames, session.id));
+    client.on('audit', (event) => {
+      const transfer = fileTransferRequestEventSchema.safeParse(event);
+      if (transfer.success) moderatedTransfers.onEvent(transfer.data);
+    });
+    client.on('close', ({ reason }) => moderatedTransfers.detach(`the session ended: ${reason}`));
+  }
   client.on('mfaChallenge', (challenge) => {
     if (!events.mfaChallenge) {
       line('this session needs an MFA check that this page cannot ask for', sgr.red);

@@ -67,9 +67,8 @@ function TransferRow({
         <Group gap="xs" wrap="nowrap">
           <Text size="xs" c={transfer.status === 'failed' ? 'red' : 'dimmed'} role="status">
             {running
-              ? percent === undefined
-                ? formatBytes(transfer.loaded)
-                : `${percent}%`
+              ? (transfer.waitingFor ??
+                (percent === undefined ? formatBytes(transfer.loaded) : `${percent}%`))
               : statusText[transfer.status]}
           </Text>
           {running ? (

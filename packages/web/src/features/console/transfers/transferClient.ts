@@ -17,10 +17,19 @@ export type ProgressListener = (loaded: number, total: number | undefined) => vo
 
 export function transferUrl(
   endpoint: TransferEndpoint,
-  query: { location: string; filename?: string },
+  query: {
+    location: string;
+    filename?: string;
+    /** A moderated session's approval (moderatedTransfers.ts): the transfer it allows. */
+    approval?: { moderatedSessionId: string; fileTransferRequestId: string };
+  },
 ): string {
   const params = new URLSearchParams({ location: query.location });
   if (query.filename) params.set('filename', query.filename);
+  if (query.approval) {
+    params.set('moderatedSessionId', query.approval.moderatedSessionId);
+    params.set('fileTransferRequestId', query.approval.fileTransferRequestId);
+  }
   const path = apiPaths.fileTransfer(endpoint.clusterId, endpoint.serverId, endpoint.login);
   return `${path}?${params.toString()}`;
 }

@@ -18,6 +18,8 @@ export interface Transfer {
   total: number | undefined;
   status: TransferStatus;
   error: string;
+  /** What a running transfer waits for before it moves (a moderator's approval), if anything. */
+  waitingFor?: string;
 }
 
 export interface TransfersState {
@@ -35,6 +37,7 @@ export type TransferAction =
       total?: number;
     }
   | { type: 'progress'; id: string; loaded: number; total?: number }
+  | { type: 'waiting'; id: string; waitingFor: string | undefined }
   | { type: 'done'; id: string }
   | { type: 'failed'; id: string; error: string }
   | { type: 'cancelled'; id: string }
@@ -64,6 +67,10 @@ export function transfersReducer(state: TransfersState, action: TransferAction):
         loaded: action.loaded,
         total: action.total ?? t.total,
       }));
+    case 'waiting':
+      return update(state, action.id, ({ waitingFor: _, ...t }) =>
+        action.waitingFor === undefined ? t : { ...t, waitingFor: action.waitingFor },
+      );
     case 'done':
       return update(state, action.id, (t) => ({
         ...t,

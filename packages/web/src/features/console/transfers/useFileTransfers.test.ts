@@ -1,6 +1,11 @@
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { baseName, useFileTransfers, type TransferDeps } from './useFileTransfers';
+import {
+  baseName,
+  useFileTransfers,
+  waitingForApprovalText,
+  type TransferDeps,
+} from './useFileTransfers';
 
 const endpoint = { clusterId: 'root', serverId: 'node-1', login: 'root' };
 
@@ -68,6 +73,53 @@ describe('useFileTransfers', () => {
       }),
     );
     expect(createRequest).not.toHaveBeenCalled();
+  });
+
+  it('in a moderated session: waits for the approval, then downloads with its ids', async () => {
+    const deps = fakeDeps(vi.fn(async () => new Response('ok')));
+    let approve: (ids: {
+      moderatedSessionId: string;
+      fileTransferRequestId: string;
+    }) => void = () => undefined;
+    const approveFirst = vi.fn(
+      (_ask: unknown, _signal: AbortSignal, waiting: () => void) =>
+        new Promise<{ moderatedSessionId: string; fileTransferRequestId: string }>((resolve) => {
+          waiting();
+          approve = resolve;
+        }),
+    );
+    const { result } = renderHook(() =>
+      useFileTransfers(endpoint, 100, deps, undefined, approveFirst),
+    );
+    act(() => result.current.download('/etc/hosts'));
+    await waitFor(() =>
+      expect(result.current.transfers[0]?.waitingFor).toBe(waitingForApprovalText),
+    );
+    expect(approveFirst.mock.calls[0]?.[0]).toEqual({ download: true, location: '/etc/hosts' });
+    expect(deps.fetch).not.toHaveBeenCalled();
+    act(() => approve({ moderatedSessionId: 's1', fileTransferRequestId: 'r1' }));
+    await waitFor(() => expect(result.current.transfers[0]?.status).toBe('done'));
+    expect(result.current.transfers[0]?.waitingFor).toBeUndefined();
+    expect(deps.fetch).toHaveBeenCalledWith(
+      '/v1/webapi/sites/root/nodes/node-1/root/scp?location=%2Fetc%2Fhosts&filename=hosts&moderatedSessionId=s1&fileTransferRequestId=r1',
+      expect.anything(),
+    );
+  });
+
+  it('in a moderated session: a denial fails the transfer with who denied it', async () => {
+    const deps = fakeDeps(vi.fn());
+    const approveFirst = vi.fn(() => Promise.reject(new Error('denied by bob')));
+    const { result } = renderHook(() =>
+      useFileTransfers(endpoint, 100, deps, undefined, approveFirst),
+    );
+    act(() => result.current.download('/etc/hosts'));
+    await waitFor(() =>
+      expect(result.current.transfers[0]).toMatchObject({
+        status: 'failed',
+        error: 'denied by bob',
+      }),
+    );
+    expect(deps.fetch).not.toHaveBeenCalled();
   });
 
   it('runs the check once for the files given together, and sends nothing when it fails', async () => {

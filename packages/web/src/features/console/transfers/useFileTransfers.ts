@@ -10,6 +10,7 @@ import {
   uploadFile,
   type TransferEndpoint,
 } from './transferClient';
+import type { ApprovalIds, TransferAsk } from './moderatedTransfers';
 import { initialTransfers, transfersReducer } from './transferStore';
 
 /** The outside world of transfers; tests replace it. */
@@ -27,6 +28,20 @@ const browserDeps: TransferDeps = {
 };
 
 const noCheck = () => Promise.resolve();
+const noApproval = () => Promise.resolve(undefined);
+
+/**
+ * What a transfer waits for in a moderated session: its moderators' approval, asked for `ask`;
+ * `waiting` is called while they decide. Resolves with the ids to make it with, or undefined
+ * where none is needed.
+ */
+export type ApproveFirst = (
+  ask: TransferAsk,
+  signal: AbortSignal,
+  waiting: () => void,
+) => Promise<ApprovalIds | undefined>;
+
+export const waitingForApprovalText = 'Waiting for a moderator to approve';
 
 /** The last path segment: what a downloaded file is saved as. */
 export const baseName = (remotePath: string) =>
@@ -46,6 +61,8 @@ export function useFileTransfers(
    * once for all of them); a rejection fails each with its message.
    */
   checkFirst: () => Promise<void> = noCheck,
+  /** In a moderated session: each transfer waits for its moderators' approval first. */
+  approveFirst: ApproveFirst = noApproval,
 ) {
   const [state, dispatch] = useReducer(transfersReducer, initialTransfers);
   const controllers = useRef(new Map<string, AbortController>());
@@ -65,6 +82,7 @@ export function useFileTransfers(
         id: string,
         signal: AbortSignal,
         onProgress: (loaded: number, total?: number) => void,
+        waiting: (waitingFor: string | undefined) => void,
       ) => Promise<void>,
     ) => {
       const id = `transfer-${++seq.current}`;
@@ -73,7 +91,9 @@ export function useFileTransfers(
       dispatch({ type: 'start', id, ...start });
       const onProgress = (loaded: number, total?: number) =>
         dispatch({ type: 'progress', id, loaded, ...(total !== undefined ? { total } : {}) });
-      void work(id, controller.signal, onProgress)
+      void work(id, controller.signal, onProgress, (waitingFor) =>
+        dispatch({ type: 'waiting', id, waitingFor }),
+      )
         .then(
           () => dispatch({ type: 'done', id }),
           (err: unknown) =>
@@ -86,6 +106,16 @@ export function useFileTransfers(
         .finally(() => controllers.current.delete(id));
     },
     [],
+  );
+
+  /** The approval a transfer needs first, the row saying so while it waits. */
+  const approved = useCallback(
+    async (ask: TransferAsk, signal: AbortSignal, waiting: (text: string | undefined) => void) => {
+      const approval = await approveFirst(ask, signal, () => waiting(waitingForApprovalText));
+      waiting(undefined);
+      return approval;
+    },
+    [approveFirst],
   );
 
   const upload = useCallback(
@@ -102,10 +132,16 @@ export function useFileTransfers(
           run(start, () => Promise.reject(new Error(fileTooLargeMessage(maxBytes))));
           continue;
         }
-        run(start, async (_id, signal, onProgress) => {
+        run(start, async (_id, signal, onProgress, waiting) => {
+          const ask = { download: false, location: directory, filename: file.name };
+          const approval = await approved(ask, signal, waiting);
           await check();
           return uploadFile({
-            url: transferUrl(endpoint, { location: directory, filename: file.name }),
+            url: transferUrl(endpoint, {
+              location: directory,
+              filename: file.name,
+              ...(approval ? { approval } : {}),
+            }),
             file,
             headers: deps.headers(),
             onProgress,
@@ -115,18 +151,23 @@ export function useFileTransfers(
         });
       }
     },
-    [endpoint, maxBytes, deps, run, checkFirst],
+    [endpoint, maxBytes, deps, run, checkFirst, approved],
   );
 
   const download = useCallback(
     (remotePath: string) => {
       const name = baseName(remotePath);
-      run({ direction: 'download', name, remotePath }, async (_id, signal, onProgress) => {
+      run({ direction: 'download', name, remotePath }, async (_id, signal, onProgress, waiting) => {
+        const approval = await approved({ download: true, location: remotePath }, signal, waiting);
         await checkFirst();
         // Cancelled while the check was asked: nothing is fetched.
         if (signal.aborted) throw abortError();
         const blob = await downloadFile({
-          url: transferUrl(endpoint, { location: remotePath, filename: name }),
+          url: transferUrl(endpoint, {
+            location: remotePath,
+            filename: name,
+            ...(approval ? { approval } : {}),
+          }),
           headers: deps.headers(),
           onProgress,
           signal,
@@ -135,7 +176,7 @@ export function useFileTransfers(
         deps.save(blob, name);
       });
     },
-    [endpoint, deps, run, checkFirst],
+    [endpoint, deps, run, checkFirst, approved],
   );
 
   const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);

@@ -1,6 +1,8 @@
 import {
   encodeEnvelope,
   terminalMessageTypes as T,
+  type FileTransferDecisionFrame,
+  type FileTransferRequestFrame,
   type SessionMfaResponse,
 } from '@postern/contracts';
 import { Emitter } from './emitter';
@@ -111,6 +113,21 @@ export class TtyClient extends Emitter<TtyEvents> {
   /** Answers the server's per-session MFA challenge (`n`): a key's assertion or a code. */
   answerMfa(response: SessionMfaResponse): void {
     this.sendFrame(T.mfaChallenge, JSON.stringify(response));
+  }
+
+  /** A moderated session's owner asks to move a file (`f`, docs/protocol.md §4.7). */
+  requestFileTransfer(frame: FileTransferRequestFrame): void {
+    this.sendFrame(T.fileTransferRequest, JSON.stringify(frame));
+  }
+
+  /** Another participant approves or denies a file transfer request (`t`). */
+  decideFileTransfer(requestId: string, approved: boolean): void {
+    const decision: FileTransferDecisionFrame = {
+      event: 'file_transfer_decision',
+      requestId,
+      approved,
+    };
+    this.sendFrame(T.fileTransferDecision, JSON.stringify(decision));
   }
 
   /** A joiner says its terminal is ready for the session's replay and stream (`j`). */

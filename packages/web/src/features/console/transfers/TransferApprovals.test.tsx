@@ -1,0 +1,55 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithTheme } from '../../../test/render';
+import { TransferApprovals } from './TransferApprovals';
+import type { TransferPrompt } from './moderatedTransfers';
+
+const prompt = (over: Partial<TransferPrompt>): TransferPrompt => ({
+  requestId: 'r1',
+  requester: 'alice',
+  download: true,
+  location: '/etc/hosts',
+  approvers: [],
+  approvedHere: false,
+  ...over,
+});
+
+describe('TransferApprovals', () => {
+  it('asks about each request and sends the choice', async () => {
+    const onDecide = vi.fn();
+    renderWithTheme(
+      <TransferApprovals
+        prompts={[
+          prompt({}),
+          prompt({ requestId: 'r2', download: false, location: '/tmp', filename: 'notes.txt' }),
+        ]}
+        onDecide={onDecide}
+      />,
+    );
+    const download = screen.getByRole('listitem', { name: 'alice wants to download /etc/hosts' });
+    await userEvent.click(within(download).getByRole('button', { name: 'Approve' }));
+    expect(onDecide).toHaveBeenCalledWith('r1', true);
+    const upload = screen.getByRole('listitem', {
+      name: 'alice wants to upload notes.txt to /tmp',
+    });
+    await userEvent.click(within(upload).getByRole('button', { name: 'Deny' }));
+    expect(onDecide).toHaveBeenCalledWith('r2', false);
+  });
+
+  it('says who approved already, and asks no more here once this tab did', () => {
+    renderWithTheme(
+      <TransferApprovals
+        prompts={[prompt({ approvers: ['bob'], approvedHere: true })]}
+        onDecide={vi.fn()}
+      />,
+    );
+    expect(screen.getByText(/approved by bob, waiting for others/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+  });
+
+  it('shows nothing while nothing waits', () => {
+    renderWithTheme(<TransferApprovals prompts={[]} onDecide={vi.fn()} />);
+    expect(screen.queryByRole('list', { name: 'File transfer requests' })).toBeNull();
+  });
+});

@@ -1,0 +1,76 @@
+import { Button, Group, Stack, Text } from '@mantine/core';
+import { useSyncExternalStore } from 'react';
+import { describeAsk, type ModeratedTransfers, type TransferPrompt } from './moderatedTransfers';
+
+/** The others' file transfer requests in this tab's session, as they change. */
+export function useTransferPrompts(transfers: ModeratedTransfers): readonly TransferPrompt[] {
+  return useSyncExternalStore(
+    (listener) => transfers.subscribe(listener),
+    () => transfers.prompts,
+  );
+}
+
+interface Props {
+  prompts: readonly TransferPrompt[];
+  onDecide: (requestId: string, approved: boolean) => void;
+}
+
+/**
+ * A moderated session's file transfer requests, for its moderators and other peers to approve
+ * or deny (docs/file-transfer.md, "Moderated sessions"). One row per request, oldest first.
+ */
+export function TransferApprovals({ prompts, onDecide }: Props) {
+  if (prompts.length === 0) return null;
+  return (
+    <Stack
+      component="ul"
+      aria-label="File transfer requests"
+      gap={6}
+      px="sm"
+      py={6}
+      m={0}
+      style={{
+        listStyle: 'none',
+        borderBottom: '1px solid var(--mantine-color-default-border)',
+        background: 'var(--mantine-color-yellow-light)',
+        flexShrink: 0,
+      }}
+    >
+      {prompts.map((prompt) => (
+        <ApprovalRow key={prompt.requestId} prompt={prompt} onDecide={onDecide} />
+      ))}
+    </Stack>
+  );
+}
+
+function ApprovalRow({ prompt, onDecide }: { prompt: TransferPrompt } & Omit<Props, 'prompts'>) {
+  const question = `${prompt.requester} wants to ${describeAsk(prompt)}`;
+  return (
+    <Group component="li" aria-label={question} gap="xs" wrap="nowrap" justify="space-between">
+      <Text size="sm" style={{ minWidth: 0 }} truncate>
+        {question}
+        {prompt.approvers.length > 0 && (
+          <Text span size="xs" c="dimmed">
+            {' '}
+            (approved by {prompt.approvers.join(', ')}, waiting for others)
+          </Text>
+        )}
+      </Text>
+      {!prompt.approvedHere && (
+        <Group gap="xs" wrap="nowrap">
+          <Button size="compact-xs" onClick={() => onDecide(prompt.requestId, true)}>
+            Approve
+          </Button>
+          <Button
+            size="compact-xs"
+            variant="light"
+            color="red"
+            onClick={() => onDecide(prompt.requestId, false)}
+          >
+            Deny
+          </Button>
+        </Group>
+      )}
+    </Group>
+  );
+}

@@ -1,0 +1,110 @@
+import type { FileTransferRequestEvent } from '@postern/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import { isAbortError } from './transferClient';
+import { ModeratedTransfers, type TransferFrames } from './moderatedTransfers';
+
+const frames = () => ({
+  request: vi.fn<TransferFrames['request']>(),
+  decide: vi.fn<TransferFrames['decide']>(),
+});
+
+const event = (over: Partial<FileTransferRequestEvent>): FileTransferRequestEvent => ({
+  event: 'file_transfer_request',
+  requestId: 'r1',
+  requester: 'alice',
+  location: '/etc/hosts',
+  download: true,
+  approvers: [],
+  ...over,
+});
+
+const never = new AbortController().signal;
+
+describe('ModeratedTransfers, in the owner’s tab', () => {
+  it('asks, and resolves with the session and request ids once the approval is final', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    let settled = false;
+    const approval = transfers
+      .approval({ download: true, location: '/etc/hosts' }, never)
+      .finally(() => (settled = true));
+    expect(socket.request).toHaveBeenCalledWith({
+      event: 'file_transfer_request',
+      download: true,
+      location: '/etc/hosts',
+    });
+    transfers.onEvent(event({}));
+    transfers.onEvent(event({ event: 'file_transfer_request_approve', approvers: ['bob'] }));
+    await Promise.resolve();
+    expect(settled).toBe(false); // one approval of several
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_approve', approvers: ['bob', 'erin'], approved: true }),
+    );
+    await expect(approval).resolves.toEqual({
+      moderatedSessionId: 'sid-1',
+      fileTransferRequestId: 'r1',
+    });
+    expect(transfers.prompts).toEqual([]); // its own requests are no prompts
+  });
+
+  it('matches each echo to the request for the same file, in order', async () => {
+    const transfers = new ModeratedTransfers(true);
+    transfers.attach(frames(), 'sid-1');
+    const upload = transfers.approval(
+      { download: false, location: '/tmp', filename: 'a.txt' },
+      never,
+    );
+    const download = transfers.approval({ download: true, location: '/etc/hosts' }, never);
+    transfers.onEvent(event({ requestId: 'r-down' }));
+    transfers.onEvent(
+      event({ requestId: 'r-up', download: false, location: '/tmp', filename: 'a.txt' }),
+    );
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_deny', requestId: 'r-up', deniedBy: 'bob' }),
+    );
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_approve', requestId: 'r-down', approved: true }),
+    );
+    await expect(upload).rejects.toThrow('denied by bob');
+    await expect(download).resolves.toMatchObject({ fileTransferRequestId: 'r-down' });
+  });
+
+  it('gives up when cancelled or when the session ends, and cannot ask unconnected', async () => {
+    const transfers = new ModeratedTransfers(true);
+    await expect(transfers.approval({ download: true, location: '/x' }, never)).rejects.toThrow(
+      'the terminal is not connected',
+    );
+    transfers.attach(frames(), 'sid-1');
+    const controller = new AbortController();
+    const cancelled = transfers.approval({ download: true, location: '/x' }, controller.signal);
+    controller.abort();
+    await expect(cancelled).rejects.toSatisfy(isAbortError);
+    const ended = transfers.approval({ download: true, location: '/y' }, never);
+    transfers.detach('the session ended: bye');
+    await expect(ended).rejects.toThrow('the session ended: bye');
+  });
+});
+
+describe('ModeratedTransfers, in a joined tab', () => {
+  it('lists the others’ requests until one is approved for good or denied', () => {
+    const transfers = new ModeratedTransfers(false);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    const changed = vi.fn();
+    transfers.subscribe(changed);
+    transfers.onEvent(event({}));
+    transfers.onEvent(event({ requestId: 'r2', download: false, location: '/tmp', filename: 'n' }));
+    expect(transfers.prompts.map((p) => p.requestId)).toEqual(['r1', 'r2']);
+
+    transfers.decide('r1', true);
+    expect(socket.decide).toHaveBeenCalledWith('r1', true);
+    transfers.onEvent(event({ event: 'file_transfer_request_approve', approvers: ['bob'] }));
+    expect(transfers.prompts[0]).toMatchObject({ approvers: ['bob'], approvedHere: true });
+
+    transfers.onEvent(event({ event: 'file_transfer_request_approve', approved: true }));
+    transfers.onEvent(event({ event: 'file_transfer_request_deny', requestId: 'r2' }));
+    expect(transfers.prompts).toEqual([]);
+    expect(changed).toHaveBeenCalledTimes(5);
+  });
+});

@@ -1,0 +1,182 @@
+import type { FileTransferRequestEvent, FileTransferRequestFrame } from '@postern/contracts';
+import { abortError } from './transferClient';
+
+/**
+ * File transfers in a moderated session (docs/file-transfer.md, "Moderated sessions"),
+ * framework-free: the owner's transfers wait for their approval, and the other participants'
+ * prompts follow the session's `a` events. One per terminal tab; its socket plugs in with
+ * `attach` once the terminal starts, and feeds every file transfer event to `onEvent`.
+ */
+
+/** The query parameters an approved transfer carries. */
+export interface ApprovalIds {
+  moderatedSessionId: string;
+  fileTransferRequestId: string;
+}
+
+/** What a transfer asks for, as the request frame names it. */
+export type TransferAsk = Omit<FileTransferRequestFrame, 'event'>;
+
+/** Someone else's request, as a prompt shows it. */
+export interface TransferPrompt {
+  requestId: string;
+  requester: string;
+  download: boolean;
+  location: string;
+  filename?: string;
+  approvers: string[];
+  /** This tab approved it already (others still have to). */
+  approvedHere: boolean;
+}
+
+/** The socket's side: send a request, or a decision. */
+export interface TransferFrames {
+  request(frame: FileTransferRequestFrame): void;
+  decide(requestId: string, approved: boolean): void;
+}
+
+interface Waiter {
+  ask: TransferAsk;
+  requestId?: string;
+  resolve: (ids: ApprovalIds) => void;
+  reject: (error: Error) => void;
+}
+
+export const notConnectedMessage = 'the terminal is not connected: no moderator can approve';
+
+const sameAsk = (ask: TransferAsk, event: FileTransferRequestEvent) =>
+  ask.download === event.download &&
+  ask.location === event.location &&
+  (ask.filename ?? undefined) === (event.filename ?? undefined);
+
+export class ModeratedTransfers {
+  private frames: TransferFrames | undefined;
+  private sid = '';
+  private readonly waiters: Waiter[] = [];
+  private promptList: TransferPrompt[] = [];
+  private readonly listeners = new Set<() => void>();
+  private readonly approvedHere = new Set<string>();
+
+  /**
+   * `owner`: this tab started the session. Only a session's owner asks, so in its tab every
+   * request is its own, and in a joined tab every request is someone else's.
+   */
+  constructor(private readonly owner: boolean) {}
+
+  /** The terminal's socket is up (or gone, with undefined), in the session `sid`. */
+  attach(frames: TransferFrames | undefined, sid = this.sid): void {
+    this.frames = frames;
+    this.sid = sid;
+  }
+
+  /**
+   * Asks the session's moderators; resolves with the ids to make the transfer with once they
+   * approve, rejects when one denies it or the ask is given up (`signal`).
+   */
+  approval(ask: TransferAsk, signal: AbortSignal): Promise<ApprovalIds> {
+    const frames = this.frames;
+    if (!frames) return Promise.reject(new Error(notConnectedMessage));
+    return new Promise<ApprovalIds>((resolve, reject) => {
+      const waiter: Waiter = { ask, resolve, reject };
+      this.waiters.push(waiter);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.drop(waiter);
+          reject(abortError());
+        },
+        { once: true },
+      );
+      frames.request({ event: 'file_transfer_request', ...ask });
+    });
+  }
+
+  /** The session is over: what waits for an approval fails, and no prompt is left. */
+  detach(reason: string): void {
+    this.frames = undefined;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(reason));
+    if (this.promptList.length === 0) return;
+    this.promptList = [];
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Approves or denies someone else's request. */
+  decide(requestId: string, approved: boolean): void {
+    if (!this.frames) return;
+    this.frames.decide(requestId, approved);
+    if (approved) this.approvedHere.add(requestId);
+  }
+
+  /** The others' requests waiting for a decision, oldest first. */
+  get prompts(): readonly TransferPrompt[] {
+    return this.promptList;
+  }
+
+  /** Calls `listener` whenever the prompts change; returns the way to stop. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onEvent(event: FileTransferRequestEvent): void {
+    if (this.owner) return this.ownEvent(event);
+    this.othersEvent(event);
+  }
+
+  /**
+   * The server echoes each request to its owner in the order they were sent, so the first
+   * waiter for the same file without an id yet is the one it names.
+   */
+  private ownEvent(event: FileTransferRequestEvent): void {
+    if (event.event === 'file_transfer_request') {
+      const waiter = this.waiters.find((w) => !w.requestId && sameAsk(w.ask, event));
+      if (waiter) waiter.requestId = event.requestId;
+      return;
+    }
+    const waiter = this.waiters.find((w) => w.requestId === event.requestId);
+    if (!waiter) return;
+    if (event.event === 'file_transfer_request_deny') {
+      this.drop(waiter);
+      return waiter.reject(new Error(`denied by ${event.deniedBy ?? 'a moderator'}`));
+    }
+    if (event.approved) {
+      this.drop(waiter);
+      waiter.resolve({ moderatedSessionId: this.sid, fileTransferRequestId: event.requestId });
+    }
+  }
+
+  private othersEvent(event: FileTransferRequestEvent): void {
+    const { requestId } = event;
+    const rest = this.promptList.filter((p) => p.requestId !== requestId);
+    const over = event.event === 'file_transfer_request_deny' || event.approved === true;
+    if (over) {
+      this.promptList = rest;
+    } else {
+      const prompt: TransferPrompt = {
+        requestId,
+        requester: event.requester,
+        download: event.download,
+        location: event.location,
+        ...(event.filename !== undefined ? { filename: event.filename } : {}),
+        approvers: event.approvers,
+        approvedHere: this.approvedHere.has(requestId),
+      };
+      const known = this.promptList.some((p) => p.requestId === requestId);
+      this.promptList = known
+        ? this.promptList.map((p) => (p.requestId === requestId ? prompt : p))
+        : [...this.promptList, prompt];
+    }
+    for (const listener of this.listeners) listener();
+  }
+
+  private drop(waiter: Waiter): void {
+    const index = this.waiters.indexOf(waiter);
+    if (index >= 0) this.waiters.splice(index, 1);
+  }
+}
+
+/** "download /etc/hosts", "upload notes.txt to /tmp". */
+export function describeAsk(ask: Pick<TransferPrompt, 'download' | 'location' | 'filename'>) {
+  if (ask.download) return `download ${ask.location}`;
+  return ask.filename ? `upload ${ask.filename} to ${ask.location}` : `upload to ${ask.location}`;
+}
