@@ -1,5 +1,6 @@
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import { useSyncExternalStore } from 'react';
+import { PaneStrip } from './PaneStrip';
 import { describeAsk, type ModeratedTransfers, type TransferPrompt } from './moderatedTransfers';
 
 /** The others' file transfer requests in this tab's session, as they change. */
@@ -22,24 +23,14 @@ interface Props {
 export function TransferApprovals({ prompts, onDecide }: Props) {
   if (prompts.length === 0) return null;
   return (
-    <Stack
-      component="ul"
-      aria-label="File transfer requests"
-      gap={6}
-      px="sm"
-      py={6}
-      m={0}
-      style={{
-        listStyle: 'none',
-        borderBottom: '1px solid var(--mantine-color-default-border)',
-        background: 'var(--mantine-color-yellow-light)',
-        flexShrink: 0,
-      }}
+    <PaneStrip
+      label="File transfer requests"
+      style={{ background: 'var(--mantine-color-yellow-light)' }}
     >
       {prompts.map((prompt) => (
         <ApprovalRow key={prompt.requestId} prompt={prompt} onDecide={onDecide} />
       ))}
-    </Stack>
+    </PaneStrip>
   );
 }
 

@@ -1,4 +1,5 @@
-import { Box, Button, Group, Progress, Stack, Text } from '@mantine/core';
+import { Box, Button, Group, Progress, Text } from '@mantine/core';
+import { PaneStrip } from './PaneStrip';
 import { percentOf, type Transfer } from './transferStore';
 
 interface Props {
@@ -18,21 +19,7 @@ const statusText: Record<Transfer['status'], string> = {
 export function TransferPanel({ transfers, onCancel, onDismiss }: Props) {
   if (transfers.length === 0) return null;
   return (
-    <Stack
-      component="ul"
-      aria-label="File transfers"
-      gap={6}
-      px="sm"
-      py={6}
-      m={0}
-      style={{
-        listStyle: 'none',
-        borderBottom: '1px solid var(--mantine-color-default-border)',
-        maxHeight: 180,
-        overflowY: 'auto',
-        flexShrink: 0,
-      }}
-    >
+    <PaneStrip label="File transfers" style={{ maxHeight: 180, overflowY: 'auto' }}>
       {transfers.map((transfer) => (
         <TransferRow
           key={transfer.id}
@@ -41,7 +28,7 @@ export function TransferPanel({ transfers, onCancel, onDismiss }: Props) {
           onDismiss={onDismiss}
         />
       ))}
-    </Stack>
+    </PaneStrip>
   );
 }
 
