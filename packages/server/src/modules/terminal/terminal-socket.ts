@@ -69,9 +69,12 @@ export interface TerminalSocketOptions<Request extends { sid?: string; mode?: Pa
   /** The client's address, for the audit of a resume. */
   remoteAddr?: string;
   log: (error: unknown, message: string) => void;
+  /** After this long a start still under way is reported to the client (default 2 s). */
+  slowStartNoticeMs?: number;
 }
 
 const decoder = new TextDecoder();
+const defaultSlowStartNoticeMs = 2000;
 /** Input a client may send before its session is up (a paste while dialling). */
 const earlyInputLimit = 256 * 1024;
 
@@ -181,7 +184,7 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode, devices);
       stopGuard = options.sessions.guardParty(caller, session, party);
     } else {
-      const started = await options.sessions.start(caller, request.data);
+      const started = await startSaying(() => options.sessions.start(caller, request.data));
       session = started;
       party = new WebSocketParty(socket, caller.user, caller.roles, 'peer', devices);
       // The browser left while we dialled: nobody owns the new session.
@@ -195,6 +198,24 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
     stage = 'live';
     await session.join(party);
     for (const frame of early.splice(0)) onFrame(session, party, frame);
+  }
+
+  /**
+   * Starts the session; a start that takes long (a busy agent, a proxy failing over) is said to
+   * the client at once, rather than left as a blank screen until the dial's timeout.
+   */
+  async function startSaying<T>(start: () => Promise<T>): Promise<T> {
+    const slowMs = options.slowStartNoticeMs ?? defaultSlowStartNoticeMs;
+    const timer = setTimeout(() => {
+      if (socket.readyState !== socket.OPEN) return;
+      const event = { event: 'session.starting', elapsed_ms: slowMs };
+      socket.send(encodeEnvelope(T.audit, JSON.stringify(event)));
+    }, slowMs);
+    try {
+      return await start();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

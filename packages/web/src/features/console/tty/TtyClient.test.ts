@@ -169,7 +169,7 @@ describe('TtyClient frames', () => {
     expect(output.join('')).not.toContain('\ufffd');
   });
 
-  it('hands over session data, join, leave, lost and back notices and other parties’ sizes', () => {
+  it('hands over session data, join, leave, lost, back and still-connecting notices and other parties’ sizes', () => {
     const { client, socket, events } = connect();
     const sessions = vi.fn();
     const resizes = vi.fn();
@@ -185,6 +185,7 @@ describe('TtyClient frames', () => {
     socket.receive(T.audit, JSON.stringify({ event: 'session.leave', user: 'alice' }));
     socket.receive(T.audit, JSON.stringify({ event: 'session.connection_lost', user: 'bob' }));
     socket.receive(T.audit, JSON.stringify({ event: 'session.resumed', user: 'bob' }));
+    socket.receive(T.audit, JSON.stringify({ event: 'session.starting', elapsed_ms: 2000 }));
     socket.receive(T.audit, JSON.stringify({ event: 'resize', size: '80:24', user: 'me' }));
     socket.receive(T.audit, JSON.stringify({ event: 'resize', size: '132:43', user: 'bob' }));
     socket.receive(T.error, 'node unreachable');
@@ -193,6 +194,7 @@ describe('TtyClient frames', () => {
       'notice [alice left]',
       'notice [bob lost the connection]',
       'notice [bob is back]',
+      'notice [still connecting to the server…]',
       'error node unreachable',
     ]);
     expect(resizes.mock.calls).toEqual([[{ w: 132, h: 43 }]]);

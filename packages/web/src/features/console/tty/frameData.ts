@@ -56,6 +56,8 @@ export function partyNotice(event: Record<string, unknown>): string | undefined 
   // The session waits for a party whose connection dropped (docs/protocol.md §6.1).
   if (event.event === 'session.connection_lost') return `[${user} lost the connection]`;
   if (event.event === 'session.resumed') return `[${user} is back]`;
+  // The proxy is still reaching the server (docs/protocol.md §4.4): say so over a blank screen.
+  if (event.event === 'session.starting') return '[still connecting to the server…]';
   if (event.event !== 'session.join') return undefined;
   const mode = typeof event.mode === 'string' && event.mode ? ` as ${event.mode}` : '';
   return `[${user} joined${mode}]`;
