@@ -52,6 +52,8 @@ describe('the console’s file transfers', () => {
       `/v1/webapi/sites/root/nodes/${db1.id}/root/scp?location=%2Fvar%2Flog%2Fapp.log&filename=app.log`,
     );
     expect(init.headers).toMatchObject({ Authorization: 'Bearer bearer-tok' });
+    // Not a moderated session: nobody is asked first.
+    expect(socket.payloads(T.fileTransferRequest)).toEqual([]);
     expect(createObjectURL).toHaveBeenCalled();
     expect(saved).toEqual(['app.log']);
     click.mockRestore();

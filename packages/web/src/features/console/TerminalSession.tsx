@@ -121,7 +121,11 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
       }
     >
       {mfa.dialog}
-      <TransferApprovals prompts={prompts} onDecide={(id, ok) => moderated.decide(id, ok)} />
+      <TransferApprovals
+        prompts={prompts}
+        onDecide={(id, ok) => moderated.decide(id, ok)}
+        canDecide={tab.mode !== 'observer'}
+      />
       <TransferPanel
         transfers={transfers.transfers}
         onCancel={transfers.cancel}

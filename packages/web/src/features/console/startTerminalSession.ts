@@ -1,6 +1,5 @@
 import {
   apiPaths,
-  fileTransferRequestEventSchema,
   isNormalSessionEnd,
   type FileTransferRequestFrame,
   type MfaChallenge,
@@ -146,10 +145,8 @@ export function startTerminalSession(
         client.decideFileTransfer(requestId, approved),
     };
     client.on('session', (session) => moderatedTransfers.attach(frames, session.id));
-    client.on('audit', (event) => {
-      const transfer = fileTransferRequestEventSchema.safeParse(event);
-      if (transfer.success) moderatedTransfers.onEvent(transfer.data);
-    });
+    client.on('fileTransfer', (event) => moderatedTransfers.onEvent(event));
+    client.on('error', (message) => moderatedTransfers.onServerError(message));
     client.on('close', ({ reason }) => moderatedTransfers.detach(`the session ended: ${reason}`));
   }
   client.on('mfaChallenge', (challenge) => {

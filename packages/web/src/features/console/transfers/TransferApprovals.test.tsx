@@ -48,6 +48,17 @@ describe('TransferApprovals', () => {
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
   });
 
+  it('shows an observer what is asked, without buttons: the server lets observers not decide', () => {
+    renderWithTheme(
+      <TransferApprovals prompts={[prompt({})]} onDecide={vi.fn()} canDecide={false} />,
+    );
+    expect(
+      screen.getByRole('listitem', { name: 'alice wants to download /etc/hosts' }),
+    ).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Deny' })).toBeNull();
+  });
+
   it('shows nothing while nothing waits', () => {
     renderWithTheme(<TransferApprovals prompts={[]} onDecide={vi.fn()} />);
     expect(screen.queryByRole('list', { name: 'File transfer requests' })).toBeNull();

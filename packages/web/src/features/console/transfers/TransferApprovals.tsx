@@ -14,13 +14,18 @@ export function useTransferPrompts(transfers: ModeratedTransfers): readonly Tran
 interface Props {
   prompts: readonly TransferPrompt[];
   onDecide: (requestId: string, approved: boolean) => void;
+  /**
+   * This tab may decide: false for an observer, whom the server does not let approve or deny;
+   * they still see what is asked.
+   */
+  canDecide?: boolean;
 }
 
 /**
  * A moderated session's file transfer requests, for its moderators and other peers to approve
  * or deny (docs/file-transfer.md, "Moderated sessions"). One row per request, oldest first.
  */
-export function TransferApprovals({ prompts, onDecide }: Props) {
+export function TransferApprovals({ prompts, onDecide, canDecide = true }: Props) {
   if (prompts.length === 0) return null;
   return (
     <PaneStrip
@@ -28,13 +33,22 @@ export function TransferApprovals({ prompts, onDecide }: Props) {
       style={{ background: 'var(--mantine-color-yellow-light)' }}
     >
       {prompts.map((prompt) => (
-        <ApprovalRow key={prompt.requestId} prompt={prompt} onDecide={onDecide} />
+        <ApprovalRow
+          key={prompt.requestId}
+          prompt={prompt}
+          onDecide={onDecide}
+          canDecide={canDecide}
+        />
       ))}
     </PaneStrip>
   );
 }
 
-function ApprovalRow({ prompt, onDecide }: { prompt: TransferPrompt } & Omit<Props, 'prompts'>) {
+function ApprovalRow({
+  prompt,
+  onDecide,
+  canDecide,
+}: { prompt: TransferPrompt } & Required<Omit<Props, 'prompts'>>) {
   const question = `${prompt.requester} wants to ${describeAsk(prompt)}`;
   return (
     <Group component="li" aria-label={question} gap="xs" wrap="nowrap" justify="space-between">
@@ -47,7 +61,7 @@ function ApprovalRow({ prompt, onDecide }: { prompt: TransferPrompt } & Omit<Pro
           </Text>
         )}
       </Text>
-      {!prompt.approvedHere && (
+      {canDecide && !prompt.approvedHere && (
         <Group gap="xs" wrap="nowrap">
           <Button size="compact-xs" onClick={() => onDecide(prompt.requestId, true)}>
             Approve

@@ -1,11 +1,17 @@
 import type { FileTransferRequestEvent } from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { isAbortError } from './transferClient';
-import { ModeratedTransfers, type TransferFrames } from './moderatedTransfers';
+import {
+  ModeratedTransfers,
+  notConnectedMessage,
+  requestRefusedPrefix,
+  type TransferFrames,
+} from './moderatedTransfers';
 
+/** A socket that is open: every frame goes out. */
 const frames = () => ({
-  request: vi.fn<TransferFrames['request']>(),
-  decide: vi.fn<TransferFrames['decide']>(),
+  request: vi.fn<TransferFrames['request']>(() => true),
+  decide: vi.fn<TransferFrames['decide']>(() => true),
 });
 
 const event = (over: Partial<FileTransferRequestEvent>): FileTransferRequestEvent => ({
@@ -83,6 +89,67 @@ describe('ModeratedTransfers, in the owner’s tab', () => {
     const ended = transfers.approval({ download: true, location: '/y' }, never);
     transfers.detach('the session ended: bye');
     await expect(ended).rejects.toThrow('the session ended: bye');
+  });
+});
+
+describe('ModeratedTransfers, when the server refuses or the socket is not there', () => {
+  const refused = `${requestRefusedPrefix}at most 8 file transfer requests may wait at once`;
+
+  it('fails the request the server refused, not the one it accepted', async () => {
+    const transfers = new ModeratedTransfers(true);
+    transfers.attach(frames(), 'sid-1');
+    const first = transfers.approval({ download: true, location: '/a' }, never);
+    const second = transfers.approval({ download: true, location: '/b' }, never);
+    transfers.onEvent(event({ requestId: 'r-a', location: '/a' }));
+    transfers.onServerError('resize refused: sizes must be between 1 and 4095'); // not ours
+    transfers.onServerError(refused);
+    await expect(second).rejects.toThrow(refused);
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_approve', requestId: 'r-a', approved: true }),
+    );
+    await expect(first).resolves.toMatchObject({ fileTransferRequestId: 'r-a' });
+  });
+
+  it('a request cancelled before its answer still takes that answer, not a later request', async () => {
+    const transfers = new ModeratedTransfers(true);
+    transfers.attach(frames(), 'sid-1');
+    const controller = new AbortController();
+    const cancelled = transfers.approval({ download: true, location: '/x' }, controller.signal);
+    controller.abort();
+    await expect(cancelled).rejects.toSatisfy(isAbortError);
+    const again = transfers.approval({ download: true, location: '/x' }, never);
+    const other = transfers.approval({ download: true, location: '/y' }, never);
+    // The cancelled request's echo, then the retry's, then the third is refused.
+    transfers.onEvent(event({ requestId: 'r-old', location: '/x' }));
+    transfers.onEvent(event({ requestId: 'r-new', location: '/x' }));
+    transfers.onServerError(refused);
+    await expect(other).rejects.toThrow(refused);
+    transfers.onEvent(
+      event({
+        event: 'file_transfer_request_approve',
+        requestId: 'r-old',
+        location: '/x',
+        approved: true,
+      }),
+    );
+    transfers.onEvent(
+      event({
+        event: 'file_transfer_request_approve',
+        requestId: 'r-new',
+        location: '/x',
+        approved: true,
+      }),
+    );
+    await expect(again).resolves.toMatchObject({ fileTransferRequestId: 'r-new' });
+  });
+
+  it('does not wait for an answer to a request the socket could not send', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const resuming = { request: vi.fn(() => false), decide: vi.fn(() => false) };
+    transfers.attach(resuming, 'sid-1');
+    await expect(transfers.approval({ download: true, location: '/x' }, never)).rejects.toThrow(
+      notConnectedMessage,
+    );
   });
 });
 

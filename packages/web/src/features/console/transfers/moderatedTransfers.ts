@@ -29,10 +29,10 @@ export interface TransferPrompt {
   approvedHere: boolean;
 }
 
-/** The socket's side: send a request, or a decision. */
+/** The socket's side: send a request, or a decision; each says whether it went out. */
 export interface TransferFrames {
-  request(frame: FileTransferRequestFrame): void;
-  decide(requestId: string, approved: boolean): void;
+  request(frame: FileTransferRequestFrame): boolean;
+  decide(requestId: string, approved: boolean): boolean;
 }
 
 interface Waiter {
@@ -44,6 +44,12 @@ interface Waiter {
 
 export const notConnectedMessage = 'the terminal is not connected: no moderator can approve';
 
+/**
+ * How the server's `e` frame begins when it refuses a request (live-session.ts and
+ * terminal-socket.ts say it so); the rest is the reason.
+ */
+export const requestRefusedPrefix = 'file transfer request refused: ';
+
 const sameAsk = (ask: TransferAsk, event: FileTransferRequestEvent) =>
   ask.download === event.download &&
   ask.location === event.location &&
@@ -53,6 +59,13 @@ export class ModeratedTransfers {
   private frames: TransferFrames | undefined;
   private sid = '';
   private readonly waiters: Waiter[] = [];
+  /**
+   * The requests sent and not yet answered, oldest first, cancelled ones included. The server
+   * answers each of the owner's requests, in order, with either its echo (the request event)
+   * or an `e` refusal; keeping a cancelled one here until its answer comes keeps that answer
+   * from being taken for a later request's.
+   */
+  private readonly unanswered: Waiter[] = [];
   private promptList: TransferPrompt[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly approvedHere = new Set<string>();
@@ -76,9 +89,15 @@ export class ModeratedTransfers {
   approval(ask: TransferAsk, signal: AbortSignal): Promise<ApprovalIds> {
     const frames = this.frames;
     if (!frames) return Promise.reject(new Error(notConnectedMessage));
+    if (signal.aborted) return Promise.reject(abortError());
+    // Resuming a dropped connection, say: a request not sent would never be answered.
+    if (!frames.request({ event: 'file_transfer_request', ...ask })) {
+      return Promise.reject(new Error(notConnectedMessage));
+    }
     return new Promise<ApprovalIds>((resolve, reject) => {
       const waiter: Waiter = { ask, resolve, reject };
       this.waiters.push(waiter);
+      this.unanswered.push(waiter);
       signal.addEventListener(
         'abort',
         () => {
@@ -87,13 +106,13 @@ export class ModeratedTransfers {
         },
         { once: true },
       );
-      frames.request({ event: 'file_transfer_request', ...ask });
     });
   }
 
   /** The session is over: what waits for an approval fails, and no prompt is left. */
   detach(reason: string): void {
     this.frames = undefined;
+    this.unanswered.length = 0;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(reason));
     if (this.promptList.length === 0) return;
     this.promptList = [];
@@ -102,8 +121,7 @@ export class ModeratedTransfers {
 
   /** Approves or denies someone else's request. */
   decide(requestId: string, approved: boolean): void {
-    if (!this.frames) return;
-    this.frames.decide(requestId, approved);
+    if (!this.frames?.decide(requestId, approved)) return;
     if (approved) this.approvedHere.add(requestId);
   }
 
@@ -124,12 +142,28 @@ export class ModeratedTransfers {
   }
 
   /**
-   * The server echoes each request to its owner in the order they were sent, so the first
-   * waiter for the same file without an id yet is the one it names.
+   * An error the server sent on the socket. A refused request (too many waiting, say) is the
+   * answer to the oldest one unanswered: its transfer fails with the reason instead of waiting
+   * for an approval that cannot come.
+   */
+  onServerError(message: string): void {
+    if (!this.owner || !message.startsWith(requestRefusedPrefix)) return;
+    const refused = this.unanswered.shift();
+    if (!refused || !this.waiters.includes(refused)) return; // cancelled meanwhile
+    this.drop(refused);
+    refused.reject(new Error(message));
+  }
+
+  /**
+   * The server echoes each request to its owner in the order they were sent, so the oldest
+   * unanswered request for the same file is the one the echo names. (The order alone would do;
+   * matching the file too keeps one answer lost in a reconnect from shifting every later pair.)
    */
   private ownEvent(event: FileTransferRequestEvent): void {
     if (event.event === 'file_transfer_request') {
-      const waiter = this.waiters.find((w) => !w.requestId && sameAsk(w.ask, event));
+      const index = this.unanswered.findIndex((w) => sameAsk(w.ask, event));
+      if (index < 0) return;
+      const [waiter] = this.unanswered.splice(index, 1);
       if (waiter) waiter.requestId = event.requestId;
       return;
     }

@@ -324,6 +324,51 @@ describe('TtyClient frames', () => {
     expect(socket.envelopes().map((e) => e.type)).toEqual(['j']);
   });
 
+  it('asks for a moderated file transfer on f and decides on t, once the session is open', () => {
+    const { client, socket } = connect();
+    const request = {
+      event: 'file_transfer_request',
+      download: false,
+      location: '/tmp',
+      filename: 'notes.txt',
+    } as const;
+    // Not open yet: nothing goes out, and the caller hears so (no answer will come).
+    expect(client.requestFileTransfer(request)).toBe(false);
+    socket.accept();
+    expect(client.requestFileTransfer(request)).toBe(true);
+    expect(client.decideFileTransfer('req-1', false)).toBe(true);
+    expect(socket.envelopes().map((e) => e.type)).toEqual(['f', 't']);
+    expect(JSON.parse(socket.payloads(T.fileTransferRequest)[0]!)).toEqual(request);
+    expect(JSON.parse(socket.payloads(T.fileTransferDecision)[0]!)).toEqual({
+      event: 'file_transfer_decision',
+      requestId: 'req-1',
+      approved: false,
+    });
+  });
+
+  it("hands a file transfer request's events over typed, and other audit events as they were", () => {
+    const { client, socket, events } = connect();
+    const transfers = vi.fn();
+    const audits = vi.fn();
+    client.on('fileTransfer', transfers);
+    client.on('audit', audits);
+    socket.accept();
+    const approve = {
+      event: 'file_transfer_request_approve',
+      requestId: 'req-1',
+      requester: 'alice',
+      location: '/etc/hosts',
+      download: true,
+      approvers: ['bob'],
+      approved: true,
+    };
+    socket.receive(T.audit, JSON.stringify(approve));
+    socket.receive(T.audit, JSON.stringify({ event: 'session.leave', user: 'carol' }));
+    expect(transfers.mock.calls).toEqual([[approve]]);
+    expect(audits.mock.calls).toEqual([[{ event: 'session.leave', user: 'carol' }]]);
+    expect(events).toEqual(['notice [carol left]']);
+  });
+
   it("a moderator sends only t, which ends the session; an observer's t goes nowhere", () => {
     const moderator = connect({ readOnly: true, moderator: true });
     moderator.socket.accept();

@@ -115,19 +115,22 @@ export class TtyClient extends Emitter<TtyEvents> {
     this.sendFrame(T.mfaChallenge, JSON.stringify(response));
   }
 
-  /** A moderated session's owner asks to move a file (`f`, docs/protocol.md §4.7). */
-  requestFileTransfer(frame: FileTransferRequestFrame): void {
-    this.sendFrame(T.fileTransferRequest, JSON.stringify(frame));
+  /**
+   * A moderated session's owner asks to move a file (`f`, docs/protocol.md §4.7). False when it
+   * could not be sent (not open, or resuming): no answer will come, so the caller must not wait.
+   */
+  requestFileTransfer(frame: FileTransferRequestFrame): boolean {
+    return this.sendFrame(T.fileTransferRequest, JSON.stringify(frame));
   }
 
-  /** Another participant approves or denies a file transfer request (`t`). */
-  decideFileTransfer(requestId: string, approved: boolean): void {
+  /** Another participant approves or denies a file transfer request (`t`); false if not sent. */
+  decideFileTransfer(requestId: string, approved: boolean): boolean {
     const decision: FileTransferDecisionFrame = {
       event: 'file_transfer_decision',
       requestId,
       approved,
     };
-    this.sendFrame(T.fileTransferDecision, JSON.stringify(decision));
+    return this.sendFrame(T.fileTransferDecision, JSON.stringify(decision));
   }
 
   /** A joiner says its terminal is ready for the session's replay and stream (`j`). */
@@ -242,6 +245,8 @@ export class TtyClient extends Emitter<TtyEvents> {
         return this.emit('session', frame.session);
       case 'audit':
         return this.audit(frame.event);
+      case 'fileTransfer':
+        return this.emit('fileTransfer', frame.event);
       case 'error':
         return this.emit('error', frame.message);
       case 'end':
@@ -276,9 +281,11 @@ export class TtyClient extends Emitter<TtyEvents> {
     );
   }
 
-  private sendFrame(type: (typeof T)[keyof typeof T], payload: string): void {
-    if (this.stateValue !== 'open' || !this.socket) return;
+  /** Sends one frame if the session is open; says whether it did. */
+  private sendFrame(type: (typeof T)[keyof typeof T], payload: string): boolean {
+    if (this.stateValue !== 'open' || !this.socket) return false;
     this.socket.send(encodeEnvelope(type, encoder.encode(payload)));
+    return true;
   }
 
   /** Keystrokes (`r`), kept until a resume could need them again. */

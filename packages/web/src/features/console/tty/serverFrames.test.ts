@@ -32,6 +32,24 @@ describe('readServerFrame', () => {
     expect(frame(T.error, 'resize refused')).toEqual({ kind: 'error', message: 'resize refused' });
   });
 
+  it("reads a file transfer request's events as such; a malformed one stays a plain audit event", () => {
+    const request = {
+      event: 'file_transfer_request',
+      requestId: 'req-1',
+      requester: 'alice',
+      location: '/tmp',
+      filename: 'notes.txt',
+      download: false,
+      approvers: [],
+    };
+    expect(frame(T.audit, JSON.stringify(request))).toEqual({
+      kind: 'fileTransfer',
+      event: request,
+    });
+    const broken = { event: 'file_transfer_request_deny', requestId: 'req-1' };
+    expect(frame(T.audit, JSON.stringify(broken))).toEqual({ kind: 'audit', event: broken });
+  });
+
   it('turns an MFA challenge it cannot read into an error the user sees', () => {
     expect(frame(T.mfaChallenge, JSON.stringify({ totp_challenge: true }))).toEqual({
       kind: 'mfaChallenge',

@@ -1,11 +1,13 @@
 import {
   activeSessionJsonSchema,
   decodeEnvelopeBytes,
+  fileTransferRequestEventSchema,
   mfaChallengeSchema,
   resumeKeySchema,
   terminalMessageTypes as T,
   type ActiveSessionJson,
   type CreateSessionResponse,
+  type FileTransferRequestEvent,
   type MfaChallenge,
   type ResumeKey,
 } from '@postern/contracts';
@@ -21,6 +23,8 @@ export type ServerFrame =
   | { kind: 'output'; body: Uint8Array }
   | { kind: 'session'; session: ActiveSessionJson }
   | { kind: 'audit'; event: Record<string, unknown> }
+  /** An `a` event of a moderated file transfer request's life (docs/file-transfer.md). */
+  | { kind: 'fileTransfer'; event: FileTransferRequestEvent }
   | { kind: 'error'; message: string }
   | { kind: 'end'; reason: string }
   | { kind: 'resumeKey'; key: ResumeKey }
@@ -45,9 +49,11 @@ export function readServerFrame(bytes: Uint8Array): ServerFrame | undefined {
     }
     case T.audit: {
       const event = parseJson(body);
-      return event && typeof event === 'object'
-        ? { kind: 'audit', event: event as Record<string, unknown> }
-        : undefined;
+      if (!event || typeof event !== 'object') return undefined;
+      const transfer = fileTransferRequestEventSchema.safeParse(event);
+      return transfer.success
+        ? { kind: 'fileTransfer', event: transfer.data }
+        : { kind: 'audit', event: event as Record<string, unknown> };
     }
     case T.error:
       return { kind: 'error', message: text(body) };

@@ -1,4 +1,9 @@
-import { sessionEndReasons, type ActiveSessionJson, type MfaChallenge } from '@postern/contracts';
+import {
+  sessionEndReasons,
+  type ActiveSessionJson,
+  type FileTransferRequestEvent,
+  type MfaChallenge,
+} from '@postern/contracts';
 import type { ResumeTimers } from './resume';
 
 /**
@@ -107,8 +112,13 @@ export interface TtyEvents {
   output: [text: string, bytes: number];
   /** `s`: the session as the server knows it (sid, hostname, parties). */
   session: [session: ActiveSessionJson];
-  /** `a`: every audit event, as sent. */
+  /** `a`: every audit event, as sent, but those of file transfer requests (`fileTransfer`). */
   audit: [event: Record<string, unknown>];
+  /**
+   * `a`: a moderated file transfer request was made, approved (once, or for good) or denied;
+   * every participant hears each step (docs/file-transfer.md, "Moderated sessions").
+   */
+  fileTransfer: [event: FileTransferRequestEvent];
   /** A line for the user about the session, e.g. `[alice joined as observer]`. */
   notice: [text: string];
   /** Another party resized the session's terminal. */
