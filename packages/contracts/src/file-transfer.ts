@@ -62,9 +62,19 @@ export const fileTransferRequestFrameSchema = z.object({
   download: z.boolean(),
   location: remoteLocationSchema,
   filename: remoteFilenameSchema.optional(),
+  /**
+   * The asker's own name for the request, echoed in every event about it: the console pairs
+   * the server's request id with its transfer by it, also when events are replayed after a
+   * reconnect. Not Postern's; another client may leave it out.
+   */
+  clientRequestId: z.string().min(1).max(64).optional(),
 });
 export type FileTransferRequestFrame = z.infer<typeof fileTransferRequestFrameSchema>;
 
+/**
+ * A decision by anyone but the owner approves or denies; the owner may only deny its own
+ * request, which withdraws it (its transfer was cancelled).
+ */
 export const fileTransferDecisionFrameSchema = z.object({
   event: z.literal('file_transfer_decision'),
   requestId: z.string().min(1).max(128),
@@ -72,7 +82,18 @@ export const fileTransferDecisionFrameSchema = z.object({
 });
 export type FileTransferDecisionFrame = z.infer<typeof fileTransferDecisionFrameSchema>;
 
-/** The `a` events of a request's life, sent to every participant. */
+/**
+ * The `e` frame's text when the server refuses a request (`…request refused: <reason>`) or a
+ * decision (`…decision refused: <reason>`); the console tells them from other errors by it.
+ */
+export const fileTransferRequestRefused = 'file transfer request refused: ';
+export const fileTransferDecisionRefused = 'file transfer decision refused: ';
+
+/**
+ * The `a` events of a request's life, sent to every participant. A participant who joins later
+ * is sent the requests still waiting, and one who resumes a dropped connection the last event
+ * of each request it may have missed.
+ */
 export const fileTransferRequestEventSchema = z.object({
   event: z.enum([
     'file_transfer_request',
@@ -91,5 +112,9 @@ export const fileTransferRequestEventSchema = z.object({
   approved: z.boolean().optional(),
   /** On a denial: who denied it. */
   deniedBy: z.string().optional(),
+  /** On a denial: the owner withdrew it (`deniedBy` is the owner). */
+  withdrawn: z.boolean().optional(),
+  /** The asker's `clientRequestId`, when it gave one. */
+  clientRequestId: z.string().optional(),
 });
 export type FileTransferRequestEvent = z.infer<typeof fileTransferRequestEventSchema>;

@@ -34,6 +34,7 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'session.file_transfer_request': 'File Transfer Requested',
     'session.file_transfer_request_approve': 'File Transfer Approved',
     'session.file_transfer_request_deny': 'File Transfer Denied',
+    'session.file_transfer_request_withdraw': 'File Transfer Request Withdrawn',
     resize: 'Terminal Resized',
     'session.recording.access': 'Recording Accessed',
     'session.recording.failed': 'Recording Failed',

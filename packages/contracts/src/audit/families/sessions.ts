@@ -92,6 +92,11 @@ export const sessionEvents = {
     desc: 'File Transfer Denied',
     message: "User [{user}] denied [{requester}]'s request to {action} [{location}] in [{sid}]",
   },
+  TPOS056I: {
+    type: 'session.file_transfer_request_withdraw',
+    desc: 'File Transfer Request Withdrawn',
+    message: 'User [{requester}] withdrew the request to {action} [{location}] in [{sid}]',
+  },
   TPOS060I: {
     type: 'trusted_cluster.ssh.start',
     desc: 'SSH to a Leaf Cluster Started',

@@ -35,26 +35,32 @@ interface Pending {
 
 /** More waiting at once is a flood, not a workflow. */
 const maxPending = 8;
+/** Answered requests whose last event a resuming party is sent (it may have missed it). */
+const answeredKept = 32;
 
 /**
  * File transfers in a moderated session (the reference's moderated file transfers): the
  * session's owner may not move files unwatched, so they ask here; every participant hears of it,
  * and it is approved once the approvers (participants other than the owner, in moderator or peer
- * mode) meet the session's own moderation policy, or dropped when any of them denies it. An
- * approval is written to ApprovedTransfers for the one transfer it allows; the file transfer
- * route takes it. Nothing outlives the session.
+ * mode) meet the session's own moderation policy, or dropped when any of them denies it, or when
+ * the owner withdraws it. An approval is written to ApprovedTransfers for the one transfer it
+ * allows; the file transfer route takes it. Nothing outlives the session.
+ *
+ * Events are not kept for a resume as output is, so a party that joins late is sent the
+ * requests still waiting (`showPending`), and one that resumes a dropped connection the last
+ * event of every request it may have missed (`replayTo`).
  */
 export class FileTransferRequests {
   private readonly pending = new Map<string, Pending>();
+  /** The last event of recently answered requests, oldest first. */
+  private readonly answered = new Map<string, FileTransferRequestEvent>();
   private closed = false;
 
   constructor(private readonly ctx: FileTransferRequestsContext) {}
 
   /** The owner asks; anyone else is refused (the reason is returned for the party). */
   request(party: Party, frame: FileTransferRequestFrame): string | undefined {
-    if (party.user !== this.ctx.owner || party.mode !== 'peer') {
-      return 'only the session owner asks for file transfers';
-    }
+    if (!this.isOwner(party)) return 'only the session owner asks for file transfers';
     if (this.pending.size >= maxPending) {
       return `at most ${maxPending} file transfer requests may wait at once`;
     }
@@ -68,25 +74,18 @@ export class FileTransferRequests {
     return undefined;
   }
 
-  /** A participant approves or denies; the owner and observers cannot. */
+  /**
+   * A participant approves or denies; observers cannot, and the owner may only withdraw its
+   * own request (a denial from the owner).
+   */
   decide(party: Party, decision: FileTransferDecisionFrame): string | undefined {
     const pending = this.pending.get(decision.requestId);
     if (!pending) return 'no such file transfer request is waiting';
+    if (this.isOwner(party) && !decision.approved) return this.withdraw(pending);
     if (party.user === this.ctx.owner || party.mode === 'observer') {
       return 'only the session’s moderators and other peers decide on file transfers';
     }
-    if (!decision.approved) {
-      this.pending.delete(pending.id);
-      this.ctx.broadcast({
-        ...this.eventOf(pending, 'file_transfer_request_deny'),
-        deniedBy: party.user,
-      });
-      this.ctx.notice(
-        `${party.user} denied ${this.ctx.owner}’s request to ${describe(pending.frame)}.`,
-      );
-      this.audit('TPOS055I', pending, { user: party.user });
-      return undefined;
-    }
+    if (!decision.approved) return this.deny(pending, party.user);
     pending.approvers.add(party.user);
     const approved = this.met(pending);
     if (approved) this.pending.delete(pending.id);
@@ -99,12 +98,13 @@ export class FileTransferRequests {
     this.ctx.approvals.approve(this.approvalOf(pending)).then(
       () => {
         if (this.closed) return;
-        this.ctx.broadcast({ ...this.eventOf(pending, 'file_transfer_request_approve'), approved });
+        this.answer({ ...this.eventOf(pending, 'file_transfer_request_approve'), approved });
         this.ctx.notice(`${this.ctx.owner}’s request to ${describe(pending.frame)} was approved.`);
       },
       (error: unknown) => {
         this.ctx.onError(error);
-        this.ctx.broadcast({
+        if (this.closed) return;
+        this.answer({
           ...this.eventOf(pending, 'file_transfer_request_deny'),
           deniedBy: 'Postern (the approval could not be stored)',
         });
@@ -113,11 +113,69 @@ export class FileTransferRequests {
     return undefined;
   }
 
+  /** A participant joined after requests were sent: the ones still waiting, as prompts. */
+  showPending(party: Party): void {
+    if (this.isOwner(party)) return;
+    for (const pending of this.pending.values()) {
+      party.event(this.eventOf(pending, 'file_transfer_request'));
+    }
+  }
+
+  /**
+   * A party resumed a dropped connection: the requests still waiting, then how each recent one
+   * ended. Events it saw already change nothing in its console (they are matched by id).
+   */
+  replayTo(party: Party): void {
+    // A waiting request's event carries its approvers so far.
+    for (const pending of this.pending.values()) {
+      party.event(this.eventOf(pending, 'file_transfer_request'));
+    }
+    for (const event of this.answered.values()) party.event(event);
+  }
+
   /** The session ended: nothing waits any more, and approvals not yet used go. */
   close(): void {
     this.closed = true;
     this.pending.clear();
+    this.answered.clear();
     this.ctx.approvals.dropSession(this.ctx.sessionId).catch(this.ctx.onError);
+  }
+
+  private deny(pending: Pending, user: string): undefined {
+    this.pending.delete(pending.id);
+    this.answer({ ...this.eventOf(pending, 'file_transfer_request_deny'), deniedBy: user });
+    this.ctx.notice(`${user} denied ${this.ctx.owner}’s request to ${describe(pending.frame)}.`);
+    this.audit('TPOS055I', pending, { user });
+    return undefined;
+  }
+
+  /** The owner gave the transfer up: the prompts go, and nobody can approve it any more. */
+  private withdraw(pending: Pending): undefined {
+    this.pending.delete(pending.id);
+    const { owner } = this.ctx;
+    this.answer({
+      ...this.eventOf(pending, 'file_transfer_request_deny'),
+      deniedBy: owner,
+      withdrawn: true,
+    });
+    this.ctx.notice(`${owner} withdrew the request to ${describe(pending.frame)}.`);
+    this.audit('TPOS056I', pending, {});
+    return undefined;
+  }
+
+  /** A request's last event: to everyone now, and kept for a party that resumes. */
+  private answer(event: FileTransferRequestEvent): void {
+    this.answered.set(event.requestId, event);
+    if (this.answered.size > answeredKept) {
+      const oldest = this.answered.keys().next().value;
+      if (oldest !== undefined) this.answered.delete(oldest);
+    }
+    this.ctx.broadcast(event);
+  }
+
+  /** The party the session's owner drives it from (it asks, and may withdraw). */
+  private isOwner(party: Party): boolean {
+    return party.user === this.ctx.owner && party.mode === 'peer';
   }
 
   /** The approvers still in the session meet its moderation policy. */
@@ -132,7 +190,7 @@ export class FileTransferRequests {
     pending: Pending,
     event: FileTransferRequestEvent['event'],
   ): FileTransferRequestEvent {
-    const { download, location, filename } = pending.frame;
+    const { download, location, filename, clientRequestId } = pending.frame;
     return {
       event,
       requestId: pending.id,
@@ -141,6 +199,7 @@ export class FileTransferRequests {
       ...(filename !== undefined ? { filename } : {}),
       download,
       approvers: [...pending.approvers],
+      ...(clientRequestId !== undefined ? { clientRequestId } : {}),
     };
   }
 

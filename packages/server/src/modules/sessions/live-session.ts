@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  fileTransferDecisionRefused,
+  fileTransferRequestRefused,
   sessionEndReasons,
   terminalFlowControl,
   type ActiveSessionJson,
@@ -144,6 +146,7 @@ export class LiveSession {
       return party.end(`a ${this.init.kind} session without a terminal cannot be joined`);
     }
     const member = this.members.add(party, this.deps.now(), !first);
+    if (!first) this.fileRequests?.showPending(party);
     if (!first && this.size) {
       const screen = await this.deps.mirror.snapshot(this.id);
       if (this.ended || this.members.get(party.id) !== member) return;
@@ -205,6 +208,7 @@ export class LiveSession {
     member.lastActive = this.deps.now();
     member.lostAt = undefined;
     this.members.event({ event: 'session.resumed', user: member.party.user }, member);
+    this.fileRequests?.replayTo(member.party);
     emitAuditInBackground(this.deps.audit, 'TPOS052I', {
       ...this.auditFields(),
       user: member.party.user,
@@ -253,7 +257,7 @@ export class LiveSession {
     const refused = this.fileRequests
       ? this.fileRequests.request(member.party, frame)
       : 'this session is not moderated: move files without asking';
-    if (refused) member.party.error?.(`file transfer request refused: ${refused}`);
+    if (refused) member.party.error?.(`${fileTransferRequestRefused}${refused}`);
   }
 
   /** A participant approves or denies a file transfer request. */
@@ -263,7 +267,7 @@ export class LiveSession {
     const refused = this.fileRequests
       ? this.fileRequests.decide(member.party, decision)
       : 'this session is not moderated';
-    if (refused) member.party.error?.(`file transfer decision refused: ${refused}`);
+    if (refused) member.party.error?.(`${fileTransferDecisionRefused}${refused}`);
   }
 
   /** The party's terminal processed `bytes` more output. */

@@ -2,7 +2,9 @@ import {
   decodeEnvelopeBytes,
   encodeEnvelope,
   fileTransferDecisionFrameSchema,
+  fileTransferDecisionRefused,
   fileTransferRequestFrameSchema,
+  fileTransferRequestRefused,
   resizePayloadSchema,
   sessionMfaResponseSchema,
   terminalAuthFrameSchema,
@@ -317,13 +319,13 @@ export function onFrame(session: JoinedSession, party: WebSocketParty, frame: Ui
       return session.leave(party.id, 'closed the terminal');
     case T.fileTransferRequest: {
       const request = fileTransferRequestFrameSchema.safeParse(safeJson(decoder.decode(body)));
-      if (!request.success) return party.error(`file transfer request refused: ${issue(request)}`);
+      if (!request.success) return party.error(`${fileTransferRequestRefused}${issue(request)}`);
       return session.requestFileTransfer(party.id, request.data);
     }
     case T.fileTransferDecision: {
       const decision = fileTransferDecisionFrameSchema.safeParse(safeJson(decoder.decode(body)));
       if (!decision.success) {
-        return party.error(`file transfer decision refused: ${issue(decision)}`);
+        return party.error(`${fileTransferDecisionRefused}${issue(decision)}`);
       }
       return session.decideFileTransfer(party.id, decision.data);
     }

@@ -87,10 +87,14 @@ async function heard(
   client: TerminalClient,
   event: FileTransferRequestEvent['event'],
   requestId?: string,
+  clientRequestId?: string,
 ): Promise<FileTransferRequestEvent> {
   const find = () =>
     transferEvents(client).findLast(
-      (e) => e.event === event && (requestId === undefined || e.requestId === requestId),
+      (e) =>
+        e.event === event &&
+        (requestId === undefined || e.requestId === requestId) &&
+        (clientRequestId === undefined || e.clientRequestId === clientRequestId),
     );
   await client.waitFor(() => find() !== undefined, `${event} event`);
   return find()!;
@@ -319,6 +323,105 @@ describe('file transfers in a moderated session', () => {
     });
     expect(late.statusCode).toBe(403);
     expect(late.json().error.message).toContain('the session it was approved in has ended');
+  });
+});
+
+describe('file transfer requests over a session’s life', () => {
+  it('the owner withdraws a request: the prompts go and nobody can approve it', async () => {
+    const { owner, sid, moderators } = await moderatedSession('alice', 'supervised', ['bob']);
+    const [bob] = moderators as [TerminalClient];
+    const location = path.join(dir, 'report.txt');
+    ask(owner, { download: true, location, clientRequestId: 'tab-1#1' });
+    const request = await heard(bob, 'file_transfer_request');
+    // The asker's own id comes back in every event about the request.
+    expect(request.clientRequestId).toBe('tab-1#1');
+    decide(owner, request.requestId, false);
+    const withdrawn = await heard(bob, 'file_transfer_request_deny', request.requestId);
+    expect(withdrawn).toMatchObject({
+      deniedBy: 'alice',
+      withdrawn: true,
+      clientRequestId: 'tab-1#1',
+    });
+    await bob.waitForOutput(`alice withdrew the request to download ${location}`);
+    decide(bob, request.requestId, true);
+    await bob.waitFor(() => errors(bob).length > 0, 'an error frame');
+    expect(errors(bob)).toEqual([
+      'file transfer decision refused: no such file transfer request is waiting',
+    ]);
+    expect(transferEvents(owner).some((e) => e.approved === true)).toBe(false);
+    const { events } = await app.audit.search({
+      from: new Date(0),
+      to: new Date(Date.now() + 60_000),
+      limit: 1000,
+    });
+    expect(events.find((e) => e.sid === sid && e.code === 'TPOS056I')).toMatchObject({
+      event: 'session.file_transfer_request_withdraw',
+      requester: 'alice',
+      request_id: request.requestId,
+    });
+    owner.close();
+    bob.close();
+  });
+
+  it('a moderator who joins later is shown the requests still waiting, and may approve them', async () => {
+    const { owner, sid, moderators } = await moderatedSession('alice', 'supervised', ['bob']);
+    const [bob] = moderators as [TerminalClient];
+    const location = path.join(dir, 'report.txt');
+    ask(owner, { download: true, location, clientRequestId: 'c1' });
+    const answered = await heard(bob, 'file_transfer_request');
+    decide(bob, answered.requestId, false);
+    await heard(owner, 'file_transfer_request_deny', answered.requestId);
+    ask(owner, { download: false, location: dir, filename: 'late.txt', clientRequestId: 'c2' });
+    const waiting = await heard(bob, 'file_transfer_request', undefined, 'c2');
+
+    const erin = await open(await signIn('erin', ['overseer']), { sid, mode: 'moderator' });
+    const shown = await heard(erin, 'file_transfer_request');
+    expect(shown).toMatchObject({ requestId: waiting.requestId, filename: 'late.txt' });
+    // The answered one is not shown: only what still waits for a decision.
+    expect(transferEvents(erin).map((e) => e.requestId)).toEqual([waiting.requestId]);
+    decide(erin, waiting.requestId, true);
+    expect(await heard(owner, 'file_transfer_request_approve', waiting.requestId)).toMatchObject({
+      approved: true,
+      approvers: ['erin'],
+    });
+    for (const client of [owner, bob, erin]) client.close();
+  });
+
+  it('an owner who resumes a dropped connection hears what was decided meanwhile', async () => {
+    const { ownerHeaders, owner, sid, moderators } = await moderatedSession('alice', 'supervised', [
+      'bob',
+    ]);
+    const [bob] = moderators as [TerminalClient];
+    const location = path.join(dir, 'report.txt');
+    ask(owner, { download: true, location, clientRequestId: 'before-drop' });
+    const request = await heard(bob, 'file_transfer_request');
+    const key = owner.resumeKey();
+    expect(key?.sid).toBe(sid);
+    owner.socket.terminate(); // the network drops: no close frame
+    await owner.closed;
+    decide(bob, request.requestId, true);
+    await heard(bob, 'file_transfer_request_approve', request.requestId);
+
+    const resumed = await openTerminal({
+      baseUrl,
+      headers: ownerHeaders,
+      params: { server_id: nodeId, login: 'root', term: { w: 80, h: 24 } },
+      resume: { sid, key: key!.key, received: owner.received() },
+    });
+    expect(resumed.response.status).toBe('ok');
+    const missed = await heard(resumed, 'file_transfer_request_approve', request.requestId);
+    expect(missed).toMatchObject({ approved: true, clientRequestId: 'before-drop' });
+    const made = await app.server.inject({
+      url: transferUrl({
+        location,
+        moderatedSessionId: sid,
+        fileTransferRequestId: request.requestId,
+      }),
+      headers: ownerHeaders,
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    resumed.close();
+    bob.close();
   });
 });
 
