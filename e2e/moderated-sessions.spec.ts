@@ -217,6 +217,34 @@ test.describe.serial('moderated sessions', () => {
     }
   });
 
+  test("a moderator tab opened later shows alice's waiting request, and her cancel withdraws it from every tab", async () => {
+    const file = '/etc/hostname';
+    await aliceTerminal.getByRole('button', { name: 'Download file' }).click();
+    const dialog = aliceTerminal.getByRole('dialog', { name: 'Download file' });
+    await dialog.getByRole('textbox', { name: /File path/ }).fill(file);
+    await dialog.getByRole('button', { name: 'Download' }).click();
+    const row = aliceTerminal.getByRole('listitem', { name: 'Download hostname' });
+    await expect(row.getByRole('status')).toHaveText('Waiting for a moderator to approve');
+    const promptName = `alice wants to download ${file}`;
+    await expect(bobTerminal.getByRole('listitem', { name: promptName })).toBeVisible();
+
+    // Joined after she asked: the request still waiting is there, with its buttons.
+    const lateTab = await joinAsModerator();
+    try {
+      const latePrompt = lateTab.getByRole('listitem', { name: promptName });
+      await expect(latePrompt.getByRole('button', { name: 'Approve' })).toBeVisible();
+
+      await row.getByRole('button', { name: 'Cancel' }).click();
+      await expect(row.getByRole('status')).toHaveText('Cancelled');
+      await expect(latePrompt).toHaveCount(0);
+      await expect(bobTerminal.getByRole('listitem', { name: promptName })).toHaveCount(0);
+      await expectOnScreen(bobTerminal, `alice withdrew the request to download ${file}`);
+      await row.getByRole('button', { name: 'Dismiss' }).click();
+    } finally {
+      await lateTab.close();
+    }
+  });
+
   test("bob's t in his browser terminal ends alice's session", async () => {
     const terminated = 'terminated by moderator bob';
     try {

@@ -80,7 +80,11 @@ export class FileTransferRequests {
    */
   decide(party: Party, decision: FileTransferDecisionFrame): string | undefined {
     const pending = this.pending.get(decision.requestId);
-    if (!pending) return 'no such file transfer request is waiting';
+    // An owner who cancels just as it is decided withdraws nothing, and needs no error for it.
+    if (!pending) {
+      const late = this.isOwner(party) && !decision.approved;
+      return late ? undefined : 'no such file transfer request is waiting';
+    }
     if (this.isOwner(party) && !decision.approved) return this.withdraw(pending);
     if (party.user === this.ctx.owner || party.mode === 'observer') {
       return 'only the session’s moderators and other peers decide on file transfers';

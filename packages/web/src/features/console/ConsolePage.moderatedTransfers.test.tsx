@@ -2,6 +2,7 @@ import {
   terminalMessageTypes as T,
   type ActiveSessionJson,
   type FileTransferRequestEvent,
+  type FileTransferRequestFrame,
 } from '@postern/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -39,7 +40,11 @@ const transferEvent = (over: Partial<FileTransferRequestEvent>): FileTransferReq
 const send = (socket: FakeSocket, event: FileTransferRequestEvent) =>
   socket.receive(T.audit, JSON.stringify(event));
 const requestsSent = (socket: FakeSocket) =>
-  socket.payloads(T.fileTransferRequest).map((payload) => JSON.parse(payload) as unknown);
+  socket
+    .payloads(T.fileTransferRequest)
+    .map((payload) => JSON.parse(payload) as FileTransferRequestFrame);
+/** The tab's own id for the `n`th request it sent (from 1), which the server echoes. */
+const sentId = (socket: FakeSocket, n: number) => requestsSent(socket)[n - 1]?.clientRequestId;
 
 /** alice's own tab on db-1, its socket open on a moderated session. */
 async function ownerTab() {
@@ -81,13 +86,18 @@ describe('moderated file transfers, in the owner’s tab', () => {
     const row = await screen.findByRole('listitem', { name: 'Download app.log' });
     await waitFor(() => expect(statusOf(row)).toBe('Waiting for a moderator to approve'));
     expect(requestsSent(socket)).toEqual([
-      { event: 'file_transfer_request', download: true, location: '/var/log/app.log' },
+      {
+        event: 'file_transfer_request',
+        download: true,
+        location: '/var/log/app.log',
+        clientRequestId: expect.any(String),
+      },
     ]);
     expect(within(row).getByRole('button', { name: 'Cancel' })).toBeTruthy();
 
     const scpCalls = () =>
       fetchMock.mock.calls.map(([url]) => String(url)).filter((url) => url.includes('/scp?'));
-    send(socket, transferEvent({}));
+    send(socket, transferEvent({ clientRequestId: sentId(socket, 1) }));
     send(socket, transferEvent({ event: 'file_transfer_request_approve', approvers: ['bob'] }));
     // One approval of several: still waiting, nothing fetched.
     expect(statusOf(row)).toBe('Waiting for a moderator to approve');
@@ -129,10 +139,21 @@ describe('moderated file transfers, in the owner’s tab', () => {
     const upload = await screen.findByRole('listitem', { name: 'Upload notes.txt' });
     await waitFor(() => expect(statusOf(upload)).toBe('Waiting for a moderator to approve'));
     expect(requestsSent(socket)).toEqual([
-      { event: 'file_transfer_request', download: false, location: '/tmp', filename: 'notes.txt' },
+      {
+        event: 'file_transfer_request',
+        download: false,
+        location: '/tmp',
+        filename: 'notes.txt',
+        clientRequestId: expect.any(String),
+      },
     ]);
 
-    const asked = { download: false, location: '/tmp', filename: 'notes.txt' };
+    const asked = {
+      download: false,
+      location: '/tmp',
+      filename: 'notes.txt',
+      clientRequestId: sentId(socket, 1),
+    };
     send(socket, transferEvent(asked));
     send(socket, transferEvent({ ...asked, event: 'file_transfer_request_deny', deniedBy: 'bob' }));
     await waitFor(() =>
@@ -152,16 +173,20 @@ describe('moderated file transfers, in the owner’s tab', () => {
     ).toEqual([]);
   });
 
-  it('cancelling a transfer that waits for its approval ends it without a transfer', async () => {
+  it('cancelling a transfer that waits for its approval withdraws it, and nothing is moved', async () => {
     const user = userEvent.setup();
     const socket = await ownerTab();
     await downloadFrom(user, '/var/log/app.log');
     const row = await screen.findByRole('listitem', { name: 'Download app.log' });
     await waitFor(() => expect(statusOf(row)).toBe('Waiting for a moderator to approve'));
+    send(socket, transferEvent({ clientRequestId: sentId(socket, 1) }));
     await user.click(within(row).getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(statusOf(row)).toBe('Cancelled'));
-    // Approved after all: it is not made.
-    send(socket, transferEvent({}));
+    // The owner's own denial withdraws it, so the moderators' prompts go.
+    expect(socket.payloads(T.fileTransferDecision).map((p) => JSON.parse(p) as unknown)).toEqual([
+      { event: 'file_transfer_decision', requestId: 'req-1', approved: false },
+    ]);
+    // Approved after all (the moderator was quicker): it is not made.
     send(socket, transferEvent({ event: 'file_transfer_request_approve', approved: true }));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(vi.mocked(fetch).mock.calls.filter(([url]) => String(url).includes('/scp'))).toEqual([]);

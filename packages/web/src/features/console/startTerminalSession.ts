@@ -145,6 +145,7 @@ export function startTerminalSession(
         client.decideFileTransfer(requestId, approved),
     };
     client.on('session', (session) => moderatedTransfers.attach(frames, session.id));
+    client.on('resumed', () => moderatedTransfers.resumed());
     client.on('fileTransfer', (event) => moderatedTransfers.onEvent(event));
     client.on('error', (message) => moderatedTransfers.onServerError(message));
     client.on('close', ({ reason }) => moderatedTransfers.detach(`the session ended: ${reason}`));

@@ -1,10 +1,10 @@
-import type { FileTransferRequestEvent } from '@postern/contracts';
+import { fileTransferRequestRefused, type FileTransferRequestEvent } from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { isAbortError } from './transferClient';
 import {
   ModeratedTransfers,
+  lostInDropMessage,
   notConnectedMessage,
-  requestRefusedPrefix,
   type TransferFrames,
 } from './moderatedTransfers';
 
@@ -26,6 +26,10 @@ const event = (over: Partial<FileTransferRequestEvent>): FileTransferRequestEven
 
 const never = new AbortController().signal;
 
+/** The id the tab gave its `n`th request (from 1), as the server echoes it. */
+const sentId = (socket: ReturnType<typeof frames>, n: number) =>
+  socket.request.mock.calls[n - 1]?.[0].clientRequestId;
+
 describe('ModeratedTransfers, in the owner’s tab', () => {
   it('asks, and resolves with the session and request ids once the approval is final', async () => {
     const transfers = new ModeratedTransfers(true);
@@ -39,8 +43,9 @@ describe('ModeratedTransfers, in the owner’s tab', () => {
       event: 'file_transfer_request',
       download: true,
       location: '/etc/hosts',
+      clientRequestId: expect.any(String),
     });
-    transfers.onEvent(event({}));
+    transfers.onEvent(event({ clientRequestId: sentId(socket, 1) }));
     transfers.onEvent(event({ event: 'file_transfer_request_approve', approvers: ['bob'] }));
     await Promise.resolve();
     expect(settled).toBe(false); // one approval of several
@@ -54,17 +59,25 @@ describe('ModeratedTransfers, in the owner’s tab', () => {
     expect(transfers.prompts).toEqual([]); // its own requests are no prompts
   });
 
-  it('matches each echo to the request for the same file, in order', async () => {
+  it('pairs each echo with its request by the id the tab gave it', async () => {
     const transfers = new ModeratedTransfers(true);
-    transfers.attach(frames(), 'sid-1');
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
     const upload = transfers.approval(
       { download: false, location: '/tmp', filename: 'a.txt' },
       never,
     );
     const download = transfers.approval({ download: true, location: '/etc/hosts' }, never);
-    transfers.onEvent(event({ requestId: 'r-down' }));
+    expect(sentId(socket, 1)).not.toBe(sentId(socket, 2));
+    // Echoed out of order: the ids pair them, not the order.
+    transfers.onEvent(event({ requestId: 'r-down', clientRequestId: sentId(socket, 2) }));
     transfers.onEvent(
-      event({ requestId: 'r-up', download: false, location: '/tmp', filename: 'a.txt' }),
+      event({
+        requestId: 'r-up',
+        download: false,
+        location: '/tmp',
+        clientRequestId: sentId(socket, 1),
+      }),
     );
     transfers.onEvent(
       event({ event: 'file_transfer_request_deny', requestId: 'r-up', deniedBy: 'bob' }),
@@ -74,6 +87,31 @@ describe('ModeratedTransfers, in the owner’s tab', () => {
     );
     await expect(upload).rejects.toThrow('denied by bob');
     await expect(download).resolves.toMatchObject({ fileTransferRequestId: 'r-down' });
+  });
+
+  it('withdraws a cancelled request: at once when the server named it, else on its echo', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    const named = new AbortController();
+    const first = transfers.approval({ download: true, location: '/a' }, named.signal);
+    transfers.onEvent(event({ requestId: 'r-a', clientRequestId: sentId(socket, 1) }));
+    named.abort();
+    await expect(first).rejects.toSatisfy(isAbortError);
+    expect(socket.decide).toHaveBeenLastCalledWith('r-a', false);
+
+    const early = new AbortController();
+    const second = transfers.approval({ download: true, location: '/b' }, early.signal);
+    early.abort();
+    await expect(second).rejects.toSatisfy(isAbortError);
+    expect(socket.decide).toHaveBeenCalledTimes(1); // not named yet: nothing to withdraw
+    transfers.onEvent(event({ requestId: 'r-b', clientRequestId: sentId(socket, 2) }));
+    expect(socket.decide).toHaveBeenLastCalledWith('r-b', false);
+    // The withdrawal's own echo (a denial by the owner) changes nothing more.
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_deny', requestId: 'r-b', withdrawn: true }),
+    );
+    expect(socket.decide).toHaveBeenCalledTimes(2);
   });
 
   it('gives up when cancelled or when the session ends, and cannot ask unconnected', async () => {
@@ -93,14 +131,17 @@ describe('ModeratedTransfers, in the owner’s tab', () => {
 });
 
 describe('ModeratedTransfers, when the server refuses or the socket is not there', () => {
-  const refused = `${requestRefusedPrefix}at most 8 file transfer requests may wait at once`;
+  const refused = `${fileTransferRequestRefused}at most 8 file transfer requests may wait at once`;
 
   it('fails the request the server refused, not the one it accepted', async () => {
     const transfers = new ModeratedTransfers(true);
-    transfers.attach(frames(), 'sid-1');
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
     const first = transfers.approval({ download: true, location: '/a' }, never);
     const second = transfers.approval({ download: true, location: '/b' }, never);
-    transfers.onEvent(event({ requestId: 'r-a', location: '/a' }));
+    transfers.onEvent(
+      event({ requestId: 'r-a', location: '/a', clientRequestId: sentId(socket, 1) }),
+    );
     transfers.onServerError('resize refused: sizes must be between 1 and 4095'); // not ours
     transfers.onServerError(refused);
     await expect(second).rejects.toThrow(refused);
@@ -112,7 +153,8 @@ describe('ModeratedTransfers, when the server refuses or the socket is not there
 
   it('a request cancelled before its answer still takes that answer, not a later request', async () => {
     const transfers = new ModeratedTransfers(true);
-    transfers.attach(frames(), 'sid-1');
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
     const controller = new AbortController();
     const cancelled = transfers.approval({ download: true, location: '/x' }, controller.signal);
     controller.abort();
@@ -120,25 +162,16 @@ describe('ModeratedTransfers, when the server refuses or the socket is not there
     const again = transfers.approval({ download: true, location: '/x' }, never);
     const other = transfers.approval({ download: true, location: '/y' }, never);
     // The cancelled request's echo, then the retry's, then the third is refused.
-    transfers.onEvent(event({ requestId: 'r-old', location: '/x' }));
-    transfers.onEvent(event({ requestId: 'r-new', location: '/x' }));
+    transfers.onEvent(
+      event({ requestId: 'r-old', location: '/x', clientRequestId: sentId(socket, 1) }),
+    );
+    transfers.onEvent(
+      event({ requestId: 'r-new', location: '/x', clientRequestId: sentId(socket, 2) }),
+    );
     transfers.onServerError(refused);
     await expect(other).rejects.toThrow(refused);
     transfers.onEvent(
-      event({
-        event: 'file_transfer_request_approve',
-        requestId: 'r-old',
-        location: '/x',
-        approved: true,
-      }),
-    );
-    transfers.onEvent(
-      event({
-        event: 'file_transfer_request_approve',
-        requestId: 'r-new',
-        location: '/x',
-        approved: true,
-      }),
+      event({ event: 'file_transfer_request_approve', requestId: 'r-new', approved: true }),
     );
     await expect(again).resolves.toMatchObject({ fileTransferRequestId: 'r-new' });
   });
@@ -150,6 +183,48 @@ describe('ModeratedTransfers, when the server refuses or the socket is not there
     await expect(transfers.approval({ download: true, location: '/x' }, never)).rejects.toThrow(
       notConnectedMessage,
     );
+  });
+});
+
+describe('ModeratedTransfers, after a dropped connection resumed', () => {
+  it('the owner takes a decision it missed, and fails a request the server never had', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    const echoLost = transfers.approval({ download: true, location: '/a' }, never);
+    const neverArrived = transfers.approval({ download: true, location: '/b' }, never);
+    transfers.resumed();
+    // The replay: how the first request ended (its echo was lost in the drop too).
+    transfers.onEvent(
+      event({
+        event: 'file_transfer_request_approve',
+        requestId: 'r-a',
+        approved: true,
+        clientRequestId: sentId(socket, 1),
+      }),
+    );
+    await expect(echoLost).resolves.toMatchObject({ fileTransferRequestId: 'r-a' });
+    // Then the session's data: the replay is over, and nothing came for the second.
+    transfers.attach(socket, 'sid-1');
+    await expect(neverArrived).rejects.toThrow(lostInDropMessage);
+  });
+
+  it('a joined tab’s prompts start over from the replay', () => {
+    const transfers = new ModeratedTransfers(false);
+    transfers.attach(frames(), 'sid-1');
+    transfers.onEvent(event({ requestId: 'r-decided-meanwhile' }));
+    transfers.onEvent(event({ requestId: 'r-still-waiting' }));
+    transfers.resumed();
+    expect(transfers.prompts).toEqual([]);
+    transfers.onEvent(event({ requestId: 'r-still-waiting', approvers: ['erin'] }));
+    transfers.onEvent(event({ requestId: 'r-asked-meanwhile' }));
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_deny', requestId: 'r-decided-meanwhile' }),
+    );
+    expect(transfers.prompts.map((p) => [p.requestId, p.approvers])).toEqual([
+      ['r-still-waiting', ['erin']],
+      ['r-asked-meanwhile', []],
+    ]);
   });
 });
 

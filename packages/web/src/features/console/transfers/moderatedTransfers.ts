@@ -1,4 +1,8 @@
-import type { FileTransferRequestEvent, FileTransferRequestFrame } from '@postern/contracts';
+import {
+  fileTransferRequestRefused,
+  type FileTransferRequestEvent,
+  type FileTransferRequestFrame,
+} from '@postern/contracts';
 import { abortError } from './transferClient';
 
 /**
@@ -15,7 +19,7 @@ export interface ApprovalIds {
 }
 
 /** What a transfer asks for, as the request frame names it. */
-export type TransferAsk = Omit<FileTransferRequestFrame, 'event'>;
+export type TransferAsk = Omit<FileTransferRequestFrame, 'event' | 'clientRequestId'>;
 
 /** Someone else's request, as a prompt shows it. */
 export interface TransferPrompt {
@@ -36,7 +40,9 @@ export interface TransferFrames {
 }
 
 interface Waiter {
-  ask: TransferAsk;
+  /** This tab's name for the request, which the server echoes in every event about it. */
+  clientId: string;
+  /** The server's, once its echo came. */
   requestId?: string;
   resolve: (ids: ApprovalIds) => void;
   reject: (error: Error) => void;
@@ -44,16 +50,11 @@ interface Waiter {
 
 export const notConnectedMessage = 'the terminal is not connected: no moderator can approve';
 
-/**
- * How the server's `e` frame begins when it refuses a request (live-session.ts and
- * terminal-socket.ts say it so); the rest is the reason.
- */
-export const requestRefusedPrefix = 'file transfer request refused: ';
+/** A request sent just before the connection dropped, which the server never had. */
+export const lostInDropMessage =
+  'the request was lost when the connection dropped: nobody was asked; try again';
 
-const sameAsk = (ask: TransferAsk, event: FileTransferRequestEvent) =>
-  ask.download === event.download &&
-  ask.location === event.location &&
-  (ask.filename ?? undefined) === (event.filename ?? undefined);
+let tabs = 0;
 
 export class ModeratedTransfers {
   private frames: TransferFrames | undefined;
@@ -62,10 +63,14 @@ export class ModeratedTransfers {
   /**
    * The requests sent and not yet answered, oldest first, cancelled ones included. The server
    * answers each of the owner's requests, in order, with either its echo (the request event)
-   * or an `e` refusal; keeping a cancelled one here until its answer comes keeps that answer
-   * from being taken for a later request's.
+   * or an `e` refusal, which names no request: keeping a cancelled one here until its answer
+   * comes keeps that refusal from being taken for a later request's.
    */
   private readonly unanswered: Waiter[] = [];
+  private readonly tab = `tab${++tabs}`;
+  private asked = 0;
+  /** Resumed after a drop: the next session data ends the server's replay of requests. */
+  private replaying = false;
   private promptList: TransferPrompt[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly approvedHere = new Set<string>();
@@ -76,10 +81,26 @@ export class ModeratedTransfers {
    */
   constructor(private readonly owner: boolean) {}
 
-  /** The terminal's socket is up (or gone, with undefined), in the session `sid`. */
+  /**
+   * The terminal's socket is up (or gone, with undefined), in the session `sid`; called with
+   * every session data frame.
+   */
   attach(frames: TransferFrames | undefined, sid = this.sid): void {
     this.frames = frames;
     this.sid = sid;
+    if (this.replaying) this.replayed();
+  }
+
+  /**
+   * The socket resumed after a drop. The server sends again what may have been missed (the
+   * requests still waiting, and how the recent ones ended) and then the session's data, so the
+   * others' prompts start over from that replay.
+   */
+  resumed(): void {
+    this.replaying = true;
+    if (this.owner) return;
+    this.promptList = [];
+    this.changed();
   }
 
   /**
@@ -90,18 +111,21 @@ export class ModeratedTransfers {
     const frames = this.frames;
     if (!frames) return Promise.reject(new Error(notConnectedMessage));
     if (signal.aborted) return Promise.reject(abortError());
+    const clientId = `${this.tab}-${++this.asked}`;
     // Resuming a dropped connection, say: a request not sent would never be answered.
-    if (!frames.request({ event: 'file_transfer_request', ...ask })) {
+    if (!frames.request({ event: 'file_transfer_request', ...ask, clientRequestId: clientId })) {
       return Promise.reject(new Error(notConnectedMessage));
     }
     return new Promise<ApprovalIds>((resolve, reject) => {
-      const waiter: Waiter = { ask, resolve, reject };
+      const waiter: Waiter = { clientId, resolve, reject };
       this.waiters.push(waiter);
       this.unanswered.push(waiter);
       signal.addEventListener(
         'abort',
         () => {
           this.drop(waiter);
+          // Withdrawn, so the moderators' prompts go; one not echoed yet is withdrawn on its echo.
+          if (waiter.requestId) this.frames?.decide(waiter.requestId, false);
           reject(abortError());
         },
         { once: true },
@@ -116,7 +140,7 @@ export class ModeratedTransfers {
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(reason));
     if (this.promptList.length === 0) return;
     this.promptList = [];
-    for (const listener of this.listeners) listener();
+    this.changed();
   }
 
   /** Approves or denies someone else's request. */
@@ -147,7 +171,7 @@ export class ModeratedTransfers {
    * for an approval that cannot come.
    */
   onServerError(message: string): void {
-    if (!this.owner || !message.startsWith(requestRefusedPrefix)) return;
+    if (!this.owner || !message.startsWith(fileTransferRequestRefused)) return;
     const refused = this.unanswered.shift();
     if (!refused || !this.waiters.includes(refused)) return; // cancelled meanwhile
     this.drop(refused);
@@ -155,20 +179,24 @@ export class ModeratedTransfers {
   }
 
   /**
-   * The server echoes each request to its owner in the order they were sent, so the oldest
-   * unanswered request for the same file is the one the echo names. (The order alone would do;
-   * matching the file too keeps one answer lost in a reconnect from shifting every later pair.)
+   * The owner's own requests, matched by the id this tab gave each: the echo names the server's
+   * id, and an approval or denial resolves the transfer. A replay after a resume may bring any
+   * of them again, or one whose echo was lost in the drop.
    */
   private ownEvent(event: FileTransferRequestEvent): void {
-    if (event.event === 'file_transfer_request') {
-      const index = this.unanswered.findIndex((w) => sameAsk(w.ask, event));
-      if (index < 0) return;
-      const [waiter] = this.unanswered.splice(index, 1);
-      if (waiter) waiter.requestId = event.requestId;
+    const sent = this.unanswered.findIndex((w) => w.clientId === event.clientRequestId);
+    const echoed = sent >= 0 ? this.unanswered.splice(sent, 1)[0] : undefined;
+    if (echoed) echoed.requestId = event.requestId;
+    const waiter = this.waiters.find(
+      (w) => w.requestId === event.requestId || w.clientId === event.clientRequestId,
+    );
+    if (!waiter) {
+      // Cancelled before the server had named it: withdraw it now.
+      if (echoed && event.event === 'file_transfer_request') {
+        this.frames?.decide(event.requestId, false);
+      }
       return;
     }
-    const waiter = this.waiters.find((w) => w.requestId === event.requestId);
-    if (!waiter) return;
     if (event.event === 'file_transfer_request_deny') {
       this.drop(waiter);
       return waiter.reject(new Error(`denied by ${event.deniedBy ?? 'a moderator'}`));
@@ -176,6 +204,16 @@ export class ModeratedTransfers {
     if (event.approved) {
       this.drop(waiter);
       waiter.resolve({ moderatedSessionId: this.sid, fileTransferRequestId: event.requestId });
+    }
+  }
+
+  /** The replay is over: a request still unanswered never reached the server. */
+  private replayed(): void {
+    this.replaying = false;
+    for (const lost of this.unanswered.splice(0)) {
+      if (!this.waiters.includes(lost)) continue; // cancelled meanwhile
+      this.drop(lost);
+      lost.reject(new Error(lostInDropMessage));
     }
   }
 
@@ -200,6 +238,10 @@ export class ModeratedTransfers {
         ? this.promptList.map((p) => (p.requestId === requestId ? prompt : p))
         : [...this.promptList, prompt];
     }
+    this.changed();
+  }
+
+  private changed(): void {
     for (const listener of this.listeners) listener();
   }
 
