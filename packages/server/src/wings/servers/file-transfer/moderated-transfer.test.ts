@@ -349,6 +349,13 @@ describe('file transfer requests over a session’s life', () => {
       'file transfer decision refused: no such file transfer request is waiting',
     ]);
     expect(transferEvents(owner).some((e) => e.approved === true)).toBe(false);
+    // Cancelled again (a second tab, or just as it was decided): nothing to say about it.
+    decide(owner, request.requestId, false);
+    decide(owner, request.requestId, true);
+    await owner.waitFor(() => errors(owner).length > 0, 'an error frame');
+    expect(errors(owner)).toEqual([
+      'file transfer decision refused: no such file transfer request is waiting',
+    ]);
     const { events } = await app.audit.search({
       from: new Date(0),
       to: new Date(Date.now() + 60_000),
