@@ -33,7 +33,7 @@ import { toActiveSessionJson } from './session-json.js';
 import { SessionOutput } from './session-output.js';
 import { SessionParties } from './session-parties.js';
 import { startTerminalRecording, type SessionRecording } from './session-recording.js';
-import type { ModerationState } from './moderation.js';
+import { SessionModeration } from './session-moderation.js';
 import type { SessionTracker } from './session-tracker.store.js';
 
 export type { LiveSessionDeps, LiveSessionInit } from './live-session-init.js';
@@ -58,10 +58,8 @@ export class LiveSession {
   private ended = false;
   private recordingError = '';
   private exited: { status: ExitStatus; reason: string } | undefined;
-  /** A moderated session runs only while its moderators are there (moderation.ts). */
-  private moderationState: ModerationState;
-  /** Output that arrived while a moderated session waited or was paused: released when it runs. */
-  private held: Buffer[] = [];
+  /** A moderated session runs only while its moderators are there (session-moderation.ts). */
+  private readonly moderation: SessionModeration;
   /** A moderated SSH session's file transfer requests; undefined where files move unasked. */
   private readonly fileRequests: FileTransferRequests | undefined;
 
@@ -91,25 +89,13 @@ export class LiveSession {
         onDrain: () => this.output.maybeResume(),
       });
     }
-    this.moderationState = init.moderation?.required ? 'waiting' : 'running';
+    this.moderation = this.sessionModeration();
     this.fileRequests = this.moderatedFileRequests();
     init.channel.start({
-      // A session waiting for its moderators (or paused for them) holds what the program sends
-      // and stops reading: the protocol's flow control holds the program back, and not one byte
-      // reaches anyone, the recording included, before the policy is met.
-      output: (chunk) => {
-        if (this.moderationState === 'running') return this.output.push(chunk);
-        this.held.push(Buffer.from(chunk));
-        init.channel.pause();
-      },
+      output: (chunk) => this.moderation.output(chunk),
       exit: (exit) => void (this.exited = exitOutcome(exit)),
       closed: (lostReason) => this.terminate(lostReason ?? this.exited?.reason ?? closedReason),
     });
-  }
-
-  /** Whether the session is moderated, and whether it runs, waits or is paused for that. */
-  get moderation(): { required: boolean; state: ModerationState } {
-    return { required: !!this.init.moderation?.required, state: this.moderationState };
   }
 
   /** How the program on the server ended, once it has (an SSH client relays it). */
@@ -227,7 +213,7 @@ export class LiveSession {
       return this.terminate(sessionEndReasons.moderatorEnded(member.party.user));
     }
     if (member.party.mode !== 'peer') return; // observers and moderators cannot type
-    if (this.moderationState !== 'running') return; // nobody drives it until it may run
+    if (!this.moderation.running) return; // nobody drives it until it may run
     this.lastInput = member.lastActive;
     this.init.channel.write(data);
   }
@@ -353,56 +339,30 @@ export class LiveSession {
     });
   }
 
-  /**
-   * Works out again whether a moderated session may run, after a join or a leave: it starts (or
-   * resumes) once its policies are met; when they stop being met it pauses or ends (on_leave).
-   * Every party is told in its terminal, as text: a stock ssh client has no other place for it.
-   */
+  /** Works out again whether a moderated session may run, after a join or a leave. */
   private moderate(): void {
-    const moderation = this.init.moderation;
-    if (!moderation?.required || this.ended) return;
-    const { traitsOf } = this.deps;
-    const participants = this.members
-      .list()
-      .map((p) => (traitsOf ? { ...p, traits: traitsOf(p.user) } : p));
-    const met = moderation.fulfilledBy(participants);
-    const present = moderation.counted(participants).map((p) => `${p.user} (${p.mode})`);
-    const joined = present.length > 0 ? present.join(', ') : 'nobody yet';
-    if (met && this.moderationState !== 'running') {
-      const resumed = this.moderationState === 'paused';
-      this.moderationState = 'running';
-      this.notice(`${joined} joined: the session ${resumed ? 'resumes' : 'starts'}.`);
-      this.release();
-      emitAuditInBackground(this.deps.audit, 'TPOS050I', {
-        ...this.auditFields(),
-        user: this.init.owner.user,
-        state: resumed ? 'resumed' : 'started',
-        moderators: present,
-      });
-    } else if (!met && this.moderationState === 'running') {
-      if (moderation.onLeave() === 'terminate') {
-        return this.terminate(sessionEndReasons.moderatorLeft);
-      }
-      this.moderationState = 'paused';
-      this.init.channel.pause();
-      this.notice(`paused until ${moderation.describe()} rejoin. Present: ${joined}.`);
-      emitAuditInBackground(this.deps.audit, 'TPOS050I', {
-        ...this.auditFields(),
-        user: this.init.owner.user,
-        state: 'paused',
-        moderators: present,
-      });
-    } else if (!met) {
-      this.notice(`this session needs ${moderation.describe()}. Joined: ${joined}. Waiting…`);
-    }
+    if (!this.ended) this.moderation.judge();
   }
 
-  /** A running session's output flows again: what was held first, then the channel. */
-  private release(): void {
-    const held = this.held;
-    this.held = [];
-    for (const chunk of held) this.output.push(chunk);
-    if (this.output.pausedSince === undefined) this.init.channel.resume();
+  private sessionModeration(): SessionModeration {
+    return new SessionModeration({
+      moderation: this.init.moderation,
+      owner: this.init.owner.user,
+      participants: () => this.judgedParties(),
+      channel: this.init.channel,
+      push: (chunk) => this.output.push(chunk),
+      outputPaused: () => this.output.pausedSince !== undefined,
+      notice: (text) => this.notice(text),
+      audit: (code, fields) =>
+        emitAuditInBackground(this.deps.audit, code, { ...this.auditFields(), ...fields }),
+      terminate: (reason) => this.terminate(reason),
+    });
+  }
+
+  /** The parties, as a moderation policy judges them (with their traits). */
+  private judgedParties() {
+    const { traitsOf } = this.deps;
+    return this.members.list().map((p) => (traitsOf ? { ...p, traits: traitsOf(p.user) } : p));
   }
 
   /**
@@ -413,7 +373,6 @@ export class LiveSession {
     const { moderation, kind, terminal } = this.init;
     const approvals = this.deps.approvedTransfers;
     if (!moderation?.required || kind !== 'ssh' || !terminal || !approvals) return undefined;
-    const { traitsOf } = this.deps;
     return new FileTransferRequests({
       sessionId: this.id,
       owner: this.init.owner.user,
@@ -421,8 +380,7 @@ export class LiveSession {
       login: this.init.login,
       moderation,
       approvals,
-      participants: () =>
-        this.members.list().map((p) => (traitsOf ? { ...p, traits: traitsOf(p.user) } : p)),
+      participants: () => this.judgedParties(),
       broadcast: (event) => this.members.event({ ...event }),
       notice: (text) => this.notice(text),
       audit: (code, fields) =>
