@@ -87,6 +87,9 @@ export type FileTransferDecisionFrame = z.infer<typeof fileTransferDecisionFrame
  * decision (`…decision refused: <reason>`); the console tells them from other errors by it.
  */
 export const fileTransferRequestRefused = 'file transfer request refused: ';
+
+/** How many of a session's requests may wait for a decision at once (the console queues more). */
+export const maxWaitingFileTransferRequests = 8;
 export const fileTransferDecisionRefused = 'file transfer decision refused: ';
 
 /**

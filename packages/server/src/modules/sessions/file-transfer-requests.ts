@@ -4,7 +4,7 @@ import type {
   FileTransferRequestEvent,
   FileTransferRequestFrame,
 } from '@postern/contracts';
-import type { AuditCode } from '@postern/contracts';
+import { maxWaitingFileTransferRequests, type AuditCode } from '@postern/contracts';
 import type { ApprovedTransfer, ApprovedTransfers } from './approved-transfers.js';
 import type { Moderation, Participant } from './moderation.js';
 import type { Party } from './party.js';
@@ -33,8 +33,8 @@ interface Pending {
   approvers: Set<string>;
 }
 
-/** More waiting at once is a flood, not a workflow. */
-const maxPending = 8;
+/** More waiting at once is a flood, not a workflow (the console queues the rest). */
+const maxPending = maxWaitingFileTransferRequests;
 /** Answered requests whose last event a resuming party is sent (it may have missed it). */
 const answeredKept = 32;
 

@@ -1,4 +1,8 @@
-import { fileTransferRequestRefused, type FileTransferRequestEvent } from '@postern/contracts';
+import {
+  fileTransferRequestRefused,
+  maxWaitingFileTransferRequests,
+  type FileTransferRequestEvent,
+} from '@postern/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { isAbortError } from './transferClient';
 import {
@@ -174,6 +178,37 @@ describe('ModeratedTransfers, when the server refuses or the socket is not there
       event({ event: 'file_transfer_request_approve', requestId: 'r-new', approved: true }),
     );
     await expect(again).resolves.toMatchObject({ fileTransferRequestId: 'r-new' });
+  });
+
+  it('queues asks beyond what may wait at once, and sends each as an earlier one is answered', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    const cancelQueued = new AbortController();
+    const asks = Array.from({ length: maxWaitingFileTransferRequests + 2 }, (_, i) =>
+      transfers.approval(
+        { download: true, location: `/f${i}` },
+        i === maxWaitingFileTransferRequests + 1 ? cancelQueued.signal : never,
+      ),
+    );
+    expect(socket.request).toHaveBeenCalledTimes(maxWaitingFileTransferRequests);
+    // The last is given up while queued: it is never sent.
+    cancelQueued.abort();
+    await expect(asks.at(-1)).rejects.toSatisfy(isAbortError);
+    expect(socket.request).toHaveBeenCalledTimes(maxWaitingFileTransferRequests);
+
+    transfers.onEvent(
+      event({ requestId: 'r0', location: '/f0', clientRequestId: sentId(socket, 1) }),
+    );
+    expect(socket.request).toHaveBeenCalledTimes(maxWaitingFileTransferRequests); // still waiting
+    transfers.onEvent(
+      event({ event: 'file_transfer_request_deny', requestId: 'r0', deniedBy: 'bob' }),
+    );
+    await expect(asks[0]).rejects.toThrow('denied by bob');
+    expect(socket.request).toHaveBeenCalledTimes(maxWaitingFileTransferRequests + 1);
+    expect(socket.request.mock.calls.at(-1)?.[0]).toMatchObject({
+      location: `/f${maxWaitingFileTransferRequests}`,
+    });
   });
 
   it('does not wait for an answer to a request the socket could not send', async () => {

@@ -1,5 +1,6 @@
 import {
   fileTransferRequestRefused,
+  maxWaitingFileTransferRequests,
   type FileTransferRequestEvent,
   type FileTransferRequestFrame,
 } from '@postern/contracts';
@@ -40,6 +41,7 @@ export interface TransferFrames {
 }
 
 interface Waiter {
+  ask: TransferAsk;
   /** This tab's name for the request, which the server echoes in every event about it. */
   clientId: string;
   /** The server's, once its echo came. */
@@ -59,7 +61,13 @@ let tabs = 0;
 export class ModeratedTransfers {
   private frames: TransferFrames | undefined;
   private sid = '';
+  /** The requests sent and not yet approved or denied (nor given up). */
   private readonly waiters: Waiter[] = [];
+  /**
+   * Asks beyond what the server lets wait at once (a multi-file upload, say): each is sent when
+   * an earlier one is answered.
+   */
+  private readonly queued: Waiter[] = [];
   /**
    * The requests sent and not yet answered, oldest first, cancelled ones included. The server
    * answers each of the owner's requests, in order, with either its echo (the request event)
@@ -108,18 +116,10 @@ export class ModeratedTransfers {
    * approve, rejects when one denies it or the ask is given up (`signal`).
    */
   approval(ask: TransferAsk, signal: AbortSignal): Promise<ApprovalIds> {
-    const frames = this.frames;
-    if (!frames) return Promise.reject(new Error(notConnectedMessage));
+    if (!this.frames) return Promise.reject(new Error(notConnectedMessage));
     if (signal.aborted) return Promise.reject(abortError());
-    const clientId = `${this.tab}-${++this.asked}`;
-    // Resuming a dropped connection, say: a request not sent would never be answered.
-    if (!frames.request({ event: 'file_transfer_request', ...ask, clientRequestId: clientId })) {
-      return Promise.reject(new Error(notConnectedMessage));
-    }
     return new Promise<ApprovalIds>((resolve, reject) => {
-      const waiter: Waiter = { clientId, resolve, reject };
-      this.waiters.push(waiter);
-      this.unanswered.push(waiter);
+      const waiter: Waiter = { ask, clientId: `${this.tab}-${++this.asked}`, resolve, reject };
       signal.addEventListener(
         'abort',
         () => {
@@ -127,9 +127,12 @@ export class ModeratedTransfers {
           // Withdrawn, so the moderators' prompts go; one not echoed yet is withdrawn on its echo.
           if (waiter.requestId) this.frames?.decide(waiter.requestId, false);
           reject(abortError());
+          this.sendQueued();
         },
         { once: true },
       );
+      if (this.waitingAtServer() < maxWaitingFileTransferRequests) this.send(waiter);
+      else this.queued.push(waiter);
     });
   }
 
@@ -137,7 +140,9 @@ export class ModeratedTransfers {
   detach(reason: string): void {
     this.frames = undefined;
     this.unanswered.length = 0;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(reason));
+    for (const waiter of [...this.waiters.splice(0), ...this.queued.splice(0)]) {
+      waiter.reject(new Error(reason));
+    }
     if (this.promptList.length === 0) return;
     this.promptList = [];
     this.changed();
@@ -173,9 +178,11 @@ export class ModeratedTransfers {
   onServerError(message: string): void {
     if (!this.owner || !message.startsWith(fileTransferRequestRefused)) return;
     const refused = this.unanswered.shift();
-    if (!refused || !this.waiters.includes(refused)) return; // cancelled meanwhile
-    this.drop(refused);
-    refused.reject(new Error(message));
+    if (refused && this.waiters.includes(refused)) {
+      this.drop(refused);
+      refused.reject(new Error(message));
+    }
+    this.sendQueued();
   }
 
   /**
@@ -184,6 +191,11 @@ export class ModeratedTransfers {
    * of them again, or one whose echo was lost in the drop.
    */
   private ownEvent(event: FileTransferRequestEvent): void {
+    this.settle(event);
+    this.sendQueued();
+  }
+
+  private settle(event: FileTransferRequestEvent): void {
     const sent = this.unanswered.findIndex((w) => w.clientId === event.clientRequestId);
     const echoed = sent >= 0 ? this.unanswered.splice(sent, 1)[0] : undefined;
     if (echoed) echoed.requestId = event.requestId;
@@ -214,6 +226,33 @@ export class ModeratedTransfers {
       if (!this.waiters.includes(lost)) continue; // cancelled meanwhile
       this.drop(lost);
       lost.reject(new Error(lostInDropMessage));
+    }
+    this.sendQueued();
+  }
+
+  /** Sends the request; one the socket could not send (resuming, say) fails at once. */
+  private send(waiter: Waiter): void {
+    const frame: FileTransferRequestFrame = {
+      event: 'file_transfer_request',
+      ...waiter.ask,
+      clientRequestId: waiter.clientId,
+    };
+    if (!this.frames?.request(frame)) return waiter.reject(new Error(notConnectedMessage));
+    this.waiters.push(waiter);
+    this.unanswered.push(waiter);
+  }
+
+  /** What the server counts as waiting: the requests sent, and those withdrawn not yet echoed. */
+  private waitingAtServer(): number {
+    const withdrawnUnanswered = this.unanswered.filter((w) => !this.waiters.includes(w)).length;
+    return this.waiters.length + withdrawnUnanswered;
+  }
+
+  private sendQueued(): void {
+    while (this.waitingAtServer() < maxWaitingFileTransferRequests) {
+      const next = this.queued.shift();
+      if (!next) return;
+      this.send(next);
     }
   }
 
@@ -246,8 +285,10 @@ export class ModeratedTransfers {
   }
 
   private drop(waiter: Waiter): void {
-    const index = this.waiters.indexOf(waiter);
-    if (index >= 0) this.waiters.splice(index, 1);
+    for (const list of [this.waiters, this.queued]) {
+      const index = list.indexOf(waiter);
+      if (index >= 0) list.splice(index, 1);
+    }
   }
 }
 
