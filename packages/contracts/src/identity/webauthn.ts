@@ -115,6 +115,9 @@ export const sessionMfaVerifyRequestSchema = z.strictObject({
 });
 export type SessionMfaVerifyRequest = z.infer<typeof sessionMfaVerifyRequestSchema>;
 
+/** How long a passed `files:` check lets transfers start. */
+export const sessionMfaGrantMs = 60_000;
+
 export const sessionMfaVerifyResponseSchema = z.object({
   /** RFC 3339: until when the check lets transfers start. */
   expires: z.string(),

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
+import { sessionMfaGrantMs } from '@postern/contracts';
 import type { Backend } from '../../backend/index.js';
 import type { Clock } from '../../clock.js';
-
-/** How long a passed check lets a web session's file transfers to a server start. */
-export const sessionMfaGrantMs = 60_000;
 
 /**
  * Checks a web session passed for a resource it opens many times in a row (`files:<serverId>`:

@@ -1,4 +1,4 @@
-import type { MfaChallenge, SessionMfaResponse } from '@postern/contracts';
+import { sessionMfaGrantMs, type MfaChallenge, type SessionMfaResponse } from '@postern/contracts';
 import type { MfaReply } from '../../../components/SessionMfaDialog';
 import {
   isNodeMfaRequired,
@@ -45,5 +45,32 @@ export function filesMfaCheck(
       }),
     );
     await calls.verify(resource, answer);
+  };
+}
+
+/** A passed check is used again only while its grant has this long left to run at least. */
+const grantMarginMs = 15_000;
+
+/**
+ * One check for the transfers chosen together, asked by the first that needs it; the others wait
+ * on the same answer (and fail with it, when it is cancelled). A passed check lets transfers
+ * start for `sessionMfaGrantMs` only, so a transfer that waited longer (for a moderator's
+ * approval, say) asks again.
+ */
+export function sharedCheck(
+  check: () => Promise<void>,
+  now: () => number = Date.now,
+): () => Promise<void> {
+  let asked: Promise<void> | undefined;
+  let passedAt: number | undefined;
+  return () => {
+    const lapsed = passedAt !== undefined && now() - passedAt > sessionMfaGrantMs - grantMarginMs;
+    if (asked && !lapsed) return asked;
+    passedAt = undefined;
+    const current = check().then(() => {
+      if (asked === current) passedAt = now();
+    });
+    asked = current;
+    return current;
   };
 }

@@ -138,6 +138,40 @@ describe('useFileTransfers', () => {
     expect(createRequest).not.toHaveBeenCalled();
   });
 
+  it('asks the check again for a file whose approval came after the first check lapsed', async () => {
+    // An upload that is sent and never answered: only when it is sent matters here.
+    const sent = vi.fn();
+    const createRequest = () =>
+      ({ open: sent, setRequestHeader() {}, send() {}, abort() {}, upload: {} }) as never;
+    const deps = { ...fakeDeps(vi.fn()), createRequest };
+    const checkFirst = vi.fn(async () => {});
+    const approvals: (() => void)[] = [];
+    const approveFirst = vi.fn(
+      () =>
+        new Promise<{ moderatedSessionId: string; fileTransferRequestId: string }>((resolve) =>
+          approvals.push(() => resolve({ moderatedSessionId: 's1', fileTransferRequestId: 'r' })),
+        ),
+    );
+    let clock = 1_000_000;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    try {
+      const { result } = renderHook(() =>
+        useFileTransfers(endpoint, 100, deps, checkFirst, approveFirst),
+      );
+      act(() => result.current.upload([new File(['a'], 'a.txt'), new File(['b'], 'b.txt')], '~'));
+      await waitFor(() => expect(approvals).toHaveLength(2));
+      act(() => approvals[0]!());
+      await waitFor(() => expect(sent).toHaveBeenCalledTimes(1));
+      expect(checkFirst).toHaveBeenCalledTimes(1);
+      clock += 55_000; // the moderators took their time over the second file
+      act(() => approvals[1]!());
+      await waitFor(() => expect(sent).toHaveBeenCalledTimes(2));
+      expect(checkFirst).toHaveBeenCalledTimes(2);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('downloads only once the check has passed', async () => {
     const order: string[] = [];
     const fetch = vi.fn(async () => {

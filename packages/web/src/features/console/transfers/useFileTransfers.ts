@@ -10,6 +10,7 @@ import {
   uploadFile,
   type TransferEndpoint,
 } from './transferClient';
+import { sharedCheck } from './filesMfaCheck';
 import type { ApprovalIds, TransferAsk } from './moderatedTransfers';
 import { initialTransfers, transfersReducer } from './transferStore';
 
@@ -121,9 +122,9 @@ export function useFileTransfers(
   const upload = useCallback(
     (files: File[], directory: string) => {
       // One check for the files chosen together, asked by the first that fits the size limit
-      // (one too big fails at once and needs none); the others wait on the same check.
-      let checked: Promise<void> | undefined;
-      const check = () => (checked ??= checkFirst());
+      // (one too big fails at once and needs none); the others wait on the same check, unless
+      // its grant lapsed while they waited for their approval.
+      const check = sharedCheck(checkFirst);
       for (const file of files) {
         const start = { direction: 'upload', name: file.name, remotePath: directory } as const;
         // The server refuses it too, but a browser whose upload is cut short by the refusal
