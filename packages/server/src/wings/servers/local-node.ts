@@ -31,8 +31,11 @@ export async function startLocalNode(deps: LocalNodeDeps) {
   const service = new NodeService({
     hostKeyPem,
     userCaPublicKeys: () => [deps.ca.userCaPublicKey],
+    // A server is locked by its id or by its host name, as the proxy judges it in front.
     lockedMessage: ({ user, roles, login }) => {
-      const lock = deps.locks.lockFor({ user, roles, login, node: id });
+      const lock =
+        deps.locks.lockFor({ user, roles, login, node: id }) ??
+        deps.locks.lockFor({ node: os.hostname() });
       return lock ? lockMessage(lock) : undefined;
     },
     log: deps.log,

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalNode } from '../local-node.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { connectToNode } from '../../../ssh/client.js';
 import { fingerprint, generateEd25519Key } from '../../../ssh/keys.js';
 import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
@@ -350,7 +351,7 @@ describe('active sessions route', () => {
 });
 
 describe('terminal to the built-in node service', () => {
-  it('reaches the host itself, and a lock on the node ends the session', async () => {
+  const startBuiltIn = async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'postern-node-'));
     const local = await startLocalNode({
       config: {
@@ -365,6 +366,11 @@ describe('terminal to the built-in node service', () => {
       locks: app.services.lockWatcher,
       log: () => undefined,
     });
+    return { dataDir, local };
+  };
+
+  it('reaches the host itself, and a lock on the node ends the session', async () => {
+    const { dataDir, local } = await startBuiltIn();
     try {
       // It carries the host's name, OS and architecture as labels, shown on the Servers page.
       expect(app.services.inventory.get(local.id)?.metadata.labels).toEqual({
@@ -383,6 +389,40 @@ describe('terminal to the built-in node service', () => {
       await client.closed;
       const end = client.frames.find((f) => f.type === T.sessionEnd)?.payload ?? '{}';
       expect(JSON.parse(end)).toEqual({ reason: 'locked: maintenance' });
+    } finally {
+      for (const lock of await app.services.locks.list(admin)) {
+        await app.services.locks.remove(lock.metadata.name, admin);
+      }
+      await local.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a login straight to it (past the proxy) while its host name is locked', async () => {
+    const { dataDir, local } = await startBuiltIn();
+    const key = generateEd25519Key();
+    const certificate = app.services.ca.issueUserCertificate({
+      user: 'alice',
+      roles: ['root-access'],
+      logins: ['root'],
+      publicKey: key.publicKey,
+      ttlMs: 60_000,
+    });
+    const loginStraight = () =>
+      connectToNode({
+        host: '127.0.0.1',
+        port: local.port,
+        login: 'root',
+        key: { privateKeyPem: key.privateKeyPem, certificate },
+        verifyHostKey: () => true,
+      });
+    try {
+      (await loginStraight()).end();
+      await app.services.locks.create(
+        { targets: { node: hostname() }, message: 'host by name' },
+        admin,
+      );
+      await expect(loginStraight()).rejects.toThrow(/locked: host by name/);
     } finally {
       for (const lock of await app.services.locks.list(admin)) {
         await app.services.locks.remove(lock.metadata.name, admin);
