@@ -37,6 +37,42 @@ describe('TransferApprovals', () => {
     expect(onDecide).toHaveBeenCalledWith('r2', false);
   });
 
+  it('approves every request not yet approved here with one click', async () => {
+    const onDecide = vi.fn();
+    renderWithTheme(
+      <TransferApprovals
+        prompts={[
+          prompt({}),
+          prompt({ requestId: 'r2', approvedHere: true, approvers: ['bob'] }),
+          prompt({ requestId: 'r3', download: false, location: '/tmp', filename: 'b.txt' }),
+        ]}
+        onDecide={onDecide}
+      />,
+    );
+    const all = screen.getByRole('listitem', { name: 'All requests' });
+    expect(all.textContent).toContain('2 requests wait for your decision');
+    await userEvent.click(within(all).getByRole('button', { name: 'Approve all' }));
+    expect(onDecide.mock.calls).toEqual([
+      ['r1', true],
+      ['r3', true],
+    ]);
+  });
+
+  it('offers no Approve all for a single request, nor to an observer', () => {
+    const { rerender } = renderWithTheme(
+      <TransferApprovals prompts={[prompt({})]} onDecide={vi.fn()} />,
+    );
+    expect(screen.queryByRole('button', { name: 'Approve all' })).toBeNull();
+    rerender(
+      <TransferApprovals
+        prompts={[prompt({}), prompt({ requestId: 'r2' })]}
+        onDecide={vi.fn()}
+        canDecide={false}
+      />,
+    );
+    expect(screen.queryByRole('button', { name: 'Approve all' })).toBeNull();
+  });
+
   it('says who approved already, and asks no more here once this tab did', () => {
     renderWithTheme(
       <TransferApprovals

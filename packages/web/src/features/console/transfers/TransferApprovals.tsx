@@ -27,11 +27,29 @@ interface Props {
  */
 export function TransferApprovals({ prompts, onDecide, canDecide = true }: Props) {
   if (prompts.length === 0) return null;
+  // A multi-file upload asks for each file: one click answers them all.
+  const undecided = canDecide ? prompts.filter((p) => !p.approvedHere) : [];
   return (
     <PaneStrip
       label="File transfer requests"
-      style={{ background: 'var(--mantine-color-yellow-light)' }}
+      style={{
+        background: 'var(--mantine-color-yellow-light)',
+        maxHeight: 180,
+        overflowY: 'auto',
+      }}
     >
+      {undecided.length > 1 && (
+        <Group component="li" aria-label="All requests" gap="xs" justify="space-between">
+          <Text size="sm">{undecided.length} requests wait for your decision</Text>
+          <Button
+            size="compact-xs"
+            variant="outline"
+            onClick={() => undecided.forEach((p) => onDecide(p.requestId, true))}
+          >
+            Approve all
+          </Button>
+        </Group>
+      )}
       {prompts.map((prompt) => (
         <ApprovalRow
           key={prompt.requestId}
