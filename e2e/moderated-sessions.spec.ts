@@ -245,6 +245,43 @@ test.describe.serial('moderated sessions', () => {
     }
   });
 
+  test('a ten-file upload waits eight at a time, and Approve all lets each batch through', async () => {
+    const dir = `/tmp/postern-moderated-batch-${Date.now().toString(36)}`;
+    await runInTerminal(aliceTerminal, `mkdir ${dir}`);
+    try {
+      await aliceTerminal.getByRole('button', { name: 'Upload files' }).click();
+      const upload = aliceTerminal.getByRole('dialog', { name: 'Upload files' });
+      await upload.getByRole('textbox', { name: /Destination directory/ }).fill(dir);
+      await upload.getByLabel('Files').setInputFiles(
+        Array.from({ length: 10 }, (_, i) => ({
+          name: `part-${i}.txt`,
+          mimeType: 'text/plain',
+          buffer: Buffer.from(`part ${i}\n`),
+        })),
+      );
+      await upload.getByRole('button', { name: 'Upload' }).click();
+
+      const all = bobTerminal.getByRole('listitem', { name: 'All requests' });
+      // Eight may wait at once: the other two are held in alice's tab until these are answered.
+      await expect(all).toContainText('8 requests wait for your decision');
+      await all.getByRole('button', { name: 'Approve all' }).click();
+      await expect(all).toContainText('2 requests wait for your decision');
+      await all.getByRole('button', { name: 'Approve all' }).click();
+
+      const rows = aliceTerminal.getByRole('listitem', { name: /^Upload part-\d\.txt$/ });
+      await expect(rows).toHaveCount(10);
+      for (const row of await rows.all()) await expect(row.getByRole('status')).toHaveText('Done');
+      await runInTerminal(aliceTerminal, `cat ${dir}/part-*.txt | wc -l`);
+      await expect.poll(() => screenText(aliceTerminal)).toMatch(/^10\s*$/m);
+      for (let left = 10; left > 0; left--) {
+        await rows.first().getByRole('button', { name: 'Dismiss' }).click();
+      }
+      await expect(aliceTerminal.getByRole('list', { name: 'File transfers' })).toHaveCount(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test("bob's t in his browser terminal ends alice's session", async () => {
     const terminated = 'terminated by moderator bob';
     try {
