@@ -56,8 +56,6 @@ export const notConnectedMessage = 'the terminal is not connected: no moderator 
 export const lostInDropMessage =
   'the request was lost when the connection dropped: nobody was asked; try again';
 
-let tabs = 0;
-
 export class ModeratedTransfers {
   private frames: TransferFrames | undefined;
   private sid = '';
@@ -75,7 +73,11 @@ export class ModeratedTransfers {
    * comes keeps that refusal from being taken for a later request's.
    */
   private readonly unanswered: Waiter[] = [];
-  private readonly tab = `tab${++tabs}`;
+  /**
+   * Random, so that two tabs of the same owner in one session (each hears the other's echoes)
+   * never give the same id.
+   */
+  private readonly tab = Math.random().toString(36).slice(2, 10);
   private asked = 0;
   /** Resumed after a drop: the next session data ends the server's replay of requests. */
   private replaying = false;
