@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MemoryBackend } from '../../backend/memory.js';
-import { LockWatcher, lockMessage, strictFenceName, type LockingMode } from './lock-watcher.js';
+import {
+  LockWatcher,
+  lockMessage,
+  strictFenceHoldMs,
+  strictFenceName,
+  type LockingMode,
+} from './lock-watcher.js';
 import { failingBackend as failingBackendIn } from '../../backend/testing/failing-backend.testkit.js';
 
 // `lock: strict`: while the lock view may be missing a lock (its watch failed and the locks
@@ -18,7 +24,8 @@ const modeByRole = (_user: string, roles: readonly string[]): LockingMode =>
 describe('lock: strict', () => {
   it('fences strict roles while the lock view is stale, and only them', async () => {
     const { backend, failWatcher } = failingBackend();
-    const locks = new LockWatcher(backend, Date.now, { lockingModeOf: modeByRole });
+    let clock = Date.now(); // the watcher's: it moves only when this test moves it
+    const locks = new LockWatcher(backend, () => clock, { lockingModeOf: modeByRole });
     await locks.start();
     const sam = { user: 'sam', roles: ['access', 'fenced'] };
     expect(locks.lockFor(sam)).toBeUndefined();
@@ -38,8 +45,11 @@ describe('lock: strict', () => {
     // The fence is the view's own: it never shows among the cluster's locks.
     expect(locks.locks()).toEqual([]);
 
-    // Listed and watched again: fresh, and strict roles get in again.
+    // Listed and watched again at once: the fence still stands for its hold, so a session that
+    // judges locks on a timer sees it too; after the hold, strict roles get in again.
     await vi.waitFor(() => expect(locks.isStale()).toBe(false), { timeout: 5_000 });
+    expect(locks.lockFor(sam)?.metadata.name).toBe(strictFenceName);
+    clock += strictFenceHoldMs;
     expect(locks.lockFor(sam)).toBeUndefined();
     await locks.close();
   });

@@ -38,6 +38,14 @@ export interface LockWatcherOptions {
 /** The name of the lock `lockFor` reports for `lock: strict` while the view is stale. */
 export const strictFenceName = 'lock-view-stale';
 
+/**
+ * How long the fence stands after the view went stale, even when it is listed again sooner: the
+ * live sessions that judge locks on a timer (app tunnels every 2 s, database sessions every
+ * second) must all see it, as the terminals do through the 'stale' event, or a short outage would
+ * end strict users' shells and spare their other sessions.
+ */
+export const strictFenceHoldMs = 5_000;
+
 const strictFenceMessage =
   'the lock list cannot be confirmed current right now and your role requires strict locking (lock: strict); try again shortly';
 
@@ -61,6 +69,8 @@ export class LockWatcher
 {
   private readonly cache: WatchedCache<LockResource>;
   private started = false;
+  /** When the view last went stale. */
+  private staleSince: number | undefined;
 
   constructor(
     backend: Backend,
@@ -76,7 +86,10 @@ export class LockWatcher
     this.cache.on('put', (_name: string, lock: LockResource) => {
       if (this.inForce(lock)) this.emit('lock', lock);
     });
-    this.cache.on('stale', () => this.emit('stale'));
+    this.cache.on('stale', () => {
+      this.staleSince = this.now();
+      this.emit('stale');
+    });
   }
 
   async start(): Promise<void> {
@@ -95,8 +108,9 @@ export class LockWatcher
   }
 
   /**
-   * The first lock in force that covers any part of the subject; else, while the view is stale,
-   * the strict fence for a user whose roles say `lock: strict`; else undefined.
+   * The first lock in force that covers any part of the subject; else, while the view is stale
+   * (and for `strictFenceHoldMs` after it went stale), the strict fence for a user whose roles
+   * say `lock: strict`; else undefined.
    */
   lockFor(subject: LockSubject): LockResource | undefined {
     return this.locks().find((lock) => covers(lock, subject)) ?? this.strictFence(subject);
@@ -116,9 +130,9 @@ export class LockWatcher
     return this.lockFor(subject) !== undefined;
   }
 
-  /** A lock that exists only in this proxy's view, for as long as the view is stale. */
+  /** A lock that exists only in this proxy's view, while the view is in doubt. */
   private strictFence({ user, roles = [] }: LockSubject): LockResource | undefined {
-    if (user === undefined || !this.cache.stale) return undefined;
+    if (user === undefined || !this.inDoubt()) return undefined;
     if (this.lockingModeOf(user, roles) !== 'strict') return undefined;
     return {
       kind: 'lock',
@@ -131,6 +145,12 @@ export class LockWatcher
         createdAt: new Date(this.now()).toISOString(),
       },
     };
+  }
+
+  /** The view is stale, or was within the fence's hold. */
+  private inDoubt(): boolean {
+    if (this.cache.stale) return true;
+    return this.staleSince !== undefined && this.now() - this.staleSince < strictFenceHoldMs;
   }
 
   /** A failing look-up counts as best_effort: a bug must not lock everyone out. */

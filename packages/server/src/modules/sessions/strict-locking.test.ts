@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { LockWatcher, strictFenceHoldMs } from '../../access-control/locks/lock-watcher.js';
 import type { MemoryBackend } from '../../backend/memory.js';
 import { failingBackend } from '../../backend/testing/failing-backend.testkit.js';
 import { SqliteAuditStore } from '../audit/audit.sqlite.js';
@@ -117,9 +117,15 @@ describe('lock: strict on live sessions', () => {
     expect(bob.ended).toBeUndefined();
     expect(alices.session.parties().map((p) => p.user)).toEqual(['alice', 'bob']);
 
-    // Back: a strict user's new session is left alone.
+    // Back: once the view is fresh and the fence's hold has passed, a strict user's new session
+    // is left alone.
     storage.outageEnds();
     await until(() => !locks.isStale(), 'the lock view to be fresh', 10_000);
+    await until(
+      () => locks.lockFor({ user: 'sam', roles: ['access'] }) === undefined,
+      'the fence to lift',
+      strictFenceHoldMs + 2_000,
+    );
     const again = await session('sam');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(again.session.isEnded).toBe(false);
