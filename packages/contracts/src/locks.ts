@@ -4,12 +4,13 @@ import { z } from 'zod';
  * Session and identity locks (reference §1.10). A lock names exactly one target; while it is in
  * force the target cannot sign in, renew or call the API (and live sessions it covers end).
  *
- * Only kinds Postern enforces: the reference also locks access requests, which Postern does not
- * enforce (deleting a request withdraws its access already). A kind joins this list (and so the
- * API, the CLI flags and the console's form) with the check that enforces it. `windows_desktop` is
- * the reference's name; it locks any desktop (VNC or RDP) by its name. `mfa_device` names a
- * device's id (UUID): the device is refused for every MFA check, and what was signed in with it
- * (web sessions, `postern login` certificates) is locked.
+ * Only kinds Postern enforces: a kind joins this list (and so the API, the CLI flags and the
+ * console's form) with the check that enforces it. `windows_desktop` is the reference's name; it
+ * locks any desktop (VNC or RDP) by its name. `mfa_device` names a device's id (UUID): the device
+ * is refused for every MFA check, and what was signed in with it (web sessions, `postern login`
+ * certificates) is locked. `access_request` names a request's id (UUID): every credential that
+ * assumed it (a web session, a certificate) is locked as a whole, as the reference does, and the
+ * request cannot be assumed again while the lock stands.
  */
 export const lockTargetKinds = [
   'user',
@@ -18,6 +19,7 @@ export const lockTargetKinds = [
   'node',
   'windows_desktop',
   'mfa_device',
+  'access_request',
 ] as const;
 export type LockTargetKind = (typeof lockTargetKinds)[number];
 
@@ -29,6 +31,12 @@ const deviceId = z
   .trim()
   .pipe(z.uuid({ error: 'an MFA device is named by its id (a UUID), as sign-in events show it' }));
 
+/** An access request's id: what the Access Requests page and `postern request ls` show. */
+const requestId = z
+  .string()
+  .trim()
+  .pipe(z.uuid({ error: 'an access request is named by its id (a UUID), as its page shows it' }));
+
 /** `{<kind>: <name>}` with exactly one kind, as the reference's body has it. */
 export const lockTargetsSchema = z
   .strictObject({
@@ -37,6 +45,7 @@ export const lockTargetsSchema = z
       z.ZodOptional<typeof targetName>
     >),
     mfa_device: deviceId.optional(),
+    access_request: requestId.optional(),
   })
   .refine((targets) => Object.values(targets).filter(Boolean).length === 1, {
     message: `name exactly one target: ${lockTargetKinds.join(', ')}`,

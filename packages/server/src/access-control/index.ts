@@ -33,6 +33,7 @@ export const accessControlPart = {
       now: needs.now,
       roleNames: () => needs.access.roleNames(),
       roleSetOf: (user, roles) => needs.access.roleSetFor(user, roles),
+      locks: needs.locks,
       reviewUrl: (id) => `${publicUrl}/web/requests/${encodeURIComponent(id)}`,
     });
     // Reviewers hear of requests through the integrations (chat, e-mail, webhooks).

@@ -8,7 +8,7 @@ import { cliActor } from './users.commands.js';
 
 /**
  * The target flags, by lock target kind: --user, --role, --login, --node, --windows-desktop,
- * --mfa-device.
+ * --mfa-device, --access-request.
  */
 export const targetFlags: Record<LockTargetKind, string> = Object.fromEntries(
   lockTargetKinds.map((kind) => [kind, kind.replace(/_/g, '-')]),
@@ -21,6 +21,7 @@ export interface LocksAddOptions {
   node?: string;
   windowsDesktop?: string;
   mfaDevice?: string;
+  accessRequest?: string;
   message?: string;
   ttl?: string;
   expires?: string;

@@ -5,7 +5,7 @@ import { notAuthenticated } from '../errors.js';
 import type { AccessResolver } from '../access-control/access/access-resolver.js';
 import type { Actor } from '../access-control/access/actor.js';
 import type { Credential, SubjectRef } from '../access-control/access/credential-revocation.js';
-import type { LockView } from '../access-control/locks/lock-watcher.js';
+import type { CredentialMarks, LockView } from '../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../access-control/rbac/index.js';
 import type {
   WebSession,
@@ -123,6 +123,20 @@ export function webSessionCredential(session: WebSession): Credential {
     issuedAt: Date.parse(session.created),
     ...(session.lineage ? { lineage: session.lineage } : {}),
     ...(session.mfaDevice ? { mfaDevice: session.mfaDevice } : {}),
+  };
+}
+
+/**
+ * What a web session's caller carries that a lock may name: the MFA device it was signed in
+ * with, the one that answered a per-session check (when this call passed one), and the access
+ * requests it assumed.
+ */
+export function webSessionMarks(identity: Identity): CredentialMarks {
+  const { mfaDevice, accessRequests } = identity.session;
+  return {
+    ...(mfaDevice ? { mfaDevice } : {}),
+    ...(identity.sessionMfaDevice ? { sessionMfaDevice: identity.sessionMfaDevice } : {}),
+    ...(accessRequests?.length ? { accessRequests } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type GuardDeps,
   type Identity,
   type RouteAccess,
+  webSessionMarks,
 } from '../http/request-identity.js';
 
 export interface DeclaredRoute {
@@ -47,10 +48,10 @@ export function installAccessGuard(
     }
     request.identity = await identify(request, deps);
     if (!request.identity) throw notAuthenticated();
-    // A lock on the user, one of their roles or the MFA device they signed in with stops every
-    // call, on every proxy (watched).
-    const { user, roles, session } = request.identity;
-    const subject = { user, roles, mfaDevice: session.mfaDevice };
+    // A lock on the user, one of their roles, the MFA device they signed in with or an access
+    // request the session assumed stops every call, on every proxy (watched).
+    const { user, roles } = request.identity;
+    const subject = { user, roles, ...webSessionMarks(request.identity) };
     const lock = allowLocked ? undefined : deps.locks.lockFor(subject);
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     await sessions.noteActivity(request.identity.session, activityTime(request, passive));

@@ -58,6 +58,7 @@ export interface CertificatePolicy {
     user: string;
     roles: string[];
     login: string;
+    accessRequests: string[];
     mfaDevice?: string;
     sessionMfaDevice?: string;
   }) => string | undefined;

@@ -15,8 +15,11 @@ export async function signedInHome(
   port: number,
   user = 'alice',
   roles: string[] = [],
-  /** The proxy over TLS (a test app with `https`), its certificate unchecked as with --insecure. */
-  { tls = false }: { tls?: boolean } = {},
+  /**
+   * `tls`: the proxy over TLS (a test app with `https`), its certificate unchecked as with
+   * --insecure. `accessRequests`: the certificate assumes them, as `postern request assume` does.
+   */
+  { tls = false, accessRequests }: { tls?: boolean; accessRequests?: string[] } = {},
 ): Promise<{ home: string; key: Ed25519Key }> {
   const key = generateEd25519Key();
   const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
@@ -26,6 +29,7 @@ export async function signedInHome(
     logins: [],
     publicKey: key.publicKey,
     ttlMs: 600_000,
+    ...(accessRequests ? { accessRequests } : {}),
   });
   await writeFile(path.join(home, 'key'), key.privateKeyPem, { mode: 0o600 });
   await writeFile(path.join(home, 'key-cert.pub'), `${certificate}\n`);

@@ -6,6 +6,7 @@ import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import type { AccessRequestNotice, RequestNotifier } from '../../modules/integrations/notice.js';
 import type { Actor } from '../access/actor.js';
+import { lockMessage, type LockView } from '../locks/lock-watcher.js';
 import { parseDuration, type RoleSet } from '../rbac/index.js';
 import { decide, effectiveState, type AccessRequestResource } from './access-request.js';
 import { accessRequestJson, canReview, mayReviewRolesOf } from './access-request-json.js';
@@ -31,6 +32,8 @@ export interface AccessRequestsDeps {
   roleSetOf: (user: string, roles: string[]) => RoleSet;
   /** The console's review screen of a request, for notifications. */
   reviewUrl: (id: string) => string;
+  /** An `access_request` lock on a request refuses assuming it. */
+  locks: LockView;
 }
 
 /**
@@ -232,6 +235,8 @@ export class AccessRequestsService {
     if (state !== 'APPROVED') {
       throw badParameter(`access request ${id} is ${state.toLowerCase()}: it cannot be assumed`);
     }
+    const lock = this.deps.locks.lockFor({ accessRequests: [id] });
+    if (lock) throw accessDenied(`access request ${id} is locked: ${lockMessage(lock)}`);
     return request;
   }
 

@@ -4,19 +4,36 @@ import { WatchedCache } from '../../backend/watched-cache.js';
 import type { Clock } from '../../clock.js';
 import { lockFromItem, locksPrefix, type LockResource } from './locks.store.js';
 
+/**
+ * What a credential (a web session, a certificate) carries besides its user and roles that a
+ * lock may name: each connection keeps these from the credential it came in with, so a lock on
+ * one of them ends it.
+ */
+export interface CredentialMarks {
+  /** The id of the MFA device the credential was signed in with (`mfa_device`). */
+  mfaDevice?: string | undefined;
+  /** The device that answered the per-session MFA check the session was opened with. */
+  sessionMfaDevice?: string | undefined;
+  /** The access requests the credential assumed (`access_request`). */
+  accessRequests?: readonly string[] | undefined;
+}
+
 /** What may be locked about one attempt: who, with which roles, to which login and node. */
-export interface LockSubject {
+export interface LockSubject extends CredentialMarks {
   user?: string;
   roles?: readonly string[];
   login?: string;
   node?: string;
   /** A desktop's name (the target kind `windows_desktop`). */
   desktop?: string;
-  /** The id of the MFA device the caller's credential was signed in with (`mfa_device`). */
-  mfaDevice?: string | undefined;
-  /** The device that answered the per-session MFA check the session was opened with. */
-  sessionMfaDevice?: string | undefined;
 }
+
+/** Just the marks of something that carries them (a requester, a party), for a lock subject. */
+export const marksOf = ({
+  mfaDevice,
+  sessionMfaDevice,
+  accessRequests,
+}: CredentialMarks): CredentialMarks => ({ mfaDevice, sessionMfaDevice, accessRequests });
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
 export interface LockView {
@@ -184,7 +201,9 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     is(target.node, subject.node) ||
     is(target.windows_desktop, subject.desktop) ||
     is(target.mfa_device, subject.mfaDevice) ||
-    is(target.mfa_device, subject.sessionMfaDevice)
+    is(target.mfa_device, subject.sessionMfaDevice) ||
+    (target.access_request !== undefined &&
+      (subject.accessRequests ?? []).includes(target.access_request))
   );
 }
 

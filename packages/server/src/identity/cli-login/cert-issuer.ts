@@ -92,8 +92,13 @@ export class CertIssuer {
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
     const { mfaDevice } = args;
     const sessionMfaDevice = args.session?.device;
-    const lock = this.deps.locks.lockFor({ user: args.user, roles, mfaDevice, sessionMfaDevice });
-    if (lock) throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests: assumedIds };
+    const lock = this.deps.locks.lockFor({ user: args.user, roles, ...marks });
+    if (lock) {
+      const request = lock.spec.target.access_request;
+      const what = request ? `access request ${request} is locked` : 'your account is locked';
+      throw accessDenied(`${what}: ${lockMessage(lock)}`);
+    }
     const options = roleSet.options();
     // A certificate that assumes requests lives no longer than their access.
     const maxTtlMs = args.assumed

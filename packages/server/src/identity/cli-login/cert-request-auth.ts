@@ -132,7 +132,8 @@ export class CertRequestAuth {
     // A per-session MFA certificate (a tunnel's) also stands on the device that answered it.
     const sessionMfaDevice = sessionMfaDeviceOf(cert.extensions);
     const roles = resolved.roles;
-    const lock = this.deps.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+    const lock = this.deps.locks.lockFor({ user, roles, ...marks });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
     // pin_source_ip: a pinned certificate works only from its address; and while the roles

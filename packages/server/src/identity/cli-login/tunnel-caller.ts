@@ -8,6 +8,7 @@ import {
   bearerToken,
   identifyByCredentials,
   sessionCookieName,
+  webSessionMarks,
   type GuardDeps,
 } from '../../http/request-identity.js';
 import { signedRequestHeaders } from '../../ssh/signed-request.js';
@@ -81,7 +82,8 @@ export class TunnelCallers {
     if (!identity) throw notAuthenticated('your session has ended: sign in again');
     const { session } = identity;
     const { mfaDevice } = session;
-    const lock = guard.locks.lockFor({ user: identity.user, roles: identity.roles, mfaDevice });
+    const subject = { user: identity.user, roles: identity.roles, ...webSessionMarks(identity) };
+    const lock = guard.locks.lockFor(subject);
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     return {
       ...(mfaDevice ? { mfaDevice } : {}),

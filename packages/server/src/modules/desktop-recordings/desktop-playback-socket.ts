@@ -7,7 +7,7 @@ import {
 import type { RawData, WebSocket } from 'ws';
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { ApiError } from '../../errors.js';
-import type { Identity } from '../../http/request-identity.js';
+import { webSessionMarks, type Identity } from '../../http/request-identity.js';
 import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
 import { keepAlive } from '../../websocket/keep-alive.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
@@ -90,8 +90,8 @@ export function serveDesktopPlayback(socket: WebSocket, options: DesktopPlayback
     const auth = terminalAuthFrameSchema.safeParse(safeJson(firstFrame));
     const identity = auth.success ? await options.authenticate(auth.data.token) : null;
     if (!identity) return refuse(playbackRefusal.notAuthenticated, 'not authenticated');
-    const { user, roles, session } = identity;
-    const lock = options.locks.lockFor({ user, roles, mfaDevice: session.mfaDevice });
+    const { user, roles } = identity;
+    const lock = options.locks.lockFor({ user, roles, ...webSessionMarks(identity) });
     if (lock) return refuse(playbackRefusal.accessDenied, `locked: ${lockMessage(lock)}`);
     if (!identity.acl.recordedSessions.read) {
       const message = 'access denied: read on recordedSessions is not allowed';

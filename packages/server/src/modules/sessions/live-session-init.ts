@@ -1,3 +1,4 @@
+import type { CredentialMarks } from '../../access-control/locks/lock-watcher.js';
 import type { RecordSessionMode, SessionKind, TerminalSize } from '@postern/contracts';
 import type { AuditStore } from '../audit/index.js';
 import type { ApprovedTransfers } from './approved-transfers.js';
@@ -18,13 +19,8 @@ export interface LiveSessionInit {
    * its bytes pass through as they are, and nobody but its owner's party joins it.
    */
   terminal: TerminalSize | undefined;
-  owner: {
-    user: string;
-    roles: string[];
-    mfaDevice?: string | undefined;
-    /** The device of the per-session MFA check the session was opened with. */
-    sessionMfaDevice?: string | undefined;
-  };
+  /** Who started it, with what their credential carries (an MFA device, assumed requests). */
+  owner: CredentialMarks & { user: string; roles: string[] };
   login: string;
   /** The resource reached (a node for SSH): locks and trackers name it. */
   node: { id: string; hostname: string; addr: string };

@@ -7,14 +7,6 @@ import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
  */
 export type EndKind = 'ended' | 'revoked' | 'shutdown';
 
-/** The MFA devices a party's credential stands on, for `mfa_device` locks. */
-export interface PartyDevices {
-  /** The one its login (web session or certificate) was proven with. */
-  mfaDevice?: string | undefined;
-  /** The one that answered the per-session MFA check it came in with. */
-  sessionMfaDevice?: string | undefined;
-}
-
 /**
  * One participant's connection to a live session: a browser tab, or an SSH client through the SSH proxy.
  * The session calls these; the party turns them into frames on its own transport.
@@ -28,6 +20,8 @@ export interface Party {
   readonly mfaDevice?: string | undefined;
   /** The device of the per-session MFA check it joined or started with: the same. */
   readonly sessionMfaDevice?: string | undefined;
+  /** The access requests its credential assumed: an `access_request` lock on one ends it. */
+  readonly accessRequests?: readonly string[] | undefined;
   /** Terminal output, cut on character boundaries. */
   output(chunk: Uint8Array): void;
   /** A session event for the terminal (join, leave, resize), reference frame `a`. */

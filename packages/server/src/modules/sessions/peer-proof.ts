@@ -34,6 +34,8 @@ const joinClaimSchema = peerClaimBase.extend({
   /** The MFA devices the joiner's credential stands on: the holder's locks on them end the party. */
   mfaDevice: z.string().optional(),
   sessionMfaDevice: z.string().optional(),
+  /** The access requests the joiner's credential assumed: the same for locks on them. */
+  accessRequests: z.array(z.string()).optional(),
 });
 export type PeerClaim = z.infer<typeof joinClaimSchema>;
 

@@ -87,6 +87,7 @@ export class RemoteSession implements JoinedSession {
       mode: joiner.mode,
       ...(party.mfaDevice ? { mfaDevice: party.mfaDevice } : {}),
       ...(party.sessionMfaDevice ? { sessionMfaDevice: party.sessionMfaDevice } : {}),
+      ...(party.accessRequests?.length ? { accessRequests: [...party.accessRequests] } : {}),
     });
     if (this.ended) return;
     const url = new URL(peerJoinPath(tracker.id), tracker.proxyAddr.replace(/^http/, 'ws'));

@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { emitAuditInBackground } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
-import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { ApprovedTransfers } from './approved-transfers.js';
 import { isInteractive } from './live-session-init.js';
 import { LiveSession, type LiveSessionInit, type RecordingPolicy } from './live-session.js';
@@ -315,23 +315,16 @@ export class SessionHub {
   private enforce(): void {
     for (const session of [...this.live.values()]) {
       const { owner, login, node } = session.init;
-      const { user, roles, mfaDevice, sessionMfaDevice } = owner;
       const lock =
-        this.deps.locks.lockFor({
-          user,
-          roles,
-          login,
-          node: node.id,
-          mfaDevice,
-          sessionMfaDevice,
-        }) ?? this.deps.locks.lockFor({ node: node.hostname });
+        this.deps.locks.lockFor({ ...owner, login, node: node.id }) ??
+        this.deps.locks.lockFor({ node: node.hostname });
       if (lock) {
         session.terminate(`locked: ${lockMessage(lock)}`);
         continue;
       }
       for (const party of session.parties()) {
-        const { user, roles, mfaDevice, sessionMfaDevice } = party;
-        const partyLock = this.deps.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
+        const { user, roles } = party;
+        const partyLock = this.deps.locks.lockFor({ user, roles, ...marksOf(party) });
         if (partyLock) session.leave(party.id, `locked: ${lockMessage(partyLock)}`);
       }
     }

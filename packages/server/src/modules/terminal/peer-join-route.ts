@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RawData } from 'ws';
-import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf, type LockView } from '../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { accessDenied, notFound } from '../../errors.js';
 import { closeOnProtocolError } from '../../websocket/protocol-errors.js';
@@ -50,8 +50,8 @@ export function peerJoinRoute(app: FastifyInstance, options: PeerJoinRouteOption
         if (!modes.includes(claim.mode)) {
           throw accessDenied(`access denied: you may not join this session as ${claim.mode}`);
         }
-        const { user, roles, mfaDevice, sessionMfaDevice } = claim;
-        const lock = options.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
+        const { user, roles } = claim;
+        const lock = options.locks.lockFor({ user, roles, ...marksOf(claim) });
         if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
         claims.set(request, claim);
       },
@@ -60,8 +60,7 @@ export function peerJoinRoute(app: FastifyInstance, options: PeerJoinRouteOption
       const claim = claims.get(request);
       const session = claim && options.hub.get(claim.sid);
       if (!claim || !session) return socket.close(1000, 'the session ended');
-      const devices = { mfaDevice: claim.mfaDevice, sessionMfaDevice: claim.sessionMfaDevice };
-      const party = new WebSocketParty(socket, claim.user, claim.roles, claim.mode, devices);
+      const party = new WebSocketParty(socket, claim.user, claim.roles, claim.mode, marksOf(claim));
       const alive = keepAlive(socket, options.pingIntervalMs);
       socket.on('message', (data: RawData, isBinary: boolean) => {
         if (isBinary) onFrame(session, party, toBytes(data));

@@ -18,7 +18,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { z } from 'zod';
 import { accessDenied, ApiError, badParameter } from '../../errors.js';
 import { sessionMfaTimeoutMs, type SessionMfa } from '../../identity/mfa/session-mfa.js';
-import type { Identity } from '../../http/request-identity.js';
+import { webSessionMarks, type Identity } from '../../http/request-identity.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { Party } from '../sessions/party.js';
 import type { JoinedSession } from '../sessions/remote-session.js';
@@ -175,20 +175,17 @@ export function serveTerminalSocket<Request extends { sid?: string; mode?: Parti
       caller = { ...identity, mfaVerified: true };
       if (checkedWith) caller.sessionMfaDevice = checkedWith;
     }
-    const devices = {
-      mfaDevice: caller.session.mfaDevice,
-      sessionMfaDevice: caller.sessionMfaDevice,
-    };
+    const marks = webSessionMarks(caller);
     const { sid, mode } = request.data;
     if (sid) {
       const joined = options.sessions.joinable(caller, sid, mode);
       session = joined.session;
-      party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode, devices);
+      party = new WebSocketParty(socket, caller.user, caller.roles, joined.mode, marks);
       stopGuard = options.sessions.guardParty(caller, session, party);
     } else {
       const started = await startSaying(() => options.sessions.start(caller, request.data));
       session = started;
-      party = new WebSocketParty(socket, caller.user, caller.roles, 'peer', devices);
+      party = new WebSocketParty(socket, caller.user, caller.roles, 'peer', marks);
       // The browser left while we dialled: nobody owns the new session.
       if (stage === 'closed') {
         return started.terminate('the client disconnected before the session started');

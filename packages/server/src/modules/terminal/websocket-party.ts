@@ -6,7 +6,8 @@ import {
   type ParticipantMode,
 } from '@postern/contracts';
 import type { WebSocket } from 'ws';
-import type { EndKind, Party, PartyDevices } from '../sessions/party.js';
+import type { EndKind, Party } from '../sessions/party.js';
+import type { CredentialMarks } from '../../access-control/locks/lock-watcher.js';
 import { truncateReason } from '../../websocket/frames.js';
 import { OutputLog } from './output-log.js';
 
@@ -38,6 +39,7 @@ const headerRoom = rawHeader.length + 3;
 export class WebSocketParty implements Party {
   readonly mfaDevice: string | undefined;
   readonly sessionMfaDevice: string | undefined;
+  readonly accessRequests: readonly string[] | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Output not yet sent: a frame being filled, with room for the header before the payload. */
@@ -56,10 +58,11 @@ export class WebSocketParty implements Party {
     readonly user: string,
     readonly roles: readonly string[],
     readonly mode: ParticipantMode,
-    devices: PartyDevices = {},
+    marks: CredentialMarks = {},
   ) {
-    this.mfaDevice = devices.mfaDevice;
-    this.sessionMfaDevice = devices.sessionMfaDevice;
+    this.mfaDevice = marks.mfaDevice;
+    this.sessionMfaDevice = marks.sessionMfaDevice;
+    this.accessRequests = marks.accessRequests;
   }
 
   output(chunk: Uint8Array): void {

@@ -177,7 +177,8 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       const resolved = options.access.resolve(user, sessionRoles, accessRequests);
       // A lock, or lock: strict's fence while the lock view is stale.
       const roles = resolved.roles;
-      const lock = options.locks.lockFor({ user, roles, mfaDevice, sessionMfaDevice });
+      const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+      const lock = options.locks.lockFor({ user, roles, ...marks });
       if (lock) return end(`locked: ${lockMessage(lock)}`);
       const target = { labels: app.metadata.labels, name: app.metadata.name };
       if (!resolved.roleSet.canAccess('app', target)) end('access to the app was withdrawn');

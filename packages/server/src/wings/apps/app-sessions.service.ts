@@ -260,8 +260,9 @@ export class AppSessionsService {
       session.roles,
       session.accessRequests ?? [],
     );
-    const { mfaDevice, sessionMfaDevice } = session;
-    const subject = { user: session.user, roles: resolved.roles, mfaDevice, sessionMfaDevice };
+    const { mfaDevice, sessionMfaDevice, accessRequests } = session;
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+    const subject = { user: session.user, roles: resolved.roles, ...marks };
     if (this.deps.locks.isLocked(subject)) return null;
     const identity = { user: session.user, roles: resolved.roles, traits: resolved.traits };
     if (session.leaf) {

@@ -76,8 +76,9 @@ export function routeWithdrawal(
     route.sessionRoles ?? [],
     route.accessRequests ?? [],
   );
-  const { mfaDevice, sessionMfaDevice } = route;
-  const subject = { user: route.user, roles: resolved.roles, mfaDevice, sessionMfaDevice };
+  const { mfaDevice, sessionMfaDevice, accessRequests } = route;
+  const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+  const subject = { user: route.user, roles: resolved.roles, ...marks };
   if (deps.locks.isLocked(subject)) {
     return `${route.user} is locked`;
   }

@@ -35,6 +35,8 @@ export interface DatabaseConnection {
   mfaDevice?: string;
   /** The device that answered its certificate's per-session check: the same. */
   sessionMfaDevice?: string;
+  /** The access requests it assumed: their roles count while approved; a lock on one ends it. */
+  accessRequests?: readonly string[];
 }
 
 interface DbConnectOptions {
@@ -64,6 +66,7 @@ interface Authorized {
   db: DatabaseRecord;
   mfaDevice?: string;
   sessionMfaDevice?: string;
+  accessRequests?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -109,6 +112,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       db,
       ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
       ...(caller.sessionMfaDevice ? { sessionMfaDevice: caller.sessionMfaDevice } : {}),
+      ...(caller.accessRequests.length ? { accessRequests: caller.accessRequests } : {}),
     };
   };
 

@@ -114,8 +114,9 @@ function buildKubernetes(ctx: ServerContext) {
     const revoked = ctx.access.credentialRevoked(user, certificateCredential(cert.issuedAt));
     if (revoked) return { refused: `${revoked}: run postern login`, code: 401 };
     const resolved = ctx.access.resolve(user, [], cert.accessRequests);
-    const { mfaDevice, sessionMfaDevice } = cert;
-    const lock = ctx.locks.lockFor({ user, roles: resolved.roles, mfaDevice, sessionMfaDevice });
+    const { mfaDevice, sessionMfaDevice, accessRequests } = cert;
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+    const lock = ctx.locks.lockFor({ user, roles: resolved.roles, ...marks });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     // A one-minute certificate from the credential plugin passed the check (kube-connect.routes).
     const checked = { ...resolved, mfaVerified: cert.sessionMfaVerified };

@@ -55,7 +55,7 @@ export function leafKubeServer(deps: LeafKubeLeafDeps) {
         cluster,
         identify: () => {
           const resolved = deps.access.resolve(user, sessionRoles, accessRequests);
-          const lock = deps.locks.lockFor({ user, roles: resolved.roles });
+          const lock = deps.locks.lockFor({ user, roles: resolved.roles, accessRequests });
           if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
           return { user, roleSet: resolved.roleSet, roles: resolved.roles };
         },

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatHostPort } from '../../config/address.js';
 import type { SshServiceConfig } from '../../config/config.js';
-import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { CommandLabels } from './nodes/command-labels.js';
 import type { InventoryService } from './nodes/inventory.service.js';
 import type { ClusterCa } from '../../ssh/ca.service.js';
@@ -32,9 +32,9 @@ export async function startLocalNode(deps: LocalNodeDeps) {
     hostKeyPem,
     userCaPublicKeys: () => [deps.ca.userCaPublicKey],
     // A server is locked by its id or by its host name, as the proxy judges it in front.
-    lockedMessage: ({ user, roles, login }) => {
+    lockedMessage: ({ user, roles, login, ...marks }) => {
       const lock =
-        deps.locks.lockFor({ user, roles, login, node: id }) ??
+        deps.locks.lockFor({ user, roles, login, node: id, ...marksOf(marks) }) ??
         deps.locks.lockFor({ node: os.hostname() });
       return lock ? lockMessage(lock) : undefined;
     },

@@ -2,7 +2,7 @@ import type { DatabaseConsoleRequest } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../../../clock.js';
 import { accessDenied, badParameter, notFound } from '../../../errors.js';
-import type { Identity } from '../../../http/request-identity.js';
+import { webSessionMarks, type Identity } from '../../../http/request-identity.js';
 import type { LockWatcher } from '../../../access-control/locks/lock-watcher.js';
 import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
@@ -59,11 +59,7 @@ export function dbConsoleSessions(
       return deps.hub.create({
         kind: 'db',
         terminal: params.term,
-        owner: {
-          user: identity.user,
-          roles: identity.roles,
-          mfaDevice: identity.session.mfaDevice,
-        },
+        owner: { user: identity.user, roles: identity.roles, ...webSessionMarks(identity) },
         login: route.dbUser,
         node: {
           id: route.db.metadata.name,
@@ -117,8 +113,8 @@ function authorize(
     accessRequests: identity.session.accessRequests ?? [],
     ...(identity.session.mfaDevice ? { mfaDevice: identity.session.mfaDevice } : {}),
   };
-  const { user, roles, session } = identity;
-  const lock = deps.locks.lockFor({ user, roles, mfaDevice: session.mfaDevice });
+  const { user, roles } = identity;
+  const lock = deps.locks.lockFor({ user, roles, ...webSessionMarks(identity) });
   const why = lock ? `locked: ${lockMessage(lock)}` : routeDenial(identity.roleSet, route)?.message;
   if (why) {
     deps.dbSessions.refuse(route, db.spec.protocol, why, remoteAddr);

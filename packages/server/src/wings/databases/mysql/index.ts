@@ -14,6 +14,7 @@ export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions
         db: connection.db,
         ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
         ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
+        ...(connection.accessRequests ? { accessRequests: connection.accessRequests } : {}),
         open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),
       },

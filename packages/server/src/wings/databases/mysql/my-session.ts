@@ -40,9 +40,10 @@ export interface MysqlClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice and sessionMfaDevice. */
+  /** See DatabaseRoute.mfaDevice, sessionMfaDevice and accessRequests. */
   mfaDevice?: string;
   sessionMfaDevice?: string;
+  accessRequests?: readonly string[];
   /**
    * The only database user and default database a native listener's certificate allows (a
    * client may also name no database); a handshake asking for others is refused.
@@ -133,6 +134,7 @@ export async function serveGreetedMysql(
       sessionRoles: client.sessionRoles,
       ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
       ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
+      ...(client.accessRequests ? { accessRequests: client.accessRequests } : {}),
     };
     const denial: RouteDenial | undefined = !response.user
       ? { refused: 'user', message: 'name a database user' }

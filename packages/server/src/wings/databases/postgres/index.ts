@@ -14,6 +14,7 @@ export function postgresEngine(deps: PostgresEngineDeps & { sessions: DatabaseSe
         db: connection.db,
         ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
         ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
+        ...(connection.accessRequests ? { accessRequests: connection.accessRequests } : {}),
         open: (route) => deps.sessions.open(route, 'postgres', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'postgres', why, connection.remoteAddr),
       },

@@ -41,9 +41,10 @@ export interface PostgresClient {
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice and sessionMfaDevice. */
+  /** See DatabaseRoute.mfaDevice, sessionMfaDevice and accessRequests. */
   mfaDevice?: string;
   sessionMfaDevice?: string;
+  accessRequests?: readonly string[];
   /**
    * The database user and name a native listener's certificate allows: a startup that asks
    * for others is refused (the certificate names one route, not the roles' choice of many).
@@ -77,6 +78,7 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
       sessionRoles: client.sessionRoles,
       ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
       ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
+      ...(client.accessRequests ? { accessRequests: client.accessRequests } : {}),
     };
     const refusal = !dbUser
       ? 'name a database user'

@@ -9,6 +9,7 @@ import { hostActor } from '../../../access-control/access/actor.js';
 import { listenThroughProxy, type TunnelListener } from '../../../cli/login/tunnel-listener.js';
 import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { approvedRequest } from '../../../testing/access-requests.testkit.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import { signedHeaders } from '../../../testing/signed-request.testkit.js';
 import { inviteUser, nextTotp } from '../../../testing/identity.testkit.js';
@@ -350,5 +351,47 @@ describe('PostgreSQL through Postern', () => {
     const refused = await psql('alice_db', 'appdb', ['-c', 'select 1']);
     expect(refused.code).not.toBe(0);
     await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+  });
+
+  it('keeps a database an assumed request allows through postern proxy db, until the request is locked', async () => {
+    // bob_db on secretdb only through the request: its roles count for the tunnel's whole life
+    // (the session's re-checks resolve them too), and an access_request lock ends it.
+    await createDatabaseRole(app, 'pg-secret', { db_users: ['bob_db'], db_names: ['secretdb'] });
+    const requestId = await approvedRequest(app, 'alice', ['pg-secret']);
+    const assumed = await signedInHome(app, port, 'alice', ['pg-users'], {
+      accessRequests: [requestId],
+    });
+    const path = apiPaths.databaseConnect('pg');
+    const tunnel = await listenThroughProxy(
+      { POSTERN_HOME: assumed.home },
+      { name: 'pg', path },
+      0,
+    );
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: tunnel.port,
+      user: 'bob_db',
+      database: 'secretdb',
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      // Past two of the session's one-second re-checks.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect((await client.query('select current_user as u')).rows).toEqual([{ u: 'bob_db' }]);
+      const lock = await app.services.locks.create(
+        { targets: { access_request: requestId }, message: 'request revoked' },
+        hostActor('test'),
+      );
+      try {
+        await ended;
+      } finally {
+        await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+      }
+    } finally {
+      await tunnel.close();
+      await rm(assumed.home, { recursive: true, force: true });
+    }
   });
 });

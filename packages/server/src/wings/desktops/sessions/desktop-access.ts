@@ -85,6 +85,7 @@ export class DesktopAccess {
       desktop: desktop.metadata.name,
       mfaDevice: subject.credential.mfaDevice,
       sessionMfaDevice,
+      accessRequests: subject.accessRequests,
     });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     const options = roleSet.options();

@@ -1,7 +1,7 @@
 import type { KubeExecRequest } from '@postern/contracts';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
-import type { Identity } from '../../../http/request-identity.js';
+import { webSessionMarks, type Identity } from '../../../http/request-identity.js';
 import { authorizeKubeCall } from '../access/kube-authorizer.js';
 import type { KubeClusterRecord } from '../kube-kind.js';
 import type { KubeRequestAudit } from '../kube-request-audit.js';
@@ -89,7 +89,11 @@ export class ExecAccess {
   private judge(identity: Identity, cluster: KubeClusterRecord, path: string) {
     const { user, session } = identity;
     const resolved = this.deps.access.resolve(user, session.roles, session.accessRequests ?? []);
-    const lock = this.deps.locks.lockFor({ user, roles: resolved.roles });
+    const lock = this.deps.locks.lockFor({
+      user,
+      roles: resolved.roles,
+      ...webSessionMarks(identity),
+    });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, request: undefined };
     const authorized = authorizeKubeCall(
       { user, roleSet: resolved.roleSet },

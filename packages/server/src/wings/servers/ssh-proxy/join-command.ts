@@ -1,3 +1,4 @@
+import { marksOf } from '../../../access-control/locks/lock-watcher.js';
 import { participantModes, type ParticipantMode } from '@postern/contracts';
 import type { ServerChannel, Session } from 'ssh2';
 import { accessDenied, ApiError } from '../../../errors.js';
@@ -68,7 +69,7 @@ function join(
     mode,
     (bytes) => session.ack(party.id, bytes),
     () => undefined,
-    { mfaDevice: requester.mfaDevice, sessionMfaDevice: requester.sessionMfaDevice },
+    marksOf(requester),
   );
   const stopGuard = deps.terminals.guardJoined(requester, session, party);
   channel.stderr.write(

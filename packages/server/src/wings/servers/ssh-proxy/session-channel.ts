@@ -1,3 +1,4 @@
+import { marksOf } from '../../../access-control/locks/lock-watcher.js';
 import type { Connection, ServerChannel, Session } from 'ssh2';
 import { assertUnmoderated } from '../terminal/terminal.service.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
@@ -131,7 +132,7 @@ export function serveProxiedSession(session: Session, login: InnerLogin): void {
       'peer',
       (bytes) => liveSession.ack(party.id, bytes),
       () => liveSession.exit,
-      { mfaDevice: requester.mfaDevice, sessionMfaDevice: requester.sessionMfaDevice },
+      marksOf(requester),
     );
     live = { session: liveSession, party };
     channel.on('data', (data: Buffer) => liveSession.input(party.id, data));

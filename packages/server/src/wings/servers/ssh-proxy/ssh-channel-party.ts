@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ActiveSessionJson, ParticipantMode } from '@postern/contracts';
 import type { ServerChannel } from 'ssh2';
-import type { Party, PartyDevices } from '../../../modules/sessions/party.js';
+import type { Party } from '../../../modules/sessions/party.js';
+import type { CredentialMarks } from '../../../access-control/locks/lock-watcher.js';
 
 /**
  * An SSH client in a live session (`ssh -J … login@node` through the proxy). Output goes to its
@@ -11,6 +12,7 @@ import type { Party, PartyDevices } from '../../../modules/sessions/party.js';
 export class SshChannelParty implements Party {
   readonly mfaDevice: string | undefined;
   readonly sessionMfaDevice: string | undefined;
+  readonly accessRequests: readonly string[] | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Bytes written while the channel was full, acknowledged when it drains. */
@@ -24,10 +26,11 @@ export class SshChannelParty implements Party {
     private readonly acknowledge: (bytes: number) => void,
     /** How the program ended, when the session has ended (relayed as exit-status). */
     private readonly exit: () => { code: number; signal: string } | undefined,
-    devices: PartyDevices = {},
+    marks: CredentialMarks = {},
   ) {
-    this.mfaDevice = devices.mfaDevice;
-    this.sessionMfaDevice = devices.sessionMfaDevice;
+    this.mfaDevice = marks.mfaDevice;
+    this.sessionMfaDevice = marks.sessionMfaDevice;
+    this.accessRequests = marks.accessRequests;
     channel.on('drain', () => {
       const bytes = this.held;
       this.held = 0;

@@ -12,7 +12,7 @@ import {
 } from '../../../access-control/access/credential-revocation.js';
 import { emitAudit } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
-import { lockMessage, type LockView } from '../../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf, type LockView } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { RecordingPolicy } from '../../../modules/sessions/session-recording.js';
 import { resolveNodeName } from '../terminal/node-access.js';
@@ -186,8 +186,8 @@ export class SshProxy {
       const checked = certified(ctx, {
         userCaPublicKeys: () => [deps.ca.userCaPublicKey],
         userNameIs: 'user',
-        lockedMessage: ({ user: name, roles, mfaDevice, sessionMfaDevice }) => {
-          const lock = deps.locks.lockFor({ user: name, roles, mfaDevice, sessionMfaDevice });
+        lockedMessage: ({ user: name, roles, ...marks }) => {
+          const lock = deps.locks.lockFor({ user: name, roles, ...marksOf(marks) });
           return lock ? lockMessage(lock) : undefined;
         },
         now: () => new Date(deps.now()),

@@ -2,11 +2,20 @@ import { sessionMfaRefusal } from '../../../identity/mfa/session-mfa.js';
 import { sessionEndReasons } from '@postern/contracts';
 import type { Client } from 'ssh2';
 import { accessDenied, ApiError, notFound } from '../../../errors.js';
-import { webSessionSubject, type Identity } from '../../../http/request-identity.js';
+import {
+  webSessionMarks,
+  webSessionSubject,
+  type Identity,
+} from '../../../http/request-identity.js';
 import type { ConnectToNodeOptions } from '../../../ssh/client.js';
 import type { AccessResolver } from '../../../access-control/access/access-resolver.js';
 import type { SubjectRef } from '../../../access-control/access/credential-revocation.js';
-import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  marksOf,
+  type CredentialMarks,
+  type LockWatcher,
+} from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { AuditHealth } from '../../../modules/audit/spool/index.js';
 import type { DialableNode, NodeDialer } from './node-dialer.js';
@@ -36,7 +45,12 @@ export function resolveNodeName(
 }
 
 /** Who asks for a server: a web session's user, or an SSH client's certificate. */
-export interface Requester {
+/**
+ * Who asks to reach a server, with the marks of the credential they ask with (the MFA device it
+ * was signed in with, the one that answered the per-session check for this session, the access
+ * requests it assumed): a lock on any of them refuses it.
+ */
+export interface Requester extends CredentialMarks {
   user: string;
   roles: string[];
   roleSet: RoleSet;
@@ -48,10 +62,6 @@ export interface Requester {
   mfaVerified?: boolean;
   /** A per-session MFA certificate's sessions, for a join by id through the SSH proxy. */
   sessionMfaTargets?: string[];
-  /** The MFA device the credential was signed in with: an `mfa_device` lock refuses it. */
-  mfaDevice?: string;
-  /** The device that answered the per-session MFA check for this session: the same. */
-  sessionMfaDevice?: string;
 }
 
 /** A web session's user as a requester. */
@@ -62,8 +72,7 @@ export const requesterOf = (identity: Identity): Requester => ({
   expiresAt: Date.parse(identity.session.expires),
   subject: webSessionSubject(identity),
   ...(identity.mfaVerified ? { mfaVerified: true } : {}),
-  ...(identity.session.mfaDevice ? { mfaDevice: identity.session.mfaDevice } : {}),
-  ...(identity.sessionMfaDevice ? { sessionMfaDevice: identity.sessionMfaDevice } : {}),
+  ...webSessionMarks(identity),
 });
 
 /** An SSH client's agent, reachable through its connection (wings/servers/ssh-proxy). */
@@ -140,9 +149,9 @@ export class NodeAccess {
     login: string,
   ): string | undefined {
     const locks = this.deps.locks;
-    const { user, roles, mfaDevice, sessionMfaDevice } = requester;
+    const { user, roles } = requester;
     const lock =
-      locks.lockFor({ user, roles, login, node: node.id, mfaDevice, sessionMfaDevice }) ??
+      locks.lockFor({ user, roles, login, node: node.id, ...marksOf(requester) }) ??
       locks.lockFor({ node: node.hostname });
     return lock ? `locked: ${lockMessage(lock)}` : undefined;
   }

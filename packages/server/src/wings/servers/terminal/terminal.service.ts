@@ -8,7 +8,12 @@ import { cappedIncomingWindow } from '../../../ssh/incoming-window.js';
 import { SshSessionChannel } from '../../../ssh/ssh-session-channel.js';
 import { emitAudit, emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
-import { lockMessage, type LockWatcher } from '../../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  marksOf,
+  type CredentialMarks,
+  type LockWatcher,
+} from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { defaultJoinMode, participantModesFor } from '../../../modules/sessions/join-policy.js';
 import type { LiveSession } from '../../../modules/sessions/live-session.js';
@@ -156,12 +161,7 @@ export class TerminalService {
     const session = this.deps.hub.create({
       kind: 'ssh',
       terminal: request.size,
-      owner: {
-        user: requester.user,
-        roles: requester.roles,
-        mfaDevice: requester.mfaDevice,
-        sessionMfaDevice: requester.sessionMfaDevice,
-      },
+      owner: { user: requester.user, roles: requester.roles, ...marksOf(requester) },
       login: request.login,
       node: { id: node.id, hostname: node.hostname, addr: node.addr },
       clusterName: this.deps.clusterName,
@@ -232,7 +232,7 @@ export class TerminalService {
    * another proxy holds is joined through that proxy (RemoteSession), judged here first.
    */
   joinable(
-    identity: Pick<Requester, 'user' | 'roles' | 'roleSet' | 'mfaVerified' | 'mfaDevice'>,
+    identity: Pick<Requester, 'user' | 'roles' | 'roleSet' | 'mfaVerified'> & CredentialMarks,
     sid: string,
     mode?: ParticipantMode,
   ): { session: JoinedSession; mode: ParticipantMode } {
@@ -256,8 +256,8 @@ export class TerminalService {
       });
       throw accessDenied(`access denied: ${reason}`);
     }
-    const { user, roles, mfaDevice } = identity;
-    const lock = this.deps.locks.lockFor({ user, roles, mfaDevice });
+    const { user, roles } = identity;
+    const lock = this.deps.locks.lockFor({ user, roles, ...marksOf(identity) });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     if (session) return { session, mode: granted };
     const { proxyAddr } = tracker;
