@@ -206,4 +206,55 @@ test.describe('access requests', () => {
     await expect(alice.getByRole('button', { name: 'Assume roles' })).toHaveCount(0);
     await expect(assumedBadge(alice)).toHaveCount(0);
   });
+
+  test('a lock on the request, from its page, signs out the console that assumed it', async ({
+    browser,
+  }) => {
+    // Signing out waits for the console's token check, which runs every 15 s.
+    test.setTimeout(150_000);
+    const carol = await signUp(browser, 'carol', 'requester');
+    const dave = await signUp(browser, 'dave', 'approver,editor');
+
+    await carol.goto('/web/requests/new');
+    const reason = `deploy the fix ${Date.now().toString(36)}`;
+    await carol.getByRole('checkbox', { name: 'editor', exact: true }).check();
+    await carol.getByLabel('Reason').fill(reason);
+    await carol.getByRole('button', { name: 'Submit Request' }).click();
+    await expect(carol).toHaveURL(/\/web\/requests\/[0-9a-f-]{36}$/);
+    const requestUrl = new URL(carol.url()).pathname;
+    const requestId = requestUrl.split('/').pop()!;
+
+    await dave.goto(requestUrl);
+    await dave.getByLabel('Comment').fill('ok');
+    await dave.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(
+      dave.getByRole('main').getByText('APPROVED', { exact: true }).first(),
+    ).toBeVisible();
+
+    await carol.reload();
+    await carol.getByRole('button', { name: 'Assume roles' }).click();
+    await expect(assumedBadge(carol)).toHaveText(/^Assumed: editor · /);
+
+    // Dave, who may create locks, locks it from the request's page: the form names it.
+    await dave.getByRole('link', { name: 'Lock request' }).click();
+    await expect(dave).toHaveURL(/\/web\/locks\/new\?kind=access_request&name=/);
+    await expect(dave.getByRole('combobox', { name: 'Target kind' })).toHaveValue('access_request');
+    await expect(dave.getByLabel('Target name')).toHaveValue(requestId);
+    const message = `granted in error ${Date.now().toString(36)}`;
+    await dave.getByLabel('Message').fill(message);
+    await dave.getByRole('button', { name: 'Create Lock' }).click();
+    await expect(dave).toHaveURL(/\/web\/locks$/);
+    await expect(
+      dave.getByRole('main').getByRole('row').filter({ hasText: message }),
+    ).toContainText(`access_request: ${requestId}`);
+
+    // Carol's console, which assumed it, is refused at its next token check and told why.
+    await expect(carol).toHaveURL(/\/web\/login/, { timeout: 30_000 });
+    const notice = carol.getByRole('region', { name: 'Access locked' });
+    await expect(notice).toContainText(message);
+    await expect(notice).toContainText('Signing in again starts one without it.');
+    // Dave's own session goes on.
+    await dave.reload();
+    await expectSignedIn(dave);
+  });
 });

@@ -83,6 +83,7 @@ test.describe.serial('lock targets and Manage Clusters', () => {
       'Node',
       'Desktop',
       'MFA Device',
+      'Access Request',
     ]);
 
     const message = `patching ${uniqueUser('n')}`;

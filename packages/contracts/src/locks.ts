@@ -31,6 +31,13 @@ const deviceId = z
   .trim()
   .pipe(z.uuid({ error: 'an MFA device is named by its id (a UUID), as sign-in events show it' }));
 
+/**
+ * What a lock on an access request adds to its message for the people it locks out: the lock is
+ * on a credential that assumed the request, so a new sign-in (without it) goes on. The console
+ * reads it to say so instead of "wait for the lock to be lifted".
+ */
+export const lockedRequestHint = 'sign in again to go on without it';
+
 /** An access request's id: what the Access Requests page and `postern request ls` show. */
 const requestId = z
   .string()

@@ -55,6 +55,22 @@ describe('postern locks', () => {
         state.dir,
       ]);
       expect(String(log.mock.calls[1]?.[0])).toMatch(/on windows_desktop build-box, until \S+\.$/);
+      const request = '0b9c2f4e-7d1a-4c3b-9e8f-2a6d5c4b3a21';
+      await buildCli().parseAsync([
+        'node',
+        'postern',
+        'locks',
+        'add',
+        '--access-request',
+        request,
+        '--data-dir',
+        state.dir,
+      ]);
+      expect(String(log.mock.calls[2]?.[0])).toMatch(`on access_request ${request}, until it is`);
+      await vi.waitFor(
+        () => expect(state.serverLocks.isLocked({ accessRequests: [request] })).toBe(true),
+        { timeout: 1000 },
+      );
       await buildCli().parseAsync([
         'node',
         'postern',
@@ -65,10 +81,11 @@ describe('postern locks', () => {
         '--data-dir',
         state.dir,
       ]);
-      const listed = JSON.parse(String(log.mock.calls[2]?.[0]));
+      const listed = JSON.parse(String(log.mock.calls[3]?.[0]));
       const targets = listed.map((lock: { spec: { target: object } }) => lock.spec.target);
       expect(targets).toContainEqual({ login: 'deploy' });
       expect(targets).toContainEqual({ windows_desktop: 'build-box' });
+      expect(targets).toContainEqual({ access_request: request });
     } finally {
       log.mockRestore();
     }

@@ -6,7 +6,7 @@ import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import type { AccessRequestNotice, RequestNotifier } from '../../modules/integrations/notice.js';
 import type { Actor } from '../access/actor.js';
-import { lockMessage, type LockView } from '../locks/lock-watcher.js';
+import { lockText, type LockView } from '../locks/lock-watcher.js';
 import { parseDuration, type RoleSet } from '../rbac/index.js';
 import { decide, effectiveState, type AccessRequestResource } from './access-request.js';
 import { accessRequestJson, canReview, mayReviewRolesOf } from './access-request-json.js';
@@ -236,7 +236,7 @@ export class AccessRequestsService {
       throw badParameter(`access request ${id} is ${state.toLowerCase()}: it cannot be assumed`);
     }
     const lock = this.deps.locks.lockFor({ accessRequests: [id] });
-    if (lock) throw accessDenied(`access request ${id} is locked: ${lockMessage(lock)}`);
+    if (lock) throw accessDenied(`access request ${id} is locked: ${lockText(lock)}`);
     return request;
   }
 

@@ -1,4 +1,4 @@
-import { terminalMessageTypes as T } from '@postern/contracts';
+import { lockedRequestHint, terminalMessageTypes as T } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../access/actor.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
@@ -59,7 +59,9 @@ describe('an access_request lock', () => {
     try {
       const refused = await sites(withRequest);
       expect(refused.statusCode).toBe(403);
-      expect(refused.json().error.message).toBe('locked: request under review');
+      expect(refused.json().error.message).toBe(
+        `locked: request under review (access request ${requestId} is locked: ${lockedRequestHint})`,
+      );
       // The whole credential, not only what the request added: its renewal is refused too.
       expect((await renew(withRequest, {})).statusCode).toBe(403);
       // frank's session without the request, and another request of his, are not locked.
@@ -111,7 +113,9 @@ describe('an access_request lock', () => {
       await lockRequest('request revoked by security');
       await lockedShell.closed;
       const end = lockedShell.frames.find((frame) => frame.type === T.sessionEnd)?.payload ?? '{}';
-      expect(JSON.parse(end)).toEqual({ reason: 'locked: request revoked by security' });
+      expect(JSON.parse(end)).toEqual({
+        reason: `locked: request revoked by security (access request ${requestId} is locked: ${lockedRequestHint})`,
+      });
       plainShell.type('echo "still=$((40+2))"\r');
       await plainShell.waitForOutput(/still=42/);
       plainShell.close();

@@ -1,3 +1,4 @@
+import { lockedRequestHint } from '@postern/contracts';
 import { EventEmitter } from 'node:events';
 import type { Backend } from '../../backend/index.js';
 import { WatchedCache } from '../../backend/watched-cache.js';
@@ -207,6 +208,16 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
   );
 }
 
-/** The words a locked caller sees: the lock's message, or a plain reason when it has none. */
-export const lockMessage = (lock: LockResource) =>
+/** The lock's own message, or a plain reason when it has none. */
+export const lockText = (lock: LockResource) =>
   lock.spec.message.trim() || 'an administrator locked access';
+
+/**
+ * The words a locked caller sees: the lock's message; for a lock on an access request, also
+ * which request, and that a new sign-in (which assumes nothing) goes on.
+ */
+export function lockMessage(lock: LockResource): string {
+  const request = lock.spec.target.access_request;
+  if (!request) return lockText(lock);
+  return `${lockText(lock)} (access request ${request} is locked: ${lockedRequestHint})`;
+}

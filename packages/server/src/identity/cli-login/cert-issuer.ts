@@ -13,7 +13,7 @@ import { ED25519, formatPublicKey, parsePublicKey } from '../../ssh/keys.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import { emitAudit, remoteAddr } from '../../modules/audit/emit.js';
 import type { AuditStore } from '../../modules/audit/index.js';
-import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, lockText, type LockView } from '../../access-control/locks/lock-watcher.js';
 
 export interface CertIssuerDeps {
   ca: ClusterCa;
@@ -96,8 +96,8 @@ export class CertIssuer {
     const lock = this.deps.locks.lockFor({ user: args.user, roles, ...marks });
     if (lock) {
       const request = lock.spec.target.access_request;
-      const what = request ? `access request ${request} is locked` : 'your account is locked';
-      throw accessDenied(`${what}: ${lockMessage(lock)}`);
+      if (request) throw accessDenied(`access request ${request} is locked: ${lockText(lock)}`);
+      throw accessDenied(`your account is locked: ${lockMessage(lock)}`);
     }
     const options = roleSet.options();
     // A certificate that assumes requests lives no longer than their access.

@@ -15,13 +15,20 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function setup(one: AccessRequestJson, respond?: Parameters<typeof stubRequestsServer>[0]) {
+function setup(
+  one: AccessRequestJson,
+  respond?: Parameters<typeof stubRequestsServer>[0],
+  acl = aclWith({ accessRequests: 'all' }),
+) {
   const server = stubRequestsServer(respond, one);
   const view = renderPage(<RequestPage />, {
     path: '/web/requests/:requestId',
     url: `/web/requests/${one.id}`,
-    routes: [{ path: '/web/requests', element: <p>the list</p> }],
-    context: userContextFixture(aclWith({ accessRequests: 'all' }), { userName: 'alice' }),
+    routes: [
+      { path: '/web/requests', element: <p>the list</p> },
+      { path: '/web/locks/new', element: <p>the new lock form</p> },
+    ],
+    context: userContextFixture(acl, { userName: 'alice' }),
   });
   return { ...server, ...view, user: userEvent.setup() };
 }
@@ -83,5 +90,23 @@ describe('RequestPage', () => {
     await user.click(screen.getByRole('button', { name: 'Deny' }));
     await waitFor(() => expect(mutations()).toHaveLength(1));
     expect(mutations()[0]?.[2]).toEqual({ state: 'DENIED', reason: 'not now' });
+  });
+
+  it('offers an admin who may create locks to lock an approved request, naming it', async () => {
+    const acl = aclWith({ accessRequests: 'all', lock: 'all' });
+    const { router, user } = setup(approvedRequest, undefined, acl);
+    await user.click(await screen.findByRole('link', { name: 'Lock request' }));
+    expect(router.state.location.pathname).toBe('/web/locks/new');
+    const search = new URLSearchParams(router.state.location.search);
+    expect(Object.fromEntries(search)).toEqual({
+      kind: 'access_request',
+      name: approvedRequest.id,
+    });
+  });
+
+  it('does not offer a lock to a user who may not create one', async () => {
+    setup(approvedRequest);
+    await screen.findByRole('table', { name: 'Request details' });
+    expect(screen.queryByRole('link', { name: 'Lock request' })).toBeNull();
   });
 });

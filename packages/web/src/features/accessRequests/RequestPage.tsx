@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { routePath } from '../../app/routes';
 import { useAppNavigation } from '../../app/useAppNavigation';
-import { useUserContext } from '../../app/userContext';
+import { useUserAcl, useUserContext } from '../../app/userContext';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useNotify } from '../../components/Notifications';
 import { attemptOf } from '../../lib/attempt';
@@ -16,6 +16,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 export function RequestPage() {
   const requestId = useParams().requestId ?? '';
   const { userName } = useUserContext();
+  const acl = useUserAcl();
   const query = useAccessRequest(requestId);
   const actions = useAccessRequestActions();
   const navigation = useAppNavigation();
@@ -43,6 +44,7 @@ export function RequestPage() {
         onAssume={() => void assume()}
         assuming={assuming}
         onDelete={() => setDeleting(true)}
+        mayLock={acl.lock.create}
       />
       <ConfirmDialog
         opened={deleting}

@@ -17,7 +17,13 @@ interface Props {
   onAssume: () => void;
   assuming?: boolean;
   onDelete: () => void;
+  /** The viewer may create locks: an approved or pending request offers to lock it. */
+  mayLock?: boolean;
 }
+
+/** Create New Lock with this request named: every credential that assumed it is locked. */
+const lockLink = (id: string) =>
+  `${routePath('newLock')}?${new URLSearchParams({ kind: 'access_request', name: id })}`;
 
 const none = (
   <Text span size="sm" c="dimmed">
@@ -105,7 +111,7 @@ function Reviews({ request }: { request: AccessRequest }) {
 
 /** One access request: all it holds, its reviews, and what the caller may do with it. */
 export function RequestView(props: Props) {
-  const { attempt, onRetry, userName, onReview, onAssume, assuming, onDelete } = props;
+  const { attempt, onRetry, userName, onReview, onAssume, assuming, onDelete, mayLock } = props;
   return (
     <Stack gap="md" maw={820}>
       <Group justify="space-between">
@@ -122,6 +128,16 @@ export function RequestView(props: Props) {
               <Text size="sm">{request.requestedText}</Text>
             </Group>
             <Details request={request} />
+            {mayLock && (request.state === 'APPROVED' || request.state === 'PENDING') && (
+              <Group>
+                <Button variant="default" color="red" component={Link} to={lockLink(request.id)}>
+                  Lock request
+                </Button>
+                <Text size="sm" c="dimmed">
+                  Locks every session and certificate that assumed it, and assuming it again.
+                </Text>
+              </Group>
+            )}
             {(request.assumable || (request.user === userName && request.state === 'PENDING')) && (
               <Group>
                 {request.assumable && (

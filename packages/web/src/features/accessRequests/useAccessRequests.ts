@@ -14,12 +14,16 @@ import type { AccessRequest } from './makeRequest';
 
 const accessRequestsKey = (clusterId: string) => ['accessRequests', clusterId] as const;
 
-/** `GET accessrequests?scope=` of the proxy cluster: the caller's own, or those to review. */
-export function useAccessRequests(scope: AccessRequestScope) {
+/**
+ * `GET accessrequests?scope=` of the proxy cluster: the caller's own, or those to review.
+ * `enabled` false asks nothing (a page that only suggests them, to a user who may not list them).
+ */
+export function useAccessRequests(scope: AccessRequestScope, enabled = true) {
   const { proxyCluster } = useClientConfig();
   return useQuery({
     queryKey: [...accessRequestsKey(proxyCluster), 'list', scope],
     queryFn: ({ signal }) => fetchAccessRequests(proxyCluster, scope, signal),
+    enabled,
   });
 }
 

@@ -7,6 +7,7 @@ import { aclWith, userContextFixture } from '../../test/userContexts';
 import { desktopPage } from '../desktops/fixtures';
 import { roleFixtures } from '../roles/fixtures';
 import { userFixtures } from '../users/fixtures';
+import { approvedRequest, pendingRequest } from '../accessRequests/fixtures';
 import { lockFixtures } from './fixtures';
 import { NewLockPage } from './NewLockPage';
 
@@ -16,6 +17,7 @@ const desktopsUrl = '/v1/webapi/sites/localhost/desktops?';
 function setup(
   respond: (method: string, url: string) => Response | undefined = () => undefined,
   acl = aclWith({ lock: 'all', users: ['list'], roles: ['list'], desktops: ['list'] }),
+  url = '/web/locks/new',
 ) {
   const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
     const method = init.method ?? 'GET';
@@ -30,6 +32,7 @@ function setup(
   vi.stubGlobal('fetch', fetchStub);
   const { router } = renderPage(<NewLockPage />, {
     path: '/web/locks/new',
+    url,
     routes: [{ path: '/web/locks', element: <p>the locks list</p> }],
     context: userContextFixture(acl),
   });
@@ -115,6 +118,7 @@ describe('NewLockPage', () => {
       ['node', 'Node'],
       ['windows_desktop', 'Desktop'],
       ['mfa_device', 'MFA Device'],
+      ['access_request', 'Access Request'],
     ]);
   });
 
@@ -223,5 +227,37 @@ describe('NewLockPage', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('expires: the time has passed already')).toBeTruthy();
     expect(router.state.location.pathname).toBe('/web/locks/new');
+  });
+
+  it('starts with the request a link names, offers the requests to lock, and locks one', async () => {
+    const requestsUrl = '/v1/webapi/sites/localhost/accessrequests?scope=all';
+    const denied = {
+      ...pendingRequest,
+      id: '11111111-2222-4333-8444-555555555555',
+      state: 'DENIED',
+    };
+    const { puts, user } = setup(
+      (method, url) =>
+        url === requestsUrl
+          ? jsonResponse({ items: [approvedRequest, pendingRequest, denied] })
+          : undefined,
+      aclWith({ lock: 'all', accessRequests: ['list'] }),
+      `/web/locks/new?kind=access_request&name=${approvedRequest.id}`,
+    );
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    const kind = screen.getByRole('combobox', { name: 'Target kind' });
+    expect((kind as HTMLSelectElement).value).toBe('access_request');
+    const name = screen.getByRole('combobox', { name: 'Target name' });
+    expect((name as HTMLInputElement).value).toBe(approvedRequest.id);
+    // Approved and pending requests are offered, with whose and what they are; a denied one is not.
+    await waitFor(() => expect(optionsOf(name)).toEqual([approvedRequest.id, pendingRequest.id]));
+    expect(labelsOf(name)).toEqual(['alice: node: db-1 (approved)', 'alice: roles: dba (pending)']);
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'granted in error');
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(puts()).toHaveLength(1));
+    expect(puts()[0]?.[1]).toEqual({
+      targets: { access_request: approvedRequest.id },
+      message: 'granted in error',
+    });
   });
 });

@@ -1,16 +1,30 @@
+import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { routePath } from '../../app/routes';
 import { useAppNavigation } from '../../app/useAppNavigation';
 import { useUserAcl } from '../../app/userContext';
 import { useClientConfig } from '../../app/clientConfig';
+import { useAccessRequests } from '../accessRequests/useAccessRequests';
+import type { AccessRequest } from '../accessRequests/makeRequest';
 import { useDesktopNames } from '../desktops/useDesktops';
 import { useRoleNames } from '../roles/useRoles';
 import { useUserNames } from '../users/useUsers';
 import { NewLockView } from './NewLockView';
+import { newLockFormFrom } from './newLockForm';
 import { useDeviceOwner } from './useDeviceOwner';
 import { useLockActions } from './useLocks';
 
+/** A request worth locking (approved, or pending and so perhaps approved soon), as offered. */
+const lockableRequests = (requests: AccessRequest[] = []) =>
+  requests
+    .filter((r) => r.state === 'APPROVED' || r.state === 'PENDING')
+    .map((r) => ({ id: r.id, label: `${r.user}: ${r.requestedText} (${r.state.toLowerCase()})` }));
+
 export function NewLockPage() {
   const acl = useUserAcl();
+  const [search] = useSearchParams();
+  const [initial] = useState(() => newLockFormFrom(search));
+  const requests = useAccessRequests('all', acl.accessRequests.list);
   // Suggestions only where the user may list them; the name is free text either way.
   const users = useUserNames(acl.users.list);
   const roles = useRoleNames(acl.roles.list);
@@ -22,6 +36,8 @@ export function NewLockPage() {
     <NewLockView
       suggestions={{ user: users.data, role: roles.data, windows_desktop: desktops.data }}
       deviceOwner={deviceOwner}
+      requests={lockableRequests(requests.data)}
+      initial={initial}
       onSubmit={async (request) => {
         await actions.create(request);
         navigation.push(routePath('locks'));

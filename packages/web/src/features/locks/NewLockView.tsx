@@ -39,6 +39,10 @@ export interface NewLockViewProps {
   suggestions: Partial<Record<LockTargetKind, string[]>>;
   /** Absent where the viewer may not read users: the device's ID is then typed or pasted. */
   deviceOwner?: DeviceOwnerField | undefined;
+  /** Requests to offer for the kind Access Request (their ID, and whose and what they are). */
+  requests?: { id: string; label: string }[] | undefined;
+  /** What the form starts with (a link from a request's page names the request). */
+  initial?: NewLockForm | undefined;
   /** Creates the lock; rejects with the server's error, which the form shows. */
   onSubmit: (request: CreateLockRequest) => Promise<void>;
   now?: () => Date;
@@ -52,6 +56,7 @@ const namePlaceholders: Record<LockTargetKind, string> = {
   node: 'hostname or server ID',
   windows_desktop: 'desktop name',
   mfa_device: 'device ID (UUID)',
+  access_request: 'request ID (UUID)',
 };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -59,10 +64,13 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 export function NewLockView({
   suggestions,
   deviceOwner,
+  requests = [],
+  initial,
   onSubmit,
   now = () => new Date(),
 }: NewLockViewProps) {
-  const [form, setForm] = useState<NewLockForm>(emptyNewLockForm);
+  const [start] = useState<NewLockForm>(() => initial ?? emptyNewLockForm());
+  const [form, setForm] = useState<NewLockForm>(start);
   const [errors, setErrors] = useState<NewLockErrors>({});
   const [serverError, setServerError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -74,12 +82,14 @@ export function NewLockView({
   const pickingDevice = form.kind === 'mfa_device' && deviceOwner !== undefined;
   const nameOptions = pickingDevice
     ? deviceOwner.devices.map((device) => ({ value: device.id, label: device.label }))
-    : (suggestions[form.kind] ?? []).map((name) => ({ value: name, label: undefined }));
+    : form.kind === 'access_request'
+      ? requests.map((request) => ({ value: request.id, label: request.label }))
+      : (suggestions[form.kind] ?? []).map((name) => ({ value: name, label: undefined }));
   const ttlListId = `${id}-ttls`;
   const set = <K extends keyof NewLockForm>(key: K, value: NewLockForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
   // Unsaved edits ask before the page is left (spec §2); saving leaves for the list, unasked.
-  const edited = JSON.stringify(form) !== JSON.stringify(emptyNewLockForm());
+  const edited = JSON.stringify(form) !== JSON.stringify(start);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

@@ -23,6 +23,7 @@ export const lockTargetLabels: Record<LockTargetKind, string> = {
   node: 'Node',
   windows_desktop: 'Desktop',
   mfa_device: 'MFA Device',
+  access_request: 'Access Request',
 };
 
 export function makeLock(json: LockJson): Lock {

@@ -2,6 +2,7 @@ import { createLockRequestSchema, lockTargetKinds, type LockTargetKind } from '@
 import { describe, expect, it } from 'vitest';
 import {
   emptyNewLockForm,
+  newLockFormFrom,
   parseDurationMs,
   validateNewLock,
   type NewLockForm,
@@ -69,10 +70,11 @@ describe('validateNewLock', () => {
       'node',
       'windows_desktop',
       'mfa_device',
+      'access_request',
     ]);
-    const other = form({ kind: 'access_request' as LockTargetKind, name: 'key-1' });
+    const other = form({ kind: 'device' as LockTargetKind, name: 'key-1' });
     expect(validateNewLock(other, now).errors).toEqual({ kind: 'Choose what to lock' });
-    const body = { targets: { access_request: 'key-1' }, message: '' };
+    const body = { targets: { device: 'key-1' }, message: '' };
     expect(createLockRequestSchema.safeParse(body).success).toBe(false);
   });
 
@@ -91,6 +93,14 @@ describe('validateNewLock', () => {
     const byId = validateNewLock(form({ kind: 'mfa_device', name: ` ${id} ` }), now);
     expect(byId.errors).toEqual({});
     expect(createLockRequestSchema.parse(byId.request).targets).toEqual({ mfa_device: id });
+  });
+
+  it('takes an access request by its ID, as the server does', () => {
+    const byName = validateNewLock(form({ kind: 'access_request', name: 'deploy' }), now);
+    expect(byName.errors.name).toBe("Enter the request's ID (a UUID, as its page shows it)");
+    const id = '7a8b9c0d-2222-4e1f-9a2b-3c4d5e6f7a8b';
+    const byId = validateNewLock(form({ kind: 'access_request', name: id }), now);
+    expect(createLockRequestSchema.parse(byId.request).targets).toEqual({ access_request: id });
   });
 
   it('refuses a TTL that is not a duration, or zero', () => {
@@ -128,5 +138,15 @@ describe('validateNewLock', () => {
     );
     expect(errors.message).toBe('At most 1024 characters');
     expect(request).toBeUndefined();
+  });
+});
+
+describe('newLockFormFrom', () => {
+  it('starts with the kind and name a link names, and ignores a kind it does not know', () => {
+    const id = '7a8b9c0d-2222-4e1f-9a2b-3c4d5e6f7a8b';
+    const linked = newLockFormFrom(new URLSearchParams({ kind: 'access_request', name: id }));
+    expect(linked).toEqual({ ...emptyNewLockForm(), kind: 'access_request', name: id });
+    const unknown = newLockFormFrom(new URLSearchParams({ kind: 'device', name: 'x' }));
+    expect(unknown).toEqual(emptyNewLockForm());
   });
 });

@@ -24,6 +24,17 @@ export const emptyNewLockForm = (): NewLockForm => ({
   expiresAt: '',
 });
 
+/**
+ * The form a link asked for (`/web/locks/new?kind=access_request&name=ID`, from a request's
+ * page): an unknown kind is ignored, so the form starts empty rather than wrong.
+ */
+export function newLockFormFrom(search: URLSearchParams): NewLockForm {
+  const form = emptyNewLockForm();
+  const kind = search.get('kind');
+  if (!kind || !(lockTargetKinds as readonly string[]).includes(kind)) return form;
+  return { ...form, kind: kind as LockTargetKind, name: search.get('name') ?? '' };
+}
+
 const unitMs: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
@@ -71,6 +82,8 @@ export function validateNewLock(
   else if (name.length > 256) errors.name = 'At most 256 characters';
   else if (form.kind === 'mfa_device' && !uuidPattern.test(name)) {
     errors.name = "Enter the device's ID (a UUID: the sign-in event's mfa_device_uuid)";
+  } else if (form.kind === 'access_request' && !uuidPattern.test(name)) {
+    errors.name = "Enter the request's ID (a UUID, as its page shows it)";
   }
   if (form.message.length > maxMessageLength) {
     errors.message = `At most ${maxMessageLength} characters`;

@@ -1,4 +1,4 @@
-import type { AuthConfig } from '@postern/contracts';
+import { lockedRequestHint, type AuthConfig } from '@postern/contracts';
 import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
@@ -114,8 +114,17 @@ describe('LoginView', () => {
     const notice = screen.getByRole('region', { name: 'Access locked' });
     expect(notice.textContent).toContain('Access locked: <b>under investigation</b>');
     expect(notice.querySelector('b')).toBeNull();
+    expect(notice.textContent).toContain('once an administrator removes the lock');
     await user.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(onDismissLockedNotice).toHaveBeenCalled();
+  });
+
+  it('says a lock on an assumed request lets a new sign-in go on', () => {
+    const lockedNotice = `granted in error (access request 7a8b is locked: ${lockedRequestHint})`;
+    renderView({}, { lockedNotice });
+    const notice = screen.getByRole('region', { name: 'Access locked' });
+    expect(notice.textContent).toContain('Signing in again starts one without it.');
+    expect(notice.textContent).not.toContain('once an administrator removes the lock');
   });
 
   it('with second_factor optional also offers no second factor', () => {

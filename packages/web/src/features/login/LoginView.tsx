@@ -10,7 +10,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import type { AuthConfig, AuthProvider } from '@postern/contracts';
+import { lockedRequestHint, type AuthConfig, type AuthProvider } from '@postern/contracts';
 import { useState, type FormEvent } from 'react';
 import { ConnectorKindIcon } from '../../components/ConnectorKindIcon';
 import { CodeInput, MfaMethodRadio } from '../../components/secondFactorForms';
@@ -111,7 +111,9 @@ function LockedNotice({ message, onDismiss }: { message: string; onDismiss?: () 
         Access locked: {message}
       </Text>
       <Text size="sm" mt={4}>
-        Your session was ended. Signing in works again once an administrator removes the lock.
+        {message.includes(lockedRequestHint)
+          ? 'Your session was ended: it had assumed the locked request. Signing in again starts one without it.'
+          : 'Your session was ended. Signing in works again once an administrator removes the lock.'}
       </Text>
     </Alert>
   );
