@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hostActor } from '../../access-control/access/actor.js';
+import { approvedRequest } from '../../testing/access-requests.testkit.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
 import { inviteUser, nextTotp } from '../../testing/identity.testkit.js';
 import { createSessionMfaRole } from '../../testing/roles.testkit.js';
@@ -323,6 +324,32 @@ describe('an app host', () => {
     expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(200);
     await app.services.locks.create(
       { targets: { mfa_device: phone!.id }, message: 'phone lost' },
+      hostActor('test'),
+    );
+    await vi.waitFor(
+      async () => expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(302),
+      { timeout: 5_000, interval: 100 },
+    );
+  });
+
+  it('an app session launched from a session that assumed a request ends on a lock on the request', async () => {
+    // The request is what reaches the app: ursula's own role does not.
+    const requestId = await approvedRequest(app, 'ursula', ['prod-apps']);
+    const plain = await app.signIn([], 'ursula');
+    const renewed = await app.server.inject({
+      method: 'POST',
+      url: '/v1/webapi/sessions/web/renew',
+      headers: plain,
+      payload: { requestId },
+    });
+    const headers = {
+      cookie: String(renewed.headers['set-cookie']).split(';')[0]!,
+      authorization: `Bearer ${renewed.json().token}`,
+    };
+    const cookie = await signedInCookie('grafana.proxy.test', headers);
+    expect((await get('grafana.proxy.test', '/', { cookie })).status).toBe(200);
+    await app.services.locks.create(
+      { targets: { access_request: requestId }, message: 'approved in error' },
       hostActor('test'),
     );
     await vi.waitFor(

@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => world?.stop());
 
 describe('an access request assumed by postern kube login', () => {
-  it("gives the certificate the request's roles while it is approved, and none once deleted", async () => {
+  it("gives the certificate the request's roles while approved and unlocked, and none once deleted", async () => {
     const admin = hostActor('test');
     const role = (name: string, allow: object) =>
       app.services.roles.create(
@@ -63,6 +63,16 @@ describe('an access request assumed by postern kube login', () => {
         .poll(async () => (await assumed.run(['get', 'pods', '-n', 'prod'])).stdout)
         .toContain('web-1');
       expect((await without.run(['get', 'pods', '-n', 'prod'])).code).not.toBe(0);
+      // An access_request lock refuses the certificate that assumed it, saying why, until lifted.
+      const lock = await app.services.locks.create(
+        { targets: { access_request: request.id }, message: 'approved in error' },
+        admin,
+      );
+      const refused = await assumed.run(['get', 'pods', '-n', 'prod']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('locked: approved in error');
+      await app.services.locks.remove(lock.metadata.name, admin);
+      expect((await assumed.run(['get', 'pods', '-n', 'prod'])).stdout).toContain('web-1');
       await requests.remove(request.id, dora);
       await expect
         .poll(async () => (await assumed.run(['get', 'pods', '-n', 'prod'])).code)
