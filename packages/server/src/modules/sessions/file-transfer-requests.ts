@@ -137,6 +137,20 @@ export class FileTransferRequests {
     for (const event of this.answered.values()) party.event(event);
   }
 
+  /**
+   * A party left. An approval counts only while its giver is in the session, so the requests it
+   * approved are announced again (`file_transfer_request`) with the approvers still present: the
+   * prompts then list who still counts, and the missing approvals can be given again.
+   */
+  partyLeft(user: string): void {
+    if (this.present().has(user)) return; // another connection of the same user stays
+    for (const pending of this.pending.values()) {
+      if (pending.approvers.has(user)) {
+        this.ctx.broadcast(this.eventOf(pending, 'file_transfer_request'));
+      }
+    }
+  }
+
   /** The session ended: nothing waits any more, and approvals not yet used go. */
   close(): void {
     this.closed = true;
@@ -190,11 +204,18 @@ export class FileTransferRequests {
     return this.ctx.moderation.fulfilledBy(approvers);
   }
 
+  /** The users in the session who may decide (an approval counts only while its giver is here). */
+  private present(): Set<string> {
+    const deciders = this.ctx.participants().filter((p) => p.mode !== 'observer');
+    return new Set(deciders.map((p) => p.user));
+  }
+
   private eventOf(
     pending: Pending,
     event: FileTransferRequestEvent['event'],
   ): FileTransferRequestEvent {
     const { download, location, filename, clientRequestId } = pending.frame;
+    const present = this.present();
     return {
       event,
       requestId: pending.id,
@@ -202,7 +223,8 @@ export class FileTransferRequests {
       location,
       ...(filename !== undefined ? { filename } : {}),
       download,
-      approvers: [...pending.approvers],
+      // Those whose approval still counts; the audit keeps everyone who gave one.
+      approvers: [...pending.approvers].filter((user) => present.has(user)),
       ...(clientRequestId !== undefined ? { clientRequestId } : {}),
     };
   }

@@ -163,6 +163,7 @@ export class LiveSession {
       reason,
     });
     if (!this.members.hasPeer()) return this.terminate(sessionEndReasons.allLeft);
+    this.fileRequests?.partyLeft(member.party.user);
     this.moderate();
     if (this.ended) return;
     this.output.maybeResume();

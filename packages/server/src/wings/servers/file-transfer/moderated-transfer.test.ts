@@ -304,6 +304,52 @@ describe('file transfers in a moderated session', () => {
     for (const client of [owner, bob, erin]) client.close();
   });
 
+  it('an approval counts only while its giver stays: one who leaves is dropped from the prompts', async () => {
+    const { owner, moderators } = await moderatedSession('dave', 'supervised-by-two', [
+      'bob',
+      'erin',
+      'finn',
+    ]);
+    const [bob, erin, finn] = moderators as [TerminalClient, TerminalClient, TerminalClient];
+    ask(owner, { download: true, location: path.join(dir, 'report.txt') });
+    const request = await heard(erin, 'file_transfer_request');
+    decide(bob, request.requestId, true);
+    expect(await heard(erin, 'file_transfer_request_approve', request.requestId)).toMatchObject({
+      approvers: ['bob'],
+    });
+    const before = transferEvents(erin).length;
+    bob.close();
+    // The request is announced again, with nobody's approval left to count.
+    await erin.waitFor(
+      () =>
+        transferEvents(erin)
+          .slice(before)
+          .some((e) => e.event === 'file_transfer_request'),
+      'the request announced again',
+    );
+    const again = transferEvents(erin)
+      .slice(before)
+      .find((e) => e.requestId === request.requestId);
+    expect(again).toMatchObject({ event: 'file_transfer_request', approvers: [] });
+    // So the two still here must approve it: erin's alone is not enough.
+    decide(erin, request.requestId, true);
+    await owner.waitFor(
+      () => transferEvents(owner).some((e) => e.approvers.includes('erin')),
+      "erin's approval",
+    );
+    expect(transferEvents(owner).find((e) => e.approvers.includes('erin'))).toMatchObject({
+      event: 'file_transfer_request_approve',
+      approved: false,
+      approvers: ['erin'],
+    });
+    decide(finn, request.requestId, true);
+    await owner.waitFor(
+      () => transferEvents(owner).some((e) => e.approved === true),
+      'the final approval',
+    );
+    for (const client of [owner, erin, finn]) client.close();
+  });
+
   it('an approval goes with the session that gave it', async () => {
     const { ownerHeaders, owner, sid, moderators } = await moderatedSession('alice', 'supervised', [
       'bob',
