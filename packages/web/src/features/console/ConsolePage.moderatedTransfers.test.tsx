@@ -56,7 +56,7 @@ async function ownerTab() {
 }
 
 /** A tab that joined alice's moderated session in `mode`. */
-async function joinedTab(mode: 'moderator' | 'observer') {
+async function joinedTab(mode: 'moderator' | 'observer' | 'peer') {
   renderConsole(`/web/cluster/root/console/session/${sid}?mode=${mode}`);
   const socket = await fakeSockets.nth(1);
   socket.accept();
@@ -269,5 +269,20 @@ describe('moderated file transfers, in a tab that joined the session', () => {
     });
     expect(within(request).queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(socket.payloads(T.fileTransferDecision)).toEqual([]);
+  });
+
+  it("the owner's second tab shows their request as theirs, to withdraw, not to approve", async () => {
+    const user = userEvent.setup();
+    // The signed-in user (the fixture's admin) owns the session and joined it again as a peer.
+    const socket = await joinedTab('peer');
+    send(socket, transferEvent({ requester: 'admin', location: '/etc/hosts' }));
+    const own = await screen.findByRole('listitem', {
+      name: 'You asked to download /etc/hosts from another tab',
+    });
+    expect(within(own).queryByRole('button', { name: 'Approve' })).toBeNull();
+    await user.click(within(own).getByRole('button', { name: 'Withdraw' }));
+    expect(socket.payloads(T.fileTransferDecision).map((p) => JSON.parse(p) as unknown)).toEqual([
+      { event: 'file_transfer_decision', requestId: 'req-1', approved: false },
+    ]);
   });
 });

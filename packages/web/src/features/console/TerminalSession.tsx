@@ -1,6 +1,7 @@
 import { Badge, Button, Text } from '@mantine/core';
-import { useMemo, useState } from 'react';
+import { useContext, useMemo, useState } from 'react';
 import { useClientConfig } from '../../app/clientConfig';
+import { UserContextContext } from '../../app/userContext';
 import { useConsole } from './ConsoleContext';
 import { isReadOnly, type Party, type TerminalTab } from './consoleStore';
 import { useSessionMfaPrompt } from '../../components/SessionMfaDialog';
@@ -24,10 +25,12 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
     [tab.clusterId, tab.serverId, tab.login],
   );
   const mfa = useSessionMfaPrompt();
+  // Who is signed in: their own requests from another tab are not theirs to approve.
+  const viewer = useContext(UserContextContext)?.userName;
   const checkFiles = useMemo(() => filesMfaCheck(endpoint, mfa.ask), [endpoint, mfa.ask]);
   // One per connection: a reconnect is a new session, with requests of its own.
   const moderated = useMemo(
-    () => new ModeratedTransfers(!tab.joined),
+    () => new ModeratedTransfers(!tab.joined, viewer),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a new one for each connection
     [tab.joined, tab.connection],
   );
@@ -125,6 +128,7 @@ export function TerminalSession({ tab, active }: { tab: TerminalTab; active: boo
         prompts={prompts}
         onDecide={(id, ok) => moderated.decide(id, ok)}
         canDecide={tab.mode !== 'observer'}
+        canWithdraw={tab.mode === undefined || tab.mode === 'peer'}
       />
       <TransferPanel
         transfers={transfers.transfers}

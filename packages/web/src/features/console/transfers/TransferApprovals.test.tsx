@@ -12,6 +12,7 @@ const prompt = (over: Partial<TransferPrompt>): TransferPrompt => ({
   location: '/etc/hosts',
   approvers: [],
   approvedHere: false,
+  own: false,
   ...over,
 });
 
@@ -98,5 +99,40 @@ describe('TransferApprovals', () => {
   it('shows nothing while nothing waits', () => {
     renderWithTheme(<TransferApprovals prompts={[]} onDecide={vi.fn()} />);
     expect(screen.queryByRole('list', { name: 'File transfer requests' })).toBeNull();
+  });
+
+  it("shows the viewer's own requests from another tab to withdraw, never to approve", async () => {
+    const onDecide = vi.fn();
+    renderWithTheme(
+      <TransferApprovals
+        prompts={[
+          prompt({ own: true }),
+          prompt({ requestId: 'r2', own: true }),
+          prompt({ requestId: 'r3', requester: 'carol' }),
+        ]}
+        onDecide={onDecide}
+        canWithdraw
+      />,
+    );
+    const own = screen.getAllByRole('listitem', {
+      name: 'You asked to download /etc/hosts from another tab',
+    });
+    expect(own).toHaveLength(2);
+    expect(within(own[0]!).queryByRole('button', { name: 'Approve' })).toBeNull();
+    await userEvent.click(within(own[0]!).getByRole('button', { name: 'Withdraw' }));
+    expect(onDecide).toHaveBeenCalledWith('r1', false);
+    // Approve all counts only the others' requests: one here, so it is not offered.
+    expect(screen.queryByRole('button', { name: 'Approve all' })).toBeNull();
+    expect(
+      screen.getByRole('listitem', { name: 'carol wants to download /etc/hosts' }),
+    ).toBeTruthy();
+  });
+
+  it('offers no withdraw where the server would refuse it (a moderator tab)', () => {
+    renderWithTheme(<TransferApprovals prompts={[prompt({ own: true })]} onDecide={vi.fn()} />);
+    const own = screen.getByRole('listitem', {
+      name: 'You asked to download /etc/hosts from another tab',
+    });
+    expect(within(own).queryByRole('button')).toBeNull();
   });
 });

@@ -19,16 +19,26 @@ interface Props {
    * they still see what is asked.
    */
   canDecide?: boolean;
+  /**
+   * This tab may withdraw the viewer's own requests made from another tab: the server takes a
+   * withdrawal from the owner's peer connections only.
+   */
+  canWithdraw?: boolean;
 }
 
 /**
  * A moderated session's file transfer requests, for its moderators and other peers to approve
  * or deny (docs/file-transfer.md, "Moderated sessions"). One row per request, oldest first.
  */
-export function TransferApprovals({ prompts, onDecide, canDecide = true }: Props) {
+export function TransferApprovals({
+  prompts,
+  onDecide,
+  canDecide = true,
+  canWithdraw = false,
+}: Props) {
   if (prompts.length === 0) return null;
   // A multi-file upload asks for each file: one click answers them all.
-  const undecided = canDecide ? prompts.filter((p) => !p.approvedHere) : [];
+  const undecided = canDecide ? prompts.filter((p) => !p.approvedHere && !p.own) : [];
   return (
     <PaneStrip
       label="File transfer requests"
@@ -50,15 +60,51 @@ export function TransferApprovals({ prompts, onDecide, canDecide = true }: Props
           </Button>
         </Group>
       )}
-      {prompts.map((prompt) => (
-        <ApprovalRow
-          key={prompt.requestId}
-          prompt={prompt}
-          onDecide={onDecide}
-          canDecide={canDecide}
-        />
-      ))}
+      {prompts.map((prompt) =>
+        prompt.own ? (
+          <OwnRequestRow
+            key={prompt.requestId}
+            prompt={prompt}
+            onWithdraw={canWithdraw ? () => onDecide(prompt.requestId, false) : undefined}
+          />
+        ) : (
+          <ApprovalRow
+            key={prompt.requestId}
+            prompt={prompt}
+            onDecide={onDecide}
+            canDecide={canDecide}
+          />
+        ),
+      )}
     </PaneStrip>
+  );
+}
+
+/** The viewer's own request from another tab: it waits for the others, and may be withdrawn. */
+function OwnRequestRow({
+  prompt,
+  onWithdraw,
+}: {
+  prompt: TransferPrompt;
+  onWithdraw: (() => void) | undefined;
+}) {
+  const text = `You asked to ${describeAsk(prompt)} from another tab`;
+  return (
+    <Group component="li" aria-label={text} gap="xs" wrap="nowrap" justify="space-between">
+      <Text size="sm" style={{ minWidth: 0 }} truncate>
+        {text}
+        <Text span size="xs" c="dimmed">
+          {' '}
+          (waiting for a moderator
+          {prompt.approvers.length > 0 ? `; approved by ${prompt.approvers.join(', ')}` : ''})
+        </Text>
+      </Text>
+      {onWithdraw && (
+        <Button size="compact-xs" variant="light" color="gray" onClick={onWithdraw}>
+          Withdraw
+        </Button>
+      )}
+    </Group>
   );
 }
 
@@ -66,7 +112,7 @@ function ApprovalRow({
   prompt,
   onDecide,
   canDecide,
-}: { prompt: TransferPrompt } & Required<Omit<Props, 'prompts'>>) {
+}: { prompt: TransferPrompt } & Required<Pick<Props, 'onDecide' | 'canDecide'>>) {
   const question = `${prompt.requester} wants to ${describeAsk(prompt)}`;
   return (
     <Group component="li" aria-label={question} gap="xs" wrap="nowrap" justify="space-between">

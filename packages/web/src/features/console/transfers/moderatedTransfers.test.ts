@@ -284,4 +284,15 @@ describe('ModeratedTransfers, in a joined tab', () => {
     expect(transfers.prompts).toEqual([]);
     expect(changed).toHaveBeenCalledTimes(5);
   });
+
+  it("marks the viewer's own requests, from another of their tabs in the session", () => {
+    const transfers = new ModeratedTransfers(false, 'alice');
+    transfers.attach(frames(), 'sid-1');
+    transfers.onEvent(event({}));
+    transfers.onEvent(event({ requestId: 'r2', requester: 'dave' }));
+    expect(transfers.prompts.map((p) => [p.requestId, p.own])).toEqual([
+      ['r1', true],
+      ['r2', false],
+    ]);
+  });
 });

@@ -32,6 +32,11 @@ export interface TransferPrompt {
   approvers: string[];
   /** This tab approved it already (others still have to). */
   approvedHere: boolean;
+  /**
+   * The viewer's own request, asked from another of their tabs in the session: the server lets
+   * its owner withdraw it, never approve it.
+   */
+  own: boolean;
 }
 
 /** The socket's side: send a request, or a decision; each says whether it went out. */
@@ -87,9 +92,13 @@ export class ModeratedTransfers {
 
   /**
    * `owner`: this tab started the session. Only a session's owner asks, so in its tab every
-   * request is its own, and in a joined tab every request is someone else's.
+   * request is its own, and in a joined tab every request is someone else's, unless the owner
+   * joined their own session from another tab: `viewer` (the signed-in user) tells those apart.
    */
-  constructor(private readonly owner: boolean) {}
+  constructor(
+    private readonly owner: boolean,
+    private readonly viewer?: string,
+  ) {}
 
   /**
    * The terminal's socket is up (or gone, with undefined), in the session `sid`; called with
@@ -273,6 +282,7 @@ export class ModeratedTransfers {
         ...(event.filename !== undefined ? { filename: event.filename } : {}),
         approvers: event.approvers,
         approvedHere: this.approvedHere.has(requestId),
+        own: this.viewer !== undefined && event.requester === this.viewer,
       };
       const known = this.promptList.some((p) => p.requestId === requestId);
       this.promptList = known
