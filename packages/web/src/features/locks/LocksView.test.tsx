@@ -71,4 +71,36 @@ describe('LocksView', () => {
     expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
     expect(screen.queryByRole('columnheader', { name: 'Actions' })).toBeNull();
   });
+
+  it("links an access request's lock to the request's page", () => {
+    const id = '7a8b9c0d-2222-4e1f-9a2b-3c4d5e6f7a8b';
+    const requestLock = { ...lockFixtures[1]!, targets: [{ kind: 'access_request', name: id }] };
+    const locks = makeLocks([lockFixtures[0]!, requestLock as (typeof lockFixtures)[number]]);
+    const router = createMemoryRouter(
+      [
+        {
+          path: '/web/locks',
+          element: (
+            <LocksView
+              attempt={{ status: 'success', data: locks }}
+              onRetry={vi.fn()}
+              can={{ create: true, remove: true }}
+              onDelete={vi.fn()}
+            />
+          ),
+        },
+      ],
+      { initialEntries: ['/web/locks'] },
+    );
+    render(
+      <TestTheme>
+        <RouterProvider router={router} />
+      </TestTheme>,
+    );
+    const link = screen.getByRole('link', { name: `access_request: ${id}` });
+    expect(link.getAttribute('href')).toBe(`/web/requests/${id}`);
+    // The other kinds stay text.
+    expect(screen.getByRole('cell', { name: 'user: mallory' })).toBeTruthy();
+    expect(screen.queryByRole('link', { name: /^user:/ })).toBeNull();
+  });
 });

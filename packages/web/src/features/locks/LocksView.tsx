@@ -1,4 +1,4 @@
-import { Button, Group, Stack, Title } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { routePath } from '../../app/routes';
 import { AttemptView } from '../../components/AttemptView';
@@ -16,7 +16,7 @@ interface Props {
 /** Manage Session & Identity Locks: who or what is locked, why, by whom and until when. */
 export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
   const columns: Column<Lock>[] = [
-    { key: 'targetText', header: 'Target', sortable: true },
+    { key: 'targetText', header: 'Target', sortable: true, render: (l) => <TargetCell lock={l} /> },
     { key: 'message', header: 'Message' },
     { key: 'createdBy', header: 'Created By', sortable: true, visibleFrom: 'sm' },
     {
@@ -68,5 +68,16 @@ export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
         )}
       </AttemptView>
     </Stack>
+  );
+}
+
+/** The target as text; an access request's links to its page (who asked, for what, reviews). */
+function TargetCell({ lock }: { lock: Lock }) {
+  const [target] = lock.targets;
+  if (lock.targets.length !== 1 || target?.kind !== 'access_request') return lock.targetText;
+  return (
+    <Anchor component={Link} to={routePath('accessRequest', { requestId: target.name })} size="sm">
+      {lock.targetText}
+    </Anchor>
   );
 }
