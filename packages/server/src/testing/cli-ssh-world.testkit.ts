@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,14 @@ export interface PosternRunOptions {
 }
 
 export type StockResult = { code: number; stdout: string; stderr: string };
+
+/** A stock ssh command still running: what it printed so far, and its exit code once it ends. */
+export interface LiveSsh {
+  readonly stdout: string;
+  readonly stderr: string;
+  exited: Promise<number | null>;
+  kill(): void;
+}
 
 /**
  * What a new user has after the README: a listening Postern with its SSH proxy, a real sshd
@@ -102,6 +110,23 @@ export async function startCliSshWorld() {
         );
         child.stdin?.end(input);
       });
+    },
+    /**
+     * The stock client running `command` on web-1 and staying (a lock test ends it): its output
+     * so far, and its exit. `kill` stops it if it is still running.
+     */
+    live(command: string): LiveSsh {
+      const config = path.join(home, '.ssh', 'config');
+      const ssh = spawn('ssh', ['-F', config, '-o', 'BatchMode=yes', 'root@web-1', command]);
+      const live = {
+        stdout: '',
+        stderr: '',
+        exited: new Promise<number | null>((resolve) => ssh.once('exit', resolve)),
+        kill: () => ssh.kill(),
+      };
+      ssh.stdout.setEncoding('utf8').on('data', (chunk: string) => (live.stdout += chunk));
+      ssh.stderr.setEncoding('utf8').on('data', (chunk: string) => (live.stderr += chunk));
+      return live;
     },
     async stop() {
       await proxy.stop();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -48,22 +47,15 @@ async function unlockAll(): Promise<void> {
 describe('an access_request lock and certificates', () => {
   it('ends a live ssh command on a certificate that assumed it, and refuses the certificate', async () => {
     await request(['assume', requestId]);
-    const config = path.join(world.home, '.ssh', 'config');
-    const command = 'echo started; sleep 25; echo finished';
-    const ssh = spawn('ssh', ['-F', config, '-o', 'BatchMode=yes', 'root@web-1', command]);
-    let stdout = '';
-    let stderr = '';
-    ssh.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    ssh.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => ssh.once('exit', resolve));
-    await vi.waitFor(() => expect(stdout).toContain('started'), { timeout: 15_000 });
+    const ssh = world.live('echo started; sleep 25; echo finished');
+    await vi.waitFor(() => expect(ssh.stdout).toContain('started'), { timeout: 15_000 });
     const started = Date.now();
     await lockRequest();
     try {
-      expect(await exited).not.toBe(0);
+      expect(await ssh.exited).not.toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(stdout).not.toContain('finished');
-      expect(stderr).toContain('Postern: locked: request revoked');
+      expect(ssh.stdout).not.toContain('finished');
+      expect(ssh.stderr).toContain('Postern: locked: request revoked');
       const refused = await world.stock('ssh', ['root@web-1', 'echo ok']);
       expect(refused.code).not.toBe(0);
       expect(refused.stdout).toBe('');

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,22 +84,15 @@ describe('an mfa_device lock and postern login', () => {
   });
 
   it('ends a live ssh command through the proxy, saying why', async () => {
-    const config = path.join(world.home, '.ssh', 'config');
-    const command = 'echo started; sleep 25; echo finished';
-    const ssh = spawn('ssh', ['-F', config, '-o', 'BatchMode=yes', 'root@web-1', command]);
-    let stdout = '';
-    let stderr = '';
-    ssh.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    ssh.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => ssh.once('exit', resolve));
-    await vi.waitFor(() => expect(stdout).toContain('started'), { timeout: 15_000 });
+    const ssh = world.live('echo started; sleep 25; echo finished');
+    await vi.waitFor(() => expect(ssh.stdout).toContain('started'), { timeout: 15_000 });
     const started = Date.now();
     await lockPhone();
     try {
-      expect(await exited).not.toBe(0);
+      expect(await ssh.exited).not.toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(stdout).not.toContain('finished');
-      expect(stderr).toContain('Postern: locked: phone reported stolen');
+      expect(ssh.stdout).not.toContain('finished');
+      expect(ssh.stderr).toContain('Postern: locked: phone reported stolen');
     } finally {
       ssh.kill();
       await unlockAll();
