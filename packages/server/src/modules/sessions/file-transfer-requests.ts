@@ -16,7 +16,7 @@ export interface FileTransferRequestsContext {
   node: { id: string; hostname: string };
   login: string;
   moderation: Moderation;
-  approvals: Pick<ApprovedTransfers, 'approve' | 'dropSession'>;
+  approvals: Pick<ApprovedTransfers, 'approve' | 'take' | 'dropSession'>;
   /** The parties now, as the moderation policy judges them (traits included). */
   participants(): Participant[];
   /** An `a` event to every party. */
@@ -80,9 +80,11 @@ export class FileTransferRequests {
    */
   decide(party: Party, decision: FileTransferDecisionFrame): string | undefined {
     const pending = this.pending.get(decision.requestId);
-    // An owner who cancels just as it is decided withdraws nothing, and needs no error for it.
+    // An owner who cancels just as it is decided needs no error for it; an approval it no
+    // longer wants (its transfer was cancelled) is dropped, so nothing can use it.
     if (!pending) {
       const late = this.isOwner(party) && !decision.approved;
+      if (late) this.dropApproval(decision.requestId);
       return late ? undefined : 'no such file transfer request is waiting';
     }
     if (this.isOwner(party) && !decision.approved) return this.withdraw(pending);
@@ -179,6 +181,14 @@ export class FileTransferRequests {
     this.ctx.notice(`${owner} withdrew the request to ${describe(pending.frame)}.`);
     this.audit('TPOS056I', pending, {});
     return undefined;
+  }
+
+  /** The stored approval of a request approved and not used yet, taken so nobody can use it. */
+  private dropApproval(requestId: string): void {
+    if (this.answered.get(requestId)?.approved !== true) return;
+    this.ctx.approvals
+      .take(this.ctx.sessionId, requestId, () => true)
+      .catch((error: unknown) => this.ctx.onError(error));
   }
 
   /** A request's last event: to everyone now, and kept for a party that resumes. */

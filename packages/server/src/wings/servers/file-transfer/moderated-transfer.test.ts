@@ -7,7 +7,7 @@ import {
   terminalMessageTypes as T,
   type FileTransferRequestEvent,
 } from '@postern/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import type { TestApp } from '../../../testing/app-harness.testkit.js';
 import { startSshNodeApp, type SshNodeApp } from '../../../testing/ssh-node-app.testkit.js';
@@ -414,6 +414,31 @@ describe('file transfer requests over a session’s life', () => {
     });
     owner.close();
     bob.close();
+  });
+
+  it('an owner who withdraws a request approved meanwhile drops the approval: nothing can use it', async () => {
+    const { ownerHeaders, owner, sid, moderators } = await moderatedSession('alice', 'supervised', [
+      'bob',
+    ]);
+    const [bob] = moderators as [TerminalClient];
+    const location = path.join(dir, 'report.txt');
+    ask(owner, { download: true, location });
+    const request = await heard(bob, 'file_transfer_request');
+    decide(bob, request.requestId, true);
+    await heard(owner, 'file_transfer_request_approve', request.requestId);
+    // The owner's transfer was cancelled as the approval came: it withdraws, silently.
+    decide(owner, request.requestId, false);
+    // Once it is gone from storage (one try only: a transfer that found it would use it up).
+    const stored = `/approved_file_transfers/${encodeURIComponent(sid)}/${encodeURIComponent(request.requestId)}`;
+    await vi.waitFor(async () => expect(await app.backend.get(stored)).toBeNull());
+    const ids = { moderatedSessionId: sid, fileTransferRequestId: request.requestId };
+    const made = await app.server.inject({
+      url: transferUrl({ location, ...ids }),
+      headers: ownerHeaders,
+    });
+    expect(made.statusCode).toBe(403);
+    expect(errors(owner)).toEqual([]);
+    for (const client of [owner, bob]) client.close();
   });
 
   it('a moderator who joins later is shown the requests still waiting, and may approve them', async () => {

@@ -244,6 +244,28 @@ describe('ModeratedTransfers, after a dropped connection resumed', () => {
     await expect(neverArrived).rejects.toThrow(lostInDropMessage);
   });
 
+  it('drops the approval of a request cancelled before its echo, which the replay says was approved', async () => {
+    const transfers = new ModeratedTransfers(true);
+    const socket = frames();
+    transfers.attach(socket, 'sid-1');
+    const cancelled = new AbortController();
+    const asked = transfers.approval({ download: true, location: '/a' }, cancelled.signal);
+    cancelled.abort();
+    await expect(asked).rejects.toSatisfy(isAbortError);
+    expect(socket.decide).not.toHaveBeenCalled(); // not named yet
+    transfers.resumed();
+    transfers.onEvent(
+      event({
+        event: 'file_transfer_request_approve',
+        requestId: 'r-a',
+        approved: true,
+        clientRequestId: sentId(socket, 1),
+      }),
+    );
+    // Nobody wants that approval any more: the owner's denial drops it at the server.
+    expect(socket.decide).toHaveBeenCalledWith('r-a', false);
+  });
+
   it('a joined tab’s prompts start over from the replay', () => {
     const transfers = new ModeratedTransfers(false);
     transfers.attach(frames(), 'sid-1');

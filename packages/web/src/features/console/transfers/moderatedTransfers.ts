@@ -214,10 +214,10 @@ export class ModeratedTransfers {
       (w) => w.requestId === event.requestId || w.clientId === event.clientRequestId,
     );
     if (!waiter) {
-      // Cancelled before the server had named it: withdraw it now.
-      if (echoed && event.event === 'file_transfer_request') {
-        this.frames?.decide(event.requestId, false);
-      }
+      // Cancelled before the server had named it: withdraw it now, or, when it was approved
+      // meanwhile (a replay after a drop can bring that first), drop the approval.
+      const live = event.event === 'file_transfer_request' || event.approved === true;
+      if (echoed && live) this.frames?.decide(event.requestId, false);
       return;
     }
     if (event.event === 'file_transfer_request_deny') {
