@@ -141,6 +141,7 @@ function buildServers(ctx: ServerContext) {
     subjects: access,
     auditHealth: ctx.auditHealth,
     drain: hub,
+    roleNames: () => access.roleNames(),
   });
   // Joins of sessions another proxy holds, and that proxy's check of them (peer-proof.ts).
   const peerProofs = new PeerProofs({ backend, now });

@@ -91,7 +91,13 @@ export interface NodeAccessDeps {
   auditHealth?: AuditHealth;
   /** Refuses new sessions while the proxy drains before it stops (the session hub). */
   drain?: { assertAccepting(): void };
+  /** Every role name: a refusal tells a user who may request roles or resources so. */
+  roleNames?: () => readonly string[];
 }
+
+/** Added to a refusal for a user whose roles let them ask for more (an access request). */
+export const requestAccessHint =
+  'your roles let you ask for more with an access request (Access Requests in the console, or postern request)';
 
 /** The verdict on using a login on a server; `node` is set whenever the server was found. */
 export type LoginVerdict =
@@ -108,13 +114,15 @@ export class NodeAccess {
   check(requester: Requester, serverId: string, login: string): LoginVerdict {
     const node = this.deps.nodes.resolve(serverId, requester.roleSet);
     // A server the user may not see is reported as missing, so names cannot be probed.
+    // The hint depends on the user's roles only, so it tells nothing about the server.
+    const hint = this.mayRequest(requester) ? `; ${requestAccessHint}` : '';
     if (!node || !requester.roleSet.canAccess('node', node)) {
-      return { ok: false, node, error: notFound(`server "${serverId}" is not found`) };
+      return { ok: false, node, error: notFound(`server "${serverId}" is not found${hint}`) };
     }
     const refuse = (error: ApiError): LoginVerdict => ({ ok: false, node, error });
     if (!requester.roleSet.loginsFor(node).includes(login)) {
       return refuse(
-        accessDenied(`access denied: login "${login}" is not allowed on ${node.hostname}`),
+        accessDenied(`access denied: login "${login}" is not allowed on ${node.hostname}${hint}`),
       );
     }
     const locked = this.lockedReason(requester, node, login);
@@ -154,6 +162,14 @@ export class NodeAccess {
       locks.lockFor({ user, roles, login, node: node.id, ...marksOf(requester) }) ??
       locks.lockFor({ node: node.hostname });
     return lock ? `locked: ${lockMessage(lock)}` : undefined;
+  }
+
+  /** The user's roles let them request roles, or resources through search_as_roles. */
+  private mayRequest(requester: Requester): boolean {
+    const names = this.deps.roleNames?.();
+    if (!names) return false;
+    const { roleSet } = requester;
+    return roleSet.requestableRoles(names).length > 0 || roleSet.searchAsRoles(names).length > 0;
   }
 
   recheck(requester: Requester, node: DialableNode, login: string): string | undefined {

@@ -16,6 +16,7 @@ import { connectToNode } from '../../../ssh/client.js';
 import { fingerprint, generateEd25519Key } from '../../../ssh/keys.js';
 import { startSshd } from '../../../testing/sshd.testkit.js';
 import { openTerminal, type TerminalClient } from '../../../testing/terminal-client.testkit.js';
+import { requestAccessHint } from './node-access.js';
 
 type Sshd = Awaited<ReturnType<typeof startSshd>>;
 
@@ -248,6 +249,18 @@ describe('terminal over a real OpenSSH sshd', () => {
     );
     const rejected = (await auditCodes()).filter((e) => e.code === 'T1006W');
     expect(rejected.map((e) => e.user)).toEqual(expect.arrayContaining(['alice', 'olga']));
+  });
+
+  it('tells a refused user whose roles may request access how to ask, whatever the server', async () => {
+    await role('searcher', { request: { search_as_roles: ['root-access'] } });
+    const pat = await app.signIn(['outsider', 'searcher'], 'pat');
+    for (const serverId of [nodeId, 'no-such-server']) {
+      const refused = await open(pat, { server_id: serverId, login: 'root' });
+      await refused.closed;
+      expect(refused.frames.find((f) => f.type === T.error)?.payload).toBe(
+        `server "${serverId}" is not found; ${requestAccessHint}`,
+      );
+    }
   });
 
   it('lets an observer join: it sees the current screen first and cannot type', async () => {
