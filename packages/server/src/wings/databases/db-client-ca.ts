@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../../backend/index.js';
+import { accessRequestAltName, accessRequestsOfAltNames } from '../../x509/access-request-names.js';
 import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
@@ -28,6 +29,11 @@ export interface CertifiedRoute {
   protocol?: 'postgres' | 'mysql';
   /** The MFA device of the login it was issued on: an `mfa_device` lock refuses it. */
   mfaDevice?: string;
+  /**
+   * The access requests the login had assumed: their roles count while approved, and an
+   * `access_request` lock on one refuses it.
+   */
+  accessRequests?: string[];
 }
 
 const routeUriScheme = 'postern-db:';
@@ -123,6 +129,7 @@ export class DatabaseClientCa {
       altNames: new x509.SubjectAlternativeNameExtension([
         { type: 'url', value: `${routeUriScheme}${path}` },
         ...(route.mfaDevice ? [mfaDeviceAltName(route.mfaDevice)] : []),
+        ...(route.accessRequests ?? []).map(accessRequestAltName),
       ]),
     });
   }
@@ -162,6 +169,7 @@ export function certifiedRoute(peer: {
   const names = (peer.subjectaltname ?? '').split(', ');
   const uri = names.find((name) => name.startsWith(`URI:${routeUriScheme}`));
   const mfaDevice = mfaDeviceOfAltNames(names);
+  const accessRequests = accessRequestsOfAltNames(names);
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
   // The database name may be empty: a MySQL route with no default database opens none.
@@ -183,5 +191,6 @@ export function certifiedRoute(peer: {
     ...(cluster ? { cluster } : {}),
     ...(protocol ? { protocol } : {}),
     ...(mfaDevice ? { mfaDevice } : {}),
+    ...(accessRequests.length ? { accessRequests } : {}),
   };
 }

@@ -160,6 +160,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
         dbUser: body.db_user,
         dbName: body.db_name,
         ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
+        ...(identity.accessRequests.length ? { accessRequests: identity.accessRequests } : {}),
       };
       return loginCertificate(route, db.spec.protocol);
     },

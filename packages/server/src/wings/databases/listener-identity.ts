@@ -5,17 +5,19 @@ import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 /**
  * Who a native database listener's client is, judged at each connection from the user its
  * `postern db login` certificate names: a user that still exists and is not locked, with their
- * current roles; or why not (a message the client is told). A user whose roles ask for a
+ * current roles (and those of the access requests it assumed, while approved); or why not (a
+ * message the client is told). A user whose roles ask for a
  * per-session MFA check is refused: a database client cannot be asked for one.
  */
 export function listenerIdentity(
   access: Pick<AccessResolver, 'users' | 'resolve'>,
   locks: Pick<LockWatcher, 'lockFor'>,
 ) {
-  return (user: string, mfaDevice?: string) => {
+  return (user: string, mfaDevice?: string, accessRequests: readonly string[] = []) => {
     if (!access.users.get(user)) return 'this user no longer exists';
-    const resolved = access.resolve(user, []);
-    if (locks.lockFor({ user, roles: resolved.roles, mfaDevice })) return `${user} is locked`;
+    const resolved = access.resolve(user, [], accessRequests);
+    const subject = { user, roles: resolved.roles, mfaDevice, accessRequests };
+    if (locks.lockFor(subject)) return `${user} is locked`;
     return sessionMfaRefusal(resolved, 'a database client') ?? resolved;
   };
 }

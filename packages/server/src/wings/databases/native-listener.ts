@@ -27,6 +27,7 @@ export interface NativeListenerDeps {
   identify: (
     user: string,
     mfaDevice?: string,
+    accessRequests?: readonly string[],
   ) => { roleSet: RoleSet; roles: string[]; traits: Record<string, string[]> } | string;
   sessions: DatabaseSessions;
   /**
@@ -139,6 +140,9 @@ export type Admission =
       roleSet: RoleSet;
       db: DatabaseRecord;
       pinned: { dbUser: string; dbName: string };
+      /** The certificate's: a lock on the device or on one of the requests ends the session. */
+      mfaDevice?: string;
+      accessRequests?: string[];
     }
   | LeafAdmission
   | { refused: 'certificate' | 'draining' | 'access' | 'database'; message: string };
@@ -180,7 +184,7 @@ export function admitted(
       message: 'this certificate names no database: run postern db login',
     };
   }
-  const access = deps.identify(route.user, route.mfaDevice);
+  const access = deps.identify(route.user, route.mfaDevice, route.accessRequests);
   if (typeof access === 'string') return { refused: 'access', message: `access denied: ${access}` };
   const pinned = { dbUser: route.dbUser, dbName: route.dbName };
   if (route.cluster) {
@@ -210,13 +214,15 @@ export function admitted(
       message: `no ${protocolTitle[protocol]} database named ${route.db}`,
     };
   }
-  const { mfaDevice } = route;
+  const { mfaDevice, accessRequests } = route;
   return {
     user: route.user,
     roleSet: access.roleSet,
     db,
     pinned,
     ...(mfaDevice ? { mfaDevice } : {}),
+    // The session's re-checks resolve the roles they add, and a lock on one ends it.
+    ...(accessRequests ? { accessRequests } : {}),
   };
 }
 

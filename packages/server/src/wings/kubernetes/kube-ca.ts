@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { PeerCertificate } from 'node:tls';
 import type { Backend } from '../../backend/index.js';
+import { accessRequestAltName, accessRequestsOfAltNames } from '../../x509/access-request-names.js';
 import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
@@ -8,8 +9,6 @@ import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/s
 export const kubeServerName = 'kube.postern.internal';
 
 const clusterUriScheme = 'postern-kube:';
-/** One more URI per access request the certificate assumed (`postern request assume`). */
-const requestUriScheme = 'postern-access-request:';
 /**
  * On a one-minute certificate issued after an MFA check (require_session_mfa): names the cluster
  * it was checked for, as the cluster URI does.
@@ -84,7 +83,7 @@ export class KubeCa {
       usage: x509.ExtendedKeyUsage.clientAuth,
       altNames: new x509.SubjectAlternativeNameExtension([
         url(clusterUriScheme, cluster),
-        ...accessRequests.map((id) => url(requestUriScheme, id)),
+        ...accessRequests.map(accessRequestAltName),
         ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
         ...(mfaDevice ? [mfaDeviceAltName(mfaDevice)] : []),
         ...(sessionMfaDevice ? [mfaDeviceAltName(sessionMfaDevice, 'session')] : []),
@@ -129,10 +128,7 @@ export function certifiedKubeUser(
   const issuedAt = new Date(peer.valid_from);
   if (!cluster || Number.isNaN(issuedAt.getTime())) return undefined;
   const names = (peer.subjectaltname ?? '').split(', ');
-  const accessRequests = names
-    .filter((name) => name.startsWith(`URI:${requestUriScheme}`))
-    .map((name) => name.slice(`URI:${requestUriScheme}`.length))
-    .filter((id) => /^[0-9a-f-]{36}$/.test(id));
+  const accessRequests = accessRequestsOfAltNames(names);
   const sessionMfaVerified = names.includes(
     `URI:${sessionMfaUriScheme}${encodeURIComponent(cluster)}`,
   );

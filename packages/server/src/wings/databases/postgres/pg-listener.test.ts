@@ -8,6 +8,8 @@ import { runClient } from '../../../testing/run-client.testkit.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabaseRole, registerTestDatabase } from '../../../testing/databases.testkit.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
+import { approvedRequest } from '../../../testing/access-requests.testkit.js';
+import { hostActor } from '../../../access-control/access/actor.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
 import {
   startPrivatePostgres,
@@ -32,6 +34,7 @@ let listener: { address: { port: number }; stop: () => Promise<void> };
 let listenerDeps: PostgresListenerDeps;
 let files: { cert: string; key: string; ca: string };
 let scratch: string;
+let port: number;
 /** The proxy draining before it stops (SIGTERM), as the hub would say. */
 let draining = false;
 
@@ -47,7 +50,7 @@ beforeAll(async () => {
     db_names: ['appdb'],
   });
   await app.services.users.create({ name: 'alice', roles: ['pg-native'] }, 'test');
-  const { port } = await app.listenOnLoopback();
+  ({ port } = await app.listenOnLoopback());
   ({ home } = await signedInHome(app, port, 'alice', ['pg-native']));
   const { access } = app.services;
   listenerDeps = {
@@ -247,6 +250,42 @@ describe('the native PostgreSQL listener', () => {
       payload: { db_user: 'alice_db', db_name: 'appdb' },
     });
     expect(unsigned.statusCode).toBe(401);
+  });
+
+  it('takes an assumed request into the certificate: its roles count, and a lock on it refuses psql', async () => {
+    await postgres.sql('create role report_db login');
+    await createDatabaseRole(app, 'pg-report', { db_users: ['report_db'], db_names: ['appdb'] });
+    const requestId = await approvedRequest(app, 'alice', ['pg-report']);
+    const assumed = await signedInHome(app, port, 'alice', ['pg-native'], {
+      accessRequests: [requestId],
+    });
+    try {
+      const login = await loginCommand({ POSTERN_HOME: assumed.home }, 'pg', {
+        dbUser: 'report_db',
+        dbName: 'appdb',
+      });
+      const info = conninfo({
+        user: 'report_db',
+        sslcert: login.files.cert,
+        sslkey: login.files.key,
+      });
+      // Past two of the session's one-second re-checks, which resolve the request's roles too.
+      const ran = await psql(info, 'select current_user, pg_sleep(2.5) is not null');
+      expect(ran.stdout.trim()).toBe('report_db|t');
+      const lock = await app.services.locks.create(
+        { targets: { access_request: requestId }, message: 'approved in error' },
+        hostActor('test'),
+      );
+      try {
+        const refused = await psql(info, 'select 1');
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('alice is locked');
+      } finally {
+        await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+      }
+    } finally {
+      await rm(assumed.home, { recursive: true, force: true });
+    }
   });
 
   it('does not sign a certificate for a database user the roles do not allow', async () => {
