@@ -43,6 +43,8 @@ export async function openSshClient(opts: {
   sourceIp?: string;
   /** The MFA device `postern login` proved the user with (`postern-mfa-device@postern.dev`). */
   mfaDevice?: string;
+  /** The access requests the certificate assumed (`postern request assume`). */
+  accessRequests?: string[];
 }): Promise<OpenSshClientSetup> {
   const dir = await mkdtemp(path.join(tmpdir(), 'postern-ssh-client-'));
   const key = generateEd25519Key();
@@ -57,6 +59,7 @@ export async function openSshClient(opts: {
     ttlMs: opts.ttlMs ?? 600_000,
     permitPortForwarding: opts.permitPortForwarding ?? true,
     ...(opts.sourceIp ? { sourceIp: opts.sourceIp } : {}),
+    ...(opts.accessRequests ? { accessRequests: opts.accessRequests } : {}),
     ...(opts.mfaDevice
       ? { extraExtensions: { [POSTERN_MFA_DEVICE_EXTENSION]: opts.mfaDevice } }
       : {}),

@@ -11,11 +11,12 @@ const recheckMs = 1_000;
 export interface LeafHop {
   /**
    * Who goes: the root's locks on them (their roles, the MFA device their credential was proven
-   * with) end the hop.
+   * with, the access requests it assumed) end the hop.
    */
   user: string;
   roles: string[];
   mfaDevice?: string | undefined;
+  accessRequests?: readonly string[] | undefined;
   /** When their credential ends (ms): the hop ends with it. */
   expiresMs: number;
   remoteAddr: string;
@@ -50,6 +51,7 @@ export function relayLeafHop(
       user: hop.user,
       roles: hop.roles,
       mfaDevice: hop.mfaDevice,
+      accessRequests: hop.accessRequests,
     });
     if (!lock && deps.now() < hop.expiresMs) return;
     const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';

@@ -109,6 +109,7 @@ export async function relayTunnelToLeaf(
         user: signer.user,
         roles: caller.roles,
         mfaDevice: signer.mfaDevice,
+        accessRequests: signer.accessRequests,
         expiresMs: Date.parse(caller.expires),
         remoteAddr: addressOf(req),
         codes: { start: 'TPOS062I', end: 'TPOS063I' },

@@ -14,6 +14,7 @@ import * as postern from '../../cli/login/ssh-commands.js';
 import { signedInHome } from '../../testing/cli-home.testkit.js';
 import { startSshd } from '../../testing/sshd.testkit.js';
 import { startRootAndLeaf, type RootAndLeaf } from './ssh-through-root.testkit.js';
+import { approvedRequest } from '../../testing/access-requests.testkit.js';
 
 /**
  * Stock OpenSSH through the root's jump host to a leaf's server (a real sshd): `ssh -J
@@ -29,8 +30,8 @@ describe('ssh to a leaf cluster through the root', () => {
   let rootPort: number;
   const homes: string[] = [];
   const stops: (() => Promise<unknown>)[] = [];
-  const clientOf = (user: string, roles: string[], mfaDevice?: string) =>
-    world.clientOf(user, roles, mfaDevice);
+  const clientOf: RootAndLeaf['clientOf'] = (user, roles, marks) =>
+    world.clientOf(user, roles, marks);
   const ssh = (client: OpenSshClientSetup, target: string, command: string) =>
     world.ssh(client, target, command);
   const leafEvents = () => world.leafEvents();
@@ -228,41 +229,61 @@ describe('ssh to a leaf cluster through the root', () => {
     );
   });
 
-  it("a lock on the root's MFA device ends a running session on the leaf; another device's goes on", async () => {
-    const stolen = randomUUID();
-    const mia = await clientOf('mia', ['access'], stolen);
-    const kept = await clientOf('mia', ['access'], randomUUID());
-    const start = (client: OpenSshClientSetup) => {
-      const child = client.spawn('ssh', ['root@test-host.leaf', 'echo started; sleep 60']);
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      return { child, exited, started: () => output.includes('started') };
-    };
-    const onStolen = start(mia);
-    const onKept = start(kept);
-    await eventually(() => onStolen.started() && onKept.started(), 20_000, 'both sessions');
-    await root.services.locks.create(
-      { targets: { mfa_device: stolen }, message: 'phone reported stolen' },
-      admin,
-    );
-    expect(await onStolen.exited).not.toBe(0);
-    // The root's own log says why that hop ended; the other device's hop is still up.
-    await eventually(
-      async () =>
-        (await rootEvents()).some(
-          (e) =>
-            e.code === 'TPOS061I' &&
-            e.user === 'mia' &&
-            /phone reported stolen/.test(String(e.reason)),
-        ),
-      10_000,
-      "the root's hop end",
-    );
-    expect(onKept.child.exitCode).toBeNull();
-    onKept.child.kill();
-    await onKept.exited;
-  });
+  // A lock on what the root user's certificate carries: the MFA device its login was proven
+  // with, or an access request it assumed. The other certificate of the same user goes on.
+  it.each([
+    {
+      what: 'MFA device',
+      carried: async () => {
+        const id = randomUUID();
+        return { marks: { mfaDevice: id }, target: { mfa_device: id } };
+      },
+    },
+    {
+      what: 'assumed access request',
+      carried: async () => {
+        const id = await approvedRequest(root, 'mia', ['auditor']);
+        return { marks: { accessRequests: [id] }, target: { access_request: id } };
+      },
+    },
+  ])(
+    "a lock on the root's $what ends a running session on the leaf; another's goes on",
+    async ({ what, carried }) => {
+      const { marks, target } = await carried();
+      const message = `${what} revoked`;
+      const mia = await clientOf('mia', ['access'], marks);
+      const kept = await clientOf('mia', ['access'], { mfaDevice: randomUUID() });
+      const start = (client: OpenSshClientSetup) => {
+        const child = client.spawn('ssh', ['root@test-host.leaf', 'echo started; sleep 60']);
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+        return { child, exited, started: () => output.includes('started') };
+      };
+      const onLocked = start(mia);
+      const onKept = start(kept);
+      await eventually(() => onLocked.started() && onKept.started(), 20_000, 'both sessions');
+      const lock = await root.services.locks.create({ targets: target, message }, admin);
+      try {
+        expect(await onLocked.exited).not.toBe(0);
+        // The root's own log says why that hop ended; the other certificate's hop is still up.
+        await eventually(
+          async () =>
+            (await rootEvents()).some(
+              (e) =>
+                e.code === 'TPOS061I' && e.user === 'mia' && String(e.reason).includes(message),
+            ),
+          10_000,
+          "the root's hop end",
+        );
+        expect(onKept.child.exitCode).toBeNull();
+      } finally {
+        onKept.child.kill();
+        await onKept.exited;
+        await root.services.locks.remove(lock.metadata.name, admin);
+      }
+    },
+  );
 
   it("the leaf's SSH upgrade exists only on a root's tunnel, not on the leaf's web port", async () => {
     const url = new URL(leaf.baseUrl + agentPaths.leafSsh);

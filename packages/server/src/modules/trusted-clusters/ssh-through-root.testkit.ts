@@ -22,8 +22,15 @@ export interface RootAndLeaf {
   rootPort: number;
   leaf: TerminalFixture;
   /** A root user's ssh client, with known_hosts as `postern login` on the root writes it. */
-  /** A stock ssh client of the root's user; `mfaDevice`: the device its login was proven with. */
-  clientOf(user: string, roles: string[], mfaDevice?: string): Promise<OpenSshClientSetup>;
+  /**
+   * A stock ssh client of the root's user; `marks`: the MFA device its login was proven with,
+   * the access requests its certificate assumed.
+   */
+  clientOf(
+    user: string,
+    roles: string[],
+    marks?: { mfaDevice?: string; accessRequests?: string[] },
+  ): Promise<OpenSshClientSetup>;
   /** The real ssh at INFO, so the proxy's banner (a refusal's reason) reaches stderr. */
   ssh(
     client: OpenSshClientSetup,
@@ -56,7 +63,7 @@ export async function startRootAndLeaf(
     root,
     rootPort: listening.port,
     leaf,
-    async clientOf(user, roles, mfaDevice) {
+    async clientOf(user, roles, marks = {}) {
       await root.services.users.create({ name: user, roles }, 'test').catch(() => undefined);
       const client = await openSshClient({
         ca: root.services.ca,
@@ -64,7 +71,7 @@ export async function startRootAndLeaf(
         roles,
         logins: ['root'],
         proxyPort: rootSsh.port,
-        ...(mfaDevice ? { mfaDevice } : {}),
+        ...marks,
       });
       clients.push(client);
       const issued = await root.context.identity.issuer.issue({

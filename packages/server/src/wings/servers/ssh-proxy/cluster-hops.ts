@@ -61,6 +61,7 @@ export function forwardToLeaf(
           user: jump.user,
           roles: current.roles,
           mfaDevice: jump.mfaDevice,
+          accessRequests: jump.accessRequests,
           expiresMs: jump.validBefore.getTime(),
           remoteAddr: jump.remoteAddr,
           codes: { start: 'TPOS060I', end: 'TPOS061I' },
