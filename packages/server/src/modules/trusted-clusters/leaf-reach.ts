@@ -48,6 +48,8 @@ export interface LeafHopOf {
   roles: string[];
   /** The MFA device their credential was signed in with (an `mfa_device` lock ends the hop). */
   mfaDevice?: string | undefined;
+  /** The access requests their credential assumed (an `access_request` lock ends the hop). */
+  accessRequests?: readonly string[] | undefined;
   /** When the user's credential ends (ms). */
   expiresMs: number;
   remoteAddr: string;

@@ -77,6 +77,7 @@ export function nativeLeafCaller(admission: LeafAdmission): LeafCaller {
 
 /** The hop a native listener's client of a leaf's database makes, as the root audits it. */
 export function nativeLeafHop(admission: LeafAdmission, remoteAddr: string): LeafHopOf {
-  const { leaf, name, user, roles, expiresMs, mfaDevice } = admission;
-  return { leaf, kind: 'database', name, user, roles, mfaDevice, expiresMs, remoteAddr };
+  const { leaf, name, user, roles, expiresMs, mfaDevice, accessRequests } = admission;
+  const marks = { mfaDevice, accessRequests };
+  return { leaf, kind: 'database', name, user, roles, ...marks, expiresMs, remoteAddr };
 }

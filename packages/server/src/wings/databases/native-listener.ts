@@ -160,6 +160,8 @@ export interface LeafAdmission {
   expiresMs: number;
   /** The MFA device its login was proven with: a lock on it ends the hop. */
   mfaDevice?: string | undefined;
+  /** The access requests its login had assumed: the same. */
+  accessRequests?: string[] | undefined;
 }
 
 /**
@@ -205,6 +207,7 @@ export function admitted(
       pinned,
       expiresMs,
       mfaDevice: route.mfaDevice,
+      accessRequests: route.accessRequests,
     };
   }
   const db = deps.databases.get(route.db);
