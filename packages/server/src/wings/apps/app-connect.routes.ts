@@ -8,7 +8,7 @@ import { createWebSocketStream, type WebSocket } from 'ws';
 import { accessDenied, notFound } from '../../errors.js';
 import type { TunnelCallers } from '../../identity/cli-login/tunnel-caller.js';
 import { resolveClusterId } from '../../cluster-context.js';
-import { lockMessage, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAuditInBackground } from '../../modules/audit/emit.js';
@@ -165,7 +165,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
     tunnel: Tunnel,
     sid: string,
   ) {
-    const { user, app, accessRequests, sessionRoles, mfaDevice, sessionMfaDevice } = tunnel;
+    const { user, app, accessRequests, sessionRoles } = tunnel;
     emitAuditInBackground(audit, 'T2007I', {
       user,
       sid,
@@ -177,8 +177,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       const resolved = options.access.resolve(user, sessionRoles, accessRequests);
       // A lock, or lock: strict's fence while the lock view is stale.
       const roles = resolved.roles;
-      const marks = { mfaDevice, sessionMfaDevice, accessRequests };
-      const lock = options.locks.lockFor({ user, roles, ...marks });
+      const lock = options.locks.lockFor({ user, roles, ...marksOf(tunnel) });
       if (lock) return end(`locked: ${lockMessage(lock)}`);
       const target = { labels: app.metadata.labels, name: app.metadata.name };
       if (!resolved.roleSet.canAccess('app', target)) end('access to the app was withdrawn');

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Backend, Item } from '../../backend/index.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
-import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import type {
   WebSession,
   WebSessionService,
@@ -260,9 +260,7 @@ export class AppSessionsService {
       session.roles,
       session.accessRequests ?? [],
     );
-    const { mfaDevice, sessionMfaDevice, accessRequests } = session;
-    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
-    const subject = { user: session.user, roles: resolved.roles, ...marks };
+    const subject = { user: session.user, roles: resolved.roles, ...marksOf(session) };
     if (this.deps.locks.isLocked(subject)) return null;
     const identity = { user: session.user, roles: resolved.roles, traits: resolved.traits };
     if (session.leaf) {

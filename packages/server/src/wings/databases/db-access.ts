@@ -1,5 +1,5 @@
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
-import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import { marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { permits, type RoleSet } from '../../access-control/rbac/index.js';
 import type { DatabaseRecord } from './db-kind.js';
 
@@ -76,9 +76,7 @@ export function routeWithdrawal(
     route.sessionRoles ?? [],
     route.accessRequests ?? [],
   );
-  const { mfaDevice, sessionMfaDevice, accessRequests } = route;
-  const marks = { mfaDevice, sessionMfaDevice, accessRequests };
-  const subject = { user: route.user, roles: resolved.roles, ...marks };
+  const subject = { user: route.user, roles: resolved.roles, ...marksOf(route) };
   if (deps.locks.isLocked(subject)) {
     return `${route.user} is locked`;
   }

@@ -5,7 +5,7 @@ import type { Server } from 'node:https';
 import { BackendSemaphore } from '../../backend/semaphore.js';
 import type { AddressInfo } from 'node:net';
 import { certificateCredential } from '../../access-control/access/credential-revocation.js';
-import { lockMessage } from '../../access-control/locks/lock-watcher.js';
+import { lockMessage, marksOf } from '../../access-control/locks/lock-watcher.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { agentKubeHeartbeats } from './agent-kube.js';
@@ -114,9 +114,7 @@ function buildKubernetes(ctx: ServerContext) {
     const revoked = ctx.access.credentialRevoked(user, certificateCredential(cert.issuedAt));
     if (revoked) return { refused: `${revoked}: run postern login`, code: 401 };
     const resolved = ctx.access.resolve(user, [], cert.accessRequests);
-    const { mfaDevice, sessionMfaDevice, accessRequests } = cert;
-    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
-    const lock = ctx.locks.lockFor({ user, roles: resolved.roles, ...marks });
+    const lock = ctx.locks.lockFor({ user, roles: resolved.roles, ...marksOf(cert) });
     if (lock) return { refused: `locked: ${lockMessage(lock)}`, code: 403 };
     // A one-minute certificate from the credential plugin passed the check (kube-connect.routes).
     const checked = { ...resolved, mfaVerified: cert.sessionMfaVerified };
