@@ -104,11 +104,12 @@ test.describe.serial('moderated sessions', () => {
   async function joinAsModerator(): Promise<Page> {
     await bob.goto(sessionsPath);
     const session = bob.getByRole('main').getByRole('row').filter({ hasText: 'alice' });
-    // The page lists what was live when it loaded: reload until alice's session is there.
+    // The page lists what was live when it loaded: reload until alice's session is there. A
+    // reload on a busy CI machine can take seconds to list, so each try waits for it.
     await expect(async () => {
       await bob.reload();
-      await expect(session).toHaveCount(1, { timeout: 2000 });
-    }).toPass({ timeout: 30_000 });
+      await expect(session).toHaveCount(1, { timeout: 8_000 });
+    }).toPass({ timeout: 60_000 });
     await expect(session).toContainText('root');
     await expect(session).toContainText(sshdNode);
     await session.getByRole('button', { name: `Join session on ${sshdNode}` }).click();

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Installs what the tests need from Debian's packages when it is missing: Chromium for the
-# end-to-end tests, OpenSSH's server for the SSH tests, and for the application tests nginx (a
-# large file served through the proxy) and Jupyter Notebook (a real app with cookies and
-# WebSockets), PostgreSQL and MariaDB for the database tests, kubectl for the Kubernetes tests,
-# TigerVNC's Xvnc with a few X clients for the VNC desktop tests, xrdp for the RDP ones, Swift
-# (an S3 server) for the storage tests and HAProxy for the high-availability ones.
+# Installs what the tests need from Debian's packages when it is missing: Chromium and its
+# headless shell for the end-to-end tests, OpenSSH's server for the SSH tests, and for the
+# application tests nginx (a large file served through the proxy) and Jupyter Notebook (a real
+# app with cookies and WebSockets), PostgreSQL and MariaDB for the database tests, kubectl for
+# the Kubernetes tests, TigerVNC's Xvnc with a few X clients for the VNC desktop tests, xrdp for
+# the RDP ones, Swift (an S3 server) for the storage tests and HAProxy for the high-availability
+# ones.
 # Browser downloads by test tools do not work on our machines, so Chromium always comes from apt.
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The end-to-end tests run its headless shell (playwright.config.ts says why); the benches and
+# people use the full browser.
+[ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -x /usr/bin/jupyter-notebook ] || missing+=(jupyter-notebook)
