@@ -29,7 +29,12 @@ export default defineConfig({
   use: {
     baseURL: process.env.POSTERN_E2E_URL,
     ignoreHTTPSErrors: true,
-    trace: 'retain-on-failure',
+    // A failed test keeps its trace with DOM snapshots, not a screencast: the screencast made
+    // every page draw its frames for the recorder, a quarter of the suite's CPU.
+    trace: { mode: 'retain-on-failure', screenshots: false },
+    // Menus and modals open without their animation (the console honours the preference), so a
+    // click never lands on a dropdown still sliding into place on a busy machine.
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
       args: [
