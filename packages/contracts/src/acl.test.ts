@@ -4,7 +4,9 @@ import { aclAreas, emptyAcl } from './acl.js';
 describe('emptyAcl', () => {
   it('denies every verb on every area of spec §3 and gives integrations a use flag', () => {
     const acl = emptyAcl();
-    expect(aclAreas).toHaveLength(25);
+    // The spec's 25, and the reference's `bots` (Manage Bots).
+    expect(aclAreas).toHaveLength(26);
+    expect(aclAreas.at(-1)).toBe('bots');
     for (const area of aclAreas) {
       expect(acl[area]).toMatchObject({
         list: false,

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** The ACL areas of spec §3, in the order the spec lists them. */
+/**
+ * The ACL areas of spec §3, in the order the spec lists them, then the reference's newer ones
+ * that Postern has a page for (`bots`: Manage Bots).
+ */
 export const aclAreas = [
   'authConnectors',
   'trustedClusters',
@@ -27,6 +30,7 @@ export const aclAreas = [
   'deviceTrust',
   'assist',
   'samlIdpServiceProvider',
+  'bots',
 ] as const;
 export type AclArea = (typeof aclAreas)[number];
 

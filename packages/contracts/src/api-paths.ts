@@ -46,6 +46,12 @@ export const apiPaths = {
   locks: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/locks`,
   lock: (clusterId: string, uuid: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/locks/${seg(uuid)}`,
+  /** Manage Bots (docs/bots.md), at the reference's paths. */
+  bots: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/machine-id/bot`,
+  bot: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/machine-id/bot/${seg(name)}`,
+  botToken: (clusterId: string, name: string) =>
+    `${apiPrefix}/sites/${seg(clusterId)}/machine-id/bot/${seg(name)}/token`,
   // Access requests and the integrations that notify reviewers (docs/access-requests.md).
   accessRequests: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/accessrequests`,
   accessRequest: (clusterId: string, id: string) =>
@@ -267,6 +273,9 @@ export const apiPaths = {
     integration: `${apiPrefix}/sites/:clusterId/integrations/:name`,
     integrationTest: `${apiPrefix}/sites/:clusterId/integrations/:name/test`,
     lock: `${apiPrefix}/sites/:clusterId/locks/:uuid`,
+    bots: `${apiPrefix}/sites/:clusterId/machine-id/bot`,
+    bot: `${apiPrefix}/sites/:clusterId/machine-id/bot/:name`,
+    botToken: `${apiPrefix}/sites/:clusterId/machine-id/bot/:name/token`,
     headless: `${apiPrefix}/headless/:requestId`,
     headlessChallenge: `${apiPrefix}/headless/:requestId/challenge`,
     headlessWait: `${apiPrefix}/headless/:requestId/wait`,

@@ -39,6 +39,7 @@ export * from './terminal/envelope.js';
 export * from './terminal/request.js';
 export * from './ssh/login.js';
 export * from './ssh/bots.js';
+export * from './bots-admin.js';
 export * from './connector-specs.js';
 export * from './access-requests.js';
 export * from './integrations.js';

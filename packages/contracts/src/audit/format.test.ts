@@ -137,6 +137,20 @@ describe('formatAuditEvent', () => {
     });
   });
 
+  it('reads as English for both kinds of sign-up token (an invite, a reset)', () => {
+    const message = (token_type: string) =>
+      formatAuditEvent({
+        event: 'reset_password_token.create',
+        code: 'T6000I',
+        time,
+        user: 'postern',
+        name: 'admin',
+        token_type,
+      }).message;
+    expect(message('invite')).toBe('User [postern] created the invite token for user [admin]');
+    expect(message('reset')).toBe('User [postern] created the reset token for user [admin]');
+  });
+
   it('takes dotted field names and lists', () => {
     const row = formatAuditEvent({
       event: 'join_token.create',

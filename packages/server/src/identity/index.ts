@@ -40,7 +40,10 @@ export const identityPart = {
       clusterName: ctx.config.clusterName,
     });
     await cliLoginRoutes(server, identity, loginRateLimit);
-    await registerBotsRoutes(server, identity, loginRateLimit);
+    await registerBotsRoutes(server, identity, {
+      loginRateLimit,
+      clusterName: ctx.config.clusterName,
+    });
   },
 } satisfies Part<Platform, IdentityBasics & CliLoginServices & BotServices>;
 

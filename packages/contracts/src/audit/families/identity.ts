@@ -75,7 +75,7 @@ export const identityEvents = {
   T6000I: {
     type: 'reset_password_token.create',
     desc: 'Invite or Reset Token Created',
-    message: 'User [{user}] created a {token_type} token for user [{name}]',
+    message: 'User [{user}] created the {token_type} token for user [{name}]',
   },
   T6001I: {
     type: 'recovery_token.create',

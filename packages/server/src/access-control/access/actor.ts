@@ -1,5 +1,5 @@
 import { accessDenied } from '../../errors.js';
-import type { RoleSet } from '../rbac/index.js';
+import { canGrantRoles, type RoleSet } from '../rbac/index.js';
 
 /**
  * Who does something, for the rules of a service and the `user` field of its audit events: a
@@ -41,4 +41,18 @@ export function assertMay(
  */
 export function visible<T>(actor: Actor, kind: string, items: readonly T[]): T[] {
   return items.filter((item) => may(actor, kind, 'read', item));
+}
+
+/**
+ * Roles go only to users (and bots) given by someone who could create those roles: otherwise
+ * whoever may manage users could hand themselves any role through a new one.
+ */
+export function assertGrantable(actor: Actor, roles: readonly string[]): void {
+  if (!actor.roleSet || roles.length === 0) return;
+  const { refused } = canGrantRoles(actor.roleSet, roles);
+  if (refused.length > 0) {
+    throw accessDenied(
+      `you cannot grant roles you could not create yourself: ${refused.join(', ')}`,
+    );
+  }
 }

@@ -32,6 +32,7 @@ export const aclAreaKinds: Readonly<Record<AclArea, readonly string[]>> = {
   deviceTrust: ['device'],
   assist: ['assistant'],
   samlIdpServiceProvider: ['saml_idp_service_provider'],
+  bots: ['bot'],
 };
 
 /**

@@ -23,6 +23,7 @@ const ownSessions = (kind: string) => ({
 /** The admin resource kinds the editor manages. */
 export const editorResourceKinds = [
   'user',
+  'bot',
   'role',
   'auth_connector',
   'oidc',

@@ -1,3 +1,4 @@
+import { botNamePattern, botNameRule } from '@postern/contracts';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { formatDuration } from '../../config/duration.js';
@@ -15,9 +16,6 @@ import { checkOidcRule } from './ci-id-token.js';
  */
 export const botTokenDefaultTtlMs = 3600_000;
 export const botTokenMaxTtlMs = 7 * 24 * 3600_000;
-
-/** Lower case, so that `bot-<name>` is one user name in every tool that shows it. */
-const botNamePattern = /^[a-z0-9][a-z0-9._-]{0,58}$/;
 
 /** The user every bot acts as: its roles and traits are that user's. */
 export const botUserName = (bot: string) => `bot-${bot}`;
@@ -40,7 +38,8 @@ export interface BotJson {
   instances: BotInstanceRecord[];
   /** Unused join tokens, by their last four characters. */
   tokens: { hint: string; expires: string }[];
-  /** CI jobs whose ID token matches this join without a token. */
+  /** `oidc` when CI jobs whose ID token matches the rule join without a token. */
+  joinMethod: 'token' | 'oidc';
   oidc?: BotOidcRule;
 }
 
@@ -150,9 +149,18 @@ export class BotsService {
   }
 
   async list(): Promise<BotJson[]> {
+    return Promise.all((await this.users()).map((user) => this.json(user)));
+  }
+
+  /** The bots' users, by bot name: what a page is cut from before its bots are read. */
+  async users(): Promise<UserResource[]> {
     const bots = (await this.deps.users.list()).filter((user) => user.spec.bot);
-    const listed = await Promise.all(bots.map((user) => this.json(user)));
-    return listed.sort((a, b) => a.name.localeCompare(b.name));
+    return bots.sort((a, b) => (a.spec.bot ?? '').localeCompare(b.spec.bot ?? ''));
+  }
+
+  /** A bot as the lists show it, from its user. */
+  async describe(user: UserResource): Promise<BotJson> {
+    return this.json(user);
   }
 
   async get(name: string): Promise<BotJson> {
@@ -205,6 +213,7 @@ export class BotsService {
       createdAt: user.spec.createdAt,
       instances,
       tokens: tokens.map(({ hint, expires }) => ({ hint, expires })),
+      joinMethod: oidc ? 'oidc' : 'token',
       ...(oidc ? { oidc } : {}),
     };
   }
@@ -212,9 +221,7 @@ export class BotsService {
 
 function checkBotName(name: string): string {
   if (!botNamePattern.test(name)) {
-    throw badParameter(
-      `bot name '${name}': use lower-case letters, digits, '.', '_' and '-' (at most 59), starting with a letter or digit`,
-    );
+    throw badParameter(`bot name '${name}': use ${botNameRule}`);
   }
   return name;
 }

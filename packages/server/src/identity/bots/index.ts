@@ -5,22 +5,29 @@ import type { Platform } from '../../platform.js';
 import type { IdentityBasics } from '../build-identity.js';
 import type { CliLoginServices } from '../cli-login/index.js';
 import { BotIdentityService } from './bot-identity.service.js';
+import { botsAdminRoutes } from './bots-admin.routes.js';
+import { BotsAdminService } from './bots-admin.service.js';
 import { botsRoutes } from './bots.routes.js';
+import { BotsService } from './bots.service.js';
 import { BotsStore } from './bots.store.js';
 import { CiIdTokens } from './ci-id-token.js';
 
 export { BotsService, botUserName } from './bots.service.js';
 export { BotsStore } from './bots.store.js';
 
-/** Machine identities: what a running bot calls (docs/bots.md). Admins manage bots from the CLI. */
+/**
+ * Machine identities (docs/bots.md): what a running bot calls, and Manage Bots for admins (the
+ * console; `postern bots` on the host builds the same BotsService).
+ */
 export function buildBots(
   platform: Platform,
   identity: IdentityBasics,
   cliLogin: Pick<CliLoginServices, 'issuer'>,
 ) {
   const { backend, audit, now } = platform;
+  const store = new BotsStore(backend);
   const botIdentity = new BotIdentityService({
-    store: new BotsStore(backend),
+    store,
     idTokens: new CiIdTokens(now),
     users: identity.usersStore,
     issuer: cliLogin.issuer,
@@ -29,7 +36,10 @@ export function buildBots(
     audit,
     now,
   });
-  return { botIdentity };
+  const botsAdmin = new BotsAdminService(
+    new BotsService({ users: identity.users, store, audit, now }),
+  );
+  return { botIdentity, botsAdmin };
 }
 
 export type BotServices = ReturnType<typeof buildBots>;
@@ -37,7 +47,8 @@ export type BotServices = ReturnType<typeof buildBots>;
 export async function registerBotsRoutes(
   server: FastifyInstance,
   services: BotServices & Pick<CliLoginServices, 'certAuth'>,
-  loginRateLimit: { max: number; timeWindow: number },
+  options: { loginRateLimit: { max: number; timeWindow: number }; clusterName: string },
 ) {
-  await server.register(botsRoutes, { ...services, loginRateLimit });
+  await server.register(botsRoutes, { ...services, loginRateLimit: options.loginRateLimit });
+  await server.register(botsAdminRoutes, { ...services, clusterName: options.clusterName });
 }

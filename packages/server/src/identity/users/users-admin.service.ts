@@ -1,6 +1,12 @@
 import type { MfaDevice, UserJson, UserUpsertRequest } from '@postern/contracts';
 import { accessDenied, badParameter, notFound } from '../../errors.js';
-import { assertMay, may, visible, type Actor } from '../../access-control/access/actor.js';
+import {
+  assertGrantable,
+  assertMay,
+  may,
+  visible,
+  type Actor,
+} from '../../access-control/access/actor.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
 import { canGrantRoles } from '../../access-control/rbac/index.js';
@@ -143,20 +149,9 @@ function assertLocal(user: UserResource, what: string): void {
   }
 }
 
-/** "A user cannot grant anyone a role they could not create themselves" */
 /** Whether the actor could create a user holding every role `user` holds (an account of theirs). */
 function couldCreateSelf(actor: Actor, user: UserResource): boolean {
   const draft = { kind: 'user', metadata: { name: user.metadata.name }, spec: user.spec };
   if (!actor.roleSet || !may(actor, 'user', 'create', draft)) return false;
   return canGrantRoles(actor.roleSet, user.spec.roles).refused.length === 0;
-}
-
-function assertGrantable(actor: Actor, roles: readonly string[]): void {
-  if (!actor.roleSet || roles.length === 0) return;
-  const { refused } = canGrantRoles(actor.roleSet, roles);
-  if (refused.length > 0) {
-    throw accessDenied(
-      `you cannot grant roles you could not create yourself: ${refused.join(', ')}`,
-    );
-  }
 }
