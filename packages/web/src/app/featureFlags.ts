@@ -16,6 +16,7 @@ export const featureFlagNames = [
   'authConnector',
   'locks',
   'newLocks',
+  'bots',
   'discover',
   'integrations',
   'enrollIntegrations',
@@ -70,6 +71,8 @@ export function deriveFeatureFlags(acl: UserAcl, settings: FlagSettings): Featur
     authConnector: unlocked && acl.authConnectors.list,
     locks: acl.lock.list,
     newLocks: acl.lock.create && acl.lock.edit,
+    // Manage Bots (the reference's newer `bots` area; not in the spec's feature list).
+    bots: acl.bots.list,
     // Spec §6: either right opens the page; it says what the missing one keeps out of reach.
     discover: canAddAgents(acl) || canListAgents(acl),
     integrations: acl.integrations.list,

@@ -22,6 +22,7 @@ import {
   KubeExecPage,
   KubernetesPage,
   LocksPage,
+  BotsPage,
   NewLockPage,
   NewRequestPage,
   NodesPage,
@@ -217,6 +218,14 @@ export const features: readonly Feature[] = [
     placement: management('Access'),
     flag: 'locks',
     page: LocksPage,
+  },
+  {
+    id: 'bots',
+    title: 'Manage Bots',
+    route: 'bots',
+    placement: management('Access'),
+    flag: 'bots',
+    page: BotsPage,
   },
   {
     id: 'newLock',

@@ -20,6 +20,7 @@ export const TrustedClustersPage = page(
   'TrustedClustersPage',
 );
 export const LocksPage = page(() => import('../features/locks/LocksPage'), 'LocksPage');
+export const BotsPage = page(() => import('../features/bots/BotsPage'), 'BotsPage');
 export const NewLockPage = page(() => import('../features/locks/NewLockPage'), 'NewLockPage');
 export const AuditPage = page(() => import('../features/audit/AuditPage'), 'AuditPage');
 export const RecordingsPage = page(

@@ -119,6 +119,7 @@ describe('private routes (signed in)', () => {
       'Manage Roles',
       'Manage Auth Connectors',
       'Manage Session & Identity Locks',
+      'Manage Bots',
       'Enroll New Resource',
       'Manage Integrations',
       'Enroll New Integration',

@@ -70,6 +70,7 @@ export const routeTable = {
   integrations: { path: '/web/integrations' },
   integrationEnroll: { path: '/web/integrations/new/:type?', exact: false },
   locks: { path: '/web/locks' },
+  bots: { path: '/web/bots' },
   newLock: { path: '/web/locks/new' },
   login: { path: '/web/login', public: true },
   loginSuccess: { path: '/web/msg/info/login_success', public: true },

@@ -36,6 +36,7 @@ export function DateTimeField({
   onChange,
   error,
   optional = false,
+  width = 190,
 }: {
   label: string;
   description?: string;
@@ -44,6 +45,8 @@ export function DateTimeField({
   onChange: (value: string) => void;
   error?: string;
   optional?: boolean;
+  /** Narrow by default, for a range's two fields side by side; a form's field takes its column. */
+  width?: number | '100%';
 }) {
   const shownText = value.replace('T', ' ');
   const [text, setText] = useState(shownText);
@@ -72,7 +75,7 @@ export function DateTimeField({
       }}
       error={parsed === undefined ? `Use ${typedFormat} (24-hour)` : error}
       autoComplete="off"
-      w={190}
+      w={width}
     />
   );
 }

@@ -40,6 +40,7 @@ export const presetAcls = {
       connectionDiagnostic: 'all',
       deviceTrust: 'all',
       samlIdpServiceProvider: 'all',
+      bots: 'all',
     });
     acl.integrations.use = true;
     return acl;

@@ -1,5 +1,6 @@
 import {
   IconAffiliate,
+  IconRobot,
   IconApps,
   IconCirclePlus,
   IconDatabase,
@@ -40,6 +41,7 @@ export const navIcons: Record<string, Icon> = {
   roles: IconUserShield,
   authConnectors: IconPlugConnected,
   locks: IconLock,
+  bots: IconRobot,
   discover: IconCirclePlus,
   integrations: IconPuzzle,
   integrationEnroll: IconPlus,

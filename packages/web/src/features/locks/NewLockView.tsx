@@ -181,6 +181,7 @@ export function NewLockView({
           </datalist>
           <DateTimeField
             optional
+            width="100%"
             label="Expires at"
             description="Instead of a TTL (leave the TTL at never): the lock ends at this time"
             value={form.expiresAt}

@@ -1,0 +1,66 @@
+import {
+  apiPaths,
+  botJsonSchema,
+  botListResponseSchema,
+  createBotResponseSchema,
+  issuedBotTokenSchema,
+  type BotJson,
+  type CreateBotRequest,
+  type CreateBotResponse,
+  type IssuedBotToken,
+  type UpdateBotRequest,
+} from '@postern/contracts';
+import { api, decode } from '../../api';
+import type { ResourcePage } from '../../components/resourceList/ResourceList';
+
+/** Manage Bots calls (docs/bots.md), at the reference's `machine-id/bot` paths. */
+
+export const botsPageSize = 15;
+
+export interface BotListRequest {
+  search: string;
+  startKey: string;
+}
+
+export async function fetchBots(
+  clusterId: string,
+  request: BotListRequest,
+  signal?: AbortSignal,
+): Promise<ResourcePage<BotJson>> {
+  const query = new URLSearchParams({ limit: String(botsPageSize) });
+  if (request.search) query.set('search', request.search);
+  if (request.startKey) query.set('startKey', request.startKey);
+  const url = `${apiPaths.bots(clusterId)}?${query.toString()}`;
+  return decode(botListResponseSchema, await api.get(url, { signal }), url);
+}
+
+export async function createBot(
+  clusterId: string,
+  request: CreateBotRequest,
+): Promise<CreateBotResponse> {
+  const url = apiPaths.bots(clusterId);
+  return decode(createBotResponseSchema, await api.post(url, request), url);
+}
+
+export async function updateBot(
+  clusterId: string,
+  name: string,
+  request: UpdateBotRequest,
+): Promise<BotJson> {
+  const url = apiPaths.bot(clusterId, name);
+  return decode(botJsonSchema, await api.put(url, request), url);
+}
+
+export async function newBotToken(
+  clusterId: string,
+  name: string,
+  tokenTtl: string,
+): Promise<IssuedBotToken> {
+  const url = apiPaths.botToken(clusterId, name);
+  const body = tokenTtl ? { token_ttl: tokenTtl } : {};
+  return decode(issuedBotTokenSchema, await api.post(url, body), url);
+}
+
+export async function deleteBot(clusterId: string, name: string): Promise<void> {
+  await api.delete(apiPaths.bot(clusterId, name));
+}
