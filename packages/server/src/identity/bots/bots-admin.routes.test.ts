@@ -170,6 +170,25 @@ describe('who may manage bots', () => {
     }
   });
 
+  it('lists and reads only the bots a where clause lets the caller see, and counts only them', async () => {
+    await app.services.roles.create(
+      `kind: role
+version: v7
+metadata: {name: builder-bots}
+spec:
+  allow:
+    rules: [{resources: [bot], verbs: [list, read], where: 'contains(bot.spec.logins, "builder")'}]
+`,
+      { name: 'test', roleSet: null },
+    );
+    const viewer = await app.signIn(['builder-bots'], 'vera');
+    const listed = botListResponseSchema.parse((await call('GET', bots, undefined, viewer)).json());
+    expect(listed.items.map((item) => item.name)).toEqual(['ci']);
+    expect(listed.totalCount).toBe(1);
+    expect((await call('GET', bot('ci'), undefined, viewer)).statusCode).toBe(200);
+    expect((await call('GET', bot('deployer'), undefined, viewer)).statusCode).toBe(404);
+  });
+
   it('gives bots only roles the caller could grant, and their tokens too', async () => {
     const mine = await create({ name: 'mine', roles: ['access'] }, manager);
     expect(mine.bot.roles).toEqual(['access']);
