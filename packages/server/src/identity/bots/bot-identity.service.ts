@@ -82,7 +82,7 @@ export class BotIdentityService {
       joinedAt: now,
       renewedAt: now,
       certExpires: expiryOf(issued),
-      ...remoteAddr(addr),
+      ...instanceAddr(addr),
     });
     await emitAudit(this.deps.audit, 'TJ001I', {
       user: user.metadata.name,
@@ -165,7 +165,7 @@ export class BotIdentityService {
       generation: next,
       renewedAt: new Date(this.deps.now()).toISOString(),
       certExpires: expiryOf(issued),
-      ...remoteAddr(addr),
+      ...instanceAddr(addr),
     };
     // Two renewals with the same certificate: one wins, the other is a copy.
     if (!(await this.deps.store.replaceInstance(renewed, current.revision))) {
@@ -235,6 +235,9 @@ export class BotIdentityService {
     });
   }
 }
+
+/** Where an instance last called from (the record's field; audit events name it `addr.remote`). */
+const instanceAddr = (addr: string | undefined) => (addr ? { addr } : {});
 
 const expiryOf = (issued: SshCertsResponse) =>
   parseCertificate(issued.cert).validBefore.toISOString();

@@ -83,7 +83,7 @@ describe('manage bots', () => {
     expect(joined.statusCode, joined.body).toBe(200);
     const read = botJsonSchema.parse((await call('GET', bot('deployer'))).json());
     expect(read.instances).toHaveLength(1);
-    expect(read.instances[0]).toMatchObject({ generation: 1 });
+    expect(read.instances[0]).toMatchObject({ generation: 1, addr: '127.0.0.1' });
     expect(read.instances[0]).not.toHaveProperty('bot');
     expect(read.tokens).toEqual([]);
     expect(await auditEventsOf(app, 'TB001I')).toContainEqual(

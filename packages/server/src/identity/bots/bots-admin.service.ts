@@ -122,7 +122,7 @@ function tokenTtl(ttl: string | undefined): number | undefined {
   return ms;
 }
 
-/** The API's shape: the stored instance records carry their bot's name, which the bot has. */
+/** The API's shape: each instance with its own fields only (records carry more: the bot's name). */
 function botJson(bot: StoredBotJson): BotJson {
   return {
     name: bot.name,
@@ -132,7 +132,14 @@ function botJson(bot: StoredBotJson): BotJson {
     createdAt: bot.createdAt,
     joinMethod: bot.joinMethod,
     ...(bot.oidc ? { oidc: bot.oidc } : {}),
-    instances: bot.instances.map(({ bot: _bot, ...instance }) => instance),
+    instances: bot.instances.map((instance) => ({
+      id: instance.id,
+      generation: instance.generation,
+      joinedAt: instance.joinedAt,
+      renewedAt: instance.renewedAt,
+      certExpires: instance.certExpires,
+      ...(instance.addr ? { addr: instance.addr } : {}),
+    })),
     tokens: bot.tokens,
   };
 }
