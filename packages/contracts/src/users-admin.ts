@@ -43,6 +43,8 @@ export const userJsonSchema = z.object({
   authType: z.enum(['local', 'sso']),
   isLocal: z.boolean(),
   traits: userTraitsSchema,
+  /** Postern's own: the user is a bot's identity (`bot-<name>`), managed in Manage Bots. */
+  bot: z.string().optional(),
 });
 export type UserJson = z.infer<typeof userJsonSchema>;
 

@@ -132,6 +132,17 @@ describe('manage bots', () => {
     expect(await app.services.users.store.get('bot-backup')).toBeNull();
   });
 
+  it('shows a bot’s user as the bot’s in Manage Users, where it is neither changed nor deleted', async () => {
+    const users = await call('GET', '/v1/webapi/users');
+    expect(users.json()).toContainEqual(expect.objectContaining({ name: 'bot-ci', bot: 'ci' }));
+    expect(users.json()).toContainEqual(expect.not.objectContaining({ bot: expect.anything() }));
+    const changed = await call('PUT', '/v1/webapi/users', { name: 'bot-ci', roles: ['editor'] });
+    expect(changed.statusCode).toBe(400);
+    expect(changed.json().error.message).toMatch(/bot ci's identity .* postern bots update\|rm ci/);
+    expect((await call('DELETE', '/v1/webapi/users/bot-ci')).statusCode).toBe(400);
+    expect((await app.services.users.store.get('bot-ci'))?.user.spec.roles).toEqual(['access']);
+  });
+
   it('refuses bad input with a clear message and writes nothing', async () => {
     const refused = async (body: object, message: RegExp) => {
       const res = await call('POST', bots, body);

@@ -44,5 +44,6 @@ export function toUserJson(user: UserResource): UserJson {
     authType: user.spec.authType === 'local' ? 'local' : 'sso',
     isLocal: user.spec.authType === 'local',
     traits: traitsFromInternal(user.spec.traits),
+    ...(user.spec.bot ? { bot: user.spec.bot } : {}),
   };
 }

@@ -58,6 +58,7 @@ export class UsersAdminService {
     const current = await this.users.get(body.name);
     assertMay(actor, 'user', 'update', current, body.name);
     assertLocal(current, 'edited');
+    assertNotBot(current, 'changed');
     // Keeping or removing a role grants nothing; only the roles added are checked.
     const added = body.roles.filter((role) => !current.spec.roles.includes(role));
     assertGrantable(actor, added);
@@ -131,6 +132,7 @@ export class UsersAdminService {
     }
     const current = await this.users.get(name);
     assertMay(actor, 'user', 'delete', current, name);
+    assertNotBot(current, 'deleted');
     await this.users.remove(name, actor.name);
   }
 }
@@ -145,6 +147,19 @@ function assertLocal(user: UserResource, what: string): void {
     throw badParameter(
       `${user.metadata.name} signs in through single sign-on and cannot be ${what} here: ` +
         'change their groups or claims at the identity provider',
+    );
+  }
+}
+
+/**
+ * A bot's user is changed and deleted as the bot: deleting only the user would leave its join
+ * tokens and running copies behind, and a change made here would skip the bot's own audit.
+ */
+function assertNotBot(user: UserResource, what: string): void {
+  const { bot } = user.spec;
+  if (bot) {
+    throw badParameter(
+      `${user.metadata.name} is bot ${bot}'s identity and is ${what} as the bot: in Manage Bots, or with postern bots update|rm ${bot}`,
     );
   }
 }

@@ -1,6 +1,9 @@
 import type { UserToken } from '@postern/contracts';
 import { Text } from '@mantine/core';
 import { useState } from 'react';
+import { routePath } from '../../app/routes';
+import { useAppNavigation } from '../../app/useAppNavigation';
+import { useFeatureFlags } from '../../app/featureFlagsContext';
 import { useUserAcl } from '../../app/userContext';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { attemptOf } from '../../lib/attempt';
@@ -26,6 +29,8 @@ function toLink(token: UserToken): UserLink {
 
 export function UsersPage() {
   const acl = useUserAcl();
+  const flags = useFeatureFlags();
+  const navigation = useAppNavigation();
   const query = useUsers();
   const roleNames = useRoleNames(acl.roles.list);
   const actions = useUserActions();
@@ -56,6 +61,14 @@ export function UsersPage() {
         onEdit={(user) => setEditing({ mode: 'edit', user })}
         onResetPassword={setResetting}
         onDelete={setDeleting}
+        onManageBot={
+          flags.bots
+            ? (user) =>
+                navigation.push(
+                  `${routePath('bots')}?${new URLSearchParams({ search: user.bot ?? '' })}`,
+                )
+            : undefined
+        }
       />
       <UserDialog
         target={editing}

@@ -108,3 +108,38 @@ describe('UsersView', () => {
     expect(onRetry).toHaveBeenCalledOnce();
   });
 });
+
+describe('a bot’s user', () => {
+  const botUser = {
+    name: 'bot-deployer',
+    roles: ['access'],
+    authType: 'local' as const,
+    isLocal: true,
+    traits: { ...userFixtures[0]!.traits },
+    bot: 'deployer',
+  };
+
+  it('is typed Bot and offers only Manage Bot, which the bot’s page handles', async () => {
+    const onManageBot = vi.fn();
+    const handlers = { onRetry: vi.fn(), onCreate: vi.fn(), onEdit: vi.fn() };
+    renderWithTheme(
+      <UsersView
+        attempt={{ status: 'success', data: makeUsers([...userFixtures, botUser]) }}
+        can={all}
+        {...handlers}
+        onResetPassword={vi.fn()}
+        onDelete={vi.fn()}
+        onManageBot={onManageBot}
+      />,
+    );
+    const row = rowOf('bot-deployer');
+    expect(within(row).getByRole('cell', { name: 'Bot' })).toBeTruthy();
+    const user = userEvent.setup();
+    await user.click(within(row).getByRole('button', { name: 'Options' }));
+    expect((await screen.findAllByRole('menuitem')).map((item) => item.textContent)).toEqual([
+      'Manage Bot',
+    ]);
+    await user.click(screen.getByRole('menuitem', { name: 'Manage Bot' }));
+    expect(onManageBot).toHaveBeenCalledWith(expect.objectContaining({ bot: 'deployer' }));
+  });
+});

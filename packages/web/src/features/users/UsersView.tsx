@@ -20,14 +20,21 @@ interface Props {
   onEdit: (user: User) => void;
   onResetPassword: (user: User) => void;
   onDelete: (user: User) => void;
+  /** Opens a bot's user in Manage Bots; absent when the user may not list bots. */
+  onManageBot?: (user: User) => void;
 }
 
 /** Manage Users: name, sorted roles and auth type, with a search and the allowed actions. */
 export function UsersView(props: Props) {
-  const { attempt, onRetry, can, onCreate, onEdit, onResetPassword, onDelete } = props;
+  const { attempt, onRetry, can, onCreate, onEdit, onResetPassword, onDelete, onManageBot } = props;
   const [search, setSearch] = useState('');
 
-  const actionsOf = (user: User): RowAction[] => [
+  const actionsOf = (user: User): RowAction[] =>
+    user.bot ? botActions(user) : personActions(user);
+  // A bot's user is changed and deleted as the bot (the server refuses it here).
+  const botActions = (user: User): RowAction[] =>
+    onManageBot ? [{ label: 'Manage Bot', onClick: () => onManageBot(user) }] : [];
+  const personActions = (user: User): RowAction[] => [
     // SSO users get their roles and traits from their connector at each sign-in and have no
     // password here: only Delete applies (the server refuses the rest too).
     ...(can.edit && user.isLocal ? [{ label: 'Edit', onClick: () => onEdit(user) }] : []),

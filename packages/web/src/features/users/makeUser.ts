@@ -10,6 +10,8 @@ export interface User {
   authTypeText: string;
   isLocal: boolean;
   traits: UserTraits;
+  /** The bot this user is the identity of: it is managed in Manage Bots. */
+  bot?: string;
 }
 
 export function makeUser(json: UserJson): User {
@@ -17,9 +19,10 @@ export function makeUser(json: UserJson): User {
     name: json.name,
     roles: [...json.roles].sort((a, b) => a.localeCompare(b)),
     authType: json.authType,
-    authTypeText: json.authType === 'sso' ? 'SSO' : 'Local',
+    authTypeText: json.bot ? 'Bot' : json.authType === 'sso' ? 'SSO' : 'Local',
     isLocal: json.isLocal,
     traits: json.traits,
+    ...(json.bot ? { bot: json.bot } : {}),
   };
 }
 
