@@ -1,6 +1,7 @@
 import type { BotJson, BotListResponse } from '@postern/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useSearchParams } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResponse } from '../../test/authConfig';
 import { renderPage } from '../../test/renderPage';
@@ -121,6 +122,20 @@ describe('BotsPage', () => {
     );
   });
 
+  it('locks a bot through Create New Lock on its user, for whoever may create locks', async () => {
+    stubServer(page([deployer]));
+    renderPage(<BotsPage />, {
+      path: '/web/bots',
+      context: userContextFixture(aclWith({ bots: 'all', lock: 'all' })),
+      routes: [{ path: '/web/locks/new', element: <NewLockTarget /> }],
+    });
+    const user = userEvent.setup();
+    const row = (await screen.findByText('deployer')).closest('tr') as HTMLElement;
+    await user.click(within(row).getByRole('button', { name: 'Options' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Lock' }));
+    expect(await screen.findByText('lock user bot-deployer')).toBeTruthy();
+  });
+
   it('offers only what the ACL allows', async () => {
     stubServer(page([deployer]));
     renderPage(<BotsPage />, { context: userContextFixture(aclWith({ bots: ['list', 'read'] })) });
@@ -129,11 +144,17 @@ describe('BotsPage', () => {
     expect(screen.queryByRole('button', { name: 'Create Bot' })).toBeNull();
     await user.click(within(row).getByRole('button', { name: 'Options' }));
     expect(await screen.findByRole('menuitem', { name: 'Running copies and tokens' })).toBeTruthy();
-    for (const action of ['New join token', 'Edit', 'Delete']) {
+    for (const action of ['New join token', 'Edit', 'Lock', 'Delete']) {
       expect(screen.queryByRole('menuitem', { name: action })).toBeNull();
     }
   });
 });
+
+/** Stands in for Create New Lock: says what its link asked for. */
+function NewLockTarget() {
+  const [search] = useSearchParams();
+  return <p>{`lock ${search.get('kind')} ${search.get('name')}`}</p>;
+}
 
 describe('botJoinCommand', () => {
   const token = 'abc';

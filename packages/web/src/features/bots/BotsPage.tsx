@@ -1,6 +1,9 @@
 import type { BotJson } from '@postern/contracts';
 import { Text } from '@mantine/core';
 import { useState } from 'react';
+import { useFeatureFlags } from '../../app/featureFlagsContext';
+import { routePath } from '../../app/routes';
+import { useAppNavigation } from '../../app/useAppNavigation';
 import { useUserAcl } from '../../app/userContext';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useNotify } from '../../components/Notifications';
@@ -15,6 +18,8 @@ import { useBotActions, useBots, useUrlBotFilters } from './useBots';
 /** `/web/bots`: Manage Bots (docs/bots.md), the console's `postern bots`. */
 export function BotsPage() {
   const acl = useUserAcl();
+  const flags = useFeatureFlags();
+  const navigation = useAppNavigation();
   const [filters, setFilters] = useUrlBotFilters();
   const { listProps } = useBots(filters);
   const roleNames = useRoleNames(acl.roles.list);
@@ -50,6 +55,14 @@ export function BotsPage() {
         onEdit={(bot) => setEditing({ mode: 'edit', bot })}
         onNewToken={(bot) => void issueToken(bot)}
         onDelete={setDeleting}
+        onLock={
+          flags.newLocks
+            ? (bot) =>
+                navigation.push(
+                  `${routePath('newLock')}?${new URLSearchParams({ kind: 'user', name: bot.user })}`,
+                )
+            : undefined
+        }
       />
       <BotDialog
         target={editing}

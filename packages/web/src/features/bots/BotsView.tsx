@@ -32,6 +32,8 @@ export interface BotsViewProps {
   onEdit: (bot: BotJson) => void;
   onNewToken: (bot: BotJson) => void;
   onDelete: (bot: BotJson) => void;
+  /** Opens Create New Lock on the bot's user; absent when the user may not create locks. */
+  onLock?: (bot: BotJson) => void;
 }
 
 /** When a bot was last heard from: its latest join or renewal, over its running copies. */
@@ -111,11 +113,13 @@ const columns: ListColumn<BotJson, never>[] = [
  * the permissions and what each action opens.
  */
 export function BotsView(props: BotsViewProps) {
-  const { can, onCreate, onShow, onEdit, onNewToken, onDelete, ...list } = props;
+  const { can, onCreate, onShow, onEdit, onNewToken, onDelete, onLock, ...list } = props;
   const actionsOf = (bot: BotJson): RowAction[] => [
     { label: 'Running copies and tokens', onClick: () => onShow(bot) },
     ...(can.create ? [{ label: 'New join token', onClick: () => onNewToken(bot) }] : []),
     ...(can.edit ? [{ label: 'Edit', onClick: () => onEdit(bot) }] : []),
+    // A copy gone astray: lock the bot's user at once, then look (docs/bots.md).
+    ...(onLock ? [{ label: 'Lock', onClick: () => onLock(bot) }] : []),
     ...(can.remove ? [{ label: 'Delete', color: 'red', onClick: () => onDelete(bot) }] : []),
   ];
   return (
