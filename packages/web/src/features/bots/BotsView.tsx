@@ -1,7 +1,8 @@
 import type { BotJson } from '@postern/contracts';
-import { Badge, Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import type { Attempt } from '../../lib/attempt';
 import { formatDateTime, parseTimestamp } from '../../lib/format';
+import { RoleBadges } from '../../components/RoleBadges';
 import { RowActions, type RowAction } from '../../components/RowActions';
 import {
   ResourceList,
@@ -62,15 +63,7 @@ const columns: ListColumn<BotJson, never>[] = [
   {
     id: 'roles',
     header: 'Roles',
-    cell: (bot) => (
-      <Group gap={4}>
-        {bot.roles.map((role) => (
-          <Badge key={role} variant="light" tt="none">
-            {role}
-          </Badge>
-        ))}
-      </Group>
-    ),
+    cell: (bot) => <RoleBadges roles={bot.roles} />,
   },
   {
     id: 'join',

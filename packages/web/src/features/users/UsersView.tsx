@@ -1,7 +1,8 @@
-import { Badge, Button, Group, Stack, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { AttemptView } from '../../components/AttemptView';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
+import { RoleBadges } from '../../components/RoleBadges';
 import { RowActions, type RowAction } from '../../components/RowActions';
 import type { Attempt } from '../../lib/attempt';
 import { matchesSearch, type User } from './makeUser';
@@ -48,15 +49,7 @@ export function UsersView(props: Props) {
     {
       key: 'roles',
       header: 'Roles',
-      render: (u) => (
-        <Group gap={4}>
-          {u.roles.map((role) => (
-            <Badge key={role} variant="light" tt="none">
-              {role}
-            </Badge>
-          ))}
-        </Group>
-      ),
+      render: (u) => <RoleBadges roles={u.roles} />,
     },
     { key: 'authTypeText', header: 'Type', sortable: true },
     ...(can.edit || can.remove
