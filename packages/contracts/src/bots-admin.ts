@@ -31,6 +31,27 @@ export const botRolesSchema = z
   .max(64, 'at most 64 roles');
 export const botLoginsSchema = z.array(loginName).max(100, 'at most 100 logins');
 
+/**
+ * CI jobs whose OpenID Connect ID token matches this rule join without a join token
+ * (docs/bots.md): the issuer (an https URL the proxy fetches the keys from), the audience the
+ * job asks its token for, and claims the token must carry, at least one.
+ */
+export const botOidcRuleSchema = z.object({
+  issuer: z.string().trim().min(1, 'name the CI system that issues the ID token').max(512),
+  audience: z.string().trim().min(1, 'name the audience the CI job asks its token for').max(256),
+  claims: z
+    .record(
+      z.string().trim().min(1, 'a claim needs a name').max(128),
+      z.string().trim().min(1, 'a claim needs a value').max(512),
+    )
+    .refine((claims) => Object.keys(claims).length > 0, {
+      message:
+        'name at least one claim, such as repository=acme/deploy: without one any job could join',
+    })
+    .refine((claims) => Object.keys(claims).length <= 32, { message: 'at most 32 claims' }),
+});
+export type BotOidcRuleJson = z.infer<typeof botOidcRuleSchema>;
+
 /** One running copy of a bot: joined once, renewing since (its generation counts renewals). */
 export const botInstanceJsonSchema = z.object({
   id: z.string(),
@@ -54,9 +75,7 @@ export const botJsonSchema = z.object({
   /** How copies join: single-use tokens, or CI jobs' ID tokens matching a rule (and tokens). */
   joinMethod: z.enum(['token', 'oidc']),
   /** The ID token rule, for `oidc` (set with `postern bots add|update --oidc-…`). */
-  oidc: z
-    .object({ issuer: z.string(), audience: z.string(), claims: z.record(z.string(), z.string()) })
-    .optional(),
+  oidc: botOidcRuleSchema.optional(),
   instances: z.array(botInstanceJsonSchema),
   /** Join tokens not used yet: their last four characters, never the token. */
   tokens: z.array(z.object({ hint: z.string(), expires: z.string() })),
@@ -82,12 +101,16 @@ export type BotListResponse = z.infer<typeof botListResponseSchema>;
 /** A duration from now ('30m', '1h', '1h30m'); the server checks it is at most a week. */
 const tokenTtl = z.string().trim().max(32).optional();
 
-/** `POST sites/{clusterId}/machine-id/bot`: a bot that joins with tokens. */
+/**
+ * `POST sites/{clusterId}/machine-id/bot`: a bot whose first copy joins with a token (it comes
+ * back, once), or with `oidc`, one that CI jobs join with their ID token (no token then).
+ */
 export const createBotRequestSchema = z.object({
   name: z.string().trim().regex(botNamePattern, `use ${botNameRule}`),
   roles: botRolesSchema,
   logins: botLoginsSchema.default([]),
   token_ttl: tokenTtl,
+  oidc: botOidcRuleSchema.optional(),
 });
 export type CreateBotRequest = z.input<typeof createBotRequestSchema>;
 
@@ -112,6 +135,7 @@ export type IssuedBotToken = z.infer<typeof issuedBotTokenSchema>;
 
 export const createBotResponseSchema = z.object({
   bot: botJsonSchema,
-  token: issuedBotTokenSchema,
+  /** Absent for a bot that CI jobs join with their ID token. */
+  token: issuedBotTokenSchema.optional(),
 });
 export type CreateBotResponse = z.infer<typeof createBotResponseSchema>;

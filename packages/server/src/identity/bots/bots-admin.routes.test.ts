@@ -70,15 +70,14 @@ describe('manage bots', () => {
       joinMethod: 'token',
       instances: [],
     });
-    expect(created.bot.tokens).toEqual([
-      { hint: created.token.token.slice(-4), expires: created.token.expires },
-    ]);
-    expectLife(created.token.expires, 3600_000); // an hour by default
+    const token = created.token!;
+    expect(created.bot.tokens).toEqual([{ hint: token.token.slice(-4), expires: token.expires }]);
+    expectLife(token.expires, 3600_000); // an hour by default
 
     const joined = await app.server.inject({
       method: 'POST',
       url: apiPaths.botJoin,
-      payload: { token: created.token.token, pub_key: generateEd25519Key().publicKey },
+      payload: { token: token.token, pub_key: generateEd25519Key().publicKey },
     });
     expect(joined.statusCode, joined.body).toBe(200);
     const read = botJsonSchema.parse((await call('GET', bot('deployer'))).json());
@@ -89,6 +88,29 @@ describe('manage bots', () => {
     expect(await auditEventsOf(app, 'TB001I')).toContainEqual(
       expect.objectContaining({ user: 'root', bot_name: 'deployer', join_method: 'token' }),
     );
+  });
+
+  it('creates a bot that CI jobs join with their ID token: the rule, and no token', async () => {
+    const oidc = {
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'proxy.example.com',
+      claims: { repository: 'acme/deploy', ref: 'refs/heads/main' },
+    };
+    const created = await create({ name: 'gha', roles: ['access'], oidc });
+    expect(created.token).toBeUndefined();
+    expect(created.bot).toMatchObject({ joinMethod: 'oidc', oidc, tokens: [] });
+    expect((await call('GET', bot('gha'))).json()).toMatchObject({ joinMethod: 'oidc', oidc });
+
+    const refused = async (rule: object, message: RegExp) => {
+      const res = await call('POST', bots, { name: 'gha2', roles: ['access'], oidc: rule });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.message).toMatch(message);
+    };
+    await refused({ ...oidc, issuer: 'http://ci.example.com' }, /must be an https URL/);
+    await refused({ ...oidc, claims: {} }, /name at least one claim/);
+    await refused({ ...oidc, audience: ' ' }, /audience/);
+    expect(await app.services.users.store.get('bot-gha2')).toBeNull();
+    expect((await call('DELETE', bot('gha'))).statusCode).toBe(200);
   });
 
   it('lists bots by name a page at a time, with the total, and searches names, roles and logins', async () => {

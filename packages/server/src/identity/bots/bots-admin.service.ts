@@ -66,12 +66,17 @@ export class BotsAdminService {
     assertGrantable(actor, roles);
     const tokenTtlMs = tokenTtl(body.token_ttl);
     const created = await this.bots.create(
-      { name, roles, logins, ...(tokenTtlMs === undefined ? {} : { tokenTtlMs }) },
+      {
+        name,
+        roles,
+        logins,
+        ...(tokenTtlMs === undefined ? {} : { tokenTtlMs }),
+        ...(body.oidc ? { oidc: body.oidc } : {}),
+      },
       actor.name,
     );
-    // Made here without an ID token rule, so it always comes with its first token.
-    if (!created.token) throw new Error(`bot ${name} was created without a join token`);
-    return { bot: botJson(created.bot), token: created.token };
+    // A bot CI jobs join with their ID token gets no token (`newToken` can still add one).
+    return { bot: botJson(created.bot), ...(created.token ? { token: created.token } : {}) };
   }
 
   async update(name: string, body: UpdateBotRequest, actor: Actor): Promise<BotJson> {

@@ -4,7 +4,17 @@ import {
   type BotJson,
   type CreateBotRequest,
 } from '@postern/contracts';
-import { Button, Group, Modal, MultiSelect, Stack, TagsInput, TextInput } from '@mantine/core';
+import {
+  Button,
+  Group,
+  Modal,
+  MultiSelect,
+  SegmentedControl,
+  Stack,
+  TagsInput,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useId, useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { FailureAlert } from '../../components/FailureAlert';
@@ -16,6 +26,8 @@ export interface BotDialogProps {
   target: BotDialogTarget | null;
   /** Role names to choose from; undefined when the user cannot list roles (typed in then). */
   roleOptions: string[] | undefined;
+  /** What a CI job's ID token is asked for by default: the proxy's host name. */
+  defaultAudience: string;
   onClose: () => void;
   /** Creates or saves; rejects with the server's error, which the dialog shows. */
   onSubmit: (request: CreateBotRequest, target: BotDialogTarget) => Promise<void>;
@@ -24,7 +36,8 @@ export interface BotDialogProps {
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Create Bot (name, roles, logins, the join token's life) and Edit Bot (roles and logins). */
-export function BotDialog({ target, roleOptions, onClose, onSubmit }: BotDialogProps) {
+export function BotDialog(props: BotDialogProps) {
+  const { target, onClose } = props;
   return (
     <Modal
       opened={target !== null}
@@ -36,17 +49,16 @@ export function BotDialog({ target, roleOptions, onClose, onSubmit }: BotDialogP
       {target && (
         <BotForm
           key={target.mode === 'edit' ? target.bot.name : 'create'}
+          {...props}
           target={target}
-          roleOptions={roleOptions}
-          onClose={onClose}
-          onSubmit={onSubmit}
         />
       )}
     </Modal>
   );
 }
 
-type FieldErrors = Partial<Record<'name' | 'roles' | 'logins' | 'token_ttl', string>>;
+type Field = 'name' | 'roles' | 'logins' | 'token_ttl' | 'issuer' | 'audience' | 'claims';
+type FieldErrors = Partial<Record<Field, string>>;
 
 /** The form's values checked with the API's own rules, as messages per field. */
 export function checkBotForm(request: CreateBotRequest): FieldErrors {
@@ -54,15 +66,31 @@ export function checkBotForm(request: CreateBotRequest): FieldErrors {
   if (checked.success) return {};
   const errors: FieldErrors = {};
   for (const issue of checked.error.issues) {
-    const field = issue.path[0] as keyof FieldErrors;
+    // The CI rule's fields are `oidc.issuer`, `oidc.claims.<name>`…: the form has one of each.
+    const [first, second] = issue.path;
+    const field = (first === 'oidc' ? second : first) as Field;
     errors[field] ??= issue.message;
   }
   return errors;
 }
 
+/** `name=value` lines to the rule's claims; a line without both is named in the error. */
+export function parseClaims(lines: string[]): { claims: Record<string, string>; error?: string } {
+  const claims: Record<string, string> = {};
+  for (const line of lines) {
+    const at = line.indexOf('=');
+    if (at <= 0 || at === line.length - 1) {
+      return { claims, error: `'${line}' is not name=value, such as repository=acme/deploy` };
+    }
+    claims[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return { claims };
+}
+
 function BotForm({
   target,
   roleOptions,
+  defaultAudience,
   onClose,
   onSubmit,
 }: Omit<BotDialogProps, 'target'> & { target: BotDialogTarget }) {
@@ -72,12 +100,21 @@ function BotForm({
     roles: editing?.roles ?? [],
     logins: editing?.logins ?? [],
     ttl: '1h',
+    joinWith: 'token' as 'token' | 'ci',
+    issuer: '',
+    audience: defaultAudience,
+    claims: [] as string[],
   }));
   const [name, setName] = useState(initial.name);
   const [roles, setRoles] = useState<string[]>(initial.roles);
   const [logins, setLogins] = useState<string[]>(initial.logins);
   const [ttl, setTtl] = useState(initial.ttl);
-  const edited = JSON.stringify({ name, roles, logins, ttl }) !== JSON.stringify(initial);
+  const [joinWith, setJoinWith] = useState(initial.joinWith);
+  const [issuer, setIssuer] = useState(initial.issuer);
+  const [audience, setAudience] = useState(initial.audience);
+  const [claimLines, setClaimLines] = useState(initial.claims);
+  const values = { name, roles, logins, ttl, joinWith, issuer, audience, claims: claimLines };
+  const edited = JSON.stringify(values) !== JSON.stringify(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [serverError, setServerError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -85,13 +122,15 @@ function BotForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const request: CreateBotRequest = {
-      name: name.trim(),
-      roles,
-      logins,
-      ...(editing ? {} : { token_ttl: ttl.trim() }),
-    };
+    const parsed = parseClaims(claimLines);
+    const join = editing
+      ? {}
+      : joinWith === 'token'
+        ? { token_ttl: ttl.trim() }
+        : { oidc: { issuer: issuer.trim(), audience: audience.trim(), claims: parsed.claims } };
+    const request: CreateBotRequest = { name: name.trim(), roles, logins, ...join };
     const found = checkBotForm(request);
+    if (joinWith === 'ci' && parsed.error) found.claims = parsed.error;
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     setBusy(true);
@@ -151,6 +190,51 @@ function BotForm({
           clearable
         />
         {!editing && (
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Copies join with
+            </Text>
+            <SegmentedControl
+              aria-label="Copies join with"
+              value={joinWith}
+              onChange={(value) => setJoinWith(value as 'token' | 'ci')}
+              data={[
+                { value: 'token', label: 'A join token' },
+                { value: 'ci', label: "A CI job's ID token" },
+              ]}
+            />
+          </Stack>
+        )}
+        {!editing && joinWith === 'ci' && (
+          <>
+            <TextInput
+              label="Issuer"
+              description="The CI system that signs the job's ID token (https)"
+              placeholder="https://token.actions.githubusercontent.com"
+              value={issuer}
+              onChange={(e) => setIssuer(e.currentTarget.value)}
+              error={errors.issuer}
+              autoComplete="off"
+            />
+            <TextInput
+              label="Audience"
+              description="What the job asks its ID token for"
+              value={audience}
+              onChange={(e) => setAudience(e.currentTarget.value)}
+              error={errors.audience}
+              autoComplete="off"
+            />
+            <TagsInput
+              label="Claims"
+              description="name=value the token must carry, such as repository=acme/deploy; press Enter after each"
+              value={claimLines}
+              onChange={setClaimLines}
+              error={errors.claims}
+              clearable
+            />
+          </>
+        )}
+        {!editing && joinWith === 'token' && (
           <>
             <TextInput
               label="Join token valid for"

@@ -46,7 +46,9 @@ function stubServer(list: BotListResponse) {
     calls.push({ url, method, body: init.body ? JSON.parse(String(init.body)) : undefined });
     if (method === 'GET' && url.startsWith(`${botsUrl}?`)) return jsonResponse(list);
     if (method === 'POST' && url === botsUrl) {
-      return jsonResponse({ bot: { ...deployer, name: 'ci', user: 'bot-ci' }, token: issued });
+      const bot = { ...deployer, name: 'ci', user: 'bot-ci' };
+      // A bot CI jobs join with their ID token comes without a token.
+      return jsonResponse(String(init.body).includes('"oidc"') ? { bot } : { bot, token: issued });
     }
     if (method === 'POST' && url === `${botsUrl}/deployer/token`) return jsonResponse(issued);
     return jsonResponse({ message: 'ok' });
@@ -92,6 +94,44 @@ describe('BotsPage', () => {
       roles: ['access'],
       logins: ['builder'],
       token_ttl: '1h',
+    });
+  });
+
+  it('creates a bot that CI jobs join with their ID token, and shows the job’s command', async () => {
+    const calls = stubServer(page([deployer]));
+    renderPage(<BotsPage />, { context: editor() });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Create Bot' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create Bot' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'ci');
+    await user.type(within(dialog).getByRole('combobox', { name: 'Roles' }), 'access{Enter}');
+    await user.click(within(dialog).getByText("A CI job's ID token"));
+    await user.type(
+      within(dialog).getByRole('textbox', { name: 'Issuer' }),
+      'https://token.actions.githubusercontent.com',
+    );
+    const claims = within(dialog).getByRole('combobox', { name: 'Claims' });
+    await user.type(claims, 'repository{Enter}');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(await within(dialog).findByText(/'repository' is not name=value/)).toBeTruthy();
+    expect(calls.some((call) => call.method === 'POST')).toBe(false);
+
+    await user.type(claims, '{Backspace}repository=acme/deploy{Enter}');
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    const join = await screen.findByRole('dialog', { name: 'Join from a CI job' });
+    expect(within(join).getByLabelText('Join command').textContent).toContain(
+      '--bot ci --oidc-token-env POSTERN_ID_TOKEN',
+    );
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({
+      name: 'ci',
+      roles: ['access'],
+      logins: [],
+      oidc: {
+        issuer: 'https://token.actions.githubusercontent.com',
+        // The proxy's host name unless changed: here, the test page's.
+        audience: 'localhost',
+        claims: { repository: 'acme/deploy' },
+      },
     });
   });
 
@@ -160,12 +200,15 @@ describe('botJoinCommand', () => {
   const token = 'abc';
   it('names an HTTPS proxy by host:port and a plain one by its URL', () => {
     const https = { addr: 'proxy.example.com:3080', origin: 'https://proxy.example.com:3080' };
-    expect(botJoinCommand({ token, proxy: https, selfSigned: false })).toBe(
+    expect(botJoinCommand({ join: { token }, proxy: https, selfSigned: false })).toBe(
       'postern bot start --proxy proxy.example.com:3080 --token abc --destination /var/lib/postern-bot',
     );
     const http = { addr: '127.0.0.1:3080', origin: 'http://127.0.0.1:3080' };
-    expect(botJoinCommand({ token, proxy: http, selfSigned: true })).toBe(
+    expect(botJoinCommand({ join: { token }, proxy: http, selfSigned: true })).toBe(
       'postern bot start --proxy http://127.0.0.1:3080 --token abc --destination /var/lib/postern-bot --insecure',
+    );
+    expect(botJoinCommand({ join: { bot: 'gha' }, proxy: https, selfSigned: false })).toBe(
+      'postern bot start --proxy proxy.example.com:3080 --bot gha --oidc-token-env POSTERN_ID_TOKEN --destination ./postern-bot --oneshot',
     );
   });
 });

@@ -67,6 +67,7 @@ export function BotsPage() {
       <BotDialog
         target={editing}
         roleOptions={roleNames.data}
+        defaultAudience={window.location.hostname}
         onClose={() => setEditing(null)}
         onSubmit={async (request, target) => {
           if (target.mode === 'edit') {
@@ -76,7 +77,13 @@ export function BotsPage() {
           }
           const created = await actions.create(request);
           setEditing(null);
-          setIssued({ bot: created.bot.name, token: created.token, created: true });
+          const bot = created.bot.name;
+          // No token for a bot that CI jobs join with their ID token: the job's command instead.
+          setIssued(
+            created.token
+              ? { bot, token: created.token, created: true }
+              : { bot, created: true, ciAudience: request.oidc?.audience ?? '' },
+          );
         }}
       />
       <JoinTokenDialog

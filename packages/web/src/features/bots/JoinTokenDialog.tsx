@@ -5,12 +5,15 @@ import { formatDateTime, parseTimestamp } from '../../lib/format';
 import type { ProxyAddress } from '../nodes/NodesView';
 import { botJoinCommand } from './joinCommand';
 
-export interface IssuedJoin {
-  bot: string;
-  token: IssuedBotToken;
-  /** Set when the bot was just created (its first token). */
-  created: boolean;
-}
+/** How a bot's copies join, as the page just learned: a token shown once, or CI jobs' ID tokens. */
+export type IssuedJoin =
+  | {
+      bot: string;
+      /** Set when the bot was just created (its first token). */
+      created: boolean;
+      token: IssuedBotToken;
+    }
+  | { bot: string; created: true; ciAudience: string };
 
 interface Props {
   issued: IssuedJoin | null;
@@ -18,10 +21,11 @@ interface Props {
   onClose: () => void;
 }
 
-/** A join token, shown once (only its hash is kept), as the command to run on the bot's host. */
+/** The command to run where the bot runs: with a token (shown once, only its hash is kept), or in a CI job. */
 export function JoinTokenDialog({ issued, proxy, onClose }: Props) {
+  const title = issued && 'ciAudience' in issued ? 'Join from a CI job' : 'Join token';
   return (
-    <Modal opened={issued !== null} onClose={onClose} title="Join token" size="xl" centered>
+    <Modal opened={issued !== null} onClose={onClose} title={title} size="xl" centered>
       {issued && <JoinBody issued={issued} proxy={proxy} onClose={onClose} />}
     </Modal>
   );
@@ -29,17 +33,19 @@ export function JoinTokenDialog({ issued, proxy, onClose }: Props) {
 
 function JoinBody({ issued, proxy, onClose }: Props & { issued: IssuedJoin }) {
   const [selfSigned, setSelfSigned] = useState(false);
-  const command = botJoinCommand({ token: issued.token.token, proxy, selfSigned });
-  const expires = parseTimestamp(issued.token.expires);
+  const ci = 'ciAudience' in issued;
+  const command = botJoinCommand({
+    join: ci ? { bot: issued.bot } : { token: issued.token.token },
+    proxy,
+    selfSigned,
+  });
   return (
     <Stack gap="md">
-      <Text>
-        {issued.created ? 'Bot ' : 'A new join token for bot '}
-        <strong>{issued.bot}</strong>
-        {issued.created ? ' was created.' : '.'} The token works once, until{' '}
-        {expires ? formatDateTime(expires) : issued.token.expires}, and is shown only now. On the
-        bot&apos;s host, run:
-      </Text>
+      {ci ? (
+        <CiIntro bot={issued.bot} audience={issued.ciAudience} />
+      ) : (
+        <TokenIntro issued={issued} />
+      )}
       <Code
         block
         aria-label="Join command"
@@ -53,8 +59,9 @@ function JoinBody({ issued, proxy, onClose }: Props & { issued: IssuedJoin }) {
         onChange={(event) => setSelfSigned(event.currentTarget.checked)}
       />
       <Text size="sm" c="dimmed">
-        It keeps the certificate fresh until stopped; add --oneshot in a CI job. Then ssh -F
-        /var/lib/postern-bot/ssh_config reaches servers as the bot.
+        {ci
+          ? 'Then ssh -F ./postern-bot/ssh_config reaches servers as the bot. docs/bots.md shows the GitHub Actions and GitLab CI steps.'
+          : 'It keeps the certificate fresh until stopped; add --oneshot in a CI job. Then ssh -F /var/lib/postern-bot/ssh_config reaches servers as the bot.'}
       </Text>
       <Group justify="flex-end">
         <CopyButton value={command}>
@@ -67,5 +74,28 @@ function JoinBody({ issued, proxy, onClose }: Props & { issued: IssuedJoin }) {
         <Button onClick={onClose}>Done</Button>
       </Group>
     </Stack>
+  );
+}
+
+function TokenIntro({ issued }: { issued: Extract<IssuedJoin, { token: IssuedBotToken }> }) {
+  const expires = parseTimestamp(issued.token.expires);
+  return (
+    <Text>
+      {issued.created ? 'Bot ' : 'A new join token for bot '}
+      <strong>{issued.bot}</strong>
+      {issued.created ? ' was created.' : '.'} The token works once, until{' '}
+      {expires ? formatDateTime(expires) : issued.token.expires}, and is shown only now. On the
+      bot&apos;s host, run:
+    </Text>
+  );
+}
+
+function CiIntro({ bot, audience }: { bot: string; audience: string }) {
+  return (
+    <Text>
+      Bot <strong>{bot}</strong> was created. A CI job whose ID token matches its rule joins with no
+      secret: the job asks its CI system for an ID token for the audience{' '}
+      <strong>{audience}</strong>, puts it in POSTERN_ID_TOKEN, and runs:
+    </Text>
   );
 }
