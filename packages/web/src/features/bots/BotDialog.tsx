@@ -18,6 +18,7 @@ import {
 import { useId, useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { FailureAlert } from '../../components/FailureAlert';
+import { CiRuleFields, ciRuleRequest, emptyCiRule } from './CiRuleFields';
 
 export type BotDialogTarget = { mode: 'create' } | { mode: 'edit'; bot: BotJson };
 
@@ -58,7 +59,7 @@ export function BotDialog(props: BotDialogProps) {
 }
 
 type Field = 'name' | 'roles' | 'logins' | 'token_ttl' | 'issuer' | 'audience' | 'claims';
-type FieldErrors = Partial<Record<Field, string>>;
+export type FieldErrors = Partial<Record<Field, string>>;
 
 /** The form's values checked with the API's own rules, as messages per field. */
 export function checkBotForm(request: CreateBotRequest): FieldErrors {
@@ -72,19 +73,6 @@ export function checkBotForm(request: CreateBotRequest): FieldErrors {
     errors[field] ??= issue.message;
   }
   return errors;
-}
-
-/** `name=value` lines to the rule's claims; a line without both is named in the error. */
-export function parseClaims(lines: string[]): { claims: Record<string, string>; error?: string } {
-  const claims: Record<string, string> = {};
-  for (const line of lines) {
-    const at = line.indexOf('=');
-    if (at <= 0 || at === line.length - 1) {
-      return { claims, error: `'${line}' is not name=value, such as repository=acme/deploy` };
-    }
-    claims[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return { claims };
 }
 
 function BotForm({
@@ -101,19 +89,15 @@ function BotForm({
     logins: editing?.logins ?? [],
     ttl: '1h',
     joinWith: 'token' as 'token' | 'ci',
-    issuer: '',
-    audience: defaultAudience,
-    claims: [] as string[],
+    ci: emptyCiRule(defaultAudience),
   }));
   const [name, setName] = useState(initial.name);
   const [roles, setRoles] = useState<string[]>(initial.roles);
   const [logins, setLogins] = useState<string[]>(initial.logins);
   const [ttl, setTtl] = useState(initial.ttl);
   const [joinWith, setJoinWith] = useState(initial.joinWith);
-  const [issuer, setIssuer] = useState(initial.issuer);
-  const [audience, setAudience] = useState(initial.audience);
-  const [claimLines, setClaimLines] = useState(initial.claims);
-  const values = { name, roles, logins, ttl, joinWith, issuer, audience, claims: claimLines };
+  const [ci, setCi] = useState(initial.ci);
+  const values = { name, roles, logins, ttl, joinWith, ci };
   const edited = JSON.stringify(values) !== JSON.stringify(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [serverError, setServerError] = useState<string>();
@@ -122,15 +106,15 @@ function BotForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const parsed = parseClaims(claimLines);
+    const rule = ciRuleRequest(ci);
     const join = editing
       ? {}
       : joinWith === 'token'
         ? { token_ttl: ttl.trim() }
-        : { oidc: { issuer: issuer.trim(), audience: audience.trim(), claims: parsed.claims } };
+        : { oidc: rule.oidc };
     const request: CreateBotRequest = { name: name.trim(), roles, logins, ...join };
     const found = checkBotForm(request);
-    if (joinWith === 'ci' && parsed.error) found.claims = parsed.error;
+    if (joinWith === 'ci' && rule.claimsError) found.claims = rule.claimsError;
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     setBusy(true);
@@ -206,33 +190,7 @@ function BotForm({
           </Stack>
         )}
         {!editing && joinWith === 'ci' && (
-          <>
-            <TextInput
-              label="Issuer"
-              description="The CI system that signs the job's ID token (https)"
-              placeholder="https://token.actions.githubusercontent.com"
-              value={issuer}
-              onChange={(e) => setIssuer(e.currentTarget.value)}
-              error={errors.issuer}
-              autoComplete="off"
-            />
-            <TextInput
-              label="Audience"
-              description="What the job asks its ID token for"
-              value={audience}
-              onChange={(e) => setAudience(e.currentTarget.value)}
-              error={errors.audience}
-              autoComplete="off"
-            />
-            <TagsInput
-              label="Claims"
-              description="name=value the token must carry, such as repository=acme/deploy; press Enter after each"
-              value={claimLines}
-              onChange={setClaimLines}
-              error={errors.claims}
-              clearable
-            />
-          </>
+          <CiRuleFields rule={ci} onChange={setCi} errors={errors} />
         )}
         {!editing && joinWith === 'token' && (
           <>

@@ -59,6 +59,18 @@ function stubServer(list: BotListResponse) {
 
 const editor = () => userContextFixture(aclWith({ bots: 'all' }));
 
+/** The page as an editor sees it, with Create Bot open and a name and a role filled in. */
+async function openCreateBot(name: string, role: string) {
+  const calls = stubServer(page([deployer]));
+  renderPage(<BotsPage />, { context: editor() });
+  const user = userEvent.setup();
+  await user.click(await screen.findByRole('button', { name: 'Create Bot' }));
+  const dialog = await screen.findByRole('dialog', { name: 'Create Bot' });
+  await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), name);
+  await user.type(within(dialog).getByRole('combobox', { name: 'Roles' }), `${role}{Enter}`);
+  return { calls, user, dialog };
+}
+
 describe('BotsPage', () => {
   it('lists bots with their roles and running copies, a page at a time', async () => {
     const calls = stubServer(page([deployer], 'deployer'));
@@ -73,13 +85,7 @@ describe('BotsPage', () => {
   });
 
   it('creates a bot and shows the command its first copy joins with, once', async () => {
-    const calls = stubServer(page([deployer]));
-    renderPage(<BotsPage />, { context: editor() });
-    const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Create Bot' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Create Bot' });
-    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'ci');
-    await user.type(within(dialog).getByRole('combobox', { name: 'Roles' }), 'access{Enter}');
+    const { calls, user, dialog } = await openCreateBot('ci', 'access');
     await user.type(within(dialog).getByRole('combobox', { name: 'Logins' }), 'builder{Enter}');
     await user.click(within(dialog).getByRole('button', { name: 'Create' }));
 
@@ -98,13 +104,7 @@ describe('BotsPage', () => {
   });
 
   it('creates a bot that CI jobs join with their ID token, and shows the job’s command', async () => {
-    const calls = stubServer(page([deployer]));
-    renderPage(<BotsPage />, { context: editor() });
-    const user = userEvent.setup();
-    await user.click(await screen.findByRole('button', { name: 'Create Bot' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Create Bot' });
-    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'ci');
-    await user.type(within(dialog).getByRole('combobox', { name: 'Roles' }), 'access{Enter}');
+    const { calls, user, dialog } = await openCreateBot('ci', 'access');
     await user.click(within(dialog).getByText("A CI job's ID token"));
     await user.type(
       within(dialog).getByRole('textbox', { name: 'Issuer' }),
