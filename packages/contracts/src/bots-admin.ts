@@ -114,12 +114,21 @@ export const createBotRequestSchema = z.object({
 });
 export type CreateBotRequest = z.input<typeof createBotRequestSchema>;
 
-/** `PUT sites/{clusterId}/machine-id/bot/{name}`: new roles or logins; its copies get them at their next renewal. */
+/**
+ * `PUT sites/{clusterId}/machine-id/bot/{name}`: new roles or logins (its copies get them at their
+ * next renewal), or a new CI rule.
+ */
 export const updateBotRequestSchema = z
-  .object({ roles: botRolesSchema.optional(), logins: botLoginsSchema.optional() })
-  .refine((body) => body.roles !== undefined || body.logins !== undefined, {
-    message: 'give roles, logins or both',
-  });
+  .object({
+    roles: botRolesSchema.optional(),
+    logins: botLoginsSchema.optional(),
+    /** A new CI rule, or null to take it away (copies then join with tokens only). */
+    oidc: botOidcRuleSchema.nullable().optional(),
+  })
+  .refine(
+    (body) => body.roles !== undefined || body.logins !== undefined || body.oidc !== undefined,
+    { message: 'give roles, logins or a CI rule (oidc)' },
+  );
 export type UpdateBotRequest = z.input<typeof updateBotRequestSchema>;
 
 /** `POST sites/{clusterId}/machine-id/bot/{name}/token`: one more single-use join token. */

@@ -110,6 +110,13 @@ describe('manage bots', () => {
     await refused({ ...oidc, claims: {} }, /name at least one claim/);
     await refused({ ...oidc, audience: ' ' }, /audience/);
     expect(await app.services.users.store.get('bot-gha2')).toBeNull();
+
+    // The rule changes, and goes: copies then join with tokens only.
+    const ruled = { ...oidc, claims: { repository: 'acme/other' } };
+    expect((await call('PUT', bot('gha'), { oidc: ruled })).json()).toMatchObject({ oidc: ruled });
+    const plain = await call('PUT', bot('gha'), { oidc: null });
+    expect(plain.json()).toMatchObject({ joinMethod: 'token' });
+    expect(plain.json()).not.toHaveProperty('oidc');
     expect((await call('DELETE', bot('gha'))).statusCode).toBe(200);
   });
 
@@ -180,7 +187,7 @@ describe('manage bots', () => {
 
     const noChange = await call('PUT', bot('ci'), {});
     expect(noChange.statusCode).toBe(400);
-    expect(noChange.json().error.message).toMatch(/give roles, logins or both/);
+    expect(noChange.json().error.message).toMatch(/give roles, logins or a CI rule/);
     expect((await call('POST', bots, { name: 'ci', roles: ['access'] })).statusCode).toBe(409);
     expect((await call('GET', apiPaths.bots('elsewhere'))).statusCode).toBe(404);
   });
@@ -235,6 +242,13 @@ spec:
     // A bot with roles the manager could not grant: no token, since a copy would act with them.
     await create({ name: 'admin-bot', roles: ['editor'] });
     expect((await call('POST', token('admin-bot'), {}, manager)).statusCode).toBe(403);
+    const rule = {
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'proxy.example.com',
+      claims: { repository: 'maria/own' },
+    };
+    expect((await call('PUT', bot('admin-bot'), { oidc: rule }, manager)).statusCode).toBe(403);
+    expect((await call('PUT', bot('mine'), { oidc: rule }, manager)).statusCode).toBe(200);
     expect((await call('POST', token('admin-bot'), {})).statusCode).toBe(200);
   });
 });

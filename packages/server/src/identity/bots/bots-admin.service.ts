@@ -85,6 +85,8 @@ export class BotsAdminService {
     // Keeping or removing a role grants nothing; only the roles added are checked.
     const added = (body.roles ?? []).filter((role) => !current.roles.includes(role));
     assertGrantable(actor, added);
+    // A new CI rule lets other jobs join as the bot: as much as a new token (`newToken`).
+    if (body.oidc) assertGrantable(actor, body.roles ?? current.roles);
     return botJson(await this.bots.update(name, body, actor.name));
   }
 

@@ -2,6 +2,7 @@ import {
   botTokenTtlSuggestions,
   createBotRequestSchema,
   type BotJson,
+  type BotOidcRuleJson,
   type CreateBotRequest,
 } from '@postern/contracts';
 import {
@@ -18,7 +19,13 @@ import {
 import { useId, useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { FailureAlert } from '../../components/FailureAlert';
-import { CiRuleFields, ciRuleRequest, emptyCiRule } from './CiRuleFields';
+import { CiRuleFields, ciRuleInput, ciRuleRequest, emptyCiRule } from './CiRuleFields';
+
+/**
+ * What the form asks for: a new bot (`oidc` never null), or an edit, whose `oidc` is a new CI
+ * rule, null to take the bot's rule away, or absent to leave it.
+ */
+export type BotFormRequest = Omit<CreateBotRequest, 'oidc'> & { oidc?: BotOidcRuleJson | null };
 
 export type BotDialogTarget = { mode: 'create' } | { mode: 'edit'; bot: BotJson };
 
@@ -31,7 +38,7 @@ export interface BotDialogProps {
   defaultAudience: string;
   onClose: () => void;
   /** Creates or saves; rejects with the server's error, which the dialog shows. */
-  onSubmit: (request: CreateBotRequest, target: BotDialogTarget) => Promise<void>;
+  onSubmit: (request: BotFormRequest, target: BotDialogTarget) => Promise<void>;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -88,8 +95,8 @@ function BotForm({
     roles: editing?.roles ?? [],
     logins: editing?.logins ?? [],
     ttl: '1h',
-    joinWith: 'token' as 'token' | 'ci',
-    ci: emptyCiRule(defaultAudience),
+    joinWith: (editing?.oidc ? 'ci' : 'token') as 'token' | 'ci',
+    ci: editing?.oidc ? ciRuleInput(editing.oidc) : emptyCiRule(defaultAudience),
   }));
   const [name, setName] = useState(initial.name);
   const [roles, setRoles] = useState<string[]>(initial.roles);
@@ -107,11 +114,7 @@ function BotForm({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const rule = ciRuleRequest(ci);
-    const join = editing
-      ? {}
-      : joinWith === 'token'
-        ? { token_ttl: ttl.trim() }
-        : { oidc: rule.oidc };
+    const join = joinWith === 'ci' ? { oidc: rule.oidc } : editing ? {} : { token_ttl: ttl.trim() };
     const request: CreateBotRequest = { name: name.trim(), roles, logins, ...join };
     const found = checkBotForm(request);
     if (joinWith === 'ci' && rule.claimsError) found.claims = rule.claimsError;
@@ -120,11 +123,22 @@ function BotForm({
     setBusy(true);
     setServerError(undefined);
     try {
-      await onSubmit(request, target);
+      await onSubmit(editing ? ruleChange(request) : request, target);
     } catch (err) {
       setServerError(messageOf(err));
       setBusy(false);
     }
+  };
+
+  /**
+   * An edit sends the CI rule only when it changed (setting one asks for more rights than
+   * changing logins), and null when the bot goes back to tokens only.
+   */
+  const ruleChange = ({ oidc, ...rest }: CreateBotRequest): BotFormRequest => {
+    if (joinWith === 'token') return initial.joinWith === 'ci' ? { ...rest, oidc: null } : rest;
+    const unchanged =
+      initial.joinWith === 'ci' && JSON.stringify(ci) === JSON.stringify(initial.ci);
+    return unchanged ? rest : { ...rest, oidc };
   };
 
   // Roles the bot holds but the list does not show (roles one cannot read) stay choosable.
@@ -173,25 +187,21 @@ function BotForm({
           error={errors.logins}
           clearable
         />
-        {!editing && (
-          <Stack gap={4}>
-            <Text size="sm" fw={500}>
-              Copies join with
-            </Text>
-            <SegmentedControl
-              aria-label="Copies join with"
-              value={joinWith}
-              onChange={(value) => setJoinWith(value as 'token' | 'ci')}
-              data={[
-                { value: 'token', label: 'A join token' },
-                { value: 'ci', label: "A CI job's ID token" },
-              ]}
-            />
-          </Stack>
-        )}
-        {!editing && joinWith === 'ci' && (
-          <CiRuleFields rule={ci} onChange={setCi} errors={errors} />
-        )}
+        <Stack gap={4}>
+          <Text size="sm" fw={500}>
+            Copies join with
+          </Text>
+          <SegmentedControl
+            aria-label="Copies join with"
+            value={joinWith}
+            onChange={(value) => setJoinWith(value as 'token' | 'ci')}
+            data={[
+              { value: 'token', label: 'A join token' },
+              { value: 'ci', label: "A CI job's ID token" },
+            ]}
+          />
+        </Stack>
+        {joinWith === 'ci' && <CiRuleFields rule={ci} onChange={setCi} errors={errors} />}
         {!editing && joinWith === 'token' && (
           <>
             <TextInput

@@ -51,6 +51,8 @@ function stubServer(list: BotListResponse) {
       return jsonResponse(String(init.body).includes('"oidc"') ? { bot } : { bot, token: issued });
     }
     if (method === 'POST' && url === `${botsUrl}/deployer/token`) return jsonResponse(issued);
+    // A change answers with the bot as it is now; the list is read again after it.
+    if (method === 'PUT') return jsonResponse(list.items[0]);
     return jsonResponse({ message: 'ok' });
   });
   vi.stubGlobal('fetch', fetchStub);
@@ -133,6 +135,44 @@ describe('BotsPage', () => {
         claims: { repository: 'acme/deploy' },
       },
     });
+  });
+
+  it('edits a CI bot: its rule stays unless changed, and goes when it joins with tokens again', async () => {
+    const rule = {
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'proxy.example.com',
+      claims: { repository: 'acme/deploy' },
+    };
+    const gha: BotJson = {
+      ...deployer,
+      name: 'gha',
+      user: 'bot-gha',
+      joinMethod: 'oidc',
+      oidc: rule,
+    };
+    const calls = stubServer(page([gha]));
+    renderPage(<BotsPage />, { context: editor() });
+    const user = userEvent.setup();
+    const editBot = async () => {
+      const row = (await screen.findByText('gha')).closest('tr') as HTMLElement;
+      await user.click(within(row).getByRole('button', { name: 'Options' }));
+      await user.click(await screen.findByRole('menuitem', { name: 'Edit' }));
+      return screen.findByRole('dialog', { name: 'Edit Bot gha' });
+    };
+    const sent = () => calls.filter((call) => call.method === 'PUT').map((call) => call.body);
+
+    let dialog = await editBot();
+    expect(within(dialog).getByText('repository=acme/deploy')).toBeTruthy();
+    await user.type(within(dialog).getByRole('combobox', { name: 'Logins' }), 'ci{Enter}');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(sent()).toEqual([{ roles: ['access'], logins: ['deploy', 'ci'] }]));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+
+    dialog = await editBot();
+    await user.click(within(dialog).getByText('A join token'));
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(sent()).toHaveLength(2));
+    expect(sent()[1]).toEqual({ roles: ['access'], logins: ['deploy'], oidc: null });
   });
 
   it('checks the form with the API’s rules before sending anything', async () => {

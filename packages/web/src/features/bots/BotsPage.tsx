@@ -71,11 +71,17 @@ export function BotsPage() {
         onClose={() => setEditing(null)}
         onSubmit={async (request, target) => {
           if (target.mode === 'edit') {
-            await actions.update(target.bot.name, { roles: request.roles, logins: request.logins });
+            const { roles, logins, oidc } = request;
+            await actions.update(target.bot.name, {
+              roles,
+              ...(logins ? { logins } : {}),
+              ...(oidc !== undefined ? { oidc } : {}),
+            });
             setEditing(null);
             return;
           }
-          const created = await actions.create(request);
+          const { oidc, ...rest } = request;
+          const created = await actions.create(oidc ? { ...rest, oidc } : rest);
           setEditing(null);
           const bot = created.bot.name;
           // No token for a bot that CI jobs join with their ID token: the job's command instead.

@@ -14,6 +14,13 @@ export const emptyCiRule = (audience: string): CiRuleInput => ({
   claims: [],
 });
 
+/** A bot's rule as the form shows it. */
+export const ciRuleInput = (rule: BotOidcRuleJson): CiRuleInput => ({
+  issuer: rule.issuer,
+  audience: rule.audience,
+  claims: Object.entries(rule.claims).map(([name, value]) => `${name}=${value}`),
+});
+
 /** `name=value` lines to the rule's claims; a line without both is named in the error. */
 export function parseClaims(lines: string[]): { claims: Record<string, string>; error?: string } {
   const claims: Record<string, string> = {};
