@@ -18,21 +18,19 @@ let admin: Record<string, string>;
 let manager: Record<string, string>;
 let plain: Record<string, string>;
 
+/** A role whose only grant is one rule (YAML flow style), created by the host's admin. */
+const createRuleRole = (name: string, rule: string) =>
+  app.services.roles.create(
+    `kind: role\nversion: v7\nmetadata: {name: ${name}}\nspec:\n  allow:\n    rules: [${rule}]\n`,
+    { name: 'test', roleSet: null },
+  );
+
 beforeAll(async () => {
   app = await createTestApp();
   await app.services.users.create({ name: 'root', roles: ['editor'] }, 'test');
   admin = await app.signIn(['editor'], 'root');
   // Manages bots but may not create roles: it can hand bots only the roles it holds itself.
-  await app.services.roles.create(
-    `kind: role
-version: v7
-metadata: {name: bot-manager}
-spec:
-  allow:
-    rules: [{resources: [bot], verbs: ['*']}]
-`,
-    { name: 'test', roleSet: null },
-  );
+  await createRuleRole('bot-manager', "{resources: [bot], verbs: ['*']}");
   manager = await app.signIn(['bot-manager', 'access'], 'maria');
   plain = await app.signIn(['access'], 'alice');
 });
@@ -211,15 +209,9 @@ describe('who may manage bots', () => {
   });
 
   it('lists and reads only the bots a where clause lets the caller see, and counts only them', async () => {
-    await app.services.roles.create(
-      `kind: role
-version: v7
-metadata: {name: builder-bots}
-spec:
-  allow:
-    rules: [{resources: [bot], verbs: [list, read], where: 'contains(bot.spec.logins, "builder")'}]
-`,
-      { name: 'test', roleSet: null },
+    await createRuleRole(
+      'builder-bots',
+      `{resources: [bot], verbs: [list, read], where: 'contains(bot.spec.logins, "builder")'}`,
     );
     const viewer = await app.signIn(['builder-bots'], 'vera');
     const listed = botListResponseSchema.parse((await call('GET', bots, undefined, viewer)).json());

@@ -95,10 +95,10 @@ export class BotsService {
     });
     if (oidc) {
       await this.deps.store.setRule(name, oidc);
-      return { bot: await this.json(user) };
+      return { bot: await this.describe(user) };
     }
     const token = await this.issueToken(name, ttlMs, by);
-    return { bot: await this.json(user), token };
+    return { bot: await this.describe(user), token };
   }
 
   /**
@@ -133,7 +133,7 @@ export class BotsService {
       roles: user.spec.roles,
       ...(rule ? { join_method: 'oidc', oidc_issuer: rule.issuer } : { join_method: 'token' }),
     });
-    return this.json(user);
+    return this.describe(user);
   }
 
   /** Another join token: for a second copy of the bot, or one whose certificate ran out. */
@@ -149,7 +149,7 @@ export class BotsService {
   }
 
   async list(): Promise<BotJson[]> {
-    return Promise.all((await this.users()).map((user) => this.json(user)));
+    return Promise.all((await this.users()).map((user) => this.describe(user)));
   }
 
   /** The bots' users, by bot name: what a page is cut from before its bots are read. */
@@ -158,13 +158,8 @@ export class BotsService {
     return bots.sort((a, b) => (a.spec.bot ?? '').localeCompare(b.spec.bot ?? ''));
   }
 
-  /** A bot as the lists show it, from its user. */
-  async describe(user: UserResource): Promise<BotJson> {
-    return this.json(user);
-  }
-
   async get(name: string): Promise<BotJson> {
-    return this.json(await this.userOf(name));
+    return this.describe(await this.userOf(name));
   }
 
   /** The bot's user (which ends its sessions), its tokens and its instances. */
@@ -198,7 +193,8 @@ export class BotsService {
     return { token, expires };
   }
 
-  private async json(user: UserResource): Promise<BotJson> {
+  /** A bot as the lists show it, from its user. */
+  async describe(user: UserResource): Promise<BotJson> {
     const name = user.spec.bot ?? '';
     const [instances, tokens, oidc] = await Promise.all([
       this.deps.store.instancesOf(name),

@@ -4,6 +4,7 @@ import {
   botListResponseSchema,
   createBotResponseSchema,
   issuedBotTokenSchema,
+  resourcePageSize,
   type BotJson,
   type CreateBotRequest,
   type CreateBotResponse,
@@ -12,25 +13,17 @@ import {
 } from '@postern/contracts';
 import { api, decode } from '../../api';
 import type { ResourcePage } from '../../components/resourceList/ResourceList';
+import { listQueryString, type ListPageRequest } from '../../components/resourceList/listFilters';
 
 /** Manage Bots calls (docs/bots.md), at the reference's `machine-id/bot` paths. */
 
-export const botsPageSize = 15;
-
-export interface BotListRequest {
-  search: string;
-  startKey: string;
-}
-
+/** One page of bots, searched on the server (the same query shape as every resource list). */
 export async function fetchBots(
   clusterId: string,
-  request: BotListRequest,
+  request: ListPageRequest,
   signal?: AbortSignal,
 ): Promise<ResourcePage<BotJson>> {
-  const query = new URLSearchParams({ limit: String(botsPageSize) });
-  if (request.search) query.set('search', request.search);
-  if (request.startKey) query.set('startKey', request.startKey);
-  const url = `${apiPaths.bots(clusterId)}?${query.toString()}`;
+  const url = `${apiPaths.bots(clusterId)}?${listQueryString(request, resourcePageSize)}`;
   return decode(botListResponseSchema, await api.get(url, { signal }), url);
 }
 

@@ -1,16 +1,17 @@
-import type {
-  BotJson,
-  CreateBotRequest,
-  CreateBotResponse,
-  IssuedBotToken,
-  UpdateBotRequest,
+import {
+  resourcePageSize,
+  type BotJson,
+  type CreateBotRequest,
+  type CreateBotResponse,
+  type IssuedBotToken,
+  type UpdateBotRequest,
 } from '@postern/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import type { ListFilters } from '../../components/resourceList/listFilters';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import { useClientConfig } from '../../app/clientConfig';
-import { botsPageSize, createBot, deleteBot, fetchBots, newBotToken, updateBot } from './botsApi';
+import { createBot, deleteBot, fetchBots, newBotToken, updateBot } from './botsApi';
 
 const botsKey = ['bots'] as const;
 
@@ -24,7 +25,7 @@ export function useBots(filters: ListFilters<never>) {
     {
       queryKey: (request) => [...botsKey, proxyCluster, request.search, request.startKey],
       fetchPage: (request, signal) => fetchBots(proxyCluster, request, signal),
-      pageSize: botsPageSize,
+      pageSize: resourcePageSize,
     },
     filters,
   );
