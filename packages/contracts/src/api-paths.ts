@@ -52,6 +52,17 @@ export const apiPaths = {
     `${apiPrefix}/sites/${seg(clusterId)}/machine-id/bot/${seg(name)}`,
   botToken: (clusterId: string, name: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/machine-id/bot/${seg(name)}/token`,
+  /** The assistant (docs/assist.md): the caller's own conversations. */
+  assistConversations: `${apiPrefix}/assistant/conversations`,
+  assistConversation: (id: string) => `${apiPrefix}/assistant/conversations/${seg(id)}`,
+  /** POST `{title}`: renames a conversation. */
+  assistConversationTitle: (id: string) => `${apiPrefix}/assistant/conversations/${seg(id)}/title`,
+  /** POST `{message}` → `{title}`: a short title for a conversation that starts so. */
+  assistTitleSummary: `${apiPrefix}/assistant/title/summary`,
+  /** The chat socket, `?conversation_id=`. */
+  assistChat: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/assistant`,
+  /** The socket that runs a proposed command, `?params=` (AssistExecuteParams as JSON). */
+  assistExecute: (clusterId: string) => `${apiPrefix}/command/${seg(clusterId)}/execute`,
   // Access requests and the integrations that notify reviewers (docs/access-requests.md).
   accessRequests: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/accessrequests`,
   accessRequest: (clusterId: string, id: string) =>
@@ -209,6 +220,10 @@ export const apiPaths = {
   connector: (kind: ConnectorKind, name: string) => `${apiPrefix}/${kind}/${seg(name)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
+    assistConversation: `${apiPrefix}/assistant/conversations/:conversationId`,
+    assistConversationTitle: `${apiPrefix}/assistant/conversations/:conversationId/title`,
+    assistChat: `${apiPrefix}/sites/:clusterId/assistant`,
+    assistExecute: `${apiPrefix}/command/:clusterId/execute`,
     nodes: `${apiPrefix}/sites/:clusterId/nodes`,
     apps: `${apiPrefix}/sites/:clusterId/apps`,
     resolveApp: `${apiPrefix}/apps/:fqdn`,

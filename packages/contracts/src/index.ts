@@ -40,6 +40,7 @@ export * from './terminal/request.js';
 export * from './ssh/login.js';
 export * from './ssh/bots.js';
 export * from './bots-admin.js';
+export * from './assist.js';
 export * from './connector-specs.js';
 export * from './access-requests.js';
 export * from './integrations.js';

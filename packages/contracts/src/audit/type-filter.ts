@@ -66,6 +66,9 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'headless.deny': 'Headless Login Denied',
     'cert.create': 'Certificate Issued',
   }),
+  family('Assist', {
+    'assist.completion': 'Assist Completion',
+  }),
   family('Bots', {
     'bot.create': 'Bot Created',
     'bot.update': 'Bot Updated',

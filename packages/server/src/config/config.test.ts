@@ -163,6 +163,24 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ config: bad })).toThrow(/file_transfer\.max_bytes/);
   });
 
+  it('reads assist.openai, the token from its own file; no assistant without it', async () => {
+    expect(resolveConfig({}).assist).toBeUndefined();
+    const tokenFile = path.join(dir, 'openai.key');
+    await writeFile(tokenFile, 'sk-secret\n');
+    const file = await configFile(
+      `assist:\n  openai: {api_url: 'http://127.0.0.1:11434/v1', model: llama3, api_token_file: ${tokenFile}}\n`,
+    );
+    expect(resolveConfig({ config: file }).assist).toEqual({
+      apiUrl: 'http://127.0.0.1:11434/v1',
+      apiToken: 'sk-secret',
+      model: 'llama3',
+    });
+    const ftp = await configFile("assist: {openai: {api_url: 'ftp://127.0.0.1/', model: m}}\n");
+    expect(() => resolveConfig({ config: ftp })).toThrow(/assist\.openai\.api_url/);
+    const noModel = await configFile("assist: {openai: {api_url: 'http://127.0.0.1/'}}\n");
+    expect(() => resolveConfig({ config: noModel })).toThrow(/assist\.openai\.model/);
+  });
+
   it('reads ssh.keepalive_interval (10 s) and shutdown_grace (30 s)', async () => {
     expect(resolveConfig({}).ssh).toEqual({ keepaliveIntervalMs: 10_000 });
     expect(resolveConfig({}).shutdownGraceMs).toBe(30_000);

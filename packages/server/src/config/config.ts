@@ -102,6 +102,8 @@ export interface Config {
   opensshCheckIntervalMs: number;
   /** Web terminal uploads and downloads: the largest file accepted either way. */
   fileTransfer: { maxBytes: number };
+  /** The assistant's chat model (docs/assist.md); undefined: no assistant. */
+  assist?: AssistConfig | undefined;
   /** How fast one user may open connections to servers: `burst` at once, then `perSecond`. */
   sessionOpenLimit: { burst: number; perSecond: number };
   /** Keepalives to nodes: three unanswered end the session ("the server stopped answering"). */
@@ -130,6 +132,12 @@ export interface Config {
   kubeClusters: KubeClusterResource[];
   /** Desktops from the config file, reached by this proxy (docs/desktops.md). */
   desktops: DesktopResource[];
+}
+
+export interface AssistConfig {
+  apiUrl: string;
+  apiToken: string | undefined;
+  model: string;
 }
 
 export interface SshServiceConfig {
@@ -246,6 +254,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
       ...(file.ssh_service?.sftp_server ? { sftpServer: file.ssh_service.sftp_server } : {}),
     },
     fileTransfer: { maxBytes: file.file_transfer?.max_bytes ?? defaultFileTransferMaxBytes },
+    assist: resolveAssist(file.assist),
     sessionOpenLimit: {
       burst: file.session_open_limit?.burst ?? 10,
       perSecond: file.session_open_limit?.per_second ?? 5,
@@ -389,4 +398,13 @@ function resolveAuditStorage(
   const typed = audit && 'type' in audit ? audit : undefined;
   if (!typed && storage.type === 'postgres') return storage;
   return { type: 'sqlite', path: path.resolve(dataDir, typed?.path ?? 'audit.db') };
+}
+
+function resolveAssist(assist: FileConfig['assist']): AssistConfig | undefined {
+  if (!assist) return undefined;
+  const { api_url, api_token_file, model } = assist.openai;
+  const apiToken = api_token_file
+    ? readSecretFile(api_token_file, 'assist.openai.api_token_file')
+    : undefined;
+  return { apiUrl: api_url, apiToken, model };
 }

@@ -178,6 +178,22 @@ export const fileConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The assistant (docs/assist.md): the chat model it asks, any OpenAI-compatible chat API.
+     * Absent: no assistant. The token is read from a file, never written in this one.
+     */
+    assist: z
+      .object({
+        openai: z
+          .object({
+            api_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+            api_token_file: z.string().min(1).optional(),
+            model: z.string().min(1).max(256),
+          })
+          .strict(),
+      })
+      .strict()
+      .optional(),
     file_transfer: z
       .object({ max_bytes: z.number().int().positive().optional() })
       .strict()

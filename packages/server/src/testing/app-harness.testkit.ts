@@ -16,6 +16,7 @@ import { openBackend, type Backend } from '../backend/index.js';
 import { authFileSchema, resolveAuth, type AuthFileConfig } from '../config/auth-config.js';
 import {
   resolveConfig,
+  type AssistConfig,
   type AuditStorageConfig,
   type Config,
   type StorageConfig,
@@ -88,6 +89,8 @@ export interface TestAppOptions {
   databases?: DatabaseResource[];
   /** Kubernetes clusters of the config file (docs/kubernetes.md). */
   kubeClusters?: KubeClusterResource[];
+  /** The assistant's model (docs/assist.md): a fake chat API's address, in tests. */
+  assist?: AssistConfig;
   /** Desktops of the config file (docs/desktops.md). */
   desktops?: DesktopResource[];
   /** public_addr (default proxy.test:3080); port 0 means the port the app listens on. */
@@ -136,6 +139,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.databases) config.databases = options.databases;
   if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
   if (options.desktops) config.desktops = options.desktops;
+  if (options.assist) config.assist = options.assist;
   if (options.insecureNoTls) config.insecureNoTls = true;
   if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
   if (options.heartbeatIntervalMs) config.heartbeatIntervalMs = options.heartbeatIntervalMs;

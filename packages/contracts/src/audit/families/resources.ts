@@ -240,6 +240,12 @@ export const resourceEvents = {
     message:
       'Bot [{bot_name}] renewed with a certificate of an old generation: the bot is locked (a copy of its identity may be in use)',
   },
+  T68000I: {
+    type: 'assist.completion',
+    desc: 'Assist Completion',
+    message:
+      'User [{user}] asked the assistant ({completion_kind}): {total_tokens} tokens of model [{model}]',
+  },
   TJ002I: {
     type: 'instance.join',
     desc: 'Instance Joined',

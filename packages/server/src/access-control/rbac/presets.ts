@@ -5,8 +5,8 @@ import type { Role, RoleConditions } from './role.schema.js';
  * The preset roles, present from the first start (seeded if missing; an admin may edit them).
  *
  * - access: connect to infrastructure with the user's own traits (logins, Windows logins, database
- *   names and users, Kubernetes groups and users) on every labelled resource, and see their own
- *   sessions, recorded and active. No audit log: that is the auditor's.
+ *   names and users, Kubernetes groups and users) on every labelled resource, see their own
+ *   sessions, recorded and active, and use the assistant. No audit log: that is the auditor's.
  * - editor: manage the cluster's configuration (users, roles, connectors, trusted clusters, join
  *   tokens, locks, integrations, plugins, devices, settings…). No infrastructure and no audit.
  * - auditor: read the audit log, session recordings and active sessions. Nothing else.
@@ -75,7 +75,13 @@ const access = preset(
     kubernetes_resources: [{ kind: '*', namespace: '*', name: '*', verbs: ['*'] }],
     windows_desktop_labels: everywhere,
     windows_desktop_logins: ['{{internal.windows_logins}}'],
-    rules: [ownSessions('session'), ownSessions('session_tracker')],
+    rules: [
+      ownSessions('session'),
+      ownSessions('session_tracker'),
+      // The assistant: each user's own conversations (docs/assist.md); commands it runs are
+      // sessions on the servers above, under the same logins.
+      { resources: ['assistant'], verbs: [...all] },
+    ],
   },
   {
     forward_agent: true,

@@ -7,6 +7,8 @@ import { authPreferences } from '../ping/auth-preferences.js';
 export function clientConfigFor(config: Config, providers: AuthProvider[] = []): ClientConfigInput {
   return {
     proxyCluster: config.clusterName,
+    // Whether the admin named a chat model; who may use it is the ACL's (`assist`).
+    assistEnabled: config.assist !== undefined,
     tunnelPublicAddress: formatHostPort(config.publicAddr),
     configDir: '$HOME/.postern',
     ui: { fileTransferMaxBytes: config.fileTransfer.maxBytes },

@@ -20,6 +20,7 @@ import { TerminalService } from './terminal/terminal.service.js';
 import type { ServerContext } from '../../part.js';
 import type { Wing } from '../wing.js';
 import { serversListeners } from './listeners.js';
+import { buildAssist, registerAssistRoutes } from './assist/index.js';
 
 /**
  * Servers over SSH: the node inventory, join tokens and agents' tunnels, the browser terminal,
@@ -92,6 +93,7 @@ export const serversWing = {
         locks: ctx.locks,
       },
     });
+    await registerAssistRoutes(server, s.assist, s.terminals, ctx);
   },
   start: (s) => s.inventory.start(),
   close: (s) => s.inventory.close(),
@@ -168,5 +170,15 @@ function buildServers(ctx: ServerContext) {
     },
     log: (error, message) => ctx.onError(`file transfer: ${message}`)(error),
   });
-  return { inventory, joinTokens, agentJoin, nodeDirectory, terminals, fileTransfers, peerProofs };
+  const assist = buildAssist(ctx, inventory);
+  return {
+    inventory,
+    joinTokens,
+    agentJoin,
+    nodeDirectory,
+    terminals,
+    fileTransfers,
+    peerProofs,
+    assist,
+  };
 }
