@@ -13,7 +13,12 @@ import {
   uniqueUser,
 } from './support/identity.js';
 import { posternBin, startPostern, type RunningPostern } from './support/postern-process.js';
-import { expectConnected, expectOnScreen, runInTerminal } from './support/terminal.js';
+import {
+  expectConnected,
+  expectOnScreen,
+  playerScreen,
+  runInTerminal,
+} from './support/terminal.js';
 import { addVirtualAuthenticator } from './support/webauthn.js';
 
 // A real terminal session is recorded at the proxy, listed in Session Recordings, played
@@ -411,9 +416,4 @@ function watchWords(words: string[]): void {
     if (times.length < words.length && now < deadline) requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
-}
-
-async function playerScreen(page: Page): Promise<string> {
-  const rows = await page.locator('.xterm-rows > div').allTextContents();
-  return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
 }

@@ -12,6 +12,12 @@ export async function screenText(page: Page): Promise<string> {
   return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
 }
 
+/** What the session player's screen shows now, row by row. */
+export async function playerScreen(page: Page): Promise<string> {
+  const rows = await page.locator('.xterm-rows > div').allTextContents();
+  return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
+}
+
 /** Waits until the terminal shows the text. */
 export async function expectOnScreen(page: Page, text: string, timeout?: number) {
   await expect.poll(() => screenText(page), { timeout }).toContain(text);

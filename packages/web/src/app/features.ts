@@ -7,6 +7,7 @@ import {
   AccountTwoFactorPage,
   AppLauncherPage,
   AppsPage,
+  AssistPage,
   AuditPage,
   ClustersPage,
   ConnectorsPage,
@@ -186,6 +187,15 @@ export const features: readonly Feature[] = [
     placement: { nav: 'none' },
     flag: 'accessRequests',
     page: RequestPage,
+  },
+  // The assistant (docs/assist.md): one route, with or without an open conversation.
+  {
+    id: 'assist',
+    title: 'Assist',
+    route: 'assist',
+    placement: resources,
+    flag: 'assist',
+    page: AssistPage,
   },
   {
     id: 'users',

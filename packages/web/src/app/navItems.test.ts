@@ -15,7 +15,7 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Users, Roles, Auth Connectors, Locks, Bots, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Assist, Users, Roles, Auth Connectors, Locks, Bots, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -30,6 +30,7 @@ describe('buildNavigation with this build’s registry', () => {
         exact: true,
       },
       { id: 'accessRequests', title: 'Access Requests', to: '/web/requests', exact: true },
+      { id: 'assist', title: 'Assist', to: '/web/assist', exact: false },
     ]);
     expect(nav.sideNav.management).toEqual([
       {
@@ -178,6 +179,7 @@ describe('buildNavigation ordering (all features implemented)', () => {
       '/web/cluster/east/desktops',
       '/web/cluster/east/sessions',
       '/web/requests',
+      '/web/assist',
     ]);
     expect(nav.sideNav.management.map((g) => g.section)).toEqual([
       'Access',

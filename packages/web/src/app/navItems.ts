@@ -25,6 +25,8 @@ export interface AppNavigation {
 export const isAllowed = (feature: Feature, flags: FeatureFlags) =>
   feature.flag === 'always' || flags[feature.flag];
 
+const endsInOptionalParam = /\/:[^/]+\?$/;
+
 function toItem(feature: Feature, clusterId: string): NavItem {
   const route: { path: string; exact?: boolean } = routeTable[feature.route];
   return {
@@ -32,7 +34,9 @@ function toItem(feature: Feature, clusterId: string): NavItem {
     title: feature.title,
     // Cluster-scoped links take the cluster id; other patterns ignore it.
     to: fillPattern(route.path, { clusterId }),
-    exact: route.exact !== false,
+    // A route ending in an optional parameter (`/web/assist/:conversationId?`) is one page with
+    // or without it: its item stays highlighted on the longer paths.
+    exact: route.exact !== false && !endsInOptionalParam.test(route.path),
   };
 }
 

@@ -36,3 +36,9 @@ Element.prototype.scrollIntoView ??= () => undefined;
 const noRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
 Range.prototype.getClientRects ??= noRects;
 Range.prototype.getBoundingClientRect ??= () => new DOMRect();
+
+// jsdom loads no fonts; Mantine's autosizing Textarea listens for fonts to finish loading.
+if (!('fonts' in document)) {
+  const fonts = Object.assign(new EventTarget(), { ready: Promise.resolve() });
+  Object.defineProperty(document, 'fonts', { value: fonts, configurable: true });
+}
