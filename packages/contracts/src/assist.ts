@@ -61,6 +61,8 @@ export const assistCommandResultSchema = z.object({
   session_id: z.string().optional(),
   /** The output, its last `assistResultMaxChars` characters. */
   output: z.string(),
+  /** The output was longer, and its start was dropped (the recording holds all of it). */
+  truncated: z.boolean().optional(),
   exit_code: z.number().int().optional(),
   /** Why it did not run, or how it ended early. */
   error: z.string().optional(),

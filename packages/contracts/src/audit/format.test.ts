@@ -151,6 +151,23 @@ describe('formatAuditEvent', () => {
     expect(message('reset')).toBe('User [postern] created the reset token for user [admin]');
   });
 
+  it('says what a call to the assistant’s model cost', () => {
+    const row = formatAuditEvent({
+      event: 'assist.completion',
+      code: 'T68000I',
+      time,
+      user: 'alice',
+      conversation_id: 'c-1',
+      completion_kind: 'chat',
+      model: 'gpt-4o-mini',
+      total_tokens: 1234,
+    });
+    expect(row.codeDesc).toBe('Assist Completion');
+    expect(row.message).toBe(
+      'User [alice] asked the assistant (chat): 1234 tokens of model [gpt-4o-mini]',
+    );
+  });
+
   it('takes dotted field names and lists', () => {
     const row = formatAuditEvent({
       event: 'join_token.create',

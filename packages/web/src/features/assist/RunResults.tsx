@@ -42,6 +42,11 @@ export function ServerPanel({ hostname, output, result, ended, clusterId }: Serv
             {output}
           </Code>
         )}
+        {result?.truncated && (
+          <Text size="xs" c="dimmed">
+            Only the end of the output is kept here; the recording holds all of it.
+          </Text>
+        )}
         {result?.error && (
           <Text size="sm" c="red" style={{ overflowWrap: 'anywhere' }}>
             {result.error}

@@ -32,6 +32,13 @@ describe('AssistPage: a conversation opened again', () => {
           exit_code: undefined,
           error: 'no route to host',
         }),
+        message('COMMAND_RESULT', {
+          ...result,
+          node_id: 'n3',
+          node_name: 'web-3',
+          output: '…the end of a long log\n',
+          truncated: true,
+        }),
         message('COMMAND_RESULT_SUMMARY', {
           execution_id: 'e1',
           command: 'df -h',
@@ -64,6 +71,10 @@ describe('AssistPage: a conversation opened again', () => {
     const web2 = within(log).getByRole('region', { name: 'Output of web-2' });
     expect(within(web2).getByText('no route to host')).toBeTruthy();
     expect(within(web2).queryByRole('link')).toBeNull();
+    // Only the end of a long output is kept: the panel says where the rest is.
+    const web3 = within(log).getByRole('region', { name: 'Output of web-3' });
+    expect(within(web3).getByText(/the recording holds all of it/)).toBeTruthy();
+    expect(within(web1).queryByText(/the recording holds all of it/)).toBeNull();
 
     const summary = within(log).getByRole('article', { name: 'Summary' });
     expect(summary.textContent).toContain('web-1 is at **30%**.');

@@ -2,6 +2,7 @@ import {
   apiPaths,
   assistCommandResultSchema,
   assistCommandSchema,
+  assistResultMaxChars,
   type AssistExecuteParams,
 } from '@postern/contracts';
 import { randomUUID } from 'node:crypto';
@@ -305,6 +306,7 @@ describe('running a proposed command', () => {
       node_name: 'sshd-host',
       exit_code: 0,
     });
+    expect(result.truncated).toBeUndefined();
     // The terminal's carriage returns and escapes are gone; the output is the command's.
     expect(result.output.trim()).toBe('postern-42');
     expect((await socket.next('summary')).message).toMatchObject({
@@ -333,6 +335,18 @@ describe('running a proposed command', () => {
       (event) => event.sid === result.session_id,
     );
     expect(ended).toBeDefined();
+  });
+
+  it('keeps the end of a long output, and says it was cut', async () => {
+    script = () => ({ text: 'counted' });
+    const id = await newConversation();
+    const socket = await execute(params(id, { command: 'seq 1 6000' }));
+    const result = assistCommandResultSchema.parse((await socket.next('result')).result);
+    expect(result.exit_code).toBe(0);
+    expect(result.truncated).toBe(true);
+    expect(result.output.length).toBe(assistResultMaxChars);
+    expect(result.output.endsWith('5999\n6000\n')).toBe(true);
+    await socket.next('done');
   });
 
   it('refuses, per server, what the user may not do there, as a terminal would', async () => {

@@ -95,6 +95,7 @@ export class CommandRun {
         node_name: tracker.serverHostname,
         session_id: session.id,
         output: collected.text(),
+        ...(collected.truncated ? { truncated: true } : {}),
         ...(exit ? { exit_code: exit.code } : { error: ending }),
       };
     } finally {
@@ -141,6 +142,8 @@ class CollectingParty implements Party {
   readonly ended: Promise<string>;
   private finish!: (reason: string) => void;
   private kept = '';
+  /** Whether the start of the output was dropped to keep its end. */
+  truncated = false;
   private readonly decoder = new TextDecoder();
 
   constructor(
@@ -158,7 +161,9 @@ class CollectingParty implements Party {
     const text = plainText(this.decoder.decode(chunk, { stream: true }));
     this.ack(chunk.byteLength);
     if (!text) return;
-    this.kept = (this.kept + text).slice(-assistResultMaxChars);
+    const all = this.kept + text;
+    if (all.length > assistResultMaxChars) this.truncated = true;
+    this.kept = all.slice(-assistResultMaxChars);
     this.onText(text);
   }
 
