@@ -2,17 +2,16 @@ import { apiPaths } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../blobs/blob-store.js';
 import { resolveClusterId } from '../../cluster-context.js';
-import { accessDenied } from '../../errors.js';
 import {
   actorOf,
   identifyByCredentials,
   sessionCookieName,
   type GuardDeps,
 } from '../../http/request-identity.js';
-import { sameOrigin } from '../../http/same-origin.js';
 import type { AuditStore } from '../audit/index.js';
 import { serveDesktopPlayback } from './desktop-playback-socket.js';
 import { DesktopRecordingsService } from './desktop-recordings.service.js';
+import { inBandSocketRoute } from '../../http/in-band-socket.js';
 
 export interface DesktopRecordingRoutesDeps {
   /** The blob store recordings live in (`ctx.recordings.blobs`). */
@@ -49,14 +48,7 @@ export async function desktopRecordingRoutes(
 
   app.get<{ Params: { clusterId: string; sid: string } }>(
     apiPaths.patterns.desktopPlayback,
-    {
-      websocket: true,
-      config: { access: 'public' },
-      preValidation: async (request) => {
-        resolveClusterId(request.params.clusterId, deps.clusterName);
-        if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
-      },
-    },
+    inBandSocketRoute(deps.clusterName),
     (socket, request) => {
       const cookie = request.cookies[sessionCookieName];
       serveDesktopPlayback(socket, {

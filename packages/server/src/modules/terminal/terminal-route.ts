@@ -1,18 +1,16 @@
 import type { ParticipantMode } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { resolveClusterId } from '../../cluster-context.js';
-import { accessDenied } from '../../errors.js';
 import {
   identifyByCredentials,
   sessionCookieName,
   type GuardDeps,
 } from '../../http/request-identity.js';
-import { sameOrigin } from '../../http/same-origin.js';
 import { SessionMfa } from '../../identity/mfa/session-mfa.js';
 import type { RelayResume } from './peer-resume.js';
 import type { SessionResumes } from './session-resumes.js';
 import { serveTerminalSocket, type TerminalSessions } from './terminal-socket.js';
+import { inBandSocketRoute } from '../../http/in-band-socket.js';
 
 export interface TerminalRouteOptions {
   guard: Pick<GuardDeps, 'sessions' | 'access'>;
@@ -50,35 +48,24 @@ export function terminalSocketRoute<Request extends { sid?: string; mode?: Parti
   app.get<{
     Params: { clusterId: string } & Record<string, string>;
     Querystring: { params?: string; traceparent?: string };
-  }>(
-    pattern,
-    {
-      websocket: true,
-      config: { access: 'public' },
-      preValidation: async (request) => {
-        resolveClusterId(request.params.clusterId, options.clusterName);
-        if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
-      },
-    },
-    (socket, request) => {
-      const cookie = request.cookies[sessionCookieName];
-      serveTerminalSocket(socket, {
-        sessions: sessions(request),
-        authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
-        params: request.query.params,
-        pingIntervalMs: options.pingIntervalMs,
-        // Bound to this socket (a fresh id) and its path and parameters: the server and login,
-        // the database or the pod. An answer to one socket's challenge opens no other. A trusted
-        // root's rule for its user counts here too; the root runs that user's check.
-        mfaSubject: (identity) =>
-          SessionMfa.requiredFor(identity) ? `terminal ${randomUUID()} ${request.url}` : undefined,
-        ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
-        origin: request.headers.origin,
-        resumes: options.resumes,
-        relayResume: options.relayResume,
-        remoteAddr: request.ip,
-        log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
-      });
-    },
-  );
+  }>(pattern, inBandSocketRoute(options.clusterName), (socket, request) => {
+    const cookie = request.cookies[sessionCookieName];
+    serveTerminalSocket(socket, {
+      sessions: sessions(request),
+      authenticate: (bearer) => identifyByCredentials(options.guard, cookie, bearer),
+      params: request.query.params,
+      pingIntervalMs: options.pingIntervalMs,
+      // Bound to this socket (a fresh id) and its path and parameters: the server and login,
+      // the database or the pod. An answer to one socket's challenge opens no other. A trusted
+      // root's rule for its user counts here too; the root runs that user's check.
+      mfaSubject: (identity) =>
+        SessionMfa.requiredFor(identity) ? `terminal ${randomUUID()} ${request.url}` : undefined,
+      ...(options.sessionMfa ? { mfa: options.sessionMfa } : {}),
+      origin: request.headers.origin,
+      resumes: options.resumes,
+      relayResume: options.relayResume,
+      remoteAddr: request.ip,
+      log: (error, message) => request.log.error({ err: error, ...logFields(request) }, message),
+    });
+  });
 }

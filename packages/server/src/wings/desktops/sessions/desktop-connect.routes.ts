@@ -2,8 +2,7 @@ import type { Duplex } from 'node:stream';
 import { apiPaths, desktopConnectQuerySchema } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import { resolveClusterId } from '../../../cluster-context.js';
-import { accessDenied, ApiError } from '../../../errors.js';
+import { ApiError } from '../../../errors.js';
 import {
   SessionMfa,
   sessionMfaNeeded,
@@ -14,11 +13,11 @@ import {
   sessionCookieName,
   type GuardDeps,
 } from '../../../http/request-identity.js';
-import { sameOrigin } from '../../../http/same-origin.js';
 import { answerSession, authenticateFirstFrame } from '../../../modules/terminal/socket-auth.js';
 import { shownAddr, type DesktopRecord } from '../desktop-kind.js';
 import type { DesktopAccess } from './desktop-access.js';
 import type { DesktopSessions } from './desktop-sessions.js';
+import { inBandSocketRoute } from '../../../http/in-band-socket.js';
 
 export interface DesktopConnectRoutesOptions {
   access: DesktopAccess;
@@ -56,14 +55,7 @@ export async function desktopConnectRoutes(
 ): Promise<void> {
   app.get<ConnectRequest>(
     apiPaths.patterns.desktopConnect,
-    {
-      websocket: true,
-      config: { access: 'public' },
-      preValidation: async (request) => {
-        resolveClusterId(request.params.clusterId, options.clusterName);
-        if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
-      },
-    },
+    inBandSocketRoute(options.clusterName),
     (socket, request) => {
       const cookie = request.cookies[sessionCookieName];
       void connect(options, socket, {

@@ -9,8 +9,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { lockMessage } from '../../../access-control/locks/lock-watcher.js';
-import { resolveClusterId } from '../../../cluster-context.js';
-import { accessDenied, ApiError } from '../../../errors.js';
+import { ApiError } from '../../../errors.js';
 import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import {
   identifyByCredentials,
@@ -19,7 +18,6 @@ import {
   type GuardDeps,
   type Identity,
 } from '../../../http/request-identity.js';
-import { sameOrigin } from '../../../http/same-origin.js';
 import { authenticateFirstFrame } from '../../../modules/terminal/socket-auth.js';
 import { keepAlive } from '../../../websocket/keep-alive.js';
 import {
@@ -29,6 +27,7 @@ import {
 } from '../terminal/terminal.service.js';
 import type { AssistService } from './assist.service.js';
 import { CommandRun } from './command-run.js';
+import { inBandSocketRoute } from '../../../http/in-band-socket.js';
 
 export interface AssistSocketsOptions {
   assist: AssistService;
@@ -41,6 +40,21 @@ export interface AssistSocketsOptions {
 /** Policy violation: not signed in, no right, a lock, a bad request. */
 const refusedCode = 1008;
 const closeReason = (text: string) => Buffer.from(text).subarray(0, 120).toString();
+
+/**
+ * JSON frames on a socket: `send` drops a frame once the socket is closing; `refuse` tells why in
+ * an `error` frame and closes with 1008.
+ */
+function framesOn<Frame extends { type: string }>(socket: WebSocket) {
+  const send = (frame: Frame | { type: 'error'; message: string }) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+  };
+  const refuse = (message: string) => {
+    send({ type: 'error', message });
+    socket.close(refusedCode, closeReason(message));
+  };
+  return { send, refuse };
+}
 
 type Upgrade = FastifyRequest<{
   Params: { clusterId: string };
@@ -59,14 +73,7 @@ export async function assistSockets(app: FastifyInstance, options: AssistSockets
   ) =>
     app.get<{ Params: { clusterId: string }; Querystring: Record<string, string> }>(
       pattern,
-      {
-        websocket: true,
-        config: { access: 'public' },
-        preValidation: async (request) => {
-          resolveClusterId(request.params.clusterId, options.clusterName);
-          if (!sameOrigin(request)) throw accessDenied('access denied: foreign origin');
-        },
-      },
+      inBandSocketRoute(options.clusterName),
       (socket, request) => {
         const alive = keepAlive(socket, options.pingIntervalMs);
         socket.once('close', () => alive.stop());
@@ -114,13 +121,7 @@ function refusalOf(options: AssistSocketsOptions, identity: Identity): string | 
 }
 
 async function serveChat(options: AssistSocketsOptions, socket: WebSocket, request: Upgrade) {
-  const send = (frame: AssistServerFrame) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
-  };
-  const refuse = (message: string) => {
-    send({ type: 'error', message });
-    socket.close(refusedCode, closeReason(message));
-  };
+  const { send, refuse } = framesOn<AssistServerFrame>(socket);
   const identity = await admitted(options, socket, request, refuse);
   if (!identity) return;
   const query = assistChatQuerySchema.safeParse(request.query);
@@ -174,13 +175,7 @@ function parseFrame(text: string) {
 }
 
 async function serveExecute(options: AssistSocketsOptions, socket: WebSocket, request: Upgrade) {
-  const send = (frame: AssistExecuteFrame) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
-  };
-  const refuse = (message: string) => {
-    send({ type: 'error', message });
-    socket.close(refusedCode, closeReason(message));
-  };
+  const { send, refuse } = framesOn<AssistExecuteFrame>(socket);
   const identity = await admitted(options, socket, request, refuse);
   if (!identity) return;
   const params = parsedParams(request.query.params);
