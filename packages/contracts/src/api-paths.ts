@@ -193,6 +193,10 @@ export const apiPaths = {
   fileTransfer: (clusterId: string, serverId: string, login: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/nodes/${seg(serverId)}/${seg(login)}/scp`,
   joinToken: `${apiPrefix}/token`,
+  /** GET: the live join tokens (Join Tokens). */
+  joinTokens: `${apiPrefix}/tokens`,
+  /** DELETE: a join token by its id (the start of its hash). */
+  joinTokenById: (id: string) => `${apiPrefix}/tokens/${seg(id)}`,
   // Command-line sign-in (docs/cli-login.md).
   /** POST: password and second factor buy a user certificate. */
   sshCerts: `${apiPrefix}/ssh/certs`,
@@ -220,6 +224,7 @@ export const apiPaths = {
   connector: (kind: ConnectorKind, name: string) => `${apiPrefix}/${kind}/${seg(name)}`,
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
+    joinTokenById: `${apiPrefix}/tokens/:id`,
     assistConversation: `${apiPrefix}/assistant/conversations/:conversationId`,
     assistConversationTitle: `${apiPrefix}/assistant/conversations/:conversationId/title`,
     assistChat: `${apiPrefix}/sites/:clusterId/assistant`,

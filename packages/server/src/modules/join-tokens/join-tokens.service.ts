@@ -4,6 +4,7 @@ import {
   labelNamePattern,
   type createJoinTokenRequestSchema,
   type JoinTokenJson,
+  type JoinTokenListItem,
   type JoinTokenRole,
 } from '@postern/contracts';
 import type { z } from 'zod';
@@ -11,6 +12,7 @@ import type { Clock } from '../../clock.js';
 import { formatDuration } from '../../config/duration.js';
 import { ApiError, badParameter, notFound } from '../../errors.js';
 import { assertMay, visible, type Actor } from '../../access-control/access/actor.js';
+import { parseDuration } from '../../access-control/rbac/index.js';
 import type { AuditStore } from '../audit/index.js';
 import { emitAudit, remoteAddr } from '../audit/emit.js';
 import {
@@ -66,7 +68,7 @@ export class JoinTokensService {
         throw badParameter(`suggested_agent_matcher_labels: invalid label name '${name}'`);
       }
     }
-    const ttlMs = options.ttlMs ?? joinTokenDefaultTtlMs;
+    const ttlMs = options.ttlMs ?? requestedTtlMs(request.ttl) ?? joinTokenDefaultTtlMs;
     if (!(ttlMs > 0 && ttlMs <= joinTokenMaxTtlMs)) {
       throw badParameter(
         `ttl: expected more than 0 and at most ${formatDuration(joinTokenMaxTtlMs)}`,
@@ -168,6 +170,15 @@ export class JoinTokensService {
 
 const tokenNotFound = () => notFound('no such join token (it may have expired)');
 
+function requestedTtlMs(ttl: string | undefined): number | undefined {
+  if (!ttl) return undefined;
+  const ms = parseDuration(ttl);
+  if (ms === undefined) {
+    throw badParameter(`ttl: expected a duration like '30m', '1h' or '24h', got '${ttl}'`);
+  }
+  return ms;
+}
+
 /** The suggested labels, one pair per value, and the resource-id label (reference §1.11). */
 export function suggestedLabelPairs(token: JoinTokenResource): { name: string; value: string }[] {
   return [
@@ -200,5 +211,21 @@ export function joinTokenJson({ token, resource }: IssuedJoinToken): JoinTokenJs
     roles: resource.spec.roles,
     suggestedLabels: suggestedLabelPairs(resource),
     internalResourceId: resource.spec.internalResourceId,
+  };
+}
+
+/** A live token as Join Tokens lists it: named by its id, masked, never the secret. */
+export function joinTokenListItem(resource: JoinTokenResource): JoinTokenListItem {
+  return {
+    id: joinTokenId(resource),
+    safeName: `••••${resource.spec.hint}`,
+    roles: resource.spec.roles,
+    method: resource.spec.joinMethod,
+    expiry: resource.metadata.expires,
+    suggestedLabels: suggestedLabelPairs(resource),
+    internalResourceId: resource.spec.internalResourceId,
+    createdAt: resource.spec.createdAt,
+    createdBy: resource.spec.createdBy,
+    isStatic: false,
   };
 }

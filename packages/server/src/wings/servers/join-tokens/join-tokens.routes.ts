@@ -5,8 +5,10 @@ import {
   installAppQuerySchema,
   installDatabaseQuerySchema,
   installDesktopQuerySchema,
+  okBody,
   scriptPaths,
   type JoinTokenJson,
+  type JoinTokenList,
   type JoinTokenRole,
 } from '@postern/contracts';
 import type { FastifyInstance } from 'fastify';
@@ -32,6 +34,7 @@ import {
 } from './windows-ad-scripts.js';
 import {
   joinTokenJson,
+  joinTokenListItem,
   type JoinTokensService,
 } from '../../../modules/join-tokens/join-tokens.service.js';
 
@@ -65,6 +68,24 @@ export async function joinTokensRoutes(
       const body = parseInput(createJoinTokenRequestSchema, request.body);
       const issued = await joinTokens.create(body, actorOf(request), { addr: request.ip });
       return joinTokenJson(issued);
+    },
+  );
+
+  // Join Tokens: the live tokens the caller may read, and deleting one by its id.
+  app.get(
+    apiPaths.joinTokens,
+    { config: { access: { area: 'tokens', verb: 'list' } } },
+    async (request): Promise<JoinTokenList> => ({
+      items: (await joinTokens.list(actorOf(request))).map(joinTokenListItem),
+    }),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    apiPaths.patterns.joinTokenById,
+    { config: { access: { area: 'tokens', verb: 'remove' } } },
+    async (request) => {
+      await joinTokens.remove(request.params.id, actorOf(request));
+      return okBody;
     },
   );
 

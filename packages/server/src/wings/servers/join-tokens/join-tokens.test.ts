@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { internalResourceIdLabel, joinTokenJsonSchema } from '@postern/contracts';
+import {
+  apiPaths,
+  internalResourceIdLabel,
+  joinTokenJsonSchema,
+  joinTokenListSchema,
+} from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
@@ -73,6 +78,8 @@ describe('POST /v1/webapi/token', () => {
       { roles: ['Node'], join_method: 'carrier-pigeon' },
       { roles: ['Node'], suggested_agent_matcher_labels: { 'bad name': 'x' } },
       { roles: ['Node'], suggested_agent_matcher_labels: { env: 3 } },
+      { roles: ['Node'], ttl: 'soon' },
+      { roles: ['Node'], ttl: '31d' },
       ['Node'],
     ];
     for (const body of bodies) {
@@ -92,6 +99,78 @@ describe('POST /v1/webapi/token', () => {
     const res = await create({ roles: ['Node'] }, await app.signIn(['access', 'auditor'], 'al'));
     expect(res.statusCode).toBe(403);
     expect(res.json().error.message).toBe('access denied: create on tokens is not allowed');
+  });
+});
+
+describe('Join Tokens: GET /v1/webapi/tokens, DELETE /v1/webapi/tokens/:id', () => {
+  it('lists live tokens masked, lasting the TTL asked for, and deletes one by its id', async () => {
+    const created = joinTokenJsonSchema.parse(
+      (
+        await create({
+          roles: ['Node', 'App'],
+          suggested_agent_matcher_labels: { env: 'lab' },
+          ttl: '24h',
+        })
+      ).json(),
+    );
+    expect(Date.parse(created.expiry) - app.clock.now()).toBeGreaterThan(24 * 3600_000 - 5000);
+    expect(Date.parse(created.expiry) - app.clock.now()).toBeLessThanOrEqual(24 * 3600_000);
+
+    const res = await app.server.inject({
+      method: 'GET',
+      url: apiPaths.joinTokens,
+      headers: editor,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { items } = joinTokenListSchema.parse(res.json());
+    const hash = createHash('sha256').update(created.id).digest('hex');
+    const listed = items.find((item) => item.id === hash.slice(0, 16));
+    expect(listed).toMatchObject({
+      safeName: `••••${created.id.slice(-4)}`,
+      roles: ['Node', 'App'],
+      method: 'token',
+      expiry: created.expiry,
+      createdBy: 'erin',
+      isStatic: false,
+      internalResourceId: created.internalResourceId,
+    });
+    expect(listed!.suggestedLabels).toContainEqual({ name: 'env', value: 'lab' });
+    // The secret is never listed, whole or in part beyond its last four characters.
+    expect(res.body).not.toContain(created.id);
+    expect(res.body).not.toContain(created.id.slice(0, 8));
+
+    const removed = await app.server.inject({
+      method: 'DELETE',
+      url: apiPaths.joinTokenById(listed!.id),
+      headers: editor,
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    await expect(app.services.joinTokens.validate(created.id, 'Node')).rejects.toThrow();
+    const again = await app.server.inject({
+      method: 'DELETE',
+      url: apiPaths.joinTokenById(listed!.id),
+      headers: editor,
+    });
+    expect(again.statusCode).toBe(404);
+    expect(again.json().message).toBe('no such join token (it may have expired)');
+    const deleted = (await allEvents()).filter((event) => event.code === 'TJT02I');
+    expect(deleted.at(-1)).toMatchObject({ user: 'erin', name: listed!.id });
+  });
+
+  it('answers 401 without a session and 403 without the verb', async () => {
+    const auditor = await app.signIn(['auditor'], 'audra');
+    for (const [method, path] of [
+      ['GET', apiPaths.joinTokens],
+      ['DELETE', apiPaths.joinTokenById('0123456789abcdef')],
+    ] as const) {
+      const anonymous = await app.server.inject({ method, url: path });
+      expect(anonymous.statusCode, `${method} ${path}`).toBe(401);
+      const denied = await app.server.inject({ method, url: path, headers: auditor });
+      expect(denied.statusCode, `${method} ${path}`).toBe(403);
+      expect(denied.json().message).toMatch(
+        /^access denied: (list|remove) on tokens is not allowed$/,
+      );
+    }
   });
 });
 
@@ -152,7 +231,10 @@ describe('JoinTokensService', () => {
     await expect(joinTokens.validate(a.token, 'Node')).rejects.toThrow();
     await expect(joinTokens.remove(a.token, admin)).rejects.toMatchObject({ code: 'not_found' });
     await expect(joinTokens.remove('zz', admin)).rejects.toMatchObject({ code: 'not_found' });
-    const removed = (await allEvents()).filter((event) => event.code === 'TJT02I');
+    const ids = [a, b].map((issued) => issued.resource.metadata.name.slice(0, 16));
+    const removed = (await allEvents()).filter(
+      (event) => event.code === 'TJT02I' && ids.includes(String(event.name)),
+    );
     expect(removed.map((event) => event.user)).toEqual(['cli:test', 'cli:test']);
     expect(JSON.stringify(removed)).not.toContain(a.token);
   });
