@@ -31,6 +31,7 @@ describe('deriveFeatureFlags', () => {
     ['roles', { roles: ['list'] }],
     ['authConnector', { authConnectors: ['list'] }],
     ['locks', { lock: ['list'] }],
+    ['joinTokens', { tokens: ['list'] }],
     ['integrations', { integrations: ['list'] }],
     ['recordings', { recordedSessions: ['list'] }],
     ['audit', { events: ['list'] }],

@@ -17,6 +17,7 @@ export const featureFlagNames = [
   'locks',
   'newLocks',
   'bots',
+  'joinTokens',
   'discover',
   'integrations',
   'enrollIntegrations',
@@ -73,6 +74,8 @@ export function deriveFeatureFlags(acl: UserAcl, settings: FlagSettings): Featur
     newLocks: acl.lock.create && acl.lock.edit,
     // Manage Bots (the reference's newer `bots` area; not in the spec's feature list).
     bots: acl.bots.list,
+    // Join Tokens: the live tokens, listed without their secrets.
+    joinTokens: acl.tokens.list,
     // Spec §6: either right opens the page; it says what the missing one keeps out of reach.
     discover: canAddAgents(acl) || canListAgents(acl),
     integrations: acl.integrations.list,

@@ -20,6 +20,7 @@ import {
   EnrollIntegrationPage,
   HeadlessPage,
   IntegrationsPage,
+  JoinTokensPage,
   KubeExecPage,
   KubernetesPage,
   LocksPage,
@@ -236,6 +237,14 @@ export const features: readonly Feature[] = [
     placement: management('Access'),
     flag: 'bots',
     page: BotsPage,
+  },
+  {
+    id: 'joinTokens',
+    title: 'Join Tokens',
+    route: 'tokens',
+    placement: management('Access'),
+    flag: 'joinTokens',
+    page: JoinTokensPage,
   },
   {
     id: 'newLock',

@@ -15,7 +15,7 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Assist, Users, Roles, Auth Connectors, Locks, Bots, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Assist, Users, Roles, Auth Connectors, Locks, Bots, Join Tokens, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
@@ -46,6 +46,7 @@ describe('buildNavigation with this build’s registry', () => {
             exact: true,
           },
           { id: 'bots', title: 'Manage Bots', to: '/web/bots', exact: true },
+          { id: 'joinTokens', title: 'Join Tokens', to: '/web/tokens', exact: true },
           { id: 'discover', title: 'Enroll New Resource', to: '/web/discover', exact: true },
           {
             id: 'integrations',
@@ -102,6 +103,7 @@ describe('buildNavigation with this build’s registry', () => {
         'Manage Auth Connectors',
         'Manage Session & Identity Locks',
         'Manage Bots',
+        'Join Tokens',
         'Enroll New Resource',
         'Manage Integrations',
         'Enroll New Integration',

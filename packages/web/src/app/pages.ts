@@ -21,6 +21,10 @@ export const TrustedClustersPage = page(
 );
 export const LocksPage = page(() => import('../features/locks/LocksPage'), 'LocksPage');
 export const BotsPage = page(() => import('../features/bots/BotsPage'), 'BotsPage');
+export const JoinTokensPage = page(
+  () => import('../features/joinTokens/JoinTokensPage'),
+  'JoinTokensPage',
+);
 export const AssistPage = page(() => import('../features/assist/AssistPage'), 'AssistPage');
 export const NewLockPage = page(() => import('../features/locks/NewLockPage'), 'NewLockPage');
 export const AuditPage = page(() => import('../features/audit/AuditPage'), 'AuditPage');

@@ -120,6 +120,7 @@ describe('private routes (signed in)', () => {
       'Manage Auth Connectors',
       'Manage Session & Identity Locks',
       'Manage Bots',
+      'Join Tokens',
       'Enroll New Resource',
       'Manage Integrations',
       'Enroll New Integration',
@@ -156,6 +157,7 @@ describe('private routes (signed in)', () => {
     '/web/clusters',
     '/web/trust',
     '/web/discover',
+    '/web/tokens',
   ])('%s shows Access Denied inside the main layout for an auditor', async (path) => {
     signIn();
     renderApp(path, serverData, userContextFixture(presetAcls.auditor));
@@ -176,6 +178,29 @@ describe('private routes (signed in)', () => {
     renderApp(path);
     expect(await screen.findByRole('heading', { name: heading, level: 2 })).toBeTruthy();
     await waitFor(() => expect(document.title).toBe(heading));
+  });
+
+  it('/web/tokens shows Join Tokens, and links it, only to who may list join tokens', async () => {
+    signIn();
+    const respond = (url: string) =>
+      url === '/v1/webapi/tokens' ? json({ items: [] }) : serverData(url);
+    renderApp('/web/tokens', respond, userContextFixture(aclWith({ tokens: ['list'] })));
+    expect(await screen.findByRole('heading', { name: 'Join Tokens', level: 2 })).toBeTruthy();
+    expect(await screen.findByText('No live join tokens')).toBeTruthy();
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).getByRole('link', { name: 'Join Tokens' }).getAttribute('href')).toBe(
+      '/web/tokens',
+    );
+    await waitFor(() => expect(document.title).toBe('Join Tokens'));
+  });
+
+  it('/web/tokens is Access Denied with every right on join tokens but list', async () => {
+    signIn();
+    const acl = aclWith({ tokens: ['read', 'create', 'edit', 'remove'] });
+    renderApp('/web/tokens', serverData, userContextFixture(acl));
+    expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeTruthy();
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).queryByRole('link', { name: 'Join Tokens' })).toBeNull();
   });
 
   it('/web/discover shows Enroll New Resource to who may create join tokens and list servers', async () => {

@@ -71,6 +71,7 @@ export const routeTable = {
   integrationEnroll: { path: '/web/integrations/new/:type?', exact: false },
   locks: { path: '/web/locks' },
   bots: { path: '/web/bots' },
+  tokens: { path: '/web/tokens' },
   newLock: { path: '/web/locks/new' },
   login: { path: '/web/login', public: true },
   loginSuccess: { path: '/web/msg/info/login_success', public: true },

@@ -18,6 +18,7 @@ import {
   IconSparkles,
   IconSteeringWheel,
   IconTerminal2,
+  IconTicket,
   IconTopologyStar3,
   IconUser,
   IconUserShield,
@@ -44,6 +45,8 @@ export const navIcons: Record<string, Icon> = {
   authConnectors: IconPlugConnected,
   locks: IconLock,
   bots: IconRobot,
+  // Not IconKey: Access Requests has it.
+  joinTokens: IconTicket,
   discover: IconCirclePlus,
   integrations: IconPuzzle,
   integrationEnroll: IconPlus,
