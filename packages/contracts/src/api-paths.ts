@@ -119,6 +119,8 @@ export const apiPaths = {
   clusterAlerts: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/alerts`,
   /** GET: whether the user may reach any resource yet (`{hasResource}`). */
   resourcesCheck: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/resources/check`,
+  /** Unified resources: every kind the user may reach, in one list. */
+  unifiedResources: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/resources`,
   connectionDiagnostics: (clusterId: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/diagnostics/connections`,
   /** WebSocket: the browser's SQL console on a database (the terminal protocol, in-band auth). */
@@ -244,6 +246,7 @@ export const apiPaths = {
     clusterAlerts: `${apiPrefix}/sites/:clusterId/alerts`,
     connectionDiagnostics: `${apiPrefix}/sites/:clusterId/diagnostics/connections`,
     resourcesCheck: `${apiPrefix}/sites/:clusterId/resources/check`,
+    unifiedResources: `${apiPrefix}/sites/:clusterId/resources`,
     databaseConnect: `${apiPrefix}/dbconnect/:name`,
     databaseConnectIn: `${apiPrefix}/sites/:clusterId/dbconnect/:name`,
     databaseLogin: `${apiPrefix}/dbconnect/:name/login`,

@@ -41,6 +41,7 @@ export * from './ssh/login.js';
 export * from './ssh/bots.js';
 export * from './bots-admin.js';
 export * from './assist.js';
+export * from './unified-resources.js';
 export * from './connector-specs.js';
 export * from './access-requests.js';
 export * from './integrations.js';

@@ -15,6 +15,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
 import { pingRoutes } from './modules/ping/ping.routes.js';
 import { resourcesCheckRoutes } from './modules/resources-check/resources-check.routes.js';
+import { unifiedResourcesRoutes } from './modules/unified-resources/unified-resources.routes.js';
 import { cliRecordingsRoutes } from './modules/recordings/cli-recordings.routes.js';
 import { cliActiveSessionsRoutes } from './modules/sessions/cli-active-sessions.routes.js';
 import { recordingsRoutes } from './modules/recordings/recordings.routes.js';
@@ -77,4 +78,5 @@ export async function platformRoutes(
   await server.register(clusterAlertsRoutes, { alerts: ctx.clusterAlerts, clusterName });
   await server.register(captureRoutes, { rateLimit: ctx.loginRateLimit });
   await server.register(resourcesCheckRoutes, { listers: ctx.resourceListers, clusterName });
+  await server.register(unifiedResourcesRoutes, { listers: ctx.resourceListers, clusterName });
 }

@@ -1,4 +1,4 @@
-import type { AclArea, AclVerb } from '@postern/contracts';
+import { resourceListMaxLimit, type AclArea, type AclVerb } from '@postern/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { RoleSet } from '../access-control/rbac/index.js';
@@ -68,8 +68,21 @@ export function resourceListRoute<S extends z.ZodType<{ searchAsRoles?: string }
 ): void {
   context.listers?.add({
     area: route.area,
+    kind: route.resourceType,
     anyVisible: (viewer) =>
       route.list(parseInput(route.query, { limit: '1' }), viewer).rows.length > 0,
+    all: (filter, viewer, clusterId) => {
+      const items: Json[] = [];
+      let startKey = '';
+      do {
+        const limit = String(resourceListMaxLimit);
+        const query = parseInput(route.query, { ...filter, limit, startKey });
+        const page = route.list(query, viewer);
+        items.push(...page.rows.map((row) => route.json(row, viewer, clusterId)));
+        startKey = page.startKey;
+      } while (startKey);
+      return items as object[];
+    },
   });
   const answer = async (
     actor: Actor,

@@ -4,11 +4,24 @@ import type { ServerContext } from '../part.js';
 import type { SearchAs } from './list-viewer.js';
 import type { SignedRequestAuth } from './resource-list-route.js';
 
-/** Whether a viewer sees at least one resource of one wing's list. */
+/** One wing's resource list, as the lists of every kind are asked together. */
 export interface ResourceLister {
   /** The ACL area whose `list` verb the wing's list needs. */
   area: AclArea;
+  /** The kind its items are (the route's resource type: `node`, `app`, `db`…). */
+  kind: string;
+  /** Whether the viewer sees at least one resource of it. */
   anyVisible(viewer: RoleSet | null): boolean;
+  /**
+   * Every resource the viewer sees that matches the search words and label clauses, as the
+   * wing's own list answers them. Bad search or clauses throw the list's own 400.
+   */
+  all(filter: ResourceFilter, viewer: RoleSet | null, clusterId: string): object[];
+}
+
+export interface ResourceFilter {
+  search: string;
+  query: string;
 }
 
 /**
@@ -26,6 +39,13 @@ export class ResourceListers {
   /** True when a list the ACL lets the user read shows them at least one resource. */
   anyVisibleTo(acl: UserAcl, viewer: RoleSet | null): boolean {
     return this.listers.some((lister) => acl[lister.area].list && lister.anyVisible(viewer));
+  }
+
+  /** The lists the ACL lets the user read, of the kinds asked for (all when none is named). */
+  readable(acl: UserAcl, kinds?: readonly string[]): ResourceLister[] {
+    return this.listers.filter(
+      (lister) => acl[lister.area].list && (!kinds?.length || kinds.includes(lister.kind)),
+    );
   }
 }
 
