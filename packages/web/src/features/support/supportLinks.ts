@@ -21,6 +21,7 @@ export const supportLinks: readonly SupportLink[] = [
   { title: 'Desktops: VNC and RDP in the browser', href: doc('desktops.md') },
   { title: 'Roles, users and locks', href: doc('rbac.md') },
   { title: 'Access requests', href: doc('access-requests.md') },
+  { title: 'The assistant: a chat that runs commands you approve', href: doc('assist.md') },
   { title: 'Moderated sessions', href: doc('moderated-sessions.md') },
   { title: 'Single sign-on', href: doc('sso.md') },
   { title: 'Integrations: notifications for access requests', href: doc('integrations.md') },
