@@ -147,7 +147,10 @@ export type AssistServerFrame =
   | { type: 'title'; title: string }
   /** The turn is over: the user may write again. */
   | { type: 'done' }
-  /** The socket's own problem (not authenticated, a bad frame, a turn already running). */
+  /**
+   * The socket's own problem: a refusal (then the socket closes with 1008), a bad frame or one
+   * sent while a turn runs (the turn goes on), or a turn that failed (`done` follows).
+   */
   | { type: 'error'; message: string };
 
 /**
