@@ -44,6 +44,19 @@ describe('deriveFeatureFlags', () => {
     expect(trueFlags(emptyAcl())).not.toContain(flag);
   });
 
+  it('unified resources come from list on any resource kind', () => {
+    expect(trueFlags(emptyAcl())).not.toContain('unifiedResources');
+    for (const area of ['nodes', 'appServers', 'dbServers', 'kubeServers', 'desktops'] as const) {
+      expect(trueFlags(aclWith({ [area]: ['list'] }))).toContain('unifiedResources');
+      expect(trueFlags(aclWith({ [area]: ['read', 'create', 'edit', 'remove'] }))).not.toContain(
+        'unifiedResources',
+      );
+    }
+    expect(trueFlags(aclWith({ users: ['list'], events: ['list'] }))).not.toContain(
+      'unifiedResources',
+    );
+  });
+
   it('needs both create and edit on lock for new locks', () => {
     expect(trueFlags(aclWith({ lock: ['create'] }))).not.toContain('newLocks');
     expect(trueFlags(aclWith({ lock: ['edit'] }))).not.toContain('newLocks');
@@ -146,7 +159,14 @@ describe('feature flags from the user context of each preset role', () => {
     const flags = flagsOf(presetAcls.access);
     for (const flag of admin) expect(flags).not.toContain(flag);
     expect(flags).toEqual(
-      expect.arrayContaining(['nodes', 'applications', 'databases', 'kubernetes', 'desktops']),
+      expect.arrayContaining([
+        'unifiedResources',
+        'nodes',
+        'applications',
+        'databases',
+        'kubernetes',
+        'desktops',
+      ]),
     );
   });
 });

@@ -5,6 +5,7 @@ import type { Access, UserAcl } from '@postern/contracts';
  * every call on its own.
  */
 export const featureFlagNames = [
+  'unifiedResources',
   'nodes',
   'applications',
   'kubernetes',
@@ -61,6 +62,13 @@ export function deriveFeatureFlags(acl: UserAcl, settings: FlagSettings): Featur
   // Under usage-based billing some features are locked whatever the ACL says (spec §6).
   const unlocked = !settings.isUsageBasedBilling;
   return {
+    // The unified Resources list: any kind the user may list (the server lists only those).
+    unifiedResources:
+      acl.nodes.list ||
+      acl.appServers.list ||
+      acl.kubeServers.list ||
+      acl.dbServers.list ||
+      acl.desktops.list,
     nodes: acl.nodes.list,
     applications: acl.appServers.list,
     kubernetes: acl.kubeServers.list,

@@ -32,6 +32,7 @@ import {
   RecordingsPage,
   RequestPage,
   RequestsPage,
+  ResourcesPage,
   RolesPage,
   SessionsPage,
   SettingsPage,
@@ -69,6 +70,11 @@ export interface Feature {
   flag: FeatureFlag | 'always';
   /** Present when the page exists in this build. */
   page?: LazyExoticComponent<ComponentType>;
+  /**
+   * false: listed, but never where `/web` or its category's top-bar link lands (the spec fixes
+   * those on the first of the other items).
+   */
+  landing?: false;
 }
 
 const resources = { nav: 'side', category: 'Resources' } as const;
@@ -89,6 +95,17 @@ const consoleRoutes: readonly RouteName[] = [
 ];
 
 export const features: readonly Feature[] = [
+  // Every kind in one list (the reference's default view since its v14); `/web` still lands on
+  // the first kind's own page.
+  {
+    id: 'unifiedResources',
+    title: 'Resources',
+    route: 'clusterResources',
+    placement: resources,
+    flag: 'unifiedResources',
+    page: ResourcesPage,
+    landing: false,
+  },
   {
     id: 'servers',
     title: 'Servers',

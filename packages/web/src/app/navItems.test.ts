@@ -15,9 +15,16 @@ const page = features.find((f) => f.page)?.page;
 const topMenuTitles = ['Account Settings', 'Console Settings', 'Help & Support'];
 
 describe('buildNavigation with this build’s registry', () => {
-  it('shows only implemented features: Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Assist, Users, Roles, Auth Connectors, Locks, Bots, Join Tokens, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
+  it('shows only implemented features: Resources, Servers, Applications, Kubernetes, Databases, Desktops, Active Sessions, Access Requests, Assist, Users, Roles, Auth Connectors, Locks, Bots, Join Tokens, Enroll New Resource, Integrations, Session Recordings, Audit Log, Clusters, Trusted Clusters, Account, Settings and Help', () => {
     const nav = buildNavigation(features, allFlags, 'root');
     expect(nav.sideNav.resources).toEqual([
+      {
+        id: 'unifiedResources',
+        title: 'Resources',
+        to: '/web/cluster/root/resources',
+        exact: true,
+        landing: false,
+      },
       { id: 'servers', title: 'Servers', to: '/web/cluster/root/nodes', exact: true },
       { id: 'applications', title: 'Applications', to: '/web/cluster/root/apps', exact: true },
       { id: 'kubernetes', title: 'Kubernetes', to: '/web/cluster/root/kubernetes', exact: true },
@@ -121,6 +128,8 @@ describe('buildNavigation with this build’s registry', () => {
     [
       'access',
       [
+        // Every kind in one list, first; `/web` still lands on Servers (the spec fixes it).
+        'Resources',
         'Servers',
         'Applications',
         'Kubernetes',
@@ -142,6 +151,24 @@ describe('buildNavigation with this build’s registry', () => {
     expect(shown).toEqual(titles);
     expect(nav.topMenu.map((i) => i.title)).toEqual(topMenuTitles);
     expect(landingPath(nav)).toBe(landing);
+  });
+
+  it('lists Resources first to whoever may list one kind, but never lands on it', () => {
+    for (const area of ['nodes', 'appServers', 'dbServers', 'kubeServers', 'desktops'] as const) {
+      const nav = buildNavigation(
+        features,
+        deriveFeatureFlags(aclWith({ [area]: ['list'] }), settings),
+        'root',
+      );
+      const [first, kind] = nav.sideNav.resources;
+      expect(first).toMatchObject({ title: 'Resources', to: '/web/cluster/root/resources' });
+      // `/web` and the Resources top-bar link go to the kind's own page, as before.
+      expect(kind).toBeDefined();
+      expect(landingPath(nav)).toBe(kind?.to);
+      expect(nav.topNav[0]).toMatchObject({ id: 'Resources', to: kind?.to });
+    }
+    const none = buildNavigation(features, deriveFeatureFlags(aclWith({}), settings), 'root');
+    expect(none.sideNav.resources.map((i) => i.title)).not.toContain('Resources');
   });
 
   it('hides flag-gated features without their flag, but keeps always-allowed menu items', () => {
@@ -174,6 +201,7 @@ describe('buildNavigation ordering (all features implemented)', () => {
   it('puts Resources first, then Management by section, cluster links with the cluster id', () => {
     const nav = buildNavigation(everything, allFlags, 'east');
     expect(nav.sideNav.resources.map((i) => i.to)).toEqual([
+      '/web/cluster/east/resources',
       '/web/cluster/east/nodes',
       '/web/cluster/east/apps',
       '/web/cluster/east/kubernetes',

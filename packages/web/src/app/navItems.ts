@@ -10,6 +10,8 @@ export interface NavItem {
   to: string;
   /** Non-exact items stay highlighted on their sub-paths. */
   exact: boolean;
+  /** false: never where `/web` or the category's top-bar link lands (see `Feature.landing`). */
+  landing?: false;
 }
 
 export interface AppNavigation {
@@ -37,8 +39,11 @@ function toItem(feature: Feature, clusterId: string): NavItem {
     // A route ending in an optional parameter (`/web/assist/:conversationId?`) is one page with
     // or without it: its item stays highlighted on the longer paths.
     exact: route.exact !== false && !endsInOptionalParam.test(route.path),
+    ...(feature.landing === false && { landing: false as const }),
   };
 }
+
+const landsHere = (item: NavItem) => item.landing !== false;
 
 export function buildNavigation(
   allFeatures: readonly Feature[],
@@ -62,7 +67,10 @@ export function buildNavigation(
     }))
     .filter((group) => group.items.length > 0);
 
-  const firstOf = { Resources: resources[0], Management: management[0]?.items[0] };
+  const firstOf = {
+    Resources: resources.find(landsHere),
+    Management: management[0]?.items.find(landsHere),
+  };
   const topNav = categories.flatMap((category) => {
     const first = firstOf[category];
     return first ? [{ id: category, title: category, to: first.to, exact: false }] : [];
@@ -75,8 +83,13 @@ export function buildNavigation(
   };
 }
 
-/** Where `/web` lands: the first side-nav item, else Help & Support (open to everyone). */
+/**
+ * Where `/web` lands: the first side-nav item (of those that may be landed on), else Help &
+ * Support (open to everyone).
+ */
 export function landingPath(nav: AppNavigation): string {
-  const first = nav.sideNav.resources[0] ?? nav.sideNav.management[0]?.items[0];
+  const first =
+    nav.sideNav.resources.find(landsHere) ??
+    nav.sideNav.management.flatMap((group) => group.items).find(landsHere);
   return first?.to ?? routeTable.support.path;
 }

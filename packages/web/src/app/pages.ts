@@ -41,6 +41,10 @@ export const AccountTwoFactorPage = page(
   () => import('../features/account/AccountPage'),
   'AccountTwoFactorPage',
 );
+export const ResourcesPage = page(
+  () => import('../features/resources/ResourcesPage'),
+  'ResourcesPage',
+);
 export const NodesPage = page(() => import('../features/nodes/NodesPage'), 'NodesPage');
 export const AppsPage = page(() => import('../features/apps/AppsPage'), 'AppsPage');
 export const AppLauncherPage = page(

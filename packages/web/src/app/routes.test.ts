@@ -125,6 +125,7 @@ describe('matchKnownRoute', () => {
     expect(findRoute('/web')).toBe('root');
     expect(findRoute('/web/clusters?x=1#y')).toBe('clusters');
     expect(findRoute('/web/cluster/one/nodes')).toBe('clusterNodes');
+    expect(findRoute('/web/cluster/one/resources')).toBe('clusterResources');
     expect(findRoute('/web/cluster/one/session/sid1?recordingType=ssh')).toBe('player');
     expect(findRoute('/web/msg/error/login/callback')).toBe('loginErrorCallback');
     expect(findRoute('/web/reset/tok/continue')).toBe('userResetContinue');

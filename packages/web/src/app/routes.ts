@@ -31,6 +31,8 @@ export const routeTable = {
   trust: { path: '/web/trust' },
   clusters: { path: '/web/clusters', exact: false },
   cluster: { path: '/web/cluster/:clusterId' },
+  /** Every kind of resource the user may reach, in one list. */
+  clusterResources: { path: '/web/cluster/:clusterId/resources' },
   clusterApps: { path: '/web/cluster/:clusterId/apps' },
   clusterAudit: { path: '/web/cluster/:clusterId/audit' },
   clusterNodes: { path: '/web/cluster/:clusterId/nodes' },

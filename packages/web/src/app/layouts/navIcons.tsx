@@ -7,6 +7,7 @@ import {
   IconDeviceDesktop,
   IconHelp,
   IconKey,
+  IconLayoutGrid,
   IconListSearch,
   IconLock,
   IconPlugConnected,
@@ -32,6 +33,7 @@ import {
  * so the icons load with the main layout, not with the login route.
  */
 export const navIcons: Record<string, Icon> = {
+  unifiedResources: IconLayoutGrid,
   servers: IconServer,
   applications: IconApps,
   kubernetes: IconSteeringWheel,

@@ -1,9 +1,9 @@
-import { Button, Text } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import { labelClause, parseLabelQuery } from '@postern/contracts';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithTheme } from '../../test/render';
@@ -50,6 +50,9 @@ function fakeAppsServer(apps: App[] = someApps) {
     if (state.failWith) throw new Error(state.failWith);
     const wanted = parseLabelQuery(request.query);
     if (wanted instanceof Error) throw wanted;
+    // An extra filter of this kind's own: `env`, the apps of one environment.
+    const env = request.extra?.env;
+    if (env) wanted.push({ name: 'env', value: env });
     const field = request.sort?.field ?? 'name';
     const sign = request.sort?.dir === 'desc' ? -1 : 1;
     const matching = apps
@@ -85,9 +88,10 @@ interface ListOptions {
   onLaunch: (app: App) => void;
   filters: ListFilters<AppSortField>;
   onFiltersChange: (filters: ListFilters<AppSortField>) => void;
+  filterControls?: ReactNode;
 }
 
-function AppsList({ server, onLaunch, filters, onFiltersChange }: ListOptions) {
+function AppsList({ server, onLaunch, filters, onFiltersChange, filterControls }: ListOptions) {
   const { listProps } = useResourceList(
     {
       queryKey: (request) => ['fake-apps', request],
@@ -113,6 +117,7 @@ function AppsList({ server, onLaunch, filters, onFiltersChange }: ListOptions) {
       defaultSort={{ field: 'name', dir: 'asc' }}
       search={{ label: 'Search apps', placeholder: 'Search by name or description' }}
       noMatchText="No apps match your search."
+      filterControls={filterControls}
     />
   );
 }
@@ -129,11 +134,38 @@ function AppsInUrl(props: Omit<ListOptions, 'filters' | 'onFiltersChange'>) {
   return <AppsList {...props} filters={filters} onFiltersChange={setFilters} />;
 }
 
-function renderApps(options: { apps?: App[]; url?: string } = {}) {
+const envParam = ['env'] as const;
+
+/** The filters in the URL with an extra one of the kind's own, `env`, and buttons that set it. */
+function AppsByEnvInUrl(props: Omit<ListOptions, 'filters' | 'onFiltersChange'>) {
+  const [filters, setFilters] = useUrlListFilters(appSortFields, envParam);
+  const envButton = (env: string, label: string) => (
+    <Button size="xs" onClick={() => setFilters({ ...filters, extra: { ...filters.extra, env } })}>
+      {label}
+    </Button>
+  );
+  return (
+    <AppsList
+      {...props}
+      filters={filters}
+      onFiltersChange={setFilters}
+      filterControls={
+        <Group gap={4}>
+          {envButton('prod', 'Only prod')}
+          {envButton('', 'Every env')}
+        </Group>
+      }
+    />
+  );
+}
+
+function renderApps(options: { apps?: App[]; url?: string; extra?: boolean } = {}) {
   const server = fakeAppsServer(options.apps);
   const onLaunch = vi.fn();
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const element = options.url ? (
+  const element = options.extra ? (
+    <AppsByEnvInUrl server={server} onLaunch={onLaunch} />
+  ) : options.url ? (
     <AppsInUrl server={server} onLaunch={onLaunch} />
   ) : (
     <AppsInState server={server} onLaunch={onLaunch} />
@@ -281,5 +313,41 @@ describe('ResourceList for another kind (apps, against a fake fetcher)', () => {
       expect(router.state.location.search).toBe('?search=a&sort=description%3Adesc'),
     );
     expect(server.last()).toMatchObject({ search: 'a', startKey: '' });
+    // A list without extra filters has none, whatever else the URL holds.
+    expect(server.last()).not.toHaveProperty('extra');
+  });
+
+  it('keeps a kind’s extra filter in the URL beside the others, sends it, and restarts at page 1', async () => {
+    const { server, router, user } = renderApps({ url: '/?sort=name:desc&other=1', extra: true });
+    expect(await screen.findByText('1–3 of 7')).toBeTruthy();
+    expect(server.last()).toMatchObject({ extra: { env: '' }, startKey: '' });
+    await user.click(screen.getByRole('button', { name: 'Next page' }));
+    expect(await screen.findByText('4–6 of 7')).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Only prod' }));
+    await waitFor(() =>
+      expect(server.last()).toMatchObject({ extra: { env: 'prod' }, startKey: '' }),
+    );
+    expect(await screen.findByText('1–3 of 4')).toBeTruthy();
+    expect(router.state.location.search).toBe('?sort=name%3Adesc&env=prod');
+
+    // A search keeps it.
+    await user.type(screen.getByRole('searchbox', { name: 'Search apps' }), 'a{Enter}');
+    await waitFor(() =>
+      expect(server.last()).toMatchObject({ search: 'a', extra: { env: 'prod' } }),
+    );
+    expect(router.state.location.search).toBe('?search=a&sort=name%3Adesc&env=prod');
+
+    await user.click(screen.getByRole('button', { name: 'Every env' }));
+    await waitFor(() => expect(server.last()?.extra).toEqual({ env: '' }));
+    expect(router.state.location.search).toBe('?search=a&sort=name%3Adesc');
+  });
+
+  it('an extra filter that matches nothing is "no match", not the empty state', async () => {
+    const { user } = renderApps({ apps: [app('jenkins', 'Builds', 'staging')], extra: true });
+    expect(await screen.findByText('1–1 of 1')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Only prod' }));
+    expect(await screen.findByText('No apps match your search.')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Every env' })).toBeTruthy();
   });
 });

@@ -136,6 +136,8 @@ export interface ResourceListProps<Row, Field extends string> {
   busy?: boolean;
   /** Controls beside the page heading (shown even when the list is empty). */
   headerActions?: ReactNode;
+  /** Filters of the kind's own beside the search box (the unified list's kinds). */
+  filterControls?: ReactNode;
 }
 
 /** What a page adds around a kind's list: a second row action and controls by the heading. */
@@ -154,7 +156,14 @@ export function ResourceList<Row extends object, Field extends string>(
 ) {
   const { title, itemsLabel, columns, rowKey, rowAction, extraRowAction, attempt, onRetry } = props;
   const { filters, onFiltersChange, paging, pageSize, defaultSort, search, noMatchText } = props;
-  const { emptyState, notice, compact = false, busy = false, headerActions } = props;
+  const {
+    emptyState,
+    notice,
+    compact = false,
+    busy = false,
+    headerActions,
+    filterControls,
+  } = props;
   const labels = filters.query ? queryLabels(filters.query) : [];
   const list: ListCellContext = {
     selectLabel: (label) => onFiltersChange({ ...filters, query: addLabel(filters.query, label) }),
@@ -216,6 +225,7 @@ export function ResourceList<Row extends object, Field extends string>(
                   value={filters.search}
                   onSearch={(text) => onFiltersChange({ ...filters, search: text })}
                 />
+                {filterControls}
               </Group>
               {notice?.(page.items)}
               <FilterChips

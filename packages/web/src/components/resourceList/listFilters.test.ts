@@ -1,7 +1,10 @@
 import { labelClause } from '@postern/contracts';
 import { describe, expect, it } from 'vitest';
 import {
+  isFiltered,
+  listFiltersKey,
   listQueryString,
+  noListFilters,
   parseListSort,
   type ListFilters,
   type ListPageRequest,
@@ -44,5 +47,31 @@ describe('list filters', () => {
       'limit=3&search=graf&searchAsRoles=yes',
     );
     expect(listQueryString(request, 15, { searchAsRoles: false })).toBe('limit=3&search=graf');
+  });
+
+  it('sends a kind’s extra filters after the common ones: empty left out, never a common name', () => {
+    const request: AppRequest = {
+      search: 'graf',
+      query: '',
+      startKey: 'k15',
+      extra: { kinds: ' db,app ', team: '', limit: '999', sort: 'x' },
+    };
+    expect(listQueryString(request, 15)).toBe('limit=15&startKey=k15&search=graf&kinds=db%2Capp');
+    expect(listQueryString(request, 15, { searchAsRoles: true })).toBe(
+      'limit=15&startKey=k15&search=graf&kinds=db%2Capp&searchAsRoles=yes',
+    );
+  });
+
+  it('counts an extra filter as a filter and as a change that goes back to page 1', () => {
+    // Lists without extra filters keep the key they always had.
+    expect(listFiltersKey(noListFilters)).toBe('["","",null]');
+    expect(listFiltersKey({ ...noListFilters, extra: { kinds: '' } })).toBe('["","",null]');
+    expect(isFiltered({ ...noListFilters, extra: { kinds: '' } })).toBe(false);
+    const byKind = { ...noListFilters, extra: { kinds: 'db' } };
+    expect(isFiltered(byKind)).toBe(true);
+    expect(listFiltersKey(byKind)).not.toBe(listFiltersKey(noListFilters));
+    expect(listFiltersKey(byKind)).not.toBe(
+      listFiltersKey({ ...noListFilters, extra: { kinds: 'app' } }),
+    );
   });
 });

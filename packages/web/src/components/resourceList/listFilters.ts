@@ -18,12 +18,28 @@ export interface ListFilters<Field extends string = string> {
   query: string;
   /** Undefined: the server's default order. */
   sort?: ListSort<Field>;
+  /**
+   * A kind's own filters beyond these three, by query parameter (the unified list's `kinds`):
+   * sent as they are, kept in the URL when the page asks for them, and a change of one goes back
+   * to page 1. An empty value is no filter. Lists without any leave this out.
+   */
+  extra?: Readonly<Record<string, string>>;
 }
 
 export const noListFilters: ListFilters = { search: '', query: '' };
 
-/** A search or a label query is in force (an empty page then means "no match", not "none yet"). */
-export const isFiltered = (f: ListFilters) => f.search !== '' || f.query !== '';
+/** The extra filters with a value, in a stable order. */
+const extraEntries = (f: ListFilters): [string, string][] =>
+  Object.entries(f.extra ?? {})
+    .filter(([, value]) => value !== '')
+    .sort(([a], [b]) => a.localeCompare(b));
+
+/**
+ * A search, a label query or an extra filter is in force (an empty page then means "no match",
+ * not "none yet").
+ */
+export const isFiltered = (f: ListFilters) =>
+  f.search !== '' || f.query !== '' || extraEntries(f).length > 0;
 
 /** `field:asc` ↔ {field, dir}; a field the kind does not sort by means the server's default. */
 export function parseListSort<Field extends string>(
@@ -39,8 +55,11 @@ export const listSortParam = (sort: ListSort | undefined) =>
   sort ? `${sort.field}:${sort.dir}` : undefined;
 
 /** Filters as one string: a change of it sends the list back to page 1. */
-export const listFiltersKey = (f: ListFilters) =>
-  JSON.stringify([f.search, f.query, listSortParam(f.sort)]);
+export const listFiltersKey = (f: ListFilters) => {
+  const extra = extraEntries(f);
+  const key: unknown[] = [f.search, f.query, listSortParam(f.sort)];
+  return JSON.stringify(extra.length > 0 ? [...key, extra] : key);
+};
 
 /** One page request: the filters, the page's start key ('' for the first) and its size. */
 export type ListPageRequest<F extends ListFilters = ListFilters> = F & {
@@ -54,9 +73,12 @@ export interface ListOptions {
   searchAsRoles?: boolean;
 }
 
+/** The parameters every list call has: an extra filter never takes one of these names. */
+const commonParams = new Set(['limit', 'startKey', 'search', 'query', 'sort', 'searchAsRoles']);
+
 /**
- * The query string of a list call (`limit`, `startKey`, `search`, `query`, `sort`; empty left
- * out), with `searchAsRoles=yes` when the options ask for it.
+ * The query string of a list call (`limit`, `startKey`, `search`, `query`, `sort`, then the
+ * kind's extra filters; empty left out), with `searchAsRoles=yes` when the options ask for it.
  */
 export function listQueryString(
   request: ListPageRequest,
@@ -69,6 +91,9 @@ export function listQueryString(
   if (request.query.trim()) params.set('query', request.query.trim());
   const sort = listSortParam(request.sort);
   if (sort) params.set('sort', sort);
+  for (const [name, value] of extraEntries(request)) {
+    if (!commonParams.has(name) && value.trim()) params.set(name, value.trim());
+  }
   if (options.searchAsRoles) params.set('searchAsRoles', 'yes');
   return params.toString();
 }

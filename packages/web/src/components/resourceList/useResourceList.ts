@@ -68,19 +68,30 @@ export function useResourceList<F extends ListFilters, Page>(
 /**
  * A list's filters kept in the page's URL (`?search=&query=&sort=`), so views can be shared and
  * the back button walks through them. `sortFields` are the fields this kind sorts by; any other
- * `sort` in the URL means the server's default order.
+ * `sort` in the URL means the server's default order. `extraParams` names the kind's own filters
+ * kept there too (the unified list's `kinds`), read into `extra`; without them there is no `extra`.
+ * Other parameters of the URL are dropped when the filters change.
  */
 export function useUrlListFilters<Field extends string>(
   sortFields: readonly Field[],
+  extraParams: readonly string[] = [],
 ): [ListFilters<Field>, (filters: ListFilters<Field>) => void] {
   const [params, setParams] = useSearchParams();
   const search = params.get('search') ?? '';
   const query = params.get('query') ?? '';
   const sortText = params.get('sort');
-  const filters = useMemo<ListFilters<Field>>(
-    () => ({ search, query, sort: parseListSort(sortText, sortFields) }),
-    [search, query, sortText, sortFields],
-  );
+  // The extra filters as one string, so the filters keep their identity while they stay the same.
+  const extraText = JSON.stringify(extraParams.map((name) => [name, params.get(name) ?? '']));
+  const extraNames = JSON.stringify(extraParams);
+  const filters = useMemo<ListFilters<Field>>(() => {
+    const extra = JSON.parse(extraText) as [string, string][];
+    return {
+      search,
+      query,
+      sort: parseListSort(sortText, sortFields),
+      ...(extra.length > 0 && { extra: Object.fromEntries(extra) }),
+    };
+  }, [search, query, sortText, sortFields, extraText]);
   const setFilters = useCallback(
     (next: ListFilters<Field>) => {
       const out = new URLSearchParams();
@@ -88,9 +99,13 @@ export function useUrlListFilters<Field extends string>(
       if (next.query) out.set('query', next.query);
       const sort = listSortParam(next.sort);
       if (sort) out.set('sort', sort);
+      for (const name of JSON.parse(extraNames) as string[]) {
+        const value = next.extra?.[name];
+        if (value) out.set(name, value);
+      }
       setParams(out, { replace: true });
     },
-    [setParams],
+    [setParams, extraNames],
   );
   return [filters, setFilters];
 }

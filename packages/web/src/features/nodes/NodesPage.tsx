@@ -1,6 +1,7 @@
 import { useParams } from 'react-router';
 import { useClientConfig } from '../../app/clientConfig';
 import { routePath } from '../../app/routes';
+import type { Choice } from '../../components/ChoiceMenu';
 import { useResourceRequest } from '../accessRequests/useResourceRequest';
 import type { ServerNode } from './makeNode';
 import type { ProxyAddress } from './NodesView';
@@ -15,6 +16,15 @@ export function proxyAddressOf(
   const port = location.port || (location.protocol === 'https:' ? '443' : '80');
   return { addr: `${location.hostname}:${port}`, origin: location.origin };
 }
+
+/** Connecting as a login opens the console on the server in a new browser tab. */
+export const connectInNewTab =
+  (clusterId: string) =>
+  (node: ServerNode, login: string): Choice => ({
+    label: login,
+    href: routePath('consoleConnect', { clusterId, serverId: node.id, login }),
+    newTab: true,
+  });
 
 /**
  * `/web/cluster/:clusterId/nodes`: connecting opens the console in a new browser tab. A user who
@@ -38,11 +48,7 @@ export function NodesPage() {
       {...listProps}
       filters={filters}
       onFiltersChange={setFilters}
-      connect={(node, login) => ({
-        label: login,
-        href: routePath('consoleConnect', { clusterId, serverId: node.id, login }),
-        newTab: true,
-      })}
+      connect={connectInNewTab(clusterId)}
       loginsHelp={loginsHelp}
       proxy={proxyAddressOf(window.location)}
       extraRowAction={request.extraRowAction}

@@ -129,21 +129,37 @@ export function NodesView(props: Props) {
           </Alert>
         )
       }
-      rowAction={(n) => (
-        <ChoiceMenu
-          label="Connect"
-          ariaLabel={`Connect to ${n.hostname}`}
-          heading="Log in as"
-          choices={n.sshLogins.map((login) => connect(n, login))}
-          // The list is what the roles allowed when the page loaded; the server decides anew.
-          typed={{
-            label: 'Login',
-            placeholder: 'Type a login…',
-            toChoice: (login) => connect(n, login),
-          }}
-          emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
-        />
-      )}
+      rowAction={(n) => <ConnectNode node={n} connect={connect} loginsHelp={loginsHelp} />}
+    />
+  );
+}
+
+/**
+ * A server's Connect: its logins, or one typed in, each opening a session as `connect` says (the
+ * Servers list's row action, and the unified Resources list's for a server).
+ */
+export function ConnectNode({
+  node,
+  connect,
+  loginsHelp,
+}: {
+  node: ServerNode;
+  connect: (node: ServerNode, login: string) => Choice;
+  loginsHelp: LoginsHelp;
+}) {
+  return (
+    <ChoiceMenu
+      label="Connect"
+      ariaLabel={`Connect to ${node.hostname}`}
+      heading="Log in as"
+      choices={node.sshLogins.map((login) => connect(node, login))}
+      // The list is what the roles allowed when the page loaded; the server decides anew.
+      typed={{
+        label: 'Login',
+        placeholder: 'Type a login…',
+        toChoice: (login) => connect(node, login),
+      }}
+      emptyNote={<AddLoginsHint help={loginsHelp} scope="server" />}
     />
   );
 }
