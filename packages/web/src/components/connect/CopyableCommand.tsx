@@ -1,10 +1,19 @@
 import { Button, Code, CopyButton, Group } from '@mantine/core';
 
 /**
- * A command to run, shown as it must be typed and copied with one click; `label` names the code
- * for assistive technology and tests ("Connect command", "Login command").
+ * A command to run (or a secret to paste), shown as it must be typed and copied with one click;
+ * `label` names the code for assistive technology and tests ("Connect command", "Join token"),
+ * `copyLabel` its button ("Copy command" unless told).
  */
-export function CopyableCommand({ command, label }: { command: string; label: string }) {
+export function CopyableCommand({
+  command,
+  label,
+  copyLabel = 'Copy command',
+}: {
+  command: string;
+  label: string;
+  copyLabel?: string;
+}) {
   return (
     <Group gap="xs" wrap="nowrap" align="center">
       <Code style={{ flex: 1, overflowWrap: 'anywhere' }} aria-label={label}>
@@ -17,7 +26,7 @@ export function CopyableCommand({ command, label }: { command: string; label: st
             variant={copied ? 'light' : 'filled'}
             color={copied ? 'teal' : undefined}
             onClick={copy}
-            aria-label={copied ? 'Copied' : 'Copy command'}
+            aria-label={copied ? 'Copied' : copyLabel}
           >
             {copied ? 'Copied' : 'Copy'}
           </Button>

@@ -5,7 +5,6 @@ import {
   Button,
   Checkbox,
   Code,
-  CopyButton,
   Group,
   List,
   Modal,
@@ -82,24 +81,7 @@ function CreatedBody({
         <Text size="sm" fw={500}>
           Join token
         </Text>
-        <Group gap="xs" wrap="nowrap">
-          <Code aria-label="Join token" style={{ flex: 1, overflowWrap: 'anywhere' }}>
-            {token}
-          </Code>
-          <CopyButton value={token}>
-            {({ copied, copy }) => (
-              <Button
-                size="compact-sm"
-                variant={copied ? 'light' : 'filled'}
-                color={copied ? 'teal' : undefined}
-                onClick={copy}
-                aria-label={copied ? 'Copied' : 'Copy token'}
-              >
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            )}
-          </CopyButton>
-        </Group>
+        <CopyableCommand command={token} label="Join token" copyLabel="Copy token" />
         <Text size="sm" c="dimmed">
           Expires{' '}
           {expiry ? `${expiresText(expiry, now)}, at ${formatDateTime(expiry)}` : created.expiry}.
