@@ -145,7 +145,8 @@ test.describe('the console shell', () => {
     // Every item's icon starts at the same x, and so do the category and section headings.
     expect(new Set(iconLefts).size).toBe(1);
     const headingLeft = async (text: string) => {
-      const box = await nav.getByText(text, { exact: true }).evaluate((el) => {
+      // The heading comes before any item of its group, and `Resources` is also an item's name.
+      const box = await nav.getByText(text, { exact: true }).first().evaluate((el) => {
         const range = document.createRange();
         range.selectNodeContents(el);
         return range.getBoundingClientRect().x;

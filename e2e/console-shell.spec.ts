@@ -33,8 +33,10 @@ test.describe('the console shell', () => {
     await expect(second.getByRole('heading', { name: /clusters/i }).first()).toBeVisible();
     expect(await colorScheme(second)).toBe('light');
 
+    // The menu items are chosen with the keyboard: a click while the menu's opening transition
+    // runs can land on the page under it (seen under load in CI), which closes the menu.
     await page.getByRole('button', { name: 'Account' }).click();
-    await page.getByRole('menuitem', { name: 'Switch to dark theme' }).click();
+    await page.getByRole('menuitem', { name: 'Switch to dark theme' }).press('Enter');
     await expect.poll(() => colorScheme(page)).toBe('dark');
     await expect.poll(() => colorScheme(second)).toBe('dark');
 
@@ -46,7 +48,7 @@ test.describe('the console shell', () => {
     expect(await page.evaluate(() => localStorage.getItem('grv_teleport_ui_theme'))).toBe('dark');
 
     await second.getByRole('button', { name: 'Account' }).click();
-    await second.getByRole('menuitem', { name: 'Switch to light theme' }).click();
+    await second.getByRole('menuitem', { name: 'Switch to light theme' }).press('Enter');
     await expect.poll(() => colorScheme(page)).toBe('light');
   });
 
