@@ -146,11 +146,14 @@ test.describe('the console shell', () => {
     expect(new Set(iconLefts).size).toBe(1);
     const headingLeft = async (text: string) => {
       // The heading comes before any item of its group, and `Resources` is also an item's name.
-      const box = await nav.getByText(text, { exact: true }).first().evaluate((el) => {
-        const range = document.createRange();
-        range.selectNodeContents(el);
-        return range.getBoundingClientRect().x;
-      });
+      const box = await nav
+        .getByText(text, { exact: true })
+        .first()
+        .evaluate((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return range.getBoundingClientRect().x;
+        });
       return Math.round(box);
     };
     for (const heading of ['Resources', 'Management', 'Access', 'Activity', 'Clusters']) {
