@@ -121,6 +121,10 @@ export const apiPaths = {
   resourcesCheck: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/resources/check`,
   /** Unified resources: every kind the user may reach, in one list. */
   unifiedResources: (clusterId: string) => `${apiPrefix}/sites/${seg(clusterId)}/resources`,
+  /** GET/PUT: the caller's own console preferences (docs/resources.md). */
+  userPreferences: `${apiPrefix}/user/preferences`,
+  /** GET/PUT: the caller's preferences for one cluster: the resources they pinned there. */
+  userClusterPreferences: (clusterId: string) => `${apiPrefix}/user/preferences/${seg(clusterId)}`,
   connectionDiagnostics: (clusterId: string) =>
     `${apiPrefix}/sites/${seg(clusterId)}/diagnostics/connections`,
   /** WebSocket: the browser's SQL console on a database (the terminal protocol, in-band auth). */
@@ -227,6 +231,7 @@ export const apiPaths = {
   /** Route patterns (Fastify syntax) for the server. */
   patterns: {
     joinTokenById: `${apiPrefix}/tokens/:id`,
+    userClusterPreferences: `${apiPrefix}/user/preferences/:clusterId`,
     assistConversation: `${apiPrefix}/assistant/conversations/:conversationId`,
     assistConversationTitle: `${apiPrefix}/assistant/conversations/:conversationId/title`,
     assistChat: `${apiPrefix}/sites/:clusterId/assistant`,

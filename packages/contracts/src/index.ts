@@ -42,6 +42,7 @@ export * from './ssh/bots.js';
 export * from './bots-admin.js';
 export * from './assist.js';
 export * from './unified-resources.js';
+export * from './user-preferences.js';
 export * from './connector-specs.js';
 export * from './access-requests.js';
 export * from './integrations.js';

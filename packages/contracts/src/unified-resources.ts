@@ -20,12 +20,23 @@ export const unifiedResourceKinds = [
 ] as const;
 export type UnifiedResourceKind = (typeof unifiedResourceKinds)[number];
 
+/**
+ * What the unified list includes (reference `includedResourceMode`): what the user may reach
+ * (`accessible`), that and what their search-as roles could be granted (`all`), or only the
+ * latter (`requestable`).
+ */
+export const includedResourceModes = ['accessible', 'all', 'requestable'] as const;
+export type IncludedResourceMode = (typeof includedResourceModes)[number];
+
+/** Set on an item the user reaches only once an access request for it is approved. */
+const requestFields = { requiresRequest: z.boolean().optional() };
+
 export const unifiedResourceSchema = z.discriminatedUnion('kind', [
-  nodeJsonSchema.extend({ kind: z.literal('node') }),
-  appJsonSchema,
-  databaseJsonSchema,
-  kubeClusterJsonSchema,
-  desktopJsonSchema,
+  nodeJsonSchema.extend({ kind: z.literal('node'), ...requestFields }),
+  appJsonSchema.extend(requestFields),
+  databaseJsonSchema.extend(requestFields),
+  kubeClusterJsonSchema.extend(requestFields),
+  desktopJsonSchema.extend(requestFields),
 ]);
 export type UnifiedResource = z.infer<typeof unifiedResourceSchema>;
 
@@ -61,6 +72,9 @@ export const unifiedResourcesQuerySchema = z.object({
   query: z.string().max(1024).default(''),
   sort: sortParamSchema(unifiedResourceSortFields).optional(),
   kinds: kindList.optional(),
+  /** `true`: only what the caller pinned on this cluster (`/user/preferences/:clusterId`). */
+  pinnedOnly: z.enum(['true', 'false']).default('false'),
+  includedResourceMode: z.enum(includedResourceModes).default('accessible'),
 });
 
 export const unifiedResourcesResponseSchema = z.object({
@@ -75,3 +89,10 @@ export type UnifiedResourcesResponse = z.infer<typeof unifiedResourcesResponseSc
 /** The name a unified item sorts and shows by: a server's hostname, or the resource's name. */
 export const unifiedResourceName = (item: UnifiedResource): string =>
   item.kind === 'node' ? item.hostname : item.name;
+
+/**
+ * An item's id in the unified list and in the pinned resources: its kind and its key in that
+ * kind (a server's id, any other resource's name).
+ */
+export const unifiedResourceId = (item: UnifiedResource): string =>
+  `${item.kind}/${item.kind === 'node' ? item.id : item.name}`;

@@ -78,5 +78,11 @@ export async function platformRoutes(
   await server.register(clusterAlertsRoutes, { alerts: ctx.clusterAlerts, clusterName });
   await server.register(captureRoutes, { rateLimit: ctx.loginRateLimit });
   await server.register(resourcesCheckRoutes, { listers: ctx.resourceListers, clusterName });
-  await server.register(unifiedResourcesRoutes, { listers: ctx.resourceListers, clusterName });
+  const { preferences } = ctx.identity;
+  await server.register(unifiedResourcesRoutes, {
+    listers: ctx.resourceListers,
+    clusterName,
+    searchAs: (actor, type) => ctx.accessControl.accessRequests.searchAs(actor, type),
+    pinnedOf: (user, clusterId) => preferences.pinnedOf(user, clusterId),
+  });
 }

@@ -24,6 +24,8 @@ import { UsersService } from './users/users.service.js';
 import { UsersStore } from './users/users.store.js';
 import { WebSessionService } from './web-sessions/web-sessions.service.js';
 import { WebSessionStore } from './web-sessions/web-sessions.store.js';
+import { UserPreferencesService } from './user-preferences/user-preferences.service.js';
+import { UserPreferencesStore } from './user-preferences/user-preferences.store.js';
 
 export interface IdentityDeps {
   config: Config;
@@ -52,6 +54,8 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
   });
   const tokenStore = new UserTokensStore(backend, now);
   const credentialChanges = new CredentialChanges({ users: usersStore, sessions, now });
+  const preferencesStore = new UserPreferencesStore(backend);
+  const preferences = new UserPreferencesService(preferencesStore, config.clusterName);
   const users = new UsersService({
     store: usersStore,
     roles: new RolesStore(backend),
@@ -61,6 +65,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
       endSessions: (name) => sessions.endAllOf(name),
       deleteLinks: (name) => tokenStore.deleteLinksOf(name),
       clearFailures: (name) => lockout.clearFailures(name),
+      forgetPreferences: (name) => preferencesStore.forget(name),
     },
   });
   const webauthn = new WebauthnService(config, new ChallengeStore(backend, now));
@@ -137,6 +142,7 @@ export function buildIdentity({ config, backend, audit, locks, now = systemClock
     account,
     devices,
     credentialIndex,
+    preferences,
   };
 }
 

@@ -5,6 +5,7 @@ import { accountRoutes } from './account/account.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { buildCliLogin, cliLoginRoutes, type CliLoginServices } from './cli-login/index.js';
 import { userTokensRoutes } from './user-tokens/user-tokens.routes.js';
+import { userPreferencesRoutes } from './user-preferences/user-preferences.routes.js';
 import { buildIdentity, type IdentityBasics } from './build-identity.js';
 import { buildBots, registerBotsRoutes, type BotServices } from './bots/index.js';
 
@@ -34,6 +35,7 @@ export const identityPart = {
     const { usersAdmin } = accessControl;
     await server.register(userTokensRoutes, { ...identity, usersAdmin, loginRateLimit });
     await server.register(accountRoutes, { ...identity, loginRateLimit });
+    await server.register(userPreferencesRoutes, { preferences: identity.preferences });
     await server.register(sessionMfaRoutes, {
       sessionMfa: identity.sessionMfa,
       grants: identity.sessionMfaGrants,

@@ -24,11 +24,12 @@ export interface UserChange {
   traits?: Record<string, string[]>;
 }
 
-/** What deleting a user also ends: their sessions, links and failed-login count. */
+/** What deleting a user also ends: their sessions, links, failed-login count and preferences. */
 export interface UserRemovalHooks {
   endSessions(name: string): Promise<unknown>;
   deleteLinks(name: string): Promise<unknown>;
   clearFailures(name: string): Promise<unknown>;
+  forgetPreferences(name: string): Promise<unknown>;
 }
 
 export interface UsersDeps {
@@ -101,6 +102,7 @@ export class UsersService {
     await this.deps.removal.endSessions(name);
     await this.deps.removal.deleteLinks(name);
     await this.deps.removal.clearFailures(name);
+    await this.deps.removal.forgetPreferences(name);
     await emitAudit(this.deps.audit, 'T1004I', { user: by, name });
   }
 

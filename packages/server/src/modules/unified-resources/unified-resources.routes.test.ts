@@ -4,12 +4,14 @@ import {
   databaseResourceSchema,
   desktopResourceSchema,
   kubeClusterResourceSchema,
+  unifiedResourceId,
   unifiedResourceName,
   unifiedResourcesResponseSchema,
 } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { auditEventsOf } from '../../testing/audit-events.testkit.js';
 
 // Unified resources: every kind the user may list, in one list, each item as its own kind's list
 // shows it; RBAC and the ACL per kind, search and label clauses across kinds, sorted and paged.
@@ -79,6 +81,10 @@ beforeAll(async () => {
   await role('prod-apps', {
     allow: { app_labels: everywhere, db_labels: everywhere },
     deny: { rules: [{ resources: ['db_server', 'db'], verbs: ['list'] }] },
+  });
+  // Reaches the lab app, and may request what prod-all reaches.
+  await role('lab-requester', {
+    allow: { app_labels: { env: 'lab' }, request: { search_as_roles: ['prod-all'] } },
   });
 });
 afterAll(() => app?.close());
@@ -161,5 +167,78 @@ describe('GET sites/{clusterId}/resources', () => {
       headers,
     });
     expect(elsewhere.statusCode).toBe(404);
+  });
+});
+
+describe('pinned and requestable resources', () => {
+  const pin = async (user: string, ids: string[]) => {
+    const headers = await app.signIn(['prod-all'], user);
+    const res = await app.server.inject({
+      method: 'PUT',
+      url: apiPaths.userClusterPreferences('test-cluster'),
+      headers,
+      payload: { pinnedResources: { resourceIds: ids } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+  const pinnedPage = async (user: string, query: Record<string, string> = {}) => {
+    const headers = await app.signIn(['prod-all'], user);
+    const search = new URLSearchParams({ pinnedOnly: 'true', limit: '50', ...query });
+    const res = await app.server.inject({
+      url: `${apiPaths.unifiedResources('test-cluster')}?${search}`,
+      headers,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return unifiedResourcesResponseSchema.parse(res.json());
+  };
+
+  it('lists only what the caller pinned, by the ids the list gives, with the other filters', async () => {
+    const all = await page(['prod-all'], { limit: '50' });
+    const node = all.items.find((item) => item.kind === 'node')!;
+    await pin('pia', [unifiedResourceId(node), 'db/orders', 'app/gone-since']);
+    const pinned = await pinnedPage('pia');
+    expect(names(pinned.items)).toEqual(['node:api-1', 'db:orders']);
+    expect(pinned.totalCount).toBe(2);
+    expect(names((await pinnedPage('pia', { kinds: 'db' })).items)).toEqual(['db:orders']);
+    // Another user's pins are not hers, and pins never widen what the roles reach.
+    expect((await pinnedPage('quin')).items).toEqual([]);
+    const narrow = await app.signIn(['prod-apps'], 'pia');
+    const res = await app.server.inject({
+      url: `${apiPaths.unifiedResources('test-cluster')}?pinnedOnly=true`,
+      headers: narrow,
+    });
+    expect(res.json().items).toEqual([]);
+  });
+
+  it('adds what the search-as roles would reach, marked, and audits the search', async () => {
+    const all = await page(['lab-requester'], { includedResourceMode: 'all', limit: '50' });
+    const marked = all.items.map((item) => `${names([item])[0]}${item.requiresRequest ? '*' : ''}`);
+    expect(marked).toEqual([
+      'node:api-1*',
+      'windows_desktop:design-box*',
+      'app:grafana*',
+      'kube_cluster:kube-main*',
+      'app:lab-notebook',
+      'db:orders*',
+    ]);
+    const requestable = await page(['lab-requester'], {
+      includedResourceMode: 'requestable',
+      kinds: 'app',
+    });
+    expect(names(requestable.items)).toEqual(['app:grafana']);
+    const accessible = await page(['lab-requester'], { kinds: 'app' });
+    expect(names(accessible.items)).toEqual(['app:lab-notebook']);
+    expect(accessible.items[0]!.requiresRequest).toBeUndefined();
+    const searches = (await auditEventsOf(app, 'T5004I')).filter(
+      (event) => event.user === 'u-lab-requester',
+    );
+    expect(searches.map((event) => event.resource_type).sort()).toEqual(['app', 'resources']);
+  });
+
+  it('refuses requestable resources to a user without search-as roles (403)', async () => {
+    const res = await list(['prod-all'], { includedResourceMode: 'all' });
+    expect(res.statusCode).toBe(403);
+    expect((await list(['prod-all'], { includedResourceMode: 'some' })).statusCode).toBe(400);
+    expect((await list(['prod-all'], { pinnedOnly: 'yes' })).statusCode).toBe(400);
   });
 });

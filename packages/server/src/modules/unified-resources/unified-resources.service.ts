@@ -1,4 +1,5 @@
 import {
+  unifiedResourceId,
   unifiedResourceName,
   type UnifiedResource,
   type UnifiedResourcesResponse,
@@ -8,7 +9,7 @@ import type { z } from 'zod';
 import type { UserAcl } from '@postern/contracts';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { badParameter } from '../../errors.js';
-import type { ResourceListers } from '../../http/resource-listers.js';
+import type { ResourceFilter, ResourceListers } from '../../http/resource-listers.js';
 
 type UnifiedQuery = z.output<typeof unifiedResourcesQuerySchema>;
 
@@ -16,6 +17,13 @@ type UnifiedQuery = z.output<typeof unifiedResourcesQuerySchema>;
 export interface UnifiedViewer {
   acl: UserAcl;
   roleSet: RoleSet;
+  /**
+   * Their search-as roles, when the query includes requestable resources: what those roles see
+   * beyond what `roleSet` sees is listed with `requiresRequest`.
+   */
+  searchAs?: RoleSet;
+  /** With `pinnedOnly`: the ids the viewer pinned on this cluster. */
+  pinned?: ReadonlySet<string>;
 }
 
 /**
@@ -31,13 +39,13 @@ export function unifiedPage(
 ): UnifiedResourcesResponse {
   const offset = offsetOf(query.startKey);
   const filter = { search: query.search, query: query.query };
-  const items = listers
+  let items = listers
     .readable(viewer.acl, query.kinds)
-    .flatMap((lister) =>
-      lister
-        .all(filter, viewer.roleSet, clusterId)
-        .map((json) => ({ ...json, kind: lister.kind }) as UnifiedResource),
-    );
+    .flatMap((lister) => kindItems(lister, filter, viewer, query, clusterId));
+  if (query.pinnedOnly === 'true') {
+    const pinned = viewer.pinned ?? new Set<string>();
+    items = items.filter((item) => pinned.has(unifiedResourceId(item)));
+  }
   items.sort(comparator(query.sort ?? { field: 'name', dir: 'asc' }));
   const page = items.slice(offset, offset + query.limit);
   const next = offset + page.length;
@@ -46,6 +54,30 @@ export function unifiedPage(
     startKey: next < items.length ? String(next) : '',
     totalCount: items.length,
   };
+}
+
+/**
+ * One kind's items in the included mode: what the viewer's roles reach, what only their
+ * search-as roles would (marked `requiresRequest`), or both.
+ */
+function kindItems(
+  lister: ReturnType<ResourceListers['readable']>[number],
+  filter: ResourceFilter,
+  viewer: UnifiedViewer,
+  query: UnifiedQuery,
+  clusterId: string,
+): UnifiedResource[] {
+  const withKind = (json: object) => ({ ...json, kind: lister.kind }) as UnifiedResource;
+  const reachable = lister.all(filter, viewer.roleSet, clusterId).map(withKind);
+  const mode = query.includedResourceMode;
+  if (mode === 'accessible' || !viewer.searchAs) return mode === 'requestable' ? [] : reachable;
+  const reached = new Set(reachable.map(unifiedResourceId));
+  const requestable = lister
+    .all(filter, viewer.searchAs, clusterId)
+    .map(withKind)
+    .filter((item) => !reached.has(unifiedResourceId(item)))
+    .map((item) => ({ ...item, requiresRequest: true }));
+  return mode === 'requestable' ? requestable : [...reachable, ...requestable];
 }
 
 function offsetOf(startKey: string): number {
