@@ -26,6 +26,8 @@ export interface ResourceListSource<F extends ListFilters, Page> {
   /** One page from the server, searched, filtered and sorted there. */
   fetchPage: (request: ListPageRequest<F>, signal: AbortSignal) => Promise<Page>;
   pageSize: number;
+  /** False holds the first request back (until what it depends on, such as preferences, is known). */
+  enabled?: boolean;
 }
 
 /**
@@ -40,13 +42,14 @@ export function useResourceList<F extends ListFilters, Page>(
   source: ResourceListSource<F, Page>,
   filters: F,
 ) {
-  const { queryKey, fetchPage, pageSize } = source;
+  const { queryKey, fetchPage, pageSize, enabled = true } = source;
   const paging = useCursorPaging(listFiltersKey(filters));
   const request: ListPageRequest<F> = { ...filters, startKey: paging.startKey, limit: pageSize };
   const query = useQuery({
     queryKey: queryKey(request),
     queryFn: ({ signal }) => fetchPage(request, signal),
     placeholderData: keepPreviousData,
+    enabled,
   });
   const listPaging: ListPaging = {
     pageIndex: paging.pageIndex,

@@ -22,6 +22,9 @@ import {
   type ResourceSortField,
 } from './makeResource';
 import { resourceKinds } from './resourceKinds';
+import { NoPins } from './ResourceViewControls';
+import type { ResourcesTab } from '@postern/contracts';
+import { FailureAlert } from '../../components/FailureAlert';
 
 interface Props {
   attempt: Attempt<ResourcePage<Resource>>;
@@ -38,6 +41,14 @@ interface Props {
   renderAction: (resource: Resource) => ReactNode;
   /** The user may enroll new resources (the empty state links to Enroll New Resource). */
   canEnroll: boolean;
+  /** All resources or the pinned ones: the Pinned tab's empty state says how to pin. */
+  tab: ResourcesTab;
+  /** A row's pin and request controls (none where the user may not pin or request). */
+  extraRowAction?: (resource: Resource) => ReactNode;
+  /** The tabs, the included-resources choice and the cart, beside the heading. */
+  headerActions?: ReactNode;
+  /** Why the last change of preferences was not saved. */
+  saveError?: string;
 }
 
 function KindCell({ kind }: { kind: UnifiedResourceKind }) {
@@ -139,35 +150,41 @@ export function KindFilter({
  * Connect; search, label filters, kinds and sort on the server, paged 15 at a time.
  */
 export function ResourcesView(props: Props) {
-  const { kinds, renderAction, canEnroll, filters, onFiltersChange, ...list } = props;
+  const { kinds, renderAction, canEnroll, filters, onFiltersChange, tab, saveError, ...list } =
+    props;
   return (
-    <ResourceList
-      {...list}
-      filters={filters}
-      onFiltersChange={onFiltersChange}
-      title="Resources"
-      itemsLabel="resources"
-      columns={resourceColumns}
-      rowKey={(r) => r.id}
-      // No sort asked for: the server's order, by name (a server's hostname), marked as such.
-      defaultSort={defaultResourceSort}
-      search={{
-        label: 'Search resources',
-        placeholder: 'Search by name, address, description or label',
-      }}
-      noMatchText="No resources match your search."
-      emptyState={<NoResources canEnroll={canEnroll} />}
-      filterControls={
-        kinds.length > 1 && (
-          <KindFilter
-            offered={kinds}
-            chosen={kindsOf(filters)}
-            onChange={(next) => onFiltersChange(withKinds(filters, next))}
-          />
-        )
-      }
-      rowAction={renderAction}
-    />
+    <Stack gap="sm">
+      {saveError && (
+        <FailureAlert title="Your Resources preferences were not saved" message={saveError} />
+      )}
+      <ResourceList
+        {...list}
+        filters={filters}
+        onFiltersChange={onFiltersChange}
+        title="Resources"
+        itemsLabel="resources"
+        columns={resourceColumns}
+        rowKey={(r) => r.id}
+        // No sort asked for: the server's order, by name (a server's hostname), marked as such.
+        defaultSort={defaultResourceSort}
+        search={{
+          label: 'Search resources',
+          placeholder: 'Search by name, address, description or label',
+        }}
+        noMatchText="No resources match your search."
+        emptyState={tab === 'pinned' ? <NoPins /> : <NoResources canEnroll={canEnroll} />}
+        filterControls={
+          kinds.length > 1 && (
+            <KindFilter
+              offered={kinds}
+              chosen={kindsOf(filters)}
+              onChange={(next) => onFiltersChange(withKinds(filters, next))}
+            />
+          )
+        }
+        rowAction={renderAction}
+      />
+    </Stack>
   );
 }
 

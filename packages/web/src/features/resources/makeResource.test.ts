@@ -12,11 +12,13 @@ import {
   noFilters,
   resourceDetail,
   withKinds,
+  withView,
   type Resource,
 } from './makeResource';
 
 describe('makeResource', () => {
   it('keeps each item as its own kind’s page models it, with a name, labels and a unique id', () => {
+    // The id is the one the server pins by (unifiedResourceId), so a pin shows on its row.
     const [node, app, db, kube, desktop] = resourceFixtures.map(makeResource) as [
       Resource,
       Resource,
@@ -28,7 +30,9 @@ describe('makeResource', () => {
       kind: 'node',
       node: makeNode(nodeFixtures[0]!),
       id: `node/${nodeFixtures[0]!.id}`,
+      key: nodeFixtures[0]!.id,
       name: 'db-1',
+      requiresRequest: false,
       labels: nodeFixtures[0]!.tags,
       status: 'online',
     });
@@ -43,7 +47,7 @@ describe('makeResource', () => {
     );
     expect([node, app, db, kube, desktop].map((r) => r.id)).toEqual([
       `node/${nodeFixtures[0]!.id}`,
-      'app/root-grafana-grafana.example.com',
+      'app/grafana',
       'db/orders',
       'kube_cluster/prod',
       'windows_desktop/build-box',
@@ -80,5 +84,30 @@ describe('kinds filter', () => {
       extra: { kinds: 'node,windows_desktop' },
     });
     expect(withKinds(filters, []).extra).toEqual({ kinds: '' });
+  });
+});
+
+describe('withView', () => {
+  it('adds the view’s parameters, leaving each out at its default', () => {
+    const filters = withKinds(noFilters, ['app']);
+    expect(withView(filters, { pinnedOnly: false, mode: 'accessible' }).extra).toEqual({
+      kinds: 'app',
+      pinnedOnly: '',
+      includedResourceMode: '',
+    });
+    expect(withView(filters, { pinnedOnly: true, mode: 'requestable' }).extra).toEqual({
+      kinds: 'app',
+      pinnedOnly: 'true',
+      includedResourceMode: 'requestable',
+    });
+  });
+
+  it('marks a row the search-as roles listed, keyed as a request names it', () => {
+    const item = { ...resourceFixtures[2]!, requiresRequest: true };
+    expect(makeResource(item as never)).toMatchObject({
+      id: 'db/orders',
+      key: 'orders',
+      requiresRequest: true,
+    });
   });
 });

@@ -1,6 +1,8 @@
 import {
+  unifiedResourceId,
   unifiedResourceKinds,
   unifiedResourceName,
+  type IncludedResourceMode,
   type NodeLabel,
   type UnifiedResource,
   type UnifiedResourceKind,
@@ -15,8 +17,12 @@ import { makeNode, type ServerNode } from '../nodes/makeNode';
 
 /** What every row of the unified list has, whatever its kind. */
 interface ResourceCommon {
-  /** Unique in a listing: the kind and the kind's own key. */
+  /** Unique in a listing, and what a pin names: the kind and the kind's own key (`node/<id>`). */
   id: string;
+  /** The kind's own key: a server's id, any other resource's name (what a request names). */
+  key: string;
+  /** Reached only once an access request for it is approved (listed by the search-as roles). */
+  requiresRequest: boolean;
   /** What the list shows and sorts by: a server's hostname, any other resource's name. */
   name: string;
   labels: NodeLabel[];
@@ -37,39 +43,38 @@ export type Resource = ResourceCommon &
   );
 
 export function makeResource(item: UnifiedResource): Resource {
-  const name = unifiedResourceName(item);
+  const id = unifiedResourceId(item);
+  const common = {
+    id,
+    key: id.slice(item.kind.length + 1),
+    name: unifiedResourceName(item),
+    requiresRequest: item.requiresRequest === true,
+  };
   switch (item.kind) {
     case 'node': {
       const node = makeNode(item);
       const { labels, status } = node;
-      return { kind: 'node', node, id: `node/${node.id}`, name, labels, status };
+      return { kind: 'node', node, ...common, labels, status };
     }
     case 'app': {
       const app = makeApp(item);
       const { labels, status } = app;
-      return { kind: 'app', app, id: `app/${app.id}`, name, labels, status };
+      return { kind: 'app', app, ...common, labels, status };
     }
     case 'db': {
       const db = makeDatabase(item);
       const { labels, status } = db;
-      return { kind: 'db', db, id: `db/${db.name}`, name, labels, status };
+      return { kind: 'db', db, ...common, labels, status };
     }
     case 'kube_cluster': {
       const cluster = makeKubeCluster(item);
       const { labels, status } = cluster;
-      return { kind: 'kube_cluster', cluster, id: `kube_cluster/${name}`, name, labels, status };
+      return { kind: 'kube_cluster', cluster, ...common, labels, status };
     }
     case 'windows_desktop': {
       const desktop = makeDesktop(item);
       const { labels, status } = desktop;
-      return {
-        kind: 'windows_desktop',
-        desktop,
-        id: `windows_desktop/${name}`,
-        name,
-        labels,
-        status,
-      };
+      return { kind: 'windows_desktop', desktop, ...common, labels, status };
     }
   }
 }
@@ -127,3 +132,22 @@ export const withKinds = (
 });
 
 export const noFilters: ResourceFilters = { search: '', query: '' };
+
+/** How the list is viewed: only the pinned resources, and which resources are included. */
+export interface ResourceView {
+  pinnedOnly: boolean;
+  mode: IncludedResourceMode;
+}
+
+/**
+ * The filters with the view's parameters (`pinnedOnly`, `includedResourceMode`), each left out
+ * at its default, so a default view asks exactly what it did before there were views.
+ */
+export const withView = (filters: ResourceFilters, view: ResourceView): ResourceFilters => ({
+  ...filters,
+  extra: {
+    ...filters.extra,
+    pinnedOnly: view.pinnedOnly ? 'true' : '',
+    includedResourceMode: view.mode === 'accessible' ? '' : view.mode,
+  },
+});

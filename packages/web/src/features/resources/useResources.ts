@@ -7,13 +7,17 @@ import { fetchResources, resourcesPageSize, type ResourceListRequest } from './r
 export const resourcesQueryKey = (clusterId: string, request: ResourceListRequest) =>
   ['unifiedResources', clusterId, request] as const;
 
-/** One page of the unified list, with cursor paging over it; new filters go back to page 1. */
-export function useResources(clusterId: string, filters: ResourceFilters) {
+/**
+ * One page of the unified list, with cursor paging over it; new filters go back to page 1.
+ * Nothing is asked until `enabled` (the user's preferences say which view to ask for).
+ */
+export function useResources(clusterId: string, filters: ResourceFilters, enabled = true) {
   return useResourceList(
     {
       queryKey: (request) => resourcesQueryKey(clusterId, request),
       fetchPage: (request, signal) => fetchResources(clusterId, request, signal),
       pageSize: resourcesPageSize,
+      enabled,
     },
     filters,
   );

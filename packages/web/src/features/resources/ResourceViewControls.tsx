@@ -1,0 +1,97 @@
+import {
+  ActionIcon,
+  Badge,
+  Card,
+  SegmentedControl,
+  Select,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import {
+  includedResourceModes,
+  type IncludedResourceMode,
+  type ResourcesTab,
+} from '@postern/contracts';
+import { IconPin, IconPinFilled } from '@tabler/icons-react';
+
+/** All resources, or only the pinned ones. */
+export function ResourcesTabs(props: { tab: ResourcesTab; onChange: (tab: ResourcesTab) => void }) {
+  return (
+    <SegmentedControl
+      aria-label="Show"
+      value={props.tab}
+      onChange={(value) => props.onChange(value as ResourcesTab)}
+      data={[
+        { label: 'All', value: 'all' },
+        { label: 'Pinned', value: 'pinned' },
+      ]}
+    />
+  );
+}
+
+const modeLabels: Record<IncludedResourceMode, string> = {
+  accessible: 'Resources I can access',
+  all: 'Accessible and requestable',
+  requestable: 'Requestable only',
+};
+
+/** Which resources the list includes, for a user whose roles may request resources. */
+export function IncludedModeSelect(props: {
+  mode: IncludedResourceMode;
+  onChange: (mode: IncludedResourceMode) => void;
+}) {
+  return (
+    <Select
+      aria-label="Include"
+      w={230}
+      allowDeselect={false}
+      value={props.mode}
+      onChange={(value) => value && props.onChange(value as IncludedResourceMode)}
+      data={includedResourceModes.map((mode) => ({ value: mode, label: modeLabels[mode] }))}
+    />
+  );
+}
+
+/** The row's pin: pressed when pinned. */
+export function PinButton(props: { name: string; pinned: boolean; onToggle: () => void }) {
+  const { name, pinned, onToggle } = props;
+  const Icon = pinned ? IconPinFilled : IconPin;
+  return (
+    <ActionIcon
+      variant="subtle"
+      color={pinned ? 'blue' : 'gray'}
+      aria-label={`${pinned ? 'Unpin' : 'Pin'} ${name}`}
+      aria-pressed={pinned}
+      onClick={onToggle}
+    >
+      <Icon size={16} aria-hidden="true" />
+    </ActionIcon>
+  );
+}
+
+/** In place of Connect on a resource the user reaches only through an approved request. */
+export function RequiresRequestBadge() {
+  return (
+    <Badge variant="light" color="yellow" tt="none">
+      Requires request
+    </Badge>
+  );
+}
+
+/** The Pinned tab with nothing pinned. */
+export function NoPins() {
+  return (
+    <Card withBorder padding="lg" aria-labelledby="no-pins-title" component="section">
+      <Stack gap="sm" align="flex-start">
+        <Title order={3} id="no-pins-title">
+          Nothing pinned yet
+        </Title>
+        <Text size="sm">
+          Pin the resources you use most with the pin on their row in All. They show here, in every
+          browser you sign in to.
+        </Text>
+      </Stack>
+    </Card>
+  );
+}

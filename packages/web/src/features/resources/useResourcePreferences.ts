@@ -1,0 +1,117 @@
+import {
+  defaultUserPreferences,
+  type UnifiedResourcePreferences,
+  type UserPreferences,
+} from '@postern/contracts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import {
+  fetchPinnedResources,
+  fetchUserPreferences,
+  savePinnedResources,
+  saveUserPreferences,
+} from './preferencesApi';
+
+export const userPreferencesQueryKey = ['userPreferences'] as const;
+export const pinnedResourcesQueryKey = (clusterId: string) =>
+  ['pinnedResources', clusterId] as const;
+
+export interface ResourcePreferences {
+  /** False until the preferences are read (or failed to be: then the defaults hold). */
+  settled: boolean;
+  view: UnifiedResourcePreferences;
+  changeView(change: Partial<UnifiedResourcePreferences>): void;
+  /** Pins are kept for the cluster this proxy serves (a leaf's lists cannot read them). */
+  canPin: boolean;
+  pinned: ReadonlySet<string>;
+  togglePin(id: string): void;
+  /** Why the last save failed, until one succeeds. */
+  saveError: string | undefined;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * How the Resources page opens and what the user pinned, kept on the server so they follow the
+ * user. Each change shows at once and is saved behind it; saves go one at a time, so the last
+ * one written is the last one made. A failed save says so and reads the stored value back.
+ */
+export function useResourcePreferences(clusterId: string, canPin: boolean): ResourcePreferences {
+  const client = useQueryClient();
+  const preferences = useQuery({
+    queryKey: userPreferencesQueryKey,
+    queryFn: ({ signal }) => fetchUserPreferences(signal),
+    staleTime: Infinity,
+    retry: false,
+  });
+  const pinsKey = pinnedResourcesQueryKey(clusterId);
+  const pins = useQuery({
+    queryKey: pinsKey,
+    queryFn: ({ signal }) => fetchPinnedResources(clusterId, signal),
+    enabled: canPin,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const [saveError, setSaveError] = useState<string>();
+  const saving = useRef<Promise<void>>(Promise.resolve());
+
+  const save = useCallback(
+    (write: () => Promise<unknown>, readBack: readonly unknown[]) => {
+      saving.current = saving.current.then(write).then(
+        () => setSaveError(undefined),
+        (error: unknown) => {
+          setSaveError(messageOf(error));
+          void client.invalidateQueries({ queryKey: readBack });
+        },
+      );
+      return saving.current;
+    },
+    [client],
+  );
+
+  const changeView = useCallback(
+    (change: Partial<UnifiedResourcePreferences>) => {
+      client.setQueryData<UserPreferences>(userPreferencesQueryKey, (old) => ({
+        unifiedResourcePreferences: {
+          ...(old ?? defaultUserPreferences).unifiedResourcePreferences,
+          ...change,
+        },
+      }));
+      void save(
+        () => saveUserPreferences({ unifiedResourcePreferences: change }),
+        userPreferencesQueryKey,
+      );
+    },
+    [client, save],
+  );
+
+  const togglePin = useCallback(
+    (id: string) => {
+      const key = pinnedResourcesQueryKey(clusterId);
+      client.setQueryData<string[]>(key, (old = []) =>
+        old.includes(id) ? old.filter((pinned) => pinned !== id) : [...old, id],
+      );
+      // The pins as they are when this save's turn comes: a later toggle's change included.
+      void save(
+        () => savePinnedResources(clusterId, client.getQueryData<string[]>(key) ?? []),
+        key,
+      ).then(() => client.invalidateQueries({ queryKey: ['unifiedResources', clusterId] }));
+    },
+    [client, clusterId, save],
+  );
+
+  const pinnedIds = pins.data;
+  const pinned = useMemo(() => new Set(pinnedIds ?? []), [pinnedIds]);
+  const view =
+    preferences.data?.unifiedResourcePreferences ??
+    defaultUserPreferences.unifiedResourcePreferences;
+  return {
+    settled: !preferences.isPending,
+    view,
+    changeView,
+    canPin,
+    pinned,
+    togglePin,
+    saveError,
+  };
+}
