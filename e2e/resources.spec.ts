@@ -25,6 +25,17 @@ spec:
     db_users: [reporter]
     db_names: [orders]
 `;
+// Reaches the apps, and may ask for what everything-viewer reaches.
+const requesterRole = `kind: role
+version: v7
+metadata:
+  name: requester
+spec:
+  allow:
+    app_labels: {'*': '*'}
+    request:
+      search_as_roles: [everything-viewer]
+`;
 
 test.describe.serial('the Resources page', () => {
   let server: RunningPostern;
@@ -39,6 +50,9 @@ test.describe.serial('the Resources page', () => {
     const roleFile = path.join(server.dataDir, 'everything-viewer.yaml');
     await writeFile(roleFile, role);
     postern(server, 'create', '-f', roleFile);
+    const requesterFile = path.join(server.dataDir, 'requester.yaml');
+    await writeFile(requesterFile, requesterRole);
+    postern(server, 'create', '-f', requesterFile);
   });
   test.afterAll(async () => {
     await server?.stop();
@@ -85,6 +99,58 @@ test.describe.serial('the Resources page', () => {
     await expectConnected(terminal);
     await runInTerminal(terminal, 'echo resources-$((20+22))');
     await expectOnScreen(terminal, 'resources-42');
+    await context.close();
+  });
+
+  test('pins follow the user to another browser, on the tab they left', async ({ browser }) => {
+    const first = await browser.newContext({ baseURL: server.url });
+    await signIn(first, ['everything-viewer'], 'pia', server);
+    const page = await first.newPage();
+    await page.goto(`/web/cluster/${cluster}/resources`);
+    const main = page.getByRole('main');
+    await main.getByRole('button', { name: 'Pin orders' }).click();
+    await expect(main.getByRole('button', { name: 'Unpin orders' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+    await page.getByRole('radiogroup', { name: 'Show' }).getByText('Pinned').click();
+    await expect(main.getByRole('row').filter({ hasText: 'grafana' })).toHaveCount(0);
+    await expect(main.getByRole('row').filter({ hasText: 'orders' })).toHaveCount(1);
+    await first.close();
+
+    // Another browser: the server kept both the pin and the tab.
+    const second = await browser.newContext({ baseURL: server.url });
+    await signIn(second, ['everything-viewer'], 'pia', server);
+    const again = await second.newPage();
+    await again.goto(`/web/cluster/${cluster}/resources`);
+    const list = again.getByRole('main');
+    await expect(list.getByRole('row').filter({ hasText: 'orders' })).toHaveCount(1);
+    await expect(list.getByRole('row').filter({ hasText: 'grafana' })).toHaveCount(0);
+    await list.getByRole('button', { name: 'Unpin orders' }).click();
+    await expect(list.getByRole('heading', { name: 'Nothing pinned yet' })).toBeVisible();
+    await second.close();
+  });
+
+  test('includes what the user could request, and puts it in the request cart', async ({
+    browser,
+  }) => {
+    const context = await browser.newContext({ baseURL: server.url });
+    await signIn(context, ['requester'], 'sam', server);
+    const page = await context.newPage();
+    await page.goto(`/web/cluster/${cluster}/resources`);
+    const main = page.getByRole('main');
+    await expect(main.getByRole('row').filter({ hasText: 'grafana' })).toHaveCount(1);
+    await expect(main.getByRole('row').filter({ hasText: 'orders' })).toHaveCount(0);
+
+    await page.getByRole('combobox', { name: 'Include' }).click();
+    await page.getByRole('option', { name: 'Accessible and requestable' }).click();
+    const orders = main.getByRole('row').filter({ hasText: 'orders' });
+    await expect(orders).toContainText('Requires request');
+    await expect(orders.getByRole('button', { name: 'Connect to orders' })).toHaveCount(0);
+    await orders.getByRole('button', { name: 'Add orders to request' }).click();
+    await page.getByRole('link', { name: 'Request access (1)' }).click();
+    await expect(page).toHaveURL(/\/web\/requests\/new/);
+    await expect(page.getByRole('main')).toContainText('orders');
     await context.close();
   });
 });

@@ -232,7 +232,10 @@ describe('pinned and requestable resources', () => {
     const searches = (await auditEventsOf(app, 'T5004I')).filter(
       (event) => event.user === 'u-lab-requester',
     );
-    expect(searches.map((event) => event.resource_type).sort()).toEqual(['app', 'resources']);
+    expect(searches.map((event) => event.resource_type).sort()).toEqual([
+      'app',
+      'node,app,db,kube_cluster,windows_desktop',
+    ]);
   });
 
   it('refuses requestable resources to a user without search-as roles (403)', async () => {

@@ -39,7 +39,11 @@ export async function unifiedResourcesRoutes(
       if (!identity) throw notAuthenticated();
       const query = parseInput(unifiedResourcesQuerySchema, request.query);
       const actor = { name: identity.user, roleSet: identity.roleSet };
-      const kinds = query.kinds?.length ? query.kinds.join(',') : 'resources';
+      // The search is audited with the kinds it lists, as each kind's own list audits its own.
+      const kinds = listers
+        .readable(identity.acl, query.kinds)
+        .map((lister) => lister.kind)
+        .join(',');
       const viewer = {
         acl: identity.acl,
         roleSet: identity.roleSet,

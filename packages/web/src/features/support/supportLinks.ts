@@ -22,6 +22,7 @@ export const supportLinks: readonly SupportLink[] = [
   { title: 'Roles, users and locks', href: doc('rbac.md') },
   { title: 'Access requests', href: doc('access-requests.md') },
   { title: 'The assistant: a chat that runs commands you approve', href: doc('assist.md') },
+  { title: 'The Resources page: pins and requestable resources', href: doc('resources.md') },
   { title: 'Moderated sessions', href: doc('moderated-sessions.md') },
   { title: 'Single sign-on', href: doc('sso.md') },
   { title: 'Integrations: notifications for access requests', href: doc('integrations.md') },
