@@ -174,7 +174,19 @@ describe('resolveConfig', () => {
       apiUrl: 'http://127.0.0.1:11434/v1',
       apiToken: 'sk-secret',
       model: 'llama3',
+      rateLimit: { burst: 10, perSecond: 20 / 60 },
     });
+    const limited = await configFile(
+      "assist: {openai: {api_url: 'http://127.0.0.1/', model: m}, rate_limit: {burst: 3, per_minute: 6}}\n",
+    );
+    expect(resolveConfig({ config: limited }).assist?.rateLimit).toEqual({
+      burst: 3,
+      perSecond: 0.1,
+    });
+    const zero = await configFile(
+      "assist: {openai: {api_url: 'http://127.0.0.1/', model: m}, rate_limit: {burst: 0}}\n",
+    );
+    expect(() => resolveConfig({ config: zero })).toThrow(/assist\.rate_limit\.burst/);
     const ftp = await configFile("assist: {openai: {api_url: 'ftp://127.0.0.1/', model: m}}\n");
     expect(() => resolveConfig({ config: ftp })).toThrow(/assist\.openai\.api_url/);
     const noModel = await configFile("assist: {openai: {api_url: 'http://127.0.0.1/'}}\n");

@@ -138,6 +138,8 @@ export interface AssistConfig {
   apiUrl: string;
   apiToken: string | undefined;
   model: string;
+  /** Model requests per user (a chat turn, a title, a summary): `burst`, then `perSecond`. */
+  rateLimit: { burst: number; perSecond: number };
 }
 
 export interface SshServiceConfig {
@@ -406,5 +408,9 @@ function resolveAssist(assist: FileConfig['assist']): AssistConfig | undefined {
   const apiToken = api_token_file
     ? readSecretFile(api_token_file, 'assist.openai.api_token_file')
     : undefined;
-  return { apiUrl: api_url, apiToken, model };
+  const rateLimit = {
+    burst: assist.rate_limit?.burst ?? 10,
+    perSecond: (assist.rate_limit?.per_minute ?? 20) / 60,
+  };
+  return { apiUrl: api_url, apiToken, model, rateLimit };
 }

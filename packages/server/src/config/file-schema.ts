@@ -191,6 +191,14 @@ export const fileConfigSchema = z
             model: z.string().min(1).max(256),
           })
           .strict(),
+        /** Model requests (chat turns, titles, summaries) per user: a burst, then per minute. */
+        rate_limit: z
+          .object({
+            burst: z.number().int().positive().optional(),
+            per_minute: z.number().positive().optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -90,7 +90,7 @@ export interface TestAppOptions {
   /** Kubernetes clusters of the config file (docs/kubernetes.md). */
   kubeClusters?: KubeClusterResource[];
   /** The assistant's model (docs/assist.md): a fake chat API's address, in tests. */
-  assist?: AssistConfig;
+  assist?: Omit<AssistConfig, 'rateLimit'> & Partial<Pick<AssistConfig, 'rateLimit'>>;
   /** Desktops of the config file (docs/desktops.md). */
   desktops?: DesktopResource[];
   /** public_addr (default proxy.test:3080); port 0 means the port the app listens on. */
@@ -139,7 +139,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.databases) config.databases = options.databases;
   if (options.kubeClusters) config.kubeClusters = options.kubeClusters;
   if (options.desktops) config.desktops = options.desktops;
-  if (options.assist) config.assist = options.assist;
+  // The allowance of model requests is the production default unless a test names its own.
+  if (options.assist) {
+    config.assist = { rateLimit: { burst: 10, perSecond: 20 / 60 }, ...options.assist };
+  }
   if (options.insecureNoTls) config.insecureNoTls = true;
   if (options.trustedProxies) config.trustedProxies = options.trustedProxies;
   if (options.heartbeatIntervalMs) config.heartbeatIntervalMs = options.heartbeatIntervalMs;

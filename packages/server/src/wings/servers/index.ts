@@ -13,7 +13,7 @@ import { PeerProofs } from '../../modules/sessions/peer-proof.js';
 import { inventoryDirectory } from './terminal/inventory-directory.js';
 import { NodeAccess } from './terminal/node-access.js';
 import { NodeDialer } from './terminal/node-dialer.js';
-import { OpenRateLimiter } from './terminal/open-rate.js';
+import { openRateLimiter } from './terminal/open-rate.js';
 import { terminalRoutes } from './terminal/terminal.routes.js';
 import { sessionMfaCertRoutes } from './ssh-proxy/session-mfa-certs.routes.js';
 import { TerminalService } from './terminal/terminal.service.js';
@@ -139,7 +139,7 @@ function buildServers(ctx: ServerContext) {
     dialer,
     locks,
     now,
-    openRate: new OpenRateLimiter(config.sessionOpenLimit, now),
+    openRate: openRateLimiter(config.sessionOpenLimit, now),
     subjects: access,
     auditHealth: ctx.auditHealth,
     drain: hub,

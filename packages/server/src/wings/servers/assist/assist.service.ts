@@ -9,9 +9,10 @@ import {
 } from '@postern/contracts';
 import { randomUUID } from 'node:crypto';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
-import { badParameter, notFound } from '../../../errors.js';
+import { ApiError, badParameter, notFound } from '../../../errors.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
+import type { UserRateLimiter } from '../user-rate-limiter.js';
 import type { AssistServers } from './assist-tools.js';
 import { assistTools } from './assist-tools.js';
 import {
@@ -34,6 +35,8 @@ export interface AssistServiceDeps {
   now: () => number;
   /** Told about failures that are not the model's (storage), which the user sees only as such. */
   onError?: (error: unknown) => void;
+  /** Model requests per user: each turn (with its lookups and title), title and summary. */
+  limiter?: UserRateLimiter;
 }
 
 /** Who talks to the assistant: the tools see what this role set may reach. */
@@ -89,7 +92,13 @@ export class AssistService {
   }
 
   /** A short title for a conversation that starts with `message` (spec: `title/summary`). */
-  async titleFor(user: string, message: string, conversationId = ''): Promise<string> {
+  async titleFor(user: string, message: string): Promise<string> {
+    this.model();
+    this.deps.limiter?.take(user);
+    return this.title(user, message, '');
+  }
+
+  private async title(user: string, message: string, conversationId: string): Promise<string> {
     const model = this.model();
     try {
       const reply = await model.complete(titlePrompt(message));
@@ -128,6 +137,7 @@ export class AssistService {
   ): Promise<void> {
     const model = this.model();
     const conversation = await this.owned(caller.user, conversationId);
+    this.deps.limiter?.take(caller.user);
     const count = await this.deps.store.countMessages(caller.user, conversationId);
     if (count >= conversationMaxMessages) {
       throw badParameter(
@@ -191,6 +201,13 @@ export class AssistService {
     command: string,
   ): Promise<AssistMessage | undefined> {
     const model = this.model();
+    try {
+      this.deps.limiter?.take(caller.user);
+    } catch (error) {
+      // Over the user's allowance: the results stand without the model's reading of them.
+      if (error instanceof ApiError) return undefined;
+      throw error;
+    }
     const history = await this.deps.store.messages(caller.user, conversationId);
     const messages = [
       systemPrompt(caller.user, this.deps.clusterName),
@@ -250,7 +267,7 @@ export class AssistService {
     send: (frame: AssistServerFrame) => void,
   ): Promise<void> {
     try {
-      const title = await this.titleFor(user, text, conversationId);
+      const title = await this.title(user, text, conversationId);
       if (await this.deps.store.rename(user, conversationId, title)) send({ type: 'title', title });
     } catch (error) {
       // The conversation keeps its first title; the turn goes on.

@@ -8,6 +8,7 @@ import { assistRoutes } from './assist.routes.js';
 import { AssistService } from './assist.service.js';
 import { ChatModel } from './chat-model.js';
 import { ConversationsStore } from './conversations.store.js';
+import { UserRateLimiter } from '../user-rate-limiter.js';
 
 /**
  * The assistant (docs/assist.md): a chat with the admin's model that knows the servers its user
@@ -25,8 +26,18 @@ export function buildAssist(ctx: ServerContext, inventory: InventoryService) {
     clusterName: ctx.config.clusterName,
     now: ctx.now,
     onError: ctx.onError('assistant'),
+    limiter: settings && assistRateLimiter(settings.rateLimit, ctx.now),
   });
 }
+
+/** A model's answers cost money and the model's time: each user gets an allowance of requests. */
+const assistRateLimiter = (settings: { burst: number; perSecond: number }, now: () => number) =>
+  new UserRateLimiter(
+    settings,
+    now,
+    (waitS, { burst, perSecond }) =>
+      `you have asked the assistant too often: try again in ${waitS} s (at most ${burst} requests at once, then ${Math.round(perSecond * 60)} a minute)`,
+  );
 
 export async function registerAssistRoutes(
   server: FastifyInstance,

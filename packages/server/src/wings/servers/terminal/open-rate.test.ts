@@ -4,12 +4,12 @@ import {
   startTerminalFixture,
   type TerminalFixture,
 } from '../../../testing/terminal-fixture.testkit.js';
-import { OpenRateLimiter } from './open-rate.js';
+import { openRateLimiter } from './open-rate.js';
 
-describe('OpenRateLimiter', () => {
+describe('openRateLimiter', () => {
   it('allows the burst at once, then the rate, per user', () => {
     let now = 0;
-    const limiter = new OpenRateLimiter({ burst: 3, perSecond: 2 }, () => now);
+    const limiter = openRateLimiter({ burst: 3, perSecond: 2 }, () => now);
     for (let i = 0; i < 3; i += 1) limiter.take('alice');
     expect(() => limiter.take('alice')).toThrow(
       /too many connections opened at once: try again in 1 s/,
