@@ -1,5 +1,6 @@
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Modal, Stack } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
+import { DialogActions } from './DialogActions';
 
 interface Props {
   opened: boolean;
@@ -44,21 +45,14 @@ function ConfirmBody({ children, confirmLabel, confirmColor, onConfirm, onClose 
   return (
     <Stack gap="md">
       {children}
-      {error && (
-        <Alert color="red" role="alert" title="The server refused">
-          <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
-            {error}
-          </Text>
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onClose} disabled={busy}>
-          Cancel
-        </Button>
-        <Button color={confirmColor} loading={busy} onClick={() => void confirm()}>
-          {confirmLabel}
-        </Button>
-      </Group>
+      <DialogActions
+        refusal={error}
+        busy={busy}
+        onCancel={onClose}
+        label={confirmLabel}
+        color={confirmColor}
+        onConfirm={() => void confirm()}
+      />
     </Stack>
   );
 }

@@ -1,10 +1,11 @@
-import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Modal, Stack, TextInput } from '@mantine/core';
 import {
   assistTitleMaxChars,
   setAssistTitleRequestSchema,
   type AssistConversation,
 } from '@postern/contracts';
 import { useState, type FormEvent } from 'react';
+import { DialogActions } from '../../components/DialogActions';
 
 interface Props {
   conversation: AssistConversation | null;
@@ -66,21 +67,7 @@ function RenameForm({
           error={invalid}
           data-autofocus
         />
-        {failure && (
-          <Alert color="red" role="alert" title="The server refused">
-            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-              {failure}
-            </Text>
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save
-          </Button>
-        </Group>
+        <DialogActions refusal={failure} busy={busy} onCancel={onClose} label="Save" />
       </Stack>
     </form>
   );

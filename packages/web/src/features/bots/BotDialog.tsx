@@ -6,8 +6,6 @@ import {
   type CreateBotRequest,
 } from '@postern/contracts';
 import {
-  Button,
-  Group,
   Modal,
   MultiSelect,
   SegmentedControl,
@@ -18,8 +16,8 @@ import {
 } from '@mantine/core';
 import { useId, useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
-import { FailureAlert } from '../../components/FailureAlert';
 import { CiRuleFields, ciRuleInput, ciRuleRequest, emptyCiRule } from './CiRuleFields';
+import { DialogActions } from '../../components/DialogActions';
 
 /**
  * What the form asks for: a new bot (`oidc` never null), or an edit, whose `oidc` is a new CI
@@ -220,15 +218,12 @@ function BotForm({
             </datalist>
           </>
         )}
-        {serverError && <FailureAlert title="The server refused" message={serverError} />}
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            {editing ? 'Save' : 'Create'}
-          </Button>
-        </Group>
+        <DialogActions
+          refusal={serverError}
+          busy={busy}
+          onCancel={onClose}
+          label={editing ? 'Save' : 'Create'}
+        />
       </Stack>
     </form>
   );

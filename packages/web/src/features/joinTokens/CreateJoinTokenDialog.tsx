@@ -1,8 +1,7 @@
 import { joinTokenTtlSuggestions, type CreateJoinTokenRequest } from '@postern/contracts';
-import { Button, Group, Modal, MultiSelect, Select, Stack, TagsInput } from '@mantine/core';
+import { Modal, MultiSelect, Select, Stack, TagsInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
-import { FailureAlert } from '../../components/FailureAlert';
 import {
   creatableRoles,
   emptyJoinTokenForm,
@@ -10,6 +9,7 @@ import {
   ttlLabel,
   type JoinTokenFormErrors,
 } from './joinTokenForm';
+import { DialogActions } from '../../components/DialogActions';
 
 export interface CreateJoinTokenDialogProps {
   opened: boolean;
@@ -90,15 +90,7 @@ function JoinTokenForm({ onClose, onSubmit }: CreateJoinTokenDialogProps) {
           allowDeselect={false}
           error={errors.ttl}
         />
-        {serverError && <FailureAlert title="The server refused" message={serverError} />}
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Create
-          </Button>
-        </Group>
+        <DialogActions refusal={serverError} busy={busy} onCancel={onClose} label="Create" />
       </Stack>
     </form>
   );

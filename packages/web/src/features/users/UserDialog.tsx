@@ -4,21 +4,11 @@ import {
   type UserTraits,
   type UserUpsertRequest,
 } from '@postern/contracts';
-import {
-  Alert,
-  Button,
-  Group,
-  Modal,
-  MultiSelect,
-  SimpleGrid,
-  Stack,
-  TagsInput,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Modal, MultiSelect, SimpleGrid, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { NavigationBlocker } from '../../app/NavigationBlocker';
 import { emptyTraits, traitFields, type User } from './makeUser';
+import { DialogActions } from '../../components/DialogActions';
 
 export type UserDialogTarget = { mode: 'create' } | { mode: 'edit'; user: User };
 
@@ -162,21 +152,12 @@ function UserForm({
             />
           ))}
         </SimpleGrid>
-        {serverError && (
-          <Alert color="red" role="alert" title="The server refused">
-            <Text size="sm" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-line' }}>
-              {serverError}
-            </Text>
-          </Alert>
-        )}
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={onClose} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            {target.mode === 'create' ? 'Create' : 'Save'}
-          </Button>
-        </Group>
+        <DialogActions
+          refusal={serverError}
+          busy={busy}
+          onCancel={onClose}
+          label={target.mode === 'create' ? 'Create' : 'Save'}
+        />
       </Stack>
     </form>
   );
