@@ -79,6 +79,8 @@ export const apiPaths = {
    * info and chunks of events (as the player's calls).
    */
   cliRecordings: `${apiPrefix}/recordings`,
+  /** GET, signed with the user's certificate: the audit log for `postern audit` (docs/recordings.md). */
+  cliEvents: `${apiPrefix}/events`,
   /** GET: the live sessions the user may see, for `postern sessions ls` (signed, like `sshNodes`). */
   cliActiveSessions: `${apiPrefix}/activesessions`,
   /** GET: this cluster and its trusted leaves, as `sites` lists them, for `postern clusters` (signed). */

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { addLoginCommands } from './cli/login/login.commands.js';
 import { addBotsCommands } from './cli/bots.commands.js';
 import { addRecordingsCommands } from './cli/recordings/recordings.commands.js';
+import { addAuditCommands } from './cli/audit/audit.commands.js';
 import { addSessionsCommands } from './cli/sessions/sessions.commands.js';
 import { addRequestCommands } from './cli/requests/requests.commands.js';
 import { withStorageFlags } from './cli/program.js';
@@ -95,6 +96,7 @@ export function buildCli(): Command {
   addLoginCommands(program);
   addRequestCommands(program);
   addRecordingsCommands(program);
+  addAuditCommands(program);
   addSessionsCommands(program);
   addVerifyCommands(program);
   describeResourceCommands(program);

@@ -57,7 +57,7 @@ export async function platformRoutes(
   const cursorSecret = await clusterSecret(backend, 'audit_cursor');
   const signedAudit = new SignedCursorAuditStore(audit, cursorSecret);
   const search = new AuditSearchService(signedAudit);
-  await server.register(auditRoutes, { search, clusterName });
+  await server.register(auditRoutes, { search, clusterName, certAuth: ctx.identity.certAuth });
   const context = new UserContextService({
     clusters,
     roleNames: () => ctx.access.roleNames(),

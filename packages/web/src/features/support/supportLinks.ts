@@ -28,6 +28,7 @@ export const supportLinks: readonly SupportLink[] = [
   { title: 'Integrations: notifications for access requests', href: doc('integrations.md') },
   { title: 'Session recordings', href: doc('recordings.md') },
   { title: 'Tamper evidence of the audit log (postern verify)', href: doc('verify.md') },
+  { title: 'The audit log from the command line: search and export', href: doc('audit.md') },
   { title: 'Configuration', href: doc('configuration.md') },
   {
     title: 'Cluster alerts: banners for everyone (postern alerts)',

@@ -1,0 +1,175 @@
+import { formatAuditEvent } from '@postern/contracts';
+import type { Command } from 'commander';
+import { ConfigError } from '../../config/config-error.js';
+import { parseDuration } from '../../config/duration.js';
+import { print as defaultPrint } from '../program.js';
+import { printTable, type Print } from '../table.js';
+import { auditClient, type AuditPages } from './audit-client.js';
+import { exportRound, readCursor, saveCursor, type ExportCursor } from './audit-export.js';
+
+const dayMs = 24 * 3_600_000;
+
+/** `7d`, any duration the config takes (`12h`, `90m`), or an RFC 3339 time. */
+function parseSince(text: string, now: number): Date {
+  const days = /^(\d+)d$/.exec(text.trim());
+  if (days) return new Date(now - Number(days[1]) * dayMs);
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) throw new ConfigError(`--since: '${text}' is not an RFC 3339 time`);
+    return new Date(at);
+  }
+  return new Date(now - parseDuration(text, '--since'));
+}
+
+function positive(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new ConfigError(`${flag} must be a whole number above 0, got '${text}'`);
+  }
+  return n;
+}
+
+const typesOf = (text: string | undefined) =>
+  text
+    ?.split(',')
+    .map((type) => type.trim())
+    .filter(Boolean);
+
+export interface AuditCommandsDeps {
+  env?: NodeJS.ProcessEnv;
+  print?: Print;
+  /** Where export writes its lines (stdout by default). */
+  write?: (lines: string) => Promise<void>;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** The signed client; tests may hand in their own. */
+  pages?: (env: NodeJS.ProcessEnv) => Promise<AuditPages>;
+  /** Stops `export --follow` between rounds (a signal, in production). */
+  stopped?: () => boolean;
+}
+
+const writeStdout = (lines: string) =>
+  new Promise<void>((resolve, reject) =>
+    process.stdout.write(lines, (error) => (error ? reject(error) : resolve())),
+  );
+
+/**
+ * `postern audit search` (the Audit Log in a terminal) and `postern audit export` (every event as
+ * a JSON line, for a log shipper or a SIEM), signed with the current `postern login` and shown
+ * only what the user's roles let them read (docs/audit.md).
+ */
+export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {}) {
+  const env = deps.env ?? process.env;
+  const print = deps.print ?? defaultPrint;
+  const now = deps.now ?? Date.now;
+  const pagesOf = deps.pages ?? auditClient;
+  const audit = program.command('audit').description('the audit log: search it, export it');
+
+  audit
+    .command('search')
+    .description('the latest events, newest first, as the Audit Log shows them')
+    .option('--since <when>', 'how far back: 24h, 7d, or an RFC 3339 time', '24h')
+    .option('--type <types>', 'only these event types, comma-separated (session.start,…)')
+    .option('--search <text>', 'only events holding this text')
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--format <format>', 'table, or json (the events as the API gives them)', 'table')
+    .action(
+      async (flags: {
+        since: string;
+        type?: string;
+        search?: string;
+        limit: string;
+        format: string;
+      }) => {
+        if (flags.format !== 'table' && flags.format !== 'json') {
+          throw new ConfigError(`--format must be table or json, got '${flags.format}'`);
+        }
+        const limit = positive(flags.limit, '--limit');
+        const pages = await pagesOf(env);
+        const to = new Date(now());
+        const from = parseSince(flags.since, to.getTime());
+        const events = [];
+        let startKey: string | undefined;
+        do {
+          const page = await pages({
+            from,
+            to,
+            order: 'desc',
+            limit: Math.min(limit - events.length, 5000),
+            types: typesOf(flags.type),
+            search: flags.search,
+            startKey,
+          });
+          events.push(...page.events);
+          startKey = page.startKey || undefined;
+        } while (startKey && events.length < limit);
+        if (flags.format === 'json') return print(JSON.stringify(events, null, 2));
+        if (events.length === 0) return print('No events in that time.');
+        printTable(
+          ['TIME', 'TYPE', 'CODE', 'USER', 'MESSAGE'],
+          events.map((event) => {
+            const row = formatAuditEvent(event);
+            return [row.time, row.type, row.code, row.user || '-', row.message];
+          }),
+          print,
+        );
+      },
+    );
+
+  audit
+    .command('export')
+    .description('every event, oldest first, one JSON object a line, for a log shipper or a SIEM')
+    .option(
+      '--since <when>',
+      'where to start without a cursor: 24h, 7d, or an RFC 3339 time',
+      '24h',
+    )
+    .option('--type <types>', 'only these event types, comma-separated')
+    .option('--cursor <file>', 'keep the position here, and go on from it at the next start')
+    .option('--follow', 'keep exporting new events as they come, until stopped')
+    .option('--interval <duration>', 'with --follow, how often to look for new events', '5s')
+    .option('--settle <duration>', 'export only events at least this old', '10s')
+    .action(
+      async (flags: {
+        since: string;
+        type?: string;
+        cursor?: string;
+        follow?: boolean;
+        interval: string;
+        settle: string;
+      }) => {
+        const intervalMs = parseDuration(flags.interval, '--interval');
+        const settleMs = parseDuration(flags.settle, '--settle');
+        const from = parseSince(flags.since, now());
+        const pages = await pagesOf(env);
+        const file = flags.cursor;
+        let cursor: ExportCursor | undefined = file ? await readCursor(file) : undefined;
+        const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+        const stopped = deps.stopped ?? stopOnSignal();
+        for (;;) {
+          cursor = await exportRound(pages, cursor, {
+            from,
+            types: typesOf(flags.type),
+            settleMs,
+            now,
+            write: deps.write ?? writeStdout,
+            save: (position) => (file ? saveCursor(file, position) : Promise.resolve()),
+          });
+          if (!flags.follow || stopped()) return;
+          await sleep(intervalMs);
+          if (stopped()) return;
+        }
+      },
+    );
+}
+
+/** True once SIGINT or SIGTERM came: the round in progress finishes, its cursor saved. */
+function stopOnSignal(): () => boolean {
+  let stop = false;
+  const onSignal = () => {
+    stop = true;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => stop;
+}
