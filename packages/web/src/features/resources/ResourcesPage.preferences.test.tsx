@@ -132,6 +132,8 @@ describe('ResourcesPage: pins', () => {
     await waitFor(() => expect(server.stored.pins).toEqual(['app/grafana']));
     await user.click(screen.getByRole('button', { name: 'Pin orders' }));
     await waitFor(() => expect(server.stored.pins).toEqual(['app/grafana', 'db/orders']));
+    // On All the pin shows on its row; the list is not asked again for it.
+    expect(server.lists).toHaveLength(1);
 
     await user.click(screen.getByRole('radio', { name: 'Pinned' }));
     await waitFor(() => expect(server.lists.at(-1)?.get('pinnedOnly')).toBe('true'));

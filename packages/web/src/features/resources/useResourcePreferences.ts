@@ -95,7 +95,12 @@ export function useResourcePreferences(clusterId: string, canPin: boolean): Reso
       void save(
         () => savePinnedResources(clusterId, client.getQueryData<string[]>(key) ?? []),
         key,
-      ).then(() => client.invalidateQueries({ queryKey: ['unifiedResources', clusterId] }));
+      ).then(() => {
+        // The Pinned tab lists by the pins: read it again. All shows the pin on the row already.
+        const view = client.getQueryData<UserPreferences>(userPreferencesQueryKey);
+        if (view?.unifiedResourcePreferences.defaultTab !== 'pinned') return;
+        return client.invalidateQueries({ queryKey: ['unifiedResources', clusterId] });
+      });
     },
     [client, clusterId, save],
   );
