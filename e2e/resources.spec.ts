@@ -99,6 +99,12 @@ test.describe.serial('the Resources page', () => {
     await expectConnected(terminal);
     await runInTerminal(terminal, 'echo resources-$((20+22))');
     await expectOnScreen(terminal, 'resources-42');
+
+    // Duplicate: another session on the same server and login, in a new tab of the console.
+    await terminal.getByRole('button', { name: `Duplicate root@${hostname()}` }).click();
+    await expect(terminal.getByRole('tab', { name: `root@${hostname()}` })).toHaveCount(2);
+    await runInTerminal(terminal, 'echo second-$((40+2))');
+    await expectOnScreen(terminal, 'second-42');
     await context.close();
   });
 

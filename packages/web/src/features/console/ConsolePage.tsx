@@ -76,6 +76,7 @@ export function ConsolePage({ deps: overrides }: { deps?: Partial<ConsoleDeps> }
         activeId={state.activeId}
         onActivate={(id) => dispatch({ type: 'activate', id })}
         onClose={(id) => dispatch({ type: 'close', id })}
+        onDuplicate={(id) => dispatch({ type: 'duplicate', id })}
         renderTab={renderTab}
         homeHref={routePath('clusterNodes', { clusterId })}
       />

@@ -8,12 +8,14 @@ import { ConsoleView } from './ConsoleView';
 function renderView(state: ConsoleState) {
   const onActivate = vi.fn();
   const onClose = vi.fn();
+  const onDuplicate = vi.fn();
   renderWithTheme(
     <ConsoleView
       tabs={state.tabs}
       activeId={state.activeId}
       onActivate={onActivate}
       onClose={onClose}
+      onDuplicate={onDuplicate}
       homeHref="/web/cluster/root/nodes"
       renderTab={(tab, active) => (
         <p>
@@ -22,7 +24,7 @@ function renderView(state: ConsoleState) {
       )}
     />,
   );
-  return { onActivate, onClose };
+  return { onActivate, onClose, onDuplicate };
 }
 
 const twoTerminals = () => {
@@ -59,6 +61,23 @@ describe('ConsoleView', () => {
     await user.click(screen.getByRole('button', { name: 'Close root@db-1' }));
     expect(onClose).toHaveBeenCalledWith('terminal-1');
     expect(screen.queryByRole('button', { name: 'Close Servers' })).toBeNull();
+  });
+
+  it('a terminal that started its own session can be duplicated; Servers and joins cannot', async () => {
+    const user = userEvent.setup();
+    let state = twoTerminals();
+    state = consoleReducer(state, {
+      type: 'open',
+      target: { kind: 'join', clusterId: 'root', sid: 'abcdef12-3456' },
+    });
+    const { onDuplicate } = renderView(state);
+    await user.click(screen.getByRole('button', { name: 'Duplicate deploy@web-1' }));
+    expect(onDuplicate).toHaveBeenCalledWith('terminal-2');
+    expect(
+      screen
+        .getAllByRole('button', { name: /^Duplicate / })
+        .map((b) => b.getAttribute('aria-label')),
+    ).toEqual(['Duplicate root@db-1', 'Duplicate deploy@web-1']);
   });
 
   it('arrow keys move between tabs', async () => {

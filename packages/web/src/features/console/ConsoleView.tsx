@@ -1,13 +1,16 @@
-import { Anchor, Box, CloseButton, Group, Text, UnstyledButton } from '@mantine/core';
+import { ActionIcon, Anchor, Box, CloseButton, Group, Text, UnstyledButton } from '@mantine/core';
 import { isNormalSessionEnd } from '@postern/contracts';
+import { IconCopy } from '@tabler/icons-react';
 import type { KeyboardEvent, ReactNode } from 'react';
-import { tabTitle, type ConsoleTab } from './consoleStore';
+import { canDuplicate, tabTitle, type ConsoleTab } from './consoleStore';
 
 interface Props {
   tabs: ConsoleTab[];
   activeId: string;
   onActivate: (id: string) => void;
   onClose: (id: string) => void;
+  /** Another session on a tab's server and login, in a new tab. */
+  onDuplicate: (id: string) => void;
   /** A tab's content. Every tab stays mounted (its session lives on); only the active shows. */
   renderTab: (tab: ConsoleTab, active: boolean) => ReactNode;
   /** Where the console's home link goes (the Servers page of the main layout). */
@@ -18,7 +21,8 @@ const tabDomId = (id: string) => `console-tab-${id}`;
 const panelDomId = (id: string) => `console-panel-${id}`;
 
 /** The full-page console: a tab strip like a terminal app's, and the tabs' panels. */
-export function ConsoleView({ tabs, activeId, onActivate, onClose, renderTab, homeHref }: Props) {
+export function ConsoleView(props: Props) {
+  const { tabs, activeId, onActivate, onClose, onDuplicate, renderTab, homeHref } = props;
   // Arrow keys move between tabs (the WAI-ARIA tabs pattern).
   const onKeyDown = (event: KeyboardEvent<HTMLElement>, index: number) => {
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
@@ -87,6 +91,18 @@ export function ConsoleView({ tabs, activeId, onActivate, onClose, renderTab, ho
                     {title}
                   </Text>
                 </UnstyledButton>
+                {canDuplicate(tab) && (
+                  <ActionIcon
+                    size="sm"
+                    variant="subtle"
+                    color="gray"
+                    aria-label={`Duplicate ${title}`}
+                    title="Another session on this server"
+                    onClick={() => onDuplicate(tab.id)}
+                  >
+                    <IconCopy size={14} aria-hidden="true" />
+                  </ActionIcon>
+                )}
                 {tab.kind === 'terminal' && (
                   <CloseButton
                     size="sm"

@@ -171,6 +171,40 @@ describe('reconnecting a tab', () => {
   });
 });
 
+describe('duplicating a tab', () => {
+  it('opens another session on the tab’s server and login, in a new active tab', () => {
+    let state = consoleReducer(initConsole(connect), {
+      type: 'session',
+      id: 'terminal-1',
+      session: { sid: 's-1', serverId: 'node-1', hostname: 'db-1', login: 'root', parties: [] },
+    });
+    state = consoleReducer(state, { type: 'activate', id: 'servers' });
+    state = consoleReducer(state, { type: 'duplicate', id: 'terminal-1' });
+    expect(terminals(state)).toHaveLength(2);
+    expect(activeTab(state)).toMatchObject({
+      id: 'terminal-2',
+      serverId: 'node-1',
+      login: 'root',
+      hostname: 'db-1',
+      joined: false,
+      sid: '',
+      status: 'connecting',
+    });
+    // Even from a tab whose session ended: the server and login are still known.
+    const ended = consoleReducer(state, { type: 'disconnected', id: 'terminal-1', reason: 'x' });
+    expect(terminals(consoleReducer(ended, { type: 'duplicate', id: 'terminal-1' }))).toHaveLength(
+      3,
+    );
+  });
+
+  it('does not duplicate a joined session, the Servers tab or a tab that is gone', () => {
+    const joined = initConsole(join);
+    expect(consoleReducer(joined, { type: 'duplicate', id: 'terminal-1' })).toBe(joined);
+    expect(consoleReducer(joined, { type: 'duplicate', id: 'servers' })).toBe(joined);
+    expect(consoleReducer(joined, { type: 'duplicate', id: 'terminal-9' })).toBe(joined);
+  });
+});
+
 describe('console URLs', () => {
   it('each tab has its URL', () => {
     const state = initConsole(connect);

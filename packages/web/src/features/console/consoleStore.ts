@@ -91,7 +91,9 @@ export type ConsoleAction =
   /** `proxyGone`: the proxy went away (shut down, died) rather than the session ending. */
   | { type: 'disconnected'; id: string; reason: string; proxyGone?: boolean }
   /** Connect again, in the same tab: a new session on the same server and login. */
-  | { type: 'reconnect'; id: string };
+  | { type: 'reconnect'; id: string }
+  /** Another session on the tab's server and login, in a new tab (as a terminal app's). */
+  | { type: 'duplicate'; id: string };
 
 export const serversTabId = 'servers';
 const serversTab: ServersTab = { kind: 'servers', id: serversTabId };
@@ -170,6 +172,12 @@ export function consoleReducer(state: ConsoleState, action: ConsoleAction): Cons
             }
           : t,
       );
+    case 'duplicate': {
+      const tab = state.tabs.find((t) => t.id === action.id);
+      if (!tab || !canDuplicate(tab)) return state;
+      const { clusterId, serverId, login, hostname } = tab;
+      return open(state, { kind: 'connect', clusterId, serverId, login, hostname }, false);
+    }
     default:
       return state;
   }
@@ -253,6 +261,10 @@ export function tabTitle(tab: ConsoleTab): string {
  */
 const startsOwnSession = (tab: TerminalTab) =>
   !tab.joined && tab.serverId !== '' && tab.login !== '';
+
+/** A tab whose server and login a new session can be started on: one that started its own. */
+export const canDuplicate = (tab: ConsoleTab): tab is TerminalTab =>
+  tab.kind === 'terminal' && startsOwnSession(tab);
 
 export const isReadOnly = (tab: TerminalTab) =>
   tab.joined && (tab.mode === 'observer' || tab.mode === 'moderator');
