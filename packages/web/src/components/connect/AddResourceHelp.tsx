@@ -1,5 +1,6 @@
-import { Card, Code, Stack, Title } from '@mantine/core';
+import { Code } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { EmptyStateCard } from '../EmptyStateCard';
 
 /**
  * A resource list's empty state: how the first one joins. Every kind says it the same way (what
@@ -25,16 +26,11 @@ export function AddResourceHelp({
   children?: ReactNode;
 }) {
   return (
-    <Card withBorder padding="lg" aria-labelledby={id} component="section">
-      <Stack gap="sm">
-        <Title order={3} id={id}>
-          {title}
-        </Title>
-        {intro}
-        <Code block>{example}</Code>
-        <Code block>postern create -f {file}</Code>
-        {children}
-      </Stack>
-    </Card>
+    <EmptyStateCard id={id} title={title}>
+      {intro}
+      <Code block>{example}</Code>
+      <Code block>postern create -f {file}</Code>
+      {children}
+    </EmptyStateCard>
   );
 }

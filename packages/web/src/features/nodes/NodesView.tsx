@@ -1,4 +1,5 @@
-import { Alert, Badge, Card, Code, Group, List, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { EmptyStateCard } from '../../components/EmptyStateCard';
+import { Alert, Badge, Code, Group, List, Text, Tooltip } from '@mantine/core';
 import { defaultNodeSort, type NodeSortField } from '@postern/contracts';
 import { ChoiceMenu, type Choice } from '../../components/ChoiceMenu';
 import {
@@ -167,42 +168,37 @@ export function ConnectNode({
 /** The empty state: the three ways a server joins the cluster. */
 export function AddServerHelp({ proxy }: { proxy: ProxyAddress }) {
   return (
-    <Card withBorder padding="lg" aria-labelledby="add-server-title" component="section">
-      <Stack gap="sm">
-        <Title order={3} id="add-server-title">
-          No servers yet
-        </Title>
-        <Text size="sm">A server appears here in one of three ways:</Text>
-        <List type="ordered" spacing="sm" size="sm">
-          <List.Item>
-            <Text size="sm" span fw={600}>
-              The Postern host itself.
-            </Text>{' '}
-            <Code>postern start</Code> runs a node service for the host it runs on, so that host is
-            listed as soon as the service is up.
-          </List.Item>
-          <List.Item>
-            <Text size="sm" span fw={600}>
-              Another host, with the Postern agent.
-            </Text>{' '}
-            Create a join token, then run the agent on the host; it keeps a reverse tunnel to this
-            proxy:
-            <Code block mt={6}>
-              {`postern tokens add --type node\npostern agent --proxy ${proxy.addr} --token <token>`}
-            </Code>
-          </List.Item>
-          <List.Item>
-            <Text size="sm" span fw={600}>
-              An OpenSSH host, without an agent.
-            </Text>{' '}
-            Register it with the CLI, or run the install script on it (it makes sshd trust the
-            cluster&apos;s user CA and registers the host):
-            <Code block mt={6}>
-              {`postern nodes add --name <name> --addr <host>:22\ncurl ${proxy.origin}/scripts/<token>/install-node.sh | sudo bash`}
-            </Code>
-          </List.Item>
-        </List>
-      </Stack>
-    </Card>
+    <EmptyStateCard id="add-server-title" title="No servers yet">
+      <Text size="sm">A server appears here in one of three ways:</Text>
+      <List type="ordered" spacing="sm" size="sm">
+        <List.Item>
+          <Text size="sm" span fw={600}>
+            The Postern host itself.
+          </Text>{' '}
+          <Code>postern start</Code> runs a node service for the host it runs on, so that host is
+          listed as soon as the service is up.
+        </List.Item>
+        <List.Item>
+          <Text size="sm" span fw={600}>
+            Another host, with the Postern agent.
+          </Text>{' '}
+          Create a join token, then run the agent on the host; it keeps a reverse tunnel to this
+          proxy:
+          <Code block mt={6}>
+            {`postern tokens add --type node\npostern agent --proxy ${proxy.addr} --token <token>`}
+          </Code>
+        </List.Item>
+        <List.Item>
+          <Text size="sm" span fw={600}>
+            An OpenSSH host, without an agent.
+          </Text>{' '}
+          Register it with the CLI, or run the install script on it (it makes sshd trust the
+          cluster&apos;s user CA and registers the host):
+          <Code block mt={6}>
+            {`postern nodes add --name <name> --addr <host>:22\ncurl ${proxy.origin}/scripts/<token>/install-node.sh | sudo bash`}
+          </Code>
+        </List.Item>
+      </List>
+    </EmptyStateCard>
   );
 }

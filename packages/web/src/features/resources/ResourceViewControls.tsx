@@ -1,19 +1,11 @@
-import {
-  ActionIcon,
-  Badge,
-  Card,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { ActionIcon, Badge, SegmentedControl, Select, Text } from '@mantine/core';
 import {
   includedResourceModes,
   type IncludedResourceMode,
   type ResourcesTab,
 } from '@postern/contracts';
 import { IconPin, IconPinFilled } from '@tabler/icons-react';
+import { EmptyStateCard } from '../../components/EmptyStateCard';
 
 /** All resources, or only the pinned ones. */
 export function ResourcesTabs(props: { tab: ResourcesTab; onChange: (tab: ResourcesTab) => void }) {
@@ -82,16 +74,11 @@ export function RequiresRequestBadge() {
 /** The Pinned tab with nothing pinned. */
 export function NoPins() {
   return (
-    <Card withBorder padding="lg" aria-labelledby="no-pins-title" component="section">
-      <Stack gap="sm" align="flex-start">
-        <Title order={3} id="no-pins-title">
-          Nothing pinned yet
-        </Title>
-        <Text size="sm">
-          Pin the resources you use most with the pin on their row in All. They show here, in every
-          browser you sign in to.
-        </Text>
-      </Stack>
-    </Card>
+    <EmptyStateCard id="no-pins-title" title="Nothing pinned yet">
+      <Text size="sm">
+        Pin the resources you use most with the pin on their row in All. They show here, in every
+        browser you sign in to.
+      </Text>
+    </EmptyStateCard>
   );
 }

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Chip, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Chip, Group, Stack, Text } from '@mantine/core';
 import { unifiedResourceKinds, type UnifiedResourceKind } from '@postern/contracts';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
@@ -24,6 +24,7 @@ import {
 import { resourceKinds } from './resourceKinds';
 import { NoPins } from './ResourceViewControls';
 import type { ResourcesTab } from '@postern/contracts';
+import { EmptyStateCard } from '../../components/EmptyStateCard';
 import { FailureAlert } from '../../components/FailureAlert';
 
 interface Props {
@@ -191,25 +192,20 @@ export function ResourcesView(props: Props) {
 /** The empty state: nothing reachable yet, and where resources are enrolled when the user may. */
 export function NoResources({ canEnroll }: { canEnroll: boolean }) {
   return (
-    <Card withBorder padding="lg" aria-labelledby="no-resources-title" component="section">
-      <Stack gap="sm" align="flex-start">
-        <Title order={3} id="no-resources-title">
-          No resources yet
-        </Title>
-        <Text size="sm">
-          Servers, applications, databases, Kubernetes clusters and desktops show up here once they
-          have joined the cluster and your roles let you reach them.
+    <EmptyStateCard id="no-resources-title" title="No resources yet" align="flex-start">
+      <Text size="sm">
+        Servers, applications, databases, Kubernetes clusters and desktops show up here once they
+        have joined the cluster and your roles let you reach them.
+      </Text>
+      {canEnroll ? (
+        <Button component={Link} to={routePath('discover')} variant="light">
+          Enroll New Resource
+        </Button>
+      ) : (
+        <Text size="sm" c="dimmed">
+          Ask an admin to enroll resources, or for roles that reach them.
         </Text>
-        {canEnroll ? (
-          <Button component={Link} to={routePath('discover')} variant="light">
-            Enroll New Resource
-          </Button>
-        ) : (
-          <Text size="sm" c="dimmed">
-            Ask an admin to enroll resources, or for roles that reach them.
-          </Text>
-        )}
-      </Stack>
-    </Card>
+      )}
+    </EmptyStateCard>
   );
 }
