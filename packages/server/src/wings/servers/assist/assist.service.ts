@@ -13,6 +13,7 @@ import { ApiError, badParameter, notFound } from '../../../errors.js';
 import { emitAuditInBackground } from '../../../modules/audit/emit.js';
 import type { AuditStore } from '../../../modules/audit/index.js';
 import type { UserRateLimiter } from '../user-rate-limiter.js';
+import type { AssistResources } from './assist-resources.js';
 import type { AssistServers } from './assist-tools.js';
 import { assistTools } from './assist-tools.js';
 import {
@@ -30,6 +31,8 @@ export interface AssistServiceDeps {
   /** Undefined: no model is configured, and the assistant is off. */
   model: ChatModel | undefined;
   servers: AssistServers;
+  /** The other resources the user may reach, for `list_resources`; without it the tool says so. */
+  resources?: AssistResources;
   audit: AuditStore;
   clusterName: string;
   now: () => number;
@@ -252,6 +255,8 @@ export class AssistService {
         } else {
           answer = `Not proposed: ${proposal.reason}.`;
         }
+      } else if (call.function.name === 'list_resources' && this.deps.resources) {
+        answer = this.deps.resources.list(caller.roleSet, args);
       } else {
         answer = `There is no tool called ${call.function.name}.`;
       }

@@ -3,6 +3,7 @@ import type { ServerContext } from '../../../part.js';
 import type { InventoryService } from '../nodes/inventory.service.js';
 import type { TerminalService } from '../terminal/terminal.service.js';
 import { assistSockets } from './assist-sockets.js';
+import { AssistResources } from './assist-resources.js';
 import { AssistServers } from './assist-tools.js';
 import { assistRoutes } from './assist.routes.js';
 import { AssistService } from './assist.service.js';
@@ -22,6 +23,7 @@ export function buildAssist(ctx: ServerContext, inventory: InventoryService) {
     store: new ConversationsStore(ctx.backend),
     model,
     servers: new AssistServers(inventory),
+    resources: new AssistResources(ctx.resourceListers, ctx.config.clusterName),
     audit: ctx.audit,
     clusterName: ctx.config.clusterName,
     now: ctx.now,
