@@ -9,7 +9,11 @@ import type { z } from 'zod';
 import type { UserAcl } from '@postern/contracts';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import { badParameter } from '../../errors.js';
-import type { ResourceFilter, ResourceListers } from '../../http/resource-listers.js';
+import type {
+  ResourceFilter,
+  ResourceLister,
+  ResourceListers,
+} from '../../http/resource-listers.js';
 
 type UnifiedQuery = z.output<typeof unifiedResourcesQuerySchema>;
 
@@ -61,7 +65,7 @@ export function unifiedPage(
  * search-as roles would (marked `requiresRequest`), or both.
  */
 function kindItems(
-  lister: ReturnType<ResourceListers['readable']>[number],
+  lister: ResourceLister,
   filter: ResourceFilter,
   viewer: UnifiedViewer,
   query: UnifiedQuery,
