@@ -33,6 +33,7 @@ export { InvalidKeyError, isUuid } from './keys.js';
 export { readWithRevision, RevisionedStore } from './revisioned-store.js';
 export type { NamedResource, RevisionedKind } from './revisioned-store.js';
 export { MemoryBackend } from './memory.js';
+export { retryOnConflict } from './retry-on-conflict.js';
 export type { MemoryBackendOptions } from './memory.js';
 export type { SqliteBackend } from './sqlite.js';
 export type { SqliteBackendOptions } from './sqlite.js';

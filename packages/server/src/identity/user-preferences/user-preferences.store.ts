@@ -7,7 +7,7 @@ import {
   type UpdateUserPreferences,
   type UserPreferences,
 } from '@postern/contracts';
-import { deleteIfPresent, type Backend } from '../../backend/index.js';
+import { deleteIfPresent, retryOnConflict, type Backend } from '../../backend/index.js';
 
 const prefix = '/user_preferences';
 const userKey = (user: string) => `${prefix}/${user}`;
@@ -23,28 +23,29 @@ export class UserPreferencesStore {
 
   async get(user: string): Promise<UserPreferences> {
     const item = await this.backend.get(userKey(user));
-    // Parsed over the defaults, so a preference added later reads its default from older records.
-    if (!item) return defaultUserPreferences;
-    const stored = JSON.parse(item.value) as Partial<UserPreferences>;
-    return userPreferencesSchema.parse({
-      unifiedResourcePreferences: {
-        ...defaultUserPreferences.unifiedResourcePreferences,
-        ...stored.unifiedResourcePreferences,
-      },
-    });
+    return item ? withDefaults(item.value) : defaultUserPreferences;
   }
 
-  /** Replaces the parts given; the rest keep their values. Answers the whole result. */
+  /**
+   * Replaces the parts given; the rest keep their values. Answers the whole result. Written over
+   * the revision read, so two changes at once (two tabs) both stand.
+   */
   async update(user: string, change: UpdateUserPreferences): Promise<UserPreferences> {
-    const current = await this.get(user);
-    const next: UserPreferences = {
-      unifiedResourcePreferences: {
-        ...current.unifiedResourcePreferences,
-        ...change.unifiedResourcePreferences,
-      },
-    };
-    await this.backend.upsert({ key: userKey(user), value: JSON.stringify(next) });
-    return next;
+    return retryOnConflict(async () => {
+      const key = userKey(user);
+      const item = await this.backend.get(key);
+      const current = item ? withDefaults(item.value) : defaultUserPreferences;
+      const next: UserPreferences = {
+        unifiedResourcePreferences: {
+          ...current.unifiedResourcePreferences,
+          ...change.unifiedResourcePreferences,
+        },
+      };
+      const value = JSON.stringify(next);
+      if (item) await this.backend.update({ key, value }, item.revision);
+      else await this.backend.create({ key, value });
+      return next;
+    });
   }
 
   async cluster(user: string, clusterId: string): Promise<ClusterPreferences> {
@@ -65,4 +66,15 @@ export class UserPreferencesStore {
     await this.backend.deleteRange(`${userKey(user)}/`);
     await deleteIfPresent(this.backend, userKey(user));
   }
+}
+
+/** Parsed over the defaults, so a preference added later reads its default from older records. */
+function withDefaults(value: string): UserPreferences {
+  const stored = JSON.parse(value) as Partial<UserPreferences>;
+  return userPreferencesSchema.parse({
+    unifiedResourcePreferences: {
+      ...defaultUserPreferences.unifiedResourcePreferences,
+      ...stored.unifiedResourcePreferences,
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import { apiPaths, currentClusterAlias, maxPinnedResources } from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { UserPreferencesStore } from './user-preferences.store.js';
 
 // The caller's own preferences: defaults until they choose, a partial PUT that keeps the rest,
 // pins per cluster kept apart per user, bad input refused whole, and a deleted user's forgotten.
@@ -48,6 +49,19 @@ describe('user preferences', () => {
     // Another user's are their own.
     const other = await call('bea', 'GET', apiPaths.userPreferences);
     expect(other.body.unifiedResourcePreferences).toMatchObject({ defaultTab: 'all' });
+  });
+
+  it('keeps both of two changes made at once (two tabs), each over what the other wrote', async () => {
+    // On the store, where the two reads meet before either writes (through HTTP the requests'
+    // own awaits seldom line them up so).
+    const store = new UserPreferencesStore(app.backend);
+    await Promise.all([
+      store.update('gus', { unifiedResourcePreferences: { defaultTab: 'pinned' } }),
+      store.update('gus', { unifiedResourcePreferences: { includedResourceMode: 'requestable' } }),
+    ]);
+    expect(await store.get('gus')).toEqual({
+      unifiedResourcePreferences: { defaultTab: 'pinned', includedResourceMode: 'requestable' },
+    });
   });
 
   it('keeps pins per user and cluster, duplicates once, under the current-cluster alias too', async () => {

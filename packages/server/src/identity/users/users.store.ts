@@ -1,8 +1,8 @@
 import type { DeviceUsage } from '@postern/contracts';
 import {
   AlreadyExistsError,
-  CompareFailedError,
   NotFoundError,
+  retryOnConflict,
   type Backend,
 } from '../../backend/index.js';
 import { ApiError } from '../../errors.js';
@@ -221,20 +221,5 @@ export class LocalUserExistsError extends Error {
   constructor(readonly user: string) {
     super(`a local user named ${user} exists`);
     this.name = 'LocalUserExistsError';
-  }
-}
-
-/** Conditional writes lose to a concurrent writer now and then; a fresh read and retry settles it. */
-async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const lostRace =
-        error instanceof CompareFailedError ||
-        error instanceof NotFoundError ||
-        error instanceof AlreadyExistsError;
-      if (!lostRace || tries >= 5) throw error;
-    }
   }
 }
