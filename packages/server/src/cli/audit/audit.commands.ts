@@ -2,32 +2,11 @@ import { formatAuditEvent } from '@postern/contracts';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
 import { parseDuration } from '../../config/duration.js';
+import { parsePositiveFlag, parseSinceFlag } from '../flags.js';
 import { print as defaultPrint } from '../program.js';
 import { printTable, type Print } from '../table.js';
 import { auditClient, type AuditPages } from './audit-client.js';
 import { exportRound, readCursor, saveCursor, type ExportCursor } from './audit-export.js';
-
-const dayMs = 24 * 3_600_000;
-
-/** `7d`, any duration the config takes (`12h`, `90m`), or an RFC 3339 time. */
-function parseSince(text: string, now: number): Date {
-  const days = /^(\d+)d$/.exec(text.trim());
-  if (days) return new Date(now - Number(days[1]) * dayMs);
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const at = Date.parse(text);
-    if (Number.isNaN(at)) throw new ConfigError(`--since: '${text}' is not an RFC 3339 time`);
-    return new Date(at);
-  }
-  return new Date(now - parseDuration(text, '--since'));
-}
-
-function positive(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new ConfigError(`${flag} must be a whole number above 0, got '${text}'`);
-  }
-  return n;
-}
 
 const typesOf = (text: string | undefined) =>
   text
@@ -84,10 +63,10 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
         if (flags.format !== 'table' && flags.format !== 'json') {
           throw new ConfigError(`--format must be table or json, got '${flags.format}'`);
         }
-        const limit = positive(flags.limit, '--limit');
+        const limit = parsePositiveFlag(flags.limit, '--limit');
         const pages = await pagesOf(env);
         const to = new Date(now());
-        const from = parseSince(flags.since, to.getTime());
+        const from = parseSinceFlag(flags.since, to.getTime());
         const events = [];
         let startKey: string | undefined;
         do {
@@ -140,7 +119,7 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
       }) => {
         const intervalMs = parseDuration(flags.interval, '--interval');
         const settleMs = parseDuration(flags.settle, '--settle');
-        const from = parseSince(flags.since, now());
+        const from = parseSinceFlag(flags.since, now());
         const pages = await pagesOf(env);
         const file = flags.cursor;
         let cursor: ExportCursor | undefined = file ? await readCursor(file) : undefined;

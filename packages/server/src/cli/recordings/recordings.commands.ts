@@ -2,18 +2,11 @@ import { recordingRow, type RecordingRow } from '@postern/contracts';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
+import { parsePositiveFlag, parseSinceFlag } from '../flags.js';
 import { print as defaultPrint } from '../program.js';
 import { printTable, type Print } from '../table.js';
 import { playRecording, type PlayOptions, type PlayTarget } from './play.js';
 import { recordingsClient } from './recordings-client.js';
-
-const dayMs = 24 * 3_600_000;
-
-/** `7d`, or any duration the config takes (`12h`, `90m`). */
-function parseSince(text: string): number {
-  const days = /^(\d+)d$/.exec(text.trim());
-  return days ? Number(days[1]) * dayMs : parseDuration(text, '--since');
-}
 
 function parseSpeed(text: string): number {
   const speed = Number(text);
@@ -74,15 +67,12 @@ export function addRecordingsCommands(
     .description('session recordings')
     .command('ls')
     .description('the sessions that ended lately, newest first, with their recordings')
-    .option('--since <duration>', 'how far back, such as 24h or 7d', '7d')
+    .option('--since <when>', 'how far back, such as 24h or 7d, or an RFC 3339 time', '7d')
     .option('--limit <n>', 'at most this many', '100')
     .action(async (flags: { since: string; limit: string }) => {
-      const limit = Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw new ConfigError(`--limit must be a whole number above 0, got '${flags.limit}'`);
-      }
+      const limit = parsePositiveFlag(flags.limit, '--limit');
       const to = new Date();
-      const from = new Date(to.getTime() - parseSince(flags.since));
+      const from = parseSinceFlag(flags.since, to.getTime());
       const client = await recordingsClient(env);
       const rows: RecordingRow[] = [];
       let startKey: string | undefined;
