@@ -96,6 +96,28 @@ describe('a root user on a leaf cluster', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
+  it("keeps the user's pins on the leaf, whose list of pinned resources answers by them", async () => {
+    const headers = await root.signIn(['access'], 'pia');
+    const pins = rootUrl + apiPaths.userClusterPreferences('leaf');
+    const pinned = [`node/${leaf.nodeId}`, 'db/gone'];
+    const put = await fetch(pins, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ pinnedResources: { resourceIds: pinned } }),
+    });
+    expect(put.status).toBe(200);
+    const read = await fetch(pins, { headers });
+    expect(await read.json()).toEqual({ pinnedResources: { resourceIds: pinned } });
+
+    const list = await fetch(`${rootUrl}${apiPaths.unifiedResources('leaf')}?pinnedOnly=true`, {
+      headers,
+    });
+    const { items } = (await list.json()) as { items: { id: string; kind: string }[] };
+    expect(items.map((item) => `${item.kind}/${item.id}`)).toEqual([`node/${leaf.nodeId}`]);
+    // Another user's pins on the leaf are their own.
+    const other = await fetch(pins, { headers: await root.signIn(['access'], 'quinn') });
+    expect(await other.json()).toEqual({ pinnedResources: { resourceIds: [] } });
+  });
   it('is refused when no role maps, and when a local user of the same name exists', async () => {
     const unmapped = await leafContext(await root.signIn(['editor'], 'eddie'));
     expect(unmapped.statusCode).toBe(403);

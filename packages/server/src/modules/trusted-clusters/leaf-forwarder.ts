@@ -42,8 +42,15 @@ import {
 } from '../../identity/mfa/session-mfa.js';
 import type { SessionMfaGrants } from '../../identity/mfa/session-mfa-grants.js';
 
-/** `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. */
-const clusterPath = /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/;
+/**
+ * `/v1/webapi/sites/<cluster>/…`: the cluster a console call is about. A user's pins on a
+ * cluster (`user/preferences/<cluster>`) are kept where that cluster's lists are answered, so a
+ * leaf's are the leaf's too.
+ */
+const clusterPaths = [
+  /^\/v1\/webapi\/sites\/([^/?#]+)(?:[/?#]|$)/,
+  /^\/v1\/webapi\/user\/preferences\/([^/?#]+)(?:[?#]|$)/,
+];
 
 /** Hop-by-hop headers and the caller's credentials: never passed on. */
 const dropped = new Set([
@@ -199,7 +206,8 @@ export class LeafForwarder implements HostHandler {
   }
 
   private clusterOf(req: IncomingMessage): string | undefined {
-    const match = clusterPath.exec(req.url ?? '');
+    const url = req.url ?? '';
+    const match = clusterPaths.map((path) => path.exec(url)).find(Boolean);
     if (!match) return undefined;
     try {
       return decodeURIComponent(match[1]!);

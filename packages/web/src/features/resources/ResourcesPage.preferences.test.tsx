@@ -30,6 +30,8 @@ const searcher = userContextFixture(acl, { allowedSearchAsRoles: ['prod-access']
 interface Stored {
   view: UserPreferences['unifiedResourcePreferences'];
   pins: string[];
+  /** A trusted leaf's pins, which the root passes on to the leaf. */
+  leafPins: string[];
 }
 
 /**
@@ -43,6 +45,7 @@ function fakeServer(
   const stored: Stored = {
     view: { defaultTab: 'all', includedResourceMode: 'accessible' },
     pins: [],
+    leafPins: [],
     ...options.stored,
   };
   const lists: URLSearchParams[] = [];
@@ -62,9 +65,11 @@ function fakeServer(
         stored.view = { ...stored.view, ...body.unifiedResourcePreferences };
       return jsonResponse({ unifiedResourcePreferences: stored.view });
     }
-    if (path === '/v1/webapi/user/preferences/localhost') {
-      if (init?.method === 'PUT') stored.pins = body.pinnedResources!.resourceIds;
-      return jsonResponse({ pinnedResources: { resourceIds: stored.pins } });
+    const pinsKey = { localhost: 'pins', leaf: 'leafPins' } as const;
+    const pinsOf = /^\/v1\/webapi\/user\/preferences\/(localhost|leaf)$/.exec(path!)?.[1];
+    if (pinsOf === 'localhost' || pinsOf === 'leaf') {
+      if (init?.method === 'PUT') stored[pinsKey[pinsOf]] = body.pinnedResources!.resourceIds;
+      return jsonResponse({ pinnedResources: { resourceIds: stored[pinsKey[pinsOf]] } });
     }
     if (
       path !== '/v1/webapi/sites/localhost/resources' &&
@@ -84,8 +89,9 @@ function fakeServer(
       ...(mode === 'accessible' ? [] : requestable),
     ];
     if (params.get('pinnedOnly') === 'true') {
+      const pins = path!.includes('/sites/leaf/') ? stored.leafPins : stored.pins;
       items = items.filter((item) =>
-        stored.pins.includes(`${item.kind}/${item.kind === 'node' ? item.id : item.name}`),
+        pins.includes(`${item.kind}/${item.kind === 'node' ? item.id : item.name}`),
       );
     }
     return jsonResponse(resourcePage(items));
@@ -166,13 +172,18 @@ describe('ResourcesPage: pins', () => {
     expect(await screen.findByRole('button', { name: 'Pin grafana' })).toBeTruthy();
   });
 
-  it('offers no pins on a trusted leaf, whose lists cannot read them', async () => {
-    const server = fakeServer();
-    setup(searcher, 'leaf');
-    await screen.findByText('grafana');
-    expect(screen.queryByRole('button', { name: /^Pin / })).toBeNull();
-    expect(screen.queryByRole('radiogroup', { name: 'Show' })).toBeNull();
-    expect(server.calls.some(([url]) => String(url).includes('/user/preferences/'))).toBe(false);
+  it("keeps a trusted leaf's pins apart from this cluster's, and lists the leaf's", async () => {
+    const server = fakeServer({ stored: { pins: ['app/grafana'] } });
+    const user = setup(searcher, 'leaf');
+    await user.click(await screen.findByRole('button', { name: 'Pin orders' }));
+    await waitFor(() => expect(server.stored.leafPins).toEqual(['db/orders']));
+    expect(server.stored.pins).toEqual(['app/grafana']);
+    expect(server.saves.map((save) => save.url)).toEqual(['/v1/webapi/user/preferences/leaf']);
+
+    await user.click(screen.getByRole('radio', { name: 'Pinned' }));
+    await waitFor(() => expect(screen.queryByText('grafana')).toBeNull());
+    expect(screen.getByText('orders')).toBeTruthy();
+    expect(server.lists.at(-1)?.get('pinnedOnly')).toBe('true');
   });
 });
 

@@ -36,10 +36,10 @@ export function ResourcesPage() {
   const acl = useUserAcl();
   const { allowedSearchAsRoles } = useUserContext();
   const leaf = clusterId === proxyCluster ? undefined : clusterId;
-  const preferences = useResourcePreferences(clusterId, !leaf);
+  const preferences = useResourcePreferences(clusterId);
   const canRequest = flags.newAccessRequest;
   const canSearchAs = canRequest && allowedSearchAsRoles.length > 0;
-  const tab = preferences.canPin ? preferences.view.defaultTab : 'all';
+  const tab = preferences.view.defaultTab;
   const mode = canSearchAs ? preferences.view.includedResourceMode : 'accessible';
 
   const [filters, setFilters] = useUrlResourceFilters();
@@ -68,12 +68,10 @@ export function ResourcesPage() {
       saveError={preferences.saveError}
       headerActions={
         <Group gap="md">
-          {preferences.canPin && (
-            <ResourcesTabs
-              tab={tab}
-              onChange={(next) => preferences.changeView({ defaultTab: next })}
-            />
-          )}
+          <ResourcesTabs
+            tab={tab}
+            onChange={(next) => preferences.changeView({ defaultTab: next })}
+          />
           {canSearchAs && (
             <IncludedModeSelect
               mode={mode}
@@ -98,13 +96,11 @@ export function ResourcesPage() {
       extraRowAction={(resource) => (
         <>
           {canRequest && <AddToRequestButton item={cartItemOf(resource)} cart={cart} />}
-          {preferences.canPin && (
-            <PinButton
-              name={resource.name}
-              pinned={preferences.pinned.has(resource.id)}
-              onToggle={() => preferences.togglePin(resource.id)}
-            />
-          )}
+          <PinButton
+            name={resource.name}
+            pinned={preferences.pinned.has(resource.id)}
+            onToggle={() => preferences.togglePin(resource.id)}
+          />
         </>
       )}
     />

@@ -21,8 +21,6 @@ export interface ResourcePreferences {
   settled: boolean;
   view: UnifiedResourcePreferences;
   changeView(change: Partial<UnifiedResourcePreferences>): void;
-  /** Pins are kept for the cluster this proxy serves (a leaf's lists cannot read them). */
-  canPin: boolean;
   pinned: ReadonlySet<string>;
   togglePin(id: string): void;
   /** Why the last save failed, until one succeeds. */
@@ -33,10 +31,10 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /**
  * How the Resources page opens and what the user pinned, kept on the server so they follow the
- * user. Each change shows at once and is saved behind it; saves go one at a time, so the last
+ * user (a trusted leaf's pins by the leaf, which answers its lists: the root passes them on). Each change shows at once and is saved behind it; saves go one at a time, so the last
  * one written is the last one made. A failed save says so and reads the stored value back.
  */
-export function useResourcePreferences(clusterId: string, canPin: boolean): ResourcePreferences {
+export function useResourcePreferences(clusterId: string): ResourcePreferences {
   const client = useQueryClient();
   const preferences = useQuery({
     queryKey: userPreferencesQueryKey,
@@ -48,7 +46,6 @@ export function useResourcePreferences(clusterId: string, canPin: boolean): Reso
   const pins = useQuery({
     queryKey: pinsKey,
     queryFn: ({ signal }) => fetchPinnedResources(clusterId, signal),
-    enabled: canPin,
     staleTime: Infinity,
     retry: false,
   });
@@ -114,7 +111,6 @@ export function useResourcePreferences(clusterId: string, canPin: boolean): Reso
     settled: !preferences.isPending,
     view,
     changeView,
-    canPin,
     pinned,
     togglePin,
     saveError,
