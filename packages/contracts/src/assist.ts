@@ -134,24 +134,30 @@ export const assistClientFrameSchema = z.object({
 });
 export type AssistClientFrame = z.infer<typeof assistClientFrameSchema>;
 
-export type AssistServerFrame =
+/**
+ * What the chat socket sends after the first frame. The console parses every frame with this,
+ * so a frame the server did not mean (or a field of the wrong kind) is dropped, not half-read.
+ */
+export const assistServerFrameSchema = z.discriminatedUnion('type', [
   /** The socket is ready (the answer to the first frame). */
-  | { type: 'ready' }
+  z.object({ type: z.literal('ready') }),
   /** A message now stored in the conversation (the user's echo, an answer, a command, an error). */
-  | { type: 'message'; message: AssistMessage }
+  z.object({ type: z.literal('message'), message: assistMessageSchema }),
   /** The answer so far, while the model writes it (replaced by its `message`). */
-  | { type: 'partial'; content: string }
+  z.object({ type: z.literal('partial'), content: z.string() }),
   /** What the assistant is doing meanwhile ("Looking up your servers"). */
-  | { type: 'progress'; text: string }
+  z.object({ type: z.literal('progress'), text: z.string() }),
   /** The conversation's title changed (the first message names it). */
-  | { type: 'title'; title: string }
+  z.object({ type: z.literal('title'), title: z.string().min(1) }),
   /** The turn is over: the user may write again. */
-  | { type: 'done' }
+  z.object({ type: z.literal('done') }),
   /**
    * The socket's own problem: a refusal (then the socket closes with 1008), a bad frame or one
    * sent while a turn runs (the turn goes on), or a turn that failed (`done` follows).
    */
-  | { type: 'error'; message: string };
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type AssistServerFrame = z.infer<typeof assistServerFrameSchema>;
 
 /**
  * The command socket (`command/{clusterId}/execute?params=`): runs a command the user saw, as
@@ -173,13 +179,16 @@ export const assistExecuteParamsSchema = z.object({
 });
 export type AssistExecuteParams = z.infer<typeof assistExecuteParamsSchema>;
 
-export type AssistExecuteFrame =
-  | { type: 'ready' }
+/** What the command socket sends after the first frame (parsed by the console, as above). */
+export const assistExecuteFrameSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
   /** Output of one server's run, as it comes. */
-  | { type: 'output'; node_id: string; data: string }
+  z.object({ type: z.literal('output'), node_id: z.string(), data: z.string() }),
   /** One server's run is over (also stored as a COMMAND_RESULT message). */
-  | { type: 'result'; result: AssistCommandResult }
+  z.object({ type: z.literal('result'), result: assistCommandResultSchema }),
   /** The model's reading of all the results (stored as COMMAND_RESULT_SUMMARY). */
-  | { type: 'summary'; message: AssistMessage }
-  | { type: 'done' }
-  | { type: 'error'; message: string };
+  z.object({ type: z.literal('summary'), message: assistMessageSchema }),
+  z.object({ type: z.literal('done') }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type AssistExecuteFrame = z.infer<typeof assistExecuteFrameSchema>;

@@ -86,6 +86,26 @@ describe('AssistPage: the chat', () => {
     expect(within(conversations).queryByText('Disk space on web servers')).toBeNull();
   });
 
+  it('drops a frame its schema does not allow, and reads the next', async () => {
+    const { socket, user } = await openConversation();
+    accept(socket);
+    await user.type(input(), 'hello{Enter}');
+    const conversations = screen.getByRole('navigation', { name: 'Conversations' });
+    await within(conversations).findByText('Disk space on web servers');
+    serverSends(
+      socket,
+      { type: 'partial', content: 42 },
+      { type: 'title', title: '' },
+      { type: 'message', message: { type: 'NOT_A_TYPE', payload: 'x', created_time: 'now' } },
+      { type: 'done', extra: 'ignored' },
+    );
+    expect(within(log()).queryByText('42')).toBeNull();
+    expect(within(log()).queryByText('x')).toBeNull();
+    expect(within(conversations).getByText('Disk space on web servers')).toBeTruthy();
+    // The well-formed frame after them still counts (a known frame's extra fields are dropped).
+    expect(input().disabled).toBe(false);
+  });
+
   it('shows why the server refused the socket, and Reconnect opens another', async () => {
     const { socket, sockets, user } = await openConversation();
     act(() => socket.open());

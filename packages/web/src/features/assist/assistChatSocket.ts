@@ -1,15 +1,10 @@
 import {
   assistClientFrameSchema,
-  assistMessageSchema,
+  assistServerFrameSchema,
   type AssistMessage,
+  type AssistServerFrame,
 } from '@postern/contracts';
-import {
-  chatSocketUrl,
-  FrameSocket,
-  textOf,
-  type AssistDeps,
-  type ServerFrame,
-} from './assistSocket';
+import { chatSocketUrl, FrameSocket, textOf, type AssistDeps } from './assistSocket';
 import { StateStore } from './stateStore';
 
 /** `lost`: closed by the server or the network; `refused`: the server would not have it. */
@@ -49,7 +44,7 @@ const turnOver = { turnRunning: false, partial: undefined, progress: undefined }
 
 /** One conversation's chat socket (docs/assist.md): the user's messages out, the turn's frames in. */
 export class AssistChat extends StateStore<ChatState> {
-  private socket: FrameSocket | undefined;
+  private socket: FrameSocket<AssistServerFrame> | undefined;
   private disposed = false;
 
   constructor(private readonly options: AssistChatOptions) {
@@ -61,7 +56,7 @@ export class AssistChat extends StateStore<ChatState> {
     this.socket?.close();
     const { deps, clusterId, conversationId } = this.options;
     const url = chatSocketUrl(deps.origin, clusterId, conversationId);
-    const socket = new FrameSocket(deps, url, {
+    const socket = new FrameSocket(deps, url, assistServerFrameSchema, {
       onReady: () => this.update({ connection: 'ready' }),
       onFrame: (frame) => this.receive(frame),
       onRefused: (problem) => this.update({ connection: 'refused', problem, ...turnOver }),
@@ -103,12 +98,10 @@ export class AssistChat extends StateStore<ChatState> {
     this.socket?.close();
   }
 
-  private receive(frame: ServerFrame): void {
+  private receive(frame: AssistServerFrame): void {
     switch (frame.type) {
       case 'message': {
-        const parsed = assistMessageSchema.safeParse(frame.message);
-        if (!parsed.success) return;
-        const message = parsed.data;
+        const message = frame.message;
         // Anything but the user's own echo is (or ends) the answer the partial stood for.
         const answered = message.type !== 'CHAT_MESSAGE_USER';
         this.update({
@@ -118,13 +111,13 @@ export class AssistChat extends StateStore<ChatState> {
         return;
       }
       case 'partial':
-        this.update({ partial: textOf(frame.content) });
+        this.update({ partial: frame.content });
         return;
       case 'progress':
-        this.update({ progress: textOf(frame.text) });
+        this.update({ progress: frame.text });
         return;
       case 'title':
-        if (typeof frame.title === 'string' && frame.title) this.options.onTitle(frame.title);
+        this.options.onTitle(frame.title);
         return;
       case 'done':
         this.update(turnOver);

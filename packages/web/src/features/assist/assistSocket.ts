@@ -1,4 +1,5 @@
 import { apiPaths, type AssistExecuteParams } from '@postern/contracts';
+import type { z } from 'zod';
 import { socketScheme, type SocketOrigin } from '../console/tty/terminalUrl';
 import type { WebSocketLike } from '../console/tty/ttyTypes';
 
@@ -33,12 +34,13 @@ export function executeSocketUrl(
   return `${socketScheme(origin.protocol)}://${origin.host}${path}?${query}`;
 }
 
-/** A frame the server sent after `ready`; its reader checks the fields it uses. */
-export type ServerFrame = { type: string } & Record<string, unknown>;
+/** A frame before it is known to be one the socket's schema allows (the start's frames). */
+type RawFrame = { type: string } & Record<string, unknown>;
 
-export interface FrameSocketHandlers {
+export interface FrameSocketHandlers<Frame> {
   onReady(): void;
-  onFrame(frame: ServerFrame): void;
+  /** A frame after `ready`, as the socket's schema (in contracts) has it; others are dropped. */
+  onFrame(frame: Frame): void;
   /** The server turned the socket down (or there is no bearer to offer): it is over. */
   onRefused(message: string): void;
   /** The server or the network closed the socket; never called after `close()`. */
@@ -47,7 +49,7 @@ export interface FrameSocketHandlers {
 
 const normalClosure = 1000;
 
-export class FrameSocket {
+export class FrameSocket<Frame extends { type: string }> {
   private socket: WebSocketLike | undefined;
   private ready = false;
   /** Set once the socket has been reported as over, so a close that follows says nothing. */
@@ -56,7 +58,8 @@ export class FrameSocket {
   constructor(
     private readonly deps: AssistDeps,
     private readonly url: string,
-    private readonly handlers: FrameSocketHandlers,
+    private readonly frames: z.ZodType<Frame>,
+    private readonly handlers: FrameSocketHandlers<Frame>,
   ) {}
 
   open(): void {
@@ -109,7 +112,8 @@ export class FrameSocket {
       }
       return;
     }
-    this.handlers.onFrame(frame);
+    const parsed = this.frames.safeParse(frame);
+    if (parsed.success) this.handlers.onFrame(parsed.data);
   }
 
   private refuse(message: string): void {
@@ -118,14 +122,12 @@ export class FrameSocket {
   }
 }
 
-function parseFrame(data: string): ServerFrame | undefined {
+function parseFrame(data: string): RawFrame | undefined {
   try {
     const value: unknown = JSON.parse(data);
     const isFrame =
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as ServerFrame).type === 'string';
-    return isFrame ? (value as ServerFrame) : undefined;
+      typeof value === 'object' && value !== null && typeof (value as RawFrame).type === 'string';
+    return isFrame ? (value as RawFrame) : undefined;
   } catch {
     return undefined;
   }

@@ -1,19 +1,13 @@
 import {
-  assistCommandResultSchema,
+  assistExecuteFrameSchema,
   assistExecuteParamsSchema,
-  assistMessageSchema,
   assistResultMaxChars,
   type AssistCommandResult,
+  type AssistExecuteFrame,
   type AssistMessage,
   type AssistServerRef,
 } from '@postern/contracts';
-import {
-  executeSocketUrl,
-  FrameSocket,
-  textOf,
-  type AssistDeps,
-  type ServerFrame,
-} from './assistSocket';
+import { executeSocketUrl, FrameSocket, textOf, type AssistDeps } from './assistSocket';
 import { StateStore } from './stateStore';
 
 /** One server's part of a run: what it printed so far, and how it ended. */
@@ -64,7 +58,7 @@ const tail = (text: string) =>
 
 /** One run of a proposed command (the execute socket): each server's output, then a summary. */
 export class CommandRun extends StateStore<RunState> {
-  private socket: FrameSocket | undefined;
+  private socket: FrameSocket<AssistExecuteFrame> | undefined;
   private disposed = false;
 
   constructor(private readonly options: CommandRunOptions) {
@@ -93,7 +87,7 @@ export class CommandRun extends StateStore<RunState> {
       return;
     }
     const url = executeSocketUrl(deps.origin, clusterId, params.data);
-    this.socket = new FrameSocket(deps, url, {
+    this.socket = new FrameSocket(deps, url, assistExecuteFrameSchema, {
       onReady: () => this.update({ status: 'running' }),
       onFrame: (frame) => this.receive(frame),
       onRefused: (problem) => this.update({ status: 'failed', problem }),
@@ -109,18 +103,15 @@ export class CommandRun extends StateStore<RunState> {
     this.socket?.close();
   }
 
-  private receive(frame: ServerFrame): void {
+  private receive(frame: AssistExecuteFrame): void {
     switch (frame.type) {
-      case 'output':
-        if (typeof frame.node_id === 'string') {
-          const data = textOf(frame.data);
-          this.changeServer(frame.node_id, (s) => ({ ...s, output: tail(s.output + data) }));
-        }
+      case 'output': {
+        const { data } = frame;
+        this.changeServer(frame.node_id, (s) => ({ ...s, output: tail(s.output + data) }));
         return;
+      }
       case 'result': {
-        const parsed = assistCommandResultSchema.safeParse(frame.result);
-        if (!parsed.success) return;
-        const result = parsed.data;
+        const { result } = frame;
         this.changeServer(result.node_id, (s) => ({
           ...s,
           hostname: s.hostname || result.node_name,
@@ -130,11 +121,9 @@ export class CommandRun extends StateStore<RunState> {
         }));
         return;
       }
-      case 'summary': {
-        const parsed = assistMessageSchema.safeParse(frame.message);
-        if (parsed.success) this.update({ summary: parsed.data });
+      case 'summary':
+        this.update({ summary: frame.message });
         return;
-      }
       case 'done':
         this.socket?.close();
         this.update({ status: 'done' });
