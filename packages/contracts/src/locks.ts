@@ -10,7 +10,9 @@ import { z } from 'zod';
  * is refused for every MFA check, and what was signed in with it (web sessions, `postern login`
  * certificates) is locked. `access_request` names a request's id (UUID): every credential that
  * assumed it (a web session, a certificate) is locked as a whole, as the reference does, and the
- * request cannot be assumed again while the lock stands.
+ * request cannot be assumed again while the lock stands. `bot_instance` names one running copy of
+ * a bot by its instance id (UUID, as Manage Bots lists it): that copy's certificates stop working
+ * (its connections end) and it cannot renew, while the bot's other instances go on.
  */
 export const lockTargetKinds = [
   'user',
@@ -20,6 +22,7 @@ export const lockTargetKinds = [
   'windows_desktop',
   'mfa_device',
   'access_request',
+  'bot_instance',
 ] as const;
 export type LockTargetKind = (typeof lockTargetKinds)[number];
 
@@ -44,6 +47,12 @@ const requestId = z
   .trim()
   .pipe(z.uuid({ error: 'an access request is named by its id (a UUID), as its page shows it' }));
 
+/** A bot instance's id: what Manage Bots and `postern bots ls` show for each running copy. */
+const botInstanceId = z
+  .string()
+  .trim()
+  .pipe(z.uuid({ error: 'a bot instance is named by its id (a UUID), as Manage Bots lists it' }));
+
 /** `{<kind>: <name>}` with exactly one kind, as the reference's body has it. */
 export const lockTargetsSchema = z
   .strictObject({
@@ -53,6 +62,7 @@ export const lockTargetsSchema = z
     >),
     mfa_device: deviceId.optional(),
     access_request: requestId.optional(),
+    bot_instance: botInstanceId.optional(),
   })
   .refine((targets) => Object.values(targets).filter(Boolean).length === 1, {
     message: `name exactly one target: ${lockTargetKinds.join(', ')}`,

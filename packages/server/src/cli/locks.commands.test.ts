@@ -22,6 +22,16 @@ describe('postern locks', () => {
     expect(await failure((ctx, print) => locksAdd(ctx, { user: 'a', ttl: 'soon' }, print))).toMatch(
       /^ttl:/,
     );
+    // A bot instance, a device or a request is named by its id: a name would never match.
+    expect(
+      await failure((ctx, print) => locksAdd(ctx, { botInstance: 'runner-7' }, print)),
+    ).toMatch(/^bot_instance: a bot instance is named by its id/);
+    const instance = '5b0c4a3e-9a57-4d53-a7c1-2f3b8f0c1a11';
+    await run((ctx, print) => locksAdd(ctx, { botInstance: instance }, print));
+    await vi.waitFor(
+      () => expect(state.serverLocks.isLocked({ botInstance: instance })).toBe(true),
+      { timeout: 1000 },
+    );
     await run((ctx, print) => removeResource(ctx, `lock/${uuid}`, print));
     await vi.waitFor(() => expect(state.serverLocks.isLocked({ user: 'mallory' })).toBe(false), {
       timeout: 1000,

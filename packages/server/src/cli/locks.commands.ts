@@ -8,7 +8,7 @@ import { cliActor } from './users.commands.js';
 
 /**
  * The target flags, by lock target kind: --user, --role, --login, --node, --windows-desktop,
- * --mfa-device, --access-request.
+ * --mfa-device, --access-request, --bot-instance.
  */
 export const targetFlags: Record<LockTargetKind, string> = Object.fromEntries(
   lockTargetKinds.map((kind) => [kind, kind.replace(/_/g, '-')]),
@@ -22,6 +22,7 @@ export interface LocksAddOptions {
   windowsDesktop?: string;
   mfaDevice?: string;
   accessRequest?: string;
+  botInstance?: string;
   message?: string;
   ttl?: string;
   expires?: string;

@@ -118,7 +118,9 @@ export function describeResourceCommands(program: Command): void {
 export function addLocksCommands(program: Command): void {
   const locks = program.command('locks').description('manage session and identity locks');
   const add = withStorageFlags(locks.command('add'))
-    .description('lock a user, role, login, node, desktop or MFA device')
+    .description(
+      'lock a user, role, login, node, desktop, MFA device, access request or bot instance',
+    )
     .option('--message <text>', 'what the locked user is told')
     .option('--ttl <duration>', 'lift the lock after this long, for example 1h')
     .option('--expires <time>', 'lift the lock at this RFC 3339 time');

@@ -62,6 +62,10 @@ export const mfaDeviceOf = (extensions: Record<string, string>): string | undefi
 export const sessionMfaDeviceOf = (extensions: Record<string, string>): string | undefined =>
   extensions[POSTERN_SESSION_MFA_DEVICE_EXTENSION] || undefined;
 
+/** The bot instance a bot's certificate was issued to (a `bot_instance` lock names it). */
+export const botInstanceOf = (extensions: Record<string, string>): string | undefined =>
+  extensions[POSTERN_BOT_INSTANCE_EXTENSION] || undefined;
+
 /** The access requests a user certificate's extensions name. */
 export const assumedRequestsOf = (extensions: Record<string, string>) =>
   (extensions[POSTERN_REQUESTS_EXTENSION] ?? '').split(',').filter(Boolean);

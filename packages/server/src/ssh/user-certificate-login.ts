@@ -4,6 +4,7 @@ import {
   assumedRequestsOf,
   mfaDeviceOf,
   sessionMfaDeviceOf,
+  botInstanceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_NO_FILE_COPY_EXTENSION,
@@ -45,6 +46,8 @@ export interface CertifiedIdentity {
   mfaDevice?: string;
   /** On a per-session MFA certificate: the device that answered its check (the same). */
   sessionMfaDevice?: string;
+  /** On a bot's certificate: its instance (a `bot_instance` lock refuses it). */
+  botInstance?: string;
 }
 
 export interface CertificatePolicy {
@@ -61,6 +64,7 @@ export interface CertificatePolicy {
     accessRequests: string[];
     mfaDevice?: string;
     sessionMfaDevice?: string;
+    botInstance?: string;
   }) => string | undefined;
   now: () => Date;
   /** The client's address: a certificate pinned to another one is refused (pin_source_ip). */
@@ -129,6 +133,8 @@ export function judgeUserCertificate(
   if (mfaDevice) identity.mfaDevice = mfaDevice;
   const sessionMfaDevice = sessionMfaDeviceOf(cert.extensions);
   if (sessionMfaDevice) identity.sessionMfaDevice = sessionMfaDevice;
+  const botInstance = botInstanceOf(cert.extensions);
+  if (botInstance) identity.botInstance = botInstance;
   const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
   if (mfaTargets) {
     identity.sessionMfaTargets = mfaTargets.split(',');

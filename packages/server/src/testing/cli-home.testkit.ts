@@ -18,8 +18,13 @@ export async function signedInHome(
   /**
    * `tls`: the proxy over TLS (a test app with `https`), its certificate unchecked as with
    * --insecure. `accessRequests`: the certificate assumes them, as `postern request assume` does.
+   * `extensions`: more of the certificate's extensions (a bot's instance, say).
    */
-  { tls = false, accessRequests }: { tls?: boolean; accessRequests?: string[] } = {},
+  {
+    tls = false,
+    accessRequests,
+    extensions,
+  }: { tls?: boolean; accessRequests?: string[]; extensions?: Record<string, string> } = {},
 ): Promise<{ home: string; key: Ed25519Key }> {
   const key = generateEd25519Key();
   const home = await mkdtemp(path.join(tmpdir(), 'postern-home-'));
@@ -30,6 +35,7 @@ export async function signedInHome(
     publicKey: key.publicKey,
     ttlMs: 600_000,
     ...(accessRequests ? { accessRequests } : {}),
+    ...(extensions ? { extraExtensions: extensions } : {}),
   });
   await writeFile(path.join(home, 'key'), key.privateKeyPem, { mode: 0o600 });
   await writeFile(path.join(home, 'key-cert.pub'), `${certificate}\n`);

@@ -17,6 +17,8 @@ export interface CredentialMarks {
   sessionMfaDevice?: string | undefined;
   /** The access requests the credential assumed (`access_request`). */
   accessRequests?: readonly string[] | undefined;
+  /** The bot instance a bot's certificate was issued to (`bot_instance`). */
+  botInstance?: string | undefined;
 }
 
 /** What may be locked about one attempt: who, with which roles, to which login and node. */
@@ -34,7 +36,13 @@ export const marksOf = ({
   mfaDevice,
   sessionMfaDevice,
   accessRequests,
-}: CredentialMarks): CredentialMarks => ({ mfaDevice, sessionMfaDevice, accessRequests });
+  botInstance,
+}: CredentialMarks): CredentialMarks => ({
+  mfaDevice,
+  sessionMfaDevice,
+  accessRequests,
+  botInstance,
+});
 
 /** Something that tells whether a lock is in force on a subject (login and the guard ask). */
 export interface LockView {
@@ -204,7 +212,8 @@ function covers(lock: LockResource, subject: LockSubject): boolean {
     is(target.mfa_device, subject.mfaDevice) ||
     is(target.mfa_device, subject.sessionMfaDevice) ||
     (target.access_request !== undefined &&
-      (subject.accessRequests ?? []).includes(target.access_request))
+      (subject.accessRequests ?? []).includes(target.access_request)) ||
+    is(target.bot_instance, subject.botInstance)
   );
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   lockTargetKinds,
+  lockTargetsSchema,
   type CreateLockRequest,
   type LockJson,
   type LockTargetKind,
@@ -123,7 +124,19 @@ export const describeTarget = (lock: LockResource) =>
     .targets.map((target) => `${target.kind} ${target.name}`)
     .join(', ');
 
+/**
+ * The one target, checked by the contracts' rules whoever asks (the API, `postern locks add`,
+ * the bots' own locks): a device, request or bot instance is named by its id, so a lock that
+ * could never match anything is refused rather than kept.
+ */
 function oneTarget(targets: NewLock['targets']): LockResource['spec']['target'] {
+  const named = Object.fromEntries(Object.entries(targets).filter(([, name]) => name?.trim()));
+  const checked = lockTargetsSchema.safeParse(named);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const field = issue?.path.join('.');
+    throw badParameter(field ? `${field}: ${issue?.message}` : (issue?.message ?? 'bad target'));
+  }
   const given = lockTargetKinds.flatMap((kind) => {
     const name = targets[kind]?.trim();
     return name ? [[kind, name] as const] : [];

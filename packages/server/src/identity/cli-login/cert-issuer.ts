@@ -2,6 +2,7 @@ import type { SshCertsResponse } from '@postern/contracts';
 import type { Clock } from '../../clock.js';
 import { accessDenied, badParameter } from '../../errors.js';
 import {
+  botInstanceOf,
   plainAddress,
   POSTERN_LOGIN_ENDS_EXTENSION,
   POSTERN_MFA_DEVICE_EXTENSION,
@@ -92,7 +93,8 @@ export class CertIssuer {
     const { roles, roleSet } = this.deps.access.resolve(args.user, args.roles, assumedIds);
     const { mfaDevice } = args;
     const sessionMfaDevice = args.session?.device;
-    const marks = { mfaDevice, sessionMfaDevice, accessRequests: assumedIds };
+    const botInstance = botInstanceOf(args.extensions ?? {});
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests: assumedIds, botInstance };
     const lock = this.deps.locks.lockFor({ user: args.user, roles, ...marks });
     if (lock) {
       const request = lock.spec.target.access_request;

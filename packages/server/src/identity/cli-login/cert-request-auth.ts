@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.js';
 import { accessDenied, notAuthenticated } from '../../errors.js';
 import {
   assumedRequestsOf,
+  botInstanceOf,
   mfaDeviceOf,
   sessionMfaDeviceOf,
   plainAddress,
@@ -75,6 +76,8 @@ export class CertRequestAuth {
       mfaDevice?: string;
       /** On a per-session MFA certificate: the device that answered its check. */
       sessionMfaDevice?: string;
+      /** On a bot's certificate: its instance (a `bot_instance` lock names it). */
+      botInstance?: string;
     }
   > {
     const header = (name: string) => {
@@ -132,7 +135,8 @@ export class CertRequestAuth {
     // A per-session MFA certificate (a tunnel's) also stands on the device that answered it.
     const sessionMfaDevice = sessionMfaDeviceOf(cert.extensions);
     const roles = resolved.roles;
-    const marks = { mfaDevice, sessionMfaDevice, accessRequests };
+    const botInstance = botInstanceOf(cert.extensions);
+    const marks = { mfaDevice, sessionMfaDevice, accessRequests, botInstance };
     const lock = this.deps.locks.lockFor({ user, roles, ...marks });
     if (lock) throw accessDenied(`locked: ${lockMessage(lock)}`);
     const options = resolved.roleSet.options();
@@ -166,6 +170,7 @@ export class CertRequestAuth {
       ...(mfaTargets ? { sessionMfaTargets: mfaTargets.split(',') } : {}),
       ...(mfaDevice ? { mfaDevice } : {}),
       ...(sessionMfaDevice ? { sessionMfaDevice } : {}),
+      ...(botInstance ? { botInstance } : {}),
     };
   }
 }

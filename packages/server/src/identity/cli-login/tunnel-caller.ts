@@ -40,6 +40,8 @@ export interface TunnelCaller {
   mfaDevice?: string;
   /** The device that answered the per-session check of its certificate: the same. */
   sessionMfaDevice?: string;
+  /** A bot's certificate's instance: a `bot_instance` lock ends the tunnel. */
+  botInstance?: string;
   /**
    * Why the per-session MFA rule refuses this tunnel to `target` (`db:<name>`, `app:<name>`), or
    * undefined; `what` names the client in the message, `fix` what to do instead (a default
@@ -128,6 +130,7 @@ export class TunnelCallers {
       expiresMs: signer.expiresMs,
       ...(signer.mfaDevice ? { mfaDevice: signer.mfaDevice } : {}),
       ...(signer.sessionMfaDevice ? { sessionMfaDevice: signer.sessionMfaDevice } : {}),
+      ...(signer.botInstance ? { botInstance: signer.botInstance } : {}),
       // A per-session MFA certificate for this target opens it (the CLI asks for one).
       mfaRefusal: (target, what, fix) =>
         Promise.resolve(

@@ -22,6 +22,8 @@ export interface Party {
   readonly sessionMfaDevice?: string | undefined;
   /** The access requests its credential assumed: an `access_request` lock on one ends it. */
   readonly accessRequests?: readonly string[] | undefined;
+  /** The bot instance its certificate was issued to: a `bot_instance` lock ends it. */
+  readonly botInstance?: string | undefined;
   /** Terminal output, cut on character boundaries. */
   output(chunk: Uint8Array): void;
   /** A session event for the terminal (join, leave, resize), reference frame `a`. */

@@ -36,6 +36,8 @@ const joinClaimSchema = peerClaimBase.extend({
   sessionMfaDevice: z.string().optional(),
   /** The access requests the joiner's credential assumed: the same for locks on them. */
   accessRequests: z.array(z.string()).optional(),
+  /** The bot instance the joiner's certificate was issued to: the same. */
+  botInstance: z.string().optional(),
 });
 export type PeerClaim = z.infer<typeof joinClaimSchema>;
 

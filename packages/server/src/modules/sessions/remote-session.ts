@@ -88,6 +88,7 @@ export class RemoteSession implements JoinedSession {
       ...(party.mfaDevice ? { mfaDevice: party.mfaDevice } : {}),
       ...(party.sessionMfaDevice ? { sessionMfaDevice: party.sessionMfaDevice } : {}),
       ...(party.accessRequests?.length ? { accessRequests: [...party.accessRequests] } : {}),
+      ...(party.botInstance ? { botInstance: party.botInstance } : {}),
     });
     if (this.ended) return;
     const url = new URL(peerJoinPath(tracker.id), tracker.proxyAddr.replace(/^http/, 'ws'));

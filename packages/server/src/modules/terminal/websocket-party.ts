@@ -40,6 +40,7 @@ export class WebSocketParty implements Party {
   readonly mfaDevice: string | undefined;
   readonly sessionMfaDevice: string | undefined;
   readonly accessRequests: readonly string[] | undefined;
+  readonly botInstance: string | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Output not yet sent: a frame being filled, with room for the header before the payload. */
@@ -63,6 +64,7 @@ export class WebSocketParty implements Party {
     this.mfaDevice = marks.mfaDevice;
     this.sessionMfaDevice = marks.sessionMfaDevice;
     this.accessRequests = marks.accessRequests;
+    this.botInstance = marks.botInstance;
   }
 
   output(chunk: Uint8Array): void {

@@ -1,6 +1,11 @@
 import type { AuditCode } from '@postern/contracts';
 import type { Duplex } from 'node:stream';
-import { lockMessage, type LockView } from '../../access-control/locks/lock-watcher.js';
+import {
+  lockMessage,
+  marksOf,
+  type CredentialMarks,
+  type LockView,
+} from '../../access-control/locks/lock-watcher.js';
 import type { Clock } from '../../clock.js';
 import { emitAuditInBackground, remoteAddr } from '../audit/emit.js';
 import type { AuditStore } from '../audit/index.js';
@@ -8,15 +13,14 @@ import type { AuditStore } from '../audit/index.js';
 /** How often the root checks its own locks and the credential's end on a relayed hop. */
 const recheckMs = 1_000;
 
-export interface LeafHop {
-  /**
-   * Who goes: the root's locks on them (their roles, the MFA device their credential was proven
-   * with, the access requests it assumed) end the hop.
-   */
+/**
+ * Who goes: the root's locks on them (their roles, and their credential's marks: the MFA device
+ * it was proven with, the bot instance it was issued to, the access requests it assumed) end the
+ * hop.
+ */
+export interface LeafHop extends CredentialMarks {
   user: string;
   roles: string[];
-  mfaDevice?: string | undefined;
-  accessRequests?: readonly string[] | undefined;
   /** When their credential ends (ms): the hop ends with it. */
   expiresMs: number;
   remoteAddr: string;
@@ -47,12 +51,7 @@ export function relayLeafHop(
   emitAuditInBackground(deps.audit, hop.codes.start, fields);
   client.pipe(upstream).pipe(client);
   const watch = setInterval(() => {
-    const lock = deps.locks.lockFor({
-      user: hop.user,
-      roles: hop.roles,
-      mfaDevice: hop.mfaDevice,
-      accessRequests: hop.accessRequests,
-    });
+    const lock = deps.locks.lockFor({ user: hop.user, roles: hop.roles, ...marksOf(hop) });
     if (!lock && deps.now() < hop.expiresMs) return;
     const reason = lock ? `locked: ${lockMessage(lock)}` : 'the certificate expired';
     deps.log('ending a hop to a leaf', { user: hop.user, reason, ...hop.fields });

@@ -50,6 +50,8 @@ export interface LeafHopOf {
   mfaDevice?: string | undefined;
   /** The access requests their credential assumed (an `access_request` lock ends the hop). */
   accessRequests?: readonly string[] | undefined;
+  /** The bot instance their certificate was issued to (a `bot_instance` lock ends the hop). */
+  botInstance?: string | undefined;
   /** When the user's credential ends (ms). */
   expiresMs: number;
   remoteAddr: string;

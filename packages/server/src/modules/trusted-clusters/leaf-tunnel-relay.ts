@@ -2,7 +2,7 @@ import { errorBody, errorCatalogue } from '@postern/contracts';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import type { LockView } from '../../access-control/locks/lock-watcher.js';
+import { marksOf, type LockView } from '../../access-control/locks/lock-watcher.js';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import type { CertRequestAuth } from '../../identity/cli-login/cert-request-auth.js';
@@ -108,8 +108,7 @@ export async function relayTunnelToLeaf(
       {
         user: signer.user,
         roles: caller.roles,
-        mfaDevice: signer.mfaDevice,
-        accessRequests: signer.accessRequests,
+        ...marksOf(signer),
         expiresMs: Date.parse(caller.expires),
         remoteAddr: addressOf(req),
         codes: { start: 'TPOS062I', end: 'TPOS063I' },

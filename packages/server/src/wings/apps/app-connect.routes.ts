@@ -59,6 +59,8 @@ interface Tunnel {
   mfaDevice?: string;
   /** The device that answered its certificate's per-session check: the same. */
   sessionMfaDevice?: string;
+  /** A bot's certificate's instance: a `bot_instance` lock ends the tunnel. */
+  botInstance?: string;
 }
 
 declare module 'fastify' {
@@ -107,6 +109,7 @@ export async function appConnectRoutes(server: FastifyInstance, options: AppConn
       clientAddress: request.ip,
       ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
       ...(caller.sessionMfaDevice ? { sessionMfaDevice: caller.sessionMfaDevice } : {}),
+      ...(caller.botInstance ? { botInstance: caller.botInstance } : {}),
     };
   };
 

@@ -1,10 +1,18 @@
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
-import { marksOf, type LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import {
+  marksOf,
+  type CredentialMarks,
+  type LockWatcher,
+} from '../../access-control/locks/lock-watcher.js';
 import { permits, type RoleSet } from '../../access-control/rbac/index.js';
 import type { DatabaseRecord } from './db-kind.js';
 
-/** Who asks for which database user and name on which database. */
-export interface DatabaseRoute {
+/**
+ * Who asks for which database user and name on which database. Its marks are those of the
+ * caller's credential (the MFA device, the bot instance, the access requests it assumed, counted
+ * while approved): a lock on one ends the session.
+ */
+export interface DatabaseRoute extends CredentialMarks {
   /** The Postern user. */
   user: string;
   db: DatabaseRecord;
@@ -15,12 +23,6 @@ export interface DatabaseRoute {
    * tests and the e2e harness write): access is judged again with them, as for a terminal.
    */
   sessionRoles?: readonly string[];
-  /** The access requests the web session assumed (browser console): counted while approved. */
-  accessRequests?: readonly string[];
-  /** The MFA device the caller's credential was signed in with: an `mfa_device` lock ends it. */
-  mfaDevice?: string;
-  /** The device that answered the per-session check of a tunnel's certificate: the same. */
-  sessionMfaDevice?: string;
 }
 
 /** What the roles refuse: the database itself, the database user or the database name. */

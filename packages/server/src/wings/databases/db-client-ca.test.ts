@@ -59,5 +59,9 @@ describe('the database CAs', () => {
     const proven = { ...route, mfaDevice: '0b5d6f3e-8c1a-4f2b-9e7d-1a2b3c4d5e6f' };
     const provenCert = new X509Certificate((await access.routeCertificate(proven, 60_000)).certPem);
     expect(certifiedRoute({ ...peer, subjectaltname: provenCert.subjectAltName })).toEqual(proven);
+    // A bot's: the instance it was issued to, for a bot_instance lock.
+    const botRoute = { ...route, botInstance: '5b0c4a3e-9a57-4d53-a7c1-2f3b8f0c1a11' };
+    const botCert = new X509Certificate((await access.routeCertificate(botRoute, 60_000)).certPem);
+    expect(certifiedRoute({ ...peer, subjectaltname: botCert.subjectAltName })).toEqual(botRoute);
   });
 });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Backend } from '../../backend/index.js';
 import { accessRequestAltName, accessRequestsOfAltNames } from '../../x509/access-request-names.js';
+import { botInstanceAltName, botInstanceOfAltNames } from '../../x509/bot-instance-name.js';
 import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
@@ -29,6 +30,8 @@ export interface CertifiedRoute {
   protocol?: 'postgres' | 'mysql';
   /** The MFA device of the login it was issued on: an `mfa_device` lock refuses it. */
   mfaDevice?: string;
+  /** The bot instance it was issued to: a `bot_instance` lock refuses it. */
+  botInstance?: string;
   /**
    * The access requests the login had assumed: their roles count while approved, and an
    * `access_request` lock on one refuses it.
@@ -129,6 +132,7 @@ export class DatabaseClientCa {
       altNames: new x509.SubjectAlternativeNameExtension([
         { type: 'url', value: `${routeUriScheme}${path}` },
         ...(route.mfaDevice ? [mfaDeviceAltName(route.mfaDevice)] : []),
+        ...(route.botInstance ? [botInstanceAltName(route.botInstance)] : []),
         ...(route.accessRequests ?? []).map(accessRequestAltName),
       ]),
     });
@@ -169,6 +173,7 @@ export function certifiedRoute(peer: {
   const names = (peer.subjectaltname ?? '').split(', ');
   const uri = names.find((name) => name.startsWith(`URI:${routeUriScheme}`));
   const mfaDevice = mfaDeviceOfAltNames(names);
+  const botInstance = botInstanceOfAltNames(names);
   const accessRequests = accessRequestsOfAltNames(names);
   if (!user || !uri) return undefined;
   const parts = uri.slice(`URI:${routeUriScheme}`.length).split('/').map(decodeURIComponent);
@@ -191,6 +196,7 @@ export function certifiedRoute(peer: {
     ...(cluster ? { cluster } : {}),
     ...(protocol ? { protocol } : {}),
     ...(mfaDevice ? { mfaDevice } : {}),
+    ...(botInstance ? { botInstance } : {}),
     ...(accessRequests.length ? { accessRequests } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { marksOf, type CredentialMarks } from '../../access-control/locks/lock-watcher.js';
 import type {} from '@fastify/websocket';
 import {
   apiPaths,
@@ -23,7 +24,8 @@ import type { DatabaseRecord } from './db-kind.js';
 /** Serves one client connection to a database of the engine's protocol. */
 export type DatabaseEngine = (connection: DatabaseConnection) => Promise<void>;
 
-export interface DatabaseConnection {
+/** Its marks are the credential's (`CredentialMarks`): a lock on one ends the session. */
+export interface DatabaseConnection extends CredentialMarks {
   stream: Duplex;
   user: string;
   roleSet: RoleSet;
@@ -31,12 +33,6 @@ export interface DatabaseConnection {
   sessionRoles: readonly string[];
   db: DatabaseRecord;
   remoteAddr?: string;
-  /** The MFA device the credential was signed in with: an `mfa_device` lock ends the session. */
-  mfaDevice?: string;
-  /** The device that answered its certificate's per-session check: the same. */
-  sessionMfaDevice?: string;
-  /** The access requests it assumed: their roles count while approved; a lock on one ends it. */
-  accessRequests?: readonly string[];
 }
 
 interface DbConnectOptions {
@@ -59,14 +55,11 @@ interface DbConnectOptions {
 /** A `postern db login` certificate lives as long as a CLI sign-in's does, at most. */
 const loginCertTtlMs = 12 * 3_600_000;
 
-interface Authorized {
+interface Authorized extends CredentialMarks {
   user: string;
   roleSet: RoleSet;
   sessionRoles: readonly string[];
   db: DatabaseRecord;
-  mfaDevice?: string;
-  sessionMfaDevice?: string;
-  accessRequests?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -110,9 +103,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
       roleSet: caller.roleSet,
       sessionRoles: caller.sessionRoles,
       db,
-      ...(caller.mfaDevice ? { mfaDevice: caller.mfaDevice } : {}),
-      ...(caller.sessionMfaDevice ? { sessionMfaDevice: caller.sessionMfaDevice } : {}),
-      ...(caller.accessRequests.length ? { accessRequests: caller.accessRequests } : {}),
+      ...marksOf(caller),
     };
   };
 
@@ -160,6 +151,7 @@ export async function dbConnectRoutes(server: FastifyInstance, options: DbConnec
         dbUser: body.db_user,
         dbName: body.db_name,
         ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
+        ...(identity.botInstance ? { botInstance: identity.botInstance } : {}),
         ...(identity.accessRequests.length ? { accessRequests: identity.accessRequests } : {}),
       };
       return loginCertificate(route, db.spec.protocol);

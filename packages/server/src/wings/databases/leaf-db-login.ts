@@ -77,7 +77,7 @@ export function nativeLeafCaller(admission: LeafAdmission): LeafCaller {
 
 /** The hop a native listener's client of a leaf's database makes, as the root audits it. */
 export function nativeLeafHop(admission: LeafAdmission, remoteAddr: string): LeafHopOf {
-  const { leaf, name, user, roles, expiresMs, mfaDevice, accessRequests } = admission;
-  const marks = { mfaDevice, accessRequests };
+  const { leaf, name, user, roles, expiresMs, mfaDevice, botInstance, accessRequests } = admission;
+  const marks = { mfaDevice, botInstance, accessRequests };
   return { leaf, kind: 'database', name, user, roles, ...marks, expiresMs, remoteAddr };
 }

@@ -1,5 +1,5 @@
 import type { AccessResolver } from '../../access-control/access/access-resolver.js';
-import type { LockWatcher } from '../../access-control/locks/lock-watcher.js';
+import type { CredentialMarks, LockWatcher } from '../../access-control/locks/lock-watcher.js';
 import { sessionMfaRefusal } from '../../identity/mfa/session-mfa.js';
 
 /**
@@ -13,10 +13,10 @@ export function listenerIdentity(
   access: Pick<AccessResolver, 'users' | 'resolve'>,
   locks: Pick<LockWatcher, 'lockFor'>,
 ) {
-  return (user: string, mfaDevice?: string, accessRequests: readonly string[] = []) => {
+  return (user: string, marks: CredentialMarks = {}) => {
     if (!access.users.get(user)) return 'this user no longer exists';
-    const resolved = access.resolve(user, [], accessRequests);
-    const subject = { user, roles: resolved.roles, mfaDevice, accessRequests };
+    const resolved = access.resolve(user, [], marks.accessRequests ?? []);
+    const subject = { user, roles: resolved.roles, ...marks };
     if (locks.lockFor(subject)) return `${user} is locked`;
     return sessionMfaRefusal(resolved, 'a database client') ?? resolved;
   };

@@ -7,6 +7,7 @@ import {
   type SecureContext,
   type SecureContextOptions,
 } from 'node:tls';
+import type { CredentialMarks } from '../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../access-control/rbac/index.js';
 import type { HostPort } from '../../config/address.js';
 import { acceptProxied, TrustedProxies } from '../../net/proxy-protocol.js';
@@ -26,8 +27,7 @@ export interface NativeListenerDeps {
   /** The user's access now, or why they have none (no longer a user, locked). */
   identify: (
     user: string,
-    mfaDevice?: string,
-    accessRequests?: readonly string[],
+    marks?: CredentialMarks,
   ) => { roleSet: RoleSet; roles: string[]; traits: Record<string, string[]> } | string;
   sessions: DatabaseSessions;
   /**
@@ -140,8 +140,12 @@ export type Admission =
       roleSet: RoleSet;
       db: DatabaseRecord;
       pinned: { dbUser: string; dbName: string };
-      /** The certificate's: a lock on the device or on one of the requests ends the session. */
+      /**
+       * The certificate's: a lock on the device, the bot instance or one of the requests ends
+       * the session.
+       */
       mfaDevice?: string;
+      botInstance?: string;
       accessRequests?: string[];
     }
   | LeafAdmission
@@ -160,6 +164,8 @@ export interface LeafAdmission {
   expiresMs: number;
   /** The MFA device its login was proven with: a lock on it ends the hop. */
   mfaDevice?: string | undefined;
+  /** The bot instance it was issued to: the same. */
+  botInstance?: string | undefined;
   /** The access requests its login had assumed: the same. */
   accessRequests?: string[] | undefined;
 }
@@ -186,7 +192,8 @@ export function admitted(
       message: 'this certificate names no database: run postern db login',
     };
   }
-  const access = deps.identify(route.user, route.mfaDevice, route.accessRequests);
+  const { mfaDevice, botInstance, accessRequests } = route;
+  const access = deps.identify(route.user, { mfaDevice, botInstance, accessRequests });
   if (typeof access === 'string') return { refused: 'access', message: `access denied: ${access}` };
   const pinned = { dbUser: route.dbUser, dbName: route.dbName };
   if (route.cluster) {
@@ -206,8 +213,9 @@ export function admitted(
       traits,
       pinned,
       expiresMs,
-      mfaDevice: route.mfaDevice,
-      accessRequests: route.accessRequests,
+      mfaDevice,
+      botInstance,
+      accessRequests,
     };
   }
   const db = deps.databases.get(route.db);
@@ -217,13 +225,13 @@ export function admitted(
       message: `no ${protocolTitle[protocol]} database named ${route.db}`,
     };
   }
-  const { mfaDevice, accessRequests } = route;
   return {
     user: route.user,
     roleSet: access.roleSet,
     db,
     pinned,
     ...(mfaDevice ? { mfaDevice } : {}),
+    ...(botInstance ? { botInstance } : {}),
     // The session's re-checks resolve the roles they add, and a lock on one ends it.
     ...(accessRequests ? { accessRequests } : {}),
   };

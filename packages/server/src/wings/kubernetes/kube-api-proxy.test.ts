@@ -286,6 +286,29 @@ describe('locks', () => {
     }
   });
 
+  it("refuse a bot instance's certificate once that instance is locked, and only it", async () => {
+    const kubeCa = await app.services.kubeCa();
+    const instance = randomUUID();
+    const issued = await kubeCa.userCertificate('alice', 'prod', 600_000, {
+      botInstance: instance,
+    });
+    certs['bot-instance'] = { cert: issued.certPem, key: issued.keyPem };
+    expect((await call('/kube/prod/version', 'bot-instance')).status).toBe(200);
+    const lock = await app.services.locks.create(
+      { targets: { bot_instance: instance }, message: 'runner compromised' },
+      hostActor('test'),
+    );
+    try {
+      expect(await call('/kube/prod/version', 'bot-instance')).toMatchObject({
+        status: 403,
+        body: { message: 'locked: runner compromised' },
+      });
+      expect((await call('/kube/prod/version', 'alice@prod')).status).toBe(200);
+    } finally {
+      await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+    }
+  });
+
   it('refuse a per-session certificate whose check was answered with a locked device', async () => {
     const kubeCa = await app.services.kubeCa();
     const [login, check] = [randomUUID(), randomUUID()];

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { PeerCertificate } from 'node:tls';
 import type { Backend } from '../../backend/index.js';
 import { accessRequestAltName, accessRequestsOfAltNames } from '../../x509/access-request-names.js';
+import { botInstanceAltName, botInstanceOfAltNames } from '../../x509/bot-instance-name.js';
 import { mfaDeviceAltName, mfaDeviceOfAltNames } from '../../x509/mfa-device-name.js';
 import { commonName, StoredCa, x509, type IssuedCertificate } from '../../x509/stored-ca.js';
 
@@ -29,6 +30,8 @@ export interface CertifiedKubeUser {
   mfaDevice?: string;
   /** On a per-session MFA certificate: the device that answered the check. */
   sessionMfaDevice?: string;
+  /** Issued to a bot: its instance. */
+  botInstance?: string;
 }
 
 /** What a user certificate carries besides the user and cluster. */
@@ -40,6 +43,8 @@ export interface KubeCertificateMarks {
   mfaDevice?: string | undefined;
   /** The device that answered the per-session check it is issued after. */
   sessionMfaDevice?: string | undefined;
+  /** The bot instance it is issued to (a `bot_instance` lock refuses it). */
+  botInstance?: string | undefined;
 }
 
 /**
@@ -73,6 +78,7 @@ export class KubeCa {
     marks: KubeCertificateMarks = {},
   ): Promise<IssuedCertificate> {
     const { accessRequests = [], sessionMfaVerified = false, mfaDevice, sessionMfaDevice } = marks;
+    const { botInstance } = marks;
     const url = (scheme: string, value: string) => ({
       type: 'url' as const,
       value: `${scheme}${encodeURIComponent(value)}`,
@@ -87,6 +93,7 @@ export class KubeCa {
         ...(sessionMfaVerified ? [url(sessionMfaUriScheme, cluster)] : []),
         ...(mfaDevice ? [mfaDeviceAltName(mfaDevice)] : []),
         ...(sessionMfaDevice ? [mfaDeviceAltName(sessionMfaDevice, 'session')] : []),
+        ...(botInstance ? [botInstanceAltName(botInstance)] : []),
       ]),
     });
   }
@@ -134,6 +141,7 @@ export function certifiedKubeUser(
   );
   const mfaDevice = mfaDeviceOfAltNames(names);
   const sessionMfaDevice = mfaDeviceOfAltNames(names, 'session');
+  const botInstance = botInstanceOfAltNames(names);
   return {
     user,
     cluster,
@@ -142,5 +150,6 @@ export function certifiedKubeUser(
     sessionMfaVerified,
     ...(mfaDevice ? { mfaDevice } : {}),
     ...(sessionMfaDevice ? { sessionMfaDevice } : {}),
+    ...(botInstance ? { botInstance } : {}),
   };
 }

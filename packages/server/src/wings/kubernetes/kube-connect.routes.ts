@@ -110,6 +110,7 @@ export async function kubeConnectRoutes(server: FastifyInstance, options: KubeCo
         sessionMfaVerified: checked,
         mfaDevice: identity.mfaDevice,
         sessionMfaDevice: checkedWith,
+        botInstance: identity.botInstance,
       });
       return {
         ...answer,

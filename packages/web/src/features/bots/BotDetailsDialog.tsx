@@ -1,5 +1,7 @@
 import type { BotJson } from '@postern/contracts';
-import { Code, Modal, Stack, Text, Title } from '@mantine/core';
+import { Button, Code, Modal, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
+import { routePath } from '../../app/routes';
 import { ResourceTable, type Column } from '../../components/ResourceTable';
 import { formatDateTime, parseTimestamp } from '../../lib/format';
 
@@ -20,6 +22,28 @@ const instanceColumns: Column<Instance>[] = [
   { key: 'addr', header: 'From', render: (i) => i.addr ?? '' },
 ];
 
+/** Create New Lock with this instance named: its certificates stop working, the others go on. */
+const lockLink = (id: string) =>
+  `${routePath('newLock')}?${new URLSearchParams({ kind: 'bot_instance', name: id })}`;
+
+const lockColumn: Column<Instance> = {
+  key: 'lock',
+  header: '',
+  fit: true,
+  render: (i) => (
+    <Button
+      size="compact-sm"
+      variant="default"
+      color="red"
+      component={Link}
+      to={lockLink(i.id)}
+      aria-label={`Lock instance ${i.id}`}
+    >
+      Lock
+    </Button>
+  ),
+};
+
 const tokenColumns: Column<Token>[] = [
   { key: 'hint', header: 'Token', render: (t) => <Code>…{t.hint}</Code> },
   { key: 'expires', header: 'Expires', render: (t) => when(t.expires) },
@@ -29,7 +53,16 @@ const tokenColumns: Column<Token>[] = [
  * A bot's running copies (each joined once and renewing since; the generation counts renewals),
  * its unused join tokens, and the CI rule it admits jobs by, if any.
  */
-export function BotDetailsDialog({ bot, onClose }: { bot: BotJson | null; onClose: () => void }) {
+export function BotDetailsDialog({
+  bot,
+  onClose,
+  mayLock = false,
+}: {
+  bot: BotJson | null;
+  onClose: () => void;
+  /** The viewer may create locks: each instance offers to lock it alone. */
+  mayLock?: boolean;
+}) {
   return (
     <Modal
       opened={bot !== null}
@@ -42,7 +75,7 @@ export function BotDetailsDialog({ bot, onClose }: { bot: BotJson | null; onClos
         <Stack gap="md">
           <Title order={4}>Running copies</Title>
           <ResourceTable
-            columns={instanceColumns}
+            columns={mayLock ? [...instanceColumns, lockColumn] : instanceColumns}
             rows={bot.instances}
             rowKey={(i) => i.id}
             emptyText="No copy has joined yet, or their certificates ran out more than a day ago."

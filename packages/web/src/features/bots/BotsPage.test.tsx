@@ -216,6 +216,23 @@ describe('BotsPage', () => {
     expect(await screen.findByText('lock user bot-deployer')).toBeTruthy();
   });
 
+  it('locks one running copy alone, from its row in Running copies', async () => {
+    stubServer(page([deployer]));
+    renderPage(<BotsPage />, {
+      path: '/web/bots',
+      context: userContextFixture(aclWith({ bots: 'all', lock: 'all' })),
+      routes: [{ path: '/web/locks/new', element: <NewLockTarget /> }],
+    });
+    const user = userEvent.setup();
+    const row = (await screen.findByText('deployer')).closest('tr') as HTMLElement;
+    await user.click(within(row).getByRole('button', { name: 'Options' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Running copies and tokens' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Bot deployer' });
+    const instance = deployer.instances[0]!.id;
+    await user.click(within(dialog).getByRole('link', { name: `Lock instance ${instance}` }));
+    expect(await screen.findByText(`lock bot_instance ${instance}`)).toBeTruthy();
+  });
+
   it('offers only what the ACL allows', async () => {
     stubServer(page([deployer]));
     renderPage(<BotsPage />, { context: userContextFixture(aclWith({ bots: ['list', 'read'] })) });
@@ -227,6 +244,10 @@ describe('BotsPage', () => {
     for (const action of ['New join token', 'Edit', 'Lock', 'Delete']) {
       expect(screen.queryByRole('menuitem', { name: action })).toBeNull();
     }
+    await user.click(screen.getByRole('menuitem', { name: 'Running copies and tokens' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Bot deployer' });
+    expect(within(dialog).getByText(deployer.instances[0]!.id)).toBeTruthy();
+    expect(within(dialog).queryByRole('link', { name: /^Lock instance/ })).toBeNull();
   });
 });
 

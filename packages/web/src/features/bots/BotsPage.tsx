@@ -97,7 +97,7 @@ export function BotsPage() {
         proxy={proxyAddressOf(window.location)}
         onClose={() => setIssued(null)}
       />
-      <BotDetailsDialog bot={shown} onClose={() => setShown(null)} />
+      <BotDetailsDialog bot={shown} onClose={() => setShown(null)} mayLock={acl.lock.create} />
       <ConfirmDialog
         opened={deleting !== null}
         title="Delete Bot"

@@ -119,6 +119,7 @@ describe('NewLockPage', () => {
       ['windows_desktop', 'Desktop'],
       ['mfa_device', 'MFA Device'],
       ['access_request', 'Access Request'],
+      ['bot_instance', 'Bot Instance'],
     ]);
   });
 

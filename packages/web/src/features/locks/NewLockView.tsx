@@ -57,6 +57,7 @@ const namePlaceholders: Record<LockTargetKind, string> = {
   windows_desktop: 'desktop name',
   mfa_device: 'device ID (UUID)',
   access_request: 'request ID (UUID)',
+  bot_instance: 'instance ID (UUID), from Manage Bots',
 };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

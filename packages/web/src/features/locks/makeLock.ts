@@ -24,6 +24,7 @@ export const lockTargetLabels: Record<LockTargetKind, string> = {
   windows_desktop: 'Desktop',
   mfa_device: 'MFA Device',
   access_request: 'Access Request',
+  bot_instance: 'Bot Instance',
 };
 
 export function makeLock(json: LockJson): Lock {

@@ -71,6 +71,7 @@ describe('validateNewLock', () => {
       'windows_desktop',
       'mfa_device',
       'access_request',
+      'bot_instance',
     ]);
     const other = form({ kind: 'device' as LockTargetKind, name: 'key-1' });
     expect(validateNewLock(other, now).errors).toEqual({ kind: 'Choose what to lock' });
@@ -95,12 +96,19 @@ describe('validateNewLock', () => {
     expect(createLockRequestSchema.parse(byId.request).targets).toEqual({ mfa_device: id });
   });
 
-  it('takes an access request by its ID, as the server does', () => {
+  it('takes an access request and a bot instance by their IDs, as the server does', () => {
     const byName = validateNewLock(form({ kind: 'access_request', name: 'deploy' }), now);
     expect(byName.errors.name).toBe("Enter the request's ID (a UUID, as its page shows it)");
     const id = '7a8b9c0d-2222-4e1f-9a2b-3c4d5e6f7a8b';
     const byId = validateNewLock(form({ kind: 'access_request', name: id }), now);
     expect(createLockRequestSchema.parse(byId.request).targets).toEqual({ access_request: id });
+
+    const instanceByName = validateNewLock(form({ kind: 'bot_instance', name: 'deployer' }), now);
+    expect(instanceByName.errors.name).toBe(
+      "Enter the instance's ID (a UUID, as Manage Bots lists it)",
+    );
+    const instance = validateNewLock(form({ kind: 'bot_instance', name: id }), now);
+    expect(createLockRequestSchema.parse(instance.request).targets).toEqual({ bot_instance: id });
   });
 
   it('refuses a TTL that is not a duration, or zero', () => {

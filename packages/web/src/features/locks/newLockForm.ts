@@ -84,6 +84,8 @@ export function validateNewLock(
     errors.name = "Enter the device's ID (a UUID: the sign-in event's mfa_device_uuid)";
   } else if (form.kind === 'access_request' && !uuidPattern.test(name)) {
     errors.name = "Enter the request's ID (a UUID, as its page shows it)";
+  } else if (form.kind === 'bot_instance' && !uuidPattern.test(name)) {
+    errors.name = "Enter the instance's ID (a UUID, as Manage Bots lists it)";
   }
   if (form.message.length > maxMessageLength) {
     errors.message = `At most ${maxMessageLength} characters`;

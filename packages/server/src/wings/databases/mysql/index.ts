@@ -1,3 +1,4 @@
+import { marksOf } from '../../../access-control/locks/lock-watcher.js';
 import type { DatabaseEngine } from '../db-connect.routes.js';
 import type { DatabaseSessions } from '../db-session-audit.js';
 import { serveMysql, type MysqlEngineDeps } from './my-session.js';
@@ -12,9 +13,7 @@ export function mysqlEngine(deps: MysqlEngineDeps & { sessions: DatabaseSessions
         roleSet: connection.roleSet,
         sessionRoles: connection.sessionRoles,
         db: connection.db,
-        ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
-        ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
-        ...(connection.accessRequests ? { accessRequests: connection.accessRequests } : {}),
+        ...marksOf(connection),
         open: (route) => deps.sessions.open(route, 'mysql', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'mysql', why, connection.remoteAddr),
       },

@@ -1,3 +1,4 @@
+import { marksOf, type CredentialMarks } from '../../../access-control/locks/lock-watcher.js';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
@@ -33,17 +34,14 @@ export interface MysqlEngineDeps {
 }
 
 /** One client connection, already authenticated as a Postern user allowed to reach `db`. */
-export interface MysqlClient {
+/** The marks (`CredentialMarks`) are the credential's: a lock on one ends the session. */
+export interface MysqlClient extends CredentialMarks {
   stream: Duplex;
   user: string;
   roleSet: RoleSet;
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice, sessionMfaDevice and accessRequests. */
-  mfaDevice?: string;
-  sessionMfaDevice?: string;
-  accessRequests?: readonly string[];
   /**
    * The only database user and default database a native listener's certificate allows (a
    * client may also name no database); a handshake asking for others is refused.
@@ -132,9 +130,7 @@ export async function serveGreetedMysql(
       dbUser: response.user,
       dbName: response.database,
       sessionRoles: client.sessionRoles,
-      ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
-      ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
-      ...(client.accessRequests ? { accessRequests: client.accessRequests } : {}),
+      ...marksOf(client),
     };
     const denial: RouteDenial | undefined = !response.user
       ? { refused: 'user', message: 'name a database user' }

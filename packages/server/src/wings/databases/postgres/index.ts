@@ -1,3 +1,4 @@
+import { marksOf } from '../../../access-control/locks/lock-watcher.js';
 import type { DatabaseEngine } from '../db-connect.routes.js';
 import type { DatabaseSessions } from '../db-session-audit.js';
 import { servePostgres, type PostgresEngineDeps } from './pg-session.js';
@@ -12,9 +13,7 @@ export function postgresEngine(deps: PostgresEngineDeps & { sessions: DatabaseSe
         roleSet: connection.roleSet,
         sessionRoles: connection.sessionRoles,
         db: connection.db,
-        ...(connection.mfaDevice ? { mfaDevice: connection.mfaDevice } : {}),
-        ...(connection.sessionMfaDevice ? { sessionMfaDevice: connection.sessionMfaDevice } : {}),
-        ...(connection.accessRequests ? { accessRequests: connection.accessRequests } : {}),
+        ...marksOf(connection),
         open: (route) => deps.sessions.open(route, 'postgres', connection.remoteAddr),
         refuse: (route, why) => deps.sessions.refuse(route, 'postgres', why, connection.remoteAddr),
       },

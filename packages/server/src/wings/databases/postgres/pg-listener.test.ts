@@ -1,4 +1,5 @@
 import { apiPaths } from '@postern/contracts';
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { createTestApp, type TestApp } from '../../../testing/app-harness.testki
 import { approvedRequest } from '../../../testing/access-requests.testkit.js';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { signedInHome } from '../../../testing/cli-home.testkit.js';
+import { POSTERN_BOT_INSTANCE_EXTENSION } from '../../../ssh/ca.service.js';
 import {
   startPrivatePostgres,
   type PrivatePostgres,
@@ -285,6 +287,36 @@ describe('the native PostgreSQL listener', () => {
       }
     } finally {
       await rm(assumed.home, { recursive: true, force: true });
+    }
+  });
+
+  it("carries a bot's instance into the certificate: a bot_instance lock refuses psql", async () => {
+    const instance = randomUUID();
+    const bot = await signedInHome(app, port, 'alice', ['pg-native'], {
+      extensions: { [POSTERN_BOT_INSTANCE_EXTENSION]: instance },
+    });
+    try {
+      const login = await loginCommand({ POSTERN_HOME: bot.home }, 'pg', {
+        dbUser: 'alice_db',
+        dbName: 'appdb',
+      });
+      const info = conninfo({ sslcert: login.files.cert, sslkey: login.files.key });
+      expect((await psql(info, 'select 1')).stdout.trim()).toBe('1');
+      const lock = await app.services.locks.create(
+        { targets: { bot_instance: instance }, message: 'runner compromised' },
+        hostActor('test'),
+      );
+      try {
+        const refused = await psql(info, 'select 1');
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('alice is locked');
+        // The same user's own certificate (no instance in it) goes on.
+        expect((await psql(conninfo(), 'select 1')).stdout.trim()).toBe('1');
+      } finally {
+        await app.services.locks.remove(lock.metadata.name, hostActor('test'));
+      }
+    } finally {
+      await rm(bot.home, { recursive: true, force: true });
     }
   });
 

@@ -1,3 +1,4 @@
+import { marksOf, type CredentialMarks } from '../../../access-control/locks/lock-watcher.js';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
@@ -34,17 +35,14 @@ export interface PostgresEngineDeps {
 }
 
 /** One client connection, already authenticated as a Postern user allowed to reach `db`. */
-export interface PostgresClient {
+/** The marks (`CredentialMarks`) are the credential's: a lock on one ends the session. */
+export interface PostgresClient extends CredentialMarks {
   stream: Duplex;
   user: string;
   roleSet: RoleSet;
   db: DatabaseRecord;
   /** See DatabaseRoute.sessionRoles. */
   sessionRoles?: readonly string[];
-  /** See DatabaseRoute.mfaDevice, sessionMfaDevice and accessRequests. */
-  mfaDevice?: string;
-  sessionMfaDevice?: string;
-  accessRequests?: readonly string[];
   /**
    * The database user and name a native listener's certificate allows: a startup that asks
    * for others is refused (the certificate names one route, not the roles' choice of many).
@@ -76,9 +74,7 @@ export async function servePostgres(client: PostgresClient, deps: PostgresEngine
       dbUser,
       dbName: startup.get('database') || dbUser,
       sessionRoles: client.sessionRoles,
-      ...(client.mfaDevice ? { mfaDevice: client.mfaDevice } : {}),
-      ...(client.sessionMfaDevice ? { sessionMfaDevice: client.sessionMfaDevice } : {}),
-      ...(client.accessRequests ? { accessRequests: client.accessRequests } : {}),
+      ...marksOf(client),
     };
     const refusal = !dbUser
       ? 'name a database user'

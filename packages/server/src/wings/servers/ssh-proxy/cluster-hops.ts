@@ -1,6 +1,7 @@
 import type { ServerChannel, TcpipRequestInfo } from 'ssh2';
 import { plainAddress } from '../../../ssh/ca.service.js';
 import { relayLeafHop } from '../../../modules/trusted-clusters/leaf-hop.js';
+import { marksOf } from '../../../access-control/locks/lock-watcher.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import { SessionMfa } from '../../../identity/mfa/session-mfa.js';
 import {
@@ -60,8 +61,7 @@ export function forwardToLeaf(
         {
           user: jump.user,
           roles: current.roles,
-          mfaDevice: jump.mfaDevice,
-          accessRequests: jump.accessRequests,
+          ...marksOf(jump),
           expiresMs: jump.validBefore.getTime(),
           remoteAddr: jump.remoteAddr,
           codes: { start: 'TPOS060I', end: 'TPOS061I' },

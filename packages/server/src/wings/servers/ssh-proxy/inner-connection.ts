@@ -178,6 +178,7 @@ function serve(
       ...(mfaVerified ? { mfaVerified: true } : {}),
       ...(identity.mfaDevice ? { mfaDevice: identity.mfaDevice } : {}),
       ...(identity.sessionMfaDevice ? { sessionMfaDevice: identity.sessionMfaDevice } : {}),
+      ...(identity.botInstance ? { botInstance: identity.botInstance } : {}),
       ...(accessRequests.length ? { accessRequests } : {}),
     };
     const request = {

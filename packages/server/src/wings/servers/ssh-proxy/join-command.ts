@@ -125,6 +125,8 @@ export interface SignedInUser {
   mfaDevice?: string;
   /** On a per-session MFA certificate: the device that answered its check. */
   sessionMfaDevice?: string;
+  /** On a bot's certificate: its instance. */
+  botInstance?: string;
 }
 
 /** The signed-in user as a requester judged against the current roles (for `join`). */
@@ -143,6 +145,7 @@ export function proxySessionRequester(
       ...(user.sessionMfaTargets ? { sessionMfaTargets: user.sessionMfaTargets } : {}),
       ...(user.mfaDevice ? { mfaDevice: user.mfaDevice } : {}),
       ...(user.sessionMfaDevice ? { sessionMfaDevice: user.sessionMfaDevice } : {}),
+      ...(user.botInstance ? { botInstance: user.botInstance } : {}),
       subject: {
         user: name,
         roles,

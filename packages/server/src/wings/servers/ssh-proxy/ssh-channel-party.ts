@@ -13,6 +13,7 @@ export class SshChannelParty implements Party {
   readonly mfaDevice: string | undefined;
   readonly sessionMfaDevice: string | undefined;
   readonly accessRequests: readonly string[] | undefined;
+  readonly botInstance: string | undefined;
   readonly id = randomUUID();
   private closed = false;
   /** Bytes written while the channel was full, acknowledged when it drains. */
@@ -31,6 +32,7 @@ export class SshChannelParty implements Party {
     this.mfaDevice = marks.mfaDevice;
     this.sessionMfaDevice = marks.sessionMfaDevice;
     this.accessRequests = marks.accessRequests;
+    this.botInstance = marks.botInstance;
     channel.on('drain', () => {
       const bytes = this.held;
       this.held = 0;

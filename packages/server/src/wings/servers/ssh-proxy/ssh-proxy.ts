@@ -217,6 +217,7 @@ export class SshProxy {
       if (sessionMfaTargets) user.sessionMfaTargets = sessionMfaTargets;
       if (identity.mfaDevice) user.mfaDevice = identity.mfaDevice;
       if (identity.sessionMfaDevice) user.sessionMfaDevice = identity.sessionMfaDevice;
+      if (identity.botInstance) user.botInstance = identity.botInstance;
       const limit = options.maxConnections;
       if (!limit || !deps.connectionLeases || lease) return ctx.accept();
       const leases = deps.connectionLeases;
