@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { recordPublicUrl } from '../identity/bootstrap/first-admin.js';
-import { botsAdd, botsList, botsRemove, botsToken, botsUpdate } from './bots.commands.js';
+import { BotsStore } from '../identity/bots/bots.store.js';
+import {
+  botInstancesList,
+  botsAdd,
+  botsList,
+  botsRemove,
+  botsToken,
+  botsUpdate,
+} from './bots.commands.js';
 import { cliDataDir } from './cli-harness.testkit.js';
 
 const { state, run, failure } = cliDataDir();
@@ -44,6 +52,30 @@ describe('postern bots', () => {
     expect(table.find((line) => line.startsWith('ci '))).toMatch(
       /^ci\s+bot-ci\s+access\s+token\s+0\s+-\s+2$/,
     );
+    // With a name: that bot's running copies, by the ids a bot_instance lock names.
+    expect(await run((ctx, print) => botInstancesList(ctx, 'ci', print))).toEqual([
+      'No running copy of ci: none has joined, or their certificates ran out over a day ago.',
+    ]);
+    const now = Date.now();
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    const id = '5b0c4a3e-9a57-4d53-a7c1-2f3b8f0c1a11';
+    await new BotsStore(state.server).createInstance({
+      id,
+      bot: 'ci',
+      generation: 3,
+      joinedAt: at(-7200_000),
+      renewedAt: at(-600_000),
+      certExpires: at(3000_000),
+      addr: '127.0.0.1',
+    });
+    const instances = await run((ctx, print) => botInstancesList(ctx, 'ci', print));
+    expect(instances[0]).toMatch(
+      /^Instance\s+Generation\s+Joined\s+Last renewal\s+Certificate ends\s+From$/,
+    );
+    expect(instances[1]).toMatch(
+      new RegExp(`^${id}\\s+3\\s+${at(-7200_000)}\\s+.*127\\.0\\.0\\.1$`),
+    );
+    expect(await failure((ctx, print) => botInstancesList(ctx, 'nobody', print))).toMatch(/nobody/);
     const removed = await run((ctx, print) => botsRemove(ctx, 'ci', print));
     expect(removed[0]).toMatch(/Bot ci has been deleted/);
     expect(await state.server.get('/users/bot-ci')).toBeNull();

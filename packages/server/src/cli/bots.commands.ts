@@ -182,6 +182,36 @@ export async function botsList(ctx: AdminContext, print: Print): Promise<void> {
   );
 }
 
+/**
+ * `postern bots ls NAME`: one bot's running copies, each by the id a `bot_instance` lock names
+ * (`postern locks add --bot-instance ID` stops that copy alone).
+ */
+export async function botInstancesList(
+  ctx: AdminContext,
+  name: string,
+  print: Print,
+): Promise<void> {
+  const bot = await (await botsOf(ctx)).get(name);
+  if (bot.instances.length === 0) {
+    print(
+      `No running copy of ${name}: none has joined, or their certificates ran out over a day ago.`,
+    );
+    return;
+  }
+  printTable(
+    ['Instance', 'Generation', 'Joined', 'Last renewal', 'Certificate ends', 'From'],
+    bot.instances.map((instance) => [
+      instance.id,
+      String(instance.generation),
+      instance.joinedAt,
+      instance.renewedAt,
+      instance.certExpires,
+      instance.addr ?? '-',
+    ]),
+    print,
+  );
+}
+
 export async function botsRemove(ctx: AdminContext, name: string, print: Print): Promise<void> {
   await (await botsOf(ctx)).remove(name, cliActor());
   print(`Bot ${name} has been deleted: its user, tokens and instances are gone.`);
@@ -226,9 +256,13 @@ export function addBotsCommands(program: Command): void {
       withAdmin(flags, (ctx) => botsToken(ctx, name, flags, print)),
     );
 
-  withStorageFlags(bots.command('ls'))
-    .description('list bots, their running instances and unused tokens')
-    .action((flags: ConfigFlags) => withAdmin(flags, (ctx) => botsList(ctx, print)));
+  withStorageFlags(bots.command('ls [name]'))
+    .description('list bots, their running instances and unused tokens; with a name, its instances')
+    .action((name: string | undefined, flags: ConfigFlags) =>
+      withAdmin(flags, (ctx) =>
+        name === undefined ? botsList(ctx, print) : botInstancesList(ctx, name, print),
+      ),
+    );
 
   withStorageFlags(bots.command('rm <name>'))
     .description('delete a bot: its user, tokens and instances (its certificates stop working)')
