@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { botStart } from '../../cli/login/bot-start.js';
-import { BotsService } from '../../identity/bots/bots.service.js';
-import { BotsStore } from '../../identity/bots/bots.store.js';
+import type { BotsService } from '../../identity/bots/bots.service.js';
+import { botsOf } from '../../testing/bots.testkit.js';
 import { POSTERN_BOT_INSTANCE_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { startCliSshWorld, type CliSshWorld } from '../../testing/cli-ssh-world.testkit.js';
@@ -42,12 +42,7 @@ const configOf = (destination: string) => path.join(destination, 'ssh_config');
 
 beforeAll(async () => {
   world = await startCliSshWorld();
-  bots = new BotsService({
-    users: world.app.services.users,
-    store: new BotsStore(world.app.backend),
-    audit: world.app.audit,
-    now: () => world.app.clock.now(),
-  });
+  bots = botsOf(world.app);
   const { token } = await bots.create({ name: 'runner', roles: ['ops'] }, 'admin');
   const second = await bots.newToken('runner', undefined, 'admin');
   for (const joinToken of [token!.token, second.token]) {

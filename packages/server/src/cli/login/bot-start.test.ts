@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../access-control/access/actor.js';
-import { BotsService } from '../../identity/bots/bots.service.js';
-import { BotsStore } from '../../identity/bots/bots.store.js';
+import type { BotsService } from '../../identity/bots/bots.service.js';
+import { botsOf } from '../../testing/bots.testkit.js';
 import { POSTERN_BOT_GENERATION_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { startFakeCiTokenIssuer } from '../../testing/ci-token-issuer.testkit.js';
@@ -19,12 +19,7 @@ let destination: string;
 
 beforeAll(async () => {
   world = await startCliSshWorld();
-  bots = new BotsService({
-    users: world.app.services.users,
-    store: new BotsStore(world.app.backend),
-    audit: world.app.audit,
-    now: () => world.app.clock.now(),
-  });
+  bots = botsOf(world.app);
   destination = await mkdtemp(path.join(tmpdir(), 'postern-bot-'));
 }, 60_000);
 

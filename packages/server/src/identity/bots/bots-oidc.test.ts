@@ -7,8 +7,8 @@ import { createOpsRole } from '../../testing/ssh-login.testkit.js';
 import { POSTERN_BOT_GENERATION_EXTENSION } from '../../ssh/ca.service.js';
 import { parseCertificate } from '../../ssh/certificates.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
-import { BotsService } from './bots.service.js';
-import { BotsStore } from './bots.store.js';
+import type { BotsService } from './bots.service.js';
+import { botsOf } from '../../testing/bots.testkit.js';
 
 // CI jobs join as a bot with their OpenID Connect ID token, no secret in the job: the token must
 // come from the bot's issuer, for its audience, with its claims, and is taken once.
@@ -27,12 +27,7 @@ beforeAll(async () => {
   app = await createTestApp();
   await createOpsRole(app);
   ci = await startFakeCiTokenIssuer();
-  bots = new BotsService({
-    users: app.services.users,
-    store: new BotsStore(app.backend),
-    audit: app.audit,
-    now: () => app.clock.now(),
-  });
+  bots = botsOf(app);
   const created = await bots.create(
     {
       name: 'deploy',

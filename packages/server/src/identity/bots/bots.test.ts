@@ -10,8 +10,8 @@ import {
 import { parseCertificate } from '../../ssh/certificates.js';
 import { generateEd25519Key } from '../../ssh/keys.js';
 import { signRequest } from '../../ssh/signed-request.js';
-import { BotsService } from './bots.service.js';
-import { BotsStore } from './bots.store.js';
+import type { BotsService } from './bots.service.js';
+import { botsOf } from '../../testing/bots.testkit.js';
 import { auditEventsOf } from '../../testing/audit-events.testkit.js';
 
 // A bot joins once with a single-use token, then renews with the certificate it holds; each
@@ -24,12 +24,7 @@ type Key = ReturnType<typeof generateEd25519Key>;
 beforeAll(async () => {
   app = await createTestApp();
   await createOpsRole(app);
-  bots = new BotsService({
-    users: app.services.users,
-    store: new BotsStore(app.backend),
-    audit: app.audit,
-    now: () => app.clock.now(),
-  });
+  bots = botsOf(app);
 });
 afterAll(() => app?.close());
 

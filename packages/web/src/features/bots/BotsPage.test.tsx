@@ -203,29 +203,13 @@ describe('BotsPage', () => {
   });
 
   it('locks a bot through Create New Lock on its user, for whoever may create locks', async () => {
-    stubServer(page([deployer]));
-    renderPage(<BotsPage />, {
-      path: '/web/bots',
-      context: userContextFixture(aclWith({ bots: 'all', lock: 'all' })),
-      routes: [{ path: '/web/locks/new', element: <NewLockTarget /> }],
-    });
-    const user = userEvent.setup();
-    const row = (await screen.findByText('deployer')).closest('tr') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Options' }));
+    const user = await openOptionsAsLocker();
     await user.click(await screen.findByRole('menuitem', { name: 'Lock' }));
     expect(await screen.findByText('lock user bot-deployer')).toBeTruthy();
   });
 
   it('locks one running copy alone, from its row in Running copies', async () => {
-    stubServer(page([deployer]));
-    renderPage(<BotsPage />, {
-      path: '/web/bots',
-      context: userContextFixture(aclWith({ bots: 'all', lock: 'all' })),
-      routes: [{ path: '/web/locks/new', element: <NewLockTarget /> }],
-    });
-    const user = userEvent.setup();
-    const row = (await screen.findByText('deployer')).closest('tr') as HTMLElement;
-    await user.click(within(row).getByRole('button', { name: 'Options' }));
+    const user = await openOptionsAsLocker();
     await user.click(await screen.findByRole('menuitem', { name: 'Running copies and tokens' }));
     const dialog = await screen.findByRole('dialog', { name: 'Bot deployer' });
     const instance = deployer.instances[0]!.id;
@@ -250,6 +234,20 @@ describe('BotsPage', () => {
     expect(within(dialog).queryByRole('link', { name: /^Lock instance/ })).toBeNull();
   });
 });
+
+/** The page for someone who may create locks, with deployer's Options menu open. */
+async function openOptionsAsLocker() {
+  stubServer(page([deployer]));
+  renderPage(<BotsPage />, {
+    path: '/web/bots',
+    context: userContextFixture(aclWith({ bots: 'all', lock: 'all' })),
+    routes: [{ path: '/web/locks/new', element: <NewLockTarget /> }],
+  });
+  const user = userEvent.setup();
+  const row = (await screen.findByText('deployer')).closest('tr') as HTMLElement;
+  await user.click(within(row).getByRole('button', { name: 'Options' }));
+  return user;
+}
 
 /** Stands in for Create New Lock: says what its link asked for. */
 function NewLockTarget() {
