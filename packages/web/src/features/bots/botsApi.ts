@@ -4,6 +4,7 @@ import {
   botListResponseSchema,
   createBotResponseSchema,
   issuedBotTokenSchema,
+  resourceListMaxLimit,
   resourcePageSize,
   type BotJson,
   type CreateBotRequest,
@@ -25,6 +26,24 @@ export async function fetchBots(
 ): Promise<ResourcePage<BotJson>> {
   const url = `${apiPaths.bots(clusterId)}?${listQueryString(request, resourcePageSize)}`;
   return decode(botListResponseSchema, await api.get(url, { signal }), url);
+}
+
+/** One running copy of a bot, and which bot. */
+export interface RunningCopy {
+  bot: string;
+  instance: BotJson['instances'][number];
+}
+
+/** Every running copy of the bots a first full page lists (Create New Lock's choices). */
+export async function fetchBotInstances(
+  clusterId: string,
+  signal?: AbortSignal,
+): Promise<RunningCopy[]> {
+  const url = `${apiPaths.bots(clusterId)}?limit=${resourceListMaxLimit}`;
+  const page = decode(botListResponseSchema, await api.get(url, { signal }), url);
+  return page.items.flatMap((bot) =>
+    bot.instances.map((instance) => ({ bot: bot.name, instance })),
+  );
 }
 
 export async function createBot(

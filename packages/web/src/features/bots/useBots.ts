@@ -6,12 +6,19 @@ import {
   type IssuedBotToken,
   type UpdateBotRequest,
 } from '@postern/contracts';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import type { ListFilters } from '../../components/resourceList/listFilters';
 import { useResourceList, useUrlListFilters } from '../../components/resourceList/useResourceList';
 import { useClientConfig } from '../../app/clientConfig';
-import { createBot, deleteBot, fetchBots, newBotToken, updateBot } from './botsApi';
+import {
+  createBot,
+  deleteBot,
+  fetchBotInstances,
+  fetchBots,
+  newBotToken,
+  updateBot,
+} from './botsApi';
 
 const botsKey = ['bots'] as const;
 
@@ -29,6 +36,16 @@ export function useBots(filters: ListFilters<never>) {
     },
     filters,
   );
+}
+
+/** Every bot's running copies, where the viewer may list bots (Create New Lock offers them). */
+export function useBotInstances(enabled: boolean) {
+  const { proxyCluster } = useClientConfig();
+  return useQuery({
+    queryKey: [...botsKey, proxyCluster, 'instances'],
+    queryFn: ({ signal }) => fetchBotInstances(proxyCluster, signal),
+    enabled,
+  });
 }
 
 /** The search kept in the page's URL (`?search=`), so a view can be shared. */

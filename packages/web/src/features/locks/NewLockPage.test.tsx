@@ -261,4 +261,41 @@ describe('NewLockPage', () => {
       message: 'granted in error',
     });
   });
+
+  it("offers the bots' running copies for Bot Instance, by which bot and when they joined", async () => {
+    const botsUrl = '/v1/webapi/sites/localhost/machine-id/bot?limit=';
+    const instance = {
+      id: '5b0c4a3e-9a57-4d53-a7c1-2f3b8f0c1a11',
+      generation: 3,
+      joinedAt: '2026-11-29T08:01:00.000Z',
+      renewedAt: '2026-11-29T09:01:00.000Z',
+      certExpires: '2026-11-29T10:01:00.000Z',
+    };
+    const runner = {
+      name: 'runner',
+      user: 'bot-runner',
+      roles: ['ops'],
+      logins: [],
+      createdAt: '2026-11-29T08:00:00.000Z',
+      joinMethod: 'token',
+      instances: [instance],
+      tokens: [],
+    };
+    const { puts, user } = setup(
+      (method, url) =>
+        url.startsWith(botsUrl)
+          ? jsonResponse({ items: [runner], startKey: '', totalCount: 1 })
+          : undefined,
+      aclWith({ lock: 'all', bots: ['list'] }),
+    );
+    await screen.findByRole('heading', { name: 'Create New Lock' });
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Target kind' }), 'bot_instance');
+    const name = screen.getByRole('combobox', { name: 'Target name' });
+    await waitFor(() => expect(optionsOf(name)).toEqual([instance.id]));
+    expect(labelsOf(name)[0]).toMatch(/^runner: joined .+, renewed .+$/);
+    await user.type(name, instance.id);
+    await user.click(screen.getByRole('button', { name: 'Create Lock' }));
+    await waitFor(() => expect(puts()).toHaveLength(1));
+    expect(puts()[0]?.[1]).toEqual({ targets: { bot_instance: instance.id }, message: '' });
+  });
 });

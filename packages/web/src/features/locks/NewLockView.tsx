@@ -39,8 +39,11 @@ export interface NewLockViewProps {
   suggestions: Partial<Record<LockTargetKind, string[]>>;
   /** Absent where the viewer may not read users: the device's ID is then typed or pasted. */
   deviceOwner?: DeviceOwnerField | undefined;
-  /** Requests to offer for the kind Access Request (their ID, and whose and what they are). */
-  requests?: { id: string; label: string }[] | undefined;
+  /**
+   * Targets named by an ID to offer, with what tells them apart: access requests (whose, what),
+   * bot instances (which bot, when it joined).
+   */
+  choices?: Partial<Record<LockTargetKind, { id: string; label: string }[]>> | undefined;
   /** What the form starts with (a link from a request's page names the request). */
   initial?: NewLockForm | undefined;
   /** Creates the lock; rejects with the server's error, which the form shows. */
@@ -65,7 +68,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 export function NewLockView({
   suggestions,
   deviceOwner,
-  requests = [],
+  choices = {},
   initial,
   onSubmit,
   now = () => new Date(),
@@ -81,11 +84,10 @@ export function NewLockView({
   const nameListId = `${id}-names`;
   const ownerListId = `${id}-owners`;
   const pickingDevice = form.kind === 'mfa_device' && deviceOwner !== undefined;
-  const nameOptions = pickingDevice
-    ? deviceOwner.devices.map((device) => ({ value: device.id, label: device.label }))
-    : form.kind === 'access_request'
-      ? requests.map((request) => ({ value: request.id, label: request.label }))
-      : (suggestions[form.kind] ?? []).map((name) => ({ value: name, label: undefined }));
+  const labelled = pickingDevice ? deviceOwner.devices : choices[form.kind];
+  const nameOptions = labelled
+    ? labelled.map((choice) => ({ value: choice.id, label: choice.label }))
+    : (suggestions[form.kind] ?? []).map((name) => ({ value: name, label: undefined }));
   const ttlListId = `${id}-ttls`;
   const set = <K extends keyof NewLockForm>(key: K, value: NewLockForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
