@@ -1,12 +1,8 @@
-import {
-  appResourceSchema,
-  databaseResourceSchema,
-  type AppResource,
-  type DatabaseResource,
-  desktopResourceSchema,
-  type DesktopResource,
-  kubeClusterResourceSchema,
-  type KubeClusterResource,
+import type {
+  AppResource,
+  DatabaseResource,
+  DesktopResource,
+  KubeClusterResource,
 } from '@postern/contracts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -18,14 +14,10 @@ import { resolveAuth, type AuthSettings } from './auth-config.js';
 import { ConfigError } from './config-error.js';
 import { parseDuration } from './duration.js';
 import { resolveRecordings, type RecordingsConfig } from './recordings-config.js';
+import { resolveStaticResources } from './static-resources.js';
+import { resolveAudit } from './audit-config.js';
 import { readSecretFile } from './secret-file.js';
-import {
-  defaultAuditSpoolMaxBytes,
-  fileConfigSchema,
-  logFormats,
-  type FileConfig,
-  type LogFormat,
-} from './file-schema.js';
+import { fileConfigSchema, logFormats, type FileConfig, type LogFormat } from './file-schema.js';
 
 export { ConfigError };
 export { readSecretFile } from './secret-file.js';
@@ -152,20 +144,6 @@ export interface SshServiceConfig {
   sftpServer?: string;
 }
 
-/** A PEM file the config names (a database's CA): read at start, so a wrong path fails early. */
-function readPem(file: string, field: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${field}: cannot read ${file}: ${(error as Error).message}`);
-  }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError(`${field}: ${file} holds no PEM certificate`);
-  }
-  return text;
-}
-
 export function readConfigFile(file: string): FileConfig {
   let text: string;
   try {
@@ -232,13 +210,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     insecureNoTls: flags.insecureNoTls ?? file.insecure_no_tls ?? false,
     tls: file.tls ? { certFile: file.tls.cert_file, keyFile: file.tls.key_file } : undefined,
     storage,
-    audit: resolveAuditStorage(file.audit, storage, dataDir),
-    auditRetentionMs: parseRetention(file.audit?.retention ?? 0),
-    auditSpool: {
-      dir: path.resolve(dataDir, 'audit-spool'),
-      maxBytes: file.audit?.spool_max_bytes ?? defaultAuditSpoolMaxBytes,
-      onFailure: file.audit?.on_failure ?? 'refuse',
-    },
+    ...resolveAudit(file.audit, storage, dataDir),
     logLevel: file.log?.level ?? 'info',
     logFormat: resolveLogFormat(flags.logFormat ?? file.log?.format),
     recordings: resolveRecordings(file.recordings, dataDir),
@@ -275,58 +247,7 @@ export function resolveConfig(flags: ConfigFlags): Config {
     shutdownDrainMs: parseDuration(file.shutdown_drain ?? 0, 'shutdown_drain'),
     proxyTtlMs: parseProxyTtl(file.proxy_ttl ?? '30s'),
     trustedProxies: (file.trusted_proxies ?? []).map(parseTrustedProxy),
-    apps: (file.apps ?? []).map((app) =>
-      appResourceSchema.parse({
-        kind: 'app',
-        metadata: { name: app.name, description: app.description, labels: app.labels },
-        spec: {
-          uri: app.uri,
-          public_addr: app.public_addr,
-          insecure_skip_verify: app.insecure_skip_verify,
-          rewrite: app.rewrite,
-        },
-      }),
-    ),
-    databases: (file.databases ?? []).map((db) =>
-      databaseResourceSchema.parse({
-        kind: 'db',
-        metadata: { name: db.name, description: db.description, labels: db.labels },
-        spec: {
-          protocol: db.protocol,
-          uri: db.uri,
-          ca_cert: db.ca_cert_file
-            ? readPem(db.ca_cert_file, `databases.${db.name}.ca_cert_file`)
-            : undefined,
-          tls: db.tls,
-        },
-      }),
-    ),
-    desktops: (file.desktops ?? []).map(
-      ({ name, description, labels, vnc_password_file, ...spec }) =>
-        desktopResourceSchema.parse({
-          kind: 'desktop',
-          metadata: { name, description, labels },
-          spec: {
-            ...spec,
-            vnc_password: vnc_password_file
-              ? readSecretFile(vnc_password_file, `desktops.${name}.vnc_password_file`)
-              : undefined,
-          },
-        }),
-    ),
-    kubeClusters: (file.kubernetes_clusters ?? []).map(({ name, description, labels, ...spec }) =>
-      kubeClusterResourceSchema.parse({
-        kind: 'kube_cluster',
-        metadata: { name, description, labels },
-        spec: {
-          ...spec,
-          ca_cert: spec.ca_cert_file
-            ? readPem(spec.ca_cert_file, `kubernetes_clusters.${name}.ca_cert_file`)
-            : undefined,
-          ca_cert_file: undefined,
-        },
-      }),
-    ),
+    ...resolveStaticResources(file),
   };
 }
 
@@ -363,12 +284,6 @@ function resolveStorage(storage: FileConfig['storage'], dataDir: string): Storag
   return storage;
 }
 
-/** Retention is counted in days ('365d'); other durations ('12h') work too, and 0 turns it off. */
-function parseRetention(value: string | number): number {
-  const days = typeof value === 'string' ? /^(\d+)d$/.exec(value.trim()) : null;
-  return days ? Number(days[1]) * 86_400_000 : parseDuration(value, 'audit.retention');
-}
-
 /** `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`: an address and an optional prefix length that fits it. */
 function parseTrustedProxy(text: string): string {
   const [address = '', prefix, extra] = text.split('/');
@@ -386,20 +301,6 @@ function parseProxyTtl(value: string | number): number {
   const ms = parseDuration(value, 'proxy_ttl');
   if (ms < 3000) throw new ConfigError('proxy_ttl must be at least 3s');
   return ms;
-}
-
-/** The audit log lives beside the state unless configured apart; memory state audits to SQLite. */
-function resolveAuditStorage(
-  audit: FileConfig['audit'],
-  storage: StorageConfig,
-  dataDir: string,
-): AuditStorageConfig {
-  if (audit && 'type' in audit && audit.type === 'postgres') {
-    return { type: 'postgres', url: audit.url, ...(audit.schema ? { schema: audit.schema } : {}) };
-  }
-  const typed = audit && 'type' in audit ? audit : undefined;
-  if (!typed && storage.type === 'postgres') return storage;
-  return { type: 'sqlite', path: path.resolve(dataDir, typed?.path ?? 'audit.db') };
 }
 
 function resolveAssist(assist: FileConfig['assist']): AssistConfig | undefined {
