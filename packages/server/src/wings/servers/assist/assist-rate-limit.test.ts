@@ -10,14 +10,8 @@ const fake = new FakeChatModel(() => ({ text: 'Disk usage' }));
 let app: TestApp;
 
 beforeAll(async () => {
-  const apiUrl = await fake.start();
   app = await createTestApp({
-    assist: {
-      apiUrl,
-      apiToken: undefined,
-      model: 'fake-model',
-      rateLimit: { burst: 2, perSecond: 1 / 30 },
-    },
+    assist: await fake.startForAssist({ rateLimit: { burst: 2, perSecond: 1 / 30 } }),
   });
 });
 afterAll(async () => {

@@ -20,14 +20,8 @@ const fake = new FakeChatModel((request) => {
 });
 
 beforeAll(async () => {
-  const apiUrl = await fake.start();
   app = await createTestApp({
-    assist: {
-      apiUrl,
-      apiToken: undefined,
-      model: 'fake-model',
-      rateLimit: { burst: 100, perSecond: 100 },
-    },
+    assist: await fake.startForAssist({ rateLimit: { burst: 100, perSecond: 100 } }),
     apps: [
       appResourceSchema.parse({
         kind: 'app',

@@ -36,8 +36,7 @@ const role = (name: string, allow: object) =>
   );
 
 beforeAll(async () => {
-  const apiUrl = await fake.start();
-  app = await createTestApp({ assist: { apiUrl, apiToken: 'sk-fake', model: 'fake-model' } });
+  app = await createTestApp({ assist: await fake.startForAssist({ apiToken: 'sk-fake' }) });
   baseUrl = (await app.listenOnLoopback()).baseUrl;
   sshd = await startSshd({ trustedUserCaKeys: app.services.ca.trustedUserCaKeysLine() });
   const node = await app.services.inventory.addOpenSsh(

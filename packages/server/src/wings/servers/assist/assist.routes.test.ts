@@ -19,8 +19,7 @@ let bob: Record<string, string>;
 let auditor: Record<string, string>;
 
 beforeAll(async () => {
-  const apiUrl = await fake.start();
-  app = await createTestApp({ assist: { apiUrl, apiToken: undefined, model: 'fake-model' } });
+  app = await createTestApp({ assist: await fake.startForAssist() });
   // The preset `access` role carries the assistant's rule; `auditor` does not.
   alice = await app.signIn(['access'], 'alice');
   bob = await app.signIn(['access'], 'bob');

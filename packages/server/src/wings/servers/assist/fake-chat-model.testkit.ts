@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AssistConfig } from '../../../config/config.js';
 import type { ModelMessage, ModelTool } from './chat-model.js';
 
 /**
@@ -43,6 +44,16 @@ export class FakeChatModel {
     this.server = server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  }
+
+  /**
+   * Starts the fake and answers the `assist` config that points at it (model `fake-model`, no
+   * token), for `createTestApp({assist})`; `rateLimit` is the app's default unless given.
+   */
+  async startForAssist(
+    extra: Partial<Pick<AssistConfig, 'apiToken' | 'rateLimit'>> = {},
+  ): Promise<Omit<AssistConfig, 'rateLimit'> & Partial<Pick<AssistConfig, 'rateLimit'>>> {
+    return { apiUrl: await this.start(), apiToken: undefined, model: 'fake-model', ...extra };
   }
 
   async stop(): Promise<void> {
