@@ -84,6 +84,7 @@ test.describe.serial('lock targets and Manage Clusters', () => {
       'Desktop',
       'MFA Device',
       'Access Request',
+      'Bot Instance',
     ]);
 
     const message = `patching ${uniqueUser('n')}`;
