@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unifiedResourceSchema } from './unified-resources.js';
 
 /**
  * The assistant (spec §2 `/web/assist/{conversationId?}`, §7 `assistant/…`; docs/assist.md): a
@@ -21,6 +22,11 @@ export const assistMessageTypes = [
   'COMMAND_RESULT',
   /** The model's reading of a run's results (payload: AssistCommandSummary). */
   'COMMAND_RESULT_SUMMARY',
+  /**
+   * A resource the model offers to connect to, with the console's own Connect (payload:
+   * AssistConnection): the user picks the login, database user or command there.
+   */
+  'CONNECTION',
 ] as const;
 export type AssistMessageType = (typeof assistMessageTypes)[number];
 
@@ -75,6 +81,13 @@ export const assistCommandSummarySchema = z.object({
   summary: z.string(),
 });
 export type AssistCommandSummary = z.infer<typeof assistCommandSummarySchema>;
+
+/**
+ * A proposed connection: the resource as the Resources page lists it for the user when it was
+ * proposed (its kind's own list item), so the card connects as that page's row does.
+ */
+export const assistConnectionSchema = z.object({ resource: unifiedResourceSchema });
+export type AssistConnection = z.infer<typeof assistConnectionSchema>;
 
 /** A conversation's title until its first message names it. */
 export const assistDefaultTitle = 'New conversation';

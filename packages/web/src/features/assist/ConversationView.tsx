@@ -4,7 +4,8 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import type { ChatState } from './assistChatSocket';
 import { ChatInput } from './ChatInput';
 import { Markdown } from './Markdown';
-import { AssistantBubble, MessageBody } from './MessageBody';
+import { AssistantBubble } from './AssistantBubble';
+import { MessageBody } from './MessageBody';
 
 interface Props {
   /** The stored messages, then those of this visit. */

@@ -1,6 +1,8 @@
 import { Alert, Group, Paper, Text } from '@mantine/core';
 import type { AssistCommand, AssistMessage } from '@postern/contracts';
 import type { ReactNode } from 'react';
+import { AssistantBubble } from './AssistantBubble';
+import { ConnectionCard } from './ConnectionCard';
 import { Markdown } from './Markdown';
 import { messageItem } from './messageItems';
 import { ServerPanel, SummaryBlock } from './RunResults';
@@ -60,6 +62,8 @@ export function MessageBody({ message, clusterId, renderCommand }: Props) {
       );
     case 'summary':
       return <SummaryBlock summary={item.summary} />;
+    case 'connection':
+      return <ConnectionCard connection={item.connection} clusterId={clusterId} />;
     case 'unreadable':
       return (
         <AssistantBubble>
@@ -69,14 +73,6 @@ export function MessageBody({ message, clusterId, renderCommand }: Props) {
         </AssistantBubble>
       );
   }
-}
-
-export function AssistantBubble({ children }: { children: ReactNode }) {
-  return (
-    <Paper component="article" aria-label="Assistant" withBorder p="sm" radius="md" maw="90%">
-      {children}
-    </Paper>
-  );
 }
 
 function ReadOnlyCommand({ command }: { command: AssistCommand }) {

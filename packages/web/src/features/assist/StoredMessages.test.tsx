@@ -1,4 +1,6 @@
 import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { databaseFixtures } from '../databases/fixtures';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { firstId, message, renderAssist, socketDeps, stubServer } from './assist.testkit';
 
@@ -85,5 +87,18 @@ describe('AssistPage: a conversation opened again', () => {
     // A command whose payload does not read is shown as it came, with no card to run.
     expect(within(log).getByText('{"command": "uptime"')).toBeTruthy();
     expect(within(log).queryByRole('button', { name: 'Run' })).toBeNull();
+  });
+
+  it("draws a proposed connection as a card with the resource's own Connect", async () => {
+    const db = databaseFixtures[0]!;
+    stubServer({ [firstId]: [message('CONNECTION', { resource: db })] });
+    renderAssist(`/web/assist/${firstId}`, socketDeps().deps);
+    const log = await screen.findByRole('log', { name: 'Messages' });
+    const card = within(log).getByRole('group', { name: `Database ${db.name}` });
+    await userEvent
+      .setup()
+      .click(within(card).getByRole('button', { name: `Connect to ${db.name}` }));
+    const popover = await screen.findByRole('dialog', { name: `Connect to ${db.name}` });
+    expect(within(popover).getByText(new RegExp(`postern db connect ${db.name}`))).toBeTruthy();
   });
 });

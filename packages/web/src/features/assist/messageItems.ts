@@ -1,10 +1,12 @@
 import {
+  assistConnectionSchema,
   assistCommandResultSchema,
   assistCommandSchema,
   assistCommandSummarySchema,
   type AssistCommand,
   type AssistCommandResult,
   type AssistCommandSummary,
+  type AssistConnection,
   type AssistMessage,
 } from '@postern/contracts';
 
@@ -16,6 +18,7 @@ export type MessageItem =
   | { kind: 'command'; command: AssistCommand }
   | { kind: 'result'; result: AssistCommandResult }
   | { kind: 'summary'; summary: AssistCommandSummary }
+  | { kind: 'connection'; connection: AssistConnection }
   /** A payload that does not read as its type says: shown as it is rather than lost. */
   | { kind: 'unreadable'; text: string };
 
@@ -53,6 +56,10 @@ export function messageItem(message: AssistMessage): MessageItem {
     case 'COMMAND_RESULT_SUMMARY': {
       const summary = parsePayload(assistCommandSummarySchema, payload);
       return summary ? { kind: 'summary', summary } : unreadable;
+    }
+    case 'CONNECTION': {
+      const connection = parsePayload(assistConnectionSchema, payload);
+      return connection ? { kind: 'connection', connection } : unreadable;
     }
     default:
       return unreadable;

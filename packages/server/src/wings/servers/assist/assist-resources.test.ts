@@ -1,4 +1,8 @@
-import { appResourceSchema, databaseResourceSchema } from '@postern/contracts';
+import {
+  appResourceSchema,
+  assistConnectionSchema,
+  databaseResourceSchema,
+} from '@postern/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostActor } from '../../../access-control/access/actor.js';
 import { createTestApp, type TestApp } from '../../../testing/app-harness.testkit.js';
@@ -11,12 +15,13 @@ import { FakeChatModel } from './fake-chat-model.testkit.js';
 
 const admin = hostActor('test');
 let app: TestApp;
+let toolName = 'list_resources';
 let toolArgs: object = {};
 const fake = new FakeChatModel((request) => {
   if (request.tools.length === 0) return { text: 'A title' };
   const last = request.messages.at(-1);
   if (last?.role === 'tool') return { text: 'Here they are.' };
-  return { toolCalls: [{ name: 'list_resources', arguments: toolArgs }] };
+  return { toolCalls: [{ name: toolName, arguments: toolArgs }] };
 });
 
 beforeAll(async () => {
@@ -60,8 +65,9 @@ afterAll(async () => {
   await fake.stop();
 });
 
-/** One turn in which the model calls list_resources with `args`: what the tool answered. */
-async function listed(roles: string[], args: object = {}) {
+/** One turn in which the model calls `name` with `args`: what the tool answered, and what was stored. */
+async function toolTurn(name: string, roles: string[], args: object) {
+  toolName = name;
   toolArgs = args;
   const assist = app.services.assist;
   const user = `rae-${roles.join('-')}`;
@@ -72,7 +78,13 @@ async function listed(roles: string[], args: object = {}) {
     .flatMap((request) => request.messages)
     .filter((message) => message.role === 'tool')
     .at(-1);
-  return (JSON.parse(answer!.content!) as { resources: Record<string, unknown>[] }).resources;
+  return { answer: answer!.content!, stored: await assist.messages(user, id) };
+}
+
+/** One turn in which the model calls list_resources with `args`: what the tool answered. */
+async function listed(roles: string[], args: object = {}) {
+  const { answer } = await toolTurn('list_resources', roles, args);
+  return (JSON.parse(answer) as { resources: Record<string, unknown>[] }).resources;
 }
 
 describe('list_resources', () => {
@@ -104,5 +116,42 @@ describe('list_resources', () => {
     expect(await names(['prod-reader'], { kinds: ['printer'] })).toHaveLength(2);
     expect(await names(['no-db-list'])).toEqual(['grafana']);
     expect(await names([])).toEqual([]);
+  });
+});
+
+describe('propose_connection', () => {
+  it('stores a card for a resource the user reaches, as the Resources page lists it', async () => {
+    const asked = fake.requests.length;
+    const { stored } = await toolTurn('propose_connection', ['prod-reader'], {
+      kind: 'db',
+      name: 'ORDERS',
+    });
+    // The turn ends with the card, as with a proposed command: the user acts next. (The title
+    // request is the other one.)
+    expect(fake.requests.length - asked).toBe(2);
+    const cards = stored.filter((message) => message.type === 'CONNECTION');
+    expect(cards).toHaveLength(1);
+    const { resource } = assistConnectionSchema.parse(JSON.parse(cards[0]!.payload));
+    expect(resource).toMatchObject({
+      kind: 'db',
+      name: 'orders',
+      protocol: 'postgres',
+      database_users: ['reporter'],
+    });
+  });
+
+  it('refuses what the roles do not reach, a kind the ACL may not list, and no kind', async () => {
+    const refusals = [
+      [['prod-reader'], { kind: 'app', name: 'lab-notebook' }, /reaches no app named lab-notebook/],
+      [['no-db-list'], { kind: 'db', name: 'orders' }, /may not list resources of kind db/],
+      [['prod-reader'], { kind: 'printer', name: 'orders' }, /name the kind: node, app, db/],
+      [['prod-reader'], { kind: 'app' }, /name the resource/],
+    ] as const;
+    for (const [roles, args, reason] of refusals) {
+      const { answer, stored } = await toolTurn('propose_connection', [...roles], args);
+      expect(answer).toMatch(/^Not proposed: /);
+      expect(answer).toMatch(reason);
+      expect(stored.filter((message) => message.type === 'CONNECTION')).toEqual([]);
+    }
   });
 });

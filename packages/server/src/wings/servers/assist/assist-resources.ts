@@ -1,4 +1,9 @@
-import { unifiedResourceKinds } from '@postern/contracts';
+import {
+  unifiedResourceKinds,
+  unifiedResourceName,
+  unifiedResourceSchema,
+  type AssistConnection,
+} from '@postern/contracts';
 import { userAcl } from '../../../access-control/rbac/acl.js';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { ResourceListers } from '../../../http/resource-listers.js';
@@ -65,6 +70,34 @@ export class AssistResources {
     const more = found.length - shown.length;
     return JSON.stringify({ resources: shown, ...(more > 0 ? { not_shown: more } : {}) });
   }
+
+  /**
+   * The connection `propose_connection` describes: one resource of a kind the user may list and
+   * that their roles reach, found by its name (a server also by its id), as the Resources page
+   * lists it for them; or why not, for the model to try again.
+   */
+  propose(
+    roleSet: RoleSet,
+    args: { kind?: unknown; name?: unknown },
+  ): { ok: true; connection: AssistConnection } | { ok: false; reason: string } {
+    const kinds = unifiedResourceKinds as readonly string[];
+    const kind = typeof args.kind === 'string' && kinds.includes(args.kind) ? args.kind : '';
+    if (!kind) return { ok: false, reason: `name the kind: ${kinds.join(', ')}` };
+    const name = typeof args.name === 'string' ? args.name.trim().toLowerCase() : '';
+    if (!name) return { ok: false, reason: 'name the resource' };
+    const [lister] = this.listers.readable(userAcl(roleSet), [kind]);
+    if (!lister) return { ok: false, reason: `the user may not list resources of kind ${kind}` };
+    for (const item of lister.all({ search: '', query: '' }, roleSet, this.clusterName)) {
+      const parsed = unifiedResourceSchema.safeParse({ kind: lister.kind, ...item });
+      if (!parsed.success) continue;
+      const resource = parsed.data;
+      const id = resource.kind === 'node' ? resource.id.toLowerCase() : undefined;
+      if (unifiedResourceName(resource).toLowerCase() === name || id === name) {
+        return { ok: true, connection: { resource } };
+      }
+    }
+    return { ok: false, reason: `the user reaches no ${kind} named ${name}; list them first` };
+  }
 }
 
 function pick(item: Record<string, unknown>): Record<string, unknown> {
@@ -77,6 +110,23 @@ function pick(item: Record<string, unknown>): Record<string, unknown> {
   }
   return out;
 }
+
+export const proposeConnectionTool = {
+  type: 'function' as const,
+  function: {
+    name: 'propose_connection',
+    description:
+      "Shows the user a card to connect to one resource they may reach, with the console's own Connect (they pick the login, database user or command there). Use it when they want to reach an application, database, Kubernetes cluster, desktop or server; call list_resources first.",
+    parameters: {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: [...unifiedResourceKinds] },
+        name: { type: 'string', description: "The resource's name (a server's hostname)." },
+      },
+      required: ['kind', 'name'],
+    },
+  },
+};
 
 export const listResourcesTool = {
   type: 'function' as const,

@@ -1,14 +1,14 @@
 import { assistCommandMaxNodes, type AssistCommand } from '@postern/contracts';
 import type { RoleSet } from '../../../access-control/rbac/index.js';
 import type { InventoryService } from '../nodes/inventory.service.js';
-import { listResourcesTool } from './assist-resources.js';
+import { listResourcesTool, proposeConnectionTool } from './assist-resources.js';
 import type { ModelTool } from './chat-model.js';
 
 /**
  * What the model may do in a turn: look at the servers its user may reach (RBAC applied, as the
  * Servers page applies it), and propose a command on some of them; and look at the other
- * resources they may reach (assist-resources.ts). Nothing here runs anything: a proposal is
- * shown to the user, who runs it or not.
+ * resources they may reach and offer to connect to one (assist-resources.ts). Nothing here runs
+ * or opens anything: a proposal is shown to the user, who runs it (or connects) or not.
  */
 export const assistTools: ModelTool[] = [
   {
@@ -57,6 +57,7 @@ export const assistTools: ModelTool[] = [
     },
   },
   listResourcesTool,
+  proposeConnectionTool,
 ];
 
 export interface ServerView {

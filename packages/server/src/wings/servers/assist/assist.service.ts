@@ -257,6 +257,15 @@ export class AssistService {
         }
       } else if (call.function.name === 'list_resources' && this.deps.resources) {
         answer = this.deps.resources.list(caller.roleSet, args);
+      } else if (call.function.name === 'propose_connection' && this.deps.resources) {
+        const proposal = this.deps.resources.propose(caller.roleSet, args);
+        if (proposal.ok) {
+          await store('CONNECTION', JSON.stringify(proposal.connection));
+          proposed = true;
+          answer = 'The user sees a card to connect, and connects from it if they wish.';
+        } else {
+          answer = `Not proposed: ${proposal.reason}.`;
+        }
       } else {
         answer = `There is no tool called ${call.function.name}.`;
       }

@@ -1,8 +1,10 @@
 import {
+  assistConnectionSchema,
   assistCommandResultSchema,
   assistCommandSchema,
   assistCommandSummarySchema,
   type AssistMessage,
+  unifiedResourceName,
 } from '@postern/contracts';
 import type { ModelMessage } from './chat-model.js';
 
@@ -18,7 +20,7 @@ export function systemPrompt(user: string, clusterName: string): ModelMessage {
     content: [
       `You are the assistant of Postern, an access proxy. You help the user "${user}" with the servers they may reach in the cluster "${clusterName}".`,
       'Call list_servers to see those servers, their labels and the logins the user may use.',
-      'Call list_resources to see the applications, databases, Kubernetes clusters and desktops they may reach. You cannot connect to those: tell the user how (Connect on the Resources page, or the postern command such as `postern db connect NAME`).',
+      'Call list_resources to see the applications, databases, Kubernetes clusters and desktops they may reach. You cannot connect to those yourself: call propose_connection to show the user a card that connects to one, or tell them the postern command (such as `postern db connect NAME`).',
       'To run a shell command, call propose_command: the user sees it and decides whether to run it. Never say a command ran before you see its output.',
       'Propose only commands that fit the request; say so plainly when a command changes the server.',
       'Answer briefly, in Markdown; put commands and output in fenced code blocks.',
@@ -74,6 +76,15 @@ function asTurn(message: AssistMessage): ModelMessage | undefined {
     case 'COMMAND_RESULT_SUMMARY': {
       const summary = parsed(assistCommandSummarySchema, message.payload);
       return summary && { role: 'assistant', content: summary.summary };
+    }
+    case 'CONNECTION': {
+      const connection = parsed(assistConnectionSchema, message.payload);
+      if (!connection) return undefined;
+      const { resource } = connection;
+      return {
+        role: 'assistant',
+        content: `I offered a card to connect to the ${resource.kind} ${unifiedResourceName(resource)}.`,
+      };
     }
     case 'CHAT_MESSAGE_ERROR':
       return undefined;
