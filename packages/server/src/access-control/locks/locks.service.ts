@@ -8,6 +8,7 @@ import {
 } from '@postern/contracts';
 import type { Clock } from '../../clock.js';
 import { badParameter } from '../../errors.js';
+import { parseInput } from '../../http/parse-input.js';
 import { assertMay, visible, type Actor } from '../access/actor.js';
 import type { AuditStore } from '../../modules/audit/index.js';
 import { emitAudit } from '../../modules/audit/emit.js';
@@ -131,18 +132,6 @@ export const describeTarget = (lock: LockResource) =>
  */
 function oneTarget(targets: NewLock['targets']): LockResource['spec']['target'] {
   const named = Object.fromEntries(Object.entries(targets).filter(([, name]) => name?.trim()));
-  const checked = lockTargetsSchema.safeParse(named);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    const field = issue?.path.join('.');
-    throw badParameter(field ? `${field}: ${issue?.message}` : (issue?.message ?? 'bad target'));
-  }
-  const given = lockTargetKinds.flatMap((kind) => {
-    const name = targets[kind]?.trim();
-    return name ? [[kind, name] as const] : [];
-  });
-  if (given.length !== 1) {
-    throw badParameter(`name exactly one lock target: ${lockTargetKinds.join(', ')}`);
-  }
-  return Object.fromEntries(given);
+  const checked = parseInput(lockTargetsSchema, named);
+  return Object.fromEntries(Object.entries(checked).filter(([, name]) => name !== undefined));
 }
