@@ -81,6 +81,8 @@ export const apiPaths = {
   cliRecordings: `${apiPrefix}/recordings`,
   /** GET, signed with the user's certificate: the audit log for `postern audit` (docs/recordings.md). */
   cliEvents: `${apiPrefix}/events`,
+  /** GET, signed: the log in the order it was stored, for `postern audit export` (docs/audit.md). */
+  cliEventsExport: `${apiPrefix}/events/export`,
   /** GET: the live sessions the user may see, for `postern sessions ls` (signed, like `sshNodes`). */
   cliActiveSessions: `${apiPrefix}/activesessions`,
   /** GET: this cluster and its trusted leaves, as `sites` lists them, for `postern clusters` (signed). */

@@ -55,6 +55,37 @@ export const auditSearchQuerySchema = z
   });
 export type AuditSearchQuery = z.output<typeof auditSearchQuerySchema>;
 
+/**
+ * Query of the export's read (`GET /v1/webapi/events/export`): events in the order they were
+ * stored, after `startKey`; without one, from the first event at or after `from` (absent: from
+ * the start of the log). The answer's startKey is where the next read goes on, even at the end.
+ */
+export const auditExportQuerySchema = z
+  .object({
+    from: rfc3339.optional(),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(auditFetchLimit)
+      .transform((limit) => Math.min(limit, auditFetchLimit)),
+    include: z.string().optional(),
+    startKey: z.string().max(512).optional(),
+  })
+  .transform((query) => {
+    const eventTypes = query.include
+      ?.split(',')
+      .map((type) => type.trim())
+      .filter(Boolean);
+    return {
+      ...(query.from ? { from: query.from } : {}),
+      limit: query.limit,
+      ...(query.startKey ? { startKey: query.startKey } : {}),
+      ...(eventTypes?.length ? { eventTypes } : {}),
+    };
+  });
+export type AuditExportQuery = z.output<typeof auditExportQuerySchema>;
+
 /** One audit event as the API returns it: flat fields, the common ones named. */
 export const auditEventSchema = z
   .object({

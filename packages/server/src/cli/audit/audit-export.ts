@@ -1,27 +1,22 @@
-import type { AuditEventJson } from '@postern/contracts';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import type { AuditPages } from './audit-client.js';
+import type { AuditStoredPages } from './audit-client.js';
 
 /**
- * Where an export stands: the time of the last event written, and the uids of the events
- * written at that very time (others of the same millisecond may still come, and must not be
- * written twice).
+ * Where an export stands: the log's position after the last event it read, as the proxy gave it
+ * (opaque and signed). The log is read in the order it was stored, so an event written after it
+ * happened (a proxy's batch, or a spool drained after an outage) still comes after the position.
  */
 export interface ExportCursor {
-  time: string;
-  uids: string[];
+  startKey: string;
 }
 
+/** What a cursor file holds: a position, or, from the release that read by time, a time. */
+export type SavedCursor = ExportCursor | { from: Date };
+
 export interface ExportOptions {
-  /** Where to start when there is no cursor yet. */
+  /** Where to start without a position: the first event that happened at or after it. */
   from: Date;
   types?: string[] | undefined;
-  /**
-   * Events are exported only once they are this old: an event is stored a little after it
-   * happens (the proxies batch their writes), so the newest seconds are left for the next round.
-   */
-  settleMs: number;
-  now: () => number;
   /** Writes one batch of lines; resolved once they are out (so the cursor may move past them). */
   write: (lines: string) => Promise<void>;
   /** Keeps the cursor after each batch written. */
@@ -31,58 +26,38 @@ export interface ExportOptions {
 const pageSize = 1000;
 
 /**
- * One round of an export: every event from the cursor (or `from`) up to `settleMs` ago, oldest
- * first, as JSON lines, the cursor saved after each page. Returns the cursor to go on from.
- * Delivery is at least once: a crash between a page's lines and its cursor writes those lines
- * again at the next start, each with its `uid` to tell.
+ * One round of an export: every event stored since the cursor (or since the first event at or
+ * after `from`), in the order stored, as JSON lines, the cursor saved after each page. Returns
+ * the cursor to go on from. Delivery is at least once: a crash between a page's lines and its
+ * cursor writes those lines again at the next start, each with its `uid` to tell.
  */
 export async function exportRound(
-  pages: AuditPages,
+  pages: AuditStoredPages,
   cursor: ExportCursor | undefined,
   options: ExportOptions,
 ): Promise<ExportCursor | undefined> {
-  const from = cursor ? new Date(cursor.time) : options.from;
-  const to = new Date(options.now() - options.settleMs);
-  if (to.getTime() <= from.getTime()) return cursor;
   let position = cursor;
-  let startKey: string | undefined;
-  do {
+  for (;;) {
     const page = await pages({
-      from,
-      to,
-      order: 'asc',
+      ...(position ? { startKey: position.startKey } : { from: options.from }),
       limit: pageSize,
       types: options.types,
-      startKey,
     });
-    const fresh = page.events.filter((event) => !written(position, event));
-    if (fresh.length > 0) {
-      await options.write(fresh.map((event) => `${JSON.stringify(event)}\n`).join(''));
-      position = fresh.reduce(advance, position);
-      await options.save(position!);
+    if (page.events.length > 0) {
+      await options.write(page.events.map((event) => `${JSON.stringify(event)}\n`).join(''));
     }
-    startKey = page.startKey || undefined;
-  } while (startKey);
-  return position;
-}
-
-function written(cursor: ExportCursor | undefined, event: AuditEventJson): boolean {
-  if (!cursor) return false;
-  const at = Date.parse(event.time);
-  const last = Date.parse(cursor.time);
-  return at < last || (at === last && cursor.uids.includes(event.uid ?? ''));
-}
-
-function advance(cursor: ExportCursor | undefined, event: AuditEventJson): ExportCursor {
-  const uid = event.uid ?? '';
-  if (cursor && Date.parse(event.time) === Date.parse(cursor.time)) {
-    return { time: cursor.time, uids: [...cursor.uids, uid] };
+    // A page of events the caller may not read moves the position too, with nothing written.
+    if (page.startKey && page.startKey !== position?.startKey) {
+      position = { startKey: page.startKey };
+      await options.save(position);
+    }
+    // A short page is the end of the log for now (the proxy fills a page while events remain).
+    if (page.events.length < pageSize) return position;
   }
-  return { time: event.time, uids: [uid] };
 }
 
 /** The cursor file: absent means "start from --since"; anything else unreadable is an error. */
-export async function readCursor(file: string): Promise<ExportCursor | undefined> {
+export async function readCursor(file: string): Promise<SavedCursor | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -90,15 +65,26 @@ export async function readCursor(file: string): Promise<ExportCursor | undefined
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<ExportCursor>;
-  if (
-    typeof parsed.time !== 'string' ||
-    Number.isNaN(Date.parse(parsed.time)) ||
-    !Array.isArray(parsed.uids)
-  ) {
-    throw new Error(`${file} is not a cursor postern audit export wrote`);
+  const parsed = parseObject(text);
+  if (typeof parsed?.startKey === 'string' && parsed.startKey !== '') {
+    return { startKey: parsed.startKey };
   }
-  return { time: parsed.time, uids: parsed.uids.filter((uid) => typeof uid === 'string') };
+  // The earlier export kept the time of the last event written: go on from that time (the
+  // events of that very moment come again, as at least once allows).
+  if (typeof parsed?.time === 'string' && !Number.isNaN(Date.parse(parsed.time))) {
+    return { from: new Date(parsed.time) };
+  }
+  throw new Error(`${file} is not a cursor postern audit export wrote`);
+}
+
+/** The file's JSON object, or undefined (reported as not a cursor, whatever else it holds). */
+function parseObject(text: string): { startKey?: unknown; time?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Written whole or not at all: a crash mid-write leaves the previous cursor. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { apiPaths } from '@postern/contracts';
@@ -63,8 +63,8 @@ async function postern(args: string[], options: { home?: string; rounds?: number
     },
     sleep: async () => {
       rounds += 1;
-      // Between rounds of --follow: a new event, old enough (20 s) to be exported.
-      const time = new Date(Date.now() - 20_000);
+      // Between rounds of --follow: a new event, stored now though it happened a day ago.
+      const time = new Date(Date.now() - 24 * 3_600_000);
       await app.audit.emit({ event: 'user.login', code: 'T1000I', time, user: `late-${rounds}` });
     },
     stopped: () => rounds >= (options.rounds ?? 0),
@@ -104,53 +104,82 @@ describe('postern audit search', () => {
 });
 
 describe('postern audit export', () => {
-  it('writes every event oldest first, and goes on from its cursor without repeats', async () => {
+  const ours = (events: Record<string, unknown>[]) =>
+    events.filter((event) => String(event.user ?? '').match(/^(alice|late-)/));
+
+  it('writes every event in the order stored, and goes on from its cursor without repeats', async () => {
     const cursor = path.join(dir, 'cursor.json');
     const first = await postern(['audit', 'export', '--since', '2h', '--cursor', cursor]);
-    const ours = (events: Record<string, unknown>[]) =>
-      events.filter((event) => String(event.user ?? '').match(/^(alice|late-)/));
     expect(ours(first.exported).map((event) => event.event)).toEqual([
       'user.login',
       'session.start',
       'session.end',
     ]);
-    const saved = JSON.parse(await readFile(cursor, 'utf8')) as { time: string; uids: string[] };
-    expect(saved.uids).toEqual([first.exported.at(-1)!.uid]);
+    const saved = JSON.parse(await readFile(cursor, 'utf8')) as { startKey: string };
+    expect(saved.startKey).toBeTruthy();
 
-    // Another event at the cursor's very millisecond, and one after: only those two come next.
-    await app.audit.emit({
-      event: 'user.login',
-      code: 'T1000I',
-      time: new Date(saved.time),
-      user: 'alice-same-ms',
-    });
+    // One that happened half an hour before them all but is stored only now (a proxy's spool
+    // drained after an outage), and a new one: both come next, in the order stored.
+    await emit(-30, 'user.login', 'T1000I', { user: 'alice-spooled' });
     await emit(5, 'session.start', 'T2000I', { user: 'alice', login: 'ubuntu' });
     const second = await postern(['audit', 'export', '--since', '2h', '--cursor', cursor]);
     expect(second.exported.map((event) => [event.event, event.user, event.login])).toEqual([
-      ['user.login', 'alice-same-ms', undefined],
+      ['user.login', 'alice-spooled', undefined],
       ['session.start', 'alice', 'ubuntu'],
     ]);
     expect((await postern(['audit', 'export', '--cursor', cursor])).exported).toEqual([]);
   });
 
-  it('leaves the newest seconds for the next round, and follows new events', async () => {
+  it('follows new events as they are stored, whenever they happened', async () => {
     const cursor = path.join(dir, 'follow.json');
     await app.audit.emit({ event: 'user.login', code: 'T1000I', user: 'late-now' });
     const { exported } = await postern(
-      ['audit', 'export', '--since', '30m', '--cursor', cursor, '--follow', '--settle', '10s'],
-      // Stopped during the third wait: late-3 is left for the next start.
+      ['audit', 'export', '--since', '30m', '--cursor', cursor, '--follow'],
+      // Stopped during the third wait: late-3, stored then, is left for the next start.
       { rounds: 3 },
     );
     const users = exported.map((event) => event.user);
-    // The two rounds' events came, each once; the event of this very moment did not (yet).
-    expect(users.filter((user) => String(user).startsWith('late-'))).toEqual(['late-1', 'late-2']);
+    expect(users.filter((user) => String(user).startsWith('late-'))).toEqual([
+      'late-now',
+      'late-1',
+      'late-2',
+    ]);
+    const next = await postern(['audit', 'export', '--cursor', cursor]);
+    expect(next.exported.map((event) => event.user)).toEqual(['late-3']);
   });
 
-  it('refuses a cursor file it did not write', async () => {
+  it('goes on from a cursor file of the release that kept a time', async () => {
+    const cursor = path.join(dir, 'by-time.json');
+    const later = Date.now() + 3_600_000;
+    await app.audit.emit({ event: 'user.login', code: 'T1000I', time: new Date(later), user: 'x' });
+    await emit(6, 'session.end', 'T2004I', { user: 'alice', login: 'ubuntu' });
+    await writeFile(cursor, JSON.stringify({ time: new Date(later).toISOString(), uids: ['u'] }));
+    // From the first event stored that happened at that time or later, then all stored after it.
+    const { exported } = await postern(['audit', 'export', '--cursor', cursor]);
+    expect(exported.map((event) => [event.event, event.user])).toEqual([
+      ['user.login', 'x'],
+      ['session.end', 'alice'],
+    ]);
+    const saved = JSON.parse(await readFile(cursor, 'utf8')) as { startKey?: string };
+    expect(saved.startKey).toBeTruthy();
+  });
+
+  it('refuses a cursor file it did not write, and a position the proxy did not sign', async () => {
     const bogus = path.join(dir, 'bogus.json');
-    await import('node:fs/promises').then((fs) => fs.writeFile(bogus, '{"at": 1}'));
+    await writeFile(bogus, '{"at": 1}');
     await expect(postern(['audit', 'export', '--cursor', bogus])).rejects.toThrow(
       /not a cursor postern audit export wrote/,
     );
+    await writeFile(bogus, '{"startKey": "eyJ0IjowLCJpZCI6IjEifQ"}');
+    await expect(postern(['audit', 'export', '--cursor', bogus])).rejects.toThrow(
+      /invalid startKey/,
+    );
+  });
+
+  it('is refused to a user whose roles may not list events, and unsigned calls are 401', async () => {
+    await expect(postern(['audit', 'export'], { home: userHome })).rejects.toThrow(/denied/);
+    const unsigned = await app.server.inject({ url: apiPaths.cliEventsExport });
+    expect(unsigned.statusCode).toBe(401);
+    expect(unsigned.body).not.toMatch(/startKey|events/);
   });
 });

@@ -5,7 +5,7 @@ import { parseDuration } from '../../config/duration.js';
 import { parsePositiveFlag, parseSinceFlag } from '../flags.js';
 import { print as defaultPrint } from '../program.js';
 import { printTable, type Print } from '../table.js';
-import { auditClient, type AuditPages } from './audit-client.js';
+import { auditClient, type AuditReader } from './audit-client.js';
 import { exportRound, readCursor, saveCursor, type ExportCursor } from './audit-export.js';
 
 const typesOf = (text: string | undefined) =>
@@ -22,7 +22,7 @@ export interface AuditCommandsDeps {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** The signed client; tests may hand in their own. */
-  pages?: (env: NodeJS.ProcessEnv) => Promise<AuditPages>;
+  reader?: (env: NodeJS.ProcessEnv) => Promise<AuditReader>;
   /** Stops `export --follow` between rounds (a signal, in production). */
   stopped?: () => boolean;
 }
@@ -41,7 +41,7 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
   const env = deps.env ?? process.env;
   const print = deps.print ?? defaultPrint;
   const now = deps.now ?? Date.now;
-  const pagesOf = deps.pages ?? auditClient;
+  const readerOf = deps.reader ?? auditClient;
   const audit = program.command('audit').description('the audit log: search it, export it');
 
   audit
@@ -64,7 +64,7 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
           throw new ConfigError(`--format must be table or json, got '${flags.format}'`);
         }
         const limit = parsePositiveFlag(flags.limit, '--limit');
-        const pages = await pagesOf(env);
+        const pages = (await readerOf(env)).search;
         const to = new Date(now());
         const from = parseSinceFlag(flags.since, to.getTime());
         const events = [];
@@ -97,7 +97,9 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
 
   audit
     .command('export')
-    .description('every event, oldest first, one JSON object a line, for a log shipper or a SIEM')
+    .description(
+      'every event, in the order stored, one JSON object a line, for a log shipper or a SIEM',
+    )
     .option(
       '--since <when>',
       'where to start without a cursor: 24h, 7d, or an RFC 3339 time',
@@ -107,7 +109,6 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
     .option('--cursor <file>', 'keep the position here, and go on from it at the next start')
     .option('--follow', 'keep exporting new events as they come, until stopped')
     .option('--interval <duration>', 'with --follow, how often to look for new events', '5s')
-    .option('--settle <duration>', 'export only events at least this old', '10s')
     .action(
       async (flags: {
         since: string;
@@ -115,22 +116,19 @@ export function addAuditCommands(program: Command, deps: AuditCommandsDeps = {})
         cursor?: string;
         follow?: boolean;
         interval: string;
-        settle: string;
       }) => {
         const intervalMs = parseDuration(flags.interval, '--interval');
-        const settleMs = parseDuration(flags.settle, '--settle');
-        const from = parseSinceFlag(flags.since, now());
-        const pages = await pagesOf(env);
         const file = flags.cursor;
-        let cursor: ExportCursor | undefined = file ? await readCursor(file) : undefined;
+        const saved = file ? await readCursor(file) : undefined;
+        const from = saved && 'from' in saved ? saved.from : parseSinceFlag(flags.since, now());
+        let cursor: ExportCursor | undefined = saved && 'startKey' in saved ? saved : undefined;
+        const pages = (await readerOf(env)).stored;
         const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
         const stopped = deps.stopped ?? stopOnSignal();
         for (;;) {
           cursor = await exportRound(pages, cursor, {
             from,
             types: typesOf(flags.type),
-            settleMs,
-            now,
             write: deps.write ?? writeStdout,
             save: (position) => (file ? saveCursor(file, position) : Promise.resolve()),
           });

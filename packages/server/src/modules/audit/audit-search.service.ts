@@ -1,6 +1,6 @@
 import type { AuditSearchQuery } from '@postern/contracts';
 import { may, type Actor } from '../../access-control/access/actor.js';
-import type { AuditStore } from './index.js';
+import type { AuditStore, AuditStoredQuery } from './index.js';
 import { visiblePage } from './visible-page.js';
 
 /**
@@ -16,6 +16,15 @@ export class AuditSearchService {
     return visiblePage(
       query,
       (q) => this.audit.search(q),
+      (event) => may(actor, 'event', 'read', event),
+    );
+  }
+
+  /** The export's read: events in the order they were stored, the same per-event rule applied. */
+  storedEvents(actor: Actor, query: AuditStoredQuery) {
+    return visiblePage(
+      query,
+      (q) => this.audit.readStored(q),
       (event) => may(actor, 'event', 'read', event),
     );
   }

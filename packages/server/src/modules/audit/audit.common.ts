@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, AuditEventInput, AuditSearchQuery } from './audit.types.js';
+import type {
+  AuditEvent,
+  AuditEventInput,
+  AuditSearchQuery,
+  AuditStoredQuery,
+} from './audit.types.js';
 import { AuditBadParameterError, InvalidStartKeyError } from './audit.types.js';
 
 /** Shared by both stores: building events, checking queries and the startKey format. */
@@ -151,6 +156,46 @@ export function checkQuery(q: AuditSearchQuery): CheckedQuery {
     after: q.startKey ? decodeStartKey(q.startKey) : undefined,
     searchPattern: searchPattern(q.search?.trim()),
     searchText: q.search?.trim() || undefined,
+  };
+}
+
+/** A stored-order read, checked: where it goes on from (a row id), or the time to start at. */
+export interface CheckedStoredQuery {
+  afterId: string | undefined;
+  fromMs: number | undefined;
+  eventTypes: string[] | undefined;
+  limit: number;
+}
+
+export function checkStoredQuery(q: AuditStoredQuery): CheckedStoredQuery {
+  if (q.from !== undefined && !isValidDate(q.from))
+    throw new AuditBadParameterError('from must be a valid date');
+  const { eventTypes, limit } = checkQuery({
+    from: new Date(0),
+    to: new Date(0),
+    limit: q.limit,
+    ...(q.eventTypes ? { eventTypes: q.eventTypes } : {}),
+  });
+  return {
+    afterId: q.startKey ? decodeStartKey(q.startKey).id : undefined,
+    fromMs: q.startKey ? undefined : q.from?.getTime(),
+    eventTypes,
+    limit,
+  };
+}
+
+/**
+ * The answer of a stored-order read: its rows (at most `limit`, by id), and the position after the
+ * last one, or the position it started from when none was stored since.
+ */
+export function storedPage(
+  rows: readonly { id: string; timeMs: number; data: AuditEvent }[],
+  startKey: string | undefined,
+): { events: AuditEvent[]; startKey: string } {
+  const last = rows.at(-1);
+  return {
+    events: rows.map((row) => row.data),
+    startKey: last ? encodeStartKey({ timeMs: last.timeMs, id: last.id }) : (startKey ?? ''),
   };
 }
 

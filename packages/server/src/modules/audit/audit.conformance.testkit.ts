@@ -10,6 +10,7 @@ import type { AuditChainSource } from './audit-chain.js';
 import { describeRetentionAndChain } from './audit.conformance.chain.testkit.js';
 import { describeSearch } from './audit.conformance.search.testkit.js';
 import { describeSessionEvents } from './audit.conformance.sessions.testkit.js';
+import { describeStoredReads } from './audit.conformance.stored.testkit.js';
 import type { ConformanceContext } from './audit.conformance.shared.testkit.js';
 import { describeTextSearch } from './audit.conformance.text.testkit.js';
 
@@ -44,7 +45,8 @@ export type AuditStoreFactory = (clusterName: string) => Promise<AuditStoreUnder
 
 /**
  * The behaviour both audit stores share; each store's test file calls this once. The parts
- * (search, text search, retention and chain, session events) each live in a file of their own.
+ * (search, text search, retention and chain, session events, stored reads) each live in a file
+ * of their own.
  */
 export function runAuditStoreConformance(name: string, factory: AuditStoreFactory): void {
   describe(`${name} audit store`, () => {
@@ -67,5 +69,6 @@ export function runAuditStoreConformance(name: string, factory: AuditStoreFactor
     describeTextSearch(ctx);
     describeRetentionAndChain(ctx);
     describeSessionEvents(ctx);
+    describeStoredReads(ctx);
   });
 }

@@ -5,14 +5,16 @@ import {
   openMigratedPool,
   quoteSchema,
 } from '../../backend/pg-helpers.js';
-import type { CheckedQuery } from './audit.common.js';
+import type { CheckedQuery, CheckedStoredQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
   checkQuery,
+  checkStoredQuery,
   encodeStartKey,
   prepareEvent,
   prepareReplay,
   rangeBounds,
+  storedPage,
   type AuditRow,
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
@@ -28,6 +30,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
+  AuditStoredQuery,
   ReplayableAuditStore,
 } from './audit.types.js';
 
@@ -136,6 +139,31 @@ export function postgresSearchSql(
   const sql = `SELECT id, (extract(epoch FROM time) * 1000)::bigint AS time_ms, data FROM ${table}
     WHERE ${where.join(' AND ')} ORDER BY time ${dir}, id ${dir} LIMIT ${next(q.limit + 1)}`;
   return { sql, params };
+}
+
+/**
+ * The stored-order read (readStored; see the SQLite twin). Ids are stored order: every writer
+ * takes the log's advisory lock before its insert draws them (`locked`), and commits before
+ * letting go, so no id becomes visible ahead of a smaller one.
+ */
+export function postgresStoredSql(
+  table: string,
+  q: CheckedStoredQuery,
+): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const next = (value: unknown) => `$${params.push(value)}`;
+  if (q.afterId !== undefined) where.push(`id > ${next(q.afterId)}::bigint`);
+  else if (q.fromMs !== undefined) {
+    where.push(`id >= (SELECT min(id) FROM ${table} WHERE time >= ${next(new Date(q.fromMs))})`);
+  }
+  if (q.eventTypes) where.push(`event_type IN (${q.eventTypes.map(next).join(', ')})`);
+  const conditions = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  return {
+    sql: `SELECT id, (extract(epoch FROM time) * 1000)::bigint AS time_ms, data FROM ${table}
+      ${conditions} ORDER BY id LIMIT ${next(q.limit)}`,
+    params,
+  };
 }
 
 /**
@@ -323,6 +351,18 @@ export class PostgresAuditStore implements ReplayableAuditStore, AuditChainSourc
           ? encodeStartKey({ timeMs: Number(last.time_ms), id: last.id })
           : '',
     };
+  }
+
+  async readStored(q: AuditStoredQuery): Promise<AuditSearchResult> {
+    const { sql, params } = postgresStoredSql(this.table, checkStoredQuery(q));
+    const { rows } = await this.pool.query<{ id: string; time_ms: string; data: AuditEvent }>(
+      sql,
+      params,
+    );
+    return storedPage(
+      rows.map((row) => ({ id: row.id, timeMs: Number(row.time_ms), data: row.data })),
+      q.startKey,
+    );
   }
 
   /** Whether the trigram index should serve the search's text (see textIndexPays). */

@@ -2,14 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_BUSY_TIMEOUT_MS } from '../../backend/sqlite.js';
-import type { AuditRow, CheckedQuery } from './audit.common.js';
+import type { AuditRow, CheckedQuery, CheckedStoredQuery } from './audit.common.js';
 import {
   SESSION_END_EVENTS,
   checkQuery,
+  checkStoredQuery,
   encodeStartKey,
   prepareEvent,
   prepareReplay,
   rangeBounds,
+  storedPage,
 } from './audit.common.js';
 import type { AuditChainSource, ChainRow, ChainState } from './audit-chain.js';
 import { CHAIN_GENESIS, chainHash } from './audit-chain.js';
@@ -28,6 +30,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
+  AuditStoredQuery,
   ReplayableAuditStore,
 } from './audit.types.js';
 
@@ -63,6 +66,32 @@ function addChainColumns(db: Database.Database): void {
     if (!columns.some((c) => c.name === column))
       db.exec(`ALTER TABLE audit_events ADD COLUMN ${column} TEXT`);
   }
+}
+
+/**
+ * The stored-order read (readStored): by id, after the cursor's row; without one, from the first
+ * row (by id) of those that happened at or after `from`, and then everything stored after it.
+ */
+export function sqliteStoredSql(q: CheckedStoredQuery): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.afterId !== undefined) {
+    where.push('id > ?');
+    params.push(BigInt(q.afterId));
+  } else if (q.fromMs !== undefined) {
+    where.push('id >= (SELECT min(id) FROM audit_events WHERE time_ms >= ?)');
+    params.push(q.fromMs);
+  }
+  if (q.eventTypes) {
+    where.push(`event_type IN (${q.eventTypes.map(() => '?').join(', ')})`);
+    params.push(...q.eventTypes);
+  }
+  const conditions = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  params.push(q.limit);
+  return {
+    sql: `SELECT id, time_ms, data FROM audit_events ${conditions} ORDER BY id LIMIT ?`,
+    params,
+  };
 }
 
 /**
@@ -317,6 +346,19 @@ export class SqliteAuditStore implements ReplayableAuditStore, AuditChainSource 
           ? encodeStartKey({ timeMs: last.time_ms, id: String(last.id) })
           : '',
     };
+  }
+
+  async readStored(q: AuditStoredQuery): Promise<AuditSearchResult> {
+    const { sql, params } = sqliteStoredSql(checkStoredQuery(q));
+    const rows = this.prepared(sql).all(...params) as TextSearchRow[];
+    return storedPage(
+      rows.map((row) => ({
+        id: String(row.id),
+        timeMs: row.time_ms,
+        data: JSON.parse(row.data) as AuditEvent,
+      })),
+      q.startKey,
+    );
   }
 
   private rows(q: CheckedQuery): TextSearchRow[] {

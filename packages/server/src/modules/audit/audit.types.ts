@@ -38,6 +38,21 @@ export interface AuditSearchQuery {
   order?: 'asc' | 'desc';
 }
 
+/**
+ * Reading the log in the order it was stored (`readStored`), for an export that must not miss an
+ * event written after it happened: a proxy's batch, or its spool drained after an outage.
+ */
+export interface AuditStoredQuery {
+  /** Without a startKey: only events that happened at or after this (absent: all). */
+  from?: Date;
+  /** Only these event types; absent or empty means all. */
+  eventTypes?: string[];
+  /** 1..5000 */
+  limit: number;
+  /** From a previous read: the events stored after the last one it read. */
+  startKey?: string;
+}
+
 export interface AuditSearchResult {
   events: AuditEvent[];
   /** Pass back to get the next page; '' when there is none. */
@@ -58,6 +73,14 @@ export interface AuditStore {
   emitBatch(events: readonly AuditEventInput[]): Promise<AuditEvent[]>;
   /** Events with from <= time < to, by time then insertion order. */
   search(q: AuditSearchQuery): Promise<AuditSearchResult>;
+  /**
+   * Events in the order they were stored, after the startKey's. Writers take turns (the hash chain
+   * needs them to), so an event is never stored ahead of one committed before it, and a reader
+   * that has seen a position has seen everything stored before it. The answer's startKey is the
+   * position after the last event read, even on the last page ('' only when nothing was ever
+   * read), so the next read goes on from it once more events are stored.
+   */
+  readStored(q: AuditStoredQuery): Promise<AuditSearchResult>;
   /** Like search, for session end events only (they carry what the recordings list shows). */
   searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult>;
   /**

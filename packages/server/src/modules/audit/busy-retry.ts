@@ -20,6 +20,7 @@ export function retryingWhileBusy(
     emit: (input) => retry(() => store.emit(input)),
     emitBatch: (inputs) => retry(() => store.emitBatch(inputs)),
     search: (q) => retry(() => store.search(q)),
+    readStored: (q) => retry(() => store.readStored(q)),
     searchSessionEvents: (q) => retry(() => store.searchSessionEvents(q)),
     removeOlderThan: (cutoff, batchSize) => retry(() => store.removeOlderThan(cutoff, batchSize)),
     close: () => store.close(),

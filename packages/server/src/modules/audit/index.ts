@@ -54,5 +54,6 @@ export type {
   AuditSearchQuery,
   AuditSearchResult,
   AuditStore,
+  AuditStoredQuery,
   ReplayableAuditStore,
 } from './audit.types.js';

@@ -6,6 +6,7 @@ import type {
   AuditSearchQuery,
   AuditSearchResult,
   AuditStore,
+  AuditStoredQuery,
 } from './audit.types.js';
 import { InvalidStartKeyError } from './audit.types.js';
 
@@ -31,6 +32,10 @@ export class SignedCursorAuditStore implements AuditStore {
 
   async search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     return this.signed(await this.inner.search(this.verified(q)));
+  }
+
+  async readStored(q: AuditStoredQuery): Promise<AuditSearchResult> {
+    return this.signed(await this.inner.readStored(this.verified(q)));
   }
 
   async searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult> {

@@ -9,6 +9,7 @@ import type {
   AuditEventInput,
   AuditSearchQuery,
   AuditSearchResult,
+  AuditStoredQuery,
   ReplayableAuditStore,
 } from './audit.types.js';
 import type {
@@ -89,6 +90,10 @@ export class ThreadedSqliteAuditStore implements ReplayableAuditStore, AuditChai
 
   search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     return this.#reader.search(q);
+  }
+
+  readStored(q: AuditStoredQuery): Promise<AuditSearchResult> {
+    return this.#reader.readStored(q);
   }
 
   searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult> {

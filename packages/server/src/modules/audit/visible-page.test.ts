@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../testing/app-harness.testkit.js';
+import { visiblePage } from './visible-page.js';
 
 let app: TestApp;
 const base = Date.parse('2026-02-01T00:00:00Z');
@@ -68,5 +69,25 @@ describe('the recordings list filters before it pages', () => {
     const seen = await pages(auditor, 500);
     expect(seen.map((page) => page.sids.length)).toEqual([500, 500, 200]);
     expect(new Set(seen.flatMap((page) => page.sids)).size).toBe(1200);
+  });
+});
+
+describe('the export’s stored-order read filters before it pages', () => {
+  // app.audit holds the 1,200 session ends above, stored in time order; ann's are five of them.
+  const annOnly = (event: { user?: unknown }) => event.user === 'ann';
+  const read = (q: { limit: number; startKey?: string }) => app.audit.readStored(q);
+
+  it('fills each page with what the caller may read, and ends with the position after all', async () => {
+    const first = await visiblePage({ limit: 3 }, read, annOnly);
+    expect(first.events.map((event) => event.sid)).toEqual(['ann-3', 'ann-4', 'ann-700']);
+    const last = await visiblePage({ limit: 3, startKey: first.startKey }, read, annOnly);
+    expect(last.events.map((event) => event.sid)).toEqual(['ann-701', 'ann-1190']);
+    // Short: the end of the log for now, with a position past bob's events after ann's last.
+    expect(last.startKey).not.toBe('');
+    const after = await visiblePage({ limit: 3, startKey: last.startKey }, read, annOnly);
+    expect(after).toEqual({ events: [], startKey: last.startKey });
+    await app.audit.emit({ event: 'session.end', code: 'T2004I', user: 'ann', sid: 'ann-new' });
+    const fresh = await visiblePage({ limit: 3, startKey: last.startKey }, read, annOnly);
+    expect(fresh.events.map((event) => event.sid)).toEqual(['ann-new']);
   });
 });

@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditSearchQuery, AuditSearchResult } from './audit.types.js';
+import type { AuditEvent, AuditSearchResult } from './audit.types.js';
 
 /**
  * Rows read per query: first the page itself (a caller who sees everything needs no more), then,
@@ -14,18 +14,21 @@ const batchSize = (limit: number, first: boolean) =>
  *
  * The store pages by an opaque keyset cursor, so the page is read in batches from the caller's
  * cursor; when a batch holds more visible events than the page needs, the batch is read again
- * up to the last event taken, which yields the cursor right after it.
+ * up to the last event taken, which yields the cursor right after it. A batch shorter than asked
+ * ends the page too: a stored-order read (`readStored`) answers a cursor even at the end of the
+ * log, where a search answers none.
  */
-export async function visiblePage(
-  query: AuditSearchQuery,
-  fetch: (query: AuditSearchQuery) => Promise<AuditSearchResult>,
+export async function visiblePage<Query extends { limit: number; startKey?: string }>(
+  query: Query,
+  fetch: (query: Query) => Promise<AuditSearchResult>,
   isVisible: (event: AuditEvent) => boolean,
 ): Promise<AuditSearchResult> {
   const taken: AuditEvent[] = [];
   let cursor = query.startKey;
   for (let first = true; ; first = false) {
     const from = cursor ? { startKey: cursor } : {};
-    const batch = await fetch({ ...query, ...from, limit: batchSize(query.limit, first) });
+    const asked = batchSize(query.limit, first);
+    const batch = await fetch({ ...query, ...from, limit: asked });
     const needed = query.limit - taken.length;
     const positions = batch.events.flatMap((event, at) => (isVisible(event) ? [at] : []));
     if (positions.length > needed) {
@@ -36,7 +39,7 @@ export async function visiblePage(
       return { events: taken, startKey: exact.startKey };
     }
     taken.push(...positions.map((at) => batch.events[at]!));
-    if (!batch.startKey || taken.length === query.limit) {
+    if (!batch.startKey || batch.events.length < asked || taken.length === query.limit) {
       return { events: taken, startKey: batch.startKey };
     }
     cursor = batch.startKey;

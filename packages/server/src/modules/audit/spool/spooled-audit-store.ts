@@ -7,6 +7,7 @@ import {
   type AuditEventInput,
   type AuditSearchQuery,
   type AuditSearchResult,
+  type AuditStoredQuery,
   type AuditStore,
   type ReplayableAuditStore,
 } from '../audit.types.js';
@@ -126,6 +127,10 @@ export class SpooledAuditStore implements AuditStore, AuditHealth {
 
   search(q: AuditSearchQuery): Promise<AuditSearchResult> {
     return busyAsStorageBusy(() => this.inner.search(q));
+  }
+
+  readStored(q: AuditStoredQuery): Promise<AuditSearchResult> {
+    return busyAsStorageBusy(() => this.inner.readStored(q));
   }
 
   searchSessionEvents(q: Omit<AuditSearchQuery, 'eventTypes'>): Promise<AuditSearchResult> {
