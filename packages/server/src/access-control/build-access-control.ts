@@ -5,6 +5,8 @@ import type { AuditStore } from '../modules/audit/index.js';
 import { ConnectorsService } from './connectors/connectors.service.js';
 import { ConnectorsStore } from './connectors/connectors.store.js';
 import { LocksService } from './locks/locks.service.js';
+import { LoginRulesService } from './login-rules/login-rules.service.js';
+import { LoginRulesStore } from './login-rules/login-rules.store.js';
 import { LocksStore } from './locks/locks.store.js';
 import { RolesService } from './roles/roles.service.js';
 import { RolesStore } from './roles/roles.store.js';
@@ -18,9 +20,8 @@ export interface AccessControlDeps {
 }
 
 /**
- * The services of access control: roles, locks, user administration, and the auth connectors.
- * Like
- * buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
+ * The services of access control: roles, locks, user administration, the auth connectors and the
+ * login rules that rewrite their traits. Like buildIdentity, the app serves them and the admin CLI uses the same ones on the same storage.
  * What lives in memory (the watched roles, users and locks) is the app's: see app.ts.
  */
 export function buildAccessControl({ backend, audit, now, identity }: AccessControlDeps) {
@@ -28,7 +29,8 @@ export function buildAccessControl({ backend, audit, now, identity }: AccessCont
   const locks = new LocksService(new LocksStore(backend), audit, now);
   const usersAdmin = new UsersAdminService(identity.users, audit);
   const connectors = new ConnectorsService(new ConnectorsStore(backend), audit);
-  return { roles, locks, usersAdmin, connectors };
+  const loginRules = new LoginRulesService(new LoginRulesStore(backend), audit, now);
+  return { roles, locks, usersAdmin, connectors, loginRules };
 }
 
 export type AccessControlServices = ReturnType<typeof buildAccessControl>;

@@ -16,10 +16,10 @@ describe('the CLI kinds table', () => {
 
   it('names the kinds as the help always has', () => {
     expect(getWords()).toBe(
-      'roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors',
+      'roles, users, locks, oidc, saml, github, login_rules, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors',
     );
     expect(removableRefs()).toBe(
-      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, trusted_cluster/NAME, remote_cluster/NAME, app/NAME, db/NAME, desktop/NAME or kube_cluster/NAME',
+      'role/NAME, user/NAME, lock/UUID, oidc/NAME, saml/NAME, github/NAME, login_rule/NAME, trusted_cluster/NAME, remote_cluster/NAME, app/NAME, db/NAME, desktop/NAME or kube_cluster/NAME',
     );
   });
 
@@ -29,7 +29,7 @@ describe('the CLI kinds table', () => {
     expect(kindsForGet('connectors').map((kind) => kind.kind)).toEqual(['oidc', 'saml', 'github']);
     expect(() => kindNamed('connectors')).toThrow(ConfigError);
     expect(() => kindNamed('nodes')).toThrow(
-      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors",
+      "unknown kind 'nodes': use roles, users, locks, oidc, saml, github, login_rules, trusted_clusters, remote_clusters, apps, db, desktop, kube_cluster or connectors",
     );
   });
 

@@ -9,6 +9,7 @@ import { roleToYaml, type Role } from '../access-control/rbac/index.js';
 import type { UserResource } from '../identity/users/users.store.js';
 import type { AdminContext } from './admin-context.js';
 import { connectorCliKinds } from './connectors.commands.js';
+import { loginRuleCliKind } from '../access-control/login-rules/cli-kind.js';
 import {
   remoteClusterCliKind,
   trustedClusterCliKind,
@@ -188,6 +189,7 @@ const kinds: CliKind<unknown>[] = [
   row(userKind),
   row(lockKind),
   ...connectorCliKinds.map(row),
+  row(loginRuleCliKind),
   row(trustedClusterCliKind),
   row(remoteClusterCliKind),
 ];

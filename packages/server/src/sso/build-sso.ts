@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { AuditStore } from '../modules/audit/index.js';
 import type { ConnectorsService } from '../access-control/connectors/connectors.service.js';
 import type { LockView } from '../access-control/locks/lock-watcher.js';
+import type { LoginRulesService } from '../access-control/login-rules/login-rules.service.js';
 import type { CertIssuer } from '../identity/cli-login/cert-issuer.js';
 import {
   ConsoleLoginService,
@@ -33,6 +34,8 @@ export interface SsoDeps {
   audit: AuditStore;
   now: Clock;
   connectors: ConnectorsService;
+  /** Rewrite each sign-in's traits (docs/sso.md, "Login rules"). */
+  loginRules: Pick<LoginRulesService, 'apply'>;
   users: UsersStore;
   sessions: WebSessionService;
   locks: LockView;

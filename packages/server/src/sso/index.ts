@@ -13,6 +13,7 @@ export const ssoPart = {
       ...platform,
       publicBaseUrl: () => platform.addresses.publicBaseUrl(),
       connectors: accessControl.connectors,
+      loginRules: accessControl.loginRules,
       users: identity.users.store,
       sessions: identity.sessions,
       issuer: identity.issuer,

@@ -3,6 +3,8 @@ import type { AuditStore } from '../modules/audit/index.js';
 import { emitAudit, remoteAddr } from '../modules/audit/emit.js';
 import type { RequestContext } from '../identity/auth/session-cookie.js';
 import { lockMessage, type LockView } from '../access-control/locks/lock-watcher.js';
+import { LoginRuleError } from '../access-control/login-rules/login-rule.js';
+import type { LoginRulesService } from '../access-control/login-rules/login-rules.service.js';
 import { LocalUserExistsError, type UsersStore } from '../identity/users/users.store.js';
 import type {
   WebSession,
@@ -46,6 +48,7 @@ export interface SsoLoginDeps {
   sessions: WebSessionService;
   audit: AuditStore;
   locks: LockView;
+  loginRules: Pick<LoginRulesService, 'apply'>;
 }
 
 /**
@@ -55,7 +58,8 @@ export interface SsoLoginDeps {
 export class SsoLoginService {
   constructor(private readonly deps: SsoLoginDeps) {}
 
-  async signIn(identity: SsoIdentity, ctx: RequestContext): Promise<WebSession> {
+  async signIn(mapped: SsoIdentity, ctx: RequestContext): Promise<WebSession> {
+    const identity = await this.withLoginRules(mapped);
     this.check(identity);
     const session = await this.deps.sessions.create(identity.username, identity.roles);
     try {
@@ -72,10 +76,31 @@ export class SsoLoginService {
    * The same checks, SSO user and audit, without a web session: for the CLI's sign-in, which
    * gets a certificate instead (console-login.service.ts). The user lasts at least `until`.
    */
-  async admit(identity: SsoIdentity, ctx: RequestContext, until: Date): Promise<void> {
+  async admit(mapped: SsoIdentity, ctx: RequestContext, until: Date): Promise<void> {
+    const identity = await this.withLoginRules(mapped);
     this.check(identity);
     await this.putUser(identity, until);
     await this.succeeded(identity, ctx);
+  }
+
+  /**
+   * The connector's traits rewritten by the login rules in force. A rule that cannot apply to this
+   * person refuses the sign-in, naming the rule: traits half-rewritten could give logins nobody
+   * meant to give.
+   */
+  private async withLoginRules(identity: SsoIdentity): Promise<SsoIdentity> {
+    try {
+      const traits = await this.deps.loginRules.apply(identity.traits);
+      const copied = Object.fromEntries(
+        Object.entries(traits).map(([name, values]) => [name, [...(values ?? [])]]),
+      );
+      return { ...identity, traits: { ...copied, logins: copied.logins ?? [] } };
+    } catch (error) {
+      if (error instanceof LoginRuleError) {
+        throw new SsoLoginError(`${error.message}: ask an administrator to fix it`, 'unauthorized');
+      }
+      throw error;
+    }
   }
 
   private check({ username, roles, kind, connector }: SsoIdentity): void {

@@ -229,7 +229,7 @@ function parseSyntax(text: string, where: (at: number) => string): Syntax {
 // ---------------------------------------------------------------------------------------------
 // Typed tree
 
-type Type = 'bool' | 'string' | 'set';
+export type Type = 'bool' | 'string' | 'set';
 export type Expr =
   | { e: 'bool'; value: boolean }
   | { e: 'str'; value: string }
@@ -240,7 +240,7 @@ export type Expr =
   | { e: 'compare'; op: '==' | '!='; left: Expr; right: Expr }
   | { e: 'call'; fn: string; args: Expr[]; pattern?: SafeRegExp; replacement?: string };
 
-interface Typed {
+export interface Typed {
   expr: Expr;
   type: Type;
 }
@@ -275,9 +275,33 @@ export const labelExpressionFunctions: Readonly<Record<string, Signature>> = {
       a?.type === 'bool' ? 'bool' : a?.type === 'string' && b?.type === 'string' ? 'string' : 'set',
   },
 };
-const functionList = Object.keys(labelExpressionFunctions).join(', ');
 
-const typeNames: Record<Type, string> = {
+/**
+ * Login rules read the identity provider's traits, not a resource: no labels, and `union` as the
+ * reference's login rules spell `set`.
+ */
+const loginFunctions: Readonly<Record<string, Signature>> = {
+  ...Object.fromEntries(
+    Object.entries(labelExpressionFunctions).filter(([name]) => name !== 'labels_matching'),
+  ),
+  union: labelExpressionFunctions.set!,
+};
+
+/**
+ * What an expression may read: a resource's labels and the user's traits (a role's label
+ * expressions), or the traits an identity provider sent (a login rule's, `external.NAME`).
+ */
+export type ExpressionScope = 'resource' | 'login';
+
+interface Checking {
+  where: (at: number) => string;
+  scope: ExpressionScope;
+}
+
+const functionsOf = (scope: ExpressionScope) =>
+  scope === 'login' ? loginFunctions : labelExpressionFunctions;
+
+export const typeNames: Record<Type, string> = {
   bool: 'a condition',
   string: 'a value',
   set: 'a list of values',
@@ -293,9 +317,9 @@ function dotted(node: Syntax): string | undefined {
   return undefined;
 }
 
-function check(node: Syntax, where: (at: number) => string): Typed {
+function check(node: Syntax, c: Checking): Typed {
   const fail = (message: string, at = node.at): never => {
-    throw new LabelExpressionError(`${message} ${where(at)}`);
+    throw new LabelExpressionError(`${message} ${c.where(at)}`);
   };
   /** The key of `x.key` or `x["key"]` whose object is `object` (a dotted name). */
   const keyOf = (n: Syntax, object: string): string | undefined => {
@@ -311,14 +335,14 @@ function check(node: Syntax, where: (at: number) => string): Typed {
     case 'str':
       return { expr: { e: 'str', value: node.value }, type: 'string' };
     case 'not': {
-      const operand = check(node.operand, where);
+      const operand = check(node.operand, c);
       if (operand.type !== 'bool') fail(`'!' needs a condition, not ${typeNames[operand.type]}`);
       return { expr: { e: 'not', operand: operand.expr }, type: 'bool' };
     }
     case 'and':
     case 'or': {
       const items = node.items.map((item) => {
-        const typed = check(item, where);
+        const typed = check(item, c);
         if (typed.type !== 'bool') {
           fail(
             `'${node.s === 'and' ? '&&' : '||'}' joins conditions, not ${typeNames[typed.type]}`,
@@ -330,8 +354,8 @@ function check(node: Syntax, where: (at: number) => string): Typed {
       return { expr: { e: node.s, items }, type: 'bool' };
     }
     case 'compare': {
-      const left = check(node.left, where);
-      const right = check(node.right, where);
+      const left = check(node.left, c);
+      const right = check(node.right, c);
       if (left.type === 'bool' || right.type === 'bool') {
         fail(`'${node.op}' compares values, not conditions`);
       }
@@ -341,38 +365,57 @@ function check(node: Syntax, where: (at: number) => string): Typed {
       };
     }
     case 'call':
-      return checkCall(node, where);
-    default: {
-      const label = keyOf(node, 'labels');
-      if (label !== undefined) return { expr: { e: 'label', key: label }, type: 'string' };
-      const trait = keyOf(node, 'user.spec.traits');
-      if (trait !== undefined) return { expr: { e: 'trait', name: trait }, type: 'set' };
-      const name = dotted(node);
-      if (name === 'true' || name === 'false') {
-        return { expr: { e: 'bool', value: name === 'true' }, type: 'bool' };
-      }
-      if (name === 'labels') fail('labels needs a key: labels["env"] or labels.env');
-      if (name?.startsWith('user')) {
-        fail(`unknown field '${name}': only user.spec.traits["name"] can be read`);
-      }
-      if (name !== undefined && labelExpressionFunctions[name]) {
-        fail(`${name} is a function: call it with (…)`);
-      }
-      return fail(
-        `unknown name '${name ?? '…'}': use labels["key"], user.spec.traits["name"], a string or a function`,
-      );
-    }
+      return checkCall(node, c);
+    default:
+      return checkName(node, c, keyOf, fail);
   }
 }
 
-function checkCall(node: Extract<Syntax, { s: 'call' }>, where: (at: number) => string): Typed {
+/** A name: a label or a trait (the resource scope), or an identity provider's trait (login). */
+function checkName(
+  node: Syntax,
+  c: Checking,
+  keyOf: (n: Syntax, object: string) => string | undefined,
+  fail: (message: string) => never,
+): Typed {
+  const name = dotted(node);
+  if (name === 'true' || name === 'false') {
+    return { expr: { e: 'bool', value: name === 'true' }, type: 'bool' };
+  }
+  if (name !== undefined && functionsOf(c.scope)[name]) {
+    fail(`${name} is a function: call it with (…)`);
+  }
+  if (c.scope === 'login') {
+    const trait = keyOf(node, 'external');
+    if (trait !== undefined) return { expr: { e: 'trait', name: trait }, type: 'set' };
+    if (name === 'external')
+      fail('external needs a trait name: external.email or external["email"]');
+    return fail(`unknown name '${name ?? '…'}': use external.NAME, a string or a function`);
+  }
+  const label = keyOf(node, 'labels');
+  if (label !== undefined) return { expr: { e: 'label', key: label }, type: 'string' };
+  const trait = keyOf(node, 'user.spec.traits');
+  if (trait !== undefined) return { expr: { e: 'trait', name: trait }, type: 'set' };
+  if (name === 'labels') fail('labels needs a key: labels["env"] or labels.env');
+  if (name?.startsWith('user')) {
+    fail(`unknown field '${name}': only user.spec.traits["name"] can be read`);
+  }
+  return fail(
+    `unknown name '${name ?? '…'}': use labels["key"], user.spec.traits["name"], a string or a function`,
+  );
+}
+
+function checkCall(node: Extract<Syntax, { s: 'call' }>, c: Checking): Typed {
   const fail = (message: string, at = node.at): never => {
-    throw new LabelExpressionError(`${message} ${where(at)}`);
+    throw new LabelExpressionError(`${message} ${c.where(at)}`);
   };
   const name = dotted(node.callee);
-  const signature = name === undefined ? undefined : labelExpressionFunctions[name];
+  const functions = functionsOf(c.scope);
+  const signature = name === undefined ? undefined : functions[name];
   if (name === undefined || !signature) {
-    return fail(`unknown function '${name ?? '…'}' (supported: ${functionList})`);
+    return fail(
+      `unknown function '${name ?? '…'}' (supported: ${Object.keys(functions).join(', ')})`,
+    );
   }
   const { params } = signature;
   if (!signature.variadic && node.args.length !== params.length) {
@@ -398,7 +441,7 @@ function checkCall(node: Extract<Syntax, { s: 'call' }>, where: (at: number) => 
       }
       return { expr: { e: 'str', value: text }, type: 'string' };
     }
-    const typed = check(arg, where);
+    const typed = check(arg, c);
     const ok =
       param === 'any' ||
       (param === 'bool' && typed.type === 'bool') ||
@@ -452,6 +495,17 @@ function locator(text: string): (at: number) => string {
   };
 }
 
+/** Parses and type-checks an expression of a scope, whatever its type (not cached). */
+export function checkExpression(text: string, scope: ExpressionScope): Typed {
+  if (text.length > maxExpressionLength) {
+    throw new LabelExpressionError(
+      `the expression is longer than ${maxExpressionLength} characters`,
+    );
+  }
+  const where = locator(text);
+  return check(parseSyntax(text, where), { where, scope });
+}
+
 /** Parses and checks an expression; throws LabelExpressionError with a readable message. */
 export function parseLabelExpression(text: string): ParsedLabelExpression {
   const cached = cache.get(text);
@@ -459,13 +513,7 @@ export function parseLabelExpression(text: string): ParsedLabelExpression {
   if (cached) return cached;
   let result: ParsedLabelExpression | LabelExpressionError;
   try {
-    if (text.length > maxExpressionLength) {
-      throw new LabelExpressionError(
-        `the expression is longer than ${maxExpressionLength} characters`,
-      );
-    }
-    const where = locator(text);
-    const typed = check(parseSyntax(text, where), where);
+    const typed = checkExpression(text, 'resource');
     if (typed.type !== 'bool') {
       throw new LabelExpressionError(
         `the expression must be a condition (true or false), not ${typeNames[typed.type]}: compare it with == or use a function such as contains`,

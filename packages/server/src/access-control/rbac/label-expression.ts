@@ -38,6 +38,9 @@ export {
 /** Evaluation that cannot give an answer (see the module comment). */
 class EvaluationFailure extends Error {}
 
+/** A login rule's expression that could not be evaluated for these traits (its reason). */
+export class TraitExpressionError extends Error {}
+
 // ---------------------------------------------------------------------------------------------
 // Evaluation
 
@@ -104,6 +107,7 @@ function callValues(expr: Extract<Expr, { e: 'call' }>, scope: Scope): readonly 
         .map((key) => scope.labels[key] as string);
     }
     case 'set':
+    case 'union': // the login scope's name for set
       return [...new Set(expr.args.flatMap((_, n) => arg(n)))];
     case 'ifelse':
       return truth(expr.args[0] as Expr, scope) ? arg(1) : arg(2);
@@ -173,6 +177,19 @@ function callTruth(expr: Extract<Expr, { e: 'call' }>, scope: Scope): boolean {
       return truth(expr.args[truth(expr.args[0] as Expr, scope) ? 1 : 2] as Expr, scope);
     default:
       throw new EvaluationFailure(`${expr.fn} is not a condition`);
+  }
+}
+
+/**
+ * The values of a value expression of the login scope (`checkExpression(text, 'login')`) over the
+ * traits an identity provider sent: a string is one value, an absent trait none.
+ */
+export function traitExpressionValues(root: Expr, traits: TraitMap): string[] {
+  try {
+    return [...values(root, { labels: {}, traits })];
+  } catch (error) {
+    if (error instanceof EvaluationFailure) throw new TraitExpressionError(error.message);
+    throw error;
   }
 }
 

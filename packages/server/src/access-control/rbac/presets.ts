@@ -29,6 +29,7 @@ export const editorResourceKinds = [
   'oidc',
   'saml',
   'github',
+  'login_rule',
   'trusted_cluster',
   'remote_cluster',
   'token',
