@@ -10,6 +10,7 @@ import {
   addCaCommands,
   addAlertsCommands,
   addLocksCommands,
+  addLoginRuleCommands,
   describeResourceCommands,
   addResourceCommands,
   addUsersCommands,
@@ -90,6 +91,7 @@ export function buildCli(): Command {
   addBotsCommands(program);
   addResourceCommands(program);
   addLocksCommands(program);
+  addLoginRuleCommands(program);
   addAlertsCommands(program);
   addCaCommands(program);
   for (const addCommands of Object.values(wingCommands)) addCommands(program);

@@ -114,6 +114,32 @@ export function describeResourceCommands(program: Command): void {
   named('rm')?.description(`delete a resource: ${removableRefs()}`);
 }
 
+/** `postern login_rule test`: what the login rules make of given traits (docs/sso.md). */
+export function addLoginRuleCommands(program: Command): void {
+  const rules = program.command('login_rule').description('try login rules (docs/sso.md)');
+  type TestFlags = ConfigFlags & {
+    resourceFile: string[];
+    loadFromCluster?: boolean;
+    format: 'yaml' | 'json';
+  };
+  withStorageFlags(rules.command('test <traits-file>'))
+    .description(
+      "the traits the rules make of a provider's (a YAML or JSON map; - reads standard input)",
+    )
+    .option('-f, --resource-file <file...>', 'login rules to apply, as create -f reads them', [])
+    .option('--load-from-cluster', 'also apply the rules stored in the cluster')
+    .addOption(
+      new Option('--format <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml'),
+    )
+    .action(async (traitsFile: string, flags: TestFlags) => {
+      const { loginRulesTest } =
+        await import('../access-control/login-rules/login-rules-test.command.js');
+      const options = { traitsFile, resourceFiles: flags.resourceFile, format: flags.format };
+      if (!flags.loadFromCluster) return loginRulesTest(options, print);
+      return withAdmin(flags, (ctx) => loginRulesTest({ ...options, fromCluster: ctx }, print));
+    });
+}
+
 /** `postern locks add`. */
 export function addLocksCommands(program: Command): void {
   const locks = program.command('locks').description('manage session and identity locks');

@@ -1,12 +1,15 @@
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { cliDataDir } from '../../cli/cli-harness.testkit.js';
 import { createFromFile, getResources, removeResource } from '../../cli/resources.commands.js';
+import { ConfigError } from '../../config/config.js';
 import { ApiError } from '../../errors.js';
 import { presetRoles } from '../rbac/presets.js';
 import { RoleSet } from '../rbac/role-set.js';
+import { loginRulesTest } from './login-rules-test.command.js';
 
-// `postern create -f`, `get` and `rm` for login rules, on a real SQLite data dir, and who may.
+// `postern create -f`, `get` and `rm` for login rules, on a real SQLite data dir, and who may;
+// `postern login_rule test`.
 
 const { run, failure, file } = cliDataDir();
 
@@ -100,5 +103,72 @@ describe('postern get, create, rm for login rules', () => {
       }
       await rules.remove('one', editor);
     });
+  });
+});
+
+describe('postern login_rule test', () => {
+  const traits = `email: Alice.Smith@Example.com
+groups: [dev-web, ops]
+logins: [alice]
+`;
+
+  it('prints what the rules of the files make of the traits', async () => {
+    const traitsFile = await file('traits.yaml', traits);
+    const rules = await file(
+      'try.yaml',
+      `${rule('lower', 1, "'strings.lower(external.logins)'")}---\n${rule(
+        'by-email',
+        0,
+        "'email.local(external.email)'",
+      )}`,
+    );
+    const lines: string[] = [];
+    await loginRulesTest({ traitsFile, resourceFiles: [rules], format: 'yaml' }, (line) =>
+      lines.push(line),
+    );
+    // by-email first (priority 0): logins Alice.Smith; then lower: alice.smith. groups kept.
+    expect(parse(lines.join('\n'))).toEqual({
+      logins: ['alice.smith'],
+      groups: ['dev-web', 'ops'],
+    });
+  });
+
+  it('with --load-from-cluster adds the stored rules, a file’s standing in for its name', async () => {
+    const stored = await file(
+      'stored.yaml',
+      `${rule('shout', 9, "'strings.upper(external.logins)'")}---\n${rule('by-email', 0, "'external.logins'")}`,
+    );
+    await run((ctx, print) => createFromFile(ctx, stored, {}, print));
+    const traitsFile = await file(
+      'traits.json',
+      JSON.stringify({ email: ['bob@example.com'], logins: 'bob' }),
+    );
+    const edited = await file('edited.yaml', rule('by-email', 0, "'email.local(external.email)'"));
+    const out = await run(async (ctx, print) =>
+      loginRulesTest(
+        { traitsFile, resourceFiles: [edited], fromCluster: ctx, format: 'json' },
+        print,
+      ),
+    );
+    expect(JSON.parse(out.join('\n'))).toEqual({ logins: ['BOB'] });
+  });
+
+  it('says why, as bad input, when a rule cannot apply or nothing is given', async () => {
+    const traitsFile = await file('plain.yaml', 'logins: [bob]\n');
+    const wrong = await file('wrong.yaml', rule('wrong', 0, "'email.local(external.logins)'"));
+    await expect(
+      loginRulesTest({ traitsFile, resourceFiles: [wrong], format: 'yaml' }, () => {}),
+    ).rejects.toThrow(
+      new ConfigError(
+        "login rule wrong could not set the trait logins: 'bob' is not an email address",
+      ),
+    );
+    await expect(
+      loginRulesTest({ traitsFile, resourceFiles: [], format: 'yaml' }, () => {}),
+    ).rejects.toThrow(/no login rules to apply/);
+    const list = await file('list.yaml', '- a\n- b\n');
+    await expect(
+      loginRulesTest({ traitsFile: list, resourceFiles: [wrong], format: 'yaml' }, () => {}),
+    ).rejects.toThrow(/expected traits, a map/);
   });
 });
