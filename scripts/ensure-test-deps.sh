@@ -54,6 +54,8 @@ command -v openssl >/dev/null || missing+=(openssl)
 [ -x /usr/bin/swift-object-server ] || missing+=(swift-object)
 # HAProxy for the high-availability tests, in front of several Postern instances.
 [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+# sudo for the host user tests: the node service writes /etc/sudoers.d files that visudo checks.
+[ -x /usr/sbin/visudo ] || missing+=(sudo)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing test dependencies: ${missing[*]}"

@@ -1,4 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import {
+  encodeHostUser,
+  POSTERN_HOST_USER_EXTENSION,
+  type HostUserGrant,
+} from './host-user-extension.js';
 import type { Backend } from '../backend/index.js';
 import {
   CertAuthorityStore,
@@ -92,6 +97,8 @@ export interface IssueUserCertificateOptions {
   sourceIp?: string;
   /** The roles' cert_extensions; Postern's own extensions win over one of the same name. */
   extraExtensions?: Record<string, string>;
+  /** For a node the proxy dials: what it may do when the login has no OS user yet. */
+  hostUser?: HostUserGrant;
   now?: Date;
 }
 
@@ -148,6 +155,9 @@ export class ClusterCa {
     if (opts.permitAgentForwarding) extensions['permit-agent-forwarding'] = '';
     if (opts.denyFileCopy) extensions[POSTERN_NO_FILE_COPY_EXTENSION] = '';
     if (opts.sourceIp) extensions[POSTERN_SOURCE_IP_EXTENSION] = plainAddress(opts.sourceIp);
+    // Only the proxy's dial grants it: never a role's cert_extensions.
+    delete extensions[POSTERN_HOST_USER_EXTENSION];
+    if (opts.hostUser) extensions[POSTERN_HOST_USER_EXTENSION] = encodeHostUser(opts.hostUser);
     return signCertificate(this.userCa.spec.privateKeyPem, {
       type: 'user',
       publicKey: opts.publicKey,

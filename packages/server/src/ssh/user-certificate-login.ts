@@ -1,4 +1,5 @@
 import { verify } from 'node:crypto';
+import { hostUserOf, type HostUserGrant } from './host-user-extension.js';
 import type { AuthContext, PublicKeyAuthContext } from 'ssh2';
 import {
   assumedRequestsOf,
@@ -48,6 +49,8 @@ export interface CertifiedIdentity {
   sessionMfaDevice?: string;
   /** On a bot's certificate: its instance (a `bot_instance` lock refuses it). */
   botInstance?: string;
+  /** On the proxy's dial: what the node may do when the login has no OS user yet. */
+  hostUser?: HostUserGrant;
 }
 
 export interface CertificatePolicy {
@@ -135,6 +138,8 @@ export function judgeUserCertificate(
   if (sessionMfaDevice) identity.sessionMfaDevice = sessionMfaDevice;
   const botInstance = botInstanceOf(cert.extensions);
   if (botInstance) identity.botInstance = botInstance;
+  const hostUser = hostUserOf(cert.extensions);
+  if (hostUser) identity.hostUser = hostUser;
   const mfaTargets = cert.extensions[POSTERN_SESSION_MFA_EXTENSION];
   if (mfaTargets) {
     identity.sessionMfaTargets = mfaTargets.split(',');

@@ -1,4 +1,5 @@
 import type { JoinSessionPolicy } from '@postern/contracts';
+import { hostUserGrant, type HostUserGrant } from './host-users.js';
 import {
   concretePrincipals,
   resourceAllowed,
@@ -129,6 +130,11 @@ export class RoleSet {
     }
     if (denied.has('*')) return [];
     return [...allowed].filter((login) => login !== '*' && !denied.has(login)).sort();
+  }
+
+  /** What the node may do for a login with no OS user yet there (host-users.ts), if anything. */
+  hostUserFor(node: Labelled, login: string): HostUserGrant | undefined {
+    return hostUserGrant(this.#rolesFor('node', node), node.labels ?? {}, login);
   }
 
   /** The logins allowed on a node, sorted. */

@@ -31,6 +31,23 @@ const pattern = nonEmpty.superRefine((value, ctx) => {
 });
 const templatedList = z.array(templated);
 export const kept = z.unknown().optional();
+
+/** Host user creation (docs/rbac.md "Host users"): OS group names, `*` (in deny) for all. */
+const hostGroups = z.array(
+  z
+    .string()
+    .regex(/^([a-z_][a-z0-9_-]{0,31}|\*)$/, 'must be an OS group name (a-z, 0-9, _ and -), or *'),
+);
+// eslint-disable-next-line no-control-regex
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+/** Lines for `/etc/sudoers.d`, after the login: `ALL=(ALL) NOPASSWD: ALL`. */
+const hostSudoers = z.array(
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(1024)
+    .refine((line) => !controlCharacter.test(line), 'must be one line, without control characters'),
+);
 const bool = z.boolean();
 const duration = z.preprocess(
   (value) => (value === 0 ? '0' : value),
@@ -179,8 +196,8 @@ export const conditionsShape = {
   gcp_service_accounts: kept,
   db_roles: kept,
   db_service_labels: kept,
-  host_groups: kept,
-  host_sudoers: kept,
+  host_groups: hostGroups.optional(),
+  host_sudoers: hostSudoers.optional(),
   desktop_groups: kept,
   group_labels: kept,
   impersonate: kept,
@@ -237,7 +254,12 @@ export const optionsShape = {
   enhanced_recording: kept,
   permit_x11_forwarding: kept,
   create_host_user: kept,
-  create_host_user_mode: kept,
+  /** Whether the node service makes the login's OS user on first use (docs/rbac.md "Host users"). */
+  create_host_user_mode: z
+    .enum(['off', 'keep', 'insecure-drop', 'drop'], {
+      error: "must be off, keep or insecure-drop (drop is insecure-drop's older name)",
+    })
+    .optional(),
   create_host_user_default_shell: kept,
   create_desktop_user: kept,
   create_db_user: kept,

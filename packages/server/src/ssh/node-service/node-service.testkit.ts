@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { openBackend, type Backend } from '../../backend/index.js';
 import { ClusterCa } from '../ca.service.js';
 import { connectToNode } from '../client.js';
+import type { HostUserGrant } from '../host-user-extension.js';
 import { generateEd25519Key, parsePublicKey } from '../keys.js';
 import { NodeService } from './index.js';
 
@@ -38,7 +39,13 @@ export function nodeServiceFixture() {
   });
 
   const certificate = (
-    opts: { logins?: string[]; user?: string; roles?: string[]; now?: Date } = {},
+    opts: {
+      logins?: string[];
+      user?: string;
+      roles?: string[];
+      now?: Date;
+      hostUser?: HostUserGrant;
+    } = {},
   ) =>
     state.ca.issueUserCertificate({
       user: opts.user ?? 'alice',
@@ -47,6 +54,7 @@ export function nodeServiceFixture() {
       publicKey: userKey.publicKey,
       ttlMs: 60_000,
       ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.hostUser ? { hostUser: opts.hostUser } : {}),
     });
 
   const trustHost = (blob: Buffer) => blob.equals(parsePublicKey(hostKey.publicKey).blob);

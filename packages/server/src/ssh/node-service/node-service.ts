@@ -1,4 +1,5 @@
 import type { AddressInfo, Socket } from 'node:net';
+import { HostUsers } from './host-users.js';
 import type { Duplex } from 'node:stream';
 import ssh2, { type AuthContext, type Connection, type Server } from 'ssh2';
 import { ed25519PrivateKeyObject, publicKeyFromPrivatePem } from '../keys.js';
@@ -41,6 +42,8 @@ export class NodeService {
   private readonly log: (msg: string, fields?: object) => void;
   private readonly connections = new Set<Connection>();
   private readonly processes = new Set<SessionProcess>();
+  /** OS users made for logins that had none (create_host_user_mode). */
+  private readonly hostUsers: HostUsers;
   private listening = false;
   private readonly sftpServer: string | undefined;
 
@@ -49,6 +52,7 @@ export class NodeService {
     const hostKey = toOpenSshPrivateKey(ed25519PrivateKeyObject(opts.hostKeyPem));
     this.hostPublicKey = publicKeyFromPrivatePem(opts.hostKeyPem);
     this.log = opts.log ?? (() => {});
+    this.hostUsers = new HostUsers(this.log);
     this.sftpServer = findSftpServer(opts.sftpServer);
     if (!this.sftpServer) {
       this.log('no sftp-server found: the sftp subsystem (file transfer) is refused', {
@@ -123,6 +127,14 @@ export class NodeService {
     };
   }
 
+  /** A login made by the grant: counted while this connection lives (insecure-drop). */
+  private holdHostUser(connection: Connection, identity: CertifiedIdentity): void {
+    const grant = identity.hostUser;
+    if (!grant) return;
+    this.hostUsers.hold(identity.login, grant);
+    connection.once('close', () => void this.hostUsers.release(identity.login));
+  }
+
   private serveConnection(connection: Connection): void {
     // As sshd does: keystrokes, echoes and SFTP replies are small writes that Nagle's algorithm
     // would hold back for the peer's delayed ACK (~40 ms each).
@@ -147,14 +159,18 @@ export class NodeService {
       // Clients open with "none" to learn the methods; that is not a failed attempt.
       if (ctx.method === 'none') return ctx.reject(['publickey']);
       if (ctx.method !== 'publickey') return refuse(ctx, `method ${ctx.method} is not allowed`);
-      judgePublicKey(ctx, this.policy)
+      judgePublicKey(ctx, this.policy, this.hostUsers)
         .then(
           (verdict) => {
             if (!verdict.ok) {
               if (verdict.tellClient) sendAuthBanner(ctx, `Postern: ${verdict.reason}`);
               return refuse(ctx, verdict.reason);
             }
-            if (ctx.signature) session = this.loggedIn(verdict.identity, verdict.account);
+            if (ctx.signature) {
+              if (!verdict.account) return refuse(ctx, `no OS user ${ctx.username} on this host`);
+              session = this.loggedIn(verdict.identity, verdict.account);
+              this.holdHostUser(connection, verdict.identity);
+            }
             // Without a signature this answers the "check" query: the client may now sign.
             ctx.accept();
           },

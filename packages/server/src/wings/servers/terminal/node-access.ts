@@ -219,6 +219,7 @@ export class NodeAccess {
           permitAgentForwarding: options.forwardAgent,
           extensions: options.certExtensions,
           denyFileCopy: !options.sshFileCopy,
+          hostUser: requester.roleSet.hostUserFor(node, login),
         },
         options.forwardAgent ? agent : undefined,
       )

@@ -1,6 +1,7 @@
 import type { TunnelDialer } from '../../../modules/tunnel/index.js';
 import type { Client } from 'ssh2';
 import type { ClusterCa } from '../../../ssh/ca.service.js';
+import type { HostUserGrant } from '../../../ssh/host-user-extension.js';
 import { connectToNode, type ConnectToNodeOptions } from '../../../ssh/client.js';
 import { fingerprint, generateEd25519Key, parsePublicKey } from '../../../ssh/keys.js';
 
@@ -34,6 +35,8 @@ export interface DialIdentity {
   extensions?: Record<string, string>;
   /** ssh_file_copy: false (the node service refuses sftp and scp). */
   denyFileCopy?: boolean;
+  /** create_host_user_mode and its lists, for this node and login (rbac/host-users.ts). */
+  hostUser?: HostUserGrant | undefined;
 }
 
 export class HostKeyMismatchError extends Error {}
@@ -72,6 +75,7 @@ export class NodeDialer {
       permitAgentForwarding: who.permitAgentForwarding,
       extraExtensions: who.extensions,
       denyFileCopy: who.denyFileCopy,
+      ...(who.hostUser ? { hostUser: who.hostUser } : {}),
     });
     let presented = '';
     const verifyHostKey = async (blob: Buffer) => {
