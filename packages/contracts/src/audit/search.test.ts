@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditDefaultRangeMs, auditSearchQuerySchema } from './search.js';
+import { auditDefaultRangeMs, auditExportQuerySchema, auditSearchQuerySchema } from './search.js';
 
 describe('auditSearchQuerySchema', () => {
   it('defaults to the last 30 days, newest first, 5000 per page', () => {
@@ -56,5 +56,28 @@ describe('auditSearchQuerySchema', () => {
     { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
   ])('rejects %o', (query) => {
     expect(auditSearchQuerySchema.safeParse(query).success).toBe(false);
+  });
+});
+
+describe('auditExportQuerySchema', () => {
+  it('has no time bounds unless from is given, and reads include and limit as the search does', () => {
+    expect(auditExportQuerySchema.parse({})).toEqual({ limit: 5000 });
+    expect(
+      auditExportQuerySchema.parse({
+        from: '2026-11-01T00:00:00Z',
+        include: 'user.login, ,session.end',
+        limit: '9000',
+        startKey: 'abc.def',
+      }),
+    ).toEqual({
+      from: new Date('2026-11-01T00:00:00Z'),
+      eventTypes: ['user.login', 'session.end'],
+      limit: 5000,
+      startKey: 'abc.def',
+    });
+  });
+
+  it.each([{ from: 'nope' }, { limit: '0' }, { startKey: 'x'.repeat(513) }])('rejects %o', (q) => {
+    expect(auditExportQuerySchema.safeParse(q).success).toBe(false);
   });
 });

@@ -10,6 +10,23 @@ const rfc3339 = z
   .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 date-time')
   .transform((value) => new Date(value));
 
+/** Larger limits are clamped, not refused: a client asking for more simply pages. */
+const pageLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .default(auditFetchLimit)
+  .transform((limit) => Math.min(limit, auditFetchLimit));
+
+/** `include`: event types, comma-separated, blanks dropped; undefined when none is left. */
+function eventTypesOf(include: string | undefined): string[] | undefined {
+  const types = include
+    ?.split(',')
+    .map((type) => type.trim())
+    .filter(Boolean);
+  return types?.length ? types : undefined;
+}
+
 /**
  * Query of `GET .../events/search` and `.../events/search/sessions` (spec §7). `start` and `end`
  * are accepted as aliases of `from` and `to`. `include` is a comma-separated list of event types.
@@ -20,13 +37,7 @@ export const auditSearchQuerySchema = z
     to: rfc3339.optional(),
     start: rfc3339.optional(),
     end: rfc3339.optional(),
-    // Larger limits are clamped, not refused: a client asking for more simply pages.
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .default(auditFetchLimit)
-      .transform((limit) => Math.min(limit, auditFetchLimit)),
+    limit: pageLimit,
     include: z.string().optional(),
     startKey: z.string().max(512).optional(),
     /** Free text matched case-insensitively against the whole event JSON, on the server. */
@@ -39,17 +50,14 @@ export const auditSearchQuerySchema = z
     if (from.getTime() > to.getTime()) {
       ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
     }
-    const eventTypes = query.include
-      ?.split(',')
-      .map((type) => type.trim())
-      .filter(Boolean);
+    const eventTypes = eventTypesOf(query.include);
     return {
       from,
       to,
       limit: query.limit,
       order: query.order,
       startKey: query.startKey || undefined,
-      eventTypes: eventTypes?.length ? eventTypes : undefined,
+      eventTypes,
       search: query.search?.trim() || undefined,
     };
   });
@@ -63,25 +71,17 @@ export type AuditSearchQuery = z.output<typeof auditSearchQuerySchema>;
 export const auditExportQuerySchema = z
   .object({
     from: rfc3339.optional(),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .default(auditFetchLimit)
-      .transform((limit) => Math.min(limit, auditFetchLimit)),
+    limit: pageLimit,
     include: z.string().optional(),
     startKey: z.string().max(512).optional(),
   })
   .transform((query) => {
-    const eventTypes = query.include
-      ?.split(',')
-      .map((type) => type.trim())
-      .filter(Boolean);
+    const eventTypes = eventTypesOf(query.include);
     return {
       ...(query.from ? { from: query.from } : {}),
       limit: query.limit,
       ...(query.startKey ? { startKey: query.startKey } : {}),
-      ...(eventTypes?.length ? { eventTypes } : {}),
+      ...(eventTypes ? { eventTypes } : {}),
     };
   });
 export type AuditExportQuery = z.output<typeof auditExportQuerySchema>;

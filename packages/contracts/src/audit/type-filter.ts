@@ -89,6 +89,8 @@ export const auditTypeFamilies: readonly AuditTypeFamily[] = [
     'oidc.deleted': 'OIDC Connector Deleted',
     'saml.created': 'SAML Connector Created',
     'saml.deleted': 'SAML Connector Deleted',
+    'login_rule.create': 'Login Rule Created',
+    'login_rule.delete': 'Login Rule Deleted',
   }),
   family('Access Requests', {
     'access_request.create': 'Access Request Created',
