@@ -46,3 +46,55 @@ describe('LocksPage', () => {
     expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
   });
 });
+
+describe('LocksPage and bot instances', () => {
+  const instanceId = '5b0c4a3e-9a57-4d53-a7c1-2f3b8f0c1a11';
+  const instanceLock = {
+    ...lockFixtures[0]!,
+    name: 'lock-bot-copy',
+    targets: [{ kind: 'bot_instance', name: instanceId }],
+  };
+  const runner = {
+    name: 'ci-runner',
+    user: 'bot-ci-runner',
+    roles: ['ops'],
+    logins: [],
+    createdAt: '2026-11-29T08:00:00.000Z',
+    joinMethod: 'token',
+    instances: [
+      {
+        id: instanceId,
+        generation: 2,
+        joinedAt: '2026-11-29T08:01:00.000Z',
+        renewedAt: '2026-11-29T09:01:00.000Z',
+        certExpires: '2026-11-29T10:01:00.000Z',
+      },
+    ],
+    tokens: [],
+  };
+  const stubApi = () =>
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) =>
+        url.startsWith('/v1/webapi/sites/localhost/machine-id/bot')
+          ? jsonResponse({ items: [runner], startKey: '', totalCount: 1 })
+          : jsonResponse([instanceLock]),
+      ),
+    );
+
+  it("links a bot instance's lock to its bot in Manage Bots, for whoever may list bots", async () => {
+    stubApi();
+    renderPage(<LocksPage />, {
+      context: userContextFixture(aclWith({ lock: 'all', bots: ['list'] })),
+    });
+    const link = await screen.findByRole('link', { name: `bot_instance: ${instanceId}` });
+    expect(link.getAttribute('href')).toBe('/web/bots?search=ci-runner');
+  });
+
+  it('shows it as text to someone who may not list bots', async () => {
+    stubApi();
+    renderPage(<LocksPage />, { context: userContextFixture(aclWith({ lock: 'all' })) });
+    await screen.findByRole('cell', { name: `bot_instance: ${instanceId}` });
+    expect(screen.queryByRole('link', { name: /^bot_instance:/ })).toBeNull();
+  });
+});

@@ -1,8 +1,9 @@
 import { Text } from '@mantine/core';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useFeatureFlags } from '../../app/featureFlagsContext';
 import { useUserAcl } from '../../app/userContext';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { useBotInstances } from '../bots/useBots';
 import { attemptOf } from '../../lib/attempt';
 import type { Lock } from './makeLock';
 import { LocksView } from './LocksView';
@@ -14,6 +15,11 @@ export function LocksPage() {
   const query = useLocks();
   const actions = useLockActions();
   const [deleting, setDeleting] = useState<Lock | null>(null);
+  const instances = useBotInstances(acl.bots.list);
+  const botOfInstance = useMemo(() => {
+    const bots = new Map((instances.data ?? []).map(({ bot, instance }) => [instance.id, bot]));
+    return (id: string) => bots.get(id);
+  }, [instances.data]);
   return (
     <>
       <LocksView
@@ -22,6 +28,7 @@ export function LocksPage() {
         // Create New Lock is its own page, behind the newLocks flag.
         can={{ create: flags.newLocks, remove: acl.lock.remove }}
         onDelete={setDeleting}
+        botOfInstance={botOfInstance}
       />
       <ConfirmDialog
         opened={deleting !== null}

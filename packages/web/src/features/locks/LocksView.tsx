@@ -11,12 +11,19 @@ interface Props {
   onRetry: () => void;
   can: { create: boolean; remove: boolean };
   onDelete: (lock: Lock) => void;
+  /** The bot a running copy belongs to, when the user may list bots (its Lock link's way back). */
+  botOfInstance?: (instanceId: string) => string | undefined;
 }
 
 /** Manage Session & Identity Locks: who or what is locked, why, by whom and until when. */
-export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
+export function LocksView({ attempt, onRetry, can, onDelete, botOfInstance }: Props) {
   const columns: Column<Lock>[] = [
-    { key: 'targetText', header: 'Target', sortable: true, render: (l) => <TargetCell lock={l} /> },
+    {
+      key: 'targetText',
+      header: 'Target',
+      sortable: true,
+      render: (l) => <TargetCell lock={l} botOfInstance={botOfInstance} />,
+    },
     { key: 'message', header: 'Message' },
     { key: 'createdBy', header: 'Created By', sortable: true, visibleFrom: 'sm' },
     {
@@ -71,13 +78,35 @@ export function LocksView({ attempt, onRetry, can, onDelete }: Props) {
   );
 }
 
-/** The target as text; an access request's links to its page (who asked, for what, reviews). */
-function TargetCell({ lock }: { lock: Lock }) {
+/**
+ * The target as text; an access request's links to its page (who asked, for what, reviews), and
+ * a bot instance's to its bot in Manage Bots while that copy is listed there.
+ */
+function TargetCell({
+  lock,
+  botOfInstance,
+}: {
+  lock: Lock;
+  botOfInstance: Props['botOfInstance'];
+}) {
   const [target] = lock.targets;
-  if (lock.targets.length !== 1 || target?.kind !== 'access_request') return lock.targetText;
+  if (lock.targets.length !== 1 || !target) return lock.targetText;
+  const to = targetLink(target, botOfInstance);
+  if (!to) return lock.targetText;
   return (
-    <Anchor component={Link} to={routePath('accessRequest', { requestId: target.name })} size="sm">
+    <Anchor component={Link} to={to} size="sm">
       {lock.targetText}
     </Anchor>
   );
+}
+
+function targetLink(
+  target: Lock['targets'][number],
+  botOfInstance: Props['botOfInstance'],
+): string | undefined {
+  if (target.kind === 'access_request') {
+    return routePath('accessRequest', { requestId: target.name });
+  }
+  const bot = target.kind === 'bot_instance' ? botOfInstance?.(target.name) : undefined;
+  return bot ? `${routePath('bots')}?${new URLSearchParams({ search: bot })}` : undefined;
 }
