@@ -17,6 +17,7 @@ import {
   screenPosition,
   shared,
   toolbar,
+  expectEndedByLock,
   playDesktopRecording,
   typeIntoXterm,
 } from './support/desktops.js';
@@ -153,10 +154,7 @@ test.describe.serial('RDP desktops', () => {
     const message = `rdp review ${suite}`;
     const output = postern(shared(), 'locks', 'add', '--user', userName, '--message', message);
     lockName = /Created lock (\S+)/.exec(output)?.[1];
-    // By name: the page's notice of the lock is an alert too, and may come first.
-    await expect(session.getByRole('alert', { name: 'Disconnected' })).toBeVisible();
-    await expect(session.getByTestId('desktop-ended-reason')).toHaveText(`locked: ${message}`);
-    await expect(toolbar(session).getByText('Disconnected', { exact: true })).toBeVisible();
+    await expectEndedByLock(session, message);
     await session.close();
   });
 });

@@ -20,6 +20,7 @@ import {
   screenPosition,
   shared,
   toolbar,
+  expectEndedByLock,
   type Rgb,
   playDesktopRecording,
   typeIntoXterm,
@@ -255,10 +256,7 @@ test.describe.serial('desktops', () => {
     const message = `desktop review ${suite}`;
     const output = postern(shared(), 'locks', 'add', '--user', userName, '--message', message);
     lockName = /Created lock (\S+)/.exec(output)?.[1];
-    // By name: the page's notice of the lock is an alert too, and may come first.
-    await expect(session.getByRole('alert', { name: 'Disconnected' })).toBeVisible();
-    await expect(session.getByTestId('desktop-ended-reason')).toHaveText(`locked: ${message}`);
-    await expect(toolbar(session).getByText('Disconnected', { exact: true })).toBeVisible();
+    await expectEndedByLock(session, message);
     await session.close();
   });
 });

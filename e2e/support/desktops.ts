@@ -85,6 +85,26 @@ export async function desktopAuditEvents(
 export const desktopSessionPath = (desktopName: string, login: string) =>
   `/web/cluster/${cluster}/desktops/${desktopName}/${login}`;
 export const toolbar = (page: Page) => page.locator('header[aria-label="Desktop toolbar"]');
+
+/**
+ * After a lock on the user: the desktop's socket ends with the lock's message. The console's
+ * status check (every 15 s) may hear of the lock first and sign the user out, to a sign-in page
+ * that says the same; on a slow machine that race is real, and either way the user reads the
+ * lock's message.
+ */
+export async function expectEndedByLock(session: Page, message: string): Promise<void> {
+  // By name: the page's notice of the lock is an alert too, and may come first.
+  const ended = session.getByRole('alert', { name: 'Disconnected' });
+  const signedOut = session.getByRole('region', { name: 'Access locked' });
+  await expect(ended.or(signedOut).first()).toBeVisible();
+  if (await ended.isVisible()) {
+    await expect(session.getByTestId('desktop-ended-reason')).toHaveText(`locked: ${message}`);
+    await expect(toolbar(session).getByText('Disconnected', { exact: true })).toBeVisible();
+  } else {
+    await expect(session).toHaveURL(/\/web\/login/);
+    await expect(signedOut).toContainText(`Access locked: ${message}`);
+  }
+}
 export const screenCanvas = '[data-testid="desktop-screen"] canvas';
 export const playerCanvas = '[data-testid="player-desktop"]';
 
